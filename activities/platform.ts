@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import type { Backends } from '../backends';
+import { askModel, backendCall } from './support';
+
+const summarySchema = z.object({
+  summary: z.string().min(1),
+  highlights: z.array(z.string()).max(5),
+});
+
+/** The platform check's steps, one per backend. */
+export function createPlatformActivities({ model, warehouse, search }: Backends) {
+  return {
+    async describeBackends() {
+      return { model: model.name, warehouse: warehouse.name, search: search.name };
+    },
+
+    async searchPlatformDocs(topic: string, limit: number) {
+      const { hits } = await backendCall(() => search.search({ collection: 'platform-docs', query: topic, pageSize: limit }));
+      return hits.map((h) => ({ id: h.id, title: String(h.data.title ?? h.id), score: h.score }));
+    },
+
+    async queryComponents(topic: string, limit: number) {
+      const d = warehouse.dialect;
+      const sql = `SELECT ${d.column('part_number')}, ${d.column('name')}, ${d.column('category')} FROM ${d.table('platform_demo', 'components')} WHERE ${d.containsText(`LOWER(${d.column('name')})`, 'topic')} ORDER BY ${d.column('part_number')} LIMIT ${limit}`;
+      const { rows } = await backendCall(() => warehouse.query({ sql, params: { topic: topic.toLowerCase() }, label: 'platform-check' }));
+      return { sql, rows };
+    },
+
+    async summarizeFindings(topic: string, documents: Array<{ title: string }>, rows: unknown[]) {
+      return askModel(model, {
+        task: 'platform.summarize',
+        instructions: 'Summarise in one sentence what the documents and warehouse rows say about the topic, and list up to three highlights (document titles).',
+        sections: { topic, search_hits: documents, warehouse_rows: rows },
+        schema: summarySchema,
+      });
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * What every activity shares: backend errors become the right Temporal failures, and long
+ * backend calls heartbeat and stop when Temporal cancels the activity.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { z } from 'zod';
+import { BackendError } from '../backends/errors';
+import type { ModelBackend, ModelRequest } from '../backends/model/types';
+import type { TokenUsage } from '../contracts/common';
+
+/** Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass through. */
+export function toFailure(err: unknown): unknown {
+  if (err instanceof BackendError) {
+    return ApplicationFailure.create({
+      message: err.message,
+      type: err.type,
+      nonRetryable: !err.retryable,
+      details: err.options.status !== undefined ? [{ status: err.options.status }] : undefined,
+    });
+  }
+  return err;
+}
+
+/** The current activity's context, or undefined when called outside an activity (unit tests, benches). */
+function currentContext(): Context | undefined {
+  try {
+    return Context.current();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Runs a backend call inside an activity: heartbeats every few seconds (so a lost worker is
+ * noticed at the heartbeat timeout, not the start-to-close timeout), passes the cancellation
+ * signal on, and converts backend errors.
+ */
+export async function backendCall<T>(work: (signal: AbortSignal | undefined) => Promise<T>, heartbeatEveryMs = 2000): Promise<T> {
+  const ctx = currentContext();
+  const timer = ctx ? setInterval(() => ctx.heartbeat(), heartbeatEveryMs) : undefined;
+  try {
+    ctx?.heartbeat();
+    return await work(ctx?.cancellationSignal);
+  } catch (err) {
+    if (ctx?.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+    throw toFailure(err);
+  } finally {
+    if (timer) clearInterval(timer);
+  }
+}
+
+export interface ModelAnswer<T> {
+  data: T;
+  usage: TokenUsage;
+}
+
+/** One structured model call as an activity step: returns the validated data and its token usage. */
+export async function askModel<S extends z.ZodType>(model: ModelBackend, request: Omit<ModelRequest<S>, 'signal'>): Promise<ModelAnswer<z.output<S>>> {
+  const reply = await backendCall((signal) => model.generate({ ...request, signal }));
+  return { data: reply.data, usage: reply.usage };
+}

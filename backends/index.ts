@@ -1,0 +1,82 @@
+/**
+ * Builds the three backends from the configuration: Google implementations when configured,
+ * embedded defaults otherwise. Activities receive the result; nothing else constructs backends.
+ */
+import path from 'node:path';
+import type { Config } from '../contracts/config';
+import { GeminiModel } from './model/gemini';
+import type { ModelBackend } from './model/types';
+import { EmbeddedSearch } from './search/embedded';
+import type { SearchBackend } from './search/types';
+import { VertexSearch } from './search/vertex';
+import { BigQueryWarehouse } from './warehouse/bigquery';
+import { DuckDbWarehouse } from './warehouse/duckdb';
+import type { Warehouse } from './warehouse/types';
+
+export const DATA_DIR = path.resolve(__dirname, '..', 'data');
+
+export interface Backends {
+  model: ModelBackend;
+  warehouse: Warehouse;
+  search: SearchBackend;
+  close(): Promise<void>;
+}
+
+export function standinUrl(config: Config): string {
+  return config.GOOGLE_GEMINI_BASE_URL ?? `http://${config.STANDIN_HOST}:${config.STANDIN_PORT}`;
+}
+
+export function createModel(config: Config): ModelBackend {
+  const common = { model: config.GEMINI_MODEL, timeoutMs: config.MODEL_TIMEOUT_MS, maxRepairs: config.MODEL_MAX_REPAIRS };
+  switch (config.model) {
+    case 'vertex':
+      return new GeminiModel({ ...common, label: 'vertex', vertex: { project: config.GOOGLE_CLOUD_PROJECT!, location: config.GOOGLE_CLOUD_LOCATION }, baseUrl: config.GOOGLE_GEMINI_BASE_URL });
+    case 'gemini':
+      return new GeminiModel({ ...common, label: 'gemini', apiKey: config.geminiApiKey, baseUrl: config.GOOGLE_GEMINI_BASE_URL });
+    case 'standin':
+      // The stand-in ignores the key; the real client still needs one to build its requests.
+      return new GeminiModel({ ...common, label: 'standin', apiKey: 'standin-offline', baseUrl: standinUrl(config) });
+  }
+}
+
+export async function createWarehouse(config: Config): Promise<Warehouse> {
+  if (config.AGENT_FLOWS_WAREHOUSE === 'bigquery') {
+    return new BigQueryWarehouse({
+      projectId: config.BIGQUERY_PROJECT ?? config.GOOGLE_CLOUD_PROJECT!,
+      location: config.BIGQUERY_LOCATION,
+      maximumBytesBilled: config.BIGQUERY_MAX_BYTES_BILLED,
+      apiEndpoint: config.BIGQUERY_API_ENDPOINT,
+    });
+  }
+  return DuckDbWarehouse.open({ path: config.DUCKDB_PATH, seedDir: path.join(DATA_DIR, 'warehouse') });
+}
+
+export function createSearch(config: Config): SearchBackend {
+  if (config.AGENT_FLOWS_SEARCH === 'vertex') {
+    const endpoint = config.DISCOVERY_ENGINE_API_ENDPOINT;
+    return new VertexSearch({
+      project: config.VERTEX_SEARCH_PROJECT ?? config.GOOGLE_CLOUD_PROJECT!,
+      location: config.VERTEX_SEARCH_LOCATION,
+      dataStorePrefix: config.VERTEX_SEARCH_DATASTORE_PREFIX,
+      servingConfigs: config.VERTEX_SEARCH_SERVING_CONFIGS,
+      apiEndpoint: endpoint ? parseEndpoint(endpoint) : undefined,
+    });
+  }
+  return new EmbeddedSearch(path.join(DATA_DIR, 'search'));
+}
+
+/** `http://host:port`, `host:port` or `host` → the client's endpoint options. */
+export function parseEndpoint(endpoint: string): { host: string; port?: number; protocol: 'http' | 'https' } {
+  const url = new URL(endpoint.includes('://') ? endpoint : `https://${endpoint}`);
+  return { host: url.hostname, port: url.port ? Number(url.port) : undefined, protocol: url.protocol === 'http:' ? 'http' : 'https' };
+}
+
+export async function createBackends(config: Config): Promise<Backends> {
+  const warehouse = await createWarehouse(config);
+  return {
+    model: createModel(config),
+    warehouse,
+    search: createSearch(config),
+    close: () => warehouse.close(),
+  };
+}

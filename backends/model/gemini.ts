@@ -1,0 +1,150 @@
+/**
+ * The model adapter on `@google/genai`: Gemini API (key), Vertex AI, or any endpoint that speaks
+ * Gemini's wire format (the offline stand-in, the test fakes) through `baseUrl`.
+ *
+ * It asks for structured output with the zod schema as `responseJsonSchema`, parses the reply
+ * tolerantly, validates it with zod, and sends a non-conforming reply back with the validation
+ * error (bounded by `maxRepairs`). HTTP retries are left to Temporal: the client makes one attempt.
+ */
+import { ApiError, GoogleGenAI, type Content } from '@google/genai';
+import { z } from 'zod';
+import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
+import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import { extractJson, renderSections, renderSystem } from './prompt';
+import type { ModelBackend, ModelReply, ModelRequest } from './types';
+
+export interface GeminiModelOptions {
+  model: string;
+  apiKey?: string;
+  vertex?: { project: string; location: string };
+  baseUrl?: string;
+  timeoutMs: number;
+  maxRepairs: number;
+  /** Shown in logs and in the capability list: 'gemini', 'vertex' or 'standin'. */
+  label: string;
+}
+
+/** Strips what Gemini's schema dialect does not take and returns a plain JSON Schema object. */
+export function toResponseSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+export class GeminiModel implements ModelBackend {
+  readonly name: string;
+  private readonly client: GoogleGenAI;
+
+  constructor(private readonly options: GeminiModelOptions) {
+    this.name = options.label;
+    const httpOptions = {
+      timeout: options.timeoutMs,
+      retryOptions: { attempts: 1 },
+      ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
+    };
+    this.client = options.vertex
+      ? new GoogleGenAI({ vertexai: true, project: options.vertex.project, location: options.vertex.location, httpOptions })
+      : new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
+  }
+
+  async generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>> {
+    const contents: Content[] = [{ role: 'user', parts: [{ text: renderSections(request.sections) }] }];
+    const responseJsonSchema = toResponseSchema(request.schema);
+    let usage: TokenUsage = zeroUsage();
+    for (let repairs = 0; ; repairs++) {
+      const response = await this.call(request, contents, responseJsonSchema);
+      const meta = response.usageMetadata;
+      usage = {
+        promptTokens: usage.promptTokens + (meta?.promptTokenCount ?? 0),
+        outputTokens: usage.outputTokens + (meta?.candidatesTokenCount ?? 0),
+        totalTokens: usage.totalTokens + (meta?.totalTokenCount ?? 0),
+        calls: usage.calls + 1,
+      };
+      const text = response.text ?? '';
+      const parsed = extractJson(text);
+      const problem =
+        parsed === undefined
+          ? 'the reply was not JSON'
+          : (() => {
+              const result = request.schema.safeParse(parsed);
+              return result.success ? undefined : formatZodError(result.error);
+            })();
+      if (problem === undefined) {
+        return { data: request.schema.parse(parsed), usage, model: this.options.model, repairs };
+      }
+      if (repairs >= this.options.maxRepairs) {
+        throw new BackendError(`${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}`, {
+          backend: 'model',
+          retryable: true,
+          type: 'ModelOutputInvalid',
+        });
+      }
+      // Feed the error back so the model can correct itself (the common complaint about
+      // structured output is that it fails without ever telling the model why).
+      contents.push({ role: 'model', parts: [{ text: text.slice(0, 4000) }] });
+      contents.push({
+        role: 'user',
+        parts: [{ text: `Your reply was rejected: ${problem}. Reply again with only JSON that matches the response schema.` }],
+      });
+    }
+  }
+
+  private async call(request: ModelRequest<z.ZodType>, contents: Content[], responseJsonSchema: Record<string, unknown>) {
+    try {
+      return await this.client.models.generateContent({
+        model: this.options.model,
+        contents,
+        config: {
+          systemInstruction: renderSystem(request.task, request.instructions),
+          responseMimeType: 'application/json',
+          responseJsonSchema,
+          temperature: request.temperature ?? 0.2,
+          ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
+          ...(request.signal ? { abortSignal: request.signal } : {}),
+        },
+      });
+    } catch (err) {
+      throw classifyModelError(request.task, err);
+    }
+  }
+}
+
+/** Maps client errors to retryable or permanent BackendErrors, with a message a person can act on. */
+export function classifyModelError(task: string, err: unknown): BackendError {
+  if (err instanceof ApiError) {
+    const retryable = isRetryableStatus(err.status);
+    const hint =
+      err.status === 400
+        ? ' (bad request: check GEMINI_MODEL and the request)'
+        : err.status === 401 || err.status === 403
+          ? ' (check GEMINI_API_KEY or the service account permissions)'
+          : err.status === 404
+            ? ' (model not found: check GEMINI_MODEL)'
+            : '';
+    return new BackendError(`${task}: model call failed with HTTP ${err.status}${hint}: ${firstLine(err.message)}`, {
+      backend: 'model',
+      retryable,
+      type: retryable ? `ModelUnavailable` : `ModelRequestRejected`,
+      status: err.status,
+      cause: err,
+    });
+  }
+  if (isTransportError(err)) {
+    return new BackendError(`${task}: model endpoint unreachable or timed out: ${(err as Error).message}`, {
+      backend: 'model',
+      retryable: true,
+      type: 'ModelUnavailable',
+      cause: err,
+    });
+  }
+  return new BackendError(`${task}: model call failed: ${err instanceof Error ? err.message : String(err)}`, {
+    backend: 'model',
+    retryable: false,
+    type: 'ModelRequestRejected',
+    cause: err,
+  });
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0].slice(0, 300);
+}

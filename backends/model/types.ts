@@ -1,0 +1,30 @@
+import type { z } from 'zod';
+import type { TokenUsage } from '../../contracts/common';
+
+export interface ModelRequest<S extends z.ZodType> {
+  /** Task id, e.g. `bom.focus_terms`: names the call in logs, metrics and the stand-in's rules. */
+  task: string;
+  /** The system instruction: what to do and how to answer. */
+  instructions: string;
+  /** The data the model works on, rendered as tagged sections. */
+  sections: Record<string, unknown>;
+  /** The reply's shape: sent as `responseJsonSchema`, and the reply is validated against it. */
+  schema: S;
+  temperature?: number;
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface ModelReply<T> {
+  data: T;
+  usage: TokenUsage;
+  model: string;
+  /** How many times the reply was sent back with its validation error before it conformed. */
+  repairs: number;
+}
+
+/** A model that answers with structured output. Gemini (API key or Vertex) and the stand-in share one adapter. */
+export interface ModelBackend {
+  readonly name: string;
+  generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>>;
+}

@@ -1,0 +1,102 @@
+/**
+ * Vertex AI Search on `@google-cloud/discoveryengine`'s SearchServiceClient. REST fallback mode
+ * is used so one code path serves Google and the local wire fakes. Structured data comes back
+ * in protobuf Struct form and is converted to plain JSON, so results look like the embedded index's.
+ */
+import { SearchServiceClient } from '@google-cloud/discoveryengine';
+import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import type { SearchBackend, SearchRequest, SearchResponse } from './types';
+
+export interface VertexSearchOptions {
+  project: string;
+  location: string;
+  dataStorePrefix: string;
+  servingConfigs: Record<string, string>;
+  /** host[:port][ protocol] override, for tests and private endpoints. */
+  apiEndpoint?: { host: string; port?: number; protocol?: 'http' | 'https' };
+  authClient?: unknown;
+}
+
+type ProtoValue = {
+  nullValue?: unknown;
+  numberValue?: number;
+  stringValue?: string;
+  boolValue?: boolean;
+  structValue?: { fields?: Record<string, ProtoValue> };
+  listValue?: { values?: ProtoValue[] };
+  kind?: string;
+};
+
+/** protobuf Struct/Value → plain JSON. Plain objects (already JSON) pass through. */
+export function structToJson(struct: unknown): Record<string, unknown> {
+  if (!struct || typeof struct !== 'object') return {};
+  const fields = (struct as { fields?: Record<string, ProtoValue> }).fields;
+  if (!fields) return struct as Record<string, unknown>;
+  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, valueToJson(v)]));
+}
+
+function valueToJson(value: ProtoValue): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (value.structValue !== undefined && value.structValue !== null) return structToJson(value.structValue);
+  if (value.listValue !== undefined && value.listValue !== null) return (value.listValue.values ?? []).map(valueToJson);
+  if (value.stringValue !== undefined && value.stringValue !== null) return value.stringValue;
+  if (value.numberValue !== undefined && value.numberValue !== null) return value.numberValue;
+  if (value.boolValue !== undefined && value.boolValue !== null) return value.boolValue;
+  return null;
+}
+
+export class VertexSearch implements SearchBackend {
+  readonly name = 'vertex';
+  private readonly client: SearchServiceClient;
+
+  constructor(private readonly options: VertexSearchOptions) {
+    this.client = new SearchServiceClient({
+      fallback: true,
+      ...(options.apiEndpoint
+        ? { apiEndpoint: options.apiEndpoint.host, port: options.apiEndpoint.port, protocol: options.apiEndpoint.protocol ?? 'https' }
+        : {}),
+      ...(options.authClient ? { authClient: options.authClient as never } : {}),
+    });
+  }
+
+  servingConfig(collection: string): string {
+    const { project, location, dataStorePrefix, servingConfigs } = this.options;
+    return (
+      servingConfigs[collection] ??
+      `projects/${project}/locations/${location}/collections/default_collection/dataStores/${dataStorePrefix}${collection}/servingConfigs/default_search`
+    );
+  }
+
+  async search(request: SearchRequest): Promise<SearchResponse> {
+    try {
+      const [results, , response] = await this.client.search(
+        { servingConfig: this.servingConfig(request.collection), query: request.query, pageSize: request.pageSize ?? 10 },
+        { autoPaginate: false },
+      );
+      const list = results ?? [];
+      return {
+        totalSize: Number(response?.totalSize ?? list.length),
+        hits: list.map((r, i) => {
+          const doc = r.document ?? {};
+          const data = { ...structToJson(doc.derivedStructData), ...structToJson(doc.structData) };
+          // Vertex ranks but does not always return a score: keep order as relevance.
+          const score = Number((r as { modelScores?: Record<string, { values?: number[] }> }).modelScores?.relevance_score?.values?.[0] ?? list.length - i);
+          return { id: String(r.id ?? doc.id ?? i), score, data };
+        }),
+      };
+    } catch (err) {
+      const e = err as { code?: number; message?: string };
+      // gRPC status codes from the fallback client: 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE, 4 DEADLINE_EXCEEDED, 13 INTERNAL.
+      const grpcRetryable = e.code === 8 || e.code === 14 || e.code === 4 || e.code === 13 || e.code === 10;
+      const httpStatus = typeof e.code === 'number' && e.code >= 100 ? e.code : undefined;
+      const retryable = grpcRetryable || (httpStatus !== undefined && isRetryableStatus(httpStatus)) || (e.code === undefined && isTransportError(err));
+      throw new BackendError(`Vertex AI Search ${retryable ? 'unavailable' : 'rejected the request'} for ${request.collection}: ${e.message ?? String(err)}`, {
+        backend: 'search',
+        retryable,
+        type: retryable ? 'SearchUnavailable' : 'SearchRequestRejected',
+        status: httpStatus,
+        cause: err,
+      });
+    }
+  }
+}

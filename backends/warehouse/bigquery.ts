@@ -1,0 +1,104 @@
+/**
+ * The BigQuery warehouse on `@google-cloud/bigquery`: named parameters only, a maximum-bytes-billed
+ * cap and job labels on every query. Errors become retryable (rate limits, 5xx, backend errors)
+ * or permanent (invalid query, access denied, bytes-billed limit exceeded) BackendErrors.
+ */
+import { BigQuery, type BigQueryOptions, type Query } from '@google-cloud/bigquery';
+import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import { SqlWarehouse } from './base';
+import { bigQueryDialect, type SqlDialect } from './sql';
+import type { QueryRequest, QueryResult } from './types';
+
+export interface BigQueryWarehouseOptions {
+  projectId: string;
+  location: string;
+  maximumBytesBilled: number;
+  apiEndpoint?: string;
+  /** Tests pass a fake auth client; production uses Application Default Credentials. */
+  authClient?: BigQueryOptions['authClient'];
+  labels?: Record<string, string>;
+}
+
+const RETRYABLE_REASONS = new Set(['rateLimitExceeded', 'backendError', 'internalError', 'jobRateLimitExceeded']);
+
+export class BigQueryWarehouse extends SqlWarehouse {
+  readonly name = 'bigquery';
+  readonly dialect: SqlDialect;
+  private readonly client: BigQuery;
+
+  constructor(private readonly options: BigQueryWarehouseOptions) {
+    super();
+    this.dialect = bigQueryDialect(options.projectId);
+    this.client = new BigQuery({
+      projectId: options.projectId,
+      location: options.location,
+      ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint } : {}),
+      ...(options.authClient ? { authClient: options.authClient } : {}),
+    });
+  }
+
+  protected async run<T>(request: QueryRequest): Promise<QueryResult<T>> {
+    const types: Record<string, string[] | string> = {};
+    for (const [name, value] of Object.entries(request.params ?? {})) {
+      if (Array.isArray(value)) types[name] = [request.arrayTypes?.[name] ?? (typeof value[0] === 'number' ? 'FLOAT64' : 'STRING')];
+    }
+    const query: Query = {
+      query: request.sql,
+      params: request.params ?? {},
+      ...(Object.keys(types).length ? { types } : {}),
+      location: this.options.location,
+      useLegacySql: false,
+      maximumBytesBilled: String(this.options.maximumBytesBilled),
+      labels: { app: 'agent-flows', ...(request.label ? { step: sanitizeLabel(request.label) } : {}), ...this.options.labels },
+    };
+    try {
+      const [job] = await this.client.createQueryJob(query);
+      const [rows] = await job.getQueryResults({ autoPaginate: false, maxResults: 10_000 });
+      const bytes = Number(job.metadata?.statistics?.totalBytesProcessed ?? NaN);
+      return { rows: rows.map(plainRow) as T[], bytesProcessed: Number.isFinite(bytes) ? bytes : undefined, jobId: job.id };
+    } catch (err) {
+      throw classifyBigQueryError(err);
+    }
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** Label values: lowercase letters, digits, '_' and '-', at most 63 characters. */
+function sanitizeLabel(value: string): string {
+  return value.toLowerCase().replace(/[^a-z0-9_-]/g, '_').slice(0, 63);
+}
+
+/** BigQuery returns DATE/TIMESTAMP/NUMERIC as wrapper objects: flatten them to JSON values. */
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) {
+    out[key] =
+      value && typeof value === 'object' && 'value' in (value as object) && Object.keys(value as object).length === 1
+        ? (value as { value: unknown }).value
+        : typeof value === 'bigint'
+          ? Number(value)
+          : value;
+  }
+  return out;
+}
+
+export function classifyBigQueryError(err: unknown): BackendError {
+  const e = err as { code?: number; errors?: Array<{ reason?: string; message?: string }>; message?: string };
+  const reason = e.errors?.[0]?.reason;
+  const status = typeof e.code === 'number' ? e.code : undefined;
+  const message = e.errors?.[0]?.message ?? e.message ?? String(err);
+  if (reason === 'bytesBilledLimitExceeded') {
+    return new BackendError(`BigQuery refused the query: it would bill more than the configured cap (BIGQUERY_MAX_BYTES_BILLED): ${message}`, {
+      backend: 'warehouse', retryable: false, type: 'WarehouseCostCapExceeded', status, cause: err,
+    });
+  }
+  const retryable = (reason !== undefined && RETRYABLE_REASONS.has(reason)) || (status !== undefined ? isRetryableStatus(status) && status !== 501 : isTransportError(err));
+  return new BackendError(`BigQuery ${retryable ? 'unavailable' : 'rejected the query'}${status ? ` (HTTP ${status}${reason ? `, ${reason}` : ''})` : ''}: ${message}`, {
+    backend: 'warehouse',
+    retryable,
+    type: retryable ? 'WarehouseUnavailable' : 'WarehouseQueryInvalid',
+    status,
+    cause: err,
+  });
+}

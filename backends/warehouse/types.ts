@@ -1,0 +1,49 @@
+export type SqlDialectName = 'bigquery' | 'duckdb';
+
+/** A named query parameter value. Arrays are typed by their first element (or `arrayType`). */
+export type SqlParam = string | number | boolean | string[] | number[];
+
+export interface QueryRequest {
+  sql: string;
+  params?: Record<string, SqlParam>;
+  /** Element type of array parameters that may be empty: BigQuery needs it explicitly. */
+  arrayTypes?: Record<string, 'STRING' | 'INT64' | 'FLOAT64'>;
+  /** Job label, e.g. the flow and step that ran the query. */
+  label?: string;
+}
+
+export interface QueryResult<T = Record<string, unknown>> {
+  rows: T[];
+  /** Bytes the warehouse scanned (BigQuery); undefined where the engine does not say. */
+  bytesProcessed?: number;
+  jobId?: string;
+}
+
+export interface ColumnInfo {
+  table: string;
+  column: string;
+  /** Normalised type name: STRING, INT64, FLOAT64, BOOL, DATE, TIMESTAMP, or the engine's own. */
+  dataType: string;
+}
+
+export interface ExecutedQuery {
+  sql: string;
+  params: Record<string, SqlParam>;
+  label?: string;
+  rows: number;
+  ms: number;
+}
+
+/** A SQL warehouse: BigQuery, or the embedded DuckDB default. */
+export interface Warehouse {
+  readonly name: string;
+  readonly dialect: import('./sql').SqlDialect;
+  query<T = Record<string, unknown>>(request: QueryRequest): Promise<QueryResult<T>>;
+  /** The columns of every table in a dataset, from INFORMATION_SCHEMA. */
+  listColumns(dataset: string): Promise<ColumnInfo[]>;
+  /** The most frequent DISTINCT non-null values of a column (identifiers must come from listColumns). */
+  sampleDistinct(dataset: string, table: string, column: string, limit: number): Promise<Array<{ value: string; count: number }>>;
+  /** Every statement this process sent, newest last (bounded): for audits and tests. */
+  readonly executed: ExecutedQuery[];
+  close(): Promise<void>;
+}

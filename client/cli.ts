@@ -1,0 +1,163 @@
+/**
+ * The thin CLI: `npm run flow -- <command>`.
+ *
+ *   flows                          list the flows and their example inputs
+ *   start <flow> <json|@file>      start a flow, show live progress, print the result
+ *         --detach                 print the id and Web UI link and return at once
+ *   status <id> | result <id> | cancel <id>
+ *
+ * It talks to Temporal only (settings as the `temporal` CLI: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE...).
+ */
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import type { Progress } from '../contracts/common';
+import { findFlow, flows } from '../contracts/flows';
+import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
+
+function readInput(text: string | undefined): unknown {
+  if (text === undefined) return {};
+  const source = text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text;
+  try {
+    return JSON.parse(source);
+  } catch (err) {
+    throw new Error(`input is not valid JSON${text.startsWith('@') ? ` (${text.slice(1)})` : ''}: ${(err as Error).message}`);
+  }
+}
+
+function formatProgress(p: Progress): string {
+  const count = p.total !== null ? ` ${p.done}/${p.total}` : '';
+  return `  … ${p.stage} [${p.status}${count}]${p.detail ? ` ${p.detail}` : ''}${p.tokens ? ` (${p.tokens} tokens)` : ''}`;
+}
+
+/** Polls the `progress` query and prints each change until the workflow finishes. */
+export async function followProgress(handle: WorkflowHandle, print: (line: string) => void, everyMs = 500): Promise<unknown> {
+  let last = '';
+  let finished = false;
+  const result = handle.result().finally(() => {
+    finished = true;
+  });
+  const poll = (async () => {
+    while (!finished) {
+      try {
+        const line = formatProgress(await handle.query<Progress>('progress'));
+        if (line !== last) print((last = line));
+      } catch {
+        // Not answerable yet (no worker has run the first task) or already closed.
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  })();
+  try {
+    return await result;
+  } finally {
+    await poll;
+  }
+}
+
+async function withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
+  const client = await connectClient();
+  try {
+    return await work(client);
+  } finally {
+    await client.connection.close();
+  }
+}
+
+export function buildProgram(out: (line: string) => void = console.log): Command {
+  const program = new Command('agent-flows')
+    .description('Start and inspect agent-flows workflows on Temporal')
+    .showHelpAfterError();
+
+  program
+    .command('flows')
+    .description('list the flows, their workflow types and an example input')
+    .action(() => {
+      for (const flow of flows) {
+        out(`${flow.slug.padEnd(26)} type=${flow.type}\n${' '.repeat(27)}${flow.description}\n${' '.repeat(27)}example: ${JSON.stringify(flow.examples[0])}`);
+      }
+    });
+
+  program
+    .command('start')
+    .description('start a flow with a JSON input (inline or @file)')
+    .argument('<flow>', 'workflow type or slug, e.g. answerBomQuestion')
+    .argument('[input]', 'JSON object, or @path/to/file.json')
+    .option('--id <workflowId>', 'explicit workflow id (default: <slug>-<key>-<suffix>)')
+    .option('--detach', 'return after starting, without waiting for the result')
+    .option('--json', 'print only the result JSON')
+    .action(async (name: string, inputText: string | undefined, opts: { id?: string; detach?: boolean; json?: boolean }) => {
+      const flow = findFlow(name);
+      if (!flow) throw new Error(`unknown flow "${name}"; known: ${flows.map((f) => f.type).join(', ')}`);
+      const input = readInput(inputText);
+      await withClient(async (client) => {
+        const handle = await startFlow(client, flow, input, { workflowId: opts.id });
+        const link = webUiLink(client.options.namespace, handle.workflowId, handle.firstExecutionRunId);
+        if (!opts.json) out(`started ${flow.type} ${handle.workflowId}\n  web ui: ${link}`);
+        if (opts.detach) return;
+        const result = await followProgress(handle, opts.json ? () => undefined : out);
+        if (opts.json) out(JSON.stringify(result, null, 2));
+        else {
+          out(`completed ${handle.workflowId}`);
+          const parsed = flow.output.safeParse(result);
+          for (const line of parsed.success ? flow.describeResult(parsed.data) : [JSON.stringify(result)]) out(`  ${line}`);
+        }
+      });
+    });
+
+  program
+    .command('status')
+    .description('show a workflow status and its progress')
+    .argument('<workflowId>')
+    .action(async (workflowId: string) => {
+      await withClient(async (client) => {
+        const handle = client.workflow.getHandle(workflowId);
+        const description = await handle.describe();
+        out(`${workflowId} ${description.type} ${description.status.name} (started ${description.startTime.toISOString()})`);
+        out(`  web ui: ${webUiLink(client.options.namespace, workflowId, description.runId)}`);
+        try {
+          out(formatProgress(await handle.query<Progress>('progress')));
+        } catch {
+          // closed workflows without a worker cannot answer queries
+        }
+      });
+    });
+
+  program
+    .command('result')
+    .description('wait for and print a workflow result as JSON')
+    .argument('<workflowId>')
+    .action(async (workflowId: string) => {
+      await withClient(async (client) => out(JSON.stringify(await client.workflow.getHandle(workflowId).result(), null, 2)));
+    });
+
+  program
+    .command('cancel')
+    .description('request cancellation of a workflow')
+    .argument('<workflowId>')
+    .action(async (workflowId: string) => {
+      await withClient(async (client) => {
+        await client.workflow.getHandle(workflowId).cancel();
+        out(`cancellation requested for ${workflowId}`);
+      });
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().exitOverride().parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    if (err instanceof InvalidFlowInput) console.error(err.message);
+    else if (err instanceof WorkflowFailedError) console.error(`workflow failed: ${err.cause?.message ?? err.message}`);
+    else console.error(err instanceof Error ? err.message : String(err));
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

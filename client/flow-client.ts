@@ -1,0 +1,76 @@
+/**
+ * The thin client's library: connect with the `temporal` CLI's settings, start a flow with a
+ * readable id, the AgentFlow search attribute and a one-line summary, and build Web UI links.
+ * Used by the CLI, the MCP server, the control plane and the demo. It talks to Temporal only.
+ */
+import { Client, Connection, WorkflowIdReusePolicy, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { randomBytes } from 'node:crypto';
+import { flowSearchAttribute, slugify, TASK_QUEUE, type FlowDefinition } from '../contracts/common';
+
+export async function connectClient(overrides: { address?: string; namespace?: string } = {}): Promise<Client> {
+  const { connectionOptions, namespace } = loadClientConnectConfig();
+  const connection = await Connection.connect({
+    ...(connectionOptions as Parameters<typeof Connection.connect>[0]),
+    ...(overrides.address ? { address: overrides.address } : {}),
+  });
+  return new Client({ connection, namespace: overrides.namespace ?? namespace ?? 'default' });
+}
+
+export class InvalidFlowInput extends Error {
+  constructor(
+    readonly flow: string,
+    readonly issues: Array<{ field: string; message: string }>,
+  ) {
+    super(`${flow}: invalid input: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    this.name = 'InvalidFlowInput';
+  }
+}
+
+/** Validates input on the client side too, so a bad call never creates a workflow. */
+export function validateFlowInput(flow: FlowDefinition, input: unknown): unknown {
+  const result = flow.input.safeParse(input);
+  if (!result.success) {
+    throw new InvalidFlowInput(
+      flow.type,
+      result.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', message: i.message })),
+    );
+  }
+  return result.data;
+}
+
+/** `<slug>-<readable key>-<6 hex>`: says what the workflow is and stays unique. */
+export function workflowIdFor(flow: FlowDefinition, input: unknown, suffix = randomBytes(3).toString('hex')): string {
+  return `${flow.slug}-${slugify(flow.idKey(input as never), 40)}-${suffix}`;
+}
+
+export interface StartOptions {
+  workflowId?: string;
+  taskQueue?: string;
+  /** Reuse a running workflow with the same id instead of failing (stable ids from MCP requests). */
+  useExisting?: boolean;
+}
+
+export async function startFlow(client: Client, flow: FlowDefinition, rawInput: unknown, options: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
+  const parsed = validateFlowInput(flow, rawInput);
+  const workflowId = options.workflowId ?? workflowIdFor(flow, parsed);
+  return client.workflow.start(flow.type, {
+    taskQueue: options.taskQueue ?? TASK_QUEUE,
+    workflowId,
+    // The raw input goes to the workflow, which validates it again (and applies defaults).
+    args: [rawInput],
+    typedSearchAttributes: [{ key: flowSearchAttribute, value: flow.type }],
+    staticSummary: flow.summary(parsed as never),
+    memo: { flow: flow.type, input: flow.summary(parsed as never) },
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+    ...(options.useExisting ? { workflowIdConflictPolicy: 'USE_EXISTING' as const } : {}),
+  });
+}
+
+export function webUiBase(): string {
+  return (process.env.TEMPORAL_UI_URL ?? `http://localhost:${process.env.TEMPORAL_UI_PORT ?? 8233}`).replace(/\/$/, '');
+}
+
+export function webUiLink(namespace: string, workflowId: string, runId?: string): string {
+  return `${webUiBase()}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}${runId ? `/${runId}` : ''}/history`;
+}

@@ -1,0 +1,104 @@
+/**
+ * Shapes shared by every flow: the task queue, token usage, progress, and the flow definition
+ * that the worker, the thin client, the MCP server and the control plane all read.
+ *
+ * This module is imported by workflow code, so it must stay deterministic and free of I/O.
+ */
+import { ApplicationFailure, defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { z } from 'zod';
+
+/** The task queue every flow runs on: part of the public contract, not configurable. */
+export const TASK_QUEUE = 'agent-flows';
+
+/** Keyword search attribute naming the flow on every workflow (`AgentFlow = "answerBomQuestion"`). */
+export const FLOW_SEARCH_ATTRIBUTE = 'AgentFlow';
+export const flowSearchAttribute = defineSearchAttributeKey(FLOW_SEARCH_ATTRIBUTE, SearchAttributeType.KEYWORD);
+
+export const tokenUsageSchema = z.object({
+  promptTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+  totalTokens: z.number().int().nonnegative(),
+  calls: z.number().int().nonnegative(),
+});
+export type TokenUsage = z.infer<typeof tokenUsageSchema>;
+export const zeroUsage = (): TokenUsage => ({ promptTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 });
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    calls: a.calls + b.calls,
+  };
+}
+
+/** What every flow's `progress` query returns. */
+export const progressSchema = z.object({
+  flow: z.string(),
+  /** The step the flow is in, named like the seed diagrams (e.g. "column resolver"). */
+  stage: z.string(),
+  status: z.enum(['running', 'waiting', 'completed', 'failed', 'cancelled']),
+  /** Units of work done and planned, when the flow can count them. */
+  done: z.number().int().nonnegative(),
+  total: z.number().int().nonnegative().nullable(),
+  detail: z.string(),
+  tokens: z.number().int().nonnegative(),
+});
+export type Progress = z.infer<typeof progressSchema>;
+
+/**
+ * Everything the thin client, the MCP server and the control plane need to know about a flow.
+ * Each flow's contracts file exports one of these; `contracts/flows.ts` lists them all.
+ */
+export interface FlowDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
+  /** Temporal workflow type. */
+  type: string;
+  /** Short kebab name, used as the workflow id prefix and MCP tool stem. */
+  slug: string;
+  title: string;
+  description: string;
+  tags: string[];
+  input: I;
+  output: O;
+  /** A readable key for the workflow id, e.g. the first words of the question. */
+  idKey: (input: z.output<I>) => string;
+  /** One line describing the input, shown as the workflow's summary in the Web UI. */
+  summary: (input: z.output<I>) => string;
+  /** Lines a person reads in the terminal when the flow completes. */
+  describeResult: (output: z.output<O>) => string[];
+  examples: Array<z.input<I>>;
+}
+
+/** Validates a workflow's single JSON argument; a bad one fails the workflow at once, naming the field. */
+export function parseFlowInput<S extends z.ZodType>(flow: string, schema: S, raw: unknown): z.output<S> {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  throw ApplicationFailure.nonRetryable(
+    `${flow}: invalid input: ${formatZodError(result.error)}`,
+    'InvalidInput',
+    result.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', message: i.message })),
+  );
+}
+
+export function formatZodError(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
+    .join('; ');
+}
+
+/** Makes a readable id fragment: lower-case words joined by dashes, at most `max` characters. */
+export function slugify(text: string, max = 40): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  const cut = slug.slice(0, max).replace(/-+[^-]*$/, (m) => (slug.length > max ? '' : m));
+  return cut.replace(/-+$/g, '') || 'run';
+}
+
+/** Shortens text to one line of at most `max` characters for summaries. */
+export function oneLine(text: string, max = 120): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,129 @@
+/**
+ * The one configuration of the worker process, read from the environment (and `.env`).
+ *
+ * Every setting the backends, the worker and the local stack use is declared here, so an
+ * invalid value stops the process at start with the variable's name and what was expected,
+ * instead of failing later inside an activity. README.md documents each variable.
+ */
+import dotenv from 'dotenv';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
+
+export const configSchema = z
+  .object({
+    /** Which model backend answers the flows' model calls. Default: gemini when a key is set. */
+    AGENT_FLOWS_MODEL: z.enum(['standin', 'gemini', 'vertex']).optional(),
+    GEMINI_API_KEY: optionalString,
+    GOOGLE_API_KEY: optionalString,
+    GEMINI_MODEL: z.string().min(1).default('gemini-2.5-flash'),
+    /** Points the real @google/genai client at another endpoint (the stand-in, a fake, a proxy). */
+    GOOGLE_GEMINI_BASE_URL: z.url().optional(),
+    GOOGLE_CLOUD_PROJECT: optionalString,
+    GOOGLE_CLOUD_LOCATION: z.string().min(1).default('us-central1'),
+    MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    /** How many times a reply that fails schema validation is sent back to the model with the error. */
+    MODEL_MAX_REPAIRS: z.coerce.number().int().min(0).max(5).default(2),
+
+    STANDIN_HOST: z.string().min(1).default('127.0.0.1'),
+    STANDIN_PORT: port.default(8765),
+
+    AGENT_FLOWS_WAREHOUSE: z.enum(['duckdb', 'bigquery']).default('duckdb'),
+    /** DuckDB database file; ':memory:' builds the demo datasets in memory at start. */
+    DUCKDB_PATH: z.string().min(1).default(':memory:'),
+    BIGQUERY_PROJECT: optionalString,
+    BIGQUERY_LOCATION: z.string().min(1).default('US'),
+    BIGQUERY_API_ENDPOINT: z.url().optional(),
+    /** Cost cap per query, in bytes (100 MB as in the BOM seed). */
+    BIGQUERY_MAX_BYTES_BILLED: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+
+    AGENT_FLOWS_SEARCH: z.enum(['embedded', 'vertex']).default('embedded'),
+    VERTEX_SEARCH_PROJECT: optionalString,
+    VERTEX_SEARCH_LOCATION: z.string().min(1).default('global'),
+    /** Data store id per collection is `<prefix><collection>` unless VERTEX_SEARCH_SERVING_CONFIGS maps it. */
+    VERTEX_SEARCH_DATASTORE_PREFIX: z.string().default('agent-flows-'),
+    /** JSON object: collection name -> full servingConfig resource name. */
+    VERTEX_SEARCH_SERVING_CONFIGS: z
+      .string()
+      .optional()
+      .transform((v, ctx) => {
+        if (!v) return {} as Record<string, string>;
+        try {
+          return z.record(z.string(), z.string().min(1)).parse(JSON.parse(v));
+        } catch {
+          ctx.addIssue({ code: 'custom', message: 'expected a JSON object of collection -> servingConfig' });
+          return z.NEVER;
+        }
+      }),
+    /** host[:port] of the Discovery Engine API (tests point it at a local fake). */
+    DISCOVERY_ENGINE_API_ENDPOINT: optionalString,
+
+    /** Where activities write large artifacts (PDFs, result files); only paths go into history. */
+    ARTIFACT_DIR: z.string().min(1).default('out'),
+    WORKER_METRICS_PORT: port.default(9464),
+    WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(100),
+
+    TEMPORAL_UI_PORT: port.default(8233),
+    /** Dev-server database file: state survives a restart of `npm start`. */
+    TEMPORAL_DB_FILE: z.string().min(1).default('.temporal/dev.db'),
+    TEMPORAL_CLI_PATH: optionalString,
+    TEMPORAL_UI_URL: z.url().optional(),
+    CONTROL_PLANE_HOST: z.string().min(1).default('127.0.0.1'),
+    CONTROL_PLANE_PORT: port.default(8080),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+    VERBOSE_STANDIN: bool.default(false),
+  })
+  .superRefine((c, ctx) => {
+    const model = c.AGENT_FLOWS_MODEL ?? (c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin');
+    if (model === 'gemini' && !c.GEMINI_API_KEY && !c.GOOGLE_API_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['GEMINI_API_KEY'], message: 'required when AGENT_FLOWS_MODEL=gemini' });
+    }
+    if (model === 'vertex' && !c.GOOGLE_CLOUD_PROJECT) {
+      ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLOUD_PROJECT'], message: 'required when AGENT_FLOWS_MODEL=vertex' });
+    }
+    if (c.AGENT_FLOWS_WAREHOUSE === 'bigquery' && !c.BIGQUERY_PROJECT && !c.GOOGLE_CLOUD_PROJECT) {
+      ctx.addIssue({ code: 'custom', path: ['BIGQUERY_PROJECT'], message: 'required when AGENT_FLOWS_WAREHOUSE=bigquery' });
+    }
+    if (c.AGENT_FLOWS_SEARCH === 'vertex' && !c.VERTEX_SEARCH_PROJECT && !c.GOOGLE_CLOUD_PROJECT) {
+      ctx.addIssue({ code: 'custom', path: ['VERTEX_SEARCH_PROJECT'], message: 'required when AGENT_FLOWS_SEARCH=vertex' });
+    }
+  })
+  .transform((c) => ({
+    ...c,
+    model: c.AGENT_FLOWS_MODEL ?? ((c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin') as 'standin' | 'gemini' | 'vertex'),
+    geminiApiKey: c.GEMINI_API_KEY ?? c.GOOGLE_API_KEY,
+  }));
+
+export type Config = z.output<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses a configuration from an environment map; throws ConfigError naming each bad variable. */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.join('.') || '(configuration)';
+    const provided = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
+    return `${name}: ${issue.message}${provided !== undefined ? ` (got ${JSON.stringify(provided)})` : ''}`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** Reads `.env` (if present, never overriding the real environment) and parses process.env. */
+export function loadConfig(): Config {
+  dotenv.config({ quiet: true });
+  return parseConfig(process.env);
+}

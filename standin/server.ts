@@ -1,0 +1,255 @@
+/**
+ * The offline model stand-in: a local HTTP server that speaks Gemini's `generateContent` wire
+ * format, so the real `@google/genai` client path runs in the demo and the tests with no account.
+ *
+ * Answers come from per-task rules that read the prompt's tagged sections (see
+ * `backends/model/prompt.ts`). Faults are switchable at start (`STANDIN_FAULTS` JSON) or at run
+ * time (`PUT /__standin/faults`): 429/503 bursts and rates, latency, hangs, malformed JSON and
+ * schema-violating JSON, optionally limited to some tasks.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { readSections, readTask } from '../backends/model/prompt';
+import { rules as defaultRules } from './rules';
+import type { StandinRule } from './types';
+
+export const faultSettingsSchema = z.object({
+  /** The next N requests fail with 429 / 503 (a burst), before rates apply. */
+  burst429: z.number().int().min(0).default(0),
+  burst503: z.number().int().min(0).default(0),
+  /** Share of requests (0..1) that fail with 429 / 503 / a hang / malformed JSON / wrong-shaped JSON. */
+  rate429: z.number().min(0).max(1).default(0),
+  rate503: z.number().min(0).max(1).default(0),
+  rateHang: z.number().min(0).max(1).default(0),
+  rateMalformed: z.number().min(0).max(1).default(0),
+  rateSchemaViolation: z.number().min(0).max(1).default(0),
+  /** Every request fails with this status (e.g. 400 or 403): a permanent fault. */
+  permanentStatus: z.number().int().min(400).max(599).optional(),
+  /** Added to every answer, in ms. */
+  latencyMs: z.number().int().min(0).max(600_000).default(0),
+  /** How long a hang lasts before the server answers anyway (the client should time out first). */
+  hangMs: z.number().int().min(0).max(600_000).default(120_000),
+  /** Limit faults (not latency) to tasks starting with one of these prefixes. */
+  tasks: z.array(z.string()).optional(),
+  /** PRNG seed: the same seed and request order give the same faults. */
+  seed: z.number().int().default(1),
+});
+export type FaultSettings = z.output<typeof faultSettingsSchema>;
+export type FaultSettingsInput = z.input<typeof faultSettingsSchema>;
+
+export interface StandinStats {
+  requests: number;
+  answered: number;
+  byTask: Record<string, number>;
+  faults: Record<string, number>;
+  promptTokens: number;
+  outputTokens: number;
+}
+
+const requestSchema = z.object({
+  contents: z.array(z.object({ role: z.string().optional(), parts: z.array(z.object({ text: z.string().optional() }).loose()) })),
+  systemInstruction: z
+    .object({ parts: z.array(z.object({ text: z.string().optional() }).loose()) })
+    .loose()
+    .optional(),
+  generationConfig: z.object({ responseJsonSchema: z.unknown().optional() }).loose().optional(),
+}).loose();
+
+/** About four characters per token, as Gemini's tokenizer gives for English text. */
+export const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function findRule(rules: StandinRule[], task: string): StandinRule | undefined {
+  return (
+    rules.find((r) => r.task === task) ??
+    rules.find((r) => (r.task.endsWith('*') ? task.startsWith(r.task.slice(0, -1)) : r.task.endsWith('.') && task.startsWith(r.task)))
+  );
+}
+
+/** Breaks one field's type so the reply is valid JSON that fails the caller's schema. */
+function violateSchema(answer: unknown): unknown {
+  if (Array.isArray(answer)) return { notAnArray: true };
+  if (answer && typeof answer === 'object') {
+    const entries = Object.entries(answer as Record<string, unknown>);
+    if (entries.length === 0) return [];
+    const [key, value] = entries[0];
+    const wrong = typeof value === 'string' ? 12345 : typeof value === 'number' ? 'not-a-number' : 'wrong-type';
+    return { ...(answer as object), [key]: wrong };
+  }
+  return { unexpected: answer };
+}
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
+
+export interface StandinServer {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  setFaults(settings: FaultSettingsInput): void;
+  stats(): StandinStats;
+  resetStats(): void;
+  close(): Promise<void>;
+}
+
+export async function startStandin(options: {
+  host?: string;
+  port?: number;
+  faults?: FaultSettingsInput;
+  rules?: StandinRule[];
+  log?: boolean;
+} = {}): Promise<StandinServer> {
+  const rules = options.rules ?? defaultRules;
+  let faults = faultSettingsSchema.parse(options.faults ?? {});
+  let random = mulberry32(faults.seed);
+  let burst429 = faults.burst429;
+  let burst503 = faults.burst503;
+  const emptyStats = (): StandinStats => ({ requests: 0, answered: 0, byTask: {}, faults: {}, promptTokens: 0, outputTokens: 0 });
+  let stats = emptyStats();
+  const setFaults = (input: FaultSettingsInput) => {
+    faults = faultSettingsSchema.parse(input);
+    random = mulberry32(faults.seed);
+    burst429 = faults.burst429;
+    burst503 = faults.burst503;
+  };
+  const countFault = (kind: string) => {
+    stats.faults[kind] = (stats.faults[kind] ?? 0) + 1;
+  };
+
+  const app = Fastify({ logger: options.log ? { level: 'info' } : false, bodyLimit: 32 * 1024 * 1024, forceCloseConnections: true });
+
+  app.get('/healthz', async () => ({ ok: true, rules: rules.length }));
+  app.get('/__standin/stats', async () => stats);
+  app.get('/__standin/rules', async () => rules.map((r) => ({ task: r.task, description: r.description })));
+  app.post('/__standin/reset', async () => {
+    stats = emptyStats();
+    return { ok: true };
+  });
+  app.get('/__standin/faults', async () => faults);
+  app.put('/__standin/faults', async (req, reply) => {
+    const parsed = faultSettingsSchema.safeParse(req.body ?? {});
+    if (!parsed.success) return reply.code(400).send({ error: parsed.error.issues });
+    setFaults(req.body as FaultSettingsInput);
+    return faults;
+  });
+
+  const fail = (reply: import('fastify').FastifyReply, code: number, message: string) =>
+    reply.code(code).send({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
+
+  // Gemini API path: /v1beta/models/{model}:generateContent. The segment holds "model:method".
+  app.post('/:version/models/:modelAction', async (req, reply) => {
+    const { modelAction } = req.params as { modelAction: string };
+    const [model, method] = modelAction.split(':');
+    if (method !== 'generateContent') return fail(reply, 404, `method ${method ?? '(none)'} is not served by the stand-in`);
+    stats.requests++;
+    const body = requestSchema.safeParse(req.body);
+    if (!body.success) return fail(reply, 400, `invalid generateContent request: ${body.error.issues[0]?.message}`);
+    const system = (body.data.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n');
+    const userTurns = body.data.contents.filter((c) => c.role !== 'model');
+    const firstText = (userTurns[0]?.parts ?? []).map((p) => p.text ?? '').join('\n');
+    const task = readTask(system) ?? 'unknown';
+    stats.byTask[task] = (stats.byTask[task] ?? 0) + 1;
+
+    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
+    const faultsApply = !faults.tasks || faults.tasks.some((prefix) => task.startsWith(prefix));
+    if (faultsApply) {
+      if (faults.permanentStatus) {
+        countFault(String(faults.permanentStatus));
+        return fail(reply, faults.permanentStatus, `injected permanent fault ${faults.permanentStatus}`);
+      }
+      if (burst429 > 0) {
+        burst429--;
+        countFault('429');
+        return fail(reply, 429, 'Resource has been exhausted (injected burst).');
+      }
+      if (burst503 > 0) {
+        burst503--;
+        countFault('503');
+        return fail(reply, 503, 'The model is overloaded (injected burst).');
+      }
+      const roll = random();
+      let edge = faults.rate429;
+      if (roll < edge) {
+        countFault('429');
+        return fail(reply, 429, 'Resource has been exhausted (injected).');
+      }
+      if (roll < (edge += faults.rate503)) {
+        countFault('503');
+        return fail(reply, 503, 'The model is overloaded (injected).');
+      }
+      if (roll < (edge += faults.rateHang)) {
+        countFault('hang');
+        await new Promise((r) => setTimeout(r, faults.hangMs));
+      }
+    }
+
+    const rule = findRule(rules, task);
+    if (!rule) return fail(reply, 400, `the stand-in has no rule for task "${task}"`);
+    let answer: unknown;
+    try {
+      answer = rule.answer({
+        task,
+        system,
+        sections: readSections(firstText),
+        responseSchema: body.data.generationConfig?.responseJsonSchema,
+        turns: userTurns.length,
+      });
+    } catch (err) {
+      return fail(reply, 500, `stand-in rule for ${task} failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    let text = JSON.stringify(answer);
+    if (faultsApply) {
+      const roll = random();
+      if (roll < faults.rateMalformed) {
+        countFault('malformed');
+        text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+      } else if (roll < faults.rateMalformed + faults.rateSchemaViolation) {
+        countFault('schema');
+        text = JSON.stringify(violateSchema(answer));
+      }
+    }
+    const promptTokenCount = estimateTokens(system) + body.data.contents.reduce((n, c) => n + estimateTokens(c.parts.map((p) => p.text ?? '').join('')), 0);
+    const candidatesTokenCount = estimateTokens(text);
+    stats.answered++;
+    stats.promptTokens += promptTokenCount;
+    stats.outputTokens += candidatesTokenCount;
+    return {
+      candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount },
+      modelVersion: `standin-${model}`,
+    };
+  });
+
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  return {
+    url,
+    port,
+    app,
+    setFaults,
+    stats: () => structuredClone(stats),
+    resetStats: () => {
+      stats = emptyStats();
+    },
+    close: () => app.close(),
+  };
+}

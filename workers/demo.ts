@@ -1,0 +1,106 @@
+/**
+ * `npm run demo`: every flow on the embedded defaults, start to finish, with nothing running before.
+ *
+ * Starts a throw-away dev server, the model stand-in and a worker in this process, runs each
+ * flow's bundled example inputs through the thin client, prints a readable summary per run,
+ * writes each result to `out/<flow>/<workflow id>.json`, stops everything, and exits non-zero
+ * if any flow failed.
+ */
+import { NativeConnection } from '@temporalio/worker';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { createBackends } from '../backends';
+import { TASK_QUEUE } from '../contracts/common';
+import { parseConfig } from '../contracts/config';
+import { flows } from '../contracts/flows';
+import { followProgress } from '../client/cli';
+import { connectClient, startFlow } from '../client/flow-client';
+import { startStandin } from '../standin/server';
+import { freePort, startDevServer } from './dev-server';
+import { PROJECT_ROOT } from './temporal-cli';
+import { createFlowWorker, installRuntime } from './worker';
+
+interface RunRecord {
+  flow: string;
+  workflowId: string;
+  ok: boolean;
+  seconds: number;
+  file?: string;
+  error?: string;
+}
+
+async function main(): Promise<number> {
+  const outDir = path.resolve(PROJECT_ROOT, process.env.ARTIFACT_DIR ?? 'out');
+  mkdirSync(outDir, { recursive: true });
+  const started = performance.now();
+
+  const server = await startDevServer({ port: await freePort(), quiet: false });
+  const standin = await startStandin({ port: 0 });
+  const config = parseConfig({
+    ...process.env,
+    AGENT_FLOWS_MODEL: 'standin',
+    GOOGLE_GEMINI_BASE_URL: standin.url,
+    AGENT_FLOWS_WAREHOUSE: 'duckdb',
+    DUCKDB_PATH: ':memory:',
+    AGENT_FLOWS_SEARCH: 'embedded',
+    ARTIFACT_DIR: outDir,
+    WORKER_METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
+  });
+  installRuntime(config, { handleSignals: false });
+  const connection = await NativeConnection.connect({ address: server.address });
+  const backends = await createBackends(config);
+  const worker = await createFlowWorker({ connection, backends });
+  const client = await connectClient({ address: server.address, namespace: 'default' });
+  console.log(`[demo] dev server ${server.address}, stand-in ${standin.url}, worker on ${TASK_QUEUE}; results go to ${path.relative(process.cwd(), outDir) || '.'}/`);
+
+  const records: RunRecord[] = [];
+  await worker.runUntil(async () => {
+    const runs = flows.flatMap((flow) => flow.examples.map((input) => ({ flow, input })));
+    // All runs start at once: the worker interleaves them, as it would in production.
+    await Promise.all(
+      runs.map(async ({ flow, input }) => {
+        const t0 = performance.now();
+        let workflowId = '(not started)';
+        const lines: string[] = [];
+        try {
+          const handle = await startFlow(client, flow, input);
+          workflowId = handle.workflowId;
+          const result = await followProgress(handle, () => undefined);
+          const file = path.join(outDir, flow.slug, `${workflowId}.json`);
+          mkdirSync(path.dirname(file), { recursive: true });
+          writeFileSync(file, `${JSON.stringify({ flow: flow.type, workflowId, input, result }, null, 2)}\n`);
+          const parsed = flow.output.safeParse(result);
+          lines.push(...(parsed.success ? flow.describeResult(parsed.data) : [`(result did not match the output schema: ${parsed.error.issues[0]?.message})`]));
+          records.push({ flow: flow.type, workflowId, ok: parsed.success, seconds: (performance.now() - t0) / 1000, file: path.relative(PROJECT_ROOT, file) });
+        } catch (err) {
+          const message = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+          lines.push(`FAILED: ${message}`);
+          records.push({ flow: flow.type, workflowId, ok: false, seconds: (performance.now() - t0) / 1000, error: message });
+        }
+        const record = records[records.length - 1];
+        console.log(`\n== ${flow.title} (${flow.type}) ${record.ok ? 'ok' : 'FAILED'} in ${record.seconds.toFixed(1)} s — ${workflowId}`);
+        for (const line of lines) console.log(`   ${line}`);
+      }),
+    );
+  });
+
+  await client.connection.close();
+  await connection.close();
+  await backends.close();
+  await standin.close();
+  await server.stop();
+
+  const failed = records.filter((r) => !r.ok);
+  writeFileSync(path.join(outDir, 'demo-summary.json'), `${JSON.stringify({ runs: records, tokens: standin.stats(), seconds: (performance.now() - started) / 1000 }, null, 2)}\n`);
+  console.log(`\n[demo] ${records.length - failed.length}/${records.length} flow runs completed in ${((performance.now() - started) / 1000).toFixed(1)} s; summary in ${path.relative(process.cwd(), path.join(outDir, 'demo-summary.json'))}`);
+  return failed.length === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(`[demo] ${err instanceof Error ? err.stack : String(err)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,105 @@
+/**
+ * Starts the Temporal dev server (from the resolved CLI) as a child process: persistent
+ * database file, Web UI, and the search attributes the flows use registered at start.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { FLOW_SEARCH_ATTRIBUTE } from '../contracts/common';
+import { resolveTemporalCli } from './temporal-cli';
+
+/** Custom search attributes every flow relies on. */
+export const SEARCH_ATTRIBUTES: Record<string, 'Keyword' | 'Text' | 'Int' | 'Double' | 'Bool' | 'Datetime'> = {
+  [FLOW_SEARCH_ATTRIBUTE]: 'Keyword',
+};
+
+export interface DevServer {
+  address: string;
+  uiUrl: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** True when something accepts TCP connections at host:port. */
+export function isListening(address: string, timeoutMs = 500): Promise<boolean> {
+  const [host, port] = splitAddress(address);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+export function splitAddress(address: string): [string, number] {
+  const i = address.lastIndexOf(':');
+  return [address.slice(0, i) || '127.0.0.1', Number(address.slice(i + 1))];
+}
+
+/** A free TCP port on 127.0.0.1. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startDevServer(options: {
+  port: number;
+  uiPort?: number;
+  /** A file keeps workflows across restarts; undefined keeps everything in memory. */
+  dbFile?: string;
+  namespace?: string;
+  quiet?: boolean;
+}): Promise<DevServer> {
+  const cli = resolveTemporalCli({ quiet: options.quiet });
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'error'];
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  else args.push('--headless');
+  if (options.dbFile) {
+    mkdirSync(path.dirname(path.resolve(options.dbFile)), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
+
+  const child = spawn(cli.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const address = `127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 60_000;
+  while (!(await isListening(address))) {
+    if (child.exitCode !== null) throw new Error(`temporal dev server exited with ${child.exitCode}: ${stderr.trim()}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`temporal dev server did not listen on ${address} within 60 s: ${stderr.trim()}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    address,
+    uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : '',
+    process: child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        child.kill('SIGTERM');
+      }),
+  };
+}

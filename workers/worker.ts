@@ -1,0 +1,105 @@
+/**
+ * The worker: every workflow and activity on task queue `agent-flows`.
+ *
+ * `npm run worker` runs it alone against the server named by the `temporal` CLI's variables
+ * (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, profiles), with the SDK's
+ * Prometheus metrics on WORKER_METRICS_PORT, and shuts down gracefully on SIGINT/SIGTERM.
+ */
+import { Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { createBackends, type Backends } from '../backends';
+import { TASK_QUEUE } from '../contracts/common';
+import { ConfigError, loadConfig, type Config } from '../contracts/config';
+import { ensureSearchAttributes } from './search-attributes';
+
+export const WORKFLOWS_PATH = require.resolve('../workflows');
+
+export interface FlowWorkerOptions {
+  connection: NativeConnection;
+  backends: Backends;
+  namespace?: string;
+  taskQueue?: string;
+  /** A prebuilt bundle (tests build one per run); otherwise the workflows are bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  maxConcurrentActivityTaskExecutions?: number;
+  identity?: string;
+}
+
+export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? 'default',
+    taskQueue: options.taskQueue ?? TASK_QUEUE,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: createActivities(options.backends),
+    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
+    ...(options.identity ? { identity: options.identity } : {}),
+  });
+}
+
+/** Installs the SDK runtime once per process: log level and the Prometheus endpoint. */
+export function installRuntime(config: Config, options: { handleSignals?: boolean } = {}): void {
+  Runtime.install({
+    logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : config.LOG_LEVEL === 'error' ? 'ERROR' : config.LOG_LEVEL === 'warn' ? 'WARN' : 'INFO'),
+    telemetryOptions: config.WORKER_METRICS_PORT
+      ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${config.WORKER_METRICS_PORT}` } } }
+      : undefined,
+    ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
+  });
+}
+
+/** Connects, registers missing search attributes, and runs the worker until shutdown. */
+export async function runWorker(config: Config, options: { onReady?: (worker: Worker) => void } = {}): Promise<void> {
+  const { connectionOptions, namespace = 'default' } = loadClientConnectConfig();
+  const connection = await NativeConnection.connect(connectionOptions);
+  const backends = await createBackends(config);
+  try {
+    const client = await Connection.connect(connectionOptions as Parameters<typeof Connection.connect>[0]);
+    try {
+      const added = await ensureSearchAttributes(client, namespace);
+      if (added.length) console.log(`[worker] registered search attributes: ${added.join(', ')}`);
+    } catch (err) {
+      console.warn(`[worker] could not check search attributes (${(err as Error).message}); register AgentFlow=Keyword on the namespace`);
+    } finally {
+      await client.close();
+    }
+    const worker = await createFlowWorker({ connection, backends, namespace, maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES });
+    console.log(
+      `[worker] polling task queue ${TASK_QUEUE} on ${connectionOptions.address ?? 'localhost:7233'} (namespace ${namespace}); ` +
+        `model=${backends.model.name} warehouse=${backends.warehouse.name} search=${backends.search.name}` +
+        (config.WORKER_METRICS_PORT ? `; metrics http://127.0.0.1:${config.WORKER_METRICS_PORT}/metrics` : ''),
+    );
+    options.onReady?.(worker);
+    await worker.run();
+  } finally {
+    await backends.close();
+    await connection.close();
+  }
+}
+
+/** Loads the configuration or exits with the list of invalid variables. */
+export function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+if (require.main === module) {
+  const config = configOrExit();
+  installRuntime(config);
+  runWorker(config).then(
+    () => process.exit(0),
+    (err) => {
+      console.error(`[worker] ${err instanceof Error ? err.stack : String(err)}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,39 @@
+import { proxyActivities } from '@temporalio/workflow';
+import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
+import type { createPlatformActivities } from '../activities/platform';
+import { beginFlow } from './lib/flow';
+
+type PlatformActivities = ReturnType<typeof createPlatformActivities>;
+
+// Search and warehouse calls are quick: fail over fast. Model calls get longer and more patient retries.
+const { describeBackends, searchPlatformDocs, queryComponents } = proxyActivities<PlatformActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 5 },
+});
+const { summarizeFindings } = proxyActivities<PlatformActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
+});
+
+/** Search → warehouse → model: proves every backend works through Temporal activities. */
+export async function platformCheck(rawInput: unknown): Promise<PlatformCheckOutput> {
+  const { input, progress } = beginFlow(platformCheckFlow.type, platformCheckFlow.input, rawInput);
+  progress.setTotal(3);
+
+  const backends = await describeBackends();
+  progress.stage('search documents', input.topic);
+  const documents = await searchPlatformDocs(input.topic, input.limit);
+  progress.advance(1, `${documents.length} document(s)`);
+
+  progress.stage('query warehouse');
+  const { sql, rows } = await queryComponents(input.topic, input.limit);
+  progress.advance(1, `${rows.length} row(s)`);
+
+  progress.stage('summarise');
+  const { data, usage } = await summarizeFindings(input.topic, documents, rows);
+  progress.tokens(usage);
+  progress.advance(1);
+  progress.finish('completed', data.summary);
+  return { topic: input.topic, backends, documents, rows, sql, summary: data.summary, highlights: data.highlights, usage };
+}
