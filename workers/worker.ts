@@ -8,13 +8,14 @@
 import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import path from 'node:path';
 import { createActivities } from '../activities';
 import { createBackends, type Backends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
 import { ConfigError, loadConfig, type Config } from '../contracts/config';
 import { ensureSearchAttributes } from './search-attributes';
 
-export const WORKFLOWS_PATH = require.resolve('../workflows');
+export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
 
 export interface FlowWorkerOptions {
   connection: NativeConnection;

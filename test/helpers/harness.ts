@@ -1,0 +1,115 @@
+/**
+ * A worker with the embedded backends on the run's shared dev server, one per test file, on a
+ * task queue of its own. The model is the stand-in (its own instance, so faults stay local).
+ */
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { createBackends, type Backends } from '../../backends';
+import type { FlowDefinition } from '../../contracts/common';
+import { parseConfig, type Config } from '../../contracts/config';
+import { startFlow } from '../../client/flow-client';
+import { startStandin, type FaultSettingsInput, type StandinServer } from '../../standin/server';
+import { createFlowWorker } from '../../workers/worker';
+
+let runtimeInstalled = false;
+function quietRuntime() {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  } catch {
+    // already installed in this process
+  }
+}
+
+export interface Harness {
+  client: Client;
+  taskQueue: string;
+  standin: StandinServer;
+  backends: Backends;
+  config: Config;
+  worker: Worker;
+  /** Starts a flow through the thin client on this harness's task queue. */
+  start(flow: FlowDefinition, input: unknown, workflowId?: string): Promise<WorkflowHandle>;
+  /** Starts a flow and waits for its result. */
+  run<T = unknown>(flow: FlowDefinition, input: unknown, workflowId?: string): Promise<T>;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return parseConfig({
+    AGENT_FLOWS_MODEL: 'standin',
+    AGENT_FLOWS_WAREHOUSE: 'duckdb',
+    AGENT_FLOWS_SEARCH: 'embedded',
+    DUCKDB_PATH: ':memory:',
+    MODEL_TIMEOUT_MS: '5000',
+    WORKER_METRICS_PORT: '0',
+    ARTIFACT_DIR: path.join(process.cwd(), 'out', 'test'),
+    ...overrides,
+  });
+}
+
+export async function createHarness(options: { faults?: FaultSettingsInput; config?: Record<string, string>; backends?: (b: Backends) => Backends } = {}): Promise<Harness> {
+  quietRuntime();
+  const address = inject('temporalAddress');
+  const standin = await startStandin({ faults: options.faults });
+  const config = testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url, ...options.config });
+  const created = await createBackends(config);
+  const backends = options.backends ? options.backends(created) : created;
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace: 'default' });
+  const taskQueue = `test-${randomUUID().slice(0, 8)}`;
+  const worker = await createFlowWorker({
+    connection: nativeConnection,
+    backends,
+    taskQueue,
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const running = worker.run();
+  const start = (flow: FlowDefinition, input: unknown, workflowId?: string) => startFlow(client, flow, input, { taskQueue, workflowId });
+  return {
+    client,
+    taskQueue,
+    standin,
+    backends,
+    config,
+    worker,
+    start,
+    async run<T>(flow: FlowDefinition, input: unknown, workflowId?: string) {
+      return (await start(flow, input, workflowId)).result() as Promise<T>;
+    },
+    async close() {
+      worker.shutdown();
+      await running;
+      await nativeConnection.close();
+      await connection.close();
+      await backends.close();
+      await standin.close();
+    },
+  };
+}
+
+/** A time-skipping test server (from the resolved binary) for timer-heavy tests. */
+export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  quietRuntime();
+  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: inject('testServerPath') } } });
+}
+
+export const REPLAY_DIR = path.resolve(__dirname, '..', 'replay');
+
+/**
+ * Saves a finished workflow's history into the replay corpus when RECORD_REPLAY=1, so
+ * `npm run record-replay` refreshes the corpus from the tests' own runs.
+ */
+export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
+  if (!process.env.RECORD_REPLAY) return;
+  const history = await handle.fetchHistory();
+  writeFileSync(path.join(REPLAY_DIR, `${name}.json`), `${historyToJSON(history)}\n`);
+}

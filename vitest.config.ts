@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/setup/global.ts'],
+    // Tests start workers, dev-server workflows and HTTP fakes: give them room on 2 cores.
+    testTimeout: 90_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    reporters: ['default'],
+  },
+});
