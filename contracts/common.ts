@@ -52,8 +52,10 @@ export type Progress = z.infer<typeof progressSchema>;
 export interface FlowDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   /** Temporal workflow type. */
   type: string;
-  /** Short kebab name, used as the workflow id prefix and MCP tool stem. */
+  /** Short kebab name, used as the workflow id prefix. */
   slug: string;
+  /** The MCP tool that runs this flow (snake_case, e.g. `answer_bom_question`). */
+  mcpTool: string;
   title: string;
   description: string;
   tags: string[];

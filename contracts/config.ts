@@ -77,6 +77,9 @@ export const configSchema = z
     TEMPORAL_UI_URL: z.url().optional(),
     CONTROL_PLANE_HOST: z.string().min(1).default('127.0.0.1'),
     CONTROL_PLANE_PORT: port.default(8080),
+    // --- flow settings: one block per flow, each variable prefixed with the flow's name ---
+
+    // --- end of flow settings ---
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     VERBOSE_STANDIN: bool.default(false),
   })

@@ -29,6 +29,7 @@ export type PlatformCheckOutput = z.output<typeof platformCheckOutput>;
 export const platformCheckFlow: FlowDefinition<typeof platformCheckInput, typeof platformCheckOutput> = {
   type: 'platformCheck',
   slug: 'platform-check',
+  mcpTool: 'platform_check',
   title: 'Platform check',
   description: 'Searches the demo documents, queries the demo warehouse table and asks the model to summarise: one activity per backend.',
   tags: ['platform', 'smoke-test'],
