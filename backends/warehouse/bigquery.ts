@@ -32,6 +32,8 @@ export class BigQueryWarehouse extends SqlWarehouse {
     this.client = new BigQuery({
       projectId: options.projectId,
       location: options.location,
+      // Temporal owns retries (with backoff and visibility in history): the client makes one attempt.
+      autoRetry: false,
       ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint } : {}),
       ...(options.authClient ? { authClient: options.authClient } : {}),
     });
@@ -93,7 +95,10 @@ export function classifyBigQueryError(err: unknown): BackendError {
       backend: 'warehouse', retryable: false, type: 'WarehouseCostCapExceeded', status, cause: err,
     });
   }
-  const retryable = (reason !== undefined && RETRYABLE_REASONS.has(reason)) || (status !== undefined ? isRetryableStatus(status) && status !== 501 : isTransportError(err));
+  // A reply that is not valid JSON comes from a proxy or an interrupted response, not from the
+  // query: retry it rather than fail the step.
+  const garbled = err instanceof SyntaxError || (err as Error)?.name === 'SyntaxError';
+  const retryable = garbled || (reason !== undefined && RETRYABLE_REASONS.has(reason)) || (status !== undefined ? isRetryableStatus(status) && status !== 501 : isTransportError(err));
   return new BackendError(`BigQuery ${retryable ? 'unavailable' : 'rejected the query'}${status ? ` (HTTP ${status}${reason ? `, ${reason}` : ''})` : ''}: ${message}`, {
     backend: 'warehouse',
     retryable,

@@ -12,6 +12,19 @@ import type { QueryRequest, QueryResult } from './types';
 
 const LIST_TYPES = { STRING: LIST(VARCHAR), INT64: LIST(BIGINT), FLOAT64: LIST(DOUBLE) } as const;
 
+/** DuckDB hands back BIGINT as bigint and dates as objects: make rows plain JSON, as BigQuery's are. */
+function plainValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(plainValue);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainValue(v)]));
+  return value;
+}
+
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  return plainValue(row) as Record<string, unknown>;
+}
+
 export class DuckDbWarehouse extends SqlWarehouse {
   readonly name = 'duckdb';
   readonly dialect = duckDbDialect;
@@ -54,7 +67,7 @@ export class DuckDbWarehouse extends SqlWarehouse {
     }
     try {
       const reader = await this.connection.runAndReadAll(request.sql, values, types);
-      return { rows: reader.getRowObjectsJson() as T[] };
+      return { rows: reader.getRowObjectsJS().map(plainRow) as T[] };
     } catch (err) {
       // A DuckDB error is a problem with the statement, not a transient fault: do not retry.
       throw new BackendError(`warehouse query failed: ${err instanceof Error ? err.message : String(err)}`, {

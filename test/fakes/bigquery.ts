@@ -1,0 +1,238 @@
+/**
+ * A local fake of the BigQuery REST API (v2) for tests, reached through the real
+ * `@google-cloud/bigquery` client. It speaks the wire format (jobs.insert, jobs.get, jobs.query,
+ * jobs.getQueryResults with `schema` + `rows[].f[].v`), executes the received BigQuery SQL on
+ * DuckDB (translated here, in the fake only), enforces `maximumBytesBilled` with an estimate,
+ * records every request, and can inject faults.
+ */
+import Fastify from 'fastify';
+import { OAuth2Client } from 'google-auth-library';
+import path from 'node:path';
+import { DATA_DIR } from '../../backends';
+import { BigQueryWarehouse } from '../../backends/warehouse/bigquery';
+import { DuckDbWarehouse } from '../../backends/warehouse/duckdb';
+import type { SqlParam } from '../../backends/warehouse/types';
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  body: unknown;
+}
+
+interface QueryParameter {
+  name: string;
+  parameterType: { type: string; arrayType?: { type: string } };
+  parameterValue: { value?: string; arrayValues?: Array<{ value?: string }> };
+}
+
+interface StoredJob {
+  jobId: string;
+  location: string;
+  query: string;
+  rows: Array<Record<string, unknown>>;
+  bytes: number;
+  labels?: Record<string, string>;
+}
+
+export interface BigQueryFake {
+  apiEndpoint: string;
+  projectId: string;
+  requests: RecordedRequest[];
+  /** Every SQL text received, in order. */
+  queries: string[];
+  /** The next `count` query requests fail with this HTTP status and BigQuery error reason. */
+  failNext(count: number, status: number, reason: string, message?: string): void;
+  /** Answer the next `count` query requests with a body that is not valid JSON. */
+  malformNext(count: number): void;
+  /** A BigQueryWarehouse on the real client, pointed at this fake with a fake access token. */
+  warehouse(options?: { maximumBytesBilled?: number }): BigQueryWarehouse;
+  close(): Promise<void>;
+}
+
+const PROJECT = 'fake-project';
+
+/** BigQuery Standard SQL → DuckDB SQL, enough for the statements this project builds. */
+export function translateBigQuerySql(sql: string): string {
+  return sql
+    .replace(
+      /`[\w.-]+\.(\w+)`\.INFORMATION_SCHEMA\.COLUMNS/gi,
+      (_m, dataset: string) =>
+        `(SELECT table_name, column_name, ordinal_position, CASE WHEN data_type = 'VARCHAR' THEN 'STRING' WHEN data_type IN ('BIGINT','INTEGER','SMALLINT','HUGEINT') THEN 'INT64' WHEN data_type IN ('DOUBLE','FLOAT','REAL') THEN 'FLOAT64' WHEN data_type = 'BOOLEAN' THEN 'BOOL' ELSE data_type END AS data_type FROM information_schema.columns WHERE table_schema = '${dataset}')`,
+    )
+    .replace(/`[\w-]+\.(\w+)\.(\w+)`/g, '"$1"."$2"')
+    .replace(/`(\w+)`/g, '"$1"')
+    .replace(/IN\s+UNNEST\(\s*@(\w+)\s*\)/gi, 'IN (SELECT unnest($$$1))')
+    .replace(/REGEXP_CONTAINS\(/gi, 'regexp_matches(')
+    .replace(/AS STRING\)/gi, 'AS VARCHAR)')
+    .replace(/@(\w+)/g, '$$$1');
+}
+
+function paramValue(p: QueryParameter): SqlParam {
+  const convert = (type: string, v: string | undefined) => (type === 'INT64' || type === 'FLOAT64' || type === 'NUMERIC' ? Number(v) : type === 'BOOL' ? v === 'true' : (v ?? ''));
+  if (p.parameterType.type === 'ARRAY') {
+    const elementType = p.parameterType.arrayType?.type ?? 'STRING';
+    return (p.parameterValue.arrayValues ?? []).map((a) => convert(elementType, a.value)) as SqlParam;
+  }
+  return convert(p.parameterType.type, p.parameterValue.value) as SqlParam;
+}
+
+function fieldType(values: unknown[]): string {
+  const sample = values.find((v) => v !== null && v !== undefined);
+  if (typeof sample === 'number') return values.every((v) => v === null || Number.isInteger(v)) ? 'INTEGER' : 'FLOAT';
+  if (typeof sample === 'boolean') return 'BOOLEAN';
+  return 'STRING';
+}
+
+function toWireRows(rows: Array<Record<string, unknown>>) {
+  const names = rows.length ? Object.keys(rows[0]) : [];
+  const fields = names.map((name) => ({ name, type: fieldType(rows.map((r) => r[name])), mode: 'NULLABLE' }));
+  const wire = rows.map((r) => ({ f: names.map((n) => ({ v: r[n] === null || r[n] === undefined ? null : typeof r[n] === 'object' ? JSON.stringify(r[n]) : String(r[n]) })) }));
+  return { schema: { fields }, rows: wire, totalRows: String(rows.length) };
+}
+
+export async function startBigQueryFake(options: { seedDir?: string } = {}): Promise<BigQueryFake> {
+  const engine = await DuckDbWarehouse.open({ path: ':memory:', seedDir: options.seedDir ?? path.join(DATA_DIR, 'warehouse') });
+  const requests: RecordedRequest[] = [];
+  const queries: string[] = [];
+  const jobs = new Map<string, StoredJob>();
+  let faults: Array<{ status: number; reason: string; message: string }> = [];
+  let malformed = 0;
+  let counter = 0;
+
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  app.addHook('onRequest', async (req) => {
+    requests.push({ method: req.method, path: req.url, body: undefined });
+  });
+  app.addHook('preHandler', async (req) => {
+    requests[requests.length - 1].body = req.body;
+  });
+
+  const errorBody = (status: number, reason: string, message: string) => ({
+    error: { code: status, message, errors: [{ reason, message, domain: 'global' }], status: reason.toUpperCase() },
+  });
+
+  /** Runs a query configuration; returns the stored job or an error reply. */
+  async function runQuery(config: {
+    query: string;
+    queryParameters?: QueryParameter[];
+    maximumBytesBilled?: string;
+    labels?: Record<string, string>;
+    location?: string;
+    jobId?: string;
+  }): Promise<{ job?: StoredJob; error?: { status: number; body: unknown } }> {
+    queries.push(config.query);
+    const fault = faults.shift();
+    if (fault) return { error: { status: fault.status, body: errorBody(fault.status, fault.reason, fault.message) } };
+    const params: Record<string, SqlParam> = {};
+    const arrayTypes: Record<string, 'STRING' | 'INT64' | 'FLOAT64'> = {};
+    for (const p of config.queryParameters ?? []) {
+      params[p.name] = paramValue(p);
+      if (p.parameterType.type === 'ARRAY') arrayTypes[p.name] = (p.parameterType.arrayType?.type ?? 'STRING') as 'STRING';
+    }
+    let rows: Array<Record<string, unknown>>;
+    try {
+      rows = (await engine.query({ sql: translateBigQuerySql(config.query), params, arrayTypes })).rows;
+    } catch (err) {
+      return { error: { status: 400, body: errorBody(400, 'invalidQuery', (err as Error).message) } };
+    }
+    // A crude scan estimate: what a real engine would bill grows with the rows it reads.
+    const bytes = 10 * 1024 * 1024 + rows.length * 256;
+    if (config.maximumBytesBilled && bytes > Number(config.maximumBytesBilled)) {
+      return {
+        error: {
+          status: 400,
+          body: errorBody(400, 'bytesBilledLimitExceeded', `Query exceeded limit for bytes billed: ${config.maximumBytesBilled}. ${bytes} or higher required.`),
+        },
+      };
+    }
+    const job: StoredJob = { jobId: config.jobId ?? `job_${++counter}`, location: config.location ?? 'US', query: config.query, rows, bytes, labels: config.labels };
+    jobs.set(job.jobId, job);
+    return { job };
+  }
+
+  const jobResource = (job: StoredJob) => ({
+    kind: 'bigquery#job',
+    id: `${PROJECT}:${job.location}.${job.jobId}`,
+    jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location },
+    configuration: { query: { query: job.query }, labels: job.labels },
+    status: { state: 'DONE' },
+    statistics: { totalBytesProcessed: String(job.bytes), query: { totalBytesProcessed: String(job.bytes), totalBytesBilled: String(job.bytes) } },
+  });
+
+  const sendMalformed = (reply: import('fastify').FastifyReply) => reply.code(200).header('content-type', 'application/json').send('{"kind": "bigquery#queryResponse", "rows": [');
+
+  // jobs.insert
+  app.post('/bigquery/v2/projects/:project/jobs', async (req, reply) => {
+    if (malformed > 0) {
+      malformed--;
+      return sendMalformed(reply);
+    }
+    const body = req.body as { jobReference?: { jobId?: string; location?: string }; configuration?: { query?: Record<string, unknown>; labels?: Record<string, string> } };
+    const q = body.configuration?.query as { query: string; queryParameters?: QueryParameter[]; maximumBytesBilled?: string } | undefined;
+    if (!q?.query) return reply.code(400).send(errorBody(400, 'invalid', 'configuration.query.query is required'));
+    const { job, error } = await runQuery({ ...q, labels: body.configuration?.labels, jobId: body.jobReference?.jobId, location: body.jobReference?.location });
+    if (error) return reply.code(error.status).send(error.body);
+    return jobResource(job!);
+  });
+
+  // jobs.get
+  app.get('/bigquery/v2/projects/:project/jobs/:jobId', async (req, reply) => {
+    const job = jobs.get((req.params as { jobId: string }).jobId);
+    if (!job) return reply.code(404).send(errorBody(404, 'notFound', 'Not found: Job'));
+    return jobResource(job);
+  });
+
+  // jobs.query (the client's fast path)
+  app.post('/bigquery/v2/projects/:project/queries', async (req, reply) => {
+    if (malformed > 0) {
+      malformed--;
+      return sendMalformed(reply);
+    }
+    const body = req.body as { query: string; queryParameters?: QueryParameter[]; maximumBytesBilled?: string; labels?: Record<string, string>; location?: string };
+    const { job, error } = await runQuery(body);
+    if (error) return reply.code(error.status).send(error.body);
+    return { kind: 'bigquery#queryResponse', jobReference: { projectId: PROJECT, jobId: job!.jobId, location: job!.location }, jobComplete: true, totalBytesProcessed: String(job!.bytes), ...toWireRows(job!.rows) };
+  });
+
+  // jobs.getQueryResults
+  app.get('/bigquery/v2/projects/:project/queries/:jobId', async (req, reply) => {
+    const job = jobs.get((req.params as { jobId: string }).jobId);
+    if (!job) return reply.code(404).send(errorBody(404, 'notFound', 'Not found: Job'));
+    return { kind: 'bigquery#getQueryResultsResponse', jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location }, jobComplete: true, totalBytesProcessed: String(job.bytes), ...toWireRows(job.rows) };
+  });
+
+  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody(404, 'notFound', `fake has no route for ${req.method} ${req.url}`)));
+
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as { port: number }).port;
+  const apiEndpoint = `http://127.0.0.1:${port}`;
+
+  return {
+    apiEndpoint,
+    projectId: PROJECT,
+    requests,
+    queries,
+    failNext(count, status, reason, message = `injected ${reason}`) {
+      for (let i = 0; i < count; i++) faults.push({ status, reason, message });
+    },
+    malformNext(count) {
+      malformed += count;
+    },
+    warehouse(opts = {}) {
+      const authClient = new OAuth2Client();
+      authClient.setCredentials({ access_token: 'fake-token', expiry_date: Date.now() + 3_600_000 });
+      return new BigQueryWarehouse({
+        projectId: PROJECT,
+        location: 'US',
+        maximumBytesBilled: opts.maximumBytesBilled ?? 100 * 1024 * 1024,
+        apiEndpoint,
+        authClient: authClient as never,
+      });
+    },
+    async close() {
+      faults = [];
+      await app.close();
+      await engine.close();
+    },
+  };
+}
