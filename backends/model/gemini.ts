@@ -22,6 +22,8 @@ export interface GeminiModelOptions {
   maxRepairs: number;
   /** Shown in logs and in the capability list: 'gemini', 'vertex' or 'standin'. */
   label: string;
+  /** Vertex mode only: credentials other than Application Default Credentials (tests pass a fake token). */
+  googleAuthOptions?: ConstructorParameters<typeof GoogleGenAI>[0]['googleAuthOptions'];
 }
 
 /** Strips what Gemini's schema dialect does not take and returns a plain JSON Schema object. */
@@ -43,7 +45,7 @@ export class GeminiModel implements ModelBackend {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     };
     this.client = options.vertex
-      ? new GoogleGenAI({ vertexai: true, project: options.vertex.project, location: options.vertex.location, httpOptions })
+      ? new GoogleGenAI({ vertexai: true, project: options.vertex.project, location: options.vertex.location, httpOptions, googleAuthOptions: options.googleAuthOptions })
       : new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
   }
 

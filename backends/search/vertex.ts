@@ -89,7 +89,9 @@ export class VertexSearch implements SearchBackend {
       // gRPC status codes from the fallback client: 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE, 4 DEADLINE_EXCEEDED, 13 INTERNAL.
       const grpcRetryable = e.code === 8 || e.code === 14 || e.code === 4 || e.code === 13 || e.code === 10;
       const httpStatus = typeof e.code === 'number' && e.code >= 100 ? e.code : undefined;
-      const retryable = grpcRetryable || (httpStatus !== undefined && isRetryableStatus(httpStatus)) || (e.code === undefined && isTransportError(err));
+      // A body that is not JSON comes from a proxy or a cut response: worth another attempt.
+      const garbled = (err as Error)?.name === 'SyntaxError' || /JSON/i.test(e.message ?? '');
+      const retryable = garbled || grpcRetryable || (httpStatus !== undefined && isRetryableStatus(httpStatus)) || (e.code === undefined && isTransportError(err));
       throw new BackendError(`Vertex AI Search ${retryable ? 'unavailable' : 'rejected the request'} for ${request.collection}: ${e.message ?? String(err)}`, {
         backend: 'search',
         retryable,

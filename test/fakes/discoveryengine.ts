@@ -1,0 +1,105 @@
+/**
+ * A local fake of the Discovery Engine (Vertex AI Search) REST API v1 for tests, reached through
+ * the real `@google-cloud/discoveryengine` SearchServiceClient in REST fallback mode. It serves
+ * `POST /v1/{servingConfig}:search` over in-memory data stores, answers in the real JSON wire
+ * format (structData as plain JSON, which the client turns into protobuf Struct form), records
+ * requests, and can inject HTTP faults and malformed bodies.
+ */
+import Fastify from 'fastify';
+import { OAuth2Client } from 'google-auth-library';
+import { VertexSearch } from '../../backends/search/vertex';
+
+export interface DiscoveryEngineFake {
+  host: string;
+  port: number;
+  project: string;
+  requests: Array<{ path: string; body: unknown }>;
+  /** Adds or replaces a data store's documents (id + structData). */
+  setDataStore(dataStoreId: string, documents: Array<Record<string, unknown>>): void;
+  failNext(count: number, status: number, message?: string): void;
+  malformNext(count: number): void;
+  /** A VertexSearch on the real client pointed at this fake (data store id = prefix + collection). */
+  search(options?: { dataStorePrefix?: string; servingConfigs?: Record<string, string> }): VertexSearch;
+  close(): Promise<void>;
+}
+
+const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+
+function words(text: string): string[] {
+  return text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+}
+
+function flatten(value: unknown): string {
+  if (typeof value === 'string' || typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return value.map(flatten).join(' ');
+  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k} ${flatten(v)}`).join(' ');
+  return '';
+}
+
+export async function startDiscoveryEngineFake(stores: Record<string, Array<Record<string, unknown>>> = {}): Promise<DiscoveryEngineFake> {
+  const dataStores = new Map(Object.entries(stores));
+  const requests: Array<{ path: string; body: unknown }> = [];
+  const faults: Array<{ status: number; message: string }> = [];
+  let malformed = 0;
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+
+  // The whole resource path is one wildcard: .../dataStores/{id}/servingConfigs/{id}:search
+  app.post('/v1/*', async (req, reply) => {
+    const path = (req.params as { '*': string })['*'];
+    requests.push({ path, body: req.body });
+    const fault = faults.shift();
+    if (fault) return reply.code(fault.status).send({ error: { code: fault.status, message: fault.message, status: STATUS[fault.status] ?? 'UNKNOWN' } });
+    if (malformed > 0) {
+      malformed--;
+      return reply.code(200).header('content-type', 'application/json').send('{"results": [{"id": ');
+    }
+    const match = /^projects\/[^/]+\/locations\/[^/]+\/(?:collections\/[^/]+\/)?dataStores\/([^/]+)\/servingConfigs\/[^/:]+:search$/.exec(path);
+    if (!match) return reply.code(404).send({ error: { code: 404, message: `no such method: ${path}`, status: 'NOT_FOUND' } });
+    const docs = dataStores.get(match[1]);
+    if (!docs) return reply.code(404).send({ error: { code: 404, message: `DataStore ${match[1]} not found.`, status: 'NOT_FOUND' } });
+    const body = req.body as { query?: string; pageSize?: number };
+    const terms = new Set(words(body.query ?? ''));
+    const scored = docs
+      .map((doc) => ({ doc, score: words(flatten(doc)).filter((w) => terms.has(w)).length }))
+      .filter((s) => s.score > 0)
+      .sort((a, b) => b.score - a.score);
+    const page = scored.slice(0, body.pageSize || 10);
+    return {
+      results: page.map(({ doc }) => {
+        const { id, ...structData } = doc;
+        return { id: String(id), document: { name: `${path.replace(/\/servingConfigs\/.*$/, '')}/branches/0/documents/${id}`, id: String(id), structData } };
+      }),
+      totalSize: scored.length,
+      attributionToken: 'fake-attribution',
+    };
+  });
+
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const port = (app.server.address() as { port: number }).port;
+  return {
+    host: '127.0.0.1',
+    port,
+    project: 'fake-project',
+    requests,
+    setDataStore: (id, documents) => void dataStores.set(id, documents),
+    failNext(count, status, message = `injected ${status}`) {
+      for (let i = 0; i < count; i++) faults.push({ status, message });
+    },
+    malformNext(count) {
+      malformed += count;
+    },
+    search(options = {}) {
+      const authClient = new OAuth2Client();
+      authClient.setCredentials({ access_token: 'fake-token', expiry_date: Date.now() + 3_600_000 });
+      return new VertexSearch({
+        project: 'fake-project',
+        location: 'global',
+        dataStorePrefix: options.dataStorePrefix ?? 'agent-flows-',
+        servingConfigs: options.servingConfigs ?? {},
+        apiEndpoint: { host: '127.0.0.1', port, protocol: 'http' },
+        authClient,
+      });
+    },
+    close: () => app.close(),
+  };
+}
