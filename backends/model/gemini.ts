@@ -23,7 +23,7 @@ export interface GeminiModelOptions {
   /** Shown in logs and in the capability list: 'gemini', 'vertex' or 'standin'. */
   label: string;
   /** Vertex mode only: credentials other than Application Default Credentials (tests pass a fake token). */
-  googleAuthOptions?: ConstructorParameters<typeof GoogleGenAI>[0]['googleAuthOptions'];
+  googleAuthOptions?: NonNullable<ConstructorParameters<typeof GoogleGenAI>[0]>['googleAuthOptions'];
 }
 
 /** Strips what Gemini's schema dialect does not take and returns a plain JSON Schema object. */
