@@ -13,7 +13,7 @@ const { describeBackends, searchPlatformDocs, queryComponents } = proxyActivitie
 const { summarizeFindings } = proxyActivities<PlatformActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8 },
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 8, nonRetryableErrorTypes: ['ModelRequestRejected'] },
 });
 
 /** Search → warehouse → model: proves every backend works through Temporal activities. */
