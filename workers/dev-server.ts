@@ -61,10 +61,13 @@ export async function startDevServer(options: {
   dbFile?: string;
   namespace?: string;
   quiet?: boolean;
+  /** Codec endpoint the Web UI calls to decode encrypted payloads. */
+  uiCodecEndpoint?: string;
 }): Promise<DevServer> {
   const cli = resolveTemporalCli({ quiet: options.quiet });
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'error'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   else args.push('--headless');
   if (options.dbFile) {
     mkdirSync(path.dirname(path.resolve(options.dbFile)), { recursive: true });

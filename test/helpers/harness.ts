@@ -14,6 +14,7 @@ import { createBackends, type Backends } from '../../backends';
 import type { FlowDefinition } from '../../contracts/common';
 import { parseConfig, type Config } from '../../contracts/config';
 import { startFlow } from '../../client/flow-client';
+import { dataConverterFromEnv } from '../../client/payload-codec';
 import { startStandin, type FaultSettingsInput, type StandinServer } from '../../standin/server';
 import { createFlowWorker } from '../../workers/worker';
 
@@ -55,7 +56,15 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   });
 }
 
-export async function createHarness(options: { faults?: FaultSettingsInput; config?: Record<string, string>; backends?: (b: Backends) => Backends } = {}): Promise<Harness> {
+export async function createHarness(
+  options: {
+    faults?: FaultSettingsInput;
+    config?: Record<string, string>;
+    backends?: (b: Backends) => Backends;
+    /** Encrypt payloads (worker and client) with this base64 key. */
+    payloadKey?: string;
+  } = {},
+): Promise<Harness> {
   quietRuntime();
   const address = inject('temporalAddress');
   const standin = await startStandin({ faults: options.faults });
@@ -64,13 +73,15 @@ export async function createHarness(options: { faults?: FaultSettingsInput; conf
   const backends = options.backends ? options.backends(created) : created;
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
+  const dataConverter = options.payloadKey ? dataConverterFromEnv({ AGENT_FLOWS_PAYLOAD_KEY: options.payloadKey }) : undefined;
+  const client = new Client({ connection, namespace: 'default', dataConverter });
   const taskQueue = `test-${randomUUID().slice(0, 8)}`;
   const worker = await createFlowWorker({
     connection: nativeConnection,
     backends,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
+    dataConverter: dataConverter ?? {},
   });
   const running = worker.run();
   const start = (flow: FlowDefinition, input: unknown, workflowId?: string) => startFlow(client, flow, input, { taskQueue, workflowId });
