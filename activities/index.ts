@@ -4,10 +4,18 @@
  */
 import type { Backends } from '../backends';
 import { createPlatformActivities } from './platform';
+import { createEadsActivities } from './eads';
+import { createBomActivities } from './bom';
+import { createProposalActivities } from './proposal';
+import { createDiscoveryActivities } from './discovery';
 
 export function createActivities(backends: Backends) {
   return {
     ...createPlatformActivities(backends),
+    ...createEadsActivities(backends),
+    ...createBomActivities(backends),
+    ...createProposalActivities(backends),
+    ...createDiscoveryActivities(backends),
   };
 }
 

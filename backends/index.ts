@@ -19,6 +19,8 @@ export interface Backends {
   model: ModelBackend;
   warehouse: Warehouse;
   search: SearchBackend;
+  /** The configuration the backends were built from: lets activities read ARTIFACT_DIR and flow settings. */
+  config?: Config;
   close(): Promise<void>;
 }
 
@@ -77,6 +79,7 @@ export async function createBackends(config: Config): Promise<Backends> {
     model: createModel(config),
     warehouse,
     search: createSearch(config),
+    config,
     close: () => warehouse.close(),
   };
 }

@@ -6,6 +6,7 @@
 import { Client, Connection, WorkflowIdReusePolicy, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { randomBytes } from 'node:crypto';
+import { dataConverterFromEnv } from './payload-codec';
 import { flowSearchAttribute, slugify, TASK_QUEUE, type FlowDefinition } from '../contracts/common';
 
 export async function connectClient(overrides: { address?: string; namespace?: string } = {}): Promise<Client> {
@@ -14,7 +15,7 @@ export async function connectClient(overrides: { address?: string; namespace?: s
     ...(connectionOptions as Parameters<typeof Connection.connect>[0]),
     ...(overrides.address ? { address: overrides.address } : {}),
   });
-  return new Client({ connection, namespace: overrides.namespace ?? namespace ?? 'default' });
+  return new Client({ connection, namespace: overrides.namespace ?? namespace ?? 'default', dataConverter: dataConverterFromEnv() });
 }
 
 export class InvalidFlowInput extends Error {

@@ -78,8 +78,29 @@ export const configSchema = z
     CONTROL_PLANE_HOST: z.string().min(1).default('127.0.0.1'),
     CONTROL_PLANE_PORT: port.default(8080),
     // --- flow settings: one block per flow, each variable prefixed with the flow's name ---
+    PROPOSAL_LITERATURE_COLLECTION: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/).default('literature'), // writeResearchProposal: search collection with the literature
 
+    BOM_DATASET: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/).default('bom_demo'), // answerBomQuestion: dataset with item_master and bom_details
+    BOM_RAG_ENABLED: bool.default(true), // answerBomQuestion: search schema docs and query patterns first (input ragEnabled overrides)
+    BOM_MAX_STRATEGIES: z.coerce.number().int().min(1).max(3).default(3), // answerBomQuestion: strategies of the refinement loop (input maxStrategies overrides)
+    BOM_QUERY_REUSE_ENABLED: bool.default(true), // answerBomQuestion: reuse validated query patterns from data/search/bom-query-patterns.json
+    BOM_QUERY_REUSE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.85), // answerBomQuestion: similarity needed to reuse a pattern
+    EADS_LIBRARY_DIRS: z.string().min(1).default('data/eads'), // runEadsInterview: EADS library directories (path-delimiter separated, relative to the project root)
+    EADS_FIXTURES_DIR: z.string().min(1).default('data/eads-fixtures'), // runEadsInterview: surrogate-expert firm fixtures
+    CONTROL_PLANE_URL: z.url().optional(), // control plane: the worker registers its manifest there when set (npm start sets it)
+    CONTROL_PLANE_TOKEN: optionalString, // control plane: bearer token required on /api/* and sent by the worker, when set
+    CONTROL_PLANE_STORE: z.string().min(1).default('.temporal/control-plane-agents.jsonl'), // control plane: registration journal (survives restarts)
+    CONTROL_PLANE_AGENT_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/).default('agent-flows'), // control plane: agent id our worker registers as
+    CONTROL_PLANE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000), // control plane: worker heartbeat interval (stale after 3 intervals)
+    CONTROL_PLANE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000), // control plane: discovery cache TTL
     // --- end of flow settings ---
+    /** 32 bytes, base64: encrypts workflow payloads in Temporal history (AES-256-GCM). Unset: plaintext. */
+    AGENT_FLOWS_PAYLOAD_KEY: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || v.trim() === '' || Buffer.from(v.trim(), 'base64').length === 32, 'expected 32 bytes, base64-encoded (openssl rand -base64 32)'),
+    /** Port of the codec endpoint the Web UI calls to show encrypted payloads (npm start, with a key). */
+    CODEC_PORT: port.default(8234),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     VERBOSE_STANDIN: bool.default(false),
   })

@@ -1,8 +1,12 @@
 /** The registry of flows: what the thin client, the MCP server, the demo and the control plane offer. */
 import type { FlowDefinition } from './common';
 import { platformCheckFlow } from './platform';
+import { runEadsInterviewFlow } from './eads';
+import { bomQuestionFlow } from './bom';
+import { researchProposalFlow } from './proposal';
+import { discoverFromPrpFlow } from './discovery';
 
-export const flows: FlowDefinition[] = [platformCheckFlow as unknown as FlowDefinition];
+export const flows: FlowDefinition[] = [platformCheckFlow as unknown as FlowDefinition, runEadsInterviewFlow as unknown as FlowDefinition, researchProposalFlow as unknown as FlowDefinition, discoverFromPrpFlow as unknown as FlowDefinition, bomQuestionFlow as unknown as FlowDefinition];
 
 export function findFlow(nameOrSlug: string): FlowDefinition | undefined {
   return flows.find((f) => f.type === nameOrSlug || f.slug === nameOrSlug);

@@ -2,7 +2,7 @@ import type { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTES } from './dev-server';
 
-const TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+export const INDEXED_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
   Text: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_TEXT,
   Int: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
@@ -23,7 +23,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
   if (missing.length === 0) return [];
   await connection.operatorService.addSearchAttributes({
     namespace,
-    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, TYPES[type]])),
+    searchAttributes: Object.fromEntries(missing.map(([name, type]) => [name, INDEXED_TYPES[type]])),
   });
   return missing.map(([name]) => name);
 }

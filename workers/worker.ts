@@ -13,6 +13,8 @@ import { createActivities } from '../activities';
 import { createBackends, type Backends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
 import { ConfigError, loadConfig, type Config } from '../contracts/config';
+import { startWorkerRegistration } from '../server/agent-registration';
+import { dataConverterFromEnv } from '../client/payload-codec';
 import { ensureSearchAttributes } from './search-attributes';
 
 export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
@@ -26,6 +28,8 @@ export interface FlowWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
   identity?: string;
+  /** Payload codecs (encryption): same as the clients'. Default: from AGENT_FLOWS_PAYLOAD_KEY. */
+  dataConverter?: WorkerOptions['dataConverter'];
 }
 
 export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
@@ -37,6 +41,7 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
     activities: createActivities(options.backends),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
     ...(options.identity ? { identity: options.identity } : {}),
+    dataConverter: options.dataConverter ?? dataConverterFromEnv(),
   });
 }
 
@@ -73,7 +78,15 @@ export async function runWorker(config: Config, options: { onReady?: (worker: Wo
         (config.WORKER_METRICS_PORT ? `; metrics http://127.0.0.1:${config.WORKER_METRICS_PORT}/metrics` : ''),
     );
     options.onReady?.(worker);
-    await worker.run();
+    const running = worker.run();
+    running.catch(() => undefined); // handled below; keeps an early failure from being "unhandled" meanwhile
+    // Best effort: with CONTROL_PLANE_URL set, announce this worker's flows and activities to the control plane.
+    const registration = await startWorkerRegistration(config, { activityNames: Object.keys(createActivities(backends)), namespace, taskQueue: TASK_QUEUE, address: connectionOptions.address ?? 'localhost:7233' }).catch(() => undefined);
+    try {
+      await running;
+    } finally {
+      await registration?.stop();
+    }
   } finally {
     await backends.close();
     await connection.close();

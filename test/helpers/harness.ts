@@ -16,6 +16,8 @@ import { parseConfig, type Config } from '../../contracts/config';
 import { startFlow } from '../../client/flow-client';
 import { dataConverterFromEnv } from '../../client/payload-codec';
 import { startStandin, type FaultSettingsInput, type StandinServer } from '../../standin/server';
+import { SEARCH_ATTRIBUTES } from '../../workers/dev-server';
+import { INDEXED_TYPES } from '../../workers/search-attributes';
 import { createFlowWorker } from '../../workers/worker';
 
 let runtimeInstalled = false;
@@ -107,10 +109,19 @@ export async function createHarness(
   };
 }
 
-/** A time-skipping test server (from the resolved binary) for timer-heavy tests. */
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+/**
+ * A time-skipping test server (from the resolved binary) for timer-heavy tests, with the flows'
+ * search attributes registered (the test server starts without them and does not implement the
+ * list call `ensureSearchAttributes` makes, so they are added directly).
+ */
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: inject('testServerPath') } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: inject('testServerPath') } } });
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: 'default',
+    searchAttributes: Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, INDEXED_TYPES[type]])),
+  });
+  return env;
 }
 
 export const REPLAY_DIR = path.resolve(__dirname, '..', 'replay');

@@ -1,0 +1,109 @@
+/**
+ * The steps of `discoverFromPrp`: plan (one model call over the whole PRP), search (one catalog
+ * search per step) and validate (one model call per candidate). Every call heartbeats and stops
+ * when Temporal cancels the activity (see `backendCall`).
+ */
+import { z } from 'zod';
+import type { Backends } from '../backends';
+import type { SearchHit } from '../backends/search/types';
+import {
+  candidateTableSchema,
+  DISCOVERY_COLLECTION,
+  searchPlanSchema,
+  validationVerdictSchema,
+  type CandidateTable,
+  type Column,
+  type SearchStep,
+} from '../contracts/discovery';
+import { askModel, backendCall } from './support';
+
+const PLAN_INSTRUCTIONS = `You plan a data discovery search over a warehouse table catalog for the requirements document (PRP) below.
+Read the whole PRP for context, then split the target schema's columns into conceptual groups of data that would come from the same kind of source table (e.g. game metadata, model predictions, actual results).
+For each group return: conceptual_group (a short description), search_query (one focused sentence for a semantic search over table descriptions and column names), target_columns_for_validation (names from target_schema only).
+Cover every target column that a source table could provide; leave out columns the PRP says are derived or computed.`;
+
+const VALIDATE_INSTRUCTIONS = `Decide whether the candidate table is a good source for the target columns of one conceptual group.
+Judge only these target columns, not the whole requirement: a table that provides part of them is still a good fit if it provides the data the group is about.
+Compare names, types and descriptions; the table must hold the same kind of data (same domain and meaning), not only similar column names.
+Return is_good_fit, relevance_score (0 to 1), a short reasoning naming the matching columns, and matched_columns (target column names the table provides).`;
+
+/** Compact JSON: the prompt carries schemas, and pretty-printing them would only cost tokens. */
+const compact = (value: unknown): string => JSON.stringify(value);
+
+const candidateDocument = z.object({
+  table_id: z.string().min(1),
+  project_id: z.string().nullish(),
+  dataset_id: z.string().nullish(),
+  description: z.string().nullish(),
+  schema: z.unknown(),
+});
+const catalogColumn = z.object({ name: z.string().min(1), type: z.string().nullish(), description: z.string().nullish(), mode: z.string().nullish() });
+
+/** Catalogs index a schema as a list, as a JSON string, or as BigQuery's `{ fields: [...] }`. */
+function schemaList(value: unknown): unknown[] {
+  let v = value;
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      return [];
+    }
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v) && Array.isArray((v as { fields?: unknown }).fields)) v = (v as { fields: unknown[] }).fields;
+  return Array.isArray(v) ? v : [];
+}
+
+/** A search hit as a candidate table, or undefined when the document does not describe a table with columns. */
+export function parseCandidate(hit: SearchHit): CandidateTable | undefined {
+  const doc = candidateDocument.safeParse(hit.data);
+  if (!doc.success) return undefined;
+  const schema = schemaList(doc.data.schema)
+    .map((c) => catalogColumn.safeParse(c))
+    .filter((r) => r.success)
+    .map(({ data: c }) => ({ name: c.name, type: c.type || 'STRING', ...(c.description ? { description: c.description } : {}), ...(c.mode ? { mode: c.mode } : {}) }));
+  if (!schema.length) return undefined;
+  return candidateTableSchema.parse({
+    table_id: doc.data.table_id,
+    project_id: doc.data.project_id ?? '',
+    dataset_id: doc.data.dataset_id ?? '',
+    description: doc.data.description ?? '',
+    schema,
+  });
+}
+
+export function createDiscoveryActivities({ model, search }: Backends) {
+  return {
+    /** One model call over the whole PRP and the target schema; every step's columns belong to the schema. */
+    async discoveryPlanSearch(prp: string, targetSchema: Column[]) {
+      const schema = searchPlanSchema(targetSchema.map((c) => c.name));
+      return askModel(model, {
+        task: 'discovery.plan',
+        instructions: PLAN_INSTRUCTIONS,
+        sections: { prp, target_schema: compact(targetSchema) },
+        schema,
+      });
+    },
+
+    /** One catalog search; hits that do not describe a table are dropped and counted. */
+    async discoverySearchCatalog(query: string, limit: number): Promise<{ candidates: CandidateTable[]; skipped: number; totalSize: number }> {
+      const { hits, totalSize } = await backendCall(() => search.search({ collection: DISCOVERY_COLLECTION, query, pageSize: limit }));
+      const parsed = hits.slice(0, limit).map(parseCandidate);
+      const candidates = parsed.filter((c): c is CandidateTable => c !== undefined);
+      return { candidates, skipped: parsed.length - candidates.length, totalSize };
+    },
+
+    /** The validator sees the candidate's full schema, only this step's target columns, and the group. */
+    async discoveryValidateCandidate(step: Pick<SearchStep, 'conceptual_group'>, targetColumns: Column[], candidate: CandidateTable) {
+      return askModel(model, {
+        task: 'discovery.validate',
+        instructions: VALIDATE_INSTRUCTIONS,
+        sections: {
+          conceptual_group: step.conceptual_group,
+          target_columns: compact(targetColumns),
+          candidate_table: compact(candidate),
+        },
+        schema: validationVerdictSchema,
+      });
+    },
+  };
+}

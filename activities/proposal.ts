@@ -1,0 +1,292 @@
+/**
+ * The research proposal's steps (seed 002). Each stage is one activity with one model call that
+ * returns the seed's contract, validated by zod; the literature comes from the search backend
+ * and is cited by result id, so every URL in a proposal is one the search returned.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import path from 'node:path';
+import { z } from 'zod';
+import type { Backends } from '../backends';
+import { formatZodError, type TokenUsage } from '../contracts/common';
+import {
+  dataCollectionPlanSchema,
+  formatTimeline,
+  httpUrlSchema,
+  methodologyRecommendationSchema,
+  problemDefinitionSchema,
+  qualityIssueSchema,
+  qualityValidationSchema,
+  researchObjectivesSchema,
+  timelineWeeks,
+  type DataCollectionPlan,
+  type LiteratureEntry,
+  type MethodologyRecommendation,
+  type ProblemDefinition,
+  type QualityValidation,
+  type ResearchObjectives,
+  type UserProfile,
+} from '../contracts/proposal';
+import { checkFeasibility, combineQuality } from '../workflows/proposal/quality';
+import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './proposal-pdf';
+import { askModel, backendCall } from './support';
+
+/** One search result the problem formulation may cite. */
+export interface LiteratureHit {
+  id: string;
+  title: string;
+  url: string;
+  source: string;
+  year: number | null;
+  authors: string | null;
+  snippet: string;
+  keywords: string[];
+  score: number;
+}
+
+/** What the problem-formulation call answers: literature by result id, never by URL. */
+export const problemFormulationReply = z.object({
+  working_title: z.string().min(5).max(200),
+  problem_statement: z.string().min(20),
+  main_research_question: z.string().min(10),
+  secondary_questions: z.array(z.string().min(5)).min(1).max(6),
+  key_variables: z.array(z.string().min(1)).min(1).max(10),
+  literature: z
+    .array(z.object({ result_id: z.string().min(1).describe('the id of a search result'), relevance_note: z.string().min(1) }))
+    .max(8),
+});
+export type ProblemFormulationReply = z.infer<typeof problemFormulationReply>;
+
+export const qualityReply = z.object({
+  coherence_score: z.number().min(0).max(1),
+  feasibility_score: z.number().min(0).max(1),
+  issues_identified: z.array(qualityIssueSchema).max(10),
+  recommendations: z.array(z.string().min(1)).max(8),
+  refinement_targets: z.array(z.string()).max(4),
+});
+
+/** Keeps only citations of real search results (by id, or by a URL the search returned). */
+export function citeFromHits(picks: ProblemFormulationReply['literature'], hits: LiteratureHit[]): { entries: LiteratureEntry[]; dropped: string[] } {
+  const byId = new Map(hits.map((h) => [h.id, h]));
+  const byUrl = new Map(hits.map((h) => [h.url, h]));
+  const seen = new Set<string>();
+  const entries: LiteratureEntry[] = [];
+  const dropped: string[] = [];
+  for (const pick of picks) {
+    const hit = byId.get(pick.result_id.trim()) ?? byUrl.get(pick.result_id.trim());
+    if (!hit) {
+      dropped.push(pick.result_id);
+      continue;
+    }
+    if (seen.has(hit.id)) continue;
+    seen.add(hit.id);
+    entries.push({ title: hit.title, url: hit.url, relevance_note: pick.relevance_note, source: hit.source });
+  }
+  return { entries, dropped };
+}
+
+/** Reads a search document (embedded corpus or Vertex AI Search structData) as a literature hit. */
+export function toLiteratureHit(id: string, score: number, data: Record<string, unknown>): LiteratureHit | undefined {
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+  const url = str(data.url) ?? str(data.link) ?? str(data.uri);
+  const title = str(data.title);
+  if (!url || !title || !httpUrlSchema.safeParse(url).success) return undefined;
+  return {
+    id,
+    title,
+    url,
+    source: str(data.venue) ?? str(data.source) ?? new URL(url).hostname,
+    year: typeof data.year === 'number' ? data.year : null,
+    authors: str(data.authors) ?? null,
+    snippet: (str(data.abstract) ?? str(data.snippet) ?? '').slice(0, 400),
+    keywords: Array.isArray(data.keywords) ? data.keywords.filter((k): k is string => typeof k === 'string') : [],
+    score,
+  };
+}
+
+/**
+ * The stage's result must match the seed's contract. A mismatch here is a defect in the code
+ * that assembles it (the model's own reply was validated already), so retrying cannot help.
+ */
+function conform<S extends z.ZodType>(schema: S, value: unknown, stage: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw ApplicationFailure.nonRetryable(`${stage}: result violates its contract: ${formatZodError(result.error)}`, 'StageContractViolation');
+}
+
+/** A compact view of the profile for prompts (every stage needs it; tokens matter). */
+function profileSection(p: UserProfile) {
+  return { ...p, timeline_weeks: timelineWeeks(p.total_timeline), timeline: formatTimeline(p.total_timeline) };
+}
+
+export function createProposalActivities({ model, search, config }: Backends) {
+  const collection = config?.PROPOSAL_LITERATURE_COLLECTION ?? 'literature';
+  const artifactDir = path.resolve(config?.ARTIFACT_DIR ?? 'out');
+
+  return {
+    /** The literature review's search (seed: LiteratureReviewAgent → google_search): real results only. */
+    async searchLiterature(profile: UserProfile, focusTerms: string[] = []): Promise<LiteratureHit[]> {
+      const queries = [profile.research_area, `${profile.field_of_study} ${profile.research_area}`, profile.additional_context ?? '', focusTerms.join(' ')].filter((q) => q.trim().length > 0);
+      const best = new Map<string, LiteratureHit>();
+      for (const query of queries) {
+        const { hits } = await backendCall(() => search.search({ collection, query, pageSize: 20 }));
+        for (const h of hits) {
+          const hit = toLiteratureHit(h.id, h.score, h.data);
+          if (hit && (best.get(hit.id)?.score ?? -Infinity) < hit.score) best.set(hit.id, hit);
+        }
+      }
+      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
+      // BM25 matches any shared word; results far below the best one are noise, not literature.
+      const floor = (ranked[0]?.score ?? 0) * 0.3;
+      return ranked.filter((h) => h.score >= floor).slice(0, 10);
+    },
+
+    async formulateProblem(args: {
+      profile: UserProfile;
+      hits: LiteratureHit[];
+      round: number;
+      previous?: ProblemDefinition;
+      feedback?: string[];
+    }): Promise<{ definition: ProblemDefinition; title: string; citationsDropped: string[]; usage: TokenUsage }> {
+      const { profile, hits, previous, feedback = [] } = args;
+      const refining = previous !== undefined;
+      const { data, usage } = await askModel(model, {
+        task: 'proposal.problem_formulation',
+        instructions: [
+          'You formulate a research problem for the researcher in <profile>.',
+          'Use only the studies in <search_results>; cite them by their "id" in literature[].result_id with a one-sentence relevance note. Do not cite anything else.',
+          'Give 2-4 secondary questions (fewer if the timeline is short) and the key variables.',
+          refining ? 'Refine <previous_definition> so that it addresses every point of <refinement_feedback>; keep what already works.' : '',
+        ]
+          .filter(Boolean)
+          .join('\n'),
+        sections: {
+          profile: profileSection(profile),
+          search_results: hits.map((h) => ({ id: h.id, title: h.title, source: h.source, year: h.year, snippet: h.snippet, keywords: h.keywords })),
+          ...(refining
+            ? {
+                previous_definition: {
+                  main_research_question: previous.main_research_question,
+                  secondary_questions: previous.secondary_questions,
+                  key_variables: previous.key_variables,
+                },
+                refinement_feedback: feedback,
+              }
+            : {}),
+        },
+        schema: problemFormulationReply,
+      });
+      const { entries, dropped } = citeFromHits(data.literature, hits);
+      const history = [...(previous?.refinement_history ?? [])];
+      if (refining) {
+        history.push({
+          round: args.round,
+          feedback,
+          previous_main_question: previous.main_research_question,
+          previous_secondary_questions: previous.secondary_questions.length,
+        });
+      }
+      const definition: ProblemDefinition = conform(problemDefinitionSchema, {
+        problem_statement: data.problem_statement,
+        main_research_question: data.main_research_question,
+        secondary_questions: data.secondary_questions,
+        key_variables: data.key_variables,
+        preliminary_literature: entries,
+        refinement_history: history,
+      }, 'problem formulation');
+      return { definition, title: data.working_title, citationsDropped: dropped, usage };
+    },
+
+    async defineObjectives(profile: UserProfile, problem: ProblemDefinition): Promise<{ data: ResearchObjectives; usage: TokenUsage }> {
+      return askModel(model, {
+        task: 'proposal.objectives',
+        instructions:
+          'Turn the main research question into a general objective and each secondary question into one SMART specific objective (same order). Assess feasibility against the profile and check that every question is covered.',
+        sections: {
+          profile: profileSection(profile),
+          problem: { main_research_question: problem.main_research_question, secondary_questions: problem.secondary_questions, key_variables: problem.key_variables },
+        },
+        schema: researchObjectivesSchema,
+      });
+    },
+
+    async recommendMethodology(profile: UserProfile, problem: ProblemDefinition, objectives: ResearchObjectives): Promise<{ data: MethodologyRecommendation; usage: TokenUsage }> {
+      return askModel(model, {
+        task: 'proposal.methodology',
+        instructions:
+          'Recommend one methodology that answers the objectives with the researcher’s skills, time and constraints; justify it, list the skills it needs, estimate its duration with key phases, and give up to two alternatives with pros and cons.',
+        sections: {
+          profile: profileSection(profile),
+          problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
+          objectives: { general_objective: objectives.general_objective, specific_objectives: objectives.specific_objectives },
+        },
+        schema: methodologyRecommendationSchema,
+      });
+    },
+
+    async planDataCollection(profile: UserProfile, objectives: ResearchObjectives, methodology: MethodologyRecommendation): Promise<{ data: DataCollectionPlan; usage: TokenUsage }> {
+      return askModel(model, {
+        task: 'proposal.data_collection',
+        instructions:
+          'Plan the data collection for the methodology: techniques, tools (respect the constraints, e.g. free tools when there is no budget), data sources, sample size, and a phased timeline (preparation, collection, quality check) whose total_duration is stated in weeks.',
+        sections: {
+          profile: profileSection(profile),
+          objectives: { specific_objectives: objectives.specific_objectives },
+          methodology: {
+            recommended_methodology: methodology.recommended_methodology,
+            methodology_type: methodology.methodology_type,
+            key_phases: methodology.timeline_fit.key_phases.map((p) => p.name),
+          },
+        },
+        schema: dataCollectionPlanSchema,
+      });
+    },
+
+    /** Quality control: coherence from the model, feasibility from the model AND from code. */
+    async checkQuality(args: {
+      profile: UserProfile;
+      problem: ProblemDefinition;
+      objectives: ResearchObjectives;
+      methodology: MethodologyRecommendation;
+      plan: DataCollectionPlan;
+    }): Promise<{ data: QualityValidation; usage: TokenUsage }> {
+      const { profile, problem, objectives, methodology, plan } = args;
+      const { data, usage } = await askModel(model, {
+        task: 'proposal.quality_control',
+        instructions:
+          'Check the proposal: coherence (0-1) of the chain problem → objectives → methodology → data collection, feasibility (0-1) of the plan for the profile’s time and skills, issues (critical|major|minor) with the component they concern, and concrete recommendations for a refinement.',
+        sections: {
+          profile: profileSection(profile),
+          problem: {
+            main_research_question: problem.main_research_question,
+            secondary_questions: problem.secondary_questions,
+            key_variables: problem.key_variables,
+            literature_count: problem.preliminary_literature.length,
+          },
+          objectives: { general_objective: objectives.general_objective, specific_objectives: objectives.specific_objectives },
+          methodology: {
+            recommended_methodology: methodology.recommended_methodology,
+            methodology_type: methodology.methodology_type,
+            justification: methodology.justification,
+            estimated_duration: methodology.timeline_fit.estimated_duration,
+          },
+          data_collection: { collection_techniques: plan.collection_techniques, timeline_breakdown: plan.timeline_breakdown },
+        },
+        schema: qualityReply,
+      });
+      return { data: conform(qualityValidationSchema, combineQuality(data, checkFeasibility(profile, plan)), 'quality control'), usage };
+    },
+
+    /** Writes the PDF to the artifact store; only its path and a few figures go into history. */
+    async renderProposalPdf(input: Omit<ProposalPdfInput, 'workflowId'>): Promise<ProposalPdfInfo> {
+      let workflowId = 'proposal';
+      try {
+        workflowId = Context.current().info.workflowExecution?.workflowId ?? workflowId;
+      } catch {
+        // called outside an activity (bench, unit test)
+      }
+      return writeProposalPdf({ ...input, workflowId }, path.join(artifactDir, 'research-proposal'));
+    },
+  };
+}
+

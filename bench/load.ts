@@ -1,0 +1,163 @@
+/**
+ * Load and soak against real worker processes on a local dev server.
+ *
+ *   npx tsx bench/load.ts [--flows 200] [--workers 1] [--fault-rate 0]
+ *   npx tsx bench/load.ts --soak-minutes 10 --rate 30 [--workers 1]
+ *
+ * Load: starts --flows workflows of mixed types at once (round-robin over every registered
+ * flow's examples), against --workers worker processes, and reports flows per minute, p50/p95
+ * completion time, worker RSS, and failed activity attempts beyond the injected faults.
+ * Soak: starts flows at a steady --rate per minute for --soak-minutes, sampling worker and
+ * control-plane RSS every 10 s, and reports whether memory stayed flat.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { startFlow } from '../client/flow-client';
+import { flows } from '../contracts/flows';
+import { startStandin } from '../standin/server';
+import { freePort, startDevServer } from '../workers/dev-server';
+
+const ROOT = path.resolve(__dirname, '..');
+const { values: args } = parseArgs({
+  options: {
+    flows: { type: 'string', default: '200' },
+    workers: { type: 'string', default: '1' },
+    'fault-rate': { type: 'string', default: '0' },
+    'soak-minutes': { type: 'string' },
+    rate: { type: 'string', default: '30' },
+    'control-plane': { type: 'boolean', default: true },
+  },
+});
+
+function rssMb(pid: number): number {
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+    return kb / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+function spawnNode(script: string, env: Record<string, string>): ChildProcess {
+  // node --import tsx (no tsx wrapper process), so the pid is the process whose memory we measure.
+  return spawn(process.execPath, ['--import', 'tsx', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+}
+
+async function main() {
+  const server = await startDevServer({ port: await freePort(), quiet: true });
+  const faultRate = Number(args['fault-rate']);
+  const standin = await startStandin({ faults: faultRate > 0 ? { rate429: faultRate / 2, rate503: faultRate / 2, seed: 7 } : {} });
+  const env = { TEMPORAL_ADDRESS: server.address, GOOGLE_GEMINI_BASE_URL: standin.url, AGENT_FLOWS_MODEL: 'standin', WORKER_METRICS_PORT: '0', ARTIFACT_DIR: path.join(ROOT, 'out', 'bench') };
+  const workers = Array.from({ length: Number(args.workers) }, () => spawnNode('workers/worker.ts', env));
+  let controlPlane: ChildProcess | undefined;
+  let controlPlaneUrl: string | undefined;
+  if (args['control-plane'] && args['soak-minutes']) {
+    const port = await freePort();
+    controlPlane = spawnNode('server/main.ts', { ...env, CONTROL_PLANE_PORT: String(port) });
+    controlPlaneUrl = `http://127.0.0.1:${port}`;
+  }
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const inputs = flows.flatMap((flow) => flow.examples.map((input) => ({ flow, input })));
+  const startedAt: number[] = [];
+  const durations: Array<{ flow: string; ms: number; ok: boolean }> = [];
+  const rssSamples: Array<{ t: number; workers: number[]; controlPlane?: number }> = [];
+  const sample = () => rssSamples.push({ t: performance.now(), workers: workers.map((w) => rssMb(w.pid!)), controlPlane: controlPlane ? rssMb(controlPlane.pid!) : undefined });
+  let peak = 0;
+  const peakTimer = setInterval(() => {
+    peak = Math.max(peak, ...workers.map((w) => rssMb(w.pid!)));
+  }, 500);
+
+  const runOne = async (i: number) => {
+    const { flow, input } = inputs[i % inputs.length];
+    const t0 = performance.now();
+    startedAt.push(t0);
+    try {
+      const handle = await startFlow(client, flow, input, { workflowId: `load-${flow.slug}-${i}-${Date.now().toString(36)}` });
+      await handle.result();
+      durations.push({ flow: flow.type, ms: performance.now() - t0, ok: true });
+      return handle.workflowId;
+    } catch (err) {
+      durations.push({ flow: flow.type, ms: performance.now() - t0, ok: false });
+      console.error(`  ${flow.type} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+      return undefined;
+    }
+  };
+
+  // Give the workers time to bundle their workflows and start polling.
+  await new Promise((r) => setTimeout(r, 8000));
+  const t0 = performance.now();
+  let ids: Array<string | undefined>;
+  if (args['soak-minutes']) {
+    const minutes = Number(args['soak-minutes']);
+    const intervalMs = 60_000 / Number(args.rate);
+    const pending: Array<Promise<string | undefined>> = [];
+    const sampler = setInterval(sample, 10_000);
+    sample();
+    let i = 0;
+    while (performance.now() - t0 < minutes * 60_000) {
+      pending.push(runOne(i++));
+      if (controlPlaneUrl) void fetch(`${controlPlaneUrl}/api/v1/discovery/capabilities?include_input_schema=true`).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+    ids = await Promise.all(pending);
+    clearInterval(sampler);
+    sample();
+  } else {
+    sample();
+    ids = await Promise.all(Array.from({ length: Number(args.flows) }, (_, i) => runOne(i)));
+    sample();
+  }
+  const wallMs = performance.now() - t0;
+  clearInterval(peakTimer);
+
+  // Failed activity attempts, from the histories: injected model faults explain some of them.
+  let failedAttempts = 0;
+  for (const id of ids.filter((x): x is string => !!x)) {
+    const history = await client.workflow.getHandle(id).fetchHistory();
+    failedAttempts += (history.events ?? []).filter((e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes).length;
+  }
+  const injected = Object.values(standin.stats().faults).reduce((a, b) => a + b, 0);
+
+  const ok = durations.filter((d) => d.ok);
+  const sorted = ok.map((d) => d.ms).sort((a, b) => a - b);
+  console.log(`\n${args['soak-minutes'] ? `Soak ${args['soak-minutes']} min at ${args.rate}/min` : `Load: ${args.flows} flows started at once`} — ${args.workers} worker process(es), 2-core machine`);
+  console.log(`  completed ${ok.length}/${durations.length}; flows per minute ${((ok.length / wallMs) * 60_000).toFixed(1)}; wall ${(wallMs / 1000).toFixed(1)} s`);
+  console.log(`  completion time p50 ${(percentile(sorted, 50) / 1000).toFixed(2)} s, p95 ${(percentile(sorted, 95) / 1000).toFixed(2)} s`);
+  const byFlow = new Map<string, number[]>();
+  for (const d of ok) byFlow.set(d.flow, [...(byFlow.get(d.flow) ?? []), d.ms]);
+  for (const [flow, ms] of byFlow) console.log(`    ${flow.padEnd(24)} n=${String(ms.length).padEnd(4)} p50 ${(percentile(ms.sort((a, b) => a - b), 50) / 1000).toFixed(2)} s`);
+  console.log(`  worker RSS peak ${peak.toFixed(0)} MB; start ${rssSamples[0].workers.map((m) => m.toFixed(0)).join('/')} MB → end ${rssSamples.at(-1)!.workers.map((m) => m.toFixed(0)).join('/')} MB`);
+  if (rssSamples[0].controlPlane !== undefined) console.log(`  control plane RSS ${rssSamples[1]?.controlPlane?.toFixed(0)} MB (first sample after warm-up) → ${rssSamples.at(-1)!.controlPlane!.toFixed(0)} MB`);
+  if (args['soak-minutes']) {
+    const series = rssSamples.map((s) => s.workers.reduce((a, b) => a + b, 0));
+    const half = Math.floor(series.length / 2);
+    const firstHalfMax = Math.max(...series.slice(1, half + 1));
+    const secondHalfMax = Math.max(...series.slice(half));
+    console.log(`  worker RSS samples (MB): ${series.map((m) => m.toFixed(0)).join(' ')}`);
+    console.log(`  memory flat: ${secondHalfMax <= firstHalfMax * 1.1 ? 'yes' : 'NO'} (max first half ${firstHalfMax.toFixed(0)} MB, second half ${secondHalfMax.toFixed(0)} MB)`);
+  }
+  console.log(`  failed activity attempts ${failedAttempts}; injected model faults ${injected}; not explained by injection ${Math.max(0, failedAttempts - injected)}`);
+
+  for (const w of workers) w.kill('SIGTERM');
+  controlPlane?.kill('SIGTERM');
+  await connection.close();
+  await standin.close();
+  await new Promise((r) => setTimeout(r, 2000));
+  await server.stop();
+  process.exit(ok.length === durations.length ? 0 : 1);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

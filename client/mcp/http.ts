@@ -1,0 +1,206 @@
+/**
+ * The MCP server over Streamable HTTP (`POST/GET/DELETE /mcp`), with sessions so that MCP
+ * cancellation notifications reach the call they cancel.
+ *
+ * The SDK does not turn a dropped HTTP connection into an aborted tool call, so each `tools/call`
+ * POST is watched here: if its response closes before the answer was written, the call's
+ * disconnect signal aborts and the workflow is cancelled. Binds 127.0.0.1 by default and checks
+ * the Host and Origin headers against local names (DNS-rebinding protection).
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMcpServer, FlowCalls, type McpServerOptions } from './server';
+import type { McpContext } from './tools';
+
+export interface McpHttpOptions extends Omit<McpServerOptions, 'disconnectSignal' | 'calls'> {
+  host?: string;
+  port?: number;
+  path?: string;
+  /** Extra Host header names to accept (e.g. a reverse proxy's); local names are always accepted. */
+  allowedHosts?: string[];
+  maxBodyBytes?: number;
+  /** Sessions with no request and no running call for this long are closed (clients often never send DELETE). */
+  sessionIdleMs?: number;
+}
+
+export interface McpHttpServer {
+  url: string;
+  port: number;
+  calls: FlowCalls;
+  /** Number of open MCP sessions. */
+  sessions(): number;
+  close(): Promise<void>;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  lastSeen: number;
+  /** Open `tools/call` requests of this session, by JSON-RPC id: aborted when their HTTP response closes early. */
+  calls: Map<string, AbortController>;
+}
+
+const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw Object.assign(new Error(`request body over ${limit} bytes`), { status: 413 });
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw Object.assign(new Error('request body is not JSON'), { status: 400 });
+  }
+}
+
+export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOptions = {}): Promise<McpHttpServer> {
+  const host = options.host ?? '127.0.0.1';
+  const mcpPath = options.path ?? '/mcp';
+  const log = options.log ?? (() => undefined);
+  const calls = new FlowCalls(log);
+  const sessions = new Map<string, Session>();
+  let port = options.port ?? 0;
+
+  const hostAllowed = (header: string | undefined): boolean => {
+    if (!header) return false;
+    const name = header.replace(/:\d+$/, '');
+    return LOCAL_HOSTS.has(name) || name === host || (options.allowedHosts ?? []).includes(name) || (options.allowedHosts ?? []).includes(header);
+  };
+  const originAllowed = (origin: string | undefined): boolean => {
+    if (!origin) return true; // non-browser clients send none
+    try {
+      return hostAllowed(new URL(origin).host);
+    } catch {
+      return false;
+    }
+  };
+
+  async function openSession(): Promise<Session> {
+    const session: Session = {
+      lastSeen: Date.now(),
+      calls: new Map(),
+      transport: new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, session);
+          log(`session ${id} opened`);
+        },
+      }),
+    };
+    session.transport.onclose = () => {
+      const id = session.transport.sessionId;
+      if (id) sessions.delete(id);
+      for (const call of session.calls.values()) call.abort(new Error('MCP session closed'));
+      session.calls.clear();
+      if (id) log(`session ${id} closed`);
+    };
+    const server = createMcpServer(ctx, {
+      ...options,
+      calls,
+      disconnectSignal: (extra) => session.calls.get(String(extra.requestId))?.signal,
+    });
+    await server.connect(session.transport);
+    return session;
+  }
+
+  /** Ties each `tools/call` in this POST to the POST's response: closing it early means the client went away. */
+  function watchToolCalls(session: Session, body: unknown, res: ServerResponse): void {
+    const messages = (Array.isArray(body) ? body : [body]) as JSONRPCMessage[];
+    for (const message of messages) {
+      if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) continue;
+      const key = String(message.id);
+      const controller = new AbortController();
+      session.calls.set(key, controller);
+      res.on('close', () => {
+        if (!res.writableFinished) controller.abort(new Error('HTTP client disconnected'));
+        if (session.calls.get(key) === controller) session.calls.delete(key);
+      });
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/healthz' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, sessions: sessions.size, calls: calls.active }));
+      return;
+    }
+    if (url.pathname !== mcpPath) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin)) {
+      jsonRpcError(res, 403, -32000, 'forbidden host or origin');
+      return;
+    }
+    const sessionId = req.headers['mcp-session-id'];
+    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (req.method === 'POST') {
+      const body = await readJson(req, options.maxBodyBytes ?? 4 * 1024 * 1024);
+      let session = existing;
+      if (!session) {
+        if (sessionId) return jsonRpcError(res, 404, -32001, 'session not found: initialize a new one');
+        const initialize = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+        if (!initialize) return jsonRpcError(res, 400, -32000, 'no session: send an initialize request first');
+        session = await openSession();
+      }
+      session.lastSeen = Date.now();
+      watchToolCalls(session, body, res);
+      await session.transport.handleRequest(req, res, body);
+      return;
+    }
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      if (!existing) return jsonRpcError(res, sessionId ? 404 : 400, -32000, sessionId ? 'session not found' : 'missing mcp-session-id header');
+      existing.lastSeen = Date.now();
+      await existing.transport.handleRequest(req, res);
+      return;
+    }
+    res.writeHead(405, { allow: 'GET, POST, DELETE' }).end();
+  }
+
+  const httpServer = http.createServer((req, res) => {
+    handle(req, res).catch((err: Error & { status?: number }) => {
+      log(`HTTP ${req.method} ${req.url}: ${err.message}`);
+      if (!res.headersSent) jsonRpcError(res, err.status ?? 500, err.status === 400 ? -32700 : -32603, err.message);
+      else res.end();
+    });
+  });
+  const idleMs = options.sessionIdleMs ?? 60 * 60 * 1000;
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const session of sessions.values()) {
+      if (session.calls.size === 0 && now - session.lastSeen > idleMs) void session.transport.close();
+    }
+  }, Math.min(idleMs, 60_000));
+  sweeper.unref();
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(port, host, () => resolve());
+  });
+  port = (httpServer.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${mcpPath}`;
+
+  return {
+    url,
+    port,
+    calls,
+    sessions: () => sessions.size,
+    async close() {
+      clearInterval(sweeper);
+      // Closing the transports aborts their open calls, which cancels their workflows.
+      await Promise.all([...sessions.values()].map((s) => s.transport.close()));
+      await calls.settled();
+      httpServer.closeAllConnections();
+      await new Promise<void>((resolve) => httpServer.close(() => resolve()));
+    },
+  };
+}

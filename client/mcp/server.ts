@@ -1,0 +1,235 @@
+/**
+ * The MCP server: one tool per flow, generated from `contracts/flows.ts`, plus the tools that
+ * flows register through `tools.ts`. A tool call starts the flow's workflow on Temporal (or
+ * attaches to the one already running for the same request), reports its `progress` query as
+ * MCP progress notifications, and returns the result. When the caller cancels the request or
+ * goes away, the workflow is cancelled, unless another caller still waits on it.
+ *
+ * It talks to Temporal only: no backends, no activities.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { slugify, type FlowDefinition, type Progress } from '../../contracts/common';
+import { flows as registeredFlows } from '../../contracts/flows';
+import { startFlow, webUiLink } from '../flow-client';
+import { extraToolRegistrars, type McpContext, type ToolRegistrar } from './tools';
+
+export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface McpServerOptions {
+  /** Flows to expose (default: every registered flow). */
+  flows?: FlowDefinition[];
+  /** Extra tool registrars (default: `extraToolRegistrars`). */
+  registrars?: ToolRegistrar[];
+  /** Aborts when the connection under a call goes away (HTTP response closed, stdin closed). */
+  disconnectSignal?: (extra: ToolExtra) => AbortSignal | undefined;
+  /** Shared across the process's sessions, so a workflow is cancelled only when its last caller leaves. */
+  calls?: FlowCalls;
+  progressIntervalMs?: number;
+  log?: (line: string) => void;
+}
+
+/** Sorted keys at every level: the same request always serialises the same way. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value as object)
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * `<slug>-<readable key>-<12 hex of sha256(tool + canonical input)>`: the same request maps to the
+ * same workflow, so a retried call attaches to the running workflow instead of starting another.
+ * `input` is the parsed input (defaults applied), so `{prp}` and `{prp, maxCandidatesPerStep: 5}` match.
+ */
+export function stableWorkflowId(flow: FlowDefinition, input: unknown): string {
+  const hash = createHash('sha256').update(`${flow.mcpTool}\n${canonicalJson(input)}`).digest('hex').slice(0, 12);
+  return `${flow.slug}-${slugify(flow.idKey(input as never), 40)}-${hash}`;
+}
+
+/**
+ * Who waits on which workflow in this process. A workflow is cancelled when a caller leaves
+ * early and no other caller still waits on it; pending cancel requests can be awaited on shutdown.
+ */
+export class FlowCalls {
+  private readonly waiting = new Map<string, number>();
+  private readonly cancelling = new Set<Promise<void>>();
+
+  constructor(private readonly log: (line: string) => void = () => undefined) {}
+
+  join(workflowId: string): void {
+    this.waiting.set(workflowId, (this.waiting.get(workflowId) ?? 0) + 1);
+  }
+
+  /** The caller is done; with `cancel`, it left before the result and the workflow should stop if nobody else waits. */
+  leave(workflowId: string, cancel?: { handle: WorkflowHandle; reason: string }): void {
+    const left = (this.waiting.get(workflowId) ?? 1) - 1;
+    if (left > 0) this.waiting.set(workflowId, left);
+    else this.waiting.delete(workflowId);
+    if (!cancel) return;
+    if (left > 0) {
+      this.log(`${workflowId}: ${cancel.reason}; ${left} other caller(s) still wait, not cancelling`);
+      return;
+    }
+    this.log(`${workflowId}: ${cancel.reason}; cancelling the workflow`);
+    const request = cancel.handle.cancel().then(
+      () => undefined,
+      (err: Error) => this.log(`${workflowId}: cancel failed: ${err.message}`),
+    );
+    this.cancelling.add(request);
+    void request.finally(() => this.cancelling.delete(request));
+  }
+
+  get active(): number {
+    return [...this.waiting.values()].reduce((a, b) => a + b, 0);
+  }
+
+  /** Resolves once every cancel request sent so far has been answered (or after `timeoutMs`). */
+  async settled(timeoutMs = 5000): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.cancelling]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    clearTimeout(timer);
+  }
+}
+
+function anySignal(signals: Array<AbortSignal | undefined>): AbortSignal {
+  return AbortSignal.any(signals.filter((s): s is AbortSignal => s !== undefined));
+}
+
+/** The output schema as MCP wants it, when the flow's output is an object zod can describe. */
+function outputSchemaOf(flow: FlowDefinition): z.ZodObject | undefined {
+  if (!(flow.output instanceof z.ZodObject)) return undefined;
+  try {
+    z.toJSONSchema(flow.output, { io: 'output' });
+    return flow.output;
+  } catch {
+    return undefined;
+  }
+}
+
+function describeFailure(err: WorkflowFailedError): { cancelled: boolean; message: string } {
+  const cause = err.cause as (Error & { type?: string; cause?: Error }) | undefined;
+  const cancelled = cause?.name === 'CancelledFailure';
+  const inner = cause?.cause?.message ? `: ${cause.cause.message}` : '';
+  return { cancelled, message: cancelled ? 'the workflow was cancelled' : `${cause?.type ? `${cause.type}: ` : ''}${cause?.message ?? err.message}${inner}` };
+}
+
+/** Polls the `progress` query and sends a notification each time the work done grows. */
+function followProgress(handle: WorkflowHandle, extra: ToolExtra, everyMs: number): () => void {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined) return () => undefined;
+  let stopped = false;
+  let last = -1;
+  const poll = async () => {
+    while (!stopped) {
+      try {
+        const p = await handle.query<Progress>('progress');
+        // MCP requires the progress value to grow with every notification.
+        if (!stopped && p.done > last) {
+          last = p.done;
+          await extra.sendNotification({
+            method: 'notifications/progress',
+            params: {
+              progressToken,
+              progress: p.done,
+              ...(p.total !== null ? { total: Math.max(p.total, p.done) } : {}),
+              message: `${p.stage}${p.detail ? `: ${p.detail}` : ''}`,
+            },
+          });
+        }
+      } catch {
+        // Not answerable yet (no worker picked up the first task) or already closed.
+      }
+      await new Promise((r) => setTimeout(r, everyMs));
+    }
+  };
+  void poll();
+  return () => {
+    stopped = true;
+  };
+}
+
+export function registerFlowTool(server: McpServer, ctx: McpContext, flow: FlowDefinition, options: McpServerOptions, calls: FlowCalls): void {
+  const log = options.log ?? (() => undefined);
+  const outputSchema = outputSchemaOf(flow);
+  server.registerTool(
+    flow.mcpTool,
+    {
+      title: flow.title,
+      description: `${flow.description} Runs as the durable Temporal workflow ${flow.type}; progress is reported while it runs, and cancelling the call cancels the workflow.`,
+      inputSchema: flow.input as z.ZodObject,
+      ...(outputSchema ? { outputSchema } : {}),
+    },
+    async (args: unknown, extra: ToolExtra): Promise<CallToolResult> => {
+      // `args` is already validated by the SDK against flow.input, defaults applied.
+      const workflowId = stableWorkflowId(flow, args);
+      const handle = await startFlow(ctx.client, flow, args, { taskQueue: ctx.taskQueue, workflowId, useExisting: true });
+      const link = webUiLink(ctx.client.options.namespace, workflowId);
+      log(`${flow.mcpTool}: workflow ${workflowId} (${link})`);
+      calls.join(workflowId);
+      let left = false;
+      const stop = anySignal([extra.signal, options.disconnectSignal?.(extra)]);
+      const onStop = () => {
+        if (left) return;
+        left = true;
+        const reason = extra.signal.aborted ? 'the MCP client cancelled the request' : 'the MCP client disconnected';
+        calls.leave(workflowId, { handle, reason });
+      };
+      stop.addEventListener('abort', onStop, { once: true });
+      if (stop.aborted) onStop();
+      const stopProgress = followProgress(handle, extra, options.progressIntervalMs ?? 500);
+      try {
+        const result = await handle.result();
+        const parsed = flow.output.safeParse(result);
+        const lines = parsed.success ? flow.describeResult(parsed.data) : [];
+        return {
+          content: [
+            { type: 'text', text: [`${flow.title}: workflow ${workflowId} completed (${link})`, ...lines].join('\n') },
+            { type: 'text', text: JSON.stringify(result) },
+          ],
+          ...(outputSchema ? { structuredContent: result as Record<string, unknown> } : {}),
+          _meta: { 'agent-flows/workflowId': workflowId },
+        };
+      } catch (err) {
+        if (!(err instanceof WorkflowFailedError)) throw err;
+        const { message } = describeFailure(err);
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `${flow.title}: workflow ${workflowId} did not complete: ${message} (${link})` }],
+          _meta: { 'agent-flows/workflowId': workflowId },
+        };
+      } finally {
+        stopProgress();
+        stop.removeEventListener('abort', onStop);
+        if (!left) {
+          left = true;
+          calls.leave(workflowId);
+        }
+      }
+    },
+  );
+}
+
+/** One MCP server (one per session on HTTP, one per process on stdio). */
+export function createMcpServer(ctx: McpContext, options: McpServerOptions = {}): McpServer {
+  const server = new McpServer(
+    { name: 'agent-flows', title: 'agent-flows: durable AI agent workflows', version: '0.1.0' },
+    {
+      instructions:
+        'Each tool runs one agent-flows workflow on Temporal and returns its result. Calls can take minutes: progress notifications are sent when the caller passes a progressToken. Cancelling a call cancels its workflow.',
+    },
+  );
+  const calls = options.calls ?? new FlowCalls(options.log);
+  for (const flow of options.flows ?? registeredFlows) registerFlowTool(server, ctx, flow, options, calls);
+  for (const register of options.registrars ?? extraToolRegistrars) register(server, ctx);
+  return server;
+}

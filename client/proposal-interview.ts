@@ -1,0 +1,187 @@
+/**
+ * `npm run proposal:interview`: conducts the research proposal interview in the terminal.
+ *
+ *   npm run proposal:interview                      start a new interactive proposal
+ *   npm run proposal:interview -- --review          ... with the review gate before the PDF
+ *   npm run proposal:interview -- --prefill @p.json ... skipping the questions p.json answers
+ *   npm run proposal:interview -- --id <workflowId> resume an interview already in progress
+ *
+ * It shows the open question (the `currentQuestion` query), reads the answer, sends it with the
+ * `answerQuestion` update (a rejected answer prints the reason and the same question is asked
+ * again), follows the stages, handles the review gate, and prints the result. Closing stdin
+ * (Ctrl-D) leaves the interview waiting durably; `--id` picks it up again, from any machine.
+ */
+import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Progress } from '../contracts/common';
+import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
+import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
+import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
+
+export interface InterviewIO {
+  /** Resolves with the next line, or null when input has ended. */
+  ask(prompt: string): Promise<string | null>;
+  print(line: string): void;
+}
+
+/** Line reader over a stream that also works when lines arrive before they are asked for (pipes). */
+export function terminalIO(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): InterviewIO & { close(): void } {
+  const rl = createInterface({ input, terminal: false });
+  const lines: string[] = [];
+  const waiting: Array<(line: string | null) => void> = [];
+  let closed = false;
+  rl.on('line', (line) => (waiting.length ? waiting.shift()!(line) : lines.push(line)));
+  rl.on('close', () => {
+    closed = true;
+    while (waiting.length) waiting.shift()!(null);
+  });
+  return {
+    ask(prompt) {
+      output.write(prompt);
+      if (lines.length) return Promise.resolve(lines.shift()!);
+      if (closed) return Promise.resolve(null);
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+    print: (line) => void output.write(`${line}\n`),
+    close: () => rl.close(),
+  };
+}
+
+const updateError = (err: unknown) => (err instanceof WorkflowUpdateFailedError ? (err.cause?.message ?? err.message) : undefined);
+
+/**
+ * Runs the interview loop against a workflow until it finishes (returns its result) or input
+ * ends (returns undefined; the workflow keeps waiting).
+ */
+export async function conductInterview(handle: WorkflowHandle, io: InterviewIO, options: { pollMs?: number } = {}): Promise<ProposalOutput | undefined> {
+  const pollMs = options.pollMs ?? 300;
+  let finished = false;
+  const result = handle.result().then(
+    (r) => {
+      finished = true;
+      return r as ProposalOutput;
+    },
+    (err) => {
+      finished = true;
+      throw err;
+    },
+  );
+  result.catch(() => undefined); // awaited below; this only keeps an early return from leaving it unhandled
+  let lastStage = '';
+  while (!finished) {
+    let state;
+    try {
+      state = await handle.query(proposalStateQuery);
+    } catch {
+      // the first workflow task has not run yet, or the workflow just closed
+      await new Promise((r) => setTimeout(r, pollMs));
+      continue;
+    }
+    if (state.awaiting === 'answer') {
+      const q = await handle.query(currentQuestionQuery);
+      if (!q) continue;
+      const answer = await io.ask(`\n(${q.number}/${q.of}) ${q.prompt}\n    ${q.hint}\n> `);
+      if (answer === null) {
+        io.print(`\ninput closed: the interview waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`);
+        return undefined;
+      }
+      try {
+        await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer, questionId: q.id }] });
+      } catch (err) {
+        const reason = updateError(err);
+        if (reason === undefined) throw err;
+        io.print(`  ✗ ${reason}`);
+      }
+      continue;
+    }
+    if (state.awaiting === 'review' && state.draft) {
+      const d = state.draft;
+      io.print(`\nDraft ready for review: ${d.title}`);
+      io.print(`  quality ${d.overall.toFixed(1)}/100, ${d.passed ? 'passed' : 'not passed'}`);
+      for (const issue of d.issues) io.print(`  ${issue}`);
+      const decision = await io.ask('approve, or request changes? [a/r] > ');
+      if (decision === null) {
+        io.print(`\ninput closed: the review waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`);
+        return undefined;
+      }
+      const approve = /^a(pprove)?$/i.test(decision.trim());
+      const comments = approve ? undefined : await io.ask('what should change? > ');
+      if (!approve && comments === null) return undefined;
+      try {
+        await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: approve ? 'approve' : 'request-changes', ...(comments ? { comments } : {}) }] });
+      } catch (err) {
+        const reason = updateError(err);
+        if (reason === undefined) throw err;
+        io.print(`  ✗ ${reason}`);
+      }
+      continue;
+    }
+    try {
+      const p = await handle.query<Progress>('progress');
+      const line = `  … ${p.stage}${p.detail ? `: ${p.detail}` : ''}`;
+      if (line !== lastStage) io.print((lastStage = line));
+    } catch {
+      // closed between the two queries
+    }
+    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
+  }
+  const out = await result;
+  io.print('');
+  for (const line of researchProposalFlow.describeResult(out)) io.print(`  ${line}`);
+  return out;
+}
+
+function readJsonArg(text: string): unknown {
+  const source = text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text;
+  return JSON.parse(source);
+}
+
+export async function main(argv: string[], io: InterviewIO & { close?(): void } = terminalIO(), client?: Client): Promise<number> {
+  const program = new Command('proposal-interview')
+    .description('Conduct (or resume) a research proposal interview in the terminal')
+    .option('--id <workflowId>', 'resume the interview of this workflow')
+    .option('--review', 'wait for your approval before the PDF')
+    .option('--prefill <json>', 'profile fields already known (JSON or @file): their questions are skipped')
+    .option('--max-refinements <n>', 'refinement bound (0..5)')
+    .option('--idle-timeout-minutes <n>', 'how long the interview waits for an answer')
+    .exitOverride();
+  let opts: { id?: string; review?: boolean; prefill?: string; maxRefinements?: string; idleTimeoutMinutes?: string };
+  try {
+    opts = program.parse(argv, { from: 'user' }).opts();
+  } catch (err) {
+    return err instanceof CommanderError ? err.exitCode : 2; // --help exits 0, a bad option 1
+  }
+  const ownClient = client ?? (await connectClient());
+  try {
+    let handle: WorkflowHandle;
+    if (opts.id) {
+      handle = ownClient.workflow.getHandle(opts.id);
+      const d = await handle.describe();
+      io.print(`resuming ${opts.id} (${d.status.name})`);
+    } else {
+      const input = {
+        mode: 'interactive' as const,
+        ...(opts.review ? { review: true } : {}),
+        ...(opts.prefill ? { profile: readJsonArg(opts.prefill) } : {}),
+        ...(opts.maxRefinements ? { maxRefinements: Number(opts.maxRefinements) } : {}),
+        ...(opts.idleTimeoutMinutes ? { idleTimeoutMinutes: Number(opts.idleTimeoutMinutes) } : {}),
+      };
+      handle = await startFlow(ownClient, researchProposalFlow, input);
+      io.print(`started ${handle.workflowId}\n  web ui: ${webUiLink(ownClient.options.namespace, handle.workflowId)}\n  resume later with: npm run proposal:interview -- --id ${handle.workflowId}`);
+    }
+    const out = await conductInterview(handle, io);
+    return out === undefined || out.status !== 'error' ? 0 : 1;
+  } catch (err) {
+    io.print(err instanceof InvalidFlowInput ? err.message : `error: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    io.close?.();
+    if (!client) await ownClient.connection.close();
+  }
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then((code) => process.exit(code));
+}

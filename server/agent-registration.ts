@@ -1,0 +1,121 @@
+/**
+ * The worker's side of registration: register the manifest at start, heartbeat, deregister at
+ * shutdown. Best effort throughout: a worker runs the same whether or not a control plane is
+ * up; when it is not, registration is retried on every heartbeat until it succeeds, and a
+ * heartbeat answered "unknown agent" (e.g. the control plane lost its store) registers again.
+ */
+import { hostname } from 'node:os';
+import type { AgentRegistrationInput } from '../contracts/capabilities';
+
+export interface AgentRegistrationOptions {
+  /** Control-plane base URL, e.g. http://127.0.0.1:8080 */
+  url: string;
+  token?: string;
+  manifest: AgentRegistrationInput;
+  heartbeatMs?: number;
+  /** Per-call timeout. */
+  timeoutMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface AgentRegistrationHandle {
+  readonly instanceId: string;
+  /** Resolves once the first registration attempt finished (successful or not). */
+  readonly firstAttempt: Promise<boolean>;
+  isRegistered(): boolean;
+  /** Stops heartbeats and deregisters this instance. Never throws. */
+  stop(): Promise<void>;
+}
+
+export function defaultInstanceId(): string {
+  return `${hostname()}-${process.pid}`;
+}
+
+export function startAgentRegistration(options: AgentRegistrationOptions): AgentRegistrationHandle {
+  const base = options.url.replace(/\/+$/, '');
+  const instanceId = options.manifest.instance_id ?? defaultInstanceId();
+  const manifest = { ...options.manifest, instance_id: instanceId };
+  const agentPath = `${base}/api/v1/agents/${encodeURIComponent(manifest.agent_id)}`;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const timeoutMs = options.timeoutMs ?? 3000;
+  const auth: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
+  let registered = false;
+  let warned = false;
+  let stopped = false;
+
+  const call = (url: string, init: RequestInit) =>
+    fetch(url, { ...init, headers: init.body ? { ...auth, 'content-type': 'application/json' } : auth, signal: AbortSignal.timeout(timeoutMs) });
+
+  const register = async (): Promise<boolean> => {
+    try {
+      const res = await call(`${base}/api/v1/agents`, { method: 'POST', body: JSON.stringify(manifest) });
+      if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      registered = true;
+      warned = false;
+      log(`[worker] registered agent ${manifest.agent_id} (${manifest.reasoners?.length ?? 0} reasoners, ${manifest.skills?.length ?? 0} skills) with the control plane at ${base}`);
+      return true;
+    } catch (err) {
+      registered = false;
+      if (!warned) log(`[worker] control plane at ${base} not reachable (${(err as Error).message}); running without registration, retrying`);
+      warned = true;
+      return false;
+    }
+  };
+
+  const heartbeat = async () => {
+    if (stopped) return;
+    if (!registered) {
+      await register();
+      return;
+    }
+    try {
+      const res = await call(`${agentPath}/heartbeat`, { method: 'POST', body: JSON.stringify({ instance_id: instanceId }) });
+      if (res.status === 404) await register();
+    } catch {
+      // Control plane away: keep trying; it shows this agent as inactive meanwhile.
+    }
+  };
+
+  const firstAttempt = register();
+  const timer = setInterval(() => void heartbeat(), options.heartbeatMs ?? 10_000);
+  timer.unref();
+
+  return {
+    instanceId,
+    firstAttempt,
+    isRegistered: () => registered,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      clearInterval(timer);
+      await firstAttempt;
+      if (!registered) return;
+      try {
+        await call(`${agentPath}?instance_id=${encodeURIComponent(instanceId)}`, { method: 'DELETE' });
+        log(`[worker] deregistered agent ${manifest.agent_id} (instance ${instanceId})`);
+      } catch (err) {
+        log(`[worker] could not deregister from the control plane (${(err as Error).message})`);
+      }
+    },
+  };
+}
+
+/**
+ * What the worker calls at start when CONTROL_PLANE_URL is set: registers this worker group
+ * (agent CONTROL_PLANE_AGENT_ID) with the flows and the activities it actually registered.
+ */
+export async function startWorkerRegistration(
+  config: { CONTROL_PLANE_URL?: string; CONTROL_PLANE_TOKEN?: string; CONTROL_PLANE_AGENT_ID: string; CONTROL_PLANE_HEARTBEAT_MS: number },
+  worker: { activityNames: string[]; namespace: string; taskQueue: string; address: string },
+): Promise<AgentRegistrationHandle | undefined> {
+  if (!config.CONTROL_PLANE_URL) return undefined;
+  const { buildLocalManifest } = await import('./manifest');
+  const manifest = buildLocalManifest({
+    agentId: config.CONTROL_PLANE_AGENT_ID,
+    taskQueue: worker.taskQueue,
+    namespace: worker.namespace,
+    address: worker.address,
+    activityNames: worker.activityNames,
+  });
+  return startAgentRegistration({ url: config.CONTROL_PLANE_URL, token: config.CONTROL_PLANE_TOKEN, manifest, heartbeatMs: config.CONTROL_PLANE_HEARTBEAT_MS });
+}

@@ -1,0 +1,103 @@
+/**
+ * The discovery cache (seed §4.2): read-through, 30 s TTL, invalidated on registration and
+ * deregistration. Concurrent misses share one load, so a burst of requests after an
+ * invalidation costs one storage read, not one per request.
+ *
+ * Plus a small memo of rendered response bodies per snapshot: identical queries within a
+ * snapshot's life are answered from the memo (bounded by bytes, least recently used first out).
+ */
+export interface CacheRead<T> {
+  value: T;
+  /** False only for the request that had to read storage. */
+  hit: boolean;
+}
+
+export class ReadThroughCache<T> {
+  private current: { value: T; loadedAt: number } | undefined;
+  private inflight: Promise<T> | undefined;
+  private generation = 0;
+
+  constructor(
+    private readonly load: () => Promise<T>,
+    readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(): Promise<CacheRead<T>> {
+    const current = this.current;
+    if (current && this.now() - current.loadedAt < this.ttlMs) return { value: current.value, hit: true };
+    if (this.inflight) return { value: await this.inflight, hit: true };
+    const generation = this.generation;
+    const loading = this.load().then((value) => {
+      // A registration during the read may not be in it: keep the result only if none happened.
+      if (generation === this.generation) this.current = { value, loadedAt: this.now() };
+      return value;
+    });
+    this.inflight = loading;
+    try {
+      return { value: await loading, hit: false };
+    } finally {
+      if (this.inflight === loading) this.inflight = undefined;
+    }
+  }
+
+  /** The cached value if there is one, fresh or not (never reads storage). */
+  peek(): T | undefined {
+    return this.current?.value;
+  }
+
+  invalidate(): void {
+    this.generation += 1;
+    this.current = undefined;
+    this.inflight = undefined;
+  }
+}
+
+export interface RenderedBody {
+  /** Encoded once, then written to every socket as-is. */
+  body: Buffer;
+  contentType: string;
+  agents: number;
+  reasoners: number;
+  skills: number;
+}
+
+/** Rendered responses for one snapshot, bounded by total bytes. */
+export class ResponseMemo {
+  private readonly entries = new Map<string, RenderedBody>();
+  private bytes = 0;
+  hits = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  get(key: string): RenderedBody | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    // Re-insert: Map order is the LRU order.
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits += 1;
+    return entry;
+  }
+
+  set(key: string, entry: RenderedBody): void {
+    const cost = entry.body.byteLength + key.length;
+    if (cost > this.maxBytes / 4) return;
+    const previous = this.entries.get(key);
+    if (previous) {
+      this.bytes -= previous.body.byteLength + key.length;
+      this.entries.delete(key);
+    }
+    this.entries.set(key, entry);
+    this.bytes += cost;
+    for (const [oldKey, old] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldKey);
+      this.bytes -= old.body.byteLength + oldKey.length;
+    }
+  }
+}

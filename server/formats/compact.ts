@@ -1,0 +1,15 @@
+/**
+ * The compact response (seed §3.6): one flat list of reasoners and one of skills for the
+ * current page, with id, agent, target and tags only (for tool registries and small budgets).
+ */
+import type { CompactDiscoveryResponse } from '../../contracts/capabilities';
+import type { DiscoveryResult } from '../filters';
+
+export function renderCompact(result: DiscoveryResult): string {
+  const body: CompactDiscoveryResponse = { discovered_at: result.discoveredAt, reasoners: [], skills: [] };
+  for (const { agent, reasoners, skills } of result.page) {
+    for (const r of reasoners) body.reasoners.push({ id: r.id, agent_id: agent.agent_id, target: r.target, tags: r.tags });
+    for (const s of skills) body.skills.push({ id: s.id, agent_id: agent.agent_id, target: s.target, tags: s.tags });
+  }
+  return JSON.stringify(body);
+}

@@ -1,0 +1,383 @@
+/**
+ * Where registrations live: an append-only JSON-lines journal on disk, so they survive a
+ * control-plane restart without a database process or a native library (the control plane
+ * stays well under its 100 MB memory budget).
+ *
+ *  - Each change is one line: `put` (a registration), `beat` (a heartbeat), `del` (a
+ *    deregistration). Lines are written in order by one writer; lines arriving together are
+ *    written and fsynced together (group commit).
+ *  - `listAgents()` reads the file once and folds the lines: the seed's single `ListAgents()`
+ *    storage read per cache miss. A torn last line (crash mid-write) is ignored.
+ *  - When the journal holds many more lines than live agents, it is rewritten atomically
+ *    (temp file, fsync, rename) as one `put` per agent.
+ *
+ * The manifests are not kept in memory here (the discovery cache holds the only copy); only a
+ * small index (agent ids and their instances) is, to answer heartbeats and deregistrations.
+ */
+import { createReadStream, mkdirSync } from 'node:fs';
+import { open, rename, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { HEALTH_STATUSES, type AgentRegistration, type HealthStatus } from '../contracts/capabilities';
+
+/** A capability as stored: schemas and examples kept as JSON text, spliced into responses as-is. */
+export interface StoredCapability {
+  id: string;
+  description?: string;
+  tags: string[];
+  input_schema?: string;
+  output_schema?: string;
+  examples?: string;
+}
+
+export interface StoredAgent {
+  agent_id: string;
+  base_url: string;
+  version: string;
+  deployment_type: string;
+  task_queue?: string;
+  namespace?: string;
+  reported_health?: HealthStatus;
+  reasoners: StoredCapability[];
+  skills: StoredCapability[];
+  registered_at: number;
+  updated_at: number;
+  /** instance id -> last heartbeat (ms since epoch). */
+  instances: Record<string, number>;
+}
+
+export interface StoredManifest {
+  agent_id: string;
+  base_url: string;
+  version: string;
+  deployment_type: string;
+  task_queue?: string;
+  namespace?: string;
+  reported_health?: HealthStatus;
+  reasoners: StoredCapability[];
+  skills: StoredCapability[];
+}
+
+type JournalLine =
+  | { op: 'put'; at: number; instance: string; agent: StoredManifest; instances?: Record<string, number>; registered_at?: number }
+  | { op: 'beat'; at: number; id: string; instance: string; reported?: HealthStatus | null }
+  | { op: 'del'; at: number; id: string; instance: string | null };
+
+// The journal is ours, so lines are checked for shape only (no copying validator): this runs
+// over every line on every cache miss.
+const isString = (v: unknown): v is string => typeof v === 'string';
+const optionalString = (v: unknown) => v === undefined || typeof v === 'string';
+const isHealth = (v: unknown): v is HealthStatus => (HEALTH_STATUSES as readonly unknown[]).includes(v);
+
+function isCapability(c: unknown): c is StoredCapability {
+  if (!c || typeof c !== 'object') return false;
+  const x = c as Record<string, unknown>;
+  return isString(x.id) && Array.isArray(x.tags) && x.tags.every(isString) && optionalString(x.description) && optionalString(x.input_schema) && optionalString(x.output_schema) && optionalString(x.examples);
+}
+
+function isManifest(a: unknown): a is StoredManifest {
+  if (!a || typeof a !== 'object') return false;
+  const x = a as Record<string, unknown>;
+  return (
+    isString(x.agent_id) && isString(x.base_url) && isString(x.version) && isString(x.deployment_type) &&
+    optionalString(x.task_queue) && optionalString(x.namespace) && (x.reported_health === undefined || isHealth(x.reported_health)) &&
+    Array.isArray(x.reasoners) && x.reasoners.every(isCapability) && Array.isArray(x.skills) && x.skills.every(isCapability)
+  );
+}
+
+function asJournalLine(value: unknown): JournalLine | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const x = value as Record<string, unknown>;
+  if (typeof x.at !== 'number') return undefined;
+  switch (x.op) {
+    case 'put':
+      return isString(x.instance) && isManifest(x.agent) ? (x as JournalLine) : undefined;
+    case 'beat':
+      return isString(x.id) && isString(x.instance) && (x.reported === undefined || x.reported === null || isHealth(x.reported)) ? (x as JournalLine) : undefined;
+    case 'del':
+      return isString(x.id) && (x.instance === null || isString(x.instance)) ? (x as JournalLine) : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Instances not heard from for this long are dropped when their agent registers again. */
+const INSTANCE_EXPIRY_MS = 60 * 60 * 1000;
+
+export function toStoredManifest(m: AgentRegistration): StoredManifest {
+  const capability = (c: AgentRegistration['reasoners'][number]): StoredCapability => ({
+    id: c.id,
+    ...(c.description?.trim() ? { description: c.description.trim() } : {}),
+    tags: [...new Set(c.tags)],
+    ...(c.input_schema ? { input_schema: JSON.stringify(c.input_schema) } : {}),
+    ...(c.output_schema ? { output_schema: JSON.stringify(c.output_schema) } : {}),
+    ...(c.examples.length ? { examples: JSON.stringify(c.examples) } : {}),
+  });
+  return {
+    agent_id: m.agent_id,
+    base_url: m.base_url,
+    version: m.version,
+    deployment_type: m.deployment_type,
+    ...(m.task_queue ? { task_queue: m.task_queue } : {}),
+    ...(m.namespace ? { namespace: m.namespace } : {}),
+    ...(m.health_status ? { reported_health: m.health_status } : {}),
+    reasoners: m.reasoners.map(capability),
+    skills: m.skills.map(capability),
+  };
+}
+
+export interface StoreIndexEntry {
+  instances: Map<string, number>;
+}
+
+export class JournalRegistryStore {
+  /** How many times the journal has been read (tests check "one read per cache miss"). */
+  reads = 0;
+  private handle: FileHandle | undefined;
+  private readonly index = new Map<string, StoreIndexEntry>();
+  private pending: Array<{ line: string; done: () => void; fail: (e: unknown) => void }> = [];
+  private writing: Promise<void> = Promise.resolve();
+  private flushScheduled = false;
+  private lines = 0;
+  private closed = false;
+
+  private constructor(readonly file: string) {}
+
+  static async open(file: string): Promise<JournalRegistryStore> {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const store = new JournalRegistryStore(path.resolve(file));
+    const agents = await store.readAll(false);
+    for (const agent of agents) store.index.set(agent.agent_id, { instances: new Map(Object.entries(agent.instances)) });
+    // Start from a compact file: one line per live agent.
+    await store.rewrite(agents);
+    store.handle = await open(store.file, 'a');
+    return store;
+  }
+
+  /** The single storage read: every registered agent, folded from the journal. */
+  async listAgents(): Promise<StoredAgent[]> {
+    const agents = await this.readAll(true);
+    if (this.lines > 2 * agents.length + 1000 && !this.closed) {
+      this.enqueueRewrite().catch(() => {
+        // Compaction is housekeeping: the journal stays valid if it fails.
+      });
+    }
+    return agents;
+  }
+
+  has(agentId: string): boolean {
+    return this.index.has(agentId);
+  }
+
+  lastHeartbeat(agentId: string): number | undefined {
+    const entry = this.index.get(agentId);
+    return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
+  }
+
+  /** Registers (or replaces) an agent's manifest for one instance. */
+  async put(manifest: StoredManifest, instance: string, at: number): Promise<{ created: boolean }> {
+    const created = !this.index.has(manifest.agent_id);
+    await this.append({ op: 'put', at, instance, agent: manifest });
+    this.applyToIndex({ op: 'put', at, instance, agent: manifest });
+    return { created };
+  }
+
+  /** Records a heartbeat; false when the agent is not registered (the caller should register). */
+  async beat(agentId: string, instance: string, at: number, reported?: HealthStatus | null): Promise<boolean> {
+    if (!this.index.has(agentId)) return false;
+    const line: JournalLine = { op: 'beat', at, id: agentId, instance, ...(reported !== undefined ? { reported } : {}) };
+    await this.append(line);
+    this.applyToIndex(line);
+    return true;
+  }
+
+  /** Removes one instance (the agent goes when none is left) or, without an instance, the agent. */
+  async remove(agentId: string, instance: string | null, at: number): Promise<{ removed: boolean; remainingInstances: number }> {
+    const entry = this.index.get(agentId);
+    if (!entry) return { removed: false, remainingInstances: 0 };
+    const line: JournalLine = { op: 'del', at, id: agentId, instance };
+    await this.append(line);
+    this.applyToIndex(line);
+    const left = this.index.get(agentId);
+    return { removed: !left, remainingInstances: left?.instances.size ?? 0 };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.flushNow();
+    await this.writing;
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  // ---- internals ----
+
+  private async readAll(counted: boolean): Promise<StoredAgent[]> {
+    if (counted) this.reads += 1;
+    const agents = new Map<string, StoredAgent>();
+    let lines = 0;
+    let stream;
+    try {
+      stream = createReadStream(this.file, { encoding: 'utf8', highWaterMark: 256 * 1024 });
+      // Line by line: the whole file is never one string, which keeps a cache miss's memory low.
+      let carry = '';
+      for await (const chunk of stream as AsyncIterable<string>) {
+        const text = carry + chunk;
+        let start = 0;
+        for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+          const raw = text.slice(start, end);
+          start = end + 1;
+          if (!raw.trim()) continue;
+          lines += 1;
+          let parsed: JournalLine | undefined;
+          try {
+            parsed = asJournalLine(JSON.parse(raw));
+          } catch {
+            parsed = undefined;
+          }
+          if (parsed) fold(agents, parsed);
+        }
+        // A last line without its newline was torn by a crash mid-write: it stays in carry, unused.
+        carry = text.slice(start);
+      }
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    } finally {
+      stream?.destroy();
+    }
+    this.lines = lines;
+    return [...agents.values()];
+  }
+
+  private applyToIndex(line: JournalLine): void {
+    this.lines += 1;
+    switch (line.op) {
+      case 'put': {
+        const entry = this.index.get(line.agent.agent_id) ?? { instances: new Map() };
+        for (const [id, seen] of entry.instances) if (seen < line.at - INSTANCE_EXPIRY_MS) entry.instances.delete(id);
+        entry.instances.set(line.instance, line.at);
+        this.index.set(line.agent.agent_id, entry);
+        break;
+      }
+      case 'beat':
+        this.index.get(line.id)?.instances.set(line.instance, line.at);
+        break;
+      case 'del': {
+        const entry = this.index.get(line.id);
+        if (!entry) break;
+        if (line.instance !== null) entry.instances.delete(line.instance);
+        if (line.instance === null || entry.instances.size === 0) this.index.delete(line.id);
+        break;
+      }
+    }
+  }
+
+  private append(line: JournalLine): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('registry store is closed'));
+    return new Promise<void>((done, fail) => {
+      this.pending.push({ line: `${JSON.stringify(line)}\n`, done, fail });
+      if (!this.flushScheduled) {
+        this.flushScheduled = true;
+        // Lines arriving in the same tick share one write and one fsync.
+        queueMicrotask(() => void this.flushNow());
+      }
+    });
+  }
+
+  private flushNow(): Promise<void> {
+    this.flushScheduled = false;
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return this.writing;
+    this.writing = this.writing.then(async () => {
+      try {
+        if (!this.handle) this.handle = await open(this.file, 'a');
+        await this.handle.write(batch.map((b) => b.line).join(''));
+        // Heartbeats alone are not worth an fsync: losing the last one only delays "active".
+        if (batch.some((b) => !b.line.startsWith('{"op":"beat"'))) await this.handle.datasync();
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.fail(err);
+      }
+    });
+    return this.writing;
+  }
+
+  private enqueueRewrite(): Promise<void> {
+    this.writing = this.writing.then(async () => {
+      // Re-read inside the writer queue: no append can slip between the read and the rename.
+      const agents = await this.readAll(false);
+      await this.handle?.close();
+      this.handle = undefined;
+      await this.rewrite(agents);
+      this.handle = await open(this.file, 'a');
+    });
+    return this.writing;
+  }
+
+  private async rewrite(agents: StoredAgent[]): Promise<void> {
+    const tmp = `${this.file}.tmp`;
+    const out = await open(tmp, 'w');
+    try {
+      const text = agents
+        .map((a) => {
+          const { registered_at, updated_at, instances, ...manifest } = a;
+          const line: JournalLine = { op: 'put', at: updated_at, instance: Object.keys(instances)[0] ?? 'default', agent: manifest, instances, registered_at };
+          return `${JSON.stringify(line)}\n`;
+        })
+        .join('');
+      await out.write(text);
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+    await rename(tmp, this.file);
+    const dir = await open(path.dirname(this.file), 'r');
+    try {
+      await dir.sync();
+    } catch {
+      // Some file systems do not support fsync on directories; the rename is still atomic.
+    } finally {
+      await dir.close();
+    }
+    this.lines = agents.length;
+  }
+}
+
+function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
+  switch (line.op) {
+    case 'put': {
+      const previous = agents.get(line.agent.agent_id);
+      const instances: Record<string, number> = {};
+      if (line.instances) Object.assign(instances, line.instances);
+      else if (previous) {
+        for (const [id, seen] of Object.entries(previous.instances)) if (seen >= line.at - INSTANCE_EXPIRY_MS) instances[id] = seen;
+      }
+      if (!line.instances) instances[line.instance] = line.at;
+      agents.set(line.agent.agent_id, {
+        ...line.agent,
+        registered_at: line.registered_at ?? previous?.registered_at ?? line.at,
+        updated_at: line.at,
+        instances,
+      });
+      break;
+    }
+    case 'beat': {
+      const agent = agents.get(line.id);
+      if (!agent) break;
+      agent.instances[line.instance] = line.at;
+      if (line.reported !== undefined) {
+        if (line.reported === null) delete agent.reported_health;
+        else agent.reported_health = line.reported;
+      }
+      break;
+    }
+    case 'del': {
+      const agent = agents.get(line.id);
+      if (!agent) break;
+      if (line.instance !== null) delete agent.instances[line.instance];
+      if (line.instance === null || Object.keys(agent.instances).length === 0) agents.delete(line.id);
+      break;
+    }
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The agent registry: registrations go to the journal store and invalidate the discovery cache;
+ * discovery reads go through the cache (one storage read per miss); a health monitor asks
+ * Temporal for each task queue's pollers and invalidates the cache when an agent's health changes.
+ */
+import type { AgentRegistration, HealthStatus } from '../contracts/capabilities';
+import { ReadThroughCache, type CacheRead } from './cache';
+import { deriveHealth, type PollerCounts } from './health';
+import type { ControlPlaneMetrics } from './metrics';
+import { toStoredManifest, type JournalRegistryStore, type StoredAgent } from './registry-store';
+import { buildSnapshot, isoSeconds, type Snapshot } from './snapshot';
+import type { TemporalAccess } from './temporal';
+
+export interface RegistryLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+}
+
+export interface RegistryOptions {
+  store: JournalRegistryStore;
+  metrics: ControlPlaneMetrics;
+  log: RegistryLog;
+  temporal?: TemporalAccess;
+  cacheTtlMs?: number;
+  heartbeatTimeoutMs?: number;
+  /** Bytes of rendered responses memoised per snapshot. */
+  memoBytes?: number;
+  now?: () => number;
+}
+
+export interface RegistrationResult {
+  agent_id: string;
+  instance_id: string;
+  created: boolean;
+  registered_at: string;
+  reasoners: number;
+  skills: number;
+}
+
+const queueKey = (namespace: string, taskQueue: string) => `${namespace}\u0000${taskQueue}`;
+
+export class Registry {
+  readonly cache: ReadThroughCache<Snapshot>;
+  readonly heartbeatTimeoutMs: number;
+  private readonly now: () => number;
+  private readonly pollers = new Map<string, PollerCounts | null>();
+  /** Task queues of the registered agents, kept from each storage read and each registration. */
+  private readonly queues = new Map<string, { namespace: string; taskQueue: string }>();
+  private monitor: NodeJS.Timeout | undefined;
+  private checking: Promise<string[]> | undefined;
+  private nextCheck: Promise<string[]> | undefined;
+
+  constructor(private readonly options: RegistryOptions) {
+    this.now = options.now ?? Date.now;
+    this.heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 30_000;
+    this.cache = new ReadThroughCache(() => this.load(), options.cacheTtlMs ?? 30_000, this.now);
+  }
+
+  get store(): JournalRegistryStore {
+    return this.options.store;
+  }
+
+  /** The current snapshot through the cache; `hit` is false when this call read storage. */
+  async read(): Promise<CacheRead<Snapshot>> {
+    const result = await this.cache.get();
+    if (result.hit) this.options.metrics.cacheHits.inc();
+    else this.options.metrics.cacheMisses.inc();
+    return result;
+  }
+
+  async register(manifest: AgentRegistration): Promise<RegistrationResult> {
+    const at = this.now();
+    const instance = manifest.instance_id ?? 'default';
+    const { created } = await this.store.put(toStoredManifest(manifest), instance, at);
+    this.cache.invalidate();
+    if (manifest.task_queue) this.trackQueue(manifest.namespace, manifest.task_queue);
+    this.options.log.info({ agent_id: manifest.agent_id, instance_id: instance, created, reasoners: manifest.reasoners.length, skills: manifest.skills.length }, 'agent registered');
+    if (manifest.task_queue) void this.checkHealth().catch(() => undefined);
+    return { agent_id: manifest.agent_id, instance_id: instance, created, registered_at: isoSeconds(at), reasoners: manifest.reasoners.length, skills: manifest.skills.length };
+  }
+
+  /** False when the agent is unknown (the sender should register again). */
+  async heartbeat(agentId: string, instance: string | undefined, reported: HealthStatus | undefined): Promise<boolean> {
+    const known = await this.store.beat(agentId, instance ?? 'default', this.now(), reported);
+    if (!known) return false;
+    const current = this.cache.peek()?.byId.get(agentId);
+    // A changed self-report, or an agent coming back, shows at once rather than after the TTL.
+    if (current && reported !== undefined && reported !== current.reported_health) this.cache.invalidate();
+    else if (current && this.health(current).status !== current.health_status) this.cache.invalidate();
+    return true;
+  }
+
+  async deregister(agentId: string, instance: string | undefined): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
+    if (!this.store.has(agentId)) return undefined;
+    const result = await this.store.remove(agentId, instance ?? null, this.now());
+    this.cache.invalidate();
+    this.options.log.info({ agent_id: agentId, instance_id: instance ?? null, removed: result.removed, remaining_instances: result.remainingInstances }, 'agent deregistered');
+    return result;
+  }
+
+  /**
+   * Refreshes task-queue pollers and re-derives every cached agent's health; invalidates the
+   * cache if any changed. Never reads storage: it works on the cached snapshot.
+   * Returns the ids of agents whose health changed.
+   */
+  checkHealth(): Promise<string[]> {
+    if (this.checking) {
+      // A check already running may predate what the caller just changed: queue one more after it.
+      this.nextCheck ??= this.checking
+        .catch(() => [])
+        .then(() => {
+          this.nextCheck = undefined;
+          return this.checkHealth();
+        });
+      return this.nextCheck;
+    }
+    this.checking = this.runHealthCheck().finally(() => (this.checking = undefined));
+    return this.checking;
+  }
+
+  startMonitor(intervalMs: number): void {
+    this.stopMonitor();
+    this.monitor = setInterval(() => {
+      this.checkHealth().catch((err) => this.options.log.warn({ err: String(err) }, 'health check failed'));
+    }, intervalMs);
+    this.monitor.unref();
+  }
+
+  stopMonitor(): void {
+    if (this.monitor) clearInterval(this.monitor);
+    this.monitor = undefined;
+  }
+
+  private async runHealthCheck(): Promise<string[]> {
+    const temporal = this.options.temporal;
+    if (temporal) {
+      await Promise.all(
+        [...this.queues.values()].map(async ({ namespace, taskQueue }) => {
+          try {
+            this.pollers.set(queueKey(namespace, taskQueue), await temporal.pollers(namespace, taskQueue));
+          } catch (err) {
+            if (this.pollers.get(queueKey(namespace, taskQueue)) !== null) {
+              this.options.log.warn({ namespace, task_queue: taskQueue, err: (err as Error).message }, 'could not read task-queue pollers');
+            }
+            this.pollers.set(queueKey(namespace, taskQueue), null);
+          }
+        }),
+      );
+    }
+    const current = this.cache.peek();
+    if (!current) return [];
+    const changed = current.agents.filter((a) => this.health(a).status !== a.health_status).map((a) => a.agent_id);
+    if (changed.length) {
+      this.options.log.info({ agents: changed.slice(0, 20), count: changed.length }, 'agent health changed');
+      this.cache.invalidate();
+    }
+    return changed;
+  }
+
+  private health(agent: Pick<StoredAgent, 'agent_id' | 'task_queue' | 'namespace' | 'reported_health'>): { status: HealthStatus; lastHeartbeat: number | undefined } {
+    const lastHeartbeat = this.store.lastHeartbeat(agent.agent_id);
+    const namespace = agent.namespace ?? this.options.temporal?.defaultNamespace() ?? 'default';
+    const status = deriveHealth({
+      now: this.now(),
+      lastHeartbeat,
+      heartbeatTimeoutMs: this.heartbeatTimeoutMs,
+      reported: agent.reported_health,
+      hasTaskQueue: agent.task_queue !== undefined,
+      pollers: agent.task_queue ? this.pollers.get(queueKey(namespace, agent.task_queue)) : undefined,
+    });
+    return { status, lastHeartbeat };
+  }
+
+  private trackQueue(namespace: string | undefined, taskQueue: string): void {
+    const ns = namespace ?? this.options.temporal?.defaultNamespace() ?? 'default';
+    this.queues.set(queueKey(ns, taskQueue), { namespace: ns, taskQueue });
+  }
+
+  private async load(): Promise<Snapshot> {
+    const stored = await this.store.listAgents();
+    this.queues.clear();
+    for (const a of stored) if (a.task_queue) this.trackQueue(a.namespace, a.task_queue);
+    const snapshot = buildSnapshot(stored, (a) => this.health(a), this.now(), this.options.memoBytes ?? 8 * 1024 * 1024);
+    this.options.metrics.registeredAgents.set(snapshot.agents.length);
+    this.options.metrics.cacheSize.set(snapshot.bytes);
+    return snapshot;
+  }
+}

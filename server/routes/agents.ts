@@ -1,0 +1,63 @@
+/**
+ * The registration API: any number of agents (our workers, or synthetic ones for scale tests).
+ *
+ *   POST   /api/v1/agents                       register or replace a manifest (201 new, 200 replaced)
+ *   POST   /api/v1/agents/{agent_id}/heartbeat  { instance_id?, health_status? }; 404 = register again
+ *   DELETE /api/v1/agents/{agent_id}?instance_id=…  deregister one instance (or the whole agent)
+ */
+import type { FastifyInstance } from 'fastify';
+import { AGENT_ID_PATTERN, agentRegistrationSchema, heartbeatSchema } from '../../contracts/capabilities';
+import type { ControlPlaneMetrics } from '../metrics';
+import type { Registry } from '../registry';
+import { issuesOf } from './errors';
+
+export function agentRoutes(app: FastifyInstance, registry: Registry, metrics: ControlPlaneMetrics): void {
+  const badAgentId = (agentId: string) => ({
+    error: 'invalid_parameter',
+    message: 'Invalid agent_id. Use letters, digits, ".", "_" or "-" (at most 128)',
+    details: { parameter: 'agent_id', provided: agentId.slice(0, 200) },
+  });
+
+  app.post('/api/v1/agents', async (request, reply) => {
+    const parsed = agentRegistrationSchema.safeParse(request.body);
+    if (!parsed.success) {
+      metrics.registrations.inc({ operation: 'register', status: 'rejected' });
+      const issues = issuesOf(parsed.error);
+      return reply.code(400).send({ error: 'invalid_manifest', message: `Invalid manifest: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ').slice(0, 1000)}`, details: { issues: issues.slice(0, 50) } });
+    }
+    const result = await registry.register(parsed.data);
+    metrics.registrations.inc({ operation: 'register', status: 'ok' });
+    return reply.code(result.created ? 201 : 200).send(result);
+  });
+
+  app.post<{ Params: { agent_id: string } }>('/api/v1/agents/:agent_id/heartbeat', async (request, reply) => {
+    const agentId = request.params.agent_id;
+    if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
+    const parsed = heartbeatSchema.safeParse(request.body ?? {});
+    if (!parsed.success) {
+      const issues = issuesOf(parsed.error);
+      return reply.code(400).send({ error: 'invalid_body', message: issues.map((i) => `${i.field}: ${i.message}`).join('; '), details: { issues } });
+    }
+    const known = await registry.heartbeat(agentId, parsed.data.instance_id, parsed.data.health_status);
+    metrics.registrations.inc({ operation: 'heartbeat', status: known ? 'ok' : 'unknown_agent' });
+    if (!known) return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered; register it first` });
+    return { agent_id: agentId, ok: true };
+  });
+
+  app.delete<{ Params: { agent_id: string }; Querystring: Record<string, string | string[] | undefined> }>('/api/v1/agents/:agent_id', async (request, reply) => {
+    const agentId = request.params.agent_id;
+    if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
+    const query = request.query ?? {};
+    for (const name of Object.keys(query)) {
+      if (name !== 'instance_id') return reply.code(400).send({ error: 'invalid_parameter', message: `Unknown parameter "${name.slice(0, 100)}"`, details: { parameter: name.slice(0, 100), allowed: ['instance_id'] } });
+    }
+    const instance = query.instance_id;
+    if (Array.isArray(instance) || (instance !== undefined && (instance.length === 0 || instance.length > 200))) {
+      return reply.code(400).send({ error: 'invalid_parameter', message: 'Invalid instance_id parameter: give one value of 1 to 200 characters', details: { parameter: 'instance_id' } });
+    }
+    const result = await registry.deregister(agentId, instance);
+    metrics.registrations.inc({ operation: 'deregister', status: result ? 'ok' : 'unknown_agent' });
+    if (!result) return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered` });
+    return { agent_id: agentId, removed: result.removed, remaining_instances: result.remainingInstances };
+  });
+}

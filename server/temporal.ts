@@ -1,0 +1,95 @@
+/**
+ * The control plane's way to Temporal: poller counts for health, and starting workflows.
+ *
+ * The Temporal client (with its protobuf definitions, ~30 MB) is loaded and connected on first
+ * use only, so a control plane that only serves discovery stays small; a failed connection is
+ * retried on the next use instead of failing the process.
+ */
+import type { Client } from '@temporalio/client';
+import { countFreshPollers, type PollerCounts } from './health';
+
+export interface TemporalAccess {
+  /** A client for the namespace (connecting on first use). Throws TemporalUnavailable. */
+  client(namespace?: string): Promise<Client>;
+  defaultNamespace(): string;
+  /** Workflow and activity pollers seen recently on the task queue. */
+  pollers(namespace: string, taskQueue: string): Promise<PollerCounts>;
+  close(): Promise<void>;
+}
+
+export class TemporalUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`Temporal is not reachable: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'TemporalUnavailable';
+  }
+}
+
+export interface LazyTemporalOptions {
+  /** host:port; default: the `temporal` CLI's settings (TEMPORAL_ADDRESS, profiles...). */
+  address?: string;
+  namespace?: string;
+}
+
+export function lazyTemporal(options: LazyTemporalOptions = {}): TemporalAccess {
+  let connecting: Promise<Client> | undefined;
+  let base: Client | undefined;
+  const byNamespace = new Map<string, Client>();
+  const namespace = options.namespace ?? process.env.TEMPORAL_NAMESPACE ?? 'default';
+
+  const connect = async (): Promise<Client> => {
+    if (base) return base;
+    connecting ??= (async () => {
+      const { connectClient } = await import('../client/flow-client');
+      return connectClient({ address: options.address, namespace });
+    })();
+    try {
+      base = await connecting;
+      return base;
+    } catch (err) {
+      connecting = undefined;
+      throw new TemporalUnavailable(err);
+    }
+  };
+
+  return {
+    defaultNamespace: () => namespace,
+    async client(ns = namespace) {
+      const client = await connect();
+      if (ns === client.options.namespace) return client;
+      let other = byNamespace.get(ns);
+      if (!other) {
+        const { Client: ClientClass } = await import('@temporalio/client');
+        other = new ClientClass({ connection: client.connection, namespace: ns });
+        byNamespace.set(ns, other);
+      }
+      return other;
+    },
+    async pollers(ns, taskQueue) {
+      const client = await connect();
+      const { temporal } = await import('@temporalio/proto');
+      const describe = (taskQueueType: number) =>
+        client.workflowService.describeTaskQueue({
+          namespace: ns,
+          taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+          taskQueueType,
+        });
+      try {
+        const [wf, act] = await Promise.all([
+          describe(temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW),
+          describe(temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
+        ]);
+        const now = Date.now();
+        return { workflow: countFreshPollers(wf.pollers ?? [], now), activity: countFreshPollers(act.pollers ?? [], now) };
+      } catch (err) {
+        throw new TemporalUnavailable(err);
+      }
+    },
+    async close() {
+      const client = base ?? (connecting ? await connecting.catch(() => undefined) : undefined);
+      base = undefined;
+      connecting = undefined;
+      byNamespace.clear();
+      await client?.connection.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,279 @@
+/**
+ * answerBomQuestion on the real Temporal dev server with the embedded backends (DuckDB bom_demo,
+ * the embedded search index, the model stand-in): every path of the seed, made durable.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BackendError } from '../backends/errors';
+import type { SearchBackend } from '../backends/search/types';
+import { bomQuestionFlow, type BomQuestionOutput, type PipelineState } from '../contracts/bom';
+import type { Progress } from '../contracts/common';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
+
+describe('answerBomQuestion on the embedded backends', () => {
+  let h: Harness;
+  /** Switches the search backend to "returns nothing" or "is down" for the RAG tests. */
+  const searchSwitch = { mode: 'normal' as 'normal' | 'empty' | 'down' };
+
+  beforeAll(async () => {
+    h = await createHarness({
+      backends: (b) => {
+        const search: SearchBackend = {
+          name: b.search.name,
+          search: (request) => {
+            if (searchSwitch.mode === 'down') return Promise.reject(new BackendError('search unavailable (injected)', { backend: 'search', retryable: true, type: 'SearchUnavailable', status: 503 }));
+            return searchSwitch.mode === 'empty' ? Promise.resolve({ hits: [], totalSize: 0 }) : b.search.search(request);
+          },
+        };
+        return { ...b, search };
+      },
+    });
+  });
+  afterAll(async () => h?.close());
+  afterEach(() => {
+    searchSwitch.mode = 'normal';
+    h.standin.setFaults({});
+  });
+
+  const executedSince = (mark: number) => h.backends.warehouse.executed.slice(mark);
+
+  it('answers the seed question with strategy 2 (plural/singular regex) after exact match finds nothing', async () => {
+    const mark = h.backends.warehouse.executed.length;
+    const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+
+    expect(out.outcome).toBe('answered');
+    expect(s.focus_terms).toEqual(['battery', 'memory']);
+    expect(s.search_terms).toEqual(['battery', 'memory']);
+    expect(s.schema_hints).toContain('item_master.category');
+    expect(s.domain_terms.battery).toBe('item_master.category (BATTERIES)');
+    expect(s.tables).toEqual(['bom_details', 'item_master']);
+    expect(s.candidate_columns).toEqual(['item_master.category', 'item_master.item_description']);
+    // The distractor tables are in INFORMATION_SCHEMA but never searched.
+    expect(s.ignored_columns).toContain('supplier_catalog.supplier_name');
+    expect(s.attempts_log).toEqual(['Strategy 1: exact match - 0 rows', 'Strategy 2: plural/singular regex - 393 rows (SUCCESS)']);
+    expect(s.strategy).toBe(2);
+    expect(s.found_results).toBe(true);
+    expect(s.rows).toHaveLength(100);
+    expect(s.total_rows).toBe(393);
+    expect(s.chosen_params).toEqual({ pattern: '(?i)\\b(battery|batteries|memory|memories)\\b' });
+    expect(s.chosen_sql).toBe(s.sql);
+    expect(s.chosen_sql).toMatch(/LIMIT 100$/);
+    expect(s.reuse).toMatchObject({ checked: true, matched: false });
+    expect(s.fallbacks).toEqual([]);
+
+    // The seed's answer shape: summary, BOM lines, then the exact SQL and its parameters.
+    expect(out.final_answer).toMatch(/^Found 393 BOMs using battery or memory components/);
+    expect(out.final_answer).toContain('- FG-1002: Handheld Scanner Gen 1');
+    expect(out.final_answer).toContain('```sql\nSELECT');
+    expect(out.final_answer).toContain(s.chosen_sql!);
+    expect(out.final_answer).toContain('Parameters: {"pattern":');
+    expect(out.usage.calls).toBe(2);
+    expect(out.usage.totalTokens).toBeGreaterThan(0);
+    expect(out.usage.totalTokens).toBeLessThanOrEqual(1500);
+
+    // What reached the warehouse: parameterized statements, user terms only in parameters.
+    const strategies = executedSince(mark).filter((q) => q.label?.startsWith('bom-strategy-'));
+    expect(strategies.map((q) => q.label)).toEqual(['bom-strategy-1', 'bom-strategy-2']);
+    expect(strategies[0].params).toEqual({ terms: ['battery', 'memory'] });
+    expect(strategies[0].sql).toContain('list_contains($terms, LOWER(c."category"))');
+    expect(strategies[1].sql).toContain('regexp_matches(c."item_description", $pattern)');
+    for (const q of strategies) expect(q.sql).not.toMatch(/battery|memory/i);
+
+    expect(handle.workflowId).toMatch(/^bom-question-list-boms-using-battery-or-[0-9a-f]{6}$/);
+    expect(await handle.query<PipelineState>('pipelineState')).toEqual(s);
+    expect(await handle.query<Progress>('progress')).toMatchObject({ flow: 'answerBomQuestion', status: 'completed', stage: 'done' });
+    await recordHistory(handle, 'bom-question-strategy-2');
+  });
+
+  it('answers with strategy 1 (exact match) and RAG off: no schema search, columns by sampling', async () => {
+    const before = h.standin.stats();
+    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use capacitor components?', ragEnabled: false });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+    expect(out.outcome).toBe('answered');
+    expect(s.rag_enabled).toBe(false);
+    expect(s.schema_hints).toEqual([]);
+    expect(s.domain_terms).toEqual({});
+    expect(s.reuse.checked).toBe(false);
+    expect(s.candidate_columns).toEqual(['item_master.item_description', 'item_master.category']);
+    expect(s.attempts_log).toEqual(['Strategy 1: exact match - 350 rows (SUCCESS)']);
+    expect(s.strategy).toBe(1);
+    expect(s.chosen_params).toEqual({ terms: ['capacitor'] });
+    expect(out.final_answer).toMatch(/^Found 350 BOMs using capacitor components/);
+    const after = h.standin.stats();
+    expect((after.byTask['bom.focus_terms'] ?? 0) - (before.byTask['bom.focus_terms'] ?? 0)).toBe(1);
+    await recordHistory(handle, 'bom-question-strategy-1-rag-off');
+  });
+
+  it('answers with strategy 3 (substring) when the term only appears inside words (eFuse, polyfuse)', async () => {
+    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use fuse components?' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+    expect(s.attempts_log).toEqual([
+      'Strategy 1: exact match - 0 rows',
+      'Strategy 2: plural/singular regex - 0 rows',
+      'Strategy 3: substring contains - 115 rows (SUCCESS)',
+    ]);
+    expect(s.strategy).toBe(3);
+    expect(s.chosen_params).toEqual({ term_0: 'fuse' });
+    expect(s.rows.every((r) => /fuse/i.test(String(r.example_component)))).toBe(true);
+    expect(out.final_answer).toContain('SQL used (strategy 3: substring contains)');
+    await recordHistory(handle, 'bom-question-strategy-3');
+  });
+
+  it('offers the most frequent values when no strategy finds rows', async () => {
+    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use hydraulic valves?' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+    expect(out.outcome).toBe('no_results');
+    expect(s.attempts_log).toHaveLength(3);
+    expect(s.found_results).toBe(false);
+    expect(s.rows).toEqual([]);
+    expect(s.suggestions['item_master.category']).toEqual(['CAPACITOR', 'RESISTOR', 'SUBASSEMBLY', 'CONNECTORS', 'FASTENER', 'LED']);
+    expect(out.final_answer).toMatch(/^No results found for "hydraulic", "valves" after 3 attempt\(s\)/);
+    expect(out.final_answer).toContain('- item_master.category: CAPACITOR, RESISTOR');
+    // No rows, nothing to explain: only the focus-term call was made.
+    expect(out.usage.calls).toBe(1);
+    await recordHistory(handle, 'bom-question-no-results');
+  });
+
+  it('stops after maxStrategies and points to the documented value of the term', async () => {
+    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use fuse components?', maxStrategies: 2 });
+    expect(out.outcome).toBe('no_results');
+    expect(out.pipeline_state.attempts_log).toHaveLength(2);
+    expect(out.final_answer).toContain('"fuse" is documented as item_master.category (CIRCUIT_PROTECTION)');
+  });
+
+  it('ends with "No matching columns" and the reason when the dataset has no BOM tables', async () => {
+    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use battery components?', dataset: 'platform_demo' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    expect(out.outcome).toBe('no_matching_columns');
+    expect(out.final_answer).toMatch(/^No matching columns: dataset platform_demo has no BOM tables: missing bom_details\.parent_item_number/);
+    expect(out.pipeline_state.reason).toContain('tables found: components');
+    expect(out.pipeline_state.attempts_log).toEqual([]);
+    expect(out.pipeline_state.sql).toBeNull();
+    await recordHistory(handle, 'bom-question-no-matching-columns');
+
+    const unknown = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use battery components?', dataset: 'no_such_dataset', ragEnabled: false });
+    expect(unknown.final_answer).toBe('No matching columns: dataset no_such_dataset has no tables (INFORMATION_SCHEMA lists no columns).');
+    const nothing = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'List all the BOMs please', ragEnabled: false });
+    expect(nothing.outcome).toBe('no_matching_columns');
+    expect(nothing.pipeline_state.reason).toContain('names nothing to search for');
+  });
+
+  it('finds the same answer with RAG on (schema hints) and off (value sampling)', async () => {
+    const question = 'Which BOMs use obsolete components?';
+    const on = await h.run<BomQuestionOutput>(bomQuestionFlow, { question, ragEnabled: true });
+    const off = await h.run<BomQuestionOutput>(bomQuestionFlow, { question, ragEnabled: false });
+    expect(on.pipeline_state.schema_hints).toEqual(['item_master.lifecycle_status']);
+    expect(on.pipeline_state.domain_terms).toEqual({ obsolete: 'item_master.lifecycle_status (OBSOLETE)' });
+    expect(off.pipeline_state.schema_hints).toEqual([]);
+    for (const out of [on, off]) {
+      expect(out.pipeline_state.candidate_columns).toContain('item_master.lifecycle_status');
+      expect(out.pipeline_state.strategy).toBe(1);
+      expect(out.pipeline_state.total_rows).toBe(257);
+    }
+  });
+
+  it('continues with defaults when the schema search returns nothing', async () => {
+    searchSwitch.mode = 'empty';
+    const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+    expect(s.reuse).toMatchObject({ checked: true, matched: false, pattern_id: null });
+    expect(s.schema_hints).toEqual([]);
+    expect(s.domain_terms).toEqual({});
+    expect(s.fallbacks).toEqual([]);
+    expect(s.candidate_columns).toEqual(expect.arrayContaining(['item_master.category', 'item_master.item_description']));
+    expect(s.strategy).toBe(2);
+    expect(s.total_rows).toBe(393);
+    await recordHistory(handle, 'bom-question-rag-empty');
+  });
+
+  it('continues with defaults when the search backend is down after its retries', async () => {
+    searchSwitch.mode = 'down';
+    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use LEDs?' });
+    expect(out.pipeline_state.reuse.checked).toBe(false);
+    expect(out.pipeline_state.fallbacks).toEqual(['schema_search']);
+    expect(out.pipeline_state.schema_hints).toEqual([]);
+    expect(out.outcome).toBe('answered');
+    expect(out.pipeline_state.strategy).toBe(2);
+  });
+
+  it('still answers when the model fails through its retries (deterministic fallbacks)', async () => {
+    h.standin.setFaults({ rate503: 1, tasks: ['bom.'] });
+    const before = h.standin.stats();
+    const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const after = h.standin.stats();
+    expect(out.outcome).toBe('answered');
+    expect(out.pipeline_state.fallbacks).toEqual(['focus_terms', 'explain']);
+    expect(out.pipeline_state.focus_terms).toEqual(['battery', 'memory']);
+    expect(out.pipeline_state.strategy).toBe(2);
+    expect(out.final_answer).toMatch(/^Found 393 result\(s\) for battery or memory \(showing the first 100\)/);
+    expect(out.usage.totalTokens).toBe(0);
+    // Three attempts per model step (the workflow's retry policy), then the fallback.
+    expect((after.byTask['bom.focus_terms'] ?? 0) - (before.byTask['bom.focus_terms'] ?? 0)).toBe(3);
+    expect((after.byTask['bom.explain'] ?? 0) - (before.byTask['bom.explain'] ?? 0)).toBe(3);
+    await recordHistory(handle, 'bom-question-model-fallback');
+  });
+
+  it('reuses a validated query pattern above the similarity threshold, skipping SQL building', async () => {
+    const before = h.standin.stats();
+    const mark = h.backends.warehouse.executed.length;
+    const handle = await h.start(bomQuestionFlow, { question: 'Where is part CMP-000023 used?' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+    expect(s.reuse).toEqual({ checked: true, matched: true, pattern_id: 'where-used', similarity: 1, threshold: 0.85, params: { item: 'CMP-000023' } });
+    expect(s.strategy).toBe(0);
+    expect(s.attempts_log).toEqual(['Reuse: pattern where-used (similarity 1) - 3 rows']);
+    expect(s.candidate_columns).toEqual([]);
+    expect(s.chosen_params).toEqual({ item: 'CMP-000023' });
+    expect(s.rows.map((r) => r.parent_item_number)).toEqual(['SA-2035', 'SA-2203', 'SA-2219']);
+    expect(out.final_answer).toContain('- SA-2035: Battery module for Infusion Pump (qty 1, BT7)');
+    // No focus-term call, no INFORMATION_SCHEMA sampling: one explainer call and one query (+ the allow-list).
+    const after = h.standin.stats();
+    expect((after.byTask['bom.focus_terms'] ?? 0) - (before.byTask['bom.focus_terms'] ?? 0)).toBe(0);
+    expect(out.usage.calls).toBe(1);
+    expect(executedSince(mark).filter((q) => q.label === 'sample-distinct')).toEqual([]);
+    await recordHistory(handle, 'bom-question-query-reuse');
+
+    // A reused query that finds nothing falls through to the ladder.
+    const miss = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where is part CMP-999999 used?' });
+    expect(miss.pipeline_state.attempts_log[0]).toBe('Reuse: pattern where-used (similarity 1) - 0 rows');
+    expect(miss.pipeline_state.attempts_log).toHaveLength(5);
+    expect(miss.outcome).toBe('no_results');
+  });
+
+  it('shows the pipeline state while the flow runs', async () => {
+    h.standin.setFaults({ latencyMs: 1500 });
+    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use sensor components?' });
+    let seen: PipelineState | undefined;
+    for (let i = 0; i < 100 && !seen; i++) {
+      const s = await handle.query<PipelineState>('pipelineState').catch(() => undefined);
+      if (s?.stage === 'explainer') seen = s;
+      else await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen).toMatchObject({ stage: 'explainer', found_results: true, strategy: 1 });
+    expect(((await handle.result()) as BomQuestionOutput).pipeline_state.stage).toBe('done');
+  });
+
+  it('fails fast and non-retryably on bad input, naming each field', async () => {
+    const handle = await h.client.workflow.start('answerBomQuestion', {
+      taskQueue: h.taskQueue,
+      workflowId: `bom-bad-${Date.now()}`,
+      args: [{ question: '', maxStrategies: 4, dataset: 'x; DROP TABLE y' }],
+    });
+    const error = await handle.result().catch((e) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('InvalidInput');
+    expect(cause.nonRetryable).toBe(true);
+    for (const field of ['question', 'maxStrategies', 'dataset']) expect(cause.message).toContain(field);
+    await recordHistory(handle, 'bom-question-invalid-input');
+    await expect(h.start(bomQuestionFlow, { question: 'Which BOMs use LEDs?', extra: true })).rejects.toThrow(/Unrecognized key/);
+  });
+});

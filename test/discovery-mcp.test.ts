@@ -1,0 +1,253 @@
+/**
+ * The MCP server as a client sees it: `client/mcp/main.ts` spawned with `tsx`, over stdio and
+ * over Streamable HTTP, driving `discover_from_prp` on this file's harness worker (the server
+ * talks to the test dev server through TEMPORAL_ADDRESS, on the harness's task queue).
+ */
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Progress as McpProgress } from '@modelcontextprotocol/sdk/types.js';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { DATA_DIR } from '../backends';
+import { discoverFromPrpFlow, type DiscoverFromPrpOutput } from '../contracts/discovery';
+import { flows } from '../contracts/flows';
+import { stableWorkflowId } from '../client/mcp/server';
+import { createHarness, type Harness } from './helpers/harness';
+
+const ROOT = path.resolve(__dirname, '..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+const MAIN = path.join(ROOT, 'client', 'mcp', 'main.ts');
+const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
+
+let h: Harness;
+const serverEnv = () => ({ ...(process.env as Record<string, string>), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'default', MCP_TASK_QUEUE: h.taskQueue });
+
+async function connectStdio(): Promise<{ client: McpClient; transport: StdioClientTransport; stderr: () => string }> {
+  const transport = new StdioClientTransport({ command: TSX, args: [MAIN], env: serverEnv(), cwd: ROOT, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const client = new McpClient({ name: 'agent-flows-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
+}
+
+/** Waits until the workflow for this input exists and is running, then returns its handle. */
+async function runningWorkflow(input: unknown) {
+  const id = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input));
+  const handle = h.client.workflow.getHandle(id);
+  for (let i = 0; i < 150; i++) {
+    const status = await handle.describe().then((d) => d.status.name, () => undefined);
+    if (status === 'RUNNING') return handle;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`workflow ${id} never ran`);
+}
+
+async function expectCancelled(handle: ReturnType<typeof h.client.workflow.getHandle>) {
+  const error = await handle.result().catch((e) => e);
+  expect(error).toBeInstanceOf(WorkflowFailedError);
+  expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+  expect((await handle.describe()).status.name).toBe('CANCELLED');
+}
+
+beforeAll(async () => {
+  h = await createHarness();
+});
+afterAll(async () => h?.close());
+beforeEach(() => h.standin.setFaults({}));
+
+describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
+  it('lists one tool per flow with its input schema, and runs discover_from_prp with progress notifications', async () => {
+    const { client, transport } = await connectStdio();
+    try {
+      const { tools } = await client.listTools();
+      // One tool per registered flow, plus the tools flows register through client/mcp/tools.ts.
+      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining([...flows.map((f) => f.mcpTool), 'get_next_eads']));
+      const tool = tools.find((t) => t.name === 'discover_from_prp')!;
+      expect(tool.inputSchema.required).toEqual(['prp']);
+      expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(['prp', 'targetSchema', 'maxCandidatesPerStep', 'concurrency']);
+      expect(tool.outputSchema?.properties).toHaveProperty('results');
+
+      // A little model latency keeps the run long enough to be observed.
+      h.standin.setFaults({ latencyMs: 150 });
+      const progress: McpProgress[] = [];
+      const input = { prp: prp('nfl-weather-scoring'), maxCandidatesPerStep: 3, concurrency: 2 };
+      const result = await client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, {
+        onprogress: (p) => progress.push(p),
+        resetTimeoutOnProgress: true,
+      });
+      expect(result.isError).toBeFalsy();
+      const out = result.structuredContent as DiscoverFromPrpOutput;
+      expect(out.results.map((r) => r.conceptual_group)).toContain('NFL weather conditions');
+      expect(out.results.find((r) => /weather/.test(r.conceptual_group))!.discovered_tables[0].table_id).toBe('weather_at_kickoff');
+      const workflowId = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input));
+      expect(result._meta).toMatchObject({ 'agent-flows/workflowId': workflowId });
+      expect((result.content as Array<{ text: string }>)[0].text).toContain('NFL weather conditions');
+
+      expect(progress.length).toBeGreaterThanOrEqual(2);
+      const values = progress.map((p) => p.progress);
+      expect(values).toEqual([...values].sort((a, b) => a - b));
+      expect(new Set(values).size).toBe(values.length);
+      expect(progress.some((p) => /searched/.test(p.message ?? ''))).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reports a failed flow as a tool error and rejects bad arguments before starting anything', async () => {
+    const { client } = await connectStdio();
+    try {
+      const failed = await client.callTool({ name: 'discover_from_prp', arguments: { prp: '# PRP: nothing here\n\nNo schema.' } });
+      expect(failed.isError).toBe(true);
+      expect((failed.content as Array<{ text: string }>)[0].text).toMatch(/TargetSchemaMissing: .*section 9/);
+      const bad = await client.callTool({ name: 'discover_from_prp', arguments: { prp: 'x', concurrency: 0 } });
+      expect(bad.isError).toBe(true);
+      expect((bad.content as Array<{ text: string }>)[0].text).toMatch(/concurrency/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('an MCP cancellation of the request cancels the workflow', async () => {
+    h.standin.setFaults({ latencyMs: 30_000 });
+    const { client, stderr } = await connectStdio();
+    try {
+      const input = { prp: prp('nfl-betting-edge'), maxCandidatesPerStep: 1 };
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, { signal: abort.signal }).catch((e) => e);
+      const handle = await runningWorkflow(input);
+      abort.abort('user pressed stop');
+      expect(await call).toBeInstanceOf(Error);
+      await expectCancelled(handle);
+      expect(stderr()).toMatch(/the MCP client cancelled the request; cancelling the workflow/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('closing stdin (the client disconnecting) cancels the running workflow and ends the server', async () => {
+    h.standin.setFaults({ latencyMs: 30_000 });
+    const { client, transport, stderr } = await connectStdio();
+    const input = { prp: prp('nfl-betting-edge'), maxCandidatesPerStep: 2 };
+    void client.callTool({ name: 'discover_from_prp', arguments: input }).catch(() => undefined);
+    const handle = await runningWorkflow(input);
+    const pid = transport.pid!;
+    await transport.close(); // ends stdin first, as a client that goes away does
+    await expectCancelled(handle);
+    expect(stderr()).toMatch(/stdin closed: cancelling 1 running call/);
+    expect(() => process.kill(pid, 0)).toThrow(); // the server process is gone
+  });
+});
+
+describe('MCP over Streamable HTTP (tsx client/mcp/main.ts --http)', () => {
+  let server: ChildProcess;
+  let url: URL;
+  let serverLog = '';
+
+  beforeAll(async () => {
+    server = spawn(TSX, [MAIN, '--http', '--port', '0'], { cwd: ROOT, env: serverEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    url = await new Promise<URL>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`MCP HTTP server did not start: ${serverLog}`)), 60_000);
+      server.stderr!.on('data', (chunk: Buffer) => {
+        serverLog += chunk.toString();
+        const m = /listening on (http:\/\/\S+)/.exec(serverLog);
+        if (m) {
+          clearTimeout(timer);
+          resolve(new URL(m[1]));
+        }
+      });
+      server.once('exit', (code) => reject(new Error(`MCP HTTP server exited with ${code}: ${serverLog}`)));
+    });
+  });
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+  });
+
+  async function connectHttp() {
+    const transport = new StreamableHTTPClientTransport(url);
+    const client = new McpClient({ name: 'agent-flows-test', version: '1.0.0' });
+    await client.connect(transport);
+    return { client, transport };
+  }
+
+  it('listens on 127.0.0.1 and refuses foreign Host and Origin headers (DNS rebinding)', async () => {
+    expect(url.hostname).toBe('127.0.0.1');
+    const post = (headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.once('error', reject);
+        req.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+      });
+    expect(await post({ host: 'evil.example' })).toBe(403);
+    expect(await post({ origin: 'http://evil.example' })).toBe(403);
+    // A local caller without a session is told to initialize first.
+    expect(await post({})).toBe(400);
+  });
+
+  it('runs discover_from_prp; identical concurrent calls attach to one workflow', async () => {
+    const a = await connectHttp();
+    const b = await connectHttp();
+    try {
+      h.standin.setFaults({ latencyMs: 100 });
+      const input = { prp: prp('nfl-prediction-accuracy'), maxCandidatesPerStep: 2 };
+      const progress: McpProgress[] = [];
+      const [ra, rb] = await Promise.all([
+        a.client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, { onprogress: (p) => progress.push(p) }),
+        b.client.callTool({ name: 'discover_from_prp', arguments: { ...input, concurrency: 8 } }),
+      ]);
+      expect(ra.isError).toBeFalsy();
+      expect(rb.structuredContent).toEqual(ra.structuredContent);
+      expect(ra._meta).toEqual(rb._meta);
+      const out = ra.structuredContent as DiscoverFromPrpOutput;
+      expect(out.results.map((r) => r.discovered_tables[0]?.table_id)).toEqual(['games', 'backtest_regression_inferences', 'final_scores']);
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+      // One workflow execution for both calls.
+      const id = (ra._meta as Record<string, string>)['agent-flows/workflowId'];
+      let runs = 0;
+      for await (const w of h.client.workflow.list({ query: `WorkflowId = "${id}"` })) if (w.workflowId === id) runs++;
+      expect(runs).toBe(1);
+    } finally {
+      await a.client.close();
+      await b.client.close();
+    }
+  });
+
+  it('an MCP cancellation over HTTP reaches its call (same session) and cancels the workflow', async () => {
+    h.standin.setFaults({ latencyMs: 30_000 });
+    const { client } = await connectHttp();
+    try {
+      const input = { prp: prp('nfl-weather-scoring'), maxCandidatesPerStep: 1 };
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, { signal: abort.signal }).catch((e) => e);
+      const handle = await runningWorkflow(input);
+      abort.abort('stop');
+      expect(await call).toBeInstanceOf(Error);
+      await expectCancelled(handle);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a client that drops the HTTP connection mid-call gets its workflow cancelled', async () => {
+    h.standin.setFaults({ latencyMs: 30_000 });
+    const { client, transport } = await connectHttp();
+    const input = { prp: prp('nfl-weather-scoring'), maxCandidatesPerStep: 2, concurrency: 2 };
+    void client.callTool({ name: 'discover_from_prp', arguments: input }).catch(() => undefined);
+    const handle = await runningWorkflow(input);
+    await transport.close(); // aborts the open POST: the connection closes without a goodbye
+    await expectCancelled(handle);
+    expect(serverLog).toMatch(/the MCP client disconnected; cancelling the workflow/);
+  });
+});

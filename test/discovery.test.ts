@@ -1,0 +1,250 @@
+import { ApplicationFailure, CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { DATA_DIR, type Backends } from '../backends';
+import { BackendError } from '../backends/errors';
+import type { ModelBackend, ModelRequest } from '../backends/model/types';
+import type { Progress } from '../contracts/common';
+import { discoverFromPrpFlow, extractTargetSchema, tableName, type DiscoverFromPrpOutput, type DiscoveryCounts } from '../contracts/discovery';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
+
+const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
+const fits = (out: DiscoverFromPrpOutput, group: RegExp) => out.results.find((r) => group.test(r.conceptual_group))?.discovered_tables.map(tableName) ?? [];
+
+/** Switches the tests flip on the worker's real backends, plus what the model saw. */
+const hooks = {
+  failSearch: undefined as ((query: string) => boolean) | undefined,
+  failValidation: undefined as ((table: string) => boolean) | undefined,
+  validateRequests: [] as Array<{ group: string; columns: string[]; table: string }>,
+  modelInFlight: 0,
+  modelAborted: 0,
+  searchCalls: 0,
+};
+
+function instrument(b: Backends): Backends {
+  const model: ModelBackend = {
+    name: b.model.name,
+    async generate(request: ModelRequest<never>) {
+      if (request.task === 'discovery.validate') {
+        const columns = JSON.parse(String(request.sections.target_columns)) as Array<{ name: string }>;
+        const table = JSON.parse(String(request.sections.candidate_table)) as { project_id: string; dataset_id: string; table_id: string };
+        const name = tableName(table);
+        hooks.validateRequests.push({ group: String(request.sections.conceptual_group), columns: columns.map((c) => c.name), table: name });
+        if (hooks.failValidation?.(name)) throw new BackendError('injected: model overloaded', { backend: 'model', retryable: true, type: 'ModelUnavailable', status: 503 });
+      }
+      hooks.modelInFlight++;
+      try {
+        return await b.model.generate(request);
+      } catch (err) {
+        if (request.signal?.aborted) hooks.modelAborted++;
+        throw err;
+      } finally {
+        hooks.modelInFlight--;
+      }
+    },
+  } as ModelBackend;
+  return {
+    ...b,
+    model,
+    search: {
+      name: b.search.name,
+      async search(request) {
+        hooks.searchCalls++;
+        if (hooks.failSearch?.(request.query)) throw new BackendError('injected: search backend unavailable', { backend: 'search', retryable: true, type: 'SearchUnavailable', status: 503 });
+        return b.search.search(request);
+      },
+    },
+  };
+}
+
+async function activityEvents(handle: WorkflowHandle) {
+  const events = (await handle.fetchHistory()).events ?? [];
+  const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes);
+  const closedIds = new Set(
+    events
+      .map(
+        (e) =>
+          e.activityTaskCompletedEventAttributes?.scheduledEventId ??
+          e.activityTaskFailedEventAttributes?.scheduledEventId ??
+          e.activityTaskTimedOutEventAttributes?.scheduledEventId ??
+          e.activityTaskCanceledEventAttributes?.scheduledEventId,
+      )
+      .filter((id) => id != null)
+      .map(String),
+  );
+  return {
+    events,
+    scheduled,
+    unclosed: scheduled.filter((e) => !closedIds.has(String(e.eventId))),
+    canceled: events.filter((e) => e.activityTaskCanceledEventAttributes).length,
+  };
+}
+
+describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ backends: instrument });
+  });
+  beforeEach(() => {
+    h.standin.setFaults({});
+    h.standin.resetStats();
+    hooks.failSearch = undefined;
+    hooks.failValidation = undefined;
+    hooks.validateRequests = [];
+    hooks.searchCalls = 0;
+  });
+  afterAll(async () => h?.close());
+
+  it('extracts the target schema from section 9, plans, searches, validates and groups the tables', async () => {
+    const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-prediction-accuracy') });
+    const out = (await handle.result()) as DiscoverFromPrpOutput;
+
+    expect(out.schema_source).toBe('prp');
+    expect(out.target_schema.map((c) => c.name)).toEqual(extractTargetSchema(prp('nfl-prediction-accuracy')).map((c) => c.name));
+    expect(out.target_schema).toHaveLength(14);
+    expect(out.results.map((r) => r.conceptual_group)).toEqual(['NFL game identification and timing', 'NFL model predictions', 'NFL actual game results']);
+    // The derived column is left to the query layer and reported, not silently dropped.
+    expect(out.uncovered_columns).toEqual(['absolute_margin_error']);
+    expect(fits(out, /identification/)[0]).toBe('sports-analytics-prod.nfl_core.games');
+    expect(fits(out, /predictions/)[0]).toBe('sports-analytics-prod.nfl_predictions.backtest_regression_inferences');
+    expect(fits(out, /results/)).toEqual(['sports-analytics-prod.nfl_results.final_scores']);
+    // Same-shaped tables from other leagues are found by the search but rejected by validation.
+    expect(out.rejected.some((r) => r.table === 'sports-analytics-prod.nba_core.games' && r.outcome === 'not_a_fit' && /NBA/.test(r.reason))).toBe(true);
+    for (const r of out.results) {
+      expect(r.status).toBe('ok');
+      expect(r.candidates_found).toBe(5);
+      for (const t of r.discovered_tables) expect(t.schema.length).toBeGreaterThan(0);
+      expect(r.discovered_tables.map((t) => t.relevance_score)).toEqual([...r.discovered_tables.map((t) => t.relevance_score)].sort((a, b) => b - a));
+    }
+    expect(out.stats).toMatchObject({ steps: 3, searches_failed: 0, candidates: 15, validations_failed: 0 });
+    expect(out.usage.calls).toBe(1 + 15);
+
+    // Each validation saw only its own step's columns and its group.
+    expect(hooks.validateRequests).toHaveLength(15);
+    for (const v of hooks.validateRequests) {
+      const step = out.results.find((r) => r.conceptual_group === v.group)!;
+      expect(v.columns).toEqual(step.target_columns.map((c) => c.name));
+    }
+
+    const progress = await handle.query<Progress>('progress');
+    expect(progress).toMatchObject({ flow: 'discoverFromPrp', status: 'completed', done: 3 + 15, total: 3 + 15 });
+    expect(progress.detail).toContain('3/3 searched');
+    const counts = await handle.query<DiscoveryCounts>('discoveryCounts');
+    expect(counts).toMatchObject({ planned: 3, searched: 3, candidates: 15, validated: 15, fits: out.stats.fits });
+    expect(handle.workflowId).toMatch(/^discover-from-prp-nfl-game-prediction-accuracy-tracker-[0-9a-f]{6}$/);
+    await recordHistory(handle, 'discover-from-prp-ok');
+  });
+
+  it('uses a given target schema and honours maxCandidatesPerStep and a concurrency bound of 1', async () => {
+    const targetSchema = extractTargetSchema(prp('nfl-weather-scoring')).filter((c) => c.name !== 'total_points');
+    const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-weather-scoring'), targetSchema, maxCandidatesPerStep: 3, concurrency: 1 });
+    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    expect(out.schema_source).toBe('input');
+    expect(out.uncovered_columns).toEqual([]);
+    expect(out.results.map((r) => r.conceptual_group)).toEqual(['NFL game identification and timing', 'NFL venue and stadium details', 'NFL weather conditions', 'NFL actual game results']);
+    expect(fits(out, /weather/)).toEqual(['sports-analytics-prod.nfl_core.weather_at_kickoff']);
+    expect(fits(out, /venue/)).toEqual(['sports-analytics-prod.nfl_core.stadiums']);
+    expect(out.rejected.find((r) => r.table === 'weather-data.noaa.daily_station_observations')?.reason).toMatch(/not NFL data/);
+    expect(out.results.every((r) => r.candidates_found <= 3)).toBe(true);
+    // With one slot, activities never overlap in the history.
+    const { events } = await activityEvents(handle);
+    let running = 0;
+    let peak = 0;
+    for (const e of events) {
+      if (e.activityTaskStartedEventAttributes) peak = Math.max(peak, ++running);
+      if (e.activityTaskCompletedEventAttributes || e.activityTaskFailedEventAttributes) running--;
+    }
+    expect(peak).toBe(1);
+  });
+
+  it('fails at once with a clear, non-retryable error when there is no target schema', async () => {
+    const handle = await h.start(discoverFromPrpFlow, { prp: '# PRP: Something\n\n## 1. Goal\nFind data.\n\n## 9. Target Schema\nTo be decided.\n' });
+    const error = await handle.result().catch((e) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('TargetSchemaMissing');
+    expect(cause.nonRetryable).toBe(true);
+    expect(cause.message).toMatch(/section 9/);
+    expect((await activityEvents(handle)).scheduled).toHaveLength(0);
+    expect(await handle.query<Progress>('progress')).toMatchObject({ status: 'failed' });
+    await recordHistory(handle, 'discover-from-prp-no-schema');
+  });
+
+  it('rejects bad input before any workflow exists', async () => {
+    await expect(h.start(discoverFromPrpFlow, { prp: 'x', concurrency: 0 })).rejects.toThrow(/concurrency/);
+    await expect(h.start(discoverFromPrpFlow, { prp: 'x', targetSchema: [{ name: 'a', type: 'STRING' }, { name: 'A', type: 'INT64' }] })).rejects.toThrow(/duplicate column/);
+  });
+
+  it('records a step whose search keeps failing in that step; the other steps complete', async () => {
+    hooks.failSearch = (query) => /weather/i.test(query);
+    const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-weather-scoring') });
+    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    const weather = out.results.find((r) => /weather/.test(r.conceptual_group))!;
+    expect(weather).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
+    expect(weather.error).toMatch(/search failed: .*unavailable/);
+    expect(out.results.filter((r) => r !== weather).every((r) => r.status === 'ok' && r.discovered_tables.length > 0)).toBe(true);
+    expect(out.stats.searches_failed).toBe(1);
+    // The failing search was retried by Temporal (3 attempts) before it was recorded.
+    const { events } = await activityEvents(handle);
+    expect(events.some((e) => e.activityTaskFailedEventAttributes && /unavailable/.test(e.activityTaskFailedEventAttributes.failure?.cause?.message ?? e.activityTaskFailedEventAttributes.failure?.message ?? ''))).toBe(true);
+    expect(hooks.searchCalls).toBe(3 + 3);
+    expect(await handle.query<DiscoveryCounts>('discoveryCounts')).toMatchObject({ searchesFailed: 1, searched: 3 });
+    await recordHistory(handle, 'discover-from-prp-search-failed');
+  });
+
+  it('fails closed: a candidate whose validation keeps failing is never reported as a fit', async () => {
+    hooks.failValidation = (table) => table === 'sports-analytics-prod.nfl_results.final_scores';
+    const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-prediction-accuracy') });
+    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    const results = out.results.find((r) => /results/.test(r.conceptual_group))!;
+    expect(results.discovered_tables.map(tableName)).not.toContain('sports-analytics-prod.nfl_results.final_scores');
+    expect(results.status).toBe('partial');
+    expect(results.error).toMatch(/1 of 5 validation\(s\) failed: .*overloaded/);
+    expect(out.rejected).toContainEqual(
+      expect.objectContaining({ table: 'sports-analytics-prod.nfl_results.final_scores', outcome: 'validation_error', relevance_score: null }),
+    );
+    expect(out.stats.validations_failed).toBe(1);
+    // Retried to the policy's limit before giving up; the other steps are unaffected.
+    expect(hooks.validateRequests.filter((v) => v.table === 'sports-analytics-prod.nfl_results.final_scores')).toHaveLength(4);
+    expect(fits(out, /predictions/)[0]).toBe('sports-analytics-prod.nfl_predictions.backtest_regression_inferences');
+    await recordHistory(handle, 'discover-from-prp-validation-failed');
+  });
+
+  it('a permanent model fault on validation fails every candidate closed, without retries', async () => {
+    h.standin.setFaults({ permanentStatus: 403, tasks: ['discovery.validate'] });
+    const out = (await h.run(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), maxCandidatesPerStep: 2 })) as DiscoverFromPrpOutput;
+    expect(out.stats.fits).toBe(0);
+    expect(out.results.every((r) => r.discovered_tables.length === 0 && r.status === 'partial')).toBe(true);
+    expect(out.rejected.every((r) => r.outcome === 'validation_error' && /403/.test(r.reason))).toBe(true);
+    expect(h.standin.stats().byTask['discovery.validate']).toBe(out.stats.candidates);
+  });
+
+  it('cancellation stops outstanding searches and validations; the workflow ends as cancelled with no activity left running', async () => {
+    const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), concurrency: 3 });
+    // Once the plan is in, every further model call hangs for a minute unless it is cancelled.
+    for (let i = 0; i < 100 && (await handle.query<DiscoveryCounts>('discoveryCounts').catch(() => ({ planned: 0 }))).planned === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    h.standin.setFaults({ latencyMs: 60_000 });
+    for (let i = 0; i < 100 && hooks.modelInFlight < 3; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(hooks.modelInFlight).toBe(3);
+    const requestsBefore = h.standin.stats().requests;
+
+    await handle.cancel();
+    const error = await handle.result().catch((e) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect((await handle.describe()).status.name).toBe('CANCELLED');
+
+    // Every scheduled activity is closed in the history; the hanging ones were cancelled and
+    // acknowledged it (their HTTP calls were aborted), and nothing new reached the model.
+    const { unclosed, canceled } = await activityEvents(handle);
+    expect(unclosed).toEqual([]);
+    expect(canceled).toBeGreaterThanOrEqual(3);
+    expect(hooks.modelInFlight).toBe(0);
+    expect(hooks.modelAborted).toBeGreaterThanOrEqual(3);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(h.standin.stats().requests).toBe(requestsBefore);
+    expect(await handle.query<Progress>('progress')).toMatchObject({ status: 'cancelled' });
+    await recordHistory(handle, 'discover-from-prp-cancelled');
+  });
+});

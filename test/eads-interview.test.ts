@@ -1,0 +1,173 @@
+/**
+ * Surrogate-expert interviews of the three fixture firms, end to end on the dev server: the
+ * right problem-type EADS per firm, an aggregated SCR whose fields match the firm's facts,
+ * the orchestrator's fallback when its model fails, and continue-as-new with state intact.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  conversationHistoryQuery,
+  eadsInterviewQuery,
+  eadsInterviewWorkflowId,
+  runEadsInterviewFlow,
+  type RunEadsInterviewOutput,
+} from '../contracts/eads';
+import { isPlainObject, rowIdKey } from '../contracts/eads-structure';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
+
+const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
+type FixtureJson = {
+  facts: Array<{ about: string; answer: string }>;
+  tables: Array<{ name: string; rows: Array<Record<string, unknown>> }>;
+  expected: Record<string, unknown>;
+};
+const fixture = (id: string): FixtureJson => JSON.parse(readFileSync(path.join(FIXTURES, `${id}.json`), 'utf8'));
+const PROBLEM_EADS = ['process/flow-shop', 'process/job-shop', 'process/timetabling'];
+
+/** Every fixture table must come back as an SCR table with the same rows (same ids, same cells). */
+function expectTablesInScr(firm: FixtureJson, scr: RunEadsInterviewOutput['scr']) {
+  const scrTables = Object.values(scr.scr_by_eads).flatMap((ds) => Object.entries(ds).filter(([, v]) => Array.isArray(v) && v.every(isPlainObject)));
+  for (const table of firm.tables) {
+    const id = rowIdKey(table.rows)!;
+    const match = scrTables.find(([, rows]) => rowIdKey(rows as unknown[]) === id && (rows as Array<Record<string, unknown>>).some((r) => r[id] === table.rows[0][id]));
+    expect(match, `table "${table.name}" (${id}) in the SCR`).toBeDefined();
+    expect(match![1]).toEqual(table.rows);
+  }
+}
+
+describe('runEadsInterview with surrogate experts', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.close());
+
+  /** Starts a surrogate interview as a user would, with `temporal workflow start`, and waits for it. */
+  const interviewFromCli = async (project: string, fixtureId: string) => {
+    const workflowId = eadsInterviewWorkflowId(`${project}-${Date.now().toString(36)}`);
+    const input = { projectId: workflowId.replace('eads-interview-', ''), mode: 'surrogate', fixture: fixtureId };
+    execFileSync(inject('temporalCliPath'), [
+      'workflow', 'start', '--address', inject('temporalAddress'), '--namespace', 'default',
+      '--task-queue', h.taskQueue, '--type', 'runEadsInterview', '--workflow-id', workflowId, '--input', JSON.stringify(input),
+    ], { stdio: 'pipe' });
+    const handle = h.client.workflow.getHandle(workflowId);
+    return { workflowId, handle, result: (await handle.result()) as RunEadsInterviewOutput };
+  };
+
+  it('interviews the brewery to the end when started from the temporal CLI, as a flow shop', async () => {
+    const { workflowId, handle, result } = await interviewFromCli('brewery', 'brewery-flow-shop');
+    const firm = fixture('brewery-flow-shop');
+
+    expect(result.status).toBe('exhausted');
+    expect(result.problemType).toBe(firm.expected['principal-problem-type']);
+    const pursued = result.pursuits.map((p) => p.eadsId);
+    expect(pursued).toEqual(['process/warm-up-with-challenges', 'process/scheduling-problem-type', 'process/flow-shop', 'data/scheduling-data', 'resources/resource-pools', 'optimality/objectives']);
+    expect(pursued.filter((id) => PROBLEM_EADS.includes(id))).toEqual([firm.expected['process-eads']]);
+    expect(result.pursuits.every((p) => p.status === 'complete' && p.completeness === 1)).toBe(true);
+    expect(result.schedulingChallenges).toEqual(expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]));
+
+    const merged = result.scr.merged_scr;
+    expect(merged['principal-problem-type']).toBe(firm.expected['principal-problem-type']);
+    expect(merged['continuous?']).toBe(firm.expected['continuous?']);
+    expect(merged['cyclical?']).toBe(firm.expected['cyclical?']);
+    expect(merged['primary-objective']).toBe(firm.expected['primary-objective']);
+    expect(merged.inputs).toEqual(['malted barley', 'water', 'hops', 'yeast']);
+    expect(merged.duration).toEqual({ units: 'days', 'value-string': '22' });
+    // The derived resource list is the union of the steps' equipment, and the inventory knows all of it.
+    const steps = firm.tables.find((t) => t.name.includes('brewing'))!.rows;
+    expect(merged.resources).toEqual([...new Set(steps.flatMap((s) => s.resources as string[]))]);
+    expect(result.scr.conflicts).toEqual([]);
+    expectTablesInScr(firm, result.scr);
+
+    // Budget charged per pursued EADS: questions × decrement (warm-up 0.2, flow shop 0.1).
+    const warmUp = result.pursuits.find((p) => p.eadsId === 'process/warm-up-with-challenges')!;
+    expect(warmUp.budgetUsed).toBeCloseTo(warmUp.questions * 0.2, 6);
+    const flowShop = result.pursuits.find((p) => p.eadsId === 'process/flow-shop')!;
+    expect(flowShop.budgetUsed).toBeCloseTo(flowShop.questions * 0.1, 6);
+    expect(flowShop.childWorkflowId).toBe(`${workflowId}--3-process-flow-shop`);
+    expect(result.usage.calls).toBeGreaterThan(result.questionsAsked * 3);
+
+    const history = await handle.query(conversationHistoryQuery);
+    expect(history.activities).toHaveLength(6);
+    expect(history.activities[0].questions_answers[0].answer).toMatch(/craft beers/);
+    expect(history.scheduling_challenges).toEqual(result.schedulingChallenges);
+    await recordHistory(handle, 'eads-interview-surrogate-brewery');
+    await recordHistory(h.client.workflow.getHandle(flowShop.childWorkflowId), 'eads-pursuit-surrogate-flow-shop');
+  });
+
+  it('interviews the machine shop (from the CLI) as a job shop and reports the resource the inventory lacks', async () => {
+    const firm = fixture('machine-shop-job-shop');
+    const { result } = await interviewFromCli('harrow', 'machine-shop-job-shop');
+    expect(result.problemType).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
+    expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual(['process/job-shop']);
+    expect(result.schedulingChallenges).toEqual(expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]));
+    expect(result.scr.merged_scr['classifiable-jobs?']).toBe(true);
+    expect(result.scr.merged_scr['primary-objective']).toBe('MEET-DUE-DATES');
+    expectTablesInScr(firm, result.scr);
+    // The deburring bench appears in the unit processes but not in the resource pools.
+    const missing = result.scr.conflicts.filter((c) => c.kind === 'resource-not-in-inventory');
+    expect(missing.map((c) => c.values?.[0])).toEqual([firm.expected['conflict-resource']]);
+  });
+
+  it('interviews the school (from the CLI) as a timetabling problem', async () => {
+    const firm = fixture('school-timetable');
+    const { result } = await interviewFromCli('linden-grove', 'school-timetable');
+    expect(result.problemType).toBe('TIMETABLING-PROBLEM');
+    expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual(['process/timetabling']);
+    expect(result.schedulingChallenges).toEqual(expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]));
+    expect(result.scr.merged_scr['cyclical?']).toBe(true);
+    expect(result.scr.merged_scr['primary-objective']).toBe('SATISFY-PREFERENCES');
+    expectTablesInScr(firm, result.scr);
+  });
+
+  it('falls back to the prerequisite order when the orchestrator model fails', async () => {
+    h.standin.setFaults({ permanentStatus: 400, tasks: ['eads.orchestrate'] });
+    try {
+      const handle = await h.start(runEadsInterviewFlow, { projectId: 'fallback-brewery', mode: 'surrogate', fixture: 'brewery-flow-shop', maxPursuits: 4 });
+      const result = (await handle.result()) as RunEadsInterviewOutput;
+      expect(result.status).toBe('max-pursuits');
+      expect(result.pursuits.map((p) => [p.eadsId, p.source])).toEqual([
+        ['process/warm-up-with-challenges', 'fallback'],
+        ['process/scheduling-problem-type', 'fallback'],
+        ['process/flow-shop', 'fallback'],
+        ['data/scheduling-data', 'fallback'],
+      ]);
+      const view = await handle.query(eadsInterviewQuery);
+      expect(view.nextEads?.rationale).toMatch(/orchestrator model failed.*fallback order/);
+      expect(h.standin.stats().faults['400']).toBeGreaterThanOrEqual(4);
+      await recordHistory(handle, 'eads-interview-orchestrator-fallback');
+    } finally {
+      h.standin.setFaults({});
+    }
+  });
+
+  it('continues as new in a long interview with its state intact', async () => {
+    const plain = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, { projectId: 'brewery-one-run', mode: 'surrogate', fixture: 'brewery-flow-shop' });
+    const handle = await h.start(runEadsInterviewFlow, { projectId: 'brewery-many-runs', mode: 'surrogate', fixture: 'brewery-flow-shop', pursuitsPerRun: 2, questionsPerRun: 2 });
+    const chained = (await handle.result()) as RunEadsInterviewOutput;
+    // 6 pursuits, 2 per run: the orchestrator's pick is carried into the next run, so no run is wasted at the end.
+    expect(chained.runs).toBe(3);
+    expect(chained.scr).toEqual(plain.scr);
+    expect(chained.pursuits.map((p) => [p.eadsId, p.status, p.questions, p.budgetUsed])).toEqual(plain.pursuits.map((p) => [p.eadsId, p.status, p.questions, p.budgetUsed]));
+    expect(chained.questionsAsked).toBe(plain.questionsAsked);
+    // The pursuits themselves continued as new every 2 questions (flow shop: 4 questions, 2 runs).
+    const flowShop = chained.pursuits.find((p) => p.eadsId === 'process/flow-shop')!;
+    expect(flowShop.questions).toBe(4);
+    expect(flowShop.runs).toBe(2);
+    expect(chained.pursuits.map((p) => p.runs)).toEqual(chained.pursuits.map((p) => Math.max(1, Math.ceil(p.questions / 2))));
+    expect(plain.pursuits.every((p) => p.runs === 1)).toBe(true);
+    const latestChildRun = await h.client.workflow.getHandle(flowShop.childWorkflowId).describe();
+    expect(latestChildRun.runId).not.toBe(latestChildRun.raw.workflowExecutionInfo?.firstRunId);
+    const history = await handle.query(conversationHistoryQuery);
+    expect(history.activities.map((a) => a.pursuing_eads)).toEqual(plain.pursuits.map((p) => p.eadsId));
+    await recordHistory(handle, 'eads-interview-continued-as-new');
+  });
+
+  it('rejects a surrogate interview without a fixture, and an unknown fixture, naming the field', async () => {
+    await expect(h.start(runEadsInterviewFlow, { projectId: 'nofix', mode: 'surrogate' })).rejects.toThrow(/fixture: required/);
+    const handle = await h.start(runEadsInterviewFlow, { projectId: 'badfix', mode: 'surrogate', fixture: 'no-such-firm' });
+    await expect(handle.result()).rejects.toMatchObject({ cause: { cause: { type: 'EadsLibraryInvalid', message: expect.stringMatching(/unknown fixture "no-such-firm".*brewery-flow-shop/) } } });
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * Human-answered pursuits: answers by validated update (bad ones rejected before history),
+ * budget exhaustion, finalize and finish, a worker restart in the middle of a pursuit, and a
+ * library file broken while the worker runs.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { NativeConnection } from '@temporalio/worker';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EadsSession, EadsSessionError } from '../client/eads-session';
+import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../contracts/eads';
+import { createFlowWorker } from '../workers/worker';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
+
+const WARM_UP_ANSWER =
+  'We bake sourdough bread and pastries for cafés. Scheduling is hard because the ovens are the bottleneck every morning, and demand has seasonal peaks before holidays.';
+
+/** Event types in a workflow's history, to check what did (not) reach it. */
+async function eventTypes(handle: { fetchHistory(): Promise<{ events?: Array<{ eventType?: unknown }> | null }> }): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType as number] ?? String(e.eventType));
+}
+
+describe('pursueEads answered by a person', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('refines the data structure from answers, rejects bad answers in the validator, and finalizes', async () => {
+    const projectId = `bakery-${Date.now().toString(36)}`;
+    const session = new EadsSession(h.client, projectId);
+    await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
+    const { handle: warmUp } = await waitForPursuit(session, 'process/warm-up-with-challenges');
+
+    // Before any question exists, and with bad payloads: rejected, nothing written.
+    const { question } = await session.question(warmUp);
+    expect(question?.id).toBe('q1');
+    expect(question?.question).toMatch(/What do you make/);
+    await expect(session.answer(warmUp, 'q1', '   ')).rejects.toThrow(/invalid answer: answer: the answer is empty/);
+    await expect(session.answer(warmUp, 'q7', 'ovens')).rejects.toThrow(/"q7" is not the current question \("q1"\)/);
+    await expect(warmUp.executeUpdate('answer', { args: [{ questionId: 'q1', answer: 'x', extra: true }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Unrecognized key: "extra"/) } });
+    const before = await eventTypes(warmUp);
+    expect(before.filter((t) => t.includes('UPDATE'))).toEqual([]);
+
+    const result = await session.answer(warmUp, 'q1', WARM_UP_ANSWER);
+    expect(result.question_id).toBe('q1');
+    expect(result.data_structure_update).toMatchObject({ 'product-or-service-name': 'sourdough bread' });
+    expect(result.data_structure_update['scheduling-challenges']).toEqual(expect.arrayContaining(['bottleneck-processes', 'variation-in-demand']));
+    expect(result.completeness).toBe(1);
+    expect(result.next_action).toBe('complete');
+    // Only the accepted update reached the history.
+    const after = await eventTypes(warmUp);
+    expect(after.filter((t) => t.includes('UPDATE_ACCEPTED'))).toHaveLength(1);
+    await expect(session.answer(warmUp, 'q1', 'again')).rejects.toThrow(/has ended \(complete\)|has already ended/);
+    await recordHistory(warmUp, 'eads-pursuit-human-warm-up');
+
+    // Problem type: answer one question, then finalize the pursuit early.
+    const { handle: problemType } = await waitForPursuit(session, 'process/scheduling-problem-type');
+    const q = await session.question(problemType);
+    expect(q.question?.question_type).toBe('choice');
+    expect(q.question?.choices).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
+    const refined = await session.answer(problemType, q.question!.id, 'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.');
+    expect(refined.data_structure_update['principal-problem-type']).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
+    expect(refined.next_action).toBe('continue');
+    const status = await session.pursuitStatus(problemType);
+    expect(status).toMatchObject({ eads_id: 'process/scheduling-problem-type', status: 'working', budget_decrement: 0.15 });
+    expect(status.completed_fields).toEqual(['principal-problem-type', 'problem-components']);
+    expect(status.remaining_fields).toEqual(['continuous?', 'cyclical?']);
+    const finalized = await session.finalize(problemType, 'enough for now');
+    expect(finalized.success).toBe(true);
+    expect(finalized.validation_results).toMatchObject({ complete: false, status: 'finalized', missing_fields: ['continuous?', 'cyclical?'], notes: 'enough for now' });
+    await expect(session.finalize(problemType)).rejects.toThrow(/already ended/);
+
+    // The interview moves on to the flow shop (the answer classified the bakery), then finishes on request.
+    const { handle: flowShop } = await waitForPursuit(session, 'process/flow-shop');
+    await session.question(flowShop);
+    const finished = await session.finish('the baker has to go');
+    expect(finished.status).toBe('finished');
+    const final = (await session.handle.result()) as RunEadsInterviewOutput;
+    expect(final.pursuits.map((p) => [p.eadsId, p.status])).toEqual([
+      ['process/warm-up-with-challenges', 'complete'],
+      ['process/scheduling-problem-type', 'finalized'],
+      ['process/flow-shop', 'finalized'],
+    ]);
+    // The unanswered question was still charged to the EADS it was asked for.
+    expect(final.pursuits[2].budgetUsed).toBeCloseTo(0.1, 6);
+    expect(final.problemType).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
+    await expect(session.finish()).rejects.toThrow(/already ended/);
+    await recordHistory(session.handle, 'eads-interview-human-finished');
+  });
+
+  it('survives a worker restart in the middle of a pursuit', async () => {
+    const taskQueue = `eads-restart-${Date.now().toString(36)}`;
+    const start = async () => {
+      const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+      const worker = await createFlowWorker({ connection, backends: h.backends, taskQueue, workflowBundle: { codePath: inject('workflowBundlePath') } });
+      const running = worker.run();
+      return {
+        async stop() {
+          worker.shutdown();
+          await running;
+          await connection.close();
+        },
+      };
+    };
+    let worker = await start();
+    const session = new EadsSession(h.client, `restart-${Date.now().toString(36)}`);
+    try {
+      await session.ensure({ taskQueue, orchestration: 'auto' });
+      const { handle: warmUp } = await waitForPursuit(session, 'process/warm-up-with-challenges');
+      const { question } = await session.question(warmUp);
+      await session.answer(warmUp, question!.id, WARM_UP_ANSWER);
+      const { handle } = await waitForPursuit(session, 'process/scheduling-problem-type');
+      const first = await session.question(handle);
+      await session.answer(handle, first.question!.id, 'Every batch goes through the same steps in the same order.');
+      await session.question(handle);
+
+      await worker.stop();
+      worker = await start();
+
+      // The new worker rebuilds both workflows from history: same question pending, same state.
+      const again = await session.question(handle);
+      expect(again.question?.id).toBe('q2');
+      expect(again.status.data_structure['principal-problem-type']).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
+      await session.answer(handle, 'q2', 'No, we bake in discrete batches.');
+      const q3 = await session.question(handle);
+      const done = await session.answer(handle, q3.question!.id, 'Yes, the same weekly pattern repeats.');
+      expect(done.next_action).toBe('complete');
+      const record = await session.eadsStatus('process/scheduling-problem-type');
+      expect(record).toMatchObject({ status: 'complete', completeness: 1, questions_asked: 3, budget_used: 0.45 });
+      expect(record.data_structure).toMatchObject({ 'continuous?': false, 'cyclical?': true });
+      await session.finish('test over');
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
+describe('pursueEads budget and library faults', () => {
+  let h: Harness;
+  let libraryDir: string;
+  beforeAll(async () => {
+    libraryDir = mkdtempSync(path.join(os.tmpdir(), 'eads-budget-'));
+    writeFileSync(
+      path.join(libraryDir, 'process--tiny.json'),
+      JSON.stringify({
+        'message-type': 'EADS-INSTRUCTIONS',
+        'interview-objective': 'A small EADS with an expensive question budget.',
+        'budget-decrement': 0.25,
+        EADS: {
+          'EADS-id': 'process/tiny',
+          'shift-pattern': { val: 'two shifts', comment: 'Which shifts do you run?' },
+          'lot-size': { val: '20 units', comment: 'How big is a typical lot?' },
+          'peak-season': { val: 'December', comment: 'When is your busiest season?' },
+        },
+      }),
+    );
+    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir } });
+  });
+  afterAll(async () => h?.close());
+
+  it('ends a pursuit when the budget is spent, charging each question', async () => {
+    const session = new EadsSession(h.client, `budget-${Date.now().toString(36)}`);
+    await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
+    const { handle } = await waitForPursuit(session, 'process/tiny');
+    const results = [];
+    for (let i = 1; i <= 4; i++) {
+      const { question } = await session.question(handle);
+      expect(question?.id).toBe(`q${i}`);
+      results.push(await session.answer(handle, question!.id, "I'm not sure."));
+    }
+    expect(results.map((r) => r.next_action)).toEqual(['needs_clarification', 'needs_clarification', 'needs_clarification', 'complete']);
+    const final = (await session.handle.result()) as RunEadsInterviewOutput;
+    expect(final.status).toBe('exhausted');
+    expect(final.pursuits).toHaveLength(1);
+    expect(final.pursuits[0]).toMatchObject({ eadsId: 'process/tiny', status: 'budget-spent', questions: 4, budgetUsed: 1, completeness: 0 });
+    const record = await session.eadsStatus('process/tiny');
+    expect(record).toMatchObject({ budget_remaining: 0, budget_decrement: 0.25, remaining_fields: ['shift-pattern', 'lot-size', 'peak-season'] });
+    await recordHistory(h.client.workflow.getHandle(final.pursuits[0].childWorkflowId), 'eads-pursuit-budget-spent');
+  });
+
+  it('fails fast, naming the file and the field, when a library file breaks', async () => {
+    const broken = path.join(libraryDir, 'resources--broken.json');
+    writeFileSync(broken, JSON.stringify({ 'message-type': 'EADS-INSTRUCTIONS', 'interview-objective': 'x', EADS: { 'EADS-id': 'resources/broken', crew: { comment: 'no val here' } } }));
+    const handle = await h.start(runEadsInterviewFlow, { projectId: 'broken-library', mode: 'human' });
+    const error = await handle.result().catch((e) => e);
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const cause = (error as WorkflowFailedError).cause?.cause as { type?: string; message: string };
+    expect(cause.type).toBe('EadsLibraryInvalid');
+    expect(cause.message).toContain(broken);
+    expect(cause.message).toContain('EADS.crew: an annotation has a "comment" but no "val"');
+    await recordHistory(handle, 'eads-interview-broken-library');
+  });
+});
+
+/** Waits until the project's interview pursues `eadsId` and returns the pursuit's handle. */
+async function waitForPursuit(session: EadsSession, eadsId: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const found = await session.pursuit(eadsId);
+      return found;
+    } catch (err) {
+      if (!(err instanceof EadsSessionError) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}

@@ -1,0 +1,170 @@
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startFlow } from '../client/flow-client';
+import { conductInterview, main as interviewCli, type InterviewIO } from '../client/proposal-interview';
+import { researchProposalFlow, type InterviewQuestionView, type ProposalOutput } from '../contracts/proposal';
+import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
+import { createFlowWorker } from '../workers/worker';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { until } from './proposal-helpers';
+
+const openQuestion = (handle: WorkflowHandle, field: string) =>
+  until(async () => {
+    const q = await handle.query(currentQuestionQuery);
+    return q?.field === field ? q : undefined;
+  }, `question ${field}`);
+
+async function answer(handle: WorkflowHandle, text: string, questionId?: string): Promise<InterviewQuestionView | null> {
+  return handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: text, ...(questionId ? { questionId } : {}) }] });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<string> {
+  const err = await promise.then(
+    () => undefined,
+    (e) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+  return (err as WorkflowUpdateFailedError).cause?.message ?? '';
+}
+
+function scriptedIO(answers: Array<string | null>): InterviewIO & { transcript: string[] } {
+  const transcript: string[] = [];
+  return {
+    transcript,
+    ask: async (prompt) => {
+      transcript.push(prompt);
+      return answers.length ? answers.shift()! : null;
+    },
+    print: (line) => transcript.push(line),
+  };
+}
+
+describe('writeResearchProposal, interactive', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('interviews through updates: a bad answer is rejected and the same question stays open', async () => {
+    const handle = await h.start(researchProposalFlow, { mode: 'interactive' });
+    expect(handle.workflowId).toMatch(/^research-proposal-interactive-interview-[0-9a-f]{6}$/);
+    const first = await openQuestion(handle, 'academic_program');
+    expect(first).toMatchObject({ number: 1, of: 9 });
+    expect((await handle.query(proposalStateQuery)).state).toBe('INTERVIEWING');
+
+    expect(await answer(handle, "Master's", 'academic_program')).toMatchObject({ field: 'field_of_study', number: 2 });
+    await answer(handle, 'Computer Science');
+    await answer(handle, 'Multi-agent systems with LLM agents');
+
+    // weekly_hours must be a number: rejected with the reason, and the question is still open.
+    expect(await rejection(answer(handle, 'ten-ish'))).toMatch(/weekly_hours must be a whole number/);
+    expect(await rejection(answer(handle, '0'))).toMatch(/between 1 and 80/);
+    expect((await handle.query(currentQuestionQuery))).toMatchObject({ field: 'weekly_hours', number: 4 });
+    // An answer meant for another question is refused instead of landing in the wrong field.
+    expect(await rejection(answer(handle, '15', 'total_timeline'))).toMatch(/not the open one/);
+    // No review is open during the interview.
+    expect(await rejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] }))).toMatch(/no proposal is awaiting review/);
+
+    await answer(handle, '15 hours per week', 'weekly_hours');
+    expect(await rejection(answer(handle, 'half a year'))).toMatch(/total_timeline/);
+    await answer(handle, '6 months');
+    await answer(handle, 'Python, Data Analysis');
+    await answer(handle, 'Game Theory; Reinforcement Learning');
+    await answer(handle, 'none');
+    expect(await answer(handle, 'skip')).toBeNull();
+
+    const out = (await handle.result()) as ProposalOutput;
+    expect(out.status).toBe('completed');
+    expect(out.interview).toEqual({ asked: 9, answered: 9, outcome: 'completed' });
+    expect(out.profile).toEqual({
+      academic_program: "Master's",
+      field_of_study: 'Computer Science',
+      research_area: 'Multi-agent systems with LLM agents',
+      weekly_hours: 15,
+      total_timeline: { value: 6, unit: 'months' },
+      existing_skills: ['Python', 'Data Analysis'],
+      missing_skills: ['Game Theory', 'Reinforcement Learning'],
+      constraints: [],
+    });
+    expect(out.transitions.map((t) => t.to).slice(0, 2)).toEqual(['INTERVIEWING', 'PROBLEM_FORMULATION']);
+    expect(await handle.query(currentQuestionQuery)).toBeNull();
+    // Rejected answers never reached history: exactly nine accepted updates are recorded.
+    const history = await handle.fetchHistory();
+    const accepted = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
+    expect(accepted).toHaveLength(9);
+    await recordHistory(handle, 'research-proposal-interview');
+  });
+
+  it('skips questions the prefill answers', async () => {
+    const handle = await h.start(researchProposalFlow, {
+      mode: 'interactive',
+      profile: { academic_program: 'PhD', field_of_study: 'Psychology', research_area: 'Loneliness in remote work', existing_skills: ['SPSS'], missing_skills: [], constraints: ['No budget'] },
+    });
+    expect(await openQuestion(handle, 'weekly_hours')).toMatchObject({ number: 1, of: 3 });
+    await handle.terminate('test done');
+  });
+
+  it('survives a worker restart in the middle of the interview', async () => {
+    const taskQueue = `proposal-restart-${randomUUID().slice(0, 8)}`;
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const makeWorker = () => createFlowWorker({ connection, backends: h.backends, taskQueue, workflowBundle: { codePath: inject('workflowBundlePath') } });
+    try {
+      const first = await makeWorker();
+      const firstRun = first.run();
+      const handle = await startFlow(h.client, researchProposalFlow, { mode: 'interactive', profile: { academic_program: "Bachelor's", field_of_study: 'Psychology' } }, { taskQueue });
+      await openQuestion(handle, 'research_area');
+      await answer(handle, 'Social media use and adolescent well-being');
+      await answer(handle, '12');
+      first.shutdown();
+      await firstRun;
+
+      // A new worker (empty cache) rebuilds the interview from history and carries on.
+      const second = await makeWorker();
+      const out = await second.runUntil(async () => {
+        expect(await openQuestion(handle, 'total_timeline')).toMatchObject({ number: 3, of: 7 });
+        await answer(handle, '5 months');
+        await answer(handle, 'Survey Design, SPSS');
+        await answer(handle, 'Advanced Statistics');
+        await answer(handle, 'No budget, Remote only');
+        await answer(handle, '');
+        return (await handle.result()) as ProposalOutput;
+      });
+      expect(out.status).toBe('completed');
+      expect(out.profile).toMatchObject({ research_area: 'Social media use and adolescent well-being', weekly_hours: 12, total_timeline: { value: 5, unit: 'months' }, constraints: ['No budget', 'Remote only'] });
+      expect(out.profile!.additional_context).toBeUndefined();
+      expect(out.interview).toEqual({ asked: 7, answered: 7, outcome: 'completed' });
+      await recordHistory(handle, 'research-proposal-interview-worker-restart');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('the terminal client conducts the interview, reprompts after a rejected answer and resumes by id', async () => {
+    const handle = await h.start(researchProposalFlow, {
+      mode: 'interactive',
+      review: true,
+      profile: { academic_program: "Master's", field_of_study: 'Environmental Science', research_area: 'Machine learning for weather forecasting', existing_skills: ['Python'], missing_skills: ['Deep Learning'], constraints: [] },
+    });
+    // First session: a bad answer, a good one, then the input ends (Ctrl-D).
+    const session1 = scriptedIO(['lots', '20', null]);
+    expect(await conductInterview(handle, session1, { pollMs: 50 })).toBeUndefined();
+    expect(session1.transcript.join('\n')).toMatch(/✗ weekly_hours must be a whole number/);
+    expect(session1.transcript.filter((l) => l.includes('How many hours per week'))).toHaveLength(2);
+    expect(session1.transcript.join('\n')).toContain(`--id ${handle.workflowId}`);
+
+    // Second session, by id: the remaining answers, then the review gate (approve).
+    const session2 = scriptedIO(['1 year', 'Loss of access to the GPU cluster', 'a']);
+    expect(await interviewCli(['--id', handle.workflowId], session2, h.client)).toBe(0);
+    const transcript = session2.transcript.join('\n');
+    expect(transcript).toContain(`resuming ${handle.workflowId}`);
+    expect(transcript).toMatch(/\(2\/3\) How much time do you have in total\?/);
+    expect(transcript).toMatch(/Draft ready for review/);
+    expect(transcript).toMatch(/completed \(COMPLETE\)/);
+    const out = (await handle.result()) as ProposalOutput;
+    expect(out.profile).toMatchObject({ weekly_hours: 20, total_timeline: { value: 1, unit: 'years' }, additional_context: 'Loss of access to the GPU cluster' });
+    expect(out.review.outcome).toBe('approved');
+  });
+});

@@ -1,0 +1,232 @@
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  defineQuery,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { createDiscoveryActivities } from '../activities/discovery';
+import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
+import {
+  discoverFromPrpFlow,
+  extractTargetSchema,
+  tableName,
+  type CandidateTable,
+  type Column,
+  type DiscoverFromPrpOutput,
+  type DiscoveredTable,
+  type DiscoveryCounts,
+  type RejectedCandidate,
+  type SearchStep,
+  type StepResult,
+} from '../contracts/discovery';
+import { beginFlow } from './lib/flow';
+
+type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
+
+/** The counters behind the progress line, as numbers. */
+export const discoveryCountsQuery = defineQuery<DiscoveryCounts>('discoveryCounts');
+
+// Every activity waits for its cancellation to be acknowledged (the activity heartbeats and stops
+// its HTTP call), so a cancelled workflow closes only once no search or model call is running.
+const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+
+// Searches are quick and cheap: fail over fast; after the retries the step records the error.
+const { discoverySearchCatalog } = proxyActivities<DiscoveryActivities>({
+  startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3 },
+  cancellationType,
+});
+// The plan reads the whole PRP: a longer call, retried patiently (nothing happens without it).
+const { discoveryPlanSearch } = proxyActivities<DiscoveryActivities>({
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '5 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+  cancellationType,
+});
+// One validation per candidate; a validation that keeps failing is recorded and fails closed.
+const { discoveryValidateCandidate } = proxyActivities<DiscoveryActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '5 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 4 },
+  cancellationType,
+});
+
+/**
+ * At most `limit` activities at once across all steps. A plain FIFO of waiters (deterministic:
+ * workflow code runs single-threaded and promises resolve in order), handing a freed slot
+ * straight to the next waiter.
+ */
+class Limiter {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
+  async run<T>(work: () => Promise<T>): Promise<T> {
+    if (this.active < this.limit) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
+}
+
+/** The message a person can act on: the activity's own failure rather than "Activity task failed". */
+function failureMessage(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Waits for every promise; rethrows a cancellation (the workflow ends as cancelled) only once all have settled. */
+async function settleAll<T>(promises: Array<Promise<T>>): Promise<T[]> {
+  const settled = await Promise.allSettled(promises);
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+interface StepOutcome {
+  result: StepResult;
+  rejected: RejectedCandidate[];
+  usage: TokenUsage;
+}
+
+/**
+ * Plan → search per step → validate per candidate → aggregate, with steps and validations in
+ * parallel under one concurrency bound. Failures stay inside their step; cancellation stops all.
+ */
+export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPrpOutput> {
+  const { input, progress } = beginFlow(discoverFromPrpFlow.type, discoverFromPrpFlow.input, rawInput);
+  const counts: DiscoveryCounts = { planned: 0, searched: 0, searchesFailed: 0, candidates: 0, validated: 0, validationsFailed: 0, fits: 0 };
+  setHandler(discoveryCountsQuery, () => counts);
+  const countLine = () =>
+    `${counts.planned} step(s) planned · ${counts.searched + counts.searchesFailed}/${counts.planned} searched` +
+    `${counts.searchesFailed ? ` (${counts.searchesFailed} failed)` : ''} · ${counts.validated + counts.validationsFailed}/${counts.candidates} validated` +
+    `${counts.validationsFailed ? ` (${counts.validationsFailed} failed)` : ''} · ${counts.fits} fit`;
+
+  try {
+    const schemaSource = input.targetSchema ? 'input' : 'prp';
+    const targetSchema = input.targetSchema ?? extractTargetSchema(input.prp);
+    if (!targetSchema.length) {
+      throw ApplicationFailure.nonRetryable(
+        'discoverFromPrp: no target schema: pass targetSchema, or give the PRP a section 9 (e.g. "## 9. Target Schema") with a markdown table of | Column | Type | Description |',
+        'TargetSchemaMissing',
+      );
+    }
+
+    progress.stage('search planner', `${targetSchema.length} target column(s) from the ${schemaSource === 'input' ? 'input' : 'PRP'}`);
+    const plan = await discoveryPlanSearch(input.prp, targetSchema);
+    let usage = addUsage(zeroUsage(), plan.usage);
+    progress.tokens(plan.usage);
+    const steps = plan.data.steps;
+    const covered = new Set(steps.flatMap((s) => s.target_columns_for_validation));
+    const uncovered = targetSchema.map((c) => c.name).filter((name) => !covered.has(name));
+    counts.planned = steps.length;
+
+    progress.stage('discovery orchestrator', countLine(), steps.length);
+    const limiter = new Limiter(input.concurrency);
+    const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
+    const outcomes = await settleAll(
+      steps.map((step) => runStep(step, [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean), limiter)),
+    );
+
+    for (const o of outcomes) usage = addUsage(usage, o.usage);
+    const results = outcomes.map((o) => o.result);
+    const output: DiscoverFromPrpOutput = {
+      results,
+      rejected: outcomes.flatMap((o) => o.rejected),
+      uncovered_columns: uncovered,
+      target_schema: targetSchema,
+      schema_source: schemaSource,
+      stats: {
+        steps: steps.length,
+        searches_failed: counts.searchesFailed,
+        candidates: counts.candidates,
+        validations_failed: counts.validationsFailed,
+        fits: counts.fits,
+      },
+      usage,
+    };
+    progress.finish('completed', countLine());
+    return output;
+  } catch (err) {
+    progress.finish(isCancellation(err) ? 'cancelled' : 'failed', `${countLine()} — ${failureMessage(err)}`);
+    throw err;
+  }
+
+  async function runStep(step: SearchStep, targetColumns: Column[], limiter: Limiter): Promise<StepOutcome> {
+    const base = { conceptual_group: step.conceptual_group, search_query: step.search_query, target_columns: targetColumns };
+    let candidates: CandidateTable[];
+    try {
+      ({ candidates } = await limiter.run(() => discoverySearchCatalog(step.search_query, input.maxCandidatesPerStep)));
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      counts.searchesFailed++;
+      progress.advance(1, countLine());
+      return {
+        result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error: `search failed: ${failureMessage(err)}` },
+        rejected: [],
+        usage: zeroUsage(),
+      };
+    }
+    counts.searched++;
+    counts.candidates += candidates.length;
+    progress.setTotal((progress.current.total ?? 0) + candidates.length);
+    progress.advance(1, countLine());
+
+    const verdicts = await settleAll(
+      candidates.map(async (candidate) => {
+        try {
+          const answer = await limiter.run(() => discoveryValidateCandidate({ conceptual_group: step.conceptual_group }, targetColumns, candidate));
+          counts.validated++;
+          if (answer.data.is_good_fit) counts.fits++;
+          progress.tokens(answer.usage);
+          progress.advance(1, countLine());
+          return { candidate, answer, error: undefined };
+        } catch (err) {
+          if (isCancellation(err)) throw err;
+          counts.validationsFailed++;
+          progress.advance(1, countLine());
+          return { candidate, answer: undefined, error: failureMessage(err) };
+        }
+      }),
+    );
+
+    const discovered: DiscoveredTable[] = [];
+    const rejected: RejectedCandidate[] = [];
+    let usage = zeroUsage();
+    for (const v of verdicts) {
+      const table = tableName(v.candidate);
+      if (!v.answer) {
+        // Fails closed: no verdict means not a fit, whatever the search ranking said.
+        rejected.push({ conceptual_group: step.conceptual_group, table, outcome: 'validation_error', reason: `validation failed: ${v.error}`, relevance_score: null });
+        continue;
+      }
+      usage = addUsage(usage, v.answer.usage);
+      const { is_good_fit, relevance_score, reasoning, matched_columns } = v.answer.data;
+      if (is_good_fit) discovered.push({ ...v.candidate, relevance_score, reasoning, matched_columns });
+      else rejected.push({ conceptual_group: step.conceptual_group, table, outcome: 'not_a_fit', reason: reasoning, relevance_score });
+    }
+    discovered.sort((a, b) => b.relevance_score - a.relevance_score);
+    const failures = verdicts.filter((v) => !v.answer);
+    return {
+      result: {
+        ...base,
+        discovered_tables: discovered,
+        candidates_found: candidates.length,
+        status: failures.length ? 'partial' : 'ok',
+        ...(failures.length ? { error: `${failures.length} of ${candidates.length} validation(s) failed: ${failures[0].error}` } : {}),
+      },
+      rejected,
+      usage,
+    };
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * `pursueEads`: one EADS pursued to its end. The budget starts at 1.0 and each question costs
+ * the EADS's decrement; each answer (a validated update from a person, or the surrogate expert
+ * in surrogate mode) becomes a data-structure refinement checked against the EADS's example
+ * structure. The pursuit ends when every field is filled, when the answer marks it exhausted,
+ * when the budget cannot pay for another question, or on finalize. Long pursuits continue as
+ * new with their state.
+ */
+import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { createEadsActivities } from '../activities/eads';
+import { addUsage, formatZodError, zeroUsage, type TokenUsage } from '../contracts/common';
+import {
+  answerInputSchema,
+  answerUpdate,
+  currentQuestionQuery,
+  finalizePursuitSignal,
+  finalizePursuitUpdate,
+  pursueEadsInput,
+  pursuitInstructionsQuery,
+  pursuitQuestionsQuery,
+  pursuitStatusQuery,
+  type AnswerResult,
+  type AskedQuestion,
+  type FinalizeResult,
+  type PursuitPlan,
+  type PursuitResult,
+  type PursuitStatus,
+  type PursuitStatusName,
+  type QuestionAnswer,
+} from '../contracts/eads';
+import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement, type JsonObject } from '../contracts/eads-structure';
+import { beginFlow } from './lib/flow';
+
+type EadsActivities = ReturnType<typeof createEadsActivities>;
+
+// Reading the library is quick and a broken file will not heal: few attempts.
+const { loadPursuitPlan } = proxyActivities<EadsActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'] },
+});
+// Model calls: patient retries with backoff (429/503 from the model are retried here, not in the client).
+const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyActivities<EadsActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'] },
+});
+
+/** What continue-as-new carries: the pursuit so far. */
+interface PursuitState {
+  version: 1;
+  plan: PursuitPlan;
+  dataStructure: JsonObject;
+  questions: QuestionAnswer[];
+  questionsAsked: number;
+  exhausted: boolean;
+  usage: TokenUsage;
+  runs: number;
+  finalizeNotes: string | null;
+}
+
+const failureMessage = (err: unknown): string => {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return cause instanceof Error ? cause.message : String(cause);
+};
+
+export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
+  const { input, progress } = beginFlow('pursueEads', pursueEadsInput, rawInput);
+  let state = input.resume as unknown as PursuitState | undefined;
+  let status: PursuitStatusName = 'working';
+  let current: AskedQuestion | null = null;
+  let pending: { questionId: string; answer: string; exhausted: boolean } | null = null;
+  let finalizeNotes: string | null = state?.finalizeNotes ?? null;
+  let error: string | undefined;
+  const results = new Map<string, AnswerResult>();
+
+  const fieldNames = () => state?.plan.fields.map((f) => f.name) ?? [];
+  const statusView = (): PursuitStatus => {
+    const decrement = state?.plan.budgetDecrement ?? 0;
+    const asked = state?.questionsAsked ?? 0;
+    const completion = computeCompleteness(fieldNames(), state?.dataStructure ?? {});
+    const used = budgetUsed(asked, decrement);
+    return {
+      eads_id: input.eadsId,
+      name: state?.plan.name ?? input.eadsId,
+      interviewer_type: state?.plan.interviewer ?? 'process',
+      pursuit_no: input.pursuitNo,
+      status,
+      data_structure: state?.dataStructure ?? {},
+      completed_fields: completion.completedFields,
+      remaining_fields: completion.remainingFields,
+      completeness: state ? completion.completeness : 0,
+      budget_used: used,
+      budget_remaining: Math.round((1 - used) * 1e6) / 1e6,
+      budget_decrement: decrement,
+      questions_asked: asked,
+      current_question: current,
+      waiting_for_answer: current !== null && input.mode === 'human' && pending === null,
+    };
+  };
+  const finalizeView = (): FinalizeResult => {
+    const view = statusView();
+    return {
+      success: status !== 'failed' && status !== 'working',
+      data_structure: view.data_structure,
+      validation_results: {
+        complete: view.remaining_fields.length === 0,
+        completeness: view.completeness,
+        missing_fields: view.remaining_fields,
+        status,
+        notes: error ?? finalizeNotes ?? '',
+      },
+    };
+  };
+
+  // Handlers first, so queries and updates work from the first workflow task on.
+  setHandler(pursuitStatusQuery, statusView);
+  setHandler(pursuitInstructionsQuery, () => state?.plan ?? null);
+  setHandler(currentQuestionQuery, () => current);
+  setHandler(pursuitQuestionsQuery, () => state?.questions ?? []);
+  setHandler(
+    answerUpdate,
+    async (raw) => {
+      const answer = answerInputSchema.parse(raw);
+      pending = { questionId: answer.questionId, answer: answer.answer, exhausted: answer.exhausted ?? false };
+      await condition(() => results.has(answer.questionId) || status !== 'working');
+      const result = results.get(answer.questionId);
+      if (!result) throw ApplicationFailure.create({ message: `the pursuit ended (${status}) before the answer was processed`, type: 'PursuitEnded', nonRetryable: true });
+      return result;
+    },
+    {
+      // Synchronous, so a rejected answer never reaches history.
+      validator: (raw) => {
+        if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has ended (${status})`);
+        if (input.mode === 'surrogate') throw new Error('this pursuit is answered by the surrogate expert, not by updates');
+        const parsed = answerInputSchema.safeParse(raw);
+        if (!parsed.success) throw new Error(`invalid answer: ${formatZodError(parsed.error)}`);
+        if (!current) throw new Error('no question is waiting for an answer yet; ask for the current question first');
+        if (parsed.data.questionId !== current.id) throw new Error(`question "${parsed.data.questionId}" is not the current question ("${current.id}")`);
+        if (pending) throw new Error(`an answer to ${current.id} is already being processed`);
+      },
+    },
+  );
+  setHandler(
+    finalizePursuitUpdate,
+    async (arg) => {
+      finalizeNotes ??= arg?.notes ?? 'finalized on request';
+      await condition(() => status !== 'working');
+      return finalizeView();
+    },
+    {
+      validator: (arg) => {
+        if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has already ended (${status})`);
+        if (arg?.notes !== undefined && (typeof arg.notes !== 'string' || arg.notes.length > 4000)) throw new Error('notes must be a string of at most 4000 characters');
+      },
+    },
+  );
+  setHandler(finalizePursuitSignal, (arg) => {
+    finalizeNotes ??= arg?.notes ?? 'finalized by the interview';
+  });
+
+  if (!state) {
+    progress.stage('load EADS', input.eadsId);
+    const plan = await loadPursuitPlan(input.eadsId);
+    state = { version: 1, plan, dataStructure: { 'EADS-id': plan.id }, questions: [], questionsAsked: 0, exhausted: false, usage: zeroUsage(), runs: 1, finalizeNotes: null };
+  }
+  const s = state;
+  const decrement = s.plan.budgetDecrement;
+  const maxQuestions = Math.floor(1 / decrement + 1e-9);
+  progress.setTotal(maxQuestions);
+  const asked = () => s.questions.map((q) => ({ id: q.id, targets: q.targets, filled: q.filled, question: q.question }));
+  let questionsThisRun = 0;
+
+  for (;;) {
+    const completion = computeCompleteness(fieldNames(), s.dataStructure);
+    if (finalizeNotes !== null) {
+      status = 'finalized';
+      break;
+    }
+    if (completion.completeness >= 1) {
+      status = 'complete';
+      break;
+    }
+    if (s.exhausted) {
+      status = 'exhausted';
+      break;
+    }
+    if (!canAffordQuestion(s.questionsAsked, decrement)) {
+      status = 'budget-spent';
+      break;
+    }
+    if (questionsThisRun >= input.questionsPerRun || workflowInfo().continueAsNewSuggested) {
+      // Between questions no answer is pending; let any finished update handler return first.
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof pursueEads>({ ...input, resume: { ...s, runs: s.runs + 1, finalizeNotes } });
+    }
+
+    progress.stage('generate question', `${completion.remainingFields.length} field(s) open`);
+    let draft;
+    try {
+      const reply = await generateEadsQuestion({ eadsId: s.plan.id, dataStructure: s.dataStructure, asked: asked(), context: input.context });
+      s.usage = addUsage(s.usage, reply.usage);
+      progress.tokens(reply.usage);
+      draft = reply.question;
+    } catch (err) {
+      status = 'failed';
+      error = `could not generate a question: ${failureMessage(err)}`;
+      break;
+    }
+    // The question is charged when asked, to the EADS actually pursued.
+    s.questionsAsked++;
+    questionsThisRun++;
+    const question: AskedQuestion = { ...draft, id: `q${s.questionsAsked}`, eads_id: s.plan.id, budget_cost: decrement };
+    current = question;
+
+    let answerText: string;
+    let answerSaysExhausted = false;
+    if (input.mode === 'surrogate') {
+      progress.stage('surrogate answers', question.id);
+      try {
+        const reply = await answerAsSurrogate({ fixtureId: input.fixture!, eadsId: s.plan.id, question });
+        s.usage = addUsage(s.usage, reply.usage);
+        progress.tokens(reply.usage);
+        answerText = reply.answer;
+      } catch (err) {
+        status = 'failed';
+        error = `the surrogate expert could not answer: ${failureMessage(err)}`;
+        break;
+      }
+    } else {
+      progress.waiting(`waiting for the answer to ${question.id}: ${question.question.slice(0, 80)}`);
+      await condition(() => pending !== null || finalizeNotes !== null);
+      if (!pending) {
+        s.questions.push({ id: question.id, question: question.question, question_type: question.question_type, targets: question.targets, answer: '', filled: [], commit_notes: 'not answered: the pursuit was finalized' });
+        current = null;
+        continue;
+      }
+      const received: { answer: string; exhausted: boolean } = pending;
+      answerText = received.answer;
+      answerSaysExhausted = received.exhausted;
+    }
+
+    progress.stage('refine data structure', question.id);
+    let update: Record<string, unknown> = {};
+    let notes: string;
+    let exhausted = answerSaysExhausted;
+    try {
+      const reply = await refineEadsStructure({ eadsId: s.plan.id, question, answer: answerText, dataStructure: s.dataStructure, asked: asked(), context: input.context });
+      s.usage = addUsage(s.usage, reply.usage);
+      progress.tokens(reply.usage);
+      update = reply.update;
+      notes = reply.commitNotes;
+      exhausted = exhausted || reply.exhausted;
+    } catch (err) {
+      // The answer is kept; the next question can ask again.
+      notes = `the answer could not be turned into a refinement: ${failureMessage(err)}`;
+    }
+    s.dataStructure = mergeRefinement(s.dataStructure, update);
+    s.exhausted = exhausted;
+    const filled = Object.keys(update);
+    s.questions.push({ id: question.id, question: question.question, question_type: question.question_type, targets: question.targets, answer: answerText, filled, commit_notes: notes });
+    const after = computeCompleteness(fieldNames(), s.dataStructure);
+    const ends = after.completeness >= 1 || exhausted || !canAffordQuestion(s.questionsAsked, decrement);
+    results.set(question.id, {
+      question_id: question.id,
+      data_structure_update: update,
+      commit_notes: notes,
+      completeness: after.completeness,
+      next_action: ends ? 'complete' : filled.length ? 'continue' : 'needs_clarification',
+    });
+    progress.advance(1, `${question.id}: ${notes}`);
+    pending = null;
+    current = null;
+  }
+
+  current = null;
+  const final = computeCompleteness(fieldNames(), s.dataStructure);
+  const used = budgetUsed(s.questionsAsked, decrement);
+  progress.finish(status === 'failed' ? 'failed' : 'completed', `${status}: completeness ${final.completeness}, budget used ${used}`);
+  // Let pending update handlers (answer, finalize) return before the workflow closes.
+  await condition(allHandlersFinished);
+  return {
+    eadsId: s.plan.id,
+    name: s.plan.name,
+    interviewer: s.plan.interviewer,
+    pursuitNo: input.pursuitNo,
+    status: status as PursuitResult['status'],
+    dataStructure: s.dataStructure,
+    completedFields: final.completedFields,
+    remainingFields: final.remainingFields,
+    completeness: final.completeness,
+    budgetUsed: used,
+    budgetRemaining: Math.round((1 - used) * 1e6) / 1e6,
+    budgetDecrement: decrement,
+    questions: s.questions,
+    notes: error ?? finalizeNotes ?? `${status} after ${s.questionsAsked} question(s)`,
+    ...(error ? { error } : {}),
+    usage: s.usage,
+    runs: s.runs,
+  };
+}
