@@ -8,6 +8,10 @@
  * Target: wall ≤ 1.15 × critical path with the concurrency bound at or above the work in flight.
  *
  *   npx tsx bench/discovery.ts [latencyMs=200] [repeats=3] [concurrency,...=80,8]
+ *
+ * Worker tuning experiments (the project's worker is used otherwise): BENCH_EAGER_ACTIVITIES=<n>
+ * (activities a workflow task may take back eagerly; SDK default 3), BENCH_ACTIVITY_POLLERS=<n>
+ * (concurrent activity polls; default 10). BENCH_TIMELINE=1 prints each run's event timeline.
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
@@ -145,15 +149,18 @@ async function main() {
   const backends = await createBackends(config);
   // The project's worker, optionally with more activity pollers (BENCH_ACTIVITY_POLLERS): 80
   // activities scheduled at once are dispatched by at most `pollers` concurrent long polls.
+  // BENCH_EAGER_ACTIVITIES raises how many activities a workflow task may take back eagerly (default 3).
   const pollers = process.env.BENCH_ACTIVITY_POLLERS ? Number(process.env.BENCH_ACTIVITY_POLLERS) : undefined;
-  const worker = pollers
+  const eager = process.env.BENCH_EAGER_ACTIVITIES ? Number(process.env.BENCH_EAGER_ACTIVITIES) : undefined;
+  const worker = pollers || eager
     ? await Worker.create({
         connection: nativeConnection,
         taskQueue: TASK_QUEUE,
         workflowsPath: WORKFLOWS_PATH,
         activities: createActivities(backends),
         maxConcurrentActivityTaskExecutions: 200,
-        maxConcurrentActivityTaskPolls: pollers,
+        ...(pollers ? { maxConcurrentActivityTaskPolls: pollers } : {}),
+        ...(eager ? { maxEagerActivityReservationsPerWorkflowTask: eager } : {}),
       })
     : await createFlowWorker({ connection: nativeConnection, backends, maxConcurrentActivityTaskExecutions: 200 });
   const connection = await Connection.connect({ address: server.address });

@@ -79,7 +79,11 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
       }
       const { handle } = await session.pursuit(view.current.eadsId);
       const { question, status } = await session.question(handle, 120_000);
-      if (!question) continue;
+      if (!question) {
+        // The pursuit just ended; the interview is recording it and choosing the next EADS.
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
       if (view.current.childWorkflowId !== lastPursuit) {
         lastPursuit = view.current.childWorkflowId;
         out(`\n== ${status.name} (${status.eads_id}, ${status.interviewer_type} interviewer) — ${view.current.rationale}`);

@@ -109,14 +109,25 @@ export class EadsSession {
     return waitFor(() => this.handle.query(eadsInterviewQuery), () => true, { what: 'the interview state' });
   }
 
-  /** Waits until the orchestrator has a recommendation (or the interview has ended). */
+  /**
+   * Waits until the orchestrator has a recommendation, a pursuit is running, or the interview has
+   * ended. A pursuit that has just ended does not count: the interview is about to move on.
+   */
   async nextEads(): Promise<InterviewView> {
     await this.require();
-    return waitFor(
-      () => this.handle.query(eadsInterviewQuery),
-      (v) => v.status === 'finished' || v.current !== null || (v.nextEads !== null && v.status === 'awaiting-start') || (v.nextEads?.exhausted ?? false),
+    const read = async (): Promise<{ view: InterviewView; currentEnded: boolean }> => {
+      const view = await this.handle.query(eadsInterviewQuery);
+      if (!view.current) return { view, currentEnded: false };
+      const status = await this.client.workflow.getHandle(view.current.childWorkflowId).query(pursuitStatusQuery);
+      return { view, currentEnded: status.status !== 'working' };
+    };
+    const { view } = await waitFor(
+      read,
+      ({ view: v, currentEnded }) =>
+        v.status === 'finished' || (v.current !== null && !currentEnded) || (v.nextEads !== null && v.status === 'awaiting-start') || (v.status !== 'pursuing' && (v.nextEads?.exhausted ?? false)),
       { what: 'the orchestrator' },
     );
+    return view;
   }
 
   async library() {

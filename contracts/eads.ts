@@ -392,7 +392,7 @@ export function eadsInterviewWorkflowId(projectId: string): string {
   return `eads-interview-${projectId}`;
 }
 
-/** The child's id: the interview's id, the pursuit number and the EADS. */
+/** The child's id: the project's interview id, the pursuit number and the EADS. */
 export function pursuitWorkflowId(interviewWorkflowId: string, pursuitNo: number, eadsId: string): string {
   return `${interviewWorkflowId}--${pursuitNo}-${slugify(eadsId.replace('/', '-'), 40)}`;
 }

@@ -23,8 +23,11 @@ import { TIMEOUT_PATTERN } from './routes/execute';
 
 // What the handlers accept, stated as patterns, so a schema-based fuzzer's "valid" requests are valid.
 const ID = '[A-Za-z0-9][A-Za-z0-9._-]{0,127}';
-const agentIdParam = { type: 'string', pattern: `^${ID}$` };
-const idList = { type: 'string', pattern: `^\\s*(${ID})?\\s*(,\\s*(${ID})?\\s*)*$` };
+const CAPABILITY = '[A-Za-z0-9_][A-Za-z0-9._-]{0,127}';
+const agentIdPath = { type: 'string', pattern: `^${ID}$` };
+/** In the query an empty value means "not given". */
+const agentIdParam = { type: 'string', pattern: `^ *(${ID})? *$` };
+const idList = { type: 'string', pattern: `^ *(${ID})? *(, *(${ID})? *)*$` };
 const printable = `[^\\u0000-\\u001f\\u007f]`;
 const pattern = { type: 'string', maxLength: MAX_PATTERN_LENGTH, pattern: `^${printable}*$` };
 const tagList = { type: 'string', pattern: `^[^,\\u0000-\\u001f\\u007f]{0,${MAX_PATTERN_LENGTH}}(,[^,\\u0000-\\u001f\\u007f]{0,${MAX_PATTERN_LENGTH}}){0,${MAX_TAG_PATTERNS - 1}}$` };
@@ -38,12 +41,19 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 const booleanValues = ['true', 'false', '1', '0', 'yes', 'no'];
 
+/** Any case, surrounding spaces allowed, empty = not given: what the handler accepts. */
+function caseInsensitive(words: readonly string[]): Record<string, unknown> {
+  const word = (w: string) => [...w].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c)).join('');
+  return { type: 'string', pattern: `^\\s*(${words.map(word).join('|')})?\\s*$`, examples: [...words] };
+}
+
 function query(name: string, description: string, schema: Record<string, unknown>, example?: string) {
   return { name, in: 'query', required: false, description, schema, ...(example !== undefined ? { example } : {}) };
 }
 
 export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
-  const flag = (name: string, def: boolean, what: string) => query(name, `${what} (default ${def})`, { type: 'string', enum: booleanValues });
+  const flag = (name: string, def: boolean, what: string) => query(name, `${what} (default ${def}): ${booleanValues.join(', ')}`, caseInsensitive(booleanValues));
+  const integer = (max: string) => ({ type: 'string', pattern: `^\\s*(0*(${max}))?\\s*$` });
   return {
     openapi: '3.1.0',
     info: {
@@ -89,10 +99,10 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
             flag('include_output_schema', false, 'Include output schemas'),
             flag('include_descriptions', true, 'Include descriptions'),
             flag('include_examples', false, 'Include examples'),
-            query('format', 'Response format (default json)', { type: 'string', enum: [...DISCOVERY_FORMATS] }),
-            query('health_status', 'Only agents with this health', { type: 'string', enum: [...HEALTH_STATUSES] }),
-            query('limit', `Agents per page (default ${DEFAULT_LIMIT})`, { type: 'integer', minimum: 0, maximum: MAX_LIMIT }),
-            query('offset', 'Agents to skip', { type: 'integer', minimum: 0, maximum: MAX_OFFSET }),
+            query('format', 'Response format (default json): json, xml, compact', caseInsensitive(DISCOVERY_FORMATS)),
+            query('health_status', 'Only agents with this health: active, inactive, degraded, unknown', caseInsensitive(HEALTH_STATUSES)),
+            query('limit', `Agents per page, 0-${MAX_LIMIT} (default ${DEFAULT_LIMIT})`, integer('500|[1-4]\\d\\d|\\d\\d?')),
+            query('offset', `Agents to skip, 0-${MAX_OFFSET}`, integer('1000000|\\d{1,6}')),
           ],
           responses: {
             200: {
@@ -125,8 +135,8 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
         post: {
           operationId: 'heartbeat',
           summary: 'Heartbeat of one agent instance',
-          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: agentIdParam }],
-          requestBody: { required: true, content: json('Heartbeat') },
+          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: agentIdPath }],
+          requestBody: { required: false, content: json('Heartbeat') },
           responses: {
             200: { description: 'Recorded', content: { 'application/json': { schema: { type: 'object' } } } },
             400: { description: 'Invalid request', content: json('Error') },
@@ -139,7 +149,7 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           operationId: 'deregisterAgent',
           summary: 'Deregister one instance (instance_id) or the whole agent',
           parameters: [
-            { name: 'agent_id', in: 'path', required: true, schema: agentIdParam },
+            { name: 'agent_id', in: 'path', required: true, schema: agentIdPath },
             { name: 'instance_id', in: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 200 } },
           ],
           responses: {
@@ -154,7 +164,7 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           operationId: 'execute',
           summary: 'Start the workflow behind a reasoner target (optionally wait for its result)',
           parameters: [
-            { name: 'invocation_target', in: 'path', required: true, description: '<agent>:<reasoner> from discovery', schema: { type: 'string' }, example: 'agent-flows:platformCheck' },
+            { name: 'invocation_target', in: 'path', required: true, description: '<agent>:<reasoner> from discovery', schema: { type: 'string', pattern: `^${ID}:(skill:)?${CAPABILITY}$` }, example: 'agent-flows:platformCheck' },
             { name: 'wait', in: 'query', required: false, schema: { type: 'string', enum: booleanValues } },
             { name: 'timeout', in: 'query', required: false, description: 'How long to wait: seconds or 500ms/30s/2m (default 30s, max 10m)', schema: { type: 'string', pattern: TIMEOUT_PATTERN.source } },
           ],
@@ -164,7 +174,7 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
             202: { description: 'Started (or still running when the wait timed out)', content: json('ExecuteResponse') },
             400: { description: 'Invalid target, parameter, body or input (details name the field)', content: json('Error') },
             404: { description: 'Unknown agent or reasoner', content: json('Error') },
-            409: { description: 'A workflow with that id is already running', content: json('Error') },
+            409: { description: 'Not executable (a skill, or a reasoner with no workflow or task queue behind it), or a workflow with that id is already running', content: json('Error') },
             503: { description: 'Temporal not reachable', content: json('Error') },
           },
         },

@@ -120,7 +120,8 @@ function parseInteger(raw: RawQuery, name: string, fallback: number, max: number
   const value = single(raw, name);
   if (value === undefined || value.trim() === '') return fallback;
   const text = value.trim();
-  const parsed = /^\d{1,9}$/.test(text) ? Number(text) : NaN;
+  // Leading zeros are fine; a huge number of digits becomes Infinity and fails the range check.
+  const parsed = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(parsed) || parsed > max) {
     throw new ParameterError(name, `Invalid ${name} parameter. Must be an integer from 0 to ${max}`, echo(value), [`0-${max}`]);
   }
@@ -129,14 +130,14 @@ function parseInteger(raw: RawQuery, name: string, fallback: number, max: number
 
 function parsePattern(raw: RawQuery, name: string): string | undefined {
   const value = single(raw, name);
-  const text = value?.trim();
-  if (!text) return undefined;
-  checkText(name, text, value!);
-  return text;
+  if (value === undefined) return undefined;
+  checkText(name, value, value);
+  return value.trim() || undefined;
 }
 
+/** Checked before trimming, so a value padded with newlines or tabs is refused like any other control character. */
 function checkText(name: string, text: string, provided: string): void {
-  if (text.length > MAX_PATTERN_LENGTH) {
+  if (text.trim().length > MAX_PATTERN_LENGTH) {
     throw new ParameterError(name, `Invalid ${name} parameter. Values are at most ${MAX_PATTERN_LENGTH} characters`, echo(provided), [`at most ${MAX_PATTERN_LENGTH} characters`]);
   }
   if (CONTROL_CHARS.test(text)) {
@@ -147,6 +148,7 @@ function checkText(name: string, text: string, provided: string): void {
 function parseList(raw: RawQuery, name: string, maxEntries: number): string[] {
   const value = single(raw, name);
   if (value === undefined) return [];
+  if (CONTROL_CHARS.test(value)) checkText(name, value, value);
   const entries = value
     .split(',')
     .map((p) => p.trim())

@@ -390,11 +390,15 @@ describe('registration API', () => {
     const post = (target: string, payload: object = { input: {} }, query = '') => cp.app.inject({ method: 'POST', url: `/api/v1/execute/${target}${query}`, payload });
     const parse = (r: { body: string }) => JSON.parse(r.body);
     expect(parse(await post('no-colon'))).toMatchObject({ error: 'invalid_parameter', details: { parameter: 'invocation_target' } });
-    expect(parse(await post('agent-research-001:skill:web_search'))).toMatchObject({ error: 'not_executable' });
+    const skill = await post('agent-research-001:skill:web_search');
+    expect(skill.statusCode).toBe(409);
+    expect(parse(skill)).toMatchObject({ error: 'not_executable' });
     expect((await post('agent-missing:deep_research')).statusCode).toBe(404);
     expect((await post('agent-research-001:nope')).statusCode).toBe(404);
     // Registered by a synthetic agent with no workflow behind it.
-    expect(parse(await post('agent-research-001:deep_research'))).toMatchObject({ error: 'not_executable' });
+    const synthetic = await post('agent-research-001:deep_research');
+    expect(synthetic.statusCode).toBe(409);
+    expect(parse(synthetic)).toMatchObject({ error: 'not_executable' });
     expect(parse(await post('agent-research-001:deep_research', { input: {} }, '?wait=perhaps'))).toMatchObject({ details: { parameter: 'wait' } });
     expect(parse(await post('agent-research-001:deep_research', { input: {} }, '?timeout=11m'))).toMatchObject({ details: { parameter: 'timeout' } });
     expect(parse(await post('agent-research-001:deep_research', { input: {}, other: 1 }))).toMatchObject({ error: 'invalid_body' });

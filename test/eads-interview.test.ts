@@ -11,10 +11,12 @@ import {
   conversationHistoryQuery,
   eadsInterviewQuery,
   eadsInterviewWorkflowId,
+  finishInterviewUpdate,
   runEadsInterviewFlow,
   type RunEadsInterviewOutput,
 } from '../contracts/eads';
 import { isPlainObject, rowIdKey } from '../contracts/eads-structure';
+import { EadsSession, waitFor } from '../client/eads-session';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
@@ -169,5 +171,17 @@ describe('runEadsInterview with surrogate experts', () => {
     await expect(h.start(runEadsInterviewFlow, { projectId: 'nofix', mode: 'surrogate' })).rejects.toThrow(/fixture: required/);
     const handle = await h.start(runEadsInterviewFlow, { projectId: 'badfix', mode: 'surrogate', fixture: 'no-such-firm' });
     await expect(handle.result()).rejects.toMatchObject({ cause: { cause: { type: 'EadsLibraryInvalid', message: expect.stringMatching(/unknown fixture "no-such-firm".*brewery-flow-shop/) } } });
+  });
+
+  it('keeps one running interview per project', async () => {
+    const first = await h.start(runEadsInterviewFlow, { projectId: 'twice', mode: 'human' });
+    const child = h.client.workflow.getHandle('eads-interview-twice--1-process-warm-up-with-challenges');
+    await waitFor(() => child.describe().then(() => true, () => false), (exists) => exists, { what: 'the first pursuit' });
+    await new EadsSession(h.client, 'twice').question(child);
+    const second = await h.start(runEadsInterviewFlow, { projectId: 'twice', mode: 'human' });
+    expect(second.workflowId).not.toBe(first.workflowId);
+    await expect(second.result()).rejects.toMatchObject({ cause: { type: 'InterviewAlreadyRunning', message: expect.stringMatching(/project "twice" already has a running interview/) } });
+    await first.executeUpdate(finishInterviewUpdate, { args: [{ reason: 'test over' }] });
+    expect(((await first.result()) as RunEadsInterviewOutput).status).toBe('finished');
   });
 });

@@ -40,6 +40,9 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities: createActivities(options.backends),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
+    // Fan-out flows (discovery validates dozens of candidates at once) start their activities in the
+    // same round trip that schedules them instead of waiting for pollers: measured in bench/discovery.ts.
+    maxEagerActivityReservationsPerWorkflowTask: 20,
     ...(options.identity ? { identity: options.identity } : {}),
     dataConverter: options.dataConverter ?? dataConverterFromEnv(),
   });

@@ -22,6 +22,7 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createEadsActivities } from '../activities/eads';
 import { addUsage, flowSearchAttribute, formatZodError, zeroUsage } from '../contracts/common';
 import {
@@ -29,6 +30,7 @@ import {
   conversationHistoryQuery,
   eadsIdSchema,
   eadsInterviewQuery,
+  eadsInterviewWorkflowId,
   eadsLibraryQuery,
   eadsRecordQuery,
   finalizePursuitSignal,
@@ -107,7 +109,9 @@ function summary(p: PursuitRecord) {
 export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterviewOutput> {
   const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, rawInput);
   const state: InterviewState = (input.resume as unknown as InterviewState | undefined) ?? { version: 1, pursuits: [], usage: zeroUsage(), runs: 1, orchestratorLog: [] };
-  const self = workflowInfo().workflowId;
+  // Children are named after the project, not this workflow's id: one interview per project, and
+  // histories that replay under any workflow id.
+  const projectWorkflowId = eadsInterviewWorkflowId(input.projectId);
   let catalog: EadsCatalogEntry[] = [];
   let phase: InterviewView['status'] = 'starting';
   let current: InterviewView['current'] = null;
@@ -282,16 +286,26 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
 
     const context = interviewContext(state.pursuits);
     const pursuitNo = state.pursuits.length + 1;
-    const childWorkflowId = pursuitWorkflowId(self, pursuitNo, eadsId);
+    const childWorkflowId = pursuitWorkflowId(projectWorkflowId, pursuitNo, eadsId);
     phase = 'pursuing';
     progress.stage('pursue EADS', `${eadsId} (${source})`);
-    const child = await startChild(pursueEads, {
-      workflowId: childWorkflowId,
-      args: [{ projectId: input.projectId, eadsId, pursuitNo, mode: input.mode, fixture: input.fixture, questionsPerRun: input.questionsPerRun, context }],
-      parentClosePolicy: ParentClosePolicy.TERMINATE,
-      typedSearchAttributes: [{ key: flowSearchAttribute, value: 'pursueEads' }],
-      staticSummary: `${eadsId} for ${input.projectId} (${input.mode})`,
-    });
+    let child;
+    try {
+      child = await startChild(pursueEads, {
+        workflowId: childWorkflowId,
+        args: [{ projectId: input.projectId, eadsId, pursuitNo, mode: input.mode, fixture: input.fixture, questionsPerRun: input.questionsPerRun, context }],
+        parentClosePolicy: ParentClosePolicy.TERMINATE,
+        typedSearchAttributes: [{ key: flowSearchAttribute, value: 'pursueEads' }],
+        staticSummary: `${eadsId} for ${input.projectId} (${input.mode})`,
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      throw ApplicationFailure.create({
+        message: `project "${input.projectId}" already has a running interview (pursuit ${childWorkflowId} is running); one interview per project`,
+        type: 'InterviewAlreadyRunning',
+        nonRetryable: true,
+      });
+    }
     const interviewer = catalog.find((c) => c.id === eadsId)?.interviewer ?? 'process';
     current = { eadsId, pursuitNo, childWorkflowId, rationale, interviewer };
     // A finish that arrived while the child was starting.

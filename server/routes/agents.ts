@@ -33,7 +33,7 @@ export function agentRoutes(app: FastifyInstance, registry: Registry, metrics: C
   app.post<{ Params: { agent_id: string } }>('/api/v1/agents/:agent_id/heartbeat', async (request, reply) => {
     const agentId = request.params.agent_id;
     if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
-    const parsed = heartbeatSchema.safeParse(request.body ?? {});
+    const parsed = heartbeatSchema.safeParse(request.body === undefined ? {} : request.body);
     if (!parsed.success) {
       const issues = issuesOf(parsed.error);
       return reply.code(400).send({ error: 'invalid_body', message: issues.map((i) => `${i.field}: ${i.message}`).join('; '), details: { issues } });

@@ -6,6 +6,16 @@ export function issuesOf(error: z.ZodError): Array<{ field: string; message: str
   return error.issues.map((i) => ({ field: i.path.length ? i.path.join('.') : '(body)', message: i.message }));
 }
 
+/** The service's paths and their methods, to answer other methods with 405 and an Allow header. */
+const ROUTES: Array<[RegExp, string[]]> = [
+  [/^\/api\/v1\/discovery\/capabilities\/?$/, ['GET', 'HEAD']],
+  [/^\/api\/v1\/agents\/?$/, ['POST']],
+  [/^\/api\/v1\/agents\/[^/]+\/heartbeat\/?$/, ['POST']],
+  [/^\/api\/v1\/agents\/[^/]+\/?$/, ['DELETE']],
+  [/^\/api\/v1\/execute\/[^/]+\/?$/, ['POST']],
+  [/^\/(openapi\.json|metrics|healthz)$/, ['GET', 'HEAD']],
+];
+
 const CODES: Record<number, string> = { 400: 'invalid_request', 401: 'unauthorized', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 503: 'unavailable' };
 
 export function installErrorHandlers(app: FastifyInstance): void {
@@ -18,6 +28,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return reply.code(status).send({ error: CODES[status] ?? 'invalid_request', message: error.message, request_id: request.id });
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: 'not_found', message: `No route ${request.method} ${request.url.split('?')[0].slice(0, 200)}` });
+    const path = request.url.split('?')[0];
+    const allowed = ROUTES.find(([pattern]) => pattern.test(path))?.[1];
+    if (allowed) {
+      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'method_not_allowed', message: `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(' or ')}` });
+    }
+    return reply.code(404).send({ error: 'not_found', message: `No route ${request.method.slice(0, 20)} ${path.slice(0, 200)}` });
   });
 }

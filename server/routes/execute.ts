@@ -60,13 +60,13 @@ export function executeRoutes(app: FastifyInstance, registry: Registry, metrics:
       return fail(reply, 400, 'invalid_parameter', 'Invalid timeout parameter. Give seconds (30) or a duration (500ms, 30s, 2m), at most 10 minutes', { parameter: 'timeout', provided: String(timeoutText).slice(0, 200), allowed: ['1ms-10m'] });
     }
 
-    const body = executeRequestSchema.safeParse(request.body ?? {});
+    const body = executeRequestSchema.safeParse(request.body);
     if (!body.success) {
       const issues = issuesOf(body.error);
       return fail(reply, 400, 'invalid_body', `Invalid request body: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, { issues });
     }
     if (target.kind === 'skill') {
-      return fail(reply, 400, 'not_executable', 'Skills (activities) run inside their reasoners (workflows); execute a reasoner target instead');
+      return fail(reply, 409, 'not_executable', 'Skills (activities) run inside their reasoners (workflows); execute a reasoner target instead');
     }
 
     const { value: snapshot } = await registry.read();
@@ -75,7 +75,7 @@ export function executeRoutes(app: FastifyInstance, registry: Registry, metrics:
     if (!agent.reasoners.some((r) => r.id === target.id)) return fail(reply, 404, 'not_found', `Agent ${target.agentId} has no reasoner ${target.id}`);
     const flow = (await flowsFor()).find((f) => f.type === target.id);
     if (!flow || !agent.task_queue) {
-      return fail(reply, 400, 'not_executable', `${target.agentId}:${target.id} is not a workflow this control plane can start${agent.task_queue ? '' : ' (the agent names no Temporal task queue)'}`);
+      return fail(reply, 409, 'not_executable', `${target.agentId}:${target.id} is not a workflow this control plane can start${agent.task_queue ? '' : ' (the agent names no Temporal task queue)'}`);
     }
     const input = flow.input.safeParse(body.data.input);
     if (!input.success) {
