@@ -72,7 +72,7 @@ function fieldForPrompt(field: EadsField, withDefinitions: boolean) {
     kind: field.kind,
     derived: field.derived,
     ...(field.suggestedQuestion ? { question: field.suggestedQuestion } : {}),
-    comment: truncate(field.comment.replace(/^\s*\d+\)\s.*$/gm, '').replace(/\s+/g, ' ').trim(), 300),
+    comment: truncate(field.comment.replace(/^\s*\d+\)\s.*$/gm, '').replace(/\s+/g, ' ').trim(), 240),
     ...(field.columns ? { columns: field.columns } : {}),
     ...(field.choices ? { choices: withDefinitions ? field.choices.map((c) => ({ key: c.key, definition: truncate(c.definition, 200) })) : field.choices.map((c) => c.key) } : {}),
     ...(field.multiple ? { multiple: true } : {}),
@@ -224,8 +224,10 @@ export function createEadsActivities({ model, config }: Backends) {
         instructions:
           'You interview the owner of a firm about scheduling, filling the EADS below. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
         sections: {
-          eads: { id: eads.id, name: eads.name, objective: truncate(eads.objective, 900) },
-          remaining_fields: remaining.map((f) => fieldForPrompt(f, false)),
+          // The whole objective matters for the opening question (it may quote it); later a sentence is enough.
+          eads: { id: eads.id, name: eads.name, objective: args.asked.length === 0 ? truncate(eads.objective, 900) : firstSentence(eads.objective, 200) },
+          // Derived fields are not asked about: their name is enough.
+          remaining_fields: remaining.map((f) => (f.derived ? { name: f.name, kind: f.kind, derived: true } : fieldForPrompt(f, false))),
           asked: args.asked.slice(-12).map((a) => ({ targets: a.targets, filled: a.filled, question: truncate(a.question, 160) })),
           filled_fields: Object.keys(args.dataStructure).filter((k) => k !== 'EADS-id'),
           context: args.context,
@@ -254,8 +256,9 @@ export function createEadsActivities({ model, config }: Backends) {
         sections: {
           firm: { name: f.firm, interviewee: f.interviewee, about: f.about },
           question: { question: args.question.question, question_type: args.question.question_type, table_template: args.question.table_template, choices: args.question.choices, targets: args.question.targets },
-          facts: facts.slice(0, 4).map((x) => x.fact),
-          tables: tables.slice(0, 2).filter((x) => x.score > 0).map((x) => x.table),
+          // Retrieval first, to keep the prompt small: the best table for a table question, else the best facts.
+          facts: args.question.question_type === 'table' && tables[0]?.score > 0 ? [] : facts.slice(0, 3).filter((x) => x.score > 0).map((x) => x.fact),
+          tables: args.question.question_type === 'table' ? tables.slice(0, 1).filter((x) => x.score > 0).map((x) => x.table) : [],
         },
         schema: z.object({ answer: z.string().trim().min(1).max(8000) }),
       });
@@ -278,6 +281,9 @@ export function createEadsActivities({ model, config }: Backends) {
       const eads = requireEads(args.eadsId);
       const { remainingFields } = computeCompleteness(eads.fields.map((f) => f.name), args.dataStructure);
       const relevant = eads.fields.filter((f) => remainingFields.includes(f.name) || args.question.targets.includes(f.name));
+      // Full detail for what the question targets and what must be derived; the rest by name and kind.
+      const detailed = (f: EadsField) => args.question.targets.includes(f.name) || f.derived;
+      const needsStructure = relevant.some((f) => f.derived);
       const attempts: Record<string, number> = {};
       for (const a of args.asked) for (const t of a.targets) attempts[t] = (attempts[t] ?? 0) + 1;
       const schema = z.object({
@@ -293,9 +299,10 @@ export function createEadsActivities({ model, config }: Backends) {
           eads: { id: eads.id, name: eads.name },
           question: { question: args.question.question, question_type: args.question.question_type, targets: args.question.targets, table_template: args.question.table_template, choices: args.question.choices },
           answer: args.answer,
-          fields: relevant.map((f) => fieldForPrompt(f, true)),
+          fields: relevant.map((f) => (detailed(f) ? fieldForPrompt(f, true) : { name: f.name, kind: f.kind, ...(f.columns ? { columns: f.columns } : {}) })),
           attempts,
-          data_structure: args.dataStructure,
+          // Derived fields may be computed from what is already filled (e.g. all resources of the steps).
+          data_structure: needsStructure ? args.dataStructure : Object.fromEntries(Object.keys(args.dataStructure).map((k) => [k, '(filled)'])),
           context: args.context,
         },
         schema,

@@ -74,6 +74,11 @@ export class ResponseMemo {
     return this.bytes;
   }
 
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
   get(key: string): RenderedBody | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;

@@ -177,10 +177,12 @@ export class Registry {
   }
 
   private async load(): Promise<Snapshot> {
+    // The expired snapshot's rendered responses are stale: free them before reading the new data.
+    this.cache.peek()?.responses.clear();
     const stored = await this.store.listAgents();
     this.queues.clear();
     for (const a of stored) if (a.task_queue) this.trackQueue(a.namespace, a.task_queue);
-    const snapshot = buildSnapshot(stored, (a) => this.health(a), this.now(), this.options.memoBytes ?? 8 * 1024 * 1024);
+    const snapshot = buildSnapshot(stored, (a) => this.health(a), this.now(), this.options.memoBytes ?? 4 * 1024 * 1024);
     this.options.metrics.registeredAgents.set(snapshot.agents.length);
     this.options.metrics.cacheSize.set(snapshot.bytes);
     return snapshot;

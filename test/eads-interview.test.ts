@@ -145,6 +145,24 @@ describe('runEadsInterview with surrogate experts', () => {
     }
   });
 
+  it('rides out 503 bursts and schema-violating replies on the interviewer calls', async () => {
+    h.standin.setFaults({ burst503: 2, rateSchemaViolation: 0.3, tasks: ['eads.question', 'eads.refine'], seed: 7 });
+    try {
+      const result = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, { projectId: 'harrow-faults', mode: 'surrogate', fixture: 'machine-shop-job-shop', maxPursuits: 3 });
+      const faults = h.standin.stats().faults;
+      expect(faults['503']).toBe(2);
+      expect(faults.schema).toBeGreaterThan(0);
+      expect(result.pursuits.map((p) => [p.eadsId, p.status])).toEqual([
+        ['process/warm-up-with-challenges', 'complete'],
+        ['process/scheduling-problem-type', 'complete'],
+        ['process/job-shop', 'complete'],
+      ]);
+      expect(result.problemType).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
+    } finally {
+      h.standin.setFaults({});
+    }
+  });
+
   it('continues as new in a long interview with its state intact', async () => {
     const plain = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, { projectId: 'brewery-one-run', mode: 'surrogate', fixture: 'brewery-flow-shop' });
     const handle = await h.start(runEadsInterviewFlow, { projectId: 'brewery-many-runs', mode: 'surrogate', fixture: 'brewery-flow-shop', pursuitsPerRun: 2, questionsPerRun: 2 });
