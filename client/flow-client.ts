@@ -42,6 +42,7 @@ export function validateFlowInput(flow: FlowDefinition, input: unknown): unknown
 
 /** `<slug>-<readable key>-<6 hex>`: says what the workflow is and stays unique. */
 export function workflowIdFor(flow: FlowDefinition, input: unknown, suffix = randomBytes(3).toString('hex')): string {
+  if (flow.workflowId) return flow.workflowId(input as never);
   return `${flow.slug}-${slugify(flow.idKey(input as never), 40)}-${suffix}`;
 }
 

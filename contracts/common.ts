@@ -63,6 +63,11 @@ export interface FlowDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   output: O;
   /** A readable key for the workflow id, e.g. the first words of the question. */
   idKey: (input: z.output<I>) => string;
+  /**
+   * The whole workflow id, for flows with a natural identity (one EADS interview per project):
+   * every client then reaches the same workflow. Absent: `<slug>-<idKey>-<suffix>`.
+   */
+  workflowId?: (input: z.output<I>) => string;
   /** One line describing the input, shown as the workflow's summary in the Web UI. */
   summary: (input: z.output<I>) => string;
   /** Lines a person reads in the terminal when the flow completes. */

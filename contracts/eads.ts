@@ -408,6 +408,8 @@ export const runEadsInterviewFlow: FlowDefinition<typeof runEadsInterviewInput, 
   input: runEadsInterviewInput,
   output: runEadsInterviewOutput,
   idKey: (input) => input.projectId,
+  // One interview per project: the thin client, the MCP tools and `npm run eads` all reach it by project id.
+  workflowId: (input) => eadsInterviewWorkflowId(input.projectId),
   summary: (input) =>
     `EADS interview for ${oneLine(input.projectName ?? input.projectId, 60)} (${input.mode}${input.fixture ? `: ${input.fixture}` : ''}, ${input.orchestration})`,
   describeResult: (out) => [

@@ -3,6 +3,7 @@
  * right problem-type EADS per firm, an aggregated SCR whose fields match the firm's facts,
  * the orchestrator's fallback when its model fails, and continue-as-new with state intact.
  */
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -196,8 +197,11 @@ describe('runEadsInterview with surrogate experts', () => {
     const child = h.client.workflow.getHandle('eads-interview-twice--1-process-warm-up-with-challenges');
     await waitFor(() => child.describe().then(() => true, () => false), (exists) => exists, { what: 'the first pursuit' });
     await new EadsSession(h.client, 'twice').question(child);
-    const second = await h.start(runEadsInterviewFlow, { projectId: 'twice', mode: 'human' });
-    expect(second.workflowId).not.toBe(first.workflowId);
+    // Through any client the interview id is the project's, so a second start is refused outright...
+    expect(first.workflowId).toBe('eads-interview-twice');
+    await expect(h.start(runEadsInterviewFlow, { projectId: 'twice', mode: 'human' })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+    // ...and one started under another id (a raw start) fails in the workflow, before asking anything.
+    const second = await h.client.workflow.start('runEadsInterview', { taskQueue: h.taskQueue, workflowId: 'eads-interview-twice-raw', args: [{ projectId: 'twice', mode: 'human' }] });
     await expect(second.result()).rejects.toMatchObject({ cause: { type: 'InterviewAlreadyRunning', message: expect.stringMatching(/project "twice" already has a running interview/) } });
     await first.executeUpdate(finishInterviewUpdate, { args: [{ reason: 'test over' }] });
     expect(((await first.result()) as RunEadsInterviewOutput).status).toBe('finished');

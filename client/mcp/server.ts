@@ -52,6 +52,7 @@ export function canonicalJson(value: unknown): string {
  * `input` is the parsed input (defaults applied), so `{prp}` and `{prp, maxCandidatesPerStep: 5}` match.
  */
 export function stableWorkflowId(flow: FlowDefinition, input: unknown): string {
+  if (flow.workflowId) return flow.workflowId(input as never);
   const hash = createHash('sha256').update(`${flow.mcpTool}\n${canonicalJson(input)}`).digest('hex').slice(0, 12);
   return `${flow.slug}-${slugify(flow.idKey(input as never), 40)}-${hash}`;
 }
