@@ -29,16 +29,7 @@ export interface StoredCapability {
   examples?: string;
 }
 
-export interface StoredAgent {
-  agent_id: string;
-  base_url: string;
-  version: string;
-  deployment_type: string;
-  task_queue?: string;
-  namespace?: string;
-  reported_health?: HealthStatus;
-  reasoners: StoredCapability[];
-  skills: StoredCapability[];
+export interface StoredAgent extends StoredManifest {
   registered_at: number;
   updated_at: number;
   /** instance id -> last heartbeat (ms since epoch). */

@@ -4,23 +4,13 @@
  * through the ordinary registration API.
  */
 import type { AgentRegistrationInput, HealthStatus } from '../contracts/capabilities';
+import { mulberry32 } from '../contracts/common';
 
 const VERBS = ['deep', 'web', 'quick', 'batch', 'smart', 'multi', 'auto', 'fast', 'data', 'doc'];
 const NOUNS = ['research', 'search', 'summary', 'scraper', 'parser', 'classifier', 'translator', 'planner', 'extractor', 'ranker', 'vision', 'forecast'];
 const TAGS = ['ml', 'nlp', 'research', 'web', 'search', 'data', 'vision', 'finance', 'synthesis', 'mlops', 'ml_vision', 'legal', 'health', 'ops'];
 const HEALTH: HealthStatus[] = ['active', 'active', 'active', 'degraded', 'inactive'];
 
-/** Small deterministic PRNG (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const syntheticAgentId = (i: number) => `agent-${String(i).padStart(4, '0')}`;
 
@@ -31,7 +21,7 @@ export interface SyntheticOptions {
 }
 
 export function syntheticAgent(i: number, options: SyntheticOptions = {}): AgentRegistrationInput {
-  const rnd = random((options.seed ?? 7) * 100_003 + i);
+  const rnd = mulberry32((options.seed ?? 7) * 100_003 + i);
   const pick = <T>(list: T[]) => list[Math.floor(rnd() * list.length)];
   const total = options.capabilities ?? 20;
   const agentId = syntheticAgentId(i);

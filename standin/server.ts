@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { readSections, readTask } from '../backends/model/prompt';
 import { rules as defaultRules } from './rules';
 import type { StandinRule } from './types';
+import { mulberry32 } from '../contracts/common';
 
 export const faultSettingsSchema = z.object({
   /** The next N requests fail with 429 / 503 (a burst), before rates apply. */
@@ -57,17 +58,6 @@ const requestSchema = z.object({
 
 /** About four characters per token, as Gemini's tokenizer gives for English text. */
 export const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function findRule(rules: StandinRule[], task: string): StandinRule | undefined {
   return (

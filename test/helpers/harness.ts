@@ -2,7 +2,7 @@
  * A worker with the embedded backends on the run's shared dev server, one per test file, on a
  * task queue of its own. The model is the stand-in (its own instance, so faults stay local).
  */
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
@@ -39,7 +39,7 @@ export interface Harness {
   config: Config;
   worker: Worker;
   /** Starts a flow through the thin client on this harness's task queue. */
-  start(flow: FlowDefinition, input: unknown, workflowId?: string): Promise<WorkflowHandle>;
+  start(flow: FlowDefinition, input: unknown, workflowId?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
   /** Starts a flow and waits for its result. */
   run<T = unknown>(flow: FlowDefinition, input: unknown, workflowId?: string): Promise<T>;
   close(): Promise<void>;
