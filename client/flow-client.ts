@@ -70,7 +70,7 @@ export async function startFlow(client: Client, flow: FlowDefinition, rawInput: 
 }
 
 export function webUiBase(): string {
-  return (process.env.TEMPORAL_UI_URL ?? `http://localhost:${process.env.TEMPORAL_UI_PORT ?? 8233}`).replace(/\/$/, '');
+  return (process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${process.env.TEMPORAL_UI_PORT ?? 8233}`).replace(/\/$/, '');
 }
 
 export function webUiLink(namespace: string, workflowId: string, runId?: string): string {

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { devServerUiArgs } from '../workers/dev-server';
 import { installTemporalTools, resolveTemporalCli } from '../workers/temporal-cli';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -40,5 +41,11 @@ describe('Temporal binary resolution', () => {
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^temporal version 1\.9\.\d/);
     expect(result.stderr).toContain('using temporal CLI from env');
+  });
+
+  it('starts the dev server with the Web UI (and codec endpoint) or headless, never both', () => {
+    expect(devServerUiArgs({ uiPort: 8233 })).toEqual(['--ui-port', '8233']);
+    expect(devServerUiArgs({ uiPort: 8233, uiCodecEndpoint: 'http://127.0.0.1:8234' })).toEqual(['--ui-port', '8233', '--ui-codec-endpoint', 'http://127.0.0.1:8234']);
+    expect(devServerUiArgs({})).toEqual(['--headless']);
   });
 });

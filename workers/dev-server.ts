@@ -54,6 +54,12 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** The Web UI flags: a UI port (and optional codec endpoint), or headless. */
+export function devServerUiArgs(options: { uiPort?: number; uiCodecEndpoint?: string }): string[] {
+  if (!options.uiPort) return ['--headless'];
+  return ['--ui-port', String(options.uiPort), ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : [])];
+}
+
 export async function startDevServer(options: {
   port: number;
   uiPort?: number;
@@ -66,9 +72,7 @@ export async function startDevServer(options: {
 }): Promise<DevServer> {
   const cli = resolveTemporalCli({ quiet: options.quiet });
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'error'];
-  if (options.uiPort) args.push('--ui-port', String(options.uiPort));
-  if (options.uiPort && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
-  else args.push('--headless');
+  args.push(...devServerUiArgs(options));
   if (options.dbFile) {
     mkdirSync(path.dirname(path.resolve(options.dbFile)), { recursive: true });
     args.push('--db-filename', options.dbFile);
