@@ -66,7 +66,9 @@ export function lazyTemporal(options: LazyTemporalOptions = {}): TemporalAccess 
     },
     async pollers(ns, taskQueue) {
       const client = await connect();
-      const { temporal } = await import('@temporalio/proto');
+      // A CommonJS module loaded with import(): its exports may sit on `default` only.
+      const proto = (await import('@temporalio/proto')) as typeof import('@temporalio/proto') & { default?: typeof import('@temporalio/proto') };
+      const temporal = proto.temporal ?? proto.default!.temporal;
       const describe = (taskQueueType: number) =>
         client.workflowService.describeTaskQueue({
           namespace: ns,
