@@ -14,7 +14,7 @@ const STOP_WORDS = new Set(
     'do does each every for from give has have how i in include includes including is it item items list lists material ' +
     'materials me need needs of on or part parts please product products show shows tell that the their them these this ' +
     'those to type types us use used uses using what where which who with within without you your one ones kind kinds ' +
-    'find get having made make makes built there any'
+    'find get having made make makes built there any assembly assemblies subassembly subassemblies'
   ).split(' '),
 );
 

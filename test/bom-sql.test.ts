@@ -153,7 +153,9 @@ describe('BOM text helpers', () => {
 
   it('extracts focus terms without the BOM framing words', () => {
     expect(extractFocusTerms('List BOMs using battery or memory components')).toEqual(['battery', 'memory']);
-    expect(extractFocusTerms('Which assemblies use part CMP-000123?')).toEqual(['assemblies', 'cmp-000123']);
+    // "assemblies" frames the question ("which assemblies use fuses?"); it is not a component to look for.
+    expect(extractFocusTerms('Which assemblies use part CMP-000123?')).toEqual(['cmp-000123']);
+    expect(extractFocusTerms('Which assemblies use fuses?')).toEqual(['fuses']);
     expect(extractFocusTerms('List all the BOMs please')).toEqual([]);
     expect(itemNumbersIn('Is cmp-000123 in FG-1001 or CMP-000123?')).toEqual(['CMP-000123', 'FG-1001']);
   });
