@@ -78,11 +78,13 @@ async function main() {
   }, 500);
 
   const runOne = async (i: number) => {
-    const { flow, input } = inputs[i % inputs.length];
+    const { flow, input: example } = inputs[i % inputs.length];
+    // Flows with a natural identity (one EADS interview per project) need a distinct key per run.
+    const input = flow.workflowId && typeof example === 'object' && example && 'projectId' in example ? { ...example, projectId: `${String(example.projectId)}-load-${i}` } : example;
     const t0 = performance.now();
     startedAt.push(t0);
     try {
-      const handle = await startFlow(client, flow, input, { workflowId: `load-${flow.slug}-${i}-${Date.now().toString(36)}` });
+      const handle = await startFlow(client, flow, input, flow.workflowId ? {} : { workflowId: `load-${flow.slug}-${i}-${Date.now().toString(36)}` });
       await handle.result();
       durations.push({ flow: flow.type, ms: performance.now() - t0, ok: true });
       return handle.workflowId;
@@ -120,7 +122,7 @@ async function main() {
   const wallMs = performance.now() - t0;
   clearInterval(peakTimer);
 
-  // Failed activity attempts, from the histories: injected model faults explain some of them.
+  // Activities that failed for good, from the histories.
   let failedAttempts = 0;
   for (const id of ids.filter((x): x is string => !!x)) {
     const history = await client.workflow.getHandle(id).fetchHistory();
@@ -146,7 +148,8 @@ async function main() {
     console.log(`  worker RSS samples (MB): ${series.map((m) => m.toFixed(0)).join(' ')}`);
     console.log(`  memory flat: ${secondHalfMax <= firstHalfMax * 1.1 ? 'yes' : 'NO'} (max first half ${firstHalfMax.toFixed(0)} MB, second half ${secondHalfMax.toFixed(0)} MB)`);
   }
-  console.log(`  failed activity attempts ${failedAttempts}; injected model faults ${injected}; not explained by injection ${Math.max(0, failedAttempts - injected)}`);
+  // History records an activity's failure only once its retries are exhausted (or it is not retryable).
+  console.log(`  activities failed after all retries ${failedAttempts} (the flows' fallbacks / fail-closed paths handle them); model faults injected ${injected}`);
 
   for (const w of workers) w.kill('SIGTERM');
   controlPlane?.kill('SIGTERM');
