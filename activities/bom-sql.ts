@@ -166,6 +166,34 @@ export function buildStrategyQuery(options: {
   return { sql, params, ...(arrayTypes ? { arrayTypes } : {}) };
 }
 
+/** What a pattern template may call: aggregates, windows (OVER), IN lists and case folding. */
+const PATTERN_FUNCTIONS = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'OVER', 'IN', 'LOWER', 'UPPER', 'COALESCE']);
+
+/**
+ * Why a query-pattern template is not safe to run, or undefined. Patterns come back from search
+ * (the embedded index or a Vertex AI Search data store), so a poisoned document must not be
+ * able to bring its own SQL: one SELECT over the BOM tables only, every table through a
+ * `{{table:}}` placeholder, no quoted identifiers, no comments, only the functions above, and
+ * string literals of plain words (e.g. `IN ('OBSOLETE', 'NRND')`). This is what keeps a
+ * pattern from reading files (`read_csv('/etc/passwd')`), other tables or the catalog.
+ */
+export function patternTemplateProblem(template: string): string | undefined {
+  if (!/^\s*SELECT\s/i.test(template)) return 'pattern template must be a SELECT';
+  if (/;|--|\/\*|\*\/|["`\\]/.test(template)) return 'pattern template must be a single statement without comments or quoted identifiers';
+  const planTables: string[] = [BOM_PLAN.usageTable, BOM_PLAN.itemTable];
+  for (const m of template.matchAll(/\{\{table:([^}]*)\}\}/g)) if (!planTables.includes(m[1])) return `pattern table ${m[1]} is not a BOM table`;
+  if (/\b(FROM|JOIN)\s+(?!\{\{table:\w+\}\})/i.test(template) || /\{\{table:\w+\}\}(\s+(AS\s+)?\w+)?\s*,/i.test(template)) {
+    return 'pattern template may read tables only through {{table:...}} placeholders, one per FROM or JOIN';
+  }
+  if (/\b[A-Za-z_]\w*\s*\.\s*(?!\{\{col:)/.test(template)) return 'pattern template may qualify only {{col:...}} placeholders (alias.{{col:name}})';
+  const code = template.replace(/\{\{\w+:[^}]*\}\}/g, 'x').replace(/'[A-Za-z0-9 _]*'/g, 'x');
+  if (code.includes("'")) return 'pattern template string literals must be plain words';
+  for (const m of code.matchAll(/\b([A-Za-z_]\w*)\s*\(/g)) {
+    if (!PATTERN_FUNCTIONS.has(m[1].toUpperCase())) return `pattern template may not call ${m[1]}()`;
+  }
+  return undefined;
+}
+
 /**
  * A validated query pattern's SQL template, adapted to a dataset: `{{table:name}}`,
  * `{{col:name}}` and `{{param:name}}` placeholders become dialect-quoted identifiers from the
@@ -182,6 +210,8 @@ export function renderPatternTemplate(options: {
   if (template.includes(';')) throw new BomSqlError('pattern template must be a single statement');
   const tables = [...template.matchAll(/\{\{table:(\w+)\}\}/g)].map((m) => m[1]);
   for (const table of tables) if (!allow.tables.has(table)) throw new BomSqlError(`pattern table ${table} is not in ${allow.dataset}`);
+  const problem = patternTemplateProblem(template);
+  if (problem) throw new BomSqlError(problem);
   const used = new Set<string>();
   const sql = template.replace(/\{\{(\w+):([^}]*)\}\}/g, (_m, kind: string, name: string) => {
     if (kind === 'table') return d.table(allow.dataset, name);

@@ -11,7 +11,7 @@ import type { ColumnInfo } from '../backends/warehouse/types';
 import { bomSettingsSchema, type BomSettings, type StrategyNumber } from '../contracts/bom';
 import { cosineSimilarity, isIdentifierLike, isStopWord, itemNumbersIn, pluralVariants, similarityTokens, valueShape } from '../contracts/bom-text';
 import { configSchema, type Config } from '../contracts/config';
-import { BOM_PLAN, BomSqlError, buildStrategyQuery, ColumnAllowList, normaliseTerms, renderPatternTemplate, ROW_LIMIT } from './bom-sql';
+import { BOM_PLAN, BomSqlError, buildStrategyQuery, ColumnAllowList, normaliseTerms, patternTemplateProblem, renderPatternTemplate, ROW_LIMIT } from './bom-sql';
 import { askModel, backendCall, toFailure } from './support';
 
 export const BOM_SCHEMA_COLLECTION = 'bom-schema';
@@ -174,7 +174,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       let best: { pattern: QueryPattern; similarity: number } | undefined;
       for (const hit of hits) {
         const pattern = hit.data as unknown as QueryPattern;
-        if (!Array.isArray(pattern.examples) || typeof pattern.sql !== 'string') continue;
+        // A hit whose template is not safe to run is not a pattern (a poisoned document): skip it.
+        if (!Array.isArray(pattern.examples) || typeof pattern.sql !== 'string' || typeof pattern.id !== 'string' || patternTemplateProblem(pattern.sql)) continue;
         const similarity = Math.max(0, ...pattern.examples.map((e) => cosineSimilarity(question, similarityTokens(e))));
         if (!best || similarity > best.similarity) best = { pattern, similarity };
       }

@@ -94,7 +94,7 @@ export function createDiscoveryActivities({ model, search }: Backends) {
 
     /** The validator sees the candidate's full schema, only this step's target columns, and the group. */
     async discoveryValidateCandidate(step: Pick<SearchStep, 'conceptual_group'>, targetColumns: Column[], candidate: CandidateTable) {
-      return askModel(model, {
+      const verdict = await askModel(model, {
         task: 'discovery.validate',
         instructions: VALIDATE_INSTRUCTIONS,
         sections: {
@@ -104,6 +104,10 @@ export function createDiscoveryActivities({ model, search }: Backends) {
         },
         schema: validationVerdictSchema,
       });
+      // The model may only vouch for this step's target columns: anything else it names (an
+      // injected "password" column, another table) is dropped, as uncited literature is.
+      const allowed = new Set(targetColumns.map((c) => c.name));
+      return { ...verdict, data: { ...verdict.data, matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)) } };
     },
   };
 }

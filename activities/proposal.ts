@@ -285,7 +285,8 @@ export function createProposalActivities({ model, search, config }: Backends) {
       } catch {
         // called outside an activity (bench, unit test)
       }
-      return writeProposalPdf({ ...input, workflowId }, path.join(artifactDir, 'research-proposal'));
+      // backendCall for its heartbeats (the workflow declares a heartbeat time-out) and cancellation.
+      return backendCall(() => writeProposalPdf({ ...input, workflowId }, path.join(artifactDir, 'research-proposal')));
     },
   };
 }

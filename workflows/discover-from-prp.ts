@@ -165,17 +165,22 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
   async function runStep(step: SearchStep, targetColumns: Column[], limiter: Limiter): Promise<StepOutcome> {
     const base = { conceptual_group: step.conceptual_group, search_query: step.search_query, target_columns: targetColumns };
     let candidates: CandidateTable[];
-    try {
-      ({ candidates } = await limiter.run(() => discoverySearchCatalog(step.search_query, input.maxCandidatesPerStep)));
-    } catch (err) {
-      if (isCancellation(err)) throw err;
+    let skipped = 0;
+    const searchFailed = (error: string): StepOutcome => {
       counts.searchesFailed++;
       progress.advance(1, countLine());
-      return {
-        result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error: `search failed: ${failureMessage(err)}` },
-        rejected: [],
-        usage: zeroUsage(),
-      };
+      return { result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error }, rejected: [], usage: zeroUsage() };
+    };
+    try {
+      ({ candidates, skipped } = await limiter.run(() => discoverySearchCatalog(step.search_query, input.maxCandidatesPerStep)));
+    } catch (err) {
+      if (isCancellation(err)) throw err;
+      return searchFailed(`search failed: ${failureMessage(err)}`);
+    }
+    // Hits, but none of them a table description (a data store of other documents, a changed
+    // document schema): that is a broken catalog, not "no table fits".
+    if (candidates.length === 0 && skipped > 0) {
+      return searchFailed(`search returned ${skipped} document(s), none describing a table (table_id and a schema): check the catalog data store`);
     }
     counts.searched++;
     counts.candidates += candidates.length;

@@ -6,7 +6,7 @@
  * when the budget cannot pay for another question, or on finalize. Long pursuits continue as
  * new with their state.
  */
-import { ActivityFailure, ApplicationFailure, allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createEadsActivities } from '../activities/eads';
 import { addUsage, formatZodError, zeroUsage, type TokenUsage } from '../contracts/common';
 import {
@@ -56,6 +56,19 @@ interface PursuitState {
   usage: TokenUsage;
   runs: number;
   finalizeNotes: string | null;
+}
+
+/**
+ * A model that rejects a request (invalid key, bad request: HTTP 400/401/403/404, non-retryable)
+ * will reject the next ones too. The pursuit then fails with that rejection and the interview
+ * stops on it (runEadsInterview), instead of failing pursuit after pursuit until maxPursuits.
+ * Behind a patch: older executions keep recording a failed pursuit and moving on.
+ */
+export const MODEL_REJECTED = 'ModelRequestRejected';
+export const STOP_ON_MODEL_REJECTION_PATCH = 'eads-stop-on-model-rejection';
+export function modelRejection(err: unknown): ApplicationFailure | undefined {
+  const cause = err instanceof ActivityFailure || err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  return cause instanceof ApplicationFailure && cause.nonRetryable && cause.type === MODEL_REJECTED ? cause : undefined;
 }
 
 const failureMessage = (err: unknown): string => {
@@ -112,6 +125,12 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     };
   };
 
+  const stopOnModelRejection = (err: unknown) => {
+    if (!modelRejection(err) || !patched(STOP_ON_MODEL_REJECTION_PATCH)) return;
+    progress.finish('failed', error ?? failureMessage(err));
+    throw ApplicationFailure.create({ type: MODEL_REJECTED, nonRetryable: true, message: error ?? failureMessage(err) });
+  };
+
   // Handlers first, so queries and updates work from the first workflow task on.
   setHandler(pursuitStatusQuery, statusView);
   setHandler(pursuitInstructionsQuery, () => state?.plan ?? null);
@@ -150,12 +169,14 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     {
       validator: (arg) => {
         if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has already ended (${status})`);
+        if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg))) throw new Error('the argument must be an object: { notes?: string }');
         if (arg?.notes !== undefined && (typeof arg.notes !== 'string' || arg.notes.length > 4000)) throw new Error('notes must be a string of at most 4000 characters');
       },
     },
   );
   setHandler(finalizePursuitSignal, (arg) => {
-    finalizeNotes ??= arg?.notes ?? 'finalized by the interview';
+    // Signals cannot be refused: keep only a string note (anyone can signal a workflow).
+    finalizeNotes ??= typeof arg?.notes === 'string' ? arg.notes.slice(0, 4000) : 'finalized by the interview';
   });
 
   if (!state) {
@@ -204,6 +225,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     } catch (err) {
       status = 'failed';
       error = `could not generate a question: ${failureMessage(err)}`;
+      stopOnModelRejection(err);
       break;
     }
     // The question is charged when asked, to the EADS actually pursued.
@@ -224,6 +246,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
       } catch (err) {
         status = 'failed';
         error = `the surrogate expert could not answer: ${failureMessage(err)}`;
+        stopOnModelRejection(err);
         break;
       }
     } else {

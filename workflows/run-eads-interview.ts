@@ -17,6 +17,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   setHandler,
   startChild,
@@ -51,7 +52,7 @@ import {
 } from '../contracts/eads';
 import { aggregateScr, type AggregatedScr, type Facts } from '../contracts/eads-structure';
 import { beginFlow } from './lib/flow';
-import { pursueEads } from './pursue-eads';
+import { MODEL_REJECTED, modelRejection, pursueEads, STOP_ON_MODEL_REJECTION_PATCH } from './pursue-eads';
 
 export { pursueEads };
 
@@ -158,7 +159,11 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
   setHandler(eadsInterviewQuery, view);
   setHandler(nextEadsQuery, () => nextEads);
   setHandler(conversationHistoryQuery, history);
-  setHandler(aggregatedScrQuery, (filter) => scrOf(filter));
+  setHandler(aggregatedScrQuery, (filter) => {
+    // A query cannot be refused before it runs: check the argument here, with a clear message.
+    if (filter != null && !(Array.isArray(filter) && filter.every((f) => typeof f === 'string'))) throw new Error('filter must be a list of EADS ids');
+    return scrOf(filter ?? undefined);
+  });
   setHandler(eadsRecordQuery, (eadsId) => [...state.pursuits].reverse().find((p) => p.eadsId === eadsId) ?? null);
   setHandler(eadsLibraryQuery, () => catalog);
 
@@ -208,6 +213,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     {
       validator: (arg) => {
         if (outcome !== null) throw new Error(`the interview has already ended (${outcome})`);
+        if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg))) throw new Error('the argument must be an object: { reason?: string }');
         if (arg?.reason !== undefined && (typeof arg.reason !== 'string' || arg.reason.length > 1000)) throw new Error('reason must be a string of at most 1000 characters');
       },
     },
@@ -316,6 +322,11 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       result = await child.result();
     } catch (err) {
       const message = err instanceof ChildWorkflowFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);
+      // The model rejects requests (invalid key, bad request): every later pursuit would fail the same way.
+      if (modelRejection(err) && patched(STOP_ON_MODEL_REJECTION_PATCH)) {
+        progress.finish('failed', `stopped at ${eadsId}: ${message}`);
+        throw ApplicationFailure.create({ type: MODEL_REJECTED, nonRetryable: true, message: `the interview stopped at pursuit ${pursuitNo} (${eadsId}): ${message}` });
+      }
       result = {
         eadsId,
         name: catalog.find((c) => c.id === eadsId)?.name ?? eadsId,

@@ -48,8 +48,10 @@ const { formulateProblem, defineObjectives, recommendMethodology, planDataCollec
   heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 7, maximumInterval: '2 minutes', maximumAttempts: 5 },
 });
+// The render heartbeats, so a worker lost mid-render is noticed in 10 s rather than at the 1-minute time-out.
 const { renderProposalPdf } = proxyActivities<ProposalActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
 

@@ -1,0 +1,247 @@
+/**
+ * Shared by the fault tests (test/faults-*.test.ts): the flows under test with an input each,
+ * the activity runs of a workflow read from its history (following continue-as-new and child
+ * workflows), which activity makes which model call, the deterministic part of each result, a
+ * seeded PRNG, and the real worker process (`workers/worker.ts`) started in its own process group.
+ */
+import type { Client } from '@temporalio/client';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DATA_DIR } from '../backends';
+import { bomQuestionFlow } from '../contracts/bom';
+import type { FlowDefinition } from '../contracts/common';
+import { discoverFromPrpFlow } from '../contracts/discovery';
+import { runEadsInterviewFlow } from '../contracts/eads';
+import { platformCheckFlow } from '../contracts/platform';
+import { researchProposalFlow } from '../contracts/proposal';
+import { rules as defaultRules } from '../standin/rules';
+import type { StandinRule } from '../standin/types';
+import { TIGHT_PROFILE } from './proposal-helpers';
+
+export const ROOT = path.resolve(__dirname, '..');
+
+export interface FlowCase {
+  /** Short name used in logs and as the model-task prefix of the flow (`bom.`, `eads.`, ...). */
+  name: 'platform' | 'bom' | 'discovery' | 'proposal' | 'eads';
+  flow: FlowDefinition;
+  /** The input; EADS gets its project id filled in per run (one interview per project and server). */
+  input: (runKey: string) => Record<string, unknown>;
+}
+
+const prp = readFileSync(path.join(DATA_DIR, 'prp', 'nfl-prediction-accuracy.md'), 'utf8');
+
+/** One input per flow, chosen to pass through the flow's long paths (ladder, refinements, pursuits). */
+export const FLOW_CASES: FlowCase[] = [
+  { name: 'platform', flow: platformCheckFlow as unknown as FlowDefinition, input: () => ({ topic: 'battery' }) },
+  // Strategy 2 of the ladder: focus terms, schema search, resolver, two strategies, explainer.
+  { name: 'bom', flow: bomQuestionFlow as unknown as FlowDefinition, input: () => ({ question: 'List BOMs using battery or memory components' }) },
+  { name: 'discovery', flow: discoverFromPrpFlow as unknown as FlowDefinition, input: () => ({ prp, maxCandidatesPerStep: 5 }) },
+  // Fails quality control twice: three versions, 15 model calls, then the PDF.
+  { name: 'proposal', flow: researchProposalFlow as unknown as FlowDefinition, input: () => ({ mode: 'autonomous', profile: TIGHT_PROFILE }) },
+  { name: 'eads', flow: runEadsInterviewFlow as unknown as FlowDefinition, input: (runKey) => ({ projectId: `faults-${runKey}`, mode: 'surrogate', fixture: 'brewery-flow-shop' }) },
+];
+
+export const caseByName = (name: FlowCase['name']): FlowCase => FLOW_CASES.find((c) => c.name === name)!;
+
+/** The model task each activity calls (one call per attempt when the stand-in has no faults). */
+export const MODEL_TASK_OF_ACTIVITY: Record<string, string> = {
+  summarizeFindings: 'platform.summarize',
+  extractBomFocusTerms: 'bom.focus_terms',
+  explainBomAnswer: 'bom.explain',
+  discoveryPlanSearch: 'discovery.plan',
+  discoveryValidateCandidate: 'discovery.validate',
+  formulateProblem: 'proposal.problem_formulation',
+  defineObjectives: 'proposal.objectives',
+  recommendMethodology: 'proposal.methodology',
+  planDataCollection: 'proposal.data_collection',
+  checkQuality: 'proposal.quality_control',
+  chooseNextEads: 'eads.orchestrate',
+  generateEadsQuestion: 'eads.question',
+  answerAsSurrogate: 'eads.surrogate_answer',
+  refineEadsStructure: 'eads.refine',
+};
+
+/** The flow a model task belongs to: its prefix (`eads.refine` → `eads`). */
+export const flowOfTask = (task: string): string => task.split('.')[0];
+
+export interface ActivityRun {
+  workflowId: string;
+  type: string;
+  activityId: string;
+  scheduledAt: number;
+  /** When it completed, failed or timed out for good (undefined while open). */
+  closedAt?: number;
+  /** The attempt that closed it: 2 means it ran twice. */
+  attempt: number;
+  outcome: 'completed' | 'failed' | 'timed-out' | 'cancelled' | 'open';
+  /**
+   * How long the server waits before it retries an attempt whose worker died: the heartbeat
+   * time-out if the activity has one, else its start-to-close time-out.
+   */
+  lossDetectionMs: number;
+}
+
+/** A protobuf Timestamp or Duration, in milliseconds (0 when absent). */
+type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
+const millis = (t: Timestamp): number => (t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0);
+
+/**
+ * Every activity run of a workflow, its continued-as-new runs and its child workflows (and
+ * theirs), read from history. Local activities are markers, not activity tasks: not listed.
+ */
+export async function activityRuns(client: Client, workflowId: string, runId?: string): Promise<ActivityRun[]> {
+  const runs: ActivityRun[] = [];
+  const pending: Array<{ workflowId: string; runId?: string }> = [{ workflowId, runId }];
+  while (pending.length) {
+    const next = pending.shift()!;
+    const history = await client.workflow.getHandle(next.workflowId, next.runId).fetchHistory();
+    const bySchedule = new Map<string, ActivityRun>();
+    for (const e of history.events ?? []) {
+      const at = millis(e.eventTime as Timestamp);
+      const scheduled = e.activityTaskScheduledEventAttributes;
+      if (scheduled) {
+        const lossDetectionMs = millis(scheduled.heartbeatTimeout as Timestamp) || millis(scheduled.startToCloseTimeout as Timestamp) || millis(scheduled.scheduleToCloseTimeout as Timestamp);
+        const run: ActivityRun = { workflowId: next.workflowId, type: scheduled.activityType?.name ?? '?', activityId: scheduled.activityId ?? '', scheduledAt: at, attempt: 1, outcome: 'open', lossDetectionMs };
+        bySchedule.set(String(e.eventId), run);
+        runs.push(run);
+      }
+      const started = e.activityTaskStartedEventAttributes;
+      if (started) bySchedule.get(String(started.scheduledEventId))!.attempt = started.attempt ?? 1;
+      const close = (sid: unknown, outcome: ActivityRun['outcome']) => {
+        const run = bySchedule.get(String(sid))!;
+        run.closedAt = at;
+        run.outcome = outcome;
+      };
+      if (e.activityTaskCompletedEventAttributes) close(e.activityTaskCompletedEventAttributes.scheduledEventId, 'completed');
+      if (e.activityTaskFailedEventAttributes) close(e.activityTaskFailedEventAttributes.scheduledEventId, 'failed');
+      if (e.activityTaskTimedOutEventAttributes) close(e.activityTaskTimedOutEventAttributes.scheduledEventId, 'timed-out');
+      if (e.activityTaskCanceledEventAttributes) close(e.activityTaskCanceledEventAttributes.scheduledEventId, 'cancelled');
+      const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
+      if (child?.workflowId) pending.push({ workflowId: child.workflowId, runId: child.runId ?? undefined });
+      const continued = e.workflowExecutionContinuedAsNewEventAttributes;
+      if (continued?.newExecutionRunId) pending.push({ workflowId: next.workflowId, runId: continued.newExecutionRunId });
+    }
+  }
+  return runs;
+}
+
+/** Activity types with how often each was scheduled: the same for the same input, whatever happened to the workers. */
+export function scheduledCounts(runs: ActivityRun[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of runs) counts[r.type] = (counts[r.type] ?? 0) + 1;
+  return counts;
+}
+
+/** Model calls an activity history accounts for: one per attempt of each model activity, by task. */
+export function modelCallsByTask(runs: ActivityRun[]): Record<string, number> {
+  const calls: Record<string, number> = {};
+  for (const r of runs) {
+    const task = MODEL_TASK_OF_ACTIVITY[r.type];
+    if (task) calls[task] = (calls[task] ?? 0) + r.attempt;
+  }
+  return calls;
+}
+
+/** The stand-in's per-task counters restricted to one flow's tasks. */
+export function callsOfFlow(byTask: Record<string, number>, name: string): Record<string, number> {
+  return Object.fromEntries(Object.entries(byTask).filter(([task]) => flowOfTask(task) === name));
+}
+
+/**
+ * The part of a result that must not depend on workers or servers: everything except the
+ * proposal's transition timestamps and PDF path/size (the path holds the workflow id, the size
+ * the creation date), with the run's project id replaced by a placeholder. Token usage is
+ * deterministic too, except under model faults: repaired replies cost extra turns.
+ */
+export function deterministicPart(result: unknown, runKey?: string, options: { withoutUsage?: boolean } = {}): unknown {
+  const dropped = new Set(['at', 'generatedAt', 'path', 'bytes', ...(options.withoutUsage ? ['usage'] : [])]);
+  const text = JSON.stringify(result, (key, value) => (dropped.has(key) ? undefined : value));
+  return JSON.parse(runKey ? text.split(runKey).join('<run>') : text);
+}
+
+/** A small seeded PRNG (mulberry32): the same seed gives the same kill points. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The stand-in's rules, each calling `onAnswer(task)` just before it answers (to count or to act at an exact call). */
+export function observedRules(onAnswer: (task: string) => void): StandinRule[] {
+  return defaultRules.map((rule) => ({
+    ...rule,
+    answer(ctx) {
+      onAnswer(ctx.task);
+      return rule.answer(ctx);
+    },
+  }));
+}
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** Resolves when the worker logs that it polls (workflows bundled, connected). */
+  ready: Promise<void>;
+  exited: Promise<number | null>;
+  output(): string;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/**
+ * The real worker (`tsx workers/worker.ts`) as a child process in its own process group: tsx
+ * runs node as a child of its own, and a kill must reach the node process that runs the worker.
+ */
+export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['workers/worker.ts'], {
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      AGENT_FLOWS_MODEL: 'standin',
+      WORKER_METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      ARTIFACT_DIR: path.join(ROOT, 'out', 'test'),
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  let output = '';
+  let onReady: () => void;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  const take = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8000);
+    if (/polling task queue/.test(output)) onReady();
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    ready: Promise.race([ready, exited.then((code) => Promise.reject(new Error(`worker exited (${code}) before it was ready:\n${output}`)))]),
+    exited,
+    output: () => output,
+    kill(signal) {
+      try {
+        process.kill(-child.pid!, signal);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+export async function waitUntil<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value as T;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,167 @@
+/**
+ * Hostile MCP tool arguments (issue 9): every tool the MCP server offers (one per flow, plus the
+ * EADS tools) is called with random and adversarial arguments through the SDK's client over an
+ * in-memory transport. Each bad call comes back as an MCP error (a tool result with `isError`,
+ * or a protocol error for arguments that are not even an object) naming the problem; no bad call
+ * starts a workflow; the server keeps answering good calls afterwards.
+ *
+ * The EADS tools' deeper paths (answers to an open question, finalize) are fuzzed against a live
+ * interview in test/hostile-eads.test.ts.
+ */
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer } from '../client/mcp/server';
+import { bomQuestionFlow } from '../contracts/bom';
+import type { FlowDefinition } from '../contracts/common';
+import { discoverFromPrpFlow } from '../contracts/discovery';
+import { runEadsInterviewFlow } from '../contracts/eads';
+import { flows } from '../contracts/flows';
+import { platformCheckFlow } from '../contracts/platform';
+import { EXAMPLE_PROFILE, researchProposalFlow } from '../contracts/proposal';
+import { createHarness, type Harness } from './helpers/harness';
+import { fieldRejects, HOSTILE_STRINGS, hostileValue, mutationOf, SEED, shapeOf } from './hostile-helpers';
+
+const BASE: Record<string, Record<string, unknown>> = {
+  [platformCheckFlow.type]: { topic: 'battery' },
+  [bomQuestionFlow.type]: { question: 'Which BOMs use capacitor components?' },
+  [discoverFromPrpFlow.type]: { prp: discoverFromPrpFlow.examples[0].prp },
+  [researchProposalFlow.type]: { mode: 'autonomous', profile: EXAMPLE_PROFILE },
+  [runEadsInterviewFlow.type]: { projectId: 'hostile-mcp', mode: 'surrogate', fixture: 'brewery-flow-shop' },
+};
+
+/** The EADS tools' arguments (seed 004), with the values a fuzzer should try for each. */
+const EADS_TOOL_ARGS: Record<string, string[]> = {
+  get_next_eads: ['project_id', 'conversation_id'],
+  start_eads_pursuit: ['project_id', 'conversation_id', 'eads_id'],
+  list_available_eads: ['interviewer_type', 'completed_eads', 'project_context', 'project_id'],
+  get_next_question: ['project_id', 'conversation_id', 'eads_id', 'responses_so_far'],
+  process_eads_answer: ['project_id', 'conversation_id', 'eads_id', 'question_id', 'answer', 'exhausted'],
+  get_eads_status: ['project_id', 'conversation_id', 'eads_id'],
+  finalize_eads: ['project_id', 'conversation_id', 'eads_id', 'final_notes'],
+  get_conversation_history: ['project_id', 'conversation_id', 'include_minizinc'],
+  get_aggregated_scr: ['project_id', 'conversation_id', 'eads_filter'],
+};
+
+/** A project id of the right shape with no interview: tools that need one must say so, not start one. */
+const NO_SUCH_PROJECT = 'hostile-no-such-project';
+
+describe('MCP tools under hostile arguments', () => {
+  let h: Harness;
+  let server: McpServer;
+  let mcp: McpClient;
+  let protocolErrors = 0;
+  let toolErrors = 0;
+
+  beforeAll(async () => {
+    h = await createHarness();
+    server = createMcpServer({ client: h.client, taskQueue: h.taskQueue });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    mcp = new McpClient({ name: 'hostile-mcp-test', version: '0.0.0' });
+    await Promise.all([server.connect(serverSide), mcp.connect(clientSide)]);
+  });
+  afterAll(async () => {
+    await mcp?.close();
+    await server?.close();
+    await h?.close();
+  });
+
+  /** Calls a tool; returns the error text of an MCP error (tool error or protocol error), or undefined on success. */
+  async function errorOf(name: string, args: unknown): Promise<string | undefined> {
+    try {
+      const result = await mcp.callTool({ name, arguments: args as Record<string, unknown> });
+      if (result.isError !== true) return undefined;
+      toolErrors++;
+      return (result.content as Array<{ text?: string }>).map((c) => c.text ?? '').join('\n');
+    } catch (err) {
+      expect(err).toBeInstanceOf(McpError);
+      protocolErrors++;
+      return (err as Error).message;
+    }
+  }
+
+  it('offers one tool per flow plus the EADS tools', async () => {
+    const { tools } = await mcp.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([...flows.map((f) => f.mcpTool), ...Object.keys(EADS_TOOL_ARGS)].sort());
+  });
+
+  for (const flow of flows) {
+    it(`${flow.mcpTool}: hostile arguments are refused before any workflow starts, naming the field`, async () => {
+      const keys = Object.keys(shapeOf(flow));
+      const base = BASE[flow.type];
+      const cases = fc.sample(fc.oneof(mutationOf(base, keys).map((m) => ({ m, args: m.input as unknown })), hostileValue.map((v) => ({ m: undefined, args: v }))), { numRuns: 25, seed: SEED });
+      let sent = 0;
+      for (const { m, args } of cases) {
+        // Valid arguments would run the flow (an interactive one waits for a person): only bad ones here.
+        if (flow.input.safeParse(args).success) continue;
+        // The SDK's protocol layer rebuilds `arguments` by assignment, which drops a `__proto__`
+        // key before the tool sees it (no pollution: see the test below); nothing of ours to check.
+        if (m?.key === '__proto__') continue;
+        sent++;
+        const text = await errorOf(flow.mcpTool, args);
+        expect(text, JSON.stringify(args)?.slice(0, 200)).toBeDefined();
+        expect(text).toMatch(/validation|invalid|expected|unrecognized|required|too (big|small)|must/i);
+        if (m?.action === 'set' && keys.includes(m.key) && fieldRejects(flow, m.key, m.value)) expect(text).toContain(m.key);
+      }
+      expect(sent).toBeGreaterThan(10);
+    });
+  }
+
+  it('the EADS tools: hostile arguments give tool errors, never a crash, never a started interview', async () => {
+    const value = fc.oneof(hostileValue, fc.constantFrom(NO_SUCH_PROJECT, 'process/flow-shop', 'q1', 'x'.repeat(20_001)));
+    let calls = 0;
+    for (const [tool, keys] of Object.entries(EADS_TOOL_ARGS)) {
+      // Mostly a well-formed project id, so the other arguments get past it and reach the tool body.
+      const project = fc.option(fc.oneof({ weight: 3, arbitrary: fc.constant<unknown>(NO_SUCH_PROJECT) }, { weight: 1, arbitrary: value }), { nil: undefined, freq: 8 });
+      const args = fc.sample(
+        fc.tuple(project, fc.dictionary(fc.constantFrom(...keys.filter((k) => k !== 'project_id'), 'unknown_arg'), value, { maxKeys: keys.length })).map(([p, rest]) => (p === undefined ? rest : { ...rest, project_id: p })),
+        { numRuns: 20, seed: SEED },
+      );
+      for (const a of args) {
+        // get_next_eads starts an interview for a valid new project: only its refusals are fuzzed here.
+        if (tool === 'get_next_eads' && typeof a.project_id === 'string' && /^[a-z0-9][a-z0-9-]{0,47}$/.test(a.project_id)) continue;
+        const text = await errorOf(tool, a);
+        calls++;
+        if (text === undefined) {
+          // Only the library listing (no project) can succeed without an interview.
+          expect(tool, JSON.stringify(a).slice(0, 200)).toBe('list_available_eads');
+          continue;
+        }
+        if (process.env.HOSTILE_DEBUG) console.log(tool, JSON.stringify(a).slice(0, 80), "=>", text.slice(0, 160));
+        expect(text.length).toBeGreaterThan(0);
+        expect(text).not.toMatch(/Cannot read propert|is not a function|undefined is not/);
+      }
+      // A non-object argument list is a protocol error, answered without crashing the server.
+      for (const bad of [null, 'project_id=x', [NO_SUCH_PROJECT], 42]) expect(await errorOf(tool, bad)).toBeDefined();
+    }
+    expect(calls).toBeGreaterThan(100);
+  });
+
+  it('a __proto__ argument pollutes nothing', async () => {
+    const text = await errorOf(platformCheckFlow.mcpTool, JSON.parse('{"topic": 42, "__proto__": {"polluted": true, "limit": 999}}'));
+    expect(text).toMatch(/topic/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('a hostile text that passes validation is data: the tool reports the missing interview', async () => {
+    for (const eads_id of HOSTILE_STRINGS.filter((s) => s.length >= 1 && s.length <= 200).slice(0, 12)) {
+      const text = await errorOf('get_eads_status', { project_id: NO_SUCH_PROJECT, eads_id });
+      expect(text).toMatch(/no EADS interview for project "hostile-no-such-project"/);
+    }
+    expect(await errorOf('no_such_tool', {})).toMatch(/not found/i);
+  });
+
+  it('still serves good calls, and no bad call started a workflow', async () => {
+    const ok = await mcp.callTool({ name: platformCheckFlow.mcpTool, arguments: { topic: 'battery' } });
+    expect(ok.isError).not.toBe(true);
+    expect(toolErrors).toBeGreaterThan(100);
+    expect(protocolErrors).toBeGreaterThan(0);
+    const started: string[] = [];
+    for await (const wf of h.client.workflow.list({ query: `TaskQueue = "${h.taskQueue}"` })) started.push(wf.type);
+    // The good platform check, and the short library listings list_available_eads runs.
+    expect(started.filter((t) => t !== 'listEadsLibrary')).toEqual(['platformCheck']);
+  });
+});
