@@ -21,7 +21,9 @@ export function createPlatformActivities({ model, warehouse, search }: Backends)
 
     async queryComponents(topic: string, limit: number) {
       const d = warehouse.dialect;
-      const sql = `SELECT ${d.column('part_number')}, ${d.column('name')}, ${d.column('category')} FROM ${d.table('platform_demo', 'components')} WHERE ${d.containsText(`LOWER(${d.column('name')})`, 'topic')} ORDER BY ${d.column('part_number')} LIMIT ${limit}`;
+      // The workflow validated `limit` (integer 1..50); clamp again here, since it is the one value written into the SQL text.
+      const rowLimit = Math.max(1, Math.min(50, Math.trunc(Number(limit)) || 1));
+      const sql = `SELECT ${d.column('part_number')}, ${d.column('name')}, ${d.column('category')} FROM ${d.table('platform_demo', 'components')} WHERE ${d.containsText(`LOWER(${d.column('name')})`, 'topic')} ORDER BY ${d.column('part_number')} LIMIT ${rowLimit}`;
       const { rows } = await backendCall(() => warehouse.query({ sql, params: { topic: topic.toLowerCase() }, label: 'platform-check' }));
       return { sql, rows };
     },
