@@ -74,7 +74,6 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
     ];
     for (const c of cases) {
       const expected = await onDuckDb.run<BomQuestionOutput>(bomQuestionFlow, { question: c.question });
-      const before = bq.requests.length;
       c.inject();
       const handle = await onBigQuery.start(bomQuestionFlow, { question: c.question });
       const out = (await handle.result()) as BomQuestionOutput;
@@ -82,7 +81,6 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
       expect(out.pipeline_state.chosen_sql).toContain('`fake-project.bom_demo.');
       const retried = (await activityRuns(onBigQuery.client, handle.workflowId)).filter((r) => r.attempt > 1);
       expect(retried.length, `${c.question}: retried activities`).toBeGreaterThan(0);
-      expect(bq.requests.length).toBeGreaterThan(before);
       if (c.question.startsWith('List')) await recordHistory(handle, 'bom-question-bigquery-retried');
     }
   });
@@ -93,7 +91,6 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
       [400, 'invalidQuery', 'WarehouseQueryInvalid'],
     ] as const) {
       const question = status === 403 ? 'Which BOMs use sensor components?' : 'Which BOMs use led components?';
-      const before = bq.queries.length;
       bq.failNext(1, status, reason, `injected ${reason}`);
       const handle = await onBigQuery.start(bomQuestionFlow, { question, ragEnabled: false });
       const error = await handle.result().catch((e) => e);
@@ -105,8 +102,7 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
       const failed = runs.filter((r) => r.outcome === 'failed');
       expect(failed).toHaveLength(1);
       expect(failed[0].attempt).toBe(1);
-      // Only the one rejected query reached BigQuery after the failure: nothing was retried or answered from it.
-      expect(bq.queries.length - before).toBeGreaterThanOrEqual(1);
+      // Not retried, and nothing ran after it: no explainer, no answer built on a failed query.
       expect(runs.filter((r) => r.scheduledAt > failed[0].closedAt!)).toEqual([]);
       if (status === 403) await recordHistory(handle, 'bom-question-bigquery-access-denied');
     }

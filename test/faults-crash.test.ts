@@ -74,21 +74,27 @@ describe('worker crash and server restart in the middle of every flow (real work
   const workers: WorkerProcess[] = [];
   const baselines = new Map<string, Baseline>();
 
-  // The kill switch: armed for one flow, fired from inside the stand-in when it answers that flow's k-th call.
+  // The kill switch: armed for one flow, fired from inside the stand-in when it answers that
+  // flow's k-th call (plus the delay). A flow with parallel calls (discovery) may get its last
+  // answers within the delay: answering the flow's last call fires the kill at once, so the kill
+  // always comes before the flow can finish.
   const answered: Record<string, number> = {};
-  let armed: { flow: string; k: number; delayMs: number; fire: () => void } | undefined;
+  let armed: { flow: string; k: number; total: number; delayMs: number; fire: () => void } | undefined;
+  let timer: NodeJS.Timeout | undefined;
   const onAnswer = (task: string) => {
     const flow = flowOfTask(task);
     answered[flow] = (answered[flow] ?? 0) + 1;
-    if (armed && armed.flow === flow && answered[flow] >= armed.k) {
-      const { fire, delayMs } = armed;
+    if (!armed || armed.flow !== flow || answered[flow] < armed.k) return;
+    const { fire, delayMs, total } = armed;
+    const now = () => {
+      clearTimeout(timer);
       armed = undefined;
-      // Synchronously at 0: the worker dies before this answer reaches it.
-      if (delayMs === 0) fire();
-      else setTimeout(fire, delayMs);
-    }
+      fire();
+    };
+    // Synchronously: the worker dies before this answer reaches it.
+    if (delayMs === 0 || answered[flow] >= total) now();
+    else timer ??= setTimeout(now, delayMs);
   };
-
   const workerEnv = () => ({ TEMPORAL_ADDRESS: server.address, GOOGLE_GEMINI_BASE_URL: standin.url, MODEL_TIMEOUT_MS: '5000' });
   async function newWorker(): Promise<{ worker: WorkerProcess; startupMs: number }> {
     const t0 = Date.now();
@@ -155,14 +161,15 @@ describe('worker crash and server restart in the middle of every flow (real work
       const c = caseByName(name);
       const total = Object.values(baselines.get(name)!.calls).reduce((a, b) => a + b, 0);
       const k = 1 + Math.floor(random() * total);
-      // Below the latency: the kill comes before the flow's next answer, so the flow is still running.
-      const delayMs = k < total ? Math.floor(random() * LATENCY_MS) : 0;
+      const delayMs = Math.floor(random() * LATENCY_MS);
       answered[name] = 0;
       const victim = worker;
+      timer = undefined;
       const killed = new Promise<number>((resolve) => {
         armed = {
           flow: name,
           k,
+          total,
           delayMs,
           fire: () => {
             const at = Date.now();
@@ -175,7 +182,7 @@ describe('worker crash and server restart in the middle of every flow (real work
       const at = await killed;
       kills.push({ flow: name, at });
       await victim.exited;
-      report.push(`${name}: killed after model call ${k}/${total} + ${delayMs} ms`);
+      report.push(`${name}: killed after model call ${k}/${total}${k < total ? ` + ${delayMs} ms` : ''}`);
       ({ worker, startupMs } = await newWorker());
       startups.push(startupMs);
     }
