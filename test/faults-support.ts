@@ -18,6 +18,7 @@ import { researchProposalFlow } from '../contracts/proposal';
 import { rules as defaultRules } from '../standin/rules';
 import type { StandinRule } from '../standin/types';
 import { TIGHT_PROFILE } from './proposal-helpers';
+import { mulberry32 } from '../contracts/common';
 
 export const ROOT = path.resolve(__dirname, '..');
 
@@ -160,17 +161,8 @@ export function deterministicPart(result: unknown, runKey?: string, options: { w
   return JSON.parse(runKey ? text.split(runKey).join('<run>') : text);
 }
 
-/** A small seeded PRNG (mulberry32): the same seed gives the same kill points. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A small seeded PRNG: the same seed gives the same kill points. */
+export const seededRandom = mulberry32;
 
 /** The stand-in's rules, each calling `onAnswer(task)` just before it answers (to count or to act at an exact call). */
 export function observedRules(onAnswer: (task: string) => void): StandinRule[] {
