@@ -9,7 +9,7 @@
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpServer, FlowCalls, type McpServerOptions } from './server';
@@ -21,6 +21,8 @@ export interface McpHttpOptions extends Omit<McpServerOptions, 'disconnectSignal
   path?: string;
   /** Extra Host header names to accept (e.g. a reverse proxy's); local names are always accepted. */
   allowedHosts?: string[];
+  /** When set, every MCP request must carry `Authorization: Bearer <token>` (set MCP_TOKEN when exposing the server). */
+  bearerToken?: string;
   maxBodyBytes?: number;
   /** Sessions with no request and no running call for this long are closed (clients often never send DELETE). */
   sessionIdleMs?: number;
@@ -40,6 +42,13 @@ interface Session {
   lastSeen: number;
   /** Open `tools/call` requests of this session, by JSON-RPC id: aborted when their HTTP response closes early. */
   calls: Map<string, AbortController>;
+}
+
+/** Constant-time comparison of `Bearer <token>` against the expected token. */
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const expected = Buffer.from(`Bearer ${token}`);
+  const given = Buffer.from(header ?? '');
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -140,6 +149,11 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
     }
     if (!hostAllowed(req.headers.host) || !originAllowed(req.headers.origin)) {
       jsonRpcError(res, 403, -32000, 'forbidden host or origin');
+      return;
+    }
+    if (options.bearerToken && !tokenMatches(req.headers.authorization, options.bearerToken)) {
+      res.setHeader('www-authenticate', 'Bearer');
+      jsonRpcError(res, 401, -32001, 'missing or wrong bearer token');
       return;
     }
     const sessionId = req.headers['mcp-session-id'];

@@ -45,7 +45,7 @@ async function main(argv: string[]): Promise<void> {
   let stopping = false;
 
   if (opts.http) {
-    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log });
+    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: process.env.MCP_TOKEN || undefined });
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;
