@@ -44,7 +44,7 @@ describe('an API key in the worker environment', () => {
   let client: Client;
   beforeAll(async () => {
     standin = await startStandin();
-    client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'crash-test' });
+    client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'security-test' });
   });
   afterAll(async () => {
     await standin?.close();
@@ -59,7 +59,7 @@ describe('an API key in the worker environment', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         TEMPORAL_ADDRESS: inject('temporalAddress'),
-        TEMPORAL_NAMESPACE: 'crash-test',
+        TEMPORAL_NAMESPACE: 'security-test',
         AGENT_FLOWS_MODEL: 'gemini',
         GEMINI_API_KEY: SENTINEL,
         GOOGLE_GEMINI_BASE_URL: standin.url,

@@ -30,7 +30,7 @@ export default async function setup(project: TestProject) {
       executable: { type: 'existing-path', path: cli.path },
       searchAttributes: [flowSearchAttribute],
       // Extra namespaces let tests that run the real worker process stay apart from the others.
-      extraArgs: ['--namespace', 'crash-test', '--log-level', 'error'],
+      extraArgs: ['--namespace', 'crash-test', '--namespace', 'security-test', '--log-level', 'error'],
     },
   });
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
