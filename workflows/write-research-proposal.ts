@@ -68,7 +68,7 @@ interface Version {
   quality: QualityValidation;
 }
 
-function toDocument(v: Version): ProposalDocument {
+function asProposalDocument(v: Version): ProposalDocument {
   return {
     title: v.title,
     problem_definition: v.problem,
@@ -183,7 +183,7 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
       mode: input.mode,
       title: best?.title ?? null,
       profile,
-      proposal: best ? toDocument(best) : null,
+      proposal: best ? asProposalDocument(best) : null,
       unresolvedIssues: best && !passed ? best.quality.issues_identified.filter((i) => i.severity !== 'minor') : [],
       refinement: {
         maxRefinements: input.maxRefinements,
@@ -318,7 +318,7 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
     const pdf = await renderProposalPdf({
       generatedAt: new Date().toISOString(),
       profile,
-      proposal: toDocument(final),
+      proposal: asProposalDocument(final),
       history: versions.map(toRound),
       chosenRound: final.round,
       unresolvedIssues: unresolved,
