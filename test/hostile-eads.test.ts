@@ -33,7 +33,7 @@ import {
   type RunEadsInterviewOutput,
 } from '../contracts/eads';
 import { rules as defaultRules } from '../standin/rules';
-import { startStandin, type StandinServer } from '../standin/server';
+import type { StandinServer } from '../standin/server';
 import type { StandinContext, StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { activitySequence, hostileValue, leftRunning, messageOf, SEED } from './hostile-helpers';
@@ -80,13 +80,10 @@ describe('EADS interviews under hostile input', () => {
   const projectId = (what: string) => `hostile-${what}-${Date.now().toString(36)}-${n++}`;
 
   beforeAll(async () => {
-    obedient = await startStandin({ rules: obedientRules() });
-    h = await createHarness({ config: { GOOGLE_GEMINI_BASE_URL: obedient.url } });
+    h = await createHarness({ rules: obedientRules() });
+    obedient = h.standin;
   });
-  afterAll(async () => {
-    await h?.close();
-    await obedient?.close();
-  });
+  afterAll(async () => h?.close());
 
   async function pursuitOf(interview: WorkflowHandle): Promise<WorkflowHandle> {
     const view = await until(async () => ((await interview.query(eadsInterviewQuery)).current?.childWorkflowId ? interview.query(eadsInterviewQuery) : undefined), 'the pursuit');

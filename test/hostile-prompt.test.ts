@@ -29,7 +29,7 @@ import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
 import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../contracts/discovery';
 import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
 import { rules as defaultRules } from '../standin/rules';
-import { startStandin, type StandinServer } from '../standin/server';
+import type { StandinServer } from '../standin/server';
 import type { StandinContext, StandinRule } from '../standin/types';
 import { answerQuestionUpdate, currentQuestionQuery } from '../workflows/proposal/messages';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
@@ -91,13 +91,10 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
   const LITERATURE = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'literature.json'), 'utf8')) as Array<Record<string, unknown>>;
 
   beforeAll(async () => {
-    obedient = await startStandin({ rules: obedientRules() });
-    h = await createHarness({ config: { GOOGLE_GEMINI_BASE_URL: obedient.url } });
+    h = await createHarness({ rules: obedientRules() });
+    obedient = h.standin;
   });
-  afterAll(async () => {
-    await h?.close();
-    await obedient?.close();
-  });
+  afterAll(async () => h?.close());
 
   describe('answerBomQuestion', () => {
     async function run(question: string) {

@@ -16,6 +16,7 @@ import { parseConfig, type Config } from '../../contracts/config';
 import { startFlow } from '../../client/flow-client';
 import { dataConverterFromEnv } from '../../client/payload-codec';
 import { startStandin, type FaultSettingsInput, type StandinServer } from '../../standin/server';
+import type { StandinRule } from '../../standin/types';
 import { SEARCH_ATTRIBUTES } from '../../workers/dev-server';
 import { INDEXED_TYPES } from '../../workers/search-attributes';
 import { createFlowWorker } from '../../workers/worker';
@@ -61,6 +62,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 export async function createHarness(
   options: {
     faults?: FaultSettingsInput;
+    /** The stand-in's task rules (default: the project's), e.g. a deliberately obedient model. */
+    rules?: StandinRule[];
     config?: Record<string, string>;
     backends?: (b: Backends) => Backends;
     /** Encrypt payloads (worker and client) with this base64 key. */
@@ -69,7 +72,7 @@ export async function createHarness(
 ): Promise<Harness> {
   quietRuntime();
   const address = inject('temporalAddress');
-  const standin = await startStandin({ faults: options.faults });
+  const standin = await startStandin({ faults: options.faults, rules: options.rules });
   const config = testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url, ...options.config });
   const created = await createBackends(config);
   const backends = options.backends ? options.backends(created) : created;
