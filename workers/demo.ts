@@ -6,19 +6,14 @@
  * writes each result to `out/<flow>/<workflow id>.json`, stops everything, and exits non-zero
  * if any flow failed.
  */
-import { NativeConnection } from '@temporalio/worker';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createBackends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
-import { parseConfig } from '../contracts/config';
 import { flows } from '../contracts/flows';
 import { followProgress } from '../client/cli';
-import { connectClient, startFlow } from '../client/flow-client';
-import { startStandin } from '../standin/server';
-import { freePort, startDevServer } from './dev-server';
+import { startFlow } from '../client/flow-client';
+import { startOfflineStack } from './offline-stack';
 import { PROJECT_ROOT } from './temporal-cli';
-import { createFlowWorker, installRuntime } from './worker';
 
 interface RunRecord {
   flow: string;
@@ -34,28 +29,12 @@ async function main(): Promise<number> {
   mkdirSync(outDir, { recursive: true });
   const started = performance.now();
 
-  const server = await startDevServer({ port: await freePort(), quiet: false });
-  const standin = await startStandin({ port: 0 });
-  const config = parseConfig({
-    ...process.env,
-    AGENT_FLOWS_MODEL: 'standin',
-    GOOGLE_GEMINI_BASE_URL: standin.url,
-    AGENT_FLOWS_WAREHOUSE: 'duckdb',
-    DUCKDB_PATH: ':memory:',
-    AGENT_FLOWS_SEARCH: 'embedded',
-    ARTIFACT_DIR: outDir,
-    WORKER_METRICS_PORT: '0',
-    LOG_LEVEL: 'warn',
-  });
-  installRuntime(config, { handleSignals: false });
-  const connection = await NativeConnection.connect({ address: server.address });
-  const backends = await createBackends(config);
-  const worker = await createFlowWorker({ connection, backends });
-  const client = await connectClient({ address: server.address, namespace: 'default' });
+  const stack = await startOfflineStack({ artifactDir: outDir });
+  const { server, standin, client } = stack;
   console.log(`[demo] dev server ${server.address}, stand-in ${standin.url}, worker on ${TASK_QUEUE}; results go to ${path.relative(process.cwd(), outDir) || '.'}/`);
 
   const records: RunRecord[] = [];
-  await worker.runUntil(async () => {
+  await (async () => {
     const runs = flows.flatMap((flow) => flow.examples.map((input) => ({ flow, input })));
     // All runs start at once: the worker interleaves them, as it would in production.
     await Promise.all(
@@ -83,13 +62,9 @@ async function main(): Promise<number> {
         for (const line of lines) console.log(`   ${line}`);
       }),
     );
-  });
+  })();
 
-  await client.connection.close();
-  await connection.close();
-  await backends.close();
-  await standin.close();
-  await server.stop();
+  await stack.close();
 
   const failed = records.filter((r) => !r.ok);
   writeFileSync(path.join(outDir, 'demo-summary.json'), `${JSON.stringify({ runs: records, tokens: standin.stats(), seconds: (performance.now() - started) / 1000 }, null, 2)}\n`);

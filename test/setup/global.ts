@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { flowSearchAttribute } from '../../contracts/common';
+import { DEV_SERVER_TUNING_ARGS } from '../../workers/dev-server';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 
@@ -30,7 +31,7 @@ export default async function setup(project: TestProject) {
       executable: { type: 'existing-path', path: cli.path },
       searchAttributes: [flowSearchAttribute],
       // Extra namespaces let tests that run the real worker process stay apart from the others.
-      extraArgs: ['--namespace', 'crash-test', '--namespace', 'security-test', '--log-level', 'error'],
+      extraArgs: ['--namespace', 'crash-test', '--namespace', 'security-test', '--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
     },
   });
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });

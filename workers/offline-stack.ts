@@ -1,0 +1,64 @@
+/**
+ * A throw-away offline stack in this process: a dev server, the model stand-in, and a worker on
+ * the embedded backends (DuckDB, in-process search). The demo and the evaluation suite run on it
+ * so they start the same way a user's first run does, with nothing running before.
+ */
+import type { Client } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createBackends, type Backends } from '../backends';
+import { parseConfig, type Config } from '../contracts/config';
+import { connectClient } from '../client/flow-client';
+import { startStandin } from '../standin/server';
+import { freePort, startDevServer, type DevServer } from './dev-server';
+import { createFlowWorker, installRuntime } from './worker';
+
+export interface OfflineStack {
+  server: DevServer;
+  standin: Awaited<ReturnType<typeof startStandin>>;
+  config: Config;
+  backends: Backends;
+  worker: Worker;
+  client: Client;
+  /** Stops the worker (after its in-flight tasks), then everything else. */
+  close(): Promise<void>;
+}
+
+export async function startOfflineStack(options: { artifactDir: string; quiet?: boolean }): Promise<OfflineStack> {
+  const server = await startDevServer({ port: await freePort(), quiet: options.quiet ?? false });
+  const standin = await startStandin({ port: 0 });
+  const config = parseConfig({
+    ...process.env,
+    AGENT_FLOWS_MODEL: 'standin',
+    GOOGLE_GEMINI_BASE_URL: standin.url,
+    AGENT_FLOWS_WAREHOUSE: 'duckdb',
+    DUCKDB_PATH: ':memory:',
+    AGENT_FLOWS_SEARCH: 'embedded',
+    ARTIFACT_DIR: options.artifactDir,
+    WORKER_METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
+  });
+  installRuntime(config, { handleSignals: false });
+  const connection = await NativeConnection.connect({ address: server.address });
+  const backends = await createBackends(config);
+  const worker = await createFlowWorker({ connection, backends });
+  const client = await connectClient({ address: server.address, namespace: 'default' });
+  // The worker polls from now until close(), so callers just start flows.
+  const running = worker.run();
+  return {
+    server,
+    standin,
+    config,
+    backends,
+    worker,
+    client,
+    async close() {
+      worker.shutdown();
+      await running;
+      await client.connection.close();
+      await connection.close();
+      await backends.close();
+      await standin.close();
+      await server.stop();
+    },
+  };
+}
