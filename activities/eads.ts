@@ -31,8 +31,9 @@ import {
 } from '../contracts/eads-structure';
 import { cachedLibrary, catalogEntry, EadsLibraryError, firstSentence, loadFixture, pursuitPlan, type EadsLibrary, type Fixture } from './eads-library';
 import { askModel } from './support';
+import { PROJECT_ROOT } from '../contracts/project-root';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..');
+export { PROJECT_ROOT };
 
 export interface EadsSettings {
   libraryDirs: string[];

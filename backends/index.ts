@@ -12,8 +12,9 @@ import { VertexSearch } from './search/vertex';
 import { BigQueryWarehouse } from './warehouse/bigquery';
 import { DuckDbWarehouse } from './warehouse/duckdb';
 import type { Warehouse } from './warehouse/types';
+import { PROJECT_ROOT } from '../contracts/project-root';
 
-export const DATA_DIR = path.resolve(__dirname, '..', 'data');
+export const DATA_DIR = path.join(PROJECT_ROOT, 'data');
 
 export interface Backends {
   model: ModelBackend;

@@ -68,6 +68,8 @@ export const configSchema = z
     /** Where activities write large artifacts (PDFs, result files); only paths go into history. */
     ARTIFACT_DIR: z.string().min(1).default('out'),
     WORKER_METRICS_PORT: port.default(9464),
+    /** Address of the worker's Prometheus endpoint: 0.0.0.0 where a scraper runs outside the container. */
+    WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(100),
 
     TEMPORAL_UI_PORT: port.default(8233),
@@ -101,6 +103,10 @@ export const configSchema = z
       .refine((v) => v === undefined || v.trim() === '' || Buffer.from(v.trim(), 'base64').length === 32, 'expected 32 bytes, base64-encoded (openssl rand -base64 32)'),
     /** Port of the codec endpoint the Web UI calls to show encrypted payloads (npm start, with a key). */
     CODEC_PORT: port.default(8234),
+    /** Where the standalone codec endpoint (`npm run codec`) listens; 0.0.0.0 in a container. */
+    CODEC_HOST: z.string().min(1).default('127.0.0.1'),
+    /** Bearer token the codec endpoint requires, when set (the Web UI sends it with "Include credentials"). */
+    CODEC_AUTH_TOKEN: optionalString,
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     VERBOSE_STANDIN: bool.default(false),
   })

@@ -17,6 +17,7 @@ import {
 import type { FlowDefinition } from '../contracts/common';
 import { flows as registeredFlows } from '../contracts/flows';
 import { skillMetadata as defaultSkillMetadata, type SkillMetadata } from './skill-metadata';
+import { PROJECT_ROOT } from '../contracts/project-root';
 
 /** JSON Schema for a zod schema; `{}` (anything) when a schema cannot be expressed. */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
@@ -105,7 +106,7 @@ let cachedVersion: string | undefined;
 function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
   try {
-    cachedVersion = String(JSON.parse(readFileSync(path.resolve(__dirname, '..', 'package.json'), 'utf8')).version ?? '0.0.0');
+    cachedVersion = String(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version ?? '0.0.0');
   } catch {
     cachedVersion = '0.0.0';
   }

@@ -11,8 +11,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { PROJECT_ROOT } from '../contracts/project-root';
 
-export const PROJECT_ROOT = path.resolve(__dirname, '..');
+export { PROJECT_ROOT };
 export const TOOLS_DIR = path.join(PROJECT_ROOT, '.tools');
 const VENV = path.join(TOOLS_DIR, 'venv');
 /** Pinned: the versions verified on these machines (see shared/reference/FACTS.md). */

@@ -8,6 +8,7 @@
 import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
 import { createBackends, type Backends } from '../backends';
@@ -16,8 +17,31 @@ import { ConfigError, loadConfig, type Config } from '../contracts/config';
 import { startWorkerRegistration } from '../server/agent-registration';
 import { dataConverterFromEnv } from '../client/payload-codec';
 import { ensureSearchAttributes } from './search-attributes';
+import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
+import { PROJECT_ROOT } from '../contracts/project-root';
 
-export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
+const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
+/** Entry point of the workflow code: the TypeScript sources, or the compiled copy in an image without them. */
+export const WORKFLOWS_PATH = existsSync(WORKFLOW_SOURCES) ? WORKFLOW_SOURCES : path.resolve(__dirname, '..', 'workflows', 'index.js');
+/** The build this code belongs to: its own folder when compiled, else `dist/` beside the sources. */
+const BUILD_DIR = __filename.endsWith('.js') ? path.resolve(__dirname, '..') : path.join(PROJECT_ROOT, 'dist');
+
+/**
+ * The workflow bundle made by `npm run build`, when it may be used: compiled code uses the bundle
+ * built with it (warning when the sources have changed since); code run from the sources uses it
+ * only when it matches them. Otherwise the worker bundles the workflows at start, as before.
+ */
+export function prebuiltWorkflowBundle(buildDir: string = BUILD_DIR): { codePath: string } | undefined {
+  const compiled = buildDir === path.resolve(__dirname, '..');
+  const check = checkBuild(buildDir);
+  if (check.current && check.bundlePath) return { codePath: check.bundlePath };
+  const bundle = path.join(buildDir, WORKFLOW_BUNDLE_FILE);
+  if (compiled && existsSync(bundle)) {
+    console.warn(`[worker] ${check.reason}; running the build as it is`);
+    return { codePath: bundle };
+  }
+  return undefined;
+}
 
 export interface FlowWorkerOptions {
   connection: NativeConnection;
@@ -53,7 +77,7 @@ export function installRuntime(config: Config, options: { handleSignals?: boolea
   Runtime.install({
     logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : config.LOG_LEVEL === 'error' ? 'ERROR' : config.LOG_LEVEL === 'warn' ? 'WARN' : 'INFO'),
     telemetryOptions: config.WORKER_METRICS_PORT
-      ? { metrics: { prometheus: { bindAddress: `127.0.0.1:${config.WORKER_METRICS_PORT}` } } }
+      ? { metrics: { prometheus: { bindAddress: `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}` } } }
       : undefined,
     ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
   });
@@ -74,11 +98,19 @@ export async function runWorker(config: Config, options: { onReady?: (worker: Wo
     } finally {
       await client.close();
     }
-    const worker = await createFlowWorker({ connection, backends, namespace, maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES });
+    const prebuilt = prebuiltWorkflowBundle();
+    console.log(prebuilt ? `[worker] workflow bundle: ${path.relative(PROJECT_ROOT, prebuilt.codePath)} (prebuilt)` : '[worker] bundling the workflows at start (npm run build prebuilds them)');
+    const worker = await createFlowWorker({
+      connection,
+      backends,
+      namespace,
+      maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      ...(prebuilt ? { workflowBundle: prebuilt } : {}),
+    });
     console.log(
       `[worker] polling task queue ${TASK_QUEUE} on ${connectionOptions.address ?? 'localhost:7233'} (namespace ${namespace}); ` +
         `model=${backends.model.name} warehouse=${backends.warehouse.name} search=${backends.search.name}` +
-        (config.WORKER_METRICS_PORT ? `; metrics http://127.0.0.1:${config.WORKER_METRICS_PORT}/metrics` : ''),
+        (config.WORKER_METRICS_PORT ? `; metrics http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics` : ''),
     );
     options.onReady?.(worker);
     const running = worker.run();

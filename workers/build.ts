@@ -1,0 +1,87 @@
+/**
+ * `npm run build`: the processes compiled to plain JavaScript in `dist/` (tsconfig.build.json)
+ * plus the prebuilt workflow bundle (`dist/workflow-bundle.js`) and a stamp of the sources.
+ *
+ * Compiled processes start faster and use less memory than the same code under tsx, and a worker
+ * that loads the prebuilt bundle skips webpack at start (and the memory it leaves behind). The
+ * build is made in a temporary folder and moved into place when complete, so a half-built
+ * `dist/` is never used. `--out-dir <dir>` builds elsewhere (tests).
+ */
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PROJECT_ROOT } from '../contracts/project-root';
+import { hashSources, STAMP_FILE, WORKFLOW_BUNDLE_FILE, type BuildStamp } from './build-stamp';
+
+const quietLogger = {
+  trace() {},
+  debug() {},
+  info() {},
+  warn(message: string) {
+    process.stderr.write(`[build] ${message}\n`);
+  },
+  error(message: string) {
+    process.stderr.write(`[build] ${message}\n`);
+  },
+  log() {},
+};
+
+function filesUnder(dir: string, prefix: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(path.join(dir, entry.name), `${prefix}/${entry.name}`) : [`${prefix}/${entry.name}`],
+  );
+}
+
+/** Builds into `outDir` (replacing it) and returns its stamp. Throws with the compiler's output. */
+export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): Promise<BuildStamp> {
+  const target = path.resolve(outDir);
+  const staging = `${target}.tmp-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(path.dirname(target), { recursive: true });
+  try {
+    // Hashed before compiling: a file edited during the build leaves a stamp that no longer matches.
+    const tsc = require.resolve('typescript/bin/tsc');
+    const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', staging], {
+      cwd: PROJECT_ROOT,
+      encoding: 'utf8',
+    });
+    const importedDataFiles = filesUnder(path.join(staging, 'data'), 'data').filter((f) => !f.endsWith('.map'));
+    const sourcesHash = hashSources(PROJECT_ROOT, importedDataFiles);
+    if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.stdout}${compiled.stderr}`);
+
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts'),
+      logger: quietLogger as never,
+    });
+    writeFileSync(path.join(staging, WORKFLOW_BUNDLE_FILE), code);
+    const stamp: BuildStamp = { sourcesHash, importedDataFiles, builtAt: new Date().toISOString(), node: process.version };
+    writeFileSync(path.join(staging, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
+    rmSync(target, { recursive: true, force: true });
+    renameSync(staging, target);
+    return stamp;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  const i = process.argv.indexOf('--out-dir');
+  const outDir = i > 0 ? process.argv[i + 1] : undefined;
+  if (i > 0 && !outDir) {
+    console.error('usage: npm run build [-- --out-dir <dir>]');
+    process.exit(2);
+  }
+  const started = Date.now();
+  build(outDir).then(
+    () => {
+      const shown = path.relative(process.cwd(), path.resolve(outDir ?? path.join(PROJECT_ROOT, 'dist'))) || '.';
+      console.log(`[build] ${shown}/ (compiled processes + ${WORKFLOW_BUNDLE_FILE}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    },
+    (err) => {
+      console.error(`[build] ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+}
