@@ -1,10 +1,21 @@
-# The worker (and, with another command, the control plane) as a container image.
-# Build: docker build -t agent-flows .   Run: see docker-compose.yml.
-FROM node:20-bookworm-slim
-WORKDIR /app
-ENV NODE_ENV=production
+# The agent-flows image: every process compiled to plain JavaScript (`npm run build`), run by
+# node as the unprivileged `node` user (uid 1000). One image, one command per process:
+#   node dist/workers/worker.js                  the worker (default command)
+#   node dist/server/main.js                     the control plane
+#   node dist/standin/main.js                    the offline model stand-in
+#   node dist/server/codec-main.js               the codec endpoint for the Web UI
+#   node dist/client/mcp/main.js --http          MCP over Streamable HTTP
+# Build: docker build -t agent-flows .   Run: docker-compose.yml, deploy/k8s/ (docs/deployment.md).
+# Secrets (GEMINI_API_KEY, service-account keys, AGENT_FLOWS_PAYLOAD_KEY) come from the environment
+# at run time, never from the image.
+
+FROM node:22-bookworm-slim AS build
+WORKDIR /src
+# `npm install`, not `npm ci`: some registry mirrors lack other platforms' optional native
+# packages, which makes `npm ci` reject a lockfile that `npm install` still honours exactly.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts && npm install --no-save tsx@4
+RUN npm install --no-audit --no-fund --ignore-scripts
+COPY tsconfig.json tsconfig.build.json ./
 COPY contracts ./contracts
 COPY backends ./backends
 COPY activities ./activities
@@ -14,7 +25,22 @@ COPY client ./client
 COPY server ./server
 COPY standin ./standin
 COPY data ./data
-COPY tsconfig.json ./
-# Secrets (GEMINI_API_KEY, service-account credentials) come from the environment at run time, never from the image.
-USER node
-CMD ["npx", "tsx", "workers/worker.ts"]
+RUN npm run build
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm install --omit=dev --no-audit --no-fund --ignore-scripts && npm cache clean --force
+COPY data ./data
+COPY --from=build /src/dist ./dist
+# Writable by the process: PDFs and result files (ARTIFACT_DIR) and the control plane's
+# registration journal (CONTROL_PLANE_STORE). Named volumes mounted here inherit this ownership.
+RUN mkdir -p /app/out /app/.temporal && chown -R 1000:1000 /app/out /app/.temporal
+ENV ARTIFACT_DIR=/app/out \
+    CONTROL_PLANE_STORE=/app/.temporal/control-plane-agents.jsonl
+USER 1000:1000
+EXPOSE 8080 8234 8765 8787 9464
+HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=4 \
+  CMD ["node", "dist/workers/healthcheck.js", "worker"]
+CMD ["node", "dist/workers/worker.js"]
