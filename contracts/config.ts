@@ -105,7 +105,7 @@ export const configSchema = z
     CODEC_PORT: port.default(8234),
     /** Where the standalone codec endpoint (`npm run codec`) listens; 0.0.0.0 in a container. */
     CODEC_HOST: z.string().min(1).default('127.0.0.1'),
-    /** Bearer token the codec endpoint requires, when set (the Web UI sends it with "Include credentials"). */
+    /** Bearer token the standalone codec endpoint requires, when set (`temporal --codec-auth 'Bearer <token>'`). */
     CODEC_AUTH_TOKEN: optionalString,
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     VERBOSE_STANDIN: bool.default(false),
