@@ -226,66 +226,67 @@ describe.skipIf(!tools)(`deployment files, validated by the real tools${unavaila
       }
     });
   });
+});
 
-  describe('the image', () => {
-    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+// Checks of the files' content and wiring that need no tool: they run everywhere.
+describe('the image', () => {
+  const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
 
-    it('builds with npm install and npm run build, runs compiled code as uid 1000 with a HEALTHCHECK', () => {
-      expect(dockerfile).toMatch(/^RUN npm install /m);
-      const instructions = dockerfile.split('\n').filter((line) => !line.startsWith('#')).join('\n');
-      expect(instructions).not.toMatch(/npm ci\b/);
-      expect(instructions).not.toMatch(/\btsx\b/);
-      expect(dockerfile).toMatch(/^RUN npm run build$/m);
-      expect(dockerfile).toMatch(/^USER 1000:1000$/m);
-      expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "dist\/workers\/healthcheck\.js", "worker"\]/m);
-      expect(dockerfile).toMatch(/^CMD \["node", "dist\/workers\/worker\.js"\]$/m);
-      expect(dockerfile).not.toMatch(/API_KEY\s*=/);
-    });
-
-    it('copies every source folder into the build stage and the data into the image', () => {
-      for (const folder of [...SOURCE_DIRS, 'data']) expect(dockerfile, folder).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
-      const dockerignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
-      for (const kept of [...SOURCE_DIRS, 'data', 'package.json', 'package-lock.json']) expect(dockerignore).not.toContain(kept);
-      for (const left of ['.env', 'node_modules', 'dist', '.tools']) expect(dockerignore).toContain(left);
-    });
+  it('builds with npm install and npm run build, runs compiled code as uid 1000 with a HEALTHCHECK', () => {
+    expect(dockerfile).toMatch(/^RUN npm install /m);
+    const instructions = dockerfile.split('\n').filter((line) => !line.startsWith('#')).join('\n');
+    expect(instructions).not.toMatch(/npm ci\b/);
+    expect(instructions).not.toMatch(/\btsx\b/);
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^USER 1000:1000$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "dist\/workers\/healthcheck\.js", "worker"\]/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/workers\/worker\.js"\]$/m);
+    expect(dockerfile).not.toMatch(/API_KEY\s*=/);
   });
 
-  describe('the Kubernetes manifests', () => {
-    const docs = K8S_FILES.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS()))
-      .filter(Boolean) as Array<{ kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string>; stringData?: Record<string, string> }>;
-    const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name)!;
+  it('copies every source folder into the build stage and the data into the image', () => {
+    for (const folder of [...SOURCE_DIRS, 'data']) expect(dockerfile, folder).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
+    const dockerignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    for (const kept of [...SOURCE_DIRS, 'data', 'package.json', 'package-lock.json']) expect(dockerignore).not.toContain(kept);
+    for (const left of ['.env', 'node_modules', 'dist', '.tools']) expect(dockerignore).toContain(left);
+  });
+});
 
-    it('scale the worker Deployment on the agent-flows task queue with the server the worker uses', () => {
-      const config = find('ConfigMap', 'agent-flows-config').data!;
-      const scaled = find('ScaledObject', 'agent-flows-worker');
-      expect(find('Deployment', scaled.spec.scaleTargetRef.name)).toBeDefined();
-      const trigger = scaled.spec.triggers[0];
-      expect(trigger.type).toBe('temporal');
-      expect(trigger.metadata).toMatchObject({ taskQueue: TASK_QUEUE, endpoint: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
-    });
+describe('the Kubernetes manifests', () => {
+  const docs = K8S_FILES.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS()))
+    .filter(Boolean) as Array<{ kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string>; stringData?: Record<string, string> }>;
+  const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name)!;
 
-    it('configure only known variables, valid once the secrets are filled in', () => {
-      const known = knownVariables();
-      const config = find('ConfigMap', 'agent-flows-config').data!;
-      const secrets = find('Secret', 'agent-flows-secrets').stringData!;
-      for (const key of [...Object.keys(config), ...Object.keys(secrets)]) expect(known.has(key), key).toBe(true);
-      expect(() => parseConfig({ ...config, ...secrets })).toThrow(/GEMINI_API_KEY/);
-      expect(parseConfig({ ...config, ...secrets, GEMINI_API_KEY: 'set-by-the-operator' }).model).toBe('gemini');
-    });
+  it('scale the worker Deployment on the agent-flows task queue with the server the worker uses', () => {
+    const config = find('ConfigMap', 'agent-flows-config').data!;
+    const scaled = find('ScaledObject', 'agent-flows-worker');
+    expect(find('Deployment', scaled.spec.scaleTargetRef.name)).toBeDefined();
+    const trigger = scaled.spec.triggers[0];
+    expect(trigger.type).toBe('temporal');
+    expect(trigger.metadata).toMatchObject({ taskQueue: TASK_QUEUE, endpoint: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
+  });
 
-    it('run the image as uid 1000 with the paths it writes mounted, and probes on the health checks', () => {
-      for (const name of ['agent-flows-worker', 'agent-flows-control-plane']) {
-        const pod = find('Deployment', name).spec.template.spec;
-        expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
-        const container = pod.containers[0];
-        expect(container.readinessProbe, name).toBeDefined();
-        expect(container.livenessProbe, name).toBeDefined();
-        const config = parseConfig({ ...find('ConfigMap', 'agent-flows-config').data!, GEMINI_API_KEY: 'x' });
-        const written = name.endsWith('worker') ? config.ARTIFACT_DIR : path.dirname(config.CONTROL_PLANE_STORE);
-        expect(container.volumeMounts.map((m: { mountPath: string }) => m.mountPath), name).toContain(written);
-      }
-      expect(find('Deployment', 'agent-flows-control-plane').spec).toMatchObject({ replicas: 1, strategy: { type: 'Recreate' } });
-    });
+  it('configure only known variables, valid once the secrets are filled in', () => {
+    const known = knownVariables();
+    const config = find('ConfigMap', 'agent-flows-config').data!;
+    const secrets = find('Secret', 'agent-flows-secrets').stringData!;
+    for (const key of [...Object.keys(config), ...Object.keys(secrets)]) expect(known.has(key), key).toBe(true);
+    expect(() => parseConfig({ ...config, ...secrets })).toThrow(/GEMINI_API_KEY/);
+    expect(parseConfig({ ...config, ...secrets, GEMINI_API_KEY: 'set-by-the-operator' }).model).toBe('gemini');
+  });
+
+  it('run the image as uid 1000 with the paths it writes mounted, and probes on the health checks', () => {
+    for (const name of ['agent-flows-worker', 'agent-flows-control-plane']) {
+      const pod = find('Deployment', name).spec.template.spec;
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
+      const container = pod.containers[0];
+      expect(container.readinessProbe, name).toBeDefined();
+      expect(container.livenessProbe, name).toBeDefined();
+      const config = parseConfig({ ...find('ConfigMap', 'agent-flows-config').data!, GEMINI_API_KEY: 'x' });
+      const written = name.endsWith('worker') ? config.ARTIFACT_DIR : path.dirname(config.CONTROL_PLANE_STORE);
+      expect(container.volumeMounts.map((m: { mountPath: string }) => m.mountPath), name).toContain(written);
+    }
+    expect(find('Deployment', 'agent-flows-control-plane').spec).toMatchObject({ replicas: 1, strategy: { type: 'Recreate' } });
   });
 });
 

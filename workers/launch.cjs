@@ -37,7 +37,8 @@ function run(main) {
 if (check.current && existsSync(compiled)) {
   run(compiled);
 } else {
-  if (existsSync(dist)) process.stderr.write(`[launch] ${check.reason}: running from the sources\n`);
+  const why = check.current ? `${path.relative(root, compiled)} is not part of the build` : check.reason;
+  if (existsSync(dist)) process.stderr.write(`[launch] ${why}: running from the sources\n`);
   // What `node --import tsx` loads: TypeScript for require() and for import() alike.
   import('tsx').then(
     () => run(path.join(root, entry)),
