@@ -22,12 +22,18 @@ import { freePort, startDevServer } from '../workers/dev-server';
 const FLOWS = Number(process.argv[2] ?? 50);
 
 const rssMb = (pid: number, field: 'VmRSS' | 'VmHWM' = 'VmRSS'): number => {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(field))!;
+  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(field))!;
   return Math.round(Number(line.split(/\s+/)[1]) / 1024);
 };
 
 function start(args: string[], env: Record<string, string>): ChildProcess & { output: () => string } {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let text = '';
   child.stdout!.on('data', (d) => (text += d));
   child.stderr!.on('data', (d) => (text += d));
@@ -58,7 +64,13 @@ async function main() {
     await build(outDir);
     const connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection });
-    const env = { TEMPORAL_ADDRESS: server.address, AGENT_FLOWS_MODEL: 'standin', GOOGLE_GEMINI_BASE_URL: standin.url, WORKER_METRICS_PORT: '0', LOG_LEVEL: 'warn' };
+    const env = {
+      TEMPORAL_ADDRESS: server.address,
+      AGENT_FLOWS_MODEL: 'standin',
+      GOOGLE_GEMINI_BASE_URL: standin.url,
+      WORKER_METRICS_PORT: '0',
+      LOG_LEVEL: 'warn',
+    };
 
     for (const [mode, args] of [
       ['tsx (sources)', ['--import', 'tsx', 'workers/worker.ts']],
@@ -73,10 +85,19 @@ async function main() {
       const started = Date.now();
       await Promise.all(
         Array.from({ length: FLOWS }, (_, i) =>
-          client.workflow.execute('platformCheck', { taskQueue: TASK_QUEUE, workflowId: `bench-compiled-${mode.split(' ')[0]}-${started}-${i}`, args: [{ topic: 'battery' }] }),
+          client.workflow.execute('platformCheck', {
+            taskQueue: TASK_QUEUE,
+            workflowId: `bench-compiled-${mode.split(' ')[0]}-${started}-${i}`,
+            args: [{ topic: 'battery' }],
+          }),
         ),
       );
-      rows.push([`worker, ${mode}, ${bundle}`, `${idle} MB`, `${rssMb(worker.pid!, 'VmHWM')} MB`, `${FLOWS} flows in ${((Date.now() - started) / 1000).toFixed(1)} s`]);
+      rows.push([
+        `worker, ${mode}, ${bundle}`,
+        `${idle} MB`,
+        `${rssMb(worker.pid!, 'VmHWM')} MB`,
+        `${FLOWS} flows in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      ]);
       await stop(worker);
     }
 
@@ -86,12 +107,23 @@ async function main() {
     ] as const) {
       const port = await freePort();
       const storeDir = mkdtempSync(path.join(outDir, 'cp-'));
-      const cp = start([...args], { ...env, CONTROL_PLANE_PORT: String(port), CONTROL_PLANE_STORE: path.join(storeDir, 'agents.jsonl') });
-      await until(() => cp.output().includes('/api/v1/discovery/capabilities') || cp.exitCode !== null, `${mode} control plane`);
+      const cp = start([...args], {
+        ...env,
+        CONTROL_PLANE_PORT: String(port),
+        CONTROL_PLANE_STORE: path.join(storeDir, 'agents.jsonl'),
+      });
+      await until(
+        () => cp.output().includes('/api/v1/discovery/capabilities') || cp.exitCode !== null,
+        `${mode} control plane`,
+      );
       await new Promise((r) => setTimeout(r, 1000));
       const idle = rssMb(cp.pid!);
       for (let round = 0; round < 50; round++) {
-        await Promise.all(Array.from({ length: 20 }, () => fetch(`http://127.0.0.1:${port}/api/v1/discovery/capabilities?limit=20`).then((r) => r.arrayBuffer())));
+        await Promise.all(
+          Array.from({ length: 20 }, () =>
+            fetch(`http://127.0.0.1:${port}/api/v1/discovery/capabilities?limit=20`).then((r) => r.arrayBuffer()),
+          ),
+        );
       }
       rows.push([`control plane, ${mode}`, `${idle} MB`, `${rssMb(cp.pid!, 'VmHWM')} MB`, '1,000 discovery requests']);
       await stop(cp);

@@ -19,13 +19,25 @@ async function main(config: Config): Promise<void> {
     process.exit(2);
   }
   if (!config.CODEC_AUTH_TOKEN && !LOOPBACK.has(config.CODEC_HOST)) {
-    console.warn(`[codec] listening on ${config.CODEC_HOST} without CODEC_AUTH_TOKEN: anyone who reaches it can decrypt payloads`);
+    console.warn(
+      `[codec] listening on ${config.CODEC_HOST} without CODEC_AUTH_TOKEN: anyone who reaches it can decrypt payloads`,
+    );
   }
   const ui = config.TEMPORAL_UI_URL ? [new URL(config.TEMPORAL_UI_URL).origin] : [];
   const origins = [...ui, `http://localhost:${config.TEMPORAL_UI_PORT}`, `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`];
-  const server = await startCodecServer({ codec, host: config.CODEC_HOST, port: config.CODEC_PORT, allowedOrigins: origins, authToken: config.CODEC_AUTH_TOKEN });
+  const server = await startCodecServer({
+    codec,
+    host: config.CODEC_HOST,
+    port: config.CODEC_PORT,
+    allowedOrigins: origins,
+    authToken: config.CODEC_AUTH_TOKEN,
+  });
   console.log(`[codec] codec endpoint on ${server.url} (Web UI origins: ${[...new Set(origins)].join(', ')})`);
-  const stop = () => void server.close().then(() => process.exit(0), () => process.exit(1));
+  const stop = () =>
+    void server.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
@@ -39,6 +51,9 @@ try {
 }
 main(config).catch((err) => {
   const code = (err as NodeJS.ErrnoException).code;
-  console.error(`[codec] could not start${code === 'EADDRINUSE' ? ` (port ${config.CODEC_PORT} in use)` : ''}: ${err instanceof Error ? err.message : String(err)}`);
+  console.error(
+    `[codec] could not start${code === 'EADDRINUSE' ? ` (port ${config.CODEC_PORT} in use)` : ''}: ` +
+      (err instanceof Error ? err.message : String(err)),
+  );
   process.exit(1);
 });

@@ -33,7 +33,12 @@ function freePort(): Promise<number> {
 }
 
 /** Runs a compiled entry point with plain node; collects its output. */
-function runCompiled(outDir: string, entry: string, env: Record<string, string>, args: string[] = []): ChildProcess & { output: () => string } {
+function runCompiled(
+  outDir: string,
+  entry: string,
+  env: Record<string, string>,
+  args: string[] = [],
+): ChildProcess & { output: () => string } {
   const child = spawn(process.execPath, [path.join(outDir, entry), ...args], {
     cwd: os.tmpdir(), // not the project: the compiled code must find its files on its own
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
@@ -46,10 +51,16 @@ function runCompiled(outDir: string, entry: string, env: Record<string, string>,
 }
 
 function exitOf(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+  return new Promise((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 }
 
-async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -72,12 +83,17 @@ describe('build stamp', () => {
     buildDir = path.join(root, 'dist');
     mkdirSync(buildDir);
     writeFileSync(path.join(buildDir, WORKFLOW_BUNDLE_FILE), '');
-    const stamp = { sourcesHash: hashSources(root, ['data/profiles/p.json']), importedDataFiles: ['data/profiles/p.json'], builtAt: 'now', node: process.version };
+    const stamp = {
+      sourcesHash: hashSources(root, ['data/profiles/p.json']),
+      importedDataFiles: ['data/profiles/p.json'],
+      builtAt: 'now',
+      node: process.version,
+    };
     writeFileSync(path.join(buildDir, STAMP_FILE), JSON.stringify(stamp));
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it('is current for the sources it was made from, and stale after an edit, a new file or an imported data change', () => {
+  it('is current for its sources; stale after an edit, a new file or a change of imported data', () => {
     expect(checkBuild(buildDir, root).current).toBe(true);
     const edits: Array<[string, string]> = [
       ['contracts/a.ts', 'export const a = 2;\n'],
@@ -126,7 +142,15 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
   });
 
   it('writes the compiled entry points, the workflow bundle and a stamp matching the sources', () => {
-    for (const entry of ['workers/worker.js', 'workers/stack.js', 'server/main.js', 'server/codec-main.js', 'standin/main.js', 'client/mcp/main.js', 'workers/healthcheck.js']) {
+    for (const entry of [
+      'workers/worker.js',
+      'workers/stack.js',
+      'server/main.js',
+      'server/codec-main.js',
+      'standin/main.js',
+      'client/mcp/main.js',
+      'workers/healthcheck.js',
+    ]) {
       expect(existsSync(path.join(outDir, entry)), entry).toBe(true);
     }
     expect(checkBuild(outDir)).toMatchObject({ current: true, bundlePath: path.join(outDir, WORKFLOW_BUNDLE_FILE) });
@@ -134,10 +158,17 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
 
   it('the compiled control plane serves /healthz and passes its container health check', async () => {
     const port = await freePort();
-    const env = { CONTROL_PLANE_PORT: String(port), CONTROL_PLANE_STORE: path.join(outDir, 'agents.jsonl'), TEMPORAL_ADDRESS: inject('temporalAddress') };
+    const env = {
+      CONTROL_PLANE_PORT: String(port),
+      CONTROL_PLANE_STORE: path.join(outDir, 'agents.jsonl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+    };
     const cp = runCompiled(outDir, 'server/main.js', env);
     children.push(cp);
-    await waitFor(() => (cp.output().includes('/api/v1/discovery/capabilities') ? true : cp.exitCode !== null ? false : undefined), 'control plane');
+    await waitFor(
+      () => (cp.output().includes('/api/v1/discovery/capabilities') ? true : cp.exitCode !== null ? false : undefined),
+      'control plane',
+    );
     expect(cp.exitCode, cp.output()).toBeNull();
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     const check = runCompiled(outDir, 'workers/healthcheck.js', env, ['control-plane']);
@@ -153,10 +184,19 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     try {
       // A namespace of its own: the real worker process polls agent-flows, which other tests use.
-      await connection.workflowService.registerNamespace({ namespace: NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') }).catch((err: Error) => {
-        if (!/already/i.test(err.message)) throw err;
-      });
-      await waitFor(() => connection.workflowService.describeNamespace({ namespace: NAMESPACE }).then(() => true, () => undefined), 'namespace');
+      await connection.workflowService
+        .registerNamespace({ namespace: NAMESPACE, workflowExecutionRetentionPeriod: msToTs('1 day') })
+        .catch((err: Error) => {
+          if (!/already/i.test(err.message)) throw err;
+        });
+      await waitFor(
+        () =>
+          connection.workflowService.describeNamespace({ namespace: NAMESPACE }).then(
+            () => true,
+            () => undefined,
+          ),
+        'namespace',
+      );
       const metricsPort = await freePort();
       const env = {
         TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -169,9 +209,15 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
       };
       const worker = runCompiled(outDir, 'workers/worker.js', env);
       children.push(worker);
-      await waitFor(() => (worker.output().includes('[worker] polling') ? true : worker.exitCode !== null ? false : undefined), 'worker', 90_000);
+      await waitFor(
+        () => (worker.output().includes('[worker] polling') ? true : worker.exitCode !== null ? false : undefined),
+        'worker',
+        90_000,
+      );
       expect(worker.exitCode, worker.output()).toBeNull();
-      expect(worker.output()).toContain(`workflow bundle: ${path.relative(ROOT, path.join(outDir, WORKFLOW_BUNDLE_FILE))} (prebuilt)`);
+      expect(worker.output()).toContain(
+        `workflow bundle: ${path.relative(ROOT, path.join(outDir, WORKFLOW_BUNDLE_FILE))} (prebuilt)`,
+      );
       expect(worker.output()).not.toMatch(/webpack|bundling the workflows/);
 
       const client = new Client({ connection, namespace: NAMESPACE });
@@ -183,10 +229,14 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
       });
       expect(result).toMatchObject({ topic: 'battery', backends: { model: 'standin' } });
 
-      const check = await waitFor(async () => {
-        const probe = runCompiled(outDir, 'workers/healthcheck.js', env, ['worker']);
-        return (await exitOf(probe)) === 0 ? probe.output() : undefined;
-      }, 'worker health check', 30_000);
+      const check = await waitFor(
+        async () => {
+          const probe = runCompiled(outDir, 'workers/healthcheck.js', env, ['worker']);
+          return (await exitOf(probe)) === 0 ? probe.output() : undefined;
+        },
+        'worker health check',
+        30_000,
+      );
       expect(check).toContain(`worker polling ${TASK_QUEUE}`);
       worker.kill('SIGTERM');
       expect(await exitOf(worker)).toBe(0);

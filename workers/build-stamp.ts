@@ -15,7 +15,16 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../contracts/project-root';
 
 /** Folders compiled by tsconfig.build.json; the workflow bundle is built from workflows/ and contracts/. */
-export const SOURCE_DIRS = ['contracts', 'backends', 'activities', 'workflows', 'workers', 'client', 'server', 'standin'];
+export const SOURCE_DIRS = [
+  'contracts',
+  'backends',
+  'activities',
+  'workflows',
+  'workers',
+  'client',
+  'server',
+  'standin',
+];
 /** Files outside those folders that change what the build produces. */
 export const BUILD_INPUTS = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 export const STAMP_FILE = 'build-stamp.json';
@@ -50,7 +59,11 @@ export function buildInputFiles(root: string, importedDataFiles: string[] = []):
 export function hashSources(root: string, importedDataFiles: string[] = []): string {
   const hash = createHash('sha256');
   for (const file of buildInputFiles(root, importedDataFiles)) {
-    hash.update(file).update('\0').update(readFileSync(path.join(root, file))).update('\0');
+    hash
+      .update(file)
+      .update('\0')
+      .update(readFileSync(path.join(root, file)))
+      .update('\0');
   }
   return hash.digest('hex');
 }
@@ -78,7 +91,10 @@ export function checkBuild(buildDir: string, root: string = PROJECT_ROOT): Build
   const sourcesPresent = existsSync(path.join(root, 'workflows', 'index.ts'));
   if (!sourcesPresent) return { current: true, reason: 'build without sources beside it', bundlePath: bundle };
   if (hashSources(root, stamp.importedDataFiles) !== stamp.sourcesHash) {
-    return { current: false, reason: `${path.relative(root, buildDir) || buildDir} is older than the sources (npm run build)` };
+    return {
+      current: false,
+      reason: `${path.relative(root, buildDir) || buildDir} is older than the sources (npm run build)`,
+    };
   }
   return { current: true, reason: `built ${stamp.builtAt}`, bundlePath: bundle };
 }

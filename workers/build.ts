@@ -30,7 +30,9 @@ const quietLogger = {
 function filesUnder(dir: string, prefix: string): string[] {
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? filesUnder(path.join(dir, entry.name), `${prefix}/${entry.name}`) : [`${prefix}/${entry.name}`],
+    entry.isDirectory()
+      ? filesUnder(path.join(dir, entry.name), `${prefix}/${entry.name}`)
+      : [`${prefix}/${entry.name}`],
   );
 }
 
@@ -43,10 +45,14 @@ export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): P
   try {
     // Hashed before compiling: a file edited during the build leaves a stamp that no longer matches.
     const tsc = require.resolve('typescript/bin/tsc');
-    const compiled = spawnSync(process.execPath, [tsc, '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', staging], {
-      cwd: PROJECT_ROOT,
-      encoding: 'utf8',
-    });
+    const compiled = spawnSync(
+      process.execPath,
+      [tsc, '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', staging],
+      {
+        cwd: PROJECT_ROOT,
+        encoding: 'utf8',
+      },
+    );
     const importedDataFiles = filesUnder(path.join(staging, 'data'), 'data').filter((f) => !f.endsWith('.map'));
     const sourcesHash = hashSources(PROJECT_ROOT, importedDataFiles);
     if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.stdout}${compiled.stderr}`);
@@ -56,7 +62,12 @@ export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): P
       logger: quietLogger as never,
     });
     writeFileSync(path.join(staging, WORKFLOW_BUNDLE_FILE), code);
-    const stamp: BuildStamp = { sourcesHash, importedDataFiles, builtAt: new Date().toISOString(), node: process.version };
+    const stamp: BuildStamp = {
+      sourcesHash,
+      importedDataFiles,
+      builtAt: new Date().toISOString(),
+      node: process.version,
+    };
     writeFileSync(path.join(staging, STAMP_FILE), `${JSON.stringify(stamp, null, 2)}\n`);
     rmSync(target, { recursive: true, force: true });
     renameSync(staging, target);
@@ -77,7 +88,9 @@ if (require.main === module) {
   build(outDir).then(
     () => {
       const shown = path.relative(process.cwd(), path.resolve(outDir ?? path.join(PROJECT_ROOT, 'dist'))) || '.';
-      console.log(`[build] ${shown}/ (compiled processes + ${WORKFLOW_BUNDLE_FILE}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      console.log(
+        `[build] ${shown}/ (compiled processes + ${WORKFLOW_BUNDLE_FILE}) in ${(Date.now() - started) / 1000} s`,
+      );
     },
     (err) => {
       console.error(`[build] ${err instanceof Error ? err.message : String(err)}`);

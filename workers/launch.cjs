@@ -43,7 +43,9 @@ if (check.current && existsSync(compiled)) {
   import('tsx').then(
     () => run(path.join(root, entry)),
     (err) => {
-      process.stderr.write(`[launch] cannot load tsx to run the sources (${err.message}); npm run build, then run dist/\n`);
+      process.stderr.write(
+        `[launch] cannot load tsx to run the sources (${err.message}); npm run build, then run dist/\n`,
+      );
       process.exit(1);
     },
   );
