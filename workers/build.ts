@@ -89,7 +89,7 @@ if (require.main === module) {
     () => {
       const shown = path.relative(process.cwd(), path.resolve(outDir ?? path.join(PROJECT_ROOT, 'dist'))) || '.';
       console.log(
-        `[build] ${shown}/ (compiled processes + ${WORKFLOW_BUNDLE_FILE}) in ${(Date.now() - started) / 1000} s`,
+        `[build] ${shown}/ (compiled processes + ${WORKFLOW_BUNDLE_FILE}) in ${Math.round((Date.now() - started) / 100) / 10} s`,
       );
     },
     (err) => {
