@@ -36,11 +36,9 @@ export async function startCodecServer(options: {
   /** Host names accepted besides the local ones and the listen address. */
   allowedHosts?: string[];
   authToken?: string;
-  /** Largest request body (default 16 MB: a history page of large payloads). */
-  bodyLimit?: number;
 }): Promise<{ url: string; app: FastifyInstance; close(): Promise<void> }> {
   const host = options.host ?? '127.0.0.1';
-  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024 });
+  const app = Fastify({ logger: false, forceCloseConnections: true });
   const origins = new Set((options.allowedOrigins ?? ['http://localhost:8233', 'http://127.0.0.1:8233']).map((o) => new URL(o).origin));
   const hosts = hostGuard(options.allowedHosts);
   hosts.addListenHost(host);
