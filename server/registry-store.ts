@@ -39,6 +39,8 @@ export interface StoredAgent extends StoredManifest {
   /** instance id -> last heartbeat (ms since epoch). */
   instances: Record<string, number>;
   owner?: AgentOwner;
+  /** instance id -> SHA-256 (hex) of the secret it first registered with, if any. */
+  secrets?: Record<string, string>;
 }
 
 /** Who may move an agent: the SHA-256 (hex) of its owner's secret, and the owner's instance id. */
@@ -60,7 +62,18 @@ export interface StoredManifest {
 }
 
 type JournalLine =
-  | { op: 'put'; at: number; instance: string; agent: StoredManifest; instances?: Record<string, number>; registered_at?: number; owner?: AgentOwner }
+  | {
+      op: 'put';
+      at: number;
+      instance: string;
+      agent: StoredManifest;
+      instances?: Record<string, number>;
+      registered_at?: number;
+      owner?: AgentOwner;
+      /** The registering instance's secret digest; a compacted line has every instance's in `secrets`. */
+      secret?: string;
+      secrets?: Record<string, string>;
+    }
   | { op: 'beat'; at: number; id: string; instance: string; reported?: HealthStatus | null }
   | { op: 'del'; at: number; id: string; instance: string | null };
 
@@ -86,6 +99,10 @@ function isManifest(a: unknown): a is StoredManifest {
   );
 }
 
+function isStringRecord(r: unknown): r is Record<string, string> {
+  return !!r && typeof r === 'object' && Object.values(r).every(isString);
+}
+
 function isOwner(o: unknown): o is AgentOwner {
   return !!o && typeof o === 'object' && isString((o as AgentOwner).secret) && isString((o as AgentOwner).instance);
 }
@@ -96,7 +113,9 @@ function asJournalLine(value: unknown): JournalLine | undefined {
   if (typeof x.at !== 'number') return undefined;
   switch (x.op) {
     case 'put':
-      return isString(x.instance) && isManifest(x.agent) && (x.owner === undefined || isOwner(x.owner)) ? (x as JournalLine) : undefined;
+      return isString(x.instance) && isManifest(x.agent) && (x.owner === undefined || isOwner(x.owner)) && optionalString(x.secret) && (x.secrets === undefined || isStringRecord(x.secrets))
+        ? (x as JournalLine)
+        : undefined;
     case 'beat':
       return isString(x.id) && isString(x.instance) && (x.reported === undefined || x.reported === null || isHealth(x.reported)) ? (x as JournalLine) : undefined;
     case 'del':
@@ -143,6 +162,8 @@ export interface StoreIndexEntry {
   task_queue?: string;
   namespace?: string;
   owner?: AgentOwner;
+  /** instance id -> digest of its secret (instances that registered with one). */
+  secrets: Map<string, string>;
   /** manifestDigest of the latest registration. */
   digest: string;
   /** Bytes of its latest `put` line: the agent's share of a compact journal. */
@@ -230,16 +251,19 @@ export class JournalRegistryStore {
    * Registers (or replaces) an agent's manifest for one instance, with its owner. The same
    * manifest and owner again (a worker re-asserting its registration) is written as a heartbeat.
    */
-  async put(manifest: StoredManifest, instance: string, at: number, owner?: AgentOwner): Promise<{ created: boolean; changed: boolean }> {
+  async put(manifest: StoredManifest, instance: string, at: number, owner?: AgentOwner, secret?: string): Promise<{ created: boolean; changed: boolean }> {
     const entry = this.index.get(manifest.agent_id);
     const digest = manifestDigest(manifest);
-    if (entry && entry.digest === digest && sameOwner(entry.owner, owner) && entry.instances.has(instance)) {
+    // An instance keeps the secret it first registered with: a later caller cannot swap it.
+    const instanceSecret = entry?.secrets.get(instance) ?? secret;
+    const sameSecret = entry?.secrets.get(instance) === instanceSecret;
+    if (entry && entry.digest === digest && sameOwner(entry.owner, owner) && entry.instances.has(instance) && sameSecret) {
       const beat: JournalLine = { op: 'beat', at, id: manifest.agent_id, instance };
       await this.append(beat);
       this.applyToIndex(beat);
       return { created: false, changed: false };
     }
-    const line: JournalLine = { op: 'put', at, instance, agent: manifest, ...(owner ? { owner } : {}) };
+    const line: JournalLine = { op: 'put', at, instance, agent: manifest, ...(owner ? { owner } : {}), ...(instanceSecret ? { secret: instanceSecret } : {}) };
     await this.append(line);
     this.applyToIndex(line, digest);
     this.compactIfWasteful();
@@ -321,8 +345,15 @@ export class JournalRegistryStore {
       case 'put': {
         const previous = this.index.get(line.agent.agent_id);
         const instances = previous?.instances ?? new Map<string, number>();
-        for (const [id, seen] of instances) if (seen < line.at - INSTANCE_EXPIRY_MS) instances.delete(id);
+        const secrets = previous?.secrets ?? new Map<string, string>();
+        for (const [id, seen] of instances) {
+          if (seen < line.at - INSTANCE_EXPIRY_MS) {
+            instances.delete(id);
+            secrets.delete(id);
+          }
+        }
         instances.set(line.instance, line.at);
+        if (line.secret) secrets.set(line.instance, line.secret);
         const bytes = Buffer.byteLength(JSON.stringify(line)) + 1;
         this.liveBytes += bytes - (previous?.bytes ?? 0);
         this.index.set(line.agent.agent_id, {
@@ -330,6 +361,7 @@ export class JournalRegistryStore {
           task_queue: line.agent.task_queue,
           namespace: line.agent.namespace,
           owner: line.owner,
+          secrets,
           digest: digest ?? manifestDigest(line.agent),
           bytes,
         });
@@ -341,7 +373,10 @@ export class JournalRegistryStore {
       case 'del': {
         const entry = this.index.get(line.id);
         if (!entry) break;
-        if (line.instance !== null) entry.instances.delete(line.instance);
+        if (line.instance !== null) {
+          entry.instances.delete(line.instance);
+          entry.secrets.delete(line.instance);
+        }
         if (line.instance === null || entry.instances.size === 0) {
           this.index.delete(line.id);
           this.liveBytes -= entry.bytes;
@@ -418,8 +453,17 @@ export class JournalRegistryStore {
     let size = 0;
     try {
       const lines = agents.map((a) => {
-        const { registered_at, updated_at, instances, owner, ...manifest } = a;
-        const line: JournalLine = { op: 'put', at: updated_at, instance: Object.keys(instances)[0] ?? 'default', agent: manifest, instances, registered_at, ...(owner ? { owner } : {}) };
+        const { registered_at, updated_at, instances, owner, secrets, ...manifest } = a;
+        const line: JournalLine = {
+          op: 'put',
+          at: updated_at,
+          instance: Object.keys(instances)[0] ?? 'default',
+          agent: manifest,
+          instances,
+          registered_at,
+          ...(owner ? { owner } : {}),
+          ...(secrets && Object.keys(secrets).length ? { secrets } : {}),
+        };
         return `${JSON.stringify(line)}\n`;
       });
       // The index is rebuilt from what is written: each agent's bytes are its line's.
@@ -429,8 +473,16 @@ export class JournalRegistryStore {
         const bytes = Buffer.byteLength(lines[i]);
         size += bytes;
         this.liveBytes += bytes;
-        const { registered_at: _r, updated_at: _u, instances, owner, ...manifest } = a;
-        this.index.set(a.agent_id, { instances: new Map(Object.entries(instances)), task_queue: a.task_queue, namespace: a.namespace, owner, digest: manifestDigest(manifest), bytes });
+        const { registered_at: _r, updated_at: _u, instances, owner, secrets, ...manifest } = a;
+        this.index.set(a.agent_id, {
+          instances: new Map(Object.entries(instances)),
+          task_queue: a.task_queue,
+          namespace: a.namespace,
+          owner,
+          secrets: new Map(Object.entries(secrets ?? {})),
+          digest: manifestDigest(manifest),
+          bytes,
+        });
       });
       const text = lines.join('');
       await out.write(text);
@@ -466,12 +518,18 @@ function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
         for (const [id, seen] of Object.entries(previous.instances)) if (seen >= line.at - INSTANCE_EXPIRY_MS) instances[id] = seen;
       }
       if (!line.instances) instances[line.instance] = line.at;
+      const secrets: Record<string, string> = { ...(line.secrets ?? {}) };
+      if (!line.secrets && previous?.secrets) {
+        for (const [id, secret] of Object.entries(previous.secrets)) if (id in instances) secrets[id] = secret;
+      }
+      if (line.secret) secrets[line.instance] = line.secret;
       agents.set(line.agent.agent_id, {
         ...line.agent,
         registered_at: line.registered_at ?? previous?.registered_at ?? line.at,
         updated_at: line.at,
         instances,
         ...(line.owner ? { owner: line.owner } : {}),
+        ...(Object.keys(secrets).length ? { secrets } : {}),
       });
       break;
     }
@@ -488,7 +546,10 @@ function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
     case 'del': {
       const agent = agents.get(line.id);
       if (!agent) break;
-      if (line.instance !== null) delete agent.instances[line.instance];
+      if (line.instance !== null) {
+        delete agent.instances[line.instance];
+        if (agent.secrets) delete agent.secrets[line.instance];
+      }
       if (line.instance === null || Object.keys(agent.instances).length === 0) agents.delete(line.id);
       break;
     }

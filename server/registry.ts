@@ -57,12 +57,14 @@ export class RegistrationForbidden extends Error {
 
 const secretDigest = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-function holdsOwnerSecret(owner: AgentOwner | undefined, secret: string | undefined): boolean {
-  if (!owner || !secret) return false;
+function matchesDigest(digest: string | undefined, secret: string | undefined): boolean {
+  if (!digest || !secret) return false;
   const given = Buffer.from(secretDigest(secret));
-  const expected = Buffer.from(owner.secret);
+  const expected = Buffer.from(digest);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
+
+const holdsOwnerSecret = (owner: AgentOwner | undefined, secret: string | undefined) => matchesDigest(owner?.secret, secret);
 
 /** The owner, unless its instance has left (deregistered, or silent past the instance expiry). */
 function liveOwner(entry: Readonly<StoreIndexEntry> | undefined, now: number): AgentOwner | undefined {
@@ -123,7 +125,8 @@ export class Registry {
     // moves only to whoever proves the right to move the agent. An agent whose owner has left
     // stays unowned (claiming it would let anyone who re-registers it then move it).
     const claimed = caller.secret && (!entry || isOwner || caller.authenticated) ? { secret: secretDigest(caller.secret), instance } : undefined;
-    const { created, changed } = await this.store.put(toStoredManifest(manifest), instance, at, claimed ?? owner);
+    const secret = caller.secret ? secretDigest(caller.secret) : undefined;
+    const { created, changed } = await this.store.put(toStoredManifest(manifest), instance, at, claimed ?? owner, secret);
     if (!changed) {
       this.afterBeat(manifest.agent_id, undefined);
       return { agent_id: manifest.agent_id, instance_id: instance, created, registered_at: isoSeconds(at), reasoners: manifest.reasoners.length, skills: manifest.skills.length };
@@ -156,17 +159,24 @@ export class Registry {
   }
 
   /**
-   * Removes one instance, or the whole agent. Removing an owned agent, or its owner's instance,
-   * needs the owner's secret or a token: otherwise deleting it would free it for a hijacker.
+   * Removes one instance, or the whole agent. Deleting it would free the agent for a hijacker,
+   * so without a token: an instance that registered with a secret is removed only with that
+   * secret (or the owner's), and the whole agent only by its owner, or by anyone when none of
+   * its instances has a secret.
    */
   async deregister(agentId: string, instance: string | undefined, caller: RegistrationCaller = { authenticated: false }): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
     const entry = this.store.entry(agentId);
     if (!entry) return undefined;
-    const owner = liveOwner(entry, this.now());
-    if (owner && !caller.authenticated && !holdsOwnerSecret(owner, caller.secret)) {
-      const last = instance !== undefined && entry.instances.has(instance) && entry.instances.size === 1;
-      if (instance === undefined || instance === owner.instance || last) {
-        throw new RegistrationForbidden(`Agent ${agentId} may be removed only by the instance that registered it (same x-agent-secret) or a caller with the registration token`);
+    if (!caller.authenticated && !holdsOwnerSecret(liveOwner(entry, this.now()), caller.secret)) {
+      const allowed =
+        instance === undefined
+          ? entry.secrets.size === 0 && !liveOwner(entry, this.now())
+          : !entry.secrets.has(instance) || matchesDigest(entry.secrets.get(instance), caller.secret);
+      if (!allowed) {
+        throw new RegistrationForbidden(
+          `${instance === undefined ? `Agent ${agentId}` : `Instance ${instance.slice(0, 200)} of agent ${agentId}`} may be removed only ` +
+            'by the instance that registered it (same x-agent-secret) or a caller with the registration token',
+        );
       }
     }
     const result = await this.store.remove(agentId, instance ?? null, this.now());

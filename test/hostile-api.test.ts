@@ -367,8 +367,11 @@ describe('registration hijack: an agent is moved or removed only by its owner or
       const res = await cp.app.inject({ method: 'DELETE', url, headers: { 'x-agent-secret': 'attacker-secret-0123456789' } });
       expect(res.statusCode, url).toBe(403);
     }
-    // Removing another (the intruder's) instance is allowed: the agent stays, owned.
-    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-flows?instance_id=intruder' })).statusCode).toBe(200);
+    // An instance that registered with a secret is removed only with it: the intruder can
+    // remove its own instance, nobody else's (nor can others remove the intruder's).
+    const intruder = { 'x-agent-secret': 'attacker-secret-0123456789' };
+    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-flows?instance_id=intruder' })).statusCode).toBe(403);
+    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-flows?instance_id=intruder', headers: intruder })).statusCode).toBe(200);
     const report = await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-flows/heartbeat', payload: { instance_id: 'worker-1', health_status: 'inactive' } });
     expect(report.statusCode).toBe(403);
     expect(await routing()).toEqual({ task_queue: 'agent-flows', namespace: 'default' });
@@ -387,10 +390,35 @@ describe('registration hijack: an agent is moved or removed only by its owner or
     expect(await routing()).toEqual({ task_queue: 'next-queue', namespace: 'default' });
   });
 
+  it('an agent whose owner has left is still not free: its instances with secrets cannot be removed by others', async () => {
+    const store = cp.storePath;
+    await cp.close();
+    cp = await testControlPlane({ logLevel: 'silent', storePath: store });
+    const agent = { ...OURS, agent_id: 'agent-orphan', instance_id: 'w1' };
+    const w1 = { 'x-agent-secret': 'first-worker-secret-0123' };
+    const w2 = { 'x-agent-secret': 'second-worker-secret-012' };
+    expect((await register(agent, w1)).statusCode).toBe(201);
+    // A second worker process joins; the first one dies and is silent past the instance expiry.
+    expect((await register({ ...agent, instance_id: 'w2' }, w2)).statusCode).toBe(200);
+    cp.clock.advance(61 * 60 * 1000);
+    expect((await register({ ...agent, instance_id: 'w2' }, w2)).statusCode).toBe(200);
+    // Nobody owns it now, yet nobody without a token may move it, or delete it to take it over.
+    expect((await register({ ...agent, instance_id: 'w2', task_queue: 'attacker-queue' }, w2)).statusCode).toBe(403);
+    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan' })).statusCode).toBe(403);
+    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode).toBe(403);
+    // After a restart too (the instances' secrets are journalled).
+    await cp.close();
+    cp = await testControlPlane({ logLevel: 'silent', storePath: store });
+    cp.clock.advance(61 * 60 * 1000 + 1000);
+    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode).toBe(403);
+    const own = await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2', headers: w2 });
+    expect(JSON.parse(own.body)).toMatchObject({ removed: true });
+  });
+
   it("the worker re-asserts its registration on every heartbeat, and its secret binds the agent to it", async () => {
     const open = await testControlPlane({ logLevel: 'silent' });
     const url = await open.listen('127.0.0.1', 0);
-    const worker = startAgentRegistration({ url, manifest: { ...OURS, instance_id: 'real-worker' }, heartbeatMs: 100, log: () => undefined });
+    const worker = startAgentRegistration({ url, manifest: { ...OURS, instance_id: 'real-worker' }, heartbeatMs: 1500, log: () => undefined });
     try {
       expect(await worker.firstAttempt).toBe(true);
       // Someone replaces the manifest (same routing, which anyone may refresh) with an empty one.
@@ -403,7 +431,7 @@ describe('registration hijack: an agent is moved or removed only by its owner or
       expect(move.statusCode).toBe(403);
       // Unchanged re-assertions are journalled as heartbeats, not as copies of the manifest.
       const size = statSync(open.storePath).size;
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, 3200)); // two more re-assertions
       expect(statSync(open.storePath).size - size).toBeLessThan(2000);
     } finally {
       await worker.stop();
