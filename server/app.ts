@@ -104,7 +104,7 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   // Before any route: a browser page on another name (DNS rebinding) or origin is turned away.
   const hosts = hostGuard(options.allowedHosts);
   app.addHook('onRequest', async (request, reply) => {
-    if (!hosts.hostAllowed(request.headers.host)) {
+    if (!hosts.requestAllowed(request.headers.host, request.raw.url)) {
       return reply.code(403).send({ error: 'forbidden_host', message: `Host ${String(request.headers.host ?? '(none)').slice(0, 100)} is not allowed; add it to CONTROL_PLANE_ALLOWED_HOSTS` });
     }
     if (!hosts.originAllowed(request.headers.origin)) {

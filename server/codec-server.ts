@@ -45,7 +45,7 @@ export async function startCodecServer(options: {
   const tokenValid = bearerCheck([options.authToken]);
 
   app.addHook('onRequest', async (req, reply) => {
-    if (!hosts.hostAllowed(req.headers.host)) return reply.code(403).send({ error: 'forbidden host' });
+    if (!hosts.requestAllowed(req.headers.host, req.raw.url)) return reply.code(403).send({ error: 'forbidden host' });
     const origin = req.headers.origin;
     if (origin !== undefined) {
       // Only the Web UI may call from a browser: any other page is refused, not merely denied CORS.

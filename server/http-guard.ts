@@ -45,6 +45,11 @@ export interface HostGuard {
   /** Adds the address the service was told to listen on. */
   addListenHost(host: string): void;
   hostAllowed(header: string | undefined): boolean;
+  /**
+   * The Host header and, for an absolute-form target (`GET http://name/path`), the name in the
+   * target too (RFC 9112 says it takes precedence over Host): both must be allowed.
+   */
+  requestAllowed(host: string | undefined, target: string | undefined): boolean;
   /** No Origin (a non-browser client) is allowed; a browser's Origin must name an allowed host. */
   originAllowed(origin: string | undefined): boolean;
 }
@@ -68,6 +73,15 @@ export function hostGuard(extra: string[] = []): HostGuard {
       else names.add(isIP(host) === 6 ? `[${host.toLowerCase()}]` : host.toLowerCase());
     },
     hostAllowed,
+    requestAllowed(host, target) {
+      if (!hostAllowed(host)) return false;
+      if (!target || target.startsWith('/')) return true;
+      try {
+        return hostAllowed(new URL(target).host);
+      } catch {
+        return false;
+      }
+    },
     originAllowed(origin) {
       if (origin === undefined) return true;
       try {

@@ -175,7 +175,6 @@ function targetForms(port: number, path: string): string[] {
     path,
     `http://127.0.0.1:${port}${path}`, // absolute-form (RFC 9112 §3.2.2), as proxies send it
     `http://localhost${path}`,
-    `http://evil.example${path}`, // absolute-form naming another host: still our route, still our auth
     encoded,
     `${path}?`,
     `${path}/`,
@@ -221,6 +220,9 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
         expect([401, 404, 405], what).toContain(res.status);
         if (res.status === 401) reachedRoute++;
         if (target.startsWith('http://') || target.includes('%61pi')) expect(res.status, what).toBe(401);
+        // Absolute-form naming another host: refused like a foreign Host header.
+        const foreign = await rawHttp(port, { method: route.method, target: `http://evil.example${route.path}`, headers, body: route.body });
+        expect(foreign.status, `${route.method} http://evil.example${route.path}`).toBe(403);
       }
     }
     expect(reachedRoute).toBeGreaterThan(20);
