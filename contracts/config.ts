@@ -26,7 +26,8 @@ const hostList = z
     const names = (v ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
     const bad = names.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9._-]{1,253})$/.test(h));
     if (bad !== undefined) {
-      ctx.addIssue({ code: 'custom', message: `expected comma-separated host names without scheme or port (bad entry: ${JSON.stringify(bad.slice(0, 60))})` });
+      const message = `expected comma-separated host names without scheme or port (bad entry: ${JSON.stringify(bad.slice(0, 60))})`;
+      ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     }
     return names;
@@ -61,10 +62,14 @@ export const networkSecuritySettings = {
 };
 
 /** Parses some settings alone (e.g. the MCP server's), reporting problems as parseConfig does. */
-export function parseSettings<T extends z.ZodRawShape>(shape: T, env: Record<string, string | undefined>): z.output<z.ZodObject<T>> {
+export function parseSettings<T extends z.ZodRawShape>(
+  shape: T,
+  env: Record<string, string | undefined>,
+): z.output<z.ZodObject<T>> {
   const result = z.object(shape).safeParse(env);
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.map((issue) => `${issue.path.join('.') || '(configuration)'}: ${issue.message}`));
+  // Never the value: some of these settings are secrets.
+  throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(configuration)'}: ${i.message}`));
 }
 // --- end of network-facing security settings ---
 

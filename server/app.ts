@@ -59,7 +59,11 @@ export interface ControlPlane {
 }
 
 /** The routes an agent (worker) calls; every other /api route is the caller-facing API. */
-const REGISTRATION_ROUTES = new Set(['POST /api/v1/agents', 'POST /api/v1/agents/:agent_id/heartbeat', 'DELETE /api/v1/agents/:agent_id']);
+const REGISTRATION_ROUTES = new Set([
+  'POST /api/v1/agents',
+  'POST /api/v1/agents/:agent_id/heartbeat',
+  'DELETE /api/v1/agents/:agent_id',
+]);
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -105,10 +109,13 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   const hosts = hostGuard(options.allowedHosts);
   app.addHook('onRequest', async (request, reply) => {
     if (!hosts.requestAllowed(request.headers.host, request.raw.url)) {
-      return reply.code(403).send({ error: 'forbidden_host', message: `Host ${String(request.headers.host ?? '(none)').slice(0, 100)} is not allowed; add it to CONTROL_PLANE_ALLOWED_HOSTS` });
+      const host = String(request.headers.host ?? '(none)').slice(0, 100);
+      const message = `Host ${host} is not allowed; add it to CONTROL_PLANE_ALLOWED_HOSTS`;
+      return reply.code(403).send({ error: 'forbidden_host', message });
     }
     if (!hosts.originAllowed(request.headers.origin)) {
-      return reply.code(403).send({ error: 'forbidden_origin', message: `Origin ${String(request.headers.origin).slice(0, 100)} is not allowed` });
+      const message = `Origin ${String(request.headers.origin).slice(0, 100)} is not allowed`;
+      return reply.code(403).send({ error: 'forbidden_origin', message });
     }
   });
 
@@ -125,7 +132,7 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     const registration = methods.some((m) => REGISTRATION_ROUTES.has(`${m} ${route.url}`));
     if (methods.includes('POST') && route.url === '/api/v1/agents') route.bodyLimit = maxManifestBytes;
-    const required = registration ? registrationToken !== undefined || options.token !== undefined : options.token !== undefined;
+    const required = (registration ? registrationToken : options.token) !== undefined;
     const check = registration ? registrationCheck : apiToken;
     const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
       request.authenticated = required && check(request.headers.authorization);

@@ -39,7 +39,8 @@ export async function startCodecServer(options: {
 }): Promise<{ url: string; app: FastifyInstance; close(): Promise<void> }> {
   const host = options.host ?? '127.0.0.1';
   const app = Fastify({ logger: false, forceCloseConnections: true });
-  const origins = new Set((options.allowedOrigins ?? ['http://localhost:8233', 'http://127.0.0.1:8233']).map((o) => new URL(o).origin));
+  const allowedOrigins = options.allowedOrigins ?? ['http://localhost:8233', 'http://127.0.0.1:8233'];
+  const origins = new Set(allowedOrigins.map((o) => new URL(o).origin));
   const hosts = hostGuard(options.allowedHosts);
   hosts.addListenHost(host);
   const tokenValid = bearerCheck([options.authToken]);
@@ -95,6 +96,10 @@ export function startCodecServerFromConfig(
     codec,
     port: config.CODEC_PORT,
     authToken: config.CODEC_AUTH_TOKEN,
-    allowedOrigins: [`http://localhost:${ui}`, `http://127.0.0.1:${ui}`, ...(config.TEMPORAL_UI_URL ? [config.TEMPORAL_UI_URL] : [])],
+    allowedOrigins: [
+      `http://localhost:${ui}`,
+      `http://127.0.0.1:${ui}`,
+      ...(config.TEMPORAL_UI_URL ? [config.TEMPORAL_UI_URL] : []),
+    ],
   });
 }

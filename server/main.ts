@@ -18,7 +18,8 @@ export async function startControlPlane(config: Config, overrides: { temporalAdd
   if (!isLoopbackHost(config.CONTROL_PLANE_HOST)) {
     if (!registrationToken) {
       throw new ConfigError([
-        `CONTROL_PLANE_REGISTRATION_TOKEN: required when CONTROL_PLANE_HOST (${config.CONTROL_PLANE_HOST}) is not a loopback address ` +
+        'CONTROL_PLANE_REGISTRATION_TOKEN: required when CONTROL_PLANE_HOST ' +
+          `(${config.CONTROL_PLANE_HOST}) is not a loopback address ` +
           '(or set CONTROL_PLANE_TOKEN, which then also protects registration); e.g. openssl rand -base64 32',
       ]);
     }

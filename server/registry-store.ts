@@ -113,7 +113,11 @@ function asJournalLine(value: unknown): JournalLine | undefined {
   if (typeof x.at !== 'number') return undefined;
   switch (x.op) {
     case 'put':
-      return isString(x.instance) && isManifest(x.agent) && (x.owner === undefined || isOwner(x.owner)) && optionalString(x.secret) && (x.secrets === undefined || isStringRecord(x.secrets))
+      return isString(x.instance) &&
+        isManifest(x.agent) &&
+        (x.owner === undefined || isOwner(x.owner)) &&
+        optionalString(x.secret) &&
+        (x.secrets === undefined || isStringRecord(x.secrets))
         ? (x as JournalLine)
         : undefined;
     case 'beat':
@@ -251,19 +255,33 @@ export class JournalRegistryStore {
    * Registers (or replaces) an agent's manifest for one instance, with its owner. The same
    * manifest and owner again (a worker re-asserting its registration) is written as a heartbeat.
    */
-  async put(manifest: StoredManifest, instance: string, at: number, owner?: AgentOwner, secret?: string): Promise<{ created: boolean; changed: boolean }> {
+  async put(
+    manifest: StoredManifest,
+    instance: string,
+    at: number,
+    owner?: AgentOwner,
+    secret?: string,
+  ): Promise<{ created: boolean; changed: boolean }> {
     const entry = this.index.get(manifest.agent_id);
     const digest = manifestDigest(manifest);
     // An instance keeps the secret it first registered with: a later caller cannot swap it.
     const instanceSecret = entry?.secrets.get(instance) ?? secret;
     const sameSecret = entry?.secrets.get(instance) === instanceSecret;
-    if (entry && entry.digest === digest && sameOwner(entry.owner, owner) && entry.instances.has(instance) && sameSecret) {
+    const unchanged = entry?.digest === digest && sameOwner(entry.owner, owner) && entry.instances.has(instance);
+    if (entry && unchanged && sameSecret) {
       const beat: JournalLine = { op: 'beat', at, id: manifest.agent_id, instance };
       await this.append(beat);
       this.applyToIndex(beat);
       return { created: false, changed: false };
     }
-    const line: JournalLine = { op: 'put', at, instance, agent: manifest, ...(owner ? { owner } : {}), ...(instanceSecret ? { secret: instanceSecret } : {}) };
+    const line: JournalLine = {
+      op: 'put',
+      at,
+      instance,
+      agent: manifest,
+      ...(owner ? { owner } : {}),
+      ...(instanceSecret ? { secret: instanceSecret } : {}),
+    };
     await this.append(line);
     this.applyToIndex(line, digest);
     this.compactIfWasteful();

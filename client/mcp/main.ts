@@ -59,7 +59,8 @@ async function main(argv: string[]): Promise<void> {
   let stopping = false;
 
   if (opts.http) {
-    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: process.env.MCP_TOKEN || undefined, ...limits });
+    const bearerToken = process.env.MCP_TOKEN || undefined;
+    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken, ...limits });
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;

@@ -20,14 +20,22 @@ export const AGENT_SECRET_HEADER = 'x-agent-secret';
 function callerOf(request: FastifyRequest): RegistrationCaller | string {
   const secret = request.headers[AGENT_SECRET_HEADER];
   if (secret === undefined) return { authenticated: request.authenticated === true };
-  if (typeof secret !== 'string' || secret.length < 16 || secret.length > 512) return `${AGENT_SECRET_HEADER} must be one value of 16 to 512 characters`;
+  if (typeof secret !== 'string' || secret.length < 16 || secret.length > 512) {
+    return `${AGENT_SECRET_HEADER} must be one value of 16 to 512 characters`;
+  }
   return { authenticated: request.authenticated === true, secret };
 }
 
 /** Runs a registry change for the caller: 403 when the registry refuses it. */
-async function asCaller<T>(request: FastifyRequest, reply: FastifyReply, run: (caller: RegistrationCaller) => Promise<T>): Promise<T | FastifyReply> {
+async function asCaller<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: (caller: RegistrationCaller) => Promise<T>,
+): Promise<T | FastifyReply> {
   const caller = callerOf(request);
-  if (typeof caller === 'string') return reply.code(400).send({ error: 'invalid_header', message: caller, details: { header: AGENT_SECRET_HEADER } });
+  if (typeof caller === 'string') {
+    return reply.code(400).send({ error: 'invalid_header', message: caller, details: { header: AGENT_SECRET_HEADER } });
+  }
   try {
     return await run(caller);
   } catch (err) {
@@ -36,7 +44,12 @@ async function asCaller<T>(request: FastifyRequest, reply: FastifyReply, run: (c
   }
 }
 
-export function agentRoutes(app: FastifyInstance, registry: Registry, metrics: ControlPlaneMetrics, limits: { maxDepth: number }): void {
+export function agentRoutes(
+  app: FastifyInstance,
+  registry: Registry,
+  metrics: ControlPlaneMetrics,
+  limits: { maxDepth: number },
+): void {
   const badAgentId = (agentId: string) => ({
     error: 'invalid_parameter',
     message: 'Invalid agent_id. Use letters, digits, ".", "_" or "-" (at most 128)',
@@ -49,7 +62,11 @@ export function agentRoutes(app: FastifyInstance, registry: Registry, metrics: C
     if (deep !== undefined) {
       metrics.registrations.inc({ operation: 'register', status: 'rejected' });
       const field = deep.length > 120 ? `${deep.slice(0, 120)}…` : deep;
-      return reply.code(400).send({ error: 'manifest_too_deep', message: `Manifest nested deeper than ${limits.maxDepth} levels at ${field}`, details: { field, max_depth: limits.maxDepth } });
+      return reply.code(400).send({
+        error: 'manifest_too_deep',
+        message: `Manifest nested deeper than ${limits.maxDepth} levels at ${field}`,
+        details: { field, max_depth: limits.maxDepth },
+      });
     }
     const parsed = agentRegistrationSchema.safeParse(request.body);
     if (!parsed.success) {
@@ -75,7 +92,9 @@ export function agentRoutes(app: FastifyInstance, registry: Registry, metrics: C
     return asCaller(request, reply, async (caller) => {
       const known = await registry.heartbeat(agentId, parsed.data.instance_id, parsed.data.health_status, caller);
       metrics.registrations.inc({ operation: 'heartbeat', status: known ? 'ok' : 'unknown_agent' });
-      if (!known) return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered; register it first` });
+      if (!known) {
+        return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered; register it first` });
+      }
       return { agent_id: agentId, ok: true };
     });
   });
