@@ -11,27 +11,40 @@ import { startMcpHttpServer } from '../client/mcp/http';
 
 const calls = Number(process.argv[2] ?? 2000);
 const cap = Number(process.argv[3] ?? 100);
-const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } };
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+};
+const post = (url: string) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(initialize),
+  });
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 
 async function flood(maxSessions: number): Promise<void> {
   const client = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
   const server = await startMcpHttpServer({ client, taskQueue: 'unused' }, { port: 0, maxSessions });
   // Warm-up (module loading, JIT) in a session that is then closed.
-  const warm = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+  const warm = await post(server.url);
   await warm.text();
-  await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': warm.headers.get('mcp-session-id') ?? '' } });
+  const session = warm.headers.get('mcp-session-id') ?? '';
+  await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': session } });
   gc();
   const before = process.memoryUsage().rss;
   const statuses: Record<number, number> = {};
   for (let i = 0; i < calls; i++) {
-    const res = await fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) });
+    const res = await post(server.url);
     statuses[res.status] = (statuses[res.status] ?? 0) + 1;
     await res.text();
   }
   gc();
   const growth = (process.memoryUsage().rss - before) / 1e6;
-  console.log(JSON.stringify({ calls, maxSessions, statuses, open_sessions: server.sessions(), rss_growth_mb: +growth.toFixed(1) }));
+  const open = server.sessions();
+  console.log(JSON.stringify({ calls, maxSessions, statuses, open_sessions: open, rss_growth_mb: +growth.toFixed(1) }));
   await server.close();
 }
 

@@ -26,7 +26,8 @@ const hostList = z
     const names = (v ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
     const bad = names.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9._-]{1,253})$/.test(h));
     if (bad !== undefined) {
-      const message = `expected comma-separated host names without scheme or port (bad entry: ${JSON.stringify(bad.slice(0, 60))})`;
+      const entry = JSON.stringify(bad.slice(0, 60));
+      const message = `expected comma-separated host names without scheme or port (bad entry: ${entry})`;
       ctx.addIssue({ code: 'custom', message });
       return z.NEVER;
     }

@@ -60,14 +60,18 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
       const res = await call(`${base}/api/v1/agents`, { method: 'POST', body: JSON.stringify(manifest) });
       if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
       if (!registered) {
-        log(`[worker] registered agent ${manifest.agent_id} (${manifest.reasoners?.length ?? 0} reasoners, ${manifest.skills?.length ?? 0} skills) with the control plane at ${base}`);
+        const counts = `${manifest.reasoners?.length ?? 0} reasoners, ${manifest.skills?.length ?? 0} skills`;
+        log(`[worker] registered agent ${manifest.agent_id} (${counts}) with the control plane at ${base}`);
       }
       registered = true;
       warned = false;
       return true;
     } catch (err) {
       registered = false;
-      if (!warned) log(`[worker] control plane at ${base} refused or not reachable (${(err as Error).message}); running without registration, retrying`);
+      if (!warned) {
+        const why = (err as Error).message;
+        log(`[worker] control plane at ${base} refused or not reachable (${why}); running without registration, retrying`);
+      }
       warned = true;
       return false;
     }
@@ -130,5 +134,10 @@ export async function startWorkerRegistration(
     address: worker.address,
     activityNames: worker.activityNames,
   });
-  return startAgentRegistration({ url: config.CONTROL_PLANE_URL, token: config.CONTROL_PLANE_REGISTRATION_TOKEN ?? config.CONTROL_PLANE_TOKEN, manifest, heartbeatMs: config.CONTROL_PLANE_HEARTBEAT_MS });
+  return startAgentRegistration({
+    url: config.CONTROL_PLANE_URL,
+    token: config.CONTROL_PLANE_REGISTRATION_TOKEN ?? config.CONTROL_PLANE_TOKEN,
+    manifest,
+    heartbeatMs: config.CONTROL_PLANE_HEARTBEAT_MS,
+  });
 }

@@ -24,7 +24,10 @@ export async function startControlPlane(config: Config, overrides: { temporalAdd
       ]);
     }
     if (!config.CONTROL_PLANE_TOKEN) {
-      console.warn(`[control-plane] listening on ${config.CONTROL_PLANE_HOST} without CONTROL_PLANE_TOKEN: anyone who reaches it can discover agents and start workflows`);
+      console.warn(
+        `[control-plane] listening on ${config.CONTROL_PLANE_HOST} without CONTROL_PLANE_TOKEN: ` +
+          'anyone who reaches it can discover agents and start workflows',
+      );
     }
   }
   const controlPlane = await buildControlPlane({

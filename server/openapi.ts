@@ -78,7 +78,9 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
         bearer: {
           type: 'http',
           scheme: 'bearer',
-          description: 'Required on /api/* when CONTROL_PLANE_TOKEN is set; the registration routes take CONTROL_PLANE_REGISTRATION_TOKEN too',
+          description:
+            'Required on /api/* when CONTROL_PLANE_TOKEN is set; the registration routes take ' +
+            'CONTROL_PLANE_REGISTRATION_TOKEN too',
         },
       },
       schemas: {
@@ -141,9 +143,9 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           responses: {
             200: { description: 'Replaced', content: json('RegistrationResult') },
             201: { description: 'Registered', content: json('RegistrationResult') },
-            400: { description: 'Invalid manifest, or nested deeper than CONTROL_PLANE_MAX_SCHEMA_DEPTH', content: json('Error') },
+            400: { description: 'Invalid manifest, or nested too deep (CONTROL_PLANE_MAX_SCHEMA_DEPTH)', content: json('Error') },
             401: { description: 'Missing or wrong bearer token', content: json('Error') },
-            403: { description: 'Would move (task queue, namespace) an agent the caller does not own', content: json('Error') },
+            403: { description: 'Would move an agent the caller does not own (task queue, namespace)', content: json('Error') },
             413: { description: 'Larger than CONTROL_PLANE_MAX_MANIFEST_BYTES', content: json('Error') },
           },
         },
@@ -174,7 +176,7 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           responses: {
             200: { description: 'Deregistered', content: { 'application/json': { schema: { type: 'object' } } } },
             400: { description: 'Invalid request', content: json('Error') },
-            403: { description: 'Removes an owned agent (or its owner instance) without its secret or a token', content: json('Error') },
+            403: { description: 'Removes an owned agent or instance without its secret or a token', content: json('Error') },
             404: { description: 'Agent not registered', content: json('Error') },
           },
         },

@@ -8,7 +8,14 @@ import type { AgentRegistration, HealthStatus } from '../contracts/capabilities'
 import { ReadThroughCache, type CacheRead } from './cache';
 import { deriveHealth, type PollerCounts } from './health';
 import type { ControlPlaneMetrics } from './metrics';
-import { INSTANCE_EXPIRY_MS, toStoredManifest, type AgentOwner, type JournalRegistryStore, type StoredAgent, type StoreIndexEntry } from './registry-store';
+import {
+  INSTANCE_EXPIRY_MS,
+  toStoredManifest,
+  type AgentOwner,
+  type JournalRegistryStore,
+  type StoredAgent,
+  type StoreIndexEntry,
+} from './registry-store';
 import { buildSnapshot, isoSeconds, type Snapshot } from './snapshot';
 import type { TemporalAccess } from './temporal';
 
@@ -64,7 +71,9 @@ function matchesDigest(digest: string | undefined, secret: string | undefined): 
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-const holdsOwnerSecret = (owner: AgentOwner | undefined, secret: string | undefined) => matchesDigest(owner?.secret, secret);
+const holdsOwnerSecret = (owner: AgentOwner | undefined, secret: string | undefined) =>
+  matchesDigest(owner?.secret, secret);
+const ANONYMOUS: RegistrationCaller = { authenticated: false };
 
 /** The owner, unless its instance has left (deregistered, or silent past the instance expiry). */
 function liveOwner(entry: Readonly<StoreIndexEntry> | undefined, now: number): AgentOwner | undefined {
@@ -107,43 +116,63 @@ export class Registry {
    * secret) or an authenticated caller may change it; anyone allowed to register may refresh it
    * unchanged. Throws RegistrationForbidden otherwise.
    */
-  async register(manifest: AgentRegistration, caller: RegistrationCaller = { authenticated: false }): Promise<RegistrationResult> {
+  async register(manifest: AgentRegistration, caller = ANONYMOUS): Promise<RegistrationResult> {
     const at = this.now();
     const instance = manifest.instance_id ?? 'default';
     const entry = this.store.entry(manifest.agent_id);
     const owner = liveOwner(entry, at);
     const isOwner = holdsOwnerSecret(owner, caller.secret);
-    const moved = entry !== undefined && (entry.task_queue !== manifest.task_queue || entry.namespace !== manifest.namespace);
+    const moved =
+      entry !== undefined && (entry.task_queue !== manifest.task_queue || entry.namespace !== manifest.namespace);
     if (moved && !caller.authenticated && !isOwner) {
-      this.options.log.warn({ agent_id: manifest.agent_id, instance_id: instance }, 'agent re-registration refused: routing change by a caller that does not own the agent');
+      this.options.log.warn(
+        { agent_id: manifest.agent_id, instance_id: instance },
+        'agent re-registration refused: routing change by a caller that does not own the agent',
+      );
       throw new RegistrationForbidden(
-        `Agent ${manifest.agent_id} is registered on task queue ${entry.task_queue ?? '(none)'}, namespace ${entry.namespace ?? '(default)'}; ` +
-          'only the instance that registered it (same x-agent-secret) or a caller with the registration token may change that',
+        `Agent ${manifest.agent_id} is registered on task queue ${entry.task_queue ?? '(none)'}, ` +
+          `namespace ${entry.namespace ?? '(default)'}; only the instance that registered it ` +
+          '(same x-agent-secret) or a caller with the registration token may change that',
       );
     }
     // A new agent belongs to the instance that registered it with a secret; later, ownership
     // moves only to whoever proves the right to move the agent. An agent whose owner has left
     // stays unowned (claiming it would let anyone who re-registers it then move it).
-    const claimed = caller.secret && (!entry || isOwner || caller.authenticated) ? { secret: secretDigest(caller.secret), instance } : undefined;
     const secret = caller.secret ? secretDigest(caller.secret) : undefined;
+    const claimed = secret && (!entry || isOwner || caller.authenticated) ? { secret, instance } : undefined;
     const { created, changed } = await this.store.put(toStoredManifest(manifest), instance, at, claimed ?? owner, secret);
+    const result: RegistrationResult = {
+      agent_id: manifest.agent_id,
+      instance_id: instance,
+      created,
+      registered_at: isoSeconds(at),
+      reasoners: manifest.reasoners.length,
+      skills: manifest.skills.length,
+    };
     if (!changed) {
       this.afterBeat(manifest.agent_id, undefined);
-      return { agent_id: manifest.agent_id, instance_id: instance, created, registered_at: isoSeconds(at), reasoners: manifest.reasoners.length, skills: manifest.skills.length };
+      return result;
     }
     this.cache.invalidate();
     if (manifest.task_queue) this.trackQueue(manifest.namespace, manifest.task_queue);
     this.options.log.info({ agent_id: manifest.agent_id, instance_id: instance, created, reasoners: manifest.reasoners.length, skills: manifest.skills.length }, 'agent registered');
     if (manifest.task_queue) void this.checkHealth().catch(() => undefined);
-    return { agent_id: manifest.agent_id, instance_id: instance, created, registered_at: isoSeconds(at), reasoners: manifest.reasoners.length, skills: manifest.skills.length };
+    return result;
   }
 
   /** False when the agent is unknown (the sender should register again). */
-  async heartbeat(agentId: string, instance: string | undefined, reported: HealthStatus | undefined, caller: RegistrationCaller = { authenticated: false }): Promise<boolean> {
+  async heartbeat(
+    agentId: string,
+    instance: string | undefined,
+    reported: HealthStatus | undefined,
+    caller = ANONYMOUS,
+  ): Promise<boolean> {
     const owner = liveOwner(this.store.entry(agentId), this.now());
     // A health report changes what callers see: on an owned agent, only its owner may send one.
     if (reported !== undefined && owner && !caller.authenticated && !holdsOwnerSecret(owner, caller.secret)) {
-      throw new RegistrationForbidden(`Only the instance that registered agent ${agentId} (same x-agent-secret) may report its health`);
+      throw new RegistrationForbidden(
+        `Only the instance that registered agent ${agentId} (same x-agent-secret) may report its health`,
+      );
     }
     const known = await this.store.beat(agentId, instance ?? 'default', this.now(), reported);
     if (!known) return false;
@@ -164,7 +193,11 @@ export class Registry {
    * secret (or the owner's), and the whole agent only by its owner, or by anyone when none of
    * its instances has a secret.
    */
-  async deregister(agentId: string, instance: string | undefined, caller: RegistrationCaller = { authenticated: false }): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
+  async deregister(
+    agentId: string,
+    instance: string | undefined,
+    caller = ANONYMOUS,
+  ): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
     const entry = this.store.entry(agentId);
     if (!entry) return undefined;
     if (!caller.authenticated && !holdsOwnerSecret(liveOwner(entry, this.now()), caller.secret)) {
@@ -174,7 +207,8 @@ export class Registry {
           : !entry.secrets.has(instance) || matchesDigest(entry.secrets.get(instance), caller.secret);
       if (!allowed) {
         throw new RegistrationForbidden(
-          `${instance === undefined ? `Agent ${agentId}` : `Instance ${instance.slice(0, 200)} of agent ${agentId}`} may be removed only ` +
+          `${instance === undefined ? `Agent ${agentId}` : `Instance ${instance.slice(0, 200)} of agent ${agentId}`} ` +
+          'may be removed only ' +
             'by the instance that registered it (same x-agent-secret) or a caller with the registration token',
         );
       }

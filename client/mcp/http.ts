@@ -188,7 +188,8 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
         if (sessions.size + opening >= maxSessions) closeIdle(Date.now());
         if (sessions.size + opening >= maxSessions) {
           res.setHeader('retry-after', String(Math.ceil(Math.min(idleMs, 60_000) / 1000)));
-          const why = `too many MCP sessions (${maxSessions} open, MCP_MAX_SESSIONS): end one with DELETE or retry later`;
+          const why = `too many MCP sessions (${maxSessions} open, MCP_MAX_SESSIONS): ` +
+            'end one with DELETE or retry later';
           return jsonRpcError(res, 503, -32000, why);
         }
         // Counted from now until its initialize is handled (then it is in `sessions`, or failed).

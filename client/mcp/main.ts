@@ -60,7 +60,8 @@ async function main(argv: string[]): Promise<void> {
 
   if (opts.http) {
     const bearerToken = process.env.MCP_TOKEN || undefined;
-    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken, ...limits });
+    const port = Number(opts.port);
+    const server = await startMcpHttpServer(ctx, { host: opts.host, port, log, bearerToken, ...limits });
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;

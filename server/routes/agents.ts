@@ -93,7 +93,8 @@ export function agentRoutes(
       const known = await registry.heartbeat(agentId, parsed.data.instance_id, parsed.data.health_status, caller);
       metrics.registrations.inc({ operation: 'heartbeat', status: known ? 'ok' : 'unknown_agent' });
       if (!known) {
-        return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered; register it first` });
+        const message = `Agent ${agentId} is not registered; register it first`;
+        return reply.code(404).send({ error: 'not_found', message });
       }
       return { agent_id: agentId, ok: true };
     });
