@@ -70,7 +70,7 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
       registered = false;
       if (!warned) {
         const why = (err as Error).message;
-        log(`[worker] control plane at ${base} refused or not reachable (${why}); running without registration, retrying`);
+        log(`[worker] control plane at ${base} refused or not reachable (${why}); running unregistered, retrying`);
       }
       warned = true;
       return false;

@@ -140,7 +140,8 @@ export class Registry {
     // stays unowned (claiming it would let anyone who re-registers it then move it).
     const secret = caller.secret ? secretDigest(caller.secret) : undefined;
     const claimed = secret && (!entry || isOwner || caller.authenticated) ? { secret, instance } : undefined;
-    const { created, changed } = await this.store.put(toStoredManifest(manifest), instance, at, claimed ?? owner, secret);
+    const stored = toStoredManifest(manifest);
+    const { created, changed } = await this.store.put(stored, instance, at, claimed ?? owner, secret);
     const result: RegistrationResult = {
       agent_id: manifest.agent_id,
       instance_id: instance,
