@@ -296,6 +296,15 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
     expect(tooBig.statusCode).toBe(413);
     expect(JSON.parse(tooBig.body)).toMatchObject({ error: 'payload_too_large', message: expect.stringContaining('1048576 bytes') });
 
+    // The other entry points take at most 8 MB; beyond, a 413 naming the limit, never a 5xx.
+    const nineMb = JSON.stringify({ input: { topic: 'x'.repeat(9 * 1024 * 1024) } });
+    for (const url of ['/api/v1/execute/agent-flows:platformCheck', '/api/v1/agents/agent-huge/heartbeat']) {
+      const auth = url.includes('execute') ? 'Bearer api-token' : 'Bearer reg-token';
+      const res = await cp.app.inject({ method: 'POST', url, payload: nineMb, headers: { ...headers, authorization: auth } });
+      expect(res.statusCode, url).toBe(413);
+      expect(JSON.parse(res.body).message).toContain('8388608 bytes');
+    }
+
     // 3,000 nested anyOf (what gave a 500), and 100,000 nested arrays.
     const deepSchema = '{"anyOf":['.repeat(3000) + '{"type":"string"}' + ']}'.repeat(3000);
     const deep = `{"agent_id":"agent-deep","base_url":"http://x","version":"1","reasoners":[{"id":"r","input_schema":${deepSchema}}]}`;
