@@ -17,6 +17,63 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
+// --- network-facing security settings (control plane, codec endpoint, MCP HTTP; issue 12) ---
+/** Comma-separated host names (no scheme or port), e.g. `control-plane,cp.example.com`. */
+const hostList = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const names = (v ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    const bad = names.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9._-]{1,253})$/.test(h));
+    if (bad !== undefined) {
+      const entry = JSON.stringify(bad.slice(0, 60));
+      const message = `expected comma-separated host names without scheme or port (bad entry: ${entry})`;
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    }
+    return names;
+  });
+const wholeNumber = (min: number, max: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      if (!/^\d+$/.test(v.trim()) || Number(v) < min || Number(v) > max) {
+        ctx.addIssue({ code: 'custom', message: `expected a whole number from ${min} to ${max}` });
+        return z.NEVER;
+      }
+      return Number(v);
+    });
+export const networkSecuritySettings = {
+  /** Bearer token of the registration routes (register, heartbeat, deregister); default CONTROL_PLANE_TOKEN. */
+  CONTROL_PLANE_REGISTRATION_TOKEN: optionalString,
+  /** Host names the control plane answers to besides localhost and its listen address. */
+  CONTROL_PLANE_ALLOWED_HOSTS: hostList,
+  /** Largest registration body (bytes); 413 above it. */
+  CONTROL_PLANE_MAX_MANIFEST_BYTES: wholeNumber(1024, 64 * 1024 * 1024).transform((v) => v ?? 1024 * 1024),
+  /** Deepest nesting of objects/arrays in a registration (its JSON schemas); 400 above it. */
+  CONTROL_PLANE_MAX_SCHEMA_DEPTH: wholeNumber(8, 1000).transform((v) => v ?? 64),
+  /** Bearer token the codec endpoint requires (`temporal --codec-auth "Bearer <token>"`). */
+  CODEC_AUTH_TOKEN: optionalString,
+  /** Open MCP HTTP sessions at most; an `initialize` beyond it is answered 503. */
+  MCP_MAX_SESSIONS: wholeNumber(1, 10_000).transform((v) => v ?? 100),
+  /** An MCP HTTP session with no request and no running call for this long is closed. */
+  MCP_SESSION_IDLE_MS: wholeNumber(1000, 24 * 60 * 60 * 1000).transform((v) => v ?? 10 * 60 * 1000),
+};
+
+/** Parses some settings alone (e.g. the MCP server's), reporting problems as parseConfig does. */
+export function parseSettings<T extends z.ZodRawShape>(
+  shape: T,
+  env: Record<string, string | undefined>,
+): z.output<z.ZodObject<T>> {
+  const result = z.object(shape).safeParse(env);
+  if (result.success) return result.data;
+  // Never the value: some of these settings are secrets.
+  throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(configuration)'}: ${i.message}`));
+}
+// --- end of network-facing security settings ---
+
 export const configSchema = z
   .object({
     /** Which model backend answers the flows' model calls. Default: gemini when a key is set. */
@@ -105,8 +162,7 @@ export const configSchema = z
     CODEC_PORT: port.default(8234),
     /** Where the standalone codec endpoint (`npm run codec`) listens; 0.0.0.0 in a container. */
     CODEC_HOST: z.string().min(1).default('127.0.0.1'),
-    /** Bearer token the standalone codec endpoint requires, when set (`temporal --codec-auth 'Bearer <token>'`). */
-    CODEC_AUTH_TOKEN: optionalString,
+    ...networkSecuritySettings,
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     VERBOSE_STANDIN: bool.default(false),
   })

@@ -1,9 +1,15 @@
 /**
- * The worker's side of registration: register the manifest at start, heartbeat, deregister at
- * shutdown. Best effort throughout: a worker runs the same whether or not a control plane is
- * up; when it is not, registration is retried on every heartbeat until it succeeds, and a
- * heartbeat answered "unknown agent" (e.g. the control plane lost its store) registers again.
+ * The worker's side of registration: register the manifest at start, re-assert it on every
+ * heartbeat, deregister at shutdown. Best effort throughout: a worker runs the same whether or
+ * not a control plane is up; when it is not, registration is retried until it succeeds.
+ *
+ * Each heartbeat sends the whole manifest again (the control plane records an unchanged one as
+ * a heartbeat), so a registration someone else replaced, or a control plane that lost its store,
+ * is put right within one interval. A random per-process secret (`x-agent-secret`) binds the
+ * agent to this instance: nobody without it or a token can move the agent to another task
+ * queue or namespace, or remove it.
  */
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AgentRegistrationInput } from '../contracts/capabilities';
 
@@ -38,7 +44,10 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
   const agentPath = `${base}/api/v1/agents/${encodeURIComponent(manifest.agent_id)}`;
   const log = options.log ?? ((line: string) => console.log(line));
   const timeoutMs = options.timeoutMs ?? 3000;
-  const auth: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
+  const auth: Record<string, string> = {
+    ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    'x-agent-secret': randomBytes(32).toString('base64url'),
+  };
   let registered = false;
   let warned = false;
   let stopped = false;
@@ -50,30 +59,30 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
     try {
       const res = await call(`${base}/api/v1/agents`, { method: 'POST', body: JSON.stringify(manifest) });
       if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
+      if (!registered) {
+        const counts = `${manifest.reasoners?.length ?? 0} reasoners, ${manifest.skills?.length ?? 0} skills`;
+        log(`[worker] registered agent ${manifest.agent_id} (${counts}) with the control plane at ${base}`);
+      }
       registered = true;
       warned = false;
-      log(`[worker] registered agent ${manifest.agent_id} (${manifest.reasoners?.length ?? 0} reasoners, ${manifest.skills?.length ?? 0} skills) with the control plane at ${base}`);
       return true;
     } catch (err) {
       registered = false;
-      if (!warned) log(`[worker] control plane at ${base} not reachable (${(err as Error).message}); running without registration, retrying`);
+      if (!warned) {
+        const why = (err as Error).message;
+        log(`[worker] control plane at ${base} refused or not reachable (${why}); running unregistered, retrying`);
+      }
       warned = true;
       return false;
     }
   };
 
+  // Control plane away: keep trying; it shows this agent as inactive meanwhile.
+  let inFlight: Promise<boolean> | undefined;
   const heartbeat = async () => {
-    if (stopped) return;
-    if (!registered) {
-      await register();
-      return;
-    }
-    try {
-      const res = await call(`${agentPath}/heartbeat`, { method: 'POST', body: JSON.stringify({ instance_id: instanceId }) });
-      if (res.status === 404) await register();
-    } catch {
-      // Control plane away: keep trying; it shows this agent as inactive meanwhile.
-    }
+    if (stopped || inFlight) return;
+    inFlight = register().finally(() => (inFlight = undefined));
+    await inFlight;
   };
 
   const firstAttempt = register();
@@ -89,6 +98,8 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
       stopped = true;
       clearInterval(timer);
       await firstAttempt;
+      // A registration still under way would otherwise land after the deregistration.
+      await inFlight;
       if (!registered) return;
       try {
         await call(`${agentPath}?instance_id=${encodeURIComponent(instanceId)}`, { method: 'DELETE' });
@@ -105,7 +116,13 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
  * (agent CONTROL_PLANE_AGENT_ID) with the flows and the activities it actually registered.
  */
 export async function startWorkerRegistration(
-  config: { CONTROL_PLANE_URL?: string; CONTROL_PLANE_TOKEN?: string; CONTROL_PLANE_AGENT_ID: string; CONTROL_PLANE_HEARTBEAT_MS: number },
+  config: {
+    CONTROL_PLANE_URL?: string;
+    CONTROL_PLANE_TOKEN?: string;
+    CONTROL_PLANE_REGISTRATION_TOKEN?: string;
+    CONTROL_PLANE_AGENT_ID: string;
+    CONTROL_PLANE_HEARTBEAT_MS: number;
+  },
   worker: { activityNames: string[]; namespace: string; taskQueue: string; address: string },
 ): Promise<AgentRegistrationHandle | undefined> {
   if (!config.CONTROL_PLANE_URL) return undefined;
@@ -117,5 +134,10 @@ export async function startWorkerRegistration(
     address: worker.address,
     activityNames: worker.activityNames,
   });
-  return startAgentRegistration({ url: config.CONTROL_PLANE_URL, token: config.CONTROL_PLANE_TOKEN, manifest, heartbeatMs: config.CONTROL_PLANE_HEARTBEAT_MS });
+  return startAgentRegistration({
+    url: config.CONTROL_PLANE_URL,
+    token: config.CONTROL_PLANE_REGISTRATION_TOKEN ?? config.CONTROL_PLANE_TOKEN,
+    manifest,
+    heartbeatMs: config.CONTROL_PLANE_HEARTBEAT_MS,
+  });
 }

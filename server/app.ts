@@ -3,9 +3,10 @@
  * /openapi.json, /metrics, /healthz; JSON logs; optional bearer token on /api/*.
  * `server/main.ts` runs it alone; `workers/stack.ts` runs it inside `npm start`.
  */
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { randomBytes } from 'node:crypto';
 import type { FlowDefinition } from '../contracts/common';
+import { bearerCheck, hostGuard } from './http-guard';
 import { ControlPlaneMetrics } from './metrics';
 import { buildOpenApi } from './openapi';
 import { Registry } from './registry';
@@ -22,6 +23,18 @@ export interface ControlPlaneOptions {
   temporal?: TemporalAccess;
   /** When set, every /api/* request needs `Authorization: Bearer <token>`. */
   token?: string;
+  /**
+   * Required on the registration routes (register, heartbeat, deregister) when set; `token` is
+   * accepted there too. A caller presenting either counts as authenticated and may move an
+   * existing agent to another task queue or namespace.
+   */
+  registrationToken?: string;
+  /** Host names accepted besides the local ones and the listen address (DNS-rebinding protection). */
+  allowedHosts?: string[];
+  /** Largest registration body accepted (413 above it). */
+  maxManifestBytes?: number;
+  /** Deepest nesting of objects and arrays accepted in a registration (400 above it). */
+  maxManifestDepth?: number;
   cacheTtlMs?: number;
   heartbeatTimeoutMs?: number;
   /** How often task-queue pollers are checked; 0 disables the background check. */
@@ -45,13 +58,18 @@ export interface ControlPlane {
   close(): Promise<void>;
 }
 
-function tokenCheck(token: string): (header: string | undefined) => boolean {
-  const expected = createHash('sha256').update(token).digest();
-  return (header) => {
-    const match = /^Bearer\s+(.+)$/i.exec(header ?? '');
-    if (!match) return false;
-    return timingSafeEqual(createHash('sha256').update(match[1].trim()).digest(), expected);
-  };
+/** The routes an agent (worker) calls; every other /api route is the caller-facing API. */
+const REGISTRATION_ROUTES = new Set([
+  'POST /api/v1/agents',
+  'POST /api/v1/agents/:agent_id/heartbeat',
+  'DELETE /api/v1/agents/:agent_id',
+]);
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** True when the request carried a valid API or registration token. */
+    authenticated?: boolean;
+  }
 }
 
 export async function buildControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
@@ -87,22 +105,50 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  if (options.token) {
-    const valid = tokenCheck(options.token);
-    app.addHook('onRequest', async (request, reply) => {
-      if (!request.url.startsWith('/api/')) return;
-      if (!valid(request.headers.authorization)) {
+  // Before any route: a browser page on another name (DNS rebinding) or origin is turned away.
+  const hosts = hostGuard(options.allowedHosts);
+  app.addHook('onRequest', async (request, reply) => {
+    if (!hosts.requestAllowed(request.headers.host, request.raw.url)) {
+      const host = String(request.headers.host ?? '(none)').slice(0, 100);
+      const message = `Host ${host} is not allowed; add it to CONTROL_PLANE_ALLOWED_HOSTS`;
+      return reply.code(403).send({ error: 'forbidden_host', message });
+    }
+    if (!hosts.originAllowed(request.headers.origin)) {
+      const message = `Origin ${String(request.headers.origin).slice(0, 100)} is not allowed`;
+      return reply.code(403).send({ error: 'forbidden_origin', message });
+    }
+  });
+
+  // Authentication is attached to the routes themselves, so it applies to whatever request
+  // target reached them (absolute-form, percent-encoded, trailing slash...), and every /api
+  // route added later is protected unless it says otherwise.
+  const apiToken = bearerCheck([options.token]);
+  const registrationToken = options.registrationToken ?? options.token;
+  const registrationCheck = bearerCheck([registrationToken, options.token]);
+  const maxManifestBytes = options.maxManifestBytes ?? 1024 * 1024;
+  app.decorateRequest('authenticated', false);
+  app.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/api/')) return;
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    const registration = methods.some((m) => REGISTRATION_ROUTES.has(`${m} ${route.url}`));
+    if (methods.includes('POST') && route.url === '/api/v1/agents') route.bodyLimit = maxManifestBytes;
+    const required = (registration ? registrationToken : options.token) !== undefined;
+    const check = registration ? registrationCheck : apiToken;
+    const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
+      request.authenticated = required && check(request.headers.authorization);
+      if (required && !request.authenticated) {
         return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', message: 'Missing or invalid bearer token' });
       }
-    });
-  }
+    };
+    route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
+  });
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.url === '/api/v1/discovery/capabilities' && reply.statusCode < 500) return;
     request.log.info({ method: request.method, path: request.url.split('?')[0].slice(0, 200), status: reply.statusCode, duration_ms: +reply.elapsedTime.toFixed(3) }, 'request completed');
   });
 
   discoveryRoutes(app, registry, metrics);
-  agentRoutes(app, registry, metrics);
+  agentRoutes(app, registry, metrics, { maxDepth: options.maxManifestDepth ?? 64 });
   executeRoutes(app, registry, metrics, { temporal: options.temporal, flows: options.flows });
 
   let openapi: string | undefined;
@@ -122,6 +168,7 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
     metrics,
     store,
     async listen(host, port) {
+      hosts.addListenHost(host);
       await app.listen({ host, port });
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;

@@ -5,19 +5,39 @@
  */
 import { loadConfig, ConfigError, type Config } from '../contracts/config';
 import { buildControlPlane, type ControlPlane } from './app';
+import { isLoopbackHost } from './http-guard';
 import { lazyTemporal } from './temporal';
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
-
-/** Builds and starts the control plane from the configuration; returns it with its URL. */
+/**
+ * Builds and starts the control plane from the configuration; returns it with its URL.
+ * Refuses (ConfigError) to listen beyond loopback with open registration: anyone who reached
+ * it could then register agents.
+ */
 export async function startControlPlane(config: Config, overrides: { temporalAddress?: string } = {}): Promise<ControlPlane & { url: string }> {
-  if (!config.CONTROL_PLANE_TOKEN && !LOOPBACK.has(config.CONTROL_PLANE_HOST)) {
-    console.warn(`[control-plane] listening on ${config.CONTROL_PLANE_HOST} without CONTROL_PLANE_TOKEN: anyone who reaches it can register agents and start workflows`);
+  const registrationToken = config.CONTROL_PLANE_REGISTRATION_TOKEN ?? config.CONTROL_PLANE_TOKEN;
+  if (!isLoopbackHost(config.CONTROL_PLANE_HOST)) {
+    if (!registrationToken) {
+      throw new ConfigError([
+        'CONTROL_PLANE_REGISTRATION_TOKEN: required when CONTROL_PLANE_HOST ' +
+          `(${config.CONTROL_PLANE_HOST}) is not a loopback address ` +
+          '(or set CONTROL_PLANE_TOKEN, which then also protects registration); e.g. openssl rand -base64 32',
+      ]);
+    }
+    if (!config.CONTROL_PLANE_TOKEN) {
+      console.warn(
+        `[control-plane] listening on ${config.CONTROL_PLANE_HOST} without CONTROL_PLANE_TOKEN: ` +
+          'anyone who reaches it can discover agents and start workflows',
+      );
+    }
   }
   const controlPlane = await buildControlPlane({
     storePath: config.CONTROL_PLANE_STORE,
     temporal: lazyTemporal({ address: overrides.temporalAddress }),
     token: config.CONTROL_PLANE_TOKEN,
+    registrationToken: config.CONTROL_PLANE_REGISTRATION_TOKEN,
+    allowedHosts: config.CONTROL_PLANE_ALLOWED_HOSTS,
+    maxManifestBytes: config.CONTROL_PLANE_MAX_MANIFEST_BYTES,
+    maxManifestDepth: config.CONTROL_PLANE_MAX_SCHEMA_DEPTH,
     cacheTtlMs: config.CONTROL_PLANE_CACHE_TTL_MS,
     heartbeatTimeoutMs: 3 * config.CONTROL_PLANE_HEARTBEAT_MS,
     healthCheckMs: 10_000,
@@ -54,7 +74,7 @@ if (require.main === module) {
     },
     (err) => {
       console.error(`[control-plane] could not start: ${err instanceof Error ? err.message : String(err)}`);
-      process.exit(1);
+      process.exit(err instanceof ConfigError ? 2 : 1);
     },
   );
 }

@@ -38,6 +38,14 @@ function component(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record
 }
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** The registering instance's secret: binds the agent to it (server/routes/agents.ts). */
+const agentSecret = {
+  name: 'x-agent-secret',
+  in: 'header',
+  required: false,
+  description: 'Secret of the registering instance: only it (or a token holder) may then move or remove the agent',
+  schema: { type: 'string', minLength: 16, maxLength: 512 },
+};
 const json = (name: string) => ({ 'application/json': { schema: ref(name) } });
 const booleanValues = ['true', 'false', '1', '0', 'yes', 'no'];
 
@@ -66,7 +74,15 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required on /api/* when CONTROL_PLANE_TOKEN is set' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Required on /api/* when CONTROL_PLANE_TOKEN is set; the registration routes take ' +
+            'CONTROL_PLANE_REGISTRATION_TOKEN too',
+        },
+      },
       schemas: {
         DiscoveryResponse: component(discoveryResponseSchema),
         CompactDiscoveryResponse: component(compactDiscoveryResponseSchema),
@@ -122,12 +138,15 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
         post: {
           operationId: 'registerAgent',
           summary: 'Register (or replace) an agent manifest',
+          parameters: [agentSecret],
           requestBody: { required: true, content: json('AgentRegistration') },
           responses: {
             200: { description: 'Replaced', content: json('RegistrationResult') },
             201: { description: 'Registered', content: json('RegistrationResult') },
-            400: { description: 'Invalid manifest', content: json('Error') },
+            400: { description: 'Invalid manifest, or nested too deep (CONTROL_PLANE_MAX_SCHEMA_DEPTH)', content: json('Error') },
             401: { description: 'Missing or wrong bearer token', content: json('Error') },
+            403: { description: 'Would move an agent the caller does not own (task queue, namespace)', content: json('Error') },
+            413: { description: 'Larger than CONTROL_PLANE_MAX_MANIFEST_BYTES', content: json('Error') },
           },
         },
       },
@@ -135,11 +154,12 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
         post: {
           operationId: 'heartbeat',
           summary: 'Heartbeat of one agent instance',
-          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: agentIdPath }],
+          parameters: [{ name: 'agent_id', in: 'path', required: true, schema: agentIdPath }, agentSecret],
           requestBody: { required: false, content: json('Heartbeat') },
           responses: {
             200: { description: 'Recorded', content: { 'application/json': { schema: { type: 'object' } } } },
             400: { description: 'Invalid request', content: json('Error') },
+            403: { description: 'A health report for an agent the caller does not own', content: json('Error') },
             404: { description: 'Agent not registered: register again', content: json('Error') },
           },
         },
@@ -151,10 +171,12 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           parameters: [
             { name: 'agent_id', in: 'path', required: true, schema: agentIdPath },
             { name: 'instance_id', in: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 200 } },
+            agentSecret,
           ],
           responses: {
             200: { description: 'Deregistered', content: { 'application/json': { schema: { type: 'object' } } } },
             400: { description: 'Invalid request', content: json('Error') },
+            403: { description: 'Removes an owned agent or instance without its secret or a token', content: json('Error') },
             404: { description: 'Agent not registered', content: json('Error') },
           },
         },

@@ -8,14 +8,18 @@
  *    written and fsynced together (group commit).
  *  - `listAgents()` reads the file once and folds the lines: the seed's single `ListAgents()`
  *    storage read per cache miss. A torn last line (crash mid-write) is ignored.
- *  - When the journal holds many more lines than live agents, it is rewritten atomically
- *    (temp file, fsync, rename) as one `put` per agent.
+ *  - When the journal holds many more lines than live agents, or more bytes of replaced and
+ *    deleted registrations than of live ones, it is rewritten atomically (temp file, fsync,
+ *    rename) as one `put` per agent: deleting agents gives their space back.
+ *  - Each agent may have an owner: the digest of the secret its first registering instance
+ *    presented. The registry lets only that owner (or an authenticated caller) move the agent.
  *
  * The manifests are not kept in memory here (the discovery cache holds the only copy); only a
  * small index (agent ids and their instances) is, to answer heartbeats and deregistrations.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync } from 'node:fs';
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HEALTH_STATUSES, type AgentRegistration, type HealthStatus } from '../contracts/capabilities';
 
@@ -34,6 +38,15 @@ export interface StoredAgent extends StoredManifest {
   updated_at: number;
   /** instance id -> last heartbeat (ms since epoch). */
   instances: Record<string, number>;
+  owner?: AgentOwner;
+  /** instance id -> SHA-256 (hex) of the secret it first registered with, if any. */
+  secrets?: Record<string, string>;
+}
+
+/** Who may move an agent: the SHA-256 (hex) of its owner's secret, and the owner's instance id. */
+export interface AgentOwner {
+  secret: string;
+  instance: string;
 }
 
 export interface StoredManifest {
@@ -49,7 +62,18 @@ export interface StoredManifest {
 }
 
 type JournalLine =
-  | { op: 'put'; at: number; instance: string; agent: StoredManifest; instances?: Record<string, number>; registered_at?: number }
+  | {
+      op: 'put';
+      at: number;
+      instance: string;
+      agent: StoredManifest;
+      instances?: Record<string, number>;
+      registered_at?: number;
+      owner?: AgentOwner;
+      /** The registering instance's secret digest; a compacted line has every instance's in `secrets`. */
+      secret?: string;
+      secrets?: Record<string, string>;
+    }
   | { op: 'beat'; at: number; id: string; instance: string; reported?: HealthStatus | null }
   | { op: 'del'; at: number; id: string; instance: string | null };
 
@@ -75,13 +99,27 @@ function isManifest(a: unknown): a is StoredManifest {
   );
 }
 
+function isStringRecord(r: unknown): r is Record<string, string> {
+  return !!r && typeof r === 'object' && Object.values(r).every(isString);
+}
+
+function isOwner(o: unknown): o is AgentOwner {
+  return !!o && typeof o === 'object' && isString((o as AgentOwner).secret) && isString((o as AgentOwner).instance);
+}
+
 function asJournalLine(value: unknown): JournalLine | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const x = value as Record<string, unknown>;
   if (typeof x.at !== 'number') return undefined;
   switch (x.op) {
     case 'put':
-      return isString(x.instance) && isManifest(x.agent) ? (x as JournalLine) : undefined;
+      return isString(x.instance) &&
+        isManifest(x.agent) &&
+        (x.owner === undefined || isOwner(x.owner)) &&
+        optionalString(x.secret) &&
+        (x.secrets === undefined || isStringRecord(x.secrets))
+        ? (x as JournalLine)
+        : undefined;
     case 'beat':
       return isString(x.id) && isString(x.instance) && (x.reported === undefined || x.reported === null || isHealth(x.reported)) ? (x as JournalLine) : undefined;
     case 'del':
@@ -92,7 +130,14 @@ function asJournalLine(value: unknown): JournalLine | undefined {
 }
 
 /** Instances not heard from for this long are dropped when their agent registers again. */
-const INSTANCE_EXPIRY_MS = 60 * 60 * 1000;
+export const INSTANCE_EXPIRY_MS = 60 * 60 * 1000;
+/** Garbage (replaced or deleted registrations) below this many bytes is not worth a rewrite. */
+const MIN_GARBAGE_BYTES = 256 * 1024;
+/** How long opening the journal may take before the control plane gives up. */
+const OPEN_TIMEOUT_MS = 10_000;
+
+/** A digest of a manifest's content: an identical re-registration is recorded as a heartbeat. */
+const manifestDigest = (m: StoredManifest) => createHash('sha256').update(JSON.stringify(m)).digest('base64');
 
 export function toStoredManifest(m: AgentRegistration): StoredManifest {
   const capability = (c: AgentRegistration['reasoners'][number]): StoredCapability => ({
@@ -118,6 +163,15 @@ export function toStoredManifest(m: AgentRegistration): StoredManifest {
 
 export interface StoreIndexEntry {
   instances: Map<string, number>;
+  task_queue?: string;
+  namespace?: string;
+  owner?: AgentOwner;
+  /** instance id -> digest of its secret (instances that registered with one). */
+  secrets: Map<string, string>;
+  /** manifestDigest of the latest registration. */
+  digest: string;
+  /** Bytes of its latest `put` line: the agent's share of a compact journal. */
+  bytes: number;
 }
 
 export class JournalRegistryStore {
@@ -129,16 +183,44 @@ export class JournalRegistryStore {
   private writing: Promise<void> = Promise.resolve();
   private flushScheduled = false;
   private lines = 0;
+  /** Bytes in the journal file, and bytes its live agents' latest `put` lines take. */
+  private fileBytes = 0;
+  private liveBytes = 0;
   private closed = false;
+  private compacting = false;
 
   private constructor(readonly file: string) {}
 
+  /**
+   * Opens (or creates) the journal. Fails within seconds, naming the file, when it cannot be
+   * written or is not a regular file (a FIFO or a device would block or never end a read).
+   */
   static async open(file: string): Promise<JournalRegistryStore> {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-    const store = new JournalRegistryStore(path.resolve(file));
+    const resolved = path.resolve(file);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`did not open within ${OPEN_TIMEOUT_MS / 1000} s`)), OPEN_TIMEOUT_MS);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([JournalRegistryStore.openUnchecked(resolved), timeout]);
+    } catch (err) {
+      throw new Error(`registration store ${resolved} (CONTROL_PLANE_STORE) is not usable: ${(err as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private static async openUnchecked(file: string): Promise<JournalRegistryStore> {
+    mkdirSync(path.dirname(file), { recursive: true });
+    const info = await stat(file).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw err;
+    });
+    if (info && !info.isFile()) throw new Error('not a regular file');
+    const store = new JournalRegistryStore(file);
     const agents = await store.readAll(false);
-    for (const agent of agents) store.index.set(agent.agent_id, { instances: new Map(Object.entries(agent.instances)) });
-    // Start from a compact file: one line per live agent.
+    // Start from a compact file: one line per live agent (this also proves the folder writable).
     await store.rewrite(agents);
     store.handle = await open(store.file, 'a');
     return store;
@@ -159,17 +241,51 @@ export class JournalRegistryStore {
     return this.index.has(agentId);
   }
 
+  /** What the store knows about an agent without reading the journal (routing, owner, instances). */
+  entry(agentId: string): Readonly<StoreIndexEntry> | undefined {
+    return this.index.get(agentId);
+  }
+
   lastHeartbeat(agentId: string): number | undefined {
     const entry = this.index.get(agentId);
     return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
   }
 
-  /** Registers (or replaces) an agent's manifest for one instance. */
-  async put(manifest: StoredManifest, instance: string, at: number): Promise<{ created: boolean }> {
-    const created = !this.index.has(manifest.agent_id);
-    await this.append({ op: 'put', at, instance, agent: manifest });
-    this.applyToIndex({ op: 'put', at, instance, agent: manifest });
-    return { created };
+  /**
+   * Registers (or replaces) an agent's manifest for one instance, with its owner. The same
+   * manifest and owner again (a worker re-asserting its registration) is written as a heartbeat.
+   */
+  async put(
+    manifest: StoredManifest,
+    instance: string,
+    at: number,
+    owner?: AgentOwner,
+    secret?: string,
+  ): Promise<{ created: boolean; changed: boolean }> {
+    const entry = this.index.get(manifest.agent_id);
+    const digest = manifestDigest(manifest);
+    // An instance keeps the secret it first registered with: a later caller cannot swap it.
+    const instanceSecret = entry?.secrets.get(instance) ?? secret;
+    const sameSecret = entry?.secrets.get(instance) === instanceSecret;
+    const unchanged = entry?.digest === digest && sameOwner(entry.owner, owner) && entry.instances.has(instance);
+    if (entry && unchanged && sameSecret) {
+      const beat: JournalLine = { op: 'beat', at, id: manifest.agent_id, instance };
+      await this.append(beat);
+      this.applyToIndex(beat);
+      return { created: false, changed: false };
+    }
+    const line: JournalLine = {
+      op: 'put',
+      at,
+      instance,
+      agent: manifest,
+      ...(owner ? { owner } : {}),
+      ...(instanceSecret ? { secret: instanceSecret } : {}),
+    };
+    await this.append(line);
+    this.applyToIndex(line, digest);
+    this.compactIfWasteful();
+    return { created: !entry, changed: true };
   }
 
   /** Records a heartbeat; false when the agent is not registered (the caller should register). */
@@ -189,6 +305,7 @@ export class JournalRegistryStore {
     await this.append(line);
     this.applyToIndex(line);
     const left = this.index.get(agentId);
+    this.compactIfWasteful();
     return { removed: !left, remainingInstances: left?.instances.size ?? 0 };
   }
 
@@ -240,14 +357,32 @@ export class JournalRegistryStore {
     return [...agents.values()];
   }
 
-  private applyToIndex(line: JournalLine): void {
+  private applyToIndex(line: JournalLine, digest?: string): void {
     this.lines += 1;
     switch (line.op) {
       case 'put': {
-        const entry = this.index.get(line.agent.agent_id) ?? { instances: new Map() };
-        for (const [id, seen] of entry.instances) if (seen < line.at - INSTANCE_EXPIRY_MS) entry.instances.delete(id);
-        entry.instances.set(line.instance, line.at);
-        this.index.set(line.agent.agent_id, entry);
+        const previous = this.index.get(line.agent.agent_id);
+        const instances = previous?.instances ?? new Map<string, number>();
+        const secrets = previous?.secrets ?? new Map<string, string>();
+        for (const [id, seen] of instances) {
+          if (seen < line.at - INSTANCE_EXPIRY_MS) {
+            instances.delete(id);
+            secrets.delete(id);
+          }
+        }
+        instances.set(line.instance, line.at);
+        if (line.secret) secrets.set(line.instance, line.secret);
+        const bytes = Buffer.byteLength(JSON.stringify(line)) + 1;
+        this.liveBytes += bytes - (previous?.bytes ?? 0);
+        this.index.set(line.agent.agent_id, {
+          instances,
+          task_queue: line.agent.task_queue,
+          namespace: line.agent.namespace,
+          owner: line.owner,
+          secrets,
+          digest: digest ?? manifestDigest(line.agent),
+          bytes,
+        });
         break;
       }
       case 'beat':
@@ -256,11 +391,33 @@ export class JournalRegistryStore {
       case 'del': {
         const entry = this.index.get(line.id);
         if (!entry) break;
-        if (line.instance !== null) entry.instances.delete(line.instance);
-        if (line.instance === null || entry.instances.size === 0) this.index.delete(line.id);
+        if (line.instance !== null) {
+          entry.instances.delete(line.instance);
+          entry.secrets.delete(line.instance);
+        }
+        if (line.instance === null || entry.instances.size === 0) {
+          this.index.delete(line.id);
+          this.liveBytes -= entry.bytes;
+        }
         break;
       }
     }
+  }
+
+  /** Rewrites the journal when most of its bytes belong to replaced or deleted registrations. */
+  private compactIfWasteful(): void {
+    const garbage = this.fileBytes + this.pendingBytes() - this.liveBytes;
+    if (this.closed || this.compacting || garbage < Math.max(MIN_GARBAGE_BYTES, this.liveBytes)) return;
+    this.compacting = true;
+    this.enqueueRewrite()
+      .catch(() => {
+        // Compaction is housekeeping: the journal stays valid if it fails.
+      })
+      .finally(() => (this.compacting = false));
+  }
+
+  private pendingBytes(): number {
+    return this.pending.reduce((sum, p) => sum + Buffer.byteLength(p.line), 0);
   }
 
   private append(line: JournalLine): Promise<void> {
@@ -283,7 +440,9 @@ export class JournalRegistryStore {
     this.writing = this.writing.then(async () => {
       try {
         if (!this.handle) this.handle = await open(this.file, 'a');
-        await this.handle.write(batch.map((b) => b.line).join(''));
+        const text = batch.map((b) => b.line).join('');
+        await this.handle.write(text);
+        this.fileBytes += Buffer.byteLength(text);
         // Heartbeats alone are not worth an fsync: losing the last one only delays "active".
         if (batch.some((b) => !b.line.startsWith('{"op":"beat"'))) await this.handle.datasync();
         for (const b of batch) b.done();
@@ -309,14 +468,41 @@ export class JournalRegistryStore {
   private async rewrite(agents: StoredAgent[]): Promise<void> {
     const tmp = `${this.file}.tmp`;
     const out = await open(tmp, 'w');
+    let size = 0;
     try {
-      const text = agents
-        .map((a) => {
-          const { registered_at, updated_at, instances, ...manifest } = a;
-          const line: JournalLine = { op: 'put', at: updated_at, instance: Object.keys(instances)[0] ?? 'default', agent: manifest, instances, registered_at };
-          return `${JSON.stringify(line)}\n`;
-        })
-        .join('');
+      const lines = agents.map((a) => {
+        const { registered_at, updated_at, instances, owner, secrets, ...manifest } = a;
+        const line: JournalLine = {
+          op: 'put',
+          at: updated_at,
+          instance: Object.keys(instances)[0] ?? 'default',
+          agent: manifest,
+          instances,
+          registered_at,
+          ...(owner ? { owner } : {}),
+          ...(secrets && Object.keys(secrets).length ? { secrets } : {}),
+        };
+        return `${JSON.stringify(line)}\n`;
+      });
+      // The index is rebuilt from what is written: each agent's bytes are its line's.
+      this.index.clear();
+      this.liveBytes = 0;
+      agents.forEach((a, i) => {
+        const bytes = Buffer.byteLength(lines[i]);
+        size += bytes;
+        this.liveBytes += bytes;
+        const { registered_at: _r, updated_at: _u, instances, owner, secrets, ...manifest } = a;
+        this.index.set(a.agent_id, {
+          instances: new Map(Object.entries(instances)),
+          task_queue: a.task_queue,
+          namespace: a.namespace,
+          owner,
+          secrets: new Map(Object.entries(secrets ?? {})),
+          digest: manifestDigest(manifest),
+          bytes,
+        });
+      });
+      const text = lines.join('');
       await out.write(text);
       await out.sync();
     } finally {
@@ -332,7 +518,12 @@ export class JournalRegistryStore {
       await dir.close();
     }
     this.lines = agents.length;
+    this.fileBytes = size;
   }
+}
+
+function sameOwner(a: AgentOwner | undefined, b: AgentOwner | undefined): boolean {
+  return a?.secret === b?.secret && a?.instance === b?.instance;
 }
 
 function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
@@ -345,11 +536,18 @@ function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
         for (const [id, seen] of Object.entries(previous.instances)) if (seen >= line.at - INSTANCE_EXPIRY_MS) instances[id] = seen;
       }
       if (!line.instances) instances[line.instance] = line.at;
+      const secrets: Record<string, string> = { ...(line.secrets ?? {}) };
+      if (!line.secrets && previous?.secrets) {
+        for (const [id, secret] of Object.entries(previous.secrets)) if (id in instances) secrets[id] = secret;
+      }
+      if (line.secret) secrets[line.instance] = line.secret;
       agents.set(line.agent.agent_id, {
         ...line.agent,
         registered_at: line.registered_at ?? previous?.registered_at ?? line.at,
         updated_at: line.at,
         instances,
+        ...(line.owner ? { owner: line.owner } : {}),
+        ...(Object.keys(secrets).length ? { secrets } : {}),
       });
       break;
     }
@@ -366,7 +564,10 @@ function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
     case 'del': {
       const agent = agents.get(line.id);
       if (!agent) break;
-      if (line.instance !== null) delete agent.instances[line.instance];
+      if (line.instance !== null) {
+        delete agent.instances[line.instance];
+        if (agent.secrets) delete agent.secrets[line.instance];
+      }
       if (line.instance === null || Object.keys(agent.instances).length === 0) agents.delete(line.id);
       break;
     }

@@ -3,11 +3,19 @@
  * discovery reads go through the cache (one storage read per miss); a health monitor asks
  * Temporal for each task queue's pollers and invalidates the cache when an agent's health changes.
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AgentRegistration, HealthStatus } from '../contracts/capabilities';
 import { ReadThroughCache, type CacheRead } from './cache';
 import { deriveHealth, type PollerCounts } from './health';
 import type { ControlPlaneMetrics } from './metrics';
-import { toStoredManifest, type JournalRegistryStore, type StoredAgent } from './registry-store';
+import {
+  INSTANCE_EXPIRY_MS,
+  toStoredManifest,
+  type AgentOwner,
+  type JournalRegistryStore,
+  type StoredAgent,
+  type StoreIndexEntry,
+} from './registry-store';
 import { buildSnapshot, isoSeconds, type Snapshot } from './snapshot';
 import type { TemporalAccess } from './temporal';
 
@@ -39,6 +47,40 @@ export interface RegistrationResult {
 
 const queueKey = (namespace: string, taskQueue: string) => `${namespace}\u0000${taskQueue}`;
 
+/** Who is calling a registration route: a valid token, and/or the secret an agent instance holds. */
+export interface RegistrationCaller {
+  authenticated: boolean;
+  /** The `x-agent-secret` header: binds an agent to the instance that registered it. */
+  secret?: string;
+}
+
+/** A registration change the caller may not make (403). */
+export class RegistrationForbidden extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RegistrationForbidden';
+  }
+}
+
+const secretDigest = (secret: string) => createHash('sha256').update(secret).digest('hex');
+
+function matchesDigest(digest: string | undefined, secret: string | undefined): boolean {
+  if (!digest || !secret) return false;
+  const given = Buffer.from(secretDigest(secret));
+  const expected = Buffer.from(digest);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+const holdsOwnerSecret = (owner: AgentOwner | undefined, secret: string | undefined) =>
+  matchesDigest(owner?.secret, secret);
+const ANONYMOUS: RegistrationCaller = { authenticated: false };
+
+/** The owner, unless its instance has left (deregistered, or silent past the instance expiry). */
+function liveOwner(entry: Readonly<StoreIndexEntry> | undefined, now: number): AgentOwner | undefined {
+  const seen = entry?.owner ? entry.instances.get(entry.owner.instance) : undefined;
+  return seen !== undefined && seen >= now - INSTANCE_EXPIRY_MS ? entry!.owner : undefined;
+}
+
 export class Registry {
   readonly cache: ReadThroughCache<Snapshot>;
   readonly heartbeatTimeoutMs: number;
@@ -68,30 +110,110 @@ export class Registry {
     return result;
   }
 
-  async register(manifest: AgentRegistration): Promise<RegistrationResult> {
+  /**
+   * Registers or replaces an agent. An existing agent's routing (task queue, namespace) is what
+   * `execute` starts workflows on, so only its owner (the instance that registered it with a
+   * secret) or an authenticated caller may change it; anyone allowed to register may refresh it
+   * unchanged. Throws RegistrationForbidden otherwise.
+   */
+  async register(manifest: AgentRegistration, caller = ANONYMOUS): Promise<RegistrationResult> {
     const at = this.now();
     const instance = manifest.instance_id ?? 'default';
-    const { created } = await this.store.put(toStoredManifest(manifest), instance, at);
+    const entry = this.store.entry(manifest.agent_id);
+    const owner = liveOwner(entry, at);
+    const isOwner = holdsOwnerSecret(owner, caller.secret);
+    const moved =
+      entry !== undefined && (entry.task_queue !== manifest.task_queue || entry.namespace !== manifest.namespace);
+    if (moved && !caller.authenticated && !isOwner) {
+      this.options.log.warn(
+        { agent_id: manifest.agent_id, instance_id: instance },
+        'agent re-registration refused: routing change by a caller that does not own the agent',
+      );
+      throw new RegistrationForbidden(
+        `Agent ${manifest.agent_id} is registered on task queue ${entry.task_queue ?? '(none)'}, ` +
+          `namespace ${entry.namespace ?? '(default)'}; only the instance that registered it ` +
+          '(same x-agent-secret) or a caller with the registration token may change that',
+      );
+    }
+    // A new agent belongs to the instance that registered it with a secret; later, ownership
+    // moves only to whoever proves the right to move the agent. An agent whose owner has left
+    // stays unowned (claiming it would let anyone who re-registers it then move it).
+    const secret = caller.secret ? secretDigest(caller.secret) : undefined;
+    const claimed = secret && (!entry || isOwner || caller.authenticated) ? { secret, instance } : undefined;
+    const stored = toStoredManifest(manifest);
+    const { created, changed } = await this.store.put(stored, instance, at, claimed ?? owner, secret);
+    const result: RegistrationResult = {
+      agent_id: manifest.agent_id,
+      instance_id: instance,
+      created,
+      registered_at: isoSeconds(at),
+      reasoners: manifest.reasoners.length,
+      skills: manifest.skills.length,
+    };
+    if (!changed) {
+      this.afterBeat(manifest.agent_id, undefined);
+      return result;
+    }
     this.cache.invalidate();
     if (manifest.task_queue) this.trackQueue(manifest.namespace, manifest.task_queue);
     this.options.log.info({ agent_id: manifest.agent_id, instance_id: instance, created, reasoners: manifest.reasoners.length, skills: manifest.skills.length }, 'agent registered');
     if (manifest.task_queue) void this.checkHealth().catch(() => undefined);
-    return { agent_id: manifest.agent_id, instance_id: instance, created, registered_at: isoSeconds(at), reasoners: manifest.reasoners.length, skills: manifest.skills.length };
+    return result;
   }
 
   /** False when the agent is unknown (the sender should register again). */
-  async heartbeat(agentId: string, instance: string | undefined, reported: HealthStatus | undefined): Promise<boolean> {
+  async heartbeat(
+    agentId: string,
+    instance: string | undefined,
+    reported: HealthStatus | undefined,
+    caller = ANONYMOUS,
+  ): Promise<boolean> {
+    const owner = liveOwner(this.store.entry(agentId), this.now());
+    // A health report changes what callers see: on an owned agent, only its owner may send one.
+    if (reported !== undefined && owner && !caller.authenticated && !holdsOwnerSecret(owner, caller.secret)) {
+      throw new RegistrationForbidden(
+        `Only the instance that registered agent ${agentId} (same x-agent-secret) may report its health`,
+      );
+    }
     const known = await this.store.beat(agentId, instance ?? 'default', this.now(), reported);
     if (!known) return false;
+    this.afterBeat(agentId, reported);
+    return true;
+  }
+
+  private afterBeat(agentId: string, reported: HealthStatus | undefined): void {
     const current = this.cache.peek()?.byId.get(agentId);
     // A changed self-report, or an agent coming back, shows at once rather than after the TTL.
     if (current && reported !== undefined && reported !== current.reported_health) this.cache.invalidate();
     else if (current && this.health(current).status !== current.health_status) this.cache.invalidate();
-    return true;
   }
 
-  async deregister(agentId: string, instance: string | undefined): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
-    if (!this.store.has(agentId)) return undefined;
+  /**
+   * Removes one instance, or the whole agent. Deleting it would free the agent for a hijacker,
+   * so without a token: an instance that registered with a secret is removed only with that
+   * secret (or the owner's), and the whole agent only by its owner, or by anyone when none of
+   * its instances has a secret.
+   */
+  async deregister(
+    agentId: string,
+    instance: string | undefined,
+    caller = ANONYMOUS,
+  ): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
+    const entry = this.store.entry(agentId);
+    if (!entry) return undefined;
+    if (!caller.authenticated && !holdsOwnerSecret(liveOwner(entry, this.now()), caller.secret)) {
+      const allowed =
+        instance === undefined
+          ? entry.secrets.size === 0 && !liveOwner(entry, this.now())
+          : !entry.secrets.has(instance) || matchesDigest(entry.secrets.get(instance), caller.secret);
+      if (!allowed) {
+        throw new RegistrationForbidden(
+          `${instance === undefined ? `Agent ${agentId}` : `Instance ${instance.slice(0, 200)} of agent ${agentId}`} ` +
+          'may be removed only ' +
+            'by the instance that registered it (same x-agent-secret) or a caller with the registration token',
+        );
+      }
+    }
     const result = await this.store.remove(agentId, instance ?? null, this.now());
     this.cache.invalidate();
     this.options.log.info({ agent_id: agentId, instance_id: instance ?? null, removed: result.removed, remaining_instances: result.remainingInstances }, 'agent deregistered');

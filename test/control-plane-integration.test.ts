@@ -134,7 +134,17 @@ describe('control plane over HTTP with our workers', () => {
     expect(first.json.agent_health).toBe('degraded');
     const second = await execute('agent-idle:platformCheck', { input: { topic: 'x' }, workflow_id: workflowId });
     expect(second.status).toBe(409);
+    expect(second.json.message).toBe(`A workflow with id ${workflowId} is already running`);
     await h.client.workflow.getHandle(workflowId).terminate('test over');
+    // A flow whose id derives from its input: the 409 names that id, not "undefined".
+    const eads = { projectId: `cp-dup-${randomUUID().slice(0, 8)}`, mode: 'surrogate', fixture: 'brewery-flow-shop' };
+    const started = await execute('agent-idle:runEadsInterview', { input: eads });
+    expect(started.status).toBe(202);
+    const again = await execute('agent-idle:runEadsInterview', { input: eads });
+    expect(again.status).toBe(409);
+    expect(again.json.message).toBe(`A workflow with id ${started.json.workflow_id} is already running`);
+    expect(again.json.details).toEqual({ workflow_id: started.json.workflow_id });
+    await h.client.workflow.getHandle(started.json.workflow_id).terminate('test over');
     await fetch(`${url}/api/v1/agents/agent-idle`, { method: 'DELETE' });
   });
 

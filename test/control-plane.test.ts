@@ -3,8 +3,15 @@
  * against the real Fastify app (in-process requests), a real journal file and a fake clock.
  */
 import { XMLParser } from 'fast-xml-parser';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../contracts/config';
+import { startControlPlane } from '../server/main';
+import { JournalRegistryStore } from '../server/registry-store';
+import { rawHttp } from './hostile-helpers';
 import { compactDiscoveryResponseSchema, discoveryResponseSchema, parseInvocationTarget } from '../contracts/capabilities';
 import { compileGlob, matchesAny } from '../server/glob';
 import { DISCOVERY_PARAMETERS } from '../server/query-params';
@@ -404,5 +411,72 @@ describe('registration API', () => {
     expect(parse(await post('agent-research-001:deep_research', { input: {}, other: 1 }))).toMatchObject({ error: 'invalid_body' });
     expect(parseInvocationTarget('a:skill:b')).toEqual({ agentId: 'a', kind: 'skill', id: 'b' });
     expect(parseInvocationTarget('a:b:c')).toBeUndefined();
+  });
+});
+
+describe('registration journal: compaction on delete, an unusable store, exposure without a token', () => {
+  it('deleting large registrations gives their space back (the journal is compacted)', async () => {
+    const cp = await testControlPlane({ logLevel: 'silent' });
+    try {
+      const empty = statSync(cp.storePath).size;
+      // Ten registrations near the 1 MB manifest limit, each registered twice (a replaced copy is garbage too).
+      for (let i = 0; i < 10; i++) {
+        for (const version of ['1', '2']) {
+          const manifest = { ...researchAgent, agent_id: `agent-big-${i}`, version, reasoners: [{ id: 'r', input_schema: { description: `${version}${'x'.repeat(900_000)}` } }] };
+          expect((await cp.register(manifest)).status).toBeLessThan(300);
+        }
+      }
+      expect(statSync(cp.storePath).size).toBeGreaterThan(9_000_000);
+      await cp.register(researchAgent);
+      for (let i = 0; i < 10; i++) expect((await cp.app.inject({ method: 'DELETE', url: `/api/v1/agents/agent-big-${i}` })).statusCode).toBe(200);
+      // Compaction runs in the journal's writer queue: wait for the file to shrink to the one agent left.
+      await expect.poll(() => statSync(cp.storePath).size, { timeout: 5000 }).toBeLessThan(empty + 5000);
+      expect(readFileSync(cp.storePath, 'utf8').trim().split('\n')).toHaveLength(1);
+      expect((await cp.get(API)).json.capabilities.map((a: any) => a.agent_id)).toEqual(['agent-research-001']);
+      // The index still knows the survivor: a heartbeat and a delete work after compaction.
+      expect((await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-research-001/heartbeat', payload: {} })).statusCode).toBe(200);
+    } finally {
+      await cp.close();
+    }
+  });
+
+  it('an unusable CONTROL_PLANE_STORE fails within seconds, naming it, instead of hanging', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cp-store-'));
+    const fifo = path.join(dir, 'agents.fifo');
+    execFileSync('mkfifo', [fifo]);
+    mkdirSync(path.join(dir, 'a-directory'));
+    writeFileSync(path.join(dir, 'a-file'), '');
+    for (const store of [fifo, '/dev/full', '/dev/zero', path.join(dir, 'a-directory'), path.join(dir, 'a-file', 'agents.jsonl'), '/proc/agents.jsonl']) {
+      const started = Date.now();
+      await expect(JournalRegistryStore.open(store), store).rejects.toThrow(/registration store .* \(CONTROL_PLANE_STORE\) is not usable: /);
+      expect(Date.now() - started).toBeLessThan(3000);
+    }
+    expect(statSync('/dev/full').isCharacterDevice()).toBe(true); // never replaced by a rename
+  });
+
+  it('refuses to listen beyond loopback without a registration token, naming the variable', async () => {
+    const config = (env: Record<string, string>) => parseConfig({ CONTROL_PLANE_PORT: '0', CONTROL_PLANE_STORE: path.join(mkdtempSync(path.join(os.tmpdir(), 'cp-')), 'a.jsonl'), ...env });
+    await expect(startControlPlane(config({ CONTROL_PLANE_HOST: '0.0.0.0' }))).rejects.toThrow(/CONTROL_PLANE_REGISTRATION_TOKEN: required when CONTROL_PLANE_HOST \(0\.0\.0\.0\) is not a loopback address/);
+    await expect(startControlPlane(config({ CONTROL_PLANE_HOST: '0.0.0.0' }))).rejects.toBeInstanceOf(ConfigError);
+    const warn = console.warn;
+    console.warn = () => undefined;
+    try {
+      const cp = await startControlPlane(config({ CONTROL_PLANE_HOST: '0.0.0.0', CONTROL_PLANE_REGISTRATION_TOKEN: 'reg', CONTROL_PLANE_ALLOWED_HOSTS: 'cp.internal' }));
+      try {
+        const url = `http://127.0.0.1:${new URL(cp.url).port}`;
+        expect((await fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(researchAgent) })).status).toBe(401);
+        // On a wildcard address: IP literals and the configured names are accepted, other names not.
+        const port = Number(new URL(cp.url).port);
+        expect((await rawHttp(port, { target: '/healthz', headers: { host: `192.0.2.7:${port}` } })).status).toBe(200);
+        expect((await rawHttp(port, { target: '/healthz', headers: { host: 'cp.internal' } })).status).toBe(200);
+        expect((await rawHttp(port, { target: '/healthz', headers: { host: 'rebound.example' } })).status).toBe(403);
+      } finally {
+        await cp.close();
+      }
+      const loopback = await startControlPlane(config({}));
+      await loopback.close();
+    } finally {
+      console.warn = warn;
+    }
   });
 });

@@ -46,10 +46,18 @@ try {
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-deploy-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** A copy of the compose project without `.env`: proves no `.env` is needed and keeps a developer's out. */
-function composeProject(text: string = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')): string {
+/**
+ * A copy of the compose project whose `.env` holds only the one secret the stack needs (the control
+ * plane listens beyond loopback inside the compose network, so registration needs a token): proves
+ * nothing else is needed and keeps a developer's `.env` out.
+ */
+function composeProject(
+  text: string = readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'),
+  dotenv = 'CONTROL_PLANE_TOKEN=compose-test-token\n',
+): string {
   const dir = mkdtempSync(path.join(scratch, 'compose-'));
   writeFileSync(path.join(dir, 'docker-compose.yml'), text);
+  if (dotenv) writeFileSync(path.join(dir, '.env'), dotenv);
   cpSync(path.join(ROOT, 'deploy'), path.join(dir, 'deploy'), { recursive: true });
   return dir;
 }
@@ -108,7 +116,13 @@ const OURS = (s: ComposeService) => s.image === 'agent-flows:local';
 describe.skipIf(!tools)(
   `deployment files, validated by the real tools${unavailable ? ` (skipped: ${unavailable})` : ''}`,
   () => {
-    it('docker compose config accepts the file for the default and codec profiles, with no .env', () => {
+    it('docker compose config refuses to run without the control-plane token, naming it', () => {
+      const result = composeConfig(tools!, 'docker-compose.yml', { projectDir: composeProject(undefined, '') });
+      expect(result.ok).toBe(false);
+      expect(result.output).toContain('CONTROL_PLANE_TOKEN');
+    });
+
+    it('docker compose config accepts the file for the default and codec profiles, with only the token', () => {
       for (const profiles of [[], ['codec']]) {
         const result = composeConfig(tools!, 'docker-compose.yml', { projectDir: composeProject(), profiles });
         expect(result.ok, `${profiles.join(',') || 'default'}: ${result.output}`).toBe(true);

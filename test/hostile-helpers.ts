@@ -180,3 +180,35 @@ export function messageOf(err: unknown): string {
   const cause = (err as { cause?: Error })?.cause;
   return `${err instanceof Error ? err.message : String(err)}${cause?.message ? ` :: ${cause.message}` : ''}`;
 }
+
+/**
+ * One HTTP request written byte for byte on a socket: the request target goes out exactly as
+ * given (absolute-form, percent-encoded, dot segments), which fetch and http.request normalise
+ * or refuse, and the Host header is only what `headers` says (none if absent).
+ */
+export async function rawHttp(
+  port: number,
+  request: { method?: string; target: string; headers?: Record<string, string>; body?: string; version?: '1.0' | '1.1' },
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  const { connect } = await import('node:net');
+  const headers = { ...(request.headers ?? {}) };
+  if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
+  const head = [`${request.method ?? 'GET'} ${request.target} HTTP/${request.version ?? '1.1'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'connection: close', '', ''].join('\r\n');
+  return new Promise((resolve, reject) => {
+    // write, not end: a half-closed socket makes the server drop a response still being computed.
+    const socket = connect(port, '127.0.0.1', () => socket.write(head + (request.body ?? '')));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [top, ...rest] = text.split('\r\n\r\n');
+      const [statusLine, ...headerLines] = top.split('\r\n');
+      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
+      const parsed = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      // The services under test answer with content-length, so the body is everything after the head.
+      resolve({ status, headers: parsed, body: rest.join('\r\n\r\n') });
+    });
+  });
+}

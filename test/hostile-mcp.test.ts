@@ -12,13 +12,18 @@ import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client, Connection } from '@temporalio/client';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startMcpHttpServer } from '../client/mcp/http';
 import { createMcpServer } from '../client/mcp/server';
 import { bomQuestionFlow } from '../contracts/bom';
 import type { FlowDefinition } from '../contracts/common';
 import { discoverFromPrpFlow } from '../contracts/discovery';
 import { runEadsInterviewFlow } from '../contracts/eads';
+import { networkSecuritySettings, parseSettings } from '../contracts/config';
 import { flows } from '../contracts/flows';
 import { platformCheckFlow } from '../contracts/platform';
 import { EXAMPLE_PROFILE, researchProposalFlow } from '../contracts/proposal';
@@ -45,6 +50,8 @@ const EADS_TOOL_ARGS: Record<string, string[]> = {
   get_conversation_history: ['project_id', 'conversation_id', 'include_minizinc'],
   get_aggregated_scr: ['project_id', 'conversation_id', 'eads_filter'],
 };
+
+const ROOT = path.resolve(__dirname, '..');
 
 /** A project id of the right shape with no interview: tools that need one must say so, not start one. */
 const NO_SUCH_PROJECT = 'hostile-no-such-project';
@@ -164,4 +171,81 @@ describe('MCP tools under hostile arguments', () => {
     // The good platform check, and the short library listings list_available_eads runs.
     expect(started.filter((t) => t !== 'listEadsLibrary')).toEqual(['platformCheck']);
   });
+});
+
+describe('MCP over HTTP under abuse: session flood, idle sessions, token scheme', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+  });
+  afterAll(async () => client?.connection.close());
+
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } };
+  const open = (url: string, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
+
+  it('caps open sessions: a flood of initialize calls gets a clear 503 beyond the cap', async () => {
+    const server = await startMcpHttpServer({ client, taskQueue: 'unused' }, { port: 0, maxSessions: 5 });
+    try {
+      // Concurrent, so sessions still being opened must count against the cap too.
+      const first = await Promise.all(Array.from({ length: 20 }, () => open(server.url)));
+      expect(first.filter((r) => r.status === 200)).toHaveLength(5);
+      const refused = first.filter((r) => r.status === 503);
+      expect(refused).toHaveLength(15);
+      expect(((await refused[0].json()) as { error: { message: string } }).error.message).toMatch(/too many MCP sessions \(5 open, MCP_MAX_SESSIONS\)/);
+      expect(refused[0].headers.get('retry-after')).toMatch(/^\d+$/);
+      expect(server.sessions()).toBe(5);
+      // Ending one frees its slot.
+      const id = first.find((r) => r.status === 200)!.headers.get('mcp-session-id')!;
+      expect((await fetch(server.url, { method: 'DELETE', headers: { 'mcp-session-id': id } })).status).toBe(200);
+      await expect.poll(() => server.sessions()).toBe(4);
+      expect((await open(server.url)).status).toBe(200);
+      expect((await open(server.url)).status).toBe(503);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('closes idle sessions (and makes room from idle ones when full)', async () => {
+    const server = await startMcpHttpServer({ client, taskQueue: 'unused' }, { port: 0, maxSessions: 3, sessionIdleMs: 400 });
+    try {
+      for (let i = 0; i < 3; i++) expect((await open(server.url)).status).toBe(200);
+      expect((await open(server.url)).status).toBe(503);
+      await new Promise((r) => setTimeout(r, 450));
+      // Idle past the limit: the next initialize gets a slot even before the sweeper runs.
+      expect((await open(server.url)).status).toBe(200);
+      await expect.poll(() => server.sessions(), { timeout: 3000 }).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('accepts the bearer scheme in any case, and nothing but the exact token', async () => {
+    const server = await startMcpHttpServer({ client, taskQueue: 'unused' }, { port: 0, bearerToken: 'tok-123' });
+    try {
+      for (const authorization of ['Bearer tok-123', 'bearer tok-123', 'BEARER tok-123', 'bEaReR  tok-123']) {
+        expect((await open(server.url, { authorization })).status, authorization).toBe(200);
+      }
+      for (const authorization of ['Bearer tok-1234', 'Bearer tok-12', 'Bearertok-123', 'Basic tok-123', 'Bearer tok-123 x', 'tok-123', 'Bearer ']) {
+        expect((await open(server.url, { authorization })).status, authorization).toBe(401);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('the defaults are a cap and a short idle timeout; a bad value exits 2 naming the variable', async () => {
+    const settings = parseSettings({ MCP_MAX_SESSIONS: networkSecuritySettings.MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS: networkSecuritySettings.MCP_SESSION_IDLE_MS }, {});
+    expect(settings).toEqual({ MCP_MAX_SESSIONS: 100, MCP_SESSION_IDLE_MS: 600_000 });
+    for (const [name, value] of [['MCP_MAX_SESSIONS', 'abc'], ['MCP_MAX_SESSIONS', '0'], ['MCP_SESSION_IDLE_MS', '1e3']]) {
+      const run = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['client/mcp/main.ts', '--http', '--port', '0'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 30_000,
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_ADDRESS: '127.0.0.1:1', [name]: value },
+      });
+      expect(run.status, run.stderr).toBe(2);
+      expect(run.stderr).toContain(`${name}: expected a whole number`);
+    }
+  }, 90_000);
 });

@@ -12,7 +12,7 @@ import type { Worker } from '@temporalio/worker';
 import { standinUrl } from '../backends';
 import { startControlPlane } from '../server/main';
 import { payloadCodecFromEnv } from '../client/payload-codec';
-import { startCodecServer } from '../server/codec-server';
+import { startCodecServerFromConfig } from '../server/codec-server';
 import { faultSettingsSchema, startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
 import { configOrExit, installRuntime, runWorker } from './worker';
@@ -40,7 +40,7 @@ async function main() {
   // people who can reach this machine's loopback.
   const codec = payloadCodecFromEnv();
   const codecServer = codec
-    ? await startCodecServer({ codec, port: config.CODEC_PORT, allowedOrigins: [`http://localhost:${config.TEMPORAL_UI_PORT}`, `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`] })
+    ? await startCodecServerFromConfig(codec, config)
     : undefined;
   if (codecServer) console.log(`[stack] payloads are encrypted; codec endpoint for the Web UI: ${codecServer.url}`);
 

@@ -5,11 +5,12 @@
  * The SDK does not turn a dropped HTTP connection into an aborted tool call, so each `tools/call`
  * POST is watched here: if its response closes before the answer was written, the call's
  * disconnect signal aborts and the workflow is cancelled. Binds 127.0.0.1 by default and checks
- * the Host and Origin headers against local names (DNS-rebinding protection).
+ * the Host and Origin headers against local names (DNS-rebinding protection). Sessions are
+ * capped (an `initialize` beyond `maxSessions` is answered 503) and closed when idle.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMcpServer, FlowCalls, type McpServerOptions } from './server';
@@ -26,6 +27,8 @@ export interface McpHttpOptions extends Omit<McpServerOptions, 'disconnectSignal
   maxBodyBytes?: number;
   /** Sessions with no request and no running call for this long are closed (clients often never send DELETE). */
   sessionIdleMs?: number;
+  /** Open sessions at most (each holds an MCP server instance); default 100. */
+  maxSessions?: number;
 }
 
 export interface McpHttpServer {
@@ -44,11 +47,15 @@ interface Session {
   calls: Map<string, AbortController>;
 }
 
-/** Constant-time comparison of `Bearer <token>` against the expected token. */
+/**
+ * Whether `Authorization` carries the token. The scheme is case-insensitive (RFC 9110); the
+ * tokens are compared as SHA-256 digests in constant time, so their length does not leak either.
+ */
 function tokenMatches(header: string | undefined, token: string): boolean {
-  const expected = Buffer.from(`Bearer ${token}`);
-  const given = Buffer.from(header ?? '');
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  const match = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '');
+  if (!match) return false;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(match[1]), digest(token));
 }
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -78,6 +85,10 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
   const log = options.log ?? (() => undefined);
   const calls = new FlowCalls(log);
   const sessions = new Map<string, Session>();
+  const maxSessions = options.maxSessions ?? 100;
+  const idleMs = options.sessionIdleMs ?? 10 * 60 * 1000;
+  /** Sessions being opened (not yet in `sessions`): they count against the cap too. */
+  let opening = 0;
   let port = options.port ?? 0;
 
   const hostAllowed = (header: string | undefined): boolean => {
@@ -93,6 +104,15 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
       return false;
     }
   };
+
+  function closeIdle(now: number): void {
+    for (const [id, session] of sessions) {
+      if (session.calls.size === 0 && now - session.lastSeen > idleMs) {
+        sessions.delete(id); // at once: the slot may be needed by the caller
+        void session.transport.close();
+      }
+    }
+  }
 
   async function openSession(): Promise<Session> {
     const session: Session = {
@@ -165,7 +185,23 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
         if (sessionId) return jsonRpcError(res, 404, -32001, 'session not found: initialize a new one');
         const initialize = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
         if (!initialize) return jsonRpcError(res, 400, -32000, 'no session: send an initialize request first');
-        session = await openSession();
+        if (sessions.size + opening >= maxSessions) closeIdle(Date.now());
+        if (sessions.size + opening >= maxSessions) {
+          res.setHeader('retry-after', String(Math.ceil(Math.min(idleMs, 60_000) / 1000)));
+          const why = `too many MCP sessions (${maxSessions} open, MCP_MAX_SESSIONS): ` +
+            'end one with DELETE or retry later';
+          return jsonRpcError(res, 503, -32000, why);
+        }
+        // Counted from now until its initialize is handled (then it is in `sessions`, or failed).
+        opening += 1;
+        try {
+          session = await openSession();
+          session.lastSeen = Date.now();
+          await session.transport.handleRequest(req, res, body);
+        } finally {
+          opening -= 1;
+        }
+        return;
       }
       session.lastSeen = Date.now();
       watchToolCalls(session, body, res);
@@ -188,13 +224,7 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
       else res.end();
     });
   });
-  const idleMs = options.sessionIdleMs ?? 60 * 60 * 1000;
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const session of sessions.values()) {
-      if (session.calls.size === 0 && now - session.lastSeen > idleMs) void session.transport.close();
-    }
-  }, Math.min(idleMs, 60_000));
+  const sweeper = setInterval(() => closeIdle(Date.now()), Math.min(idleMs, 60_000));
   sweeper.unref();
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

@@ -14,12 +14,25 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { TASK_QUEUE } from '../../contracts/common';
+import { ConfigError, networkSecuritySettings, parseSettings } from '../../contracts/config';
 import { flows } from '../../contracts/flows';
 import { connectClient } from '../flow-client';
 import { startMcpHttpServer } from './http';
 import { createMcpServer, FlowCalls } from './server';
 
 const log = (line: string) => process.stderr.write(`[mcp] ${line}\n`);
+
+/** MCP_MAX_SESSIONS and MCP_SESSION_IDLE_MS, validated: a bad value exits 2 naming the variable. */
+function mcpHttpLimits(): { maxSessions: number; sessionIdleMs: number } {
+  try {
+    const { MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } = networkSecuritySettings;
+    const settings = parseSettings({ MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS }, process.env);
+    return { maxSessions: settings.MCP_MAX_SESSIONS, sessionIdleMs: settings.MCP_SESSION_IDLE_MS };
+  } catch (err) {
+    log(err instanceof ConfigError ? err.message : String(err));
+    process.exit(2);
+  }
+}
 
 interface Options {
   http?: boolean;
@@ -39,13 +52,16 @@ async function main(argv: string[]): Promise<void> {
     .parse(argv, { from: 'user' });
   const opts = program.opts<Options>();
 
+  const limits = opts.http ? mcpHttpLimits() : undefined;
   const client = await connectClient();
   const ctx = { client, taskQueue: opts.taskQueue };
   const tools = flows.map((f) => f.mcpTool).join(', ');
   let stopping = false;
 
   if (opts.http) {
-    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: process.env.MCP_TOKEN || undefined });
+    const bearerToken = process.env.MCP_TOKEN || undefined;
+    const port = Number(opts.port);
+    const server = await startMcpHttpServer(ctx, { host: opts.host, port, log, bearerToken, ...limits });
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;

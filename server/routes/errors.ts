@@ -25,7 +25,10 @@ export function installErrorHandlers(app: FastifyInstance): void {
       request.log.error({ err: error.message, stack: error.stack }, 'request failed');
       return reply.code(500).send({ error: 'internal_error', message: 'Internal error', request_id: request.id });
     }
-    return reply.code(status).send({ error: CODES[status] ?? 'invalid_request', message: error.message, request_id: request.id });
+    // Fastify's own 413 does not say what the limit is.
+    const limit = request.routeOptions.bodyLimit ?? 'configured';
+    const message = status === 413 ? `Request body over the ${limit} bytes this route accepts` : error.message;
+    return reply.code(status).send({ error: CODES[status] ?? 'invalid_request', message, request_id: request.id });
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0];

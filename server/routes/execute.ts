@@ -94,7 +94,11 @@ export function executeRoutes(app: FastifyInstance, registry: Registry, metrics:
       client = await options.temporal.client(namespace);
       handle = await startFlow(client, flow, body.data.input, { taskQueue: agent.task_queue, workflowId: body.data.workflow_id });
     } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return fail(reply, 409, 'already_started', `A workflow with id ${body.data.workflow_id} is already running`);
+      if (err instanceof WorkflowExecutionAlreadyStartedError) {
+        // The id Temporal reports: the caller may not have given one (it derives from the input).
+        const message = `A workflow with id ${err.workflowId} is already running`;
+        return fail(reply, 409, 'already_started', message, { workflow_id: err.workflowId });
+      }
       if (err instanceof TemporalUnavailable) return fail(reply, 503, 'temporal_unavailable', err.message);
       request.log.warn({ err: (err as Error).message }, 'could not start workflow');
       return fail(reply, 503, 'temporal_unavailable', `Could not start the workflow: ${(err as Error).message}`);
