@@ -55,7 +55,7 @@ export function createScheduleActivities({ config }: Pick<Backends, 'config'>) {
       let name = slugify(input.projectId, 40);
       try {
         const info = Context.current().info.workflowExecution;
-        if (info) name = `${slugify(info.workflowId, 60)}-${info.runId.slice(0, 8)}`;
+        if (info) name = `${slugify(info.workflowId, 60)}-${info.runId.slice(-8)}`;
       } catch {
         // called outside an activity (tests): the project id names the files
       }

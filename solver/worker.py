@@ -190,7 +190,20 @@ def _deadline_core(problem: dict[str, Any], time_limit: float) -> list[dict[str,
     if solver.solve(model) != cp_model.INFEASIBLE:
         return [{"kind": "no-solution-within-deadlines", "detail": "the deadlines cannot all be met (no smaller cause found in time)"}]
     index = {lit.index: job for lit, job in literals}
-    jobs = [index[i] for i in solver.sufficient_assumptions_for_infeasibility() if i in index]
+    core = [i for i in solver.sufficient_assumptions_for_infeasibility() if i in index]
+    # CP-SAT's set is sufficient, not minimal: drop each deadline whose removal keeps the rest infeasible.
+    if len(core) <= 40:
+        by_index = {lit.index: lit for lit, _ in literals}
+        for i in list(core):
+            rest = [j for j in core if j != i]
+            model.clear_assumptions()
+            model.add_assumptions([by_index[j] for j in rest])
+            probe = cp_model.CpSolver()
+            probe.parameters.max_time_in_seconds = max(1.0, time_limit / 10)
+            probe.parameters.num_workers = 1
+            if rest and probe.solve(model) == cp_model.INFEASIBLE:
+                core = rest
+    jobs = [index[i] for i in core]
     names = ", ".join(f"\"{j['id']}\" (due {j['due']})" for j in jobs) or "(all)"
     return [{
         "kind": "no-solution-within-deadlines",
