@@ -4,7 +4,7 @@
  * activity in ./schedule.ts writes it and renders the PNG.
  */
 import type { MinizincResults } from '../contracts/schedule';
-import { TIME_UNITS, type TimeUnit } from '../contracts/schedule-model';
+import { formatTime, TIME_UNITS, type TimeUnit } from '../contracts/schedule-model';
 
 export interface ChartBar {
   row: number;
@@ -97,7 +97,9 @@ export function ganttSvg(results: MinizincResults, options: { title: string }): 
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">`);
   out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
-  const subtitle = `${results.status}; ${results.objective.name} ${results.objective.value ?? '-'}; makespan ${results.makespanText ?? '-'}; ${jobs.length} job(s)`;
+  const unit = results.timeUnit as TimeUnit;
+  const late = results.objective.name === 'total-tardiness' ? `total lateness ${results.totalTardiness !== null ? formatTime(results.totalTardiness, unit) : '-'}; ` : '';
+  const subtitle = `${results.status} (${results.solver}); ${late}makespan ${results.makespanText ?? '-'}; ${jobs.length} job(s)`;
   out.push(`<text x="10" y="20" font-size="15" font-weight="bold">${escapeXml(options.title)}</text>`);
   out.push(`<text x="10" y="38" fill="#555">${escapeXml(subtitle)}</text>`);
   for (let t = 0; t <= span; t += step) {

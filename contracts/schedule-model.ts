@@ -378,6 +378,7 @@ export function staticConflicts(problem: ScheduleProblem): ProblemConflict[] {
 
 export function formatTime(value: number, unit: TimeUnit): string {
   const minutes = value * TIME_UNITS[unit];
+  if (minutes === 0) return '0';
   if (minutes % 1440 === 0 && minutes >= 1440) return `${minutes / 1440} d`;
   if (minutes % 60 === 0) return `${minutes / 60} h`;
   if (minutes > 1440) return `${(minutes / 1440).toFixed(1)} d`;
