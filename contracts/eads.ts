@@ -8,7 +8,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, slugify, tokenUsageSchema, type FlowDefinition, type TokenUsage } from './common';
-import { scheduleFromScrOutput, scheduleOptionsSchema } from './schedule';
+import { describeSchedule, scheduleFromScrOutput, scheduleOptionsSchema } from './schedule';
 import { annotationProblems, EADS_ID_KEY, EADS_TOPICS, type AggregatedScr, type EadsField, type FieldInstruction, type JsonObject } from './eads-structure';
 
 // ---------------------------------------------------------------------------------------------
@@ -438,7 +438,7 @@ function scheduleLines(schedule: NonNullable<RunEadsInterviewOutput['schedule']>
   if ('error' in schedule) return [`schedule: failed (${schedule.error})`];
   const r = schedule.minizinc_results;
   return [
-    `schedule: ${r.status}, ${r.objective.name} ${r.objective.value ?? '-'}, makespan ${r.makespanText ?? '-'}, ${r.jobs.length} job(s)`,
+    `schedule: ${describeSchedule(r)}`,
     ...r.conflicts.map((c) => `schedule conflict: ${c.detail}`),
     ...(schedule.chart ? [`Gantt chart: ${schedule.chart.svg} and ${schedule.chart.png}`] : []),
   ];

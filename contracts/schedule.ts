@@ -198,6 +198,14 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
   };
 }
 
+/** One line: status, objective in the firm's time units, gap when not proven optimal, jobs. */
+export function describeSchedule(r: MinizincResults): string {
+  const unit = r.timeUnit as TimeUnit;
+  const late = r.objective.name === 'total-tardiness' && r.totalTardiness !== null ? `total lateness ${formatTime(r.totalTardiness, unit)}, ` : '';
+  const gap = r.status === 'feasible' && r.objective.gap !== null ? ` (gap ${(r.objective.gap * 100).toFixed(1)}%)` : '';
+  return `${r.status}${gap}, ${late}makespan ${r.makespanText ?? '-'}, ${r.jobs.length} job(s)`;
+}
+
 /** The reply when the problem is infeasible before any search (conflicts found statically). */
 export function infeasibleReply(problem: ScheduleProblem, conflicts = staticConflicts(problem)): SolverReply {
   return {
@@ -227,8 +235,7 @@ export const scheduleFromScrFlow: FlowDefinition<typeof scheduleFromScrInput, ty
   idKey: (input) => input.projectId,
   summary: (input) => `Schedule for ${oneLine(input.firm ?? input.projectId, 60)} (${input.orders?.length ?? 'SCR'} order(s), due dates ${input.dueDates})`,
   describeResult: (out) => [
-    `${out.problemType}: ${out.minizinc_results.status}, ${out.minizinc_results.objective.name} ${out.minizinc_results.objective.value ?? '-'} ` +
-      `(makespan ${out.minizinc_results.makespanText ?? '-'}), ${out.minizinc_results.jobs.length} job(s), solved in ${out.minizinc_results.solveSeconds} s`,
+    `${out.problemType}: ${describeSchedule(out.minizinc_results)}, solved in ${out.minizinc_results.solveSeconds} s`,
     ...out.minizinc_results.conflicts.map((c) => `conflict: ${c.detail}`),
     ...(out.chart ? [`Gantt chart: ${out.chart.svg} and ${out.chart.png}`] : []),
     ...(out.minizinc.files ? [`MiniZinc: ${out.minizinc.files.model} ${out.minizinc.files.data}`] : []),
