@@ -105,6 +105,23 @@ def _build(problem: dict[str, Any], with_deadline_literals: bool):
             model.add_no_overlap(intervals)
         else:
             model.add_cumulative(intervals, demands, capacity[name])
+    # Identical jobs (same steps, release and, where it counts, due date) are interchangeable: taking
+    # them in a fixed order removes symmetric copies of every schedule without losing any objective value.
+    due_matters = hard or problem["objective"].get("solved") == "total-tardiness"
+    groups: dict[str, list[int]] = {}
+    for j, job in enumerate(problem["jobs"]):
+        if not job["tasks"]:
+            continue
+        signature = repr((
+            [(t["step"], t["duration"], sorted((u["resource"], u.get("units", 1)) for u in t.get("uses", []))) for t in job["tasks"]],
+            job.get("release", 0),
+            job.get("due") if due_matters else None,
+        ))
+        groups.setdefault(signature, []).append(j)
+    for members in groups.values():
+        for a, b in zip(members, members[1:]):
+            model.add(starts[a][0] <= starts[b][0])
+
     makespan = model.new_int_var(0, horizon, "makespan")
     if job_ends:
         model.add_max_equality(makespan, job_ends)
@@ -241,6 +258,12 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    if "--solve" in sys.argv:
+        # One problem from stdin, the reply on stdout: for the bench and for checking a model by hand.
+        import json
+
+        print(json.dumps(solve(json.load(sys.stdin))))
+        sys.exit(0)
     try:
         asyncio.run(main())
     except KeyboardInterrupt:
