@@ -13,6 +13,7 @@ A separate process on its own queue, so the solver scales and fails apart from t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import os
 import signal
 import sys
@@ -23,9 +24,13 @@ from typing import Any
 from ortools import __version__ as ORTOOLS_VERSION
 from ortools.sat.python import cp_model
 from temporalio import activity
+import temporalio.converter
 from temporalio.client import Client
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from payload_codec import codec_from_env  # noqa: E402
 
 TASK_QUEUE = os.environ.get("SOLVER_TASK_QUEUE", "agent-flows-solver")
 
@@ -243,7 +248,10 @@ async def main() -> None:
     address = os.environ.get("TEMPORAL_ADDRESS", "127.0.0.1:7233")
     namespace = os.environ.get("TEMPORAL_NAMESPACE", "default")
     concurrent = int(os.environ.get("SOLVER_MAX_CONCURRENT", "2"))
-    client = await Client.connect(address, namespace=namespace)
+    # Flows run with AGENT_FLOWS_PAYLOAD_KEY encrypt the solver's input: read and answer in kind.
+    codec = codec_from_env()
+    converter = dataclasses.replace(temporalio.converter.default(), payload_codec=codec) if codec else temporalio.converter.default()
+    client = await Client.connect(address, namespace=namespace, data_converter=converter)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -258,6 +266,21 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    if "--codec-roundtrip" in sys.argv:
+        # Interop check with client/payload-codec.ts: decode each base64 payload from stdin, re-encode it.
+        import base64
+        import json
+
+        from temporalio.api.common.v1 import Payload
+
+        codec = codec_from_env()
+        out = []
+        for item in json.load(sys.stdin):
+            plain = codec.decode_one(Payload.FromString(base64.b64decode(item)))
+            out.append({"plain": base64.b64encode(plain.SerializeToString()).decode(),
+                        "sealed": base64.b64encode(codec.encode_one(plain).SerializeToString()).decode()})
+        print(json.dumps(out))
+        sys.exit(0)
     if "--solve" in sys.argv:
         # One problem from stdin, the reply on stdout: for the bench and for checking a model by hand.
         import json
