@@ -121,6 +121,9 @@ def _build(problem: dict[str, Any], with_deadline_literals: bool):
             [(t["step"], t["duration"], sorted((u["resource"], u.get("units", 1)) for u in t.get("uses", []))) for t in job["tasks"]],
             job.get("release", 0),
             job.get("due") if due_matters else None,
+            # While the cause of infeasibility is searched, each deadline may be dropped on its own:
+            # jobs with a deadline are then no longer interchangeable.
+            j if with_deadline_literals and job.get("due") is not None else None,
         ))
         groups.setdefault(signature, []).append(j)
     for members in groups.values():
