@@ -10,7 +10,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerEadsTools } from '../client/mcp/eads-tools';
 import { conversationHistoryQuery, eadsInterviewWorkflowId, runEadsInterviewFlow, type RunEadsInterviewOutput } from '../contracts/eads';
 import { scheduleFromScrFlow, type ScheduleFromScrOutput } from '../contracts/schedule';
 import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../contracts/schedule-model';
@@ -161,10 +165,23 @@ describe('scheduling problem and MiniZinc model (pure)', () => {
 
 describe('from interview to schedule (CP-SAT on the Python solver worker)', () => {
   let h: Harness;
+  let mcp: McpClient;
+  let server: McpServer;
   beforeAll(async () => {
     h = await createHarness();
+    server = new McpServer({ name: 'schedule-test', version: '0.0.0' });
+    registerEadsTools(server, { client: h.client, taskQueue: h.taskQueue });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    mcp = new McpClient({ name: 'schedule-test-client', version: '0.0.0' });
+    await Promise.all([server.connect(serverSide), mcp.connect(clientSide)]);
   });
-  afterAll(async () => h?.close());
+  afterAll(async () => {
+    await mcp?.close();
+    await server?.close();
+    await h?.close();
+  });
+  const mcpHistory = async (project_id: string) =>
+    (await mcp.callTool({ name: 'get_conversation_history', arguments: { project_id, include_minizinc: true } })).structuredContent as Record<string, any>;
 
   for (const firm of FIRMS) {
     it(`${firm.fixture}: the interview ends with a MiniZinc model, a feasible schedule and a Gantt chart`, async () => {
@@ -193,6 +210,9 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
       expect(result.pursuits.map((p) => p.interviewer)).toEqual(expect.arrayContaining(['process', 'data', 'resources', 'optimality']));
       const history = await h.client.workflow.getHandle(eadsInterviewWorkflowId(projectId)).query(conversationHistoryQuery);
       expect(history.minizinc?.model).toBe(schedule.minizinc.model);
+      const viaMcp = await mcpHistory(projectId);
+      expect(viaMcp.minizinc.model).toBe(schedule.minizinc.model);
+      expect(viaMcp.minizinc_results.status).toBe(schedule.minizinc_results.status);
 
       if (!hasMinizinc) {
         console.log('minizinc is not on PATH: the MiniZinc cross-check is skipped (apt-get install minizinc)');
@@ -204,6 +224,24 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
       else expect(mzn!.objective).toBeGreaterThanOrEqual(schedule.minizinc_results.objective.bound ?? 0);
     });
   }
+
+  it('MCP get_conversation_history generates the model from the SCR of an interview that did not schedule; timetabling is skipped with the reason', async () => {
+    const projectId = `sched-mcp-${Date.now().toString(36)}`;
+    await (await h.start(runEadsInterviewFlow, { projectId, mode: 'surrogate', fixture: 'machine-shop-job-shop' })).result();
+    const history = await mcpHistory(projectId);
+    expect(history.minizinc.model).toMatch(/% Steps: saw-cut, cnc-turning/);
+    expect(history.minizinc.data).toContain('deburring_bench');
+    expect(history.minizinc_results).toBeNull();
+    expect(history.minizinc_note).toMatch(/not solved yet: call schedule_from_scr/);
+    // A timetabling interview has no shop model: null with the reason.
+    const school = `sched-mcp-school-${Date.now().toString(36)}`;
+    // Asked for a schedule, it says why there is none and the interview still completes.
+    const schoolResult = (await (await h.start(runEadsInterviewFlow, { projectId: school, mode: 'surrogate', fixture: 'school-timetable', schedule: true })).result()) as RunEadsInterviewOutput;
+    expect(schoolResult.schedule).toEqual({ skipped: expect.stringMatching(/only flow-shop and job-shop interviews are scheduled yet \(this one: TIMETABLING/) });
+    const none = await mcpHistory(school);
+    expect(none.minizinc).toBeNull();
+    expect(none.minizinc_note).toMatch(/only flow-shop and job-shop problems can be scheduled yet; this SCR is TIMETABLING/);
+  });
 
   it('re-runs with new orders without the interview, and reports hard due dates that cannot be met, with the reason', async () => {
     const machineShop = fixture('machine-shop-job-shop');
@@ -246,6 +284,17 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
     expect(soft.minizinc_results.status).toBe('optimal');
     expect(soft.minizinc_results.totalTardiness).toBe(90);
     expect(checkFeasible(scr.merged_scr, soft)).toEqual([]);
+    // The checker is not a rubber stamp: each kind of violation is caught.
+    const broken = (edit: (s: ScheduleFromScrOutput) => void) => {
+      const copy = structuredClone(soft);
+      edit(copy);
+      return checkFeasible(scr.merged_scr, copy).join('; ');
+    };
+    const [h1, h2] = soft.minizinc_results.jobs;
+    expect(broken((s) => { const a = s.minizinc_results.jobs[1]!.steps[1]!; const b = h1!.steps[1]!; a.start = b.start; a.end = b.end; })).toMatch(/five axis machining centre: 2 in use/);
+    expect(broken((s) => { s.minizinc_results.jobs[0]!.steps[0]!.end += 5; })).toMatch(/h1\/saw-cut: lasts 15 min, the SCR says 10/);
+    expect(broken((s) => { s.minizinc_results.jobs[1]!.steps.reverse(); })).toMatch(/h2: steps .* differ from the route/);
+    expect(broken((s) => { const st = s.minizinc_results.jobs[1]!.steps; st[1]!.start = st[0]!.start; st[1]!.end = st[1]!.start + 90; })).toMatch(/starts before saw-cut ends/);
 
     // A step needing more units than the firm has.
     const none = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
