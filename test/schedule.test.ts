@@ -18,7 +18,7 @@ import { registerEadsTools } from '../client/mcp/eads-tools';
 import { conversationHistoryQuery, eadsInterviewWorkflowId, runEadsInterviewFlow, type RunEadsInterviewOutput } from '../contracts/eads';
 import { scheduleFromScrFlow, type ScheduleFromScrOutput } from '../contracts/schedule';
 import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../contracts/schedule-model';
-import { createHarness, type Harness } from './helpers/harness';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
 const fixture = (id: string) => JSON.parse(readFileSync(path.join(FIXTURES, `${id}.json`), 'utf8')) as { tables: Array<{ name: string; rows: Array<Record<string, any>> }> };
@@ -188,6 +188,7 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
       const projectId = `sched-${firm.fixture.slice(0, 10)}-${Date.now().toString(36)}`;
       const handle = await h.start(runEadsInterviewFlow, { projectId, mode: 'surrogate', fixture: firm.fixture, schedule: { orders: firm.orders, timeLimitSeconds: 10 } });
       const result = (await handle.result()) as RunEadsInterviewOutput;
+      if (firm.kind === 'job-shop') await recordHistory(handle, 'eads-interview-with-schedule');
       const schedule = result.schedule as ScheduleFromScrOutput;
       expect(schedule, JSON.stringify(result.schedule)).toHaveProperty('minizinc_results');
       expect(schedule.problemType).toBe(firm.kind);
@@ -263,7 +264,7 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
     expect(tooEarly.minizinc.model).toContain('end[last[j]] <= due[j]');
 
     // Each housing alone fits in 2.25 h, but two of them share one five-axis centre: only the solver sees it.
-    const together = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
+    const togetherHandle = await h.start(scheduleFromScrFlow, {
       projectId: 'harrow-jam',
       scr,
       dueDates: 'hard',
@@ -273,6 +274,8 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
         { id: 's1', product: 'shaft', due: { value: 8, units: 'hours' } },
       ],
     });
+    const together = (await togetherHandle.result()) as ScheduleFromScrOutput;
+    await recordHistory(togetherHandle, 'schedule-from-scr-infeasible-deadlines');
     expect(together.minizinc_results.status).toBe('infeasible');
     expect(together.minizinc_results.solver).toMatch(/CP-SAT/);
     const core = together.minizinc_results.conflicts[0] as { kind: string; jobs: string[]; detail: string };
