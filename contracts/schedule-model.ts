@@ -126,6 +126,14 @@ function rows(value: unknown): Array<Record<string, unknown>> {
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : text(v) ? [text(v)!] : []);
 
+const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+/** "two" → "2": quantities said in words. */
+function numberWord(text: string): string | undefined {
+  const words = text.toLowerCase().split(/[^a-z]+/);
+  const i = NUMBER_WORDS.findIndex((w) => words.includes(w));
+  return i >= 0 ? String(i) : undefined;
+}
+
 const sameName = (a: string, b: string) => {
   const x = normalizeName(a);
   const y = normalizeName(b);
@@ -247,11 +255,13 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
   const resourceFor = (name: string): ProblemResource => {
     const known = resources.find((r) => sameName(r.name, name));
     if (known) return known;
-    const pool = pools.find((p) => text(p['resource-id']) && sameName(String(p['resource-id']), name));
+    // The pool of the same name, else one whose name contains the other ("lathe" / "cnc lathe").
+    const named = pools.filter((p) => text(p['resource-id']));
+    const pool = named.find((p) => normalizeName(String(p['resource-id'])) === normalizeName(name)) ?? named.find((p) => sameName(String(p['resource-id']), name));
     let resource: ProblemResource;
     if (pool) {
       const raw = String(pool.quantity ?? '').trim();
-      const digits = raw.match(/\d+/)?.[0];
+      const digits = raw.match(/\d+/)?.[0] ?? numberWord(raw);
       resource = { name: String(pool['resource-id']), quantity: digits ? Number(digits) : 1, ...(text(pool['resource-type']) ? { type: text(pool['resource-type']) } : {}) };
       if (!digits) resource.assumed = `quantity "${raw.slice(0, 40)}" is not a number: assumed 1`;
     } else {

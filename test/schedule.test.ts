@@ -139,6 +139,30 @@ describe('scheduling problem and MiniZinc model (pure)', () => {
     expect(data).toMatch(/% \d+: order-1 \/ grinding, 25 min/);
   });
 
+  it('reads quantities in words, matches resource names exactly before by containment, and says what it assumed', () => {
+    const problem = buildScheduleProblem({
+      'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM',
+      subprocesses: [
+        { 'process-id': 'bake', resources: ['oven'], duration: { units: 'hrs', 'value-string': 'about 1.5' } },
+        { 'process-id': 'cool', resources: ['racks'], duration: { units: 'minutes', 'value-string': '20-30' } },
+        { 'process-id': 'pack', resources: ['packer'], duration: { units: 'minutes', 'value-string': '15' } },
+      ],
+      'resource-pools': [
+        { 'resource-id': 'deck oven', quantity: '1' },
+        { 'resource-id': 'oven', quantity: 'two' },
+        { 'resource-id': 'rack', quantity: 'a few' },
+      ],
+    });
+    expect(problem.resources).toEqual([
+      { name: 'oven', quantity: 2 },
+      { name: 'rack', quantity: 1, assumed: 'quantity "a few" is not a number: assumed 1' },
+      { name: 'packer', quantity: 1, assumed: 'not in the resource pools: assumed 1' },
+    ]);
+    expect(problem.jobs[0]!.tasks.map((t) => t.duration)).toEqual([90, 30, 15]);
+    expect(problem.jobsSource).toBe('one-per-product');
+    expect(problem.notes).toEqual(expect.arrayContaining([expect.stringMatching(/one job per product/)]));
+  });
+
   it('rejects an SCR it cannot schedule, naming the field', () => {
     expect(() => buildScheduleProblem({ 'principal-problem-type': 'TIMETABLING-PROBLEM' })).toThrow(/only flow-shop and job-shop/);
     expect(() => buildScheduleProblem({ ...scr, routings: [{ 'routing-id': 'x', steps: ['laser-cut'] }] })).toThrow(ScheduleModelError);
