@@ -17,8 +17,8 @@ const TEMPORAL_VARS = new Set(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPOR
 const known = new Set(Object.keys((configSchema as unknown as { in: { shape: Record<string, unknown> } }).in.shape));
 
 describe('deployment files', () => {
-  it('compose runs Temporal on PostgreSQL, the Web UI, the worker and the control plane', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['control-plane', 'postgresql', 'temporal', 'temporal-ui', 'worker']);
+  it('compose runs Temporal on PostgreSQL, the Web UI, the worker, the solver and the control plane', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['control-plane', 'postgresql', 'solver', 'temporal', 'temporal-ui', 'worker']);
     expect(compose.services.temporal.environment).toMatchObject({ DB: 'postgres12', POSTGRES_SEEDS: 'postgresql' });
     expect(compose.services.worker.build).toBe('.');
     expect(compose.services['control-plane'].command).toEqual(['npx', 'tsx', 'server/main.ts']);
@@ -26,7 +26,7 @@ describe('deployment files', () => {
 
   it('sets only variables the configuration (or the Temporal client) reads', () => {
     expect(known.size).toBeGreaterThan(20);
-    for (const name of ['worker', 'control-plane']) {
+    for (const name of ['worker', 'control-plane', 'solver']) {
       for (const key of Object.keys(compose.services[name].environment ?? {})) {
         expect(known.has(key) || TEMPORAL_VARS.has(key), `${name}: ${key}`).toBe(true);
       }

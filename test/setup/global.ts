@@ -42,7 +42,10 @@ export default async function setup(project: TestProject) {
 
   // The Python CP-SAT worker (task queue agent-flows-solver) on the default namespace: every
   // test's workflows reach it by activity name, whatever their own task queue.
-  const solver = await startSolverWorker({ address: env.address, namespace: 'default', timeLimitSeconds: 20, readyTimeoutMs: 300_000 });
+  const solver = await startSolverWorker({ address: env.address, namespace: 'default', timeLimitSeconds: 20, readyTimeoutMs: 300_000 }).catch(async (err) => {
+    await env.teardown();
+    throw err;
+  });
 
   project.provide('temporalAddress', env.address);
   project.provide('workflowBundlePath', bundlePath);
