@@ -83,6 +83,10 @@ export interface OrderInput {
   release?: { value: number; units: TimeUnit };
 }
 
+/** Errors quote the SCR only in short excerpts. */
+const short = (v: string, max = 60) => (v.length > max ? `${v.slice(0, max - 1)}…` : v).replace(/[\r\n]+/g, ' ');
+const shortList = (items: string[]) => `${items.slice(0, 8).map((i) => short(i, 40)).join(', ')}${items.length > 8 ? `, … (${items.length})` : ''}`;
+
 export class ScheduleModelError extends Error {
   constructor(
     message: string,
@@ -182,7 +186,7 @@ function stepOf(row: Record<string, unknown>, field: string, index: number): Ste
   const step = text(row['process-id']) ?? `step-${index + 1}`;
   const minutes = durationMinutes(row.duration);
   if (minutes === undefined || minutes <= 0) {
-    throw new ScheduleModelError(`${field}[${index}] ("${step}") has no usable duration (${JSON.stringify(row.duration ?? null).slice(0, 80)})`, `${field}.duration`);
+    throw new ScheduleModelError(`${field}[${index}] ("${short(step)}") has no usable duration (${JSON.stringify(row.duration ?? null).slice(0, 80)})`, `${field}.duration`);
   }
   return { step, minutes, resources: list(row.resources) };
 }
@@ -217,7 +221,7 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
   if (!kind) {
     const type = text(scr['principal-problem-type']);
     throw new ScheduleModelError(
-      type ? `only flow-shop and job-shop problems can be scheduled yet; this SCR is ${type}` : 'the SCR names no problem type and has neither flow-shop steps nor job-shop routings',
+      type ? `only flow-shop and job-shop problems can be scheduled yet; this SCR is ${short(type)}` : 'the SCR names no problem type and has neither flow-shop steps nor job-shop routings',
       'principal-problem-type',
     );
   }
@@ -240,10 +244,10 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
       const id = text(r['routing-id']) ?? `routing-${i + 1}`;
       const steps = list(r.steps).map((s) => {
         const found = byId.get(s) ?? [...byId.values()].find((u) => sameName(u.step, s));
-        if (!found) throw new ScheduleModelError(`routing "${id}" names step "${s}", which is not among the unit processes (${[...byId.keys()].join(', ')})`, 'routings.steps');
+        if (!found) throw new ScheduleModelError(`routing "${short(id)}" names step "${short(s)}", which is not among the unit processes (${shortList([...byId.keys()])})`, 'routings.steps');
         return found;
       });
-      if (!steps.length) throw new ScheduleModelError(`routing "${id}" has no steps`, 'routings.steps');
+      if (!steps.length) throw new ScheduleModelError(`routing "${short(id)}" has no steps`, 'routings.steps');
       routes.set(id, steps);
     }
     descriptions = new Map(routings.map((r, i) => [text(r['routing-id']) ?? `routing-${i + 1}`, text(r['typical-jobs']) ?? '']));
@@ -304,7 +308,7 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
     const words = normalizeName(product).split(' ');
     const byJobs = [...routes.entries()].find(([id]) => words.some((w) => w.length > 2 && normalizeName(descriptions.get(id) ?? '').split(' ').includes(w)));
     if (byJobs) return byJobs;
-    throw new ScheduleModelError(`product "${product.slice(0, 60)}" matches none of the routings (${[...routes.keys()].join(', ')})`, 'orders.product');
+    throw new ScheduleModelError(`product "${short(product)}" matches none of the routings (${shortList([...routes.keys()])})`, 'orders.product');
   };
 
   const usedIds = new Set<string>();

@@ -167,6 +167,19 @@ describe('scheduling problem and MiniZinc model (pure)', () => {
     expect(() => buildScheduleProblem({ 'principal-problem-type': 'TIMETABLING-PROBLEM' })).toThrow(/only flow-shop and job-shop/);
     expect(() => buildScheduleProblem({ ...scr, routings: [{ 'routing-id': 'x', steps: ['laser-cut'] }] })).toThrow(ScheduleModelError);
     expect(() => buildScheduleProblem(scr, { orders: [{ product: 'spaceship' }] })).toThrow(/matches none of the routings/);
+    // Errors quote what they were given in short excerpts only.
+    const long = 'x'.repeat(5000);
+    for (const bad of [{ orders: [{ product: long }] }, { scr: { ...scr, routings: [{ 'routing-id': long, steps: [long] }] } }, { scr: { 'principal-problem-type': long } }]) {
+      const err = (() => {
+        try {
+          buildScheduleProblem((bad as { scr?: typeof scr }).scr ?? scr, bad as { orders?: Array<{ product: string }> });
+        } catch (e) {
+          return e as Error;
+        }
+      })();
+      expect(err).toBeInstanceOf(ScheduleModelError);
+      expect(err!.message.length).toBeLessThan(400);
+    }
     const noDuration = { ...scr, 'unit-processes': [{ 'process-id': 'saw-cut', resources: ['bandsaw'], duration: { units: 'minutes', 'value-string': 'it varies' } }] };
     expect(() => buildScheduleProblem(noDuration)).toThrow(/no usable duration/);
   });
