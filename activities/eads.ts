@@ -32,6 +32,7 @@ import {
 import { cachedLibrary, catalogEntry, EadsLibraryError, firstSentence, loadFixture, pursuitPlan, type EadsLibrary, type Fixture } from './eads-library';
 import { askModel } from './support';
 import { PROJECT_ROOT } from '../contracts/project-root';
+import { interviewerBrief } from './eads-interviewers';
 
 export { PROJECT_ROOT };
 
@@ -216,15 +217,24 @@ export function createEadsActivities({ model, config }: Backends) {
     },
 
     /** The interviewer: the next question, from the EADS and what is filled so far. */
-    async generateEadsQuestion(args: { eadsId: string; dataStructure: JsonObject; asked: AskedSummary[]; context: PursuitContext }): Promise<{ question: QuestionDraft; usage: TokenUsage }> {
+    async generateEadsQuestion(args: {
+      eadsId: string;
+      /** The interviewer type that asks (from the EADS); recorded in the activity input for history. */
+      interviewer?: string;
+      dataStructure: JsonObject;
+      asked: AskedSummary[];
+      context: PursuitContext;
+    }): Promise<{ question: QuestionDraft; interviewer: string; usage: TokenUsage }> {
       const eads = requireEads(args.eadsId);
+      const interviewer = interviewerBrief(eads.interviewer);
       const { remainingFields } = computeCompleteness(eads.fields.map((f) => f.name), args.dataStructure);
       const remaining = eads.fields.filter((f) => remainingFields.includes(f.name));
       const { data, usage } = await askModel(model, {
         task: 'eads.question',
         instructions:
-          'You interview the owner of a firm about scheduling, filling the EADS below. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
+          'You interview the owner of a firm about scheduling, filling the EADS below, as the interviewer described in <interviewer>: follow its instructions and question_style. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
         sections: {
+          interviewer: { type: interviewer.type, role: interviewer.role, instructions: interviewer.instructions, question_style: interviewer.question_style, example: interviewer.example },
           // The whole objective matters for the opening question (it may quote it); later a sentence is enough.
           eads: { id: eads.id, name: eads.name, objective: args.asked.length === 0 ? truncate(eads.objective, 900) : firstSentence(eads.objective, 200) },
           // Derived fields are not asked about: their name is enough.
@@ -243,7 +253,7 @@ export function createEadsActivities({ model, config }: Backends) {
       const question: QuestionDraft = { ...data, targets };
       if (question.question_type === 'table' && !question.table_template && main?.columns) question.table_template = tableTemplate(main.columns);
       if (question.question_type === 'choice' && !question.choices?.length && main?.choices) question.choices = main.choices.map((c) => c.key);
-      return { question, usage };
+      return { question, interviewer: interviewer.type, usage };
     },
 
     /** The surrogate expert: answers as the firm's owner, from the fixture's facts and tables. */

@@ -8,6 +8,7 @@ import { createEadsActivities } from './eads';
 import { createBomActivities } from './bom';
 import { createProposalActivities } from './proposal';
 import { createDiscoveryActivities } from './discovery';
+import { createScheduleActivities } from './schedule';
 
 export function createActivities(backends: Backends) {
   return {
@@ -16,6 +17,7 @@ export function createActivities(backends: Backends) {
     ...createBomActivities(backends),
     ...createProposalActivities(backends),
     ...createDiscoveryActivities(backends),
+    ...createScheduleActivities(backends),
   };
 }
 

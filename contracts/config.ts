@@ -146,6 +146,8 @@ export const configSchema = z
     BOM_QUERY_REUSE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.85), // answerBomQuestion: similarity needed to reuse a pattern
     EADS_LIBRARY_DIRS: z.string().min(1).default('data/eads'), // runEadsInterview: EADS library directories (path-delimiter separated, relative to the project root)
     EADS_FIXTURES_DIR: z.string().min(1).default('data/eads-fixtures'), // runEadsInterview: surrogate-expert firm fixtures
+    SOLVER_TIME_LIMIT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30), // scheduleFromScr: the CP-SAT solver worker's cap on one solve
+    SOLVER_WORKERS: z.coerce.number().int().min(1).max(64).default(2), // scheduleFromScr: CP-SAT search threads per solve
     CONTROL_PLANE_URL: z.url().optional(), // control plane: the worker registers its manifest there when set (npm start sets it)
     CONTROL_PLANE_TOKEN: optionalString, // control plane: bearer token required on /api/* and sent by the worker, when set
     CONTROL_PLANE_STORE: z.string().min(1).default('.temporal/control-plane-agents.jsonl'), // control plane: registration journal (survives restarts)

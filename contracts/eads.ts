@@ -8,6 +8,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, slugify, tokenUsageSchema, type FlowDefinition, type TokenUsage } from './common';
+import { describeSchedule, scheduleFromScrOutput, scheduleOptionsSchema } from './schedule';
 import { annotationProblems, EADS_ID_KEY, EADS_TOPICS, type AggregatedScr, type EadsField, type FieldInstruction, type JsonObject } from './eads-structure';
 
 // ---------------------------------------------------------------------------------------------
@@ -287,6 +288,8 @@ export const runEadsInterviewInput = z
     pursuitsPerRun: z.number().int().min(1).max(100).default(6),
     /** Passed to each pursuit: continue-as-new after this many questions in one run. */
     questionsPerRun: z.number().int().min(1).max(200).default(25),
+    /** At the end, solve a schedule from the SCR (scheduleFromScr as a child): true, or orders and options. */
+    schedule: z.union([z.boolean(), scheduleOptionsSchema]).optional(),
     /** Carried by continue-as-new: the interview so far. */
     resume: z.object({ version: z.literal(1) }).loose().optional(),
   })
@@ -304,6 +307,8 @@ const pursuitSummarySchema = z.object({
   questions: z.number(),
   budgetUsed: z.number(),
   source: z.string(),
+  /** The interviewer type the orchestrator's pick put to work (process, data, resources, optimality). */
+  interviewer: z.string().optional(),
   childWorkflowId: z.string(),
   /** Runs of the pursuit's workflow (continue-as-new adds one). */
   runs: z.number().int(),
@@ -324,6 +329,8 @@ export const runEadsInterviewOutput = z.object({
   questionsAsked: z.number().int(),
   usage: tokenUsageSchema,
   runs: z.number().int(),
+  /** With input `schedule`: the schedule solved from the SCR, or why there is none. */
+  schedule: z.union([scheduleFromScrOutput, z.object({ skipped: z.string() }), z.object({ error: z.string() })]).optional(),
 });
 export type RunEadsInterviewOutput = z.infer<typeof runEadsInterviewOutput>;
 
@@ -353,6 +360,9 @@ export interface ConversationHistory {
     questions_answers: Array<{ question: string; answer: string }>;
     summary_ds: JsonObject;
   }>;
+  /** With input `schedule`, once solved: the MiniZinc model and data, and the schedule. */
+  minizinc?: { model: string; data: string; files: { model: string; data: string } | null } | null;
+  minizinc_results?: z.infer<typeof scheduleFromScrOutput>['minizinc_results'] | null;
 }
 
 export interface StartPursuitResult {
@@ -418,6 +428,18 @@ export const runEadsInterviewFlow: FlowDefinition<typeof runEadsInterviewInput, 
     `challenges: ${out.schedulingChallenges.join(', ') || '(none)'}`,
     ...out.pursuits.map((p) => `${p.eadsId}: ${p.status}, completeness ${p.completeness}, ${p.questions} q, budget used ${p.budgetUsed} (${p.source})`),
     `conflicts: ${out.scr.conflicts.length ? out.scr.conflicts.map((c) => c.detail).join('; ') : 'none'}; tokens ${out.usage.totalTokens}`,
+    ...(out.schedule ? scheduleLines(out.schedule) : []),
   ],
   examples: [{ projectId: 'demo-brewery', projectName: 'Kettle & Crown Brewing', mode: 'surrogate', fixture: 'brewery-flow-shop' }],
 };
+
+function scheduleLines(schedule: NonNullable<RunEadsInterviewOutput['schedule']>): string[] {
+  if ('skipped' in schedule) return [`schedule: skipped (${schedule.skipped})`];
+  if ('error' in schedule) return [`schedule: failed (${schedule.error})`];
+  const r = schedule.minizinc_results;
+  return [
+    `schedule: ${describeSchedule(r)}`,
+    ...r.conflicts.map((c) => `schedule conflict: ${c.detail}`),
+    ...(schedule.chart ? [`Gantt chart: ${schedule.chart.svg} and ${schedule.chart.png}`] : []),
+  ];
+}

@@ -195,6 +195,7 @@ describe.skipIf(!tools)(
           'control-plane',
           'mcp',
           'postgresql',
+          'solver',
           'standin',
           'temporal',
           'temporal-namespace',

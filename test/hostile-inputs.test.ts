@@ -21,6 +21,7 @@ import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
 import type { FlowDefinition } from '../contracts/common';
 import { discoverFromPrpFlow } from '../contracts/discovery';
 import { runEadsInterviewFlow } from '../contracts/eads';
+import { scheduleFromScrFlow } from '../contracts/schedule';
 import { flows } from '../contracts/flows';
 import { platformCheckFlow } from '../contracts/platform';
 import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalOutput, type ProposalStateView } from '../contracts/proposal';
@@ -43,6 +44,8 @@ function baseInput(flow: FlowDefinition, n: number): Record<string, unknown> {
     case runEadsInterviewFlow.type:
       // One pursuit, and a project id of its own: one interview per project.
       return { projectId: `hostile-${n}-${randomUUID().slice(0, 6)}`, mode: 'surrogate', fixture: 'brewery-flow-shop', maxPursuits: 1 };
+    case scheduleFromScrFlow.type:
+      return { ...(scheduleFromScrFlow.examples[0] as Record<string, unknown>), projectId: `hostile-${n}`, timeLimitSeconds: 2 };
     default:
       throw new Error(`no base input for ${flow.type}: add one so the new flow is fuzzed too`);
   }
@@ -54,6 +57,8 @@ const DOCUMENTED_FAILURES: Record<string, string[]> = {
   [discoverFromPrpFlow.type]: ['TargetSchemaMissing'],
   // A fixture id of the right shape that names no fixture: the first activity says which exist.
   [runEadsInterviewFlow.type]: ['EadsLibraryInvalid'],
+  // An SCR of the right shape with nothing to schedule (no steps, timetabling), or an unknown product.
+  [scheduleFromScrFlow.type]: ['ScheduleModelError'],
 };
 
 /** The ApplicationFailure of one of `types` in a failure's cause chain (activity failures wrap it). */
@@ -98,7 +103,7 @@ const issuesOf = (err: unknown) => (err as InvalidFlowInput).issues;
 
 describe('every flow input through the thin client (no Temporal reached on rejection)', () => {
   it('covers every registered flow', () => {
-    expect(flows.map((f) => f.type).sort()).toEqual(['answerBomQuestion', 'discoverFromPrp', 'platformCheck', 'runEadsInterview', 'writeResearchProposal']);
+    expect(flows.map((f) => f.type).sort()).toEqual(['answerBomQuestion', 'discoverFromPrp', 'platformCheck', 'runEadsInterview', 'scheduleFromScr', 'writeResearchProposal']);
   });
 
   for (const flow of flows) {

@@ -24,6 +24,7 @@ import type { FlowDefinition } from '../contracts/common';
 import { discoverFromPrpFlow } from '../contracts/discovery';
 import { runEadsInterviewFlow } from '../contracts/eads';
 import { networkSecuritySettings, parseSettings } from '../contracts/config';
+import { scheduleFromScrFlow } from '../contracts/schedule';
 import { flows } from '../contracts/flows';
 import { platformCheckFlow } from '../contracts/platform';
 import { EXAMPLE_PROFILE, researchProposalFlow } from '../contracts/proposal';
@@ -36,6 +37,7 @@ const BASE: Record<string, Record<string, unknown>> = {
   [discoverFromPrpFlow.type]: { prp: discoverFromPrpFlow.examples[0].prp },
   [researchProposalFlow.type]: { mode: 'autonomous', profile: EXAMPLE_PROFILE },
   [runEadsInterviewFlow.type]: { projectId: 'hostile-mcp', mode: 'surrogate', fixture: 'brewery-flow-shop' },
+  [scheduleFromScrFlow.type]: { ...scheduleFromScrFlow.examples[0], timeLimitSeconds: 2 },
 };
 
 /** The EADS tools' arguments (seed 004), with the values a fuzzer should try for each. */

@@ -6,10 +6,11 @@
  * writes each result to `out/<flow>/<workflow id>.json`, stops everything, and exits non-zero
  * if any flow failed.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TASK_QUEUE } from '../contracts/common';
 import { flows } from '../contracts/flows';
+import { runEadsInterviewFlow } from '../contracts/eads';
 import { followProgress } from '../client/cli';
 import { startFlow } from '../client/flow-client';
 import { startOfflineStack } from './offline-stack';
@@ -35,7 +36,7 @@ async function main(): Promise<number> {
 
   const records: RunRecord[] = [];
   await (async () => {
-    const runs = flows.flatMap((flow) => flow.examples.map((input) => ({ flow, input })));
+    const runs = [...flows.flatMap((flow) => flow.examples.map((input) => ({ flow, input }))), ...scheduleRuns()];
     // All runs start at once: the worker interleaves them, as it would in production.
     await Promise.all(
       runs.map(async ({ flow, input }) => {
@@ -70,6 +71,17 @@ async function main(): Promise<number> {
   writeFileSync(path.join(outDir, 'demo-summary.json'), `${JSON.stringify({ runs: records, tokens: standin.stats(), seconds: (performance.now() - started) / 1000 }, null, 2)}\n`);
   console.log(`\n[demo] ${records.length - failed.length}/${records.length} flow runs completed in ${((performance.now() - started) / 1000).toFixed(1)} s; summary in ${path.relative(process.cwd(), path.join(outDir, 'demo-summary.json'))}`);
   return failed.length === 0 ? 0 : 1;
+}
+
+/** One interview ending in a schedule (MiniZinc model, CP-SAT solve, Gantt chart) per bundled shop firm. */
+function scheduleRuns() {
+  const orders = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'data', 'schedule', 'demo-orders.json'), 'utf8')) as Record<string, unknown>;
+  return Object.entries(orders)
+    .filter(([fixture, list]) => fixture !== 'about' && Array.isArray(list))
+    .map(([fixture, list]) => ({
+      flow: runEadsInterviewFlow as unknown as (typeof flows)[number],
+      input: { projectId: `demo-schedule-${fixture}`, mode: 'surrogate', fixture, schedule: { orders: list, timeLimitSeconds: 10 } },
+    }));
 }
 
 main().then(

@@ -10,6 +10,7 @@ import { parseConfig, type Config } from '../contracts/config';
 import { connectClient } from '../client/flow-client';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer, type DevServer } from './dev-server';
+import { startSolverWorker, type SolverWorker } from './solver-worker';
 import { createFlowWorker, installRuntime } from './worker';
 
 export interface OfflineStack {
@@ -18,6 +19,8 @@ export interface OfflineStack {
   config: Config;
   backends: Backends;
   worker: Worker;
+  /** The Python CP-SAT worker on task queue agent-flows-solver. */
+  solver: SolverWorker;
   client: Client;
   /** Stops the worker (after its in-flight tasks), then everything else. */
   close(): Promise<void>;
@@ -41,6 +44,7 @@ export async function startOfflineStack(options: { artifactDir: string; quiet?: 
   const connection = await NativeConnection.connect({ address: server.address });
   const backends = await createBackends(config);
   const worker = await createFlowWorker({ connection, backends });
+  const solver = await startSolverWorker({ address: server.address, timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS, searchWorkers: config.SOLVER_WORKERS });
   const client = await connectClient({ address: server.address, namespace: 'default' });
   // The worker polls from now until close(), so callers just start flows.
   const running = worker.run();
@@ -50,10 +54,12 @@ export async function startOfflineStack(options: { artifactDir: string; quiet?: 
     config,
     backends,
     worker,
+    solver,
     client,
     async close() {
       worker.shutdown();
       await running;
+      await solver.stop();
       await client.connection.close();
       await connection.close();
       await backends.close();

@@ -15,6 +15,7 @@ import { payloadCodecFromEnv } from '../client/payload-codec';
 import { startCodecServerFromConfig } from '../server/codec-server';
 import { faultSettingsSchema, startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
+import { startSolverWorker, type SolverWorker } from './solver-worker';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
@@ -73,6 +74,14 @@ async function main() {
     console.warn(`[stack] control plane not started (${err instanceof Error ? err.message : String(err)}); flows still run`);
   }
 
+  // The Python CP-SAT worker (scheduleFromScr's solver, task queue agent-flows-solver).
+  let solver: SolverWorker | undefined;
+  try {
+    solver = await startSolverWorker({ address, namespace: process.env.TEMPORAL_NAMESPACE, timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS, searchWorkers: config.SOLVER_WORKERS, verbose: true });
+  } catch (err) {
+    console.warn(`[stack] solver worker not started (${err instanceof Error ? err.message : String(err)}); scheduleFromScr will wait for one`);
+  }
+
   installRuntime(config, { handleSignals: false });
   console.log('[stack] try: npm run temporal -- workflow start --task-queue agent-flows --type platformCheck --input \'{"topic":"battery"}\'');
   let exitCode = 0;
@@ -82,6 +91,7 @@ async function main() {
     console.error(`[stack] worker failed: ${err instanceof Error ? err.message : String(err)}`);
     exitCode = 1;
   }
+  await solver?.stop();
   await controlPlane?.close();
   await standin?.close();
   await codecServer?.close();

@@ -218,7 +218,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     progress.stage('generate question', `${completion.remainingFields.length} field(s) open`);
     let draft;
     try {
-      const reply = await generateEadsQuestion({ eadsId: s.plan.id, dataStructure: s.dataStructure, asked: asked(), context: input.context });
+      const reply = await generateEadsQuestion({ eadsId: s.plan.id, interviewer: s.plan.interviewer, dataStructure: s.dataStructure, asked: asked(), context: input.context });
       s.usage = addUsage(s.usage, reply.usage);
       progress.tokens(reply.usage);
       draft = reply.question;

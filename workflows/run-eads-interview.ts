@@ -53,6 +53,7 @@ import {
 import { aggregateScr, type AggregatedScr, type Facts } from '../contracts/eads-structure';
 import { beginFlow } from './lib/flow';
 import { MODEL_REJECTED, modelRejection, pursueEads, STOP_ON_MODEL_REJECTION_PATCH } from './pursue-eads';
+import { scheduleAfterInterview, type InterviewSchedule } from './eads-schedule-step';
 
 export { pursueEads };
 
@@ -102,6 +103,7 @@ function summary(p: PursuitRecord) {
     questions: p.questions.length,
     budgetUsed: p.budgetUsed,
     source: p.source,
+    interviewer: p.interviewer,
     childWorkflowId: p.childWorkflowId,
     runs: p.runs,
   };
@@ -120,6 +122,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
   let startRequest: string | null = null;
   let finishReason: string | null = null;
   let outcome: RunEadsInterviewOutput['status'] | null = null;
+  let schedule: InterviewSchedule | undefined;
 
   const scrOf = (filter?: string[]): AggregatedScr =>
     aggregateScr(
@@ -154,6 +157,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       questions_answers: p.questions.map((q) => ({ question: q.question, answer: q.answer })),
       summary_ds: p.dataStructure,
     })),
+    ...(schedule && 'minizinc' in schedule ? { minizinc: schedule.minizinc, minizinc_results: schedule.minizinc_results } : {}),
   });
 
   setHandler(eadsInterviewQuery, view);
@@ -359,6 +363,16 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
   phase = 'finished';
   const context = interviewContext(state.pursuits);
   const scr = scrOf();
+  if (input.schedule) {
+    progress.stage('schedule', 'SCR to MiniZinc model, CP-SAT schedule and Gantt chart');
+    schedule = await scheduleAfterInterview({
+      projectId: input.projectId,
+      firm: input.projectName,
+      interviewWorkflowId: projectWorkflowId,
+      mergedScr: scr.merged_scr,
+      options: input.schedule,
+    });
+  }
   progress.finish('completed', `${outcome}: ${state.pursuits.length} EADS pursued, ${scr.conflicts.length} conflict(s)`);
   await condition(allHandlersFinished);
   return {
@@ -372,6 +386,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     questionsAsked: state.pursuits.reduce((n, p) => n + p.questions.length, 0),
     usage: state.usage,
     runs: state.runs,
+    ...(schedule ? { schedule } : {}),
   };
 }
 

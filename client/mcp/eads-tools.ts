@@ -14,6 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { projectIdSchema, type EadsCatalogEntry } from '../../contracts/eads';
 import { EadsSession, EadsSessionError } from '../eads-session';
+import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../../contracts/schedule-model';
+import type { ConversationHistory } from '../../contracts/eads';
 
 export interface EadsToolsContext {
   client: Client;
@@ -242,11 +244,10 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     },
     async ({ project_id, include_minizinc }) =>
       guarded(async () => {
-        const history = await session(project_id).conversation();
-        const payload = {
-          ...history,
-          ...(include_minizinc ? { minizinc: null, minizinc_results: null, minizinc_note: 'MiniZinc generation is not part of this flow.' } : {}),
-        };
+        const s = session(project_id);
+        const history = await s.conversation();
+        const { minizinc, minizinc_results, ...rest } = history;
+        const payload = { ...rest, ...(include_minizinc ? await minizincOf(s, { minizinc, minizinc_results }) : {}) };
         return ok(payload, `${history.activities.length} EADS pursued; challenges: ${history.scheduling_challenges.join(', ') || '(none yet)'}.`);
       }),
   );
@@ -263,4 +264,21 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
         return ok({ ...scr }, `${Object.keys(scr.scr_by_eads).length} EADS in the SCR, ${scr.conflicts.length} conflict(s).`);
       }),
   );
+}
+
+/**
+ * The interview's MiniZinc model: the one its schedule step solved (input `schedule`), else one
+ * generated now from the SCR so far (not solved: the `schedule_from_scr` tool solves it), else
+ * null with the reason (e.g. no flow-shop or job-shop steps yet).
+ */
+async function minizincOf(s: EadsSession, solved: Pick<ConversationHistory, 'minizinc' | 'minizinc_results'>) {
+  if (solved.minizinc) return { minizinc: solved.minizinc, minizinc_results: solved.minizinc_results ?? null };
+  try {
+    const scr = await s.scr();
+    const { model, data } = toMiniZinc(buildScheduleProblem(scr.merged_scr));
+    return { minizinc: { model, data, files: null }, minizinc_results: null, minizinc_note: 'Generated from the SCR so far; not solved yet: call schedule_from_scr with this SCR and your orders.' };
+  } catch (err) {
+    if (!(err instanceof ScheduleModelError)) throw err;
+    return { minizinc: null, minizinc_results: null, minizinc_note: `No model yet: ${err.message}.` };
+  }
 }

@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { flowSearchAttribute } from '../../contracts/common';
 import { DEV_SERVER_TUNING_ARGS } from '../../workers/dev-server';
+import { startSolverWorker } from '../../workers/solver-worker';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 
@@ -39,11 +40,19 @@ export default async function setup(project: TestProject) {
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 
+  // The Python CP-SAT worker (task queue agent-flows-solver) on the default namespace: every
+  // test's workflows reach it by activity name, whatever their own task queue.
+  const solver = await startSolverWorker({ address: env.address, namespace: 'default', timeLimitSeconds: 20, readyTimeoutMs: 300_000 }).catch(async (err) => {
+    await env.teardown();
+    throw err;
+  });
+
   project.provide('temporalAddress', env.address);
   project.provide('workflowBundlePath', bundlePath);
   project.provide('temporalCliPath', cli.path);
   project.provide('testServerPath', testServer.path);
   return async () => {
+    await solver.stop();
     await env.teardown();
   };
 }

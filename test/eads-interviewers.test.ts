@@ -1,0 +1,55 @@
+/**
+ * The four interviewer types reach the model: each question prompt carries the brief and question
+ * style of the interviewer its EADS names, the type is in the question activity's input in
+ * history, and each pursuit in the result says which interviewer ran it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../contracts/eads';
+import { INTERVIEWERS } from '../activities/eads-interviewers';
+import { rules } from '../standin/rules';
+import type { StandinRule } from '../standin/types';
+import { createHarness, type Harness } from './helpers/harness';
+
+describe('interviewer types in the question prompt', () => {
+  const seen: Array<{ eads: string; interviewer: Record<string, string>; system: string }> = [];
+  // The project's own rules, with the question rule wrapped to record what the prompt carried.
+  const recording: StandinRule[] = rules.map((r) =>
+    r.task === 'eads.question'
+      ? {
+          ...r,
+          answer(ctx) {
+            seen.push({ eads: String((ctx.sections.eads as { id: string }).id), interviewer: ctx.sections.interviewer as Record<string, string>, system: ctx.system });
+            return r.answer(ctx);
+          },
+        }
+      : r,
+  );
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness({ rules: recording });
+  });
+  afterAll(async () => h?.close());
+
+  it('gives each EADS the brief of its own interviewer, and records the type in history and result', async () => {
+    const projectId = `interviewers-${Date.now().toString(36)}`;
+    const handle = await h.start(runEadsInterviewFlow, { projectId, mode: 'surrogate', fixture: 'machine-shop-job-shop' });
+    const result = (await handle.result()) as RunEadsInterviewOutput;
+    expect(rules.some((r) => r.task === 'eads.question')).toBe(true);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const q of seen) {
+      const topic = q.eads.split('/')[0] as keyof typeof INTERVIEWERS;
+      expect(q.interviewer, q.eads).toMatchObject({ type: topic, question_style: INTERVIEWERS[topic].question_style, instructions: INTERVIEWERS[topic].instructions });
+    }
+    expect(new Set(seen.map((q) => q.interviewer.type))).toEqual(new Set(['process', 'data', 'resources', 'optimality']));
+    expect(seen[0]!.system).toMatch(/as the interviewer described in <interviewer>/);
+
+    for (const p of result.pursuits) expect(p.interviewer, p.eadsId).toBe(p.eadsId.split('/')[0]);
+    // History: the question activity's input names the interviewer type.
+    const child = h.client.workflow.getHandle(result.pursuits.find((p) => p.eadsId === 'resources/resource-pools')!.childWorkflowId);
+    const history = await child.fetchHistory();
+    const inputs = history.events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'generateEadsQuestion')
+      .map((e) => JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString()));
+    expect(inputs.length).toBeGreaterThan(0);
+    for (const input of inputs) expect(input.interviewer).toBe('resources');
+  });
+});

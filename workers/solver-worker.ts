@@ -1,0 +1,89 @@
+/**
+ * Starts the Python solver worker (solver/worker.py: OR-Tools CP-SAT behind a Temporal activity
+ * worker on task queue `agent-flows-solver`) as a child process, and stops it.
+ *
+ * `npm start`, the demo/eval stack and the test harness call it; `npm run solver-worker` runs it
+ * alone against TEMPORAL_ADDRESS.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { SOLVER_TASK_QUEUE } from '../contracts/schedule';
+import { resolveSolverPython, SOLVER_WORKER_SCRIPT } from './solver-tools';
+
+export interface SolverWorker {
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface SolverWorkerOptions {
+  address: string;
+  namespace?: string;
+  taskQueue?: string;
+  timeLimitSeconds?: number;
+  searchWorkers?: number;
+  /** Print the worker's output (npm start); otherwise it is kept and shown only if it fails to start. */
+  verbose?: boolean;
+  /** How long to wait for the worker to poll (installing the packages can come first). */
+  readyTimeoutMs?: number;
+}
+
+export async function startSolverWorker(options: SolverWorkerOptions): Promise<SolverWorker> {
+  const python = resolveSolverPython({ quiet: !options.verbose });
+  const child = spawn(python, ['-u', SOLVER_WORKER_SCRIPT], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: options.address,
+      TEMPORAL_NAMESPACE: options.namespace ?? 'default',
+      SOLVER_TASK_QUEUE: options.taskQueue ?? SOLVER_TASK_QUEUE,
+      ...(options.timeLimitSeconds ? { SOLVER_TIME_LIMIT_SECONDS: String(options.timeLimitSeconds) } : {}),
+      ...(options.searchWorkers ? { SOLVER_WORKERS: String(options.searchWorkers) } : {}),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-8000);
+    if (options.verbose) process.stderr.write(chunk);
+  };
+  child.stderr!.on('data', keep);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the solver worker did not start within ${options.readyTimeoutMs ?? 60_000} ms:\n${output}`));
+    }, options.readyTimeoutMs ?? 60_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      keep(chunk);
+      if (output.includes('[solver] polling')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the solver worker exited (code ${code}) before polling:\n${output}`));
+    });
+  });
+  return {
+    process: child,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+if (require.main === module) {
+  startSolverWorker({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', namespace: process.env.TEMPORAL_NAMESPACE, verbose: true }).then(
+    (worker) => {
+      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void worker.stop().then(() => process.exit(0)));
+      worker.process.once('exit', (code) => process.exit(code ?? 1));
+    },
+    (err) => {
+      console.error(`[solver] ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(1);
+    },
+  );
+}
