@@ -1,5 +1,2 @@
 import { parseBomQuestion } from './contracts/bom-text';
-import { readFileSync } from 'node:fs';
-const qs = JSON.parse(readFileSync('/work/wt/bom/eval/bom/questions.json','utf8'));
-for (const q of qs) if (!q.holdout) console.log(q.id.padEnd(24), JSON.stringify(parseBomQuestion(q.question)));
-for (const q of ['List BOMs using battery or memory components','Which BOMs use unobtainium flux capacitors?','Which boards use current sense resistors?','Where are OLED displays used?','Which finished goods ultimately contain X?']) console.log(JSON.stringify(parseBomQuestion(q)));
+for (const q of ['Which finished goods ultimately contain a crystal?','Which end products contain OLED displays at any level?','Which top-level products include a vibration motor, directly or through subassemblies?','Which finished products indirectly use an LTE flex antenna?','In which products are tantalum capacitors used?','Where do we use X?','Which of our subassemblies ultimately contain hall sensors?', 'What uses a crystal?']) console.log(JSON.stringify(parseBomQuestion(q)));

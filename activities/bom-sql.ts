@@ -149,6 +149,8 @@ export function buildStrategyQuery(options: {
   concepts?: readonly ConceptQuery[];
   match?: ConceptMatch;
   scope?: WhereUsedScope;
+  /** Top-level scope only: the ancestors must have this value (any exact form) in this item column. */
+  parentKind?: { column: string; term: string };
 }): BuiltQuery {
   const { dialect: d, allow } = options;
   const terms = normaliseTerms(options.terms);
@@ -222,6 +224,17 @@ export function buildStrategyQuery(options: {
     const carried = conceptConditions.map((_, i) => `m.has_${i}`);
     const upActive = hasActive ? ` AND ${col('up', 'is_active')} = TRUE` : '';
     const usedActive = hasActive ? ` WHERE ${col('u', 'is_active')} = TRUE` : '';
+    // "Which finished goods …": the ancestors of that kind, at any level. Otherwise the top of
+    // every BOM tree: the ancestors that are no active line's component.
+    let ancestorFilter = 'used.item IS NULL';
+    if (options.parentKind) {
+      const [table, column] = options.parentKind.column.split('.');
+      if (table !== BOM_PLAN.itemTable) throw new BomSqlError('the kind of BOM must be a column of the item table');
+      checkedColumn(allow, options.parentKind.column, d);
+      params.parent_kind = normaliseTerms(exactForms(options.parentKind.term));
+      arrayTypes.parent_kind = 'STRING';
+      ancestorFilter = d.inArray(`LOWER(${col('p', column)})`, 'parent_kind');
+    }
     return built([
       'WITH RECURSIVE matched AS (',
       `  SELECT ${col('bd', 'parent_item_number')} AS ancestor, ${col('bd', 'component_item_number')} AS component,`,
@@ -240,8 +253,10 @@ export function buildStrategyQuery(options: {
       '  MAX(m.depth) AS levels, COUNT(*) OVER () AS total_rows',
       'FROM matched m',
       `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = m.ancestor`,
-      `LEFT JOIN (SELECT DISTINCT ${col('u', 'component_item_number')} AS item FROM ${t('bom_details')} u${usedActive}) used ON used.item = m.ancestor`,
-      'WHERE used.item IS NULL',
+      ...(options.parentKind
+        ? []
+        : [`LEFT JOIN (SELECT DISTINCT ${col('u', 'component_item_number')} AS item FROM ${t('bom_details')} u${usedActive}) used ON used.item = m.ancestor`]),
+      `WHERE ${ancestorFilter}`,
       `GROUP BY m.ancestor, ${col('p', 'item_description')}`,
       ...(needsAll ? [`HAVING ${conceptConditions.map((_, i) => `MAX(m.has_${i}) = 1`).join(' AND ')}`] : []),
       'ORDER BY m.ancestor',

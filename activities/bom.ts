@@ -97,6 +97,8 @@ export interface ResolvedColumns {
   closest?: Record<string, string[]>;
   match?: ConceptMatch;
   scope?: WhereUsedScope;
+  /** Top-level scope: the kind of item asked for ("finished goods") and the item column that holds it. */
+  parent_kind?: { column: string; term: string };
 }
 
 export interface QueryRun {
@@ -303,7 +305,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           });
 
       // Grounding (when the question is known): each part phrase against the BOM tables' values.
-      let grounding: Pick<ResolvedColumns, 'concepts' | 'missing_terms' | 'closest' | 'match' | 'scope'> = {};
+      let grounding: Pick<ResolvedColumns, 'concepts' | 'missing_terms' | 'closest' | 'match' | 'scope' | 'parent_kind'> = {};
       let searchTerms = terms;
       const groundedColumns: string[] = [];
       if (parsed) {
@@ -320,6 +322,19 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         for (const term of missing) closest[term] = vocabulary.closest(term);
         for (const c of concepts) for (const level of [1, 2, 3] as const) groundedColumns.push(...c.columns[level]);
         grounding = { concepts, missing_terms: missing, closest, match: phrases.length > 1 ? parsed.match : 'any', scope: parsed.scope };
+        // "Which finished goods …" names a kind of item: when the subject (or its last word) is
+        // exactly a value of an item column (FINISHED_GOOD, PRODUCT), the answer lists that kind.
+        if (parsed.scope === 'top_level' && parsed.subject) {
+          const itemColumns = inPlan.filter((c) => c.startsWith(`${BOM_PLAN.itemTable}.`));
+          const words = parsed.subject.split(' ');
+          for (const candidate of [parsed.subject, words[words.length - 1]]) {
+            const hit = vocabulary.ground(candidate).columns[1].find((c) => itemColumns.includes(c));
+            if (hit) {
+              grounding.parent_kind = { column: hit, term: candidate };
+              break;
+            }
+          }
+        }
         searchTerms = concepts.filter((c) => c.level !== null).map((c) => c.term);
         if (searchTerms.length === 0) searchTerms = concepts.map((c) => c.term);
       }
@@ -358,6 +373,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       concepts?: GroundedConcept[];
       match?: ConceptMatch;
       scope?: WhereUsedScope;
+      parentKind?: { column: string; term: string };
       maxStrategies?: number;
     }): Promise<QueryRun> {
       const allow = await allowList(input.dataset);
@@ -380,6 +396,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           ...(concepts?.length ? { concepts } : {}),
           ...(input.match ? { match: input.match } : {}),
           ...(input.scope ? { scope: input.scope } : {}),
+          ...(input.parentKind ? { parentKind: input.parentKind } : {}),
         });
       } catch (err) {
         throw asFailure(err);

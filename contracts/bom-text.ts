@@ -117,7 +117,17 @@ export interface ParsedBomQuestion {
   whole: string | null;
   match: ConceptMatch;
   scope: WhereUsedScope;
+  /** The kind of BOM asked about ("finished goods" in "Which finished goods contain X?"), or null. */
+  subject: string | null;
 }
+
+/** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
+const OPENERS = new Set(
+  'which what where who in on for of list show find give tell name get me us all every each any the a an our my your some do does did are is that those these there please'.split(' '),
+);
+
+/** Adverbs of the question's frame that may sit between the subject and its verb. */
+const FRAME_ADVERBS = new Set('ultimately indirectly directly actually currently still also really all both we you they i'.split(' '));
 
 /** Verbs (and prepositions) after which the question names what is used: "Which boards use X". */
 const ACTIVE_PIVOTS = new Set(
@@ -170,14 +180,26 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const active = tokens.findIndex((t) => ACTIVE_PIVOTS.has(t));
   const passive = tokens.findIndex((t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)));
   let object: string[];
+  let subjectWords: string[] = [];
   if (passive >= 0 && (active < 0 || passive < active)) {
     const aux = tokens.slice(0, passive).reduce((last, w, i) => (AUXILIARIES.has(w) ? i : last), -1);
     object = tokens.slice(aux + 1, passive);
+    subjectWords = tokens.slice(0, Math.max(0, aux));
   } else if (active >= 0) {
     object = tokens.slice(active + 1);
+    subjectWords = tokens.slice(0, active);
   } else {
     object = tokens;
   }
+  const subjectStart = subjectWords.findIndex((w) => !OPENERS.has(w));
+  const subjectEnd = subjectWords.length - [...subjectWords].reverse().findIndex((w) => !OPENERS.has(w) && !AUXILIARIES.has(w));
+  const subject =
+    subjectStart >= 0
+      ? subjectWords
+          .slice(subjectStart, subjectEnd)
+          .filter((w) => !FRAME_ADVERBS.has(w))
+          .join(' ') || null
+      : null;
   // Words of the top-level frame inside the object ("at any level", "through subassemblies") go.
   const objectText = ` ${object.join(' ')} `;
   let cleaned = objectText;
@@ -204,7 +226,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   }
   const wholeWords = trimStopWords(object.filter((w) => w !== ','));
   const whole = chunks.length > 1 && wholeWords.length > 0 ? wholeWords.join(' ') : null;
-  return { concepts, whole, match: sawAnd && !sawOr ? 'all' : 'any', scope };
+  return { concepts, whole, match: sawAnd && !sawOr ? 'all' : 'any', scope, subject };
 }
 
 /** Every word's plural/singular forms, in order: the per-word alternatives of a phrase. */

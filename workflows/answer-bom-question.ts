@@ -65,6 +65,7 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
     missing_terms: [],
     match: 'any',
     scope: 'direct',
+    parent_kind: null,
     strategy: 0,
     sql: null,
     params: {},
@@ -171,6 +172,7 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
   state.missing_terms = resolved.missing_terms ?? [];
   state.match = resolved.match ?? 'any';
   state.scope = resolved.scope ?? 'direct';
+  state.parent_kind = resolved.parent_kind ? `${resolved.parent_kind.term} (${resolved.parent_kind.column})` : null;
   progress.advance(1, `${resolved.candidate_columns.length} candidate column(s)`);
   if (resolved.candidate_columns.length === 0) {
     state.reason = resolved.reason;
@@ -189,7 +191,15 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
   }
 
   // 3. Refinement loop: at most maxStrategies iterations, stopping at the first non-empty result.
-  for (let n = 1; n <= maxStrategies; n++) {
+  // The grounding already shows the strictest strategy that can match each phrase: the ladder
+  // starts at the lowest of them (stricter steps are logged as skipped), and each phrase is
+  // searched with its own strategy or the step's, whichever is looser.
+  const levels = grounded.map((c) => c.strategy as number).filter((level) => level <= maxStrategies);
+  const start = levels.length > 0 && resolved.concepts && patched('bom-grounded-terms') ? Math.min(...levels) : 1;
+  for (let n = 1; n < start; n++) {
+    state.attempts_log.push(`Strategy ${n}: ${STRATEGY_NAMES[n as StrategyNumber]} - skipped (no value matches ${state.search_terms.map((t) => `"${t}"`).join(', ')} this way)`);
+  }
+  for (let n = start; n <= maxStrategies; n++) {
     const strategy = n as StrategyNumber;
     stage('refinement loop', `strategy ${strategy}: ${STRATEGY_NAMES[strategy]}`);
     state.strategy = strategy;
@@ -199,10 +209,15 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
       candidateColumns: state.candidate_columns,
       searchTerms: state.search_terms,
       ...(resolved.concepts ? { concepts: resolved.concepts, match: state.match, scope: state.scope, maxStrategies } : {}),
+      ...(resolved.parent_kind ? { parentKind: resolved.parent_kind } : {}),
     });
     state.sql = run.sql;
     state.params = run.params;
-    state.attempts_log.push(`Strategy ${strategy}: ${STRATEGY_NAMES[strategy]} - ${run.total_rows} rows${run.rows.length ? ' (SUCCESS)' : ''}`);
+    const looser = grounded
+      .filter((c) => (c.strategy as number) > strategy && (c.strategy as number) <= maxStrategies)
+      .map((c) => `"${c.term}" by ${STRATEGY_NAMES[c.strategy as StrategyNumber]}`);
+    const detail = [...(run.rows.length ? ['SUCCESS'] : []), ...looser].join('; ');
+    state.attempts_log.push(`Strategy ${strategy}: ${STRATEGY_NAMES[strategy]} - ${run.total_rows} rows${detail ? ` (${detail})` : ''}`);
     if (run.rows.length > 0) {
       found(state, run);
       break;
@@ -271,9 +286,12 @@ function closestParts(closest: Record<string, string[]>): Record<string, string[
 }
 
 function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
-  const lines = Object.entries(closest).map(([term, parts]) =>
-    parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"; frequent categories: ${Object.values(state.suggestions).at(-1)?.join(', ') ?? ''}`,
-  );
+  const lines = Object.entries(closest).map(([term, parts]) => (parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"`));
+  if (Object.values(closest).some((parts) => parts.length === 0)) {
+    // Nothing resembles the phrase: the frequent values of the searched columns, as the seed offered.
+    const frequent = Object.entries(state.suggestions).filter(([column]) => !column.startsWith('closest parts'));
+    lines.push(...frequent.slice(0, 2).map(([column, values]) => `- ${column}: ${values.join(', ')}`));
+  }
   const found = state.concepts.filter((c) => c.strategy !== null).map((c) => `"${c.asked}"`);
   return [
     `No results found: no part in the BOM tables matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}` +
