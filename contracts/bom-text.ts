@@ -221,12 +221,24 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   if (object.includes('both')) sawAnd = true;
   const concepts: string[] = [];
   for (const chunk of chunks) {
-    const phrase = trimStopWords(chunk).join(' ');
+    // A part name is a few words: a longer run is cut (it will not ground, and stays a phrase).
+    const phrase = cutPhrase(trimStopWords(chunk));
     if (phrase && !concepts.includes(phrase)) concepts.push(phrase);
   }
   const wholeWords = trimStopWords(object.filter((w) => w !== ','));
-  const whole = chunks.length > 1 && wholeWords.length > 0 ? wholeWords.join(' ') : null;
+  const whole = chunks.length > 1 && wholeWords.length > 0 ? cutPhrase(wholeWords) : null;
   return { concepts, whole, match: sawAnd && !sawOr ? 'all' : 'any', scope, subject };
+}
+
+/** At most 8 words and 100 characters, cut at a word boundary. */
+function cutPhrase(words: string[]): string {
+  let out = '';
+  for (const word of words.slice(0, 8)) {
+    const next = out ? `${out} ${word}` : word;
+    if (next.length > 100) break;
+    out = next;
+  }
+  return out || (words[0] ?? '').slice(0, 100);
 }
 
 /** Every word's plural/singular forms, in order: the per-word alternatives of a phrase. */
