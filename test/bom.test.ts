@@ -9,6 +9,9 @@ import { BackendError } from '../backends/errors';
 import type { SearchBackend } from '../backends/search/types';
 import { bomQuestionFlow, type BomQuestionOutput, type PipelineState } from '../contracts/bom';
 import type { Progress } from '../contracts/common';
+import { isStopWord } from '../contracts/bom-text';
+import { rules as allRules } from '../standin/rules';
+import type { StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 describe('answerBomQuestion on the embedded backends', () => {
@@ -349,5 +352,42 @@ describe('answerBomQuestion on the embedded backends', () => {
     for (const field of ['question', 'maxStrategies', 'dataset']) expect(cause.message).toContain(field);
     await recordHistory(handle, 'bom-question-invalid-input');
     await expect(h.start(bomQuestionFlow, { question: 'Which BOMs use LEDs?', extra: true })).rejects.toThrow(/Unrecognized key/);
+  });
+});
+
+describe('answerBomQuestion: the model path is grounded like the fallback', () => {
+  let h: Harness;
+  // A model that does what the old prompt asked: every content word its own term, qualifiers
+  // dropped at will ("unobtainium"), and a synonym not in the question ("capacitor" for "caps").
+  const wordByWord: StandinRule = {
+    task: 'bom.focus_terms',
+    description: 'Splits the question into single words and drops the first of several.',
+    answer: ({ sections }) => {
+      const words = String(sections.question).toLowerCase().match(/[a-z]+/g) ?? [];
+      const content = words.filter((w) => !isStopWord(w) && w !== 'boards' && w !== 'caps');
+      const kept = content.length > 1 && content[0] === 'unobtainium' ? content.slice(1) : content;
+      return { focus_terms: /\bcaps\b/.test(String(sections.question)) ? [...kept, 'tantalum capacitor'] : kept };
+    },
+  };
+
+  beforeAll(async () => {
+    h = await createHarness({ rules: [wordByWord, ...allRules.filter((r) => r.task !== 'bom.focus_terms')] });
+  });
+  afterAll(async () => h?.close());
+
+  it('gives the answers the deterministic fallback gives, from split or partial focus terms', async () => {
+    const split = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where are OLED displays used?' });
+    expect(split.pipeline_state.focus_terms).toEqual(['oled', 'displays']);
+    expect(split.pipeline_state.search_terms).toEqual(['oled displays']);
+    expect(split.pipeline_state.total_rows).toBe(32);
+
+    const partial = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use unobtainium flux capacitors?' });
+    expect(partial.pipeline_state.focus_terms).toEqual(['flux', 'capacitors']);
+    expect(partial.outcome).toBe('no_results');
+    expect(partial.pipeline_state.missing_terms).toEqual(['unobtainium flux capacitors']);
+
+    const synonym = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which boards use caps?' });
+    expect(synonym.pipeline_state.search_terms).toEqual(['tantalum capacitor']);
+    expect(synonym.pipeline_state.total_rows).toBe(240);
   });
 });
