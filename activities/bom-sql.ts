@@ -9,7 +9,7 @@
  */
 import { escapeRegex, type SqlDialect } from '../backends/warehouse/sql';
 import type { ColumnInfo, SqlParam } from '../backends/warehouse/types';
-import { exactForms, phraseRegexAlternative, pluralVariants, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
+import { exactForms, phraseRegexAlternative, pluralVariants, wordRegex, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
 import type { StrategyNumber } from '../contracts/bom';
 
 export const ROW_LIMIT = 100;
@@ -115,6 +115,8 @@ export interface ConceptQuery {
   columns?: readonly string[];
   /** What strategy 3 looks for (the form of the term the vocabulary holds); defaults to the term. */
   substring?: string;
+  /** Strategy 2 searches each word on its own, all in the same value, in any order. */
+  anyOrder?: boolean;
 }
 
 export interface BuiltQuery {
@@ -170,7 +172,7 @@ export function buildStrategyQuery(options: {
   const params: Record<string, SqlParam> = {};
   const arrayTypes: NonNullable<BuiltQuery['arrayTypes']> = {};
   const refsOf = (c: ConceptQuery) => (c.columns?.length ? columnRefs(c.columns) : defaultRefs);
-  const sameShape = concepts.every((c) => c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join());
+  const sameShape = concepts.every((c) => !c.anyOrder && c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join());
   let conceptConditions: string[];
   if (match === 'any' && sameShape) {
     // One condition for all the terms (one parameter per strategy), as the seed's ladder wrote it.
@@ -198,6 +200,10 @@ export function buildStrategyQuery(options: {
         params[`terms_${i}`] = normaliseTerms(exactForms(c.term));
         arrayTypes[`terms_${i}`] = 'STRING';
         conditions = refs.map((ref) => d.inArray(`LOWER(${ref})`, `terms_${i}`));
+      } else if (c.strategy === 2 && c.anyOrder) {
+        const words = c.term.split(/\s+/).slice(0, MAX_TERMS);
+        words.forEach((w, j) => (params[`pattern_${i}_${j}`] = wordRegex(w)));
+        conditions = refs.map((ref) => `(${words.map((_, j) => d.regexpContains(ref, `pattern_${i}_${j}`)).join(' AND ')})`);
       } else if (c.strategy === 2) {
         params[`pattern_${i}`] = pluralRegex([c.term]);
         conditions = refs.map((ref) => d.regexpContains(ref, `pattern_${i}`));

@@ -10,7 +10,7 @@
  * part" and offers the closest real parts, rather than dropping the words that matched nothing.
  */
 import type { StrategyNumber } from '../contracts/bom';
-import { editDistance, exactForms, isIdentifierLike, phraseRegexAlternative, pluralVariants, tokenize } from '../contracts/bom-text';
+import { editDistance, exactForms, isIdentifierLike, phraseRegexAlternative, pluralVariants, tokenize, wordRegex } from '../contracts/bom-text';
 
 /** The sampled values of one column: the vocabulary the terms are grounded in. */
 export interface VocabularyColumn {
@@ -31,6 +31,11 @@ export interface GroundedConcept {
   substring: string | null;
   /** A value it matched, for the reader. */
   example: string | null;
+  /**
+   * Strategy 2 found the phrase's words in one value but not in order ("25MHz crystal" in
+   * "Crystal 25MHz 18pF"): the words are searched each on their own, all in the same value.
+   */
+  any_order?: boolean;
 }
 
 /** The vocabulary, prepared once per resolver call: values lower-cased, words with their forms. */
@@ -83,6 +88,21 @@ export class Vocabulary {
           if (substring === null || inside.length > substring.length) substring = inside;
         }
       });
+    }
+    // Looser than the phrase in order, stricter than a substring: every word in the same value.
+    const words = term.split(/\s+/);
+    if (words.length > 1 && (grounded.level === null || grounded.level > 2)) {
+      const regexes = words.map((w) => new RegExp(wordRegex(w).replace('(?i)', ''), 'i'));
+      const hits: string[] = [];
+      let example: string | null = null;
+      for (const c of this.columns) {
+        const at = c.lower.findIndex((value) => regexes.every((r) => r.test(value)));
+        if (at >= 0) {
+          hits.push(c.column);
+          example ??= c.values[at];
+        }
+      }
+      if (hits.length) return { ...grounded, level: 2, columns: { ...columns, 2: hits }, example, substring, any_order: true };
     }
     return { ...grounded, substring };
   }

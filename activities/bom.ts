@@ -383,7 +383,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         .map((c) => {
           const strategy = (c.level !== null && c.level <= max ? Math.max(input.strategy, c.level) : input.strategy) as StrategyNumber;
           const columns = c.columns[strategy].filter((col) => input.candidateColumns.includes(col));
-          return { term: c.term, strategy, columns, ...(c.substring ? { substring: c.substring } : {}) };
+          return { term: c.term, strategy, columns, ...(c.substring ? { substring: c.substring } : {}), ...(c.any_order ? { anyOrder: true } : {}) };
         });
       let built;
       try {

@@ -265,6 +265,17 @@ export function phraseRegexAlternative(phrase: string): string {
   return words.map((variants) => (variants.length === 1 ? variants[0] : `(?:${variants.join('|')})`)).join('[\\s_-]+');
 }
 
+/**
+ * One word as a regex on its own, for a phrase whose words are all in a value but not in order
+ * ("25MHz crystal" in "Crystal 25MHz 18pF"): a word in its plural/singular forms as a whole word;
+ * a spec with digits at the start of a word ("m3" in "M3x10").
+ */
+export function wordRegex(word: string): string {
+  const w = word.toLowerCase();
+  if (/\d/.test(w)) return `(?i)\\b${escapeForRegex(w)}`;
+  return `(?i)\\b(${pluralVariants(w).map(escapeForRegex).join('|')})\\b`;
+}
+
 /** The values a column must equal for an exact match: the phrase, singular/plural per word, " " or "_". */
 export function exactForms(phrase: string, max = 16): string[] {
   let forms: string[] = [''];

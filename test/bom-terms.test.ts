@@ -87,6 +87,18 @@ describe('grounding in the warehouse vocabulary', () => {
     expect(vocabulary.ground('cmp-000123').level).toBe(1);
   });
 
+  it('grounds a phrase whose words are all in one value but not in order, before giving up', async () => {
+    expect(vocabulary.ground('25mhz crystal')).toMatchObject({ level: 2, any_order: true, example: 'Crystal 25MHz 18pF' });
+    expect(vocabulary.ground('m3 standoffs')).toMatchObject({ level: 2, any_order: true });
+    expect(vocabulary.ground('ceramic resistors').level).toBeNull();
+    const built = buildStrategyQuery({
+      dialect: duckDbDialect, allow, strategy: 2, columns: DEFAULTS, terms: ['25mhz crystal'],
+      concepts: [{ term: '25mhz crystal', strategy: 2, columns: ['item_master.item_description'], anyOrder: true }],
+    });
+    expect(built.params).toEqual({ pattern_0_0: '(?i)\\b25mhz', pattern_0_1: '(?i)\\b(crystal|crystals)\\b' });
+    expect(await ids(duckDbDialect, built)).toEqual(await directTruth("c.item_description ILIKE 'crystal 25mhz%'"));
+  });
+
   it('finds no part for a qualifier that matches nothing, and offers the closest real parts', () => {
     expect(vocabulary.groundWithCorrection('unobtainium flux capacitors').level).toBeNull();
     expect(vocabulary.groundWithCorrection('ceramic resistors').level).toBeNull();
@@ -151,18 +163,20 @@ describe('phrases, "and" and the recursive where-used in SQL', () => {
 
   it('keeps values out of the SQL text for "and", top-level and the kind of item (both dialects)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.string({ maxLength: 40 }), { minLength: 2, maxLength: 4 }), fc.string({ maxLength: 30 }), async (terms, kind) => {
+      fc.asyncProperty(fc.array(fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('a b', "x' OR 1=1 -- y", 'm3 (?i) z')), { minLength: 2, maxLength: 4 }), fc.string({ maxLength: 30 }), async (terms, kind) => {
         const normalised = normaliseTerms(terms);
         if (normalised.length < 2 || normaliseTerms([kind]).length === 0) return;
         for (const dialect of [duckDbDialect, bigQuery]) {
           const build = (values: string[], kindTerm: string) =>
             buildStrategyQuery({
               dialect, allow, strategy: 1, columns: DEFAULTS, terms: values,
-              concepts: values.map((term, i): ConceptQuery => ({ term, strategy: ((i % 3) + 1) as 1 | 2 | 3 })),
+              concepts: values.map((term, i): ConceptQuery => ({ term, strategy: ((i % 3) + 1) as 1 | 2 | 3, anyOrder: i === 1 })),
               match: 'all', scope: 'top_level', parentKind: { column: 'item_master.item_type', term: kindTerm },
             });
           const built = build(normalised, kind);
-          expect(built.sql).toBe(build(normalised.map((_, i) => `t${i}`), 'x').sql);
+          // Same count of words where words are searched one by one (the only thing a value decides).
+          const placeholders = normalised.map((v, i) => (i === 1 ? v.split(/\s+/).map((_, j) => `w${j}`).join(' ') : `t${i}`));
+          expect(built.sql).toBe(build(placeholders, 'x').sql);
           await ids(dialect, built);
         }
       }),
