@@ -315,7 +315,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
         // (strategy 1 or 2) is not split at its "and"/"or".
         const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;
-        const phrases = whole && whole.level !== null && whole.level <= 2 ? normaliseTerms([parsed.whole!]) : terms;
+        const phrases = whole && whole.level !== null && whole.level <= 2 && !whole.any_order ? normaliseTerms([parsed.whole!]) : terms;
         const concepts = phrases.map((phrase) => vocabulary.groundWithCorrection(phrase));
         const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
         const closest: Record<string, string[]> = {};

@@ -17,10 +17,12 @@ const STOP_WORDS = new Set(
     'find get having made make makes built there any assembly assemblies subassembly subassemblies ' +
     // Function words and adverbs of a question's frame (never part names).
     'we our my they it its was were been being am currently still actually ever anywhere somewhere directly indirectly ' +
-    'ultimately either both neither nor plus whether some than then when whose whom into onto upon via per so just only ' +
+    'ultimately either both neither plus whether some than then when whose whom into onto upon via per so just only ' +
     'depend depends rely relies carry carries carrying feature features featuring employ employs incorporate incorporates ' +
     'incorporating require requires requiring needing take takes taking contained included needed required found fitted ' +
-    'installed incorporated featured employed level levels end top top-level finished goods good'
+    'installed incorporated featured employed level levels end top top-level finished goods good ' +
+    // Frame words around the part: "tantalum capacitor where-used", "X appears", "a motor inside".
+    'where-used appear appears appearing occur occurs occurring inside onboard internally today now'
   ).split(' '),
 );
 /** Part-number-like tokens: letters, a dash, digits (CMP-000123, FG-1001, SA-2003). */
