@@ -9,7 +9,7 @@
  */
 import { escapeRegex, type SqlDialect } from '../backends/warehouse/sql';
 import type { ColumnInfo, SqlParam } from '../backends/warehouse/types';
-import { exactForms, phraseRegexAlternative, pluralVariants, wordRegex, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
+import { exactForms, isStopWord, phraseRegexAlternative, pluralVariants, wordRegex, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
 import type { StrategyNumber } from '../contracts/bom';
 
 export const ROW_LIMIT = 100;
@@ -201,9 +201,11 @@ export function buildStrategyQuery(options: {
         arrayTypes[`terms_${i}`] = 'STRING';
         conditions = refs.map((ref) => d.inArray(`LOWER(${ref})`, `terms_${i}`));
       } else if (c.strategy === 2 && c.anyOrder) {
-        const words = c.term.split(/\s+/).slice(0, MAX_TERMS);
+        // Every word on the same item, each in any of the concept's columns.
+        const content = c.term.split(/\s+/).filter((w) => !isStopWord(w));
+        const words = (content.length ? content : [c.term]).slice(0, MAX_TERMS);
         words.forEach((w, j) => (params[`pattern_${i}_${j}`] = wordRegex(w)));
-        conditions = refs.map((ref) => `(${words.map((_, j) => d.regexpContains(ref, `pattern_${i}_${j}`)).join(' AND ')})`);
+        return `(${words.map((_, j) => `(${refs.map((ref) => d.regexpContains(ref, `pattern_${i}_${j}`)).join(' OR ')})`).join(' AND ')})`;
       } else if (c.strategy === 2) {
         params[`pattern_${i}`] = pluralRegex([c.term]);
         conditions = refs.map((ref) => d.regexpContains(ref, `pattern_${i}`));
@@ -220,6 +222,16 @@ export function buildStrategyQuery(options: {
   const col = (alias: string, column: string) => `${alias}.${d.column(column)}`;
   const hasActive = allow.has('bom_details.is_active');
   const activeFilter = hasActive ? `${col('bd', 'is_active')} = TRUE\n  AND ` : '';
+  // The kind of BOM the question names ("finished goods", "subassemblies"): an item column value.
+  let parentKindCondition: string | undefined;
+  if (options.parentKind) {
+    const [table, column] = options.parentKind.column.split('.');
+    if (table !== BOM_PLAN.itemTable) throw new BomSqlError('the kind of BOM must be a column of the item table');
+    checkedColumn(allow, options.parentKind.column, d);
+    params.parent_kind = normaliseTerms(exactForms(options.parentKind.term));
+    arrayTypes.parent_kind = 'STRING';
+    parentKindCondition = d.inArray(`LOWER(${col('p', column)})`, 'parent_kind');
+  }
   const built = (sql: string[]): BuiltQuery => ({ sql: sql.join('\n'), params, ...(Object.keys(arrayTypes).length ? { arrayTypes } : {}) });
 
   if (scope === 'top_level') {
@@ -232,15 +244,7 @@ export function buildStrategyQuery(options: {
     const usedActive = hasActive ? ` WHERE ${col('u', 'is_active')} = TRUE` : '';
     // "Which finished goods …": the ancestors of that kind, at any level. Otherwise the top of
     // every BOM tree: the ancestors that are no active line's component.
-    let ancestorFilter = 'used.item IS NULL';
-    if (options.parentKind) {
-      const [table, column] = options.parentKind.column.split('.');
-      if (table !== BOM_PLAN.itemTable) throw new BomSqlError('the kind of BOM must be a column of the item table');
-      checkedColumn(allow, options.parentKind.column, d);
-      params.parent_kind = normaliseTerms(exactForms(options.parentKind.term));
-      arrayTypes.parent_kind = 'STRING';
-      ancestorFilter = d.inArray(`LOWER(${col('p', column)})`, 'parent_kind');
-    }
+    const ancestorFilter = parentKindCondition ?? 'used.item IS NULL';
     return built([
       'WITH RECURSIVE matched AS (',
       `  SELECT ${col('bd', 'parent_item_number')} AS ancestor, ${col('bd', 'component_item_number')} AS component,`,
@@ -277,7 +281,7 @@ export function buildStrategyQuery(options: {
     `FROM ${t('bom_details')} bd`,
     `JOIN ${t('item_master')} c ON ${col('c', 'item_number')} = ${col('bd', 'component_item_number')}`,
     `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = ${col('bd', 'parent_item_number')}`,
-    `WHERE ${activeFilter}(${conceptConditions.join('\n    OR ')})`,
+    `WHERE ${activeFilter}(${conceptConditions.join('\n    OR ')})${parentKindCondition ? `\n  AND ${parentKindCondition}` : ''}`,
     `GROUP BY ${col('bd', 'parent_item_number')}, ${col('p', 'item_description')}`,
     ...(needsAll ? [`HAVING ${conceptConditions.map((cond) => `MAX(CASE WHEN ${cond} THEN 1 ELSE 0 END) = 1`).join('\n  AND ')}`] : []),
     `ORDER BY ${col('bd', 'parent_item_number')}`,

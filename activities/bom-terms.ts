@@ -10,7 +10,7 @@
  * part" and offers the closest real parts, rather than dropping the words that matched nothing.
  */
 import type { StrategyNumber } from '../contracts/bom';
-import { editDistance, exactForms, isIdentifierLike, phraseRegexAlternative, pluralVariants, tokenize, wordRegex } from '../contracts/bom-text';
+import { editDistance, exactForms, isIdentifierLike, isStopWord, phraseRegexAlternative, pluralVariants, tokenize, wordRegex } from '../contracts/bom-text';
 
 /** The sampled values of one column: the vocabulary the terms are grounded in. */
 export interface VocabularyColumn {
@@ -32,8 +32,8 @@ export interface GroundedConcept {
   /** A value it matched, for the reader. */
   example: string | null;
   /**
-   * Strategy 2 found the phrase's words in one value but not in order ("25MHz crystal" in
-   * "Crystal 25MHz 18pF"): the words are searched each on their own, all in the same value.
+   * Strategy 2 found the phrase's words, but not in order in one value ("25MHz crystal" in
+   * "Crystal 25MHz 18pF"): each word is searched on its own, all of them on the same item.
    */
   any_order?: boolean;
 }
@@ -89,20 +89,27 @@ export class Vocabulary {
         }
       });
     }
-    // Looser than the phrase in order, stricter than a substring: every word in the same value.
-    const words = term.split(/\s+/);
+    // Looser than the phrase in order, stricter than a substring: every word of the phrase
+    // somewhere in the item — its description, category, maker … ("25MHz crystal" in "Crystal
+    // 25MHz 18pF", "JST PH connector" in "JST PH wire-to-board" of category CONNECTORS). The
+    // vocabulary shows each word exists; the query checks they meet on one item.
+    const words = term.split(/\s+/).filter((w) => !isStopWord(w));
     if (words.length > 1 && (grounded.level === null || grounded.level > 2)) {
-      const regexes = words.map((w) => new RegExp(wordRegex(w).replace('(?i)', ''), 'i'));
-      const hits: string[] = [];
+      const hits = new Set<string>();
       let example: string | null = null;
-      for (const c of this.columns) {
-        const at = c.lower.findIndex((value) => regexes.every((r) => r.test(value)));
-        if (at >= 0) {
-          hits.push(c.column);
+      const everyWord = words.every((w) => {
+        const regex = new RegExp(wordRegex(w).replace('(?i)', ''), 'i');
+        let found = false;
+        for (const c of this.columns) {
+          const at = c.lower.findIndex((value) => regex.test(value));
+          if (at < 0) continue;
+          found = true;
+          hits.add(c.column);
           example ??= c.values[at];
         }
-      }
-      if (hits.length) return { ...grounded, level: 2, columns: { ...columns, 2: hits }, example, substring, any_order: true };
+        return found;
+      });
+      if (everyWord) return { ...grounded, level: 2, columns: { ...columns, 2: [...hits] }, example, substring, any_order: true };
     }
     return { ...grounded, substring };
   }

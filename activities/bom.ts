@@ -322,9 +322,11 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         for (const term of missing) closest[term] = vocabulary.closest(term);
         for (const c of concepts) for (const level of [1, 2, 3] as const) groundedColumns.push(...c.columns[level]);
         grounding = { concepts, missing_terms: missing, closest, match: phrases.length > 1 ? parsed.match : 'any', scope: parsed.scope };
-        // "Which finished goods …" names a kind of item: when the subject (or its last word) is
-        // exactly a value of an item column (FINISHED_GOOD, PRODUCT), the answer lists that kind.
-        if (parsed.scope === 'top_level' && parsed.subject) {
+        // "Which finished goods …", "Which subassemblies …" name a kind of item: when the subject
+        // (or its last word) is exactly a value of an item column (FINISHED_GOOD, SUBASSEMBLY,
+        // PRODUCT), the answer lists that kind only. A subject that is no such value ("boards",
+        // "assemblies") is a way of saying "BOMs" and filters nothing.
+        if (parsed.subject) {
           const itemColumns = inPlan.filter((c) => c.startsWith(`${BOM_PLAN.itemTable}.`));
           const words = parsed.subject.split(' ');
           for (const candidate of [parsed.subject, words[words.length - 1]]) {

@@ -135,7 +135,7 @@ const FRAME_ADVERBS = new Set('ultimately indirectly directly actually currently
 const ACTIVE_PIVOTS = new Set(
   ('use uses using contain contains containing include includes including incorporate incorporates incorporating need needs ' +
     'needing require requires requiring take takes have has having with carry carries carrying feature features featuring ' +
-    'employ employs depend depends rely relies consume consumes').split(' '),
+    'employ employs depend depends rely relies consume consumes call calls calling').split(' '),
 );
 /** Participles of the passive frame: "Where are X used?", "In which products is X found?". */
 const PASSIVE_PIVOTS = new Set('used contained included needed required found fitted installed incorporated featured employed consumed'.split(' '));

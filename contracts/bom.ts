@@ -59,7 +59,7 @@ export const pipelineStateSchema = z.object({
   match: z.enum(['any', 'all']).default('any'),
   /** "direct": the BOMs whose own lines use the part; "top_level": the top-level items containing it at any depth. */
   scope: z.enum(['direct', 'top_level']).default('direct'),
-  /** Top-level scope: the kind of item the question asks for, e.g. "finished goods (item_master.item_type)". */
+  /** The kind of item the question asks for, e.g. "finished goods (item_master.item_type)"; null: any BOM. */
   parent_kind: z.string().nullable().default(null),
   strategy: z.number().int().min(0).max(3),
   sql: z.string().nullable(),

@@ -11,7 +11,7 @@ import { alignConcepts, Vocabulary } from '../activities/bom-terms';
 import { DATA_DIR } from '../backends';
 import { DuckDbWarehouse } from '../backends/warehouse/duckdb';
 import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../backends/warehouse/sql';
-import { editDistance, exactForms, parseBomQuestion } from '../contracts/bom-text';
+import { editDistance, exactForms, isStopWord, parseBomQuestion } from '../contracts/bom-text';
 import { translateBigQuerySql } from './fakes/bigquery';
 
 let duck: DuckDbWarehouse;
@@ -90,7 +90,21 @@ describe('grounding in the warehouse vocabulary', () => {
   it('grounds a phrase whose words are all in one value but not in order, before giving up', async () => {
     expect(vocabulary.ground('25mhz crystal')).toMatchObject({ level: 2, any_order: true, example: 'Crystal 25MHz 18pF' });
     expect(vocabulary.ground('m3 standoffs')).toMatchObject({ level: 2, any_order: true });
-    expect(vocabulary.ground('ceramic resistors').level).toBeNull();
+    // Across the item's columns: "JST PH" is in the description, "connector" is the category.
+    expect(vocabulary.ground('jst ph connector')).toMatchObject({ level: 2, any_order: true, columns: { 2: ['item_master.item_description', 'item_master.category'] } });
+    const jst = buildStrategyQuery({
+      dialect: duckDbDialect, allow, strategy: 2, columns: DEFAULTS, terms: ['jst ph connector'],
+      concepts: [{ term: 'jst ph connector', strategy: 2, columns: ['item_master.item_description', 'item_master.category'], anyOrder: true }],
+    });
+    expect(await ids(duckDbDialect, jst)).toEqual(await directTruth("c.item_description ILIKE 'jst ph%'"));
+    // Each word exists ("Ceramic capacitor", RESISTOR), but on no one item: the query finds nothing.
+    const ceramic = vocabulary.ground('ceramic resistors');
+    expect(ceramic).toMatchObject({ level: 2, any_order: true });
+    const none = buildStrategyQuery({
+      dialect: duckDbDialect, allow, strategy: 2, columns: DEFAULTS, terms: ['ceramic resistors'],
+      concepts: [{ term: 'ceramic resistors', strategy: 2, columns: ceramic.columns[2], anyOrder: true }],
+    });
+    expect(await ids(duckDbDialect, none)).toEqual([]);
     const built = buildStrategyQuery({
       dialect: duckDbDialect, allow, strategy: 2, columns: DEFAULTS, terms: ['25mhz crystal'],
       concepts: [{ term: '25mhz crystal', strategy: 2, columns: ['item_master.item_description'], anyOrder: true }],
@@ -101,7 +115,6 @@ describe('grounding in the warehouse vocabulary', () => {
 
   it('finds no part for a qualifier that matches nothing, and offers the closest real parts', () => {
     expect(vocabulary.groundWithCorrection('unobtainium flux capacitors').level).toBeNull();
-    expect(vocabulary.groundWithCorrection('ceramic resistors').level).toBeNull();
     expect(vocabulary.closest('unobtainium flux capacitors')).toEqual(expect.arrayContaining(['Tantalum capacitor', 'Ceramic capacitor']));
     expect(vocabulary.closest('graphene supercapacitor')[0]).toMatch(/capacitor/i);
     expect(vocabulary.closest('hydraulic valves')).toEqual([]);
@@ -175,7 +188,8 @@ describe('phrases, "and" and the recursive where-used in SQL', () => {
             });
           const built = build(normalised, kind);
           // Same count of words where words are searched one by one (the only thing a value decides).
-          const placeholders = normalised.map((v, i) => (i === 1 ? v.split(/\s+/).map((_, j) => `w${j}`).join(' ') : `t${i}`));
+          const contentWords = (v: string) => Math.max(1, v.split(/\s+/).filter((w) => !isStopWord(w)).length);
+          const placeholders = normalised.map((v, i) => (i === 1 ? Array.from({ length: contentWords(v) }, (_, j) => `w${j}`).join(' ') : `t${i}`));
           expect(built.sql).toBe(build(placeholders, 'x').sql);
           await ids(dialect, built);
         }
