@@ -1,2 +1,0 @@
-import { parseBomQuestion } from './contracts/bom-text';
-for (const q of ['Which finished goods ultimately contain a crystal?','Which end products contain OLED displays at any level?','Which top-level products include a vibration motor, directly or through subassemblies?','Which finished products indirectly use an LTE flex antenna?','In which products are tantalum capacitors used?','Where do we use X?','Which of our subassemblies ultimately contain hall sensors?', 'What uses a crystal?']) console.log(JSON.stringify(parseBomQuestion(q)));
