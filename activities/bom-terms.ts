@@ -10,7 +10,16 @@
  * part" and offers the closest real parts, rather than dropping the words that matched nothing.
  */
 import type { StrategyNumber } from '../contracts/bom';
-import { editDistance, exactForms, isIdentifierLike, isStopWord, phraseRegexAlternative, pluralVariants, tokenize, wordRegex } from '../contracts/bom-text';
+import {
+  editDistance,
+  exactForms,
+  isIdentifierLike,
+  isStopWord,
+  phraseRegexAlternative,
+  pluralVariants,
+  tokenize,
+  wordRegex,
+} from '../contracts/bom-text';
 
 /** The sampled values of one column: the vocabulary the terms are grounded in. */
 export interface VocabularyColumn {
@@ -44,7 +53,11 @@ export class Vocabulary {
   private words: Map<string, number> | undefined;
 
   constructor(columns: VocabularyColumn[]) {
-    this.columns = columns.map((c) => ({ column: c.column, values: c.values, lower: c.values.map((v) => v.toLowerCase()) }));
+    this.columns = columns.map((c) => ({
+      column: c.column,
+      values: c.values,
+      lower: c.values.map((v) => v.toLowerCase()),
+    }));
   }
 
   /** Words of the vocabulary (no digits: part numbers and specs are not spelling targets) and how often they occur. */
@@ -53,7 +66,8 @@ export class Vocabulary {
       this.words = new Map();
       for (const c of this.columns) {
         for (const value of c.lower) {
-          for (const word of tokenize(value)) if (!/\d/.test(word) && word.length >= 3) this.words.set(word, (this.words.get(word) ?? 0) + 1);
+          for (const word of tokenize(value))
+            if (!/\d/.test(word) && word.length >= 3) this.words.set(word, (this.words.get(word) ?? 0) + 1);
         }
       }
     }
@@ -69,7 +83,9 @@ export class Vocabulary {
     const exact = new Set(exactForms(term));
     const regex = new RegExp(`\\b(?:${phraseRegexAlternative(term)})\\b`, 'i');
     // Strategy 3 looks for the longest form of the phrase that some value holds inside a word.
-    const forms = /\s/.test(term) ? exactForms(term).filter((f) => !f.includes('_')) : pluralVariants(term).filter((v) => v.length >= 3);
+    const forms = /\s/.test(term)
+      ? exactForms(term).filter((f) => !f.includes('_'))
+      : pluralVariants(term).filter((v) => v.length >= 3);
     let substring: string | null = null;
     for (const c of this.columns) {
       c.lower.forEach((value, i) => {
@@ -109,7 +125,8 @@ export class Vocabulary {
         }
         return found;
       });
-      if (everyWord) return { ...grounded, level: 2, columns: { ...columns, 2: [...hits] }, example, substring, any_order: true };
+      if (everyWord)
+        return { ...grounded, level: 2, columns: { ...columns, 2: [...hits] }, example, substring, any_order: true };
     }
     return { ...grounded, substring };
   }
@@ -175,7 +192,13 @@ export class Vocabulary {
         wanted.forEach((variants) => {
           const at = words.findIndex((w) => {
             const lw = w.toLowerCase();
-            return lw.length >= 3 && variants.some((v) => v === lw || (lw.length >= 4 && v.includes(lw)) || (lw.length >= 5 && editDistance(v, lw, 1) <= 1));
+            return (
+              lw.length >= 3 &&
+              variants.some(
+                (v) =>
+                  v === lw || (lw.length >= 4 && v.includes(lw)) || (lw.length >= 5 && editDistance(v, lw, 1) <= 1),
+              )
+            );
           });
           if (at >= 0) {
             score++;
@@ -204,7 +227,8 @@ export class Vocabulary {
  */
 export function alignConcepts(questionPhrases: string[], focusTerms: string[]): string[] {
   const wordsOf = (s: string) => s.toLowerCase().split(/\s+/).filter(Boolean);
-  const overlaps = (a: string, b: string) => wordsOf(a).some((w) => wordsOf(b).some((x) => pluralVariants(w).includes(x)));
+  const overlaps = (a: string, b: string) =>
+    wordsOf(a).some((w) => wordsOf(b).some((x) => pluralVariants(w).includes(x)));
   const kept = questionPhrases.filter((p) => focusTerms.some((t) => overlaps(p, t)));
   const extra = focusTerms.filter((t) => !questionPhrases.some((p) => overlaps(p, t)));
   const out = kept.length || extra.length ? [...kept, ...extra] : [...questionPhrases];

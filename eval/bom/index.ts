@@ -84,7 +84,12 @@ async function answeredIds(stack: OfflineStack, out: BomQuestionOutput): Promise
   const sql = s.chosen_sql.replace(/LIMIT \d+\s*$/, 'LIMIT 1000000');
   const arrayTypes: Record<string, 'STRING'> = {};
   for (const [name, value] of Object.entries(s.chosen_params)) if (Array.isArray(value)) arrayTypes[name] = 'STRING';
-  const result = await stack.backends.warehouse.query({ sql, params: s.chosen_params as Record<string, SqlParam>, arrayTypes, label: 'eval-bom' });
+  const result = await stack.backends.warehouse.query({
+    sql,
+    params: s.chosen_params as Record<string, SqlParam>,
+    arrayTypes,
+    label: 'eval-bom',
+  });
   return new Set(result.rows.map((r) => String(r[key])));
 }
 
@@ -129,7 +134,10 @@ async function runCase(stack: OfflineStack, q: BomEvalQuestion, truth: Set<strin
 function failureOf(c: BomCaseResult): EvalCaseFailure | undefined {
   const tag = c.holdout ? ' [held out]' : '';
   if (c.noAnswerCorrect === false) {
-    return { id: c.id, why: `${tag} absent part answered (${c.outcome}, ${c.answered} ids) or no suggestions — "${c.question}"`.trim() };
+    return {
+      id: c.id,
+      why: `${tag} absent part answered (${c.outcome}, ${c.answered} ids) or no suggestions — "${c.question}"`.trim(),
+    };
   }
   if ((c.precision ?? 1) < 1 || (c.recall ?? 1) < 1) {
     const p = c.precision === null ? '-' : c.precision.toFixed(2);
