@@ -9,13 +9,15 @@
  */
 import { escapeRegex, type SqlDialect } from '../backends/warehouse/sql';
 import type { ColumnInfo, SqlParam } from '../backends/warehouse/types';
-import { pluralVariants } from '../contracts/bom-text';
+import { exactForms, isStopWord, phraseRegexAlternative, pluralVariants, wordRegex, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
 import type { StrategyNumber } from '../contracts/bom';
 
 export const ROW_LIMIT = 100;
 /** Bounds on what reaches SQL: a term longer than this is cut, extra terms are dropped. */
 export const MAX_TERMS = 10;
 export const MAX_TERM_LENGTH = 100;
+/** How many BOM levels the indented where-used climbs (a bound against cyclic BOMs). */
+export const MAX_BOM_DEPTH = 20;
 
 /**
  * The BOM join the strategies query: usage lines (bom_details) joined to the component's item
@@ -95,10 +97,26 @@ export function normaliseTerms(terms: readonly string[]): string[] {
   return out;
 }
 
-/** The RE2 pattern of strategy 2: every term's plural and singular, escaped, as whole words. */
+/**
+ * The RE2 pattern of strategy 2: every term as a whole-word phrase, each word in its plural and
+ * singular forms, escaped ("tantalum capacitors" → `(?:tantalum|tantalums)[\s_-]+(?:capacitors|capacitor)`).
+ */
 export function pluralRegex(terms: readonly string[]): string {
-  const alternatives = [...new Set(terms.flatMap((t) => pluralVariants(t)))].map(escapeRegex);
+  const alternatives = [...new Set(terms.flatMap((t) => (/\s/.test(t.trim()) ? [phraseRegexAlternative(t)] : pluralVariants(t).map(escapeRegex))))];
   return `(?i)\\b(${alternatives.join('|')})\\b`;
+}
+
+/** One part phrase of the question, as the refinement loop searches it. */
+export interface ConceptQuery {
+  term: string;
+  /** The strategy this concept is searched with in this query. */
+  strategy: StrategyNumber;
+  /** Where to search it (qualified columns); defaults to the query's columns. */
+  columns?: readonly string[];
+  /** What strategy 3 looks for (the form of the term the vocabulary holds); defaults to the term. */
+  substring?: string;
+  /** Strategy 2 searches each word on its own, all in the same value, in any order. */
+  anyOrder?: boolean;
 }
 
 export interface BuiltQuery {
@@ -117,6 +135,12 @@ function checkedColumn(allow: ColumnAllowList, qualified: string, d: SqlDialect)
 /**
  * One strategy of the refinement loop as parameterized SQL: the BOMs (parents) with an active
  * line whose component matches the terms in any candidate column.
+ *
+ * - `concepts` (optional) searches each part phrase with its own strategy and columns; without
+ *   it every term uses `strategy` on `columns`.
+ * - `match: 'all'` keeps only the BOMs that use every concept ("A and B"); `'any'` unions them.
+ * - `scope: 'top_level'` is the indented where-used: a recursive query climbs from the matching
+ *   lines through every level of subassemblies to the items that are no one's component.
  */
 export function buildStrategyQuery(options: {
   dialect: SqlDialect;
@@ -124,46 +148,145 @@ export function buildStrategyQuery(options: {
   strategy: StrategyNumber;
   columns: readonly string[];
   terms: readonly string[];
+  concepts?: readonly ConceptQuery[];
+  match?: ConceptMatch;
+  scope?: WhereUsedScope;
+  /** Top-level scope only: the ancestors must have this value (any exact form) in this item column. */
+  parentKind?: { column: string; term: string };
 }): BuiltQuery {
-  const { dialect: d, allow, strategy } = options;
+  const { dialect: d, allow } = options;
   const terms = normaliseTerms(options.terms);
   if (terms.length === 0) throw new BomSqlError('no search terms');
   if (options.columns.length === 0) throw new BomSqlError('no candidate columns');
   const missing = allow.missingForPlan();
   if (missing.length) throw new BomSqlError(`dataset ${allow.dataset} lacks ${missing.join(', ')}`);
-  const refs = [...new Set(options.columns)].map((c) => checkedColumn(allow, c, d));
+  const columnRefs = (columns: readonly string[]) => [...new Set(columns)].map((c) => checkedColumn(allow, c, d));
+  const defaultRefs = columnRefs(options.columns);
+  const concepts: ConceptQuery[] = (options.concepts?.length ? options.concepts.slice(0, MAX_TERMS) : terms.map((term): ConceptQuery => ({ term, strategy: options.strategy })))
+    .map((c) => ({ ...c, term: normaliseTerms([c.term])[0] ?? '', substring: c.substring === undefined ? undefined : normaliseTerms([c.substring])[0] }))
+    .filter((c) => c.term !== '');
+  if (concepts.length === 0) throw new BomSqlError('no search terms');
+  const match = options.match ?? 'any';
+  const scope = options.scope ?? 'direct';
 
   const params: Record<string, SqlParam> = {};
-  let arrayTypes: BuiltQuery['arrayTypes'];
-  let conditions: string[];
-  if (strategy === 1) {
-    params.terms = terms;
-    arrayTypes = { terms: 'STRING' };
-    conditions = refs.map((ref) => d.inArray(`LOWER(${ref})`, 'terms'));
-  } else if (strategy === 2) {
-    params.pattern = pluralRegex(terms);
-    conditions = refs.map((ref) => d.regexpContains(ref, 'pattern'));
+  const arrayTypes: NonNullable<BuiltQuery['arrayTypes']> = {};
+  const refsOf = (c: ConceptQuery) => (c.columns?.length ? columnRefs(c.columns) : defaultRefs);
+  const sameShape = concepts.every((c) => !c.anyOrder && c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join());
+  let conceptConditions: string[];
+  if (match === 'any' && sameShape) {
+    // One condition for all the terms (one parameter per strategy), as the seed's ladder wrote it.
+    const refs = refsOf(concepts[0]);
+    const strategy = concepts[0].strategy;
+    let conditions: string[];
+    if (strategy === 1) {
+      params.terms = [...new Set(concepts.flatMap((c) => normaliseTerms(exactForms(c.term))))];
+      arrayTypes.terms = 'STRING';
+      conditions = refs.map((ref) => d.inArray(`LOWER(${ref})`, 'terms'));
+    } else if (strategy === 2) {
+      params.pattern = pluralRegex(concepts.map((c) => c.term));
+      conditions = refs.map((ref) => d.regexpContains(ref, 'pattern'));
+    } else {
+      concepts.forEach((c, i) => (params[`term_${i}`] = c.substring ?? c.term));
+      conditions = refs.flatMap((ref) => concepts.map((_, i) => d.containsText(`LOWER(${ref})`, `term_${i}`)));
+    }
+    conceptConditions = [`(${conditions.join('\n    OR ')})`];
   } else {
-    terms.forEach((term, i) => (params[`term_${i}`] = term));
-    conditions = refs.flatMap((ref) => terms.map((_, i) => d.containsText(`LOWER(${ref})`, `term_${i}`)));
+    // One condition per concept, each with its own parameter, so "and" can ask for all of them.
+    conceptConditions = concepts.map((c, i) => {
+      const refs = refsOf(c);
+      let conditions: string[];
+      if (c.strategy === 1) {
+        params[`terms_${i}`] = normaliseTerms(exactForms(c.term));
+        arrayTypes[`terms_${i}`] = 'STRING';
+        conditions = refs.map((ref) => d.inArray(`LOWER(${ref})`, `terms_${i}`));
+      } else if (c.strategy === 2 && c.anyOrder) {
+        // Every word on the same item, each in any of the concept's columns.
+        const content = c.term.split(/\s+/).filter((w) => !isStopWord(w));
+        const words = (content.length ? content : [c.term]).slice(0, MAX_TERMS);
+        words.forEach((w, j) => (params[`pattern_${i}_${j}`] = wordRegex(w)));
+        return `(${words.map((_, j) => `(${refs.map((ref) => d.regexpContains(ref, `pattern_${i}_${j}`)).join(' OR ')})`).join(' AND ')})`;
+      } else if (c.strategy === 2) {
+        params[`pattern_${i}`] = pluralRegex([c.term]);
+        conditions = refs.map((ref) => d.regexpContains(ref, `pattern_${i}`));
+      } else {
+        params[`term_${i}`] = c.substring ?? c.term;
+        conditions = refs.map((ref) => d.containsText(`LOWER(${ref})`, `term_${i}`));
+      }
+      return `(${conditions.join(' OR ')})`;
+    });
   }
+  const needsAll = match === 'all' && conceptConditions.length > 1;
 
   const t = (table: string) => d.table(allow.dataset, table);
   const col = (alias: string, column: string) => `${alias}.${d.column(column)}`;
-  const activeFilter = allow.has('bom_details.is_active') ? `${col('bd', 'is_active')} = TRUE\n  AND ` : '';
-  const sql = [
+  const hasActive = allow.has('bom_details.is_active');
+  const activeFilter = hasActive ? `${col('bd', 'is_active')} = TRUE\n  AND ` : '';
+  // The kind of BOM the question names ("finished goods", "subassemblies"): an item column value.
+  let parentKindCondition: string | undefined;
+  if (options.parentKind) {
+    const [table, column] = options.parentKind.column.split('.');
+    if (table !== BOM_PLAN.itemTable) throw new BomSqlError('the kind of BOM must be a column of the item table');
+    checkedColumn(allow, options.parentKind.column, d);
+    params.parent_kind = normaliseTerms(exactForms(options.parentKind.term));
+    arrayTypes.parent_kind = 'STRING';
+    parentKindCondition = d.inArray(`LOWER(${col('p', column)})`, 'parent_kind');
+  }
+  const built = (sql: string[]): BuiltQuery => ({ sql: sql.join('\n'), params, ...(Object.keys(arrayTypes).length ? { arrayTypes } : {}) });
+
+  if (scope === 'top_level') {
+    // Each matching line starts a path; each step adds the BOM that uses the previous parent.
+    // `has_<i>` carries which concept the path started from, for "and". Depth is bounded so a
+    // cyclic BOM cannot loop (BigQuery also caps recursion itself).
+    const flags = conceptConditions.map((cond, i) => `CASE WHEN ${cond} THEN 1 ELSE 0 END AS has_${i}`);
+    const carried = conceptConditions.map((_, i) => `m.has_${i}`);
+    const upActive = hasActive ? ` AND ${col('up', 'is_active')} = TRUE` : '';
+    const usedActive = hasActive ? ` WHERE ${col('u', 'is_active')} = TRUE` : '';
+    // "Which finished goods …": the ancestors of that kind, at any level. Otherwise the top of
+    // every BOM tree: the ancestors that are no active line's component.
+    const ancestorFilter = parentKindCondition ?? 'used.item IS NULL';
+    return built([
+      'WITH RECURSIVE matched AS (',
+      `  SELECT ${col('bd', 'parent_item_number')} AS ancestor, ${col('bd', 'component_item_number')} AS component,`,
+      `    ${col('c', 'item_description')} AS component_description, 1 AS depth, ${flags.join(', ')}`,
+      `  FROM ${t('bom_details')} bd`,
+      `  JOIN ${t('item_master')} c ON ${col('c', 'item_number')} = ${col('bd', 'component_item_number')}`,
+      `  WHERE ${activeFilter}(${conceptConditions.join('\n    OR ')})`,
+      '  UNION ALL',
+      `  SELECT ${col('up', 'parent_item_number')}, m.component, m.component_description, m.depth + 1, ${carried.join(', ')}`,
+      '  FROM matched m',
+      `  JOIN ${t('bom_details')} up ON ${col('up', 'component_item_number')} = m.ancestor${upActive}`,
+      `  WHERE m.depth < ${MAX_BOM_DEPTH}`,
+      ')',
+      `SELECT m.ancestor AS parent_item_number, ${col('p', 'item_description')} AS parent_description,`,
+      '  COUNT(DISTINCT m.component) AS matching_components, MIN(m.component_description) AS example_component,',
+      '  MAX(m.depth) AS levels, COUNT(*) OVER () AS total_rows',
+      'FROM matched m',
+      `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = m.ancestor`,
+      ...(options.parentKind
+        ? []
+        : [`LEFT JOIN (SELECT DISTINCT ${col('u', 'component_item_number')} AS item FROM ${t('bom_details')} u${usedActive}) used ON used.item = m.ancestor`]),
+      `WHERE ${ancestorFilter}`,
+      `GROUP BY m.ancestor, ${col('p', 'item_description')}`,
+      ...(needsAll ? [`HAVING ${conceptConditions.map((_, i) => `MAX(m.has_${i}) = 1`).join(' AND ')}`] : []),
+      'ORDER BY m.ancestor',
+      `LIMIT ${ROW_LIMIT}`,
+    ]);
+  }
+
+  return built([
     `SELECT ${col('bd', 'parent_item_number')} AS parent_item_number, ${col('p', 'item_description')} AS parent_description,`,
     `  COUNT(DISTINCT ${col('bd', 'component_item_number')}) AS matching_components, MIN(${col('c', 'item_description')}) AS example_component,`,
     `  COUNT(*) OVER () AS total_rows`,
     `FROM ${t('bom_details')} bd`,
     `JOIN ${t('item_master')} c ON ${col('c', 'item_number')} = ${col('bd', 'component_item_number')}`,
     `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = ${col('bd', 'parent_item_number')}`,
-    `WHERE ${activeFilter}(${conditions.join('\n    OR ')})`,
+    `WHERE ${activeFilter}(${conceptConditions.join('\n    OR ')})${parentKindCondition ? `\n  AND ${parentKindCondition}` : ''}`,
     `GROUP BY ${col('bd', 'parent_item_number')}, ${col('p', 'item_description')}`,
+    ...(needsAll ? [`HAVING ${conceptConditions.map((cond) => `MAX(CASE WHEN ${cond} THEN 1 ELSE 0 END) = 1`).join('\n  AND ')}`] : []),
     `ORDER BY ${col('bd', 'parent_item_number')}`,
     `LIMIT ${ROW_LIMIT}`,
-  ].join('\n');
-  return { sql, params, ...(arrayTypes ? { arrayTypes } : {}) };
+  ]);
 }
 
 /** What a pattern template may call: aggregates, windows (OVER), IN lists and case folding. */

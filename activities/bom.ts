@@ -9,9 +9,10 @@ import type { Backends } from '../backends';
 import { BackendError } from '../backends/errors';
 import type { ColumnInfo } from '../backends/warehouse/types';
 import { bomSettingsSchema, type BomSettings, type StrategyNumber } from '../contracts/bom';
-import { cosineSimilarity, isIdentifierLike, isStopWord, itemNumbersIn, pluralVariants, similarityTokens, valueShape } from '../contracts/bom-text';
+import { cosineSimilarity, isIdentifierLike, isStopWord, itemNumbersIn, parseBomQuestion, pluralVariants, similarityTokens, valueShape, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
 import { configSchema, type Config } from '../contracts/config';
-import { BOM_PLAN, BomSqlError, buildStrategyQuery, ColumnAllowList, normaliseTerms, patternTemplateProblem, renderPatternTemplate, ROW_LIMIT } from './bom-sql';
+import { BOM_PLAN, BomSqlError, buildStrategyQuery, ColumnAllowList, normaliseTerms, patternTemplateProblem, renderPatternTemplate, ROW_LIMIT, type ConceptQuery } from './bom-sql';
+import { alignConcepts, Vocabulary, type GroundedConcept } from './bom-terms';
 import { askModel, backendCall, toFailure } from './support';
 
 export const BOM_SCHEMA_COLLECTION = 'bom-schema';
@@ -21,9 +22,11 @@ const CATALOG_TTL_MS = 5 * 60_000;
 /** Distinct values sampled per column to find where a term lives (and to suggest values). */
 const SAMPLE_SIZE = 25;
 const SUGGESTIONS_PER_COLUMN = 6;
+/** Distinct values per column the terms are grounded in (the dialect's sampling cap). */
+const VOCABULARY_SIZE = 1000;
 
 const focusTermsSchema = z.object({
-  focus_terms: z.array(z.string().min(1).max(60)).max(8).describe('Lower-case terms to search for, as written in the question'),
+  focus_terms: z.array(z.string().min(1).max(100)).max(8).describe("Lower-case part phrases to search for, each whole, as written in the question"),
 });
 const explanationSchema = z.object({
   summary: z.string().min(1).max(400).describe('One or two sentences answering the question from the rows'),
@@ -86,6 +89,16 @@ export interface ResolvedColumns {
   samples: Record<string, string[]>;
   /** Why there is no candidate column (null when there are some). */
   reason: string | null;
+  /** The part phrases grounded in the vocabulary (absent when the caller gave no question). */
+  concepts?: GroundedConcept[];
+  /** Phrases that match nothing in the BOM tables, even with their spelling corrected. */
+  missing_terms?: string[];
+  /** phrase → the closest real parts, for the missing ones. */
+  closest?: Record<string, string[]>;
+  match?: ConceptMatch;
+  scope?: WhereUsedScope;
+  /** Top-level scope: the kind of item asked for ("finished goods") and the item column that holds it. */
+  parent_kind?: { column: string; term: string };
 }
 
 export interface QueryRun {
@@ -158,6 +171,14 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     return cached(`${warehouse.name}:${dataset}:sample:${qualified}`, () => backendCall(() => warehouse.sampleDistinct(dataset, table, column, SAMPLE_SIZE)));
   }
 
+  /** The vocabulary of one column: its most frequent distinct values, up to VOCABULARY_SIZE. */
+  function vocabularyOf(dataset: string, qualified: string): Promise<string[]> {
+    const [table, column] = qualified.split('.');
+    return cached(`${warehouse.name}:${dataset}:vocabulary:${qualified}`, async () =>
+      (await backendCall(() => warehouse.sampleDistinct(dataset, table, column, VOCABULARY_SIZE))).map((v) => v.value),
+    );
+  }
+
   return {
     /** The configured defaults (workflows cannot read configuration). */
     async bomSettings(): Promise<BomSettings> {
@@ -210,7 +231,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         task: 'bom.focus_terms',
         instructions:
           'Extract what the question asks to find in a bill-of-materials database: component kinds, attribute values, part numbers. ' +
-          'Keep the words as written (lower case, singular or plural as in the question). Omit generic words: BOM, component, part, list, use.',
+          'One entry per part phrase, kept whole with every qualifier ("tantalum capacitors", not "tantalum" and "capacitors"). ' +
+          'Keep the words as written (lower case, singular or plural as in the question). Omit generic words: BOM, component, part, list, use, ' +
+          'and the kind of BOM asked about (boards, assemblies, finished goods).',
         sections: { question: input.question },
         schema: focusTermsSchema,
       });
@@ -246,8 +269,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
      * The column resolver: the STRING columns of the dataset from INFORMATION_SCHEMA, candidate
      * columns from the schema hints, the default columns and value sampling, and the search terms.
      */
-    async resolveBomColumns(input: { dataset: string; focusTerms: string[]; schemaHints: string[] }): Promise<ResolvedColumns> {
-      const terms = normaliseTerms(input.focusTerms);
+    async resolveBomColumns(input: { dataset: string; focusTerms: string[]; schemaHints: string[]; question?: string }): Promise<ResolvedColumns> {
+      const parsed = input.question === undefined ? undefined : parseBomQuestion(input.question);
+      const terms = normaliseTerms(parsed ? alignConcepts(parsed.concepts, input.focusTerms) : input.focusTerms);
       const empty = (reason: string, extra: Partial<ResolvedColumns> = {}): ResolvedColumns => ({
         tables: [], candidate_columns: [], ignored_columns: [], search_terms: terms, samples: {}, reason, ...extra,
       });
@@ -279,7 +303,45 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
                 : pluralVariants(term).some((variant) => variant.length >= 3 && values.some((v) => v.includes(variant))),
             );
           });
-      const candidates = [...new Set([...hinted, ...evidence, ...defaults])];
+
+      // Grounding (when the question is known): each part phrase against the BOM tables' values.
+      let grounding: Pick<ResolvedColumns, 'concepts' | 'missing_terms' | 'closest' | 'match' | 'scope' | 'parent_kind'> = {};
+      let searchTerms = terms;
+      const groundedColumns: string[] = [];
+      if (parsed) {
+        const vocabulary = new Vocabulary(
+          await Promise.all(inPlan.map(async (column) => ({ column, values: await vocabularyOf(input.dataset, column) }))),
+        );
+        // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
+        // (strategy 1 or 2) is not split at its "and"/"or".
+        const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;
+        const phrases = whole && whole.level !== null && whole.level <= 2 && !whole.any_order ? normaliseTerms([parsed.whole!]) : terms;
+        const concepts = phrases.map((phrase) => vocabulary.groundWithCorrection(phrase));
+        const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
+        const closest: Record<string, string[]> = {};
+        for (const term of missing) closest[term] = vocabulary.closest(term);
+        for (const c of concepts) for (const level of [1, 2, 3] as const) groundedColumns.push(...c.columns[level]);
+        grounding = { concepts, missing_terms: missing, closest, match: phrases.length > 1 ? parsed.match : 'any', scope: parsed.scope };
+        // "Which finished goods …", "Which subassemblies …" name a kind of item: when the subject
+        // (or its last word) is exactly a value of an item column (FINISHED_GOOD, SUBASSEMBLY,
+        // PRODUCT), the answer lists that kind only. A subject that is no such value ("boards",
+        // "assemblies") is a way of saying "BOMs" and filters nothing.
+        if (parsed.subject) {
+          const itemColumns = inPlan.filter((c) => c.startsWith(`${BOM_PLAN.itemTable}.`));
+          const words = parsed.subject.split(' ');
+          for (const candidate of [parsed.subject, words[words.length - 1]]) {
+            const hit = vocabulary.ground(candidate).columns[1].find((c) => itemColumns.includes(c));
+            if (hit) {
+              grounding.parent_kind = { column: hit, term: candidate };
+              break;
+            }
+          }
+        }
+        searchTerms = concepts.filter((c) => c.level !== null).map((c) => c.term);
+        if (searchTerms.length === 0) searchTerms = concepts.map((c) => c.term);
+      }
+      const grounded = inPlan.filter((c) => groundedColumns.includes(c));
+      const candidates = [...new Set([...hinted, ...evidence, ...grounded, ...defaults])];
       if (candidates.length === 0) {
         return empty(`no STRING column of ${planTables.join(' or ')} in ${input.dataset} can hold the terms ${terms.join(', ')}`, { tables: planTables, ignored_columns: ignored });
       }
@@ -288,15 +350,56 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         const values = samples.get(c) ?? (await sample(input.dataset, c));
         suggestions[c] = values.slice(0, SUGGESTIONS_PER_COLUMN).map((v) => v.value);
       }
-      return { tables: planTables, candidate_columns: candidates, ignored_columns: ignored, search_terms: terms, samples: suggestions, reason: null };
+      return {
+        tables: planTables,
+        candidate_columns: candidates,
+        ignored_columns: ignored,
+        search_terms: searchTerms,
+        samples: suggestions,
+        reason: null,
+        ...grounding,
+      };
     },
 
-    /** One iteration of the refinement loop: build the strategy's SQL, run it, return rows. */
-    async runBomStrategy(input: { dataset: string; strategy: StrategyNumber; candidateColumns: string[]; searchTerms: string[] }): Promise<QueryRun> {
+    /**
+     * One iteration of the refinement loop: build the strategy's SQL, run it, return rows. With
+     * grounded concepts, each concept starts at the strictest strategy its grounding showed can
+     * match it (so "battery or tantalum capacitors" searches BATTERIES exactly and the phrase by
+     * regex in the same query), in the columns where it matched.
+     */
+    async runBomStrategy(input: {
+      dataset: string;
+      strategy: StrategyNumber;
+      candidateColumns: string[];
+      searchTerms: string[];
+      concepts?: GroundedConcept[];
+      match?: ConceptMatch;
+      scope?: WhereUsedScope;
+      parentKind?: { column: string; term: string };
+      maxStrategies?: number;
+    }): Promise<QueryRun> {
       const allow = await allowList(input.dataset);
+      const max = input.maxStrategies ?? 3;
+      const concepts: ConceptQuery[] | undefined = input.concepts
+        ?.filter((c) => c.level !== null)
+        .map((c) => {
+          const strategy = (c.level !== null && c.level <= max ? Math.max(input.strategy, c.level) : input.strategy) as StrategyNumber;
+          const columns = c.columns[strategy].filter((col) => input.candidateColumns.includes(col));
+          return { term: c.term, strategy, columns, ...(c.substring ? { substring: c.substring } : {}), ...(c.any_order ? { anyOrder: true } : {}) };
+        });
       let built;
       try {
-        built = buildStrategyQuery({ dialect: warehouse.dialect, allow, strategy: input.strategy, columns: input.candidateColumns, terms: input.searchTerms });
+        built = buildStrategyQuery({
+          dialect: warehouse.dialect,
+          allow,
+          strategy: input.strategy,
+          columns: input.candidateColumns,
+          terms: input.searchTerms,
+          ...(concepts?.length ? { concepts } : {}),
+          ...(input.match ? { match: input.match } : {}),
+          ...(input.scope ? { scope: input.scope } : {}),
+          ...(input.parentKind ? { parentKind: input.parentKind } : {}),
+        });
       } catch (err) {
         throw asFailure(err);
       }
@@ -308,14 +411,31 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     },
 
     /** The explainer: a short natural-language answer from a few of the rows (the SQL is appended by code). */
-    async explainBomAnswer(input: { question: string; method: string; searchTerms: string[]; totalRows: number; rows: Array<Record<string, unknown>> }) {
+    async explainBomAnswer(input: {
+      question: string;
+      method: string;
+      searchTerms: string[];
+      totalRows: number;
+      rows: Array<Record<string, unknown>>;
+      match?: ConceptMatch;
+      scope?: WhereUsedScope;
+    }) {
       const { data, usage } = await askModel(model, {
         task: 'bom.explain',
         instructions:
           'Answer the question in one or two plain sentences from the result: say how many rows matched (total_rows) and name up to three examples. No SQL, no markdown.',
         sections: {
           question: input.question,
-          result: { method: input.method, search_terms: input.searchTerms, total_rows: input.totalRows, shown_rows: Math.min(input.totalRows, ROW_LIMIT) },
+          result: {
+            method: input.method,
+            search_terms: input.searchTerms,
+            // "all": every row uses all the search terms; "any": at least one of them.
+            terms_required: input.match ?? 'any',
+            // "top_level": the rows are top-level items containing the terms at any BOM level.
+            rows_are: input.scope === 'top_level' ? 'top_level_items' : 'boms_using_the_parts',
+            total_rows: input.totalRows,
+            shown_rows: Math.min(input.totalRows, ROW_LIMIT),
+          },
           // A handful of rows is enough to phrase the answer; the full list is formatted by code.
           rows: input.rows.slice(0, 5).map((r) => Object.values(r).filter((v) => v !== null && v !== '').join(' | ')),
         },

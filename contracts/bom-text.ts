@@ -14,33 +14,37 @@ const STOP_WORDS = new Set(
     'do does each every for from give has have how i in include includes including is it item items list lists material ' +
     'materials me need needs of on or part parts please product products show shows tell that the their them these this ' +
     'those to type types us use used uses using what where which who with within without you your one ones kind kinds ' +
-    'find get having made make makes built there any assembly assemblies subassembly subassemblies'
+    'find get having made make makes built there any assembly assemblies subassembly subassemblies ' +
+    // Function words and adverbs of a question's frame (never part names).
+    'we our my they it its was were been being am currently still actually ever anywhere somewhere directly indirectly ' +
+    'ultimately either both neither plus whether some than then when whose whom into onto upon via per so just only ' +
+    'depend depends rely relies carry carries carrying feature features featuring employ employs incorporate incorporates ' +
+    'incorporating require requires requiring needing take takes taking contained included needed required found fitted ' +
+    'installed incorporated featured employed level levels end top top-level finished goods good ' +
+    // Frame words around the part: "tantalum capacitor where-used", "X appears", "a motor inside".
+    'where-used appear appears appearing occur occurs occurring inside onboard internally today now'
   ).split(' '),
 );
-
 /** Part-number-like tokens: letters, a dash, digits (CMP-000123, FG-1001, SA-2003). */
 export const ITEM_NUMBER = /\b[A-Za-z]{1,6}-\d{2,8}\b/g;
 
 /** Lower-case words and part numbers of a question, in order. */
 export function tokenize(text: string): string[] {
   const tokens: string[] = [];
-  const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}][\p{L}\p{N}+_-]*/gu;
+  const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*/gu;
   for (let m = re.exec(text); m; m = re.exec(text)) tokens.push(m[0].toLowerCase().replace(/[-_]+$/, ''));
   return tokens.filter((t) => t.length > 0);
 }
 
 /**
- * The terms a question asks about: content words and part numbers, generic BOM words removed,
- * at most `max`. This is the deterministic fallback of the `bom.focus_terms` model step.
+ * The part phrases a question asks about (`parseBomQuestion`), at most `max`: each phrase whole,
+ * generic BOM words and the question's frame removed. The deterministic fallback of the
+ * `bom.focus_terms` model step, and what the stand-in answers.
  */
 export function extractFocusTerms(question: string, max = 6): string[] {
-  const out: string[] = [];
-  for (const token of tokenize(question)) {
-    if (STOP_WORDS.has(token) || token.length < 2 || /^\d+$/.test(token)) continue;
-    if (!out.includes(token)) out.push(token);
-    if (out.length >= max) break;
-  }
-  return out;
+  return parseBomQuestion(question)
+    .concepts.filter((c) => !/^\d+$/.test(c))
+    .slice(0, max);
 }
 
 /** True for words the flow treats as framing rather than content (used to clean model output). */
@@ -101,4 +105,207 @@ export function cosineSimilarity(a: string[], b: string[]): number {
 /** The question's part numbers, upper-cased, in order of appearance, without duplicates. */
 export function itemNumbersIn(text: string): string[] {
   return [...new Set((text.match(ITEM_NUMBER) ?? []).map((m) => m.toUpperCase()))];
+}
+
+/** How the question's part phrases combine: "A or B" is either, "A and B" needs both on one BOM. */
+export type ConceptMatch = 'any' | 'all';
+/** `direct`: the BOMs whose own lines use the part; `top_level`: the top-level items that contain it at any depth. */
+export type WhereUsedScope = 'direct' | 'top_level';
+
+export interface ParsedBomQuestion {
+  /** The part phrases, one per concept, in question order (e.g. ["tantalum capacitors", "crystal"]). */
+  concepts: string[];
+  /** The whole object of the question when it holds a conjunction ("temperature and humidity sensors"). */
+  whole: string | null;
+  match: ConceptMatch;
+  scope: WhereUsedScope;
+  /** The kind of BOM asked about ("finished goods" in "Which finished goods contain X?"), or null. */
+  subject: string | null;
+}
+
+/** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
+const OPENERS = new Set(
+  'which what where who in on for of list show find give tell name get me us all every each any the a an our my your some do does did are is that those these there please'.split(' '),
+);
+
+/** Adverbs of the question's frame that may sit between the subject and its verb. */
+const FRAME_ADVERBS = new Set('ultimately indirectly directly actually currently still also really all both we you they i'.split(' '));
+
+/** Verbs (and prepositions) after which the question names what is used: "Which boards use X". */
+const ACTIVE_PIVOTS = new Set(
+  ('use uses using contain contains containing include includes including incorporate incorporates incorporating need needs ' +
+    'needing require requires requiring take takes have has having with carry carries carrying feature features featuring ' +
+    'employ employs depend depends rely relies consume consumes call calls calling').split(' '),
+);
+/** Participles of the passive frame: "Where are X used?", "In which products is X found?". */
+const PASSIVE_PIVOTS = new Set('used contained included needed required found fitted installed incorporated featured employed consumed'.split(' '));
+const AUXILIARIES = new Set('is are was were be been gets get'.split(' '));
+/** Words that join part phrases; "and"-like ones mean every phrase must be on the BOM. */
+const OR_WORDS = new Set(['or', 'nor', '/', 'and/or']);
+const AND_WORDS = new Set(['and', '&', 'plus']);
+/** Phrases that ask for the top-level items containing a part at any depth (indented where-used). */
+const TOP_LEVEL_PHRASES = [
+  'ultimately', 'indirectly', 'any level', 'all levels', 'every level', 'any depth', 'multi-level', 'multilevel', 'indented',
+  'through subassemblies', 'through a subassembly', 'via subassemblies', 'top-level', 'top level', 'end products', 'end product',
+  'finished goods', 'finished good', 'finished products', 'finished product', 'products', 'product',
+];
+
+/** Tokens for parsing: words as `tokenize` reads them, plus the separators "," "&" "/". */
+function parseTokens(text: string): string[] {
+  const tokens: string[] = [];
+  const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*|[,&/;]/gu;
+  for (let m = re.exec(text.replace(/['’]s\b/g, '')); m; m = re.exec(text.replace(/['’]s\b/g, ''))) {
+    tokens.push(m[0].toLowerCase().replace(/[-_]+$/, ''));
+  }
+  return tokens.filter((t) => t.length > 0);
+}
+
+function trimStopWords(words: string[]): string[] {
+  let start = 0;
+  let end = words.length;
+  const skip = (w: string) => STOP_WORDS.has(w) || /^[,&/;]$/.test(w) || (w.length < 2 && !/\d/.test(w));
+  while (start < end && skip(words[start])) start++;
+  while (end > start && skip(words[end - 1])) end--;
+  return words.slice(start, end);
+}
+
+/**
+ * Reads a BOM question's structure: the subject ("Which boards …", "Which finished goods …") is
+ * the kind of BOM asked about, not a part; the object (after "use", "contain", "with" …, or
+ * between "are" and "used") holds the part phrases, split at "or"/"and"/",". Each phrase stays
+ * whole ("tantalum capacitors" is one concept); the column resolver grounds it in the warehouse.
+ */
+export function parseBomQuestion(question: string): ParsedBomQuestion {
+  const lower = ` ${question.toLowerCase().replace(/[?!.]+/g, ' ').replace(/\s+/g, ' ')} `;
+  const scope: WhereUsedScope = TOP_LEVEL_PHRASES.some((p) => lower.includes(` ${p} `) || lower.includes(` ${p},`)) ? 'top_level' : 'direct';
+  const tokens = parseTokens(question);
+  const active = tokens.findIndex((t) => ACTIVE_PIVOTS.has(t));
+  const passive = tokens.findIndex((t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)));
+  let object: string[];
+  let subjectWords: string[] = [];
+  if (passive >= 0 && (active < 0 || passive < active)) {
+    const aux = tokens.slice(0, passive).reduce((last, w, i) => (AUXILIARIES.has(w) ? i : last), -1);
+    object = tokens.slice(aux + 1, passive);
+    subjectWords = tokens.slice(0, Math.max(0, aux));
+  } else if (active >= 0) {
+    object = tokens.slice(active + 1);
+    subjectWords = tokens.slice(0, active);
+  } else {
+    object = tokens;
+  }
+  const subjectStart = subjectWords.findIndex((w) => !OPENERS.has(w));
+  const subjectEnd = subjectWords.length - [...subjectWords].reverse().findIndex((w) => !OPENERS.has(w) && !AUXILIARIES.has(w));
+  const subject =
+    subjectStart >= 0
+      ? subjectWords
+          .slice(subjectStart, subjectEnd)
+          .filter((w) => !FRAME_ADVERBS.has(w))
+          .join(' ') || null
+      : null;
+  // Words of the top-level frame inside the object ("at any level", "through subassemblies") go.
+  const objectText = ` ${object.join(' ')} `;
+  let cleaned = objectText;
+  for (const p of TOP_LEVEL_PHRASES) cleaned = cleaned.split(` ${p} `).join(' ');
+  object = cleaned.trim().split(' ').filter(Boolean);
+
+  const chunks: string[][] = [[]];
+  let sawAnd = false;
+  let sawOr = false;
+  for (const word of object) {
+    if (OR_WORDS.has(word) || AND_WORDS.has(word) || word === ',' || word === ';') {
+      if (OR_WORDS.has(word)) sawOr = true;
+      if (AND_WORDS.has(word)) sawAnd = true;
+      chunks.push([]);
+    } else {
+      chunks[chunks.length - 1].push(word);
+    }
+  }
+  if (object.includes('both')) sawAnd = true;
+  const concepts: string[] = [];
+  for (const chunk of chunks) {
+    // A part name is a few words: a longer run is cut (it will not ground, and stays a phrase).
+    const phrase = cutPhrase(trimStopWords(chunk));
+    if (phrase && !concepts.includes(phrase)) concepts.push(phrase);
+  }
+  const wholeWords = trimStopWords(object.filter((w) => w !== ','));
+  const whole = chunks.length > 1 && wholeWords.length > 0 ? cutPhrase(wholeWords) : null;
+  return { concepts, whole, match: sawAnd && !sawOr ? 'all' : 'any', scope, subject };
+}
+
+/** At most 8 words and 100 characters, cut at a word boundary. */
+function cutPhrase(words: string[]): string {
+  let out = '';
+  for (const word of words.slice(0, 8)) {
+    const next = out ? `${out} ${word}` : word;
+    if (next.length > 100) break;
+    out = next;
+  }
+  return out || (words[0] ?? '').slice(0, 100);
+}
+
+/** Every word's plural/singular forms, in order: the per-word alternatives of a phrase. */
+export function phraseWordVariants(phrase: string): string[][] {
+  return phrase
+    .toLowerCase()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => pluralVariants(word));
+}
+
+/** Escapes RE2/JS regex metacharacters. */
+function escapeForRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&');
+}
+
+/**
+ * A phrase as one regex alternative: each word in its plural/singular forms, the words in order,
+ * separated by spaces, "_" or "-" (so "memory ics" matches MEMORY IC and "power ics" POWER_IC).
+ */
+export function phraseRegexAlternative(phrase: string): string {
+  const words = phraseWordVariants(phrase).map((variants) => variants.map(escapeForRegex));
+  if (words.length === 1) return words[0].join('|');
+  return words.map((variants) => (variants.length === 1 ? variants[0] : `(?:${variants.join('|')})`)).join('[\\s_-]+');
+}
+
+/**
+ * One word as a regex on its own, for a phrase whose words are all in a value but not in order
+ * ("25MHz crystal" in "Crystal 25MHz 18pF"): a word in its plural/singular forms as a whole word;
+ * a spec with digits at the start of a word ("m3" in "M3x10").
+ */
+export function wordRegex(word: string): string {
+  const w = word.toLowerCase();
+  if (/\d/.test(w)) return `(?i)\\b${escapeForRegex(w)}`;
+  return `(?i)\\b(${pluralVariants(w).map(escapeForRegex).join('|')})\\b`;
+}
+
+/** The values a column must equal for an exact match: the phrase, singular/plural per word, " " or "_". */
+export function exactForms(phrase: string, max = 16): string[] {
+  let forms: string[] = [''];
+  for (const variants of phraseWordVariants(phrase)) {
+    forms = forms.flatMap((f) => variants.map((v) => (f ? `${f} ${v}` : v))).slice(0, max);
+  }
+  const out = new Set<string>();
+  for (const f of forms) {
+    out.add(f);
+    if (f.includes(' ')) out.add(f.replace(/ /g, '_'));
+  }
+  return [...out];
+}
+
+/** Damerau-Levenshtein distance (adjacent transpositions count 1), bounded: returns > max early. */
+export function editDistance(a: string, b: string, max = 3): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 0; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let rowMin = Infinity;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      rowMin = Math.min(rowMin, d[i][j]);
+    }
+    if (rowMin > max) return max + 1;
+  }
+  return d[a.length][b.length];
 }

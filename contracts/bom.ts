@@ -49,6 +49,18 @@ export const pipelineStateSchema = z.object({
   /** STRING columns seen in INFORMATION_SCHEMA but outside the BOM tables, so never searched. */
   ignored_columns: z.array(z.string()),
   search_terms: z.array(z.string()),
+  /** The question's part phrases grounded in the BOM tables' values (strategy null: matches nothing). */
+  concepts: z
+    .array(z.object({ term: z.string(), asked: z.string(), strategy: z.number().int().nullable(), columns: z.array(z.string()), example: z.string().nullable() }))
+    .default([]),
+  /** Phrases that match no value of the BOM tables: the question has no answer for them. */
+  missing_terms: z.array(z.string()).default([]),
+  /** "any": a BOM using one of the concepts; "all": a BOM using every one ("A and B"). */
+  match: z.enum(['any', 'all']).default('any'),
+  /** "direct": the BOMs whose own lines use the part; "top_level": the top-level items containing it at any depth. */
+  scope: z.enum(['direct', 'top_level']).default('direct'),
+  /** The kind of item the question asks for, e.g. "finished goods (item_master.item_type)"; null: any BOM. */
+  parent_kind: z.string().nullable().default(null),
   strategy: z.number().int().min(0).max(3),
   sql: z.string().nullable(),
   params: z.record(z.string(), z.unknown()),

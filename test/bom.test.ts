@@ -9,6 +9,9 @@ import { BackendError } from '../backends/errors';
 import type { SearchBackend } from '../backends/search/types';
 import { bomQuestionFlow, type BomQuestionOutput, type PipelineState } from '../contracts/bom';
 import type { Progress } from '../contracts/common';
+import { isStopWord } from '../contracts/bom-text';
+import { rules as allRules } from '../standin/rules';
+import type { StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 describe('answerBomQuestion on the embedded backends', () => {
@@ -38,7 +41,7 @@ describe('answerBomQuestion on the embedded backends', () => {
 
   const executedSince = (mark: number) => h.backends.warehouse.executed.slice(mark);
 
-  it('answers the seed question with strategy 2 (plural/singular regex) after exact match finds nothing', async () => {
+  it('answers the seed question: "battery" exactly (BATTERIES), "memory" by regex, in one query', async () => {
     const mark = h.backends.warehouse.executed.length;
     const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
     const out = (await handle.result()) as BomQuestionOutput;
@@ -53,39 +56,47 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.candidate_columns).toEqual(['item_master.category', 'item_master.item_description']);
     // The distractor tables are in INFORMATION_SCHEMA but never searched.
     expect(s.ignored_columns).toContain('supplier_catalog.supplier_name');
-    expect(s.attempts_log).toEqual(['Strategy 1: exact match - 0 rows', 'Strategy 2: plural/singular regex - 393 rows (SUCCESS)']);
-    expect(s.strategy).toBe(2);
+    // Grounding shows "battery" is a category value and "memory" only a word of values: each is
+    // searched with the strictest strategy that can match it, both in the first query.
+    expect(s.concepts).toEqual([
+      { term: 'battery', asked: 'battery', strategy: 1, columns: ['item_master.category'], example: 'BATTERIES' },
+      { term: 'memory', asked: 'memory', strategy: 2, columns: ['item_master.item_description', 'item_master.category'], example: expect.any(String) },
+    ]);
+    expect(s.missing_terms).toEqual([]);
+    expect(s.match).toBe('any');
+    expect(s.attempts_log).toEqual(['Strategy 1: exact match - 150 rows (SUCCESS; "memory" by plural/singular regex)']);
+    expect(s.strategy).toBe(1);
     expect(s.found_results).toBe(true);
     expect(s.rows).toHaveLength(100);
-    expect(s.total_rows).toBe(393);
-    expect(s.chosen_params).toEqual({ pattern: '(?i)\\b(battery|batteries|memory|memories)\\b' });
+    expect(s.total_rows).toBe(150);
+    expect(s.chosen_params).toEqual({ terms_0: ['battery', 'batteries'], pattern_1: '(?i)\\b(memory|memories)\\b' });
     expect(s.chosen_sql).toBe(s.sql);
     expect(s.chosen_sql).toMatch(/LIMIT 100$/);
     expect(s.reuse).toMatchObject({ checked: true, matched: false });
     expect(s.fallbacks).toEqual([]);
 
     // The seed's answer shape: summary, BOM lines, then the exact SQL and its parameters.
-    expect(out.final_answer).toMatch(/^Found 393 BOMs using battery or memory components/);
-    expect(out.final_answer).toContain('- FG-1002: Handheld Scanner Gen 1');
+    expect(out.final_answer).toMatch(/^Found 150 BOMs using battery or memory components/);
+    expect(out.final_answer).toContain('- SA-2003: Battery module for Smart Thermostat');
     expect(out.final_answer).toContain('```sql\nSELECT');
     expect(out.final_answer).toContain(s.chosen_sql!);
-    expect(out.final_answer).toContain('Parameters: {"pattern":');
+    expect(out.final_answer).toContain('Parameters: {"terms_0":');
     expect(out.usage.calls).toBe(2);
     expect(out.usage.totalTokens).toBeGreaterThan(0);
     expect(out.usage.totalTokens).toBeLessThanOrEqual(1500);
 
     // What reached the warehouse: parameterized statements, user terms only in parameters.
     const strategies = executedSince(mark).filter((q) => q.label?.startsWith('bom-strategy-'));
-    expect(strategies.map((q) => q.label)).toEqual(['bom-strategy-1', 'bom-strategy-2']);
-    expect(strategies[0].params).toEqual({ terms: ['battery', 'memory'] });
-    expect(strategies[0].sql).toContain('list_contains($terms, LOWER(c."category"))');
-    expect(strategies[1].sql).toContain('regexp_matches(c."item_description", $pattern)');
+    expect(strategies.map((q) => q.label)).toEqual(['bom-strategy-1']);
+    expect(strategies[0].params).toEqual(s.chosen_params);
+    expect(strategies[0].sql).toContain('list_contains($terms_0, LOWER(c."category"))');
+    expect(strategies[0].sql).toContain('regexp_matches(c."item_description", $pattern_1)');
     for (const q of strategies) expect(q.sql).not.toMatch(/battery|memory/i);
 
     expect(handle.workflowId).toMatch(/^bom-question-list-boms-using-battery-or-[0-9a-f]{6}$/);
     expect(await handle.query<PipelineState>('pipelineState')).toEqual(s);
     expect(await handle.query<Progress>('progress')).toMatchObject({ flow: 'answerBomQuestion', status: 'completed', stage: 'done' });
-    await recordHistory(handle, 'bom-question-strategy-2');
+    await recordHistory(handle, 'bom-question-grounded-mixed');
   });
 
   it('answers with strategy 1 (exact match) and RAG off: no schema search, columns by sampling', async () => {
@@ -101,43 +112,108 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.candidate_columns).toEqual(['item_master.item_description', 'item_master.category']);
     expect(s.attempts_log).toEqual(['Strategy 1: exact match - 350 rows (SUCCESS)']);
     expect(s.strategy).toBe(1);
-    expect(s.chosen_params).toEqual({ terms: ['capacitor'] });
+    expect(s.chosen_params).toEqual({ terms: ['capacitor', 'capacitors'] });
     expect(out.final_answer).toMatch(/^Found 350 BOMs using capacitor components/);
     const after = h.standin.stats();
     expect((after.byTask['bom.focus_terms'] ?? 0) - (before.byTask['bom.focus_terms'] ?? 0)).toBe(1);
-    await recordHistory(handle, 'bom-question-strategy-1-rag-off');
+    await recordHistory(handle, 'bom-question-grounded-exact-rag-off');
   });
 
   it('answers with strategy 3 (substring) when the term only appears inside words (eFuse, polyfuse)', async () => {
     const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use fuse components?' });
     const out = (await handle.result()) as BomQuestionOutput;
     const s = out.pipeline_state;
+    // The vocabulary holds "fuse" only inside words: the stricter strategies are skipped, and said so.
     expect(s.attempts_log).toEqual([
-      'Strategy 1: exact match - 0 rows',
-      'Strategy 2: plural/singular regex - 0 rows',
+      'Strategy 1: exact match - skipped (no value matches "fuse" this way)',
+      'Strategy 2: plural/singular regex - skipped (no value matches "fuse" this way)',
       'Strategy 3: substring contains - 115 rows (SUCCESS)',
     ]);
+    expect(h.backends.warehouse.executed.filter((q) => q.label?.startsWith('bom-strategy-') && q.params?.term_0 === 'fuse').length).toBeGreaterThan(0);
     expect(s.strategy).toBe(3);
     expect(s.chosen_params).toEqual({ term_0: 'fuse' });
     expect(s.rows.every((r) => /fuse/i.test(String(r.example_component)))).toBe(true);
     expect(out.final_answer).toContain('SQL used (strategy 3: substring contains)');
-    await recordHistory(handle, 'bom-question-strategy-3');
+    await recordHistory(handle, 'bom-question-grounded-substring');
   });
 
-  it('offers the most frequent values when no strategy finds rows', async () => {
+  it('answers "no such part" without running SQL when a phrase matches nothing, offering the most frequent values', async () => {
+    const mark = h.backends.warehouse.executed.length;
     const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use hydraulic valves?' });
     const out = (await handle.result()) as BomQuestionOutput;
     const s = out.pipeline_state;
     expect(out.outcome).toBe('no_results');
-    expect(s.attempts_log).toHaveLength(3);
+    expect(s.missing_terms).toEqual(['hydraulic valves']);
+    expect(s.attempts_log).toEqual([]);
     expect(s.found_results).toBe(false);
     expect(s.rows).toEqual([]);
     expect(s.suggestions['item_master.category']).toEqual(['CAPACITOR', 'RESISTOR', 'SUBASSEMBLY', 'CONNECTORS', 'FASTENER', 'LED']);
-    expect(out.final_answer).toMatch(/^No results found for "hydraulic", "valves" after 3 attempt\(s\)/);
+    expect(out.final_answer).toMatch(/^No results found: no part in the BOM tables matches "hydraulic valves"\./);
+    expect(out.final_answer).toContain('- nothing close to "hydraulic valves"');
     expect(out.final_answer).toContain('- item_master.category: CAPACITOR, RESISTOR');
+    expect(executedSince(mark).filter((q) => q.label?.startsWith('bom-strategy-'))).toEqual([]);
     // No rows, nothing to explain: only the focus-term call was made.
     expect(out.usage.calls).toBe(1);
-    await recordHistory(handle, 'bom-question-no-results');
+    await recordHistory(handle, 'bom-question-no-such-part');
+  });
+
+  it('does not drop a qualifier that matches nothing: "unobtainium flux capacitors" is no part, with the closest real ones', async () => {
+    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use unobtainium flux capacitors?' });
+    const s = out.pipeline_state;
+    expect(out.outcome).toBe('no_results');
+    expect(s.total_rows).toBe(0);
+    expect(s.missing_terms).toEqual(['unobtainium flux capacitors']);
+    expect(s.suggestions['closest parts to "unobtainium flux capacitors"']).toEqual(expect.arrayContaining(['Tantalum capacitor', 'Ceramic capacitor', 'Electrolytic capacitor']));
+    expect(out.final_answer).toContain('- instead of "unobtainium flux capacitors": ');
+  });
+
+  it('matches a multi-word part as one phrase: OLED displays are not every display module', async () => {
+    const handle = await h.start(bomQuestionFlow, { question: 'Where are OLED displays used?' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+    expect(s.search_terms).toEqual(['oled displays']);
+    expect(s.attempts_log).toEqual([
+      'Strategy 1: exact match - skipped (no value matches "oled displays" this way)',
+      'Strategy 2: plural/singular regex - 32 rows (SUCCESS)',
+    ]);
+    expect(s.chosen_params).toEqual({ pattern: '(?i)\\b((?:oled|oleds)[\\s_-]+(?:displays|display))\\b' });
+    expect(s.total_rows).toBe(32);
+    expect(s.rows.every((r) => /^OLED display/.test(String(r.example_component)))).toBe(true);
+    await recordHistory(handle, 'bom-question-grounded-phrase');
+
+    const current = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which boards use current sense resistors?' });
+    expect(current.pipeline_state.search_terms).toEqual(['current sense resistors']);
+    expect(current.pipeline_state.total_rows).toBe(232);
+    const typo = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where are tantallum capacitors used?' });
+    expect(typo.pipeline_state.concepts[0]).toMatchObject({ asked: 'tantallum capacitors', term: 'tantalum capacitors', strategy: 2 });
+    expect(typo.pipeline_state.total_rows).toBe(240);
+  });
+
+  it('"A and B" needs both on one BOM; a missing phrase in "and" means no answer', async () => {
+    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs contain both an EEPROM and a crystal?' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    expect(out.pipeline_state.match).toBe('all');
+    expect(out.pipeline_state.total_rows).toBe(27);
+    expect(out.pipeline_state.chosen_sql).toContain('HAVING MAX(CASE WHEN');
+    expect(out.final_answer).toMatch(/^Found 27 BOMs using eeprom and crystal components/);
+    await recordHistory(handle, 'bom-question-grounded-and');
+    const missing = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs contain an EEPROM and a flux capacitor?' });
+    expect(missing.outcome).toBe('no_results');
+    expect(missing.pipeline_state.missing_terms).toEqual(['flux capacitor']);
+    expect(missing.final_answer).toContain('"eeprom" alone would match');
+  });
+
+  it('answers an indented where-used: the finished goods that contain a part through their subassemblies', async () => {
+    const handle = await h.start(bomQuestionFlow, { question: 'Which finished goods ultimately contain an OLED display?' });
+    const out = (await handle.result()) as BomQuestionOutput;
+    const s = out.pipeline_state;
+    expect(s.scope).toBe('top_level');
+    expect(s.parent_kind).toBe('finished goods (item_master.item_type)');
+    expect(s.chosen_sql).toMatch(/^WITH RECURSIVE matched AS/);
+    expect(s.total_rows).toBe(64);
+    expect(s.rows.every((r) => String(r.parent_item_number).startsWith('FG-') && r.levels === 2)).toBe(true);
+    expect(out.final_answer).toMatch(/^Found 64 top-level items containing oled display at some BOM level/);
+    await recordHistory(handle, 'bom-question-indented-where-used');
   });
 
   it('stops after maxStrategies and points to the documented value of the term', async () => {
@@ -188,9 +264,9 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.domain_terms).toEqual({});
     expect(s.fallbacks).toEqual([]);
     expect(s.candidate_columns).toEqual(expect.arrayContaining(['item_master.category', 'item_master.item_description']));
-    expect(s.strategy).toBe(2);
-    expect(s.total_rows).toBe(393);
-    await recordHistory(handle, 'bom-question-rag-empty');
+    expect(s.strategy).toBe(1);
+    expect(s.total_rows).toBe(150);
+    await recordHistory(handle, 'bom-question-grounded-rag-empty');
   });
 
   it('continues with defaults when the search backend is down after its retries', async () => {
@@ -200,7 +276,8 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(out.pipeline_state.fallbacks).toEqual(['schema_search']);
     expect(out.pipeline_state.schema_hints).toEqual([]);
     expect(out.outcome).toBe('answered');
-    expect(out.pipeline_state.strategy).toBe(2);
+    expect(out.pipeline_state.strategy).toBe(1);
+    expect(out.pipeline_state.total_rows).toBe(98);
   });
 
   it('still answers when the model fails through its retries (deterministic fallbacks)', async () => {
@@ -212,13 +289,13 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(out.outcome).toBe('answered');
     expect(out.pipeline_state.fallbacks).toEqual(['focus_terms', 'explain']);
     expect(out.pipeline_state.focus_terms).toEqual(['battery', 'memory']);
-    expect(out.pipeline_state.strategy).toBe(2);
-    expect(out.final_answer).toMatch(/^Found 393 result\(s\) for battery or memory \(showing the first 100\)/);
+    expect(out.pipeline_state.strategy).toBe(1);
+    expect(out.final_answer).toMatch(/^Found 150 result\(s\) for battery or memory \(showing the first 100\)/);
     expect(out.usage.totalTokens).toBe(0);
     // Three attempts per model step (the workflow's retry policy), then the fallback.
     expect((after.byTask['bom.focus_terms'] ?? 0) - (before.byTask['bom.focus_terms'] ?? 0)).toBe(3);
     expect((after.byTask['bom.explain'] ?? 0) - (before.byTask['bom.explain'] ?? 0)).toBe(3);
-    await recordHistory(handle, 'bom-question-model-fallback');
+    await recordHistory(handle, 'bom-question-grounded-model-fallback');
   });
 
   it('reuses a validated query pattern above the similarity threshold, skipping SQL building', async () => {
@@ -275,5 +352,42 @@ describe('answerBomQuestion on the embedded backends', () => {
     for (const field of ['question', 'maxStrategies', 'dataset']) expect(cause.message).toContain(field);
     await recordHistory(handle, 'bom-question-invalid-input');
     await expect(h.start(bomQuestionFlow, { question: 'Which BOMs use LEDs?', extra: true })).rejects.toThrow(/Unrecognized key/);
+  });
+});
+
+describe('answerBomQuestion: the model path is grounded like the fallback', () => {
+  let h: Harness;
+  // A model that does what the old prompt asked: every content word its own term, qualifiers
+  // dropped at will ("unobtainium"), and a synonym not in the question ("capacitor" for "caps").
+  const wordByWord: StandinRule = {
+    task: 'bom.focus_terms',
+    description: 'Splits the question into single words and drops the first of several.',
+    answer: ({ sections }) => {
+      const words = String(sections.question).toLowerCase().match(/[a-z]+/g) ?? [];
+      const content = words.filter((w) => !isStopWord(w) && w !== 'boards' && w !== 'caps');
+      const kept = content.length > 1 && content[0] === 'unobtainium' ? content.slice(1) : content;
+      return { focus_terms: /\bcaps\b/.test(String(sections.question)) ? [...kept, 'tantalum capacitor'] : kept };
+    },
+  };
+
+  beforeAll(async () => {
+    h = await createHarness({ rules: [wordByWord, ...allRules.filter((r) => r.task !== 'bom.focus_terms')] });
+  });
+  afterAll(async () => h?.close());
+
+  it('gives the answers the deterministic fallback gives, from split or partial focus terms', async () => {
+    const split = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where are OLED displays used?' });
+    expect(split.pipeline_state.focus_terms).toEqual(['oled', 'displays']);
+    expect(split.pipeline_state.search_terms).toEqual(['oled displays']);
+    expect(split.pipeline_state.total_rows).toBe(32);
+
+    const partial = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use unobtainium flux capacitors?' });
+    expect(partial.pipeline_state.focus_terms).toEqual(['flux', 'capacitors']);
+    expect(partial.outcome).toBe('no_results');
+    expect(partial.pipeline_state.missing_terms).toEqual(['unobtainium flux capacitors']);
+
+    const synonym = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which boards use caps?' });
+    expect(synonym.pipeline_state.search_terms).toEqual(['tantalum capacitor']);
+    expect(synonym.pipeline_state.total_rows).toBe(240);
   });
 });

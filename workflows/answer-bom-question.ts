@@ -9,7 +9,7 @@
  * `pipelineState` query at any moment. Model steps have deterministic fallbacks, so the flow still
  * answers when the model is down after its retries.
  */
-import { ActivityFailure, ApplicationFailure, defineQuery, log, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, defineQuery, log, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { createBomActivities, QueryRun } from '../activities/bom';
 import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
 import { bomQuestionFlow, STRATEGY_NAMES, type BomQuestionOutput, type PipelineState, type StrategyNumber } from '../contracts/bom';
@@ -61,6 +61,11 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
     candidate_columns: [],
     ignored_columns: [],
     search_terms: [],
+    concepts: [],
+    missing_terms: [],
+    match: 'any',
+    scope: 'direct',
+    parent_kind: null,
     strategy: 0,
     sql: null,
     params: {},
@@ -152,26 +157,67 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
 
   // 2. Column resolver.
   stage('column resolver', state.focus_terms.join(', '));
-  const resolved = await resolveBomColumns({ dataset: state.dataset, focusTerms: state.focus_terms, schemaHints: state.schema_hints });
+  const resolved = await resolveBomColumns({ dataset: state.dataset, focusTerms: state.focus_terms, schemaHints: state.schema_hints, question: input.question });
   state.tables = resolved.tables;
   state.candidate_columns = resolved.candidate_columns;
   state.ignored_columns = resolved.ignored_columns;
   state.search_terms = resolved.search_terms;
+  state.concepts = (resolved.concepts ?? []).map((c) => ({
+    term: c.term,
+    asked: c.asked,
+    strategy: c.level,
+    columns: c.level === null ? [] : c.columns[c.level],
+    example: c.example,
+  }));
+  state.missing_terms = resolved.missing_terms ?? [];
+  state.match = resolved.match ?? 'any';
+  state.scope = resolved.scope ?? 'direct';
+  state.parent_kind = resolved.parent_kind ? `${resolved.parent_kind.term} (${resolved.parent_kind.column})` : null;
   progress.advance(1, `${resolved.candidate_columns.length} candidate column(s)`);
   if (resolved.candidate_columns.length === 0) {
     state.reason = resolved.reason;
     return finish('no_matching_columns', `No matching columns: ${resolved.reason}.`);
   }
 
+  // A part phrase that matches nothing in the BOM tables (even respelt) means no answer: "unobtainium
+  // flux capacitors" is not "capacitors". With "or", the other phrases still answer; with "and",
+  // or when no phrase matched, nothing can. Older executions ran the ladder here (no grounding).
+  const grounded = state.concepts.filter((c) => c.strategy !== null);
+  if (state.missing_terms.length > 0 && (state.match === 'all' || grounded.length === 0) && patched('bom-grounded-terms')) {
+    progress.advance(1, 'no such part');
+    state.suggestions = { ...closestParts(resolved.closest ?? {}), ...resolved.samples };
+    state.reason = `no part of the BOM tables matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}`;
+    return finish('no_results', noSuchPartText(state, resolved.closest ?? {}));
+  }
+
   // 3. Refinement loop: at most maxStrategies iterations, stopping at the first non-empty result.
-  for (let n = 1; n <= maxStrategies; n++) {
+  // The grounding already shows the strictest strategy that can match each phrase: the ladder
+  // starts at the lowest of them (stricter steps are logged as skipped), and each phrase is
+  // searched with its own strategy or the step's, whichever is looser.
+  const levels = grounded.map((c) => c.strategy as number).filter((level) => level <= maxStrategies);
+  const start = levels.length > 0 && resolved.concepts && patched('bom-grounded-terms') ? Math.min(...levels) : 1;
+  for (let n = 1; n < start; n++) {
+    state.attempts_log.push(`Strategy ${n}: ${STRATEGY_NAMES[n as StrategyNumber]} - skipped (no value matches ${state.search_terms.map((t) => `"${t}"`).join(', ')} this way)`);
+  }
+  for (let n = start; n <= maxStrategies; n++) {
     const strategy = n as StrategyNumber;
     stage('refinement loop', `strategy ${strategy}: ${STRATEGY_NAMES[strategy]}`);
     state.strategy = strategy;
-    const run = await runBomStrategy({ dataset: state.dataset, strategy, candidateColumns: state.candidate_columns, searchTerms: state.search_terms });
+    const run = await runBomStrategy({
+      dataset: state.dataset,
+      strategy,
+      candidateColumns: state.candidate_columns,
+      searchTerms: state.search_terms,
+      ...(resolved.concepts ? { concepts: resolved.concepts, match: state.match, scope: state.scope, maxStrategies } : {}),
+      ...(resolved.parent_kind ? { parentKind: resolved.parent_kind } : {}),
+    });
     state.sql = run.sql;
     state.params = run.params;
-    state.attempts_log.push(`Strategy ${strategy}: ${STRATEGY_NAMES[strategy]} - ${run.total_rows} rows${run.rows.length ? ' (SUCCESS)' : ''}`);
+    const looser = grounded
+      .filter((c) => (c.strategy as number) > strategy && (c.strategy as number) <= maxStrategies)
+      .map((c) => `"${c.term}" by ${STRATEGY_NAMES[c.strategy as StrategyNumber]}`);
+    const detail = [...(run.rows.length ? ['SUCCESS'] : []), ...looser].join('; ');
+    state.attempts_log.push(`Strategy ${strategy}: ${STRATEGY_NAMES[strategy]} - ${run.total_rows} rows${detail ? ` (${detail})` : ''}`);
     if (run.rows.length > 0) {
       found(state, run);
       break;
@@ -187,14 +233,26 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
   }
 
   // 5. Explainer.
-  const summary = await explain(`strategy ${state.strategy} (${STRATEGY_NAMES[state.strategy as StrategyNumber]})`, state.search_terms);
-  return finish('answered', answerText(summary, state, `strategy ${state.strategy}: ${STRATEGY_NAMES[state.strategy as StrategyNumber]}`));
+  const scopeNote = state.scope === 'top_level' ? ', top-level items through every BOM level' : '';
+  const summary = await explain(`strategy ${state.strategy} (${STRATEGY_NAMES[state.strategy as StrategyNumber]})${scopeNote}`, state.search_terms);
+  const missingNote = state.missing_terms.length
+    ? `\n\nNo part matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}; closest real parts: ${Object.values(resolved.closest ?? {}).flat().slice(0, 5).join(', ') || 'none'}.`
+    : '';
+  return finish('answered', answerText(summary + missingNote, state, `strategy ${state.strategy}: ${STRATEGY_NAMES[state.strategy as StrategyNumber]}${scopeNote}`));
 
   async function explain(method: string, terms: string[]): Promise<string> {
     stage('explainer');
     try {
       // The explainer reads five rows; the full list stays out of its input (and out of history twice).
-      const explained = await explainBomAnswer({ question: input.question, method, searchTerms: terms, totalRows: state.total_rows, rows: state.rows.slice(0, 5) });
+      const explained = await explainBomAnswer({
+        question: input.question,
+        method,
+        searchTerms: terms,
+        totalRows: state.total_rows,
+        rows: state.rows.slice(0, 5),
+        match: state.match,
+        scope: state.scope,
+      });
       useTokens(explained.usage);
       return explained.summary;
     } catch (err) {
@@ -217,7 +275,30 @@ function found(state: PipelineState, run: QueryRun): void {
 function templateSummary(state: PipelineState, terms: string[]): string {
   const examples = state.rows.slice(0, 3).map((r) => Object.values(r).slice(0, 2).join(' ')).join('; ');
   const shown = state.total_rows > state.rows.length ? ` (showing the first ${state.rows.length})` : '';
-  return `Found ${state.total_rows} result(s) for ${terms.join(' or ')}${shown}, e.g. ${examples}.`;
+  return `Found ${state.total_rows} result(s) for ${terms.join(state.match === 'all' ? ' and ' : ' or ')}${shown}, e.g. ${examples}.`;
+}
+
+/** The closest real parts per missing phrase, as clarifying options keyed like the column samples. */
+function closestParts(closest: Record<string, string[]>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [term, parts] of Object.entries(closest)) if (parts.length) out[`closest parts to "${term}"`] = parts;
+  return out;
+}
+
+function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
+  const lines = Object.entries(closest).map(([term, parts]) => (parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"`));
+  if (Object.values(closest).some((parts) => parts.length === 0)) {
+    // Nothing resembles the phrase: the frequent values of the searched columns, as the seed offered.
+    const frequent = Object.entries(state.suggestions).filter(([column]) => !column.startsWith('closest parts'));
+    lines.push(...frequent.slice(0, 2).map(([column, values]) => `- ${column}: ${values.join(', ')}`));
+  }
+  const found = state.concepts.filter((c) => c.strategy !== null).map((c) => `"${c.asked}"`);
+  return [
+    `No results found: no part in the BOM tables matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}` +
+      (found.length ? ` (${found.join(', ')} alone would match, but the question asks for ${state.match === 'all' ? 'all of them' : 'that part'}).` : '.'),
+    'Did you mean one of these parts?',
+    ...lines,
+  ].join('\n');
 }
 
 /** One line per row: the pattern's format, else the ladder's BOM line, else the row's values. */

@@ -23,13 +23,24 @@ export const bomRules: StandinRule[] = [
     task: 'bom.explain',
     description: 'Summarises a BOM query result in one sentence: how many rows matched and the first examples.',
     answer: ({ sections }) => {
-      const result = (sections.result ?? {}) as { method?: string; search_terms?: string[]; total_rows?: number; shown_rows?: number };
+      const result = (sections.result ?? {}) as {
+        method?: string;
+        search_terms?: string[];
+        terms_required?: string;
+        rows_are?: string;
+        total_rows?: number;
+        shown_rows?: number;
+      };
       const rows = Array.isArray(sections.rows) ? sections.rows.map(str).filter(Boolean) : [];
       const total = Number(result.total_rows ?? rows.length);
-      const terms = (result.search_terms ?? []).join(' or ') || 'the question';
+      const terms = (result.search_terms ?? []).join(result.terms_required === 'all' ? ' and ' : ' or ') || 'the question';
       const examples = rows.slice(0, 3).map((r) => r.split(' | ').slice(0, 2).join(' '));
       const shown = result.shown_rows !== undefined && result.shown_rows < total ? ` (the first ${result.shown_rows} are listed)` : '';
-      const what = /pattern/i.test(result.method ?? '') ? `row${total === 1 ? '' : 's'} for ${terms}` : `BOM${total === 1 ? '' : 's'} using ${terms} components`;
+      const what = /pattern/i.test(result.method ?? '')
+        ? `row${total === 1 ? '' : 's'} for ${terms}`
+        : result.rows_are === 'top_level_items'
+          ? `top-level item${total === 1 ? '' : 's'} containing ${terms} at some BOM level`
+          : `BOM${total === 1 ? '' : 's'} using ${terms} components`;
       return { summary: `Found ${total} ${what}${shown}${examples.length ? `, e.g. ${examples.join('; ')}` : ''}.` };
     },
   },
