@@ -7,7 +7,7 @@ import { Client, Connection, WorkflowIdReusePolicy, type WorkflowHandleWithFirst
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { randomBytes } from 'node:crypto';
 import { dataConverterFromEnv } from './payload-codec';
-import { flowSearchAttribute, slugify, TASK_QUEUE, type FlowDefinition } from '../contracts/common';
+import { flowSearchAttribute, formatIssues, slugify, TASK_QUEUE, zodIssues, type FlowDefinition } from '../contracts/common';
 
 export async function connectClient(overrides: { address?: string; namespace?: string } = {}): Promise<Client> {
   const { connectionOptions, namespace } = loadClientConnectConfig();
@@ -23,7 +23,7 @@ export class InvalidFlowInput extends Error {
     readonly flow: string,
     readonly issues: Array<{ field: string; message: string }>,
   ) {
-    super(`${flow}: invalid input: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    super(`${flow}: invalid input: ${formatIssues(issues)}`);
     this.name = 'InvalidFlowInput';
   }
 }
@@ -32,10 +32,7 @@ export class InvalidFlowInput extends Error {
 export function validateFlowInput(flow: FlowDefinition, input: unknown): unknown {
   const result = flow.input.safeParse(input);
   if (!result.success) {
-    throw new InvalidFlowInput(
-      flow.type,
-      result.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', message: i.message })),
-    );
+    throw new InvalidFlowInput(flow.type, zodIssues(result.error));
   }
   return result.data;
 }

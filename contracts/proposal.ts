@@ -313,10 +313,14 @@ export const interviewQuestionViewSchema = z.object({
 });
 export type InterviewQuestionView = z.infer<typeof interviewQuestionViewSchema>;
 
-/** The `answerQuestion` update's argument. `questionId` (when given) must name the open question. */
+/**
+ * The `answerQuestion` update's argument. `questionId` names the question answered (the open
+ * question's `id`, read from the `currentQuestion` query): an answer is never applied to another
+ * question, and the same answer sent twice (a retry) is taken once.
+ */
 export const interviewAnswerSchema = z.object({
   answer: z.string().max(4000),
-  questionId: z.string().optional(),
+  questionId: z.string().min(1).max(64),
 });
 export type InterviewAnswer = z.infer<typeof interviewAnswerSchema>;
 
