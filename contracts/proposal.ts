@@ -318,10 +318,12 @@ export type InterviewQuestionView = z.infer<typeof interviewQuestionViewSchema>;
  * question's `id`, read from the `currentQuestion` query): an answer is never applied to another
  * question, and the same answer sent twice (a retry) is taken once.
  */
-export const interviewAnswerSchema = z.object({
-  answer: z.string().max(4000),
-  questionId: z.string().min(1).max(64),
-});
+export const interviewAnswerSchema = z
+  .object({
+    answer: z.string().max(4000),
+    questionId: z.string().min(1).max(64),
+  })
+  .strict();
 export type InterviewAnswer = z.infer<typeof interviewAnswerSchema>;
 
 /** The `reviewProposal` update's argument. */

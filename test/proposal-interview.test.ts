@@ -121,7 +121,7 @@ describe('writeResearchProposal, interactive', () => {
     // The update reaches the workflow in its first task, before the workflow code sets its
     // handlers: it used to be refused with "no interview question is open".
     const workflowId = `research-proposal-with-start-${randomUUID().slice(0, 6)}`;
-    const startWorkflowOperation = WithStartWorkflowOperation.create('writeResearchProposal', {
+    const startWorkflowOperation = new WithStartWorkflowOperation('writeResearchProposal', {
       workflowId,
       taskQueue: h.taskQueue,
       args: [{ mode: 'interactive' }],

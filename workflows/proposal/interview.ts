@@ -18,7 +18,7 @@ import { capMessage, excerpt, formatZodError } from '../../contracts/common';
  * Answers accepted before answers had to name their question (histories from then replay
  * through `accept`, which does not run the validator's checks).
  */
-const recordedAnswerSchema = interviewAnswerSchema.extend({ questionId: z.string().optional() });
+const recordedAnswerSchema = z.object({ answer: z.string().max(4000), questionId: z.string().optional() });
 
 export class Interview {
   private readonly questions: readonly InterviewQuestion[];
