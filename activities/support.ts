@@ -5,7 +5,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { BackendError } from '../backends/errors';
+import { BackendError, redactCredentials } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
 import type { TokenUsage } from '../contracts/common';
 
@@ -18,6 +18,11 @@ export function toFailure(err: unknown): unknown {
       nonRetryable: !err.retryable,
       details: err.options.status !== undefined ? [{ status: err.options.status }] : undefined,
     });
+  }
+  // Any other error keeps its type, with credentials cut from its message and stack (both reach history).
+  if (err instanceof Error) {
+    err.message = redactCredentials(err.message);
+    if (err.stack) err.stack = redactCredentials(err.stack);
   }
   return err;
 }

@@ -14,6 +14,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { TASK_QUEUE } from '../../contracts/common';
+import { loadConfigOrExit } from '../../contracts/config';
 import { flows } from '../../contracts/flows';
 import { connectClient } from '../flow-client';
 import { startMcpHttpServer } from './http';
@@ -29,13 +30,15 @@ interface Options {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Every variable (MCP_PORT, TEMPORAL_ADDRESS, MCP_TOKEN...) is validated first: exit 2 naming a bad one.
+  const config = loadConfigOrExit();
   const program = new Command('agent-flows-mcp')
     .description('MCP server exposing every agent-flows flow as a tool')
     .option('--http', 'serve Streamable HTTP instead of stdio')
-    .option('--host <host>', 'HTTP listen address', process.env.MCP_HOST ?? '127.0.0.1')
-    .option('--port <port>', 'HTTP port (0 picks a free one)', process.env.MCP_PORT ?? '8787')
+    .option('--host <host>', 'HTTP listen address', config.MCP_HOST)
+    .option('--port <port>', 'HTTP port (0 picks a free one)', String(config.MCP_PORT))
     // Tests run their own worker on a queue of their own; everyone else uses agent-flows.
-    .option('--task-queue <queue>', 'task queue to start flows on (tests only)', process.env.MCP_TASK_QUEUE ?? TASK_QUEUE)
+    .option('--task-queue <queue>', 'task queue to start flows on (tests only)', config.MCP_TASK_QUEUE ?? TASK_QUEUE)
     .parse(argv, { from: 'user' });
   const opts = program.opts<Options>();
 
@@ -45,7 +48,7 @@ async function main(argv: string[]): Promise<void> {
   let stopping = false;
 
   if (opts.http) {
-    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: process.env.MCP_TOKEN || undefined });
+    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: config.MCP_TOKEN });
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;
