@@ -147,14 +147,11 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
         if (!parsed.success) throw new Error(`invalid answer: ${formatZodError(parsed.error)}`);
         const { questionId, answer } = parsed.data;
         const earlier = answeredWith(questionId);
-        if (earlier !== undefined) {
-          if (earlier !== answer) throw new Error(`question ${excerpt(questionId)} was already answered with a different answer`);
-          // The same answer again: accepted only while its reply can still be given (this run).
-          if (results.has(questionId) || pending?.questionId === questionId) return;
-          throw new Error(`question ${excerpt(questionId)} was already answered`);
-        }
+        // The same answer again, while its reply can still be given (this run): the same reply.
+        if (earlier === answer && (results.has(questionId) || pending?.questionId === questionId)) return;
         if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has ended (${status})`);
         if (input.mode === 'surrogate') throw new Error('this pursuit is answered by the surrogate expert, not by updates');
+        if (earlier !== undefined) throw new Error(`question ${excerpt(questionId)} was already answered${earlier === answer ? '' : ' with a different answer'}`);
         if (!current) throw new Error('no question is waiting for an answer yet; ask for the current question first');
         if (questionId !== current.id) throw new Error(`question ${excerpt(questionId)} is not the current question ("${current.id}")`);
         if (pending) throw new Error(`an answer to ${current.id} is already being processed`);
