@@ -330,7 +330,7 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
       { numRuns: 20, seed: SEED },
     );
     for (const value of hostileDecisions) await rejected(review(value), /decision|comments|invalid|expected/i);
-    await rejected(answer({ answer: '15' }), /no interview question is open/);
+    await rejected(answer({ answer: '15', questionId: 'weekly_hours' }), /no interview question is open/);
     await review({ decision: 'approve' });
     accepted++;
 

@@ -61,12 +61,12 @@ export class Interview {
     if (!parsed.success) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: `invalid answer: ${formatZodError(parsed.error)}` });
     const { questionId, answer } = parsed.data;
     const earlier = this.answerTexts.get(questionId);
-    if (earlier !== undefined) {
-      if (earlier === answer) return { repeat: true };
-      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} was already answered with a different answer` });
-    }
+    if (earlier === answer) return { repeat: true };
     const q = this.questions[this.index];
     if (!q || !open) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+    if (earlier !== undefined) {
+      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} was already answered with a different answer` });
+    }
     if (questionId !== q.field) {
       throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"` });
     }
