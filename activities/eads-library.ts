@@ -8,7 +8,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { formatZodError } from '../contracts/common';
+import { formatZodError, zodIssues } from '../contracts/common';
 import { DEFAULT_BUDGET_DECREMENT, eadsFileSchema, fixtureIdSchema, type EadsCatalogEntry, type LoadedEads, type PursuitPlan } from '../contracts/eads';
 import { describeFields, stripAnnotations, topicOf, type Json, type JsonObject } from '../contracts/eads-structure';
 
@@ -44,8 +44,7 @@ function readJson(file: string): unknown {
 }
 
 function firstIssue(error: z.ZodError): { field: string; message: string } {
-  const issue = error.issues[0];
-  return { field: issue?.path.map(String).join('.') || '(root)', message: formatZodError(error) };
+  return { field: zodIssues(error, '(root)')[0]?.field ?? '(root)', message: formatZodError(error) };
 }
 
 /** Validates one EADS file and strips its annotations into the example structure and the instructions. */

@@ -5,19 +5,25 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { BackendError } from '../backends/errors';
+import { BackendError, redactCredentials } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
-import type { TokenUsage } from '../contracts/common';
+import { capMessage, type TokenUsage } from '../contracts/common';
 
 /** Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass through. */
 export function toFailure(err: unknown): unknown {
   if (err instanceof BackendError) {
     return ApplicationFailure.create({
-      message: err.message,
+      // Capped: a provider's error body can be large, and the failure lands in history.
+      message: capMessage(err.message),
       type: err.type,
       nonRetryable: !err.retryable,
       details: err.options.status !== undefined ? [{ status: err.options.status }] : undefined,
     });
+  }
+  // Any other error keeps its type, with credentials cut from its message and stack (both reach history).
+  if (err instanceof Error) {
+    err.message = capMessage(redactCredentials(err.message));
+    if (err.stack) err.stack = capMessage(redactCredentials(err.stack), 8000);
   }
   return err;
 }

@@ -3,7 +3,8 @@
  * embedded defaults otherwise. Activities receive the result; nothing else constructs backends.
  */
 import path from 'node:path';
-import type { Config } from '../contracts/config';
+import { isSecretVariable, secretValues, type Config } from '../contracts/config';
+import { registerSecrets } from './errors';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
 import { EmbeddedSearch } from './search/embedded';
@@ -29,7 +30,14 @@ export function standinUrl(config: Config): string {
   return config.GOOGLE_GEMINI_BASE_URL ?? `http://${config.STANDIN_HOST}:${config.STANDIN_PORT}`;
 }
 
+/** Every secret of the configuration (and of the environment) is cut out of backend errors. */
+function registerConfiguredSecrets(config: Config): void {
+  const configured = Object.entries(config).filter(([name, value]) => isSecretVariable(name) && typeof value === 'string');
+  registerSecrets(config.geminiApiKey, ...configured.flatMap(([, v]) => String(v).split(',')), ...secretValues(process.env));
+}
+
 export function createModel(config: Config): ModelBackend {
+  registerConfiguredSecrets(config);
   const common = { model: config.GEMINI_MODEL, timeoutMs: config.MODEL_TIMEOUT_MS, maxRepairs: config.MODEL_MAX_REPAIRS };
   switch (config.model) {
     case 'vertex':
@@ -75,6 +83,7 @@ export function parseEndpoint(endpoint: string): { host: string; port?: number; 
 }
 
 export async function createBackends(config: Config): Promise<Backends> {
+  registerConfiguredSecrets(config);
   const warehouse = await createWarehouse(config);
   return {
     model: createModel(config),

@@ -12,6 +12,7 @@ import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporal
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { Progress } from '../contracts/common';
+import { loadConfigOrExit } from '../contracts/config';
 import { findFlow, flows } from '../contracts/flows';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
 
@@ -159,5 +160,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
+  // Exit 2 naming any invalid variable (TEMPORAL_ADDRESS, AGENT_FLOWS_PAYLOAD_KEY...) before connecting.
+  loadConfigOrExit();
   main(process.argv.slice(2)).then((code) => process.exit(code));
 }

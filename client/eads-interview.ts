@@ -16,6 +16,7 @@ import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { projectIdSchema, type RunEadsInterviewOutput } from '../contracts/eads';
 import { EadsSession, EadsSessionError } from './eads-session';
+import { loadConfigOrExit } from '../contracts/config';
 import { connectClient, webUiLink } from './flow-client';
 
 export interface TerminalOptions {
@@ -125,6 +126,7 @@ function quit(out: (line?: string) => void, projectId: string): number {
 }
 
 if (require.main === module) {
+  loadConfigOrExit();
   const program = new Command('eads-interview')
     .description('Be interviewed about your scheduling problem, EADS by EADS (resumable by project id)')
     .argument('<project-id>', 'lower-case letters, digits and dashes, e.g. kettle-crown')

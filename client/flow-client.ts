@@ -6,8 +6,9 @@
 import { Client, Connection, WorkflowIdReusePolicy, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { randomBytes } from 'node:crypto';
+import { parseConfig, type Config } from '../contracts/config';
 import { dataConverterFromEnv } from './payload-codec';
-import { flowSearchAttribute, slugify, TASK_QUEUE, type FlowDefinition } from '../contracts/common';
+import { flowSearchAttribute, formatIssues, slugify, TASK_QUEUE, zodIssues, type FlowDefinition } from '../contracts/common';
 
 export async function connectClient(overrides: { address?: string; namespace?: string } = {}): Promise<Client> {
   const { connectionOptions, namespace } = loadClientConnectConfig();
@@ -23,7 +24,7 @@ export class InvalidFlowInput extends Error {
     readonly flow: string,
     readonly issues: Array<{ field: string; message: string }>,
   ) {
-    super(`${flow}: invalid input: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`);
+    super(`${flow}: invalid input: ${formatIssues(issues)}`);
     this.name = 'InvalidFlowInput';
   }
 }
@@ -32,10 +33,7 @@ export class InvalidFlowInput extends Error {
 export function validateFlowInput(flow: FlowDefinition, input: unknown): unknown {
   const result = flow.input.safeParse(input);
   if (!result.success) {
-    throw new InvalidFlowInput(
-      flow.type,
-      result.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', message: i.message })),
-    );
+    throw new InvalidFlowInput(flow.type, zodIssues(result.error));
   }
   return result.data;
 }
@@ -70,7 +68,14 @@ export async function startFlow(client: Client, flow: FlowDefinition, rawInput: 
 }
 
 export function webUiBase(): string {
-  return (process.env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${process.env.TEMPORAL_UI_PORT ?? 8233}`).replace(/\/$/, '');
+  // Read through the validated configuration; a process that has not validated it yet gets the default.
+  let settings: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_UI_PORT'> = { TEMPORAL_UI_URL: undefined, TEMPORAL_UI_PORT: 8233 };
+  try {
+    settings = parseConfig(process.env);
+  } catch {
+    // invalid settings are reported by the entry point (exit 2); a link is not worth failing for
+  }
+  return (settings.TEMPORAL_UI_URL ?? `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`).replace(/\/$/, '');
 }
 
 export function webUiLink(namespace: string, workflowId: string, runId?: string): string {

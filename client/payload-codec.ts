@@ -22,9 +22,10 @@ const decoder = new TextDecoder();
 export class PayloadKeyError extends Error {}
 
 /** Parses a base64 key of exactly 32 bytes; the id is a short hash so rotated keys can be told apart. */
-export function parsePayloadKey(base64: string): { key: Buffer; keyId: string } {
+export function parsePayloadKey(base64: string, variable = 'AGENT_FLOWS_PAYLOAD_KEY'): { key: Buffer; keyId: string } {
   const key = Buffer.from(base64, 'base64');
-  if (key.length !== 32) throw new PayloadKeyError(`AGENT_FLOWS_PAYLOAD_KEY must be 32 bytes, base64-encoded (got ${key.length} bytes)`);
+  // The length only: the value is a secret and never appears in an error.
+  if (key.length !== 32) throw new PayloadKeyError(`${variable} must be 32 bytes, base64-encoded (got ${key.length} bytes)`);
   return { key, keyId: createHash('sha256').update(key).digest('hex').slice(0, 12) };
 }
 
@@ -80,6 +81,8 @@ export function payloadCodecFromEnv(env: Record<string, string | undefined> = pr
   const current = env.AGENT_FLOWS_PAYLOAD_KEY?.trim();
   if (!current) return undefined;
   const old = (env.AGENT_FLOWS_PAYLOAD_OLD_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  // Checked here so a bad old key is reported under its own variable's name.
+  old.forEach((k) => parsePayloadKey(k, 'AGENT_FLOWS_PAYLOAD_OLD_KEYS'));
   return new AesGcmPayloadCodec([current, ...old]);
 }
 

@@ -16,6 +16,7 @@ import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Progress } from '../contracts/common';
+import { loadConfigOrExit } from '../contracts/config';
 import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
 import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
@@ -183,5 +184,7 @@ export async function main(argv: string[], io: InterviewIO & { close?(): void } 
 }
 
 if (require.main === module) {
+  // Exit 2 naming any invalid variable (TEMPORAL_ADDRESS, AGENT_FLOWS_PAYLOAD_KEY...) before connecting.
+  loadConfigOrExit();
   main(process.argv.slice(2)).then((code) => process.exit(code));
 }

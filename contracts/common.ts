@@ -75,21 +75,70 @@ export interface FlowDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   examples: Array<z.input<I>>;
 }
 
+/**
+ * At most this many characters of any value a caller gave are echoed back in an error. Input
+ * reaches the workflow as one payload of up to 2 MB; an error quoting it whole would not fit
+ * in the failure Temporal records, and the workflow task would fail forever.
+ */
+export const MAX_ECHO_CHARS = 200;
+/** At most this many characters in any failure message built from a caller's input. */
+export const MAX_FAILURE_CHARS = 2000;
+/** At most this many validation issues are listed (a 10,000-key object has 10,000 issues). */
+const MAX_LISTED_ISSUES = 20;
+
+/** Cuts text to `max` characters, saying how long it was, so an error never carries a whole value. */
+export function truncate(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text;
+}
+
+/** A short, quoted excerpt of any value a caller gave (strings quoted, others as JSON). */
+export function excerpt(value: unknown, max = MAX_ECHO_CHARS): string {
+  if (typeof value === 'string') return JSON.stringify(truncate(value, max));
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = Object.prototype.toString.call(value);
+  }
+  return truncate(text, max);
+}
+
+/** Caps a failure message (and anything that quotes a caller's input) at MAX_FAILURE_CHARS. */
+export function capMessage(message: string, max = MAX_FAILURE_CHARS): string {
+  return truncate(message, max);
+}
+
+/** One validation problem: the field (dotted path) and what is wrong, both capped. */
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/** The issues of a zod error as capped field/message pairs: the one formatter every caller uses. */
+export function zodIssues(error: z.ZodError, root = '(input)'): FieldIssue[] {
+  return error.issues.slice(0, MAX_LISTED_ISSUES).map((i) => ({
+    // A path segment can be a caller's key (an unknown key, a record key): cap each and the whole.
+    field: i.path.length ? truncate(i.path.map((p) => truncate(String(p), 60)).join('.'), MAX_ECHO_CHARS) : root,
+    message: truncate(i.message, MAX_ECHO_CHARS),
+  }));
+}
+
+/** "field: message; field: message", capped, naming how many issues were left out. */
+export function formatIssues(issues: FieldIssue[], total = issues.length): string {
+  const text = issues.map((i) => `${i.field}: ${i.message}`).join('; ');
+  const more = total > issues.length ? `; and ${total - issues.length} more issue(s)` : '';
+  return capMessage(text + more);
+}
+
+export function formatZodError(error: z.ZodError, root = '(input)'): string {
+  return formatIssues(zodIssues(error, root), error.issues.length);
+}
+
 /** Validates a workflow's single JSON argument; a bad one fails the workflow at once, naming the field. */
 export function parseFlowInput<S extends z.ZodType>(flow: string, schema: S, raw: unknown): z.output<S> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  throw ApplicationFailure.nonRetryable(
-    `${flow}: invalid input: ${formatZodError(result.error)}`,
-    'InvalidInput',
-    result.error.issues.map((i) => ({ field: i.path.join('.') || '(input)', message: i.message })),
-  );
-}
-
-export function formatZodError(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`)
-    .join('; ');
+  throw ApplicationFailure.nonRetryable(`${flow}: invalid input: ${formatZodError(result.error)}`, 'InvalidInput', zodIssues(result.error));
 }
 
 /** Makes a readable id fragment: lower-case words joined by dashes, at most `max` characters. */

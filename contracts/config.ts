@@ -7,8 +7,43 @@
  */
 import dotenv from 'dotenv';
 import { z } from 'zod';
+import { faultSettingsSchema } from './standin-faults';
 
-const port = z.coerce.number().int().min(0).max(65535);
+/**
+ * Whole numbers written as digits only: coercion took "" as 0 and "1e3" as 1000, so an empty
+ * CONTROL_PLANE_PORT silently became "any port".
+ */
+const int = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+$/, 'expected a whole number (digits only)')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+const decimal = (min: number, max: number) =>
+  z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/, 'expected a number such as 0.85')
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+const port = int(0, 65535);
+/** A JSON setting: parsed, then checked against `schema` (problems name the variable and the key). */
+const jsonSetting = <S extends z.ZodType>(schema: S, expected: string) =>
+  z.string().transform((v, ctx): z.output<S> => {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: `expected ${expected} (not valid JSON)` });
+      return z.NEVER;
+    }
+    const result = schema.safeParse(parsed);
+    if (result.success) return result.data;
+    const first = result.error.issues[0];
+    ctx.addIssue({ code: 'custom', message: `expected ${expected}: ${first?.path.join('.') || '(value)'}: ${first?.message ?? 'invalid'}`.slice(0, 300) });
+    return z.NEVER;
+  });
+/** A 32-byte AES key, base64-encoded. */
+const isPayloadKey = (v: string) => /^[A-Za-z0-9+/=_-]+$/.test(v) && Buffer.from(v, 'base64').length === 32;
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -74,6 +109,58 @@ export function parseSettings<T extends z.ZodRawShape>(
 }
 // --- end of network-facing security settings ---
 
+/**
+ * Variables the entry points read besides the worker settings above (Temporal connection, the
+ * stand-in's faults, the MCP server): validated here too, so a bad value stops the process at
+ * start naming the variable instead of being taken as a default or failing later.
+ */
+const processSettings = {
+  /** host:port of the Temporal frontend (the SDK and `temporal` CLI variable); default 127.0.0.1:7233. */
+  TEMPORAL_ADDRESS: z
+    .string()
+    .optional()
+    .refine(
+      (v) =>
+        v === undefined ||
+        (/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?):\d{1,5}$/.test(v.trim()) && Number(v.trim().split(':').pop()) <= 65535),
+      'expected host:port, e.g. 127.0.0.1:7233',
+    )
+    .transform((v) => v?.trim()),
+  TEMPORAL_NAMESPACE: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'expected a namespace name').optional(),
+  /** JSON fault settings for the stand-in (npm start, npm run standin), e.g. {"rate503":0.2}. */
+  STANDIN_FAULTS: jsonSetting(faultSettingsSchema, 'a JSON object of fault settings, e.g. {"rate503":0.2}').optional(),
+  MCP_HOST: z.string().min(1).default('127.0.0.1'),
+  MCP_PORT: port.default(8787),
+  /** Bearer token every MCP HTTP request must carry, when set. */
+  MCP_TOKEN: optionalString,
+  /** Tests only: the queue the MCP server starts flows on. */
+  MCP_TASK_QUEUE: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'expected a task queue name').optional(),
+};
+
+/** Variables whose values are secrets: never printed, and redacted from backend errors. */
+export const SECRET_VARIABLES: readonly string[] = [
+  'AGENT_FLOWS_PAYLOAD_KEY',
+  'AGENT_FLOWS_PAYLOAD_OLD_KEYS',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'CONTROL_PLANE_TOKEN',
+  'CODEC_AUTH_TOKEN',
+  'MCP_TOKEN',
+  'TEMPORAL_API_KEY',
+];
+/** Any variable named like a credential counts as secret too (settings added later included). */
+export function isSecretVariable(name: string): boolean {
+  return SECRET_VARIABLES.includes(name) || /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?$/i.test(name);
+}
+
+/** The secret values set in an environment (for redaction). */
+export function secretValues(env: Record<string, string | undefined>): string[] {
+  return Object.entries(env)
+    .filter(([name, value]) => isSecretVariable(name) && value)
+    .flatMap(([, value]) => value!.split(',').map((v) => v.trim()))
+    .filter((v) => v.length >= 8);
+}
+
 export const configSchema = z
   .object({
     /** Which model backend answers the flows' model calls. Default: gemini when a key is set. */
@@ -85,9 +172,9 @@ export const configSchema = z
     GOOGLE_GEMINI_BASE_URL: z.url().optional(),
     GOOGLE_CLOUD_PROJECT: optionalString,
     GOOGLE_CLOUD_LOCATION: z.string().min(1).default('us-central1'),
-    MODEL_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(60_000),
+    MODEL_TIMEOUT_MS: int(100, 600_000).default(60_000),
     /** How many times a reply that fails schema validation is sent back to the model with the error. */
-    MODEL_MAX_REPAIRS: z.coerce.number().int().min(0).max(5).default(2),
+    MODEL_MAX_REPAIRS: int(0, 5).default(2),
 
     STANDIN_HOST: z.string().min(1).default('127.0.0.1'),
     STANDIN_PORT: port.default(8765),
@@ -99,7 +186,7 @@ export const configSchema = z
     BIGQUERY_LOCATION: z.string().min(1).default('US'),
     BIGQUERY_API_ENDPOINT: z.url().optional(),
     /** Cost cap per query, in bytes (100 MB as in the BOM seed). */
-    BIGQUERY_MAX_BYTES_BILLED: z.coerce.number().int().positive().default(100 * 1024 * 1024),
+    BIGQUERY_MAX_BYTES_BILLED: int(1, Number.MAX_SAFE_INTEGER).default(100 * 1024 * 1024),
 
     AGENT_FLOWS_SEARCH: z.enum(['embedded', 'vertex']).default('embedded'),
     VERTEX_SEARCH_PROJECT: optionalString,
@@ -127,7 +214,7 @@ export const configSchema = z
     WORKER_METRICS_PORT: port.default(9464),
     /** Address of the worker's Prometheus endpoint: 0.0.0.0 where a scraper runs outside the container. */
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-    WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).max(1000).default(100),
+    WORKER_MAX_CONCURRENT_ACTIVITIES: int(1, 1000).default(100),
 
     TEMPORAL_UI_PORT: port.default(8233),
     /** Dev-server database file: state survives a restart of `npm start`. */
@@ -141,25 +228,34 @@ export const configSchema = z
 
     BOM_DATASET: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/).default('bom_demo'), // answerBomQuestion: dataset with item_master and bom_details
     BOM_RAG_ENABLED: bool.default(true), // answerBomQuestion: search schema docs and query patterns first (input ragEnabled overrides)
-    BOM_MAX_STRATEGIES: z.coerce.number().int().min(1).max(3).default(3), // answerBomQuestion: strategies of the refinement loop (input maxStrategies overrides)
+    BOM_MAX_STRATEGIES: int(1, 3).default(3), // answerBomQuestion: strategies of the refinement loop (input maxStrategies overrides)
     BOM_QUERY_REUSE_ENABLED: bool.default(true), // answerBomQuestion: reuse validated query patterns from data/search/bom-query-patterns.json
-    BOM_QUERY_REUSE_THRESHOLD: z.coerce.number().min(0).max(1).default(0.85), // answerBomQuestion: similarity needed to reuse a pattern
+    BOM_QUERY_REUSE_THRESHOLD: decimal(0, 1).default(0.85), // answerBomQuestion: similarity needed to reuse a pattern
     EADS_LIBRARY_DIRS: z.string().min(1).default('data/eads'), // runEadsInterview: EADS library directories (path-delimiter separated, relative to the project root)
     EADS_FIXTURES_DIR: z.string().min(1).default('data/eads-fixtures'), // runEadsInterview: surrogate-expert firm fixtures
-    SOLVER_TIME_LIMIT_SECONDS: z.coerce.number().min(0.1).max(3600).default(30), // scheduleFromScr: the CP-SAT solver worker's cap on one solve
-    SOLVER_WORKERS: z.coerce.number().int().min(1).max(64).default(2), // scheduleFromScr: CP-SAT search threads per solve
+    SOLVER_TIME_LIMIT_SECONDS: decimal(0.1, 3600).default(30), // scheduleFromScr: the CP-SAT solver worker's cap on one solve
+    SOLVER_WORKERS: int(1, 64).default(2), // scheduleFromScr: CP-SAT search threads per solve
     CONTROL_PLANE_URL: z.url().optional(), // control plane: the worker registers its manifest there when set (npm start sets it)
     CONTROL_PLANE_TOKEN: optionalString, // control plane: bearer token required on /api/* and sent by the worker, when set
     CONTROL_PLANE_STORE: z.string().min(1).default('.temporal/control-plane-agents.jsonl'), // control plane: registration journal (survives restarts)
     CONTROL_PLANE_AGENT_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/).default('agent-flows'), // control plane: agent id our worker registers as
-    CONTROL_PLANE_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(10_000), // control plane: worker heartbeat interval (stale after 3 intervals)
-    CONTROL_PLANE_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000), // control plane: discovery cache TTL
+    CONTROL_PLANE_HEARTBEAT_MS: int(1000, 300_000).default(10_000), // control plane: worker heartbeat interval (stale after 3 intervals)
+    CONTROL_PLANE_CACHE_TTL_MS: int(0, 3_600_000).default(30_000), // control plane: discovery cache TTL
     // --- end of flow settings ---
     /** 32 bytes, base64: encrypts workflow payloads in Temporal history (AES-256-GCM). Unset: plaintext. */
     AGENT_FLOWS_PAYLOAD_KEY: z
       .string()
       .optional()
-      .refine((v) => v === undefined || v.trim() === '' || Buffer.from(v.trim(), 'base64').length === 32, 'expected 32 bytes, base64-encoded (openssl rand -base64 32)'),
+      .refine((v) => v === undefined || v.trim() === '' || isPayloadKey(v.trim()), 'expected 32 bytes, base64-encoded (openssl rand -base64 32)'),
+    /** Earlier keys, comma-separated: decrypt only, so history written before a key rotation stays readable. */
+    AGENT_FLOWS_PAYLOAD_OLD_KEYS: z
+      .string()
+      .optional()
+      .superRefine((v, ctx) => {
+        const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+        const bad = keys.findIndex((k) => !isPayloadKey(k));
+        if (bad >= 0) ctx.addIssue({ code: 'custom', message: `key ${bad + 1} of ${keys.length}: expected 32 bytes, base64-encoded, comma-separated` });
+      }),
     /** Port of the codec endpoint the Web UI calls to show encrypted payloads (npm start, with a key). */
     CODEC_PORT: port.default(8234),
     /** Where the standalone codec endpoint (`npm run codec`) listens; 0.0.0.0 in a container. */
@@ -167,6 +263,7 @@ export const configSchema = z
     ...networkSecuritySettings,
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     VERBOSE_STANDIN: bool.default(false),
+    ...processSettings,
   })
   .superRefine((c, ctx) => {
     const model = c.AGENT_FLOWS_MODEL ?? (c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin');
@@ -205,13 +302,33 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(configuration)';
     const provided = issue.path.length === 1 ? env[String(issue.path[0])] : undefined;
-    return `${name}: ${issue.message}${provided !== undefined ? ` (got ${JSON.stringify(provided)})` : ''}`;
+    return `${name}: ${issue.message}${provided !== undefined ? ` (${describeValue(name, provided)})` : ''}`;
   });
   throw new ConfigError(problems);
+}
+
+/** What a bad value was, for the error: never a secret's value, and at most a short excerpt of any other. */
+function describeValue(name: string, value: string): string {
+  if (isSecretVariable(name)) return `a value of ${value.length} characters, not shown: it is a secret`;
+  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  return `got ${JSON.stringify(shown)}${value.length > 80 ? ` (${value.length} characters)` : ''}`;
 }
 
 /** Reads `.env` (if present, never overriding the real environment) and parses process.env. */
 export function loadConfig(): Config {
   dotenv.config({ quiet: true });
   return parseConfig(process.env);
+}
+
+/** For entry points: the configuration, or exit code 2 with the list of invalid variables. */
+export function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
 }

@@ -16,6 +16,7 @@ import { annotationProblems, EADS_ID_KEY, EADS_TOPICS, type AggregatedScr, type 
 
 export const eadsIdSchema = z
   .string()
+  .max(120, 'an EADS-id has at most 120 characters')
   .regex(/^(process|data|resources|optimality)\/[a-z0-9][a-z0-9-]*$/, 'expected "<process|data|resources|optimality>/<kebab-name>"');
 
 export const interviewerTypeSchema = z.enum(EADS_TOPICS);
@@ -147,7 +148,8 @@ export interface AnswerResult {
 
 export const answerInputSchema = z
   .object({
-    questionId: z.string().min(1),
+    /** The question this answers (`q1`, `q2`...): an answer is never applied to another question. */
+    questionId: z.string().min(1).max(64),
     answer: z.string().trim().min(1, 'the answer is empty').max(20_000, 'the answer is longer than 20,000 characters'),
     /** The interviewee says there is nothing more to tell on this EADS. */
     exhausted: z.boolean().optional(),
@@ -225,6 +227,57 @@ export const projectIdSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,47}$/, 'expected lower-case letters, digits and dashes (at most 48), e.g. "kettle-crown"');
 
+// ---------------------------------------------------------------------------------------------
+// Continue-as-new state. It travels in the public `resume` field of the input (continue-as-new
+// can only pass input), so anyone can send one: it is validated like the rest of the input, and
+// a bad one fails the start at once instead of failing every workflow task of the run.
+
+const jsonObjectSchema = z.record(z.string(), z.json());
+const fieldKindSchema = z.enum(['text', 'number', 'boolean', 'list', 'table', 'quantity', 'object']);
+const eadsFieldSchema = z.object({
+  name: z.string(),
+  kind: fieldKindSchema,
+  comment: z.string(),
+  columns: z.array(z.object({ name: z.string(), kind: fieldKindSchema })).optional(),
+  choices: z.array(z.object({ key: z.string(), definition: z.string() })).optional(),
+  multiple: z.boolean().optional(),
+  derived: z.boolean(),
+  suggestedQuestion: z.string().optional(),
+});
+const pursuitPlanSchema = z.object({
+  id: eadsIdSchema,
+  name: z.string(),
+  interviewer: interviewerTypeSchema,
+  objective: z.string(),
+  budgetDecrement: z.number().positive().max(1),
+  fields: z.array(eadsFieldSchema),
+  instructions: z.array(z.object({ path: z.string(), comment: z.string() })),
+  example: jsonObjectSchema,
+});
+const questionAnswerSchema = z.object({
+  id: z.string(),
+  question: z.string(),
+  question_type: questionTypeSchema,
+  targets: z.array(z.string()),
+  answer: z.string(),
+  filled: z.array(z.string()),
+  commit_notes: z.string(),
+});
+
+/** `pursueEads`'s continue-as-new state: the pursuit so far. */
+export const pursuitResumeSchema = z.object({
+  version: z.literal(1),
+  plan: pursuitPlanSchema,
+  dataStructure: jsonObjectSchema,
+  questions: z.array(questionAnswerSchema),
+  questionsAsked: z.number().int().nonnegative(),
+  exhausted: z.boolean(),
+  usage: tokenUsageSchema,
+  runs: z.number().int().min(1),
+  finalizeNotes: z.string().nullable(),
+});
+export type PursuitState = z.infer<typeof pursuitResumeSchema>;
+
 export const pursueEadsInput = z
   .object({
     projectId: projectIdSchema,
@@ -236,7 +289,7 @@ export const pursueEadsInput = z
     questionsPerRun: z.number().int().min(1).max(200).default(25),
     context: pursuitContextSchema.default({ schedulingChallenges: [] }),
     /** Carried by continue-as-new: the pursuit so far. */
-    resume: z.object({ version: z.literal(1) }).loose().optional(),
+    resume: pursuitResumeSchema.optional(),
   })
   .strict();
 export type PursueEadsInput = z.input<typeof pursueEadsInput>;
@@ -274,6 +327,41 @@ export interface InterviewState {
   pendingRecommendation?: Recommendation;
 }
 
+const pursuitRecordSchema = z.object({
+  eadsId: z.string(),
+  name: z.string(),
+  interviewer: interviewerTypeSchema,
+  pursuitNo: z.number().int().min(1),
+  status: z.enum(PURSUIT_STATUSES).exclude(['working']),
+  dataStructure: jsonObjectSchema,
+  completedFields: z.array(z.string()),
+  remainingFields: z.array(z.string()),
+  completeness: z.number(),
+  budgetUsed: z.number(),
+  budgetRemaining: z.number(),
+  budgetDecrement: z.number(),
+  questions: z.array(questionAnswerSchema),
+  notes: z.string(),
+  error: z.string().optional(),
+  usage: tokenUsageSchema,
+  runs: z.number().int().min(1),
+  childWorkflowId: z.string(),
+  rationale: z.string(),
+  source: z.enum(['model', 'fallback', 'requested']),
+});
+
+/** `runEadsInterview`'s continue-as-new state: the interview so far (see InterviewState). */
+export const interviewResumeSchema = z.object({
+  version: z.literal(1),
+  pursuits: z.array(pursuitRecordSchema).max(50),
+  usage: tokenUsageSchema,
+  runs: z.number().int().min(1),
+  orchestratorLog: z.array(z.object({ eads_id: z.string().nullable(), source: recommendationSchema.shape.source, rationale: z.string() })),
+  pendingRecommendation: recommendationSchema
+    .refine((r) => r.exhausted || r.eads_id !== null, { message: 'eads_id is required unless exhausted', path: ['eads_id'] })
+    .optional(),
+});
+
 export const runEadsInterviewInput = z
   .object({
     projectId: projectIdSchema.describe('The project (one interview per project)'),
@@ -291,7 +379,7 @@ export const runEadsInterviewInput = z
     /** At the end, solve a schedule from the SCR (scheduleFromScr as a child): true, or orders and options. */
     schedule: z.union([z.boolean(), scheduleOptionsSchema]).optional(),
     /** Carried by continue-as-new: the interview so far. */
-    resume: z.object({ version: z.literal(1) }).loose().optional(),
+    resume: interviewResumeSchema.optional(),
   })
   .strict()
   .superRefine((input, ctx) => {

@@ -313,11 +313,17 @@ export const interviewQuestionViewSchema = z.object({
 });
 export type InterviewQuestionView = z.infer<typeof interviewQuestionViewSchema>;
 
-/** The `answerQuestion` update's argument. `questionId` (when given) must name the open question. */
-export const interviewAnswerSchema = z.object({
-  answer: z.string().max(4000),
-  questionId: z.string().optional(),
-});
+/**
+ * The `answerQuestion` update's argument. `questionId` names the question answered (the open
+ * question's `id`, read from the `currentQuestion` query): an answer is never applied to another
+ * question, and the same answer sent twice (a retry) is taken once.
+ */
+export const interviewAnswerSchema = z
+  .object({
+    answer: z.string().max(4000),
+    questionId: z.string().min(1).max(64),
+  })
+  .strict();
 export type InterviewAnswer = z.infer<typeof interviewAnswerSchema>;
 
 /** The `reviewProposal` update's argument. */

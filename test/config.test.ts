@@ -47,4 +47,86 @@ describe('configuration', () => {
     expect(result.stderr).toContain('Invalid configuration');
     expect(result.stderr).toMatch(/MODEL_TIMEOUT_MS: .*\(got "soon"\)/);
   });
+
+  // Issue 12: every variable the processes read goes through the validated config.
+  const problemsOf = (env: Record<string, string>): string => {
+    try {
+      parseConfig(env);
+    } catch (err) {
+      if (err instanceof ConfigError) return err.message;
+      throw err;
+    }
+    return '';
+  };
+
+  it.each([
+    ['TEMPORAL_ADDRESS', 'garbage', /TEMPORAL_ADDRESS: expected host:port/],
+    ['TEMPORAL_ADDRESS', 'localhost:99999', /TEMPORAL_ADDRESS: expected host:port/],
+    ['MCP_PORT', 'abc', /MCP_PORT: expected a whole number/],
+    ['STANDIN_FAULTS', '{rate503: 0.2', /STANDIN_FAULTS: expected a JSON object of fault settings.*not valid JSON/],
+    ['STANDIN_FAULTS', '{"rate503": 2}', /STANDIN_FAULTS: expected a JSON object of fault settings.*rate503/],
+    ['STANDIN_FAULTS', '[1]', /STANDIN_FAULTS: expected a JSON object/],
+    ['CONTROL_PLANE_PORT', '', /CONTROL_PLANE_PORT: expected a whole number/],
+    ['STANDIN_PORT', '1e3', /STANDIN_PORT: expected a whole number/],
+    ['WORKER_METRICS_PORT', ' 80', /WORKER_METRICS_PORT: expected a whole number/],
+    ['MODEL_TIMEOUT_MS', '', /MODEL_TIMEOUT_MS: expected a whole number/],
+    ['BOM_QUERY_REUSE_THRESHOLD', '', /BOM_QUERY_REUSE_THRESHOLD: expected a number/],
+    ['AGENT_FLOWS_PAYLOAD_OLD_KEYS', 'not-a-key', /AGENT_FLOWS_PAYLOAD_OLD_KEYS: key 1 of 1: expected 32 bytes/],
+  ])('%s=%j is refused, naming the variable', (name, value, pattern) => {
+    expect(problemsOf({ [name]: value })).toMatch(pattern);
+  });
+
+  it('accepts well-formed values of the new variables', () => {
+    const key = Buffer.alloc(32, 7).toString('base64');
+    const config = parseConfig({
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      MCP_PORT: '9000',
+      STANDIN_FAULTS: '{"rate503":0.2,"seed":3}',
+      AGENT_FLOWS_PAYLOAD_KEY: key,
+      AGENT_FLOWS_PAYLOAD_OLD_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
+    });
+    expect(config).toMatchObject({ TEMPORAL_ADDRESS: 'temporal.internal:7233', MCP_PORT: 9000, STANDIN_FAULTS: { rate503: 0.2, seed: 3 } });
+    expect(parseConfig({ TEMPORAL_ADDRESS: '[::1]:7233' }).TEMPORAL_ADDRESS).toBe('[::1]:7233');
+  });
+
+  it('never prints the value of a secret, and only an excerpt of any other value', () => {
+    const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQ='; // 20 bytes: not a valid payload key
+    const message = problemsOf({ AGENT_FLOWS_PAYLOAD_KEY: secret, AGENT_FLOWS_PAYLOAD_OLD_KEYS: `${secret},x`, MCP_PORT: 'p'.repeat(5000) });
+    expect(message).toMatch(/AGENT_FLOWS_PAYLOAD_KEY: expected 32 bytes.*not shown: it is a secret/);
+    expect(message).toMatch(/AGENT_FLOWS_PAYLOAD_OLD_KEYS: .*not shown: it is a secret/);
+    expect(message).not.toContain(secret);
+    expect(message).toMatch(/MCP_PORT: .*\(5000 characters\)/);
+    expect(message.length).toBeLessThan(1000);
+  });
+
+  /** Runs an entry point with `env` and returns its exit status and stderr. */
+  const spawnEntry = (script: string, env: Record<string, string>) =>
+    spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [script], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+
+  it.each([
+    ['workers/worker.ts', { TEMPORAL_ADDRESS: 'garbage' }, /TEMPORAL_ADDRESS: expected host:port/],
+    ['workers/stack.ts', { CONTROL_PLANE_PORT: '' }, /CONTROL_PLANE_PORT: expected a whole number/],
+    ['standin/main.ts', { STANDIN_FAULTS: '{"rate503":' }, /STANDIN_FAULTS: expected a JSON object/],
+    ['standin/main.ts', { STANDIN_PORT: '1e3' }, /STANDIN_PORT: expected a whole number/],
+    ['client/mcp/main.ts', { MCP_PORT: 'abc' }, /MCP_PORT: expected a whole number/],
+    ['workers/worker.ts', { AGENT_FLOWS_PAYLOAD_OLD_KEYS: 'bm90LWEta2V5LWF0LWFsbA==' }, /AGENT_FLOWS_PAYLOAD_OLD_KEYS: key 1 of 1/],
+  ] as const)('%s with %j exits 2 naming the variable', (script, env, pattern) => {
+    const result = spawnEntry(script, env);
+    expect(result.status, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(pattern);
+    for (const value of Object.values(env)) if (value.length >= 8 && /KEY/.test(Object.keys(env)[0])) expect(result.stderr).not.toContain(value);
+  });
+
+  it('a bad payload key stops the worker without printing the key', () => {
+    const secret = 'dG9vLXNob3J0LWJ1dC1zZWNyZXQ=';
+    const result = spawnEntry('workers/worker.ts', { AGENT_FLOWS_PAYLOAD_KEY: secret });
+    expect(result.status).toBe(2);
+    expect(result.stderr).toMatch(/AGENT_FLOWS_PAYLOAD_KEY: expected 32 bytes/);
+    expect(result.stderr).not.toContain(secret);
+  });
 });

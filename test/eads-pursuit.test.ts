@@ -64,9 +64,16 @@ describe('pursueEads answered by a person', () => {
     const q = await session.question(problemType);
     expect(q.question?.question_type).toBe('choice');
     expect(q.question?.choices).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
-    const refined = await session.answer(problemType, q.question!.id, 'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.');
+    const flowShopAnswer = 'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.';
+    const refined = await session.answer(problemType, q.question!.id, flowShopAnswer);
     expect(refined.data_structure_update['principal-problem-type']).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
     expect(refined.next_action).toBe('continue');
+    // A retry of the answer (its reply was lost) gets the same reply and never answers the next question.
+    expect(await session.answer(problemType, q.question!.id, flowShopAnswer)).toEqual(refined);
+    await expect(session.answer(problemType, q.question!.id, 'Something else entirely.')).rejects.toThrow(/already answered with a different answer/);
+    const next = await session.question(problemType);
+    expect(next.question?.id).toBe('q2');
+    expect(next.status.questions_asked).toBe(2);
     const status = await session.pursuitStatus(problemType);
     expect(status).toMatchObject({ eads_id: 'process/scheduling-problem-type', status: 'working', budget_decrement: 0.15 });
     expect(status.completed_fields).toEqual(['principal-problem-type', 'problem-components']);

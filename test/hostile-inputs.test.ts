@@ -292,16 +292,16 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     };
 
     await until(async () => (await handle.query(currentQuestionQuery))?.field === 'academic_program' || undefined, 'first question');
-    await ok({ answer: "Master's" });
-    await ok({ answer: 'Computer Science' });
-    await ok({ answer: 'Multi-agent systems with LLM agents' });
+    await ok({ answer: "Master's", questionId: 'academic_program' });
+    await ok({ answer: 'Computer Science', questionId: 'field_of_study' });
+    await ok({ answer: 'Multi-agent systems with LLM agents', questionId: 'research_area' });
     expect((await handle.query(currentQuestionQuery))?.field).toBe('weekly_hours');
 
     // weekly_hours takes a whole number 1..80: anything else, of any shape, is refused with the reason.
     const isHours = (v: unknown) => {
       const a = (jsonRoundTrip(v) as { answer?: unknown; questionId?: unknown } | null) ?? {};
       if (typeof a !== 'object' || Array.isArray(a) || typeof a.answer !== 'string' || a.answer.length > 4000) return false;
-      if (a.questionId !== undefined && a.questionId !== 'weekly_hours') return false;
+      if (a.questionId !== 'weekly_hours') return false;
       const m = /^\s*(\d{1,3})\s*(h|hrs?|hours?)?\s*((per|a|\/)\s*(week|wk))?\s*$/i.exec(a.answer);
       return !!m && Number(m[1]) >= 1 && Number(m[1]) <= 80;
     };
@@ -312,7 +312,7 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     let rejections = 0;
     for (const value of hostileAnswers) {
       if (isHours(value)) continue;
-      await rejected(answer(value), /invalid answer|weekly_hours|not the open one|expected/i);
+      await rejected(answer(value), /invalid answer|weekly_hours|not the open one|already answered|expected/i);
       rejections++;
     }
     expect(rejections).toBeGreaterThan(20);
@@ -322,11 +322,11 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'weekly_hours', number: 4 });
 
     await ok({ answer: '15 hours per week', questionId: 'weekly_hours' });
-    await ok({ answer: '6 months' });
-    await ok({ answer: 'Python' });
-    await ok({ answer: 'none' });
-    await ok({ answer: 'none' });
-    await ok({ answer: 'skip' });
+    await ok({ answer: '6 months', questionId: 'total_timeline' });
+    await ok({ answer: 'Python', questionId: 'existing_skills' });
+    await ok({ answer: 'none', questionId: 'missing_skills' });
+    await ok({ answer: 'none', questionId: 'constraints' });
+    await ok({ answer: 'skip', questionId: 'additional_context' });
 
     // The review gate: hostile decisions are refused with the reason; an answer is not expected any more.
     await until(async () => ((await handle.query(proposalStateQuery)) as ProposalStateView).awaiting === 'review' || undefined, 'review gate', 60_000);
@@ -335,7 +335,7 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
       { numRuns: 20, seed: SEED },
     );
     for (const value of hostileDecisions) await rejected(review(value), /decision|comments|invalid|expected/i);
-    await rejected(answer({ answer: '15' }), /no interview question is open/);
+    await rejected(answer({ answer: '15', questionId: 'weekly_hours' }), /no interview question is open/);
     await review({ decision: 'approve' });
     accepted++;
 

@@ -224,8 +224,8 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
     async function interview(context: string): Promise<{ handle: WorkflowHandle; out: ProposalOutput }> {
       const handle = await h.start(researchProposalFlow, { mode: 'interactive', maxRefinements: 1 });
       for (const answer of answers(context)) {
-        await until(async () => ((await handle.query(currentQuestionQuery)) ? true : undefined), 'question');
-        await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer }] });
+        const q = await until(async () => (await handle.query(currentQuestionQuery)) ?? undefined, 'question');
+        await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer, questionId: q.id }] });
       }
       return { handle, out: (await handle.result()) as ProposalOutput };
     }

@@ -1,4 +1,4 @@
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -16,8 +16,10 @@ const openQuestion = (handle: WorkflowHandle, field: string) =>
     return q?.field === field ? q : undefined;
   }, `question ${field}`);
 
+/** Answers `questionId`, or (as the interview client does) the question the workflow says is open. */
 async function answer(handle: WorkflowHandle, text: string, questionId?: string): Promise<InterviewQuestionView | null> {
-  return handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: text, ...(questionId ? { questionId } : {}) }] });
+  const id = questionId ?? (await handle.query(currentQuestionQuery))?.id ?? '(none open)';
+  return handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: text, questionId: id }] });
 }
 
 async function rejection(promise: Promise<unknown>): Promise<string> {
@@ -68,7 +70,15 @@ describe('writeResearchProposal, interactive', () => {
     // No review is open during the interview.
     expect(await rejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] }))).toMatch(/no proposal is awaiting review/);
 
-    await answer(handle, '15 hours per week', 'weekly_hours');
+    const afterHours = await answer(handle, '15 hours per week', 'weekly_hours');
+    expect(afterHours).toMatchObject({ field: 'total_timeline', number: 5 });
+    // A retry of that answer (its reply was lost) gets the same reply and fills nothing else.
+    expect(await answer(handle, '15 hours per week', 'weekly_hours')).toEqual(afterHours);
+    expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'total_timeline', number: 5 });
+    // A different answer to an answered question, or an answer naming no question, is refused.
+    expect(await rejection(answer(handle, '20', 'weekly_hours'))).toMatch(/already answered/);
+    const anonymous = handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '6 months' } as never] });
+    expect(await rejection(anonymous)).toMatch(/invalid answer: questionId/);
     expect(await rejection(answer(handle, 'half a year'))).toMatch(/total_timeline/);
     await answer(handle, '6 months');
     await answer(handle, 'Python, Data Analysis');
@@ -91,10 +101,10 @@ describe('writeResearchProposal, interactive', () => {
     });
     expect(out.transitions.map((t) => t.to).slice(0, 2)).toEqual(['INTERVIEWING', 'PROBLEM_FORMULATION']);
     expect(await handle.query(currentQuestionQuery)).toBeNull();
-    // Rejected answers never reached history: exactly nine accepted updates are recorded.
+    // Rejected answers never reached history: nine answers and the one repeat are recorded.
     const history = await handle.fetchHistory();
     const accepted = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes);
-    expect(accepted).toHaveLength(9);
+    expect(accepted).toHaveLength(10);
     await recordHistory(handle, 'research-proposal-interview');
   });
 
@@ -104,6 +114,26 @@ describe('writeResearchProposal, interactive', () => {
       profile: { academic_program: 'PhD', field_of_study: 'Psychology', research_area: 'Loneliness in remote work', existing_skills: ['SPSS'], missing_skills: [], constraints: ['No budget'] },
     });
     expect(await openQuestion(handle, 'weekly_hours')).toMatchObject({ number: 1, of: 3 });
+    await handle.terminate('test done');
+  });
+
+  it('takes an answer that arrives with the start, before the workflow has run (update-with-start)', async () => {
+    // The update reaches the workflow in its first task, before the workflow code sets its
+    // handlers: it used to be refused with "no interview question is open".
+    const workflowId = `research-proposal-with-start-${randomUUID().slice(0, 6)}`;
+    const startWorkflowOperation = new WithStartWorkflowOperation('writeResearchProposal', {
+      workflowId,
+      taskQueue: h.taskQueue,
+      args: [{ mode: 'interactive' }],
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    const next = await h.client.workflow.executeUpdateWithStart(answerQuestionUpdate, {
+      args: [{ answer: 'PhD', questionId: 'academic_program' }],
+      startWorkflowOperation,
+    });
+    expect(next).toMatchObject({ field: 'field_of_study', number: 2 });
+    const handle = await startWorkflowOperation.workflowHandle();
+    expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'field_of_study' });
     await handle.terminate('test done');
   });
 

@@ -42,7 +42,7 @@ describe('writeResearchProposal idle timeouts (time-skipping)', () => {
       workflowId: `research-proposal-idle-${randomUUID().slice(0, 6)}`,
       args: [{ mode: 'interactive', idleTimeoutMinutes: 90 }],
     });
-    await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: 'PhD' }] });
+    await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: 'PhD', questionId: 'academic_program' }] });
     const started = await env.currentTimeMs();
     // Nobody answers question 2: the server skips ahead to the timer.
     const out = (await handle.result()) as ProposalOutput;
@@ -65,9 +65,11 @@ describe('writeResearchProposal idle timeouts (time-skipping)', () => {
       workflowId: `research-proposal-idle-${randomUUID().slice(0, 6)}`,
       args: [{ mode: 'interactive', idleTimeoutMinutes: 60 }],
     });
-    await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: 'PhD' }] });
+    // Sent at once: the answer names its question, and the first question is open from the first
+    // workflow task, so an update that arrives with the start is not refused.
+    await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: 'PhD', questionId: 'academic_program' }] });
     await env.sleep('45 minutes');
-    await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: 'Biology' }] });
+    await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: 'Biology', questionId: 'field_of_study' }] });
     await env.sleep('45 minutes');
     // 90 minutes after the start, but only 45 since the last answer: still waiting.
     expect((await handle.query(proposalStateQuery)).state).toBe('INTERVIEWING');

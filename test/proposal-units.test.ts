@@ -139,12 +139,30 @@ describe('interview', () => {
     expect(interview.asked).toBe(2);
     expect(interview.current).toMatchObject({ field: 'weekly_hours', number: 1, of: 2 });
     expect(() => interview.check({ answer: '10', questionId: 'constraints' })).toThrow(/not the open one/);
-    expect(() => interview.check({ answer: 'a lot' })).toThrow(/weekly_hours/);
+    expect(() => interview.check({ answer: 'a lot', questionId: 'weekly_hours' })).toThrow(/weekly_hours/);
     expect(() => interview.check({ nope: true })).toThrow(/invalid answer/);
-    expect(interview.accept({ answer: '12' })).toMatchObject({ field: 'additional_context' });
+    // An answer must name its question.
+    expect(() => interview.check({ answer: '12' })).toThrow(/invalid answer: questionId/);
+    expect(interview.check({ answer: '12', questionId: 'weekly_hours' })).toEqual({ repeat: false });
+    expect(interview.accept({ answer: '12', questionId: 'weekly_hours' })).toMatchObject({ field: 'additional_context' });
+    // The same answer again is a repeat (no-op); a different one is refused; neither fills the open question.
+    expect(interview.check({ answer: '12', questionId: 'weekly_hours' })).toEqual({ repeat: true });
+    expect(interview.accept({ answer: '12', questionId: 'weekly_hours' })).toMatchObject({ field: 'additional_context' });
+    expect(() => interview.check({ answer: '14', questionId: 'weekly_hours' })).toThrow(/already answered/);
+    expect(interview.answered).toBe(1);
+    // Histories from before questionId was required replay through accept without it.
     expect(interview.accept({ answer: 'skip' })).toBeNull();
     expect(interview.done).toBe(true);
-    expect(() => interview.check({ answer: 'x' })).toThrow(/no interview question is open/);
+    expect(() => interview.check({ answer: 'x', questionId: 'constraints' })).toThrow(/no interview question is open/);
+    // A huge question id is refused without being echoed.
+    let message = '';
+    try {
+      interview.check({ answer: 'x', questionId: 'q'.repeat(1_200_000) });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/questionId/);
+    expect(message.length).toBeLessThan(500);
     const profile = interview.profile();
     expect(profile.weekly_hours).toBe(12);
     expect('additional_context' in profile).toBe(false);

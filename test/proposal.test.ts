@@ -240,7 +240,7 @@ describe('writeResearchProposal, review gate', () => {
     expect((rejected as WorkflowUpdateFailedError).cause?.message).toMatch(/comments/);
     expect((await handle.query(proposalStateQuery)).awaiting).toBe('review');
     // No interview question is open in autonomous mode.
-    const noQuestion = await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10' }] }).catch((e) => e);
+    const noQuestion = await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] }).catch((e) => e);
     expect((noQuestion as WorkflowUpdateFailedError).cause?.message).toMatch(/no interview question is open/);
 
     expect(await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: 'Please focus on reliability of the results.' }] })).toEqual({ accepted: 'request-changes' });

@@ -13,14 +13,14 @@ import { standinUrl } from '../backends';
 import { startControlPlane } from '../server/main';
 import { payloadCodecFromEnv } from '../client/payload-codec';
 import { startCodecServerFromConfig } from '../server/codec-server';
-import { faultSettingsSchema, startStandin, type StandinServer } from '../standin/server';
+import { startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
 import { startSolverWorker, type SolverWorker } from './solver-worker';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
   const config = configOrExit();
-  const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+  const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   let server: DevServer | undefined;
   let standin: StandinServer | undefined;
   let worker: Worker | undefined;
@@ -61,7 +61,7 @@ async function main() {
   process.env.TEMPORAL_ADDRESS = address;
 
   if (config.model === 'standin' && !config.GOOGLE_GEMINI_BASE_URL) {
-    const faults = process.env.STANDIN_FAULTS ? faultSettingsSchema.parse(JSON.parse(process.env.STANDIN_FAULTS)) : undefined;
+    const faults = config.STANDIN_FAULTS;
     standin = await startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN });
     console.log(`[stack] offline model stand-in on ${standinUrl(config)} (no Gemini credentials configured)`);
   }

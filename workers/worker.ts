@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createActivities } from '../activities';
 import { createBackends, type Backends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
-import { ConfigError, loadConfig, type Config } from '../contracts/config';
+import { loadConfigOrExit, type Config } from '../contracts/config';
 import { startWorkerRegistration } from '../server/agent-registration';
 import { dataConverterFromEnv } from '../client/payload-codec';
 import { ensureSearchAttributes } from './search-attributes';
@@ -130,15 +130,7 @@ export async function runWorker(config: Config, options: { onReady?: (worker: Wo
 
 /** Loads the configuration or exits with the list of invalid variables. */
 export function configOrExit(): Config {
-  try {
-    return loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+  return loadConfigOrExit();
 }
 
 if (require.main === module) {

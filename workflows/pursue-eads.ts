@@ -8,7 +8,7 @@
  */
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createEadsActivities } from '../activities/eads';
-import { addUsage, formatZodError, zeroUsage, type TokenUsage } from '../contracts/common';
+import { addUsage, capMessage, excerpt, formatZodError, zeroUsage, type TokenUsage } from '../contracts/common';
 import {
   answerInputSchema,
   answerUpdate,
@@ -24,11 +24,12 @@ import {
   type FinalizeResult,
   type PursuitPlan,
   type PursuitResult,
+  type PursuitState,
   type PursuitStatus,
   type PursuitStatusName,
   type QuestionAnswer,
 } from '../contracts/eads';
-import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement, type JsonObject } from '../contracts/eads-structure';
+import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement } from '../contracts/eads-structure';
 import { beginFlow } from './lib/flow';
 
 type EadsActivities = ReturnType<typeof createEadsActivities>;
@@ -45,19 +46,6 @@ const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyAc
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'] },
 });
 
-/** What continue-as-new carries: the pursuit so far. */
-interface PursuitState {
-  version: 1;
-  plan: PursuitPlan;
-  dataStructure: JsonObject;
-  questions: QuestionAnswer[];
-  questionsAsked: number;
-  exhausted: boolean;
-  usage: TokenUsage;
-  runs: number;
-  finalizeNotes: string | null;
-}
-
 /**
  * A model that rejects a request (invalid key, bad request: HTTP 400/401/403/404, non-retryable)
  * will reject the next ones too. The pursuit then fails with that rejection and the interview
@@ -73,12 +61,13 @@ export function modelRejection(err: unknown): ApplicationFailure | undefined {
 
 const failureMessage = (err: unknown): string => {
   const cause = err instanceof ActivityFailure ? err.cause : err;
-  return cause instanceof Error ? cause.message : String(cause);
+  return capMessage(cause instanceof Error ? cause.message : String(cause));
 };
 
 export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   const { input, progress } = beginFlow('pursueEads', pursueEadsInput, rawInput);
-  let state = input.resume as unknown as PursuitState | undefined;
+  // Validated by the input schema (pursuitResumeSchema): continue-as-new state, or a starter's.
+  let state: PursuitState | undefined = input.resume;
   let status: PursuitStatusName = 'working';
   let current: AskedQuestion | null = null;
   let pending: { questionId: string; answer: string; exhausted: boolean } | null = null;
@@ -136,11 +125,16 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   setHandler(pursuitInstructionsQuery, () => state?.plan ?? null);
   setHandler(currentQuestionQuery, () => current);
   setHandler(pursuitQuestionsQuery, () => state?.questions ?? []);
+  // An answer names the question it answers. A repeat of an answer already taken (a client
+  // retrying after a lost reply) gets the first reply again: it never answers a later question.
+  const answeredWith = (questionId: string): string | undefined =>
+    pending?.questionId === questionId ? pending.answer : state?.questions.find((q) => q.id === questionId && q.answer !== '')?.answer;
   setHandler(
     answerUpdate,
     async (raw) => {
       const answer = answerInputSchema.parse(raw);
-      pending = { questionId: answer.questionId, answer: answer.answer, exhausted: answer.exhausted ?? false };
+      const repeat = results.has(answer.questionId) || pending?.questionId === answer.questionId;
+      if (!repeat) pending = { questionId: answer.questionId, answer: answer.answer, exhausted: answer.exhausted ?? false };
       await condition(() => results.has(answer.questionId) || status !== 'working');
       const result = results.get(answer.questionId);
       if (!result) throw ApplicationFailure.create({ message: `the pursuit ended (${status}) before the answer was processed`, type: 'PursuitEnded', nonRetryable: true });
@@ -149,12 +143,17 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     {
       // Synchronous, so a rejected answer never reaches history.
       validator: (raw) => {
-        if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has ended (${status})`);
-        if (input.mode === 'surrogate') throw new Error('this pursuit is answered by the surrogate expert, not by updates');
         const parsed = answerInputSchema.safeParse(raw);
         if (!parsed.success) throw new Error(`invalid answer: ${formatZodError(parsed.error)}`);
+        const { questionId, answer } = parsed.data;
+        const earlier = answeredWith(questionId);
+        // The same answer again, while its reply can still be given (this run): the same reply.
+        if (earlier === answer && (results.has(questionId) || pending?.questionId === questionId)) return;
+        if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has ended (${status})`);
+        if (input.mode === 'surrogate') throw new Error('this pursuit is answered by the surrogate expert, not by updates');
+        if (earlier !== undefined) throw new Error(`question ${excerpt(questionId)} was already answered${earlier === answer ? '' : ' with a different answer'}`);
         if (!current) throw new Error('no question is waiting for an answer yet; ask for the current question first');
-        if (parsed.data.questionId !== current.id) throw new Error(`question "${parsed.data.questionId}" is not the current question ("${current.id}")`);
+        if (questionId !== current.id) throw new Error(`question ${excerpt(questionId)} is not the current question ("${current.id}")`);
         if (pending) throw new Error(`an answer to ${current.id} is already being processed`);
       },
     },

@@ -25,7 +25,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createEadsActivities } from '../activities/eads';
-import { addUsage, flowSearchAttribute, formatZodError, zeroUsage } from '../contracts/common';
+import { addUsage, capMessage, excerpt, flowSearchAttribute, formatZodError, zeroUsage } from '../contracts/common';
 import {
   aggregatedScrQuery,
   conversationHistoryQuery,
@@ -111,7 +111,8 @@ function summary(p: PursuitRecord) {
 
 export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterviewOutput> {
   const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, rawInput);
-  const state: InterviewState = (input.resume as unknown as InterviewState | undefined) ?? { version: 1, pursuits: [], usage: zeroUsage(), runs: 1, orchestratorLog: [] };
+  // Validated by the input schema (interviewResumeSchema): continue-as-new state, or a starter's.
+  const state: InterviewState = input.resume ?? { version: 1, pursuits: [], usage: zeroUsage(), runs: 1, orchestratorLog: [] };
   // Children are named after the project, not this workflow's id: one interview per project, and
   // histories that replay under any workflow id.
   const projectWorkflowId = eadsInterviewWorkflowId(input.projectId);
@@ -177,13 +178,13 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       if (input.orchestration === 'guided') {
         await condition(() => catalog.length > 0 || outcome !== null);
         if (!catalog.some((c) => c.id === eadsId)) {
-          throw ApplicationFailure.create({ message: `unknown EADS "${eadsId}"; the library has ${catalog.map((c) => c.id).join(', ')}`, type: 'UnknownEads', nonRetryable: true });
+          throw ApplicationFailure.create({ message: `unknown EADS ${excerpt(eadsId)}; the library has ${catalog.map((c) => c.id).join(', ')}`, type: 'UnknownEads', nonRetryable: true });
         }
         startRequest = eadsId;
       }
       await condition(() => (current?.eadsId === eadsId && current.childWorkflowId !== '') || outcome !== null);
       if (!current || current.eadsId !== eadsId) {
-        throw ApplicationFailure.create({ message: `the interview ended (${outcome}) before ${eadsId} started`, type: 'InterviewEnded', nonRetryable: true });
+        throw ApplicationFailure.create({ message: `the interview ended (${outcome}) before ${excerpt(eadsId)} started`, type: 'InterviewEnded', nonRetryable: true });
       }
       const decrement = catalog.find((c) => c.id === eadsId)?.budgetDecrement ?? 0;
       return { eads_id: eadsId, pursuit_no: current.pursuitNo, child_workflow_id: current.childWorkflowId, budget: 1, budget_decrement: decrement };
@@ -193,7 +194,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
         if (outcome !== null || finishReason !== null) throw new Error('the interview has finished');
         const id = eadsIdSchema.safeParse(arg?.eadsId);
         if (!id.success) throw new Error(`invalid eadsId: ${formatZodError(id.error)}`);
-        if (catalog.length && !catalog.some((c) => c.id === arg.eadsId)) throw new Error(`unknown EADS "${arg.eadsId}"; the library has ${catalog.map((c) => c.id).join(', ')}`);
+        if (catalog.length && !catalog.some((c) => c.id === arg.eadsId)) throw new Error(`unknown EADS ${excerpt(arg.eadsId)}; the library has ${catalog.map((c) => c.id).join(', ')}`);
         if (input.orchestration === 'auto') {
           if (current?.eadsId !== arg.eadsId) {
             throw new Error(`this interview is orchestrated automatically and is pursuing ${current?.eadsId ?? 'nothing yet'}; start it with orchestration "guided" to choose EADS`);
@@ -325,7 +326,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     try {
       result = await child.result();
     } catch (err) {
-      const message = err instanceof ChildWorkflowFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);
+      const message = capMessage(err instanceof ChildWorkflowFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err));
       // The model rejects requests (invalid key, bad request): every later pursuit would fail the same way.
       if (modelRejection(err) && patched(STOP_ON_MODEL_REJECTION_PATCH)) {
         progress.finish('failed', `stopped at ${eadsId}: ${message}`);

@@ -113,7 +113,11 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
     progress.tokens(u);
   };
 
-  let interview: Interview | undefined;
+  // Created before the handlers are set: an answer sent with the start (or before the first
+  // workflow task runs) is dispatched the moment its handler is set, and must find its question.
+  const interview: Interview | undefined = input.mode === 'interactive' ? new Interview(input.profile ?? {}) : undefined;
+  /** False once the interview stopped taking answers (finished or abandoned). */
+  let interviewOpen = interview !== undefined;
   let profile: UserProfile | null = null;
   const versions: Version[] = [];
   let cycleStart = 0;
@@ -129,7 +133,7 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
     progress.stage(stage, note ?? '');
   };
 
-  setHandler(currentQuestionQuery, () => (awaiting === 'answer' ? (interview?.current ?? null) : null));
+  setHandler(currentQuestionQuery, () => (interviewOpen ? (interview?.current ?? null) : null));
   setHandler(proposalStateQuery, () => ({
     state: sm.state,
     transitions: sm.history,
@@ -147,12 +151,15 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
   }));
   setHandler(
     answerQuestionUpdate,
-    (answer) => interview!.accept(answer),
+    (answer) => {
+      const next = interview!.accept(answer);
+      return interviewOpen ? next : null;
+    },
     {
       // Synchronous by contract: a bad answer is rejected before it reaches history, and the question stays open.
       validator: (answer) => {
-        if (awaiting !== 'answer' || !interview) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
-        interview.check(answer);
+        if (!interview) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+        interview.check(answer, interviewOpen);
       },
     },
   );
@@ -206,7 +213,7 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
   try {
     // --- Interview (interactive) or the given profile (autonomous)
     if (input.mode === 'interactive') {
-      interview = new Interview(input.profile ?? {});
+      if (!interview) throw ApplicationFailure.nonRetryable('interactive mode without an interview', 'InvalidState');
       enter('INTERVIEWING', 'interview', `${interview.asked} question(s)`);
       awaiting = 'answer';
       while (!interview.done) {
@@ -214,15 +221,17 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
         const before = interview.answered;
         progress.waiting(`question ${q.number}/${q.of}: ${q.prompt}`);
         // Durable wait: survives worker restarts; an idle interview ends cleanly at the timeout.
-        const answered = await condition(() => interview!.answered > before, idleMs);
+        const answered = await condition(() => interview.answered > before, idleMs);
         if (!answered) {
           awaiting = null;
+          interviewOpen = false;
           sm.transition('ABANDONED', `no answer to "${q.field}" within ${input.idleTimeoutMinutes} minute(s)`);
           progress.finish('cancelled', `interview abandoned at question ${q.number}/${q.of}`);
           return result('abandoned');
         }
       }
       awaiting = null;
+      interviewOpen = false;
       profile = interview.profile();
     } else {
       profile = userProfileSchema.parse(input.profile);

@@ -14,25 +14,13 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { TASK_QUEUE } from '../../contracts/common';
-import { ConfigError, networkSecuritySettings, parseSettings } from '../../contracts/config';
+import { loadConfigOrExit } from '../../contracts/config';
 import { flows } from '../../contracts/flows';
 import { connectClient } from '../flow-client';
 import { startMcpHttpServer } from './http';
 import { createMcpServer, FlowCalls } from './server';
 
 const log = (line: string) => process.stderr.write(`[mcp] ${line}\n`);
-
-/** MCP_MAX_SESSIONS and MCP_SESSION_IDLE_MS, validated: a bad value exits 2 naming the variable. */
-function mcpHttpLimits(): { maxSessions: number; sessionIdleMs: number } {
-  try {
-    const { MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS } = networkSecuritySettings;
-    const settings = parseSettings({ MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS }, process.env);
-    return { maxSessions: settings.MCP_MAX_SESSIONS, sessionIdleMs: settings.MCP_SESSION_IDLE_MS };
-  } catch (err) {
-    log(err instanceof ConfigError ? err.message : String(err));
-    process.exit(2);
-  }
-}
 
 interface Options {
   http?: boolean;
@@ -42,26 +30,32 @@ interface Options {
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Every variable (MCP_PORT, TEMPORAL_ADDRESS, MCP_TOKEN...) is validated first: exit 2 naming a bad one.
+  const config = loadConfigOrExit();
   const program = new Command('agent-flows-mcp')
     .description('MCP server exposing every agent-flows flow as a tool')
     .option('--http', 'serve Streamable HTTP instead of stdio')
-    .option('--host <host>', 'HTTP listen address', process.env.MCP_HOST ?? '127.0.0.1')
-    .option('--port <port>', 'HTTP port (0 picks a free one)', process.env.MCP_PORT ?? '8787')
+    .option('--host <host>', 'HTTP listen address', config.MCP_HOST)
+    .option('--port <port>', 'HTTP port (0 picks a free one)', String(config.MCP_PORT))
     // Tests run their own worker on a queue of their own; everyone else uses agent-flows.
-    .option('--task-queue <queue>', 'task queue to start flows on (tests only)', process.env.MCP_TASK_QUEUE ?? TASK_QUEUE)
+    .option('--task-queue <queue>', 'task queue to start flows on (tests only)', config.MCP_TASK_QUEUE ?? TASK_QUEUE)
     .parse(argv, { from: 'user' });
   const opts = program.opts<Options>();
 
-  const limits = opts.http ? mcpHttpLimits() : undefined;
   const client = await connectClient();
   const ctx = { client, taskQueue: opts.taskQueue };
   const tools = flows.map((f) => f.mcpTool).join(', ');
   let stopping = false;
 
   if (opts.http) {
-    const bearerToken = process.env.MCP_TOKEN || undefined;
-    const port = Number(opts.port);
-    const server = await startMcpHttpServer(ctx, { host: opts.host, port, log, bearerToken, ...limits });
+    const limits = { maxSessions: config.MCP_MAX_SESSIONS, sessionIdleMs: config.MCP_SESSION_IDLE_MS };
+    const server = await startMcpHttpServer(ctx, {
+      host: opts.host,
+      port: Number(opts.port),
+      log,
+      bearerToken: config.MCP_TOKEN,
+      ...limits,
+    });
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;

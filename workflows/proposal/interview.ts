@@ -11,11 +11,20 @@ import {
   type InterviewQuestionView,
   type UserProfile,
 } from '../../contracts/proposal';
-import { formatZodError } from '../../contracts/common';
+import { z } from 'zod';
+import { capMessage, excerpt, formatZodError } from '../../contracts/common';
+
+/**
+ * Answers accepted before answers had to name their question (histories from then replay
+ * through `accept`, which does not run the validator's checks).
+ */
+const recordedAnswerSchema = z.object({ answer: z.string().max(4000), questionId: z.string().optional() });
 
 export class Interview {
   private readonly questions: readonly InterviewQuestion[];
   private readonly answers: Record<string, unknown>;
+  /** The text each answered question was answered with, by question id. */
+  private readonly answerTexts = new Map<string, string>();
   private index = 0;
 
   /** Questions whose field the prefill already holds are not asked. */
@@ -42,25 +51,46 @@ export class Interview {
     return { id: q.field, field: q.field, number: this.index + 1, of: this.questions.length, prompt: q.prompt, hint: q.hint, optional: q.optional };
   }
 
-  /** Throws a failure whose message says what is wrong; the same question stays open. */
-  check(raw: unknown): { field: string; value: unknown } {
-    const q = this.questions[this.index];
-    if (!q) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+  /**
+   * The update validator's check. Throws a failure whose message says what is wrong (the same
+   * question stays open). Returns `repeat` for the same answer to an already answered question:
+   * a retry, taken as a no-op. `open` is false once the interview stopped taking answers.
+   */
+  check(raw: unknown, open = true): { repeat: boolean } {
     const parsed = interviewAnswerSchema.safeParse(raw);
     if (!parsed.success) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: `invalid answer: ${formatZodError(parsed.error)}` });
-    if (parsed.data.questionId !== undefined && parsed.data.questionId !== q.field) {
-      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question "${parsed.data.questionId}" is not the open one; the open question is "${q.field}"` });
+    const { questionId, answer } = parsed.data;
+    const earlier = this.answerTexts.get(questionId);
+    if (earlier === answer) return { repeat: true };
+    const q = this.questions[this.index];
+    if (!q || !open) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+    if (earlier !== undefined) {
+      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} was already answered with a different answer` });
     }
-    const result = q.parse(parsed.data.answer);
-    if (!result.ok) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: result.message });
-    return { field: q.field, value: result.value };
+    if (questionId !== q.field) {
+      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"` });
+    }
+    const result = q.parse(answer);
+    if (!result.ok) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: capMessage(result.message) });
+    return { repeat: false };
   }
 
-  /** Records a checked answer and moves to the next question. */
+  /** Records an answer the validator accepted and moves to the next question; a repeat changes nothing. */
   accept(raw: unknown): InterviewQuestionView | null {
-    const { field, value } = this.check(raw);
-    if (value === undefined) delete this.answers[field];
-    else this.answers[field] = value;
+    const parsed = recordedAnswerSchema.safeParse(raw);
+    if (!parsed.success) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: `invalid answer: ${formatZodError(parsed.error)}` });
+    const { questionId, answer } = parsed.data;
+    if (questionId !== undefined && this.answerTexts.has(questionId)) return this.current;
+    const q = this.questions[this.index];
+    if (!q) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+    if (questionId !== undefined && questionId !== q.field) {
+      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"` });
+    }
+    const result = q.parse(answer);
+    if (!result.ok) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: capMessage(result.message) });
+    if (result.value === undefined) delete this.answers[q.field];
+    else this.answers[q.field] = result.value;
+    this.answerTexts.set(q.field, answer);
     this.index++;
     return this.current;
   }
