@@ -5,6 +5,7 @@
  */
 import { loadConfig, ConfigError, type Config } from '../contracts/config';
 import { buildControlPlane, type ControlPlane } from './app';
+import { explainListenError } from '../workers/ports';
 import { lazyTemporal } from './temporal';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
@@ -53,7 +54,8 @@ if (require.main === module) {
       process.once('SIGTERM', stop);
     },
     (err) => {
-      console.error(`[control-plane] could not start: ${err instanceof Error ? err.message : String(err)}`);
+      const why = explainListenError(err, 'The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT');
+      console.error(`[control-plane] could not start: ${why instanceof Error ? why.message : String(why)}`);
       process.exit(1);
     },
   );

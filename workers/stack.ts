@@ -15,6 +15,7 @@ import { payloadCodecFromEnv } from '../client/payload-codec';
 import { startCodecServer } from '../server/codec-server';
 import { faultSettingsSchema, startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
+import { listening } from './ports';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
@@ -36,11 +37,24 @@ async function main() {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
+  // First, before anything is started: the metrics port is the worker runtime's to bind.
+  installRuntime(config, { handleSignals: false });
+  let codecServer: Awaited<ReturnType<typeof startCodecServer>> | undefined;
+  // A component that cannot start (a port clash, say) stops the ones already running.
+  const abandon = async (err: unknown): Promise<never> => {
+    await standin?.close().catch(() => undefined);
+    await codecServer?.close().catch(() => undefined);
+    await server?.stop().catch(() => undefined);
+    throw err;
+  };
+
   // With a payload key, history holds ciphertext; the codec endpoint lets the Web UI show it to
   // people who can reach this machine's loopback.
   const codec = payloadCodecFromEnv();
-  const codecServer = codec
-    ? await startCodecServer({ codec, port: config.CODEC_PORT, allowedOrigins: [`http://localhost:${config.TEMPORAL_UI_PORT}`, `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`] })
+  codecServer = codec
+    ? await listening('The codec endpoint', `127.0.0.1:${config.CODEC_PORT}`, 'CODEC_PORT', () =>
+        startCodecServer({ codec, port: config.CODEC_PORT, allowedOrigins: [`http://localhost:${config.TEMPORAL_UI_PORT}`, `http://127.0.0.1:${config.TEMPORAL_UI_PORT}`] }),
+      )
     : undefined;
   if (codecServer) console.log(`[stack] payloads are encrypted; codec endpoint for the Web UI: ${codecServer.url}`);
 
@@ -53,7 +67,7 @@ async function main() {
       uiPort: config.TEMPORAL_UI_PORT,
       dbFile: config.TEMPORAL_DB_FILE,
       uiCodecEndpoint: codec ? `http://127.0.0.1:${config.CODEC_PORT}` : undefined,
-    });
+    }).catch(abandon);
     console.log(`[stack] Temporal dev server on ${server.address}, database ${config.TEMPORAL_DB_FILE}`);
     console.log(`[stack] Web UI: ${server.uiUrl}`);
   }
@@ -61,20 +75,26 @@ async function main() {
 
   if (config.model === 'standin' && !config.GOOGLE_GEMINI_BASE_URL) {
     const faults = process.env.STANDIN_FAULTS ? faultSettingsSchema.parse(JSON.parse(process.env.STANDIN_FAULTS)) : undefined;
-    standin = await startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN });
+    standin = await listening('The model stand-in', `${config.STANDIN_HOST}:${config.STANDIN_PORT}`, 'STANDIN_PORT', () =>
+      startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
+    ).catch(abandon);
     console.log(`[stack] offline model stand-in on ${standinUrl(config)} (no Gemini credentials configured)`);
   }
 
   let controlPlane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   try {
-    controlPlane = await startControlPlane(config, { temporalAddress: address });
+    controlPlane = await listening('The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT', () =>
+      startControlPlane(config, { temporalAddress: address }),
+    );
     console.log(`[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`);
   } catch (err) {
-    console.warn(`[stack] control plane not started (${err instanceof Error ? err.message : String(err)}); flows still run`);
+    console.warn(`[stack] control plane not started: ${err instanceof Error ? err.message : String(err)} Flows still run.`);
   }
 
-  installRuntime(config, { handleSignals: false });
-  console.log('[stack] try: npm run temporal -- workflow start --task-queue agent-flows --type platformCheck --input \'{"topic":"battery"}\'');
+  console.log(
+    '[stack] try: npm run temporal -- workflow start --task-queue agent-flows --type platformCheck ' +
+      '--workflow-id platform-check-battery --input \'{"topic":"battery"}\'',
+  );
   let exitCode = 0;
   try {
     await runWorker({ ...config, CONTROL_PLANE_URL: config.CONTROL_PLANE_URL ?? controlPlane?.url }, { onReady: (w) => (worker = w) });

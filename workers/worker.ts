@@ -15,6 +15,7 @@ import { TASK_QUEUE } from '../contracts/common';
 import { ConfigError, loadConfig, type Config } from '../contracts/config';
 import { startWorkerRegistration } from '../server/agent-registration';
 import { dataConverterFromEnv } from '../client/payload-codec';
+import { explainListenError } from './ports';
 import { ensureSearchAttributes } from './search-attributes';
 
 export const WORKFLOWS_PATH = path.resolve(__dirname, '..', 'workflows', 'index.ts');
@@ -50,6 +51,14 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
 
 /** Installs the SDK runtime once per process: log level and the Prometheus endpoint. */
 export function installRuntime(config: Config, options: { handleSignals?: boolean } = {}): void {
+  try {
+    installRuntimeOnce(config, options);
+  } catch (err) {
+    throw explainListenError(err, 'The worker\'s metrics endpoint', `127.0.0.1:${config.WORKER_METRICS_PORT}`, 'WORKER_METRICS_PORT (0 turns it off)');
+  }
+}
+
+function installRuntimeOnce(config: Config, options: { handleSignals?: boolean }): void {
   Runtime.install({
     logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : config.LOG_LEVEL === 'error' ? 'ERROR' : config.LOG_LEVEL === 'warn' ? 'WARN' : 'INFO'),
     telemetryOptions: config.WORKER_METRICS_PORT
@@ -111,7 +120,12 @@ export function configOrExit(): Config {
 
 if (require.main === module) {
   const config = configOrExit();
-  installRuntime(config);
+  try {
+    installRuntime(config);
+  } catch (err) {
+    console.error(`[worker] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
   runWorker(config).then(
     () => process.exit(0),
     (err) => {

@@ -16,6 +16,7 @@ import { Command } from 'commander';
 import { TASK_QUEUE } from '../../contracts/common';
 import { flows } from '../../contracts/flows';
 import { connectClient } from '../flow-client';
+import { listening } from '../../workers/ports';
 import { startMcpHttpServer } from './http';
 import { createMcpServer, FlowCalls } from './server';
 
@@ -45,7 +46,9 @@ async function main(argv: string[]): Promise<void> {
   let stopping = false;
 
   if (opts.http) {
-    const server = await startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: process.env.MCP_TOKEN || undefined });
+    const server = await listening('The MCP HTTP server', `${opts.host}:${opts.port}`, 'MCP_PORT (or --port)', () =>
+      startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: process.env.MCP_TOKEN || undefined }),
+    );
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;
