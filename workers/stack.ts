@@ -37,8 +37,11 @@ async function main() {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
-  // First, before anything is started: the metrics port is the worker runtime's to bind.
-  installRuntime(config, { handleSignals: false });
+  // First, before anything is started: the metrics port is the worker runtime's to bind. The
+  // SDK's INFO lines (and the workflow bundler's output) and the control plane's per-request
+  // lines would bury the stack's few lines, so they show only when LOG_LEVEL asks for them.
+  const quiet: typeof config = process.env.LOG_LEVEL ? config : { ...config, LOG_LEVEL: 'warn' };
+  installRuntime(quiet, { handleSignals: false });
   let codecServer: Awaited<ReturnType<typeof startCodecServer>> | undefined;
   // A component that cannot start (a port clash, say) stops the ones already running.
   const abandon = async (err: unknown): Promise<never> => {
@@ -84,7 +87,7 @@ async function main() {
   let controlPlane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   try {
     controlPlane = await listening('The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT', () =>
-      startControlPlane(config, { temporalAddress: address }),
+      startControlPlane(quiet, { temporalAddress: address }),
     );
     console.log(`[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`);
   } catch (err) {
