@@ -31,6 +31,17 @@ function formatProgress(p: Progress): string {
   return `  … ${p.stage} [${p.status}${count}]${p.detail ? ` ${p.detail}` : ''}${p.tokens ? ` (${p.tokens} tokens)` : ''}`;
 }
 
+/**
+ * The progress query reports what the workflow last said about itself; a workflow cancelled or
+ * terminated while waiting never says more, so its last "running" is labelled with the real
+ * status from describe().
+ */
+export function formatStatusProgress(p: Progress, workflowStatus: string): string {
+  const line = formatProgress(p);
+  const stillActive = p.status === 'running' || p.status === 'waiting';
+  return workflowStatus !== 'RUNNING' && stillActive ? `${line} — last progress reported; the workflow is ${workflowStatus}` : line;
+}
+
 /** Polls the `progress` query and prints each change until the workflow finishes. */
 export async function followProgress(handle: WorkflowHandle, print: (line: string) => void, everyMs = 500): Promise<unknown> {
   let last = '';
@@ -114,13 +125,16 @@ export function buildProgram(out: (line: string) => void = console.log): Command
       await withClient(async (client) => {
         const handle = client.workflow.getHandle(workflowId);
         const description = await handle.describe();
-        out(`${workflowId} ${description.type} ${description.status.name} (started ${description.startTime.toISOString()})`);
+        const state = description.status.name;
+        out(`${workflowId} ${description.type} ${state} (started ${description.startTime.toISOString()}${description.closeTime ? `, closed ${description.closeTime.toISOString()}` : ''})`);
         out(`  web ui: ${webUiLink(client.options.namespace, workflowId, description.runId)}`);
+        let progress: Progress | undefined;
         try {
-          out(formatProgress(await handle.query<Progress>('progress')));
+          progress = await handle.query<Progress>('progress');
         } catch {
           // closed workflows without a worker cannot answer queries
         }
+        if (progress) out(formatStatusProgress(progress, state));
       });
     });
 

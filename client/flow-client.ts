@@ -78,6 +78,11 @@ export function webUiBase(): string {
   return (settings.TEMPORAL_UI_URL ?? `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`).replace(/\/$/, '');
 }
 
+/**
+ * A Web UI page for a workflow: its run's history when the run id is known, else the workflow's
+ * page, which opens its latest run. (The UI reads `<id>/history` as run id "history": 400.)
+ */
 export function webUiLink(namespace: string, workflowId: string, runId?: string): string {
-  return `${webUiBase()}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}${runId ? `/${runId}` : ''}/history`;
+  const workflow = `${webUiBase()}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
+  return runId ? `${workflow}/${encodeURIComponent(runId)}/history` : workflow;
 }

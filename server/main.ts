@@ -6,6 +6,7 @@
 import { loadConfig, ConfigError, type Config } from '../contracts/config';
 import { buildControlPlane, type ControlPlane } from './app';
 import { isLoopbackHost } from './http-guard';
+import { explainListenError } from '../workers/ports';
 import { lazyTemporal } from './temporal';
 
 /**
@@ -73,7 +74,8 @@ if (require.main === module) {
       process.once('SIGTERM', stop);
     },
     (err) => {
-      console.error(`[control-plane] could not start: ${err instanceof Error ? err.message : String(err)}`);
+      const why = explainListenError(err, 'The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT');
+      console.error(`[control-plane] could not start: ${why instanceof Error ? why.message : String(why)}`);
       process.exit(err instanceof ConfigError ? 2 : 1);
     },
   );

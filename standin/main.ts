@@ -1,11 +1,14 @@
 /** `npm run standin`: the offline Gemini-compatible model server on its own (STANDIN_PORT, STANDIN_FAULTS). */
+import { listening } from '../workers/ports';
 import { configOrExit } from '../workers/worker';
 import { startStandin } from './server';
 
 async function main() {
   const config = configOrExit();
   const faults = config.STANDIN_FAULTS;
-  const standin = await startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN });
+  const standin = await listening('The model stand-in', `${config.STANDIN_HOST}:${config.STANDIN_PORT}`, 'STANDIN_PORT', () =>
+    startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
+  );
   console.log(`[standin] Gemini-compatible stand-in on ${standin.url} (faults: ${JSON.stringify(faults ?? {})})`);
   const stop = () => void standin.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
@@ -13,6 +16,6 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  console.error(`[standin] ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });

@@ -1,9 +1,10 @@
 /**
- * The EADS library loader and the pure EADS helpers: every upstream example loads unchanged,
- * the project's library is sound, broken files are rejected with their path and field, and the
- * stand-in's parsing works on content it has never seen (upstream's own definitions).
+ * The EADS library loader and the pure EADS helpers: files in upstream's format load unchanged
+ * (the project's own fixtures in every run; upstream's examples too where a copy of them is at
+ * hand), the project's library is sound, broken files are rejected with their path and field,
+ * and the stand-in's parsing works on content it has never seen.
  */
-import { mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -23,9 +24,26 @@ import {
 } from '../contracts/eads-structure';
 import { eadsRules, parseMarkdownTable, parseQuantity, parseYesNo, productName, scoreChoices, splitList } from '../standin/rules/eads';
 
-const UPSTREAM = path.resolve(__dirname, '..', '..', 'shared', 'reference', 'eads-upstream');
 const LIBRARY = path.resolve(__dirname, '..', 'data', 'eads');
 const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
+/** The project's own EADS files written in upstream's format (no project-only keys). */
+const UPSTREAM_FORMAT = path.resolve(__dirname, 'fixtures', 'eads-upstream-format');
+
+/**
+ * Upstream's examples are not part of this repository. EADS_UPSTREAM_DIR names a copy; without it
+ * a checkout next to this one (as in the workspace the project grew in) is used when present.
+ */
+function upstreamDir(env: NodeJS.ProcessEnv = process.env, root = path.resolve(__dirname, '..')): { dir?: string; reason?: string } {
+  if (env.EADS_UPSTREAM_DIR) {
+    const dir = path.resolve(env.EADS_UPSTREAM_DIR);
+    return existsSync(dir) ? { dir } : { reason: `EADS_UPSTREAM_DIR=${env.EADS_UPSTREAM_DIR} does not exist` };
+  }
+  const sibling = path.resolve(root, '..', 'shared', 'reference', 'eads-upstream');
+  if (existsSync(sibling)) return { dir: sibling };
+  return { reason: 'no copy of the upstream EADS examples: set EADS_UPSTREAM_DIR to run the upstream-compatibility check' };
+}
+const UPSTREAM = upstreamDir();
+if (!UPSTREAM.dir) process.stderr.write(`[eads-library.test] upstream EADS examples skipped: ${UPSTREAM.reason}\n`);
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -37,11 +55,97 @@ function walk(dir: string): string[] {
 const containsAnnotation = (value: unknown): boolean =>
   isAnnotation(value) || (Array.isArray(value) ? value.some(containsAnnotation) : typeof value === 'object' && value !== null && Object.values(value).some(containsAnnotation));
 
-describe('upstream EADS examples', () => {
-  const files = walk(UPSTREAM);
+/** What every file in upstream's format must give the loader, whoever wrote it. */
+function expectLoadsUnchanged(file: string) {
+  const eads = loadEadsFile(file);
+  expect(eads.id).toMatch(/^(process|data)\//);
+  expect(containsAnnotation(eads.example)).toBe(false);
+  expect(eads.instructions.length).toBeGreaterThan(0);
+  expect(eads.fields.length).toBeGreaterThan(0);
+  expect(eads.budgetDecrement).toBeGreaterThan(0);
+  // The stripped example is itself a valid refinement of its EADS.
+  const { 'EADS-id': _id, 'exhausted?': _ex, ...fields } = eads.example;
+  expect(refinementSchema(eads.example).safeParse(fields).success).toBe(true);
+}
+
+describe('EADS files in upstream format (the project\'s own fixtures)', () => {
+  const files = walk(UPSTREAM_FORMAT);
+
+  it('use only upstream\'s top-level keys, in its topic/name.json layout', () => {
+    expect(files.map((f) => path.relative(UPSTREAM_FORMAT, f)).sort()).toEqual(['data/delivery-orders.json', 'process/bakery-warm-up.json', 'process/packaging-line.json']);
+    const upstreamKeys = ['message-type', 'interview-objective', 'interviewer-agent', 'budget-decrement', 'EADS'];
+    for (const file of files) {
+      const keys = Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object);
+      expect(keys.filter((k) => !upstreamKeys.includes(k)), file).toEqual([]);
+    }
+  });
+
+  it.each(files.map((f) => [path.relative(UPSTREAM_FORMAT, f), f]))('loads %s unchanged', (_name, file) => expectLoadsUnchanged(file));
+
+  it('loads as one library beside the project\'s, with upstream defaults applied', () => {
+    const library = loadEadsLibrary([UPSTREAM_FORMAT]);
+    expect(library.eads.map((e) => e.id)).toEqual(['data/delivery-orders', 'process/bakery-warm-up', 'process/packaging-line']);
+    const line = library.get('process/packaging-line')!;
+    expect(line.budgetDecrement).toBe(0.05); // no budget-decrement in the file
+    expect(line.interviewer).toBe('process'); // no interviewer-agent in the file
+    expect(line.name).toBe('Packaging line');
+    expect(line.prerequisites).toEqual([]);
+    const orders = library.get('data/delivery-orders')!;
+    expect([orders.budgetDecrement, orders.interviewer]).toEqual([0.08, 'data']);
+    expect(loadEadsLibrary([LIBRARY, UPSTREAM_FORMAT]).eads).toHaveLength(library.eads.length + loadEadsLibrary([LIBRARY]).eads.length);
+  });
+
+  it('reads choices, derived fields, quantities, tables and annotations nested in rows', () => {
+    const line = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'packaging-line.json'));
+    const field = (name: string) => line.fields.find((f) => f.name === name)!;
+    expect(line.fields.map((f) => [f.name, f.kind])).toEqual([
+      ['line-type', 'text'],
+      ['continuous?', 'boolean'],
+      ['shift-length', 'quantity'],
+      ['stations', 'table'],
+    ]);
+    expect(field('line-type').choices?.map((c) => c.key)).toEqual(['FLOW-LINE', 'CELL', 'SINGLE-STATION']);
+    expect(field('line-type').multiple).toBe(false);
+    expect(field('line-type').suggestedQuestion).toBe('Which arrangement fits their line best?');
+    expect(field('continuous?').derived).toBe(true);
+    expect(field('stations').columns).toEqual([
+      { name: 'station-id', kind: 'text' },
+      { name: 'inputs', kind: 'list' },
+      { name: 'duration', kind: 'quantity' },
+    ]);
+    expect(line.instructions.map((i) => i.path)).toEqual(['exhausted?', 'line-type', 'continuous?', 'shift-length', 'stations[0].duration']);
+    expect((line.example.stations as Json[])[0]).toEqual({ 'station-id': 'folding', inputs: ['flat cartons'], duration: { units: 'minutes', 'value-string': '2' } });
+
+    const warmUp = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'bakery-warm-up.json'));
+    expect(warmUp.fields.every((f) => f.derived)).toBe(true);
+    const difficulties = warmUp.fields.find((f) => f.name === 'planning-difficulties')!;
+    expect([difficulties.kind, difficulties.multiple, difficulties.choices?.length]).toEqual(['list', true, 4]);
+
+    const orders = loadEadsFile(path.join(UPSTREAM_FORMAT, 'data', 'delivery-orders.json'));
+    expect(orders.instructions.map((i) => i.path)).toContain('inquiry-areas[0].inquiry-area-objects[0].definition');
+    expect((orders.example['inquiry-areas'] as Array<Record<string, Json>>)[0]['inquiry-area-objects']).toEqual([
+      { 'object-id': 'order', definition: 'a code that identifies one delivery order.' },
+      { 'object-id': 'drop-time', definition: 'the latest time the goods may arrive.' },
+    ]);
+  });
+
+  it('gives the stand-in enough to ask their questions and read answers', () => {
+    const warmUp = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'bakery-warm-up.json'));
+    const rule = eadsRules.find((r) => r.task === 'eads.question')!;
+    const draft = rule.answer({ task: 'eads.question', system: '', responseSchema: undefined, turns: 1, sections: { eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective }, remaining_fields: warmUp.fields, asked: [] } }) as { question: string };
+    expect(draft.question).toMatch(/^What do you bake, who buys it/);
+    const lineType = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'packaging-line.json')).fields[0];
+    const [best] = scoreChoices('Small groups of stations each finish whole orders by themselves.', lineType.choices!);
+    expect(best.key).toBe('CELL');
+  });
+});
+
+describe.skipIf(!UPSTREAM.dir)('upstream EADS examples (EADS_UPSTREAM_DIR)', () => {
+  const dir = UPSTREAM.dir ?? '';
+  const files = UPSTREAM.dir ? walk(dir) : [];
 
   it('are all present', () => {
-    expect(files.map((f) => path.relative(UPSTREAM, f)).sort()).toEqual([
+    expect(files.map((f) => path.relative(dir, f)).sort()).toEqual([
       'data/orm.json',
       'process/flow-shop.json',
       'process/job-shop--classifiable.json',
@@ -53,20 +157,10 @@ describe('upstream EADS examples', () => {
     ]);
   });
 
-  it.each(walk(UPSTREAM).map((f) => [path.relative(UPSTREAM, f), f]))('loads %s unchanged', (_name, file) => {
-    const eads = loadEadsFile(file);
-    expect(eads.id).toMatch(/^(process|data)\//);
-    expect(containsAnnotation(eads.example)).toBe(false);
-    expect(eads.instructions.length).toBeGreaterThan(0);
-    expect(eads.fields.length).toBeGreaterThan(0);
-    expect(eads.budgetDecrement).toBeGreaterThan(0);
-    // The stripped example is itself a valid refinement of its EADS.
-    const { 'EADS-id': _id, 'exhausted?': _ex, ...fields } = eads.example;
-    expect(refinementSchema(eads.example).safeParse(fields).success).toBe(true);
-  });
+  it.each(files.map((f) => [path.relative(dir, f), f]))('loads %s unchanged', (_name, file) => expectLoadsUnchanged(file));
 
   it('loads as one library, with upstream defaults applied', () => {
-    const library = loadEadsLibrary([UPSTREAM]);
+    const library = loadEadsLibrary([dir]);
     expect(library.eads).toHaveLength(8);
     const problemType = library.get('process/scheduling-problem-type')!;
     expect(problemType.budgetDecrement).toBe(0.05); // no budget-decrement in the file
@@ -80,13 +174,23 @@ describe('upstream EADS examples', () => {
   });
 
   it('gives the stand-in enough to ask upstream questions and read answers', () => {
-    const warmUp = loadEadsFile(path.join(UPSTREAM, 'process', 'warm-up-with-challenges.json'));
+    const warmUp = loadEadsFile(path.join(dir, 'process', 'warm-up-with-challenges.json'));
     const rule = eadsRules.find((r) => r.task === 'eads.question')!;
     const draft = rule.answer({ task: 'eads.question', system: '', responseSchema: undefined, turns: 1, sections: { eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective }, remaining_fields: warmUp.fields, asked: [] } }) as { question: string };
     expect(draft.question).toMatch(/^What are the products you make or the services you provide/);
-    const principal = loadEadsFile(path.join(UPSTREAM, 'process', 'scheduling-problem-type.json')).fields[0];
+    const principal = loadEadsFile(path.join(dir, 'process', 'scheduling-problem-type.json')).fields[0];
     const [best] = scoreChoices('Every order gets its own route: the order in which jobs visit our machines varies by job type.', principal.choices!);
     expect(best.key).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
+  });
+});
+
+describe('where the upstream examples are looked for', () => {
+  it('EADS_UPSTREAM_DIR first; a missing folder skips the check with a reason, never fails the run', () => {
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'no-siblings-'));
+    const root = path.join(empty, 'clone');
+    expect(upstreamDir({}, root)).toEqual({ reason: expect.stringMatching(/set EADS_UPSTREAM_DIR/) });
+    expect(upstreamDir({ EADS_UPSTREAM_DIR: UPSTREAM_FORMAT }, root)).toEqual({ dir: UPSTREAM_FORMAT });
+    expect(upstreamDir({ EADS_UPSTREAM_DIR: path.join(empty, 'nope') }, root).reason).toMatch(/nope does not exist/);
   });
 });
 

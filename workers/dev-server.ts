@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { FLOW_SEARCH_ATTRIBUTE } from '../contracts/common';
+import { portInUseMessage } from './ports';
 import { resolveTemporalCli } from './temporal-cli';
 
 /** Custom search attributes every flow relies on. */
@@ -96,6 +97,10 @@ export async function startDevServer(options: {
   }
   for (const [name, type] of Object.entries(SEARCH_ATTRIBUTES)) args.push('--search-attribute', `${name}=${type}`);
 
+  // The CLI's own message for a taken port is buried in its log; say which port and what moves it.
+  if (options.uiPort && (await isListening(`127.0.0.1:${options.uiPort}`))) {
+    throw new Error(portInUseMessage("The Temporal dev server's Web UI", `127.0.0.1:${options.uiPort}`, 'TEMPORAL_UI_PORT'));
+  }
   const child = spawn(cli.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -104,7 +109,13 @@ export async function startDevServer(options: {
   const address = `127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;
   while (!(await isListening(address))) {
-    if (child.exitCode !== null) throw new Error(`temporal dev server exited with ${child.exitCode}: ${stderr.trim()}`);
+    if (child.exitCode !== null) {
+      if (/address already in use/i.test(stderr)) {
+        const ports = `127.0.0.1:${options.port}${options.uiPort ? ` or Web UI port ${options.uiPort}` : ''}`;
+        throw new Error(`${portInUseMessage('The Temporal dev server', ports, 'TEMPORAL_ADDRESS / TEMPORAL_UI_PORT')} (${stderr.trim().split('\n').pop()})`);
+      }
+      throw new Error(`temporal dev server exited with ${child.exitCode}: ${stderr.trim()}`);
+    }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new Error(`temporal dev server did not listen on ${address} within 60 s: ${stderr.trim()}`);

@@ -16,6 +16,7 @@ import { startCodecServerFromConfig } from '../server/codec-server';
 import { startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
 import { startSolverWorker, type SolverWorker } from './solver-worker';
+import { listening } from './ports';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
@@ -37,11 +38,27 @@ async function main() {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
+  // First, before anything is started: the metrics port is the worker runtime's to bind. The
+  // SDK's INFO lines (and the workflow bundler's output) and the control plane's per-request
+  // lines would bury the stack's few lines, so they show only when LOG_LEVEL asks for them.
+  const quiet: typeof config = process.env.LOG_LEVEL ? config : { ...config, LOG_LEVEL: 'warn' };
+  installRuntime(quiet, { handleSignals: false });
+  let codecServer: Awaited<ReturnType<typeof startCodecServerFromConfig>> | undefined;
+  // A component that cannot start (a port clash, say) stops the ones already running.
+  const abandon = async (err: unknown): Promise<never> => {
+    await standin?.close().catch(() => undefined);
+    await codecServer?.close().catch(() => undefined);
+    await server?.stop().catch(() => undefined);
+    throw err;
+  };
+
   // With a payload key, history holds ciphertext; the codec endpoint lets the Web UI show it to
   // people who can reach this machine's loopback.
   const codec = payloadCodecFromEnv();
-  const codecServer = codec
-    ? await startCodecServerFromConfig(codec, config)
+  codecServer = codec
+    ? await listening('The codec endpoint', `127.0.0.1:${config.CODEC_PORT}`, 'CODEC_PORT', () =>
+        startCodecServerFromConfig(codec, config),
+      )
     : undefined;
   if (codecServer) console.log(`[stack] payloads are encrypted; codec endpoint for the Web UI: ${codecServer.url}`);
 
@@ -54,7 +71,7 @@ async function main() {
       uiPort: config.TEMPORAL_UI_PORT,
       dbFile: config.TEMPORAL_DB_FILE,
       uiCodecEndpoint: codec ? `http://127.0.0.1:${config.CODEC_PORT}` : undefined,
-    });
+    }).catch(abandon);
     console.log(`[stack] Temporal dev server on ${server.address}, database ${config.TEMPORAL_DB_FILE}`);
     console.log(`[stack] Web UI: ${server.uiUrl}`);
   }
@@ -62,28 +79,34 @@ async function main() {
 
   if (config.model === 'standin' && !config.GOOGLE_GEMINI_BASE_URL) {
     const faults = config.STANDIN_FAULTS;
-    standin = await startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN });
+    standin = await listening('The model stand-in', `${config.STANDIN_HOST}:${config.STANDIN_PORT}`, 'STANDIN_PORT', () =>
+      startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
+    ).catch(abandon);
     console.log(`[stack] offline model stand-in on ${standinUrl(config)} (no Gemini credentials configured)`);
   }
 
   let controlPlane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   try {
-    controlPlane = await startControlPlane(config, { temporalAddress: address });
+    controlPlane = await listening('The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT', () =>
+      startControlPlane(quiet, { temporalAddress: address }),
+    );
     console.log(`[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`);
   } catch (err) {
-    console.warn(`[stack] control plane not started (${err instanceof Error ? err.message : String(err)}); flows still run`);
+    console.warn(`[stack] control plane not started: ${err instanceof Error ? err.message : String(err)} Flows still run.`);
   }
 
   // The Python CP-SAT worker (scheduleFromScr's solver, task queue agent-flows-solver).
   let solver: SolverWorker | undefined;
   try {
-    solver = await startSolverWorker({ address, namespace: process.env.TEMPORAL_NAMESPACE, timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS, searchWorkers: config.SOLVER_WORKERS, verbose: true });
+    solver = await startSolverWorker({ address, namespace: process.env.TEMPORAL_NAMESPACE, timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS, searchWorkers: config.SOLVER_WORKERS, verbose: config.LOG_LEVEL === 'debug' });
   } catch (err) {
     console.warn(`[stack] solver worker not started (${err instanceof Error ? err.message : String(err)}); scheduleFromScr will wait for one`);
   }
 
-  installRuntime(config, { handleSignals: false });
-  console.log('[stack] try: npm run temporal -- workflow start --task-queue agent-flows --type platformCheck --input \'{"topic":"battery"}\'');
+  console.log(
+    '[stack] try: npm run temporal -- workflow start --task-queue agent-flows --type platformCheck ' +
+      '--workflow-id platform-check-battery --input \'{"topic":"battery"}\'',
+  );
   let exitCode = 0;
   try {
     await runWorker({ ...config, CONTROL_PLANE_URL: config.CONTROL_PLANE_URL ?? controlPlane?.url }, { onReady: (w) => (worker = w) });

@@ -16,6 +16,7 @@ import { TASK_QUEUE } from '../contracts/common';
 import { loadConfigOrExit, type Config } from '../contracts/config';
 import { startWorkerRegistration } from '../server/agent-registration';
 import { dataConverterFromEnv } from '../client/payload-codec';
+import { explainListenError } from './ports';
 import { ensureSearchAttributes } from './search-attributes';
 import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../contracts/project-root';
@@ -74,6 +75,14 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
 
 /** Installs the SDK runtime once per process: log level and the Prometheus endpoint. */
 export function installRuntime(config: Config, options: { handleSignals?: boolean } = {}): void {
+  try {
+    installRuntimeOnce(config, options);
+  } catch (err) {
+    throw explainListenError(err, 'The worker\'s metrics endpoint', `127.0.0.1:${config.WORKER_METRICS_PORT}`, 'WORKER_METRICS_PORT (0 turns it off)');
+  }
+}
+
+function installRuntimeOnce(config: Config, options: { handleSignals?: boolean }): void {
   Runtime.install({
     logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : config.LOG_LEVEL === 'error' ? 'ERROR' : config.LOG_LEVEL === 'warn' ? 'WARN' : 'INFO'),
     telemetryOptions: config.WORKER_METRICS_PORT
@@ -135,7 +144,12 @@ export function configOrExit(): Config {
 
 if (require.main === module) {
   const config = configOrExit();
-  installRuntime(config);
+  try {
+    installRuntime(config);
+  } catch (err) {
+    console.error(`[worker] ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  }
   runWorker(config).then(
     () => process.exit(0),
     (err) => {

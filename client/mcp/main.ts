@@ -17,6 +17,7 @@ import { TASK_QUEUE } from '../../contracts/common';
 import { loadConfigOrExit } from '../../contracts/config';
 import { flows } from '../../contracts/flows';
 import { connectClient } from '../flow-client';
+import { listening } from '../../workers/ports';
 import { startMcpHttpServer } from './http';
 import { createMcpServer, FlowCalls } from './server';
 
@@ -49,13 +50,9 @@ async function main(argv: string[]): Promise<void> {
 
   if (opts.http) {
     const limits = { maxSessions: config.MCP_MAX_SESSIONS, sessionIdleMs: config.MCP_SESSION_IDLE_MS };
-    const server = await startMcpHttpServer(ctx, {
-      host: opts.host,
-      port: Number(opts.port),
-      log,
-      bearerToken: config.MCP_TOKEN,
-      ...limits,
-    });
+    const server = await listening('The MCP HTTP server', `${opts.host}:${opts.port}`, 'MCP_PORT (or --port)', () =>
+      startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: config.MCP_TOKEN, ...limits }),
+    );
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {
       if (stopping) return;

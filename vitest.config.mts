@@ -9,6 +9,9 @@ export default defineConfig({
     hookTimeout: 180_000,
     pool: 'forks',
     maxWorkers: 2,
-    reporters: ['default'],
+    // Tests print only failures: a passing test's console output (worker logs, progress lines)
+    // is dropped, a failing one's is shown with it; the dot reporter lists failures, not files.
+    silent: 'passed-only',
+    reporters: ['dot'],
   },
 });
