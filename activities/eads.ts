@@ -36,14 +36,18 @@ export const PROJECT_ROOT = path.resolve(__dirname, '..');
 
 export interface EadsSettings {
   libraryDirs: string[];
-  fixturesDir: string;
+  /** Where surrogate firms are looked up, in order (EADS_FIXTURES_DIR, `:`-separated). */
+  fixturesDirs: string[];
 }
 
 export function eadsSettings(config?: { EADS_LIBRARY_DIRS?: string; EADS_FIXTURES_DIR?: string }): EadsSettings {
   const dirs = (config?.EADS_LIBRARY_DIRS ?? 'data/eads').split(path.delimiter).filter(Boolean);
   return {
     libraryDirs: dirs.map((d) => path.resolve(PROJECT_ROOT, d)),
-    fixturesDir: path.resolve(PROJECT_ROOT, config?.EADS_FIXTURES_DIR ?? 'data/eads-fixtures'),
+    fixturesDirs: (config?.EADS_FIXTURES_DIR ?? 'data/eads-fixtures')
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((d) => path.resolve(PROJECT_ROOT, d)),
   };
 }
 
@@ -125,7 +129,7 @@ export function createEadsActivities({ model, config }: Backends) {
       if (!found) throw ApplicationFailure.create({ message: `unknown EADS "${id}"; the library has ${lib.eads.map((e) => e.id).join(', ')}`, type: 'UnknownEads', nonRetryable: true });
       return found;
     });
-  const fixture = (id: string) => withLibrary(() => loadFixture(settings.fixturesDir, id));
+  const fixture = (id: string) => withLibrary(() => loadFixture(settings.fixturesDirs, id));
 
   return {
     /** The library as the interview keeps it: ids, names, objectives, prerequisites. */
