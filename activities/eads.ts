@@ -30,6 +30,7 @@ import {
   type JsonObject,
 } from '../contracts/eads-structure';
 import { cachedLibrary, catalogEntry, EadsLibraryError, firstSentence, loadFixture, pursuitPlan, type EadsLibrary, type Fixture } from './eads-library';
+import { mapHeaders, rankTexts } from '../contracts/text-match';
 import { askModel } from './support';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '..');
@@ -89,15 +90,18 @@ export function tableTemplate(columns: Array<{ name: string }>): string {
 
 /** Facts and tables of a fixture ranked by how well they match a question (retrieval before the model call). */
 export function rankFixture(fixture: Fixture, question: Pick<QuestionDraft, 'question' | 'targets' | 'table_template'>) {
-  const q = contentTokens(`${question.question} ${question.targets.join(' ')}`);
-  const facts = fixture.facts
-    .map((f) => ({ fact: f, score: 2 * overlapCount(q, contentTokens(f.about)) + overlapCount(q, contentTokens(f.answer)) }))
-    .sort((a, b) => b.score - a.score);
+  // By meaning as far as words allow: stems and related words ("stage" ~ "step"), rare words weighing more.
+  const query = `${question.question} ${question.targets.map((t) => t.replace(/[-?]+/g, ' ')).join(' ')}`;
+  const byAbout = rankTexts(query, fixture.facts.map((f) => f.about));
+  const byAnswer = rankTexts(query, fixture.facts.map((f) => f.answer));
+  const facts = fixture.facts.map((fact, i) => ({ fact, score: 2 * byAbout[i] + byAnswer[i] })).sort((a, b) => b.score - a.score);
   const wanted = (question.table_template?.split('\n')[0] ?? '').split('|').map((c) => c.trim()).filter(Boolean);
+  const byName = rankTexts(query, fixture.tables.map((t) => t.name));
   const tables = fixture.tables
-    .map((t) => {
-      const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
-      return { table: t, score: 3 * overlapCount(wanted, columns) + overlapCount(q, contentTokens(t.name)) };
+    .map((table, i) => {
+      const columns = [...new Set(table.rows.flatMap((r) => Object.keys(r)))];
+      const matched = wanted.length ? mapHeaders(columns, wanted).filter((h) => h >= 0).length : 0;
+      return { table, matched, score: 3 * matched + byName[i] };
     })
     .sort((a, b) => b.score - a.score);
   return { facts, tables };
@@ -261,8 +265,9 @@ export function createEadsActivities({ model, config }: Backends) {
           firm: { name: f.firm, interviewee: f.interviewee, about: f.about },
           question: { question: args.question.question, question_type: args.question.question_type, table_template: args.question.table_template, choices: args.question.choices, targets: args.question.targets },
           // Retrieval first, to keep the prompt small: the best table for a table question, else the best facts.
-          facts: args.question.question_type === 'table' && tables[0]?.score > 0 ? [] : facts.slice(0, 3).filter((x) => x.score > 0).map((x) => x.fact),
-          tables: args.question.question_type === 'table' ? tables.slice(0, 1).filter((x) => x.score > 0).map((x) => x.table) : [],
+          // A table counts when it has at least two of the template's columns (under any name).
+          facts: args.question.question_type === 'table' && tables[0]?.matched >= 2 ? [] : facts.slice(0, 3).filter((x) => x.score > 0).map((x) => x.fact),
+          tables: args.question.question_type === 'table' ? tables.slice(0, 1).filter((x) => x.matched >= 2).map((x) => x.table) : [],
         },
         schema: z.object({ answer: z.string().trim().min(1).max(8000) }),
       });
