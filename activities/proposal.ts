@@ -126,19 +126,35 @@ export function createProposalActivities({ model, search, config }: Backends) {
   return {
     /** The literature review's search (seed: LiteratureReviewAgent → google_search): real results only. */
     async searchLiterature(profile: UserProfile, focusTerms: string[] = []): Promise<LiteratureHit[]> {
-      const queries = [profile.research_area, `${profile.field_of_study} ${profile.research_area}`, profile.additional_context ?? '', focusTerms.join(' ')].filter((q) => q.trim().length > 0);
-      const best = new Map<string, LiteratureHit>();
+      // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
+      // query lets common words dominate a keyword index, a short one finds the specific studies.
+      const phrases = profile.research_area.split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i).filter((p) => p.trim().length >= 3);
+      const queries = [...new Set([
+        profile.research_area,
+        `${profile.field_of_study} ${profile.research_area}`,
+        profile.additional_context ?? '',
+        focusTerms.join(' '),
+        ...(phrases.length > 1 ? phrases : []),
+      ])].filter((q) => q.trim().length > 0);
+      const best = new Map<string, { hit: LiteratureHit; weight: number }>();
       for (const query of queries) {
         const { hits } = await backendCall(() => search.search({ collection, query, pageSize: 20 }));
+        const top = Math.max(0, ...hits.map((h) => h.score));
         for (const h of hits) {
+          // Scores are comparable within one query only: each query's results count relative to its best,
+          // and a study several queries find ranks above one a single query found.
+          if (top <= 0 || h.score < top * 0.3) continue;
           const hit = toLiteratureHit(h.id, h.score, h.data);
-          if (hit && (best.get(hit.id)?.score ?? -Infinity) < hit.score) best.set(hit.id, hit);
+          if (!hit) continue;
+          const entry = best.get(hit.id) ?? { hit, weight: 0 };
+          entry.weight += h.score / top;
+          best.set(hit.id, entry);
         }
       }
-      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
-      // BM25 matches any shared word; results far below the best one are noise, not literature.
-      const floor = (ranked[0]?.score ?? 0) * 0.3;
-      return ranked.filter((h) => h.score >= floor).slice(0, 10);
+      return [...best.values()]
+        .sort((a, b) => b.weight - a.weight)
+        .slice(0, 12)
+        .map(({ hit, weight }) => ({ ...hit, score: Math.round(weight * 1000) / 1000 }));
     },
 
     async formulateProblem(args: {
