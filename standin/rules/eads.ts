@@ -224,8 +224,12 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   const named = mapping.filter((h) => h >= 0).length;
   let rows = table.rows;
   let byColumn = mapping;
-  // No header row: the first line is data when its cells name no columns; then the cells are in template order.
-  if (named < Math.min(2, columns.length)) {
+  // A header row is followed by a separator line, or at least names columns and holds no figures;
+  // otherwise the first line is data and the cells are in the template's order.
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes('|'));
+  const separated = lines.length > 1 && /^\|?\s*:?-{2,}/.test(lines[1]);
+  const looksLikeHeader = separated || (named >= Math.min(2, columns.length) && !table.headers.some((h) => /\d/.test(h)));
+  if (!looksLikeHeader) {
     if (table.headers.length < 2) return undefined;
     rows = [table.headers, ...table.rows];
     byColumn = columns.map((_, i) => (i < table.headers.length ? i : -1));
@@ -311,7 +315,9 @@ function stepsFromProse(answer: string, columns: NonNullable<PromptField['column
  * discrete batches?") answered without yes or no: the alternative the answer speaks of decides.
  */
 function sideTaken(answer: string, question: string): boolean | undefined {
-  const m = /^(.*\S),?\s+or\s+(.+)$/i.exec(question.replace(/\?\s*$/, ''));
+  // The alternatives split at the first ", or" (later "or"s list options within one alternative).
+  const asked = question.replace(/\?\s*$/, '');
+  const m = /^(.*?\S),\s+or\s+(.+)$/i.exec(asked) ?? /^(.*?\S)\s+or\s+(.+)$/i.exec(asked);
   if (!m) return undefined;
   const [first, second] = rankTexts(answer, [m[1], m[2]]);
   if (Math.abs(first - second) < 0.5) return undefined;

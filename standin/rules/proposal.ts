@@ -290,6 +290,7 @@ function problemFormulation(sections: Record<string, unknown>) {
   const context = firstClause(profile.additional_context);
   const main = [
     literatureBacked ? `How do ${variables[0]} and ${variables[1]} shape ${area}?` : '',
+    focus ? `How does ${focus} relate to ${area}?` : '',
     context ? `What can ${inSentence(context)} reveal about ${area}?` : '',
     `Which open questions about ${area} can one project answer with the data it can collect?`,
   ].find((q) => q && !echoedPhrase(q))!;
