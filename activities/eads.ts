@@ -121,6 +121,8 @@ export interface AskedSummary {
   targets: string[];
   filled: string[];
   question: string;
+  /** False for a question not charged (its table answer could not be read): it is not an attempt. */
+  charged?: boolean;
 }
 
 export function createEadsActivities({ model, config }: Backends) {
@@ -230,13 +232,13 @@ export function createEadsActivities({ model, config }: Backends) {
       const { data, usage } = await askModel(model, {
         task: 'eads.question',
         instructions:
-          'You interview the owner of a firm about scheduling, filling the EADS below. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
+          'You interview the owner of a firm about scheduling, filling the EADS below. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice; questions marked charged:false do not count). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
         sections: {
           // The whole objective matters for the opening question (it may quote it); later a sentence is enough.
           eads: { id: eads.id, name: eads.name, objective: args.asked.length === 0 ? truncate(eads.objective, 900) : firstSentence(eads.objective, 200) },
           // Derived fields are not asked about: their name is enough.
           remaining_fields: remaining.map((f) => (f.derived ? { name: f.name, kind: f.kind, derived: true } : fieldForPrompt(f, false))),
-          asked: args.asked.slice(-12).map((a) => ({ targets: a.targets, filled: a.filled, question: truncate(a.question, 160) })),
+          asked: args.asked.slice(-12).map((a) => ({ targets: a.targets, filled: a.filled, question: truncate(a.question, 160), ...(a.charged === false ? { charged: false } : {}) })),
           filled_fields: Object.keys(args.dataStructure).filter((k) => k !== 'EADS-id'),
           context: args.context,
         },
@@ -286,7 +288,7 @@ export function createEadsActivities({ model, config }: Backends) {
       dataStructure: JsonObject;
       asked: AskedSummary[];
       context: PursuitContext;
-    }): Promise<{ update: Record<string, unknown>; commitNotes: string; exhausted: boolean; usage: TokenUsage }> {
+    }): Promise<{ update: Record<string, unknown>; commitNotes: string; exhausted: boolean; unreadTable: boolean; usage: TokenUsage }> {
       const eads = requireEads(args.eadsId);
       const { remainingFields } = computeCompleteness(eads.fields.map((f) => f.name), args.dataStructure);
       const relevant = eads.fields.filter((f) => remainingFields.includes(f.name) || args.question.targets.includes(f.name));
@@ -294,7 +296,7 @@ export function createEadsActivities({ model, config }: Backends) {
       const detailed = (f: EadsField) => args.question.targets.includes(f.name) || f.derived;
       const needsStructure = relevant.some((f) => f.derived);
       const attempts: Record<string, number> = {};
-      for (const a of args.asked) for (const t of a.targets) attempts[t] = (attempts[t] ?? 0) + 1;
+      for (const a of args.asked.filter((x) => x.charged !== false)) for (const t of a.targets) attempts[t] = (attempts[t] ?? 0) + 1;
       const schema = z.object({
         update: refinementSchema(eads.example),
         commit_notes: z.string().max(2000),
@@ -317,7 +319,11 @@ export function createEadsActivities({ model, config }: Backends) {
         schema,
       });
       const update = Object.fromEntries(Object.entries(data.update).filter(([, v]) => v !== undefined));
-      return { update, commitNotes: data.commit_notes, exhausted: data.exhausted, usage };
+      // Judged by code, not the model: a table question answered with rows (pipes or tabs) of which
+      // no targeted table field could be read. The pursuit then does not charge the question.
+      const tableTargets = eads.fields.filter((f) => f.kind === 'table' && args.question.targets.includes(f.name)).map((f) => f.name);
+      const unreadTable = tableTargets.length > 0 && tableTargets.every((t) => update[t] === undefined) && /\||\t/.test(args.answer);
+      return { update, commitNotes: data.commit_notes, exhausted: data.exhausted, unreadTable, usage };
     },
   };
 }

@@ -131,6 +131,8 @@ export interface QuestionAnswer {
   /** Fields the answer filled. */
   filled: string[];
   commit_notes: string;
+  /** False when the question was not charged to the budget (its table answer could not be read). */
+  charged?: boolean;
 }
 
 export type NextAction = 'continue' | 'complete' | 'needs_clarification';

@@ -426,8 +426,9 @@ export const eadsRules: StandinRule[] = [
     answer: ({ sections }) => {
       const eads = asObject(sections.eads);
       const fields = asArray<PromptField>(sections.remaining_fields);
-      const asked = asArray<{ targets?: string[] }>(sections.asked);
-      const attempts = (name: string) => asked.filter((a) => a.targets?.includes(name)).length;
+      const asked = asArray<{ targets?: string[]; charged?: boolean }>(sections.asked);
+      // A question whose table answer could not be read was free and is no attempt.
+      const attempts = (name: string) => asked.filter((a) => a.charged !== false && a.targets?.includes(name)).length;
       const objective = typeof eads.objective === 'string' ? eads.objective : '';
       const opening = /'([A-Z][^'\n]*\?[^'\n]*)'/.exec(objective)?.[1] ?? /"([A-Z][^"\n]*\?[^"\n]*)"/.exec(objective)?.[1];
       if (asked.length === 0 && opening) {
@@ -544,7 +545,10 @@ export const eadsRules: StandinRule[] = [
       }
       const filled = Object.keys(update);
       const open = fields.filter((f) => !f.derived && known[f.name] === undefined && update[f.name] === undefined);
-      const triedEnough = open.every((f) => (attempts[f.name] ?? 0) + ((question.targets ?? []).includes(f.name) ? 1 : 0) >= 2);
+      // A table answer that could not be read is no attempt (the pursuit does not charge it either).
+      const unreadTable = /\||\t/.test(answer) && fields.some((f) => f.kind === 'table' && (question.targets ?? []).includes(f.name) && update[f.name] === undefined);
+      const thisCounts = unreadTable ? 0 : 1;
+      const triedEnough = open.every((f) => (attempts[f.name] ?? 0) + ((question.targets ?? []).includes(f.name) ? thisCounts : 0) >= 2);
       const exhausted = DONE_RE.test(answer) || (filled.length === 0 && triedEnough);
       const missed = (question.targets ?? []).filter((t) => !filled.includes(t) && fields.some((f) => f.name === t && !f.derived));
       const notes = [
