@@ -229,6 +229,8 @@ function problemFormulation(sections: Record<string, unknown>) {
   // area or field word and score 2. Unrelated results are not cited, however few remain.
   const areaRoots = roots(`${profile.research_area} ${profile.field_of_study}`);
   const contextRoots = roots(`${profile.additional_context}`);
+  const purpose = /\bfor\s+(.{3,})$/i.exec(profile.research_area)?.[1];
+  const purposeRoots = purpose ? new Set([...roots(purpose)].filter((t) => !GENERIC_ROOTS.has(t))) : undefined;
   const interests = roots(`${profile.additional_context} ${profile.missing_skills.join(' ')}`);
   const relevant = hits
     .map((h, order) => {
@@ -237,7 +239,9 @@ function problemFormulation(sections: Record<string, unknown>) {
       const onContext = overlap.filter((t) => !areaRoots.has(t) && contextRoots.has(t));
       return { h, overlap: [...onArea, ...onContext], score: onArea.length + 0.5 * onContext.length, onArea: onArea.length, order };
     })
-    .filter((r) => r.onArea >= 1 && r.score >= 2)
+    // "X for Y": Y names what the work is for (the application), X the means; a study that
+    // shares only the means ("machine learning") is not literature on Y.
+    .filter((r) => r.onArea >= 1 && r.score >= 2 && (!purposeRoots || r.overlap.some((t) => purposeRoots.has(t))))
     .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, 5);
 
@@ -281,9 +285,9 @@ function problemFormulation(sections: Record<string, unknown>) {
         (v: string) => `What do findings on ${v} imply for practice in ${field}?`,
       ]
     : [
-        () => `How is ${area} observed and measured at present, and how reliable are those measurements?`,
-        () => `Which factors explain the differences observed in ${area}?`,
-        () => `How do new observations compare with earlier accounts in ${field}?`,
+        () => `What is already known about ${area}, and where are the gaps?`,
+        () => 'Which factors explain the differences this study observes?',
+        () => `How do the new observations compare with earlier accounts in ${field}?`,
         () => `What do the findings imply for practice in ${field}?`,
       ];
   const secondary = Array.from({ length: count }, (_, i) => templates[i % templates.length](variables[i % Math.max(1, variables.length)] ?? ''));
@@ -309,7 +313,7 @@ function problemFormulation(sections: Record<string, unknown>) {
         .join(' ')
     : '';
   const statement = [
-    `${capitalise(area)} is an active topic in ${field}.`,
+    relevant.length >= 2 ? `${capitalise(area)} is an active topic in ${field}.` : `This proposal addresses ${area}, a topic in ${field}.`,
     literatureSentence,
     profile.constraints.length ? `The work has to respect these constraints: ${profile.constraints.map(inSentence).join(', ')}.` : '',
     `The project asks ${count} secondary question${count === 1 ? '' : 's'} so that it fits ${profile.timeline} at ${profile.weekly_hours} hours per week.`,
@@ -326,7 +330,7 @@ function problemFormulation(sections: Record<string, unknown>) {
     key_variables: variables.length ? variables : [profile.research_area],
     literature: relevant.map(({ h }) => {
       const common = shared(terms(`${h.title} ${h.keywords.join(' ')}`), terms(`${profile.research_area} ${profile.additional_context} ${variables.join(' ')}`));
-      const named = common.filter((t) => !common.some((o) => o !== t && o.includes(t)));
+      const named = common.filter((t) => !common.some((o) => o !== t && o.includes(t)) && !GENERIC_ROOTS.has(t.slice(0, 6)) && !['large', 'small', 'based'].includes(t));
       return { result_id: h.id, relevance_note: `${firstSentence(h.snippet) ?? `${h.title}.`}${named.length ? ` Relevant for: ${named.slice(0, 3).join(', ')}.` : ''}` };
     }),
   };
