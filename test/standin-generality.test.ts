@@ -63,6 +63,17 @@ describe('EADS stand-in reads meaning', () => {
     expect(names.map((n) => /soak|tann|dri|trim/.exec(n)?.[0])).toEqual(['soak', 'tann', 'dri', 'trim']);
   });
 
+  it('reads steps told as a comma list, and takes no word overlap or washing for a reading', () => {
+    const q = 'Walk through the production steps in order.';
+    const told = refine('process/flow-shop', ['subprocesses'], q, 'Every crate takes the same route: it is graded, rinsed in the flume, sliced, dried on the racks and bagged, then boxed.', 'table');
+    const names = (told.subprocesses as Array<Record<string, unknown>>).map((r) => String(r['process-id']));
+    expect(names.map((n) => /grad|rins|slic|dri|bag|box/.exec(n)?.[0])).toEqual(['grad', 'rins', 'slic', 'dri', 'bag', 'box']);
+    // "one customer's load at a time" shares words with single-machine sequencing but describes nothing.
+    expect(typeOf('Loads go through one at a time, one customer per load.')).toBeUndefined();
+    const warmUp = refine('process/warm-up-with-challenges', ['scheduling-challenges'], 'What makes scheduling hard?', 'We wash and press uniforms for hospitals. Staff are hard to find for the night shift.');
+    expect(warmUp['scheduling-challenges']).toEqual(['worker-availability']);
+  });
+
   it('answers a yes/no question put as two alternatives from the alternative the answer takes', () => {
     const q = 'Does product flow continuously from one step to the next, as in a refinery, or do you work in discrete batches or jobs?';
     expect(refine('process/scheduling-problem-type', ['continuous?'], q, 'We work in separate lots of 200 kg each.')['continuous?']).toBe(false);

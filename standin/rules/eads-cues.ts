@@ -97,8 +97,20 @@ export function cuesOf(text: string): Set<string> {
   return found;
 }
 
+/**
+ * Cues that support a reading only together with another: washing is what a laundry sells, and
+ * only a switch between products makes it a changeover.
+ */
+const AUXILIARY = new Set(['cleaning']);
+
 export function sharedCues(a: Set<string>, b: Set<string>): number {
   let n = 0;
   for (const c of a) if (b.has(c)) n++;
   return n;
+}
+
+/** Whether two texts say the same thing: a shared cue that can stand on its own. */
+export function saySame(a: Set<string>, b: Set<string>): boolean {
+  for (const c of a) if (b.has(c) && !AUXILIARY.has(c)) return true;
+  return false;
 }

@@ -16,7 +16,7 @@
 import { contentTokens, isPlainObject, overlapCount, type Choice, type FieldKind } from '../../contracts/eads-structure';
 import { mapHeaders, rankTexts } from '../../contracts/text-match';
 import type { StandinRule } from '../types';
-import { cuesOf, sharedCues } from './eads-cues';
+import { cuesOf, saySame, sharedCues } from './eads-cues';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -139,6 +139,14 @@ function pickChoice(text: string, choices: Array<Choice | string>, echo = ''): s
   const [best, second] = scoreChoices(text, choices, echo);
   if (!best || best.score < 1) return undefined;
   if (second && second.score === best.score) return undefined;
+  // When the choices' definitions carry recognisable cues, the answer must say the same thing as
+  // the one picked (or name it): a few shared words are not a description of how the work runs.
+  const all = choices.map(choiceOf);
+  const picked = all.find((c) => c.key === best.key)!;
+  if (all.some((c) => cuesOf(c.definition).size > 0)) {
+    const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
+    if (!saySame(cuesOf(text), cuesOf(picked.definition)) && !flat.includes(picked.key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) return undefined;
+  }
   return best.key;
 }
 
@@ -158,7 +166,7 @@ function pickChoices(text: string, choices: Array<Choice | string>, echo = ''): 
       best.set(key, Math.max(best.get(key) ?? 0, score));
       // A choice whose definition has recognisable cues needs the sentence to say the same thing
       // (or to name the choice): word overlap alone picks up too much from long sentences.
-      if (sharedCues(said, defined.get(key)!) > 0 || flat.includes(key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) supported.add(key);
+      if (saySame(said, defined.get(key)!) || flat.includes(key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) supported.add(key);
     }
   }
   const top = Math.max(0, ...best.values());
@@ -259,7 +267,7 @@ function headerlessRows(text: string): { headers: string[]; rows: string[][] } |
 }
 
 const SEQUENCE_SPLIT = /\s*;\s*|(?<=[a-z)])\.\s+|,?\s*\b(?:and then|then|after that|afterwards|next|finally|and finally|lastly)\b,?\s*/i;
-const LEAD = /^(?:and|first(?:ly)?|to start|at the start|in the end|the|a|an)\s+/i;
+const LEAD = /^(?:and|first(?:ly)?|to start|at the start|in the end|the|a|an|it is|they are|it|they)\s+/i;
 const VERB_CUT = /\s+(?:takes?|gives?|turns?|makes?|yields?|produces?|runs?|is|are|checks?|uses?|goes|moves)\b|\s+(?:on|in|at|through|into|onto|with) the\b|\s*\(/i;
 const FILLER = new Set(['the', 'a', 'an', 'is', 'are', 'goes', 'go', 'through', 'into', 'onto', 'then', 'it', 'they', 'them', 'every', 'each', 'all', 'its', 'our', 'we', 'on', 'in', 'at', 'of', 'to', 'and']);
 
@@ -277,10 +285,19 @@ function stepsFromProse(answer: string, columns: NonNullable<PromptField['column
   if (start) told = told.slice(start.index);
   const end = /\b(?:finally|lastly|at the end)\b[^.;]*[.;]?/i.exec(told);
   if (end) told = told.slice(0, end.index + end[0].length);
+  if (!start && !end) {
+    // Unmarked: the sequence is the sentence that lists the most steps.
+    const listed = (x: string) => (x.match(/,|;|\bthen\b/g) ?? []).length;
+    told = (told.match(/[^.!?]+[.!?]?/g) ?? [told]).reduce((a, b) => (listed(b) > listed(a) ? b : a));
+  }
+  // "sorted, washed, pressed and folded": a comma list of steps, its last item after "and".
+  const marked = /\b(?:first(?:ly)?|after that|afterwards|next|finally|lastly)\b/i.test(told);
+  const commaList = !marked && (told.match(/,/g) ?? []).length >= 3 && !told.includes(';');
   const clauses = told
-    .split(SEQUENCE_SPLIT)
+    .split(commaList ? /\s*,\s*(?:and\s+|then\s+)?|\s+and\s+|,?\s*\bthen\b\s*/i : SEQUENCE_SPLIT)
     .map((c) => (c ?? '').trim().replace(/[.!]+$/, ''))
-    .filter((c) => c.split(/\s+/).length >= 2 && c.length < 240);
+    // One word is a step in a comma list ("tumbled"), elsewhere a fragment.
+    .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
   if (clauses.length < 3) return undefined;
   const columnFor = (probe: string) => {
     const mapped = mapHeaders([probe], columns.map((c) => c.name)).findIndex((h) => h >= 0);
@@ -517,7 +534,11 @@ export const eadsRules: StandinRule[] = [
       // What a fact is about is its index; its answer's words count less (long answers share many).
       const scored = facts.map((f, i) => ({ f, i, score: 3 * byAbout[i] + byAnswer[i] })).sort((a, b) => b.score - a.score || a.i - b.i);
       if (!scored[0] || scored[0].score < 1) return { answer: "I'm not sure; we don't really keep track of that." };
-      return { answer: scored[0].f.answer };
+      // Asked to characterise the work (a choice), a person says everything that bears on it:
+      // a second fact that fits nearly as well is added.
+      const [first, second] = scored;
+      if (question.question_type === 'choice' && second && second.score >= 0.8 * first.score) return { answer: `${first.f.answer} ${second.f.answer}` };
+      return { answer: first.f.answer };
     },
   },
   {
