@@ -139,11 +139,10 @@ function pickChoice(text: string, choices: Array<Choice | string>, echo = ''): s
   const [best, second] = scoreChoices(text, choices, echo);
   if (!best || best.score < 1) return undefined;
   if (second && second.score === best.score) return undefined;
-  // When the choices' definitions carry recognisable cues, the answer must say the same thing as
-  // the one picked (or name it): a few shared words are not a description of how the work runs.
-  const all = choices.map(choiceOf);
-  const picked = all.find((c) => c.key === best.key)!;
-  if (all.some((c) => cuesOf(c.definition).size > 0)) {
+  // When the picked choice's definition carries recognisable cues, the answer must say the same
+  // thing (or name it): a few shared words are not a description of how the work runs.
+  const picked = choices.map(choiceOf).find((c) => c.key === best.key)!;
+  if (cuesOf(picked.definition).size > 0) {
     const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
     if (!saySame(cuesOf(text), cuesOf(picked.definition)) && !flat.includes(picked.key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) return undefined;
   }
