@@ -16,13 +16,53 @@ const CONCEPT_GROUPS: string[][] = [
   ['sequence', 'route', 'routing', 'path', 'road', 'way', 'through', 'travel', 'move', 'visit'],
   ['machine', 'equipment', 'station', 'tool', 'device', 'resource', 'plant', 'line'],
   ['staff', 'people', 'worker', 'employee', 'personnel', 'crew', 'hands', 'person', 'human'],
-  ['material', 'ingredient', 'input', 'consume', 'consumed', 'raw', 'supply', 'component', 'take', 'takes', 'goes', 'go', 'going'],
-  ['output', 'produce', 'yield', 'yields', 'give', 'gives', 'leave', 'leaves', 'finished', 'come', 'comes', 'end', 'result'],
+  [
+    'material',
+    'ingredient',
+    'input',
+    'consume',
+    'consumed',
+    'raw',
+    'supply',
+    'component',
+    'take',
+    'takes',
+    'goes',
+    'go',
+    'going',
+  ],
+  [
+    'output',
+    'produce',
+    'yield',
+    'yields',
+    'give',
+    'gives',
+    'leave',
+    'leaves',
+    'finished',
+    'come',
+    'comes',
+    'end',
+    'result',
+  ],
   ['long', 'time', 'duration', 'length', 'hours', 'minutes'],
   ['good', 'best', 'matter', 'judge', 'better', 'bad', 'tell', 'objective', 'goal'],
   ['rule', 'never', 'constraint', 'must', 'break', 'forbid', 'forbidden', 'allowed'],
   ['prefer', 'preference', 'nice', 'wish', 'ideally', 'rather', 'respect'],
-  ['shift', 'working', 'open', 'opening', 'available', 'availability', 'calendar', 'closure', 'closed', 'shutdown', 'holiday'],
+  [
+    'shift',
+    'working',
+    'open',
+    'opening',
+    'available',
+    'availability',
+    'calendar',
+    'closure',
+    'closed',
+    'shutdown',
+    'holiday',
+  ],
   ['data', 'record', 'spreadsheet', 'system', 'information', 'kept', 'keep', 'consult', 'log', 'register'],
   ['repeat', 'cycle', 'cyclical', 'rhythm', 'pattern', 'recur', 'recurring', 'regular', 'again', 'round'],
   ['continuous', 'continuously', 'stream', 'interruption', 'uninterrupted', 'flow'],
@@ -89,7 +129,11 @@ export function rankTexts(query: string, documents: string[]): number[] {
 
 /** How well a table header names a template column (0 = not at all); exact names win. */
 export function headerMatch(header: string, column: string): number {
-  const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9?]+/g, '-').replace(/^-+|-+$/g, '');
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9?]+/g, '-')
+      .replace(/^-+|-+$/g, '');
   if (norm(header) === norm(column)) return 10;
   const h = new Set(conceptTokens(header.replace(/\bid\b/gi, '')));
   const c = conceptTokens(column.replace(/\bid\b/gi, ''));

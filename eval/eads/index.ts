@@ -60,7 +60,8 @@ export function inOrder(recovered: string[], truth: string[]): boolean {
   return true;
 }
 
-const asRows = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.filter((r) => r && typeof r === 'object') : []) as Array<Record<string, unknown>>;
+const asRows = (v: unknown): Array<Record<string, unknown>> =>
+  (Array.isArray(v) ? v.filter((r) => r && typeof r === 'object') : []) as Array<Record<string, unknown>>;
 const asNames = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** The steps the interview recovered, shaped like the truth's `steps`. */
@@ -69,7 +70,8 @@ export function recoveredSteps(result: RunEadsInterviewOutput, problemType: stri
   if (problemType === 'FLOW-SHOP-SCHEDULING-PROBLEM') {
     return [asRows(byEads['process/flow-shop']?.subprocesses).map((r) => String(r['process-id'] ?? ''))];
   }
-  if (problemType === 'JOB-SHOP-SCHEDULING-PROBLEM') return asRows(byEads['process/job-shop']?.routings).map((r) => asNames(r.steps));
+  if (problemType === 'JOB-SHOP-SCHEDULING-PROBLEM')
+    return asRows(byEads['process/job-shop']?.routings).map((r) => asNames(r.steps));
   return [asRows(byEads['process/timetabling']?.['event-types']).map((r) => String(r['event-type-id'] ?? ''))];
 }
 
@@ -114,10 +116,17 @@ export function summarise(scores: FirmScore[]): EvalReport {
   const named = scores.reduce((s, x) => s + x.named, 0);
   const found = scores.reduce((s, x) => s + x.found, 0);
   const tagged = scores.reduce((s, x) => s + x.tagged, 0);
-  const failures: EvalCaseFailure[] = scores.filter((s) => s.why.length).map((s) => ({ id: s.firm, why: s.why.join('; ') }));
+  const failures: EvalCaseFailure[] = scores
+    .filter((s) => s.why.length)
+    .map((s) => ({ id: s.firm, why: s.why.join('; ') }));
   return {
     metrics: [
-      { metric: 'problem-type accuracy', value: n ? scores.filter((s) => s.typeOk).length / n : 0, target: 1, cases: n },
+      {
+        metric: 'problem-type accuracy',
+        value: n ? scores.filter((s) => s.typeOk).length / n : 0,
+        target: 1,
+        cases: n,
+      },
       { metric: 'challenge recall', value: named ? found / named : 0, target: 0.8, cases: n },
       { metric: 'challenge precision', value: tagged ? found / tagged : 0, target: 0.7, cases: n },
       { metric: 'steps in order', value: n ? scores.filter((s) => s.stepsOk).length / n : 0, target: 1, cases: n },
@@ -129,7 +138,11 @@ export function summarise(scores: FirmScore[]): EvalReport {
 /** Runs one surrogate interview and returns its result. */
 export async function interviewFirm(stack: OfflineStack, firm: string): Promise<RunEadsInterviewOutput> {
   const projectId = `eval-${firm}-${Date.now().toString(36)}`.slice(0, 60);
-  const handle = await startFlow(stack.client, runEadsInterviewFlow as unknown as FlowDefinition, { projectId, mode: 'surrogate', fixture: firm });
+  const handle = await startFlow(stack.client, runEadsInterviewFlow as unknown as FlowDefinition, {
+    projectId,
+    mode: 'surrogate',
+    fixture: firm,
+  });
   return (await handle.result()) as RunEadsInterviewOutput;
 }
 
@@ -138,7 +151,9 @@ const suite: EvalSuite = {
   async run(stack, { quick }) {
     const truth = loadTruth();
     // EVAL_EXCLUDE_HELD_OUT=1 leaves the held-out cases out while rules are being developed.
-    const firms = Object.keys(truth).filter((f) => (!quick || truth[f].quick) && !(process.env.EVAL_EXCLUDE_HELD_OUT && truth[f]['held-out']));
+    const firms = Object.keys(truth).filter(
+      (f) => (!quick || truth[f].quick) && !(process.env.EVAL_EXCLUDE_HELD_OUT && truth[f]['held-out']),
+    );
     const scores: FirmScore[] = [];
     // Two at a time: the machine is shared, and the interviews are sequential inside anyway.
     for (let i = 0; i < firms.length; i += 2) {

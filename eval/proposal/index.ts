@@ -44,10 +44,22 @@ const FAMILIES: Array<[string, RegExp]> = [
   ['survey', /\bsurvey\b(?!s? of (?:the )?literature)|questionnaire|likert|validated scales?/i],
   ['interviews', /interview|oral[- ]histor|focus group|ethnograph|thematic analysis|life[- ]stor/i],
   ['mixed-methods', /mixed[- ]methods?/i],
-  ['participant-experiment', /quasi[- ]experiment|randomi[sz]ed|controlled trial|intervention (?:and|vs\.?|versus) comparison|treatment and comparison|comparison (?:group|section|class)/i],
-  ['computational-experiment', /benchmark|simulat|ablation|controlled (?:computational )?experiments? (?:on|with) (?:models|systems|datasets)|model evaluation|retrospective .*experiments/i],
-  ['computational-analysis', /re-?analys|secondary analysis|bioinformatic|computational analysis|image analysis|annotation of (?:images|video)|analysis pipeline/i],
-  ['field-measurement', /\bfield\b|in[- ]situ|transect|monitoring|measurement campaign|\bsampling\b|photogrammetr|sensor|strain gauge|plot/i],
+  [
+    'participant-experiment',
+    /quasi[- ]experiment|randomi[sz]ed|controlled trial|intervention (?:and|vs\.?|versus) comparison|treatment and comparison|comparison (?:group|section|class)/i,
+  ],
+  [
+    'computational-experiment',
+    /benchmark|simulat|ablation|controlled (?:computational )?experiments? (?:on|with) (?:models|systems|datasets)|model evaluation|retrospective .*experiments/i,
+  ],
+  [
+    'computational-analysis',
+    /re-?analys|secondary analysis|bioinformatic|computational analysis|image analysis|annotation of (?:images|video)|analysis pipeline/i,
+  ],
+  [
+    'field-measurement',
+    /\bfield\b|in[- ]situ|transect|monitoring|measurement campaign|\bsampling\b|photogrammetr|sensor|strain gauge|plot/i,
+  ],
   ['lab-experiment', /laborator|\blab\b|specimen|test rig|controlled experiment(?:s)? on (?:samples|specimens)/i],
   ['archival', /archival|\barchives?\b|document(?:ary)? analysis|primary sources/i],
   ['review', /systematic (?:literature )?review|meta-analys|scoping review/i],
@@ -69,7 +81,10 @@ export function proposalTexts(result: ProposalOutput): Array<[string, string]> {
     ['main_research_question', p.problem_definition.main_research_question],
     ...p.problem_definition.secondary_questions.map((q, i): [string, string] => [`secondary_questions[${i}]`, q]),
     ...p.problem_definition.key_variables.map((q, i): [string, string] => [`key_variables[${i}]`, q]),
-    ...p.problem_definition.preliminary_literature.map((l, i): [string, string] => [`literature[${i}].relevance_note`, l.relevance_note]),
+    ...p.problem_definition.preliminary_literature.map((l, i): [string, string] => [
+      `literature[${i}].relevance_note`,
+      l.relevance_note,
+    ]),
     ['general_objective', p.research_objectives.general_objective],
     ...p.research_objectives.specific_objectives.map((q, i): [string, string] => [`specific_objectives[${i}]`, q]),
     ['recommended_methodology', p.methodology.recommended_methodology],
@@ -80,11 +95,21 @@ export function proposalTexts(result: ProposalOutput): Array<[string, string]> {
   return out;
 }
 
-const TEMPLATE_PHRASES = [/outcome quality/i, /\bthe research area\b/i, /\bthe field\b(?! of)/i, /lorem ipsum/i, /\bTODO\b/, /\bTBD\b/];
+const TEMPLATE_PHRASES = [
+  /outcome quality/i,
+  /\bthe research area\b/i,
+  /\bthe field\b(?! of)/i,
+  /lorem ipsum/i,
+  /\bTODO\b/,
+  /\bTBD\b/,
+];
 const PLACEHOLDER = /\{\{|\}\}|\$\{|<[a-z_]+>|\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]|\bX\b(?= and| or)/;
-const FEEDBACK_MARKERS = /addresses the feedback|this version addresses|as the reviewer (?:asked|requested)|narrow the scope:/i;
+const FEEDBACK_MARKERS =
+  /addresses the feedback|this version addresses|as the reviewer (?:asked|requested)|narrow the scope:/i;
 const CONTENT_STOP = new Set(
-  'the a an and or of in on for to with by from at as is are be how what which do does that this these those its their into over under between within across'.split(' '),
+  'the a an and or of in on for to with by from at as is are be how what which do does that this these those its their into over under between within across'.split(
+    ' ',
+  ),
 );
 
 /** Two or more content words that occur twice in one sentence ("How do X and Y shape X?"). */
@@ -111,12 +136,14 @@ export function findArtifacts(result: ProposalOutput, pdfText: string): string[]
     for (const re of TEMPLATE_PHRASES) if (re.test(text)) found.push(`${where}: template phrase ${re.source}`);
     if (PLACEHOLDER.test(text)) found.push(`${where}: placeholder ${PLACEHOLDER.exec(text)![0]}`);
     if (FEEDBACK_MARKERS.test(text)) found.push(`${where}: feedback text (${FEEDBACK_MARKERS.exec(text)![0]})`);
-    for (const f of feedback) if (text.includes(f.slice(0, 40))) found.push(`${where}: pasted feedback "${f.slice(0, 40)}"`);
+    for (const f of feedback)
+      if (text.includes(f.slice(0, 40))) found.push(`${where}: pasted feedback "${f.slice(0, 40)}"`);
     const dup = /\b([a-z]{2,})\s+\1\b/i.exec(text);
     if (dup) found.push(`${where}: duplicated word "${dup[0]}"`);
     if (/\w…|\w\.\.\.(?:\s|$)/.test(text)) found.push(`${where}: cut text`);
     // Prose ends like prose: a sentence cut mid-word (a sliced abstract) ends in a bare fragment.
-    if (/(?:statement|justification|relevance_note)/.test(where) && !/[.!?)"”’]\s*$/.test(text)) found.push(`${where}: ends mid-sentence`);
+    if (/(?:statement|justification|relevance_note)/.test(where) && !/[.!?)"”’]\s*$/.test(text))
+      found.push(`${where}: ends mid-sentence`);
     for (const sentence of text.split(/(?<=[.?!])\s+/)) {
       const echo = echoedPhrase(sentence);
       if (echo) found.push(`${where}: topic echo "${echo}"`);
@@ -131,11 +158,14 @@ export function findArtifacts(result: ProposalOutput, pdfText: string): string[]
 // Literature.
 
 const corpus = (): Map<string, string> => {
-  const docs = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'data', 'search', 'literature.json'), 'utf8')) as Array<{ id: string; url: string }>;
+  const docs = JSON.parse(
+    readFileSync(path.join(__dirname, '..', '..', 'data', 'search', 'literature.json'), 'utf8'),
+  ) as Array<{ id: string; url: string }>;
   return new Map(docs.map((d) => [d.url, d.id]));
 };
 
-const THIN = /\b(?:no|few|little|thin|sparse|scarce|limited|lacks?|none of)\b[^.]{0,80}\b(?:stud(?:y|ies)|literature|publications?|work|research|sources?)\b|\b(?:literature|corpus|search)\b[^.]{0,60}\b(?:thin|sparse|nothing|no (?:study|studies|match))/i;
+const THIN =
+  /\b(?:no|few|little|thin|sparse|scarce|limited|lacks?|none of)\b[^.]{0,80}\b(?:stud(?:y|ies)|literature|publications?|work|research|sources?)\b|\b(?:literature|corpus|search)\b[^.]{0,60}\b(?:thin|sparse|nothing|no (?:study|studies|match))/i;
 
 export function literatureCheck(c: ProfileCase, result: ProposalOutput, pdfText: string): string[] {
   const why: string[] = [];
@@ -149,12 +179,16 @@ export function literatureCheck(c: ProfileCase, result: ProposalOutput, pdfText:
     // must do is cite what was found and, with fewer than two, say that the support is thin.
     const onTopic = cited.filter((id) => c.relevant.includes(id));
     if (onTopic.length === 0) why.push('no on-topic citation although the corpus has some');
-    if (onTopic.length < 2 && !THIN.test(p.problem_definition.problem_statement)) why.push(`only ${onTopic.length} on-topic citation(s) and the statement does not say so`);
+    if (onTopic.length < 2 && !THIN.test(p.problem_definition.problem_statement))
+      why.push(`only ${onTopic.length} on-topic citation(s) and the statement does not say so`);
     return why;
   }
-  if (!THIN.test(p.problem_definition.problem_statement)) why.push('the problem statement does not say the literature is thin');
+  if (!THIN.test(p.problem_definition.problem_statement))
+    why.push('the problem statement does not say the literature is thin');
   if (!THIN.test(pdfText)) why.push('the PDF does not say the literature is thin');
-  const flagged = p.quality_validation.issues_identified.some((i) => /literature|stud(?:y|ies)|sources?/i.test(i.description));
+  const flagged = p.quality_validation.issues_identified.some((i) =>
+    /literature|stud(?:y|ies)|sources?/i.test(i.description),
+  );
   if (!flagged) why.push('quality control does not flag the missing literature');
   return why;
 }
@@ -162,7 +196,10 @@ export function literatureCheck(c: ProfileCase, result: ProposalOutput, pdfText:
 // ---------------------------------------------------------------------------------------------
 
 export async function writeProposal(stack: OfflineStack, profile: UserProfile): Promise<ProposalOutput> {
-  const handle = await startFlow(stack.client, researchProposalFlow as unknown as FlowDefinition, { mode: 'autonomous', profile });
+  const handle = await startFlow(stack.client, researchProposalFlow as unknown as FlowDefinition, {
+    mode: 'autonomous',
+    profile,
+  });
   return (await handle.result()) as ProposalOutput;
 }
 
@@ -171,7 +208,9 @@ const suite: EvalSuite = {
   async run(stack, { quick }) {
     const cases = loadCases();
     // EVAL_EXCLUDE_HELD_OUT=1 leaves the held-out cases out while rules are being developed.
-    const ids = Object.keys(cases).filter((id) => (!quick || cases[id].quick) && !(process.env.EVAL_EXCLUDE_HELD_OUT && cases[id]['held-out']));
+    const ids = Object.keys(cases).filter(
+      (id) => (!quick || cases[id].quick) && !(process.env.EVAL_EXCLUDE_HELD_OUT && cases[id]['held-out']),
+    );
     let artifacts = 0;
     let methodOk = 0;
     let literatureOk = 0;
@@ -194,10 +233,15 @@ const suite: EvalSuite = {
         why.push(...found);
         const m = result.proposal.methodology;
         const plan = result.proposal.data_collection_plan;
-        const families = methodFamilies([m.recommended_methodology, ...plan.collection_techniques, ...plan.data_sources].join('; '));
+        const families = methodFamilies(
+          [m.recommended_methodology, ...plan.collection_techniques, ...plan.data_sources].join('; '),
+        );
         const fits = families.length > 0 && families.every((f) => c.method.includes(f));
         if (fits) methodOk++;
-        else why.push(`method "${m.recommended_methodology}" reads as ${families.join(', ') || 'nothing recognisable'}, expected ${c.method.join(' or ')}`);
+        else
+          why.push(
+            `method "${m.recommended_methodology}" reads as ${families.join(', ') || 'nothing recognisable'}, expected ${c.method.join(' or ')}`,
+          );
         const lit = literatureCheck(c, result, pdfText);
         if (lit.length === 0) literatureOk++;
         why.push(...lit);

@@ -38,7 +38,10 @@ const CUES: Record<string, RegExp[]> = {
     /\bswitch(?:es|ing)?\b|\bchange ?-?overs?\b|\bset-?ups?\b|\bmake-?ready\b|\bretool/,
     /\b(?:go(?:es|ing)?|mov(?:e|es|ing)|chang(?:e|es|ing)) from (?:one|a|an)\b[^.;]{0,40}\bto (?:the next|another|a|an)\b/,
   ],
-  cleaning: [/\bclean(?:ing|s|ed)?\b|\bwash(?:-?down|es|ing)?\b|\bpurg(?:e|ing)\b|\bflush(?:ing)?\b|\bsaniti[sz]/, /\bstrip(?:ping)? (?:down )?(?:the )?(?:whole )?line\b/],
+  cleaning: [
+    /\bclean(?:ing|s|ed)?\b|\bwash(?:-?down|es|ing)?\b|\bpurg(?:e|ing)\b|\bflush(?:ing)?\b|\bsaniti[sz]/,
+    /\bstrip(?:ping)? (?:down )?(?:the )?(?:whole )?line\b/,
+  ],
   'sets-pace': [
     /\bbottlenecks?\b|\bthrottl/,
     /\bsets? (?:the|our) pace\b|\bslowest\b|\bcan(?:no|')?t keep up\b|\bcannot keep up\b/,
@@ -63,8 +66,12 @@ const CUES: Record<string, RegExp[]> = {
     /\b(?:missing|short(?:age)?|out of stock|run(?:s)? out|scarce|late)\b[^.;]{0,30}\b(?:materials?|parts?|components?|ingredients?|reels?|supplies|supply)\b/,
     /\b(?:materials?|parts|components?|ingredients?|supplies)\b[^.;]{0,40}\b(?:missing|late|short supply|shortage|scarce|not at all|run out)\b/,
   ],
-  breakdowns: [/\bbreaks? down\b|\bbreakdowns?\b|\bbroken\b|\bout of (?:order|action)\b|\bstands? still\b|\bunplanned (?:stops?|downtime)\b/],
-  upkeep: [/\bmaintenance\b|\b(?:needs?|gets?|has|have|due for) an? (?:\w+ )?service\b|\bserviced\b|\boverhaul|\bcalibrat/],
+  breakdowns: [
+    /\bbreaks? down\b|\bbreakdowns?\b|\bbroken\b|\bout of (?:order|action)\b|\bstands? still\b|\bunplanned (?:stops?|downtime)\b/,
+  ],
+  upkeep: [
+    /\bmaintenance\b|\b(?:needs?|gets?|has|have|due for) an? (?:\w+ )?service\b|\bserviced\b|\boverhaul|\bcalibrat/,
+  ],
   'staff-short': [
     /\bshort(?:-handed| of (?:staff|people|workers|hands|drivers|teachers|nurses))\b|\bunder-?staffed\b|\bhands short\b/,
     /\b(?:too few|not enough)\b[^.;]{0,20}\b(?:people|staff|workers|hands|employees)\b/,
@@ -86,7 +93,9 @@ const CUES: Record<string, RegExp[]> = {
     /\b(?:all )?(?:booked|reserved|assigned|needed) (?:for|at) the same (?:time|hour|period|slot|half hour|moment|activity)\b/,
     /\btogether (?:for|at) the same\b/,
   ],
-  targets: [/\bkpis?\b|\bhit (?:our |the )?targets?\b|\bon-time (?:delivery )?rates?\b|\butili[sz]ation (?:targets?|rates?)\b|\bservice levels?\b/],
+  targets: [
+    /\bkpis?\b|\bhit (?:our |the )?targets?\b|\bon-time (?:delivery )?rates?\b|\butili[sz]ation (?:targets?|rates?)\b|\bservice levels?\b/,
+  ],
 };
 
 /** The cues a text carries. */
