@@ -87,6 +87,16 @@ describe('EADS stand-in reads meaning', () => {
     );
   });
 
+  it('hears the same troubles in other phrasings', () => {
+    const tags = (answer: string) =>
+      refine('process/warm-up-with-challenges', ['scheduling-challenges'], 'What makes scheduling hard?', answer)[
+        'scheduling-challenges'
+      ];
+    expect(tags('Each lesson needs a tutor and one of our study rooms at the same hour.')).toEqual(['resource-assignment']);
+    expect(tags('Parts from overseas suppliers are often weeks late.')).toEqual(['raw-material-uncertainty']);
+    expect(tags('We are chronically short of bakers for the night shift.')).toEqual(['worker-availability']);
+  });
+
   it('reads a table answer with its header row, without it, and with the firm’s own column names', () => {
     const q = 'Walk through the production steps in order.';
     const steps = (answer: string) =>

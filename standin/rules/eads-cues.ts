@@ -64,7 +64,7 @@ const CUES: Record<string, RegExp[]> = {
   'material-short': [
     /\b(?:arriv\w*|deliver\w*|come|comes) late\b|\bor not at all\b/,
     /\b(?:missing|short(?:age)?|out of stock|run(?:s)? out|scarce|late)\b[^.;]{0,30}\b(?:materials?|parts?|components?|ingredients?|reels?|supplies|supply)\b/,
-    /\b(?:materials?|parts|components?|ingredients?|supplies)\b[^.;]{0,40}\b(?:missing|late|short supply|shortage|scarce|not at all|run out)\b/,
+    /\b(?:materials?|parts|components?|ingredients?|supplies)\b[^.;]{0,60}\b(?:missing|late|short supply|shortage|scarce|not at all|run out)\b/,
   ],
   breakdowns: [
     /\bbreaks? down\b|\bbreakdowns?\b|\bbroken\b|\bout of (?:order|action)\b|\bstands? still\b|\bunplanned (?:stops?|downtime)\b/,
@@ -73,7 +73,7 @@ const CUES: Record<string, RegExp[]> = {
     /\bmaintenance\b|\b(?:needs?|gets?|has|have|due for) an? (?:\w+ )?service\b|\bserviced\b|\boverhaul|\bcalibrat/,
   ],
   'staff-short': [
-    /\bshort(?:-handed| of (?:staff|people|workers|hands|drivers|teachers|nurses))\b|\bunder-?staffed\b|\bhands short\b/,
+    /\bshort(?:-handed| of (?:\w+ )?(?:staff|people|hands|\w+(?:ers|ors|ists|ians)))\b|\bunder-?staffed\b|\bhands short\b/,
     /\b(?:too few|not enough)\b[^.;]{0,20}\b(?:people|staff|workers|hands|employees)\b/,
     /\b(?:hard|harder|difficult) to (?:find|hire|recruit)\b|\bfinding (?:people|staff|workers)\b[^.;]{0,40}\bhard/,
     /\b(?:left|quit)\b[^.;]{0,40}\bnot (?:been )?replaced\b|\bhave not replaced\b|\bhaven'?t replaced\b/,
@@ -92,6 +92,8 @@ const CUES: Record<string, RegExp[]> = {
     /\b(?:booked|reserved|needed|assigned|scheduled|available) together\b/,
     /\b(?:all )?(?:booked|reserved|assigned|needed) (?:for|at) the same (?:time|hour|period|slot|half hour|moment|activity)\b/,
     /\btogether (?:for|at) the same\b/,
+    // "each lesson needs a tutor and a room at the same hour"
+    /\bneeds? (?:a|an|the)\b[^.;]{0,60}\b(?:and|with)\b[^.;]{0,60}\b(?:at|for|in) the same (?:time|hour|period|slot|half hour|moment)\b/,
   ],
   targets: [
     /\bkpis?\b|\bhit (?:our |the )?targets?\b|\bon-time (?:delivery )?rates?\b|\butili[sz]ation (?:targets?|rates?)\b|\bservice levels?\b/,
