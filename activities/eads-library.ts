@@ -210,11 +210,19 @@ export const fixtureSchema = z
   .strict();
 export type Fixture = z.infer<typeof fixtureSchema>;
 
-export function loadFixture(dir: string, fixtureId: string): Fixture {
+/**
+ * Reads a fixture by id from the first directory that holds it (`dir` may be a list: the bundled
+ * firms, then e.g. the evaluation's held-out firms, which live apart from them).
+ */
+export function loadFixture(dir: string | string[], fixtureId: string): Fixture {
+  const dirs = Array.isArray(dir) ? dir : [dir];
   const id = fixtureIdSchema.safeParse(fixtureId);
   if (!id.success) throw new EadsLibraryError(fixtureId, 'fixture', id.error.issues[0]?.message ?? 'invalid fixture id');
-  const file = path.join(dir, `${fixtureId}.json`);
-  if (!existsSync(file)) throw new EadsLibraryError(file, 'fixture', `unknown fixture "${fixtureId}" (known: ${listFixtures(dir).join(', ') || 'none'})`);
+  const file = dirs.map((d) => path.join(d, `${fixtureId}.json`)).find((f) => existsSync(f));
+  if (!file) {
+    const known = [...new Set(dirs.flatMap(listFixtures))].sort();
+    throw new EadsLibraryError(path.join(dirs[0] ?? '.', `${fixtureId}.json`), 'fixture', `unknown fixture "${fixtureId}" (known: ${known.join(', ') || 'none'})`);
+  }
   const parsed = fixtureSchema.safeParse(readJson(file));
   if (!parsed.success) {
     const { field, message } = firstIssue(parsed.error);

@@ -30,6 +30,7 @@ import {
   type JsonObject,
 } from '../contracts/eads-structure';
 import { cachedLibrary, catalogEntry, EadsLibraryError, firstSentence, loadFixture, pursuitPlan, type EadsLibrary, type Fixture } from './eads-library';
+import { mapHeaders, rankTexts } from '../contracts/text-match';
 import { askModel } from './support';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { interviewerBrief } from './eads-interviewers';
@@ -38,14 +39,18 @@ export { PROJECT_ROOT };
 
 export interface EadsSettings {
   libraryDirs: string[];
-  fixturesDir: string;
+  /** Where surrogate firms are looked up, in order (EADS_FIXTURES_DIR, `:`-separated). */
+  fixturesDirs: string[];
 }
 
 export function eadsSettings(config?: { EADS_LIBRARY_DIRS?: string; EADS_FIXTURES_DIR?: string }): EadsSettings {
   const dirs = (config?.EADS_LIBRARY_DIRS ?? 'data/eads').split(path.delimiter).filter(Boolean);
   return {
     libraryDirs: dirs.map((d) => path.resolve(PROJECT_ROOT, d)),
-    fixturesDir: path.resolve(PROJECT_ROOT, config?.EADS_FIXTURES_DIR ?? 'data/eads-fixtures'),
+    fixturesDirs: (config?.EADS_FIXTURES_DIR ?? 'data/eads-fixtures')
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((d) => path.resolve(PROJECT_ROOT, d)),
   };
 }
 
@@ -87,15 +92,18 @@ export function tableTemplate(columns: Array<{ name: string }>): string {
 
 /** Facts and tables of a fixture ranked by how well they match a question (retrieval before the model call). */
 export function rankFixture(fixture: Fixture, question: Pick<QuestionDraft, 'question' | 'targets' | 'table_template'>) {
-  const q = contentTokens(`${question.question} ${question.targets.join(' ')}`);
-  const facts = fixture.facts
-    .map((f) => ({ fact: f, score: 2 * overlapCount(q, contentTokens(f.about)) + overlapCount(q, contentTokens(f.answer)) }))
-    .sort((a, b) => b.score - a.score);
+  // By meaning as far as words allow: stems and related words ("stage" ~ "step"), rare words weighing more.
+  const query = `${question.question} ${question.targets.map((t) => t.replace(/[-?]+/g, ' ')).join(' ')}`;
+  const byAbout = rankTexts(query, fixture.facts.map((f) => f.about));
+  const byAnswer = rankTexts(query, fixture.facts.map((f) => f.answer));
+  const facts = fixture.facts.map((fact, i) => ({ fact, score: 2 * byAbout[i] + byAnswer[i] })).sort((a, b) => b.score - a.score);
   const wanted = (question.table_template?.split('\n')[0] ?? '').split('|').map((c) => c.trim()).filter(Boolean);
+  const byName = rankTexts(query, fixture.tables.map((t) => t.name));
   const tables = fixture.tables
-    .map((t) => {
-      const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
-      return { table: t, score: 3 * overlapCount(wanted, columns) + overlapCount(q, contentTokens(t.name)) };
+    .map((table, i) => {
+      const columns = [...new Set(table.rows.flatMap((r) => Object.keys(r)))];
+      const matched = wanted.length ? mapHeaders(columns, wanted).filter((h) => h >= 0).length : 0;
+      return { table, matched, score: 3 * matched + byName[i] };
     })
     .sort((a, b) => b.score - a.score);
   return { facts, tables };
@@ -115,6 +123,8 @@ export interface AskedSummary {
   targets: string[];
   filled: string[];
   question: string;
+  /** False for a question not charged (its table answer could not be read): it is not an attempt. */
+  charged?: boolean;
 }
 
 export function createEadsActivities({ model, config }: Backends) {
@@ -127,7 +137,7 @@ export function createEadsActivities({ model, config }: Backends) {
       if (!found) throw ApplicationFailure.create({ message: `unknown EADS "${id}"; the library has ${lib.eads.map((e) => e.id).join(', ')}`, type: 'UnknownEads', nonRetryable: true });
       return found;
     });
-  const fixture = (id: string) => withLibrary(() => loadFixture(settings.fixturesDir, id));
+  const fixture = (id: string) => withLibrary(() => loadFixture(settings.fixturesDirs, id));
 
   return {
     /** The library as the interview keeps it: ids, names, objectives, prerequisites. */
@@ -232,14 +242,14 @@ export function createEadsActivities({ model, config }: Backends) {
       const { data, usage } = await askModel(model, {
         task: 'eads.question',
         instructions:
-          'You interview the owner of a firm about scheduling, filling the EADS below, as the interviewer described in <interviewer>: follow its instructions and question_style. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
+          'You interview the owner of a firm about scheduling, filling the EADS below, as the interviewer described in <interviewer>: follow its instructions and question_style. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice; questions marked charged:false do not count). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
         sections: {
           interviewer: { type: interviewer.type, role: interviewer.role, instructions: interviewer.instructions, question_style: interviewer.question_style, example: interviewer.example },
           // The whole objective matters for the opening question (it may quote it); later a sentence is enough.
           eads: { id: eads.id, name: eads.name, objective: args.asked.length === 0 ? truncate(eads.objective, 900) : firstSentence(eads.objective, 200) },
           // Derived fields are not asked about: their name is enough.
           remaining_fields: remaining.map((f) => (f.derived ? { name: f.name, kind: f.kind, derived: true } : fieldForPrompt(f, false))),
-          asked: args.asked.slice(-12).map((a) => ({ targets: a.targets, filled: a.filled, question: truncate(a.question, 160) })),
+          asked: args.asked.slice(-12).map((a) => ({ targets: a.targets, filled: a.filled, question: truncate(a.question, 160), ...(a.charged === false ? { charged: false } : {}) })),
           filled_fields: Object.keys(args.dataStructure).filter((k) => k !== 'EADS-id'),
           context: args.context,
         },
@@ -268,8 +278,9 @@ export function createEadsActivities({ model, config }: Backends) {
           firm: { name: f.firm, interviewee: f.interviewee, about: f.about },
           question: { question: args.question.question, question_type: args.question.question_type, table_template: args.question.table_template, choices: args.question.choices, targets: args.question.targets },
           // Retrieval first, to keep the prompt small: the best table for a table question, else the best facts.
-          facts: args.question.question_type === 'table' && tables[0]?.score > 0 ? [] : facts.slice(0, 3).filter((x) => x.score > 0).map((x) => x.fact),
-          tables: args.question.question_type === 'table' ? tables.slice(0, 1).filter((x) => x.score > 0).map((x) => x.table) : [],
+          // A table counts when it has at least two of the template's columns (under any name).
+          facts: args.question.question_type === 'table' && tables[0]?.matched >= 2 ? [] : facts.slice(0, 3).filter((x) => x.score > 0).map((x) => x.fact),
+          tables: args.question.question_type === 'table' ? tables.slice(0, 1).filter((x) => x.matched >= 2).map((x) => x.table) : [],
         },
         schema: z.object({ answer: z.string().trim().min(1).max(8000) }),
       });
@@ -288,7 +299,7 @@ export function createEadsActivities({ model, config }: Backends) {
       dataStructure: JsonObject;
       asked: AskedSummary[];
       context: PursuitContext;
-    }): Promise<{ update: Record<string, unknown>; commitNotes: string; exhausted: boolean; usage: TokenUsage }> {
+    }): Promise<{ update: Record<string, unknown>; commitNotes: string; exhausted: boolean; unreadTable: boolean; usage: TokenUsage }> {
       const eads = requireEads(args.eadsId);
       const { remainingFields } = computeCompleteness(eads.fields.map((f) => f.name), args.dataStructure);
       const relevant = eads.fields.filter((f) => remainingFields.includes(f.name) || args.question.targets.includes(f.name));
@@ -296,7 +307,7 @@ export function createEadsActivities({ model, config }: Backends) {
       const detailed = (f: EadsField) => args.question.targets.includes(f.name) || f.derived;
       const needsStructure = relevant.some((f) => f.derived);
       const attempts: Record<string, number> = {};
-      for (const a of args.asked) for (const t of a.targets) attempts[t] = (attempts[t] ?? 0) + 1;
+      for (const a of args.asked.filter((x) => x.charged !== false)) for (const t of a.targets) attempts[t] = (attempts[t] ?? 0) + 1;
       const schema = z.object({
         update: refinementSchema(eads.example),
         commit_notes: z.string().max(2000),
@@ -319,7 +330,11 @@ export function createEadsActivities({ model, config }: Backends) {
         schema,
       });
       const update = Object.fromEntries(Object.entries(data.update).filter(([, v]) => v !== undefined));
-      return { update, commitNotes: data.commit_notes, exhausted: data.exhausted, usage };
+      // Judged by code, not the model: a table question answered with rows (pipes or tabs) of which
+      // no targeted table field could be read. The pursuit then does not charge the question.
+      const tableTargets = eads.fields.filter((f) => f.kind === 'table' && args.question.targets.includes(f.name)).map((f) => f.name);
+      const unreadTable = tableTargets.length > 0 && tableTargets.every((t) => update[t] === undefined) && /\||\t/.test(args.answer);
+      return { update, commitNotes: data.commit_notes, exhausted: data.exhausted, unreadTable, usage };
     },
   };
 }

@@ -126,19 +126,35 @@ export function createProposalActivities({ model, search, config }: Backends) {
   return {
     /** The literature review's search (seed: LiteratureReviewAgent → google_search): real results only. */
     async searchLiterature(profile: UserProfile, focusTerms: string[] = []): Promise<LiteratureHit[]> {
-      const queries = [profile.research_area, `${profile.field_of_study} ${profile.research_area}`, profile.additional_context ?? '', focusTerms.join(' ')].filter((q) => q.trim().length > 0);
-      const best = new Map<string, LiteratureHit>();
+      // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
+      // query lets common words dominate a keyword index, a short one finds the specific studies.
+      const phrases = profile.research_area.split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i).filter((p) => p.trim().length >= 3);
+      const queries = [...new Set([
+        profile.research_area,
+        `${profile.field_of_study} ${profile.research_area}`,
+        profile.additional_context ?? '',
+        focusTerms.join(' '),
+        ...(phrases.length > 1 ? phrases : []),
+      ])].filter((q) => q.trim().length > 0);
+      const best = new Map<string, { hit: LiteratureHit; weight: number }>();
       for (const query of queries) {
         const { hits } = await backendCall(() => search.search({ collection, query, pageSize: 20 }));
+        const top = Math.max(0, ...hits.map((h) => h.score));
         for (const h of hits) {
+          // Scores are comparable within one query only: each query's results count relative to its best,
+          // and a study several queries find ranks above one a single query found.
+          if (top <= 0 || h.score < top * 0.3) continue;
           const hit = toLiteratureHit(h.id, h.score, h.data);
-          if (hit && (best.get(hit.id)?.score ?? -Infinity) < hit.score) best.set(hit.id, hit);
+          if (!hit) continue;
+          const entry = best.get(hit.id) ?? { hit, weight: 0 };
+          entry.weight += h.score / top;
+          best.set(hit.id, entry);
         }
       }
-      const ranked = [...best.values()].sort((a, b) => b.score - a.score);
-      // BM25 matches any shared word; results far below the best one are noise, not literature.
-      const floor = (ranked[0]?.score ?? 0) * 0.3;
-      return ranked.filter((h) => h.score >= floor).slice(0, 10);
+      return [...best.values()]
+        .sort((a, b) => b.weight - a.weight)
+        .slice(0, 12)
+        .map(({ hit, weight }) => ({ ...hit, score: Math.round(weight * 1000) / 1000 }));
     },
 
     async formulateProblem(args: {
@@ -155,6 +171,8 @@ export function createProposalActivities({ model, search, config }: Backends) {
         instructions: [
           'You formulate a research problem for the researcher in <profile>.',
           'Use only the studies in <search_results>; cite them by their "id" in literature[].result_id with a one-sentence relevance note. Do not cite anything else.',
+          'Cite only studies on the topic itself; when fewer than two are, say in the problem statement that the literature found is thin and cite nothing in their place.',
+          'Write for a reader: no phrase repeated within a question, no placeholder variables, whole sentences; describe what changed in your own words rather than quoting the feedback.',
           'Give 2-4 secondary questions (fewer if the timeline is short) and the key variables.',
           refining ? 'Refine <previous_definition> so that it addresses every point of <refinement_feedback>; keep what already works.' : '',
         ]
@@ -214,7 +232,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       return askModel(model, {
         task: 'proposal.methodology',
         instructions:
-          'Recommend one methodology that answers the objectives with the researcher’s skills, time and constraints; justify it, list the skills it needs, estimate its duration with key phases, and give up to two alternatives with pros and cons.',
+          'Recommend one methodology that answers the objectives with the researcher’s skills, time and constraints, and that fits the kind of data the study works with (e.g. field recordings or images, specimens, public datasets, archives, people’s answers, model runs); justify it, list the skills it needs, estimate its duration with key phases, and give up to two alternatives with pros and cons.',
         sections: {
           profile: profileSection(profile),
           problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
@@ -254,7 +272,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       const { data, usage } = await askModel(model, {
         task: 'proposal.quality_control',
         instructions:
-          'Check the proposal: coherence (0-1) of the chain problem → objectives → methodology → data collection, feasibility (0-1) of the plan for the profile’s time and skills, issues (critical|major|minor) with the component they concern, and concrete recommendations for a refinement.',
+          'Check the proposal: coherence (0-1) of the chain problem → objectives → methodology → data collection, feasibility (0-1) of the plan for the profile’s time and skills, issues (critical|major|minor) with the component they concern (a literature review that is empty or off topic is always an issue), and concrete recommendations for a refinement.',
         sections: {
           profile: profileSection(profile),
           problem: {

@@ -133,6 +133,8 @@ export interface QuestionAnswer {
   /** Fields the answer filled. */
   filled: string[];
   commit_notes: string;
+  /** False when the question was not charged to the budget (its table answer could not be read). */
+  charged?: boolean;
 }
 
 export type NextAction = 'continue' | 'complete' | 'needs_clarification';
@@ -262,6 +264,7 @@ const questionAnswerSchema = z.object({
   answer: z.string(),
   filled: z.array(z.string()),
   commit_notes: z.string(),
+  charged: z.boolean().optional(),
 });
 
 /** `pursueEads`'s continue-as-new state: the pursuit so far. */
@@ -275,6 +278,8 @@ export const pursuitResumeSchema = z.object({
   usage: tokenUsageSchema,
   runs: z.number().int().min(1),
   finalizeNotes: z.string().nullable(),
+  /** Questions not charged to the budget: table answers that could not be read (absent before that patch). */
+  freeQuestions: z.number().int().nonnegative().optional(),
 });
 export type PursuitState = z.infer<typeof pursuitResumeSchema>;
 

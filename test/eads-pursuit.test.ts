@@ -218,3 +218,48 @@ async function waitForPursuit(session: EadsSession, eadsId: string) {
     }
   }
 }
+
+describe('pursueEads: a table answer that cannot be read costs no budget', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    const libraryDir = mkdtempSync(path.join(os.tmpdir(), 'eads-unread-'));
+    writeFileSync(
+      path.join(libraryDir, 'process--steps-table.json'),
+      JSON.stringify({
+        'message-type': 'EADS-INSTRUCTIONS',
+        'interview-objective': 'The steps of the process, as a table.',
+        'budget-decrement': 0.5,
+        EADS: {
+          'EADS-id': 'process/steps-table',
+          steps: {
+            val: [{ 'process-id': 'cut', duration: { units: 'minutes', 'value-string': '10' } }],
+            comment: 'Which steps, in order, and how long does each take? One row per step.',
+          },
+        },
+      }),
+    );
+    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir } });
+  });
+  afterAll(async () => h?.close());
+
+  it('asks again for free after an unreadable paste (twice at most), then charges as usual', async () => {
+    const session = new EadsSession(h.client, `unread-${Date.now().toString(36)}`);
+    await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
+    const { handle } = await waitForPursuit(session, 'process/steps-table');
+    const budgets: number[] = [];
+    for (let i = 1; i <= 3; i++) {
+      const { question } = await session.question(handle);
+      expect(question?.id).toBe(`q${i}`);
+      await session.answer(handle, question!.id, '| oops |');
+      budgets.push((await session.eadsStatus('process/steps-table')).budget_used as number);
+    }
+    // The budget includes the next question, charged as soon as it is asked: the two unreadable
+    // pastes leave it at one question (0.5) each time; the third is charged like any answer.
+    expect(budgets).toEqual([0.5, 0.5, 1]);
+    const { question } = await session.question(handle);
+    const done = await session.answer(handle, question!.id, '| process-id | duration |\n| --- | --- |\n| cut | 10 minutes |\n| weld | 25 minutes |');
+    expect(done.next_action).toBe('complete');
+    const final = (await session.handle.result()) as RunEadsInterviewOutput;
+    expect(final.pursuits[0]).toMatchObject({ eadsId: 'process/steps-table', status: 'complete', questions: 4, budgetUsed: 1 });
+  });
+});

@@ -4,6 +4,7 @@
  * so they start the same way a user's first run does, with nothing running before.
  */
 import type { Client } from '@temporalio/client';
+import path from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createBackends, type Backends } from '../backends';
 import { parseConfig, type Config } from '../contracts/config';
@@ -39,6 +40,8 @@ export async function startOfflineStack(options: { artifactDir: string; quiet?: 
     ARTIFACT_DIR: options.artifactDir,
     WORKER_METRICS_PORT: '0',
     LOG_LEVEL: 'warn',
+    // The evaluation's held-out surrogate firms live apart from the bundled ones; both load by id.
+    EADS_FIXTURES_DIR: [process.env.EADS_FIXTURES_DIR ?? 'data/eads-fixtures', 'eval/eads/firms'].join(path.delimiter),
   });
   installRuntime(config, { handleSignals: false });
   const connection = await NativeConnection.connect({ address: server.address });

@@ -47,6 +47,14 @@ const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyAc
 });
 
 /**
+ * A table answer that could not be read (a broken paste) costs no budget: the question is asked
+ * again for free, at most MAX_FREE_QUESTIONS times per pursuit so that a pursuit still ends.
+ * Behind a patch: older executions charged every question.
+ */
+export const FREE_UNREAD_TABLE_PATCH = 'eads-unread-table-costs-no-budget';
+export const MAX_FREE_QUESTIONS = 2;
+
+/**
  * A model that rejects a request (invalid key, bad request: HTTP 400/401/403/404, non-retryable)
  * will reject the next ones too. The pursuit then fails with that rejection and the interview
  * stops on it (runEadsInterview), instead of failing pursuit after pursuit until maxPursuits.
@@ -80,7 +88,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     const decrement = state?.plan.budgetDecrement ?? 0;
     const asked = state?.questionsAsked ?? 0;
     const completion = computeCompleteness(fieldNames(), state?.dataStructure ?? {});
-    const used = budgetUsed(asked, decrement);
+    const used = budgetUsed(asked - (state?.freeQuestions ?? 0), decrement);
     return {
       eads_id: input.eadsId,
       name: state?.plan.name ?? input.eadsId,
@@ -187,7 +195,8 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   const decrement = s.plan.budgetDecrement;
   const maxQuestions = Math.floor(1 / decrement + 1e-9);
   progress.setTotal(maxQuestions);
-  const asked = () => s.questions.map((q) => ({ id: q.id, targets: q.targets, filled: q.filled, question: q.question }));
+  const asked = () => s.questions.map((q) => ({ id: q.id, targets: q.targets, filled: q.filled, question: q.question, ...(q.charged === false ? { charged: false } : {}) }));
+  const charged = () => s.questionsAsked - (s.freeQuestions ?? 0);
   let questionsThisRun = 0;
 
   for (;;) {
@@ -204,7 +213,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
       status = 'exhausted';
       break;
     }
-    if (!canAffordQuestion(s.questionsAsked, decrement)) {
+    if (!canAffordQuestion(charged(), decrement)) {
       status = 'budget-spent';
       break;
     }
@@ -265,6 +274,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     let update: Record<string, unknown> = {};
     let notes: string;
     let exhausted = answerSaysExhausted;
+    let free = false;
     try {
       const reply = await refineEadsStructure({ eadsId: s.plan.id, question, answer: answerText, dataStructure: s.dataStructure, asked: asked(), context: input.context });
       s.usage = addUsage(s.usage, reply.usage);
@@ -272,6 +282,11 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
       update = reply.update;
       notes = reply.commitNotes;
       exhausted = exhausted || reply.exhausted;
+      if (reply.unreadTable && (s.freeQuestions ?? 0) < MAX_FREE_QUESTIONS && patched(FREE_UNREAD_TABLE_PATCH)) {
+        s.freeQuestions = (s.freeQuestions ?? 0) + 1;
+        free = true;
+        notes = `${notes} The table could not be read, so this question is not charged to the budget.`.trim();
+      }
     } catch (err) {
       // The answer is kept; the next question can ask again.
       notes = `the answer could not be turned into a refinement: ${failureMessage(err)}`;
@@ -279,9 +294,9 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     s.dataStructure = mergeRefinement(s.dataStructure, update);
     s.exhausted = exhausted;
     const filled = Object.keys(update);
-    s.questions.push({ id: question.id, question: question.question, question_type: question.question_type, targets: question.targets, answer: answerText, filled, commit_notes: notes });
+    s.questions.push({ id: question.id, question: question.question, question_type: question.question_type, targets: question.targets, answer: answerText, filled, commit_notes: notes, ...(free ? { charged: false } : {}) });
     const after = computeCompleteness(fieldNames(), s.dataStructure);
-    const ends = after.completeness >= 1 || exhausted || !canAffordQuestion(s.questionsAsked, decrement);
+    const ends = after.completeness >= 1 || exhausted || !canAffordQuestion(charged(), decrement);
     results.set(question.id, {
       question_id: question.id,
       data_structure_update: update,
@@ -296,7 +311,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
 
   current = null;
   const final = computeCompleteness(fieldNames(), s.dataStructure);
-  const used = budgetUsed(s.questionsAsked, decrement);
+  const used = budgetUsed(charged(), decrement);
   progress.finish(status === 'failed' ? 'failed' : 'completed', `${status}: completeness ${final.completeness}, budget used ${used}`);
   // Let pending update handlers (answer, finalize) return before the workflow closes.
   await condition(allHandlersFinished);

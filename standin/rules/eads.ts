@@ -14,7 +14,9 @@
  * Nothing here knows the demo firms: a new fixture or a new EADS gets sensible answers too.
  */
 import { contentTokens, isPlainObject, overlapCount, type Choice, type FieldKind } from '../../contracts/eads-structure';
+import { mapHeaders, rankTexts } from '../../contracts/text-match';
 import type { StandinRule } from '../types';
+import { cuesOf, saySame, sharedCues } from './eads-cues';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -113,11 +115,14 @@ export function scoreChoices(text: string, rawChoices: Array<Choice | string>, e
   const spread = new Map<string, number>();
   for (const list of keyTokens) for (const t of list) spread.set(t, (spread.get(t) ?? 0) + 1);
   const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
+  const said = cuesOf(text);
   return choices
     .map((c, i) => {
       const definition = [...new Set(contentTokens(c.definition))];
       const shared = overlapCount(tokens, definition);
-      let score = shared;
+      // Saying the same thing in other words ("everything piles up in front of the oven" ~
+      // "one step throttles the pace") weighs more than sharing words.
+      let score = shared + CUE_WEIGHT * sharedCues(said, cuesOf(c.definition));
       // A short definition mostly covered by the text is strong evidence ("short of staff").
       if (definition.length > 0 && definition.length <= 5 && shared / definition.length >= 0.6) score += 1;
       for (const t of keyTokens[i]) if (tokens.has(t)) score += 3 / (spread.get(t) ?? 1);
@@ -128,11 +133,19 @@ export function scoreChoices(text: string, rawChoices: Array<Choice | string>, e
 }
 
 const MULTI_THRESHOLD = 3;
+const CUE_WEIGHT = 4;
 
 function pickChoice(text: string, choices: Array<Choice | string>, echo = ''): string | undefined {
   const [best, second] = scoreChoices(text, choices, echo);
   if (!best || best.score < 1) return undefined;
   if (second && second.score === best.score) return undefined;
+  // When the picked choice's definition carries recognisable cues, the answer must say the same
+  // thing (or name it): a few shared words are not a description of how the work runs.
+  const picked = choices.map(choiceOf).find((c) => c.key === best.key)!;
+  if (cuesOf(picked.definition).size > 0) {
+    const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
+    if (!saySame(cuesOf(text), cuesOf(picked.definition)) && !flat.includes(picked.key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) return undefined;
+  }
   return best.key;
 }
 
@@ -142,14 +155,23 @@ function pickChoice(text: string, choices: Array<Choice | string>, echo = ''): s
  */
 function pickChoices(text: string, choices: Array<Choice | string>, echo = ''): string[] {
   const best = new Map<string, number>();
+  const supported = new Set<string>();
+  const all = choices.map(choiceOf);
+  const defined = new Map(all.map((c) => [c.key, cuesOf(c.definition)]));
   for (const sentence of sentences(text)) {
-    for (const { key, score } of scoreChoices(sentence, choices, echo)) best.set(key, Math.max(best.get(key) ?? 0, score));
+    const said = cuesOf(sentence);
+    const flat = sentence.toLowerCase().replace(/[-_]+/g, ' ');
+    for (const { key, score } of scoreChoices(sentence, choices, echo)) {
+      best.set(key, Math.max(best.get(key) ?? 0, score));
+      // A choice whose definition has recognisable cues needs the sentence to say the same thing
+      // (or to name the choice): word overlap alone picks up too much from long sentences.
+      if (saySame(said, defined.get(key)!) || flat.includes(key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) supported.add(key);
+    }
   }
   const top = Math.max(0, ...best.values());
-  return choices
-    .map(choiceOf)
+  return all
     .map((c) => c.key)
-    .filter((k) => (best.get(k) ?? 0) >= Math.max(MULTI_THRESHOLD, 0.4 * top));
+    .filter((k) => (defined.get(k)!.size > 0 ? supported.has(k) : (best.get(k) ?? 0) >= Math.max(MULTI_THRESHOLD, 0.4 * top)));
 }
 
 const OBJECT_END = String.raw`(?=\s*\(|\s*[.;:,]|\s+(?:and|for|to|in|from|with|at|which|that|who|so|but)\s)`;
@@ -197,33 +219,125 @@ function cellValue(cell: string, kind: FieldKind): unknown {
 
 const normalizeHeader = (h: string) => h.toLowerCase().replace(/[^a-z0-9?]+/g, '-').replace(/^-+|-+$/g, '');
 
-/** Reads a table answer into rows shaped like the field's columns. */
+/** Reads a table answer into rows shaped like the field's columns: with or without a header row, or steps told in prose. */
 function readTable(answer: string, field: PromptField): Array<Record<string, unknown>> | undefined {
-  const table = parseMarkdownTable(answer);
-  if (!table || !field.columns?.length) return undefined;
+  if (!field.columns?.length) return undefined;
   const columns = field.columns;
-  const mapping = table.headers.map((h) => {
-    const n = normalizeHeader(h);
-    const exact = columns.find((c) => normalizeHeader(c.name) === n);
-    if (exact) return exact;
-    const scored = columns
-      .map((c) => ({ c, s: overlapCount(contentTokens(h), contentTokens(c.name.replace(/-/g, ' '))) }))
-      .sort((a, b) => b.s - a.s);
-    return scored[0] && scored[0].s > 0 ? scored[0].c : undefined;
-  });
-  if (mapping.filter(Boolean).length < Math.min(2, columns.length)) return undefined;
-  const rows = table.rows.map((cells) => {
+  // Pasted spreadsheet rows come tab-separated.
+  const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
+  const table = parseMarkdownTable(text) ?? headerlessRows(text);
+  if (!table) return stepsFromProse(answer, columns);
+  const mapping = mapHeaders(table.headers, columns.map((c) => c.name));
+  const named = mapping.filter((h) => h >= 0).length;
+  let rows = table.rows;
+  let byColumn = mapping;
+  // A header row is followed by a separator line, or at least names columns and holds no figures;
+  // otherwise the first line is data and the cells are in the template's order.
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes('|'));
+  const separated = lines.length > 1 && /^\|?\s*:?-{2,}/.test(lines[1]);
+  const looksLikeHeader = separated || (named >= Math.min(2, columns.length) && !table.headers.some((h) => /\d/.test(h)));
+  if (!looksLikeHeader) {
+    if (table.headers.length < 2) return undefined;
+    rows = [table.headers, ...table.rows];
+    byColumn = columns.map((_, i) => (i < table.headers.length ? i : -1));
+  }
+  const result = rows.map((cells) => {
     const row: Record<string, unknown> = {};
-    cells.forEach((cell, i) => {
-      const column = mapping[i];
-      if (!column) return;
-      const value = cellValue(cell, column.kind);
+    columns.forEach((column, i) => {
+      const at = byColumn[i];
+      if (at < 0 || at >= cells.length) return;
+      const value = cellValue(cells[at], column.kind);
       if (value !== undefined) row[column.name] = value;
     });
     return row;
   });
-  const kept = rows.filter((r) => Object.keys(r).length > 0);
+  const kept = result.filter((r) => Object.keys(r).length > 0);
   return kept.length ? kept : undefined;
+}
+
+/** Pipe-separated lines with no header row (a single line too). */
+function headerlessRows(text: string): { headers: string[]; rows: string[][] } | undefined {
+  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes('|') && !/^\|?\s*:?-{2,}/.test(l));
+  if (lines.length !== 1) return undefined;
+  const cells = lines[0].split('|').map((c) => c.trim());
+  if (cells[0] === '') cells.shift();
+  if (cells.length && cells[cells.length - 1] === '') cells.pop();
+  return cells.length >= 2 ? { headers: cells, rows: [] } : undefined;
+}
+
+const SEQUENCE_SPLIT = /\s*;\s*|(?<=[a-z)])\.\s+|,?\s*\b(?:and then|then|after that|afterwards|next|finally|and finally|lastly)\b,?\s*/i;
+const LEAD = /^(?:and|first(?:ly)?|to start|at the start|in the end|the|a|an|it is|they are|it|they)\s+/i;
+const VERB_CUT = /\s+(?:takes?|gives?|turns?|makes?|yields?|produces?|runs?|is|are|checks?|uses?|goes|moves)\b|\s+(?:on|in|at|through|into|onto|with) the\b|\s*\(/i;
+const FILLER = new Set(['the', 'a', 'an', 'is', 'are', 'goes', 'go', 'through', 'into', 'onto', 'then', 'it', 'they', 'them', 'every', 'each', 'all', 'its', 'our', 'we', 'on', 'in', 'at', 'of', 'to', 'and']);
+
+/**
+ * Steps told as a sequence ("First the paste is printed, then ..., finally ...", or "Sorting
+ * takes ... (15 minutes); washing ...") become rows in the order told: a name for the step's
+ * id column, and where the sentence says so, its duration, equipment, inputs and outputs.
+ */
+function stepsFromProse(answer: string, columns: NonNullable<PromptField['columns']>): Array<Record<string, unknown>> | undefined {
+  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
+  if (!idColumn) return undefined;
+  // The told sequence runs from "first" to the clause after "finally" when the answer marks them.
+  let told = answer.replace(/^[^:]{0,80}:\s+/, '');
+  const start = /\b(?:first(?:ly)?|to start|we start by)\b/i.exec(told);
+  if (start) told = told.slice(start.index);
+  const end = /\b(?:finally|lastly|at the end)\b[^.;]*[.;]?/i.exec(told);
+  if (end) told = told.slice(0, end.index + end[0].length);
+  if (!start && !end) {
+    // Unmarked: the sequence is the sentence that lists the most steps.
+    const listed = (x: string) => (x.match(/,|;|\bthen\b/g) ?? []).length;
+    told = (told.match(/[^.!?]+[.!?]?/g) ?? [told]).reduce((a, b) => (listed(b) > listed(a) ? b : a));
+  }
+  // "sorted, washed, pressed and folded": a comma list of steps, its last item after "and".
+  const marked = /\b(?:first(?:ly)?|after that|afterwards|next|finally|lastly)\b/i.test(told);
+  const commaList = !marked && (told.match(/,/g) ?? []).length >= 3 && !told.includes(';');
+  const clauses = told
+    .split(commaList ? /\s*,\s*(?:and\s+|then\s+)?|\s+and\s+|,?\s*\bthen\b\s*/i : SEQUENCE_SPLIT)
+    .map((c) => (c ?? '').trim().replace(/[.!]+$/, ''))
+    // One word is a step in a comma list ("tumbled"), elsewhere a fragment.
+    .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
+  if (clauses.length < 3) return undefined;
+  const columnFor = (probe: string) => {
+    const mapped = mapHeaders([probe], columns.map((c) => c.name)).findIndex((h) => h >= 0);
+    return mapped >= 0 ? columns[mapped] : undefined;
+  };
+  const duration = columns.find((c) => c.kind === 'quantity');
+  const resources = columnFor('machine equipment');
+  const inputs = columnFor('inputs consumed');
+  const outputs = columnFor('outputs yields');
+  const rows = clauses.map((clause) => {
+    const plain = clause.replace(LEAD, '').replace(LEAD, '');
+    const head = plain.split(VERB_CUT)[0].trim();
+    const headWords = head.split(/\s+/).filter((w) => !FILLER.has(w.toLowerCase()));
+    const words = headWords.length >= 2 || /ing$/i.test(headWords[0] ?? '') ? headWords : plain.split(/\s+/).filter((w) => !FILLER.has(w.toLowerCase())).slice(0, 4);
+    const row: Record<string, unknown> = { [idColumn.name]: slug(words.join(' ').replace(/\(.*$/, '')) };
+    const q = duration ? parseQuantity(clause) : undefined;
+    if (duration && q) row[duration.name] = q;
+    const where = /\b(?:on|in|at|through|using) the ([a-z][a-z -]*?)(?=\s*\(|,|;|\s+(?:gives?|takes?|makes?|turns?|yields?)\b|$)/i.exec(clause)?.[1];
+    if (resources && where && resources.kind === 'list') row[resources.name] = [where.trim()];
+    const took = /\btakes? (?:the )?([a-z][a-z -]*?)(?=\s+(?:on|in|at|from)\b|\s*\(|,|;|$)/i.exec(clause)?.[1];
+    if (inputs && took && inputs.kind === 'list') row[inputs.name] = [took.trim()];
+    const gave = /\b(?:gives?|makes?|yields?|produces?|into) (?:the |a |an )?([a-z][a-z -]*?)(?=\s+(?:on|in|at|from)\b|\s*\(|,|;|$)/i.exec(clause)?.[1];
+    if (outputs && gave && outputs.kind === 'list') row[outputs.name] = [gave.trim()];
+    return row;
+  });
+  const named = rows.filter((r) => typeof r[idColumn.name] === 'string' && (r[idColumn.name] as string).length > 1);
+  return named.length >= 3 ? named : undefined;
+}
+
+/**
+ * A yes/no question put as two alternatives ("Does it flow continuously ..., or do you work in
+ * discrete batches?") answered without yes or no: the alternative the answer speaks of decides.
+ */
+function sideTaken(answer: string, question: string): boolean | undefined {
+  // The alternatives split at the first ", or" (later "or"s list options within one alternative).
+  const asked = question.replace(/\?\s*$/, '');
+  const m = /^(.*?\S),\s+or\s+(.+)$/i.exec(asked) ?? /^(.*?\S)\s+or\s+(.+)$/i.exec(asked);
+  if (!m) return undefined;
+  const [first, second] = rankTexts(answer, [m[1], m[2]]);
+  if (Math.abs(first - second) < 0.5) return undefined;
+  return first > second;
 }
 
 /** Reads one asked-for field from the answer, by its kind. Undefined when the answer does not give it. */
@@ -233,7 +347,7 @@ function readField(field: PromptField, answer: string, echo: string): unknown {
     case 'table':
       return readTable(answer, field);
     case 'boolean':
-      return parseYesNo(answer);
+      return parseYesNo(answer) ?? sideTaken(answer, echo);
     case 'quantity':
       return parseQuantity(answer);
     case 'number': {
@@ -328,8 +442,9 @@ export const eadsRules: StandinRule[] = [
     answer: ({ sections }) => {
       const eads = asObject(sections.eads);
       const fields = asArray<PromptField>(sections.remaining_fields);
-      const asked = asArray<{ targets?: string[] }>(sections.asked);
-      const attempts = (name: string) => asked.filter((a) => a.targets?.includes(name)).length;
+      const asked = asArray<{ targets?: string[]; charged?: boolean }>(sections.asked);
+      // A question whose table answer could not be read was free and is no attempt.
+      const attempts = (name: string) => asked.filter((a) => a.charged !== false && a.targets?.includes(name)).length;
       const objective = typeof eads.objective === 'string' ? eads.objective : '';
       const opening = /'([A-Z][^'\n]*\?[^'\n]*)'/.exec(objective)?.[1] ?? /"([A-Z][^"\n]*\?[^"\n]*)"/.exec(objective)?.[1];
       if (asked.length === 0 && opening) {
@@ -392,13 +507,15 @@ export const eadsRules: StandinRule[] = [
       const tables = asArray<{ name: string; rows: Array<Record<string, unknown>> }>(sections.tables);
       if (question.question_type === 'table' && question.table_template) {
         const wanted = question.table_template.split('\n')[0].split('|').map((c) => c.trim()).filter(Boolean);
+        // The firm's own column names ("stage", "time") are matched to the template's by meaning.
+        const nameFit = rankTexts(question.question ?? '', tables.map((t) => t.name));
         const best = tables
-          .map((t) => {
+          .map((t, i) => {
             const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
-            const match = wanted.map((w) => columns.find((c) => normalizeHeader(c) === normalizeHeader(w)));
-            return { t, match, n: match.filter(Boolean).length };
+            const match = mapHeaders(columns, wanted).map((h) => (h >= 0 ? columns[h] : undefined));
+            return { t, match, n: match.filter(Boolean).length, fit: nameFit[i] };
           })
-          .sort((a, b) => b.n - a.n)[0];
+          .sort((a, b) => b.n - a.n || b.fit - a.fit)[0];
         if (best && best.n >= Math.min(2, wanted.length)) {
           const format = (v: unknown): string => {
             if (Array.isArray(v)) return v.map(format).join(', ');
@@ -410,12 +527,17 @@ export const eadsRules: StandinRule[] = [
           return { answer: `Here is our ${best.t.name}:\n${lines.join('\n')}` };
         }
       }
-      const q = contentTokens(`${question.question} ${(question.targets ?? []).join(' ')}`);
-      const scored = facts
-        .map((f) => ({ f, score: 2 * overlapCount(q, contentTokens(f.about)) + overlapCount(q, contentTokens(f.answer)) }))
-        .sort((a, b) => b.score - a.score);
-      if (!scored[0] || scored[0].score < 2) return { answer: "I'm not sure; we don't really keep track of that." };
-      return { answer: scored[0].f.answer };
+      const query = `${question.question} ${(question.targets ?? []).map(humanize).join(' ')}`;
+      const byAbout = rankTexts(query, facts.map((f) => f.about));
+      const byAnswer = rankTexts(query, facts.map((f) => f.answer));
+      // What a fact is about is its index; its answer's words count less (long answers share many).
+      const scored = facts.map((f, i) => ({ f, i, score: 3 * byAbout[i] + byAnswer[i] })).sort((a, b) => b.score - a.score || a.i - b.i);
+      if (!scored[0] || scored[0].score < 1) return { answer: "I'm not sure; we don't really keep track of that." };
+      // Asked to characterise the work (a choice), a person says everything that bears on it:
+      // a second fact that fits nearly as well is added.
+      const [first, second] = scored;
+      if (question.question_type === 'choice' && second && second.score >= 0.8 * first.score) return { answer: `${first.f.answer} ${second.f.answer}` };
+      return { answer: first.f.answer };
     },
   },
   {
@@ -443,7 +565,10 @@ export const eadsRules: StandinRule[] = [
       }
       const filled = Object.keys(update);
       const open = fields.filter((f) => !f.derived && known[f.name] === undefined && update[f.name] === undefined);
-      const triedEnough = open.every((f) => (attempts[f.name] ?? 0) + ((question.targets ?? []).includes(f.name) ? 1 : 0) >= 2);
+      // A table answer that could not be read is no attempt (the pursuit does not charge it either).
+      const unreadTable = /\||\t/.test(answer) && fields.some((f) => f.kind === 'table' && (question.targets ?? []).includes(f.name) && update[f.name] === undefined);
+      const thisCounts = unreadTable ? 0 : 1;
+      const triedEnough = open.every((f) => (attempts[f.name] ?? 0) + ((question.targets ?? []).includes(f.name) ? thisCounts : 0) >= 2);
       const exhausted = DONE_RE.test(answer) || (filled.length === 0 && triedEnough);
       const missed = (question.targets ?? []).filter((t) => !filled.includes(t) && fields.some((f) => f.name === t && !f.derived));
       const notes = [

@@ -48,6 +48,11 @@ function roots(text: string): Set<string> {
 /** Keywords that name a kind of publication or a tool, not something to study. */
 const GENERIC_KEYWORDS = new Set(['survey', 'benchmark', 'software library', 'meta-analysis', 'reporting guideline', 'systematic review', 'large language models', 'deep learning', 'machine learning']);
 
+/** Roots of words any research text uses: they say nothing about the topic. */
+const GENERIC_ROOTS = roots(
+  'data model models study studies research science scientific analysis method methods result results system systems approach based using new large evidence effect effects review paper work first',
+);
+
 function shared(a: Set<string>, b: Set<string>): string[] {
   return [...a].filter((t) => b.has(t));
 }
@@ -113,34 +118,81 @@ export function workload(profile: Profile, objectives: number) {
   return { hours, weeks, totalWeeks, totalHours: hours.preparation + hours.collection + hours.qualityCheck };
 }
 
+type MethodKind = 'simulation' | 'benchmark' | 'forecasting' | 'survey' | 'interviews' | 'mixed' | 'review' | 'field' | 'secondary' | 'comparison' | 'oral-history';
+
 interface MethodChoice {
   name: string;
   type: 'quantitative' | 'qualitative' | 'mixed-methods';
-  kind: 'simulation' | 'forecasting' | 'survey' | 'interviews' | 'mixed' | 'review';
+  kind: MethodKind;
   skills: string[];
 }
 
-const METHODS: Record<MethodChoice['kind'], MethodChoice> = {
+const METHODS: Record<MethodKind, MethodChoice> = {
   simulation: { kind: 'simulation', name: 'Controlled simulation experiments on agent benchmarks', type: 'quantitative', skills: ['Python', 'Experimental design', 'Statistics'] },
+  benchmark: { kind: 'benchmark', name: 'Controlled experiments on public benchmark tasks', type: 'quantitative', skills: ['Python', 'Experimental design', 'Statistics'] },
   forecasting: { kind: 'forecasting', name: 'Retrospective benchmark experiments on historical observations', type: 'quantitative', skills: ['Python', 'Time-series analysis', 'Deep learning'] },
   survey: { kind: 'survey', name: 'Cross-sectional online survey with validated scales', type: 'quantitative', skills: ['Survey design', 'Statistics'] },
   interviews: { kind: 'interviews', name: 'Semi-structured interviews with thematic analysis', type: 'qualitative', skills: ['Interviewing', 'Qualitative coding'] },
   mixed: { kind: 'mixed', name: 'Explanatory sequential mixed-methods design (survey, then interviews)', type: 'mixed-methods', skills: ['Survey design', 'Statistics', 'Interviewing'] },
   review: { kind: 'review', name: 'Systematic literature review with a small empirical study', type: 'mixed-methods', skills: ['Systematic searching', 'Critical appraisal'] },
+  field: { kind: 'field', name: 'In-situ field measurements at the study sites', type: 'quantitative', skills: ['Field protocols', 'Statistics'] },
+  secondary: { kind: 'secondary', name: 'Secondary analysis of public datasets with a reproducible analysis pipeline', type: 'quantitative', skills: ['Data analysis', 'Statistics'] },
+  comparison: { kind: 'comparison', name: 'Quasi-experimental comparison of an intervention group and a comparison group, with a participant questionnaire', type: 'mixed-methods', skills: ['Research design', 'Statistics', 'Questionnaire design'] },
+  'oral-history': { kind: 'oral-history', name: 'Oral history interviews with archival document analysis', type: 'qualitative', skills: ['Interviewing', 'Archival research', 'Qualitative coding'] },
 };
 
-function chooseMethod(text: string): MethodChoice {
+/**
+ * What kind of study the profile describes, read from its field, topic, context and skills: the
+ * data it works with (people's answers, recordings made on site, public datasets, archives,
+ * model runs) decides the method family, not the field's name alone. Each family has a few
+ * general cues; the family with most cues wins, and some pairs combine (interviews and
+ * archives make an oral history; field work with specimens adds laboratory tests).
+ */
+const METHOD_CUES: Record<string, RegExp[]> = {
+  agents: [/multi-agent|\bagents?\b/, /reinforcement|game theory/, /simulat/],
+  computing: [/language models?|\bllms?\b|neural|algorithm|benchmark|artificial intelligence|\bai\b/, /computer science|software|machine learning|deep learning/, /retriev|hallucinat|classifier|prompt/],
+  forecasting: [/forecast|nowcast/, /weather|climate|precipitation/, /time[- ]series/],
+  secondary: [/bioinformatic|genom|rna-?seq|single-cell|gene expression|proteom/, /public (?:datasets?|data)|published datasets|re-?analy|registry|administrative data|census/, /econometric/],
+  field: [
+    /\bfield\b(?! of)|in-situ|on site|in-service|study sites?/,
+    /marine|reef|ecolog|forest|soil|crops?\b|plots?\b|agronom|farm|geolog|ocean|river|coast|wildlife|habitat/,
+    /underwater|imaging|photogra|video|camera|drone|transects?/,
+    /sensors?|strain|gauges?|monitor|moisture|measur/,
+    /bridges?|structur|building|pipeline|railway/,
+  ],
+  lab: [/laborator|\blab\b|specimens?|fatigue tests?|assays?|material testing|test rig|chemical/],
+  survey: [/survey|questionnaire/, /psycholog|well-being|wellbeing|attitude|opinion|self-report/, /social media|behaviou?r|perception/],
+  comparison: [/educat|pedagog|teaching|classroom/, /students?|course|lecture|curricul/, /intervention|peer instruction|comparing|compare[sd]?|control group/],
+  interviews: [/interview|qualitative|thematic|ethnograph/, /oral history|memories|life[- ]stor|lived experience|narrative|testimon/],
+  archival: [/histor/, /archiv|minutes|newspapers?|manuscripts?|letters/],
+};
+
+function methodScores(text: string): Record<string, number> {
   const t = text.toLowerCase();
-  const simulation = /multi-agent|agent|simulat|reinforcement|game theory/.test(t);
-  const forecasting = /forecast|weather|climate|time series|time-series|nowcast/.test(t);
-  const survey = /survey|psycholog|well-being|wellbeing|education|social|behaviou?r/.test(t);
-  const qualitative = /interview|qualitative|thematic|lived experience|perception|ethnograph/.test(t);
-  if (simulation) return METHODS.simulation;
-  if (forecasting) return METHODS.forecasting;
-  if (survey && qualitative) return METHODS.mixed;
-  if (survey) return METHODS.survey;
-  if (qualitative) return METHODS.interviews;
-  return METHODS.review;
+  return Object.fromEntries(Object.entries(METHOD_CUES).map(([k, res]) => [k, res.filter((re) => re.test(t)).length]));
+}
+
+function chooseMethod(text: string): MethodChoice {
+  const s = methodScores(text);
+  const imaging = /underwater|imaging|photogra|video|camera|drone/i.test(text);
+  const candidates: Array<[number, MethodChoice]> = [
+    [s.agents >= 1 ? s.agents + s.computing : 0, METHODS.simulation],
+    [s.computing, METHODS.benchmark],
+    [s.forecasting, METHODS.forecasting],
+    [s.secondary, METHODS.secondary],
+    [s.field, s.lab > 0
+      ? { ...METHODS.field, name: 'In-situ field measurements combined with laboratory tests', skills: [...METHODS.field.skills, 'Laboratory testing'] }
+      : imaging ? { ...METHODS.field, name: 'Field observation with image-based measurement at the study sites', skills: ['Field protocols', 'Image annotation', 'Statistics'] } : METHODS.field],
+    [s.lab, { ...METHODS.field, name: 'Controlled laboratory tests on specimens', skills: ['Laboratory testing', 'Statistics'] }],
+    [s.interviews && s.archival ? s.interviews + s.archival : 0, METHODS['oral-history']],
+    [s.comparison >= 2 ? s.comparison : 0, METHODS.comparison],
+    [s.survey && s.interviews ? s.survey + s.interviews : 0, METHODS.mixed],
+    [s.survey, METHODS.survey],
+    [s.interviews, METHODS.interviews],
+    [s.archival, { ...METHODS['oral-history'], name: 'Archival document analysis of primary sources', skills: ['Archival research'] }],
+  ];
+  const [score, best] = candidates.reduce((a, b) => (b[0] > a[0] ? b : a));
+  return score > 0 ? best : METHODS.review;
 }
 
 function profileText(p: Profile, extra: string[] = []): string {
@@ -172,17 +224,25 @@ function problemFormulation(sections: Record<string, unknown>) {
   const feedback = strings(sections.refinement_feedback);
   const feedbackText = feedback.join(' ');
 
-  // Which results bear on the topic: at least two shared content words with the profile.
-  const topic = roots(`${profile.research_area} ${profile.field_of_study} ${profile.additional_context}`);
+  // Which results bear on the topic: words of the area and field count fully, words of the
+  // context half, words every kind of research uses not at all; a study must share at least one
+  // area or field word and score 2. Unrelated results are not cited, however few remain.
   const areaRoots = roots(`${profile.research_area} ${profile.field_of_study}`);
+  const contextRoots = roots(`${profile.additional_context}`);
+  const purpose = /\bfor\s+(.{3,})$/i.exec(profile.research_area)?.[1];
+  const purposeRoots = purpose ? new Set([...roots(purpose)].filter((t) => !GENERIC_ROOTS.has(t))) : undefined;
   const interests = roots(`${profile.additional_context} ${profile.missing_skills.join(' ')}`);
   const relevant = hits
     .map((h, order) => {
-      const overlap = shared(roots(`${h.title} ${h.snippet} ${h.keywords.join(' ')}`), topic);
-      return { h, overlap, order };
+      const overlap = [...roots(`${h.title} ${h.snippet} ${h.keywords.join(' ')}`)].filter((t) => !GENERIC_ROOTS.has(t));
+      const onArea = overlap.filter((t) => areaRoots.has(t));
+      const onContext = overlap.filter((t) => !areaRoots.has(t) && contextRoots.has(t));
+      return { h, overlap: [...onArea, ...onContext], score: onArea.length + 0.5 * onContext.length, onArea: onArea.length, order };
     })
-    .filter((r) => r.overlap.length >= 2)
-    .sort((a, b) => b.overlap.length - a.overlap.length || a.order - b.order)
+    // "X for Y": Y names what the work is for (the application), X the means; a study that
+    // shares only the means ("machine learning") is not literature on Y.
+    .filter((r) => r.onArea >= 1 && r.score >= 2 && (!purposeRoots || r.overlap.some((t) => purposeRoots.has(t))))
+    .sort((a, b) => b.score - a.score || a.order - b.order)
     .slice(0, 5);
 
   // Key variables: the cited studies' keywords that add something to the area's own words,
@@ -192,7 +252,8 @@ function problemFormulation(sections: Record<string, unknown>) {
     for (const keyword of h.keywords) {
       const k = keyword.toLowerCase();
       const keys = [...roots(k)];
-      if (GENERIC_KEYWORDS.has(k) || keys.every((t) => areaRoots.has(t))) continue;
+      // A keyword that repeats the area's own words adds nothing (and would echo the topic).
+      if (GENERIC_KEYWORDS.has(k) || keys.some((t) => areaRoots.has(t))) continue;
       const bonus = keys.some((t) => interests.has(t)) ? 2 : 0;
       scores.set(k, (scores.get(k) ?? bonus) + 1);
     }
@@ -205,51 +266,99 @@ function problemFormulation(sections: Record<string, unknown>) {
   }
   const focus = /focus (?:more )?on ([^.;,!?]+)/i.exec(feedbackText)?.[1]?.trim().toLowerCase();
   if (focus) variables = [focus, ...variables.filter((v) => v !== focus)];
-  if (variables.length < 2) {
-    const parts = profile.research_area.split(/\s+(?:and|with|for|of|in|on)\s+/i).map((s) => inSentence(s.trim())).filter(Boolean);
-    variables = [...variables, ...parts.filter((p) => !variables.includes(p))];
-  }
-  if (variables.length < 2) variables.push('outcome quality');
   variables = variables.slice(0, 4);
+  // With fewer than two variables from the literature, the questions are about the area itself:
+  // no filler variable is invented.
+  const literatureBacked = variables.length >= 2;
 
   // Scope: four secondary questions at first; each "narrow the scope" feedback drops the last one.
   const previousCount = previous ? strings(previous.secondary_questions).length : 0;
-  const count = previous ? Math.max(1, previousCount - (NARROW.test(feedbackText) ? 1 : 0)) : 4;
+  const narrowed = previous !== undefined && NARROW.test(feedbackText);
+  const count = previous ? Math.max(1, previousCount - (narrowed ? 1 : 0)) : 4;
   const area = inSentence(profile.research_area);
-  const templates = [
-    (v: string) => `How is ${v} defined and measured in current research on ${area}?`,
-    (v: string) => `How does ${v} relate to the outcomes that matter in ${area}?`,
-    (v: string) => `Under which conditions does ${v} change, and why?`,
-    (v: string) => `What do findings on ${v} imply for practice in ${inSentence(profile.field_of_study)}?`,
-  ];
-  const secondary = Array.from({ length: count }, (_, i) => templates[i % templates.length](variables[i % variables.length]));
-  const main = `How do ${variables[0]} and ${variables[1]} shape ${area}?`;
+  const field = inSentence(profile.field_of_study);
+  const templates = literatureBacked
+    ? [
+        (v: string) => `How is ${v} defined and measured in current research on ${area}?`,
+        (v: string) => `How does ${v} relate to the outcomes that matter in ${area}?`,
+        (v: string) => `Under which conditions does ${v} change, and why?`,
+        (v: string) => `What do findings on ${v} imply for practice in ${field}?`,
+      ]
+    : [
+        () => `What is already known about ${area}, and where are the gaps?`,
+        () => 'Which factors explain the differences this study observes?',
+        () => `How do the new observations compare with earlier accounts in ${field}?`,
+        () => `What do the findings imply for practice in ${field}?`,
+      ];
+  const secondary = Array.from({ length: count }, (_, i) => templates[i % templates.length](variables[i % Math.max(1, variables.length)] ?? ''));
+  const context = firstClause(profile.additional_context);
+  const main = [
+    literatureBacked ? `How do ${variables[0]} and ${variables[1]} shape ${area}?` : '',
+    focus ? `How does ${focus} relate to ${area}?` : '',
+    context ? `What can ${inSentence(context)} reveal about ${area}?` : '',
+    `Which open questions about ${area} can one project answer with the data it can collect?`,
+  ].find((q) => q && !echoedPhrase(q))!;
 
   const cite = relevant.slice(0, 2).map(({ h }) => `“${h.title}” (${h.source}${h.year ? `, ${h.year}` : ''})`);
+  const literatureSentence =
+    relevant.length >= 2
+      ? `${relevant.length} of the retrieved studies bear on it directly, for example ${cite.join(' and ')}${literatureBacked ? `, but they leave open how ${variables.slice(0, 3).join(', ')} interact in settings like this one` : ''}.`
+      : relevant.length === 1
+        ? `Only one retrieved study bears on it directly, ${cite[0]}; the literature available here is thin, so a systematic search of specialised databases is part of the first phase.`
+        : 'The literature search found no study on this topic in the searched collection: the literature available here is thin, so a systematic search of specialised databases is part of the first phase, and no unrelated work is cited in its place.';
+  // What changed since the last version, in the proposal's own words (the feedback itself stays in the refinement history).
+  const revision = previous
+    ? [narrowed ? `This version narrows the scope to ${count} secondary question${count === 1 ? '' : 's'}.` : 'This version revises the questions after review.', focus ? `It now centres on ${focus}.` : '']
+        .filter(Boolean)
+        .join(' ')
+    : '';
   const statement = [
-    `${capitalise(area)} is an active topic in ${inSentence(profile.field_of_study)}.`,
-    relevant.length
-      ? `${relevant.length} of the retrieved studies bear on it directly, for example ${cite.join(' and ')}, but they leave open how ${variables.slice(0, 3).join(', ')} interact in settings like this one.`
-      : 'The literature search found no study that matches the topic closely, so a systematic search is part of the first phase.',
+    relevant.length >= 2 ? `${capitalise(area)} is an active topic in ${field}.` : `This proposal addresses ${area}, a topic in ${field}.`,
+    literatureSentence,
     profile.constraints.length ? `The work has to respect these constraints: ${profile.constraints.map(inSentence).join(', ')}.` : '',
     `The project asks ${count} secondary question${count === 1 ? '' : 's'} so that it fits ${profile.timeline} at ${profile.weekly_hours} hours per week.`,
-    feedback.length ? `This version addresses the feedback: ${feedback.join(' ')}` : '',
+    revision,
   ]
     .filter(Boolean)
     .join(' ');
 
   return {
-    working_title: `${capitalise(variables[0])} and ${variables[1]} in ${profile.research_area}`,
+    working_title: literatureBacked ? `${capitalise(variables[0])} and ${variables[1]} in ${profile.research_area}` : `${capitalise(profile.research_area)}: a study plan in ${field}`,
     problem_statement: statement,
     main_research_question: main,
     secondary_questions: secondary,
-    key_variables: variables,
+    key_variables: variables.length ? variables : [profile.research_area],
     literature: relevant.map(({ h }) => {
       const common = shared(terms(`${h.title} ${h.keywords.join(' ')}`), terms(`${profile.research_area} ${profile.additional_context} ${variables.join(' ')}`));
-      const named = common.filter((t) => !common.some((o) => o !== t && o.includes(t)));
-      return { result_id: h.id, relevance_note: `${h.snippet || h.title}${named.length ? ` Relevant for: ${named.slice(0, 3).join(', ')}.` : ''}` };
+      const named = common.filter((t) => !common.some((o) => o !== t && o.includes(t)) && !GENERIC_ROOTS.has(t.slice(0, 6)) && !['large', 'small', 'based'].includes(t));
+      return { result_id: h.id, relevance_note: `${firstSentence(h.snippet) ?? `${h.title}.`}${named.length ? ` Relevant for: ${named.slice(0, 3).join(', ')}.` : ''}` };
     }),
   };
+}
+
+/** The first whole sentence of a text (an abstract may arrive cut mid-word), or undefined. */
+function firstSentence(text: string): string | undefined {
+  const m = /^(.{20,}?[.!?])(?:\s|$)/.exec(text.trim());
+  return m ? m[1] : undefined;
+}
+
+/** The first clause of a sentence, without its full stop ("Counting reef fish from video."). */
+function firstClause(text: string): string {
+  const clause = text.trim().split(/[.;:!?]\s|[.;:!?]$/)[0]?.trim() ?? '';
+  return clause.length >= 10 && clause.length <= 140 ? clause : '';
+}
+
+/** A two-word phrase that occurs twice in one sentence ("How do X and Y shape X?"): poor writing. */
+function echoedPhrase(sentence: string): string | undefined {
+  const words = sentence.toLowerCase().match(/[a-z0-9][a-z0-9'-]*/g) ?? [];
+  const seen = new Set<string>();
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (STOP.has(words[i]) || STOP.has(words[i + 1])) continue;
+    const key = `${words[i]} ${words[i + 1]}`;
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return undefined;
 }
 
 function objectivesRule(sections: Record<string, unknown>) {
@@ -282,7 +391,8 @@ function methodologyRule(sections: Record<string, unknown>) {
   const problem = obj(sections.problem);
   const objectives = obj(sections.objectives);
   const specific = strings(objectives.specific_objectives);
-  const method = chooseMethod(profileText(profile, strings(problem.key_variables)));
+  // The profile alone decides, so the data collection plan reaches the same method.
+  const method = chooseMethod(profileText(profile));
   const load = workload(profile, specific.length);
   const alternatives = (Object.values(METHODS) as MethodChoice[]).filter((m) => m.kind !== method.kind && m.kind !== 'review').slice(0, 2);
   const have = profile.existing_skills.map((s) => s.toLowerCase());
@@ -319,14 +429,19 @@ interface Tool {
 
 const TOOLS: Tool[] = [
   { name: 'PettingZoo', type: 'Software library', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['simulation'] },
-  { name: 'Python with pandas', type: 'Programming language', accessibility: 'Free / open source', learning_curve: 'Low for Python users', for: ['simulation', 'forecasting', 'survey', 'mixed'] },
-  { name: 'MLflow', type: 'Experiment tracking', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['simulation', 'forecasting'] },
+  { name: 'Python with pandas', type: 'Programming language', accessibility: 'Free / open source', learning_curve: 'Low for Python users', for: ['simulation', 'benchmark', 'forecasting', 'survey', 'mixed', 'secondary'] },
+  { name: 'MLflow', type: 'Experiment tracking', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['simulation', 'benchmark', 'forecasting'] },
   { name: 'xarray', type: 'Software library', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['forecasting'] },
-  { name: 'LimeSurvey Community Edition', type: 'Survey platform', accessibility: 'Free / open source', learning_curve: 'Low', for: ['survey', 'mixed'] },
-  { name: 'JASP', type: 'Statistics software', accessibility: 'Free / open source', learning_curve: 'Low', for: ['survey', 'mixed'] },
+  { name: 'LimeSurvey Community Edition', type: 'Survey platform', accessibility: 'Free / open source', learning_curve: 'Low', for: ['survey', 'mixed', 'comparison'] },
+  { name: 'JASP', type: 'Statistics software', accessibility: 'Free / open source', learning_curve: 'Low', for: ['survey', 'mixed', 'comparison'] },
   { name: 'SPSS', type: 'Statistics software', accessibility: 'Commercial licence', learning_curve: 'Low', for: ['survey', 'mixed'], paid: true },
-  { name: 'Taguette', type: 'Qualitative coding', accessibility: 'Free / open source', learning_curve: 'Low', for: ['interviews', 'mixed'] },
-  { name: 'Zotero', type: 'Reference manager', accessibility: 'Free / open source', learning_curve: 'Low', for: ['simulation', 'forecasting', 'survey', 'interviews', 'mixed', 'review'] },
+  { name: 'Taguette', type: 'Qualitative coding', accessibility: 'Free / open source', learning_curve: 'Low', for: ['interviews', 'mixed', 'oral-history'] },
+  { name: 'R', type: 'Statistics software', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['field', 'secondary', 'comparison'] },
+  { name: 'Fiji (ImageJ)', type: 'Image analysis', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['field'] },
+  { name: 'QGIS', type: 'Mapping of study sites', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['field'] },
+  { name: 'Snakemake', type: 'Analysis workflow manager', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['secondary'] },
+  { name: 'Audacity', type: 'Audio recording and editing', accessibility: 'Free / open source', learning_curve: 'Low', for: ['oral-history'] },
+  { name: 'Zotero', type: 'Reference manager', accessibility: 'Free / open source', learning_curve: 'Low', for: ['simulation', 'benchmark', 'forecasting', 'survey', 'interviews', 'mixed', 'review', 'field', 'secondary', 'comparison', 'oral-history'] },
 ];
 
 function dataCollectionRule(sections: Record<string, unknown>) {
@@ -334,11 +449,12 @@ function dataCollectionRule(sections: Record<string, unknown>) {
   const objectives = obj(sections.objectives);
   const methodology = obj(sections.methodology);
   const n = Math.max(1, strings(objectives.specific_objectives).length);
-  const method = (Object.values(METHODS) as MethodChoice[]).find((m) => m.name === str(methodology.recommended_methodology)) ?? chooseMethod(profileText(profile));
+  const chosen = chooseMethod(profileText(profile));
+  const method = chosen.name === str(methodology.recommended_methodology) ? chosen : (Object.values(METHODS) as MethodChoice[]).find((m) => m.name === str(methodology.recommended_methodology)) ?? chosen;
   const noBudget = profile.constraints.some((c) => /no budget|no funding|zero budget|unfunded/i.test(c));
   const tools = TOOLS.filter((t) => t.for.includes(method.kind) && !(noBudget && t.paid)).map(({ name, type, accessibility, learning_curve }) => ({ name, type, accessibility, learning_curve }));
   const load = workload(profile, n);
-  const human = ['survey', 'interviews', 'mixed'].includes(method.kind);
+  const human = ['survey', 'interviews', 'mixed', 'comparison'].includes(method.kind) || (method.kind === 'oral-history' && /interview/i.test(method.name));
   const byKind: Record<MethodChoice['kind'], { techniques: string[]; sources: string[]; sample: string }> = {
     simulation: { techniques: ['Simulation logs', 'Automated metric collection'], sources: ['Generated synthetic data from simulated episodes'], sample: `${200 * n} episodes (${n} condition(s) × 200 seeds)` },
     forecasting: { techniques: ['Retrieval of historical observations', 'Model output archiving'], sources: ['Public reanalysis and station records'], sample: '10 years of daily observations per region' },
@@ -346,6 +462,13 @@ function dataCollectionRule(sections: Record<string, unknown>) {
     interviews: { techniques: ['Semi-structured interviews'], sources: ['Interview transcripts'], sample: '12-15 participants, until thematic saturation' },
     mixed: { techniques: ['Online questionnaire', 'Follow-up semi-structured interviews'], sources: ['Survey responses', 'Interview transcripts'], sample: `about ${Math.ceil(84 * (1 + 0.1 * (n - 1)))} respondents and 8-12 interviewees` },
     review: { techniques: ['Systematic database search', 'Structured data extraction'], sources: ['Published studies'], sample: '30-60 included studies' },
+    benchmark: { techniques: ['Benchmark runs with automated metric collection', 'Archiving of model outputs'], sources: ['Public benchmark datasets and model outputs'], sample: `${n} condition(s) × 3 seeds on each benchmark` },
+    field: fieldSpec(method.name, n),
+    secondary: { techniques: ['Retrieval of published datasets from public repositories', 'Reproducible analysis pipeline with documented parameters'], sources: ['Public data repositories'], sample: `${2 + n} published datasets` },
+    comparison: { techniques: ['Outcome records of the intervention and comparison groups', 'Participant questionnaire'], sources: ['Outcome records (e.g. assessments) of both groups', 'Questionnaire responses'], sample: 'two groups of about 60 participants each' },
+    'oral-history': /interview/i.test(method.name)
+      ? { techniques: ['Recorded life-story interviews', 'Archival document analysis'], sources: ['Interview recordings and transcripts', 'Archive records'], sample: '12-20 narrators and the matching archive series' }
+      : { techniques: ['Archival document analysis'], sources: ['Archive records'], sample: 'the archive series that cover the period' },
   };
   const spec = byKind[method.kind];
   return {
@@ -365,6 +488,22 @@ function dataCollectionRule(sections: Record<string, unknown>) {
       ...(human ? ['Ethics approval for research with human participants'] : []),
       `${load.totalHours} researcher hours`,
     ],
+  };
+}
+
+/** Field work: what is recorded on site (images or instrument readings), plus laboratory tests when the study has them. */
+function fieldSpec(name: string, n: number): { techniques: string[]; sources: string[]; sample: string } {
+  const imaging = /image/i.test(name);
+  const lab = /laborator/i.test(name);
+  const onSite = /field|in-situ/i.test(name);
+  return {
+    techniques: [
+      ...(onSite && imaging ? ['Standardised in-situ image or video recording at fixed sites', 'Annotation and measurement of the recorded images'] : []),
+      ...(onSite && !imaging ? ['Instrumented in-situ measurements with sensors or loggers', 'Repeated monitoring at fixed points'] : []),
+      ...(lab ? ['Laboratory tests on specimens or samples'] : []),
+    ],
+    sources: [...(onSite ? ['Field recordings from the study sites'] : []), ...(lab ? ['Laboratory test records'] : [])],
+    sample: `${2 * n} site visits${lab ? ` and ${6 * n} laboratory specimens` : ''}`,
   };
 }
 
