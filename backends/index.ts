@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { Config } from '../contracts/config';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
+import { sharedEmbedder } from './embedding';
 import { EmbeddedSearch } from './search/embedded';
 import type { SearchBackend } from './search/types';
 import { VertexSearch } from './search/vertex';
@@ -64,7 +65,9 @@ export function createSearch(config: Config): SearchBackend {
       apiEndpoint: endpoint ? parseEndpoint(endpoint) : undefined,
     });
   }
-  return new EmbeddedSearch(path.join(DATA_DIR, 'search'));
+  return new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
+    embedder: () => sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL }).then((s) => s.embedder),
+  });
 }
 
 /** `http://host:port`, `host:port` or `host` → the client's endpoint options. */
