@@ -88,7 +88,11 @@ export async function loadMiniLm(dir: string): Promise<TextEmbedder> {
     dimensions: MINILM_DIMENSIONS,
     async embed(texts) {
       const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) out.push(...(await embedBatch(texts.slice(i, i + BATCH))));
+      for (let i = 0; i < texts.length; i += BATCH) {
+        out.push(...(await embedBatch(texts.slice(i, i + BATCH))));
+        // Let the rest of the process (a worker's pollers, a server) run between batches.
+        await new Promise((r) => setImmediate(r));
+      }
       return out;
     },
   };

@@ -84,6 +84,15 @@ class MeaningSpace {
     }
     return v;
   }
+  /** Embeds the texts not seen yet in one batch: one model run instead of one per text. */
+  async prefetch(texts: string[]): Promise<void> {
+    const missing = [...new Set(texts)].filter((t) => !this.cache.has(t));
+    if (!missing.length) return;
+    if (this.cache.size > 20_000) this.cache.clear();
+    const batch = this.embedder.embed(missing);
+    missing.forEach((t, i) => this.cache.set(t, batch.then((r) => r[i])));
+    await batch;
+  }
   async similarity(a: string, b: string): Promise<number> {
     const [va, vb] = await Promise.all([this.vector(a), this.vector(b)]);
     return cosine(va, vb);
@@ -158,6 +167,15 @@ export function acronymsOf(text: string): string[] {
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([a]) => a);
 }
 
+/**
+ * What a table description names as its domain: acronyms ("NFL", "NOAA") and proper names of two
+ * or more capitalised words ("English Premier League").
+ */
+export function domainMarkers(description: string): string[] {
+  const names = [...description.matchAll(/\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b/g)].map((m) => m[0]);
+  return [...acronymsOf(description), ...names];
+}
+
 /** The PRP's domain: its most frequent acronym, if any. */
 export function domainOf(prp: string): string | undefined {
   return acronymsOf(prp)[0];
@@ -204,6 +222,7 @@ const MAX_GROUPS = 8;
 /** Average-linkage clustering of columns by meaning; keys join the cluster they are closest to. */
 async function clusterColumns(columns: ColumnLike[], meaning: MeaningSpace | undefined): Promise<ColumnLike[][]> {
   const n = columns.length;
+  await meaning?.prefetch(columns.map(columnText));
   const sim: number[][] = Array.from({ length: n }, () => new Array<number>(n).fill(0));
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) sim[i][j] = sim[j][i] = await columnSimilarity(columns[i], columns[j], meaning);
@@ -381,6 +400,7 @@ function variantAgreement(target: ColumnLike, source: ColumnLike): number {
  * Cosine of two column sentences mapped to 0..1: unrelated columns of this model sit below 0.3,
  * the same data under other names around 0.55 to 0.8.
  */
+const CONTEXT_LIFT = 0.15;
 const meaningScore = (cos: number): number => Math.max(0, Math.min(1, (cos - 0.25) / 0.35));
 
 /**
@@ -395,10 +415,11 @@ async function columnMatchByMeaning(
 ): Promise<number> {
   const lexical = columnMatch(target, source);
   if (!meaning) return lexical;
-  const cos = Math.max(
-    await meaning.similarity(columnText(target), columnText(source)),
-    await meaning.similarity(`${columnText(target)} (${context.group})`, `${columnText(source)} (${context.table})`),
-  );
+  // Context may only sharpen a resemblance the columns already have: two columns of similar
+  // tables are otherwise alike by their context alone (season ≈ home score "in NFL games").
+  const plain = await meaning.similarity(columnText(target), columnText(source));
+  const inContext = await meaning.similarity(`${columnText(target)} (${context.group})`, `${columnText(source)} (${context.table})`);
+  const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
   return Math.max(lexical, meaningScore(cos) * variantAgreement(target, source) * typeCompatibility(target.type, source.type));
 }
 
@@ -434,10 +455,14 @@ export async function validateCandidate(group: string, targets: ColumnLike[], ca
   }
   // One source column provides at most one target column (team_abbr is not both home_team and
   // away_team): assign the best-scoring pairs first.
+  const context = { group, table: candidate.description || name };
+  await meaning?.prefetch([
+    ...targets.flatMap((t) => [columnText(t), `${columnText(t)} (${context.group})`]),
+    ...schema.flatMap((c) => [columnText(c), `${columnText(c)} (${context.table})`]),
+  ]);
   const scored: Array<{ ti: number; target: string; source: string; score: number }> = [];
   for (const [ti, target] of targets.entries()) {
     for (const source of schema) {
-      const context = { group, table: candidate.description || name };
       scored.push({ ti, target: target.name, source: source.name, score: await columnMatchByMeaning(target, source, meaning, context) });
     }
   }
@@ -461,7 +486,7 @@ export async function validateCandidate(group: string, targets: ColumnLike[], ca
   // basketball scores). Tables that name no domain are judged by their columns alone.
   let offSubject: string | undefined;
   const domains = groupDomains(group);
-  const tableDomains = acronymsOf(`${candidate.description ?? ''}`);
+  const tableDomains = domainMarkers(candidate.description ?? '');
   if (domains.length > 0 && tableDomains.length > 0 && !tableDomains.some((d) => domains.includes(d))) {
     offSubject = `${tableDomains.join('/')} data, not ${domains.join('/')} data`;
   }
