@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Config } from '../contracts/config';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
-import { sharedEmbedder } from './embedding';
+import { embeddingModelDir, sharedEmbedder } from './embedding';
 import { EmbeddedSearch } from './search/embedded';
 import type { SearchBackend } from './search/types';
 import { VertexSearch } from './search/vertex';
@@ -65,8 +65,10 @@ export function createSearch(config: Config): SearchBackend {
       apiEndpoint: endpoint ? parseEndpoint(endpoint) : undefined,
     });
   }
+  const modelDir = embeddingModelDir(config.AGENT_FLOWS_EMBEDDING_MODEL);
   return new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
     embedder: () => sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL }).then((s) => s.embedder),
+    vectorCacheDir: modelDir ? path.join(modelDir, 'vectors') : undefined,
   });
 }
 

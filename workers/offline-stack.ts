@@ -10,6 +10,7 @@ import { parseConfig, type Config } from '../contracts/config';
 import { connectClient } from '../client/flow-client';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer, type DevServer } from './dev-server';
+import { ensureEmbeddingModel } from './embedding-model';
 import { createFlowWorker, installRuntime } from './worker';
 
 export interface OfflineStack {
@@ -24,6 +25,7 @@ export interface OfflineStack {
 }
 
 export async function startOfflineStack(options: { artifactDir: string; quiet?: boolean }): Promise<OfflineStack> {
+  await ensureEmbeddingModel({ quiet: options.quiet });
   const server = await startDevServer({ port: await freePort(), quiet: options.quiet ?? false });
   const standin = await startStandin({ port: 0 });
   const config = parseConfig({

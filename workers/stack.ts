@@ -15,10 +15,13 @@ import { payloadCodecFromEnv } from '../client/payload-codec';
 import { startCodecServer } from '../server/codec-server';
 import { faultSettingsSchema, startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
+import { ensureEmbeddingModel } from './embedding-model';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
   const config = configOrExit();
+  // First start installs the search's embedding model (a missing Python only means keyword search).
+  await ensureEmbeddingModel();
   const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   let server: DevServer | undefined;
   let standin: StandinServer | undefined;

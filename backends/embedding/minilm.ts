@@ -87,9 +87,14 @@ export async function loadMiniLm(dir: string): Promise<TextEmbedder> {
     name: 'all-MiniLM-L6-v2 (int8 ONNX)',
     dimensions: MINILM_DIMENSIONS,
     async embed(texts) {
-      const out: Float32Array[] = [];
-      for (let i = 0; i < texts.length; i += BATCH) {
-        out.push(...(await embedBatch(texts.slice(i, i + BATCH))));
+      // Batches of similar length: a batch is padded to its longest text, and attention costs
+      // grow with the square of that length.
+      const order = texts.map((t, i) => ({ i, n: t.length })).sort((a, b) => a.n - b.n).map((x) => x.i);
+      const out = new Array<Float32Array>(texts.length);
+      for (let k = 0; k < order.length; k += BATCH) {
+        const ids = order.slice(k, k + BATCH);
+        const vectors = await embedBatch(ids.map((i) => texts[i]));
+        ids.forEach((i, j) => (out[i] = vectors[j]));
         // Let the rest of the process (a worker's pollers, a server) run between batches.
         await new Promise((r) => setImmediate(r));
       }

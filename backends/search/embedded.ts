@@ -10,7 +10,8 @@
  * something the collection does not hold should still find little or nothing.
  */
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackendError } from '../errors';
 import type { TextEmbedder } from '../embedding';
@@ -59,6 +60,43 @@ interface LoadedCollection {
 export interface EmbeddedSearchOptions {
   /** The embedder to rank by meaning with, resolved on first use; undefined: keyword search only. */
   embedder?: () => Promise<TextEmbedder | undefined>;
+  /**
+   * Where document vectors are kept between runs (the bundled collections do not change, and
+   * embedding them costs seconds on a busy machine). Files are keyed by the texts and the model.
+   */
+  vectorCacheDir?: string;
+}
+
+/** Document vectors of one collection, from the cache when the same texts were embedded before. */
+async function documentVectors(embedder: TextEmbedder, texts: string[], cacheDir: string | undefined, name: string): Promise<Float32Array[]> {
+  const key = createHash('sha256').update(embedder.name).update('\0').update(texts.join('\0')).digest('hex').slice(0, 24);
+  const file = cacheDir ? path.join(cacheDir, `${name}.${key}.f32`) : undefined;
+  const dims = embedder.dimensions;
+  if (file) {
+    try {
+      const buf = await readFile(file);
+      if (buf.length === texts.length * dims * 4) {
+        const all = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
+        return texts.map((_, i) => all.slice(i * dims, (i + 1) * dims));
+      }
+    } catch {
+      // Not cached yet.
+    }
+  }
+  const vectors = await embedder.embed(texts);
+  if (file) {
+    try {
+      await mkdir(cacheDir!, { recursive: true });
+      const all = new Float32Array(texts.length * dims);
+      vectors.forEach((v, i) => all.set(v, i * dims));
+      const tmp = `${file}.${process.pid}.tmp`;
+      await writeFile(tmp, Buffer.from(all.buffer));
+      await rename(tmp, file);
+    } catch {
+      // A read-only install only costs the next start the same embedding time.
+    }
+  }
+  return vectors;
 }
 
 export class EmbeddedSearch implements SearchBackend {
@@ -126,7 +164,7 @@ export class EmbeddedSearch implements SearchBackend {
       const title = String(doc.title ?? doc.name ?? doc.table_id ?? id);
       return { id, title, text: parts.join(' '), meaning: meaningText(title, doc) };
     });
-    const vectors = embedder ? await embedder.embed(rows.map((r) => r.meaning)) : [];
+    const vectors = embedder ? await documentVectors(embedder, rows.map((r) => r.meaning), this.options.vectorCacheDir, name) : [];
     await insertMultiple(
       db,
       rows.map(({ meaning: _meaning, ...row }, i) => (embedder ? { ...row, embedding: Array.from(vectors[i]) } : row)) as never,

@@ -12,6 +12,7 @@ import type { TestProject } from 'vitest/node';
 import { flowSearchAttribute } from '../../contracts/common';
 import { DEV_SERVER_TUNING_ARGS } from '../../workers/dev-server';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
+import { ensureEmbeddingModel } from '../../workers/embedding-model';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 
 declare module 'vitest' {
@@ -26,6 +27,8 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const cli = resolveTemporalCli();
   const testServer = resolveTestServer();
+  // Search and the stand-in rank by meaning when the model is installed; installed on first use.
+  await ensureEmbeddingModel({ quiet: true });
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: cli.path },
