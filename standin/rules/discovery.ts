@@ -113,7 +113,7 @@ export function useEmbedder(embedder: TextEmbedder | undefined): void {
 /** Which variant of a quantity a column holds: a model's estimate, a measured outcome, or neither. */
 export type Variant = 'estimate' | 'outcome' | 'plain';
 /** General qualifier words (stems) of English; they say which variant, not what is measured. */
-const ESTIMATE_WORDS = ['predict', 'forecast', 'projected', 'projection', 'expected', 'expectation', 'estimat', 'foreseen', 'modelled', 'modeled', 'probability', 'likelihood', 'chance', 'risk', 'odd', 'consensu', 'anticipat'].map(stem);
+const ESTIMATE_WORDS = ['predict', 'forecast', 'projected', 'projection', 'expected', 'expectation', 'estimat', 'foreseen', 'modelled', 'modeled', 'probability', 'likelihood', 'chance', 'risk', 'consensu', 'anticipat'].map(stem);
 const OUTCOME_WORDS = ['actual', 'actually', 'final', 'observed', 'measured', 'realized', 'realised', 'materialised', 'materialized', 'certified', 'reported', 'recorded', 'real', 'really', 'fact'].map(stem);
 
 export function variantOf(column: ColumnLike): Variant {
@@ -134,6 +134,16 @@ export function variantOf(column: ColumnLike): Variant {
 
 /** Join keys: identifiers every table about the entity carries; they say little about a table's content. */
 export const isKey = (c: ColumnLike): boolean => /(^|_|\b)(id|key|uuid|pk)$/i.test(c.name.trim()) || /^(id|key)\b/i.test(c.name.trim());
+
+/** Calendar and version words: columns made only of them say when or which, not what. */
+const WHEN_WORDS = new Set(['season', 'week', 'year', 'month', 'day', 'date', 'time', 'timestamp', 'quarter', 'period', 'hour', 'version', 'start', 'end', 'utc', 'at', 'on'].map(stem));
+
+/**
+ * Generic columns: join keys and when/which columns (ids, dates, season, week, version). Nearly
+ * every table about the entity carries them, so they neither make a group nor a fit on their own.
+ */
+export const isGeneric = (c: ColumnLike): boolean =>
+  isKey(c) || ['date', 'timestamp'].includes(typeFamily(c.type)) || (stems(c.name).length > 0 && stems(c.name).every((w) => WHEN_WORDS.has(w)));
 
 /** Similarity of two columns' meanings in 0..1 (words: Dice of name and description stems). */
 async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSpace | undefined): Promise<number> {
@@ -255,10 +265,10 @@ async function clusterColumns(columns: ColumnLike[], meaning: MeaningSpace | und
     clusters[best] = [...clusters[best], i].sort((x, y) => x - y);
     clusters.splice(lone, 1);
   }
-  // A cluster of join keys alone would find every table that carries them: keys go with the
-  // cluster of the same variant they are most similar to.
-  const keysOnly = clusters.filter((c) => c.every((i) => isKey(columns[i])));
-  const others = clusters.filter((c) => !c.every((i) => isKey(columns[i])));
+  // A cluster of generic columns alone (keys, dates, season) would find every table that carries
+  // them: they go with the cluster of the same variant they are most similar to.
+  const keysOnly = clusters.filter((c) => c.every((i) => isGeneric(columns[i])));
+  const others = clusters.filter((c) => !c.every((i) => isGeneric(columns[i])));
   if (others.length) {
     for (const group of keysOnly) {
       for (const i of group) {
@@ -389,11 +399,12 @@ export function columnMatch(target: ColumnLike, source: ColumnLike): number {
   return similarity * variantAgreement(target, source) * typeCompatibility(target.type, source.type);
 }
 
-/** An estimate offered for an outcome (or the reverse) is not the same data, however alike the words. */
+/**
+ * An estimate offered for a fact or an outcome (or the reverse) is not the same data, however alike
+ * the words: a model's predicted spread is not the market's closing spread.
+ */
 function variantAgreement(target: ColumnLike, source: ColumnLike): number {
-  const t = variantOf(target);
-  const s = variantOf(source);
-  return t !== 'plain' && s !== 'plain' && t !== s ? 0.5 : 1;
+  return (variantOf(target) === 'estimate') !== (variantOf(source) === 'estimate') ? 0.5 : 1;
 }
 
 /**
@@ -477,9 +488,14 @@ export async function validateCandidate(group: string, targets: ColumnLike[], ca
   const matched = pairs.filter((p) => p.score >= MATCH_THRESHOLD);
   const coverage = matched.length / targets.length;
   const columnScore = pairs.reduce((n, p) => n + p.score, 0) / pairs.length;
-  // Join keys alone do not make a source: every table about the entity carries them.
-  const keyNames = new Set(targets.filter(isKey).map((t) => t.name));
-  const onlyKeys = matched.length > 0 && matched.every((p) => keyNames.has(p.target)) && keyNames.size < targets.length;
+  // Generic columns alone do not make a source: every table about the entity carries keys,
+  // dates and seasons. Where the group has other columns, half of those must be provided.
+  const content = new Set(targets.filter((t) => !isGeneric(t)).map((t) => t.name));
+  const contentMatched = matched.filter((p) => content.has(p.target)).length;
+  const contentCoverage = content.size ? contentMatched / content.size : coverage;
+  // A table fits when it provides half of the group, or half of what the group is about.
+  const onlyKeys = content.size > 0 && contentMatched === 0;
+  const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
   // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
   // none of the group's is about something else, however alike its columns (NFL scores are not
@@ -491,13 +507,13 @@ export async function validateCandidate(group: string, targets: ColumnLike[], ca
     offSubject = `${tableDomains.join('/')} data, not ${domains.join('/')} data`;
   }
   const relevance = Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : 1) * 100) / 100;
-  const fit = !offSubject && !onlyKeys && coverage >= 0.5 && columnScore >= 0.4;
+  const fit = !offSubject && !onlyKeys && enough && columnScore >= 0.35;
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
-    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; missing ${missing.join(', ')}` : ''}${onlyKeys ? ' (join keys only)' : ''}.`;
+    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; missing ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return { is_good_fit: fit, relevance_score: relevance, reasoning, matched_columns: fit ? matched.map((p) => p.target) : [] };
 }
 
