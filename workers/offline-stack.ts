@@ -6,6 +6,7 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createBackends, type Backends } from '../backends';
+import { sharedEmbedder } from '../backends/embedding';
 import { parseConfig, type Config } from '../contracts/config';
 import { connectClient } from '../client/flow-client';
 import { startStandin } from '../standin/server';
@@ -42,6 +43,8 @@ export async function startOfflineStack(options: { artifactDir: string; quiet?: 
   installRuntime(config, { handleSignals: false });
   const connection = await NativeConnection.connect({ address: server.address });
   const backends = await createBackends(config);
+  // The embedding model loads before the worker takes tasks, not inside the first one.
+  await sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL });
   const worker = await createFlowWorker({ connection, backends });
   const client = await connectClient({ address: server.address, namespace: 'default' });
   // The worker polls from now until close(), so callers just start flows.
