@@ -182,7 +182,6 @@ ${schemaTable(RETAIL_FORECAST, '## Output columns')}
   },
   {
     id: 'grid-load-vs-temperature',
-    quick: true,
     columns: GRID_LOAD,
     relevant: ['energy-prod.forecast.load_forecast', 'weather-data.noaa.daily_station_observations'],
     prp: `# Day-ahead demand misses on hot and cold days
@@ -217,6 +216,7 @@ ${schemaTable(FREIGHT, '### Fields')}
   },
   {
     id: 'polls-versus-certified-count',
+    quick: true,
     columns: POLLS,
     relevant: ['civic-data.elections.polling_averages', 'civic-data.elections.results_by_county', 'civic-data.census.population_estimates'],
     prp: `# Post-election review: how good were the polls?
