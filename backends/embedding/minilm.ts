@@ -21,8 +21,12 @@ export const MINILM_FILES = { model: 'model.onnx', tokenizer: 'tokenizer.json' }
 export const MINILM_DIMENSIONS = 384;
 /** The model was trained on at most 256 word pieces; longer texts are cut, as sentence-transformers does. */
 const MAX_TOKENS = 256;
-/** Texts per onnxruntime call: bigger batches pad more and gain little on two cores. */
-const BATCH = 16;
+/**
+ * Texts per onnxruntime call. A run holds the event loop until it ends (onnxruntime-node runs on
+ * the calling thread), so batches stay small and the embedder yields between them: with 16 long
+ * texts per run a busy 2-core machine stalled the loop 5 s, long enough to miss heartbeats.
+ */
+const BATCH = 2;
 const CLS = 101;
 const SEP = 102;
 
