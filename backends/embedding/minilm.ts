@@ -22,11 +22,12 @@ export const MINILM_DIMENSIONS = 384;
 /** The model was trained on at most 256 word pieces; longer texts are cut, as sentence-transformers does. */
 const MAX_TOKENS = 256;
 /**
- * Texts per onnxruntime call. A run holds the event loop until it ends (onnxruntime-node runs on
- * the calling thread), so batches stay small and the embedder yields between them: with 16 long
- * texts per run a busy 2-core machine stalled the loop 5 s, long enough to miss heartbeats.
+ * Texts per onnxruntime call: one. The int8 model quantizes activations per run, so a text's
+ * vector would otherwise depend on the texts batched with it (and the stand-in's answers with it);
+ * and a run holds the event loop until it ends (onnxruntime-node runs on the calling thread): 16
+ * long texts per run stalled it 5 s on a busy 2-core machine, long enough to miss heartbeats.
  */
-const BATCH = 2;
+const BATCH = 1;
 const CLS = 101;
 const SEP = 102;
 

@@ -67,9 +67,12 @@ export interface EmbeddedSearchOptions {
   vectorCacheDir?: string;
 }
 
+/** Bumped whenever vectors of the same texts would come out different (e.g. how texts are batched). */
+const VECTOR_FORMAT = 'one-text-per-run';
+
 /** Document vectors of one collection, from the cache when the same texts were embedded before. */
 async function documentVectors(embedder: TextEmbedder, texts: string[], cacheDir: string | undefined, name: string): Promise<Float32Array[]> {
-  const key = createHash('sha256').update(embedder.name).update('\0').update(texts.join('\0')).digest('hex').slice(0, 24);
+  const key = createHash('sha256').update(`${embedder.name} ${VECTOR_FORMAT}`).update('\0').update(texts.join('\0')).digest('hex').slice(0, 24);
   const file = cacheDir ? path.join(cacheDir, `${name}.${key}.f32`) : undefined;
   const dims = embedder.dimensions;
   if (file) {
