@@ -7,6 +7,7 @@ import { isSecretVariable, secretValues, type Config } from '../contracts/config
 import { registerSecrets } from './errors';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
+import { embeddingModelDir, sharedEmbedder } from './embedding';
 import { EmbeddedSearch } from './search/embedded';
 import type { SearchBackend } from './search/types';
 import { VertexSearch } from './search/vertex';
@@ -73,7 +74,11 @@ export function createSearch(config: Config): SearchBackend {
       apiEndpoint: endpoint ? parseEndpoint(endpoint) : undefined,
     });
   }
-  return new EmbeddedSearch(path.join(DATA_DIR, 'search'));
+  const modelDir = embeddingModelDir(config.AGENT_FLOWS_EMBEDDING_MODEL);
+  return new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
+    embedder: () => sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL }).then((s) => s.embedder),
+    vectorCacheDir: modelDir ? path.join(modelDir, 'vectors') : undefined,
+  });
 }
 
 /** `http://host:port`, `host:port` or `host` → the client's endpoint options. */

@@ -47,6 +47,15 @@ const isPayloadKey = (v: string) => /^[A-Za-z0-9+/=_-]+$/.test(v) && Buffer.from
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
+/**
+ * Sentence-embedding model for offline search and the stand-in's matching: `auto` uses (and on
+ * first start installs) the project-local all-MiniLM-L6-v2 in .tools/, `off` keeps the keyword
+ * index, anything else is a directory holding model.onnx and tokenizer.json.
+ */
+export const embeddingModelSetting = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? 'auto' : v.trim()));
 const optionalString = z
   .string()
   .optional()
@@ -189,6 +198,7 @@ export const configSchema = z
     BIGQUERY_MAX_BYTES_BILLED: int(1, Number.MAX_SAFE_INTEGER).default(100 * 1024 * 1024),
 
     AGENT_FLOWS_SEARCH: z.enum(['embedded', 'vertex']).default('embedded'),
+    AGENT_FLOWS_EMBEDDING_MODEL: embeddingModelSetting,
     VERTEX_SEARCH_PROJECT: optionalString,
     VERTEX_SEARCH_LOCATION: z.string().min(1).default('global'),
     /** Data store id per collection is `<prefix><collection>` unless VERTEX_SEARCH_SERVING_CONFIGS maps it. */

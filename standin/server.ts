@@ -176,7 +176,7 @@ export async function startStandin(options: {
     if (!rule) return fail(reply, 400, `the stand-in has no rule for task "${task}"`);
     let answer: unknown;
     try {
-      answer = rule.answer({
+      answer = await rule.answer({
         task,
         system,
         sections: readSections(firstText),

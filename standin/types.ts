@@ -14,5 +14,5 @@ export interface StandinRule {
   /** Exact task id, or a prefix ending with '.' or '*'. */
   task: string;
   description: string;
-  answer(ctx: StandinContext): unknown;
+  answer(ctx: StandinContext): unknown | Promise<unknown>;
 }

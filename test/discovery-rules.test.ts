@@ -1,11 +1,14 @@
 /** The parts of `discoverFromPrp` that need no Temporal: section-9 parsing, candidate parsing, the stand-in's rules. */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCandidate } from '../activities/discovery';
+import { embeddingModelDir, embeddingModelPresent } from '../backends/embedding';
+import { loadMiniLm } from '../backends/embedding/minilm';
+import { embeddingModelSetting } from '../contracts/config';
 import { DATA_DIR } from '../backends';
 import { discoverFromPrpFlow, extractTargetSchema, prpTitle, searchPlanSchema } from '../contracts/discovery';
-import { columnMatch, domainOf, planSteps, validateCandidate } from '../standin/rules/discovery';
+import { columnMatch, domainOf, planSteps, useEmbedder, validateCandidate } from '../standin/rules/discovery';
 
 const PRP_DIR = path.join(DATA_DIR, 'prp');
 const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<Record<string, unknown>>;
@@ -79,9 +82,10 @@ describe('catalog documents as candidates', () => {
 });
 
 describe('stand-in planner (content-based, so a new PRP gets a sensible plan)', () => {
-  it('finds the domain and groups a PRP it has never seen by what its columns say', () => {
+  it('finds the domain and groups a PRP it has never seen by what its columns say', async () => {
+    useEmbedder(undefined);
     const prp = '# PRP: NFL quarterback availability\n\nHow injuries of NFL quarterbacks change passing output.\n';
-    const steps = planSteps(prp, [
+    const steps = await planSteps(prp, [
       { name: 'player_id', type: 'STRING', description: 'NFL player identifier' },
       { name: 'passing_yards', type: 'INT64', description: 'Passing yards in the game' },
       { name: 'injury_type', type: 'STRING', description: 'Reported injury' },
@@ -90,16 +94,38 @@ describe('stand-in planner (content-based, so a new PRP gets a sensible plan)', 
       { name: 'yards_per_attempt', type: 'FLOAT64', description: 'Computed from passing yards and attempts' },
     ]);
     expect(domainOf(prp)).toBe('NFL');
-    expect(steps.map((s) => [s.conceptual_group, s.target_columns_for_validation])).toEqual([
-      ['NFL player statistics', ['player_id', 'passing_yards']],
-      ['NFL injury reports', ['injury_type', 'practice_status']],
-      ['NFL identification and timing', ['report_date']],
-    ]);
-    expect(steps[0].search_query).toMatch(/^NFL player statistics: player id.*passing yards/);
+    // Every column that a table can supply is planned once; the computed one is left to the query.
+    expect(steps.flatMap((s) => s.target_columns_for_validation).sort()).toEqual(['injury_type', 'passing_yards', 'player_id', 'practice_status', 'report_date']);
+    const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c));
+    expect(groupOf('player_id')).toBe(groupOf('passing_yards'));
+    expect(groupOf('injury_type')).toBe(groupOf('report_date'));
+    expect(groupOf('injury_type')).not.toBe(groupOf('passing_yards'));
+    for (const s of steps) {
+      expect(s.conceptual_group).toContain('NFL quarterback availability');
+      expect(s.search_query.length).toBeLessThanOrEqual(400);
+    }
+    expect(groupOf('passing_yards')!.search_query).toMatch(/player id.*passing yards/);
   });
 
-  it('groups columns no cue word claims by their leading name word', () => {
-    const steps = planSteps('# Orders', [
+  it('plans estimates apart from facts and outcomes, and names no group after another PRP', async () => {
+    useEmbedder(undefined);
+    const steps = await planSteps('# Store demand review\n', [
+      { name: 'store_id', type: 'STRING', description: 'Branch' },
+      { name: 'units_forecast', type: 'FLOAT64', description: 'Units the planning model expected to sell' },
+      { name: 'units_forecast_high', type: 'FLOAT64', description: 'Upper end of the forecast interval' },
+      { name: 'units_sold', type: 'INT64', description: 'Units actually sold' },
+      { name: 'revenue', type: 'FLOAT64', description: 'Sales revenue' },
+    ]);
+    const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c))!;
+    expect(groupOf('units_forecast')).toBe(groupOf('units_forecast_high'));
+    expect(groupOf('units_forecast')).not.toBe(groupOf('units_sold'));
+    expect(groupOf('units_forecast').conceptual_group).toMatch(/^estimated /);
+    expect(steps.map((s) => s.conceptual_group).join(' ')).not.toMatch(/NFL|game|betting|weather/i);
+  });
+
+  it('groups columns no cue word claims by their leading name word', async () => {
+    useEmbedder(undefined);
+    const steps = await planSteps('# Orders', [
       { name: 'order_total', type: 'NUMERIC' },
       { name: 'order_channel', type: 'STRING' },
       { name: 'sku_code', type: 'STRING' },
@@ -109,27 +135,28 @@ describe('stand-in planner (content-based, so a new PRP gets a sensible plan)', 
 });
 
 describe('stand-in validator', () => {
+  beforeAll(() => useEmbedder(undefined));
   const group = 'NFL actual game results';
   const targets = [
     { name: 'actual_home_score', type: 'INT64', description: 'Final points scored by the home team' },
     { name: 'actual_away_score', type: 'INT64', description: 'Final points scored by the away team' },
   ];
 
-  it('accepts the table that holds the data under other names', () => {
-    const v = validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores'));
+  it('accepts the table that holds the data under other names', async () => {
+    const v = await validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores'));
     expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['actual_home_score', 'actual_away_score'] });
     expect(v.reasoning).toContain('actual_home_score←home_score');
     expect(v.relevance_score).toBeGreaterThan(0.8);
   });
 
-  it('rejects same-shaped tables of another domain, and predictions offered as actual results', () => {
-    expect(validateCandidate(group, targets, table('sports-analytics-prod.soccer.epl_match_results'))).toMatchObject({ is_good_fit: false });
-    expect(validateCandidate(group, targets, table('sports-analytics-prod.college_football.cfb_games')).reasoning).toMatch(/not NFL data/);
-    expect(validateCandidate(group, targets, table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'))).toMatchObject({ is_good_fit: false });
+  it('rejects same-shaped tables of another domain, and predictions offered as actual results', async () => {
+    expect(await validateCandidate(group, targets, table('sports-analytics-prod.soccer.epl_match_results'))).toMatchObject({ is_good_fit: false });
+    expect((await validateCandidate(group, targets, table('sports-analytics-prod.college_football.cfb_games'))).reasoning).toMatch(/not NFL data/);
+    expect(await validateCandidate(group, targets, table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'))).toMatchObject({ is_good_fit: false });
   });
 
-  it('keeps a partial source that provides half of the group’s columns', () => {
-    const v = validateCandidate('NFL model predictions', [
+  it('keeps a partial source that provides half of the group’s columns', async () => {
+    const v = await validateCandidate('NFL model predictions', [
       { name: 'win_probability', type: 'FLOAT64', description: 'Model probability that the home team wins' },
       { name: 'predicted_total', type: 'FLOAT64', description: 'Predicted combined points' },
     ], table('sports-analytics-prod.nfl_predictions.weekly_model_predictions'));
@@ -142,5 +169,53 @@ describe('stand-in validator', () => {
     expect(columnMatch({ ...target, name: 'kickoff_at' }, { name: 'kickoff_time', type: 'BOOL', description: 'Kickoff time' })).toBeLessThan(
       columnMatch({ ...target, name: 'kickoff_at' }, { name: 'kickoff_time', type: 'DATETIME', description: 'Kickoff time' }),
     );
+  });
+});
+
+const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
+
+// Runs where the model is installed (npm test installs it on first use; see docs/discovery.md).
+describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  afterAll(() => useEmbedder(undefined));
+  const churn = [
+    { name: 'attrition_risk', type: 'FLOAT64', description: 'Likelihood the retention model gave that the client leaves' },
+    { name: 'flagged', type: 'BOOL', description: 'Whether the model put the client on the at-risk list' },
+  ];
+
+  it('matches columns that share no word with the target but mean the same', async () => {
+    const v = await validateCandidate('estimated attrition — Retention score calibration', churn, table('crm-prod.ml.churn_predictions'));
+    expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['attrition_risk', 'flagged'] });
+    useEmbedder(undefined);
+    expect(await validateCandidate('estimated attrition — Retention score calibration', churn, table('crm-prod.ml.churn_predictions'))).toMatchObject({ is_good_fit: false });
+    useEmbedder(await loadMiniLm(modelDir!));
+  });
+
+  it('still rejects another domain’s same-shaped tables and predictions offered as results', async () => {
+    const group = 'NFL actual game results';
+    const targets = [
+      { name: 'actual_home_score', type: 'INT64', description: 'Final points scored by the home team' },
+      { name: 'actual_away_score', type: 'INT64', description: 'Final points scored by the away team' },
+    ];
+    expect(await validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores'))).toMatchObject({ is_good_fit: true });
+    for (const other of ['sports-analytics-prod.soccer.epl_match_results', 'sports-analytics-prod.college_football.cfb_games', 'sports-analytics-prod.nba_results.box_scores']) {
+      expect(await validateCandidate(group, targets, table(other)), other).toMatchObject({ is_good_fit: false });
+    }
+    expect(await validateCandidate(group, targets, table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'))).toMatchObject({ is_good_fit: false });
+  });
+
+  it('plans a PRP from another field by meaning: forecasts apart, product facts together', async () => {
+    const steps = await planSteps('# Replenishment review\n', [
+      { name: 'sku', type: 'STRING', description: 'Article number' },
+      { name: 'category', type: 'STRING', description: 'Merchandise category' },
+      { name: 'brand', type: 'STRING', description: 'Manufacturer brand' },
+      { name: 'forecast_units', type: 'FLOAT64', description: 'Quantity the planning model expected to sell' },
+      { name: 'forecast_low', type: 'FLOAT64', description: 'Lower end of the model interval' },
+    ]);
+    const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c))!;
+    expect(groupOf('category')).toBe(groupOf('brand'));
+    expect(groupOf('forecast_units')).toBe(groupOf('forecast_low'));
+    expect(groupOf('forecast_units')).not.toBe(groupOf('brand'));
   });
 });

@@ -7,11 +7,13 @@ import type { Client } from '@temporalio/client';
 import path from 'node:path';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createBackends, type Backends } from '../backends';
+import { sharedEmbedder } from '../backends/embedding';
 import { parseConfig, type Config } from '../contracts/config';
 import { connectClient } from '../client/flow-client';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer, type DevServer } from './dev-server';
 import { startSolverWorker, type SolverWorker } from './solver-worker';
+import { ensureEmbeddingModel } from './embedding-model';
 import { createFlowWorker, installRuntime } from './worker';
 
 export interface OfflineStack {
@@ -28,6 +30,7 @@ export interface OfflineStack {
 }
 
 export async function startOfflineStack(options: { artifactDir: string; quiet?: boolean }): Promise<OfflineStack> {
+  await ensureEmbeddingModel({ quiet: options.quiet });
   const server = await startDevServer({ port: await freePort(), quiet: options.quiet ?? false });
   const standin = await startStandin({ port: 0 });
   const config = parseConfig({
@@ -46,6 +49,8 @@ export async function startOfflineStack(options: { artifactDir: string; quiet?: 
   installRuntime(config, { handleSignals: false });
   const connection = await NativeConnection.connect({ address: server.address });
   const backends = await createBackends(config);
+  // The embedding model loads before the worker takes tasks, not inside the first one.
+  await sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL });
   const worker = await createFlowWorker({ connection, backends });
   const solver = await startSolverWorker({ address: server.address, timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS, searchWorkers: config.SOLVER_WORKERS });
   const client = await connectClient({ address: server.address, namespace: 'default' });

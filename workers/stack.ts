@@ -10,6 +10,7 @@
  */
 import type { Worker } from '@temporalio/worker';
 import { standinUrl } from '../backends';
+import { sharedEmbedder } from '../backends/embedding';
 import { startControlPlane } from '../server/main';
 import { payloadCodecFromEnv } from '../client/payload-codec';
 import { startCodecServerFromConfig } from '../server/codec-server';
@@ -17,10 +18,15 @@ import { startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
 import { startSolverWorker, type SolverWorker } from './solver-worker';
 import { listening } from './ports';
+import { ensureEmbeddingModel } from './embedding-model';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
   const config = configOrExit();
+  // First start installs the search's embedding model (a missing Python only means keyword search).
+  await ensureEmbeddingModel();
+  // Loads it now and says once whether offline search ranks by meaning or by keywords.
+  await sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL });
   const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   let server: DevServer | undefined;
   let standin: StandinServer | undefined;

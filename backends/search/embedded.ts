@@ -1,12 +1,20 @@
 /**
- * The embedded search index: Orama BM25 full-text search over JSON documents the project ships
- * in `data/search/<collection>.json` (an array of objects with an `id`). Every string anywhere
- * in a document is searchable; the document comes back unchanged as `data`.
+ * The embedded search index: Orama over JSON documents the project ships in
+ * `data/search/<collection>.json` (an array of objects with an `id`). Every string anywhere in a
+ * document is searchable; the document comes back unchanged as `data`.
+ *
+ * With a sentence-embedding model (backends/embedding) the index is hybrid, as Vertex AI Search
+ * is: each document also gets a vector of its text, and a query ranks by BM25 and by meaning
+ * together, so "weekly sales expectations" finds a table described as a "demand forecast". With
+ * no model it is BM25 alone. Vector matches count only above MIN_SIMILARITY: a query about
+ * something the collection does not hold should still find little or nothing.
  */
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackendError } from '../errors';
+import type { TextEmbedder } from '../embedding';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
 
 const COLLECTION = /^[a-z0-9][a-z0-9_-]{0,63}$/;
@@ -23,16 +31,85 @@ function collectText(value: unknown, out: string[]): void {
   }
 }
 
+/** Keys whose values say nothing about meaning (ids, SQL types) and only cost the model's 256 tokens. */
+const NOT_MEANING = new Set(['id', 'type', 'mode']);
+
+/** The text a document's vector is made from: its title, then every meaningful string in it. */
+export function meaningText(title: string, doc: Record<string, unknown>): string {
+  const out: string[] = [title];
+  const walk = (value: unknown, key?: string): void => {
+    if (key && NOT_MEANING.has(key)) return;
+    if (typeof value === 'string') {
+      if (value !== title) out.push(value.replace(/_/g, ' '));
+    } else if (Array.isArray(value)) value.forEach((v) => walk(v));
+    else if (value && typeof value === 'object') Object.entries(value).forEach(([k, v]) => walk(v, k));
+  };
+  walk(doc);
+  return out.join('. ');
+}
+
+/** Cosine similarity below which a document does not count as meaning the same as the query. */
+export const MIN_SIMILARITY = 0.3;
+
 interface LoadedCollection {
   db: AnyOrama;
   docs: Map<string, Record<string, unknown>>;
+  embedder?: TextEmbedder;
+}
+
+export interface EmbeddedSearchOptions {
+  /** The embedder to rank by meaning with, resolved on first use; undefined: keyword search only. */
+  embedder?: () => Promise<TextEmbedder | undefined>;
+  /**
+   * Where document vectors are kept between runs (the bundled collections do not change, and
+   * embedding them costs seconds on a busy machine). Files are keyed by the texts and the model.
+   */
+  vectorCacheDir?: string;
+}
+
+/** Bumped whenever vectors of the same texts would come out different (e.g. how texts are batched). */
+const VECTOR_FORMAT = 'one-text-per-run';
+
+/** Document vectors of one collection, from the cache when the same texts were embedded before. */
+async function documentVectors(embedder: TextEmbedder, texts: string[], cacheDir: string | undefined, name: string): Promise<Float32Array[]> {
+  const key = createHash('sha256').update(`${embedder.name} ${VECTOR_FORMAT}`).update('\0').update(texts.join('\0')).digest('hex').slice(0, 24);
+  const file = cacheDir ? path.join(cacheDir, `${name}.${key}.f32`) : undefined;
+  const dims = embedder.dimensions;
+  if (file) {
+    try {
+      const buf = await readFile(file);
+      if (buf.length === texts.length * dims * 4) {
+        const all = new Float32Array(buf.buffer, buf.byteOffset, buf.length / 4);
+        return texts.map((_, i) => all.slice(i * dims, (i + 1) * dims));
+      }
+    } catch {
+      // Not cached yet.
+    }
+  }
+  const vectors = await embedder.embed(texts);
+  if (file) {
+    try {
+      await mkdir(cacheDir!, { recursive: true });
+      const all = new Float32Array(texts.length * dims);
+      vectors.forEach((v, i) => all.set(v, i * dims));
+      const tmp = `${file}.${process.pid}.tmp`;
+      await writeFile(tmp, Buffer.from(all.buffer));
+      await rename(tmp, file);
+    } catch {
+      // A read-only install only costs the next start the same embedding time.
+    }
+  }
+  return vectors;
 }
 
 export class EmbeddedSearch implements SearchBackend {
   readonly name = 'embedded';
   private readonly collections = new Map<string, Promise<LoadedCollection>>();
 
-  constructor(private readonly dataDir: string) {}
+  constructor(
+    private readonly dataDir: string,
+    private readonly options: EmbeddedSearchOptions = {},
+  ) {}
 
   /** Adds (or replaces) a collection from documents in memory, e.g. for tests or generated catalogs. */
   async index(collection: string, documents: Array<Record<string, unknown>>): Promise<void> {
@@ -42,12 +119,17 @@ export class EmbeddedSearch implements SearchBackend {
 
   async search(request: SearchRequest): Promise<SearchResponse> {
     const collection = await this.load(request.collection);
-    const result = await search(collection.db, {
-      term: request.query,
-      properties: ['title', 'text'],
-      boost: { title: 2 },
-      limit: request.pageSize ?? 10,
-    });
+    const limit = request.pageSize ?? 10;
+    const base = { term: request.query, properties: ['title', 'text'], boost: { title: 2 }, limit };
+    const result = collection.embedder
+      ? await search(collection.db, {
+          ...base,
+          mode: 'hybrid',
+          vector: { value: (await collection.embedder.embed([request.query]))[0], property: 'embedding' },
+          similarity: MIN_SIMILARITY,
+          hybridWeights: { text: 0.4, vector: 0.6 },
+        } as never)
+      : await search(collection.db, base as never);
     return {
       totalSize: result.count,
       hits: result.hits.map((hit) => ({ id: String(hit.id), score: hit.score, data: collection.docs.get(String(hit.id)) ?? {} })),
@@ -73,7 +155,9 @@ export class EmbeddedSearch implements SearchBackend {
   }
 
   private async build(name: string, documents: Array<Record<string, unknown>>): Promise<LoadedCollection> {
-    const db = create({ schema: { id: 'string', title: 'string', text: 'string' } as const });
+    const embedder = await this.options.embedder?.();
+    const schema = { id: 'string', title: 'string', text: 'string', ...(embedder ? { embedding: `vector[${embedder.dimensions}]` } : {}) } as const;
+    const db = create({ schema: schema as never });
     const docs = new Map<string, Record<string, unknown>>();
     const rows = documents.map((doc, i) => {
       const id = String(doc.id ?? `${name}-${i}`);
@@ -81,9 +165,13 @@ export class EmbeddedSearch implements SearchBackend {
       const parts: string[] = [];
       collectText(doc, parts);
       const title = String(doc.title ?? doc.name ?? doc.table_id ?? id);
-      return { id, title, text: parts.join(' ') };
+      return { id, title, text: parts.join(' '), meaning: meaningText(title, doc) };
     });
-    await insertMultiple(db, rows);
-    return { db, docs };
+    const vectors = embedder ? await documentVectors(embedder, rows.map((r) => r.meaning), this.options.vectorCacheDir, name) : [];
+    await insertMultiple(
+      db,
+      rows.map(({ meaning: _meaning, ...row }, i) => (embedder ? { ...row, embedding: Array.from(vectors[i]) } : row)) as never,
+    );
+    return { db, docs, embedder };
   }
 }

@@ -1,15 +1,20 @@
 /**
- * Stand-in rules for `discoverFromPrp`: planning and validation computed from content.
+ * Stand-in rules for `discoverFromPrp`: planning and validation computed from meaning, with no
+ * list of any PRP's or catalog's words.
  *
- * - `discovery.plan` groups the target columns into conceptual groups by what their names and
- *   descriptions say (identifiers and timing, predictions, actual outcomes, market lines,
- *   weather, venue, players, injuries, ratings; anything else by its leading name word), leaves
- *   derived/computed columns to the query layer, and writes one search query per group from the
- *   columns' descriptions and the PRP's domain (its most frequent acronym, e.g. "NFL").
- * - `discovery.validate` matches each target column to the candidate's best column (name words,
- *   description words, type compatibility) and checks that the table belongs to the group's
- *   domain; a candidate that covers at least half of the group's columns in the right domain fits.
+ * - `discovery.plan` leaves derived/computed columns to the query layer, splits the rest by the
+ *   variant they hold (a model's estimate, a measured outcome, or plain facts: general English
+ *   qualifier words), then clusters each part by what the columns mean: sentence embeddings when a
+ *   model is installed (backends/embedding), else shared name and description words. Each cluster
+ *   is one conceptual group, named by its columns' commonest words and the PRP's subject, with one
+ *   search query from the columns' names and descriptions.
+ * - `discovery.validate` matches each target column to the candidate's best column (by meaning when
+ *   the embedder serves, else by words; type compatibility; contradicting variants penalised) and
+ *   checks that the table is about the group's subject (embedding similarity of the group and the
+ *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
+ *   least half of the group's columns, not only with join keys, fits.
  */
+import { cosine, sharedEmbedder, type TextEmbedder } from '../../backends/embedding';
 import type { StandinRule } from '../types';
 
 interface ColumnLike {
@@ -17,12 +22,12 @@ interface ColumnLike {
   type?: string;
   description?: string;
 }
-
 const STOP_WORDS = new Set(
   'a an and are as at be by for from has have in into is it its of on or per that the their this to was were which with within when where whether each every any all than then there these those both also only such via if not no e g eg ie'.split(' '),
 );
 
-const IRREGULAR: Record<string, string> = { won: 'win', wins: 'win', winning: 'win', lost: 'loss', losses: 'loss', pts: 'point', prob: 'probability', probabilities: 'probability', dt: 'date', ts: 'timestamp', abbr: 'abbreviation', num: 'number', qty: 'quantity', pct: 'percent', tds: 'touchdown', td: 'touchdown', temp: 'temperature', yr: 'year' };
+/** Irregular forms and common abbreviations in column names (general English, no domain's jargon). */
+const IRREGULAR: Record<string, string> = { won: 'win', wins: 'win', winning: 'win', lost: 'loss', losses: 'loss', pts: 'point', prob: 'probability', probabilities: 'probability', dt: 'date', ts: 'timestamp', abbr: 'abbreviation', num: 'number', qty: 'quantity', pct: 'percent', temp: 'temperature', yr: 'year', amt: 'amount', avg: 'average', desc: 'description' };
 
 /** Lower-case words of an identifier or a sentence: snake_case, camelCase and punctuation split. */
 export function words(text: string): string[] {
@@ -50,54 +55,111 @@ export function stem(word: string): string {
 
 const stems = (text: string): string[] => words(text).map(stem);
 
+const dice = (a: string[], b: string[]): number => {
+  if (!a.length || !b.length) return 0;
+  const sb = new Set(b);
+  const sa = new Set(a);
+  const shared = [...sa].filter((w) => sb.has(w)).length;
+  return (2 * shared) / (sa.size + sb.size);
+};
+
+
+// ---------------------------------------------------------------------------------------------
+// Meaning: embeddings when the model serves, words otherwise
+// ---------------------------------------------------------------------------------------------
+
+/** A column as a sentence: its name spelt out, then its description. */
+export const columnText = (c: ColumnLike): string => `${words(c.name).join(' ') || c.name}: ${c.description ?? ''}`.trim();
+
+/** Vectors for texts, cached per text (plans and validations see the same columns again and again). */
+class MeaningSpace {
+  private readonly cache = new Map<string, Promise<Float32Array>>();
+  constructor(readonly embedder: TextEmbedder) {}
+  vector(text: string): Promise<Float32Array> {
+    let v = this.cache.get(text);
+    if (!v) {
+      if (this.cache.size > 20_000) this.cache.clear();
+      v = this.embedder.embed([text]).then((r) => r[0]);
+      this.cache.set(text, v);
+    }
+    return v;
+  }
+  /** Embeds the texts not seen yet in one batch: one model run instead of one per text. */
+  async prefetch(texts: string[]): Promise<void> {
+    const missing = [...new Set(texts)].filter((t) => !this.cache.has(t));
+    if (!missing.length) return;
+    if (this.cache.size > 20_000) this.cache.clear();
+    const batch = this.embedder.embed(missing);
+    missing.forEach((t, i) => this.cache.set(t, batch.then((r) => r[i])));
+    await batch;
+  }
+  async similarity(a: string, b: string): Promise<number> {
+    const [va, vb] = await Promise.all([this.vector(a), this.vector(b)]);
+    return cosine(va, vb);
+  }
+}
+
+let space: Promise<MeaningSpace | undefined> | undefined;
+/** The stand-in's embedder, if one is installed (see backends/embedding); undefined: words only. */
+export function meaningSpace(): Promise<MeaningSpace | undefined> {
+  space ??= sharedEmbedder().then((s) => (s.embedder ? new MeaningSpace(s.embedder) : undefined));
+  return space;
+}
+/** Tests: run the rules with words only, or with a given embedder. */
+export function useEmbedder(embedder: TextEmbedder | undefined): void {
+  space = Promise.resolve(embedder ? new MeaningSpace(embedder) : undefined);
+}
+
+/** Which variant of a quantity a column holds: a model's estimate, a measured outcome, or neither. */
+export type Variant = 'estimate' | 'outcome' | 'plain';
+/** General qualifier words (stems) of English; they say which variant, not what is measured. */
+const ESTIMATE_WORDS = ['predict', 'forecast', 'projected', 'projection', 'expected', 'expectation', 'estimat', 'foreseen', 'modelled', 'modeled', 'probability', 'likelihood', 'chance', 'risk', 'consensu', 'anticipat'].map(stem);
+const OUTCOME_WORDS = ['actual', 'actually', 'final', 'observed', 'measured', 'realized', 'realised', 'materialised', 'materialized', 'certified', 'reported', 'recorded', 'real', 'really', 'fact'].map(stem);
+
+export function variantOf(column: ColumnLike): Variant {
+  const ws = [...stems(column.name), ...stems(column.description ?? '')];
+  const has = (list: string[]) => ws.some((w) => list.includes(w) || list.some((l) => l.length >= 6 && w.startsWith(l)));
+  const estimate = has(ESTIMATE_WORDS);
+  const outcome = has(OUTCOME_WORDS);
+  if (estimate && !outcome) return 'estimate';
+  if (outcome && !estimate) return 'outcome';
+  if (estimate && outcome) {
+    // "whether the person was in fact admitted again" vs "predicted probability": the name decides.
+    const name = stems(column.name);
+    if (name.some((w) => OUTCOME_WORDS.includes(w))) return 'outcome';
+    return 'estimate';
+  }
+  return 'plain';
+}
+
+/** Join keys: identifiers every table about the entity carries; they say little about a table's content. */
+export const isKey = (c: ColumnLike): boolean => /(^|_|\b)(id|key|uuid|pk)$/i.test(c.name.trim()) || /^(id|key)\b/i.test(c.name.trim());
+
+/** Calendar and version words: columns made only of them say when or which, not what. */
+const WHEN_WORDS = new Set(['season', 'week', 'year', 'month', 'day', 'date', 'time', 'timestamp', 'quarter', 'period', 'hour', 'version', 'start', 'end', 'utc', 'at', 'on'].map(stem));
+
+/**
+ * Generic columns: join keys and when/which columns (ids, dates, season, week, version). Nearly
+ * every table about the entity carries them, so they neither make a group nor a fit on their own.
+ */
+export const isGeneric = (c: ColumnLike): boolean =>
+  isKey(c) || ['date', 'timestamp'].includes(typeFamily(c.type)) || (stems(c.name).length > 0 && stems(c.name).every((w) => WHEN_WORDS.has(w)));
+
+/** Similarity of two columns' meanings in 0..1 (words: Dice of name and description stems). */
+async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSpace | undefined): Promise<number> {
+  const lexical = () => {
+    const an = stems(a.name);
+    const bn = stems(b.name);
+    const shareLead = an[0] !== undefined && an[0] === bn[0] && !isKey(a) && !isKey(b) ? 0.3 : 0;
+    return Math.min(1, shareLead + dice([...an, ...stems(a.description ?? '')], [...bn, ...stems(b.description ?? '')]));
+  };
+  if (!meaning) return lexical();
+  return Math.max(await meaning.similarity(columnText(a), columnText(b)), lexical());
+}
+
 // ---------------------------------------------------------------------------------------------
 // Planning
 // ---------------------------------------------------------------------------------------------
-
-interface Facet {
-  key: string;
-  label: string;
-  /** Words that decide the facet on their own (weight x2). */
-  strong: string[];
-  cues: string[];
-  /** Words that only hint (flat low weight), e.g. home/away appear in many kinds of column. */
-  weak?: string[];
-}
-
-/** Listed in tie-break order: a column that says "predicted" is a prediction before it is a score. */
-const FACETS: Facet[] = [
-  { key: 'prediction', label: 'model predictions', strong: ['predict', 'forecast', 'projected', 'expected', 'estimat', 'probability', 'likelihood'], cues: ['model', 'inference', 'confidence', 'pick', 'projection'] },
-  { key: 'market', label: 'betting market lines', strong: ['odds', 'moneyline', 'sportsbook', 'spread', 'bookmaker'], cues: ['line', 'bet', 'wager', 'vig', 'closing', 'opening', 'over', 'under'] },
-  { key: 'outcome', label: 'actual game results', strong: ['actual', 'final', 'observed', 'realized'], cues: ['result', 'outcome', 'winner', 'win', 'loss', 'score', 'point', 'margin', 'overtime', 'goal', 'run'] },
-  { key: 'weather', label: 'weather conditions', strong: ['weather', 'temperature', 'wind', 'precipitation', 'humidity'], cues: ['rain', 'snow', 'dome', 'condition', 'forecast'] },
-  { key: 'venue', label: 'venue and stadium details', strong: ['stadium', 'venue', 'arena', 'ballpark'], cues: ['roof', 'surface', 'capacity', 'city', 'altitude', 'latitude', 'longitude', 'turf'] },
-  { key: 'player', label: 'player statistics', strong: ['player', 'passing', 'rushing', 'receiving', 'athlete'], cues: ['yard', 'touchdown', 'interception', 'reception', 'position', 'roster', 'tackle', 'sack'] },
-  { key: 'injury', label: 'injury reports', strong: ['injury', 'injured'], cues: ['questionable', 'doubtful', 'practice', 'availability', 'inactive'] },
-  { key: 'rating', label: 'team strength ratings', strong: ['elo', 'rating', 'ranking', 'epa'], cues: ['rank', 'strength', 'power'] },
-  { key: 'identity', label: 'identification and timing', strong: [], cues: ['id', 'identifier', 'key', 'date', 'time', 'timestamp', 'datetime', 'week', 'season', 'year', 'month', 'day', 'kickoff', 'schedule', 'start', 'matchup'], weak: ['home', 'away', 'team', 'opponent', 'name', 'abbreviation'] },
-];
-const facetWords = FACETS.map((f) => ({
-  facet: f,
-  strong: f.strong.map(stem),
-  cues: f.cues.map(stem),
-  weak: (f.weak ?? []).map(stem),
-}));
-
-const matches = (word: string, list: string[]) => list.some((w) => word === w || (w.length >= 6 && word.startsWith(w)));
-
-/** How strongly each facet claims a column: name words count most, the first name word most of all. */
-export function facetScores(column: ColumnLike): Map<string, number> {
-  const scores = new Map<string, number>();
-  const add = (word: string, weight: number) => {
-    for (const { facet, strong, cues, weak } of facetWords) {
-      const w = matches(word, strong) ? weight * 2 : matches(word, cues) ? weight : matches(word, weak) ? 0.4 : 0;
-      if (w > 0) scores.set(facet.key, (scores.get(facet.key) ?? 0) + w);
-    }
-  };
-  stems(column.name).forEach((w, i) => add(w, i === 0 ? 2 : 1.5));
-  stems(column.description ?? '').forEach((w) => add(w, 0.5));
-  return scores;
-}
 
 /** Columns computed from others (errors, flags, differences) come from the query layer, not a source table. */
 export function isDerived(column: ColumnLike): boolean {
@@ -106,14 +168,38 @@ export function isDerived(column: ColumnLike): boolean {
 
 const ACRONYM_STOP = new Set(['PRP', 'KPI', 'KPIS', 'API', 'ID', 'UI', 'ML', 'AI', 'SQL', 'UTC', 'MVP', 'ETL', 'BI', 'CSV', 'JSON', 'US', 'USD', 'MAE', 'RMSE', 'TBD', 'FAQ', 'OK', 'II', 'III', 'IV', 'REG', 'POST', 'STRING', 'INT', 'DATE', 'BOOL', 'FLOAT', 'NUMERIC', 'TIMESTAMP']);
 
-/** The PRP's domain: its most frequent acronym outside code and type names (e.g. "NFL"), if any occurs twice. */
-export function domainOf(prp: string): string | undefined {
+/** Acronyms of the PRP outside code and type names, most frequent first (e.g. "NFL"); they name its domain. */
+export function acronymsOf(text: string): string[] {
   const counts = new Map<string, number>();
-  for (const m of prp.replace(/`[^`]*`/g, ' ').matchAll(/\b[A-Z]{2,5}\b/g)) {
+  for (const m of text.replace(/`[^`]*`/g, ' ').matchAll(/\b[A-Z]{2,5}\b/g)) {
     if (!ACRONYM_STOP.has(m[0]) && !/\d/.test(m[0])) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
   }
-  const best = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
-  return best && best[1] >= 2 ? best[0] : undefined;
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([a]) => a);
+}
+
+/**
+ * What a table description names as its domain: acronyms ("NFL", "NOAA") and proper names of two
+ * or more capitalised words ("English Premier League").
+ */
+export function domainMarkers(description: string): string[] {
+  const names = [...description.matchAll(/\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b/g)].map((m) => m[0]);
+  return [...acronymsOf(description), ...names];
+}
+
+/** The PRP's domain: its most frequent acronym, if any. */
+export function domainOf(prp: string): string | undefined {
+  return acronymsOf(prp)[0];
+}
+
+/** The PRP's subject as a short phrase: its first heading without a "PRP:" prefix. */
+export function subjectOf(prp: string): string {
+  const heading = prp.match(/^\s*#{1,3}\s+(.+)$/m)?.[1] ?? prp.split('\n').find((l) => l.trim()) ?? '';
+  return heading
+    .replace(/^\s*(PRP|Product requirements?( prompt| document)?)\s*[:\-–—]\s*/i, '')
+    .replace(/[*_`#]/g, '')
+    .trim()
+    .slice(0, 90)
+    .replace(/\s+\S*$/, (m) => (heading.length > 90 ? '' : m));
 }
 
 /**
@@ -136,41 +222,127 @@ export interface PlannedStep {
   target_columns_for_validation: string[];
 }
 
-export function planSteps(prp: string, schema: ColumnLike[]): PlannedStep[] {
-  const domain = domainOf(prp);
-  const groups = new Map<string, { label: string; columns: ColumnLike[] }>();
-  for (const column of schema) {
-    if (isDerived(column)) continue;
-    const scores = facetScores(column);
-    let best: Facet | undefined;
-    let bestScore = 0;
-    for (const facet of FACETS) {
-      const s = scores.get(facet.key) ?? 0;
-      if (s > bestScore) [best, bestScore] = [facet, s];
-    }
-    const key = best?.key ?? `other:${words(column.name)[0] ?? column.name}`;
-    const label = best?.label ?? `${words(column.name)[0] ?? column.name} attributes`;
-    if (!groups.has(key)) groups.set(key, { label, columns: [] });
-    groups.get(key)!.columns.push(column);
+/** Similarity two clusters need to merge: calibrated for the embedding's cosine and for word overlap. */
+const MERGE_AT = { meaning: 0.3, words: 0.25 };
+/** A column alone in its cluster joins the closest cluster if at least this similar (a lone column finds anything). */
+const ADOPT_AT = { meaning: 0.12, words: 0.05 };
+/** More groups than this and the plan costs more searches than it gains. */
+const MAX_GROUPS = 8;
+
+/** Average-linkage clustering of columns by meaning; keys join the cluster they are closest to. */
+async function clusterColumns(columns: ColumnLike[], meaning: MeaningSpace | undefined): Promise<ColumnLike[][]> {
+  const n = columns.length;
+  await meaning?.prefetch(columns.map(columnText));
+  const sim: number[][] = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) sim[i][j] = sim[j][i] = await columnSimilarity(columns[i], columns[j], meaning);
   }
-  const prefix = domain ? `${domain} ` : '';
-  return [...groups.entries()].map(([key, { label, columns }]) => {
-    // Name the identification group after the entity its key columns share (game_id, game_date → "game").
-    const entity = key === 'identity' ? mostCommon(columns.flatMap((c) => words(c.name).slice(0, 1)).filter((w) => !['id', 'date', 'season', 'week', 'year', 'home', 'away', 'kickoff'].includes(w))) : undefined;
-    const group = `${prefix}${entity ? `${entity} ` : ''}${label}`;
-    const skip = new Set(['home', 'away', 'team', 'unique', 'identifier', ...(domain ? [domain.toLowerCase()] : [])]);
-    const phrases = [...new Set(columns.map((c) => columnPhrase(c, skip)))];
-    let query = `${group}: ${phrases.join(', ')}`;
-    if (query.length > 380) query = `${query.slice(0, 377).replace(/\s+\S*$/, '')}...`;
-    return { conceptual_group: group, search_query: query, target_columns_for_validation: columns.map((c) => c.name) };
-  });
+  const threshold = meaning ? MERGE_AT.meaning : MERGE_AT.words;
+  let clusters: number[][] = columns.map((_, i) => [i]);
+  const linkage = (a: number[], b: number[]) => a.reduce((t, i) => t + b.reduce((u, j) => u + sim[i][j], 0), 0) / (a.length * b.length);
+  for (;;) {
+    let best: [number, number, number] | undefined;
+    for (let a = 0; a < clusters.length; a++) {
+      for (let b = a + 1; b < clusters.length; b++) {
+        const l = linkage(clusters[a], clusters[b]);
+        if (!best || l > best[2]) best = [a, b, l];
+      }
+    }
+    if (!best || (best[2] < threshold && clusters.length <= MAX_GROUPS)) break;
+    const [a, b] = best;
+    clusters = [...clusters.filter((_, k) => k !== a && k !== b), [...clusters[a], ...clusters[b]].sort((x, y) => x - y)];
+  }
+  // A lone column is a poor search and any table with one like it would fit: it joins the
+  // cluster it is closest to, unless it resembles none.
+  const adopt = meaning ? ADOPT_AT.meaning : ADOPT_AT.words;
+  for (;;) {
+    const lone = clusters.findIndex((c) => c.length === 1 && clusters.length > 1);
+    if (lone < 0) break;
+    const [i] = clusters[lone];
+    let best = -1;
+    for (let k = 0; k < clusters.length; k++) if (k !== lone && (best < 0 || linkage([i], clusters[k]) > linkage([i], clusters[best]))) best = k;
+    if (linkage([i], clusters[best]) < adopt) break;
+    clusters[best] = [...clusters[best], i].sort((x, y) => x - y);
+    clusters.splice(lone, 1);
+  }
+  // A cluster of generic columns alone (keys, dates, season) would find every table that carries
+  // them: they go with the cluster of the same variant they are most similar to.
+  const keysOnly = clusters.filter((c) => c.every((i) => isGeneric(columns[i])));
+  const others = clusters.filter((c) => !c.every((i) => isGeneric(columns[i])));
+  if (others.length) {
+    for (const group of keysOnly) {
+      for (const i of group) {
+        const target = others.reduce((best, c) => (linkage([i], c) > linkage([i], best) ? c : best), others[0]);
+        target.push(i);
+        target.sort((x, y) => x - y);
+      }
+    }
+    clusters = others;
+  }
+  return clusters.sort((a, b) => a[0] - b[0]).map((c) => c.map((i) => columns[i]));
 }
 
-function mostCommon(values: string[]): string | undefined {
+const VARIANT_LABEL: Record<Variant, string> = { estimate: 'estimated', outcome: 'actual', plain: '' };
+
+/** A cluster's name: its variant and its columns' commonest content words. */
+function clusterLabel(columns: ColumnLike[], variant: Variant, skip: Set<string>): string {
   const counts = new Map<string, number>();
-  values.forEach((v) => counts.set(v, (counts.get(v) ?? 0) + 1));
-  const best = [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0];
-  return best && best[1] >= 2 ? best[0] : undefined;
+  const firstSeen = new Map<string, number>();
+  let order = 0;
+  for (const c of columns) {
+    for (const [k, w] of [...words(c.name), ...words(c.description ?? '')].entries()) {
+      if (w.length < 3 || skip.has(w) || /^\d+$/.test(w) || ESTIMATE_WORDS.includes(stem(w)) || OUTCOME_WORDS.includes(stem(w))) continue;
+      counts.set(w, (counts.get(w) ?? 0) + (k < words(c.name).length ? 2 : 1));
+      if (!firstSeen.has(w)) firstSeen.set(w, order++);
+    }
+  }
+  const top = [...counts.entries()].sort((a, b) => b[1] - a[1] || firstSeen.get(a[0])! - firstSeen.get(b[0])!).slice(0, 3).map(([w]) => w);
+  return [VARIANT_LABEL[variant], ...top].filter(Boolean).join(' ') || columns[0].name;
+}
+
+export async function planSteps(prp: string, schema: ColumnLike[]): Promise<PlannedStep[]> {
+  const meaning = await meaningSpace();
+  const domains = acronymsOf(prp).slice(0, 3);
+  const domain = domains.join('/') || undefined;
+  const subject = subjectOf(prp);
+  const sourced = schema.filter((c) => !isDerived(c));
+  const byVariant = new Map<Variant, ColumnLike[]>();
+  // Estimates come from a model's output table, everything else (facts and outcomes) from the
+  // record of what happened: the two are planned apart, outcomes cluster with the facts they describe.
+  const part = (c: ColumnLike): Variant => (variantOf(c) === 'estimate' ? 'estimate' : 'plain');
+  for (const c of sourced) byVariant.set(part(c), [...(byVariant.get(part(c)) ?? []), c]);
+  const skip = new Set(['unique', 'identifier', 'column', 'value', 'whether', 'each', ...domains.map((d) => d.toLowerCase())]);
+  const planned: Array<{ variant: Variant; columns: ColumnLike[] }> = [];
+  for (const variant of ['plain', 'estimate'] as Variant[]) {
+    const columns = byVariant.get(variant);
+    if (columns?.length) for (const cluster of await clusterColumns(columns, meaning)) planned.push({ variant, columns: cluster });
+  }
+  // A variant with one lone column (a single estimate among facts) is no group of its own: the
+  // column is searched with the facts it is closest to, where a table must hold more than it.
+  const adopt = meaning ? ADOPT_AT.meaning : ADOPT_AT.words;
+  for (const lone of planned.filter((p) => p.columns.length === 1 && planned.filter((q) => q.variant === p.variant).length === 1)) {
+    const others = planned.filter((p) => p !== lone);
+    if (!others.length) break;
+    const scored = await Promise.all(
+      others.map(async (p) => ({ p, sim: (await Promise.all(p.columns.map((c) => columnSimilarity(lone.columns[0], c, meaning)))).reduce((a, b) => a + b, 0) / p.columns.length })),
+    );
+    const best = scored.sort((a, b) => b.sim - a.sim)[0];
+    if (best.sim < adopt) continue;
+    best.p.columns.push(lone.columns[0]);
+    planned.splice(planned.indexOf(lone), 1);
+  }
+  const steps: PlannedStep[] = [];
+  for (const { variant, columns: cluster } of planned) {
+    const label = clusterLabel(cluster, cluster.every((c) => variantOf(c) === variant) ? variant : 'plain', skip);
+    const context = subject && !label.toLowerCase().includes(subject.toLowerCase()) ? ` — ${subject}` : '';
+    const group = `${domain && !domains.every((d) => subject.includes(d)) ? `${domain} ` : ''}${label}${context}`.slice(0, 200);
+    const phrases = [...new Set(cluster.map((c) => columnPhrase(c, skip)))];
+    let query = `${subject ? `${subject}: ` : ''}${phrases.join(', ')}`;
+    if (query.length > 380) query = `${query.slice(0, 377).replace(/\s+\S*$/, '')}...`;
+    const order = new Map(schema.map((c, i) => [c.name, i]));
+    steps.push({ conceptual_group: group, search_query: query, target_columns_for_validation: cluster.map((c) => c.name).sort((a, b) => order.get(a)! - order.get(b)!) });
+  }
+  return steps.slice(0, 16);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -201,18 +373,11 @@ export function typeCompatibility(a: string | undefined, b: string | undefined):
   return 0.4;
 }
 
-const dice = (a: string[], b: string[]): number => {
-  if (!a.length || !b.length) return 0;
-  const sb = new Set(b);
-  const sa = new Set(a);
-  const shared = [...sa].filter((w) => sb.has(w)).length;
-  return (2 * shared) / (sa.size + sb.size);
-};
 
-/** Words that say which variant of a quantity a column holds: a predicted score is not an actual score. */
-const QUALIFIERS = new Set(['predict', 'forecast', 'projected', 'expected', 'estimat', 'actual', 'final', 'observed', 'closing', 'opening'].map(stem));
 
-/** How well a source column provides a target column (0..1). */
+const QUALIFIERS = new Set([...ESTIMATE_WORDS, ...OUTCOME_WORDS]);
+
+/** How well a source column provides a target column by their words (0..1). */
 export function columnMatch(target: ColumnLike, source: ColumnLike): number {
   const tn = stems(target.name);
   const sn = stems(source.name);
@@ -230,12 +395,43 @@ export function columnMatch(target: ColumnLike, source: ColumnLike): number {
     const nameSim = dice(core(tn), core(sn));
     const descSim = dice(core(td), core(sd));
     similarity = Math.min(1, 0.6 * nameSim + 0.5 * descSim);
-    const tq = td.filter((w) => QUALIFIERS.has(w));
-    const sq = sd.filter((w) => QUALIFIERS.has(w));
-    const conflicting = tq.length > 0 && sq.length > 0 && !tq.some((w) => sq.includes(w));
-    if (conflicting) similarity *= 0.5;
   }
-  return similarity * typeCompatibility(target.type, source.type);
+  return similarity * variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+}
+
+/**
+ * An estimate offered for a fact or an outcome (or the reverse) is not the same data, however alike
+ * the words: a model's predicted spread is not the market's closing spread.
+ */
+function variantAgreement(target: ColumnLike, source: ColumnLike): number {
+  return (variantOf(target) === 'estimate') !== (variantOf(source) === 'estimate') ? 0.5 : 1;
+}
+
+/**
+ * Cosine of two column sentences mapped to 0..1: unrelated columns of this model sit below 0.3,
+ * the same data under other names around 0.55 to 0.8.
+ */
+const CONTEXT_LIFT = 0.15;
+const meaningScore = (cos: number): number => Math.max(0, Math.min(1, (cos - 0.25) / 0.35));
+
+/**
+ * Columns are read in their context, as a person reading a schema does: "probability" in a table of
+ * churn predictions means the chance a customer leaves, and the group says what the target is about.
+ */
+async function columnMatchByMeaning(
+  target: ColumnLike,
+  source: ColumnLike,
+  meaning: MeaningSpace | undefined,
+  context: { group: string; table: string },
+): Promise<number> {
+  const lexical = columnMatch(target, source);
+  if (!meaning) return lexical;
+  // Context may only sharpen a resemblance the columns already have: two columns of similar
+  // tables are otherwise alike by their context alone (season ≈ home score "in NFL games").
+  const plain = await meaning.similarity(columnText(target), columnText(source));
+  const inContext = await meaning.similarity(`${columnText(target)} (${context.group})`, `${columnText(source)} (${context.table})`);
+  const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
+  return Math.max(lexical, meaningScore(cos) * variantAgreement(target, source) * typeCompatibility(target.type, source.type));
 }
 
 export interface CandidateLike {
@@ -260,7 +456,9 @@ function groupDomains(group: string): string[] {
   return [...group.matchAll(/\b[A-Z]{2,5}\b/g)].map((m) => m[0]).filter((a) => !ACRONYM_STOP.has(a));
 }
 
-export function validateCandidate(group: string, targets: ColumnLike[], candidate: CandidateLike): Verdict {
+
+export async function validateCandidate(group: string, targets: ColumnLike[], candidate: CandidateLike): Promise<Verdict> {
+  const meaning = await meaningSpace();
   const schema = (candidate.schema ?? []).filter((c) => c && typeof c.name === 'string');
   const name = [candidate.project_id, candidate.dataset_id, candidate.table_id].filter(Boolean).join('.');
   if (!targets.length || !schema.length) {
@@ -268,9 +466,18 @@ export function validateCandidate(group: string, targets: ColumnLike[], candidat
   }
   // One source column provides at most one target column (team_abbr is not both home_team and
   // away_team): assign the best-scoring pairs first.
-  const scored = targets
-    .flatMap((target, ti) => schema.map((source) => ({ ti, target: target.name, source: source.name, score: columnMatch(target, source) })))
-    .sort((a, b) => b.score - a.score);
+  const context = { group, table: candidate.description || name };
+  await meaning?.prefetch([
+    ...targets.flatMap((t) => [columnText(t), `${columnText(t)} (${context.group})`]),
+    ...schema.flatMap((c) => [columnText(c), `${columnText(c)} (${context.table})`]),
+  ]);
+  const scored: Array<{ ti: number; target: string; source: string; score: number }> = [];
+  for (const [ti, target] of targets.entries()) {
+    for (const source of schema) {
+      scored.push({ ti, target: target.name, source: source.name, score: await columnMatchByMeaning(target, source, meaning, context) });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score);
   const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0 }));
   const usedSources = new Set<string>();
   for (const s of scored) {
@@ -281,18 +488,32 @@ export function validateCandidate(group: string, targets: ColumnLike[], candidat
   const matched = pairs.filter((p) => p.score >= MATCH_THRESHOLD);
   const coverage = matched.length / targets.length;
   const columnScore = pairs.reduce((n, p) => n + p.score, 0) / pairs.length;
+  // Generic columns alone do not make a source: every table about the entity carries keys,
+  // dates and seasons. Where the group has other columns, half of those must be provided.
+  const content = new Set(targets.filter((t) => !isGeneric(t)).map((t) => t.name));
+  const contentMatched = matched.filter((p) => content.has(p.target)).length;
+  const contentCoverage = content.size ? contentMatched / content.size : coverage;
+  // A table fits when it provides half of the group, or half of what the group is about.
+  const onlyKeys = content.size > 0 && contentMatched === 0;
+  const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
-  const tableText = `${name} ${candidate.description ?? ''} ${schema.map((c) => c.description ?? '').join(' ')}`.toUpperCase();
+  // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
+  // none of the group's is about something else, however alike its columns (NFL scores are not
+  // basketball scores). Tables that name no domain are judged by their columns alone.
+  let offSubject: string | undefined;
   const domains = groupDomains(group);
-  const missingDomain = domains.length > 0 && !domains.some((d) => new RegExp(`\\b${d}\\b`).test(tableText));
-  const relevance = Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (missingDomain ? 0.4 : 1) * 100) / 100;
-  const fit = !missingDomain && coverage >= 0.5 && columnScore >= 0.4;
+  const tableDomains = domainMarkers(candidate.description ?? '');
+  if (domains.length > 0 && tableDomains.length > 0 && !tableDomains.some((d) => domains.includes(d))) {
+    offSubject = `${tableDomains.join('/')} data, not ${domains.join('/')} data`;
+  }
+  const relevance = Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : 1) * 100) / 100;
+  const fit = !offSubject && !onlyKeys && enough && columnScore >= 0.35;
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
-  const reasoning = missingDomain
-    ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}, not ${domains.join('/')} data${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
-    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; missing ${missing.join(', ')}` : ''}.`;
+  const reasoning = offSubject
+    ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
+    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; missing ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return { is_good_fit: fit, relevance_score: relevance, reasoning, matched_columns: fit ? matched.map((p) => p.target) : [] };
 }
 
@@ -304,10 +525,10 @@ const asColumns = (value: unknown): ColumnLike[] =>
 export const discoveryRules: StandinRule[] = [
   {
     task: 'discovery.plan',
-    description: 'Groups the target columns into conceptual groups and writes one search query per group.',
-    answer: ({ sections }) => {
+    description: 'Groups the target columns into conceptual groups by meaning and writes one search query per group.',
+    answer: async ({ sections }) => {
       const prp = typeof sections.prp === 'string' ? sections.prp : '';
-      const steps = planSteps(prp, asColumns(sections.target_schema));
+      const steps = await planSteps(prp, asColumns(sections.target_schema));
       return { steps };
     },
   },

