@@ -290,7 +290,9 @@ export class JournalRegistryStore {
 
   /** Records a heartbeat; false when the agent is not registered (the caller should register). */
   async beat(agentId: string, instance: string, at: number, reported?: HealthStatus | null): Promise<boolean> {
-    if (!this.index.has(agentId)) return false;
+    // An instance that never registered is unknown too: a heartbeat must not add instances (anyone
+    // could otherwise grow the journal, or keep an abandoned agent alive for a hijacker).
+    if (!this.index.get(agentId)?.instances.has(instance)) return false;
     const line: JournalLine = { op: 'beat', at, id: agentId, instance, ...(reported !== undefined ? { reported } : {}) };
     await this.append(line);
     this.applyToIndex(line);

@@ -109,6 +109,31 @@ describe('control plane: registration, heartbeat, deregistration and execution u
     }
   });
 
+  it('a heartbeat for an instance that never registered is 404 and adds nothing', async () => {
+    const before = (await cp.app.inject({ method: 'GET', url: '/api/v1/discovery/capabilities?agent=agent-flows' })).body;
+    for (let i = 0; i < 20; i++) {
+      const { status } = await send('POST', '/api/v1/agents/agent-flows/heartbeat', { instance_id: `stranger-${i}-${'x'.repeat(150)}` });
+      expect(status).toBe(404);
+    }
+    const after = (await cp.app.inject({ method: 'GET', url: '/api/v1/discovery/capabilities?agent=agent-flows' })).body;
+    expect(after).not.toContain('stranger-');
+    expect(after.length).toBeLessThanOrEqual(before.length + 200);
+  });
+
+  it('execution and registration errors echo at most a short excerpt of an oversized key', async () => {
+    const hugeKey = 'K'.repeat(1_000_000);
+    const target = `/api/v1/execute/agent-flows:${bomQuestionFlow.type}`;
+    for (const body of [{ input: { question: 'x', [hugeKey]: 1 } }, { input: { question: 'x' }, [hugeKey]: 1 }]) {
+      const res = await cp.app.inject({ method: 'POST', url: target, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      expect(res.statusCode).toBe(400);
+      expect(res.body.length, res.body.slice(0, 300)).toBeLessThan(5_000);
+    }
+    const manyKeys = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
+    const res = await cp.app.inject({ method: 'POST', url: target, payload: JSON.stringify({ input: { question: 'x', ...manyKeys } }), headers: { 'content-type': 'application/json' } });
+    expect(res.statusCode).toBe(400);
+    expect(res.body.length).toBeLessThan(10_000);
+  });
+
   it('execution: hostile targets, parameters and bodies are 4xx before Temporal', async () => {
     const targets = [...HOSTILE_STRINGS.slice(0, 30), 'agent-flows:', ':answerBomQuestion', 'agent-flows:skill:resolveBomColumns', 'agent-flows:noSuchFlow', 'agent-flows:answerBomQuestion:x', 'agent-research-001:deep_research'];
     for (const target of targets) {

@@ -34,13 +34,34 @@ describe('npm start output', () => {
       const deadline = Date.now() + 120_000;
       while (!/registered agent/.test(output) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
       expect(output).toMatch(/\[worker\] polling task queue agent-flows/);
+      // With no token configured, registration on the stack's control plane is still authenticated
+      // (a token made for the run, shared with its worker): another local process cannot claim or
+      // re-route agent-flows, nor heartbeat it.
+      const cp = `http://127.0.0.1:${env.CONTROL_PLANE_PORT}`;
+      const hijack = await fetch(`${cp}/api/v1/agents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-agent-secret': 'attacker-secret-0123456789' },
+        body: JSON.stringify({ id: 'agent-flows', task_queue: 'attacker-q', reasoners: [], skills: [] }),
+      });
+      expect(hijack.status).toBe(401);
+      const beat = await fetch(`${cp}/api/v1/agents/agent-flows/heartbeat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ instance_id: 'default', health_status: 'degraded' }),
+      });
+      expect(beat.status).toBe(401);
+      const del = await fetch(`${cp}/api/v1/agents/agent-flows`, { method: 'DELETE' });
+      expect(del.status).toBe(401);
+      const listed = await (await fetch(`${cp}/api/v1/discovery/capabilities?agent=agent-flows`)).json();
+      expect(JSON.stringify(listed)).toContain('"agent-flows"');
+      expect(JSON.stringify(listed)).not.toContain('attacker-q');
     } finally {
       process.kill(-child.pid!, 'SIGINT');
     }
     expect(await exited).toBe(0);
     const lines = output.split('\n').filter((l) => l.trim());
     // Every line is the stack's, the worker's or the CLI resolver's own.
-    expect(lines.filter((l) => !/^\[(stack|worker|temporal)\] /.test(l)), output).toEqual([]);
+    expect(lines.filter((l) => !/^\[(stack|worker|temporal|search)\] /.test(l)), output).toEqual([]);
     expect(lines.length, output).toBeLessThanOrEqual(14);
   }, 180_000);
 });

@@ -9,6 +9,7 @@
  *    with that control plane.
  */
 import type { Worker } from '@temporalio/worker';
+import { randomBytes } from 'node:crypto';
 import { standinUrl } from '../backends';
 import { sharedEmbedder } from '../backends/embedding';
 import { startControlPlane } from '../server/main';
@@ -48,6 +49,14 @@ async function main() {
   // SDK's INFO lines (and the workflow bundler's output) and the control plane's per-request
   // lines would bury the stack's few lines, so they show only when LOG_LEVEL asks for them.
   const quiet: typeof config = process.env.LOG_LEVEL ? config : { ...config, LOG_LEVEL: 'warn' };
+  // Registration is always authenticated here: with no token configured, the control plane and the
+  // worker (both in this process) share one made for this run, so no other local process can
+  // register, heartbeat, re-route or delete agents (it could otherwise claim agent-flows while the
+  // worker restarts).
+  const registrationToken =
+    config.CONTROL_PLANE_REGISTRATION_TOKEN ??
+    config.CONTROL_PLANE_TOKEN ??
+    (config.CONTROL_PLANE_URL ? undefined : randomBytes(32).toString('base64url'));
   installRuntime(quiet, { handleSignals: false });
   let codecServer: Awaited<ReturnType<typeof startCodecServerFromConfig>> | undefined;
   // A component that cannot start (a port clash, say) stops the ones already running.
@@ -94,7 +103,7 @@ async function main() {
   let controlPlane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   try {
     controlPlane = await listening('The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT', () =>
-      startControlPlane(quiet, { temporalAddress: address }),
+      startControlPlane({ ...quiet, CONTROL_PLANE_REGISTRATION_TOKEN: registrationToken }, { temporalAddress: address }),
     );
     console.log(`[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`);
   } catch (err) {
@@ -115,7 +124,10 @@ async function main() {
   );
   let exitCode = 0;
   try {
-    await runWorker({ ...config, CONTROL_PLANE_URL: config.CONTROL_PLANE_URL ?? controlPlane?.url }, { onReady: (w) => (worker = w) });
+    await runWorker(
+      { ...config, CONTROL_PLANE_REGISTRATION_TOKEN: registrationToken, CONTROL_PLANE_URL: config.CONTROL_PLANE_URL ?? controlPlane?.url },
+      { onReady: (w) => (worker = w) },
+    );
   } catch (err) {
     console.error(`[stack] worker failed: ${err instanceof Error ? err.message : String(err)}`);
     exitCode = 1;

@@ -71,8 +71,8 @@ export function agentRoutes(
     const parsed = agentRegistrationSchema.safeParse(request.body);
     if (!parsed.success) {
       metrics.registrations.inc({ operation: 'register', status: 'rejected' });
-      const issues = issuesOf(parsed.error);
-      return reply.code(400).send({ error: 'invalid_manifest', message: `Invalid manifest: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ').slice(0, 1000)}`, details: { issues: issues.slice(0, 50) } });
+      const { issues, text } = issuesOf(parsed.error);
+      return reply.code(400).send({ error: 'invalid_manifest', message: `Invalid manifest: ${text}`, details: { issues } });
     }
     return asCaller(request, reply, async (caller) => {
       const result = await registry.register(parsed.data, caller);
@@ -86,8 +86,8 @@ export function agentRoutes(
     if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
     const parsed = heartbeatSchema.safeParse(request.body === undefined ? {} : request.body);
     if (!parsed.success) {
-      const issues = issuesOf(parsed.error);
-      return reply.code(400).send({ error: 'invalid_body', message: issues.map((i) => `${i.field}: ${i.message}`).join('; '), details: { issues } });
+      const { issues, text } = issuesOf(parsed.error);
+      return reply.code(400).send({ error: 'invalid_body', message: text, details: { issues } });
     }
     return asCaller(request, reply, async (caller) => {
       const known = await registry.heartbeat(agentId, parsed.data.instance_id, parsed.data.health_status, caller);

@@ -1,9 +1,12 @@
 /** Error bodies shared by the routes: `{error, message, details?, request_id?}`, never a stack trace. */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { z } from 'zod';
+import { formatIssues, zodIssues, type FieldIssue } from '../../contracts/common';
 
-export function issuesOf(error: z.ZodError): Array<{ field: string; message: string }> {
-  return error.issues.map((i) => ({ field: i.path.length ? i.path.join('.') : '(body)', message: i.message }));
+/** The issues of a rejected body or input, capped like every validation error (keys and values are the caller's). */
+export function issuesOf(error: z.ZodError, root = '(body)'): { issues: FieldIssue[]; text: string } {
+  const issues = zodIssues(error, root);
+  return { issues, text: formatIssues(issues, error.issues.length) };
 }
 
 /** The service's paths and their methods, to answer other methods with 405 and an Allow header. */

@@ -62,8 +62,8 @@ export function executeRoutes(app: FastifyInstance, registry: Registry, metrics:
 
     const body = executeRequestSchema.safeParse(request.body);
     if (!body.success) {
-      const issues = issuesOf(body.error);
-      return fail(reply, 400, 'invalid_body', `Invalid request body: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, { issues });
+      const { issues, text } = issuesOf(body.error);
+      return fail(reply, 400, 'invalid_body', `Invalid request body: ${text}`, { issues });
     }
     if (target.kind === 'skill') {
       return fail(reply, 409, 'not_executable', 'Skills (activities) run inside their reasoners (workflows); execute a reasoner target instead');
@@ -79,8 +79,8 @@ export function executeRoutes(app: FastifyInstance, registry: Registry, metrics:
     }
     const input = flow.input.safeParse(body.data.input);
     if (!input.success) {
-      const issues = input.error.issues.map((i) => ({ field: i.path.length ? i.path.join('.') : '(input)', message: i.message }));
-      return fail(reply, 400, 'invalid_input', `${flow.type}: invalid input: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, { issues });
+      const { issues, text } = issuesOf(input.error, '(input)');
+      return fail(reply, 400, 'invalid_input', `${flow.type}: invalid input: ${text}`, { issues });
     }
     if (!options.temporal) return fail(reply, 503, 'temporal_unavailable', 'This control plane has no Temporal connection configured');
 
