@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import type { Progress } from '../contracts/common';
 import { findFlow, flows } from '../contracts/flows';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
+import { loadTracingSettings, setupTracing } from '../workers/tracing';
 
 function readInput(text: string | undefined): unknown {
   if (text === undefined) return {};
@@ -159,5 +160,10 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: the start's span is the root of the flow's trace (flushed before exit).
+  const tracing = setupTracing(loadTracingSettings(), 'agent-flows-cli');
+  main(process.argv.slice(2)).then(async (code) => {
+    await tracing.shutdown().catch(() => undefined);
+    process.exit(code);
+  });
 }

@@ -7,6 +7,7 @@ import { loadConfig, ConfigError, type Config } from '../contracts/config';
 import { buildControlPlane, type ControlPlane } from './app';
 import { isLoopbackHost } from './http-guard';
 import { lazyTemporal } from './temporal';
+import { setupTracing } from '../workers/tracing';
 
 /**
  * Builds and starts the control plane from the configuration; returns it with its URL.
@@ -60,6 +61,7 @@ if (require.main === module) {
     console.error(err instanceof ConfigError ? err.message : String(err));
     process.exit(2);
   }
+  setupTracing(config, 'agent-flows-control-plane');
   startControlPlane(config).then(
     (cp) => {
       console.log(`[control-plane] ${cp.url}/api/v1/discovery/capabilities (OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`);

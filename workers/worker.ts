@@ -19,6 +19,7 @@ import { dataConverterFromEnv } from '../client/payload-codec';
 import { ensureSearchAttributes } from './search-attributes';
 import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../contracts/project-root';
+import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
 
 const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
 /** Entry point of the workflow code: the TypeScript sources, or the compiled copy in an image without them. */
@@ -57,6 +58,7 @@ export interface FlowWorkerOptions {
 }
 
 export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
+  const tracing = tracingWorkerOptions();
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
@@ -69,6 +71,13 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
     maxEagerActivityReservationsPerWorkflowTask: 20,
     ...(options.identity ? { identity: options.identity } : {}),
     dataConverter: options.dataConverter ?? dataConverterFromEnv(),
+    // Tracing: activity spans, and the sink for workflow spans (a no-op unless tracing is set up).
+    // The workflow interceptors are in every bundle; a prebuilt bundle already has them.
+    interceptors: {
+      activity: tracing.interceptors!.activity,
+      ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+    },
+    sinks: tracing.sinks,
   });
 }
 
@@ -144,6 +153,7 @@ export function configOrExit(): Config {
 if (require.main === module) {
   const config = configOrExit();
   installRuntime(config);
+  setupTracing(config, 'agent-flows-worker');
   runWorker(config).then(
     () => process.exit(0),
     (err) => {

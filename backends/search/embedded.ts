@@ -3,6 +3,7 @@
  * in `data/search/<collection>.json` (an array of objects with an `id`). Every string anywhere
  * in a document is searchable; the document comes back unchanged as `data`.
  */
+import { inSpan } from '../traced';
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -40,7 +41,16 @@ export class EmbeddedSearch implements SearchBackend {
     await this.collections.get(collection);
   }
 
-  async search(request: SearchRequest): Promise<SearchResponse> {
+  search(request: SearchRequest): Promise<SearchResponse> {
+    return inSpan(
+      'search.request',
+      { 'search.backend': this.name, 'search.collection': request.collection, 'search.page_size': request.pageSize ?? 10 },
+      () => this.searchUntraced(request),
+      (response) => ({ 'search.hits': response.hits.length, 'search.total_size': response.totalSize }),
+    );
+  }
+
+  private async searchUntraced(request: SearchRequest): Promise<SearchResponse> {
     const collection = await this.load(request.collection);
     const result = await search(collection.db, {
       term: request.query,

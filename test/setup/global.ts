@@ -12,6 +12,7 @@ import type { TestProject } from 'vitest/node';
 import { flowSearchAttribute } from '../../contracts/common';
 import { DEV_SERVER_TUNING_ARGS } from '../../workers/dev-server';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../workers/tracing';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 
 declare module 'vitest' {
@@ -34,7 +35,10 @@ export default async function setup(project: TestProject) {
       extraArgs: ['--namespace', 'crash-test', '--namespace', 'security-test', '--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
     },
   });
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-bundle-'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
