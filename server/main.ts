@@ -33,6 +33,15 @@ export async function startControlPlane(config: Config, overrides: { temporalAdd
   }
   const controlPlane = await buildControlPlane({
     storePath: config.CONTROL_PLANE_STORE,
+    ...(config.CONTROL_PLANE_REGISTRY === 'temporal'
+      ? {
+          sharedRegistry: {
+            workflowId: config.CONTROL_PLANE_REGISTRY_ID,
+            taskQueue: config.CONTROL_PLANE_REGISTRY_TASK_QUEUE,
+            pollMs: config.CONTROL_PLANE_REGISTRY_POLL_MS,
+          },
+        }
+      : {}),
     temporal: lazyTemporal({ address: overrides.temporalAddress }),
     token: config.CONTROL_PLANE_TOKEN,
     registrationToken: config.CONTROL_PLANE_REGISTRATION_TOKEN,

@@ -54,7 +54,7 @@ let installed: Tracing | undefined;
  * tests (an in-memory exporter); otherwise the OTLP endpoint decides.
  */
 export function setupTracing(
-  config: Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME'>,
+  config: Partial<Pick<Config, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_SERVICE_NAME'>>,
   defaultServiceName: string,
   options: { exporter?: SpanExporter } = {},
 ): Tracing {

@@ -4,3 +4,4 @@ export { runEadsInterview, pursueEads, listEadsLibrary } from './run-eads-interv
 export { answerBomQuestion } from './answer-bom-question';
 export { writeResearchProposal } from './write-research-proposal';
 export { discoverFromPrp } from './discover-from-prp';
+export { agentRegistry } from './agent-registry';
