@@ -25,7 +25,7 @@ export interface ControlPlaneOptions {
    * Share registrations with other instances through the `agentRegistry` workflow on Temporal
    * (needs `temporal`, and a worker polling `taskQueue`) instead of the local journal.
    */
-  sharedRegistry?: { workflowId: string; taskQueue: string; pollMs: number };
+  sharedRegistry?: { workflowId: string; shards: number; taskQueue: string; pollMs: number };
   temporal?: TemporalAccess;
   /** When set, every /api/* request needs `Authorization: Bearer <token>`. */
   token?: string;

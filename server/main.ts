@@ -37,6 +37,7 @@ export async function startControlPlane(config: Config, overrides: { temporalAdd
       ? {
           sharedRegistry: {
             workflowId: config.CONTROL_PLANE_REGISTRY_ID,
+            shards: config.CONTROL_PLANE_REGISTRY_SHARDS,
             taskQueue: config.CONTROL_PLANE_REGISTRY_TASK_QUEUE,
             pollMs: config.CONTROL_PLANE_REGISTRY_POLL_MS,
           },

@@ -1,6 +1,11 @@
 /**
- * Registrations shared by every control-plane instance: kept by the `agentRegistry` workflow
+ * Registrations shared by every control-plane instance: kept by `agentRegistry` workflows
  * (workflows/agent-registry.ts) on the Temporal cluster the workers already need.
+ *
+ *  - The agents are spread over CONTROL_PLANE_REGISTRY_SHARDS workflows by a hash of their id: a
+ *    workflow's state travels whole in a query answer and a continue-as-new input, which Temporal
+ *    caps (2 MB per payload by default), and 500 agents with 20 schema-rich capabilities each are
+ *    ~12 MB of manifests. 16 shards hold ~1,000 such agents; more agents need more shards.
  *
  *  - Writes are Updates: a registration or deregistration is acknowledged only once it is in the
  *    workflow's history, so killing any control-plane instance loses nothing.
@@ -39,11 +44,23 @@ const UPDATE_ATTEMPTS = 4;
 
 export interface SharedRegistryOptions {
   client: Client;
+  /** Shard i is the workflow `<workflowId>-<i>`. */
   workflowId: string;
+  /** How many registry workflows share the agents (fixed for a deployment: an agent's shard is a hash of its id). */
+  shards: number;
   taskQueue: string;
   pollMs: number;
   /** Told when polling fails (the instance keeps serving its cache meanwhile). */
   onPollError?: (err: unknown) => void;
+}
+
+export const shardWorkflowId = (workflowId: string, shard: number) => `${workflowId}-${shard}`;
+
+/** FNV-1a of the agent id: every instance puts an agent in the same shard. */
+export function shardOf(agentId: string, shards: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < agentId.length; i++) hash = Math.imul(hash ^ agentId.charCodeAt(i), 0x01000193) >>> 0;
+  return hash % shards;
 }
 
 function indexEntry(agent: StoredAgent): StoreIndexEntry {
@@ -63,10 +80,10 @@ export class SharedRegistryStore implements RegistryStore {
   reads = 0;
   private readonly index = new Map<string, StoreIndexEntry>();
   private readonly listeners: Array<() => void> = [];
-  private readonly handle: WorkflowHandle;
-  /** The registry version this instance's index (and cache) reflects. */
-  private version = -1;
-  private beatsSeen = -1;
+  private readonly handles: WorkflowHandle[];
+  /** The shards' versions this instance's index (and cache) reflects. */
+  private versions = '';
+  private beatsSeen = '';
   private heartbeatsRefreshedAt = 0;
   private poller: NodeJS.Timeout | undefined;
   private polling = false;
@@ -75,7 +92,11 @@ export class SharedRegistryStore implements RegistryStore {
   private closed = false;
 
   private constructor(private readonly options: SharedRegistryOptions) {
-    this.handle = options.client.workflow.getHandle(options.workflowId);
+    this.handles = Array.from({ length: options.shards }, (_, i) => options.client.workflow.getHandle(shardWorkflowId(options.workflowId, i)));
+  }
+
+  private handleOf(agentId: string): WorkflowHandle {
+    return this.handles[shardOf(agentId, this.handles.length)];
   }
 
   /** Starts the registry workflow if no instance has yet, reads it, and starts polling. */
@@ -95,10 +116,11 @@ export class SharedRegistryStore implements RegistryStore {
 
   async listAgents(): Promise<StoredAgent[]> {
     this.reads += 1;
-    const { version, agents } = await this.handle.query(registryAgentsQuery);
+    const shards = await Promise.all(this.handles.map((h) => h.query(registryAgentsQuery)));
+    const agents = shards.flatMap((s) => s.agents);
     this.index.clear();
     for (const agent of agents) this.index.set(agent.agent_id, indexEntry(agent));
-    this.version = version;
+    this.versions = shards.map((s) => s.version).join(',');
     this.heartbeatsRefreshedAt = Date.now();
     return agents;
   }
@@ -117,7 +139,7 @@ export class SharedRegistryStore implements RegistryStore {
   }
 
   async fresh(agentId: string): Promise<Readonly<StoreIndexEntry> | undefined> {
-    const agent = await this.handle.query(registryAgentQuery, agentId);
+    const agent = await this.handleOf(agentId).query(registryAgentQuery, agentId);
     if (!agent) {
       this.index.delete(agentId);
       return undefined;
@@ -134,7 +156,7 @@ export class SharedRegistryStore implements RegistryStore {
     owner?: AgentOwner,
     secret?: string,
   ): Promise<{ created: boolean; changed: boolean }> {
-    const result = await this.update(registryPutUpdate, { manifest, instance, at, ...(owner ? { owner } : {}), ...(secret ? { secret } : {}) });
+    const result = await this.update(this.handleOf(manifest.agent_id), registryPutUpdate, { manifest, instance, at, ...(owner ? { owner } : {}), ...(secret ? { secret } : {}) });
     this.index.set(manifest.agent_id, indexEntry(result.agent));
     return { created: result.created, changed: result.changed };
   }
@@ -151,7 +173,7 @@ export class SharedRegistryStore implements RegistryStore {
   }
 
   async remove(agentId: string, instance: string | null, at: number): Promise<{ removed: boolean; remainingInstances: number }> {
-    const result = await this.update(registryRemoveUpdate, { id: agentId, instance, at });
+    const result = await this.update(this.handleOf(agentId), registryRemoveUpdate, { id: agentId, instance, at });
     if (result.agent) this.index.set(agentId, indexEntry(result.agent));
     else this.index.delete(agentId);
     return { removed: result.removed, remainingInstances: result.remainingInstances };
@@ -167,19 +189,23 @@ export class SharedRegistryStore implements RegistryStore {
   // ---- internals ----
 
   private async ensureStarted(): Promise<void> {
-    await this.options.client.workflow.start(AGENT_REGISTRY_WORKFLOW, {
-      workflowId: this.options.workflowId,
-      taskQueue: this.options.taskQueue,
-      args: [{}],
-      // Every instance calls this at start: the first one starts the registry, the rest join it.
-      workflowIdConflictPolicy: 'USE_EXISTING',
-    });
+    await Promise.all(
+      this.handles.map((h) =>
+        this.options.client.workflow.start(AGENT_REGISTRY_WORKFLOW, {
+          workflowId: h.workflowId,
+          taskQueue: this.options.taskQueue,
+          args: [{}],
+          // Every instance calls this at start: the first one starts the registry, the rest join it.
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
+      ),
+    );
   }
 
-  private async update<Ret, Arg>(definition: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret> {
+  private async update<Ret, Arg>(handle: WorkflowHandle, definition: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.handle.executeUpdate<Ret, [Arg]>(definition, { args: [arg] });
+        return await handle.executeUpdate<Ret, [Arg]>(definition, { args: [arg] });
       } catch (err) {
         // The run may be closing for continue-as-new, or (first use) not started yet.
         if (attempt >= UPDATE_ATTEMPTS || this.closed) throw err;
@@ -195,12 +221,21 @@ export class SharedRegistryStore implements RegistryStore {
     const batch = this.pendingBeats;
     this.pendingBeats = [];
     if (!batch.length) return;
-    try {
-      const known = await this.update(registryBeatsUpdate, batch.map((b) => b.beat));
-      batch.forEach((b, i) => b.done(known[i] ?? false));
-    } catch (err) {
-      for (const b of batch) b.fail(err);
+    const byShard = new Map<WorkflowHandle, typeof batch>();
+    for (const b of batch) {
+      const handle = this.handleOf(b.beat.id);
+      byShard.set(handle, [...(byShard.get(handle) ?? []), b]);
     }
+    await Promise.all(
+      [...byShard].map(async ([handle, beats]) => {
+        try {
+          const known = await this.update(handle, registryBeatsUpdate, beats.map((b) => b.beat));
+          beats.forEach((b, i) => b.done(known[i] ?? false));
+        } catch (err) {
+          for (const b of beats) b.fail(err);
+        }
+      }),
+    );
   }
 
   /** One version query; on a change by another instance, re-read the index and drop the caches. */
@@ -208,19 +243,22 @@ export class SharedRegistryStore implements RegistryStore {
     if (this.polling || this.closed) return;
     this.polling = true;
     try {
-      const { version, beats } = await this.handle.query(registryVersionQuery);
-      if (version !== this.version) {
+      const shards = await Promise.all(this.handles.map((h) => h.query(registryVersionQuery)));
+      const versions = shards.map((s) => s.version).join(',');
+      const beats = shards.map((s) => s.beats).join(',');
+      if (versions !== this.versions) {
         // The version only moves forward: our own writes moved it too, which costs one extra read.
         await this.listAgents();
         this.reads -= 1;
         for (const listener of this.listeners) listener();
       } else if (beats !== this.beatsSeen && Date.now() - this.heartbeatsRefreshedAt >= HEARTBEAT_REFRESH_MS) {
-        const fresh = await this.handle.query(registryHeartbeatsQuery);
-        for (const [id, instances] of Object.entries(fresh.instances)) {
-          const entry = this.index.get(id);
-          if (entry) for (const [instance, at] of Object.entries(instances)) entry.instances.set(instance, at);
+        for (const fresh of await Promise.all(this.handles.map((h) => h.query(registryHeartbeatsQuery)))) {
+          for (const [id, instances] of Object.entries(fresh.instances)) {
+            const entry = this.index.get(id);
+            if (entry) for (const [instance, at] of Object.entries(instances)) entry.instances.set(instance, at);
+          }
         }
-        this.beatsSeen = fresh.beats;
+        this.beatsSeen = beats;
         this.heartbeatsRefreshedAt = Date.now();
       }
     } catch (err) {

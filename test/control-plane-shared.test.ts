@@ -8,8 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AGENT_REGISTRY_WORKFLOW, registryAgentsQuery } from '../contracts/agent-registry';
+import { AGENT_REGISTRY_WORKFLOW, registryAgentQuery, registryAgentsQuery } from '../contracts/agent-registry';
+import { agentRegistrationSchema } from '../contracts/capabilities';
 import { buildControlPlane, type ControlPlane } from '../server/app';
+import { toStoredManifest } from '../server/registry-store';
+import { SharedRegistryStore, shardOf, shardWorkflowId } from '../server/shared-registry-store';
 import { lazyTemporal } from '../server/temporal';
 import { opsAgent, researchAgent, tempStorePath, visionAgent } from './control-plane-fixtures';
 import { createHarness, type Harness } from './helpers/harness';
@@ -17,6 +20,7 @@ import { createHarness, type Harness } from './helpers/harness';
 const ROOT = path.resolve(__dirname, '..');
 const API = '/api/v1/discovery/capabilities';
 const POLL_MS = 200;
+const SHARDS = 4;
 /** The discovery cache TTL every instance keeps: visibility must come from invalidation, not expiry. */
 const CACHE_TTL_MS = 30_000;
 
@@ -34,7 +38,7 @@ async function inProcess(): Promise<Instance> {
   const cp = await buildControlPlane({
     storePath: tempStorePath(),
     temporal: lazyTemporal({ address: inject('temporalAddress') }),
-    sharedRegistry: { workflowId: registryId, taskQueue: h.taskQueue, pollMs: POLL_MS },
+    sharedRegistry: { workflowId: registryId, shards: SHARDS, taskQueue: h.taskQueue, pollMs: POLL_MS },
     cacheTtlMs: CACHE_TTL_MS,
     healthCheckMs: 0,
     logLevel: 'silent',
@@ -60,6 +64,7 @@ async function separateProcess(): Promise<Instance & { kill(): Promise<void> }> 
       CONTROL_PLANE_REGISTRY_ID: registryId,
       CONTROL_PLANE_REGISTRY_TASK_QUEUE: h.taskQueue,
       CONTROL_PLANE_REGISTRY_POLL_MS: String(POLL_MS),
+      CONTROL_PLANE_REGISTRY_SHARDS: String(SHARDS),
       CONTROL_PLANE_CACHE_TTL_MS: String(CACHE_TTL_MS),
       LOG_LEVEL: 'error',
     },
@@ -116,24 +121,26 @@ async function within(ms: number, what: string, probe: () => Promise<boolean>): 
   }
 }
 
+let a: Instance;
+let b: Instance;
+let c: Instance & { kill(): Promise<void> };
+
+beforeAll(async () => {
+  h = await createHarness();
+  [a, b] = [await inProcess(), await inProcess()];
+  c = await separateProcess();
+}, 180_000);
+
+afterAll(async () => {
+  await Promise.allSettled(instances.map((cp) => cp.close()));
+  if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await Promise.allSettled(
+    Array.from({ length: SHARDS }, (_, i) => h?.client.workflow.getHandle(shardWorkflowId(registryId, i)).terminate('test over')),
+  );
+  await h?.close();
+});
+
 describe('three control-plane instances on one shared registry', () => {
-  let a: Instance;
-  let b: Instance;
-  let c: Instance & { kill(): Promise<void> };
-
-  beforeAll(async () => {
-    h = await createHarness();
-    [a, b] = [await inProcess(), await inProcess()];
-    c = await separateProcess();
-  }, 180_000);
-
-  afterAll(async () => {
-    await Promise.allSettled(instances.map((cp) => cp.close()));
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await h?.client.workflow.getHandle(registryId).terminate('test over').catch(() => undefined);
-    await h?.close();
-  });
-
   it('a registration on one instance is visible on the others well inside the cache TTL', async () => {
     // Warm every instance's cache first: only a cross-instance invalidation can make them see the change.
     for (const i of [a, b, c]) expect(await agentIds(i.url)).toEqual([]);
@@ -186,9 +193,44 @@ describe('three control-plane instances on one shared registry', () => {
       [researchAgent.agent_id, visionAgent.agent_id, 'agent-owned-shared'].sort(),
     );
     // And the registry itself holds them: no instance keeps the only copy.
-    const held = await h.client.workflow.getHandle(registryId).query(registryAgentsQuery);
-    expect(held.agents.map((x) => x.agent_id).sort()).toEqual(await agentIds(d.url));
-    const description = await h.client.workflow.getHandle(registryId).describe();
-    expect(description.type).toBe(AGENT_REGISTRY_WORKFLOW);
+    const shards = Array.from({ length: SHARDS }, (_, i) => h.client.workflow.getHandle(shardWorkflowId(registryId, i)));
+    const held = (await Promise.all(shards.map((s) => s.query(registryAgentsQuery)))).flatMap((s) => s.agents);
+    expect(held.map((x) => x.agent_id).sort()).toEqual(await agentIds(d.url));
+    for (const id of held.map((x) => x.agent_id)) {
+      const owner = await shards[shardOf(id, SHARDS)].query(registryAgentQuery, id);
+      expect(owner?.agent_id).toBe(id);
+    }
+    expect((await shards[0].describe()).type).toBe(AGENT_REGISTRY_WORKFLOW);
   }, 60_000);
+});
+
+describe('the registry workflow', () => {
+  it('continues as new before its history grows large, keeping every registration', async () => {
+    const id = `agent-registry-can-${randomUUID().slice(0, 8)}`;
+    const first = await h.client.workflow.start(AGENT_REGISTRY_WORKFLOW, {
+      workflowId: shardWorkflowId(id, 0),
+      taskQueue: h.taskQueue,
+      args: [{ maxHistoryEvents: 30 }],
+    });
+    const store = await SharedRegistryStore.open({ client: h.client, workflowId: id, shards: 1, taskQueue: h.taskQueue, pollMs: 60_000 });
+    try {
+      const at = Date.now();
+      for (let i = 0; i < 25; i++) {
+        const manifest = toStoredManifest(agentRegistrationSchema.parse({ ...opsAgent, agent_id: `agent-can-${i}` }));
+        expect((await store.put(manifest, 'i-1', at + i)).created).toBe(true);
+      }
+      expect(await store.beat('agent-can-3', 'i-2', at + 100)).toBe(true);
+      expect(await store.beat('agent-can-unknown', 'i-2', at + 100)).toBe(false);
+      expect(await store.remove('agent-can-0', null, at + 200)).toEqual({ removed: true, remainingInstances: 0 });
+      const handle = h.client.workflow.getHandle(shardWorkflowId(id, 0));
+      const latest = await handle.describe();
+      expect(latest.runId).not.toBe(first.firstExecutionRunId);
+      const agents = await store.listAgents();
+      expect(agents.map((a) => a.agent_id).sort()).toEqual(Array.from({ length: 24 }, (_, i) => `agent-can-${i + 1}`).sort());
+      expect(agents.find((a) => a.agent_id === 'agent-can-3')?.instances).toEqual({ 'i-1': at + 3, 'i-2': at + 100 });
+    } finally {
+      await store.close();
+      await h.client.workflow.getHandle(shardWorkflowId(id, 0)).terminate('test over').catch(() => undefined);
+    }
+  }, 120_000);
 });

@@ -27,8 +27,12 @@ import {
   type StoredAgent,
 } from '../contracts/agent-registry';
 
-/** Continue as new past this many history events (each update adds a few), or when the server suggests it. */
-const MAX_HISTORY_EVENTS = 2000;
+/**
+ * Continue as new past this many history events or bytes (each registration's manifest is in
+ * history), or when the server suggests it; the next run starts from the state alone.
+ */
+const MAX_HISTORY_EVENTS = 1000;
+const MAX_HISTORY_BYTES = 4 * 1024 * 1024;
 
 const sameOwner = (a: AgentOwner | undefined, b: AgentOwner | undefined) =>
   a?.secret === b?.secret && a?.instance === b?.instance;
@@ -107,7 +111,7 @@ export function applyRemove(
   return { removed: false, remainingInstances: Object.keys(agent.instances).length, agent };
 }
 
-export async function agentRegistry(input?: Partial<AgentRegistryState>): Promise<never> {
+export async function agentRegistry(input?: Partial<AgentRegistryState> & { maxHistoryEvents?: number }): Promise<never> {
   const state: AgentRegistryState = { agents: input?.agents ?? {}, version: input?.version ?? 0, beats: input?.beats ?? 0 };
   setHandler(registryPutUpdate, (put) => applyPut(state, put));
   setHandler(registryBeatsUpdate, (beats) => beats.map((beat) => applyBeat(state, beat)));
@@ -119,8 +123,12 @@ export async function agentRegistry(input?: Partial<AgentRegistryState>): Promis
     beats: state.beats,
     instances: Object.fromEntries(Object.entries(state.agents).map(([id, a]) => [id, a.instances])),
   }));
-  await condition(() => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS);
+  const maxEvents = input?.maxHistoryEvents ?? MAX_HISTORY_EVENTS;
+  await condition(() => {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength > maxEvents || info.historySize > MAX_HISTORY_BYTES;
+  });
   // Updates already accepted finish in this run; later ones go to the next run.
   await condition(allHandlersFinished);
-  return continueAsNew<typeof agentRegistry>(state);
+  return continueAsNew<typeof agentRegistry>({ ...state, ...(input?.maxHistoryEvents ? { maxHistoryEvents: maxEvents } : {}) });
 }
