@@ -180,7 +180,7 @@ export const configSchema = z
     /** Workflow id of the shared registry (one per namespace). */
     CONTROL_PLANE_REGISTRY_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/).default('agent-registry'),
     /** How many registry workflows share the agents; fixed for a deployment (an agent's shard is a hash of its id). */
-    CONTROL_PLANE_REGISTRY_SHARDS: z.coerce.number().int().min(1).max(256).default(16),
+    CONTROL_PLANE_REGISTRY_SHARDS: z.coerce.number().int().min(1).max(256).default(32),
     /** How often each instance asks the shared registry whether another instance changed it. */
     CONTROL_PLANE_REGISTRY_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

@@ -5,7 +5,8 @@
  *  - The agents are spread over CONTROL_PLANE_REGISTRY_SHARDS workflows by a hash of their id: a
  *    workflow's state travels whole in a query answer and a continue-as-new input, which Temporal
  *    caps (2 MB per payload by default), and 500 agents with 20 schema-rich capabilities each are
- *    ~12 MB of manifests. 16 shards hold ~1,000 such agents; more agents need more shards.
+ *    ~12 MB of manifests. The default 32 shards keep each answer under Temporal's 512 KB warning
+ *    size at 500 such agents and under 2 MB up to ~2,500; more agents need more shards.
  *
  *  - Writes are Updates: a registration or deregistration is acknowledged only once it is in the
  *    workflow's history, so killing any control-plane instance loses nothing.
@@ -81,8 +82,9 @@ export class SharedRegistryStore implements RegistryStore {
   private readonly index = new Map<string, StoreIndexEntry>();
   private readonly listeners: Array<() => void> = [];
   private readonly handles: WorkflowHandle[];
-  /** The shards' versions this instance's index (and cache) reflects. */
-  private versions = '';
+  /** Per shard: the version its agents below were read at (-1: never), and those agents. */
+  private shardVersions: number[] = [];
+  private shardAgents: StoredAgent[][] = [];
   private beatsSeen = '';
   private heartbeatsRefreshedAt = 0;
   private poller: NodeJS.Timeout | undefined;
@@ -116,13 +118,9 @@ export class SharedRegistryStore implements RegistryStore {
 
   async listAgents(): Promise<StoredAgent[]> {
     this.reads += 1;
-    const shards = await Promise.all(this.handles.map((h) => h.query(registryAgentsQuery)));
-    const agents = shards.flatMap((s) => s.agents);
-    this.index.clear();
-    for (const agent of agents) this.index.set(agent.agent_id, indexEntry(agent));
-    this.versions = shards.map((s) => s.version).join(',');
-    this.heartbeatsRefreshedAt = Date.now();
-    return agents;
+    const versions = await Promise.all(this.handles.map((h) => h.query(registryVersionQuery)));
+    await this.refreshShards(versions.map((v) => v.version));
+    return this.shardAgents.flat();
   }
 
   has(agentId: string): boolean {
@@ -238,18 +236,32 @@ export class SharedRegistryStore implements RegistryStore {
     );
   }
 
+  /**
+   * Re-reads the shards whose version moved (only those: a full read is megabytes with many
+   * agents) and rebuilds the index from them. True when any had moved.
+   */
+  private async refreshShards(versions: number[]): Promise<boolean> {
+    const stale = versions.map((v, i) => (v !== this.shardVersions[i] ? i : -1)).filter((i) => i >= 0);
+    if (!stale.length) return false;
+    const fresh = await Promise.all(stale.map((i) => this.handles[i].query(registryAgentsQuery)));
+    stale.forEach((shard, k) => {
+      for (const old of this.shardAgents[shard] ?? []) this.index.delete(old.agent_id);
+      this.shardAgents[shard] = fresh[k].agents;
+      this.shardVersions[shard] = fresh[k].version;
+      for (const agent of fresh[k].agents) this.index.set(agent.agent_id, indexEntry(agent));
+    });
+    return true;
+  }
+
   /** One version query; on a change by another instance, re-read the index and drop the caches. */
   private async poll(): Promise<void> {
     if (this.polling || this.closed) return;
     this.polling = true;
     try {
       const shards = await Promise.all(this.handles.map((h) => h.query(registryVersionQuery)));
-      const versions = shards.map((s) => s.version).join(',');
       const beats = shards.map((s) => s.beats).join(',');
-      if (versions !== this.versions) {
-        // The version only moves forward: our own writes moved it too, which costs one extra read.
-        await this.listAgents();
-        this.reads -= 1;
+      if (await this.refreshShards(shards.map((s) => s.version))) {
+        // Our own writes move the version too: that costs one extra read of the shard written to.
         for (const listener of this.listeners) listener();
       } else if (beats !== this.beatsSeen && Date.now() - this.heartbeatsRefreshedAt >= HEARTBEAT_REFRESH_MS) {
         for (const fresh of await Promise.all(this.handles.map((h) => h.query(registryHeartbeatsQuery)))) {
