@@ -7,7 +7,7 @@ import { loadConfig, ConfigError, type Config } from '../contracts/config';
 import { buildControlPlane, type ControlPlane } from './app';
 import { isLoopbackHost } from './http-guard';
 import { lazyTemporal } from './temporal';
-import { setupTracing } from '../workers/tracing';
+import { currentTracing, setupTracing } from '../workers/tracing';
 
 /**
  * Builds and starts the control plane from the configuration; returns it with its URL.
@@ -77,7 +77,8 @@ if (require.main === module) {
       console.log(`[control-plane] ${cp.url}/api/v1/discovery/capabilities (OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`);
       const stop = () => {
         cp.close().then(
-          () => process.exit(0),
+          // Spans still buffered go to the collector before the process ends.
+          () => currentTracing().shutdown().finally(() => process.exit(0)),
           () => process.exit(1),
         );
       };

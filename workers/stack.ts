@@ -15,10 +15,13 @@ import { payloadCodecFromEnv } from '../client/payload-codec';
 import { startCodecServerFromConfig } from '../server/codec-server';
 import { faultSettingsSchema, startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
+import { currentTracing, setupTracing } from './tracing';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
   const config = configOrExit();
+  // One provider for the worker and the control plane in this process (off unless OTEL_EXPORTER_OTLP_ENDPOINT).
+  setupTracing(config, 'agent-flows');
   const address = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   let server: DevServer | undefined;
   let standin: StandinServer | undefined;
@@ -86,6 +89,8 @@ async function main() {
   await standin?.close();
   await codecServer?.close();
   await server?.stop();
+  // Spans still buffered go to the collector before the process ends.
+  await currentTracing().shutdown().catch(() => undefined);
   console.log('[stack] stopped');
   process.exit(exitCode);
 }

@@ -10,30 +10,26 @@
  * worker through a sink (`exporter`); they are always bundled (a bundle is built once, whatever
  * the runtime settings), so the worker always registers that sink.
  */
-import { Resource } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  SimpleSpanProcessor,
-  type ReadableSpan,
-  type SpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
-} from '@temporalio/interceptors-opentelemetry';
+import type { Resource } from '@opentelemetry/resources';
+import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkerOptions } from '@temporalio/worker';
 import { parseSettings, tracingSettings, type Config } from '../contracts/config';
 
 /** The workflow interceptor module every workflow bundle includes (see the module comment). */
 export const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
 
+// The SDK's modules are loaded only where used: a control plane with tracing off stays as small
+// as before (its memory budget is 100 MB).
+/* eslint-disable @typescript-eslint/no-require-imports */
+const sdk = () => require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+const resources = () => require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+const interceptors = () => require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+/* eslint-enable @typescript-eslint/no-require-imports */
+
 export interface Tracing {
   enabled: boolean;
-  resource: Resource;
+  /** Set when enabled: the service name on every span. */
+  resource?: Resource;
   processor: SpanProcessor;
   /** Flushes and stops the exporter (spans still buffered are sent). */
   shutdown(): Promise<void>;
@@ -59,20 +55,21 @@ export function setupTracing(
   options: { exporter?: SpanExporter } = {},
 ): Tracing {
   if (installed) return installed;
-  const resource = new Resource({ 'service.name': config.OTEL_SERVICE_NAME ?? defaultServiceName });
-  let processor: SpanProcessor | undefined;
-  if (options.exporter) processor = new SimpleSpanProcessor(options.exporter);
-  else if (config.OTEL_EXPORTER_OTLP_ENDPOINT) {
-    // Loaded only when used: the exporter pulls in protobuf and HTTP code the default path does not need.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-    const url = `${config.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`;
-    processor = new BatchSpanProcessor(new OTLPTraceExporter({ url }));
-  }
-  if (!processor) {
-    installed = { enabled: false, resource, processor: droppingProcessor, shutdown: async () => {} };
+  if (!options.exporter && !config.OTEL_EXPORTER_OTLP_ENDPOINT) {
+    installed = { enabled: false, processor: droppingProcessor, shutdown: async () => {} };
     return installed;
   }
+  const resource = new (resources().Resource)({ 'service.name': config.OTEL_SERVICE_NAME ?? defaultServiceName });
+  let processor: SpanProcessor;
+  if (options.exporter) processor = new (sdk().SimpleSpanProcessor)(options.exporter);
+  else {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    const url = `${config.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
+    processor = new (sdk().BatchSpanProcessor)(new OTLPTraceExporter({ url }));
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   // Registers the global provider, the AsyncLocalStorage context manager and the W3C propagator:
   // a backend call inside an activity becomes a child of the activity's span.
@@ -83,16 +80,13 @@ export function setupTracing(
 
 /** The tracing installed in this process, or an off one. */
 export function currentTracing(): Tracing {
-  return installed ?? { enabled: false, resource: new Resource({}), processor: droppingProcessor, shutdown: async () => {} };
-}
-
-/** Client interceptors: a workflow start carries the caller's span context in its headers. */
-export function tracingClientInterceptors(): { workflow: OpenTelemetryWorkflowClientInterceptor[] } {
-  return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
+  return installed ?? { enabled: false, processor: droppingProcessor, shutdown: async () => {} };
 }
 
 /** Worker options for tracing: activity interceptors and the sink that receives workflow spans. */
 export function tracingWorkerOptions(tracing: Tracing = currentTracing()): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
+    interceptors();
   return {
     interceptors: {
       activity: [
@@ -103,7 +97,7 @@ export function tracingWorkerOptions(tracing: Tracing = currentTracing()): Pick<
       ],
       workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
     },
-    sinks: { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) },
+    sinks: { exporter: makeWorkflowExporter(tracing.processor, tracing.resource ?? new (resources().Resource)({})) },
   };
 }
 

@@ -153,9 +153,10 @@ export function configOrExit(): Config {
 if (require.main === module) {
   const config = configOrExit();
   installRuntime(config);
-  setupTracing(config, 'agent-flows-worker');
+  const tracing = setupTracing(config, 'agent-flows-worker');
   runWorker(config).then(
-    () => process.exit(0),
+    // Spans still buffered go to the collector before the process ends.
+    () => tracing.shutdown().finally(() => process.exit(0)),
     (err) => {
       console.error(`[worker] ${err instanceof Error ? err.stack : String(err)}`);
       process.exit(1);
