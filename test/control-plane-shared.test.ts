@@ -161,6 +161,23 @@ describe('three control-plane instances on one shared registry', () => {
     expect(beat.status).toBe(200);
   }, 60_000);
 
+  it('a health report sent to one instance shows on the others', async () => {
+    const healthOn = async (url: string) => {
+      const res = await fetch(`${url}${API}?agent=${researchAgent.agent_id}`);
+      return ((await res.json()) as { capabilities: Array<{ health_status: string }> }).capabilities[0]?.health_status;
+    };
+    for (const i of [a, b]) expect(await healthOn(i.url)).toBeDefined();
+    const before = await healthOn(a.url);
+    expect(before).not.toBe('degraded');
+    const beat = await fetch(`${c.url}/api/v1/agents/${researchAgent.agent_id}/heartbeat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ health_status: 'degraded' }),
+    });
+    expect(beat.status).toBe(200);
+    for (const other of [a, b]) await within(10_000, 'reported health on another instance', async () => (await healthOn(other.url)) === 'degraded');
+  }, 60_000);
+
   it('a deregistration on one instance is seen on the others', async () => {
     expect((await register(b.url, opsAgent)).status).toBe(201);
     await within(10_000, 'ops agent on a', async () => (await agentIds(a.url)).includes(opsAgent.agent_id));
