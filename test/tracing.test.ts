@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { connectClient, startFlow } from '../client/flow-client';
 import { bomQuestionFlow } from '../contracts/bom';
 import { setupTracing } from '../workers/tracing';
+import { startBigQueryFake } from './fakes/bigquery';
 import { createHarness, type Harness } from './helpers/harness';
 
 const exporter = new InMemorySpanExporter();
@@ -97,4 +98,31 @@ describe('tracing', () => {
     expect(search.attributes['search.backend']).toBe('embedded');
     expect(typeof search.attributes['search.hits']).toBe('number');
   }, 120_000);
+
+  it('a BigQuery job span carries its job id, bytes processed and bytes billed (BigQuery REST fake)', async () => {
+    const fake = await startBigQueryFake();
+    try {
+      exporter.reset();
+      const bq = fake.warehouse();
+      const d = bq.dialect;
+      const sql = `SELECT ${d.column('part_number')} FROM ${d.table('platform_demo', 'components')} ORDER BY 1`;
+      const result = await bq.query({ sql, label: 'traced step' });
+      expect(result.bytesBilled).toBeGreaterThan(0);
+      // (The fake answers with DuckDB underneath: its own spans are there too.)
+      const span = exporter.getFinishedSpans().find((s) => s.name === 'warehouse.query' && s.attributes['db.system'] === 'bigquery');
+      expect(span?.attributes).toMatchObject({
+        'db.system': 'bigquery',
+        'agent_flows.step': 'traced step',
+        'bigquery.job_id': result.jobId,
+        'bigquery.bytes_processed': result.bytesProcessed,
+        'bigquery.bytes_billed': result.bytesBilled,
+        'db.rows': result.rows.length,
+      });
+      // The SQL itself is not put on the span (it can hold values from a user's question).
+      expect(JSON.stringify(span?.attributes)).not.toContain('part_number');
+    } finally {
+      await fake.close();
+    }
+  }, 60_000);
 });
+
