@@ -22,7 +22,10 @@ export async function inSpan<T>(
     } catch (err) {
       // The error's name and a short message only: error text may quote the backend's response.
       span.setAttribute('error.type', (err as Error)?.name ?? 'Error');
-      span.setStatus({ code: otel.SpanStatusCode.ERROR, message: String((err as Error)?.message ?? err).slice(0, 200) });
+      span.setStatus({
+        code: otel.SpanStatusCode.ERROR,
+        message: String((err as Error)?.message ?? err).slice(0, 200),
+      });
       throw err;
     } finally {
       span.end();

@@ -19,7 +19,9 @@ import { freePort } from '../workers/dev-server';
 import { resolveTemporalCli } from '../workers/temporal-cli';
 
 type AutocannonResult = { requests: { average: number; total: number }; errors: number; non2xx: number };
-type Instance = PromiseLike<AutocannonResult> & { on(event: 'response', fn: (c: unknown, s: number, b: number, ms: number) => void): void };
+type Instance = PromiseLike<AutocannonResult> & {
+  on(event: 'response', fn: (c: unknown, s: number, b: number, ms: number) => void): void;
+};
 // autocannon ships no type declarations.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Instance;
@@ -30,11 +32,20 @@ const CAPABILITIES = 20;
 const INSTANCES = 3;
 const POLL_MS = 1000;
 const API = '/api/v1/discovery/capabilities';
-const QUERY_MIX = ['?limit=20', '?tags=nlp*&limit=50', '?agent=agent-0042', '?reasoner=*research*&format=compact&limit=10', '?format=xml&limit=10', '?health_status=active&limit=20&include_descriptions=false'];
+const QUERY_MIX = [
+  '?limit=20',
+  '?tags=nlp*&limit=50',
+  '?agent=agent-0042',
+  '?reasoner=*research*&format=compact&limit=10',
+  '?format=xml&limit=10',
+  '?health_status=active&limit=20&include_descriptions=false',
+];
 const TASK_QUEUE = 'bench-agent-registry';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
-const rssMb = (pid: number) => Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const rssMb = (pid: number) =>
+  Number(/^VmRSS:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 async function waitUp(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -73,8 +84,14 @@ async function startInstance(address: string): Promise<{ url: string; proc: Chil
 async function main() {
   const seconds = Number(process.argv[2] ?? 10);
   const connections = Number(process.argv[3] ?? 10);
-  console.log(`# shared-registry bench: ${INSTANCES} control-plane instances, ${AGENTS} agents × ${CAPABILITIES} capabilities; ` +
-    `${os.cpus().length} cores (load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}), ${seconds} s, ${connections} connections per instance`);
+  console.log(
+    `# shared-registry bench: ${INSTANCES} control-plane instances, ` +
+      `${AGENTS} agents × ${CAPABILITIES} capabilities; ` +
+      `${os.cpus().length} cores (load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}), ${seconds} s, ${connections} connections per instance`,
+  );
   // The worker's core warns about every registry answer over 512 KB; the figures are what matter here.
   Runtime.install({
     logger: new DefaultLogger('ERROR'),
@@ -82,7 +99,10 @@ async function main() {
     telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } },
   });
   const env = await TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: resolveTemporalCli().path }, extraArgs: ['--log-level', 'error'] },
+    server: {
+      executable: { type: 'existing-path', path: resolveTemporalCli().path },
+      extraArgs: ['--log-level', 'error'],
+    },
   });
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -115,8 +135,10 @@ async function main() {
       }),
     );
     const registerMs = performance.now() - t0;
-    console.log(`registered ${AGENTS} agents through ${INSTANCES} instances in ${(registerMs / 1000).toFixed(1)} s ` +
-      `(${(AGENTS / (registerMs / 1000)).toFixed(0)} registrations/s)`);
+    console.log(
+      `registered ${AGENTS} agents through ${INSTANCES} instances in ${(registerMs / 1000).toFixed(1)} s ` +
+        `(${(AGENTS / (registerMs / 1000)).toFixed(0)} registrations/s)`,
+    );
 
     // The consistency window: register on one instance, poll another until it lists the agent.
     const windows: number[] = [];
@@ -130,20 +152,29 @@ async function main() {
         body: JSON.stringify({ ...syntheticAgent(1, { capabilities: 2 }), agent_id: id }),
       });
       for (;;) {
-        const body = (await (await fetch(`${urls[1 + (k % (INSTANCES - 1))]}${API}?agent=${id}`)).json()) as { capabilities: unknown[] };
+        const body = (await (await fetch(`${urls[1 + (k % (INSTANCES - 1))]}${API}?agent=${id}`)).json()) as {
+          capabilities: unknown[];
+        };
         if (body.capabilities.length) break;
         await new Promise((r) => setTimeout(r, 20));
       }
       windows.push(performance.now() - started);
     }
     windows.sort((a, b) => a - b);
-    console.log(`registration on one instance visible on another after ${windows.map((w) => w.toFixed(0)).join(', ')} ms ` +
-      `(poll interval ${POLL_MS} ms; cache TTL 30 s)`);
+    console.log(
+      `registration on one instance visible on another after ${windows.map((w) => w.toFixed(0)).join(', ')} ms ` +
+        `(poll interval ${POLL_MS} ms; cache TTL 30 s)`,
+    );
 
     const times: number[] = [];
     const results = await Promise.all(
       urls.map((url) => {
-        const run = autocannon({ url, connections, duration: seconds, requests: QUERY_MIX.map((p) => ({ method: 'GET', path: `${API}${p}` })) });
+        const run = autocannon({
+          url,
+          connections,
+          duration: seconds,
+          requests: QUERY_MIX.map((p) => ({ method: 'GET', path: `${API}${p}` })),
+        });
         run.on('response', (_c, _s, _b, ms) => times.push(ms));
         return run;
       }),
@@ -153,7 +184,9 @@ async function main() {
     const errors = results.reduce((sum, r) => sum + r.errors + r.non2xx, 0);
     console.log('| instances | req/s (sum) | p50 ms | p95 ms | p99 ms | errors |');
     console.log('|---:|---:|---:|---:|---:|---:|');
-    console.log(`| ${INSTANCES} | ${rps.toFixed(0)} | ${percentile(times, 50).toFixed(2)} | ${percentile(times, 95).toFixed(2)} | ${percentile(times, 99).toFixed(2)} | ${errors} |`);
+    console.log(
+      `| ${INSTANCES} | ${rps.toFixed(0)} | ${[50, 95, 99].map((p) => percentile(times, p).toFixed(2)).join(' | ')} | ${errors} |`,
+    );
     console.log(`RSS per instance: ${procs.map((p) => `${rssMb(p.pid!).toFixed(0)} MB`).join(', ')}`);
   } finally {
     for (const p of procs) p.kill('SIGTERM');

@@ -48,7 +48,6 @@ export interface StoredManifest {
   skills: StoredCapability[];
 }
 
-
 /** The registry workflow's state (also its continue-as-new input). */
 export interface AgentRegistryState {
   agents: Record<string, StoredAgent>;
@@ -78,9 +77,10 @@ export interface RegistryRemove {
   at: number;
 }
 
-export const registryPutUpdate = defineUpdate<{ created: boolean; changed: boolean; agent: StoredAgent }, [RegistryPut]>(
-  'registryPut',
-);
+export const registryPutUpdate = defineUpdate<
+  { created: boolean; changed: boolean; agent: StoredAgent },
+  [RegistryPut]
+>('registryPut');
 /** Heartbeats batched per instance; the answer says, per beat, whether the agent is known. */
 export const registryBeatsUpdate = defineUpdate<boolean[], [RegistryBeat[]]>('registryBeats');
 export const registryRemoveUpdate = defineUpdate<
@@ -91,6 +91,7 @@ export const registryAgentsQuery = defineQuery<{ version: number; agents: Stored
 export const registryAgentQuery = defineQuery<StoredAgent | null, [string]>('registryAgent');
 export const registryVersionQuery = defineQuery<{ version: number; beats: number }>('registryVersion');
 /** agent id -> instance id -> last heartbeat: small, for refreshing health between full reads. */
-export const registryHeartbeatsQuery = defineQuery<{ beats: number; instances: Record<string, Record<string, number>> }>(
-  'registryHeartbeats',
-);
+export const registryHeartbeatsQuery = defineQuery<{
+  beats: number;
+  instances: Record<string, Record<string, number>>;
+}>('registryHeartbeats');

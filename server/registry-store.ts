@@ -168,7 +168,11 @@ export interface RegistryStore {
     secret?: string,
   ): Promise<{ created: boolean; changed: boolean }>;
   beat(agentId: string, instance: string, at: number, reported?: HealthStatus | null): Promise<boolean>;
-  remove(agentId: string, instance: string | null, at: number): Promise<{ removed: boolean; remainingInstances: number }>;
+  remove(
+    agentId: string,
+    instance: string | null,
+    at: number,
+  ): Promise<{ removed: boolean; remainingInstances: number }>;
   /** Shared stores: calls `listener` when another instance changed what callers see. */
   onExternalChange?(listener: () => void): void;
   close(): Promise<void>;

@@ -94,7 +94,9 @@ export class SharedRegistryStore implements RegistryStore {
   private closed = false;
 
   private constructor(private readonly options: SharedRegistryOptions) {
-    this.handles = Array.from({ length: options.shards }, (_, i) => options.client.workflow.getHandle(shardWorkflowId(options.workflowId, i)));
+    this.handles = Array.from({ length: options.shards }, (_, i) =>
+      options.client.workflow.getHandle(shardWorkflowId(options.workflowId, i)),
+    );
   }
 
   private handleOf(agentId: string): WorkflowHandle {
@@ -154,7 +156,13 @@ export class SharedRegistryStore implements RegistryStore {
     owner?: AgentOwner,
     secret?: string,
   ): Promise<{ created: boolean; changed: boolean }> {
-    const result = await this.update(this.handleOf(manifest.agent_id), registryPutUpdate, { manifest, instance, at, ...(owner ? { owner } : {}), ...(secret ? { secret } : {}) });
+    const result = await this.update(this.handleOf(manifest.agent_id), registryPutUpdate, {
+      manifest,
+      instance,
+      at,
+      ...(owner ? { owner } : {}),
+      ...(secret ? { secret } : {}),
+    });
     this.index.set(manifest.agent_id, indexEntry(result.agent));
     return { created: result.created, changed: result.changed };
   }
@@ -162,7 +170,11 @@ export class SharedRegistryStore implements RegistryStore {
   beat(agentId: string, instance: string, at: number, reported?: HealthStatus | null): Promise<boolean> {
     if (this.closed) return Promise.reject(new Error('registry store is closed'));
     return new Promise<boolean>((done, fail) => {
-      this.pendingBeats.push({ beat: { id: agentId, instance, at, ...(reported !== undefined ? { reported } : {}) }, done, fail });
+      this.pendingBeats.push({
+        beat: { id: agentId, instance, at, ...(reported !== undefined ? { reported } : {}) },
+        done,
+        fail,
+      });
       this.beatTimer ??= setTimeout(() => void this.flushBeats(), HEARTBEAT_BATCH_MS);
     }).then((known) => {
       if (known) this.index.get(agentId)?.instances.set(instance, at);
@@ -170,7 +182,11 @@ export class SharedRegistryStore implements RegistryStore {
     });
   }
 
-  async remove(agentId: string, instance: string | null, at: number): Promise<{ removed: boolean; remainingInstances: number }> {
+  async remove(
+    agentId: string,
+    instance: string | null,
+    at: number,
+  ): Promise<{ removed: boolean; remainingInstances: number }> {
     const result = await this.update(this.handleOf(agentId), registryRemoveUpdate, { id: agentId, instance, at });
     if (result.agent) this.index.set(agentId, indexEntry(result.agent));
     else this.index.delete(agentId);
@@ -200,14 +216,19 @@ export class SharedRegistryStore implements RegistryStore {
     );
   }
 
-  private async update<Ret, Arg>(handle: WorkflowHandle, definition: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret> {
+  private async update<Ret, Arg>(
+    handle: WorkflowHandle,
+    definition: UpdateDefinition<Ret, [Arg]>,
+    arg: Arg,
+  ): Promise<Ret> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await handle.executeUpdate<Ret, [Arg]>(definition, { args: [arg] });
       } catch (err) {
         // The run may be closing for continue-as-new, or (first use) not started yet.
         if (attempt >= UPDATE_ATTEMPTS || this.closed) throw err;
-        if (/not found|NotFound/i.test(String((err as Error)?.message))) await this.ensureStarted().catch(() => undefined);
+        if (/not found|NotFound/i.test(String((err as Error)?.message)))
+          await this.ensureStarted().catch(() => undefined);
         await new Promise((r) => setTimeout(r, 50 * attempt));
       }
     }
@@ -227,7 +248,11 @@ export class SharedRegistryStore implements RegistryStore {
     await Promise.all(
       [...byShard].map(async ([handle, beats]) => {
         try {
-          const known = await this.update(handle, registryBeatsUpdate, beats.map((b) => b.beat));
+          const known = await this.update(
+            handle,
+            registryBeatsUpdate,
+            beats.map((b) => b.beat),
+          );
           beats.forEach((b, i) => b.done(known[i] ?? false));
         } catch (err) {
           for (const b of beats) b.fail(err);

@@ -135,7 +135,9 @@ afterAll(async () => {
   await Promise.allSettled(instances.map((cp) => cp.close()));
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await Promise.allSettled(
-    Array.from({ length: SHARDS }, (_, i) => h?.client.workflow.getHandle(shardWorkflowId(registryId, i)).terminate('test over')),
+    Array.from({ length: SHARDS }, (_, i) =>
+      h?.client.workflow.getHandle(shardWorkflowId(registryId, i)).terminate('test over'),
+    ),
   );
   await h?.close();
 });
@@ -175,7 +177,12 @@ describe('three control-plane instances on one shared registry', () => {
       body: JSON.stringify({ health_status: 'degraded' }),
     });
     expect(beat.status).toBe(200);
-    for (const other of [a, b]) await within(10_000, 'reported health on another instance', async () => (await healthOn(other.url)) === 'degraded');
+    for (const other of [a, b])
+      await within(
+        10_000,
+        'reported health on another instance',
+        async () => (await healthOn(other.url)) === 'degraded',
+      );
   }, 60_000);
 
   it('a deregistration on one instance is seen on the others', async () => {
@@ -206,11 +213,11 @@ describe('three control-plane instances on one shared registry', () => {
     }
     // A fresh instance (as after replacing the dead one) starts from the same registrations.
     const d = await inProcess();
-    expect(await agentIds(d.url)).toEqual(
-      [researchAgent.agent_id, visionAgent.agent_id, 'agent-owned-shared'].sort(),
-    );
+    expect(await agentIds(d.url)).toEqual([researchAgent.agent_id, visionAgent.agent_id, 'agent-owned-shared'].sort());
     // And the registry itself holds them: no instance keeps the only copy.
-    const shards = Array.from({ length: SHARDS }, (_, i) => h.client.workflow.getHandle(shardWorkflowId(registryId, i)));
+    const shards = Array.from({ length: SHARDS }, (_, i) =>
+      h.client.workflow.getHandle(shardWorkflowId(registryId, i)),
+    );
     const held = (await Promise.all(shards.map((s) => s.query(registryAgentsQuery)))).flatMap((s) => s.agents);
     expect(held.map((x) => x.agent_id).sort()).toEqual(await agentIds(d.url));
     for (const id of held.map((x) => x.agent_id)) {
@@ -229,7 +236,13 @@ describe('the registry workflow', () => {
       taskQueue: h.taskQueue,
       args: [{ maxHistoryEvents: 30 }],
     });
-    const store = await SharedRegistryStore.open({ client: h.client, workflowId: id, shards: 1, taskQueue: h.taskQueue, pollMs: 60_000 });
+    const store = await SharedRegistryStore.open({
+      client: h.client,
+      workflowId: id,
+      shards: 1,
+      taskQueue: h.taskQueue,
+      pollMs: 60_000,
+    });
     try {
       const at = Date.now();
       for (let i = 0; i < 25; i++) {
@@ -243,11 +256,16 @@ describe('the registry workflow', () => {
       const latest = await handle.describe();
       expect(latest.runId).not.toBe(first.firstExecutionRunId);
       const agents = await store.listAgents();
-      expect(agents.map((a) => a.agent_id).sort()).toEqual(Array.from({ length: 24 }, (_, i) => `agent-can-${i + 1}`).sort());
+      expect(agents.map((a) => a.agent_id).sort()).toEqual(
+        Array.from({ length: 24 }, (_, i) => `agent-can-${i + 1}`).sort(),
+      );
       expect(agents.find((a) => a.agent_id === 'agent-can-3')?.instances).toEqual({ 'i-1': at + 3, 'i-2': at + 100 });
     } finally {
       await store.close();
-      await h.client.workflow.getHandle(shardWorkflowId(id, 0)).terminate('test over').catch(() => undefined);
+      await h.client.workflow
+        .getHandle(shardWorkflowId(id, 0))
+        .terminate('test over')
+        .catch(() => undefined);
     }
   }, 120_000);
 });

@@ -22,6 +22,9 @@ describe('replay corpus', () => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(REPLAY_DIR, file), 'utf8')));
     // The bundle has the tracing interceptors: their span sink must be registered (it is not called in replay).
     const { sinks } = tracingWorkerOptions();
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: file, sinks }, history);
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: file, sinks },
+      history,
+    );
   });
 });

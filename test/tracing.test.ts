@@ -29,13 +29,18 @@ afterAll(async () => {
 const parentOf = (span: ReadableSpan) => span.parentSpanId;
 
 describe('tracing', () => {
-  it('one BOM question is one trace: client start, workflow, activities, model, search and warehouse calls', async () => {
+  it('one BOM question is one trace: client start, workflow, activities, model, search, warehouse', async () => {
     exporter.reset();
     const client = await connectClient({ address: inject('temporalAddress'), namespace: 'default' });
     try {
-      const handle = await startFlow(client, bomQuestionFlow, { question: 'Which BOMs use fuse components?', maxStrategies: 2 }, {
-        taskQueue: h.taskQueue,
-      });
+      const handle = await startFlow(
+        client,
+        bomQuestionFlow,
+        { question: 'Which BOMs use fuse components?', maxStrategies: 2 },
+        {
+          taskQueue: h.taskQueue,
+        },
+      );
       await handle.result();
     } finally {
       await client.connection.close();
@@ -63,7 +68,8 @@ describe('tracing', () => {
     /** The chain of span names from a span up to the root. */
     const ancestry = (span: ReadableSpan): string[] => {
       const chain: string[] = [];
-      for (let s: ReadableSpan | undefined = span; s; s = s.parentSpanId ? byId.get(s.parentSpanId) : undefined) chain.push(s.name);
+      for (let s: ReadableSpan | undefined = span; s; s = s.parentSpanId ? byId.get(s.parentSpanId) : undefined)
+        chain.push(s.name);
       return chain;
     };
 
@@ -109,7 +115,9 @@ describe('tracing', () => {
       const result = await bq.query({ sql, label: 'traced step' });
       expect(result.bytesBilled).toBeGreaterThan(0);
       // (The fake answers with DuckDB underneath: its own spans are there too.)
-      const span = exporter.getFinishedSpans().find((s) => s.name === 'warehouse.query' && s.attributes['db.system'] === 'bigquery');
+      const span = exporter
+        .getFinishedSpans()
+        .find((s) => s.name === 'warehouse.query' && s.attributes['db.system'] === 'bigquery');
       expect(span?.attributes).toMatchObject({
         'db.system': 'bigquery',
         'agent_flows.step': 'traced step',
@@ -125,4 +133,3 @@ describe('tracing', () => {
     }
   }, 60_000);
 });
-

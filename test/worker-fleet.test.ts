@@ -35,7 +35,8 @@ function startWorkerProcess(standinUrl: string, name: string): ChildProcess {
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Quiet, and never an unread pipe (it would stall a chatty worker once its buffer fills).
+    stdio: 'ignore',
   });
 }
 
@@ -68,7 +69,9 @@ describe('two worker processes on one task queue', () => {
   it('spreads the flows over both workers and completes every one', async () => {
     workers.push(startWorkerProcess(standin.url, 'a'), startWorkerProcess(standin.url, 'b'));
     const handles = await Promise.all(
-      Array.from({ length: FLOWS }, (_, i) => startFlow(client, platformCheckFlow, { topic: i % 2 ? 'memory' : 'battery' })),
+      Array.from({ length: FLOWS }, (_, i) =>
+        startFlow(client, platformCheckFlow, { topic: i % 2 ? 'memory' : 'battery' }),
+      ),
     );
     const results = await Promise.all(handles.map((h) => h.result() as Promise<PlatformCheckOutput>));
     expect(results).toHaveLength(FLOWS);

@@ -16,14 +16,17 @@ import type { WorkerOptions } from '@temporalio/worker';
 import { parseSettings, tracingSettings, type Config } from '../contracts/config';
 
 /** The workflow interceptor module every workflow bundle includes (see the module comment). */
-export const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+export const WORKFLOW_INTERCEPTOR_MODULES = [
+  require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors'),
+];
 
 // The SDK's modules are loaded only where used: a control plane with tracing off stays as small
 // as before (its memory budget is 100 MB).
 /* eslint-disable @typescript-eslint/no-require-imports */
 const sdk = () => require('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
 const resources = () => require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
-const interceptors = () => require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
+const interceptors = () =>
+  require('@temporalio/interceptors-opentelemetry') as typeof import('@temporalio/interceptors-opentelemetry');
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 export interface Tracing {
@@ -64,12 +67,14 @@ export function setupTracing(
   if (options.exporter) processor = new (sdk().SimpleSpanProcessor)(options.exporter);
   else {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    const { OTLPTraceExporter } =
+      require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
     const url = `${config.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
     processor = new (sdk().BatchSpanProcessor)(new OTLPTraceExporter({ url }));
   }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
+  const { NodeTracerProvider } =
+    require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   // Registers the global provider, the AsyncLocalStorage context manager and the W3C propagator:
   // a backend call inside an activity becomes a child of the activity's span.
@@ -84,7 +89,9 @@ export function currentTracing(): Tracing {
 }
 
 /** Worker options for tracing: activity interceptors and the sink that receives workflow spans. */
-export function tracingWorkerOptions(tracing: Tracing = currentTracing()): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+export function tracingWorkerOptions(
+  tracing: Tracing = currentTracing(),
+): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
   const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor } =
     interceptors();
   return {

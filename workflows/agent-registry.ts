@@ -42,7 +42,10 @@ function manifestOf(agent: StoredAgent): string {
   return JSON.stringify(manifest);
 }
 
-export function applyPut(state: AgentRegistryState, put: RegistryPut): { created: boolean; changed: boolean; agent: StoredAgent } {
+export function applyPut(
+  state: AgentRegistryState,
+  put: RegistryPut,
+): { created: boolean; changed: boolean; agent: StoredAgent } {
   const id = put.manifest.agent_id;
   const previous = state.agents[id];
   const instanceSecret = previous?.secrets?.[put.instance] ?? put.secret;
@@ -111,8 +114,14 @@ export function applyRemove(
   return { removed: false, remainingInstances: Object.keys(agent.instances).length, agent };
 }
 
-export async function agentRegistry(input?: Partial<AgentRegistryState> & { maxHistoryEvents?: number }): Promise<never> {
-  const state: AgentRegistryState = { agents: input?.agents ?? {}, version: input?.version ?? 0, beats: input?.beats ?? 0 };
+export async function agentRegistry(
+  input?: Partial<AgentRegistryState> & { maxHistoryEvents?: number },
+): Promise<never> {
+  const state: AgentRegistryState = {
+    agents: input?.agents ?? {},
+    version: input?.version ?? 0,
+    beats: input?.beats ?? 0,
+  };
   setHandler(registryPutUpdate, (put) => applyPut(state, put));
   setHandler(registryBeatsUpdate, (beats) => beats.map((beat) => applyBeat(state, beat)));
   setHandler(registryRemoveUpdate, (remove) => applyRemove(state, remove));
@@ -130,5 +139,8 @@ export async function agentRegistry(input?: Partial<AgentRegistryState> & { maxH
   });
   // Updates already accepted finish in this run; later ones go to the next run.
   await condition(allHandlersFinished);
-  return continueAsNew<typeof agentRegistry>({ ...state, ...(input?.maxHistoryEvents ? { maxHistoryEvents: maxEvents } : {}) });
+  return continueAsNew<typeof agentRegistry>({
+    ...state,
+    ...(input?.maxHistoryEvents ? { maxHistoryEvents: maxEvents } : {}),
+  });
 }

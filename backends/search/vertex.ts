@@ -71,7 +71,11 @@ export class VertexSearch implements SearchBackend {
   search(request: SearchRequest): Promise<SearchResponse> {
     return inSpan(
       'search.request',
-      { 'search.backend': this.name, 'search.collection': request.collection, 'search.page_size': request.pageSize ?? 10 },
+      {
+        'search.backend': this.name,
+        'search.collection': request.collection,
+        'search.page_size': request.pageSize ?? 10,
+      },
       () => this.searchUntraced(request),
       (response) => ({ 'search.hits': response.hits.length, 'search.total_size': response.totalSize }),
     );

@@ -32,7 +32,10 @@ export default async function setup(project: TestProject) {
       executable: { type: 'existing-path', path: cli.path },
       searchAttributes: [flowSearchAttribute],
       // Extra namespaces let tests that run the real worker process stay apart from the others.
-      extraArgs: ['--namespace', 'crash-test', '--namespace', 'security-test', '--namespace', 'fleet-test', '--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
+      extraArgs: [
+        ...['--namespace', 'crash-test', '--namespace', 'security-test', '--namespace', 'fleet-test'],
+        ...['--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
+      ],
     },
   });
   const { code } = await bundleWorkflowCode({
