@@ -269,6 +269,9 @@ export class SharedRegistryStore implements RegistryStore {
     const stale = versions.map((v, i) => (v !== this.shardVersions[i] ? i : -1)).filter((i) => i >= 0);
     if (!stale.length) return false;
     const fresh = await Promise.all(stale.map((i) => this.handles[i].query(registryAgentsQuery)));
+    // A poll and a cache miss may read one shard at once and the older answer may land last; the
+    // next poll then sees the version differ and reads it again. (Keeping only the higher version
+    // would never heal a shard that was reset to version 0.)
     stale.forEach((shard, k) => {
       for (const old of this.shardAgents[shard] ?? []) this.index.delete(old.agent_id);
       this.shardAgents[shard] = fresh[k].agents;
