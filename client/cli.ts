@@ -15,6 +15,7 @@ import type { Progress } from '../contracts/common';
 import { loadConfigOrExit } from '../contracts/config';
 import { findFlow, flows } from '../contracts/flows';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
+import { loadTracingSettings, setupTracing } from '../workers/tracing';
 
 function readInput(text: string | undefined): unknown {
   if (text === undefined) return {};
@@ -176,5 +177,10 @@ export async function main(argv: string[]): Promise<number> {
 if (require.main === module) {
   // Exit 2 naming any invalid variable (TEMPORAL_ADDRESS, AGENT_FLOWS_PAYLOAD_KEY...) before connecting.
   loadConfigOrExit();
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: the start's span is the root of the flow's trace (flushed before exit).
+  const tracing = setupTracing(loadTracingSettings(), 'agent-flows-cli');
+  main(process.argv.slice(2)).then(async (code) => {
+    await tracing.shutdown().catch(() => undefined);
+    process.exit(code);
+  });
 }

@@ -5,6 +5,7 @@
  */
 import { Client, Connection, WorkflowIdReusePolicy, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { randomBytes } from 'node:crypto';
 import { parseConfig, type Config } from '../contracts/config';
 import { dataConverterFromEnv } from './payload-codec';
@@ -16,7 +17,13 @@ export async function connectClient(overrides: { address?: string; namespace?: s
     ...(connectionOptions as Parameters<typeof Connection.connect>[0]),
     ...(overrides.address ? { address: overrides.address } : {}),
   });
-  return new Client({ connection, namespace: overrides.namespace ?? namespace ?? 'default', dataConverter: dataConverterFromEnv() });
+  return new Client({
+    connection,
+    namespace: overrides.namespace ?? namespace ?? 'default',
+    dataConverter: dataConverterFromEnv(),
+    // A start carries the caller's span context (a no-op unless tracing is set up).
+    interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+  });
 }
 
 export class InvalidFlowInput extends Error {

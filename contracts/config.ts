@@ -89,6 +89,14 @@ const wholeNumber = (min: number, max: number) =>
       }
       return Number(v);
     });
+/** Tracing (workers/tracing.ts): also read alone by the thin clients, which load no other setting. */
+export const tracingSettings = {
+  /** OTLP/HTTP collector base URL (e.g. http://localhost:4318): traces are exported there; unset = off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** Service name on exported spans; default per process (agent-flows-worker, -control-plane, ...). */
+  OTEL_SERVICE_NAME: optionalString,
+};
+
 export const networkSecuritySettings = {
   /** Bearer token of the registration routes (register, heartbeat, deregister); default CONTROL_PLANE_TOKEN. */
   CONTROL_PLANE_REGISTRATION_TOKEN: optionalString,
@@ -271,6 +279,18 @@ export const configSchema = z
     /** Where the standalone codec endpoint (`npm run codec`) listens; 0.0.0.0 in a container. */
     CODEC_HOST: z.string().min(1).default('127.0.0.1'),
     ...networkSecuritySettings,
+    // --- scale-out (docs/scale-out.md) ---
+    ...tracingSettings,
+    /** Where registrations live: a local journal (one instance) or a Temporal workflow (many instances). */
+    CONTROL_PLANE_REGISTRY: z.enum(['journal', 'temporal']).default('journal'),
+    /** Task queue of the `agentRegistry` workflow (the flow worker runs it). */
+    CONTROL_PLANE_REGISTRY_TASK_QUEUE: z.string().min(1).default('agent-flows'),
+    /** Workflow id of the shared registry (one per namespace). */
+    CONTROL_PLANE_REGISTRY_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/).default('agent-registry'),
+    /** How many registry workflows share the agents; fixed for a deployment (an agent's shard is a hash of its id). */
+    CONTROL_PLANE_REGISTRY_SHARDS: z.coerce.number().int().min(1).max(256).default(32),
+    /** How often each instance asks the shared registry whether another instance changed it. */
+    CONTROL_PLANE_REGISTRY_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
     VERBOSE_STANDIN: bool.default(false),
     ...processSettings,

@@ -10,7 +10,8 @@ import { bearerCheck, hostGuard } from './http-guard';
 import { ControlPlaneMetrics } from './metrics';
 import { buildOpenApi } from './openapi';
 import { Registry } from './registry';
-import { JournalRegistryStore } from './registry-store';
+import { JournalRegistryStore, type RegistryStore } from './registry-store';
+import { SharedRegistryStore } from './shared-registry-store';
 import { agentRoutes } from './routes/agents';
 import { discoveryRoutes } from './routes/discovery';
 import { installErrorHandlers } from './routes/errors';
@@ -18,8 +19,13 @@ import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
 
 export interface ControlPlaneOptions {
-  /** The registration journal (created if missing). */
+  /** The registration journal (created if missing); unused with `sharedRegistry`. */
   storePath: string;
+  /**
+   * Share registrations with other instances through the `agentRegistry` workflow on Temporal
+   * (needs `temporal`, and a worker polling `taskQueue`) instead of the local journal.
+   */
+  sharedRegistry?: { workflowId: string; shards: number; taskQueue: string; pollMs: number };
   temporal?: TemporalAccess;
   /** When set, every /api/* request needs `Authorization: Bearer <token>`. */
   token?: string;
@@ -52,7 +58,7 @@ export interface ControlPlane {
   app: FastifyInstance;
   registry: Registry;
   metrics: ControlPlaneMetrics;
-  store: JournalRegistryStore;
+  store: RegistryStore;
   /** Starts listening; returns the base URL. */
   listen(host: string, port: number): Promise<string>;
   close(): Promise<void>;
@@ -89,7 +95,18 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
     forceCloseConnections: true,
   });
   const metrics = new ControlPlaneMetrics({ processMetrics: options.processMetrics });
-  const store = await JournalRegistryStore.open(options.storePath);
+  let store: RegistryStore;
+  if (options.sharedRegistry) {
+    if (!options.temporal) throw new Error('a shared registry needs Temporal access');
+    const client = await options.temporal.client();
+    store = await SharedRegistryStore.open({
+      client,
+      ...options.sharedRegistry,
+      onPollError: (err) => app.log.warn({ err: String(err).slice(0, 200) }, 'shared registry poll failed'),
+    });
+  } else {
+    store = await JournalRegistryStore.open(options.storePath);
+  }
   const registry = new Registry({
     store,
     metrics,

@@ -8,6 +8,7 @@ import { buildControlPlane, type ControlPlane } from './app';
 import { isLoopbackHost } from './http-guard';
 import { explainListenError } from '../workers/ports';
 import { lazyTemporal } from './temporal';
+import { currentTracing, setupTracing } from '../workers/tracing';
 
 /**
  * Builds and starts the control plane from the configuration; returns it with its URL.
@@ -33,6 +34,16 @@ export async function startControlPlane(config: Config, overrides: { temporalAdd
   }
   const controlPlane = await buildControlPlane({
     storePath: config.CONTROL_PLANE_STORE,
+    ...(config.CONTROL_PLANE_REGISTRY === 'temporal'
+      ? {
+          sharedRegistry: {
+            workflowId: config.CONTROL_PLANE_REGISTRY_ID,
+            shards: config.CONTROL_PLANE_REGISTRY_SHARDS,
+            taskQueue: config.CONTROL_PLANE_REGISTRY_TASK_QUEUE,
+            pollMs: config.CONTROL_PLANE_REGISTRY_POLL_MS,
+          },
+        }
+      : {}),
     temporal: lazyTemporal({ address: overrides.temporalAddress }),
     token: config.CONTROL_PLANE_TOKEN,
     registrationToken: config.CONTROL_PLANE_REGISTRATION_TOKEN,
@@ -61,12 +72,14 @@ if (require.main === module) {
     console.error(err instanceof ConfigError ? err.message : String(err));
     process.exit(2);
   }
+  setupTracing(config, 'agent-flows-control-plane');
   startControlPlane(config).then(
     (cp) => {
       console.log(`[control-plane] ${cp.url}/api/v1/discovery/capabilities (OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`);
       const stop = () => {
         cp.close().then(
-          () => process.exit(0),
+          // Spans still buffered go to the collector before the process ends.
+          () => currentTracing().shutdown().finally(() => process.exit(0)),
           () => process.exit(1),
         );
       };

@@ -21,45 +21,16 @@ import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
+import {
+  INSTANCE_EXPIRY_MS,
+  type AgentOwner,
+  type StoredAgent,
+  type StoredCapability,
+  type StoredManifest,
+} from '../contracts/agent-registry';
 import { HEALTH_STATUSES, type AgentRegistration, type HealthStatus } from '../contracts/capabilities';
 
-/** A capability as stored: schemas and examples kept as JSON text, spliced into responses as-is. */
-export interface StoredCapability {
-  id: string;
-  description?: string;
-  tags: string[];
-  input_schema?: string;
-  output_schema?: string;
-  examples?: string;
-}
-
-export interface StoredAgent extends StoredManifest {
-  registered_at: number;
-  updated_at: number;
-  /** instance id -> last heartbeat (ms since epoch). */
-  instances: Record<string, number>;
-  owner?: AgentOwner;
-  /** instance id -> SHA-256 (hex) of the secret it first registered with, if any. */
-  secrets?: Record<string, string>;
-}
-
-/** Who may move an agent: the SHA-256 (hex) of its owner's secret, and the owner's instance id. */
-export interface AgentOwner {
-  secret: string;
-  instance: string;
-}
-
-export interface StoredManifest {
-  agent_id: string;
-  base_url: string;
-  version: string;
-  deployment_type: string;
-  task_queue?: string;
-  namespace?: string;
-  reported_health?: HealthStatus;
-  reasoners: StoredCapability[];
-  skills: StoredCapability[];
-}
+export type { AgentOwner, StoredAgent, StoredCapability, StoredManifest } from '../contracts/agent-registry';
 
 type JournalLine =
   | {
@@ -129,15 +100,14 @@ function asJournalLine(value: unknown): JournalLine | undefined {
   }
 }
 
-/** Instances not heard from for this long are dropped when their agent registers again. */
-export const INSTANCE_EXPIRY_MS = 60 * 60 * 1000;
+export { INSTANCE_EXPIRY_MS };
 /** Garbage (replaced or deleted registrations) below this many bytes is not worth a rewrite. */
 const MIN_GARBAGE_BYTES = 256 * 1024;
 /** How long opening the journal may take before the control plane gives up. */
 const OPEN_TIMEOUT_MS = 10_000;
 
 /** A digest of a manifest's content: an identical re-registration is recorded as a heartbeat. */
-const manifestDigest = (m: StoredManifest) => createHash('sha256').update(JSON.stringify(m)).digest('base64');
+export const manifestDigest = (m: StoredManifest) => createHash('sha256').update(JSON.stringify(m)).digest('base64');
 
 export function toStoredManifest(m: AgentRegistration): StoredManifest {
   const capability = (c: AgentRegistration['reasoners'][number]): StoredCapability => ({
@@ -174,7 +144,41 @@ export interface StoreIndexEntry {
   bytes: number;
 }
 
-export class JournalRegistryStore {
+/**
+ * What the registry needs from where registrations live: the local journal (one instance) or
+ * the shared `agentRegistry` workflow (server/shared-registry-store.ts, many instances).
+ */
+export interface RegistryStore {
+  /** How many times storage has been read in full (one per cache miss). */
+  readonly reads: number;
+  listAgents(): Promise<StoredAgent[]>;
+  has(agentId: string): boolean;
+  entry(agentId: string): Readonly<StoreIndexEntry> | undefined;
+  lastHeartbeat(agentId: string): number | undefined;
+  /**
+   * Shared stores: the agent as the source of truth holds it now, for decisions that must not
+   * use a copy another instance may have changed (ownership, deregistration).
+   */
+  fresh?(agentId: string): Promise<Readonly<StoreIndexEntry> | undefined>;
+  put(
+    manifest: StoredManifest,
+    instance: string,
+    at: number,
+    owner?: AgentOwner,
+    secret?: string,
+  ): Promise<{ created: boolean; changed: boolean }>;
+  beat(agentId: string, instance: string, at: number, reported?: HealthStatus | null): Promise<boolean>;
+  remove(
+    agentId: string,
+    instance: string | null,
+    at: number,
+  ): Promise<{ removed: boolean; remainingInstances: number }>;
+  /** Shared stores: calls `listener` when another instance changed what callers see. */
+  onExternalChange?(listener: () => void): void;
+  close(): Promise<void>;
+}
+
+export class JournalRegistryStore implements RegistryStore {
   /** How many times the journal has been read (tests check "one read per cache miss"). */
   reads = 0;
   private handle: FileHandle | undefined;

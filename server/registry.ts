@@ -12,7 +12,7 @@ import {
   INSTANCE_EXPIRY_MS,
   toStoredManifest,
   type AgentOwner,
-  type JournalRegistryStore,
+  type RegistryStore,
   type StoredAgent,
   type StoreIndexEntry,
 } from './registry-store';
@@ -25,7 +25,7 @@ export interface RegistryLog {
 }
 
 export interface RegistryOptions {
-  store: JournalRegistryStore;
+  store: RegistryStore;
   metrics: ControlPlaneMetrics;
   log: RegistryLog;
   temporal?: TemporalAccess;
@@ -96,9 +96,11 @@ export class Registry {
     this.now = options.now ?? Date.now;
     this.heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 30_000;
     this.cache = new ReadThroughCache(() => this.load(), options.cacheTtlMs ?? 30_000, this.now);
+    // A shared store: another instance's (de)registration invalidates this instance's cache too.
+    options.store.onExternalChange?.(() => this.cache.invalidate());
   }
 
-  get store(): JournalRegistryStore {
+  get store(): RegistryStore {
     return this.options.store;
   }
 
@@ -119,7 +121,7 @@ export class Registry {
   async register(manifest: AgentRegistration, caller = ANONYMOUS): Promise<RegistrationResult> {
     const at = this.now();
     const instance = manifest.instance_id ?? 'default';
-    const entry = this.store.entry(manifest.agent_id);
+    const entry = await this.entry(manifest.agent_id);
     const owner = liveOwner(entry, at);
     const isOwner = holdsOwnerSecret(owner, caller.secret);
     const moved =
@@ -168,7 +170,8 @@ export class Registry {
     reported: HealthStatus | undefined,
     caller = ANONYMOUS,
   ): Promise<boolean> {
-    const owner = liveOwner(this.store.entry(agentId), this.now());
+    // Only a health report needs the owner: plain heartbeats skip the shared store's extra read.
+    const owner = reported !== undefined ? liveOwner(await this.entry(agentId), this.now()) : undefined;
     // A health report changes what callers see: on an owned agent, only its owner may send one.
     if (reported !== undefined && owner && !caller.authenticated && !holdsOwnerSecret(owner, caller.secret)) {
       throw new RegistrationForbidden(
@@ -179,6 +182,11 @@ export class Registry {
     if (!known) return false;
     this.afterBeat(agentId, reported);
     return true;
+  }
+
+  /** The agent's routing and ownership: from the source of truth when the store is shared. */
+  private async entry(agentId: string): Promise<Readonly<StoreIndexEntry> | undefined> {
+    return this.store.fresh ? this.store.fresh(agentId) : this.store.entry(agentId);
   }
 
   private afterBeat(agentId: string, reported: HealthStatus | undefined): void {
@@ -199,7 +207,7 @@ export class Registry {
     instance: string | undefined,
     caller = ANONYMOUS,
   ): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
-    const entry = this.store.entry(agentId);
+    const entry = await this.entry(agentId);
     if (!entry) return undefined;
     if (!caller.authenticated && !holdsOwnerSecret(liveOwner(entry, this.now()), caller.secret)) {
       const allowed =

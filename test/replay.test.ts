@@ -3,6 +3,7 @@
  * break running workflows (non-determinism) fails here. Refresh the corpus with
  * `RECORD_REPLAY=1 npx vitest run` (see docs/versioning.md before changing a workflow).
  */
+import { tracingWorkerOptions } from '../workers/tracing';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,6 +20,11 @@ describe('replay corpus', () => {
 
   it.each(files)('replays %s deterministically', async (file) => {
     const history = historyFromJSON(JSON.parse(readFileSync(path.join(REPLAY_DIR, file), 'utf8')));
-    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: file }, history);
+    // The bundle has the tracing interceptors: their span sink must be registered (it is not called in replay).
+    const { sinks } = tracingWorkerOptions();
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: inject('workflowBundlePath') }, replayName: file, sinks },
+      history,
+    );
   });
 });

@@ -20,6 +20,7 @@ import { isListening, startDevServer, splitAddress, type DevServer } from './dev
 import { startSolverWorker, type SolverWorker } from './solver-worker';
 import { listening } from './ports';
 import { ensureEmbeddingModel } from './embedding-model';
+import { currentTracing, setupTracing } from './tracing';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
@@ -29,6 +30,8 @@ async function main() {
   // Loads it now and says once whether offline search ranks by meaning or by keywords.
   await sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL });
   const address = config.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+  // One provider for the worker and the control plane in this process (off unless OTEL_EXPORTER_OTLP_ENDPOINT).
+  setupTracing(config, 'agent-flows');
   let server: DevServer | undefined;
   let standin: StandinServer | undefined;
   let worker: Worker | undefined;
@@ -137,6 +140,8 @@ async function main() {
   await standin?.close();
   await codecServer?.close();
   await server?.stop();
+  // Spans still buffered go to the collector before the process ends.
+  await currentTracing().shutdown().catch(() => undefined);
   console.log('[stack] stopped');
   process.exit(exitCode);
 }

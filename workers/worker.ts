@@ -20,6 +20,7 @@ import { explainListenError } from './ports';
 import { ensureSearchAttributes } from './search-attributes';
 import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../contracts/project-root';
+import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
 
 const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
 /** Entry point of the workflow code: the TypeScript sources, or the compiled copy in an image without them. */
@@ -58,6 +59,7 @@ export interface FlowWorkerOptions {
 }
 
 export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
+  const tracing = tracingWorkerOptions();
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? 'default',
@@ -70,6 +72,13 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
     maxEagerActivityReservationsPerWorkflowTask: 20,
     ...(options.identity ? { identity: options.identity } : {}),
     dataConverter: options.dataConverter ?? dataConverterFromEnv(),
+    // Tracing: activity spans, and the sink for workflow spans (a no-op unless tracing is set up).
+    // The workflow interceptors are in every bundle; a prebuilt bundle already has them.
+    interceptors: {
+      activity: tracing.interceptors!.activity,
+      ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
+    },
+    sinks: tracing.sinks,
   });
 }
 
@@ -150,8 +159,10 @@ if (require.main === module) {
     console.error(`[worker] ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   }
+  const tracing = setupTracing(config, 'agent-flows-worker');
   runWorker(config).then(
-    () => process.exit(0),
+    // Spans still buffered go to the collector before the process ends.
+    () => tracing.shutdown().finally(() => process.exit(0)),
     (err) => {
       console.error(`[worker] ${err instanceof Error ? err.stack : String(err)}`);
       process.exit(1);

@@ -5,3 +5,4 @@ export { answerBomQuestion } from './answer-bom-question';
 export { writeResearchProposal } from './write-research-proposal';
 export { discoverFromPrp } from './discover-from-prp';
 export { scheduleFromScr } from './schedule-from-scr';
+export { agentRegistry } from './agent-registry';

@@ -6,6 +6,7 @@
  * tolerantly, validates it with zod, and sends a non-conforming reply back with the validation
  * error (bounded by `maxRepairs`). HTTP retries are left to Temporal: the client makes one attempt.
  */
+import { inSpan } from '../traced';
 import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import { z } from 'zod';
 import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
@@ -49,7 +50,23 @@ export class GeminiModel implements ModelBackend {
       : new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
   }
 
-  async generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>> {
+  generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>> {
+    return inSpan(
+      'model.generate',
+      { 'gen_ai.system': this.name, 'gen_ai.request.model': this.options.model, 'agent_flows.task': request.task },
+      () => this.generateUntraced(request),
+      (reply) => ({
+        'gen_ai.response.model': reply.model,
+        'gen_ai.usage.input_tokens': reply.usage.promptTokens,
+        'gen_ai.usage.output_tokens': reply.usage.outputTokens,
+        'gen_ai.usage.total_tokens': reply.usage.totalTokens,
+        'agent_flows.model_calls': reply.usage.calls,
+        'agent_flows.repairs': reply.repairs,
+      }),
+    );
+  }
+
+  private async generateUntraced<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>> {
     const contents: Content[] = [{ role: 'user', parts: [{ text: renderSections(request.sections) }] }];
     const responseJsonSchema = toResponseSchema(request.schema);
     let usage: TokenUsage = zeroUsage();

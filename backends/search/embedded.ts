@@ -9,6 +9,7 @@
  * no model it is BM25 alone. Vector matches count only above MIN_SIMILARITY: a query about
  * something the collection does not hold should still find little or nothing.
  */
+import { inSpan } from '../traced';
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
@@ -117,7 +118,20 @@ export class EmbeddedSearch implements SearchBackend {
     await this.collections.get(collection);
   }
 
-  async search(request: SearchRequest): Promise<SearchResponse> {
+  search(request: SearchRequest): Promise<SearchResponse> {
+    return inSpan(
+      'search.request',
+      {
+        'search.backend': this.name,
+        'search.collection': request.collection,
+        'search.page_size': request.pageSize ?? 10,
+      },
+      () => this.searchUntraced(request),
+      (response) => ({ 'search.hits': response.hits.length, 'search.total_size': response.totalSize }),
+    );
+  }
+
+  private async searchUntraced(request: SearchRequest): Promise<SearchResponse> {
     const collection = await this.load(request.collection);
     const limit = request.pageSize ?? 10;
     const base = { term: request.query, properties: ['title', 'text'], boost: { title: 2 }, limit };

@@ -3,6 +3,7 @@
  * is used so one code path serves Google and the local wire fakes. Structured data comes back
  * in protobuf Struct form and is converted to plain JSON, so results look like the embedded index's.
  */
+import { inSpan } from '../traced';
 import { SearchServiceClient } from '@google-cloud/discoveryengine';
 import { BackendError, isRetryableStatus, isTransportError } from '../errors';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
@@ -67,7 +68,20 @@ export class VertexSearch implements SearchBackend {
     );
   }
 
-  async search(request: SearchRequest): Promise<SearchResponse> {
+  search(request: SearchRequest): Promise<SearchResponse> {
+    return inSpan(
+      'search.request',
+      {
+        'search.backend': this.name,
+        'search.collection': request.collection,
+        'search.page_size': request.pageSize ?? 10,
+      },
+      () => this.searchUntraced(request),
+      (response) => ({ 'search.hits': response.hits.length, 'search.total_size': response.totalSize }),
+    );
+  }
+
+  private async searchUntraced(request: SearchRequest): Promise<SearchResponse> {
     try {
       const [results, , response] = await this.client.search(
         { servingConfig: this.servingConfig(request.collection), query: request.query, pageSize: request.pageSize ?? 10 },

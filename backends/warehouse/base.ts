@@ -1,3 +1,4 @@
+import { inSpan } from '../traced';
 import { sampleDistinctSql, type SqlDialect } from './sql';
 import type { ColumnInfo, ExecutedQuery, QueryRequest, QueryResult, Warehouse } from './types';
 
@@ -12,7 +13,21 @@ export abstract class SqlWarehouse implements Warehouse {
   protected abstract run<T>(request: QueryRequest): Promise<QueryResult<T>>;
   abstract close(): Promise<void>;
 
-  async query<T = Record<string, unknown>>(request: QueryRequest): Promise<QueryResult<T>> {
+  query<T = Record<string, unknown>>(request: QueryRequest): Promise<QueryResult<T>> {
+    return inSpan(
+      'warehouse.query',
+      { 'db.system': this.name, ...(request.label ? { 'agent_flows.step': request.label } : {}) },
+      () => this.queryUntraced<T>(request),
+      (result) => ({
+        'db.rows': result.rows.length,
+        ...(result.jobId ? { 'bigquery.job_id': result.jobId } : {}),
+        ...(result.bytesProcessed !== undefined ? { 'bigquery.bytes_processed': result.bytesProcessed } : {}),
+        ...(result.bytesBilled !== undefined ? { 'bigquery.bytes_billed': result.bytesBilled } : {}),
+      }),
+    );
+  }
+
+  private async queryUntraced<T>(request: QueryRequest): Promise<QueryResult<T>> {
     const started = performance.now();
     const result = await this.run<T>(request);
     this.executed.push({

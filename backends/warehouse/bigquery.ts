@@ -57,7 +57,13 @@ export class BigQueryWarehouse extends SqlWarehouse {
       const [job] = await this.client.createQueryJob(query);
       const [rows] = await job.getQueryResults({ autoPaginate: false, maxResults: 10_000 });
       const bytes = Number(job.metadata?.statistics?.totalBytesProcessed ?? NaN);
-      return { rows: rows.map(plainRow) as T[], bytesProcessed: Number.isFinite(bytes) ? bytes : undefined, jobId: job.id };
+      const billed = Number(job.metadata?.statistics?.query?.totalBytesBilled ?? NaN);
+      return {
+        rows: rows.map(plainRow) as T[],
+        bytesProcessed: Number.isFinite(bytes) ? bytes : undefined,
+        ...(Number.isFinite(billed) ? { bytesBilled: billed } : {}),
+        jobId: job.id,
+      };
     } catch (err) {
       throw classifyBigQueryError(err);
     }

@@ -16,6 +16,8 @@ export interface QueryResult<T = Record<string, unknown>> {
   rows: T[];
   /** Bytes the warehouse scanned (BigQuery); undefined where the engine does not say. */
   bytesProcessed?: number;
+  /** Bytes BigQuery billed for the job (at least 10 MB per query); undefined where the engine does not say. */
+  bytesBilled?: number;
   jobId?: string;
 }
 

@@ -11,6 +11,7 @@
  *
  * A closed stdin, SIGINT or SIGTERM cancels the workflows of calls still running, then exits.
  */
+import { loadTracingSettings, setupTracing } from '../../workers/tracing';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { TASK_QUEUE } from '../../contracts/common';
@@ -89,6 +90,8 @@ async function main(argv: string[]): Promise<void> {
   log(`serving on stdio (tools: ${tools}; task queue ${opts.taskQueue})`);
 }
 
+// OTEL_EXPORTER_OTLP_ENDPOINT set: each tool's workflow start is the root of that flow's trace.
+setupTracing(loadTracingSettings(), 'agent-flows-mcp');
 main(process.argv.slice(2)).catch((err) => {
   log(`failed to start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

@@ -14,6 +14,7 @@ import { DEV_SERVER_TUNING_ARGS } from '../../workers/dev-server';
 import { startSolverWorker } from '../../workers/solver-worker';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
 import { ensureEmbeddingModel } from '../../workers/embedding-model';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../workers/tracing';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 
 declare module 'vitest' {
@@ -54,10 +55,16 @@ export default async function setup(project: TestProject) {
       executable: { type: 'existing-path', path: quietCli(cli.path, dir) },
       searchAttributes: [flowSearchAttribute],
       // Extra namespaces let tests that run the real worker process stay apart from the others.
-      extraArgs: ['--namespace', 'crash-test', '--namespace', 'security-test', '--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
+      extraArgs: [
+        ...['--namespace', 'crash-test', '--namespace', 'security-test', '--namespace', 'fleet-test'],
+        ...['--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
+      ],
     },
   });
-  const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 
