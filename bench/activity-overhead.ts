@@ -27,6 +27,9 @@ export interface OverheadRow {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Bundles a bench entry file without webpack's progress output. */
+const bundle = (entry: string) =>
+  bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', entry), ...quietBundle });
 const quietBundle = { logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } };
 
 /** Runs the comparison and returns the median per-activity ms of each worker for each N. */
@@ -38,8 +41,8 @@ export async function measureActivityOverhead(sizes: number[], repeats: number):
   const backends = await createBackends(parseConfig({}));
   try {
     const [bareBundle, projectBundle] = await Promise.all([
-      bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', 'trivial-activities.ts'), ...quietBundle }),
-      bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', 'project-and-trivial.ts'), ...quietBundle }),
+      bundle('trivial-activities.ts'),
+      bundle('project-and-trivial.ts'),
     ]);
     const noop = async (i: number) => i;
     const bare = await Worker.create({
@@ -94,7 +97,9 @@ async function main() {
   const repeats = Number(process.argv[3] ?? 3);
   Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
   const rows = await measureActivityOverhead(sizes, repeats);
-  console.log(`Temporal overhead per sequential activity, same dev server, interleaved, median of ${repeats} runs each`);
+  console.log(
+    `Temporal overhead per sequential activity, same dev server, interleaved, median of ${repeats} runs each`,
+  );
   console.log('  N     bare SDK      project       ratio   (target <= 10 ms, ratio <= 1.1)');
   for (const r of rows) {
     const met = r.projectMs <= 10 && r.ratio <= 1.1 ? 'met' : 'NOT met';

@@ -5,7 +5,8 @@
  *
  * Each round, for each bundle in turn: a worker with the project's options (cache raised to hold
  * every workflow) takes K idle workflows; once all K are cached, RSS after a GC is compared with
- * the figure before. RSS, not this thread's V8 heap: the workflows run in the SDK's worker threads. Each workflow gets its own copy of the bundle's module state
+ * the figure before. RSS, not this thread's V8 heap: the workflows run in the SDK's worker threads.
+ * Each workflow gets its own copy of the bundle's module state
  * (the SDK evaluates the modules per workflow), so what the workflow code imports (zod, the flow
  * contracts) is paid per cached workflow. Bare: a bundle of the bench's trivial workflows only.
  */
@@ -15,6 +16,9 @@ import path from 'node:path';
 import { freePort, startDevServer } from '../workers/dev-server';
 import { flowWorkerOptions } from '../workers/worker';
 
+/** Bundles a bench entry file without webpack's progress output. */
+const bundle = (entry: string) =>
+  bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', entry), ...quietBundle });
 const quietBundle = { logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mb = (bytes: number) => bytes / 2 ** 20;
@@ -34,8 +38,8 @@ async function main() {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const bundles = {
-    bare: await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', 'trivial-activities.ts'), ...quietBundle }),
-    project: await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', 'project-and-trivial.ts'), ...quietBundle }),
+    bare: await bundle('trivial-activities.ts'),
+    project: await bundle('project-and-trivial.ts'),
   };
   const perWorkflow: Record<keyof typeof bundles, number[]> = { bare: [], project: [] };
   let id = 0;
@@ -59,7 +63,8 @@ async function main() {
           const before = settledMemory();
           const handles = [first];
           for (let i = 0; i < count; i++) {
-            handles.push(await client.workflow.start('idleUntilTerminated', { taskQueue, workflowId: `cache-${id++}` }));
+            const workflowId = `cache-${id++}`;
+            handles.push(await client.workflow.start('idleUntilTerminated', { taskQueue, workflowId }));
           }
           while (worker.getStatus().numCachedWorkflows < count + 1) await sleep(100);
           const after = settledMemory();
