@@ -233,6 +233,13 @@ export const configSchema = z
     /** Address of the worker's Prometheus endpoint: 0.0.0.0 where a scraper runs outside the container. */
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     WORKER_MAX_CONCURRENT_ACTIVITIES: int(1, 1000).default(100),
+    // The SDK sizes the workflow cache from the heap (~2,300 on a 4 GB heap), so it never evicts and
+    // memory grows with open flows; a fixed cache bounds it. Keep it above the flows open at once
+    // (EADS interviews count twice: the interview and its pursuit): a smaller cache replays evicted
+    // workflows on every task (p95 3-4x worse, measured in bench/load.ts).
+    WORKER_MAX_CACHED_WORKFLOWS: int(2, 10000).default(400),
+    /** Workflow tasks run at once (each holds a cached workflow): at most WORKER_MAX_CACHED_WORKFLOWS. */
+    WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: int(2, 1000).default(40),
 
     TEMPORAL_UI_PORT: port.default(8233),
     /** Dev-server database file: state survives a restart of `npm start`. */
@@ -308,6 +315,10 @@ export const configSchema = z
     }
     if (c.AGENT_FLOWS_SEARCH === 'vertex' && !c.VERTEX_SEARCH_PROJECT && !c.GOOGLE_CLOUD_PROJECT) {
       ctx.addIssue({ code: 'custom', path: ['VERTEX_SEARCH_PROJECT'], message: 'required when AGENT_FLOWS_SEARCH=vertex' });
+    }
+    if (c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS > c.WORKER_MAX_CACHED_WORKFLOWS) {
+      const message = `at most WORKER_MAX_CACHED_WORKFLOWS (${c.WORKER_MAX_CACHED_WORKFLOWS})`;
+      ctx.addIssue({ code: 'custom', path: ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'], message });
     }
   })
   .transform((c) => ({

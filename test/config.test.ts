@@ -1,7 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { NativeConnection } from '@temporalio/worker';
 import { ConfigError, parseConfig } from '../contracts/config';
+import { flowWorkerOptions } from '../workers/worker';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -28,6 +30,23 @@ describe('configuration', () => {
     expect(message).toMatch(/AGENT_FLOWS_WAREHOUSE: .*"duckdb".*"bigquery".*\(got "oracle"\)/);
     expect(message).toMatch(/VERTEX_SEARCH_SERVING_CONFIGS: expected a JSON object/);
     expect((error as ConfigError).problems).toHaveLength(3);
+  });
+
+  it('sizes the workflow cache and workflow-task concurrency explicitly, within each other', () => {
+    expect(parseConfig({})).toMatchObject({ WORKER_MAX_CACHED_WORKFLOWS: 400, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 40 });
+    const sized = parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '250', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '20' });
+    expect(sized).toMatchObject({ WORKER_MAX_CACHED_WORKFLOWS: 250, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 20 });
+    expect(() => parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '10', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40' })).toThrow(
+      /WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: at most WORKER_MAX_CACHED_WORKFLOWS \(10\)/,
+    );
+    expect(() => parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '1' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS/);
+  });
+
+  it('passes the cache and concurrency to the SDK worker rather than its heap-sized default', () => {
+    const connection = {} as NativeConnection;
+    expect(flowWorkerOptions({ connection })).toMatchObject({ maxCachedWorkflows: 400, maxConcurrentWorkflowTaskExecutions: 40 });
+    const options = flowWorkerOptions({ connection, maxCachedWorkflows: 30, maxConcurrentWorkflowTaskExecutions: 80 });
+    expect(options).toMatchObject({ maxCachedWorkflows: 30, maxConcurrentWorkflowTaskExecutions: 30 });
   });
 
   it('requires the credentials a Google backend needs', () => {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { createActivities } from '../activities';
 import { createBackends, type Backends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
-import { loadConfigOrExit, type Config } from '../contracts/config';
+import { loadConfigOrExit, parseConfig, type Config } from '../contracts/config';
 import { startWorkerRegistration } from '../server/agent-registration';
 import { dataConverterFromEnv } from '../client/payload-codec';
 import { explainListenError } from './ports';
@@ -53,23 +53,41 @@ export interface FlowWorkerOptions {
   /** A prebuilt bundle (tests build one per run); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxConcurrentActivityTaskExecutions?: number;
+  /** Workflows kept in memory between tasks (default: WORKER_MAX_CACHED_WORKFLOWS's default). */
+  maxCachedWorkflows?: number;
+  /** Workflow tasks run at once (default: WORKER_MAX_CONCURRENT_WORKFLOW_TASKS's default). */
+  maxConcurrentWorkflowTaskExecutions?: number;
   identity?: string;
   /** Payload codecs (encryption): same as the clients'. Default: from AGENT_FLOWS_PAYLOAD_KEY. */
   dataConverter?: WorkerOptions['dataConverter'];
 }
 
-export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
+/** Defaults of the worker's sizing when no configuration is given (tests, benches). */
+const DEFAULT_SIZING = parseConfig({});
+
+/**
+ * The worker's options, without activities' backends bound: `createFlowWorker` uses them and
+ * bench/activity-overhead.ts compares them with a bare SDK worker.
+ */
+export function flowWorkerOptions(options: Omit<FlowWorkerOptions, 'backends'>): Omit<WorkerOptions, 'activities'> {
+  const maxCachedWorkflows = options.maxCachedWorkflows ?? DEFAULT_SIZING.WORKER_MAX_CACHED_WORKFLOWS;
   const tracing = tracingWorkerOptions();
-  return Worker.create({
+  return {
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? TASK_QUEUE,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
-    activities: createActivities(options.backends),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
+    // Set explicitly: the SDK's default cache size follows the heap and never evicts in practice.
+    maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: Math.min(
+      maxCachedWorkflows,
+      options.maxConcurrentWorkflowTaskExecutions ?? DEFAULT_SIZING.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    ),
     // Fan-out flows (discovery validates dozens of candidates at once) start their activities in the
-    // same round trip that schedules them instead of waiting for pollers: measured in bench/discovery.ts.
-    maxEagerActivityReservationsPerWorkflowTask: 20,
+    // same round trip that schedules them instead of waiting for pollers; past the reserved slots the
+    // rest wait for a poll (100: a step's whole candidate list; measured in bench/discovery.ts).
+    maxEagerActivityReservationsPerWorkflowTask: 100,
     ...(options.identity ? { identity: options.identity } : {}),
     dataConverter: options.dataConverter ?? dataConverterFromEnv(),
     // Tracing: activity spans, and the sink for workflow spans (a no-op unless tracing is set up).
@@ -79,7 +97,11 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
       ...(options.workflowBundle ? {} : { workflowModules: WORKFLOW_INTERCEPTOR_MODULES }),
     },
     sinks: tracing.sinks,
-  });
+  };
+}
+
+export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
+  return Worker.create({ ...flowWorkerOptions(options), activities: createActivities(options.backends) });
 }
 
 /** Installs the SDK runtime once per process: log level and the Prometheus endpoint. */
@@ -123,6 +145,8 @@ export async function runWorker(config: Config, options: { onReady?: (worker: Wo
       backends,
       namespace,
       maxConcurrentActivityTaskExecutions: config.WORKER_MAX_CONCURRENT_ACTIVITIES,
+      maxCachedWorkflows: config.WORKER_MAX_CACHED_WORKFLOWS,
+      maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       ...(prebuilt ? { workflowBundle: prebuilt } : {}),
     });
     console.log(

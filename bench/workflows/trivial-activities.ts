@@ -13,3 +13,8 @@ export async function trivialActivities(n: number, useLocal = false): Promise<nu
   for (let i = 0; i < n; i++) sum += await (useLocal ? local.noop(i) : noop(i));
   return sum;
 }
+
+/** Bench-only workflow that stays open (and cached) until cancelled or terminated: memory per cached workflow. */
+export async function idleUntilTerminated(): Promise<void> {
+  await new Promise<void>(() => undefined);
+}

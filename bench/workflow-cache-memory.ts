@@ -1,0 +1,91 @@
+/**
+ * Worker memory per cached workflow: the project's workflow bundle vs a bare bundle.
+ *
+ *   node --expose-gc --import tsx bench/workflow-cache-memory.ts [workflows=100] [rounds=2]
+ *
+ * Each round, for each bundle in turn: a worker with the project's options (cache raised to hold
+ * every workflow) takes K idle workflows; once all K are cached, RSS after a GC is compared with
+ * the figure before. RSS, not this thread's V8 heap: the workflows run in the SDK's worker threads.
+ * Each workflow gets its own copy of the bundle's module state
+ * (the SDK evaluates the modules per workflow), so what the workflow code imports (zod, the flow
+ * contracts) is paid per cached workflow. Bare: a bundle of the bench's trivial workflows only.
+ */
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import path from 'node:path';
+import { freePort, startDevServer } from '../workers/dev-server';
+import { flowWorkerOptions } from '../workers/worker';
+
+/** Bundles a bench entry file without webpack's progress output. */
+const bundle = (entry: string) =>
+  bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', entry), ...quietBundle });
+const quietBundle = { logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mb = (bytes: number) => bytes / 2 ** 20;
+
+function settledMemory() {
+  (globalThis as { gc?: () => void }).gc?.();
+  return process.memoryUsage().rss;
+}
+
+async function main() {
+  const count = Number(process.argv[2] ?? 100);
+  const rounds = Number(process.argv[3] ?? 2);
+  if (!(globalThis as { gc?: unknown }).gc) console.warn('run with node --expose-gc for settled figures');
+  Runtime.install({ logger: new DefaultLogger('WARN'), shutdownSignals: [] });
+  const server = await startDevServer({ port: await freePort() });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  const bundles = {
+    bare: await bundle('trivial-activities.ts'),
+    project: await bundle('project-and-trivial.ts'),
+  };
+  const perWorkflow: Record<keyof typeof bundles, number[]> = { bare: [], project: [] };
+  let id = 0;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const kind of Object.keys(bundles) as Array<keyof typeof bundles>) {
+        const taskQueue = `cache-memory-${kind}-${round}`;
+        const worker = await Worker.create({
+          ...flowWorkerOptions({
+            connection: nativeConnection,
+            taskQueue,
+            workflowBundle: bundles[kind],
+            maxCachedWorkflows: count + 10,
+          }),
+          activities: { noop: async () => undefined },
+        });
+        await worker.runUntil(async () => {
+          // One workflow first: the bundle's shared VM context is created then, not counted per workflow.
+          const first = await client.workflow.start('idleUntilTerminated', { taskQueue, workflowId: `cache-${id++}` });
+          while (worker.getStatus().numCachedWorkflows < 1) await sleep(50);
+          const before = settledMemory();
+          const handles = [first];
+          for (let i = 0; i < count; i++) {
+            const workflowId = `cache-${id++}`;
+            handles.push(await client.workflow.start('idleUntilTerminated', { taskQueue, workflowId }));
+          }
+          while (worker.getStatus().numCachedWorkflows < count + 1) await sleep(100);
+          const after = settledMemory();
+          perWorkflow[kind].push((after - before) / count);
+          await Promise.all(handles.map((h) => h.terminate('bench done')));
+        });
+      }
+    }
+  } finally {
+    await nativeConnection.close();
+    await connection.close();
+    await server.stop();
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  console.log(`Memory per cached workflow, ${count} idle workflows, median of ${rounds} rounds (target <= 1 MB)`);
+  const [bare, project] = [median(perWorkflow.bare), median(perWorkflow.project)].map(mb);
+  console.log(`  bare bundle     ${bare.toFixed(2)} MB RSS per workflow`);
+  console.log(`  project bundle  ${project.toFixed(2)} MB RSS per workflow (${(project - bare).toFixed(2)} MB more)`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
