@@ -149,6 +149,13 @@ describe('MCP tools under hostile arguments', () => {
     expect(calls).toBeGreaterThan(100);
   });
 
+  it('an oversized unknown argument is refused with a short message, not echoed whole', async () => {
+    const text = await errorOf(platformCheckFlow.mcpTool, { topic: 'battery', ['K'.repeat(1_000_000)]: 1 });
+    expect(text).toBeDefined();
+    expect(text!.length, text!.slice(0, 200)).toBeLessThan(5_000);
+    expect(text).toMatch(/unrecognized|invalid/i);
+  });
+
   it('a __proto__ argument pollutes nothing', async () => {
     const text = await errorOf(platformCheckFlow.mcpTool, JSON.parse('{"topic": 42, "__proto__": {"polluted": true, "limit": 999}}'));
     expect(text).toMatch(/topic/);

@@ -167,7 +167,7 @@ export function registerFlowTool(server: McpServer, ctx: McpContext, flow: FlowD
     {
       title: flow.title,
       description: `${flow.description} Runs as the durable Temporal workflow ${flow.type}; progress is reported while it runs, and cancelling the call cancels the workflow.`,
-      inputSchema: flow.input as z.ZodObject,
+      inputSchema: (flow.input as z.ZodObject).loose(),
       ...(outputSchema ? { outputSchema } : {}),
     },
     async (args: unknown, extra: ToolExtra): Promise<CallToolResult> => {
