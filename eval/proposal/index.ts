@@ -145,7 +145,9 @@ export function findArtifacts(result: ProposalOutput, pdfText: string): string[]
     if (/(?:statement|justification|relevance_note)/.test(where) && !/[.!?)"”’]\s*$/.test(text))
       found.push(`${where}: ends mid-sentence`);
     for (const sentence of text.split(/(?<=[.?!])\s+/)) {
-      const echo = echoedPhrase(sentence);
+      // Citations are not prose: two studies from one journal name it twice ("(Genome Biology, 2014)
+      // and ... (Genome Biology, 2018)"), which is no echo. Quoted titles and parenthesised sources out.
+      const echo = echoedPhrase(sentence.replace(/“[^”]*”|"[^"]*"|\([^()]*\)/g, ' '));
       if (echo) found.push(`${where}: topic echo "${echo}"`);
     }
   }

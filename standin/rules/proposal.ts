@@ -232,6 +232,9 @@ function problemFormulation(sections: Record<string, unknown>) {
   const purpose = /\bfor\s+(.{3,})$/i.exec(profile.research_area)?.[1];
   const purposeRoots = purpose ? new Set([...roots(purpose)].filter((t) => !GENERIC_ROOTS.has(t))) : undefined;
   const interests = roots(`${profile.additional_context} ${profile.missing_skills.join(' ')}`);
+  // The researcher's skills are means of the work (Python, statistics, R), not what it studies: a
+  // study keyword naming one is never a research variable ("How do statistics and python shape X?").
+  const skillRoots = roots([...profile.existing_skills, ...profile.missing_skills].join(' '));
   const relevant = hits
     .map((h, order) => {
       const overlap = [...roots(`${h.title} ${h.snippet} ${h.keywords.join(' ')}`)].filter((t) => !GENERIC_ROOTS.has(t));
@@ -253,7 +256,7 @@ function problemFormulation(sections: Record<string, unknown>) {
       const k = keyword.toLowerCase();
       const keys = [...roots(k)];
       // A keyword that repeats the area's own words adds nothing (and would echo the topic).
-      if (GENERIC_KEYWORDS.has(k) || keys.some((t) => areaRoots.has(t))) continue;
+      if (GENERIC_KEYWORDS.has(k) || keys.some((t) => areaRoots.has(t) || skillRoots.has(t))) continue;
       const bonus = keys.some((t) => interests.has(t)) ? 2 : 0;
       scores.set(k, (scores.get(k) ?? bonus) + 1);
     }
