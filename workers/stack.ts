@@ -69,6 +69,7 @@ async function main() {
   try {
     controlPlane = await startControlPlane(config, { temporalAddress: address });
     console.log(`[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`);
+    console.log(`[stack] web console: ${controlPlane.url}/console/`);
   } catch (err) {
     console.warn(`[stack] control plane not started (${err instanceof Error ? err.message : String(err)}); flows still run`);
   }
