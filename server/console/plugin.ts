@@ -18,7 +18,7 @@ import { eadsInterviewQuery } from '../../contracts/eads';
 import { flows, findFlow } from '../../contracts/flows';
 import { answerQuestionUpdate, reviewProposalUpdate } from '../../workflows/proposal/messages';
 import { EadsSession, EadsSessionError } from '../../client/eads-session';
-import { InvalidFlowInput, startFlow } from '../../client/flow-client';
+import { InvalidFlowInput, startFlow, validateFlowInput } from '../../client/flow-client';
 import type { TemporalAccess } from '../temporal';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import { formFields, inputFromForm, renderStartForm, type FormValues } from './forms';
@@ -102,7 +102,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   app.addHook('onRequest', async (request, reply) => {
     reply.header('content-security-policy', CSP);
     reply.header('x-content-type-options', 'nosniff');
-    reply.header('referrer-policy', 'no-referrer');
+    reply.header('referrer-policy', 'same-origin');
     if (request.method === 'POST') {
       // Cross-site form posts (CSRF): a browser always names the origin of a POST.
       const origin = request.headers.origin;
@@ -188,6 +188,7 @@ you can close this page and come back to a run's address at any time.</p>
     const again = (formError?: string) => send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow, values, errors, formError) }), 422);
     if (Object.keys(errors).length) return again('Some fields need another look.');
     try {
+      validateFlowInput(flow, input);
       const c = await client();
       if (flow.type === 'runEadsInterview' && (input.mode ?? 'human') === 'human' && typeof input.projectId === 'string') {
         // One interview per project: reopen it when it exists, as the terminal client does.
@@ -294,7 +295,7 @@ you can close this page and come back to a run's address at any time.</p>
     const questionId = body.get('questionId') ?? '';
     const columns = body.getAll('column');
     const grid = columns.length ? gridToMarkdown(columns, body.getAll('cell')) : undefined;
-    const answer = grid ? grid.markdown : (body.get('answer') ?? '');
+    const answer = grid ? grid.markdown : (body.get('answerText') ?? '').trim() || (body.get('answer') ?? '');
     const session = await eadsSession(request.params.id);
     try {
       const { handle } = await session.pursuit();

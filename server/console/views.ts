@@ -213,6 +213,8 @@ ${errorHtml}</fieldset>`;
 <p class="hint" id="answer-hint">${q.help_text}</p>
 ${q.choices.map((c, i) => html`<div class="choice"><input type="radio" id="choice-${i}" name="answer" value="${c}"${error?.value === c ? html` checked` : ''}${invalid}>
 <label for="choice-${i}">${c}</label></div>`)}
+<div class="field"><label for="answer-own">Or in your own words</label>
+<textarea id="answer-own" name="answerText" rows="2">${error && !q.choices.includes(error.value ?? '') ? error.value : ''}</textarea></div>
 ${errorHtml}</fieldset>`;
   } else {
     control = html`<div class="field${error ? ' invalid' : ''}"><label id="q-h" for="answer">${q.question}</label>
