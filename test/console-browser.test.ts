@@ -143,7 +143,7 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     expect(viaPage.profile).toEqual(viaTerminal!.profile);
     expect(viaPage.title).toBe(viaTerminal!.title);
     expect(viaPage.review.outcome).toBe('approved');
-    expect(viaPage.interview).toEqual({ ...viaTerminal!.interview, asked: viaTerminal!.interview!.asked + 1 });
+    expect(viaPage.interview).toEqual(viaTerminal!.interview);
     await page.close();
   }, 240_000);
 
@@ -219,10 +219,10 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
 
     // A bad input is shown beside its field, and nothing is started.
     await page.goto(`${base}/console/flows/answerBomQuestion`);
-    await page.getByLabel('question').fill('List BOMs');
-    await page.getByLabel('maxStrategies').fill('9');
+    await page.getByLabel('question').fill('ab');
     await page.getByRole('button', { name: /^Start/ }).click();
-    expect(await page.locator('#f-maxStrategies-error').textContent()).toMatch(/3/);
+    expect(await page.locator('#f-question-error').textContent()).toMatch(/at least 3 characters/);
+    expect(await page.getByLabel('question').inputValue()).toBe('ab');
 
     await page.goto(`${base}/console/flows/discoverFromPrp`);
     await page.getByLabel('prp').fill(EXAMPLE_PRP);
