@@ -36,7 +36,7 @@ dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; ma
 .badge { font-size: .8rem; border: 1px solid var(--line); border-radius: 8px; padding: 0 6px; font-weight: 400; }
 .question, .review { border: 1px solid var(--line); border-radius: 8px; padding: 16px; margin: 16px 0; }
 .count { color: var(--muted); margin-top: 0; }
-.answer { font-size: 1.1rem; }
+.answer { font-size: 1.05rem; white-space: pre-wrap; }
 .flows { list-style: none; padding: 0; } .flows li { margin: 0 0 12px; }
 figure img { max-width: 100%; border: 1px solid var(--line); }
 `;
