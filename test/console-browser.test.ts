@@ -102,7 +102,9 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     await page.getByRole('button', { name: /^Start/ }).click();
     await page.waitForURL(/\/console\/runs\/research-proposal-/);
     const workflowId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
-    expect(await page.locator('a.temporal').getAttribute('href')).toMatch(new RegExp(`/workflows/${workflowId}/[^/]+/history$`));
+    expect(await page.locator('a.temporal').getAttribute('href')).toMatch(
+      new RegExp(`/workflows/${workflowId}/[^/]+/history$`),
+    );
 
     for (let i = 0; i < 3; i++) await answerProposalQuestion(page, i + 1, PROPOSAL_ANSWERS[i]);
     // A rejected answer: the reason is shown beside the field and the same question stays open.
@@ -147,7 +149,10 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     await page.close();
   }, 240_000);
 
-  const EADS_ANSWERS = ['We roast specialty coffee beans for cafés; the roaster is the bottleneck and demand has seasonal peaks.', 'Every batch goes through the same steps in the same order.'];
+  const EADS_ANSWERS = [
+    'We roast specialty coffee beans for cafés; the roaster is the bottleneck and demand has seasonal peaks.',
+    'Every batch goes through the same steps in the same order.',
+  ];
 
   async function answerEads(page: Page, answer: string) {
     await page.locator('section.question').waitFor();
@@ -180,14 +185,26 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     await page.screenshot({ path: path.join(SHOTS, 'eads-result.png'), fullPage: true });
     expect(await page.locator('main').textContent()).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
 
-    const viaPage = (await h.client.workflow.getHandle(eadsInterviewWorkflowId(projectId)).result()) as RunEadsInterviewOutput;
+    const viaPage = (await h.client.workflow
+      .getHandle(eadsInterviewWorkflowId(projectId))
+      .result()) as RunEadsInterviewOutput;
     const terminalProject = `${projectId}-t`;
     const input = new PassThrough();
     input.end([...EADS_ANSWERS, ':finish'].map((l) => `${l}\n`).join(''));
     const output = new PassThrough();
     output.resume();
-    expect(await runTerminalInterview({ client: h.client, projectId: terminalProject, input, output, taskQueue: h.taskQueue })).toBe(0);
-    const viaTerminal = (await h.client.workflow.getHandle(eadsInterviewWorkflowId(terminalProject)).result()) as RunEadsInterviewOutput;
+    expect(
+      await runTerminalInterview({
+        client: h.client,
+        projectId: terminalProject,
+        input,
+        output,
+        taskQueue: h.taskQueue,
+      }),
+    ).toBe(0);
+    const viaTerminal = (await h.client.workflow
+      .getHandle(eadsInterviewWorkflowId(terminalProject))
+      .result()) as RunEadsInterviewOutput;
     const comparable = (r: RunEadsInterviewOutput) => ({
       status: r.status,
       product: r.product,

@@ -39,7 +39,13 @@ describe('web console defences', () => {
     writeFileSync(path.join(dir, 'out-evil', 'x.txt'), 'TOPSECRET-CONTENT');
     symlinkSync(path.join(dir, 'secret.txt'), path.join(artifacts, 'link.txt'));
     const build = (token?: string) =>
-      buildControlPlane({ storePath: path.join(dir, `store-${token ?? 'open'}.jsonl`), temporal: noTemporal, token, logLevel: 'silent', console: { artifactDir: artifacts } });
+      buildControlPlane({
+        storePath: path.join(dir, `store-${token ?? 'open'}.jsonl`),
+        temporal: noTemporal,
+        token,
+        logLevel: 'silent',
+        console: { artifactDir: artifacts },
+      });
     open = await build();
     locked = await build('s3cret-token');
     await open.app.ready();
@@ -88,7 +94,15 @@ describe('web console defences', () => {
       question: evil,
       final_answer: evil,
       outcome: 'answered',
-      pipeline_state: { rows: [{ [evil]: evil }], total_rows: 1, chosen_sql: evil, chosen_params: {}, sql: null, params: {}, suggestions: {} },
+      pipeline_state: {
+        rows: [{ [evil]: evil }],
+        total_rows: 1,
+        chosen_sql: evil,
+        chosen_params: {},
+        sql: null,
+        params: {},
+        suggestions: {},
+      },
     }).text;
     expect(bom).not.toMatch(/<script>|<img/);
     expect(bom).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -98,7 +112,13 @@ describe('web console defences', () => {
 
   it('turns a table grid into the markdown table the interview reads', () => {
     const { markdown } = gridToMarkdown(['step', 'minutes'], ['mash', '60', 'boil\n hops', '90', '', '']);
-    expect(parseMarkdownTable(markdown)).toEqual({ headers: ['step', 'minutes'], rows: [['mash', '60'], ['boil hops', '90']] });
+    expect(parseMarkdownTable(markdown)).toEqual({
+      headers: ['step', 'minutes'],
+      rows: [
+        ['mash', '60'],
+        ['boil hops', '90'],
+      ],
+    });
     // A pipe inside a cell is escaped as GitHub-flavoured markdown does, so it cannot add a column.
     expect(gridToMarkdown(['a', 'b'], ['x | y', 'z']).markdown.split('\n')[2]).toBe('| x \\| y | z |');
     expect(gridToMarkdown(['a'], ['', '']).markdown).toBe('');
@@ -109,25 +129,49 @@ describe('web console defences', () => {
     expect(anonymous.statusCode).toBe(302);
     expect(anonymous.headers.location).toBe('/console/login?next=%2Fconsole%2F');
     expect((await locked.app.inject('/console/artifacts/proposal/p.pdf')).statusCode).toBe(302);
-    const form = { 'content-type': 'application/x-www-form-urlencoded', host: 'console.test', origin: 'http://console.test' };
-    const wrong = await locked.app.inject({ method: 'POST', url: '/console/login', headers: form, payload: 'token=nope&next=%2Fconsole%2F' });
+    const form = {
+      'content-type': 'application/x-www-form-urlencoded',
+      host: 'console.test',
+      origin: 'http://console.test',
+    };
+    const wrong = await locked.app.inject({
+      method: 'POST',
+      url: '/console/login',
+      headers: form,
+      payload: 'token=nope&next=%2Fconsole%2F',
+    });
     expect(wrong.statusCode).toBe(401);
-    const right = await locked.app.inject({ method: 'POST', url: '/console/login', headers: form, payload: 'token=s3cret-token&next=https%3A%2F%2Fevil.example%2F' });
+    const right = await locked.app.inject({
+      method: 'POST',
+      url: '/console/login',
+      headers: form,
+      payload: 'token=s3cret-token&next=https%3A%2F%2Fevil.example%2F',
+    });
     expect(right.statusCode).toBe(303);
     expect(right.headers.location).toBe('/console/');
     const cookie = String(right.headers['set-cookie']);
     expect(cookie).toMatch(/HttpOnly; SameSite=Strict; Path=\/console/);
-    const signed = await locked.app.inject({ url: '/console/artifacts/proposal/p.pdf', headers: { cookie: cookie.split(';')[0] } });
+    const signed = await locked.app.inject({
+      url: '/console/artifacts/proposal/p.pdf',
+      headers: { cookie: cookie.split(';')[0] },
+    });
     expect(signed.statusCode).toBe(200);
     // The API keeps its bearer token: the console cookie does not open it.
-    expect((await locked.app.inject({ url: '/api/v1/discovery/capabilities', headers: { cookie: cookie.split(';')[0] } })).statusCode).toBe(401);
+    expect(
+      (await locked.app.inject({ url: '/api/v1/discovery/capabilities', headers: { cookie: cookie.split(';')[0] } }))
+        .statusCode,
+    ).toBe(401);
   });
 
   it('refuses form posts from other origins', async () => {
     const res = await open.app.inject({
       method: 'POST',
       url: '/console/flows/answerBomQuestion',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', host: '127.0.0.1:4000', origin: 'http://evil.example' },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        host: '127.0.0.1:4000',
+        origin: 'http://evil.example',
+      },
       payload: 'question=List+BOMs',
     });
     expect(res.statusCode).toBe(403);

@@ -11,7 +11,8 @@ import type { BrowserContext } from 'playwright-core';
 /** The Chromium executable to use, or undefined (with the reason) when there is none. */
 export function findChromium(): { path?: string; reason?: string } {
   const configured = process.env.CHROME_PATH;
-  if (configured) return existsSync(configured) ? { path: configured } : { reason: `CHROME_PATH=${configured} does not exist` };
+  if (configured)
+    return existsSync(configured) ? { path: configured } : { reason: `CHROME_PATH=${configured} does not exist` };
   for (const name of ['chromium', 'chromium-browser']) {
     try {
       const found = execFileSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' }).trim();
@@ -35,7 +36,15 @@ export async function launchChromium(executablePath: string): Promise<ConsoleBro
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath,
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
     viewport: { width: 1200, height: 900 },
   });
   return {

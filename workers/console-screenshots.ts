@@ -15,7 +15,11 @@ import { buildControlPlane } from '../server/app';
 import type { TemporalAccess } from '../server/temporal';
 import { findChromium, launchChromium } from './console-browser';
 
-export async function screenshotConsole(client: Client, artifactDir: string, runs: Array<{ slug: string; workflowId: string }>): Promise<string> {
+export async function screenshotConsole(
+  client: Client,
+  artifactDir: string,
+  runs: Array<{ slug: string; workflowId: string }>,
+): Promise<string> {
   const chromium = findChromium();
   if (!chromium.path) return `no console screenshots: ${chromium.reason}`;
   const shots = path.join(artifactDir, 'console');
@@ -27,7 +31,12 @@ export async function screenshotConsole(client: Client, artifactDir: string, run
     pollers: async () => ({ workflow: 0, activity: 0 }) as never,
     close: async () => undefined,
   };
-  const cp = await buildControlPlane({ storePath: path.join(storeDir, 'registry.jsonl'), temporal, logLevel: 'silent', console: { artifactDir, taskQueue: TASK_QUEUE } });
+  const cp = await buildControlPlane({
+    storePath: path.join(storeDir, 'registry.jsonl'),
+    temporal,
+    logLevel: 'silent',
+    console: { artifactDir, taskQueue: TASK_QUEUE },
+  });
   const browser = await launchChromium(chromium.path);
   try {
     const base = await cp.listen('127.0.0.1', 0);
@@ -44,12 +53,19 @@ export async function screenshotConsole(client: Client, artifactDir: string, run
     for (const run of runs) {
       const n = (seen.get(run.slug) ?? 0) + 1;
       seen.set(run.slug, n);
-      await shoot(`/console/runs/${encodeURIComponent(run.workflowId)}`, `result-${run.slug}${n > 1 ? `-${n}` : ''}`, '#result-h, p.error');
+      await shoot(
+        `/console/runs/${encodeURIComponent(run.workflowId)}`,
+        `result-${run.slug}${n > 1 ? `-${n}` : ''}`,
+        '#result-h, p.error',
+      );
     }
     // Interviews waiting for a person: their first question.
     const proposal = await startFlow(client, researchProposalFlow, { mode: 'interactive', review: true });
     await shoot(`/console/runs/${proposal.workflowId}`, 'proposal-interview', 'section.question');
-    const eads = await startFlow(client, runEadsInterviewFlow, { projectId: `demo-${Date.now().toString(36)}`, mode: 'human' });
+    const eads = await startFlow(client, runEadsInterviewFlow, {
+      projectId: `demo-${Date.now().toString(36)}`,
+      mode: 'human',
+    });
     await shoot(`/console/runs/${eads.workflowId}`, 'eads-interview', 'section.question');
     await Promise.all([proposal.terminate('demo over'), eads.terminate('demo over')]);
     return `console screenshots in ${path.relative(process.cwd(), shots) || '.'}/`;

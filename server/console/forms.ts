@@ -44,27 +44,32 @@ function kindOf(name: string, schema: JsonSchema): FormField['kind'] {
 export function formFields(flow: FlowDefinition): FormField[] {
   const schema = jsonSchemaOf(flow.input, 'input') as JsonSchema;
   const required = new Set(schema.required ?? []);
-  return Object.entries(schema.properties ?? {})
-    // Carried by continue-as-new only: not for people.
-    .filter(([name]) => name !== 'resume')
-    .map(([name, prop]) => ({
-      name,
-      kind: kindOf(name, prop),
-      required: required.has(name) && prop.default === undefined,
-      description: prop.description,
-      options: prop.enum as string[] | undefined,
-      defaultValue: prop.default,
-      min: prop.minimum,
-      max: prop.maximum,
-      integer: prop.type === 'integer',
-    }));
+  return (
+    Object.entries(schema.properties ?? {})
+      // Carried by continue-as-new only: not for people.
+      .filter(([name]) => name !== 'resume')
+      .map(([name, prop]) => ({
+        name,
+        kind: kindOf(name, prop),
+        required: required.has(name) && prop.default === undefined,
+        description: prop.description,
+        options: prop.enum as string[] | undefined,
+        defaultValue: prop.default,
+        min: prop.minimum,
+        max: prop.maximum,
+        integer: prop.type === 'integer',
+      }))
+  );
 }
 
 export type FormValues = Record<string, string>;
 export type FieldErrors = Record<string, string>;
 
 /** Turns posted strings into the input object; a field that cannot be read gets an error. */
-export function inputFromForm(fields: FormField[], values: FormValues): { input: Record<string, unknown>; errors: FieldErrors } {
+export function inputFromForm(
+  fields: FormField[],
+  values: FormValues,
+): { input: Record<string, unknown>; errors: FieldErrors } {
   const input: Record<string, unknown> = {};
   const errors: FieldErrors = {};
   for (const field of fields) {
@@ -103,44 +108,70 @@ export function renderField(field: FormField, value: string | undefined, error: 
   let control: Html;
   switch (field.kind) {
     case 'textarea':
-      control = html`<textarea id="${id}" name="${field.name}" rows="10"${aria}>${current}</textarea>`;
+      control = html`<textarea id="${id}" name="${field.name}" rows="10" ${aria}>${current}</textarea>`;
       break;
     case 'json':
-      control = html`<textarea id="${id}" name="${field.name}" rows="6" class="mono" placeholder="JSON"${aria}>${current}</textarea>`;
+      control = html`<textarea id="${id}" name="${field.name}" rows="6" class="mono" placeholder="JSON" ${aria}>
+${current}</textarea>`;
       break;
     case 'number':
-      control = html`<input id="${id}" name="${field.name}" type="number" inputmode="decimal" value="${current}"
-        placeholder="${show(field.defaultValue)}"${field.min !== undefined ? html` min="${field.min}"` : ''}${field.max !== undefined ? html` max="${field.max}"` : ''}${field.integer ? html` step="1"` : html` step="any"`}${aria}>`;
+      control = html`<input
+        id="${id}"
+        name="${field.name}"
+        type="number"
+        inputmode="decimal"
+        value="${current}"
+        placeholder="${show(field.defaultValue)}"
+        ${field.min !== undefined ? html` min="${field.min}"` : ''}${field.max !== undefined ? html` max="${field.max}"` : ''}${field.integer ? html` step="1"` : html` step="any"`}${aria}
+      />`;
       break;
     case 'boolean':
     case 'enum': {
       const options = field.kind === 'boolean' ? ['true', 'false'] : field.options!;
       const fallback = field.defaultValue !== undefined ? `default (${show(field.defaultValue)})` : '(not set)';
-      control = html`<select id="${id}" name="${field.name}"${aria}>
+      control = html`<select id="${id}" name="${field.name}" ${aria}>
         ${field.required && field.defaultValue === undefined ? '' : html`<option value="">${fallback}</option>`}
-        ${options.map((o) => html`<option value="${o}"${current === o ? html` selected` : ''}>${field.kind === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}</option>`)}
+        ${options.map((o) => html`<option value="${o}" ${current === o ? html` selected` : ''}>${field.kind === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}</option>`)}
       </select>`;
       break;
     }
     default:
-      control = html`<input id="${id}" name="${field.name}" type="text" value="${current}" placeholder="${show(field.defaultValue)}"${aria}>`;
+      control = html`<input
+        id="${id}"
+        name="${field.name}"
+        type="text"
+        value="${current}"
+        placeholder="${show(field.defaultValue)}"
+        ${aria}
+      />`;
   }
   return html`<div class="field${error ? ' invalid' : ''}">
-  <label for="${id}">${field.name}${field.required ? html` <span class="req">(required)</span>` : ''}</label>
-  ${field.description ? html`<p class="hint" id="${hintId}">${field.description}</p>` : ''}
-  ${control}
-  ${error ? html`<p class="error" id="${errorId}" role="alert">${error}</p>` : ''}
-</div>`;
+    <label for="${id}">${field.name}${field.required ? html` <span class="req">(required)</span>` : ''}</label>
+    ${field.description ? html`<p class="hint" id="${hintId}">${field.description}</p>` : ''} ${control}
+    ${error ? html`<p class="error" id="${errorId}" role="alert">${error}</p>` : ''}
+  </div>`;
 }
 
-export function renderStartForm(flow: FlowDefinition, values: FormValues = {}, errors: FieldErrors = {}, formError?: string): Html {
+export function renderStartForm(
+  flow: FlowDefinition,
+  values: FormValues = {},
+  errors: FieldErrors = {},
+  formError?: string,
+): Html {
   const fields = formFields(flow);
   const example = flow.examples[0];
   return html`<p>${flow.description}</p>
-${formError ? html`<p class="error" role="alert">${formError}</p>` : ''}
-<form method="post" action="/console/flows/${flow.type}" class="start">
-${fields.map((f) => renderField(f, values[f.name], errors[f.name]))}
-<button type="submit">Start ${flow.title}</button>
-</form>
-${example ? html`<details><summary>Example input</summary><pre>${JSON.stringify(example, null, 2)}</pre></details>` : ''}`;
+    ${formError ? html`<p class="error" role="alert">${formError}</p>` : ''}
+    <form method="post" action="/console/flows/${flow.type}" class="start">
+      ${fields.map((f) => renderField(f, values[f.name], errors[f.name]))}
+      <button type="submit">Start ${flow.title}</button>
+    </form>
+    ${
+      example
+        ? html`<details>
+            <summary>Example input</summary>
+            <pre>${JSON.stringify(example, null, 2)}</pre>
+          </details>`
+        : ''
+    }`;
 }

@@ -50,7 +50,9 @@ export interface PageOptions {
 }
 
 export function page(options: PageOptions): string {
-  const ui = options.workflow ? temporalUiLink(options.workflow.namespace, options.workflow.workflowId, options.workflow.runId) : undefined;
+  const ui = options.workflow
+    ? temporalUiLink(options.workflow.namespace, options.workflow.workflowId, options.workflow.runId)
+    : undefined;
   const doc = html`<!doctype html>
 <html lang="en">
 <head>
@@ -83,18 +85,47 @@ export function renderValue(value: unknown, depth = 0): Html {
   if (depth > 4) return html`<code>${JSON.stringify(value)}</code>`;
   if (Array.isArray(value)) {
     if (value.length === 0) return html`<span class="muted">(none)</span>`;
-    if (value.every((v) => v && typeof v === 'object' && !Array.isArray(v))) return renderTable(value as Array<Record<string, unknown>>, depth);
-    return html`<ul>${value.map((v) => html`<li>${renderValue(v, depth + 1)}</li>`)}</ul>`;
+    if (value.every((v) => v && typeof v === 'object' && !Array.isArray(v)))
+      return renderTable(value as Array<Record<string, unknown>>, depth);
+    return html`<ul>
+      ${value.map((v) => html`<li>${renderValue(v, depth + 1)}</li>`)}
+    </ul>`;
   }
   const entries = Object.entries(value as Record<string, unknown>);
   if (entries.length === 0) return html`<span class="muted">(empty)</span>`;
-  return html`<dl class="kv">${entries.map(([k, v]) => html`<dt>${k}</dt><dd>${renderValue(v, depth + 1)}</dd>`)}</dl>`;
+  return html`<dl class="kv">
+    ${entries.map(
+      ([k, v]) =>
+        html`<dt>${k}</dt>
+          <dd>${renderValue(v, depth + 1)}</dd>`,
+    )}
+  </dl>`;
 }
 
 export function renderTable(rows: Array<Record<string, unknown>>, depth = 0, caption?: string): Html {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return html`<div class="scroll"><table>${caption ? html`<caption>${caption}</caption>` : ''}
-<thead><tr>${columns.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
-<tbody>${rows.map((r) => html`<tr>${columns.map((c) => html`<td>${renderValue(r[c], depth + 1)}</td>`)}</tr>`)}</tbody>
-</table></div>`;
+  return html`<div class="scroll">
+    <table>
+      ${
+        caption
+          ? html`<caption>
+              ${caption}
+            </caption>`
+          : ''
+      }
+      <thead>
+        <tr>
+          ${columns.map((c) => html`<th scope="col">${c}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${rows.map(
+          (r) =>
+            html`<tr>
+              ${columns.map((c) => html`<td>${renderValue(r[c], depth + 1)}</td>`)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }

@@ -17,7 +17,7 @@ import { TASK_QUEUE } from '../../contracts/common';
 import { eadsInterviewQuery } from '../../contracts/eads';
 import { flows, findFlow } from '../../contracts/flows';
 import { answerQuestionUpdate, reviewProposalUpdate } from '../../workflows/proposal/messages';
-import { EadsSession, EadsSessionError } from '../../client/eads-session';
+import { EadsSession, EadsSessionError, updateErrorMessage } from '../../client/eads-session';
 import { InvalidFlowInput, startFlow, validateFlowInput } from '../../client/flow-client';
 import type { TemporalAccess } from '../temporal';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
@@ -36,7 +36,8 @@ export interface ConsoleOptions {
 }
 
 const COOKIE = 'agent_flows_console';
-const CSP = "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const CONTENT_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
@@ -92,12 +93,20 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     return value !== undefined && timingSafeEqual(digest(value), tokenDigest);
   };
   const client = (): Promise<Client> => options.temporal.client();
-  const ctxFor = async (extra: Partial<ViewContext> = {}): Promise<ViewContext> => ({ client: await client(), artifactDir: options.artifactDir, ...extra });
+  const ctxFor = async (extra: Partial<ViewContext> = {}): Promise<ViewContext> => ({
+    client: await client(),
+    artifactDir: options.artifactDir,
+    ...extra,
+  });
 
   // Forms post application/x-www-form-urlencoded; kept as URLSearchParams (repeated names matter).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: 256 * 1024 }, (_req, body, done) => {
-    done(null, new URLSearchParams(body as string));
-  });
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 256 * 1024 },
+    (_req, body, done) => {
+      done(null, new URLSearchParams(body as string));
+    },
+  );
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header('content-security-policy', CSP);
@@ -113,7 +122,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
         } catch {
           host = undefined;
         }
-        if (host !== request.headers.host) return reply.code(403).type('text/plain').send('cross-origin form posts are refused');
+        if (host !== request.headers.host)
+          return reply.code(403).type('text/plain').send('cross-origin form posts are refused');
       } else if (origin === 'null') {
         return reply.code(403).type('text/plain').send('cross-origin form posts are refused');
       }
@@ -125,12 +135,19 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     }
   });
 
-  const send = (reply: FastifyReply, body: string, code = 200) => reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
-  const params = (request: FastifyRequest) => (request.body instanceof URLSearchParams ? request.body : new URLSearchParams());
-  const safeNext = (next: string | null | undefined) => (next && /^\/console\/[^/\\]/.test(next) && !next.includes('//') ? next : '/console/');
+  const send = (reply: FastifyReply, body: string, code = 200) =>
+    reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+  const params = (request: FastifyRequest) =>
+    request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+  const safeNext = (next: string | null | undefined) =>
+    next && /^\/console\/[^/\\]/.test(next) && !next.includes('//') ? next : '/console/';
 
-  app.get('/console/assets/console.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_CSS));
-  app.get('/console/assets/console.js', async (_req, reply) => reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_JS));
+  app.get('/console/assets/console.css', async (_req, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_CSS),
+  );
+  app.get('/console/assets/console.js', async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_JS),
+  );
   app.get('/console', async (_req, reply) => reply.redirect('/console/'));
 
   app.get<{ Querystring: { next?: string } }>('/console/login', async (request, reply) => {
@@ -141,20 +158,33 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const body = params(request);
     const token = body.get('token') ?? '';
     if (!tokenDigest || !timingSafeEqual(digest(token), tokenDigest)) {
-      return send(reply, page({ title: 'Sign in', body: loginForm(safeNext(body.get('next')), 'That token is not right.') }), 401);
+      return send(
+        reply,
+        page({ title: 'Sign in', body: loginForm(safeNext(body.get('next')), 'That token is not right.') }),
+        401,
+      );
     }
     reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/console`);
     return reply.redirect(safeNext(body.get('next')), 303);
   });
 
   app.get('/console/', async (_req, reply) => {
-    const body = html`<p>Start a flow, follow it live, and answer interviews here. Every run lives in Temporal:
-you can close this page and come back to a run's address at any time.</p>
-<h2>Start a flow</h2>
-<ul class="flows">${flows.map((f) => html`<li><a href="/console/flows/${f.type}">${f.title}</a> — ${f.description}</li>`)}</ul>
-<h2>Go back to a run</h2>
-<form method="get" action="/console/go"><div class="field"><label for="workflowId">Workflow id, or an EADS project id</label>
-<input id="workflowId" name="workflowId" required></div><button type="submit">Open</button></form>`;
+    const body = html`<p>
+        Start a flow, follow it live, and answer interviews here. Every run lives in Temporal: you can close this page
+        and come back to a run's address at any time.
+      </p>
+      <h2>Start a flow</h2>
+      <ul class="flows">
+        ${flows.map((f) => html`<li><a href="/console/flows/${f.type}">${f.title}</a> — ${f.description}</li>`)}
+      </ul>
+      <h2>Go back to a run</h2>
+      <form method="get" action="/console/go">
+        <div class="field">
+          <label for="workflowId">Workflow id, or an EADS project id</label>
+          <input id="workflowId" name="workflowId" required />
+        </div>
+        <button type="submit">Open</button>
+      </form>`;
     return send(reply, page({ title: 'Web console', body }));
   });
 
@@ -163,38 +193,60 @@ you can close this page and come back to a run's address at any time.</p>
     if (!id) return reply.redirect('/console/');
     const c = await client();
     const exists = async (wid: string) =>
-      c.workflow.getHandle(wid).describe().then(
-        () => true,
-        () => false,
-      );
+      c.workflow
+        .getHandle(wid)
+        .describe()
+        .then(
+          () => true,
+          () => false,
+        );
     const target = (await exists(id)) ? id : (await exists(`eads-interview-${id}`)) ? `eads-interview-${id}` : id;
     return reply.redirect(`/console/runs/${encodeURIComponent(target)}`);
   });
 
   app.get<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
     const flow = findFlow(request.params.type);
-    if (!flow) return send(reply, page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }), 404);
+    if (!flow)
+      return send(
+        reply,
+        page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }),
+        404,
+      );
     return send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow) }));
   });
 
   app.post<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
     const flow = findFlow(request.params.type);
-    if (!flow) return send(reply, page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }), 404);
+    if (!flow)
+      return send(
+        reply,
+        page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }),
+        404,
+      );
     const body = params(request);
     const values: FormValues = {};
     for (const [k, v] of body) values[k] = v;
     const fields = formFields(flow);
     const { input, errors } = inputFromForm(fields, values);
-    const again = (formError?: string) => send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow, values, errors, formError) }), 422);
+    const again = (formError?: string) =>
+      send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow, values, errors, formError) }), 422);
     if (Object.keys(errors).length) return again('Some fields need another look.');
     try {
       validateFlowInput(flow, input);
       const c = await client();
-      if (flow.type === 'runEadsInterview' && (input.mode ?? 'human') === 'human' && typeof input.projectId === 'string') {
+      if (
+        flow.type === 'runEadsInterview' &&
+        (input.mode ?? 'human') === 'human' &&
+        typeof input.projectId === 'string'
+      ) {
         // One interview per project: reopen it when it exists, as the terminal client does.
         const session = new EadsSession(c, input.projectId);
-        if (await session.exists()) return reply.redirect(`/console/runs/${encodeURIComponent(session.workflowId)}`, 303);
-        const handle = await startFlow(c, flow, input, { taskQueue: options.taskQueue ?? TASK_QUEUE, useExisting: true });
+        if (await session.exists())
+          return reply.redirect(`/console/runs/${encodeURIComponent(session.workflowId)}`, 303);
+        const handle = await startFlow(c, flow, input, {
+          taskQueue: options.taskQueue ?? TASK_QUEUE,
+          useExisting: true,
+        });
         return reply.redirect(`/console/runs/${encodeURIComponent(handle.workflowId)}`, 303);
       }
       const handle = await startFlow(c, flow, input, { taskQueue: options.taskQueue ?? TASK_QUEUE });
@@ -203,7 +255,8 @@ you can close this page and come back to a run's address at any time.</p>
       if (err instanceof InvalidFlowInput) {
         for (const issue of err.issues) {
           const field = issue.field.split('.')[0];
-          errors[fields.some((f) => f.name === field) ? field : '(input)'] ??= `${issue.field === field ? '' : `${issue.field}: `}${issue.message}`;
+          errors[fields.some((f) => f.name === field) ? field : '(input)'] ??=
+            `${issue.field === field ? '' : `${issue.field}: `}${issue.message}`;
         }
         return again(errors['(input)'] ?? 'Some fields need another look.');
       }
@@ -217,7 +270,8 @@ you can close this page and come back to a run's address at any time.</p>
     try {
       snap = await snapshot(ctx, workflowId);
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return send(reply, page({ title: 'Not found', body: html`<p>There is no workflow ${workflowId}.</p>` }), 404);
+      if (err instanceof WorkflowNotFoundError)
+        return send(reply, page({ title: 'Not found', body: html`<p>There is no workflow ${workflowId}.</p>` }), 404);
       throw err;
     }
     const flow = findFlow(snap.type);
@@ -226,7 +280,8 @@ you can close this page and come back to a run's address at any time.</p>
       reply,
       page({
         title: `${flow?.title ?? snap.type}: ${workflowId}`,
-        body: html`<p class="muted">Workflow <code>${workflowId}</code> · ${snap.status.toLowerCase()}</p>${snap.body}`,
+        body: html`<p class="muted">Workflow <code>${workflowId}</code> · ${snap.status.toLowerCase()}</p>
+          ${snap.body}`,
         workflow: { namespace: ctx.client.options.namespace, workflowId, runId: snap.runId },
         watch: done ? undefined : { url: `/console/runs/${encodeURIComponent(workflowId)}/watch`, key: snap.key },
       }),
@@ -249,7 +304,10 @@ you can close this page and come back to a run's address at any time.</p>
   const rejection = (err: unknown): string | undefined => {
     if (err instanceof WorkflowUpdateFailedError) return err.cause?.message ?? err.message;
     if (err instanceof EadsSessionError) return err.message;
-    return undefined;
+    // Anything else Temporal says about the update (the workflow moved on or closed meanwhile,
+    // a timeout) is shown on the page, which then shows the workflow's current state.
+    if (err instanceof WorkflowNotFoundError || !(err instanceof Error)) return undefined;
+    return updateErrorMessage(err);
   };
 
   app.post<{ Params: { id: string } }>('/console/runs/:id/proposal/answer', async (request, reply) => {
@@ -302,13 +360,21 @@ you can close this page and come back to a run's address at any time.</p>
       if (action === 'finalize') await session.finalize(handle, 'ended by the interviewee');
       else if (action === 'done') await session.answer(handle, questionId, "That's all I can say about this.", true);
       else {
-        if (!answer.trim()) throw new EadsSessionError(grid ? 'fill in at least one row of the table' : 'write an answer (or choose one)');
+        if (!answer.trim())
+          throw new EadsSessionError(
+            grid ? 'fill in at least one row of the table' : 'write an answer (or choose one)',
+          );
         await session.answer(handle, questionId, answer);
       }
     } catch (err) {
       const reason = rejection(err);
       if (reason === undefined) throw err;
-      return runPage(reply, request.params.id, { error: { field: 'answer', message: reason, value: answer, cells: grid?.rows } }, 422);
+      return runPage(
+        reply,
+        request.params.id,
+        { error: { field: 'answer', message: reason, value: answer, cells: grid?.rows } },
+        422,
+      );
     }
     return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
   });
@@ -352,9 +418,18 @@ you can close this page and come back to a run's address at any time.</p>
 
 function loginForm(next: string, error?: string) {
   return html`<form method="post" action="/console/login">
-<input type="hidden" name="next" value="${next}">
-<div class="field${error ? ' invalid' : ''}"><label for="token">Access token (CONTROL_PLANE_TOKEN)</label>
-<input id="token" name="token" type="password" autocomplete="current-password" required${error ? html` aria-invalid="true" aria-describedby="token-error"` : ''}>
-${error ? html`<p class="error" id="token-error" role="alert">${error}</p>` : ''}</div>
-<button type="submit">Sign in</button></form>`;
+    <input type="hidden" name="next" value="${next}" />
+    <div class="field${error ? ' invalid' : ''}">
+      <label for="token">Access token (CONTROL_PLANE_TOKEN)</label>
+      <input
+        id="token"
+        name="token"
+        type="password"
+        autocomplete="current-password"
+        required${error ? html` aria-invalid="true" aria-describedby="token-error"` : ''}
+      />
+      ${error ? html`<p class="error" id="token-error" role="alert">${error}</p>` : ''}
+    </div>
+    <button type="submit">Sign in</button>
+  </form>`;
 }
