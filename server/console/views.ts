@@ -18,7 +18,7 @@ import {
   type PursuitStatus,
   type RunEadsInterviewOutput,
 } from '../../contracts/eads';
-import type { InterviewQuestionView, ProposalOutput, ProposalStateView } from '../../contracts/proposal';
+import { PROPOSAL_STATES, type InterviewQuestionView, type ProposalOutput, type ProposalStateView } from '../../contracts/proposal';
 import { findFlow } from '../../contracts/flows';
 import { currentQuestionQuery, proposalStateQuery } from '../../workflows/proposal/messages';
 import { html, renderTable, renderValue, type Html } from './html';
@@ -103,17 +103,8 @@ export function renderProgress(p: Progress | undefined): Html {
 // ---------------------------------------------------------------------------------------------
 // The proposal interview and review gate.
 
-const PROPOSAL_STAGES = [
-  'INTERVIEWING',
-  'PROBLEM_DEFINITION',
-  'OBJECTIVES',
-  'METHODOLOGY',
-  'DATA_COLLECTION',
-  'QUALITY_CONTROL',
-  'REFINEMENT',
-  'REVIEW',
-  'PDF',
-];
+// The stages a proposal normally passes through, in order (from the contract's state list).
+const PROPOSAL_STAGES: readonly string[] = PROPOSAL_STATES.filter((s) => !['INIT', 'COMPLETE', 'ABANDONED', 'ERROR'].includes(s));
 
 function stageList(state: string | undefined): Html {
   const known = PROPOSAL_STAGES.includes(state ?? '') ? PROPOSAL_STAGES : [...PROPOSAL_STAGES, state ?? ''];
