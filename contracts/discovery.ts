@@ -259,7 +259,7 @@ export function prpTitle(prp: string): string {
   return title.replace(/^(PRP|Product Requirement Prompt)\s*[:—–-]\s*/i, '').trim() || 'PRP';
 }
 
-const EXAMPLE_PRP = `# PRP: NFL weekly prediction scorecard
+export const EXAMPLE_PRP = `# PRP: NFL weekly prediction scorecard
 
 ## 1. Goal
 Each Monday, show how last week's NFL game predictions compared with the final scores.

@@ -17,6 +17,7 @@ import { discoveryRoutes } from './routes/discovery';
 import { installErrorHandlers } from './routes/errors';
 import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
+import { consolePlugin } from './console/plugin';
 
 export interface ControlPlaneOptions {
   /** The registration journal (created if missing); unused with `sharedRegistry`. */
@@ -51,6 +52,8 @@ export interface ControlPlaneOptions {
   logStream?: { write(line: string): void };
   flows?: FlowDefinition[];
   processMetrics?: boolean;
+  /** Serve the web console at /console/ (needs `temporal`); ARTIFACT_DIR is where its files are. */
+  console?: { artifactDir: string; taskQueue?: string };
   now?: () => number;
 }
 
@@ -175,6 +178,9 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   });
   app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
   app.get('/healthz', async () => ({ status: 'ok' }));
+  if (options.console && options.temporal) {
+    await app.register(consolePlugin, { ...options.console, temporal: options.temporal, token: options.token });
+  }
 
   if (options.healthCheckMs) registry.startMonitor(options.healthCheckMs);
 

@@ -54,6 +54,7 @@ export async function startControlPlane(config: Config, overrides: { temporalAdd
     heartbeatTimeoutMs: 3 * config.CONTROL_PLANE_HEARTBEAT_MS,
     healthCheckMs: 10_000,
     logLevel: config.LOG_LEVEL,
+    console: { artifactDir: config.ARTIFACT_DIR },
   });
   try {
     const url = await controlPlane.listen(config.CONTROL_PLANE_HOST, config.CONTROL_PLANE_PORT);
@@ -75,7 +76,7 @@ if (require.main === module) {
   setupTracing(config, 'agent-flows-control-plane');
   startControlPlane(config).then(
     (cp) => {
-      console.log(`[control-plane] ${cp.url}/api/v1/discovery/capabilities (OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`);
+      console.log(`[control-plane] ${cp.url}/api/v1/discovery/capabilities (console: ${cp.url}/console/, OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`);
       const stop = () => {
         cp.close().then(
           // Spans still buffered go to the collector before the process ends.

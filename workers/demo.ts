@@ -15,6 +15,7 @@ import { followProgress } from '../client/cli';
 import { startFlow } from '../client/flow-client';
 import { startOfflineStack } from './offline-stack';
 import { PROJECT_ROOT } from './temporal-cli';
+import { screenshotConsole } from './console-screenshots';
 
 interface RunRecord {
   flow: string;
@@ -65,6 +66,12 @@ async function main(): Promise<number> {
     );
   })();
 
+  const ok = records.filter((r) => r.ok).map((r) => ({ slug: flows.find((f) => f.type === r.flow)?.slug ?? r.flow, workflowId: r.workflowId }));
+  try {
+    console.log(`\n[demo] ${await screenshotConsole(client, outDir, ok)}`);
+  } catch (err) {
+    console.log(`\n[demo] console screenshots failed: ${err instanceof Error ? err.message : String(err)}`);
+  }
   await stack.close();
 
   const failed = records.filter((r) => !r.ok);

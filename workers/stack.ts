@@ -109,6 +109,7 @@ async function main() {
       startControlPlane({ ...quiet, CONTROL_PLANE_REGISTRATION_TOKEN: registrationToken }, { temporalAddress: address }),
     );
     console.log(`[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`);
+    console.log(`[stack] web console: ${controlPlane.url}/console/`);
   } catch (err) {
     console.warn(`[stack] control plane not started: ${err instanceof Error ? err.message : String(err)} Flows still run.`);
   }

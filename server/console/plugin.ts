@@ -1,0 +1,435 @@
+/**
+ * The web console (`/console/`), a Fastify plugin served by the control plane's process: start
+ * any flow from a form made from its input schema, follow it live, answer the proposal and EADS
+ * interviews one question at a time, and read results; files under ARTIFACT_DIR (the proposal
+ * PDF, charts) are served from `/console/artifacts/`. The console is a Temporal client only: all
+ * state lives in the workflows, so a restarted console picks every interview up where it was.
+ *
+ * With a token (the control plane's), the browser signs in once at `/console/login`; the token is
+ * then kept in an HttpOnly, SameSite=Strict cookie. Posts from other origins are refused.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { createReadStream, promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { TASK_QUEUE } from '../../contracts/common';
+import { eadsInterviewQuery } from '../../contracts/eads';
+import { flows, findFlow } from '../../contracts/flows';
+import { answerQuestionUpdate, reviewProposalUpdate } from '../../workflows/proposal/messages';
+import { EadsSession, EadsSessionError, updateErrorMessage } from '../../client/eads-session';
+import { InvalidFlowInput, startFlow, validateFlowInput } from '../../client/flow-client';
+import type { TemporalAccess } from '../temporal';
+import { CONSOLE_CSS, CONSOLE_JS } from './assets';
+import { formFields, inputFromForm, renderStartForm, type FormValues } from './forms';
+import { html, page } from './html';
+import { gridToMarkdown, snapshot, type ViewContext } from './views';
+
+export interface ConsoleOptions {
+  temporal: TemporalAccess;
+  /** Where flows write files (ARTIFACT_DIR): the only directory the console serves files from. */
+  artifactDir: string;
+  /** The control plane's token: when set, the console needs it too. */
+  token?: string;
+  /** Task queue for flows started here (tests use their own). */
+  taskQueue?: string;
+}
+
+const COOKIE = 'agent_flows_console';
+const CSP =
+  "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.pdf': 'application/pdf',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
+  '.csv': 'text/plain; charset=utf-8',
+};
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) {
+      try {
+        return decodeURIComponent(v.join('='));
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Resolves a request path under the artifact directory, or undefined when it would leave it
+ * (`..`, absolute paths, NUL, or a symbolic link pointing outside) or is not a regular file.
+ */
+export async function resolveArtifact(artifactDir: string, requested: string): Promise<string | undefined> {
+  if (requested.includes('\0') || requested.includes('\\')) return undefined;
+  const root = await fs.realpath(path.resolve(artifactDir)).catch(() => undefined);
+  if (!root) return undefined;
+  const candidate = path.resolve(root, requested.replace(/^\/+/, ''));
+  const inside = (p: string) => {
+    const rel = path.relative(root, p);
+    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
+  };
+  if (!inside(candidate)) return undefined;
+  const real = await fs.realpath(candidate).catch(() => undefined);
+  if (!real || !inside(real)) return undefined;
+  const stat = await fs.stat(real).catch(() => undefined);
+  return stat?.isFile() ? real : undefined;
+}
+
+export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
+  const tokenDigest = options.token ? digest(options.token) : undefined;
+  const signedIn = (request: FastifyRequest) => {
+    if (!tokenDigest) return true;
+    const value = cookieValue(request.headers.cookie, COOKIE);
+    return value !== undefined && timingSafeEqual(digest(value), tokenDigest);
+  };
+  const client = (): Promise<Client> => options.temporal.client();
+  const ctxFor = async (extra: Partial<ViewContext> = {}): Promise<ViewContext> => ({
+    client: await client(),
+    artifactDir: options.artifactDir,
+    ...extra,
+  });
+
+  // Forms post application/x-www-form-urlencoded; kept as URLSearchParams (repeated names matter).
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: 256 * 1024 },
+    (_req, body, done) => {
+      done(null, new URLSearchParams(body as string));
+    },
+  );
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('content-security-policy', CSP);
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'same-origin');
+    if (request.method === 'POST') {
+      // Cross-site form posts (CSRF): a browser always names the origin of a POST.
+      const origin = request.headers.origin;
+      if (origin && origin !== 'null') {
+        let host: string | undefined;
+        try {
+          host = new URL(origin).host;
+        } catch {
+          host = undefined;
+        }
+        if (host !== request.headers.host)
+          return reply.code(403).type('text/plain').send('cross-origin form posts are refused');
+      } else if (origin === 'null') {
+        return reply.code(403).type('text/plain').send('cross-origin form posts are refused');
+      }
+    }
+    const open = request.url.startsWith('/console/login') || request.url.startsWith('/console/assets/');
+    if (!open && !signedIn(request)) {
+      if (request.method === 'GET') return reply.redirect(`/console/login?next=${encodeURIComponent(request.url)}`);
+      return reply.code(401).type('text/plain').send('sign in at /console/login');
+    }
+  });
+
+  const send = (reply: FastifyReply, body: string, code = 200) =>
+    reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+  const params = (request: FastifyRequest) =>
+    request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
+  const safeNext = (next: string | null | undefined) =>
+    next && /^\/console\/[^/\\]/.test(next) && !next.includes('//') ? next : '/console/';
+
+  app.get('/console/assets/console.css', async (_req, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_CSS),
+  );
+  app.get('/console/assets/console.js', async (_req, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('cache-control', 'max-age=300').send(CONSOLE_JS),
+  );
+  app.get('/console', async (_req, reply) => reply.redirect('/console/'));
+
+  app.get<{ Querystring: { next?: string } }>('/console/login', async (request, reply) => {
+    if (!tokenDigest) return reply.redirect('/console/');
+    return send(reply, page({ title: 'Sign in', body: loginForm(safeNext(request.query.next)) }));
+  });
+  app.post('/console/login', async (request, reply) => {
+    const body = params(request);
+    const token = body.get('token') ?? '';
+    if (!tokenDigest || !timingSafeEqual(digest(token), tokenDigest)) {
+      return send(
+        reply,
+        page({ title: 'Sign in', body: loginForm(safeNext(body.get('next')), 'That token is not right.') }),
+        401,
+      );
+    }
+    reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/console`);
+    return reply.redirect(safeNext(body.get('next')), 303);
+  });
+
+  app.get('/console/', async (_req, reply) => {
+    const body = html`<p>
+        Start a flow, follow it live, and answer interviews here. Every run lives in Temporal: you can close this page
+        and come back to a run's address at any time.
+      </p>
+      <h2>Start a flow</h2>
+      <ul class="flows">
+        ${flows.map((f) => html`<li><a href="/console/flows/${f.type}">${f.title}</a> — ${f.description}</li>`)}
+      </ul>
+      <h2>Go back to a run</h2>
+      <form method="get" action="/console/go">
+        <div class="field">
+          <label for="workflowId">Workflow id, or an EADS project id</label>
+          <input id="workflowId" name="workflowId" required />
+        </div>
+        <button type="submit">Open</button>
+      </form>`;
+    return send(reply, page({ title: 'Web console', body }));
+  });
+
+  app.get<{ Querystring: { workflowId?: string } }>('/console/go', async (request, reply) => {
+    const id = (request.query.workflowId ?? '').trim();
+    if (!id) return reply.redirect('/console/');
+    const c = await client();
+    const exists = async (wid: string) =>
+      c.workflow
+        .getHandle(wid)
+        .describe()
+        .then(
+          () => true,
+          () => false,
+        );
+    const target = (await exists(id)) ? id : (await exists(`eads-interview-${id}`)) ? `eads-interview-${id}` : id;
+    return reply.redirect(`/console/runs/${encodeURIComponent(target)}`);
+  });
+
+  app.get<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
+    const flow = findFlow(request.params.type);
+    if (!flow)
+      return send(
+        reply,
+        page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }),
+        404,
+      );
+    return send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow) }));
+  });
+
+  app.post<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
+    const flow = findFlow(request.params.type);
+    if (!flow)
+      return send(
+        reply,
+        page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }),
+        404,
+      );
+    const body = params(request);
+    const values: FormValues = {};
+    for (const [k, v] of body) values[k] = v;
+    const fields = formFields(flow);
+    const { input, errors } = inputFromForm(fields, values);
+    const again = (formError?: string) =>
+      send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow, values, errors, formError) }), 422);
+    if (Object.keys(errors).length) return again('Some fields need another look.');
+    try {
+      validateFlowInput(flow, input);
+      const c = await client();
+      if (
+        flow.type === 'runEadsInterview' &&
+        (input.mode ?? 'human') === 'human' &&
+        typeof input.projectId === 'string'
+      ) {
+        // One interview per project: reopen it when it exists, as the terminal client does.
+        const session = new EadsSession(c, input.projectId);
+        if (await session.exists())
+          return reply.redirect(`/console/runs/${encodeURIComponent(session.workflowId)}`, 303);
+        const handle = await startFlow(c, flow, input, {
+          taskQueue: options.taskQueue ?? TASK_QUEUE,
+          useExisting: true,
+        });
+        return reply.redirect(`/console/runs/${encodeURIComponent(handle.workflowId)}`, 303);
+      }
+      const handle = await startFlow(c, flow, input, { taskQueue: options.taskQueue ?? TASK_QUEUE });
+      return reply.redirect(`/console/runs/${encodeURIComponent(handle.workflowId)}`, 303);
+    } catch (err) {
+      if (err instanceof InvalidFlowInput) {
+        for (const issue of err.issues) {
+          const field = issue.field.split('.')[0];
+          errors[fields.some((f) => f.name === field) ? field : '(input)'] ??=
+            `${issue.field === field ? '' : `${issue.field}: `}${issue.message}`;
+        }
+        return again(errors['(input)'] ?? 'Some fields need another look.');
+      }
+      throw err;
+    }
+  });
+
+  const runPage = async (reply: FastifyReply, workflowId: string, extra: Partial<ViewContext> = {}, code = 200) => {
+    const ctx = await ctxFor(extra);
+    let snap;
+    try {
+      snap = await snapshot(ctx, workflowId);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError)
+        return send(reply, page({ title: 'Not found', body: html`<p>There is no workflow ${workflowId}.</p>` }), 404);
+      throw err;
+    }
+    const flow = findFlow(snap.type);
+    const done = snap.status !== 'RUNNING';
+    return send(
+      reply,
+      page({
+        title: `${flow?.title ?? snap.type}: ${workflowId}`,
+        body: html`<p class="muted">Workflow <code>${workflowId}</code> · ${snap.status.toLowerCase()}</p>
+          ${snap.body}`,
+        workflow: { namespace: ctx.client.options.namespace, workflowId, runId: snap.runId },
+        watch: done ? undefined : { url: `/console/runs/${encodeURIComponent(workflowId)}/watch`, key: snap.key },
+      }),
+      code,
+    );
+  };
+
+  app.get<{ Params: { id: string } }>('/console/runs/:id', async (request, reply) => runPage(reply, request.params.id));
+
+  app.get<{ Params: { id: string } }>('/console/runs/:id/watch', async (request, reply) => {
+    try {
+      const snap = await snapshot(await ctxFor(), request.params.id);
+      return reply.header('cache-control', 'no-store').send({ key: snap.key, status: snap.status });
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return reply.code(404).send({ error: 'not found' });
+      throw err;
+    }
+  });
+
+  const rejection = (err: unknown): string | undefined => {
+    if (err instanceof WorkflowUpdateFailedError) return err.cause?.message ?? err.message;
+    if (err instanceof EadsSessionError) return err.message;
+    // Anything else Temporal says about the update (the workflow moved on or closed meanwhile,
+    // a timeout) is shown on the page, which then shows the workflow's current state.
+    if (err instanceof WorkflowNotFoundError || !(err instanceof Error)) return undefined;
+    return updateErrorMessage(err);
+  };
+
+  app.post<{ Params: { id: string } }>('/console/runs/:id/proposal/answer', async (request, reply) => {
+    const body = params(request);
+    const answer = body.get('answer') ?? '';
+    const questionId = body.get('questionId') ?? undefined;
+    const handle = (await client()).workflow.getHandle(request.params.id);
+    try {
+      await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer, ...(questionId ? { questionId } : {}) }] });
+    } catch (err) {
+      const reason = rejection(err);
+      if (reason === undefined) throw err;
+      return runPage(reply, request.params.id, { error: { field: 'answer', message: reason, value: answer } }, 422);
+    }
+    return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
+  });
+
+  app.post<{ Params: { id: string } }>('/console/runs/:id/proposal/review', async (request, reply) => {
+    const body = params(request);
+    const decision = body.get('decision') === 'approve' ? 'approve' : 'request-changes';
+    const comments = (body.get('comments') ?? '').trim();
+    const handle = (await client()).workflow.getHandle(request.params.id);
+    try {
+      await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision, ...(comments ? { comments } : {}) }] });
+    } catch (err) {
+      const reason = rejection(err);
+      if (reason === undefined) throw err;
+      return runPage(reply, request.params.id, { error: { field: 'comments', message: reason, value: comments } }, 422);
+    }
+    return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
+  });
+
+  /** The EADS session behind an interview workflow id (its project id is in the interview's state). */
+  const eadsSession = async (workflowId: string) => {
+    const c = await client();
+    const view = await c.workflow.getHandle(workflowId).query(eadsInterviewQuery);
+    return new EadsSession(c, view.projectId);
+  };
+
+  app.post<{ Params: { id: string } }>('/console/runs/:id/eads/answer', async (request, reply) => {
+    const body = params(request);
+    const action = body.get('action') ?? 'answer';
+    const questionId = body.get('questionId') ?? '';
+    const columns = body.getAll('column');
+    const grid = columns.length ? gridToMarkdown(columns, body.getAll('cell')) : undefined;
+    const answer = grid ? grid.markdown : (body.get('answerText') ?? '').trim() || (body.get('answer') ?? '');
+    const session = await eadsSession(request.params.id);
+    try {
+      const { handle } = await session.pursuit();
+      if (action === 'finalize') await session.finalize(handle, 'ended by the interviewee');
+      else if (action === 'done') await session.answer(handle, questionId, "That's all I can say about this.", true);
+      else {
+        if (!answer.trim())
+          throw new EadsSessionError(
+            grid ? 'fill in at least one row of the table' : 'write an answer (or choose one)',
+          );
+        await session.answer(handle, questionId, answer);
+      }
+    } catch (err) {
+      const reason = rejection(err);
+      if (reason === undefined) throw err;
+      return runPage(
+        reply,
+        request.params.id,
+        { error: { field: 'answer', message: reason, value: answer, cells: grid?.rows } },
+        422,
+      );
+    }
+    return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
+  });
+
+  app.post<{ Params: { id: string } }>('/console/runs/:id/eads/start', async (request, reply) => {
+    const eadsId = (params(request).get('eadsId') ?? '').trim();
+    const session = await eadsSession(request.params.id);
+    try {
+      await session.startPursuit(eadsId);
+    } catch (err) {
+      const reason = rejection(err);
+      if (reason === undefined) throw err;
+      return runPage(reply, request.params.id, { error: { field: 'eadsId', message: reason } }, 422);
+    }
+    return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
+  });
+
+  app.post<{ Params: { id: string } }>('/console/runs/:id/eads/finish', async (request, reply) => {
+    const session = await eadsSession(request.params.id);
+    try {
+      await session.finish('the interviewee ended the interview');
+    } catch (err) {
+      const reason = rejection(err);
+      if (reason === undefined) throw err;
+      return runPage(reply, request.params.id, { error: { field: 'answer', message: reason } }, 422);
+    }
+    return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
+  });
+
+  app.get<{ Params: { '*': string } }>('/console/artifacts/*', async (request, reply) => {
+    const file = await resolveArtifact(options.artifactDir, request.params['*'] ?? '');
+    if (!file) return reply.code(404).type('text/plain').send('not found');
+    const type = CONTENT_TYPES[path.extname(file).toLowerCase()];
+    if (type) reply.type(type);
+    else reply.type('application/octet-stream').header('content-disposition', 'attachment');
+    // An SVG opened on its own must not run script.
+    reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:");
+    return reply.send(createReadStream(file));
+  });
+}
+
+function loginForm(next: string, error?: string) {
+  return html`<form method="post" action="/console/login">
+    <input type="hidden" name="next" value="${next}" />
+    <div class="field${error ? ' invalid' : ''}">
+      <label for="token">Access token (CONTROL_PLANE_TOKEN)</label>
+      <input
+        id="token"
+        name="token"
+        type="password"
+        autocomplete="current-password"
+        required${error ? html` aria-invalid="true" aria-describedby="token-error"` : ''}
+      />
+      ${error ? html`<p class="error" id="token-error" role="alert">${error}</p>` : ''}
+    </div>
+    <button type="submit">Sign in</button>
+  </form>`;
+}

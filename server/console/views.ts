@@ -1,0 +1,561 @@
+/**
+ * What the console shows for one workflow: live progress, the proposal and EADS interviews as a
+ * conversation (one open question at a time, read from the workflow's queries), and results
+ * rendered for people. Everything is read from Temporal on each request: the page holds no state.
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Progress } from '../../contracts/common';
+import type { BomQuestionOutput } from '../../contracts/bom';
+import type { DiscoverFromPrpOutput } from '../../contracts/discovery';
+import { tableName } from '../../contracts/discovery';
+import {
+  eadsInterviewQuery,
+  pursuitStatusQuery,
+  type AskedQuestion,
+  type InterviewView,
+  type PursuitStatus,
+  type RunEadsInterviewOutput,
+} from '../../contracts/eads';
+import { PROPOSAL_STATES, type InterviewQuestionView, type ProposalOutput, type ProposalStateView } from '../../contracts/proposal';
+import { findFlow } from '../../contracts/flows';
+import { currentQuestionQuery, proposalStateQuery } from '../../workflows/proposal/messages';
+import { html, renderTable, renderValue, type Html } from './html';
+
+export interface WorkflowSnapshot {
+  workflowId: string;
+  runId: string;
+  type: string;
+  status: string;
+  /** A fingerprint of what the page shows: the page script reloads when it changes. */
+  key: string;
+  body: Html;
+  /** True while the page offers a form: the page then does not reload by itself. */
+  interactive: boolean;
+}
+
+export interface ViewContext {
+  client: Client;
+  artifactDir: string;
+  /** Messages to show beside the form (a rejected answer), and what was typed. */
+  error?: { field: string; message: string; value?: string; cells?: string[][] };
+}
+
+const hashKey = (parts: unknown): string =>
+  createHash('sha256').update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+
+async function queryOr<T>(read: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw err;
+    return undefined; // the first workflow task has not run yet, or the workflow just closed
+  }
+}
+
+export async function snapshot(ctx: ViewContext, workflowId: string): Promise<WorkflowSnapshot> {
+  const handle = ctx.client.workflow.getHandle(workflowId);
+  const d = await handle.describe();
+  const base = { workflowId, runId: d.runId, type: d.type, status: d.status.name };
+  if (d.status.name === 'COMPLETED') {
+    const result = await handle.result();
+    return { ...base, key: hashKey([d.runId, 'done']), body: renderResult(ctx, d.type, result), interactive: false };
+  }
+  if (d.status.name !== 'RUNNING') {
+    let message = d.status.name.toLowerCase();
+    try {
+      await handle.result();
+    } catch (err) {
+      const cause =
+        err instanceof Error && err.cause instanceof Error
+          ? err.cause.message
+          : err instanceof Error
+            ? err.message
+            : String(err);
+      message = cause;
+    }
+    return {
+      ...base,
+      key: hashKey([d.runId, d.status.name]),
+      body: html`<p class="error" role="alert">The workflow ended: ${message}</p>`,
+      interactive: false,
+    };
+  }
+  const progress = await queryOr(() => handle.query<Progress>('progress'));
+  if (d.type === 'writeResearchProposal') return { ...base, ...(await proposalView(ctx, handle, progress)) };
+  if (d.type === 'runEadsInterview') return { ...base, ...(await eadsView(ctx, handle)) };
+  return { ...base, key: hashKey([progress]), body: renderProgress(progress), interactive: false };
+}
+
+export function renderProgress(p: Progress | undefined): Html {
+  if (!p) return html`<p class="status" role="status">Starting…</p>`;
+  const pct = p.total ? Math.round((100 * p.done) / Math.max(p.total, 1)) : undefined;
+  return html`<section aria-labelledby="progress-h">
+    <h2 id="progress-h">Progress</h2>
+    <p class="status" role="status" aria-live="polite">
+      <strong>${p.stage}</strong>${p.detail ? html` — ${p.detail}` : ''}
+    </p>
+    ${pct !== undefined ? html`<progress max="100" value="${pct}" aria-label="steps done">${pct}%</progress> <span>${p.done}/${p.total}</span>` : ''}
+  </section>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The proposal interview and review gate.
+
+// The stages a proposal normally passes through, in order (from the contract's state list).
+const PROPOSAL_STAGES: readonly string[] = PROPOSAL_STATES.filter((s) => !['INIT', 'COMPLETE', 'ABANDONED', 'ERROR'].includes(s));
+
+function stageList(state: string | undefined): Html {
+  const known = PROPOSAL_STAGES.includes(state ?? '') ? PROPOSAL_STAGES : [...PROPOSAL_STAGES, state ?? ''];
+  return html`<ol class="stages" aria-label="Stages">
+    ${known.filter(Boolean).map((s) => html`<li${s === state ? html` aria-current="step" class="current"` : ''}>${s.toLowerCase().replace(/_/g, ' ')}</li>`)}
+  </ol>`;
+}
+
+async function proposalView(ctx: ViewContext, handle: WorkflowHandle, progress: Progress | undefined) {
+  const state = await queryOr(() => handle.query(proposalStateQuery));
+  const question = state?.awaiting === 'answer' ? await queryOr(() => handle.query(currentQuestionQuery)) : undefined;
+  const key = hashKey([state?.state, state?.awaiting, state?.round, question?.id, progress?.stage, progress?.detail]);
+  if (state?.awaiting === 'answer' && question)
+    return { key, interactive: true, body: html`${stageList(state.state)}${proposalQuestion(ctx, handle, question)}` };
+  if (state?.awaiting === 'review' && state.draft)
+    return { key, interactive: true, body: html`${stageList(state.state)}${reviewForm(ctx, handle, state)}` };
+  return { key, interactive: false, body: html`${stageList(state?.state)}${renderProgress(progress)}` };
+}
+
+function proposalQuestion(ctx: ViewContext, handle: WorkflowHandle, q: InterviewQuestionView): Html {
+  const error = ctx.error?.field === 'answer' ? ctx.error : undefined;
+  return html`<section aria-labelledby="q-h" class="question">
+    <p class="count">Question ${q.number} of ${q.of}</p>
+    <form method="post" action="/console/runs/${handle.workflowId}/proposal/answer">
+      <input type="hidden" name="questionId" value="${q.id}" />
+      <div class="field${error ? ' invalid' : ''}">
+        <label id="q-h" for="answer">${q.prompt}</label>
+        <p class="hint" id="answer-hint">${q.hint}</p>
+        <textarea
+          id="answer"
+          name="answer"
+          rows="3"
+          autofocus
+          aria-describedby="answer-hint${error ? ' answer-error' : ''}"
+          ${error ? html` aria-invalid="true"` : ''}${q.optional ? '' : html` required`}
+        >
+${error?.value ?? ''}</textarea>
+        ${error ? html`<p class="error" id="answer-error" role="alert">${error.message}</p>` : ''}
+      </div>
+      <button type="submit">Answer</button>
+    </form>
+    <p class="muted">
+      You can leave this page: the interview waits in its workflow. Come back to this address to go on.
+    </p>
+  </section>`;
+}
+
+function reviewForm(ctx: ViewContext, handle: WorkflowHandle, state: ProposalStateView): Html {
+  const d = state.draft!;
+  const error = ctx.error?.field === 'comments' ? ctx.error : undefined;
+  return html`<section aria-labelledby="review-h" class="review">
+    <h2 id="review-h">Review the draft</h2>
+    <p><strong>${d.title}</strong></p>
+    <p>Quality ${d.overall.toFixed(1)}/100, ${d.passed ? 'passed' : 'not passed'}</p>
+    ${
+      d.issues.length
+        ? html`<ul>
+            ${d.issues.map((i) => html`<li>${i}</li>`)}
+          </ul>`
+        : ''
+    }
+    <form method="post" action="/console/runs/${handle.workflowId}/proposal/review">
+      <div class="field${error ? ' invalid' : ''}">
+        <label for="comments">What should change? (needed to request changes)</label>
+        <textarea
+          id="comments"
+          name="comments"
+          rows="3"
+          ${error ? html` aria-invalid="true" aria-describedby="comments-error"` : ''}
+        >
+${error?.value ?? ''}</textarea>
+        ${error ? html`<p class="error" id="comments-error" role="alert">${error.message}</p>` : ''}
+      </div>
+      <button type="submit" name="decision" value="approve">Approve</button>
+      <button type="submit" name="decision" value="request-changes" class="secondary">Request changes</button>
+    </form>
+  </section>`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The EADS interview.
+
+async function eadsView(ctx: ViewContext, handle: WorkflowHandle) {
+  const view = await queryOr(() => handle.query(eadsInterviewQuery));
+  if (!view)
+    return {
+      key: hashKey(['starting']),
+      interactive: false,
+      body: html`<p class="status" role="status">Starting…</p>`,
+    };
+  let status: PursuitStatus | undefined;
+  if (view.current) {
+    const child = ctx.client.workflow.getHandle(view.current.childWorkflowId);
+    status = await queryOr(() => child.query(pursuitStatusQuery));
+  }
+  const question = status?.status === 'working' && status.waiting_for_answer ? status.current_question : null;
+  const key = hashKey([
+    view.status,
+    view.current?.childWorkflowId,
+    question?.id,
+    status?.waiting_for_answer,
+    view.pursuits.length,
+    view.nextEads?.eads_id,
+  ]);
+  const progress = eadsProgress(view, status);
+  if (question && view.current)
+    return { key, interactive: true, body: html`${progress}${eadsQuestion(ctx, handle, view, status!, question)}` };
+  if (view.status === 'awaiting-start' && view.nextEads?.eads_id) {
+    return {
+      key,
+      interactive: true,
+      body: html`${progress}
+        <section aria-labelledby="next-h">
+          <h2 id="next-h">Next topic</h2>
+          <p>The orchestrator recommends <strong>${view.nextEads.eads_id}</strong>: ${view.nextEads.rationale}</p>
+          <form method="post" action="/console/runs/${handle.workflowId}/eads/start">
+            <div class="field">
+              <label for="eadsId">EADS to pursue</label>
+              <input id="eadsId" name="eadsId" value="${view.nextEads.eads_id}" />
+            </div>
+            ${ctx.error?.field === 'eadsId' ? html`<p class="error" role="alert">${ctx.error.message}</p>` : ''}
+            <button type="submit">Start</button>
+          </form>
+          ${finishForm(handle)}
+        </section>`,
+    };
+  }
+  return {
+    key,
+    interactive: false,
+    body: html`${progress}
+      <p class="status" role="status" aria-live="polite">Working on the next question…</p>`,
+  };
+}
+
+function eadsProgress(view: InterviewView, status: PursuitStatus | undefined): Html {
+  const rows = view.pursuits.map((p) => ({
+    eads: p.eadsId,
+    status: p.status,
+    completeness: `${Math.round(p.completeness * 100)}%`,
+    questions: p.questions,
+  }));
+  return html`<section aria-labelledby="eads-progress-h" class="eads-progress">
+    <h2 id="eads-progress-h">Progress by EADS</h2>
+    ${view.product ? html`<p>Product: <strong>${view.product}</strong>${view.problemType ? html`; problem type: <strong>${view.problemType}</strong>` : ''}</p>` : ''}
+    ${rows.length ? renderTable(rows, 0, 'Topics covered') : ''}
+    ${
+      status
+        ? html`<p>
+            Now: <strong>${status.name}</strong> (${status.eads_id}) — ${Math.round(status.completeness * 100)}%
+            complete
+            <progress
+              max="100"
+              value="${Math.round(status.completeness * 100)}"
+              aria-label="completeness of ${status.name}"
+            ></progress>
+          </p>`
+        : ''
+    }
+  </section>`;
+}
+
+/** Column names from a markdown table template's header row. */
+export function templateColumns(template: string): string[] {
+  const header = template.split('\n').find((l) => l.includes('|')) ?? '';
+  return header
+    .split('|')
+    .map((c) => c.trim())
+    .filter(Boolean);
+}
+
+function eadsQuestion(
+  ctx: ViewContext,
+  handle: WorkflowHandle,
+  view: InterviewView,
+  status: PursuitStatus,
+  q: AskedQuestion,
+): Html {
+  const error = ctx.error?.field === 'answer' ? ctx.error : undefined;
+  const errorHtml = error ? html`<p class="error" id="answer-error" role="alert">${error.message}</p>` : '';
+  const invalid = error ? html` aria-invalid="true"` : '';
+  let control: Html;
+  if (q.question_type === 'table' && q.table_template) {
+    const columns = templateColumns(q.table_template);
+    const cells = error?.cells?.length ? error.cells : Array.from({ length: 3 }, () => columns.map(() => ''));
+    control = html`<fieldset class="grid-field">
+      <legend id="q-h">${q.question}</legend>
+      <p class="hint" id="answer-hint">${q.help_text}</p>
+      <div class="scroll">
+        <table class="grid" data-columns="${columns.length}">
+          <thead>
+            <tr>
+              ${columns.map((c) => html`<th scope="col">${c}</th>`)}
+            </tr>
+          </thead>
+          <tbody>
+            ${cells.map(
+              (row, r) =>
+                html`<tr>
+                  ${columns.map((c, i) => html`<td><input name="cell" aria-label="${c}, row ${r + 1}" value="${row[i] ?? ''}" ${invalid} /></td>`)}
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+      ${columns.map((c) => html`<input type="hidden" name="column" value="${c}" />`)}
+      <button type="button" class="secondary add-row">Add row</button>
+      ${errorHtml}
+    </fieldset>`;
+  } else if (q.question_type === 'choice' && q.choices?.length) {
+    control = html`<fieldset>
+      <legend id="q-h">${q.question}</legend>
+      <p class="hint" id="answer-hint">${q.help_text}</p>
+      ${q.choices.map(
+        (c, i) =>
+          html`<div class="choice">
+            <input
+              type="radio"
+              id="choice-${i}"
+              name="answer"
+              value="${c}"
+              ${error?.value === c ? html` checked` : ''}${invalid}
+            />
+            <label for="choice-${i}">${c}</label>
+          </div>`,
+      )}
+      <div class="field">
+        <label for="answer-own">Or in your own words</label>
+        <textarea id="answer-own" name="answerText" rows="2">
+${error && !q.choices.includes(error.value ?? '') ? error.value : ''}</textarea>
+      </div>
+      ${errorHtml}
+    </fieldset>`;
+  } else {
+    control = html`<div class="field${error ? ' invalid' : ''}">
+      <label id="q-h" for="answer">${q.question}</label>
+      <p class="hint" id="answer-hint">${q.help_text}</p>
+      <textarea
+        id="answer"
+        name="answer"
+        rows="4"
+        autofocus
+        aria-describedby="answer-hint${error ? ' answer-error' : ''}"
+        ${invalid}
+      >
+${error?.value ?? ''}</textarea>
+      ${errorHtml}
+    </div>`;
+  }
+  return html`<section class="question" aria-labelledby="q-h">
+    <p class="count">
+      ${status.name}: question ${status.questions_asked}${view.current ? html` — ${view.current.rationale}` : ''}
+    </p>
+    <form method="post" action="/console/runs/${handle.workflowId}/eads/answer">
+      <input type="hidden" name="questionId" value="${q.id}" />
+      ${control}
+      <div class="actions">
+        <button type="submit" name="action" value="answer">Answer</button>
+        <button type="submit" name="action" value="done" class="secondary">That is all I can say on this</button>
+        <button type="submit" name="action" value="finalize" class="secondary">End this topic</button>
+      </div>
+    </form>
+    ${finishForm(handle)}
+    <p class="muted">
+      You can leave this page: the interview waits in its workflow. Come back to this address to go on.
+    </p>
+  </section>`;
+}
+
+const finishForm = (handle: WorkflowHandle) =>
+  html`<form method="post" action="/console/runs/${handle.workflowId}/eads/finish" class="finish">
+    <button type="submit" class="secondary">Finish the whole interview</button>
+  </form>`;
+
+/** Grid cells (row-major, `columns` wide) as the markdown table the terminal client would paste. */
+export function gridToMarkdown(columns: string[], cells: string[]): { markdown: string; rows: string[][] } {
+  const cell = (s: string) => s.replace(/\s+/g, ' ').trim().replace(/\|/g, '\\|');
+  const rows: string[][] = [];
+  for (let i = 0; i + columns.length <= cells.length; i += columns.length)
+    rows.push(cells.slice(i, i + columns.length));
+  const filled = rows.filter((r) => r.some((c) => c.trim() !== ''));
+  const lines = [
+    `| ${columns.map(cell).join(' | ')} |`,
+    `|${columns.map(() => ' --- |').join('')}`,
+    ...filled.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ];
+  return { markdown: filled.length ? lines.join('\n') : '', rows };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Results.
+
+/** The link to a file under the artifact directory, or undefined when it lies elsewhere. */
+export function artifactHref(artifactDir: string, file: string): string | undefined {
+  const relative = path.relative(path.resolve(artifactDir), path.resolve(artifactDir, file));
+  if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
+  return `/console/artifacts/${relative.split(path.sep).map(encodeURIComponent).join('/')}`;
+}
+
+function describeLines(type: string, result: unknown): Html {
+  const flow = findFlow(type);
+  if (!flow) return html``;
+  const parsed = flow.output.safeParse(result);
+  if (!parsed.success) return html``;
+  return html`<ul class="summary">
+    ${flow.describeResult(parsed.data).map((l) => html`<li>${l}</li>`)}
+  </ul>`;
+}
+
+export function renderResult(ctx: Pick<ViewContext, 'artifactDir'>, type: string, result: unknown): Html {
+  const raw = html`<details>
+    <summary>The whole result (JSON)</summary>
+    <pre>${JSON.stringify(result, null, 2)}</pre>
+  </details>`;
+  let body: Html;
+  switch (type) {
+    case 'answerBomQuestion':
+      body = bomResult(result as BomQuestionOutput);
+      break;
+    case 'discoverFromPrp':
+      body = discoveryResult(result as DiscoverFromPrpOutput);
+      break;
+    case 'writeResearchProposal':
+      body = proposalResult(ctx, result as ProposalOutput);
+      break;
+    case 'runEadsInterview':
+      body = eadsResult(ctx, result as RunEadsInterviewOutput);
+      break;
+    default:
+      body = html`${describeLines(type, result)}${renderValue(result)}`;
+  }
+  return html`<section aria-labelledby="result-h" class="result">
+    <h2 id="result-h">Result</h2>
+    ${body}${raw}
+  </section>`;
+}
+
+function bomResult(out: BomQuestionOutput): Html {
+  const s = out.pipeline_state;
+  return html`<p class="question-text">${out.question}</p>
+    <p class="answer">${out.final_answer}</p>
+    <p>
+      Outcome: <strong>${out.outcome.replace(/_/g, ' ')}</strong>; ${s.total_rows} matching
+      row(s)${s.rows.length < s.total_rows ? html`, ${s.rows.length} shown` : ''}.
+    </p>
+    ${s.rows.length ? renderTable(s.rows, 0, 'Rows') : ''}
+    ${
+      (s.chosen_sql ?? s.sql)
+        ? html`<details class="sql">
+            <summary>Show the SQL</summary>
+            <pre><code>${s.chosen_sql ?? s.sql}</code></pre>
+            <p>Parameters:</p>
+            <pre><code>${JSON.stringify(s.chosen_sql ? s.chosen_params : s.params, null, 2)}</code></pre>
+          </details>`
+        : ''
+    }
+    ${
+      Object.keys(s.suggestions).length
+        ? html`<h3>Values you could ask about</h3>
+            ${renderValue(s.suggestions)}`
+        : ''
+    }`;
+}
+
+function discoveryResult(out: DiscoverFromPrpOutput): Html {
+  return html`<p>
+      ${out.stats.steps} group(s), ${out.stats.candidates} candidate table(s), ${out.stats.fits} fit(s); schema from
+      ${out.schema_source}.
+    </p>
+    ${out.results.map(
+      (r, i) =>
+        html`<section class="group" aria-labelledby="group-${i}">
+          <h3 id="group-${i}">${r.conceptual_group} <span class="badge">${r.status}</span></h3>
+          <p>Search: <code>${r.search_query}</code>; columns: ${r.target_columns.map((c) => c.name).join(', ')}</p>
+          ${r.error ? html`<p class="error">${r.error}</p>` : ''}
+          ${
+            r.discovered_tables.length
+              ? renderTable(
+                  r.discovered_tables.map((t) => ({
+                    table: tableName(t),
+                    relevance: t.relevance_score,
+                    matched: t.matched_columns.join(', '),
+                    reasoning: t.reasoning,
+                  })),
+                )
+              : html`<p class="muted">No fitting table.</p>`
+          }
+        </section>`,
+    )}
+    ${out.uncovered_columns.length ? html`<p>Not covered: ${out.uncovered_columns.join(', ')}</p>` : ''}`;
+}
+
+function proposalResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ProposalOutput): Html {
+  const href = out.pdf ? artifactHref(ctx.artifactDir, out.pdf.path) : undefined;
+  const p = out.proposal;
+  return html`<p><strong>${out.title ?? '(no title)'}</strong> — ${out.status.replace(/_/g, ' ')}</p>
+    ${href ? html`<p><a class="pdf" href="${href}">Download the proposal (PDF, ${out.pdf!.pages} pages)</a></p>` : out.pdf ? html`<p>PDF: ${out.pdf.path}</p>` : ''}
+    ${describeLines('writeResearchProposal', out)}
+    ${
+      p
+        ? html`<h3>Proposal</h3>
+            ${renderValue(p)}`
+        : ''
+    }`;
+}
+
+/** A chart path written into the EADS result (a `gantt` or `chart` field), when there is one. */
+function chartPath(value: unknown, depth = 0): string | undefined {
+  if (!value || typeof value !== 'object' || depth > 4) return undefined;
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    if (/gantt|chart/i.test(k)) {
+      if (typeof v === 'string' && /\.(svg|png)$/i.test(v)) return v;
+      // The schedule step writes `chart: { svg, png }`: the SVG scales in the page.
+      const file = v && typeof v === 'object' ? ((v as { svg?: unknown; path?: unknown }).svg ?? (v as { path?: unknown }).path) : undefined;
+      if (typeof file === 'string') return file;
+    }
+    const nested = chartPath(v, depth + 1);
+    if (nested) return nested;
+  }
+  return undefined;
+}
+
+function eadsResult(ctx: Pick<ViewContext, 'artifactDir'>, out: RunEadsInterviewOutput): Html {
+  const chart = chartPath(out);
+  const href = chart ? artifactHref(ctx.artifactDir, chart) : undefined;
+  return html`${describeLines('runEadsInterview', out)}
+    <p>Interview ${out.status}: ${out.pursuits.length} topic(s), ${out.questionsAsked} question(s).</p>
+    <p>
+      Product: <strong>${out.product ?? '(unknown)'}</strong>; problem type:
+      <strong>${out.problemType ?? '(undetermined)'}</strong>
+    </p>
+    ${
+      href
+        ? html`<figure>
+            <img src="${href}" alt="Schedule chart (Gantt)" />
+            <figcaption>Schedule</figcaption>
+          </figure>`
+        : ''
+    }
+    <h3>Scheduling challenges</h3>
+    ${renderValue(out.schedulingChallenges)}
+    <h3>Topics</h3>
+    ${renderTable(out.pursuits.map((p) => ({ eads: p.eadsId, status: p.status, completeness: p.completeness, questions: p.questions })))}
+    <h3>Situation (merged SCR)</h3>
+    ${renderValue(out.scr.merged_scr)}
+    ${
+      out.scr.conflicts.length
+        ? html`<h3>Conflicts</h3>
+            <ul>
+              ${out.scr.conflicts.map((c) => html`<li>${c.detail}</li>`)}
+            </ul>`
+        : ''
+    }`;
+}

@@ -1,0 +1,252 @@
+/**
+ * The web console in a real browser (Debian's Chromium through playwright-core): the proposal and
+ * EADS interviews answered through the page give the same results as the terminal clients, a
+ * console restart mid-interview loses nothing, and a BOM question and a discovery run are started
+ * and read from the page. Skipped, saying so, where no Chromium is found.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTerminalInterview } from '../client/eads-interview';
+import { conductInterview, type InterviewIO } from '../client/proposal-interview';
+import { EXAMPLE_PRP } from '../contracts/discovery';
+import { eadsInterviewWorkflowId, type RunEadsInterviewOutput } from '../contracts/eads';
+import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
+import { buildControlPlane, type ControlPlane } from '../server/app';
+import type { TemporalAccess } from '../server/temporal';
+import { findChromium, launchChromium, type ConsoleBrowser } from '../workers/console-browser';
+import { createHarness, type Harness } from './helpers/harness';
+
+const chromium = findChromium();
+if (!chromium.path) console.warn(`[console-browser.test] skipping the browser tests: ${chromium.reason}`);
+
+const SHOTS = path.join(process.cwd(), 'out', 'test', 'console');
+
+describe.skipIf(!chromium.path)('web console in Chromium', () => {
+  let h: Harness;
+  let browser: ConsoleBrowser;
+  let console_: ControlPlane;
+  let base: string;
+  let storeDir: string;
+
+  const startConsole = async () => {
+    const temporal: TemporalAccess = {
+      client: async () => h.client,
+      defaultNamespace: () => 'default',
+      pollers: async () => ({ workflow: 0, activity: 0 }) as never,
+      close: async () => undefined,
+    };
+    console_ = await buildControlPlane({
+      storePath: path.join(storeDir, `registry-${Date.now()}.jsonl`),
+      temporal,
+      logLevel: process.env.CONSOLE_TEST_LOG ? 'error' : 'silent',
+      console: { artifactDir: h.config.ARTIFACT_DIR, taskQueue: h.taskQueue },
+    });
+    base = await console_.listen('127.0.0.1', 0);
+  };
+
+  beforeAll(async () => {
+    storeDir = mkdtempSync(path.join(tmpdir(), 'console-test-'));
+    mkdirSync(SHOTS, { recursive: true });
+    h = await createHarness();
+    await startConsole();
+    browser = await launchChromium(chromium.path!);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await console_?.close();
+    await h?.close();
+    rmSync(storeDir, { recursive: true, force: true });
+  });
+
+  const newPage = async () => {
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(60_000);
+    return page;
+  };
+
+  /** Restarts the console server (a new process would do the same: nothing is kept in it). */
+  const restartConsole = async () => {
+    await console_.close();
+    await startConsole();
+  };
+
+  const PROPOSAL_ANSWERS = [
+    "Master's",
+    'Computer Science',
+    'Multi-agent systems <script>window.__xss = 1</script> for logistics',
+    '20',
+    '1 year',
+    'Python, statistics',
+    'none',
+    'none',
+    '',
+  ];
+
+  async function answerProposalQuestion(page: Page, number: number, answer: string) {
+    await page.locator('.count', { hasText: `Question ${number} of` }).waitFor();
+    await page.locator('#answer').fill(answer);
+    await page.getByRole('button', { name: 'Answer' }).click();
+    await page.waitForLoadState();
+  }
+
+  it('answers a whole proposal interview through the page, across a console restart, like the terminal client', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/console/flows/writeResearchProposal`);
+    await page.screenshot({ path: path.join(SHOTS, 'start-form.png'), fullPage: true });
+    await page.getByLabel('mode').selectOption('interactive');
+    await page.getByLabel('review').selectOption('true');
+    await page.getByRole('button', { name: /^Start/ }).click();
+    await page.waitForURL(/\/console\/runs\/research-proposal-/);
+    const workflowId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    expect(await page.locator('a.temporal').getAttribute('href')).toMatch(
+      new RegExp(`/workflows/${workflowId}/[^/]+/history$`),
+    );
+
+    for (let i = 0; i < 3; i++) await answerProposalQuestion(page, i + 1, PROPOSAL_ANSWERS[i]);
+    // A rejected answer: the reason is shown beside the field and the same question stays open.
+    await answerProposalQuestion(page, 4, 'lots');
+    await expect.poll(() => page.locator('#answer-error').textContent()).toMatch(/weekly_hours must be a whole number/);
+    expect(await page.locator('#answer').getAttribute('aria-invalid')).toBe('true');
+    await page.screenshot({ path: path.join(SHOTS, 'proposal-question-error.png'), fullPage: true });
+    await answerProposalQuestion(page, 4, PROPOSAL_ANSWERS[3]);
+
+    // Leave, restart the console, come back to the same address: the interview goes on.
+    await restartConsole();
+    await page.goto(`${base}/console/runs/${workflowId}`);
+    for (let i = 4; i < PROPOSAL_ANSWERS.length; i++) await answerProposalQuestion(page, i + 1, PROPOSAL_ANSWERS[i]);
+
+    await page.locator('#review-h').waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'proposal-review.png'), fullPage: true });
+    await page.getByRole('button', { name: 'Request changes' }).click();
+    await expect.poll(() => page.locator('#comments-error').textContent()).toMatch(/needs comments/);
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('#result-h').waitFor({ timeout: 90_000 });
+    await page.screenshot({ path: path.join(SHOTS, 'proposal-result.png'), fullPage: true });
+
+    // The answer with markup is shown as text, never run.
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
+    expect(await page.locator('main').textContent()).toContain('<script>window.__xss = 1</script>');
+    const pdf = await page.locator('a.pdf').getAttribute('href');
+    const response = await page.request.get(`${base}${pdf}`);
+    expect(response.status()).toBe(200);
+    expect((await response.body()).subarray(0, 4).toString()).toBe('%PDF');
+
+    // The terminal client, given the same answers.
+    const viaPage = (await h.client.workflow.getHandle(workflowId).result()) as ProposalOutput;
+    const handle = await h.start(researchProposalFlow, { mode: 'interactive', review: true });
+    const answers = [...PROPOSAL_ANSWERS, 'a'];
+    const io: InterviewIO = { ask: async () => answers.shift() ?? null, print: () => undefined };
+    const viaTerminal = await conductInterview(handle, io, { pollMs: 50 });
+    expect(viaPage.status).toBe(viaTerminal!.status);
+    expect(viaPage.profile).toEqual(viaTerminal!.profile);
+    expect(viaPage.title).toBe(viaTerminal!.title);
+    expect(viaPage.review.outcome).toBe('approved');
+    expect(viaPage.interview).toEqual(viaTerminal!.interview);
+    await page.close();
+  }, 240_000);
+
+  const EADS_ANSWERS = [
+    'We roast specialty coffee beans for cafés; the roaster is the bottleneck and demand has seasonal peaks.',
+    'Every batch goes through the same steps in the same order.',
+  ];
+
+  async function answerEads(page: Page, answer: string) {
+    await page.locator('section.question').waitFor();
+    const ownWords = page.locator('#answer-own');
+    await ((await ownWords.count()) ? ownWords : page.locator('#answer')).fill(answer);
+    await page.getByRole('button', { name: 'Answer', exact: true }).click();
+    await page.waitForLoadState();
+  }
+
+  it('answers a whole EADS interview through the page, across a console restart, like the terminal client', async () => {
+    const projectId = `console-${Date.now().toString(36)}`;
+    const page = await newPage();
+    await page.goto(`${base}/console/flows/runEadsInterview`);
+    await page.getByLabel('projectId').fill(projectId);
+    await page.getByRole('button', { name: /^Start/ }).click();
+    await page.waitForURL(new RegExp(`/console/runs/${eadsInterviewWorkflowId(projectId)}$`));
+    await page.locator('legend#q-h, label#q-h', { hasText: /What do you make/ }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'eads-question.png'), fullPage: true });
+    await answerEads(page, EADS_ANSWERS[0]);
+
+    await restartConsole();
+    await page.goto(`${base}/console/go?workflowId=${projectId}`);
+    await page.locator('#q-h', { hasText: /Which of these best describes/ }).waitFor();
+    await page.screenshot({ path: path.join(SHOTS, 'eads-choice.png'), fullPage: true });
+    await answerEads(page, EADS_ANSWERS[1]);
+    await page.locator('.eads-progress table').waitFor();
+    await page.locator('section.question').waitFor();
+    await page.getByRole('button', { name: 'Finish the whole interview' }).click();
+    await page.locator('#result-h').waitFor({ timeout: 90_000 });
+    await page.screenshot({ path: path.join(SHOTS, 'eads-result.png'), fullPage: true });
+    expect(await page.locator('main').textContent()).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
+
+    const viaPage = (await h.client.workflow
+      .getHandle(eadsInterviewWorkflowId(projectId))
+      .result()) as RunEadsInterviewOutput;
+    const terminalProject = `${projectId}-t`;
+    const input = new PassThrough();
+    input.end([...EADS_ANSWERS, ':finish'].map((l) => `${l}\n`).join(''));
+    const output = new PassThrough();
+    output.resume();
+    expect(
+      await runTerminalInterview({
+        client: h.client,
+        projectId: terminalProject,
+        input,
+        output,
+        taskQueue: h.taskQueue,
+      }),
+    ).toBe(0);
+    const viaTerminal = (await h.client.workflow
+      .getHandle(eadsInterviewWorkflowId(terminalProject))
+      .result()) as RunEadsInterviewOutput;
+    const comparable = (r: RunEadsInterviewOutput) => ({
+      status: r.status,
+      product: r.product,
+      problemType: r.problemType,
+      challenges: r.schedulingChallenges,
+      pursuits: r.pursuits.map((p) => [p.eadsId, p.status, p.completeness, p.questions]),
+      questionsAsked: r.questionsAsked,
+      merged: r.scr.merged_scr,
+    });
+    expect(comparable(viaPage)).toEqual(comparable(viaTerminal));
+    await page.close();
+  }, 240_000);
+
+  it('starts a BOM question and a discovery run from the page and reads their results', async () => {
+    const page = await newPage();
+    await page.goto(`${base}/console/`);
+    await page.screenshot({ path: path.join(SHOTS, 'index.png'), fullPage: true });
+    await page.getByRole('link', { name: 'BOM question' }).click();
+    await page.getByLabel('question').fill('List BOMs using battery components');
+    await page.getByRole('button', { name: /^Start/ }).click();
+    await page.locator('#result-h').waitFor();
+    expect(await page.locator('.result table tbody tr').count()).toBeGreaterThan(0);
+    const sql = page.locator('details.sql pre').first();
+    expect(await sql.isVisible()).toBe(false);
+    await page.getByText('Show the SQL').click();
+    expect(await sql.isVisible()).toBe(true);
+    expect(await sql.textContent()).toMatch(/SELECT/i);
+    await page.screenshot({ path: path.join(SHOTS, 'bom-result.png'), fullPage: true });
+
+    // A bad input is shown beside its field, and nothing is started.
+    await page.goto(`${base}/console/flows/answerBomQuestion`);
+    await page.getByLabel('question').fill('ab');
+    await page.getByRole('button', { name: /^Start/ }).click();
+    expect(await page.locator('#f-question-error').textContent()).toMatch(/at least 3 characters/);
+    expect(await page.getByLabel('question').inputValue()).toBe('ab');
+
+    await page.goto(`${base}/console/flows/discoverFromPrp`);
+    await page.getByLabel('prp').fill(EXAMPLE_PRP);
+    await page.getByRole('button', { name: /^Start/ }).click();
+    await page.locator('#result-h').waitFor({ timeout: 90_000 });
+    expect(await page.locator('section.group').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: path.join(SHOTS, 'discovery-result.png'), fullPage: true });
+    await page.close();
+  }, 180_000);
+});
