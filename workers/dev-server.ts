@@ -122,9 +122,22 @@ export async function startDevServer(options: {
     }
     await new Promise((r) => setTimeout(r, 200));
   }
+  const uiUrl = options.uiPort ? `http://127.0.0.1:${options.uiPort}` : '';
+  // The Web UI dials the frontend when it starts, before the frontend listens, and backs off: its
+  // first requests answer 503 for a few seconds. Ready means the UI can read the namespace.
+  if (uiUrl) {
+    const uiDeadline = Date.now() + 30_000;
+    while (Date.now() < uiDeadline) {
+      const ok = await fetch(`${uiUrl}/api/v1/namespaces/${options.namespace ?? 'default'}`)
+        .then((r) => r.status !== 503)
+        .catch(() => false);
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
   return {
     address,
-    uiUrl: options.uiPort ? `http://127.0.0.1:${options.uiPort}` : '',
+    uiUrl,
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {

@@ -96,12 +96,15 @@ export function tracingWorkerOptions(
     interceptors();
   return {
     interceptors: {
-      activity: [
-        (ctx) => ({
-          inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
-          outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
-        }),
-      ],
+      // Only when tracing is on: otherwise they would make a span per activity for nobody.
+      activity: tracing.enabled
+        ? [
+            (ctx) => ({
+              inbound: new OpenTelemetryActivityInboundInterceptor(ctx),
+              outbound: new OpenTelemetryActivityOutboundInterceptor(ctx),
+            }),
+          ]
+        : [],
       workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
     },
     sinks: { exporter: makeWorkflowExporter(tracing.processor, tracing.resource ?? new (resources().Resource)({})) },
