@@ -130,7 +130,7 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     // result once it has: reload it then, in case its live poll was between two checks.
     const approved = h.client.workflow.getHandle(workflowId);
     await expect.poll(async () => (await approved.describe()).status.name, { timeout: 120_000, interval: 500 }).toBe('COMPLETED');
-    await page.reload();
+    await page.goto(`${base}/console/runs/${workflowId}`);
     const shown = (await page.content()).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
     expect(await page.locator('#result-h').count(), shown.slice(0, 600)).toBe(1);
     await page.screenshot({ path: path.join(SHOTS, 'proposal-result.png'), fullPage: true });

@@ -333,6 +333,11 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     try {
       await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision, ...(comments ? { comments } : {}) }] });
     } catch (err) {
+      // A repeated post (a double click, a reload of the POST) after the approval closed the run:
+      // show the run, which now holds the result, instead of failing.
+      if (err instanceof WorkflowNotFoundError) {
+        return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
+      }
       const reason = rejection(err);
       if (reason === undefined) throw err;
       return runPage(reply, request.params.id, { error: { field: 'comments', message: reason, value: comments } }, 422);

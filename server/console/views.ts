@@ -398,7 +398,8 @@ export function gridToMarkdown(columns: string[], cells: string[]): { markdown: 
 // Results.
 
 /** The link to a file under the artifact directory, or undefined when it lies elsewhere. */
-export function artifactHref(artifactDir: string, file: string): string | undefined {
+export function artifactHref(artifactDir: string | undefined, file: string): string | undefined {
+  if (!artifactDir || typeof file !== 'string') return undefined;
   const relative = path.relative(path.resolve(artifactDir), path.resolve(artifactDir, file));
   if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
   return `/console/artifacts/${relative.split(path.sep).map(encodeURIComponent).join('/')}`;
@@ -420,6 +421,21 @@ export function renderResult(ctx: Pick<ViewContext, 'artifactDir'>, type: string
     <pre>${JSON.stringify(result, null, 2)}</pre>
   </details>`;
   let body: Html;
+  try {
+    body = resultBody(ctx, type, result);
+  } catch (err) {
+    // A renderer that trips on an unexpected result shape must not hide the result: the plain view.
+    console.error(`[console] could not render the ${type} result: ${err instanceof Error ? err.message : String(err)}`);
+    body = html`${describeLines(type, result)}${renderValue(result)}`;
+  }
+  return html`<section aria-labelledby="result-h" class="result">
+    <h2 id="result-h">Result</h2>
+    ${body}${raw}
+  </section>`;
+}
+
+function resultBody(ctx: Pick<ViewContext, 'artifactDir'>, type: string, result: unknown): Html {
+  let body: Html;
   switch (type) {
     case 'answerBomQuestion':
       body = bomResult(result as BomQuestionOutput);
@@ -436,10 +452,7 @@ export function renderResult(ctx: Pick<ViewContext, 'artifactDir'>, type: string
     default:
       body = html`${describeLines(type, result)}${renderValue(result)}`;
   }
-  return html`<section aria-labelledby="result-h" class="result">
-    <h2 id="result-h">Result</h2>
-    ${body}${raw}
-  </section>`;
+  return body;
 }
 
 function bomResult(out: BomQuestionOutput): Html {
