@@ -161,14 +161,71 @@ export class Vocabulary {
     return changed ? words.join(' ') : null;
   }
 
-  /** Grounds a phrase, correcting its spelling when it grounds nowhere as written. */
+  /**
+   * Grounds a phrase, correcting its spelling when it grounds nowhere as written. A phrase that
+   * still grounds nowhere may be a part named inside a longer clause ("lost our supplier of
+   * vibration motors", "power harness anywhere in their structure"): its part is then the longest
+   * run of its words that names something in the vocabulary, with the words right before it that
+   * qualify it ("unobtainium flux capacitors" stays whole, so it stays missing). Words after that
+   * run describe the situation, not the part, unless the vocabulary holds them (a package, a
+   * rating): those stay as qualifiers of the same item.
+   */
   groundWithCorrection(phrase: string): GroundedConcept {
+    const first = this.groundSpelled(phrase);
+    if (first.level !== null) return first;
+    const head = this.partInClause(phrase);
+    if (head === null || head === phrase.toLowerCase().trim()) return first;
+    const inner = this.groundSpelled(head);
+    return { ...inner, asked: inner.level !== null ? inner.asked : phrase };
+  }
+
+  private groundSpelled(phrase: string): GroundedConcept {
     const first = this.ground(phrase);
     if (first.level !== null) return first;
     const corrected = this.correct(phrase);
     if (corrected === null) return first;
     const second = this.ground(corrected, phrase);
     return second.level !== null ? second : first;
+  }
+
+  /**
+   * The part a clause names: the longest run of content words (no stop words inside) that grounds
+   * as a phrase in order (strategy 1 or 2), preferring the stricter match and then the later run,
+   * extended left over the content words that precede it. Null when no run grounds.
+   */
+  partInClause(phrase: string): string | null {
+    const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+    if (words.length < 2) return null;
+    let best: { start: number; end: number; level: number } | null = null;
+    for (let start = 0; start < words.length; start++) {
+      for (let end = start + 1; end <= words.length; end++) {
+        const span = words.slice(start, end);
+        if (span.some((w) => isStopWord(w) || !/[\p{L}\p{N}]/u.test(w))) break;
+        if (span.length === 1 && span[0].length < 3 && !/\d/.test(span[0])) continue;
+        if (end - start === words.length) continue;
+        const grounded = this.ground(span.join(' '));
+        if (grounded.level === null || grounded.level > 2 || grounded.any_order) continue;
+        const better =
+          !best ||
+          end - start > best.end - best.start ||
+          (end - start === best.end - best.start && grounded.level <= best.level);
+        if (better) best = { start, end, level: grounded.level };
+      }
+    }
+    if (!best) return null;
+    let start = best.start;
+    while (start > 0 && !isStopWord(words[start - 1]) && /[\p{L}\p{N}]/u.test(words[start - 1])) start--;
+    // After the part, words the vocabulary holds still describe it ("… in a TO-92 package" keeps
+    // "to-92"): they must be on the same item. Words it never holds describe the situation.
+    const after = words.slice(best.end).filter((w) => !isStopWord(w) && this.hasWord(w));
+    return [...words.slice(start, best.end), ...after].join(' ');
+  }
+
+  /** True when some value holds the word as a whole word (plural/singular alike). */
+  private hasWord(word: string): boolean {
+    if (!/[\p{L}\p{N}]/u.test(word)) return false;
+    const regex = new RegExp(wordRegex(word).replace('(?i)', ''), 'i');
+    return this.columns.some((c) => c.lower.some((value) => regex.test(value)));
   }
 
   /**

@@ -223,7 +223,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   if (object.includes('both')) sawAnd = true;
   const concepts: string[] = [];
   for (const chunk of chunks) {
-    // A part name is a few words: a longer run is cut (it will not ground, and stays a phrase).
+    // A longer run is cut; grounding looks for the part named inside it.
     const phrase = cutPhrase(trimStopWords(chunk));
     if (phrase && !concepts.includes(phrase)) concepts.push(phrase);
   }
@@ -232,12 +232,15 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   return { concepts, whole, match: sawAnd && !sawOr ? 'all' : 'any', scope, subject };
 }
 
-/** At most 8 words and 100 characters, cut at a word boundary. */
+/**
+ * At most 16 words and 160 characters, cut at a word boundary: long enough to keep a part named
+ * at the end of a clause ("… if we lost our supplier of vibration motors"), which grounding finds.
+ */
 function cutPhrase(words: string[]): string {
   let out = '';
-  for (const word of words.slice(0, 8)) {
+  for (const word of words.slice(0, 16)) {
     const next = out ? `${out} ${word}` : word;
-    if (next.length > 100) break;
+    if (next.length > 160) break;
     out = next;
   }
   return out || (words[0] ?? '').slice(0, 100);

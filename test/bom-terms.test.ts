@@ -324,3 +324,48 @@ describe('phrases, "and" and the recursive where-used in SQL', () => {
     );
   });
 });
+
+describe('a part named inside a longer clause', () => {
+  // A vocabulary of its own (not the demo data): the rule must hold for any warehouse.
+  const words = new Vocabulary([
+    {
+      column: 'items.description',
+      values: ['Vibration motor 3V coin', 'LDO regulator 3.3V SOT-23', 'Hall effect sensor TO-92', 'Power harness 12-pin'],
+    },
+    { column: 'items.category', values: ['MOTORS', 'REGULATORS', 'SENSORS', 'CAPACITORS', 'HARNESSES'] },
+  ]);
+  const groundQuestion = (question: string) =>
+    parseBomQuestion(question).concepts.map((phrase) => words.groundWithCorrection(phrase));
+
+  it('finds the part at the end of a scenario with no usage verb', () => {
+    const [concept] = groundQuestion('What products would be hit if we lost our supplier of vibration motors?');
+    expect(concept.term).toBe('vibration motors');
+    expect(concept.level).toBe(2);
+  });
+
+  it('drops the words after the part that describe the situation', () => {
+    expect(groundQuestion('If the LDO regulator went end of life, which products would be affected?')[0].term).toBe(
+      'ldo regulator',
+    );
+    expect(groundQuestion('Which products have a power harness anywhere in their structure?')[0].term).toBe(
+      'power harness',
+    );
+  });
+
+  it('keeps words after the part that the vocabulary holds, as qualifiers of the same item', () => {
+    const [concept] = groundQuestion('Which assemblies rely on a hall effect sensor in a TO-92 package?');
+    expect(concept.term).toBe('hall effect sensor to-92');
+    expect(concept.level).toBe(1);
+  });
+
+  it('keeps the qualifiers before the part, so an absent part stays absent', () => {
+    const question = 'What would we be unable to build if we lost our supplier of unobtainium flux capacitors?';
+    const [concept] = groundQuestion(question);
+    expect(concept.level).toBeNull();
+    expect(concept.asked).toContain('unobtainium flux capacitors');
+  });
+
+  it('finds nothing when no run of words names a part', () => {
+    expect(groundQuestion('Which products are hit if we lose the contract with our biggest customer?')[0].level).toBeNull();
+  });
+});
