@@ -17,6 +17,8 @@ COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
 COPY contracts ./contracts
+COPY domain ./domain
+COPY codec ./codec
 COPY backends ./backends
 COPY activities ./activities
 COPY workflows ./workflows

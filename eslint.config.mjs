@@ -11,8 +11,13 @@ const NODE_BUILTINS = builtinModules.flatMap((m) => [m, `node:${m}`]);
 /** Imports a layer must not make, as no-restricted-imports patterns with the reason. */
 const layer = (message, group, allowTypeImports = false) => ({ group, message, allowTypeImports });
 
+// Exact module names (as patterns, "domain" would also match our own domain/ folder).
+const NODE_BUILTIN_PATHS = NODE_BUILTINS.map((name) => ({
+  name,
+  message: 'Workflow code must stay deterministic: no Node built-ins.',
+}));
+
 const WORKFLOW_IMPORTS = [
-  layer('Workflow code must stay deterministic: no Node built-ins.', NODE_BUILTINS),
   layer('Workflows never import backends: call an activity.', ['**/backends', '**/backends/**']),
   layer('Workflows import activities as types only (proxyActivities<typeof …>).', ['**/activities/**'], true),
   layer('Workflows never import processes, clients, the server or the stand-in.', [
@@ -24,7 +29,6 @@ const WORKFLOW_IMPORTS = [
     '@temporalio/client',
     '@temporalio/worker',
   ]),
-  layer('Workflow code keeps heavy libraries out of the bundle (each cached workflow evaluates it).', ['zod', 'zod/**'], true),
 ];
 
 export default tseslint.config(
@@ -57,12 +61,14 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'error',
       'object-shorthand': ['error', 'always'],
       eqeqeq: ['error', 'always', { null: 'ignore' }],
+      // Input sanitising matches control characters on purpose.
+      'no-control-regex': 'off',
     },
   },
   {
     files: ['workflows/**/*.ts', 'domain/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: WORKFLOW_IMPORTS }],
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_BUILTIN_PATHS, patterns: WORKFLOW_IMPORTS }],
       // Timers, randomness and time are replaced by the sandbox; these are not, or leak host state.
       'no-restricted-globals': [
         'error',
@@ -80,6 +86,7 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
+          paths: NODE_BUILTIN_PATHS,
           patterns: [
             ...WORKFLOW_IMPORTS,
             layer('Domain logic is pure: it knows no Temporal.', ['@temporalio/**']),

@@ -9,7 +9,7 @@
  */
 import { escapeRegex, type SqlDialect } from '../backends/warehouse/sql';
 import type { ColumnInfo, SqlParam } from '../backends/warehouse/types';
-import { exactForms, isStopWord, phraseRegexAlternative, pluralVariants, wordRegex, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
+import { exactForms, isStopWord, phraseRegexAlternative, pluralVariants, wordRegex, type ConceptMatch, type WhereUsedScope } from '../domain/bom-text';
 import type { StrategyNumber } from '../contracts/bom';
 
 export const ROW_LIMIT = 100;
@@ -175,7 +175,7 @@ export function buildStrategyQuery(options: {
   const sameShape = concepts.every((c) => !c.anyOrder && c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join());
   let conceptConditions: string[];
   if (match === 'any' && sameShape) {
-    // One condition for all the terms (one parameter per strategy), as the seed's ladder wrote it.
+    // One condition for all the terms (one parameter per strategy), as the original design's ladder wrote it.
     const refs = refsOf(concepts[0]);
     const strategy = concepts[0].strategy;
     let conditions: string[];

@@ -19,7 +19,7 @@ import {
   pluralVariants,
   tokenize,
   wordRegex,
-} from '../contracts/bom-text';
+} from '../domain/bom-text';
 
 /** The sampled values of one column: the vocabulary the terms are grounded in. */
 export interface VocabularyColumn {

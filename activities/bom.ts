@@ -9,7 +9,7 @@ import type { Backends } from '../backends';
 import { BackendError } from '../backends/errors';
 import type { ColumnInfo } from '../backends/warehouse/types';
 import { bomSettingsSchema, type BomSettings, type StrategyNumber } from '../contracts/bom';
-import { cosineSimilarity, isIdentifierLike, isStopWord, itemNumbersIn, parseBomQuestion, pluralVariants, similarityTokens, valueShape, type ConceptMatch, type WhereUsedScope } from '../contracts/bom-text';
+import { cosineSimilarity, isIdentifierLike, isStopWord, itemNumbersIn, parseBomQuestion, pluralVariants, similarityTokens, valueShape, type ConceptMatch, type WhereUsedScope } from '../domain/bom-text';
 import { configSchema, type Config } from '../contracts/config';
 import { BOM_PLAN, BomSqlError, buildStrategyQuery, ColumnAllowList, normaliseTerms, patternTemplateProblem, renderPatternTemplate, ROW_LIMIT, type ConceptQuery } from './bom-sql';
 import { alignConcepts, Vocabulary, type GroundedConcept } from './bom-terms';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { formatZodError, zodIssues } from '../contracts/common';
 import { DEFAULT_BUDGET_DECREMENT, eadsFileSchema, fixtureIdSchema, type EadsCatalogEntry, type LoadedEads, type PursuitPlan } from '../contracts/eads';
-import { describeFields, stripAnnotations, topicOf, type Json, type JsonObject } from '../contracts/eads-structure';
+import { describeFields, stripAnnotations, topicOf, type Json, type JsonObject } from '../domain/eads-structure';
 
 export class EadsLibraryError extends Error {
   constructor(

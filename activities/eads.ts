@@ -20,17 +20,15 @@ import {
 } from '../contracts/eads';
 import {
   computeCompleteness,
-  contentTokens,
   eligibleEads,
-  overlapCount,
   refinementSchema,
   topicRank,
   type EadsField,
   type Facts,
   type JsonObject,
-} from '../contracts/eads-structure';
+} from '../domain/eads-structure';
 import { cachedLibrary, catalogEntry, EadsLibraryError, firstSentence, loadFixture, pursuitPlan, type EadsLibrary, type Fixture } from './eads-library';
-import { mapHeaders, rankTexts } from '../contracts/text-match';
+import { mapHeaders, rankTexts } from '../domain/text-match';
 import { askModel } from './support';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { interviewerBrief } from './eads-interviewers';

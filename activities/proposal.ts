@@ -1,6 +1,6 @@
 /**
- * The research proposal's steps (seed 002). Each stage is one activity with one model call that
- * returns the seed's contract, validated by zod; the literature comes from the search backend
+ * The research proposal's steps. Each stage is one activity with one model call that
+ * returns the original design's contract, validated by zod; the literature comes from the search backend
  * and is cited by result id, so every URL in a proposal is one the search returned.
  */
 import { Context } from '@temporalio/activity';
@@ -27,7 +27,7 @@ import {
   type ResearchObjectives,
   type UserProfile,
 } from '../contracts/proposal';
-import { checkFeasibility, combineQuality } from '../workflows/proposal/quality';
+import { checkFeasibility, combineQuality } from '../domain/proposal-quality';
 import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './proposal-pdf';
 import { askModel, backendCall } from './support';
 
@@ -105,7 +105,7 @@ export function toLiteratureHit(id: string, score: number, data: Record<string, 
 }
 
 /**
- * The stage's result must match the seed's contract. A mismatch here is a defect in the code
+ * The stage's result must match the original design's contract. A mismatch here is a defect in the code
  * that assembles it (the model's own reply was validated already), so retrying cannot help.
  */
 function conform<S extends z.ZodType>(schema: S, value: unknown, stage: string): z.output<S> {

@@ -4,7 +4,7 @@
  * activity in ./schedule.ts writes it and renders the PNG.
  */
 import type { MinizincResults } from '../contracts/schedule';
-import { formatTime, TIME_UNITS, type TimeUnit } from '../contracts/schedule-model';
+import { formatTime, TIME_UNITS, type TimeUnit } from '../domain/schedule-model';
 
 export interface ChartBar {
   row: number;

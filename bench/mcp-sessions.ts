@@ -48,7 +48,7 @@ async function flood(maxSessions: number): Promise<void> {
   await server.close();
 }
 
-(async () => {
+void (async () => {
   await flood(cap);
   process.exit(0);
 })();

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { mulberry32 } from '../contracts/common';
 import type { SolverReply } from '../contracts/schedule';
-import { buildScheduleProblem, type OrderInput } from '../contracts/schedule-model';
+import { buildScheduleProblem, type OrderInput } from '../domain/schedule-model';
 import { resolveSolverPython, SOLVER_WORKER_SCRIPT } from '../workers/solver-tools';
 
 const fixture = (id: string) => JSON.parse(readFileSync(path.join(__dirname, '..', 'data', 'eads-fixtures', `${id}.json`), 'utf8'));

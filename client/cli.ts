@@ -179,7 +179,7 @@ if (require.main === module) {
   loadConfigOrExit();
   // OTEL_EXPORTER_OTLP_ENDPOINT set: the start's span is the root of the flow's trace (flushed before exit).
   const tracing = setupTracing(loadTracingSettings(), 'agent-flows-cli');
-  main(process.argv.slice(2)).then(async (code) => {
+  void main(process.argv.slice(2)).then(async (code) => {
     await tracing.shutdown().catch(() => undefined);
     process.exit(code);
   });

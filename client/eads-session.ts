@@ -15,7 +15,6 @@ import {
   eadsRecordQuery,
   finalizePursuitUpdate,
   finishInterviewUpdate,
-  nextEadsQuery,
   pursuitInstructionsQuery,
   pursuitQuestionsQuery,
   pursuitStatusQuery,
@@ -29,7 +28,7 @@ import {
   type PursuitPlan,
   type PursuitStatus,
 } from '../contracts/eads';
-import type { AggregatedScr } from '../contracts/eads-structure';
+import type { AggregatedScr } from '../domain/eads-structure';
 import { startFlow } from './flow-client';
 
 /** A problem the caller can act on (no interview, wrong EADS, rejected answer...). */

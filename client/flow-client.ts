@@ -8,7 +8,7 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { randomBytes } from 'node:crypto';
 import { parseConfig, type Config } from '../contracts/config';
-import { dataConverterFromEnv } from './payload-codec';
+import { dataConverterFromEnv } from '../codec/payload-codec';
 import { flowSearchAttribute, formatIssues, slugify, TASK_QUEUE, zodIssues, type FlowDefinition } from '../contracts/common';
 
 export async function connectClient(overrides: { address?: string; namespace?: string } = {}): Promise<Client> {

@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import type { Progress } from '../contracts/common';
 import { loadConfigOrExit } from '../contracts/config';
 import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
+import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
 
 export interface InterviewIO {
@@ -186,5 +186,5 @@ export async function main(argv: string[], io: InterviewIO & { close?(): void } 
 if (require.main === module) {
   // Exit 2 naming any invalid variable (TEMPORAL_ADDRESS, AGENT_FLOWS_PAYLOAD_KEY...) before connecting.
   loadConfigOrExit();
-  main(process.argv.slice(2)).then((code) => process.exit(code));
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

@@ -1,6 +1,6 @@
 /**
- * `answerBomQuestion` (seed 001): a BOM question answered by schema search → column resolver →
- * a refinement loop of at most three SQL strategies → explainer, with the seed's whole
+ * `answerBomQuestion`: a BOM question answered by schema search → column resolver →
+ * a refinement loop of at most three SQL strategies → explainer, with the original design's whole
  * `pipeline_state` readable at any moment (query `pipelineState`) and returned with the answer.
  */
 import { z } from 'zod';
@@ -26,7 +26,7 @@ export type StrategyNumber = keyof typeof STRATEGY_NAMES;
 
 export const bomOutcome = z.enum(['answered', 'no_results', 'no_matching_columns']);
 
-/** The seed's pipeline_state, plus what makes the durable version auditable (reuse, fallbacks, reason). */
+/** The original design's pipeline_state, plus what makes the durable version auditable (reuse, fallbacks, reason). */
 export const pipelineStateSchema = z.object({
   stage: z.string(),
   dataset: z.string(),

@@ -1,5 +1,5 @@
 /**
- * EADS interviews (seed 004): the EADS file format, pursuit state, questions and answers, the
+ * EADS interviews: the EADS file format, pursuit state, questions and answers, the
  * aggregated SCR, the messages (queries, updates, signals) of `runEadsInterview` and its child
  * `pursueEads`, and the flow definition.
  *
@@ -9,7 +9,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, slugify, tokenUsageSchema, type FlowDefinition, type TokenUsage } from './common';
 import { describeSchedule, scheduleFromScrOutput, scheduleOptionsSchema } from './schedule';
-import { annotationProblems, EADS_ID_KEY, EADS_TOPICS, type AggregatedScr, type EadsField, type FieldInstruction, type JsonObject } from './eads-structure';
+import { annotationProblems, EADS_ID_KEY, EADS_TOPICS, type AggregatedScr, type EadsField, type FieldInstruction, type JsonObject } from '../domain/eads-structure';
 
 // ---------------------------------------------------------------------------------------------
 // The EADS file (upstream's EADS-INSTRUCTIONS message, plus this project's optional keys).

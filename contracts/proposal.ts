@@ -1,5 +1,5 @@
 /**
- * `writeResearchProposal` (seed 002): a research proposal written by a chain of model stages
+ * `writeResearchProposal`: a research proposal written by a chain of model stages
  * (problem formulation with a literature search → objectives → methodology → data collection
  * plan), checked by quality control, refined in a bounded loop, optionally reviewed by a
  * person, and rendered to a PDF.

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { oneLine, type FlowDefinition } from './common';
-import { formatTime, staticConflicts, TIME_UNITS, type ProblemConflict, type ScheduleProblem, type TimeUnit } from './schedule-model';
+import { formatTime, staticConflicts, TIME_UNITS, type ProblemConflict, type ScheduleProblem, type TimeUnit } from '../domain/schedule-model';
 
 /** The Python solver worker's task queue (solver/worker.py), apart from the flows' `agent-flows`. */
 export const SOLVER_TASK_QUEUE = 'agent-flows-solver';

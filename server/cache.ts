@@ -1,5 +1,5 @@
 /**
- * The discovery cache (seed §4.2): read-through, 30 s TTL, invalidated on registration and
+ * The discovery cache: read-through, 30 s TTL, invalidated on registration and
  * deregistration. Concurrent misses share one load, so a burst of requests after an
  * invalidation costs one storage read, not one per request.
  *

@@ -7,7 +7,7 @@
  * browser, and requires `Authorization: Bearer CODEC_AUTH_TOKEN` when that is set.
  */
 import { ConfigError, loadConfig, type Config } from '../contracts/config';
-import { payloadCodecFromEnv } from '../client/payload-codec';
+import { payloadCodecFromEnv } from '../codec/payload-codec';
 import { startCodecServer } from './codec-server';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics on `/metrics`, with the seed's names (§7.1), in a registry of their own so
+ * Prometheus metrics on `/metrics` under the names the discovery API documents (docs/discovery-api.md), in a registry of their own so
  * several control planes can live in one process (tests) without clashing.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';

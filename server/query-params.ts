@@ -1,6 +1,6 @@
 /**
  * Parses the discovery API's query string into filters, or throws a ParameterError naming the
- * first invalid parameter (the seed's 400 body: `{error, message, details:{parameter, provided,
+ * first invalid parameter (the documented 400 body: `{error, message, details:{parameter, provided,
  * allowed}}`). Rules follow the reference implementation; see docs/discovery-api.md.
  */
 import {

@@ -6,7 +6,7 @@
  *  - Each change is one line: `put` (a registration), `beat` (a heartbeat), `del` (a
  *    deregistration). Lines are written in order by one writer; lines arriving together are
  *    written and fsynced together (group commit).
- *  - `listAgents()` reads the file once and folds the lines: the seed's single `ListAgents()`
+ *  - `listAgents()` reads the file once and folds the lines: a single `ListAgents()`
  *    storage read per cache miss. A torn last line (crash mid-write) is ignored.
  *  - When the journal holds many more lines than live agents, or more bytes of replaced and
  *    deleted registrations than of live ones, it is rewritten atomically (temp file, fsync,

@@ -47,7 +47,7 @@ export interface Snapshot {
   responses: ResponseMemo;
 }
 
-/** RFC 3339 without milliseconds, as in the seed's examples. */
+/** RFC 3339 without milliseconds, as in the API's examples. */
 export function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

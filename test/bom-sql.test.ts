@@ -14,7 +14,7 @@ import { DATA_DIR } from '../backends';
 import { DuckDbWarehouse } from '../backends/warehouse/duckdb';
 import { bigQueryDialect, duckDbDialect, UnsafeIdentifierError, type SqlDialect } from '../backends/warehouse/sql';
 import type { StrategyNumber } from '../contracts/bom';
-import { cosineSimilarity, exactForms, extractFocusTerms, itemNumbersIn, pluralVariants, similarityTokens } from '../contracts/bom-text';
+import { cosineSimilarity, exactForms, extractFocusTerms, itemNumbersIn, pluralVariants, similarityTokens } from '../domain/bom-text';
 import { BOM_TABLES, bomDdlStatements, exportBomTables } from '../data/bigquery/load-bom';
 import { translateBigQuerySql } from './fakes/bigquery';
 
@@ -97,7 +97,7 @@ describe('buildStrategyQuery under hostile terms', () => {
     expect(noBom.missingForPlan()).toEqual(['bom_details.parent_item_number', 'bom_details.component_item_number', 'item_master.item_number', 'item_master.item_description']);
   });
 
-  it('builds the seed strategies as the issue describes them (BigQuery dialect)', () => {
+  it('builds the three strategies as designed (BigQuery dialect)', () => {
     const exact = buildStrategyQuery({ dialect: bigQuery, allow, strategy: 1, columns: BOM_PLAN.defaultColumns, terms: ['Battery', 'memory'] });
     expect(exact.sql).toContain('LOWER(c.`category`) IN UNNEST(@terms)');
     expect(exact.sql).toContain('FROM `fake-project.bom_demo.bom_details` bd');

@@ -18,7 +18,7 @@ import { alignConcepts, Vocabulary } from '../activities/bom-terms';
 import { DATA_DIR } from '../backends';
 import { DuckDbWarehouse } from '../backends/warehouse/duckdb';
 import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../backends/warehouse/sql';
-import { editDistance, exactForms, isStopWord, parseBomQuestion } from '../contracts/bom-text';
+import { editDistance, exactForms, isStopWord, parseBomQuestion } from '../domain/bom-text';
 import { translateBigQuerySql } from './fakes/bigquery';
 
 let duck: DuckDbWarehouse;

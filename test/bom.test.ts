@@ -1,6 +1,6 @@
 /**
  * answerBomQuestion on the real Temporal dev server with the embedded backends (DuckDB bom_demo,
- * the embedded search index, the model stand-in): every path of the seed, made durable.
+ * the embedded search index, the model stand-in): every path of the original design, made durable.
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -9,7 +9,7 @@ import { BackendError } from '../backends/errors';
 import type { SearchBackend } from '../backends/search/types';
 import { bomQuestionFlow, type BomQuestionOutput, type PipelineState } from '../contracts/bom';
 import type { Progress } from '../contracts/common';
-import { isStopWord } from '../contracts/bom-text';
+import { isStopWord } from '../domain/bom-text';
 import { rules as allRules } from '../standin/rules';
 import type { StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
@@ -41,7 +41,7 @@ describe('answerBomQuestion on the embedded backends', () => {
 
   const executedSince = (mark: number) => h.backends.warehouse.executed.slice(mark);
 
-  it('answers the seed question: "battery" exactly (BATTERIES), "memory" by regex, in one query', async () => {
+  it('answers the first example question: "battery" exactly (BATTERIES), "memory" by regex, in one query', async () => {
     const mark = h.backends.warehouse.executed.length;
     const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
     const out = (await handle.result()) as BomQuestionOutput;
@@ -75,7 +75,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.reuse).toMatchObject({ checked: true, matched: false });
     expect(s.fallbacks).toEqual([]);
 
-    // The seed's answer shape: summary, BOM lines, then the exact SQL and its parameters.
+    // The original design's answer shape: summary, BOM lines, then the exact SQL and its parameters.
     expect(out.final_answer).toMatch(/^Found 150 BOMs using battery or memory components/);
     expect(out.final_answer).toContain('- SA-2003: Battery module for Smart Thermostat');
     expect(out.final_answer).toContain('```sql\nSELECT');

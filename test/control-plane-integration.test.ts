@@ -1,5 +1,5 @@
 /**
- * The control plane over real HTTP with real registration (seed §5.2 scenarios) and real
+ * The control plane over real HTTP with real registration (the scenarios of docs/discovery-api.md) and real
  * Temporal: our worker's manifest (flows and activities found at run time), health from the
  * task queue's pollers, execution of a discovered reasoner, cache invalidation, 1000 concurrent
  * requests, pagination through 1200 agents, and the worker process registering at start and

@@ -1,5 +1,5 @@
 /**
- * The discovery API's unit cases (seed §5.1, numbered as there) and the registration API,
+ * The discovery API's unit cases and the registration API,
  * against the real Fastify app (in-process requests), a real journal file and a fake clock.
  */
 import { XMLParser } from 'fast-xml-parser';

@@ -63,7 +63,7 @@ beforeEach(() => h.standin.setFaults({}));
 
 describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
   it('lists one tool per flow with its input schema, and runs discover_from_prp with progress notifications', async () => {
-    const { client, transport } = await connectStdio();
+    const { client } = await connectStdio();
     try {
       const { tools } = await client.listTools();
       // One tool per registered flow, plus the tools flows register through client/mcp/tools.ts.

@@ -7,7 +7,8 @@ import { embeddingModelDir, embeddingModelPresent } from '../backends/embedding'
 import { loadMiniLm } from '../backends/embedding/minilm';
 import { embeddingModelSetting } from '../contracts/config';
 import { DATA_DIR } from '../backends';
-import { discoverFromPrpFlow, extractTargetSchema, prpTitle, searchPlanSchema } from '../contracts/discovery';
+import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../contracts/discovery';
+import { extractTargetSchema } from '../domain/prp-schema';
 import { columnMatch, domainOf, planSteps, useEmbedder, validateCandidate } from '../standin/rules/discovery';
 
 const PRP_DIR = path.join(DATA_DIR, 'prp');

@@ -6,7 +6,8 @@ import { DATA_DIR, type Backends } from '../backends';
 import { BackendError } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
 import type { Progress } from '../contracts/common';
-import { discoverFromPrpFlow, extractTargetSchema, tableName, type DiscoverFromPrpOutput, type DiscoveryCounts } from '../contracts/discovery';
+import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput, type DiscoveryCounts } from '../contracts/discovery';
+import { extractTargetSchema } from '../domain/prp-schema';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');

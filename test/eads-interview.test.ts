@@ -16,7 +16,7 @@ import {
   runEadsInterviewFlow,
   type RunEadsInterviewOutput,
 } from '../contracts/eads';
-import { isPlainObject, rowIdKey } from '../contracts/eads-structure';
+import { isPlainObject, rowIdKey } from '../domain/eads-structure';
 import { EadsSession, waitFor } from '../client/eads-session';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 

@@ -21,7 +21,7 @@ import {
   refinementSchema,
   stripAnnotations,
   type Json,
-} from '../contracts/eads-structure';
+} from '../domain/eads-structure';
 import { eadsRules, parseMarkdownTable, parseQuantity, parseYesNo, productName, scoreChoices, splitList } from '../standin/rules/eads';
 
 const LIBRARY = path.resolve(__dirname, '..', 'data', 'eads');

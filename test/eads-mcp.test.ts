@@ -1,5 +1,5 @@
 /**
- * The seed's MCP tools driving one guided pursuit through an in-process MCP server and client
+ * The original design's MCP tools driving one guided pursuit through an in-process MCP server and client
  * (InMemoryTransport), and the terminal client interviewing a person who leaves and resumes.
  */
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
@@ -35,7 +35,7 @@ describe('EADS MCP tools', () => {
     return { isError: result.isError === true, text: (result.content as Array<{ text: string }>)[0]?.text ?? '', data: result.structuredContent as Record<string, any> };
   };
 
-  it('lists the seed tools', async () => {
+  it('lists the original EADS tools', async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
       ['finalize_eads', 'get_aggregated_scr', 'get_conversation_history', 'get_eads_status', 'get_next_eads', 'get_next_question', 'list_available_eads', 'process_eads_answer', 'start_eads_pursuit'].sort(),

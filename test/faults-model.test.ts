@@ -82,7 +82,7 @@ describe('model faults in every flow (stand-in, real Gemini client)', () => {
   it('completes every flow through 30 % of 429s, 503s, hangs, malformed and schema-violating replies', async () => {
     const seed = Number(process.env.FAULTS_SEED ?? 4);
     // One flow at a time, each with its own seed (seed + index): a sequential flow meets the same
-    // faults on every run. This matters for the time the test takes: the proposal keeps seed 002's
+    // faults on every run. This matters for the time the test takes: the proposal keeps the original design's
     // retry policy (base-7 back-off), where a third failure in a row waits 49 s.
     const outcomes: Outcome[] = [];
     for (const [i, c] of FLOW_CASES.entries()) {

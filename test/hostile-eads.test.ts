@@ -33,7 +33,6 @@ import {
   type RunEadsInterviewOutput,
 } from '../contracts/eads';
 import { rules as defaultRules } from '../standin/rules';
-import type { StandinServer } from '../standin/server';
 import type { StandinContext, StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { activitySequence, hostileValue, leftRunning, messageOf, SEED } from './hostile-helpers';
@@ -74,14 +73,12 @@ async function rejection(p: Promise<unknown>): Promise<string> {
 }
 
 describe('EADS interviews under hostile input', () => {
-  let obedient: StandinServer;
   let h: Harness;
   let n = 0;
   const projectId = (what: string) => `hostile-${what}-${Date.now().toString(36)}-${n++}`;
 
   beforeAll(async () => {
     h = await createHarness({ rules: obedientRules() });
-    obedient = h.standin;
   });
   afterAll(async () => h?.close());
 

@@ -25,7 +25,7 @@ import { scheduleFromScrFlow } from '../contracts/schedule';
 import { flows } from '../contracts/flows';
 import { platformCheckFlow } from '../contracts/platform';
 import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalOutput, type ProposalStateView } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
+import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
 import { createHarness, type Harness } from './helpers/harness';
 import { fieldRejects, hostileValue, jsonRoundTrip, leftRunning, messageOf, mutationOf, SEED, settle, shapeOf, withField } from './hostile-helpers';
 import { until } from './proposal-helpers';

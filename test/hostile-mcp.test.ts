@@ -20,7 +20,6 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startMcpHttpServer } from '../client/mcp/http';
 import { createMcpServer } from '../client/mcp/server';
 import { bomQuestionFlow } from '../contracts/bom';
-import type { FlowDefinition } from '../contracts/common';
 import { discoverFromPrpFlow } from '../contracts/discovery';
 import { runEadsInterviewFlow } from '../contracts/eads';
 import { networkSecuritySettings, parseSettings } from '../contracts/config';
@@ -40,7 +39,7 @@ const BASE: Record<string, Record<string, unknown>> = {
   [scheduleFromScrFlow.type]: { ...scheduleFromScrFlow.examples[0], timeLimitSeconds: 2 },
 };
 
-/** The EADS tools' arguments (seed 004), with the values a fuzzer should try for each. */
+/** The EADS tools' arguments, with the values a fuzzer should try for each. */
 const EADS_TOOL_ARGS: Record<string, string[]> = {
   get_next_eads: ['project_id', 'conversation_id'],
   start_eads_pursuit: ['project_id', 'conversation_id', 'eads_id'],

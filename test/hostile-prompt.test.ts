@@ -29,9 +29,8 @@ import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
 import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../contracts/discovery';
 import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
 import { rules as defaultRules } from '../standin/rules';
-import type { StandinServer } from '../standin/server';
 import type { StandinContext, StandinRule } from '../standin/types';
-import { answerQuestionUpdate, currentQuestionQuery } from '../workflows/proposal/messages';
+import { answerQuestionUpdate, currentQuestionQuery } from '../contracts/proposal-messages';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { activitySequence, leftRunning } from './hostile-helpers';
 import { until } from './proposal-helpers';
@@ -85,7 +84,6 @@ function obedientRules(): StandinRule[] {
 }
 
 describe('prompt injection cannot change the activities or the SQL (obedient model)', () => {
-  let obedient: StandinServer;
   let h: Harness;
   const search = () => h.backends.search as EmbeddedSearch;
   const CATALOG = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<Record<string, unknown>>;
@@ -93,7 +91,6 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
 
   beforeAll(async () => {
     h = await createHarness({ rules: obedientRules() });
-    obedient = h.standin;
   });
   afterAll(async () => h?.close());
 

@@ -115,7 +115,7 @@ describe('SQL injection corpus against answerBomQuestion', () => {
         const allColumns = [...new Set([...q.sql.matchAll(/\b(c|bd|p|up|u)\."(\w+)"/g)].map((m) => `${ALIAS_TABLE[m[1]] ?? (m[1] === 'p' ? 'item_master' : 'bom_details')}.${m[2]}`))];
         if (allColumns.some((c) => !allow.has(c))) return `columns outside the allow-list: ${allColumns.join(', ')}`;
         if (q.sql.includes("'")) return 'a string literal in strategy SQL';
-        if (q.sql.replace(/^WITH RECURSIVE matched AS \(/, '').replace(/\n  UNION ALL\n/, '\n').match(FOREIGN_SQL)) return 'foreign SQL in a strategy statement';
+        if (q.sql.replace(/^WITH RECURSIVE matched AS \(/, '').replace(/\n {2}UNION ALL\n/, '\n').match(FOREIGN_SQL)) return 'foreign SQL in a strategy statement';
         if (!Object.keys(q.params).every((k) => /^(terms|pattern|term)(_\d+){0,2}$|^parent_kind$/.test(k))) return `unexpected parameters ${Object.keys(q.params).join()}`;
         return undefined;
       }

@@ -28,7 +28,7 @@ import {
 } from '../contracts/eads';
 import { platformCheckFlow } from '../contracts/platform';
 import { EXAMPLE_PROFILE, researchProposalFlow } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
+import { answerQuestionUpdate, currentQuestionQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
 import { createHarness, type Harness } from './helpers/harness';
 import { messageOf, settle } from './hostile-helpers';
 import { until } from './proposal-helpers';

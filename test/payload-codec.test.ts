@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../client/payload-codec';
+import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../codec/payload-codec';
 import { parseConfig } from '../contracts/config';
 import { bomQuestionFlow } from '../contracts/bom';
 import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';

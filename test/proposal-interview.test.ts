@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFlow } from '../client/flow-client';
 import { conductInterview, main as interviewCli, type InterviewIO } from '../client/proposal-interview';
 import { researchProposalFlow, type InterviewQuestionView, type ProposalOutput } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
+import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { until } from './proposal-helpers';

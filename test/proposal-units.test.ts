@@ -17,7 +17,7 @@ import {
 } from '../contracts/proposal';
 import { proposalRules } from '../standin/rules/proposal';
 import { Interview } from '../workflows/proposal/interview';
-import { checkFeasibility, chooseBest, combineQuality, parseDurationWeeks, type ModelQualityAssessment } from '../workflows/proposal/quality';
+import { checkFeasibility, chooseBest, combineQuality, parseDurationWeeks, type ModelQualityAssessment } from '../domain/proposal-quality';
 import { isValidTransition, ProposalStateMachine, TERMINAL_STATES, TRANSITIONS } from '../workflows/proposal/state-machine';
 import { IMPOSSIBLE_PROFILE, TIGHT_PROFILE } from './proposal-helpers';
 
@@ -27,7 +27,7 @@ describe('state machine', () => {
     return () => new Date((t += 1000)).toISOString();
   };
 
-  it('walks the seed path and records each transition with its time', () => {
+  it('walks the main path and records each transition with its time', () => {
     const sm = new ProposalStateMachine(clock());
     for (const s of ['PROBLEM_FORMULATION', 'OBJECTIVES', 'METHODOLOGY', 'DATA_COLLECTION', 'QUALITY_CONTROL', 'REFINEMENT', 'PROBLEM_FORMULATION'] as const) sm.transition(s);
     expect(sm.state).toBe('PROBLEM_FORMULATION');
@@ -59,7 +59,14 @@ describe('state machine', () => {
     for (const s of PROPOSAL_STATES) if (!TERMINAL_STATES.includes(s)) expect(isValidTransition(s, 'ERROR'), s).toBe(true);
     const seen = new Set<string>(['INIT']);
     const queue = ['INIT'] as Array<keyof typeof TRANSITIONS>;
-    while (queue.length) for (const next of TRANSITIONS[queue.shift()!]) if (!seen.has(next)) seen.add(next), queue.push(next);
+    while (queue.length) {
+      for (const next of TRANSITIONS[queue.shift()!]) {
+        if (!seen.has(next)) {
+          seen.add(next);
+          queue.push(next);
+        }
+      }
+    }
     expect([...seen].sort()).toEqual([...PROPOSAL_STATES].sort());
     expect(isValidTransition('COMPLETE', 'REFINEMENT')).toBe(false);
     expect(isValidTransition('QUALITY_CONTROL', 'COMPLETE')).toBe(false); // the PDF comes first

@@ -9,7 +9,7 @@ import { createMcpServer } from '../client/mcp/server';
 import type { FlowDefinition } from '../contracts/common';
 import { EXAMPLE_PROFILE, MAX_REVIEW_ROUNDS, researchProposalFlow, type ProposalOutput, type ProposalStateView } from '../contracts/proposal';
 import { isValidTransition } from '../workflows/proposal/state-machine';
-import { answerQuestionUpdate, proposalStateQuery, reviewProposalUpdate } from '../workflows/proposal/messages';
+import { answerQuestionUpdate, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { CLIMATE_PROFILE, IMPOSSIBLE_PROFILE, readPdf, squash, TIGHT_PROFILE, until } from './proposal-helpers';
 

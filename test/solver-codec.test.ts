@@ -8,7 +8,7 @@ import { temporal } from '@temporalio/proto';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../client/payload-codec';
+import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../codec/payload-codec';
 import { resolveSolverPython, SOLVER_WORKER_SCRIPT } from '../workers/solver-tools';
 
 const Payload = temporal.api.common.v1.Payload;

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cachedLibrary } from '../activities/eads-library';
-import { mapHeaders, rankTexts } from '../contracts/text-match';
+import { mapHeaders, rankTexts } from '../domain/text-match';
 import { eadsRules } from '../standin/rules/eads';
 import { proposalRules } from '../standin/rules/proposal';
 

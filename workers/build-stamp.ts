@@ -14,9 +14,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../contracts/project-root';
 
-/** Folders compiled by tsconfig.build.json; the workflow bundle is built from workflows/ and contracts/. */
+/** Folders compiled by tsconfig.build.json; the workflow bundle is built from workflows/, domain/ and contracts/. */
 export const SOURCE_DIRS = [
   'contracts',
+  'domain',
+  'codec',
   'backends',
   'activities',
   'workflows',

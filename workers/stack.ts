@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { standinUrl } from '../backends';
 import { sharedEmbedder } from '../backends/embedding';
 import { startControlPlane } from '../server/main';
-import { payloadCodecFromEnv } from '../client/payload-codec';
+import { payloadCodecFromEnv } from '../codec/payload-codec';
 import { startCodecServerFromConfig } from '../server/codec-server';
 import { startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
@@ -21,6 +21,7 @@ import { startSolverWorker, type SolverWorker } from './solver-worker';
 import { listening } from './ports';
 import { ensureEmbeddingModel } from './embedding-model';
 import { currentTracing, setupTracing } from './tracing';
+import { startWorkerRegistration } from '../server/agent-registration';
 import { configOrExit, installRuntime, runWorker } from './worker';
 
 async function main() {
@@ -61,6 +62,8 @@ async function main() {
     config.CONTROL_PLANE_TOKEN ??
     (config.CONTROL_PLANE_URL ? undefined : randomBytes(32).toString('base64url'));
   installRuntime(quiet, { handleSignals: false });
+  // Declared before `abandon`, which closes it if a later component fails to start.
+  // eslint-disable-next-line prefer-const
   let codecServer: Awaited<ReturnType<typeof startCodecServerFromConfig>> | undefined;
   // A component that cannot start (a port clash, say) stops the ones already running.
   const abandon = async (err: unknown): Promise<never> => {
@@ -128,10 +131,16 @@ async function main() {
   );
   let exitCode = 0;
   try {
-    await runWorker(
-      { ...config, CONTROL_PLANE_REGISTRATION_TOKEN: registrationToken, CONTROL_PLANE_URL: config.CONTROL_PLANE_URL ?? controlPlane?.url },
-      { onReady: (w) => (worker = w) },
-    );
+    // The stack wires the worker to its control plane (or the configured one).
+    const workerConfig = {
+      ...config,
+      CONTROL_PLANE_REGISTRATION_TOKEN: registrationToken,
+      CONTROL_PLANE_URL: config.CONTROL_PLANE_URL ?? controlPlane?.url,
+    };
+    await runWorker(workerConfig, {
+      onReady: (w) => (worker = w),
+      announce: (running) => startWorkerRegistration(workerConfig, running),
+    });
   } catch (err) {
     console.error(`[stack] worker failed: ${err instanceof Error ? err.message : String(err)}`);
     exitCode = 1;

@@ -66,14 +66,14 @@ export function setupTracing(
   let processor: SpanProcessor;
   if (options.exporter) processor = new (sdk().SimpleSpanProcessor)(options.exporter);
   else {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { OTLPTraceExporter } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing is on
       require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
     const url = `${config.OTEL_EXPORTER_OTLP_ENDPOINT!.replace(/\/+$/, '')}/v1/traces`;
     processor = new (sdk().BatchSpanProcessor)(new OTLPTraceExporter({ url }));
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { NodeTracerProvider } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when tracing is on
     require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node');
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   // Registers the global provider, the AsyncLocalStorage context manager and the W3C propagator:

@@ -14,13 +14,14 @@ import { createActivities } from '../activities';
 import { createBackends, type Backends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
 import { loadConfigOrExit, parseConfig, type Config } from '../contracts/config';
-import { startWorkerRegistration } from '../server/agent-registration';
-import { dataConverterFromEnv } from '../client/payload-codec';
+import { dataConverterFromEnv } from '../codec/payload-codec';
 import { explainListenError } from './ports';
 import { ensureSearchAttributes } from './search-attributes';
 import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
+// Only the process entry at the bottom uses it: the worker factory knows no control plane.
+import { startWorkerRegistration } from '../server/agent-registration';
 
 const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
 /** Entry point of the workflow code: the TypeScript sources, or the compiled copy in an image without them. */
@@ -123,8 +124,26 @@ function installRuntimeOnce(config: Config, options: { handleSignals?: boolean }
   });
 }
 
+/** What a running worker offers, for whoever announces it (the control plane registration). */
+export interface RunningWorker {
+  activityNames: string[];
+  namespace: string;
+  taskQueue: string;
+  address: string;
+}
+
+export interface RunWorkerOptions {
+  onReady?: (worker: Worker) => void;
+  /**
+   * Called once the worker polls; what it returns is stopped when the worker ends. The process
+   * entry (`npm run worker`, the stack) passes the control plane registration here, so the worker
+   * itself knows no control plane.
+   */
+  announce?: (running: RunningWorker) => Promise<{ stop(): Promise<void> } | undefined>;
+}
+
 /** Connects, registers missing search attributes, and runs the worker until shutdown. */
-export async function runWorker(config: Config, options: { onReady?: (worker: Worker) => void } = {}): Promise<void> {
+export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
   const { connectionOptions, namespace = 'default' } = loadClientConnectConfig();
   const connection = await NativeConnection.connect(connectionOptions);
   const backends = await createBackends(config);
@@ -157,8 +176,15 @@ export async function runWorker(config: Config, options: { onReady?: (worker: Wo
     options.onReady?.(worker);
     const running = worker.run();
     running.catch(() => undefined); // handled below; keeps an early failure from being "unhandled" meanwhile
-    // Best effort: with CONTROL_PLANE_URL set, announce this worker's flows and activities to the control plane.
-    const registration = await startWorkerRegistration(config, { activityNames: Object.keys(createActivities(backends)), namespace, taskQueue: TASK_QUEUE, address: connectionOptions.address ?? 'localhost:7233' }).catch(() => undefined);
+    // Best effort: an announcement that fails does not stop a worker that polls.
+    const registration = await options
+      .announce?.({
+        activityNames: Object.keys(createActivities(backends)),
+        namespace,
+        taskQueue: TASK_QUEUE,
+        address: connectionOptions.address ?? 'localhost:7233',
+      })
+      .catch(() => undefined);
     try {
       await running;
     } finally {
@@ -184,7 +210,8 @@ if (require.main === module) {
     process.exit(1);
   }
   const tracing = setupTracing(config, 'agent-flows-worker');
-  runWorker(config).then(
+  // With CONTROL_PLANE_URL set, the worker's flows and activities are announced to the control plane.
+  runWorker(config, { announce: (running) => startWorkerRegistration(config, running) }).then(
     // Spans still buffered go to the collector before the process ends.
     () => tracing.shutdown().finally(() => process.exit(0)),
     (err) => {

@@ -1,11 +1,11 @@
 /**
- * `answerBomQuestion` — seed 001 made durable:
+ * `answerBomQuestion` — a BOM question-answering agent made durable:
  *
  *   query reuse (RAG) → focus terms (model) → schema search (RAG) → column resolver →
  *   refinement loop (exact → plural/singular regex → substring, stop at the first rows) →
  *   explainer (model) → final answer + SQL used.
  *
- * Every step is an activity; the seed's `pipeline_state` lives here and is answered by the
+ * Every step is an activity; the original design's `pipeline_state` lives here and is answered by the
  * `pipelineState` query at any moment. Model steps have deterministic fallbacks, so the flow still
  * answers when the model is down after its retries.
  */
@@ -13,7 +13,7 @@ import { ActivityFailure, ApplicationFailure, defineQuery, log, patched, proxyAc
 import type { createBomActivities, QueryRun } from '../activities/bom';
 import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
 import { bomQuestionFlow, STRATEGY_NAMES, type BomQuestionOutput, type PipelineState, type StrategyNumber } from '../contracts/bom';
-import { extractFocusTerms } from '../contracts/bom-text';
+import { extractFocusTerms } from '../domain/bom-text';
 import { beginFlow } from './lib/flow';
 
 type BomActivities = ReturnType<typeof createBomActivities>;
@@ -225,7 +225,7 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
   }
   progress.advance(1, state.found_results ? `${state.total_rows} BOM(s) with strategy ${state.strategy}` : 'no rows');
 
-  // 4. No rows: the seed's clarifying options (most frequent values of the candidate columns).
+  // 4. No rows: the original design's clarifying options (most frequent values of the candidate columns).
   if (!state.found_results) {
     state.suggestions = resolved.samples;
     state.reason = `no strategy (of ${maxStrategies}) matched ${state.search_terms.join(', ')} in ${state.candidate_columns.join(', ')}`;
@@ -288,7 +288,7 @@ function closestParts(closest: Record<string, string[]>): Record<string, string[
 function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
   const lines = Object.entries(closest).map(([term, parts]) => (parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"`));
   if (Object.values(closest).some((parts) => parts.length === 0)) {
-    // Nothing resembles the phrase: the frequent values of the searched columns, as the seed offered.
+    // Nothing resembles the phrase: the frequent values of the searched columns, as the original design offered.
     const frequent = Object.entries(state.suggestions).filter(([column]) => !column.startsWith('closest parts'));
     lines.push(...frequent.slice(0, 2).map(([column, values]) => `- ${column}: ${values.join(', ')}`));
   }
@@ -311,7 +311,7 @@ function formatRow(row: Record<string, unknown>, rowFormat?: string): string {
   return Object.values(row).join(' | ');
 }
 
-/** The seed's answer shape: the summary, the rows, then the exact SQL and its parameters. */
+/** The original design's answer shape: the summary, the rows, then the exact SQL and its parameters. */
 function answerText(summary: string, state: PipelineState, method: string, rowFormat?: string): string {
   const lines = state.rows.slice(0, MAX_LISTED_ROWS).map((r) => `- ${formatRow(r, rowFormat)}`);
   const more = state.total_rows - lines.length;

@@ -11,7 +11,6 @@ import type { createDiscoveryActivities } from '../activities/discovery';
 import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
 import {
   discoverFromPrpFlow,
-  extractTargetSchema,
   tableName,
   type CandidateTable,
   type Column,
@@ -22,6 +21,7 @@ import {
   type SearchStep,
   type StepResult,
 } from '../contracts/discovery';
+import { extractTargetSchema } from '../domain/prp-schema';
 import { beginFlow } from './lib/flow';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;

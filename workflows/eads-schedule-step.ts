@@ -6,8 +6,8 @@
 import { ChildWorkflowFailure, executeChild, patched } from '@temporalio/workflow';
 import { flowSearchAttribute } from '../contracts/common';
 import type { ScheduleFromScrOutput, ScheduleOptions } from '../contracts/schedule';
-import { shopKindOf } from '../contracts/schedule-model';
-import type { JsonObject } from '../contracts/eads-structure';
+import { shopKindOf } from '../domain/schedule-model';
+import type { JsonObject } from '../domain/eads-structure';
 import { scheduleFromScr } from './schedule-from-scr';
 
 /** Marks histories whose interview ends with the schedule step (only ones started with `schedule`). */

@@ -8,7 +8,7 @@
  */
 import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createEadsActivities } from '../activities/eads';
-import { addUsage, capMessage, excerpt, formatZodError, zeroUsage, type TokenUsage } from '../contracts/common';
+import { addUsage, capMessage, excerpt, formatZodError, zeroUsage } from '../contracts/common';
 import {
   answerInputSchema,
   answerUpdate,
@@ -22,14 +22,12 @@ import {
   type AnswerResult,
   type AskedQuestion,
   type FinalizeResult,
-  type PursuitPlan,
   type PursuitResult,
   type PursuitState,
   type PursuitStatus,
   type PursuitStatusName,
-  type QuestionAnswer,
 } from '../contracts/eads';
-import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement } from '../contracts/eads-structure';
+import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement } from '../domain/eads-structure';
 import { beginFlow } from './lib/flow';
 
 type EadsActivities = ReturnType<typeof createEadsActivities>;

@@ -50,7 +50,7 @@ import {
   type Recommendation,
   type RunEadsInterviewOutput,
 } from '../contracts/eads';
-import { aggregateScr, type AggregatedScr, type Facts } from '../contracts/eads-structure';
+import { aggregateScr, type AggregatedScr, type Facts } from '../domain/eads-structure';
 import { beginFlow } from './lib/flow';
 import { MODEL_REJECTED, modelRejection, pursueEads, STOP_ON_MODEL_REJECTION_PATCH } from './pursue-eads';
 import { scheduleAfterInterview, type InterviewSchedule } from './eads-schedule-step';

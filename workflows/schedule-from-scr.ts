@@ -17,8 +17,8 @@ import {
   type SolverProblem,
   type SolverReply,
 } from '../contracts/schedule';
-import { buildScheduleProblem, ScheduleModelError, staticConflicts, toMiniZinc, type ScheduleProblem } from '../contracts/schedule-model';
-import type { JsonObject } from '../contracts/eads-structure';
+import { buildScheduleProblem, ScheduleModelError, staticConflicts, toMiniZinc, type ScheduleProblem } from '../domain/schedule-model';
+import type { JsonObject } from '../domain/eads-structure';
 import { beginFlow } from './lib/flow';
 
 type ScheduleActivities = ReturnType<typeof createScheduleActivities>;

@@ -1,5 +1,5 @@
 /**
- * `writeResearchProposal` (seed 002): interview (interactive mode) → problem formulation with a
+ * `writeResearchProposal`: interview (interactive mode) → problem formulation with a
  * literature search → objectives → methodology → data collection plan → quality control, with a
  * bounded refinement loop, an optional review gate, and a PDF written by an activity.
  *
@@ -30,8 +30,8 @@ import {
 } from '../contracts/proposal';
 import { beginFlow } from './lib/flow';
 import { Interview } from './proposal/interview';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from './proposal/messages';
-import { chooseBest } from './proposal/quality';
+import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
+import { chooseBest } from '../domain/proposal-quality';
 import { ProposalStateMachine } from './proposal/state-machine';
 
 type ProposalActivities = ReturnType<typeof createProposalActivities>;
@@ -41,7 +41,7 @@ const { searchLiterature } = proxyActivities<ProposalActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 5 },
 });
-// Model stages: the seed's retry policy (5 attempts, exponential base 7) on 429/5xx/time-outs;
+// Model stages: the original design's retry policy (5 attempts, exponential base 7) on 429/5xx/time-outs;
 // permanent errors (400/401/403/404) are non-retryable failures and stop at once.
 const { formulateProblem, defineObjectives, recommendMethodology, planDataCollection, checkQuality } = proxyActivities<ProposalActivities>({
   startToCloseTimeout: '3 minutes',

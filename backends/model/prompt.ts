@@ -37,7 +37,7 @@ export function readSections(text: string): Record<string, unknown> {
 }
 
 /**
- * Tolerant JSON extraction, in the order seed 002 describes: the reply as plain JSON, then a
+ * Tolerant JSON extraction, in this order: the reply as plain JSON, then a
  * fenced ```json block, then the outermost braces (or brackets). Returns undefined if none parse.
  */
 export function extractJson(text: string): unknown {

@@ -1,11 +1,11 @@
 /**
- * The EADS interview tools of seed 004, backed by the `runEadsInterview` / `pursueEads`
- * workflows through the Temporal client only. The seed's tools are stateless with state in a
+ * The EADS interview tools, backed by the `runEadsInterview` / `pursueEads`
+ * workflows through the Temporal client only. The original design's tools are stateless with state in a
  * database; here the workflow is the state: reads are queries (nothing written to history),
  * changes are validated updates.
  *
  * One interview (and one conversation) per project: workflow id `eads-interview-<project_id>`.
- * `conversation_id` is accepted for compatibility with the seed and echoed back.
+ * `conversation_id` is accepted for compatibility with the original tools and echoed back.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { projectIdSchema, type EadsCatalogEntry } from '../../contracts/eads';
 import { EadsSession, EadsSessionError } from '../eads-session';
-import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../../contracts/schedule-model';
+import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../../domain/schedule-model';
 import type { ConversationHistory } from '../../contracts/eads';
 
 export interface EadsToolsContext {

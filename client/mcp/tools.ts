@@ -19,6 +19,6 @@ export type ToolRegistrar = (server: McpServer, ctx: McpContext) => void;
 
 /** Extra tools beyond one tool per flow. */
 export const extraToolRegistrars: ToolRegistrar[] = [
-  // get_next_eads, start_eads_pursuit, get_next_question, process_eads_answer, ... (seed 004)
+  // get_next_eads, start_eads_pursuit, get_next_question, process_eads_answer, ... (the EADS interview tools)
   registerEadsTools,
 ];

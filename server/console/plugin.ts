@@ -16,7 +16,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@
 import { TASK_QUEUE } from '../../contracts/common';
 import { eadsInterviewQuery } from '../../contracts/eads';
 import { flows, findFlow } from '../../contracts/flows';
-import { answerQuestionUpdate, reviewProposalUpdate } from '../../workflows/proposal/messages';
+import { answerQuestionUpdate, reviewProposalUpdate } from '../../contracts/proposal-messages';
 import { EadsSession, EadsSessionError, updateErrorMessage } from '../../client/eads-session';
 import { InvalidFlowInput, startFlow, validateFlowInput } from '../../client/flow-client';
 import type { TemporalAccess } from '../temporal';

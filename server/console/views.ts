@@ -20,7 +20,7 @@ import {
 } from '../../contracts/eads';
 import { PROPOSAL_STATES, type InterviewQuestionView, type ProposalOutput, type ProposalStateView } from '../../contracts/proposal';
 import { findFlow } from '../../contracts/flows';
-import { currentQuestionQuery, proposalStateQuery } from '../../workflows/proposal/messages';
+import { currentQuestionQuery, proposalStateQuery } from '../../contracts/proposal-messages';
 import { html, renderTable, renderValue, type Html } from './html';
 
 export interface WorkflowSnapshot {

@@ -1,5 +1,5 @@
 /**
- * The compact response (seed §3.6): one flat list of reasoners and one of skills for the
+ * The compact response: one flat list of reasoners and one of skills for the
  * current page, with id, agent, target and tags only (for tool registries and small budgets).
  */
 import type { CompactDiscoveryResponse } from '../../contracts/capabilities';

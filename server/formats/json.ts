@@ -1,5 +1,5 @@
 /**
- * The default JSON response (seed §3.4), written as text: schemas are kept as JSON text and
+ * The default JSON response, written as text: schemas are kept as JSON text and
  * spliced in without parsing and re-serialising them.
  */
 import type { DiscoveryResult } from '../filters';

@@ -1,5 +1,5 @@
 /**
- * The XML response (seed §3.5), built with fast-xml-parser's XMLBuilder (which escapes text
+ * The XML response, built with fast-xml-parser's XMLBuilder (which escapes text
  * and attributes). JSON Schemas become `<field>` elements: name, type, required, min, max,
  * default, enum as attributes, the description as text, nested fields for objects and arrays
  * of objects.

@@ -2,7 +2,7 @@
  * Stand-in rules for `answerBomQuestion`: focus terms by keyword extraction from the question, and
  * a one-sentence answer composed from the result counts and the sample rows in the prompt.
  */
-import { extractFocusTerms, itemNumbersIn } from '../../contracts/bom-text';
+import { extractFocusTerms, itemNumbersIn } from '../../domain/bom-text';
 import type { StandinRule } from '../types';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

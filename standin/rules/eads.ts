@@ -13,8 +13,8 @@
  *
  * Nothing here knows the demo firms: a new fixture or a new EADS gets sensible answers too.
  */
-import { contentTokens, isPlainObject, overlapCount, type Choice, type FieldKind } from '../../contracts/eads-structure';
-import { mapHeaders, rankTexts } from '../../contracts/text-match';
+import { contentTokens, isPlainObject, overlapCount, type Choice, type FieldKind } from '../../domain/eads-structure';
+import { mapHeaders, rankTexts } from '../../domain/text-match';
 import type { StandinRule } from '../types';
 import { cuesOf, saySame, sharedCues } from './eads-cues';
 
@@ -216,8 +216,6 @@ function cellValue(cell: string, kind: FieldKind): unknown {
       return text;
   }
 }
-
-const normalizeHeader = (h: string) => h.toLowerCase().replace(/[^a-z0-9?]+/g, '-').replace(/^-+|-+$/g, '');
 
 /** Reads a table answer into rows shaped like the field's columns: with or without a header row, or steps told in prose. */
 function readTable(answer: string, field: PromptField): Array<Record<string, unknown>> | undefined {

@@ -391,7 +391,6 @@ function objectivesRule(sections: Record<string, unknown>) {
 
 function methodologyRule(sections: Record<string, unknown>) {
   const profile = readProfile(sections.profile);
-  const problem = obj(sections.problem);
   const objectives = obj(sections.objectives);
   const specific = strings(objectives.specific_objectives);
   // The profile alone decides, so the data collection plan reaches the same method.

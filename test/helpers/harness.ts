@@ -15,7 +15,7 @@ import { createBackends, type Backends } from '../../backends';
 import type { FlowDefinition } from '../../contracts/common';
 import { parseConfig, type Config } from '../../contracts/config';
 import { startFlow } from '../../client/flow-client';
-import { dataConverterFromEnv } from '../../client/payload-codec';
+import { dataConverterFromEnv } from '../../codec/payload-codec';
 import { startStandin, type FaultSettingsInput, type StandinServer } from '../../standin/server';
 import type { StandinRule } from '../../standin/types';
 import { SEARCH_ATTRIBUTES } from '../../workers/dev-server';

@@ -1,5 +1,5 @@
 /**
- * The proposal's explicit state machine (seed 002's `WorkflowState` + `VALID_TRANSITIONS`),
+ * The proposal's explicit state machine (its states and the transitions allowed between them),
  * extended with the review gate, the PDF step and the idle-timeout end.
  *
  * Pure and deterministic: the clock is injected (the workflow passes its own deterministic time),

@@ -1,5 +1,5 @@
 /**
- * Quality control by code (seed 002, stage 6): the plan's duration must fit the profile's
+ * Quality control by code (stage 6 of the proposal): the plan's duration must fit the profile's
  * timeline, and the pass rule is applied here, not left to the model:
  * overall = ((coherence + feasibility) / 2) × 100; passed only if coherence ≥ 0.7,
  * feasibility ≥ 0.7 and no critical issue.
@@ -13,7 +13,7 @@ import {
   type QualityIssue,
   type QualityValidation,
   type UserProfile,
-} from '../../contracts/proposal';
+} from '../contracts/proposal';
 
 export const PASS_THRESHOLD = 0.7;
 
@@ -95,7 +95,7 @@ export interface ModelQualityAssessment {
 
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
-/** Combines the model's assessment with the code's feasibility check into the seed's contract. */
+/** Combines the model's assessment with the code's feasibility check into the original design's contract. */
 export function combineQuality(model: ModelQualityAssessment, code: CodeFeasibility): QualityValidation {
   const coherence = round2(Math.min(1, Math.max(0, model.coherence_score)));
   const modelFeasibility = round2(Math.min(1, Math.max(0, model.feasibility_score)));

@@ -3,7 +3,7 @@
  * (the interview client, tests). Definitions only: no workflow logic here.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { InterviewAnswer, InterviewQuestionView, ProposalStateView, ReviewDecision } from '../../contracts/proposal';
+import type { InterviewAnswer, InterviewQuestionView, ProposalStateView, ReviewDecision } from './proposal';
 
 /** The open interview question, or null when none is open. */
 export const currentQuestionQuery = defineQuery<InterviewQuestionView | null>('currentQuestion');
