@@ -9,7 +9,15 @@
  */
 import { escapeRegex, type SqlDialect } from '../backends/warehouse/sql';
 import type { ColumnInfo, SqlParam } from '../backends/warehouse/types';
-import { exactForms, isStopWord, phraseRegexAlternative, pluralVariants, wordRegex, type ConceptMatch, type WhereUsedScope } from '../domain/bom-text';
+import {
+  exactForms,
+  isStopWord,
+  phraseRegexAlternative,
+  pluralVariants,
+  wordRegex,
+  type ConceptMatch,
+  type WhereUsedScope,
+} from '../domain/bom-text';
 import type { StrategyNumber } from '../contracts/bom';
 
 export const ROW_LIMIT = 100;
@@ -49,7 +57,10 @@ export class ColumnAllowList {
   private readonly types = new Map<string, string>();
   readonly tables = new Set<string>();
 
-  constructor(readonly dataset: string, columns: ColumnInfo[]) {
+  constructor(
+    readonly dataset: string,
+    columns: ColumnInfo[],
+  ) {
     for (const c of columns) {
       this.types.set(`${c.table}.${c.column}`, c.dataType);
       this.tables.add(c.table);
@@ -102,7 +113,11 @@ export function normaliseTerms(terms: readonly string[]): string[] {
  * singular forms, escaped ("tantalum capacitors" → `(?:tantalum|tantalums)[\s_-]+(?:capacitors|capacitor)`).
  */
 export function pluralRegex(terms: readonly string[]): string {
-  const alternatives = [...new Set(terms.flatMap((t) => (/\s/.test(t.trim()) ? [phraseRegexAlternative(t)] : pluralVariants(t).map(escapeRegex))))];
+  const alternatives = [
+    ...new Set(
+      terms.flatMap((t) => (/\s/.test(t.trim()) ? [phraseRegexAlternative(t)] : pluralVariants(t).map(escapeRegex))),
+    ),
+  ];
   return `(?i)\\b(${alternatives.join('|')})\\b`;
 }
 
@@ -127,8 +142,10 @@ export interface BuiltQuery {
 
 function checkedColumn(allow: ColumnAllowList, qualified: string, d: SqlDialect): string {
   const [table, column, extra] = qualified.split('.');
-  if (extra !== undefined || !column || !(table in ALIAS)) throw new BomSqlError(`column ${JSON.stringify(qualified).slice(0, 80)} is not a column of the BOM tables`);
-  if (!allow.has(qualified)) throw new BomSqlError(`column ${qualified} is not in ${allow.dataset}'s INFORMATION_SCHEMA`);
+  if (extra !== undefined || !column || !(table in ALIAS))
+    throw new BomSqlError(`column ${JSON.stringify(qualified).slice(0, 80)} is not a column of the BOM tables`);
+  if (!allow.has(qualified))
+    throw new BomSqlError(`column ${qualified} is not in ${allow.dataset}'s INFORMATION_SCHEMA`);
   return `${ALIAS[table]}.${d.column(column)}`;
 }
 
@@ -162,8 +179,16 @@ export function buildStrategyQuery(options: {
   if (missing.length) throw new BomSqlError(`dataset ${allow.dataset} lacks ${missing.join(', ')}`);
   const columnRefs = (columns: readonly string[]) => [...new Set(columns)].map((c) => checkedColumn(allow, c, d));
   const defaultRefs = columnRefs(options.columns);
-  const concepts: ConceptQuery[] = (options.concepts?.length ? options.concepts.slice(0, MAX_TERMS) : terms.map((term): ConceptQuery => ({ term, strategy: options.strategy })))
-    .map((c) => ({ ...c, term: normaliseTerms([c.term])[0] ?? '', substring: c.substring === undefined ? undefined : normaliseTerms([c.substring])[0] }))
+  const concepts: ConceptQuery[] = (
+    options.concepts?.length
+      ? options.concepts.slice(0, MAX_TERMS)
+      : terms.map((term): ConceptQuery => ({ term, strategy: options.strategy }))
+  )
+    .map((c) => ({
+      ...c,
+      term: normaliseTerms([c.term])[0] ?? '',
+      substring: c.substring === undefined ? undefined : normaliseTerms([c.substring])[0],
+    }))
     .filter((c) => c.term !== '');
   if (concepts.length === 0) throw new BomSqlError('no search terms');
   const match = options.match ?? 'any';
@@ -172,7 +197,9 @@ export function buildStrategyQuery(options: {
   const params: Record<string, SqlParam> = {};
   const arrayTypes: NonNullable<BuiltQuery['arrayTypes']> = {};
   const refsOf = (c: ConceptQuery) => (c.columns?.length ? columnRefs(c.columns) : defaultRefs);
-  const sameShape = concepts.every((c) => !c.anyOrder && c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join());
+  const sameShape = concepts.every(
+    (c) => !c.anyOrder && c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join(),
+  );
   let conceptConditions: string[];
   if (match === 'any' && sameShape) {
     // One condition for all the terms (one parameter per strategy), as the original design's ladder wrote it.
@@ -232,7 +259,11 @@ export function buildStrategyQuery(options: {
     arrayTypes.parent_kind = 'STRING';
     parentKindCondition = d.inArray(`LOWER(${col('p', column)})`, 'parent_kind');
   }
-  const built = (sql: string[]): BuiltQuery => ({ sql: sql.join('\n'), params, ...(Object.keys(arrayTypes).length ? { arrayTypes } : {}) });
+  const built = (sql: string[]): BuiltQuery => ({
+    sql: sql.join('\n'),
+    params,
+    ...(Object.keys(arrayTypes).length ? { arrayTypes } : {}),
+  });
 
   if (scope === 'top_level') {
     // Each matching line starts a path; each step adds the BOM that uses the previous parent.
@@ -265,7 +296,9 @@ export function buildStrategyQuery(options: {
       `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = m.ancestor`,
       ...(options.parentKind
         ? []
-        : [`LEFT JOIN (SELECT DISTINCT ${col('u', 'component_item_number')} AS item FROM ${t('bom_details')} u${usedActive}) used ON used.item = m.ancestor`]),
+        : [
+            `LEFT JOIN (SELECT DISTINCT ${col('u', 'component_item_number')} AS item FROM ${t('bom_details')} u${usedActive}) used ON used.item = m.ancestor`,
+          ]),
       `WHERE ${ancestorFilter}`,
       `GROUP BY m.ancestor, ${col('p', 'item_description')}`,
       ...(needsAll ? [`HAVING ${conceptConditions.map((_, i) => `MAX(m.has_${i}) = 1`).join(' AND ')}`] : []),
@@ -283,7 +316,9 @@ export function buildStrategyQuery(options: {
     `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = ${col('bd', 'parent_item_number')}`,
     `WHERE ${activeFilter}(${conceptConditions.join('\n    OR ')})${parentKindCondition ? `\n  AND ${parentKindCondition}` : ''}`,
     `GROUP BY ${col('bd', 'parent_item_number')}, ${col('p', 'item_description')}`,
-    ...(needsAll ? [`HAVING ${conceptConditions.map((cond) => `MAX(CASE WHEN ${cond} THEN 1 ELSE 0 END) = 1`).join('\n  AND ')}`] : []),
+    ...(needsAll
+      ? [`HAVING ${conceptConditions.map((cond) => `MAX(CASE WHEN ${cond} THEN 1 ELSE 0 END) = 1`).join('\n  AND ')}`]
+      : []),
     `ORDER BY ${col('bd', 'parent_item_number')}`,
     `LIMIT ${ROW_LIMIT}`,
   ]);
@@ -302,13 +337,19 @@ const PATTERN_FUNCTIONS = new Set(['COUNT', 'SUM', 'MIN', 'MAX', 'AVG', 'OVER', 
  */
 export function patternTemplateProblem(template: string): string | undefined {
   if (!/^\s*SELECT\s/i.test(template)) return 'pattern template must be a SELECT';
-  if (/;|--|\/\*|\*\/|["`\\]/.test(template)) return 'pattern template must be a single statement without comments or quoted identifiers';
+  if (/;|--|\/\*|\*\/|["`\\]/.test(template))
+    return 'pattern template must be a single statement without comments or quoted identifiers';
   const planTables: string[] = [BOM_PLAN.usageTable, BOM_PLAN.itemTable];
-  for (const m of template.matchAll(/\{\{table:([^}]*)\}\}/g)) if (!planTables.includes(m[1])) return `pattern table ${m[1]} is not a BOM table`;
-  if (/\b(FROM|JOIN)\s+(?!\{\{table:\w+\}\})/i.test(template) || /\{\{table:\w+\}\}(\s+(AS\s+)?\w+)?\s*,/i.test(template)) {
+  for (const m of template.matchAll(/\{\{table:([^}]*)\}\}/g))
+    if (!planTables.includes(m[1])) return `pattern table ${m[1]} is not a BOM table`;
+  if (
+    /\b(FROM|JOIN)\s+(?!\{\{table:\w+\}\})/i.test(template) ||
+    /\{\{table:\w+\}\}(\s+(AS\s+)?\w+)?\s*,/i.test(template)
+  ) {
     return 'pattern template may read tables only through {{table:...}} placeholders, one per FROM or JOIN';
   }
-  if (/\b[A-Za-z_]\w*\s*\.\s*(?!\{\{col:)/.test(template)) return 'pattern template may qualify only {{col:...}} placeholders (alias.{{col:name}})';
+  if (/\b[A-Za-z_]\w*\s*\.\s*(?!\{\{col:)/.test(template))
+    return 'pattern template may qualify only {{col:...}} placeholders (alias.{{col:name}})';
   const code = template.replace(/\{\{\w+:[^}]*\}\}/g, 'x').replace(/'[A-Za-z0-9 _]*'/g, 'x');
   if (code.includes("'")) return 'pattern template string literals must be plain words';
   for (const m of code.matchAll(/\b([A-Za-z_]\w*)\s*\(/g)) {
@@ -332,14 +373,16 @@ export function renderPatternTemplate(options: {
   const { dialect: d, allow, template } = options;
   if (template.includes(';')) throw new BomSqlError('pattern template must be a single statement');
   const tables = [...template.matchAll(/\{\{table:(\w+)\}\}/g)].map((m) => m[1]);
-  for (const table of tables) if (!allow.tables.has(table)) throw new BomSqlError(`pattern table ${table} is not in ${allow.dataset}`);
+  for (const table of tables)
+    if (!allow.tables.has(table)) throw new BomSqlError(`pattern table ${table} is not in ${allow.dataset}`);
   const problem = patternTemplateProblem(template);
   if (problem) throw new BomSqlError(problem);
   const used = new Set<string>();
   const sql = template.replace(/\{\{(\w+):([^}]*)\}\}/g, (_m, kind: string, name: string) => {
     if (kind === 'table') return d.table(allow.dataset, name);
     if (kind === 'col') {
-      if (!tables.some((table) => allow.has(`${table}.${name}`))) throw new BomSqlError(`pattern column ${name} is not in the pattern's tables`);
+      if (!tables.some((table) => allow.has(`${table}.${name}`)))
+        throw new BomSqlError(`pattern column ${name} is not in the pattern's tables`);
       return d.column(name);
     }
     if (kind === 'param') {
@@ -350,7 +393,8 @@ export function renderPatternTemplate(options: {
     throw new BomSqlError(`unknown placeholder kind ${kind}`);
   });
   if (/\{\{|\}\}/.test(sql)) throw new BomSqlError('pattern template has a malformed placeholder');
-  if (!new RegExp(`LIMIT ${ROW_LIMIT}\\s*$`).test(sql)) throw new BomSqlError(`pattern template must end with LIMIT ${ROW_LIMIT}`);
+  if (!new RegExp(`LIMIT ${ROW_LIMIT}\\s*$`).test(sql))
+    throw new BomSqlError(`pattern template must end with LIMIT ${ROW_LIMIT}`);
   const params = Object.fromEntries([...used].map((name) => [name, options.params[name]]));
   return { sql, params };
 }

@@ -9,9 +9,30 @@ import type { Backends } from '../backends';
 import { BackendError } from '../backends/errors';
 import type { ColumnInfo } from '../backends/warehouse/types';
 import { bomSettingsSchema, type BomSettings, type StrategyNumber } from '../contracts/bom';
-import { cosineSimilarity, isIdentifierLike, isStopWord, itemNumbersIn, parseBomQuestion, pluralVariants, similarityTokens, valueShape, type ConceptMatch, type WhereUsedScope } from '../domain/bom-text';
+import {
+  cosineSimilarity,
+  isIdentifierLike,
+  isStopWord,
+  itemNumbersIn,
+  parseBomQuestion,
+  pluralVariants,
+  similarityTokens,
+  valueShape,
+  type ConceptMatch,
+  type WhereUsedScope,
+} from '../domain/bom-text';
 import { configSchema, type Config } from '../contracts/config';
-import { BOM_PLAN, BomSqlError, buildStrategyQuery, ColumnAllowList, normaliseTerms, patternTemplateProblem, renderPatternTemplate, ROW_LIMIT, type ConceptQuery } from './bom-sql';
+import {
+  BOM_PLAN,
+  BomSqlError,
+  buildStrategyQuery,
+  ColumnAllowList,
+  normaliseTerms,
+  patternTemplateProblem,
+  renderPatternTemplate,
+  ROW_LIMIT,
+  type ConceptQuery,
+} from './bom-sql';
 import { alignConcepts, Vocabulary, type GroundedConcept } from './bom-terms';
 import { askModel, backendCall, toFailure } from './support';
 
@@ -26,7 +47,10 @@ const SUGGESTIONS_PER_COLUMN = 6;
 const VOCABULARY_SIZE = 1000;
 
 const focusTermsSchema = z.object({
-  focus_terms: z.array(z.string().min(1).max(100)).max(8).describe("Lower-case part phrases to search for, each whole, as written in the question"),
+  focus_terms: z
+    .array(z.string().min(1).max(100))
+    .max(8)
+    .describe('Lower-case part phrases to search for, each whole, as written in the question'),
 });
 const explanationSchema = z.object({
   summary: z.string().min(1).max(400).describe('One or two sentences answering the question from the rows'),
@@ -168,7 +192,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
 
   function sample(dataset: string, qualified: string): Promise<Array<{ value: string; count: number }>> {
     const [table, column] = qualified.split('.');
-    return cached(`${warehouse.name}:${dataset}:sample:${qualified}`, () => backendCall(() => warehouse.sampleDistinct(dataset, table, column, SAMPLE_SIZE)));
+    return cached(`${warehouse.name}:${dataset}:sample:${qualified}`, () =>
+      backendCall(() => warehouse.sampleDistinct(dataset, table, column, SAMPLE_SIZE)),
+    );
   }
 
   /** The vocabulary of one column: its most frequent distinct values, up to VOCABULARY_SIZE. */
@@ -190,17 +216,31 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
      * similarity to their example questions (part numbers as a slot) and fills their slots.
      */
     async matchBomQueryPattern(input: { question: string; threshold: number }): Promise<PatternMatch> {
-      const { hits } = await quickCall(() => search.search({ collection: BOM_PATTERN_COLLECTION, query: input.question, pageSize: 5 }));
+      const { hits } = await quickCall(() =>
+        search.search({ collection: BOM_PATTERN_COLLECTION, query: input.question, pageSize: 5 }),
+      );
       const question = similarityTokens(input.question);
       let best: { pattern: QueryPattern; similarity: number } | undefined;
       for (const hit of hits) {
         const pattern = hit.data as unknown as QueryPattern;
         // A hit whose template is not safe to run is not a pattern (a poisoned document): skip it.
-        if (!Array.isArray(pattern.examples) || typeof pattern.sql !== 'string' || typeof pattern.id !== 'string' || patternTemplateProblem(pattern.sql)) continue;
+        if (
+          !Array.isArray(pattern.examples) ||
+          typeof pattern.sql !== 'string' ||
+          typeof pattern.id !== 'string' ||
+          patternTemplateProblem(pattern.sql)
+        )
+          continue;
         const similarity = Math.max(0, ...pattern.examples.map((e) => cosineSimilarity(question, similarityTokens(e))));
         if (!best || similarity > best.similarity) best = { pattern, similarity };
       }
-      const none: PatternMatch = { matched: false, pattern_id: best?.pattern.id ?? null, similarity: best ? round(best.similarity) : null, threshold: input.threshold, params: {} };
+      const none: PatternMatch = {
+        matched: false,
+        pattern_id: best?.pattern.id ?? null,
+        similarity: best ? round(best.similarity) : null,
+        threshold: input.threshold,
+        params: {},
+      };
       if (!best || best.similarity < input.threshold) return none;
       const items = itemNumbersIn(input.question);
       const params: Record<string, string> = {};
@@ -212,15 +252,26 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     },
 
     /** Runs a matched pattern's template, adapted to the dataset's allow-list and the question's values. */
-    async runBomQueryPattern(input: { dataset: string; pattern: QueryPattern; params: Record<string, string> }): Promise<QueryRun> {
+    async runBomQueryPattern(input: {
+      dataset: string;
+      pattern: QueryPattern;
+      params: Record<string, string>;
+    }): Promise<QueryRun> {
       const allow = await allowList(input.dataset);
       let built;
       try {
-        built = renderPatternTemplate({ dialect: warehouse.dialect, allow, template: input.pattern.sql, params: input.params });
+        built = renderPatternTemplate({
+          dialect: warehouse.dialect,
+          allow,
+          template: input.pattern.sql,
+          params: input.params,
+        });
       } catch (err) {
         throw asFailure(err);
       }
-      const result = await backendCall(() => warehouse.query({ sql: built.sql, params: built.params, label: `bom-pattern-${input.pattern.id}` }));
+      const result = await backendCall(() =>
+        warehouse.query({ sql: built.sql, params: built.params, label: `bom-pattern-${input.pattern.id}` }),
+      );
       const { rows, total } = tidyRows(result.rows);
       return { sql: built.sql, params: built.params, rows, total_rows: total };
     },
@@ -244,11 +295,18 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     /** Schema documentation search: hints (table.column) and domain terms for the focus terms. */
     async searchBomSchema(input: { focusTerms: string[] }): Promise<SchemaSearchResult> {
       if (input.focusTerms.length === 0) return { schema_hints: [], domain_terms: {}, documents: 0 };
-      const { hits } = await quickCall(() => search.search({ collection: BOM_SCHEMA_COLLECTION, query: input.focusTerms.join(' '), pageSize: 6 }));
+      const { hits } = await quickCall(() =>
+        search.search({ collection: BOM_SCHEMA_COLLECTION, query: input.focusTerms.join(' '), pageSize: 6 }),
+      );
       const hints: string[] = [];
       const domain: Record<string, string> = {};
       for (const hit of hits) {
-        const doc = hit.data as { table?: string; column?: string; text?: string; domain_terms?: Record<string, string> };
+        const doc = hit.data as {
+          table?: string;
+          column?: string;
+          text?: string;
+          domain_terms?: Record<string, string>;
+        };
         if (!doc.table) continue;
         const where = doc.column ? `${doc.table}.${doc.column}` : doc.table;
         // A hit is a hint only where the documentation maps the term (domain terms) or names the
@@ -269,18 +327,33 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
      * The column resolver: the STRING columns of the dataset from INFORMATION_SCHEMA, candidate
      * columns from the schema hints, the default columns and value sampling, and the search terms.
      */
-    async resolveBomColumns(input: { dataset: string; focusTerms: string[]; schemaHints: string[]; question?: string }): Promise<ResolvedColumns> {
+    async resolveBomColumns(input: {
+      dataset: string;
+      focusTerms: string[];
+      schemaHints: string[];
+      question?: string;
+    }): Promise<ResolvedColumns> {
       const parsed = input.question === undefined ? undefined : parseBomQuestion(input.question);
       const terms = normaliseTerms(parsed ? alignConcepts(parsed.concepts, input.focusTerms) : input.focusTerms);
       const empty = (reason: string, extra: Partial<ResolvedColumns> = {}): ResolvedColumns => ({
-        tables: [], candidate_columns: [], ignored_columns: [], search_terms: terms, samples: {}, reason, ...extra,
+        tables: [],
+        candidate_columns: [],
+        ignored_columns: [],
+        search_terms: terms,
+        samples: {},
+        reason,
+        ...extra,
       });
-      if (terms.length === 0) return empty('the question names nothing to search for (no focus terms after removing generic words)');
+      if (terms.length === 0)
+        return empty('the question names nothing to search for (no focus terms after removing generic words)');
       const allow = await allowList(input.dataset);
-      if (allow.tables.size === 0) return empty(`dataset ${input.dataset} has no tables (INFORMATION_SCHEMA lists no columns)`);
+      if (allow.tables.size === 0)
+        return empty(`dataset ${input.dataset} has no tables (INFORMATION_SCHEMA lists no columns)`);
       const missing = allow.missingForPlan();
       if (missing.length) {
-        return empty(`dataset ${input.dataset} has no BOM tables: missing ${missing.join(', ')} (tables found: ${[...allow.tables].sort().join(', ')})`);
+        return empty(
+          `dataset ${input.dataset} has no BOM tables: missing ${missing.join(', ')} (tables found: ${[...allow.tables].sort().join(', ')})`,
+        );
       }
       const strings = allow.stringColumns();
       const planTables: string[] = [BOM_PLAN.usageTable, BOM_PLAN.itemTable];
@@ -292,7 +365,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       // With hints, only the hinted and default columns are sampled; without, every BOM column is,
       // and a column whose frequent values contain a term (or share a part number's shape) joins.
       const toSample = hinted.length ? [...new Set([...hinted, ...defaults])] : inPlan;
-      const samples = new Map(await Promise.all(toSample.map(async (c) => [c, await sample(input.dataset, c)] as const)));
+      const samples = new Map(
+        await Promise.all(toSample.map(async (c) => [c, await sample(input.dataset, c)] as const)),
+      );
       const evidence = hinted.length
         ? []
         : inPlan.filter((c) => {
@@ -300,28 +375,44 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             return terms.some((term) =>
               isIdentifierLike(term)
                 ? values.some((v) => valueShape(v) === valueShape(term))
-                : pluralVariants(term).some((variant) => variant.length >= 3 && values.some((v) => v.includes(variant))),
+                : pluralVariants(term).some(
+                    (variant) => variant.length >= 3 && values.some((v) => v.includes(variant)),
+                  ),
             );
           });
 
       // Grounding (when the question is known): each part phrase against the BOM tables' values.
-      let grounding: Pick<ResolvedColumns, 'concepts' | 'missing_terms' | 'closest' | 'match' | 'scope' | 'parent_kind'> = {};
+      let grounding: Pick<
+        ResolvedColumns,
+        'concepts' | 'missing_terms' | 'closest' | 'match' | 'scope' | 'parent_kind'
+      > = {};
       let searchTerms = terms;
       const groundedColumns: string[] = [];
       if (parsed) {
         const vocabulary = new Vocabulary(
-          await Promise.all(inPlan.map(async (column) => ({ column, values: await vocabularyOf(input.dataset, column) }))),
+          await Promise.all(
+            inPlan.map(async (column) => ({ column, values: await vocabularyOf(input.dataset, column) })),
+          ),
         );
         // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
         // (strategy 1 or 2) is not split at its "and"/"or".
         const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;
-        const phrases = whole && whole.level !== null && whole.level <= 2 && !whole.any_order ? normaliseTerms([parsed.whole!]) : terms;
+        const phrases =
+          whole && whole.level !== null && whole.level <= 2 && !whole.any_order
+            ? normaliseTerms([parsed.whole!])
+            : terms;
         const concepts = phrases.map((phrase) => vocabulary.groundWithCorrection(phrase));
         const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
         const closest: Record<string, string[]> = {};
         for (const term of missing) closest[term] = vocabulary.closest(term);
         for (const c of concepts) for (const level of [1, 2, 3] as const) groundedColumns.push(...c.columns[level]);
-        grounding = { concepts, missing_terms: missing, closest, match: phrases.length > 1 ? parsed.match : 'any', scope: parsed.scope };
+        grounding = {
+          concepts,
+          missing_terms: missing,
+          closest,
+          match: phrases.length > 1 ? parsed.match : 'any',
+          scope: parsed.scope,
+        };
         // "Which finished goods …", "Which subassemblies …" name a kind of item: when the subject
         // (or its last word) is exactly a value of an item column (FINISHED_GOOD, SUBASSEMBLY,
         // PRODUCT), the answer lists that kind only. A subject that is no such value ("boards",
@@ -343,7 +434,10 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       const grounded = inPlan.filter((c) => groundedColumns.includes(c));
       const candidates = [...new Set([...hinted, ...evidence, ...grounded, ...defaults])];
       if (candidates.length === 0) {
-        return empty(`no STRING column of ${planTables.join(' or ')} in ${input.dataset} can hold the terms ${terms.join(', ')}`, { tables: planTables, ignored_columns: ignored });
+        return empty(
+          `no STRING column of ${planTables.join(' or ')} in ${input.dataset} can hold the terms ${terms.join(', ')}`,
+          { tables: planTables, ignored_columns: ignored },
+        );
       }
       const suggestions: Record<string, string[]> = {};
       for (const c of candidates) {
@@ -383,9 +477,17 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       const concepts: ConceptQuery[] | undefined = input.concepts
         ?.filter((c) => c.level !== null)
         .map((c) => {
-          const strategy = (c.level !== null && c.level <= max ? Math.max(input.strategy, c.level) : input.strategy) as StrategyNumber;
+          const strategy = (
+            c.level !== null && c.level <= max ? Math.max(input.strategy, c.level) : input.strategy
+          ) as StrategyNumber;
           const columns = c.columns[strategy].filter((col) => input.candidateColumns.includes(col));
-          return { term: c.term, strategy, columns, ...(c.substring ? { substring: c.substring } : {}), ...(c.any_order ? { anyOrder: true } : {}) };
+          return {
+            term: c.term,
+            strategy,
+            columns,
+            ...(c.substring ? { substring: c.substring } : {}),
+            ...(c.any_order ? { anyOrder: true } : {}),
+          };
         });
       let built;
       try {
@@ -404,7 +506,12 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         throw asFailure(err);
       }
       const result = await backendCall(() =>
-        warehouse.query({ sql: built.sql, params: built.params, arrayTypes: built.arrayTypes, label: `bom-strategy-${input.strategy}` }),
+        warehouse.query({
+          sql: built.sql,
+          params: built.params,
+          arrayTypes: built.arrayTypes,
+          label: `bom-strategy-${input.strategy}`,
+        }),
       );
       const { rows, total } = tidyRows(result.rows);
       return { sql: built.sql, params: built.params, rows, total_rows: total };
@@ -437,7 +544,11 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             shown_rows: Math.min(input.totalRows, ROW_LIMIT),
           },
           // A handful of rows is enough to phrase the answer; the full list is formatted by code.
-          rows: input.rows.slice(0, 5).map((r) => Object.values(r).filter((v) => v !== null && v !== '').join(' | ')),
+          rows: input.rows.slice(0, 5).map((r) =>
+            Object.values(r)
+              .filter((v) => v !== null && v !== '')
+              .join(' | '),
+          ),
         },
         schema: explanationSchema,
       });
@@ -449,4 +560,3 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
 }
-

@@ -37,7 +37,12 @@ const candidateDocument = z.object({
   description: z.string().nullish(),
   schema: z.unknown(),
 });
-const catalogColumn = z.object({ name: z.string().min(1), type: z.string().nullish(), description: z.string().nullish(), mode: z.string().nullish() });
+const catalogColumn = z.object({
+  name: z.string().min(1),
+  type: z.string().nullish(),
+  description: z.string().nullish(),
+  mode: z.string().nullish(),
+});
 
 /** Catalogs index a schema as a list, as a JSON string, or as BigQuery's `{ fields: [...] }`. */
 function schemaList(value: unknown): unknown[] {
@@ -49,7 +54,8 @@ function schemaList(value: unknown): unknown[] {
       return [];
     }
   }
-  if (v && typeof v === 'object' && !Array.isArray(v) && Array.isArray((v as { fields?: unknown }).fields)) v = (v as { fields: unknown[] }).fields;
+  if (v && typeof v === 'object' && !Array.isArray(v) && Array.isArray((v as { fields?: unknown }).fields))
+    v = (v as { fields: unknown[] }).fields;
   return Array.isArray(v) ? v : [];
 }
 
@@ -60,7 +66,12 @@ export function parseCandidate(hit: SearchHit): CandidateTable | undefined {
   const schema = schemaList(doc.data.schema)
     .map((c) => catalogColumn.safeParse(c))
     .filter((r) => r.success)
-    .map(({ data: c }) => ({ name: c.name, type: c.type || 'STRING', ...(c.description ? { description: c.description } : {}), ...(c.mode ? { mode: c.mode } : {}) }));
+    .map(({ data: c }) => ({
+      name: c.name,
+      type: c.type || 'STRING',
+      ...(c.description ? { description: c.description } : {}),
+      ...(c.mode ? { mode: c.mode } : {}),
+    }));
   if (!schema.length) return undefined;
   return candidateTableSchema.parse({
     table_id: doc.data.table_id,
@@ -85,15 +96,24 @@ export function createDiscoveryActivities({ model, search }: Backends) {
     },
 
     /** One catalog search; hits that do not describe a table are dropped and counted. */
-    async discoverySearchCatalog(query: string, limit: number): Promise<{ candidates: CandidateTable[]; skipped: number; totalSize: number }> {
-      const { hits, totalSize } = await backendCall(() => search.search({ collection: DISCOVERY_COLLECTION, query, pageSize: limit }));
+    async discoverySearchCatalog(
+      query: string,
+      limit: number,
+    ): Promise<{ candidates: CandidateTable[]; skipped: number; totalSize: number }> {
+      const { hits, totalSize } = await backendCall(() =>
+        search.search({ collection: DISCOVERY_COLLECTION, query, pageSize: limit }),
+      );
       const parsed = hits.slice(0, limit).map(parseCandidate);
       const candidates = parsed.filter((c): c is CandidateTable => c !== undefined);
       return { candidates, skipped: parsed.length - candidates.length, totalSize };
     },
 
     /** The validator sees the candidate's full schema, only this step's target columns, and the group. */
-    async discoveryValidateCandidate(step: Pick<SearchStep, 'conceptual_group'>, targetColumns: Column[], candidate: CandidateTable) {
+    async discoveryValidateCandidate(
+      step: Pick<SearchStep, 'conceptual_group'>,
+      targetColumns: Column[],
+      candidate: CandidateTable,
+    ) {
       const verdict = await askModel(model, {
         task: 'discovery.validate',
         instructions: VALIDATE_INSTRUCTIONS,
@@ -107,7 +127,13 @@ export function createDiscoveryActivities({ model, search }: Backends) {
       // The model may only vouch for this step's target columns: anything else it names (an
       // injected "password" column, another table) is dropped, as uncited literature is.
       const allowed = new Set(targetColumns.map((c) => c.name));
-      return { ...verdict, data: { ...verdict.data, matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)) } };
+      return {
+        ...verdict,
+        data: {
+          ...verdict.data,
+          matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)),
+        },
+      };
     },
   };
 }

@@ -9,7 +9,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { formatZodError, zodIssues } from '../contracts/common';
-import { DEFAULT_BUDGET_DECREMENT, eadsFileSchema, fixtureIdSchema, type EadsCatalogEntry, type LoadedEads, type PursuitPlan } from '../contracts/eads';
+import {
+  DEFAULT_BUDGET_DECREMENT,
+  eadsFileSchema,
+  fixtureIdSchema,
+  type EadsCatalogEntry,
+  type LoadedEads,
+  type PursuitPlan,
+} from '../contracts/eads';
 import { describeFields, stripAnnotations, topicOf, type Json, type JsonObject } from '../domain/eads-structure';
 
 export class EadsLibraryError extends Error {
@@ -82,13 +89,11 @@ function jsonFiles(dir: string): string[] {
   } catch (err) {
     throw new EadsLibraryError(dir, '(directory)', `cannot read the EADS directory: ${(err as Error).message}`);
   }
-  return entries
-    .sort()
-    .flatMap((name) => {
-      const full = path.join(dir, name);
-      if (statSync(full).isDirectory()) return jsonFiles(full);
-      return name.endsWith('.json') ? [full] : [];
-    });
+  return entries.sort().flatMap((name) => {
+    const full = path.join(dir, name);
+    if (statSync(full).isDirectory()) return jsonFiles(full);
+    return name.endsWith('.json') ? [full] : [];
+  });
 }
 
 export interface EadsLibrary {
@@ -107,7 +112,8 @@ export function loadEadsLibrary(dirs: string[]): EadsLibrary {
     for (const file of jsonFiles(dir)) {
       const loaded = loadEadsFile(file);
       const twin = eads.find((e) => e.id === loaded.id);
-      if (twin) throw new EadsLibraryError(file, 'EADS.EADS-id', `duplicate EADS-id "${loaded.id}" (also in ${twin.file})`);
+      if (twin)
+        throw new EadsLibraryError(file, 'EADS.EADS-id', `duplicate EADS-id "${loaded.id}" (also in ${twin.file})`);
       eads.push(loaded);
     }
   }
@@ -120,7 +126,11 @@ export function loadEadsLibrary(dirs: string[]): EadsLibrary {
       const target = byId.get(e.appliesWhen.eads);
       if (!target) throw new EadsLibraryError(e.file, 'applies-when.eads', `unknown EADS "${e.appliesWhen.eads}"`);
       if (!(e.appliesWhen.field in target.example)) {
-        throw new EadsLibraryError(e.file, 'applies-when.field', `"${e.appliesWhen.field}" is not a field of ${target.id}`);
+        throw new EadsLibraryError(
+          e.file,
+          'applies-when.field',
+          `"${e.appliesWhen.field}" is not a field of ${target.id}`,
+        );
       }
     }
   }
@@ -203,7 +213,9 @@ export const fixtureSchema = z
     interviewee: z.string().min(1),
     about: z.string().min(1),
     facts: z.array(z.object({ about: z.string().min(1), answer: z.string().min(1) }).strict()).min(1),
-    tables: z.array(z.object({ name: z.string().min(1), rows: z.array(z.record(z.string(), z.unknown())).min(1) }).strict()).default([]),
+    tables: z
+      .array(z.object({ name: z.string().min(1), rows: z.array(z.record(z.string(), z.unknown())).min(1) }).strict())
+      .default([]),
     /** What a correct interview should find: read by tests only, never sent to the model. */
     expected: z.record(z.string(), z.unknown()).optional(),
   })
@@ -217,18 +229,24 @@ export type Fixture = z.infer<typeof fixtureSchema>;
 export function loadFixture(dir: string | string[], fixtureId: string): Fixture {
   const dirs = Array.isArray(dir) ? dir : [dir];
   const id = fixtureIdSchema.safeParse(fixtureId);
-  if (!id.success) throw new EadsLibraryError(fixtureId, 'fixture', id.error.issues[0]?.message ?? 'invalid fixture id');
+  if (!id.success)
+    throw new EadsLibraryError(fixtureId, 'fixture', id.error.issues[0]?.message ?? 'invalid fixture id');
   const file = dirs.map((d) => path.join(d, `${fixtureId}.json`)).find((f) => existsSync(f));
   if (!file) {
     const known = [...new Set(dirs.flatMap(listFixtures))].sort();
-    throw new EadsLibraryError(path.join(dirs[0] ?? '.', `${fixtureId}.json`), 'fixture', `unknown fixture "${fixtureId}" (known: ${known.join(', ') || 'none'})`);
+    throw new EadsLibraryError(
+      path.join(dirs[0] ?? '.', `${fixtureId}.json`),
+      'fixture',
+      `unknown fixture "${fixtureId}" (known: ${known.join(', ') || 'none'})`,
+    );
   }
   const parsed = fixtureSchema.safeParse(readJson(file));
   if (!parsed.success) {
     const { field, message } = firstIssue(parsed.error);
     throw new EadsLibraryError(file, field, message);
   }
-  if (parsed.data['fixture-id'] !== fixtureId) throw new EadsLibraryError(file, 'fixture-id', `"${parsed.data['fixture-id']}" does not match the file name`);
+  if (parsed.data['fixture-id'] !== fixtureId)
+    throw new EadsLibraryError(file, 'fixture-id', `"${parsed.data['fixture-id']}" does not match the file name`);
   return parsed.data;
 }
 

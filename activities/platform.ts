@@ -15,7 +15,9 @@ export function createPlatformActivities({ model, warehouse, search }: Backends)
     },
 
     async searchPlatformDocs(topic: string, limit: number) {
-      const { hits } = await backendCall(() => search.search({ collection: 'platform-docs', query: topic, pageSize: limit }));
+      const { hits } = await backendCall(() =>
+        search.search({ collection: 'platform-docs', query: topic, pageSize: limit }),
+      );
       return hits.map((h) => ({ id: h.id, title: String(h.data.title ?? h.id), score: h.score }));
     },
 
@@ -24,14 +26,17 @@ export function createPlatformActivities({ model, warehouse, search }: Backends)
       // The workflow validated `limit` (integer 1..50); clamp again here, since it is the one value written into the SQL text.
       const rowLimit = Math.max(1, Math.min(50, Math.trunc(Number(limit)) || 1));
       const sql = `SELECT ${d.column('part_number')}, ${d.column('name')}, ${d.column('category')} FROM ${d.table('platform_demo', 'components')} WHERE ${d.containsText(`LOWER(${d.column('name')})`, 'topic')} ORDER BY ${d.column('part_number')} LIMIT ${rowLimit}`;
-      const { rows } = await backendCall(() => warehouse.query({ sql, params: { topic: topic.toLowerCase() }, label: 'platform-check' }));
+      const { rows } = await backendCall(() =>
+        warehouse.query({ sql, params: { topic: topic.toLowerCase() }, label: 'platform-check' }),
+      );
       return { sql, rows };
     },
 
     async summarizeFindings(topic: string, documents: Array<{ title: string }>, rows: unknown[]) {
       return askModel(model, {
         task: 'platform.summarize',
-        instructions: 'Summarise in one sentence what the documents and warehouse rows say about the topic, and list up to three highlights (document titles).',
+        instructions:
+          'Summarise in one sentence what the documents and warehouse rows say about the topic, and list up to three highlights (document titles).',
         sections: { topic, search_hits: documents, warehouse_rows: rows },
         schema: summarySchema,
       });

@@ -82,7 +82,12 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   const heading = (text: string) => {
     ensureRoom(60);
     doc.moveDown(0.8).font('Bold').fontSize(14).fillColor(TEXT_COLOR).text(text, left, doc.y, { width });
-    doc.moveTo(left, doc.y + 2).lineTo(left + width, doc.y + 2).lineWidth(0.5).strokeColor('#999999').stroke();
+    doc
+      .moveTo(left, doc.y + 2)
+      .lineTo(left + width, doc.y + 2)
+      .lineWidth(0.5)
+      .strokeColor('#999999')
+      .stroke();
     doc.moveDown(0.5);
   };
   const label = (text: string) => {
@@ -90,10 +95,20 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
     doc.moveDown(0.3).font('Bold').fontSize(10.5).fillColor(TEXT_COLOR).text(text, left, doc.y, { width });
   };
   const para = (text: string, options: { color?: string; size?: number } = {}) => {
-    doc.font('Body').fontSize(options.size ?? 10).fillColor(options.color ?? TEXT_COLOR).text(text, left, doc.y, { width, align: 'justify' });
+    doc
+      .font('Body')
+      .fontSize(options.size ?? 10)
+      .fillColor(options.color ?? TEXT_COLOR)
+      .text(text, left, doc.y, { width, align: 'justify' });
   };
   const field = (name: string, value: string) => {
-    doc.font('Bold').fontSize(10).fillColor(TEXT_COLOR).text(`${name}: `, left, doc.y, { width, continued: true }).font('Body').text(value);
+    doc
+      .font('Bold')
+      .fontSize(10)
+      .fillColor(TEXT_COLOR)
+      .text(`${name}: `, left, doc.y, { width, continued: true })
+      .font('Body')
+      .text(value);
   };
   const bullets = (items: string[], numbered = false) => {
     if (items.length === 0) {
@@ -103,7 +118,11 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
     items.forEach((item, i) => {
       ensureRoom(16);
       const y = doc.y;
-      doc.font('Body').fontSize(10).fillColor(TEXT_COLOR).text(numbered ? `${i + 1}.` : '•', left + 4, y, { width: 18 });
+      doc
+        .font('Body')
+        .fontSize(10)
+        .fillColor(TEXT_COLOR)
+        .text(numbered ? `${i + 1}.` : '•', left + 4, y, { width: 18 });
       doc.text(item, left + 22, y, { width: width - 22 });
       doc.moveDown(0.15);
     });
@@ -114,7 +133,10 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   doc.font('Bold').fontSize(20).fillColor(TEXT_COLOR).text(proposal.title, left, doc.y, { width });
   doc.moveDown(0.3);
   para(`Research proposal · ${profile.academic_program}, ${profile.field_of_study}`, { color: MUTED, size: 11 });
-  para(`Generated ${input.generatedAt.slice(0, 10)} by writeResearchProposal (${input.workflowId})`, { color: MUTED, size: 9 });
+  para(`Generated ${input.generatedAt.slice(0, 10)} by writeResearchProposal (${input.workflowId})`, {
+    color: MUTED,
+    size: 9,
+  });
   const qv = proposal.quality_validation;
   doc.moveDown(0.4);
   para(
@@ -150,7 +172,11 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   if (pd.preliminary_literature.length === 0) para('No matching literature was found by the search.', { color: MUTED });
   pd.preliminary_literature.forEach((entry, i) => {
     ensureRoom(60);
-    doc.font('Bold').fontSize(10).fillColor(TEXT_COLOR).text(`[${i + 1}] `, left, doc.y, { width, continued: true });
+    doc
+      .font('Bold')
+      .fontSize(10)
+      .fillColor(TEXT_COLOR)
+      .text(`[${i + 1}] `, left, doc.y, { width, continued: true });
     doc.font('Bold').fillColor(LINK_COLOR).text(entry.title, { link: entry.url, underline: true });
     doc.font('Body').fontSize(9).fillColor(MUTED).text(`${entry.source} · `, left, doc.y, { width, continued: true });
     doc.fillColor(LINK_COLOR).text(entry.url, { link: entry.url, underline: false });
@@ -181,12 +207,21 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   label('Justification');
   para(me.justification);
   field('Required skills', me.required_skills.join(', ') || 'none');
-  field('Estimated duration', `${me.timeline_fit.estimated_duration} (${me.timeline_fit.is_feasible ? 'fits the timeline' : 'does not fit the timeline'})`);
+  field(
+    'Estimated duration',
+    `${me.timeline_fit.estimated_duration} (${me.timeline_fit.is_feasible ? 'fits the timeline' : 'does not fit the timeline'})`,
+  );
   label('Key phases');
-  bullets(me.timeline_fit.key_phases.map((p) => `${p.name} (${p.duration})${p.description ? `: ${p.description}` : ''}`));
+  bullets(
+    me.timeline_fit.key_phases.map((p) => `${p.name} (${p.duration})${p.description ? `: ${p.description}` : ''}`),
+  );
   if (me.alternative_methodologies.length) {
     label('Alternatives');
-    bullets(me.alternative_methodologies.map((a) => `${a.name}. Pros: ${a.pros.join('; ') || '-'}. Cons: ${a.cons.join('; ') || '-'}.`));
+    bullets(
+      me.alternative_methodologies.map(
+        (a) => `${a.name}. Pros: ${a.pros.join('; ') || '-'}. Cons: ${a.cons.join('; ') || '-'}.`,
+      ),
+    );
   }
 
   // --- 6. Data collection
@@ -196,7 +231,9 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   field('Data sources', dc.data_sources.join(', '));
   field('Estimated sample size', dc.estimated_sample_size);
   label('Recommended tools');
-  bullets(dc.recommended_tools.map((t) => `${t.name} (${t.type}; ${t.accessibility}; learning curve: ${t.learning_curve})`));
+  bullets(
+    dc.recommended_tools.map((t) => `${t.name} (${t.type}; ${t.accessibility}; learning curve: ${t.learning_curve})`),
+  );
   label('Timeline');
   const tb = dc.timeline_breakdown;
   bullets([
@@ -218,7 +255,11 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   );
   field('Result', qv.validation_passed ? 'passed (both scores ≥ 0.70, no critical issue)' : 'not passed');
   label('Issues');
-  bullets(qv.issues_identified.map((i) => `[${i.severity}] ${i.component}: ${i.description}${i.impact ? ` (${i.impact})` : ''}`));
+  bullets(
+    qv.issues_identified.map(
+      (i) => `[${i.severity}] ${i.component}: ${i.description}${i.impact ? ` (${i.impact})` : ''}`,
+    ),
+  );
   label('Recommendations');
   bullets(qv.recommendations);
   if (input.unresolvedIssues.length) {
@@ -231,14 +272,23 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   bullets(
     input.history.map((r) => {
       const chosen = r.round === input.chosenRound ? ' ← this version' : '';
-      const why = r.trigger === 'initial' ? 'first version' : r.trigger === 'review' ? 'after review comments' : 'after failed quality control';
+      const why =
+        r.trigger === 'initial'
+          ? 'first version'
+          : r.trigger === 'review'
+            ? 'after review comments'
+            : 'after failed quality control';
       const fb = r.feedback.length ? ` Feedback: ${r.feedback.join(' ')}` : '';
       return `Version ${r.round + 1} (${why}): overall ${r.overall.toFixed(1)}, coherence ${r.coherence.toFixed(2)}, feasibility ${r.feasibility.toFixed(2)}, ${r.passed ? 'passed' : 'not passed'}, ${r.secondaryQuestions} secondary question(s), plan ${r.planWeeks ?? '?'} weeks.${fb}${chosen}`;
     }),
   );
   if (input.review.length) {
     label('Review');
-    bullets(input.review.map((r) => `${r.at.slice(0, 16).replace('T', ' ')}: ${r.decision}${r.comments ? ` (“${r.comments}”)` : ''}`));
+    bullets(
+      input.review.map(
+        (r) => `${r.at.slice(0, 16).replace('T', ' ')}: ${r.decision}${r.comments ? ` (“${r.comments}”)` : ''}`,
+      ),
+    );
   }
 
   // --- Footer with page numbers (drawn last, when the page count is known)
@@ -247,7 +297,15 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
     doc.switchToPage(i);
     const bottom = doc.page.margins.bottom;
     doc.page.margins.bottom = 0;
-    doc.font('Body').fontSize(8).fillColor(MUTED).text(`${proposal.title.slice(0, 80)} · page ${i + 1} of ${range.count}`, left, doc.page.height - 36, { width, align: 'center', lineBreak: false });
+    doc
+      .font('Body')
+      .fontSize(8)
+      .fillColor(MUTED)
+      .text(`${proposal.title.slice(0, 80)} · page ${i + 1} of ${range.count}`, left, doc.page.height - 36, {
+        width,
+        align: 'center',
+        lineBreak: false,
+      });
     doc.page.margins.bottom = bottom;
   }
   doc.end();

@@ -52,7 +52,12 @@ export const problemFormulationReply = z.object({
   secondary_questions: z.array(z.string().min(5)).min(1).max(6),
   key_variables: z.array(z.string().min(1)).min(1).max(10),
   literature: z
-    .array(z.object({ result_id: z.string().min(1).describe('the id of a search result'), relevance_note: z.string().min(1) }))
+    .array(
+      z.object({
+        result_id: z.string().min(1).describe('the id of a search result'),
+        relevance_note: z.string().min(1),
+      }),
+    )
     .max(8),
 });
 export type ProblemFormulationReply = z.infer<typeof problemFormulationReply>;
@@ -66,7 +71,10 @@ export const qualityReply = z.object({
 });
 
 /** Keeps only citations of real search results (by id, or by a URL the search returned). */
-export function citeFromHits(picks: ProblemFormulationReply['literature'], hits: LiteratureHit[]): { entries: LiteratureEntry[]; dropped: string[] } {
+export function citeFromHits(
+  picks: ProblemFormulationReply['literature'],
+  hits: LiteratureHit[],
+): { entries: LiteratureEntry[]; dropped: string[] } {
   const byId = new Map(hits.map((h) => [h.id, h]));
   const byUrl = new Map(hits.map((h) => [h.url, h]));
   const seen = new Set<string>();
@@ -111,7 +119,10 @@ export function toLiteratureHit(id: string, score: number, data: Record<string, 
 function conform<S extends z.ZodType>(schema: S, value: unknown, stage: string): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  throw ApplicationFailure.nonRetryable(`${stage}: result violates its contract: ${formatZodError(result.error)}`, 'StageContractViolation');
+  throw ApplicationFailure.nonRetryable(
+    `${stage}: result violates its contract: ${formatZodError(result.error)}`,
+    'StageContractViolation',
+  );
 }
 
 /** A compact view of the profile for prompts (every stage needs it; tokens matter). */
@@ -128,14 +139,18 @@ export function createProposalActivities({ model, search, config }: Backends) {
     async searchLiterature(profile: UserProfile, focusTerms: string[] = []): Promise<LiteratureHit[]> {
       // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
       // query lets common words dominate a keyword index, a short one finds the specific studies.
-      const phrases = profile.research_area.split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i).filter((p) => p.trim().length >= 3);
-      const queries = [...new Set([
-        profile.research_area,
-        `${profile.field_of_study} ${profile.research_area}`,
-        profile.additional_context ?? '',
-        focusTerms.join(' '),
-        ...(phrases.length > 1 ? phrases : []),
-      ])].filter((q) => q.trim().length > 0);
+      const phrases = profile.research_area
+        .split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
+        .filter((p) => p.trim().length >= 3);
+      const queries = [
+        ...new Set([
+          profile.research_area,
+          `${profile.field_of_study} ${profile.research_area}`,
+          profile.additional_context ?? '',
+          focusTerms.join(' '),
+          ...(phrases.length > 1 ? phrases : []),
+        ]),
+      ].filter((q) => q.trim().length > 0);
       const best = new Map<string, { hit: LiteratureHit; weight: number }>();
       for (const query of queries) {
         const { hits } = await backendCall(() => search.search({ collection, query, pageSize: 20 }));
@@ -174,13 +189,22 @@ export function createProposalActivities({ model, search, config }: Backends) {
           'Cite only studies on the topic itself; when fewer than two are, say in the problem statement that the literature found is thin and cite nothing in their place.',
           'Write for a reader: no phrase repeated within a question, no placeholder variables, whole sentences; describe what changed in your own words rather than quoting the feedback.',
           'Give 2-4 secondary questions (fewer if the timeline is short) and the key variables.',
-          refining ? 'Refine <previous_definition> so that it addresses every point of <refinement_feedback>; keep what already works.' : '',
+          refining
+            ? 'Refine <previous_definition> so that it addresses every point of <refinement_feedback>; keep what already works.'
+            : '',
         ]
           .filter(Boolean)
           .join('\n'),
         sections: {
           profile: profileSection(profile),
-          search_results: hits.map((h) => ({ id: h.id, title: h.title, source: h.source, year: h.year, snippet: h.snippet, keywords: h.keywords })),
+          search_results: hits.map((h) => ({
+            id: h.id,
+            title: h.title,
+            source: h.source,
+            year: h.year,
+            snippet: h.snippet,
+            keywords: h.keywords,
+          })),
           ...(refining
             ? {
                 previous_definition: {
@@ -204,31 +228,46 @@ export function createProposalActivities({ model, search, config }: Backends) {
           previous_secondary_questions: previous.secondary_questions.length,
         });
       }
-      const definition: ProblemDefinition = conform(problemDefinitionSchema, {
-        problem_statement: data.problem_statement,
-        main_research_question: data.main_research_question,
-        secondary_questions: data.secondary_questions,
-        key_variables: data.key_variables,
-        preliminary_literature: entries,
-        refinement_history: history,
-      }, 'problem formulation');
+      const definition: ProblemDefinition = conform(
+        problemDefinitionSchema,
+        {
+          problem_statement: data.problem_statement,
+          main_research_question: data.main_research_question,
+          secondary_questions: data.secondary_questions,
+          key_variables: data.key_variables,
+          preliminary_literature: entries,
+          refinement_history: history,
+        },
+        'problem formulation',
+      );
       return { definition, title: data.working_title, citationsDropped: dropped, usage };
     },
 
-    async defineObjectives(profile: UserProfile, problem: ProblemDefinition): Promise<{ data: ResearchObjectives; usage: TokenUsage }> {
+    async defineObjectives(
+      profile: UserProfile,
+      problem: ProblemDefinition,
+    ): Promise<{ data: ResearchObjectives; usage: TokenUsage }> {
       return askModel(model, {
         task: 'proposal.objectives',
         instructions:
           'Turn the main research question into a general objective and each secondary question into one SMART specific objective (same order). Assess feasibility against the profile and check that every question is covered.',
         sections: {
           profile: profileSection(profile),
-          problem: { main_research_question: problem.main_research_question, secondary_questions: problem.secondary_questions, key_variables: problem.key_variables },
+          problem: {
+            main_research_question: problem.main_research_question,
+            secondary_questions: problem.secondary_questions,
+            key_variables: problem.key_variables,
+          },
         },
         schema: researchObjectivesSchema,
       });
     },
 
-    async recommendMethodology(profile: UserProfile, problem: ProblemDefinition, objectives: ResearchObjectives): Promise<{ data: MethodologyRecommendation; usage: TokenUsage }> {
+    async recommendMethodology(
+      profile: UserProfile,
+      problem: ProblemDefinition,
+      objectives: ResearchObjectives,
+    ): Promise<{ data: MethodologyRecommendation; usage: TokenUsage }> {
       return askModel(model, {
         task: 'proposal.methodology',
         instructions:
@@ -236,13 +275,20 @@ export function createProposalActivities({ model, search, config }: Backends) {
         sections: {
           profile: profileSection(profile),
           problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
-          objectives: { general_objective: objectives.general_objective, specific_objectives: objectives.specific_objectives },
+          objectives: {
+            general_objective: objectives.general_objective,
+            specific_objectives: objectives.specific_objectives,
+          },
         },
         schema: methodologyRecommendationSchema,
       });
     },
 
-    async planDataCollection(profile: UserProfile, objectives: ResearchObjectives, methodology: MethodologyRecommendation): Promise<{ data: DataCollectionPlan; usage: TokenUsage }> {
+    async planDataCollection(
+      profile: UserProfile,
+      objectives: ResearchObjectives,
+      methodology: MethodologyRecommendation,
+    ): Promise<{ data: DataCollectionPlan; usage: TokenUsage }> {
       return askModel(model, {
         task: 'proposal.data_collection',
         instructions:
@@ -281,18 +327,31 @@ export function createProposalActivities({ model, search, config }: Backends) {
             key_variables: problem.key_variables,
             literature_count: problem.preliminary_literature.length,
           },
-          objectives: { general_objective: objectives.general_objective, specific_objectives: objectives.specific_objectives },
+          objectives: {
+            general_objective: objectives.general_objective,
+            specific_objectives: objectives.specific_objectives,
+          },
           methodology: {
             recommended_methodology: methodology.recommended_methodology,
             methodology_type: methodology.methodology_type,
             justification: methodology.justification,
             estimated_duration: methodology.timeline_fit.estimated_duration,
           },
-          data_collection: { collection_techniques: plan.collection_techniques, timeline_breakdown: plan.timeline_breakdown },
+          data_collection: {
+            collection_techniques: plan.collection_techniques,
+            timeline_breakdown: plan.timeline_breakdown,
+          },
         },
         schema: qualityReply,
       });
-      return { data: conform(qualityValidationSchema, combineQuality(data, checkFeasibility(profile, plan)), 'quality control'), usage };
+      return {
+        data: conform(
+          qualityValidationSchema,
+          combineQuality(data, checkFeasibility(profile, plan)),
+          'quality control',
+        ),
+        usage,
+      };
     },
 
     /** Writes the PDF to the artifact store; only its path and a few figures go into history. */
@@ -308,4 +367,3 @@ export function createProposalActivities({ model, search, config }: Backends) {
     },
   };
 }
-

@@ -29,7 +29,11 @@ export function assignRows(results: MinizincResults): ChartRows {
   const bars: ChartBar[] = [];
   for (const r of results.resources) {
     const uses = results.jobs
-      .flatMap((j) => j.steps.filter((s) => s.resources.includes(r.name)).map((s) => ({ job: j.id, step: s.step, start: s.start, end: s.end })))
+      .flatMap((j) =>
+        j.steps
+          .filter((s) => s.resources.includes(r.name))
+          .map((s) => ({ job: j.id, step: s.step, start: s.start, end: s.end })),
+      )
       .sort((a, b) => a.start - b.start || a.end - b.end);
     if (!uses.length) continue;
     const lanes = Math.max(1, Math.min(r.quantity, r.peak || 1));
@@ -54,19 +58,23 @@ export function jobColour(index: number): string {
   const f = (n: number) => {
     const k = (n + h / 30) % 12;
     const c = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-    return Math.round(c * 255).toString(16).padStart(2, '0');
+    return Math.round(c * 255)
+      .toString(16)
+      .padStart(2, '0');
   };
   return `#${f(0)}${f(8)}${f(4)}`;
 }
 
-const escapeXml = (s: string) => s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+const escapeXml = (s: string) =>
+  s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
 
 /** A readable tick step (in the problem's unit) for about `target` ticks over `span`. */
 function tickStep(span: number, unit: TimeUnit, target = 10): { step: number; label: (t: number) => string } {
   const minutes = TIME_UNITS[unit];
   const spanMinutes = Math.max(1, span * minutes);
   const candidates = [1, 5, 10, 15, 30, 60, 120, 240, 360, 720, 1440, 2880, 10080, 20160, 40320];
-  const stepMinutes = candidates.find((c) => spanMinutes / c <= target) ?? Math.ceil(spanMinutes / target / 1440) * 1440;
+  const stepMinutes =
+    candidates.find((c) => spanMinutes / c <= target) ?? Math.ceil(spanMinutes / target / 1440) * 1440;
   const step = Math.max(1, Math.round(stepMinutes / minutes));
   const label = (t: number) => {
     const m = t * minutes;
@@ -95,22 +103,34 @@ export function ganttSvg(results: MinizincResults, options: { title: string }): 
   const x = (t: number) => labelWidth + (t / span) * plotWidth;
   const { step, label } = tickStep(span, results.timeUnit as TimeUnit);
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="DejaVu Sans, Arial, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${width}" height="${height}" fill="#ffffff"/>`);
   const unit = results.timeUnit as TimeUnit;
-  const late = results.objective.name === 'total-tardiness' ? `total lateness ${results.totalTardiness !== null ? formatTime(results.totalTardiness, unit) : '-'}; ` : '';
+  const late =
+    results.objective.name === 'total-tardiness'
+      ? `total lateness ${results.totalTardiness !== null ? formatTime(results.totalTardiness, unit) : '-'}; `
+      : '';
   const subtitle = `${results.status} (${results.solver}); ${late}makespan ${results.makespanText ?? '-'}; ${jobs.length} job(s)`;
   out.push(`<text x="10" y="20" font-size="15" font-weight="bold">${escapeXml(options.title)}</text>`);
   out.push(`<text x="10" y="38" fill="#555">${escapeXml(subtitle)}</text>`);
   for (let t = 0; t <= span; t += step) {
-    out.push(`<line x1="${x(t).toFixed(1)}" y1="${top - 4}" x2="${x(t).toFixed(1)}" y2="${top + plotHeight}" stroke="#e2e2e2"/>`);
-    out.push(`<text x="${x(t).toFixed(1)}" y="${top + plotHeight + 14}" text-anchor="middle" fill="#555" font-size="10">${escapeXml(label(t))}</text>`);
+    out.push(
+      `<line x1="${x(t).toFixed(1)}" y1="${top - 4}" x2="${x(t).toFixed(1)}" y2="${top + plotHeight}" stroke="#e2e2e2"/>`,
+    );
+    out.push(
+      `<text x="${x(t).toFixed(1)}" y="${top + plotHeight + 14}" text-anchor="middle" fill="#555" font-size="10">${escapeXml(label(t))}</text>`,
+    );
   }
   rows.forEach((r, i) => {
     const y = top + i * rowHeight;
-    if (i % 2 === 0) out.push(`<rect x="${labelWidth}" y="${y}" width="${plotWidth}" height="${rowHeight}" fill="#f6f6f6"/>`);
+    if (i % 2 === 0)
+      out.push(`<rect x="${labelWidth}" y="${y}" width="${plotWidth}" height="${rowHeight}" fill="#f6f6f6"/>`);
     const name = r.of > 1 ? `${r.resource} ${r.unit}/${r.of}` : r.resource;
-    out.push(`<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(name.length > 30 ? `${name.slice(0, 29)}…` : name)}</text>`);
+    out.push(
+      `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(name.length > 30 ? `${name.slice(0, 29)}…` : name)}</text>`,
+    );
   });
   for (const b of bars) {
     const y = top + b.row * rowHeight + 3;
@@ -119,7 +139,10 @@ export function ganttSvg(results: MinizincResults, options: { title: string }): 
       `<rect x="${x(b.start).toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${rowHeight - 6}" rx="2" fill="${colour.get(b.job)}" stroke="#333" stroke-width="0.4">` +
         `<title>${escapeXml(`${b.job}: ${b.step} ${b.start}–${b.end} ${results.timeUnit}`)}</title></rect>`,
     );
-    if (w > 8 * (b.job.length + 1)) out.push(`<text x="${(x(b.start) + 3).toFixed(1)}" y="${y + 12}" font-size="10" fill="#fff">${escapeXml(b.job)}</text>`);
+    if (w > 8 * (b.job.length + 1))
+      out.push(
+        `<text x="${(x(b.start) + 3).toFixed(1)}" y="${y + 12}" font-size="10" fill="#fff">${escapeXml(b.job)}</text>`,
+      );
   }
   const legendTop = top + plotHeight + 34;
   legendJobs.forEach((j, i) => {
@@ -127,9 +150,14 @@ export function ganttSvg(results: MinizincResults, options: { title: string }): 
     const ly = legendTop + Math.floor(i / legendCols) * 18;
     const job = results.jobs[i]!;
     out.push(`<rect x="${lx.toFixed(1)}" y="${ly}" width="12" height="12" fill="${colour.get(j)}"/>`);
-    out.push(`<text x="${(lx + 16).toFixed(1)}" y="${ly + 10}" font-size="11">${escapeXml(`${j}: ${job.product}`.slice(0, 40))}</text>`);
+    out.push(
+      `<text x="${(lx + 16).toFixed(1)}" y="${ly + 10}" font-size="11">${escapeXml(`${j}: ${job.product}`.slice(0, 40))}</text>`,
+    );
   });
-  if (jobs.length > legendJobs.length) out.push(`<text x="10" y="${legendTop + (legendRows - 1) * 18 + 10}" font-size="11" fill="#555">… and ${jobs.length - legendJobs.length} more job(s)</text>`);
+  if (jobs.length > legendJobs.length)
+    out.push(
+      `<text x="10" y="${legendTop + (legendRows - 1) * 18 + 10}" font-size="11" fill="#555">… and ${jobs.length - legendJobs.length} more job(s)</text>`,
+    );
   out.push('</svg>');
   return `${out.join('\n')}\n`;
 }

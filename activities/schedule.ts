@@ -29,11 +29,18 @@ export interface ScheduleArtifacts {
 export async function svgToPng(svg: string): Promise<Buffer> {
   const { Resvg } = await import('@resvg/resvg-js');
   const width = Number(svg.match(/width="(\d+)"/)?.[1] ?? 1000);
-  const resvg = new Resvg(svg, { fitTo: { mode: 'width', value: width * 2 }, font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' } });
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: 'width', value: width * 2 },
+    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans' },
+  });
   return resvg.render().asPng();
 }
 
-export async function writeScheduleArtifacts(input: ScheduleArtifactsInput, dir: string, name: string): Promise<ScheduleArtifacts> {
+export async function writeScheduleArtifacts(
+  input: ScheduleArtifactsInput,
+  dir: string,
+  name: string,
+): Promise<ScheduleArtifacts> {
   await mkdir(dir, { recursive: true });
   const base = path.join(dir, name);
   const files = { model: `${base}.mzn`, data: `${base}.dzn` };

@@ -42,7 +42,10 @@ function currentContext(): Context | undefined {
  * noticed at the heartbeat timeout, not the start-to-close timeout), passes the cancellation
  * signal on, and converts backend errors.
  */
-export async function backendCall<T>(work: (signal: AbortSignal | undefined) => Promise<T>, heartbeatEveryMs = 2000): Promise<T> {
+export async function backendCall<T>(
+  work: (signal: AbortSignal | undefined) => Promise<T>,
+  heartbeatEveryMs = 2000,
+): Promise<T> {
   const ctx = currentContext();
   const timer = ctx ? setInterval(() => ctx.heartbeat(), heartbeatEveryMs) : undefined;
   try {
@@ -62,7 +65,10 @@ export interface ModelAnswer<T> {
 }
 
 /** One structured model call as an activity step: returns the validated data and its token usage. */
-export async function askModel<S extends z.ZodType>(model: ModelBackend, request: Omit<ModelRequest<S>, 'signal'>): Promise<ModelAnswer<z.output<S>>> {
+export async function askModel<S extends z.ZodType>(
+  model: ModelBackend,
+  request: Omit<ModelRequest<S>, 'signal'>,
+): Promise<ModelAnswer<z.output<S>>> {
   const reply = await backendCall((signal) => model.generate({ ...request, signal }));
   return { data: reply.data, usage: reply.usage };
 }

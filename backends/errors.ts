@@ -23,7 +23,10 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   // Credentials in a query string: ?key=..., &access_token=...
   [/([?&](?:key|api[_-]?key|access_token|token|sig|signature|client_secret|password)=)[^&\s"'#<>]+/gi, `$1${REDACTED}`],
   // "x-goog-api-key: ...", "api_key": "...", "authorization=..." in headers, JSON or logs.
-  [/((?:x-goog-api-key|x-api-key|api[_-]?key|apikey|access_token|client_secret|password|authorization)["']?\s*[:=]\s*["']?)(?!bearer\b|basic\b)[^\s"',;}&]+/gi, `$1${REDACTED}`],
+  [
+    /((?:x-goog-api-key|x-api-key|api[_-]?key|apikey|access_token|client_secret|password|authorization)["']?\s*[:=]\s*["']?)(?!bearer\b|basic\b)[^\s"',;}&]+/gi,
+    `$1${REDACTED}`,
+  ],
 ];
 
 /** Cuts credentials out of a text: known token shapes, `key=` parameters and the configured secrets. */
@@ -81,12 +84,24 @@ export function isRetryableStatus(status: number | undefined): boolean {
   return status === undefined || status === 408 || status === 429 || status >= 500;
 }
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** True for errors that mean "the request did not get an answer" rather than "the answer was no". */
 export function isTransportError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: string }).code ?? (err.cause as { code?: string } | undefined)?.code;
   if (code && NETWORK_CODES.has(code)) return true;
-  return err.name === 'AbortError' || err.name === 'TimeoutError' || /fetch failed|socket hang up|timed? ?out/i.test(err.message);
+  return (
+    err.name === 'AbortError' ||
+    err.name === 'TimeoutError' ||
+    /fetch failed|socket hang up|timed? ?out/i.test(err.message)
+  );
 }

@@ -33,18 +33,38 @@ export function standinUrl(config: Config): string {
 
 /** Every secret of the configuration (and of the environment) is cut out of backend errors. */
 function registerConfiguredSecrets(config: Config): void {
-  const configured = Object.entries(config).filter(([name, value]) => isSecretVariable(name) && typeof value === 'string');
-  registerSecrets(config.geminiApiKey, ...configured.flatMap(([, v]) => String(v).split(',')), ...secretValues(process.env));
+  const configured = Object.entries(config).filter(
+    ([name, value]) => isSecretVariable(name) && typeof value === 'string',
+  );
+  registerSecrets(
+    config.geminiApiKey,
+    ...configured.flatMap(([, v]) => String(v).split(',')),
+    ...secretValues(process.env),
+  );
 }
 
 export function createModel(config: Config): ModelBackend {
   registerConfiguredSecrets(config);
-  const common = { model: config.GEMINI_MODEL, timeoutMs: config.MODEL_TIMEOUT_MS, maxRepairs: config.MODEL_MAX_REPAIRS };
+  const common = {
+    model: config.GEMINI_MODEL,
+    timeoutMs: config.MODEL_TIMEOUT_MS,
+    maxRepairs: config.MODEL_MAX_REPAIRS,
+  };
   switch (config.model) {
     case 'vertex':
-      return new GeminiModel({ ...common, label: 'vertex', vertex: { project: config.GOOGLE_CLOUD_PROJECT!, location: config.GOOGLE_CLOUD_LOCATION }, baseUrl: config.GOOGLE_GEMINI_BASE_URL });
+      return new GeminiModel({
+        ...common,
+        label: 'vertex',
+        vertex: { project: config.GOOGLE_CLOUD_PROJECT!, location: config.GOOGLE_CLOUD_LOCATION },
+        baseUrl: config.GOOGLE_GEMINI_BASE_URL,
+      });
     case 'gemini':
-      return new GeminiModel({ ...common, label: 'gemini', apiKey: config.geminiApiKey, baseUrl: config.GOOGLE_GEMINI_BASE_URL });
+      return new GeminiModel({
+        ...common,
+        label: 'gemini',
+        apiKey: config.geminiApiKey,
+        baseUrl: config.GOOGLE_GEMINI_BASE_URL,
+      });
     case 'standin':
       // The stand-in ignores the key; the real client still needs one to build its requests.
       return new GeminiModel({ ...common, label: 'standin', apiKey: 'standin-offline', baseUrl: standinUrl(config) });
@@ -84,7 +104,11 @@ export function createSearch(config: Config): SearchBackend {
 /** `http://host:port`, `host:port` or `host` → the client's endpoint options. */
 export function parseEndpoint(endpoint: string): { host: string; port?: number; protocol: 'http' | 'https' } {
   const url = new URL(endpoint.includes('://') ? endpoint : `https://${endpoint}`);
-  return { host: url.hostname, port: url.port ? Number(url.port) : undefined, protocol: url.protocol === 'http:' ? 'http' : 'https' };
+  return {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : undefined,
+    protocol: url.protocol === 'http:' ? 'http' : 'https',
+  };
 }
 
 export async function createBackends(config: Config): Promise<Backends> {

@@ -37,16 +37,52 @@ const MODEL_LATENCY = Number(args['model-latency-ms']);
 /** A deterministic mix of realistic questions: component kinds in several phrasings, part numbers, no-answer terms. */
 function questionMix(n: number): string[] {
   const kinds = [
-    'battery', 'batteries', 'memory', 'capacitor', 'capacitors', 'resistor', 'connector', 'connectors', 'sensor', 'microcontroller',
-    'display', 'fuse', 'fastener', 'screws', 'enclosure', 'cable', 'led', 'leds', 'crystal', 'inductor', 'antenna', 'motor',
-    'obsolete', 'battery or memory', 'thermistor', 'polyfuse', 'hydraulic valves', 'titanium springs', 'relay',
+    'battery',
+    'batteries',
+    'memory',
+    'capacitor',
+    'capacitors',
+    'resistor',
+    'connector',
+    'connectors',
+    'sensor',
+    'microcontroller',
+    'display',
+    'fuse',
+    'fastener',
+    'screws',
+    'enclosure',
+    'cable',
+    'led',
+    'leds',
+    'crystal',
+    'inductor',
+    'antenna',
+    'motor',
+    'obsolete',
+    'battery or memory',
+    'thermistor',
+    'polyfuse',
+    'hydraulic valves',
+    'titanium springs',
+    'relay',
   ];
-  const phrasings = ['Which BOMs use {k} components?', 'List BOMs using {k}', 'Show the BOMs that contain {k} parts', 'Which assemblies have {k} on them?'];
-  const parts = ['Where is part CMP-{n} used?', 'What components are in BOM SA-{s}?', 'Which obsolete components does FG-{f} use?', 'Which BOMs use component CMP-{n}?'];
+  const phrasings = [
+    'Which BOMs use {k} components?',
+    'List BOMs using {k}',
+    'Show the BOMs that contain {k} parts',
+    'Which assemblies have {k} on them?',
+  ];
+  const parts = [
+    'Where is part CMP-{n} used?',
+    'What components are in BOM SA-{s}?',
+    'Which obsolete components does FG-{f} use?',
+    'Which BOMs use component CMP-{n}?',
+  ];
   const out: string[] = [];
   for (let i = 0; i < n; i++) {
     if (i % 7 === 3) {
-      const template = parts[(i / 7) % parts.length | 0];
+      const template = parts[((i / 7) % parts.length) | 0];
       out.push(
         template
           .replace('{n}', String(1 + ((i * 97) % 3400)).padStart(6, '0'))
@@ -79,7 +115,11 @@ interface RunResult {
   error?: string;
 }
 
-async function runBatch(client: Client, taskQueue: string, questions: string[]): Promise<{ results: RunResult[]; seconds: number }> {
+async function runBatch(
+  client: Client,
+  taskQueue: string,
+  questions: string[],
+): Promise<{ results: RunResult[]; seconds: number }> {
   const results: RunResult[] = [];
   let next = 0;
   const t0 = performance.now();
@@ -93,7 +133,11 @@ async function runBatch(client: Client, taskQueue: string, questions: string[]):
           const out = (await handle.result()) as BomQuestionOutput;
           results.push({ question, ms: performance.now() - started, out });
         } catch (err) {
-          results.push({ question, ms: performance.now() - started, error: err instanceof Error ? err.message : String(err) });
+          results.push({
+            question,
+            ms: performance.now() - started,
+            error: err instanceof Error ? err.message : String(err),
+          });
         }
       }
     }),
@@ -101,7 +145,8 @@ async function runBatch(client: Client, taskQueue: string, questions: string[]):
   return { results, seconds: (performance.now() - t0) / 1000 };
 }
 
-const pct = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN);
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
 function method(out: BomQuestionOutput): string {
@@ -114,16 +159,35 @@ function report(label: string, batch: { results: RunResult[]; seconds: number },
   const ok = batch.results.filter((r) => r.out);
   const latencies = batch.results.map((r) => r.ms).sort((a, b) => a - b);
   const tokens = ok.map((r) => r.out!.usage.totalTokens).sort((a, b) => a - b);
-  console.log(`\n== ${label}: ${batch.results.length} questions, ${CONCURRENCY} at once, ${batch.seconds.toFixed(1)} s (load average now ${os.loadavg().map((l) => l.toFixed(1)).join(' / ')} on ${os.cpus().length} cores)`);
+  console.log(
+    `\n== ${label}: ${batch.results.length} questions, ${CONCURRENCY} at once, ${batch.seconds.toFixed(1)} s (load average now ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' / ')} on ${os.cpus().length} cores)`,
+  );
   console.log(`   throughput      ${((batch.results.length / batch.seconds) * 60).toFixed(0)} questions/min`);
-  console.log(`   latency         p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`);
-  console.log(`   tokens/question mean ${mean(tokens).toFixed(0)}, p95 ${pct(tokens, 95)}, max ${tokens[tokens.length - 1]} (target <= 1500: ${tokens[tokens.length - 1] <= 1500 ? 'met' : 'NOT met'}); model calls/question ${mean(ok.map((r) => r.out!.usage.calls)).toFixed(2)}`);
+  console.log(
+    `   latency         p50 ${pct(latencies, 50).toFixed(0)} ms, p95 ${pct(latencies, 95).toFixed(0)} ms, max ${latencies[latencies.length - 1].toFixed(0)} ms`,
+  );
+  console.log(
+    `   tokens/question mean ${mean(tokens).toFixed(0)}, p95 ${pct(tokens, 95)}, max ${tokens[tokens.length - 1]} (target <= 1500: ${tokens[tokens.length - 1] <= 1500 ? 'met' : 'NOT met'}); model calls/question ${mean(ok.map((r) => r.out!.usage.calls)).toFixed(2)}`,
+  );
   console.log(`   warehouse statements/question ${(queries / batch.results.length).toFixed(2)}`);
   const shares = new Map<string, number>();
   for (const r of ok) shares.set(method(r.out!), (shares.get(method(r.out!)) ?? 0) + 1);
-  console.log(`   answered by     ${[...shares].sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${((100 * v) / batch.results.length).toFixed(1)}%`).join(', ')}`);
+  console.log(
+    `   answered by     ${[...shares]
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${((100 * v) / batch.results.length).toFixed(1)}%`)
+      .join(', ')}`,
+  );
   const unanswered = [...new Set(ok.filter((r) => r.out!.outcome !== 'answered').map((r) => r.question))];
-  console.log(`   not answered    ${unanswered.length} distinct: ${unanswered.slice(0, 6).map((q) => JSON.stringify(q)).join(', ')}${unanswered.length > 6 ? ', …' : ''}`);
+  console.log(
+    `   not answered    ${unanswered.length} distinct: ${unanswered
+      .slice(0, 6)
+      .map((q) => JSON.stringify(q))
+      .join(', ')}${unanswered.length > 6 ? ', …' : ''}`,
+  );
   const failed = batch.results.filter((r) => r.error);
   if (failed.length) console.log(`   FAILED          ${failed.length}: ${failed[0].error}`);
 }
@@ -132,7 +196,13 @@ async function main() {
   Runtime.install({ logger: new DefaultLogger('ERROR'), shutdownSignals: [] });
   const server = await startDevServer({ port: await freePort(), quiet: true });
   const standin = await startStandin({ port: 0, faults: { latencyMs: MODEL_LATENCY } });
-  const config = parseConfig({ AGENT_FLOWS_MODEL: 'standin', GOOGLE_GEMINI_BASE_URL: standin.url, DUCKDB_PATH: ':memory:', WORKER_METRICS_PORT: '0', LOG_LEVEL: 'error' });
+  const config = parseConfig({
+    AGENT_FLOWS_MODEL: 'standin',
+    GOOGLE_GEMINI_BASE_URL: standin.url,
+    DUCKDB_PATH: ':memory:',
+    WORKER_METRICS_PORT: '0',
+    LOG_LEVEL: 'error',
+  });
   const created = await createBackends(config);
   const warehouse = countingWarehouse(created.warehouse);
   const nativeConnection = await NativeConnection.connect({ address: server.address });
@@ -144,7 +214,9 @@ async function main() {
     { label: 'query reuse ON (default)', reuse: true },
     { label: 'query reuse OFF', reuse: false },
   ];
-  console.log(`answerBomQuestion bench: ${QUESTIONS} questions, concurrency ${CONCURRENCY}, stand-in model latency ${MODEL_LATENCY} ms, DuckDB bom_demo, dev server ${server.address}`);
+  console.log(
+    `answerBomQuestion bench: ${QUESTIONS} questions, concurrency ${CONCURRENCY}, stand-in model latency ${MODEL_LATENCY} ms, DuckDB bom_demo, dev server ${server.address}`,
+  );
   for (const run of runs) {
     // Each configuration gets its own worker and task queue (the settings come from the worker's config).
     const backends: Backends = { ...created, warehouse, config: { ...config, BOM_QUERY_REUSE_ENABLED: run.reuse } };
@@ -166,7 +238,9 @@ async function main() {
     const ms = results.map((r) => r.ms).sort((a, b) => a - b);
     return `p50 ${pct(ms, 50).toFixed(0)} ms, tokens ${mean(results.map((r) => r.out!.usage.totalTokens)).toFixed(0)}, model calls ${mean(results.map((r) => r.out!.usage.calls)).toFixed(2)}, answered ${results.filter((r) => r.out!.outcome === 'answered').length}/${results.length}`;
   };
-  console.log(`\n== query reuse effect on the ${covered.size} distinct question(s) a pattern matched (${pick(on).length} runs)`);
+  console.log(
+    `\n== query reuse effect on the ${covered.size} distinct question(s) a pattern matched (${pick(on).length} runs)`,
+  );
   console.log(`   reuse on : ${describe(pick(on))}`);
   console.log(`   reuse off: ${describe(pick(off))}`);
   const onTokens = mean(on.filter((r) => r.out).map((r) => r.out!.usage.totalTokens));

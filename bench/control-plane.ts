@@ -26,7 +26,9 @@ interface AutocannonResult {
   latency: { p50: number; p99: number };
 }
 type AutocannonRequest = { method?: string; path: string };
-type Instance = PromiseLike<AutocannonResult> & { on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void };
+type Instance = PromiseLike<AutocannonResult> & {
+  on(event: 'response', fn: (client: unknown, status: number, bytes: number, ms: number) => void): void;
+};
 // autocannon ships no type declarations.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const autocannon = require('autocannon') as (opts: Record<string, unknown>) => Instance;
@@ -39,7 +41,14 @@ const API = '/api/v1/discovery/capabilities';
 const scenarios: Array<{ name: string; paths?: string[]; random?: () => string }> = [
   {
     name: 'no schemas (query mix)',
-    paths: ['?limit=20', '?tags=nlp*&limit=50', '?agent=agent-0042', '?reasoner=*research*&format=compact&limit=10', '?format=xml&limit=10', '?health_status=active&limit=20&include_descriptions=false'],
+    paths: [
+      '?limit=20',
+      '?tags=nlp*&limit=50',
+      '?agent=agent-0042',
+      '?reasoner=*research*&format=compact&limit=10',
+      '?format=xml&limit=10',
+      '?health_status=active&limit=20&include_descriptions=false',
+    ],
   },
   {
     name: 'with schemas (query mix)',
@@ -88,14 +97,24 @@ const COMPILED = path.join(ROOT, 'out', 'bench-control-plane', 'server', 'main.j
 const modes = [
   { name: 'compiled, default V8 heap', args: [COMPILED] },
   { name: 'compiled, memory flags', args: [...MEMORY_FLAGS, COMPILED] },
-  { name: 'npm run control-plane (memory flags + tsx loader)', args: [...MEMORY_FLAGS, '--import', 'tsx', 'server/main.ts'] },
+  {
+    name: 'npm run control-plane (memory flags + tsx loader)',
+    args: [...MEMORY_FLAGS, '--import', 'tsx', 'server/main.ts'],
+  },
 ];
 type Mode = (typeof modes)[number];
 
 async function startServer(mode: Mode, port: number, store: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, mode.args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, CONTROL_PLANE_PORT: String(port), CONTROL_PLANE_HOST: '127.0.0.1', CONTROL_PLANE_STORE: store, LOG_LEVEL: 'info' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      CONTROL_PLANE_PORT: String(port),
+      CONTROL_PLANE_HOST: '127.0.0.1',
+      CONTROL_PLANE_STORE: store,
+      LOG_LEVEL: 'info',
+    },
     // JSON logs (one line per request) are written as in production, then discarded.
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -110,7 +129,11 @@ async function register(url: string): Promise<number> {
     Array.from({ length: 20 }, async () => {
       while (next <= AGENTS) {
         const i = next++;
-        const res = await fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(syntheticAgent(i, { capabilities: CAPABILITIES })) });
+        const res = await fetch(`${url}/api/v1/agents`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(syntheticAgent(i, { capabilities: CAPABILITIES })),
+        });
         if (res.status !== 201) throw new Error(`registration ${i}: HTTP ${res.status} ${await res.text()}`);
       }
     }),
@@ -133,8 +156,11 @@ async function runMode(mode: Mode, seconds: number, connections: number) {
   try {
     const registerMs = await register(url);
     const sizes: Record<string, number> = {};
-    for (const s of scenarios) for (const p of s.paths ?? []) sizes[p] = (await (await fetch(`${url}${API}${p}`)).text()).length;
-    console.log(`\n## ${mode.name}: ${AGENTS} agents × ${CAPABILITIES} capabilities registered in ${(registerMs / 1000).toFixed(1)} s; idle RSS ${rssMb(server.pid!).rss.toFixed(0)} MB`);
+    for (const s of scenarios)
+      for (const p of s.paths ?? []) sizes[p] = (await (await fetch(`${url}${API}${p}`)).text()).length;
+    console.log(
+      `\n## ${mode.name}: ${AGENTS} agents × ${CAPABILITIES} capabilities registered in ${(registerMs / 1000).toFixed(1)} s; idle RSS ${rssMb(server.pid!).rss.toFixed(0)} MB`,
+    );
     console.log('| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | avg body |');
     console.log('|---|---:|---:|---:|---:|---:|---:|');
     const rows = [];
@@ -145,8 +171,16 @@ async function runMode(mode: Mode, seconds: number, connections: number) {
         url,
         connections,
         duration: seconds,
-        ...(s.paths ? { requests: s.paths.map((p): AutocannonRequest => ({ method: 'GET', path: `${API}${p}` })) } : {}),
-        ...(s.random ? { requests: [{ method: 'GET', setupRequest: (req: AutocannonRequest) => ({ ...req, path: `${API}${s.random!()}` }) }] } : {}),
+        ...(s.paths
+          ? { requests: s.paths.map((p): AutocannonRequest => ({ method: 'GET', path: `${API}${p}` })) }
+          : {}),
+        ...(s.random
+          ? {
+              requests: [
+                { method: 'GET', setupRequest: (req: AutocannonRequest) => ({ ...req, path: `${API}${s.random!()}` }) },
+              ],
+            }
+          : {}),
       });
       instance.on('response', (_c, _status, resBytes, ms) => {
         times.push(ms);
@@ -164,15 +198,21 @@ async function runMode(mode: Mode, seconds: number, connections: number) {
         avgBody: times.length ? bytes / times.length : 0,
       };
       rows.push(row);
-      console.log(`| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p95.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} | ${(row.avgBody / 1024).toFixed(1)} KB |`);
+      console.log(
+        `| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p95.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} | ${(row.avgBody / 1024).toFixed(1)} KB |`,
+      );
     }
     const hits = await metric(url, 'agentfield_discovery_cache_hits_total');
     const misses = await metric(url, 'agentfield_discovery_cache_misses_total');
     const memo = await metric(url, 'agentfield_discovery_response_memo_hits_total');
     const { rss, peak } = rssMb(server.pid!);
     const maxSampled = Math.max(...rssSamples);
-    console.log(`cache: ${hits} hits, ${misses} misses → hit rate ${((100 * hits) / (hits + misses)).toFixed(3)} %; rendered-response memo hits ${memo}`);
-    console.log(`RSS: now ${rss.toFixed(0)} MB, peak (VmHWM) ${peak.toFixed(0)} MB, max sampled under load ${maxSampled.toFixed(0)} MB`);
+    console.log(
+      `cache: ${hits} hits, ${misses} misses → hit rate ${((100 * hits) / (hits + misses)).toFixed(3)} %; rendered-response memo hits ${memo}`,
+    );
+    console.log(
+      `RSS: now ${rss.toFixed(0)} MB, peak (VmHWM) ${peak.toFixed(0)} MB, max sampled under load ${maxSampled.toFixed(0)} MB`,
+    );
     return { rows, hits, misses, rss, peak };
   } finally {
     clearInterval(sampler);
@@ -189,7 +229,25 @@ function compile(): void {
   try {
     execFileSync(
       process.execPath,
-      [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '--outDir', outDir, '--rootDir', ROOT, '--module', 'commonjs', '--moduleResolution', 'node10', '--target', 'es2022', '--esModuleInterop', '--skipLibCheck', '--resolveJsonModule', '--types', 'node', path.join(ROOT, 'server', 'main.ts')],
+      [
+        path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+        '--outDir',
+        outDir,
+        '--rootDir',
+        ROOT,
+        '--module',
+        'commonjs',
+        '--moduleResolution',
+        'node10',
+        '--target',
+        'es2022',
+        '--esModuleInterop',
+        '--skipLibCheck',
+        '--resolveJsonModule',
+        '--types',
+        'node',
+        path.join(ROOT, 'server', 'main.ts'),
+      ],
       { cwd: ROOT, stdio: 'pipe' },
     );
   } catch {
@@ -201,14 +259,21 @@ function compile(): void {
 async function main() {
   const seconds = Number(process.argv[2] ?? 10);
   const connections = Number(process.argv[3] ?? 10);
-  console.log(`# control-plane discovery bench: ${os.cpus().length} cores (shared with other work; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}), ${seconds} s per scenario, ${connections} connections, node ${process.version}`);
+  console.log(
+    `# control-plane discovery bench: ${os.cpus().length} cores (shared with other work; load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}), ${seconds} s per scenario, ${connections} connections, node ${process.version}`,
+  );
   compile();
   const results = [];
   for (const mode of modes) results.push({ mode, ...(await runMode(mode, seconds, connections)) });
   console.log('\n## targets (no-schema query mix): p95 < 10 ms, ≥ 2,000 req/s, peak RSS < 100 MB');
   for (const r of results) {
     const row = r.rows[0];
-    console.log(`- ${r.mode.name}: p95 ${row.p95.toFixed(2)} ms (${row.p95 < 10 ? 'met' : 'MISSED'}), ${row.rps.toFixed(0)} req/s (${row.rps >= 2000 ? 'met' : 'MISSED'}), peak RSS ${r.peak.toFixed(0)} MB (${r.peak < 100 ? 'met' : 'MISSED'})`);
+    console.log(
+      `- ${r.mode.name}: p95 ${row.p95.toFixed(2)} ms (${row.p95 < 10 ? 'met' : 'MISSED'}), ${row.rps.toFixed(0)} req/s (${row.rps >= 2000 ? 'met' : 'MISSED'}), peak RSS ${r.peak.toFixed(0)} MB (${r.peak < 100 ? 'met' : 'MISSED'})`,
+    );
   }
 }
 

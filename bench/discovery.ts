@@ -56,7 +56,8 @@ interface Timing {
   args: unknown[];
 }
 
-const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
 
 function decode(payloads: Array<{ data?: Uint8Array | null }> | null | undefined): unknown[] {
   return (payloads ?? []).map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')));
@@ -74,25 +75,38 @@ async function analyse(handle: WorkflowHandle, out: DiscoverFromPrpOutput) {
     if (e.workflowExecutionStartedEventAttributes) wfStart = ms(e.eventTime);
     if (e.workflowExecutionCompletedEventAttributes) wfEnd = ms(e.eventTime);
     const s = e.activityTaskScheduledEventAttributes;
-    if (s) scheduled.set(id, { type: s.activityType?.name ?? '', args: decode(s.input?.payloads), at: ms(e.eventTime) });
-    if (e.activityTaskStartedEventAttributes) started.set(String(e.activityTaskStartedEventAttributes.scheduledEventId), ms(e.eventTime));
+    if (s)
+      scheduled.set(id, { type: s.activityType?.name ?? '', args: decode(s.input?.payloads), at: ms(e.eventTime) });
+    if (e.activityTaskStartedEventAttributes)
+      started.set(String(e.activityTaskStartedEventAttributes.scheduledEventId), ms(e.eventTime));
     const c = e.activityTaskCompletedEventAttributes;
     if (c) {
       const key = String(c.scheduledEventId);
       const info = scheduled.get(key)!;
-      timings.push({ type: info.type, args: info.args, scheduled: info.at, started: started.get(key)!, completed: ms(e.eventTime) });
+      timings.push({
+        type: info.type,
+        args: info.args,
+        scheduled: info.at,
+        started: started.get(key)!,
+        completed: ms(e.eventTime),
+      });
     }
   }
   const exec = (t: Timing) => t.completed - t.started;
   const plan = timings.filter((t) => t.type === 'discoveryPlanSearch').reduce((n, t) => n + exec(t), 0);
   const chains = out.results.map((step) => {
     const search = timings.find((t) => t.type === 'discoverySearchCatalog' && t.args[0] === step.search_query);
-    const validations = timings.filter((t) => t.type === 'discoveryValidateCandidate' && (t.args[0] as { conceptual_group: string }).conceptual_group === step.conceptual_group);
+    const validations = timings.filter(
+      (t) =>
+        t.type === 'discoveryValidateCandidate' &&
+        (t.args[0] as { conceptual_group: string }).conceptual_group === step.conceptual_group,
+    );
     return (search ? exec(search) : 0) + Math.max(0, ...validations.map(exec));
   });
   if (process.env.BENCH_TIMELINE) {
     for (const e of events) {
-      const kind = Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? '?';
+      const kind =
+        Object.keys(e).find((k) => k.endsWith('EventAttributes') && (e as Record<string, unknown>)[k]) ?? '?';
       console.log(`${(ms(e.eventTime) - wfStart).toFixed(0).padStart(6)} ${kind.replace('EventAttributes', '')}`);
     }
   }
@@ -113,10 +127,19 @@ async function analyse(handle: WorkflowHandle, out: DiscoverFromPrpOutput) {
 
 async function startStandinProcess(latencyMs: number): Promise<{ url: string; stop(): void }> {
   const port = await freePort();
-  const child = spawn(path.join(__dirname, '..', 'node_modules', '.bin', 'tsx'), [path.join(__dirname, '..', 'standin', 'main.ts')], {
-    env: { ...process.env, STANDIN_PORT: String(port), STANDIN_HOST: '127.0.0.1', STANDIN_FAULTS: JSON.stringify({ latencyMs }) },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    path.join(__dirname, '..', 'node_modules', '.bin', 'tsx'),
+    [path.join(__dirname, '..', 'standin', 'main.ts')],
+    {
+      env: {
+        ...process.env,
+        STANDIN_PORT: String(port),
+        STANDIN_HOST: '127.0.0.1',
+        STANDIN_FAULTS: JSON.stringify({ latencyMs }),
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => /\[standin\]/.test(chunk.toString()) && resolve());
     child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}`)));
@@ -152,28 +175,42 @@ async function main() {
   // BENCH_EAGER_ACTIVITIES raises how many activities a workflow task may take back eagerly (default 3).
   const pollers = process.env.BENCH_ACTIVITY_POLLERS ? Number(process.env.BENCH_ACTIVITY_POLLERS) : undefined;
   const eager = process.env.BENCH_EAGER_ACTIVITIES ? Number(process.env.BENCH_EAGER_ACTIVITIES) : undefined;
-  const worker = pollers || eager
-    ? await Worker.create({
-        connection: nativeConnection,
-        taskQueue: TASK_QUEUE,
-        workflowsPath: WORKFLOWS_PATH,
-        activities: createActivities(backends),
-        maxConcurrentActivityTaskExecutions: 200,
-        ...(pollers ? { maxConcurrentActivityTaskPolls: pollers } : {}),
-        ...(eager ? { maxEagerActivityReservationsPerWorkflowTask: eager } : {}),
-      })
-    : await createFlowWorker({ connection: nativeConnection, backends, maxConcurrentActivityTaskExecutions: 200 });
+  const worker =
+    pollers || eager
+      ? await Worker.create({
+          connection: nativeConnection,
+          taskQueue: TASK_QUEUE,
+          workflowsPath: WORKFLOWS_PATH,
+          activities: createActivities(backends),
+          maxConcurrentActivityTaskExecutions: 200,
+          ...(pollers ? { maxConcurrentActivityTaskPolls: pollers } : {}),
+          ...(eager ? { maxEagerActivityReservationsPerWorkflowTask: eager } : {}),
+        })
+      : await createFlowWorker({ connection: nativeConnection, backends, maxConcurrentActivityTaskExecutions: 200 });
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
 
-  const rows: Array<{ concurrency: number; steps: number; candidates: number; clientWall: number } & Awaited<ReturnType<typeof analyse>>> = [];
+  const rows: Array<
+    { concurrency: number; steps: number; candidates: number; clientWall: number } & Awaited<ReturnType<typeof analyse>>
+  > = [];
   await worker.runUntil(async () => {
     // Warm-up: loads the workflow bundle and the catalog index.
-    await (await startFlow(client, discoverFromPrpFlow, { prp: BENCH_PRP, targetSchema: BENCH_SCHEMA.slice(0, 3), maxCandidatesPerStep: 1 })).result();
+    await (
+      await startFlow(client, discoverFromPrpFlow, {
+        prp: BENCH_PRP,
+        targetSchema: BENCH_SCHEMA.slice(0, 3),
+        maxCandidatesPerStep: 1,
+      })
+    ).result();
     for (const concurrency of bounds) {
       for (let r = 0; r < repeats; r++) {
         const t0 = performance.now();
-        const handle = await startFlow(client, discoverFromPrpFlow, { prp: BENCH_PRP, targetSchema: BENCH_SCHEMA, maxCandidatesPerStep: 10, concurrency }, { taskQueue: TASK_QUEUE });
+        const handle = await startFlow(
+          client,
+          discoverFromPrpFlow,
+          { prp: BENCH_PRP, targetSchema: BENCH_SCHEMA, maxCandidatesPerStep: 10, concurrency },
+          { taskQueue: TASK_QUEUE },
+        );
         const out = (await handle.result()) as DiscoverFromPrpOutput;
         const clientWall = performance.now() - t0;
         const a = await analyse(handle, out);
@@ -187,8 +224,12 @@ async function main() {
   standin.stop();
   await server.stop();
 
-  console.log(`discoverFromPrp: plan of ${rows[0].steps} steps × ${rows[0].candidates / rows[0].steps} candidates, stand-in latency ${latencyMs} ms, ${repeats} run(s) per bound`);
-  console.log('(wall: workflow start → completion in the history; sequential sum and critical path from the activities’ own start/complete times)');
+  console.log(
+    `discoverFromPrp: plan of ${rows[0].steps} steps × ${rows[0].candidates / rows[0].steps} candidates, stand-in latency ${latencyMs} ms, ${repeats} run(s) per bound`,
+  );
+  console.log(
+    '(wall: workflow start → completion in the history; sequential sum and critical path from the activities’ own start/complete times)',
+  );
   for (const concurrency of bounds) {
     const runs = rows.filter((r) => r.concurrency === concurrency).sort((a, b) => a.wall - b.wall);
     const m = runs[Math.floor(runs.length / 2)];
@@ -196,10 +237,16 @@ async function main() {
     console.log(
       `  concurrency ${String(concurrency).padEnd(3)} median wall ${m.wall.toFixed(0)} ms (client ${m.clientWall.toFixed(0)} ms) | sequential sum ${m.sequential.toFixed(0)} ms (${(m.sequential / m.wall).toFixed(1)}× the wall) | ` +
         `critical path ${m.critical.toFixed(0)} ms → wall/critical ${ratio.toFixed(2)}` +
-        (concurrency >= m.candidates ? `  target ≤ 1.15: ${ratio <= 1.15 ? 'met' : 'NOT met'}` : `  (bounded: ≥ ${Math.ceil(m.candidates / concurrency)} validation rounds expected)`),
+        (concurrency >= m.candidates
+          ? `  target ≤ 1.15: ${ratio <= 1.15 ? 'met' : 'NOT met'}`
+          : `  (bounded: ≥ ${Math.ceil(m.candidates / concurrency)} validation rounds expected)`),
     );
-    console.log(`      runs: ${runs.map((r) => `${r.wall.toFixed(0)}/${r.critical.toFixed(0)}`).join(', ')} (wall/critical ms)`);
-    console.log(`      median run: ${m.activities} activities, scheduled→started median ${m.queuedMedian.toFixed(0)} ms, max ${m.queuedMax.toFixed(0)} ms; last activity → workflow completed ${m.tail.toFixed(0)} ms`);
+    console.log(
+      `      runs: ${runs.map((r) => `${r.wall.toFixed(0)}/${r.critical.toFixed(0)}`).join(', ')} (wall/critical ms)`,
+    );
+    console.log(
+      `      median run: ${m.activities} activities, scheduled→started median ${m.queuedMedian.toFixed(0)} ms, max ${m.queuedMax.toFixed(0)} ms; last activity → workflow completed ${m.tail.toFixed(0)} ms`,
+    );
   }
 }
 

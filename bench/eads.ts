@@ -31,14 +31,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const ms = (x: number) => `${x.toFixed(0)} ms`;
 
 /** Events and bytes of every run of a workflow id, following the continue-as-new chain. */
-async function runHistories(client: Client, workflowId: string, firstRunId: string): Promise<Array<{ events: number; bytes: number }>> {
+async function runHistories(
+  client: Client,
+  workflowId: string,
+  firstRunId: string,
+): Promise<Array<{ events: number; bytes: number }>> {
   const runs: Array<{ events: number; bytes: number }> = [];
   let runId: string | undefined = firstRunId;
   while (runId) {
     const history: History = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const events = history.events ?? [];
     runs.push({ events: events.length, bytes: historyToJSON(history).length });
-    const next: string | null | undefined = events[events.length - 1]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+    const next: string | null | undefined =
+      events[events.length - 1]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
     runId = next ?? undefined;
   }
   return runs;
@@ -48,7 +53,14 @@ async function main() {
   const perFixture = Number(process.argv[2] ?? 3);
   const server = await startDevServer({ port: await freePort(), quiet: true });
   const standin = await startStandin({ port: 0 });
-  const config = parseConfig({ AGENT_FLOWS_MODEL: 'standin', GOOGLE_GEMINI_BASE_URL: standin.url, DUCKDB_PATH: ':memory:', WORKER_METRICS_PORT: '0', LOG_LEVEL: 'warn', ARTIFACT_DIR: 'out/bench' });
+  const config = parseConfig({
+    AGENT_FLOWS_MODEL: 'standin',
+    GOOGLE_GEMINI_BASE_URL: standin.url,
+    DUCKDB_PATH: ':memory:',
+    WORKER_METRICS_PORT: '0',
+    LOG_LEVEL: 'warn',
+    ARTIFACT_DIR: 'out/bench',
+  });
   installRuntime(config, { handleSignals: false });
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
@@ -57,14 +69,19 @@ async function main() {
   const taskQueue = 'bench-eads';
   const worker = await createFlowWorker({ connection: nativeConnection, backends, taskQueue });
   let seq = 0;
-  const start = (input: Record<string, unknown>) => startFlow(client, runEadsInterviewFlow, { projectId: `bench-${seq++}`, ...input }, { taskQueue });
+  const start = (input: Record<string, unknown>) =>
+    startFlow(client, runEadsInterviewFlow, { projectId: `bench-${seq++}`, ...input }, { taskQueue });
 
   await worker.runUntil(async () => {
     // Warm-up: bundle loaded, library cached.
     await (await start({ mode: 'surrogate', fixture: FIXTURES[0], maxPursuits: 1 })).result();
 
-    console.log(`EADS interviews on the local stack (2 shared cores; stand-in model), ${perFixture} surrogate interview(s) per fixture\n`);
-    console.log('fixture                  wall (median)  EADS  questions  q/EADS  model calls  tokens (prompt+output)  tokens/question');
+    console.log(
+      `EADS interviews on the local stack (2 shared cores; stand-in model), ${perFixture} surrogate interview(s) per fixture\n`,
+    );
+    console.log(
+      'fixture                  wall (median)  EADS  questions  q/EADS  model calls  tokens (prompt+output)  tokens/question',
+    );
     for (const fixture of FIXTURES) {
       const walls: number[] = [];
       let last: RunEadsInterviewOutput | undefined;
@@ -92,7 +109,9 @@ async function main() {
       const runs = await runHistories(client, handle.workflowId, handle.firstExecutionRunId);
       const largest = runs.reduce((a, b) => (b.bytes > a.bytes ? b : a));
       const total = runs.reduce((a, b) => ({ events: a.events + b.events, bytes: a.bytes + b.bytes }));
-      console.log(`  ${label.padEnd(34)} runs ${String(runs.length).padStart(2)}  largest run ${String(largest.events).padStart(4)} events ${String(Math.round(largest.bytes / 1024)).padStart(4)} KiB   all runs ${String(total.events).padStart(4)} events ${String(Math.round(total.bytes / 1024)).padStart(4)} KiB`);
+      console.log(
+        `  ${label.padEnd(34)} runs ${String(runs.length).padStart(2)}  largest run ${String(largest.events).padStart(4)} events ${String(Math.round(largest.bytes / 1024)).padStart(4)} KiB   all runs ${String(total.events).padStart(4)} events ${String(Math.round(total.bytes / 1024)).padStart(4)} KiB`,
+      );
     }
     const flowShopPursuit = async (questionsPerRun: number) => {
       const handle = await start({ mode: 'surrogate', fixture: 'brewery-flow-shop', maxPursuits: 3, questionsPerRun });
@@ -105,19 +124,29 @@ async function main() {
     for (const perRun of [200, 2]) {
       const { questions, runs } = await flowShopPursuit(perRun);
       const largest = runs.reduce((a, b) => (b.bytes > a.bytes ? b : a));
-      console.log(`  pursueEads flow shop (${questions} q), questionsPerRun ${String(perRun).padEnd(3)}  runs ${runs.length}  largest run ${largest.events} events ${Math.round(largest.bytes / 1024)} KiB`);
+      console.log(
+        `  pursueEads flow shop (${questions} q), questionsPerRun ${String(perRun).padEnd(3)}  runs ${runs.length}  largest run ${largest.events} events ${Math.round(largest.bytes / 1024)} KiB`,
+      );
     }
 
     console.log('\nHuman mode, as the MCP tools see it (problem-type EADS, 3 answers per interview)');
     const answerMs: number[] = [];
     const nextQuestionMs: number[] = [];
-    const answers = ['Every batch goes through the same steps in the same order.', 'No, discrete batches.', 'Yes, the same weekly pattern.'];
+    const answers = [
+      'Every batch goes through the same steps in the same order.',
+      'No, discrete batches.',
+      'Yes, the same weekly pattern.',
+    ];
     for (let i = 0; i < Math.max(3, perFixture); i++) {
       const session = new EadsSession(client, `bench-human-${i}`);
       await session.ensure({ taskQueue, orchestration: 'auto' });
       let pursuit = await waitForPursuit(session, 'process/warm-up-with-challenges');
       let q = await session.question(pursuit);
-      await session.answer(pursuit, q.question!.id, 'We brew craft beers; the fermenters are the bottleneck and demand is seasonal.');
+      await session.answer(
+        pursuit,
+        q.question!.id,
+        'We brew craft beers; the fermenters are the bottleneck and demand is seasonal.',
+      );
       pursuit = await waitForPursuit(session, 'process/scheduling-problem-type');
       q = await session.question(pursuit);
       for (const answer of answers) {
@@ -131,8 +160,12 @@ async function main() {
       }
       await session.finish('bench');
     }
-    console.log(`  process_eads_answer (update → refinement):  median ${ms(median(answerMs))}, max ${ms(Math.max(...answerMs))} over ${answerMs.length}`);
-    console.log(`  get_next_question (next question ready):    median ${ms(median(nextQuestionMs))}, max ${ms(Math.max(...nextQuestionMs))} over ${nextQuestionMs.length}`);
+    console.log(
+      `  process_eads_answer (update → refinement):  median ${ms(median(answerMs))}, max ${ms(Math.max(...answerMs))} over ${answerMs.length}`,
+    );
+    console.log(
+      `  get_next_question (next question ready):    median ${ms(median(nextQuestionMs))}, max ${ms(Math.max(...nextQuestionMs))} over ${nextQuestionMs.length}`,
+    );
   });
 
   await nativeConnection.close();

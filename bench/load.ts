@@ -41,7 +41,8 @@ function rssMb(pid: number): number {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 function spawnNode(script: string, env: Record<string, string>): ChildProcess {
   // node --import tsx (no tsx wrapper process), so the pid is the process whose memory we measure.
@@ -55,8 +56,16 @@ function spawnNode(script: string, env: Record<string, string>): ChildProcess {
 async function main() {
   const server = await startDevServer({ port: await freePort(), quiet: true });
   const faultRate = Number(args['fault-rate']);
-  const standin = await startStandin({ faults: faultRate > 0 ? { rate429: faultRate / 2, rate503: faultRate / 2, seed: 7 } : {} });
-  const env = { TEMPORAL_ADDRESS: server.address, GOOGLE_GEMINI_BASE_URL: standin.url, AGENT_FLOWS_MODEL: 'standin', WORKER_METRICS_PORT: '0', ARTIFACT_DIR: path.join(ROOT, 'out', 'bench') };
+  const standin = await startStandin({
+    faults: faultRate > 0 ? { rate429: faultRate / 2, rate503: faultRate / 2, seed: 7 } : {},
+  });
+  const env = {
+    TEMPORAL_ADDRESS: server.address,
+    GOOGLE_GEMINI_BASE_URL: standin.url,
+    AGENT_FLOWS_MODEL: 'standin',
+    WORKER_METRICS_PORT: '0',
+    ARTIFACT_DIR: path.join(ROOT, 'out', 'bench'),
+  };
   const workers = Array.from({ length: Number(args.workers) }, () => spawnNode('workers/worker.ts', env));
   let controlPlane: ChildProcess | undefined;
   let controlPlaneUrl: string | undefined;
@@ -71,7 +80,12 @@ async function main() {
   const startedAt: number[] = [];
   const durations: Array<{ flow: string; ms: number; ok: boolean }> = [];
   const rssSamples: Array<{ t: number; workers: number[]; controlPlane?: number }> = [];
-  const sample = () => rssSamples.push({ t: performance.now(), workers: workers.map((w) => rssMb(w.pid!)), controlPlane: controlPlane ? rssMb(controlPlane.pid!) : undefined });
+  const sample = () =>
+    rssSamples.push({
+      t: performance.now(),
+      workers: workers.map((w) => rssMb(w.pid!)),
+      controlPlane: controlPlane ? rssMb(controlPlane.pid!) : undefined,
+    });
   let peak = 0;
   const peakTimer = setInterval(() => {
     peak = Math.max(peak, ...workers.map((w) => rssMb(w.pid!)));
@@ -80,17 +94,27 @@ async function main() {
   const runOne = async (i: number) => {
     const { flow, input: example } = inputs[i % inputs.length];
     // Flows with a natural identity (one EADS interview per project) need a distinct key per run.
-    const input = flow.workflowId && typeof example === 'object' && example && 'projectId' in example ? { ...example, projectId: `${String(example.projectId)}-load-${i}` } : example;
+    const input =
+      flow.workflowId && typeof example === 'object' && example && 'projectId' in example
+        ? { ...example, projectId: `${String(example.projectId)}-load-${i}` }
+        : example;
     const t0 = performance.now();
     startedAt.push(t0);
     try {
-      const handle = await startFlow(client, flow, input, flow.workflowId ? {} : { workflowId: `load-${flow.slug}-${i}-${Date.now().toString(36)}` });
+      const handle = await startFlow(
+        client,
+        flow,
+        input,
+        flow.workflowId ? {} : { workflowId: `load-${flow.slug}-${i}-${Date.now().toString(36)}` },
+      );
       await handle.result();
       durations.push({ flow: flow.type, ms: performance.now() - t0, ok: true });
       return handle.workflowId;
     } catch (err) {
       durations.push({ flow: flow.type, ms: performance.now() - t0, ok: false });
-      console.error(`  ${flow.type} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`);
+      console.error(
+        `  ${flow.type} failed: ${(err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message}`,
+      );
       return undefined;
     }
   };
@@ -108,7 +132,8 @@ async function main() {
     let i = 0;
     while (performance.now() - t0 < minutes * 60_000) {
       pending.push(runOne(i++));
-      if (controlPlaneUrl) void fetch(`${controlPlaneUrl}/api/v1/discovery/capabilities?include_input_schema=true`).catch(() => undefined);
+      if (controlPlaneUrl)
+        void fetch(`${controlPlaneUrl}/api/v1/discovery/capabilities?include_input_schema=true`).catch(() => undefined);
       await new Promise((r) => setTimeout(r, intervalMs));
     }
     ids = await Promise.all(pending);
@@ -126,30 +151,58 @@ async function main() {
   let failedAttempts = 0;
   for (const id of ids.filter((x): x is string => !!x)) {
     const history = await client.workflow.getHandle(id).fetchHistory();
-    failedAttempts += (history.events ?? []).filter((e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes).length;
+    failedAttempts += (history.events ?? []).filter(
+      (e) => e.activityTaskFailedEventAttributes || e.activityTaskTimedOutEventAttributes,
+    ).length;
   }
   const injected = Object.values(standin.stats().faults).reduce((a, b) => a + b, 0);
 
   const ok = durations.filter((d) => d.ok);
   const sorted = ok.map((d) => d.ms).sort((a, b) => a - b);
-  console.log(`\n${args['soak-minutes'] ? `Soak ${args['soak-minutes']} min at ${args.rate}/min` : `Load: ${args.flows} flows started at once`} — ${args.workers} worker process(es), 2-core machine`);
-  console.log(`  completed ${ok.length}/${durations.length}; flows per minute ${((ok.length / wallMs) * 60_000).toFixed(1)}; wall ${(wallMs / 1000).toFixed(1)} s`);
-  console.log(`  completion time p50 ${(percentile(sorted, 50) / 1000).toFixed(2)} s, p95 ${(percentile(sorted, 95) / 1000).toFixed(2)} s`);
+  console.log(
+    `\n${args['soak-minutes'] ? `Soak ${args['soak-minutes']} min at ${args.rate}/min` : `Load: ${args.flows} flows started at once`} — ${args.workers} worker process(es), 2-core machine`,
+  );
+  console.log(
+    `  completed ${ok.length}/${durations.length}; flows per minute ${((ok.length / wallMs) * 60_000).toFixed(1)}; wall ${(wallMs / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `  completion time p50 ${(percentile(sorted, 50) / 1000).toFixed(2)} s, p95 ${(percentile(sorted, 95) / 1000).toFixed(2)} s`,
+  );
   const byFlow = new Map<string, number[]>();
   for (const d of ok) byFlow.set(d.flow, [...(byFlow.get(d.flow) ?? []), d.ms]);
-  for (const [flow, ms] of byFlow) console.log(`    ${flow.padEnd(24)} n=${String(ms.length).padEnd(4)} p50 ${(percentile(ms.sort((a, b) => a - b), 50) / 1000).toFixed(2)} s`);
-  console.log(`  worker RSS peak ${peak.toFixed(0)} MB; start ${rssSamples[0].workers.map((m) => m.toFixed(0)).join('/')} MB → end ${rssSamples.at(-1)!.workers.map((m) => m.toFixed(0)).join('/')} MB`);
-  if (rssSamples[0].controlPlane !== undefined) console.log(`  control plane RSS ${rssSamples[1]?.controlPlane?.toFixed(0)} MB (first sample after warm-up) → ${rssSamples.at(-1)!.controlPlane!.toFixed(0)} MB`);
+  for (const [flow, ms] of byFlow)
+    console.log(
+      `    ${flow.padEnd(24)} n=${String(ms.length).padEnd(4)} p50 ${(
+        percentile(
+          ms.sort((a, b) => a - b),
+          50,
+        ) / 1000
+      ).toFixed(2)} s`,
+    );
+  console.log(
+    `  worker RSS peak ${peak.toFixed(0)} MB; start ${rssSamples[0].workers.map((m) => m.toFixed(0)).join('/')} MB → end ${rssSamples
+      .at(-1)!
+      .workers.map((m) => m.toFixed(0))
+      .join('/')} MB`,
+  );
+  if (rssSamples[0].controlPlane !== undefined)
+    console.log(
+      `  control plane RSS ${rssSamples[1]?.controlPlane?.toFixed(0)} MB (first sample after warm-up) → ${rssSamples.at(-1)!.controlPlane!.toFixed(0)} MB`,
+    );
   if (args['soak-minutes']) {
     const series = rssSamples.map((s) => s.workers.reduce((a, b) => a + b, 0));
     const half = Math.floor(series.length / 2);
     const firstHalfMax = Math.max(...series.slice(1, half + 1));
     const secondHalfMax = Math.max(...series.slice(half));
     console.log(`  worker RSS samples (MB): ${series.map((m) => m.toFixed(0)).join(' ')}`);
-    console.log(`  memory flat: ${secondHalfMax <= firstHalfMax * 1.1 ? 'yes' : 'NO'} (max first half ${firstHalfMax.toFixed(0)} MB, second half ${secondHalfMax.toFixed(0)} MB)`);
+    console.log(
+      `  memory flat: ${secondHalfMax <= firstHalfMax * 1.1 ? 'yes' : 'NO'} (max first half ${firstHalfMax.toFixed(0)} MB, second half ${secondHalfMax.toFixed(0)} MB)`,
+    );
   }
   // History records an activity's failure only once its retries are exhausted (or it is not retryable).
-  console.log(`  activities failed after all retries ${failedAttempts} (the flows' fallbacks / fail-closed paths handle them); model faults injected ${injected}`);
+  console.log(
+    `  activities failed after all retries ${failedAttempts} (the flows' fallbacks / fail-closed paths handle them); model faults injected ${injected}`,
+  );
 
   for (const w of workers) w.kill('SIGTERM');
   controlPlane?.kill('SIGTERM');

@@ -39,7 +39,13 @@ async function main() {
   const artifactDir = mkdtempSync(path.join(os.tmpdir(), 'proposal-bench-'));
   const server = await startDevServer({ port: await freePort(), quiet: true });
   const standin = await startStandin();
-  const config = parseConfig({ AGENT_FLOWS_MODEL: 'standin', GOOGLE_GEMINI_BASE_URL: standin.url, WORKER_METRICS_PORT: '0', ARTIFACT_DIR: artifactDir, LOG_LEVEL: 'error' });
+  const config = parseConfig({
+    AGENT_FLOWS_MODEL: 'standin',
+    GOOGLE_GEMINI_BASE_URL: standin.url,
+    WORKER_METRICS_PORT: '0',
+    ARTIFACT_DIR: artifactDir,
+    LOG_LEVEL: 'error',
+  });
   const backends = await createBackends(config);
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
@@ -59,7 +65,10 @@ async function main() {
   await worker.runUntil(async () => {
     await runOne(EXAMPLE_PROFILE); // warm-up: bundle load, search index, fonts
 
-    for (const [label, profile] of [['passes first time (bundled example)', EXAMPLE_PROFILE], ['tight timeline (QC fails twice)', TIGHT as UserProfile]] as const) {
+    for (const [label, profile] of [
+      ['passes first time (bundled example)', EXAMPLE_PROFILE],
+      ['tight timeline (QC fails twice)', TIGHT as UserProfile],
+    ] as const) {
       const results = [];
       for (let i = 0; i < runs; i++) results.push(await runOne(profile));
       const w = stats(results.map((r) => r.ms));
@@ -78,18 +87,24 @@ async function main() {
     const together = await Promise.all(Array.from({ length: concurrent }, () => runOne(EXAMPLE_PROFILE)));
     const total = performance.now() - t0;
     const w = stats(together.map((r) => r.ms));
-    lines.push(`${concurrent} concurrent proposals: ${fmt(total)} in total, ${((concurrent / total) * 60_000).toFixed(0)} proposals/min; per proposal p50 ${fmt(w.p50)}, max ${fmt(w.max)}`);
+    lines.push(
+      `${concurrent} concurrent proposals: ${fmt(total)} in total, ${((concurrent / total) * 60_000).toFixed(0)} proposals/min; per proposal p50 ${fmt(w.p50)}, max ${fmt(w.max)}`,
+    );
 
     // With model latency: the stages are sequential, so wall time ≈ calls × latency + overhead.
     standin.setFaults({ latencyMs });
     const slow = await runOne(EXAMPLE_PROFILE);
     standin.setFaults({});
-    lines.push(`with ${latencyMs} ms per model call: ${fmt(slow.ms)} for ${slow.out.usage.calls} calls (overhead beyond model time ${fmt(slow.ms - slow.out.usage.calls * latencyMs)})`);
+    lines.push(
+      `with ${latencyMs} ms per model call: ${fmt(slow.ms)} for ${slow.out.usage.calls} calls (overhead beyond model time ${fmt(slow.ms - slow.out.usage.calls * latencyMs)})`,
+    );
   });
 
   // The PDF render alone (in process, no Temporal), from the last proposal.
   const last = (await runOneOffline()) as number[];
-  lines.push(`PDF render + write alone: mean ${fmt(stats(last).mean)}, p95 ${fmt(stats(last).p95)} (${last.length} renders)`);
+  lines.push(
+    `PDF render + write alone: mean ${fmt(stats(last).mean)}, p95 ${fmt(stats(last).p95)} (${last.length} renders)`,
+  );
 
   async function runOneOffline(): Promise<number[]> {
     const acts = createProposalActivities(backends);
@@ -98,12 +113,33 @@ async function main() {
     const ob = await acts.defineObjectives(EXAMPLE_PROFILE, pf.definition);
     const me = await acts.recommendMethodology(EXAMPLE_PROFILE, pf.definition, ob.data);
     const pl = await acts.planDataCollection(EXAMPLE_PROFILE, ob.data, me.data);
-    const qc = await acts.checkQuality({ profile: EXAMPLE_PROFILE, problem: pf.definition, objectives: ob.data, methodology: me.data, plan: pl.data });
-    const proposal = { title: pf.title, problem_definition: pf.definition, research_objectives: ob.data, methodology: me.data, data_collection_plan: pl.data, quality_validation: qc.data };
+    const qc = await acts.checkQuality({
+      profile: EXAMPLE_PROFILE,
+      problem: pf.definition,
+      objectives: ob.data,
+      methodology: me.data,
+      plan: pl.data,
+    });
+    const proposal = {
+      title: pf.title,
+      problem_definition: pf.definition,
+      research_objectives: ob.data,
+      methodology: me.data,
+      data_collection_plan: pl.data,
+      quality_validation: qc.data,
+    };
     const times: number[] = [];
     for (let i = 0; i < 20; i++) {
       const t = performance.now();
-      await acts.renderProposalPdf({ generatedAt: new Date().toISOString(), profile: EXAMPLE_PROFILE, proposal, history: [], chosenRound: 0, unresolvedIssues: [], review: [] });
+      await acts.renderProposalPdf({
+        generatedAt: new Date().toISOString(),
+        profile: EXAMPLE_PROFILE,
+        proposal,
+        history: [],
+        chosenRound: 0,
+        unresolvedIssues: [],
+        review: [],
+      });
       times.push(performance.now() - t);
     }
     return times;
@@ -115,7 +151,9 @@ async function main() {
   await standin.close();
   await server.stop();
   rmSync(artifactDir, { recursive: true, force: true });
-  console.log(`writeResearchProposal bench (local dev server, stand-in model, embedded search; ${os.cpus().length} cores shared with other work)`);
+  console.log(
+    `writeResearchProposal bench (local dev server, stand-in model, embedded search; ${os.cpus().length} cores shared with other work)`,
+  );
   for (const line of lines) console.log(line);
 }
 

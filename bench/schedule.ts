@@ -16,7 +16,8 @@ import type { SolverReply } from '../contracts/schedule';
 import { buildScheduleProblem, type OrderInput } from '../domain/schedule-model';
 import { resolveSolverPython, SOLVER_WORKER_SCRIPT } from '../workers/solver-tools';
 
-const fixture = (id: string) => JSON.parse(readFileSync(path.join(__dirname, '..', 'data', 'eads-fixtures', `${id}.json`), 'utf8'));
+const fixture = (id: string) =>
+  JSON.parse(readFileSync(path.join(__dirname, '..', 'data', 'eads-fixtures', `${id}.json`), 'utf8'));
 const shop = fixture('machine-shop-job-shop');
 const brewery = fixture('brewery-flow-shop');
 const jobShopScr = {
@@ -62,14 +63,19 @@ for (const [name, scr, products, units, spread] of [
     });
     if (run.status !== 0) throw new Error(run.stderr);
     const r = JSON.parse(run.stdout) as SolverReply;
-    const gap = r.objective !== null && r.bound !== null ? ((r.objective - r.bound) / Math.max(1, Math.abs(r.objective))) * 100 : NaN;
+    const gap =
+      r.objective !== null && r.bound !== null
+        ? ((r.objective - r.bound) / Math.max(1, Math.abs(r.objective))) * 100
+        : NaN;
     console.log(
       `${name.padEnd(24)} ${String(n).padStart(5)} ${String(tasks).padStart(6)}  ${r.status.padEnd(9)} ${String(r.objective ?? '-').padStart(10)} ` +
         `${String(r.bound ?? '-').padStart(12)} ${Number.isNaN(gap) ? '   -  ' : `${gap.toFixed(1).padStart(5)}%`} ${r.solveSeconds.toFixed(2).padStart(10)}`,
     );
   }
 }
-console.log(`\nobjective: machine shop = total lateness (${problemUnit(jobShopScr)}), brewery = makespan (${problemUnit(flowShopScr)})`);
+console.log(
+  `\nobjective: machine shop = total lateness (${problemUnit(jobShopScr)}), brewery = makespan (${problemUnit(flowShopScr)})`,
+);
 
 function problemUnit(scr: Parameters<typeof buildScheduleProblem>[0]) {
   return buildScheduleProblem(scr, { orders: [{ product: 'shaft' }] }).timeUnit;

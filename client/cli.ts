@@ -23,7 +23,9 @@ function readInput(text: string | undefined): unknown {
   try {
     return JSON.parse(source);
   } catch (err) {
-    throw new Error(`input is not valid JSON${text.startsWith('@') ? ` (${text.slice(1)})` : ''}: ${(err as Error).message}`);
+    throw new Error(
+      `input is not valid JSON${text.startsWith('@') ? ` (${text.slice(1)})` : ''}: ${(err as Error).message}`,
+    );
   }
 }
 
@@ -40,11 +42,17 @@ function formatProgress(p: Progress): string {
 export function formatStatusProgress(p: Progress, workflowStatus: string): string {
   const line = formatProgress(p);
   const stillActive = p.status === 'running' || p.status === 'waiting';
-  return workflowStatus !== 'RUNNING' && stillActive ? `${line} — last progress reported; the workflow is ${workflowStatus}` : line;
+  return workflowStatus !== 'RUNNING' && stillActive
+    ? `${line} — last progress reported; the workflow is ${workflowStatus}`
+    : line;
 }
 
 /** Polls the `progress` query and prints each change until the workflow finishes. */
-export async function followProgress(handle: WorkflowHandle, print: (line: string) => void, everyMs = 500): Promise<unknown> {
+export async function followProgress(
+  handle: WorkflowHandle,
+  print: (line: string) => void,
+  everyMs = 500,
+): Promise<unknown> {
   let last = '';
   let finished = false;
   const result = handle.result().finally(() => {
@@ -87,7 +95,9 @@ export function buildProgram(out: (line: string) => void = console.log): Command
     .description('list the flows, their workflow types and an example input')
     .action(() => {
       for (const flow of flows) {
-        out(`${flow.slug.padEnd(26)} type=${flow.type}\n${' '.repeat(27)}${flow.description}\n${' '.repeat(27)}example: ${JSON.stringify(flow.examples[0])}`);
+        out(
+          `${flow.slug.padEnd(26)} type=${flow.type}\n${' '.repeat(27)}${flow.description}\n${' '.repeat(27)}example: ${JSON.stringify(flow.examples[0])}`,
+        );
       }
     });
 
@@ -99,24 +109,27 @@ export function buildProgram(out: (line: string) => void = console.log): Command
     .option('--id <workflowId>', 'explicit workflow id (default: <slug>-<key>-<suffix>)')
     .option('--detach', 'return after starting, without waiting for the result')
     .option('--json', 'print only the result JSON')
-    .action(async (name: string, inputText: string | undefined, opts: { id?: string; detach?: boolean; json?: boolean }) => {
-      const flow = findFlow(name);
-      if (!flow) throw new Error(`unknown flow "${name}"; known: ${flows.map((f) => f.type).join(', ')}`);
-      const input = readInput(inputText);
-      await withClient(async (client) => {
-        const handle = await startFlow(client, flow, input, { workflowId: opts.id });
-        const link = webUiLink(client.options.namespace, handle.workflowId, handle.firstExecutionRunId);
-        if (!opts.json) out(`started ${flow.type} ${handle.workflowId}\n  web ui: ${link}`);
-        if (opts.detach) return;
-        const result = await followProgress(handle, opts.json ? () => undefined : out);
-        if (opts.json) out(JSON.stringify(result, null, 2));
-        else {
-          out(`completed ${handle.workflowId}`);
-          const parsed = flow.output.safeParse(result);
-          for (const line of parsed.success ? flow.describeResult(parsed.data) : [JSON.stringify(result)]) out(`  ${line}`);
-        }
-      });
-    });
+    .action(
+      async (name: string, inputText: string | undefined, opts: { id?: string; detach?: boolean; json?: boolean }) => {
+        const flow = findFlow(name);
+        if (!flow) throw new Error(`unknown flow "${name}"; known: ${flows.map((f) => f.type).join(', ')}`);
+        const input = readInput(inputText);
+        await withClient(async (client) => {
+          const handle = await startFlow(client, flow, input, { workflowId: opts.id });
+          const link = webUiLink(client.options.namespace, handle.workflowId, handle.firstExecutionRunId);
+          if (!opts.json) out(`started ${flow.type} ${handle.workflowId}\n  web ui: ${link}`);
+          if (opts.detach) return;
+          const result = await followProgress(handle, opts.json ? () => undefined : out);
+          if (opts.json) out(JSON.stringify(result, null, 2));
+          else {
+            out(`completed ${handle.workflowId}`);
+            const parsed = flow.output.safeParse(result);
+            for (const line of parsed.success ? flow.describeResult(parsed.data) : [JSON.stringify(result)])
+              out(`  ${line}`);
+          }
+        });
+      },
+    );
 
   program
     .command('status')
@@ -127,7 +140,9 @@ export function buildProgram(out: (line: string) => void = console.log): Command
         const handle = client.workflow.getHandle(workflowId);
         const description = await handle.describe();
         const state = description.status.name;
-        out(`${workflowId} ${description.type} ${state} (started ${description.startTime.toISOString()}${description.closeTime ? `, closed ${description.closeTime.toISOString()}` : ''})`);
+        out(
+          `${workflowId} ${description.type} ${state} (started ${description.startTime.toISOString()}${description.closeTime ? `, closed ${description.closeTime.toISOString()}` : ''})`,
+        );
         out(`  web ui: ${webUiLink(client.options.namespace, workflowId, description.runId)}`);
         let progress: Progress | undefined;
         try {
@@ -144,7 +159,9 @@ export function buildProgram(out: (line: string) => void = console.log): Command
     .description('wait for and print a workflow result as JSON')
     .argument('<workflowId>')
     .action(async (workflowId: string) => {
-      await withClient(async (client) => out(JSON.stringify(await client.workflow.getHandle(workflowId).result(), null, 2)));
+      await withClient(async (client) =>
+        out(JSON.stringify(await client.workflow.getHandle(workflowId).result(), null, 2)),
+      );
     });
 
   program

@@ -53,15 +53,23 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
 
   const session = new EadsSession(options.client, options.projectId);
   try {
-    const { started } = await session.ensure({ taskQueue: options.taskQueue, orchestration: options.orchestration ?? 'auto', projectName: options.projectName });
-    out(`${started ? 'Started' : 'Resuming'} the EADS interview for "${options.projectId}" (workflow ${session.workflowId})`);
+    const { started } = await session.ensure({
+      taskQueue: options.taskQueue,
+      orchestration: options.orchestration ?? 'auto',
+      projectName: options.projectName,
+    });
+    out(
+      `${started ? 'Started' : 'Resuming'} the EADS interview for "${options.projectId}" (workflow ${session.workflowId})`,
+    );
     out(`  web ui: ${webUiLink(options.client.options.namespace, session.workflowId)}`);
     let lastPursuit = '';
     for (;;) {
       const view = await session.view();
       if (view.status === 'finished') {
         const result = (await session.handle.result()) as RunEadsInterviewOutput;
-        out(`\nThe interview has ended (${result.status}): ${result.pursuits.length} EADS, ${result.questionsAsked} question(s).`);
+        out(
+          `\nThe interview has ended (${result.status}): ${result.pursuits.length} EADS, ${result.questionsAsked} question(s).`,
+        );
         out(`  product: ${result.product ?? '(unknown)'}; problem type: ${result.problemType ?? '(undetermined)'}`);
         out(`  challenges: ${result.schedulingChallenges.join(', ') || '(none)'}`);
         for (const c of result.scr.conflicts) out(`  conflict: ${c.detail}`);
@@ -87,13 +95,17 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
       }
       if (view.current.childWorkflowId !== lastPursuit) {
         lastPursuit = view.current.childWorkflowId;
-        out(`\n== ${status.name} (${status.eads_id}, ${status.interviewer_type} interviewer) — ${view.current.rationale}`);
+        out(
+          `\n== ${status.name} (${status.eads_id}, ${status.interviewer_type} interviewer) — ${view.current.rationale}`,
+        );
       }
       out(`\n[${question.id}] ${question.question}`);
       if (question.help_text) out(`  (${question.help_text})`);
       if (question.choices?.length) out(`  choices: ${question.choices.join(' | ')}`);
       if (question.table_template) out(`  reply as a table, then an empty line:\n${question.table_template}`);
-      out(`  budget left ${status.budget_remaining} (this question costs ${question.budget_cost}); completeness ${status.completeness}`);
+      out(
+        `  budget left ${status.budget_remaining} (this question costs ${question.budget_cost}); completeness ${status.completeness}`,
+      );
       const answer = await readAnswer(question.question_type === 'table');
       const command = answer?.trim() ?? ':quit';
       if (command === ':quit') return quit(out, options.projectId);
@@ -104,11 +116,18 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
         }
         if (command === ':finalize') {
           const result = await session.finalize(handle, 'ended by the interviewee');
-          out(`  ${status.eads_id} finalized; missing: ${result.validation_results.missing_fields.join(', ') || 'nothing'}`);
+          out(
+            `  ${status.eads_id} finalized; missing: ${result.validation_results.missing_fields.join(', ') || 'nothing'}`,
+          );
           continue;
         }
         const exhausted = command === ':done';
-        const result = await session.answer(handle, question.id, exhausted ? "That's all I can say about this." : answer!, exhausted || undefined);
+        const result = await session.answer(
+          handle,
+          question.id,
+          exhausted ? "That's all I can say about this." : answer!,
+          exhausted || undefined,
+        );
         out(`  ${result.commit_notes} (completeness ${result.completeness}, next: ${result.next_action})`);
       } catch (err) {
         if (!(err instanceof EadsSessionError)) throw err;
@@ -137,7 +156,14 @@ if (require.main === module) {
       if (!parsed.success) throw new Error(`project id: ${parsed.error.issues[0]?.message}`);
       const client = await connectClient();
       try {
-        process.exitCode = await runTerminalInterview({ client, projectId, input: process.stdin, output: process.stdout, orchestration: opts.guided ? 'guided' : 'auto', projectName: opts.name });
+        process.exitCode = await runTerminalInterview({
+          client,
+          projectId,
+          input: process.stdin,
+          output: process.stdout,
+          orchestration: opts.guided ? 'guided' : 'auto',
+          projectName: opts.name,
+        });
       } finally {
         await client.connection.close();
       }

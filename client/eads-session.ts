@@ -47,7 +47,11 @@ export function updateErrorMessage(err: unknown): string {
   return /already completed/i.test(message) ? `that workflow has already ended (${message})` : message;
 }
 
-export async function waitFor<T>(read: () => Promise<T>, ready: (value: T) => boolean, options: { timeoutMs?: number; everyMs?: number; what: string }): Promise<T> {
+export async function waitFor<T>(
+  read: () => Promise<T>,
+  ready: (value: T) => boolean,
+  options: { timeoutMs?: number; everyMs?: number; what: string },
+): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   let last: unknown;
   for (;;) {
@@ -59,7 +63,10 @@ export async function waitFor<T>(read: () => Promise<T>, ready: (value: T) => bo
       // Not answerable yet (the first workflow task has not run): try again.
       last = err;
     }
-    if (Date.now() > deadline) throw new EadsSessionError(`timed out waiting for ${options.what}${last instanceof Error ? ` (${last.message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new EadsSessionError(
+        `timed out waiting for ${options.what}${last instanceof Error ? ` (${last.message})` : ''}`,
+      );
     await new Promise((r) => setTimeout(r, options.everyMs ?? 100));
   }
 }
@@ -88,24 +95,38 @@ export class EadsSession {
   }
 
   /** Finds the project's interview, or starts one (human answers) when there is none. */
-  async ensure(options: { taskQueue?: string; orchestration?: 'auto' | 'guided'; projectName?: string } = {}): Promise<{ started: boolean }> {
+  async ensure(
+    options: { taskQueue?: string; orchestration?: 'auto' | 'guided'; projectName?: string } = {},
+  ): Promise<{ started: boolean }> {
     if (await this.exists()) return { started: false };
     await startFlow(
       this.client,
       runEadsInterviewFlow,
-      { projectId: this.projectId, mode: 'human', orchestration: options.orchestration ?? 'guided', ...(options.projectName ? { projectName: options.projectName } : {}) },
+      {
+        projectId: this.projectId,
+        mode: 'human',
+        orchestration: options.orchestration ?? 'guided',
+        ...(options.projectName ? { projectName: options.projectName } : {}),
+      },
       { workflowId: this.workflowId, taskQueue: options.taskQueue, useExisting: true },
     );
     return { started: true };
   }
 
   private async require(): Promise<void> {
-    if (!(await this.exists())) throw new EadsSessionError(`no EADS interview for project "${this.projectId}" (workflow ${this.workflowId}); call get_next_eads to start one`);
+    if (!(await this.exists()))
+      throw new EadsSessionError(
+        `no EADS interview for project "${this.projectId}" (workflow ${this.workflowId}); call get_next_eads to start one`,
+      );
   }
 
   async view(): Promise<InterviewView> {
     await this.require();
-    return waitFor(() => this.handle.query(eadsInterviewQuery), () => true, { what: 'the interview state' });
+    return waitFor(
+      () => this.handle.query(eadsInterviewQuery),
+      () => true,
+      { what: 'the interview state' },
+    );
   }
 
   /**
@@ -123,7 +144,10 @@ export class EadsSession {
     const { view } = await waitFor(
       read,
       ({ view: v, currentEnded }) =>
-        v.status === 'finished' || (v.current !== null && !currentEnded) || (v.nextEads !== null && v.status === 'awaiting-start') || (v.status !== 'pursuing' && (v.nextEads?.exhausted ?? false)),
+        v.status === 'finished' ||
+        (v.current !== null && !currentEnded) ||
+        (v.nextEads !== null && v.status === 'awaiting-start') ||
+        (v.status !== 'pursuing' && (v.nextEads?.exhausted ?? false)),
       { what: 'the orchestrator' },
     );
     return view;
@@ -131,7 +155,11 @@ export class EadsSession {
 
   async library() {
     await this.require();
-    return waitFor(() => this.handle.query(eadsLibraryQuery), (c) => c.length > 0, { what: 'the EADS library' });
+    return waitFor(
+      () => this.handle.query(eadsLibraryQuery),
+      (c) => c.length > 0,
+      { what: 'the EADS library' },
+    );
   }
 
   async startPursuit(eadsId: string) {
@@ -151,21 +179,33 @@ export class EadsSession {
         `no EADS is being pursued in project "${this.projectId}" (interview ${view.status}${view.nextEads?.eads_id ? `; recommended next: ${view.nextEads.eads_id}` : ''})`,
       );
     }
-    if (eadsId && view.current.eadsId !== eadsId) throw new EadsSessionError(`project "${this.projectId}" is pursuing ${view.current.eadsId}, not ${eadsId}`);
+    if (eadsId && view.current.eadsId !== eadsId)
+      throw new EadsSessionError(`project "${this.projectId}" is pursuing ${view.current.eadsId}, not ${eadsId}`);
     return { handle: this.client.workflow.getHandle(view.current.childWorkflowId), view };
   }
 
   async pursuitStatus(handle: WorkflowHandle): Promise<PursuitStatus> {
-    return waitFor(() => handle.query(pursuitStatusQuery), (s) => s.budget_decrement > 0, { what: 'the pursuit to load its EADS' });
+    return waitFor(
+      () => handle.query(pursuitStatusQuery),
+      (s) => s.budget_decrement > 0,
+      { what: 'the pursuit to load its EADS' },
+    );
   }
 
   async instructions(handle: WorkflowHandle): Promise<PursuitPlan> {
-    const plan = await waitFor(() => handle.query(pursuitInstructionsQuery), (p) => p !== null, { what: 'the EADS instructions' });
+    const plan = await waitFor(
+      () => handle.query(pursuitInstructionsQuery),
+      (p) => p !== null,
+      { what: 'the EADS instructions' },
+    );
     return plan!;
   }
 
   /** Waits for the pursuit's next question; null when the pursuit ended instead. */
-  async question(handle: WorkflowHandle, timeoutMs = 60_000): Promise<{ question: AskedQuestion | null; status: PursuitStatus }> {
+  async question(
+    handle: WorkflowHandle,
+    timeoutMs = 60_000,
+  ): Promise<{ question: AskedQuestion | null; status: PursuitStatus }> {
     const status = await waitFor(
       () => handle.query(pursuitStatusQuery),
       (s) => s.status !== 'working' || (s.current_question !== null && s.waiting_for_answer),
@@ -180,7 +220,9 @@ export class EadsSession {
 
   async answer(handle: WorkflowHandle, questionId: string, answer: string, exhausted?: boolean): Promise<AnswerResult> {
     try {
-      return await handle.executeUpdate(answerUpdate, { args: [{ questionId, answer, ...(exhausted !== undefined ? { exhausted } : {}) }] });
+      return await handle.executeUpdate(answerUpdate, {
+        args: [{ questionId, answer, ...(exhausted !== undefined ? { exhausted } : {}) }],
+      });
     } catch (err) {
       throw new EadsSessionError(updateErrorMessage(err));
     }
@@ -206,11 +248,18 @@ export class EadsSession {
   /** The conversation: finished pursuits from the interview, plus the running one's questions so far. */
   async conversation(): Promise<ConversationHistory> {
     await this.require();
-    const history = await waitFor(() => this.handle.query(conversationHistoryQuery), () => true, { what: 'the conversation' });
+    const history = await waitFor(
+      () => this.handle.query(conversationHistoryQuery),
+      () => true,
+      { what: 'the conversation' },
+    );
     const view = await this.view();
     if (view.current) {
       const child = this.client.workflow.getHandle(view.current.childWorkflowId);
-      const [questions, status] = await Promise.all([child.query(pursuitQuestionsQuery), child.query(pursuitStatusQuery)]);
+      const [questions, status] = await Promise.all([
+        child.query(pursuitQuestionsQuery),
+        child.query(pursuitStatusQuery),
+      ]);
       history.activities.push({
         pursuing_eads: view.current.eadsId,
         pursuit_no: view.current.pursuitNo,
@@ -224,13 +273,18 @@ export class EadsSession {
 
   async scr(filter?: string[]): Promise<AggregatedScr> {
     await this.require();
-    return waitFor(() => this.handle.query(aggregatedScrQuery, filter), () => true, { what: 'the aggregated SCR' });
+    return waitFor(
+      () => this.handle.query(aggregatedScrQuery, filter),
+      () => true,
+      { what: 'the aggregated SCR' },
+    );
   }
 
   /** Status of an EADS: the running pursuit's live state, or the last finished pursuit's record. */
   async eadsStatus(eadsId: string): Promise<PursuitStatus> {
     const view = await this.view();
-    if (view.current?.eadsId === eadsId) return this.pursuitStatus(this.client.workflow.getHandle(view.current.childWorkflowId));
+    if (view.current?.eadsId === eadsId)
+      return this.pursuitStatus(this.client.workflow.getHandle(view.current.childWorkflowId));
     const record = await this.handle.query(eadsRecordQuery, eadsId);
     if (!record) throw new EadsSessionError(`EADS ${eadsId} has not been pursued in project "${this.projectId}"`);
     return {

@@ -3,13 +3,25 @@
  * readable id, the AgentFlow search attribute and a one-line summary, and build Web UI links.
  * Used by the CLI, the MCP server, the control plane and the demo. It talks to Temporal only.
  */
-import { Client, Connection, WorkflowIdReusePolicy, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowIdReusePolicy,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { randomBytes } from 'node:crypto';
 import { parseConfig, type Config } from '../contracts/config';
 import { dataConverterFromEnv } from '../codec/payload-codec';
-import { flowSearchAttribute, formatIssues, slugify, TASK_QUEUE, zodIssues, type FlowDefinition } from '../contracts/common';
+import {
+  flowSearchAttribute,
+  formatIssues,
+  slugify,
+  TASK_QUEUE,
+  zodIssues,
+  type FlowDefinition,
+} from '../contracts/common';
 
 export async function connectClient(overrides: { address?: string; namespace?: string } = {}): Promise<Client> {
   const { connectionOptions, namespace } = loadClientConnectConfig();
@@ -58,7 +70,12 @@ export interface StartOptions {
   useExisting?: boolean;
 }
 
-export async function startFlow(client: Client, flow: FlowDefinition, rawInput: unknown, options: StartOptions = {}): Promise<WorkflowHandleWithFirstExecutionRunId> {
+export async function startFlow(
+  client: Client,
+  flow: FlowDefinition,
+  rawInput: unknown,
+  options: StartOptions = {},
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
   const parsed = validateFlowInput(flow, rawInput);
   const workflowId = options.workflowId ?? workflowIdFor(flow, parsed);
   return client.workflow.start(flow.type, {
@@ -76,7 +93,10 @@ export async function startFlow(client: Client, flow: FlowDefinition, rawInput: 
 
 export function webUiBase(): string {
   // Read through the validated configuration; a process that has not validated it yet gets the default.
-  let settings: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_UI_PORT'> = { TEMPORAL_UI_URL: undefined, TEMPORAL_UI_PORT: 8233 };
+  let settings: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_UI_PORT'> = {
+    TEMPORAL_UI_URL: undefined,
+    TEMPORAL_UI_PORT: 8233,
+  };
   try {
     settings = parseConfig(process.env);
   } catch {

@@ -18,7 +18,12 @@ import { createInterface } from 'node:readline';
 import type { Progress } from '../contracts/common';
 import { loadConfigOrExit } from '../contracts/config';
 import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
+import {
+  answerQuestionUpdate,
+  currentQuestionQuery,
+  proposalStateQuery,
+  reviewProposalUpdate,
+} from '../contracts/proposal-messages';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
 
 export interface InterviewIO {
@@ -28,7 +33,10 @@ export interface InterviewIO {
 }
 
 /** Line reader over a stream that also works when lines arrive before they are asked for (pipes). */
-export function terminalIO(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): InterviewIO & { close(): void } {
+export function terminalIO(
+  input: NodeJS.ReadableStream = process.stdin,
+  output: NodeJS.WritableStream = process.stdout,
+): InterviewIO & { close(): void } {
   const rl = createInterface({ input, terminal: false });
   const lines: string[] = [];
   const waiting: Array<(line: string | null) => void> = [];
@@ -50,13 +58,18 @@ export function terminalIO(input: NodeJS.ReadableStream = process.stdin, output:
   };
 }
 
-const updateError = (err: unknown) => (err instanceof WorkflowUpdateFailedError ? (err.cause?.message ?? err.message) : undefined);
+const updateError = (err: unknown) =>
+  err instanceof WorkflowUpdateFailedError ? (err.cause?.message ?? err.message) : undefined;
 
 /**
  * Runs the interview loop against a workflow until it finishes (returns its result) or input
  * ends (returns undefined; the workflow keeps waiting).
  */
-export async function conductInterview(handle: WorkflowHandle, io: InterviewIO, options: { pollMs?: number } = {}): Promise<ProposalOutput | undefined> {
+export async function conductInterview(
+  handle: WorkflowHandle,
+  io: InterviewIO,
+  options: { pollMs?: number } = {},
+): Promise<ProposalOutput | undefined> {
   const pollMs = options.pollMs ?? 300;
   let finished = false;
   const result = handle.result().then(
@@ -85,7 +98,9 @@ export async function conductInterview(handle: WorkflowHandle, io: InterviewIO, 
       if (!q) continue;
       const answer = await io.ask(`\n(${q.number}/${q.of}) ${q.prompt}\n    ${q.hint}\n> `);
       if (answer === null) {
-        io.print(`\ninput closed: the interview waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`);
+        io.print(
+          `\ninput closed: the interview waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`,
+        );
         return undefined;
       }
       try {
@@ -104,14 +119,18 @@ export async function conductInterview(handle: WorkflowHandle, io: InterviewIO, 
       for (const issue of d.issues) io.print(`  ${issue}`);
       const decision = await io.ask('approve, or request changes? [a/r] > ');
       if (decision === null) {
-        io.print(`\ninput closed: the review waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`);
+        io.print(
+          `\ninput closed: the review waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`,
+        );
         return undefined;
       }
       const approve = /^a(pprove)?$/i.test(decision.trim());
       const comments = approve ? undefined : await io.ask('what should change? > ');
       if (!approve && comments === null) return undefined;
       try {
-        await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: approve ? 'approve' : 'request-changes', ...(comments ? { comments } : {}) }] });
+        await handle.executeUpdate(reviewProposalUpdate, {
+          args: [{ decision: approve ? 'approve' : 'request-changes', ...(comments ? { comments } : {}) }],
+        });
       } catch (err) {
         const reason = updateError(err);
         if (reason === undefined) throw err;
@@ -139,7 +158,11 @@ function readJsonArg(text: string): unknown {
   return JSON.parse(source);
 }
 
-export async function main(argv: string[], io: InterviewIO & { close?(): void } = terminalIO(), client?: Client): Promise<number> {
+export async function main(
+  argv: string[],
+  io: InterviewIO & { close?(): void } = terminalIO(),
+  client?: Client,
+): Promise<number> {
   const program = new Command('proposal-interview')
     .description('Conduct (or resume) a research proposal interview in the terminal')
     .option('--id <workflowId>', 'resume the interview of this workflow')
@@ -170,12 +193,16 @@ export async function main(argv: string[], io: InterviewIO & { close?(): void } 
         ...(opts.idleTimeoutMinutes ? { idleTimeoutMinutes: Number(opts.idleTimeoutMinutes) } : {}),
       };
       handle = await startFlow(ownClient, researchProposalFlow, input);
-      io.print(`started ${handle.workflowId}\n  web ui: ${webUiLink(ownClient.options.namespace, handle.workflowId)}\n  resume later with: npm run proposal:interview -- --id ${handle.workflowId}`);
+      io.print(
+        `started ${handle.workflowId}\n  web ui: ${webUiLink(ownClient.options.namespace, handle.workflowId)}\n  resume later with: npm run proposal:interview -- --id ${handle.workflowId}`,
+      );
     }
     const out = await conductInterview(handle, io);
     return out === undefined || out.status !== 'error' ? 0 : 1;
   } catch (err) {
-    io.print(err instanceof InvalidFlowInput ? err.message : `error: ${err instanceof Error ? err.message : String(err)}`);
+    io.print(
+      err instanceof InvalidFlowInput ? err.message : `error: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return 1;
   } finally {
     io.close?.();

@@ -25,7 +25,8 @@ export class PayloadKeyError extends Error {}
 export function parsePayloadKey(base64: string, variable = 'AGENT_FLOWS_PAYLOAD_KEY'): { key: Buffer; keyId: string } {
   const key = Buffer.from(base64, 'base64');
   // The length only: the value is a secret and never appears in an error.
-  if (key.length !== 32) throw new PayloadKeyError(`${variable} must be 32 bytes, base64-encoded (got ${key.length} bytes)`);
+  if (key.length !== 32)
+    throw new PayloadKeyError(`${variable} must be 32 bytes, base64-encoded (got ${key.length} bytes)`);
   return { key, keyId: createHash('sha256').update(key).digest('hex').slice(0, 12) };
 }
 
@@ -51,7 +52,10 @@ export class AesGcmPayloadCodec implements PayloadCodec {
       const cipher = createCipheriv(ALGORITHM, key, iv);
       const data = Buffer.concat([iv, cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
       return {
-        metadata: { encoding: encoder.encode(ENCRYPTED_ENCODING), 'encryption-key-id': encoder.encode(this.encryptKeyId) },
+        metadata: {
+          encoding: encoder.encode(ENCRYPTED_ENCODING),
+          'encryption-key-id': encoder.encode(this.encryptKeyId),
+        },
         data: new Uint8Array(data),
       };
     });
@@ -61,13 +65,19 @@ export class AesGcmPayloadCodec implements PayloadCodec {
     return payloads.map((payload) => {
       const encoding = payload.metadata?.encoding ? decoder.decode(payload.metadata.encoding) : undefined;
       if (encoding !== ENCRYPTED_ENCODING) return payload;
-      const keyId = payload.metadata?.['encryption-key-id'] ? decoder.decode(payload.metadata['encryption-key-id']) : '';
+      const keyId = payload.metadata?.['encryption-key-id']
+        ? decoder.decode(payload.metadata['encryption-key-id'])
+        : '';
       const key = this.keys.get(keyId);
-      if (!key) throw new PayloadKeyError(`no key with id ${keyId} to decrypt a payload: set AGENT_FLOWS_PAYLOAD_KEY(S)`);
+      if (!key)
+        throw new PayloadKeyError(`no key with id ${keyId} to decrypt a payload: set AGENT_FLOWS_PAYLOAD_KEY(S)`);
       const data = Buffer.from(payload.data ?? new Uint8Array());
       const decipher = createDecipheriv(ALGORITHM, key, data.subarray(0, IV_BYTES));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      const plain = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       return temporal.api.common.v1.Payload.decode(plain) as Payload;
     });
   }
@@ -77,17 +87,24 @@ export class AesGcmPayloadCodec implements PayloadCodec {
  * The codec for this process, from AGENT_FLOWS_PAYLOAD_KEY (encrypts and decrypts) plus
  * AGENT_FLOWS_PAYLOAD_OLD_KEYS (comma-separated, decrypt only), or undefined when unset.
  */
-export function payloadCodecFromEnv(env: Record<string, string | undefined> = process.env): AesGcmPayloadCodec | undefined {
+export function payloadCodecFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): AesGcmPayloadCodec | undefined {
   const current = env.AGENT_FLOWS_PAYLOAD_KEY?.trim();
   if (!current) return undefined;
-  const old = (env.AGENT_FLOWS_PAYLOAD_OLD_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const old = (env.AGENT_FLOWS_PAYLOAD_OLD_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
   // Checked here so a bad old key is reported under its own variable's name.
   old.forEach((k) => parsePayloadKey(k, 'AGENT_FLOWS_PAYLOAD_OLD_KEYS'));
   return new AesGcmPayloadCodec([current, ...old]);
 }
 
 /** `{ payloadCodecs }` for Worker/Client options, empty when no key is configured. */
-export function dataConverterFromEnv(env: Record<string, string | undefined> = process.env): { payloadCodecs: PayloadCodec[] } | undefined {
+export function dataConverterFromEnv(
+  env: Record<string, string | undefined> = process.env,
+): { payloadCodecs: PayloadCodec[] } | undefined {
   const codec = payloadCodecFromEnv(env);
   return codec ? { payloadCodecs: [codec] } : undefined;
 }

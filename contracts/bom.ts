@@ -11,13 +11,31 @@ export const DATASET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 export const bomQuestionInput = z
   .object({
-    question: z.string().trim().min(3, 'question must have at least 3 characters').max(500).describe('A question about bills of materials, e.g. "List BOMs using battery or memory components"'),
+    question: z
+      .string()
+      .trim()
+      .min(3, 'question must have at least 3 characters')
+      .max(500)
+      .describe('A question about bills of materials, e.g. "List BOMs using battery or memory components"'),
     /** Search the schema documentation (and the query-pattern library) first. Default: BOM_RAG_ENABLED. */
-    ragEnabled: z.boolean().optional().describe('Search the schema documentation and reusable query patterns first (default from BOM_RAG_ENABLED)'),
+    ragEnabled: z
+      .boolean()
+      .optional()
+      .describe('Search the schema documentation and reusable query patterns first (default from BOM_RAG_ENABLED)'),
     /** Warehouse dataset holding item_master and bom_details. Default: BOM_DATASET. */
-    dataset: z.string().regex(DATASET_NAME, 'dataset must be a plain identifier (letters, digits, _)').optional().describe('Dataset with item_master and bom_details (default from BOM_DATASET)'),
+    dataset: z
+      .string()
+      .regex(DATASET_NAME, 'dataset must be a plain identifier (letters, digits, _)')
+      .optional()
+      .describe('Dataset with item_master and bom_details (default from BOM_DATASET)'),
     /** How many strategies of the ladder (exact → plural/singular regex → substring) to try. Default: BOM_MAX_STRATEGIES. */
-    maxStrategies: z.number().int().min(1).max(3).optional().describe('Strategies to try, 1..3 (default from BOM_MAX_STRATEGIES)'),
+    maxStrategies: z
+      .number()
+      .int()
+      .min(1)
+      .max(3)
+      .optional()
+      .describe('Strategies to try, 1..3 (default from BOM_MAX_STRATEGIES)'),
   })
   .strict();
 
@@ -51,7 +69,15 @@ export const pipelineStateSchema = z.object({
   search_terms: z.array(z.string()),
   /** The question's part phrases grounded in the BOM tables' values (strategy null: matches nothing). */
   concepts: z
-    .array(z.object({ term: z.string(), asked: z.string(), strategy: z.number().int().nullable(), columns: z.array(z.string()), example: z.string().nullable() }))
+    .array(
+      z.object({
+        term: z.string(),
+        asked: z.string(),
+        strategy: z.number().int().nullable(),
+        columns: z.array(z.string()),
+        example: z.string().nullable(),
+      }),
+    )
     .default([]),
   /** Phrases that match no value of the BOM tables: the question has no answer for them. */
   missing_terms: z.array(z.string()).default([]),

@@ -59,7 +59,8 @@ export type CapabilityManifest = z.output<typeof reasonerManifestSchema>;
 function uniqueIds(list: Array<{ id: string }>, path: string, ctx: z.RefinementCtx): void {
   const seen = new Set<string>();
   list.forEach((item, index) => {
-    if (seen.has(item.id)) ctx.addIssue({ code: 'custom', path: [path, index, 'id'], message: `duplicate id "${item.id}"` });
+    if (seen.has(item.id))
+      ctx.addIssue({ code: 'custom', path: [path, index, 'id'], message: `duplicate id "${item.id}"` });
     seen.add(item.id);
   });
 }
@@ -71,7 +72,9 @@ export const agentRegistrationSchema = z
     base_url: z
       .url()
       .max(2048)
-      .describe('Where the agent is reached: http(s) for HTTP agents, temporal://<address>/<namespace>/<task queue> for workers'),
+      .describe(
+        'Where the agent is reached: http(s) for HTTP agents, temporal://<address>/<namespace>/<task queue> for workers',
+      ),
     version: z.string().min(1).max(64),
     deployment_type: z.enum(DEPLOYMENT_TYPES).default('long_running'),
     /** The Temporal task queue the agent's workers poll: health then also follows its pollers. */
@@ -143,7 +146,12 @@ export const discoveryResponseSchema = z.object({
 });
 export type DiscoveryResponse = z.infer<typeof discoveryResponseSchema>;
 
-const compactCapabilitySchema = z.object({ id: z.string(), agent_id: z.string(), target: z.string(), tags: z.array(z.string()) });
+const compactCapabilitySchema = z.object({
+  id: z.string(),
+  agent_id: z.string(),
+  target: z.string(),
+  tags: z.array(z.string()),
+});
 export const compactDiscoveryResponseSchema = z.object({
   discovered_at: z.string(),
   reasoners: z.array(compactCapabilitySchema),
@@ -154,11 +162,24 @@ export type CompactDiscoveryResponse = z.infer<typeof compactDiscoveryResponseSc
 export const parameterErrorSchema = z.object({
   error: z.literal('invalid_parameter'),
   message: z.string(),
-  details: z.object({ parameter: z.string(), provided: z.string().optional(), allowed: z.array(z.string()).optional() }),
+  details: z.object({
+    parameter: z.string(),
+    provided: z.string().optional(),
+    allowed: z.array(z.string()).optional(),
+  }),
 });
-export const internalErrorSchema = z.object({ error: z.literal('internal_error'), message: z.string(), request_id: z.string() });
+export const internalErrorSchema = z.object({
+  error: z.literal('internal_error'),
+  message: z.string(),
+  request_id: z.string(),
+});
 /** Every other error: `error` is a stable code (`not_found`, `invalid_input`, `unauthorized`, ...). */
-export const apiErrorSchema = z.object({ error: z.string(), message: z.string(), details: z.unknown().optional(), request_id: z.string().optional() });
+export const apiErrorSchema = z.object({
+  error: z.string(),
+  message: z.string(),
+  details: z.unknown().optional(),
+  request_id: z.string().optional(),
+});
 
 // ---- execution ---------------------------------------------------------------------------
 
@@ -201,7 +222,12 @@ export function parseInvocationTarget(target: string): InvocationTarget | undefi
   if (parts.length === 2 && AGENT_ID_PATTERN.test(parts[0]) && CAPABILITY_ID_PATTERN.test(parts[1])) {
     return { agentId: parts[0], kind: 'reasoner', id: parts[1] };
   }
-  if (parts.length === 3 && parts[1] === 'skill' && AGENT_ID_PATTERN.test(parts[0]) && CAPABILITY_ID_PATTERN.test(parts[2])) {
+  if (
+    parts.length === 3 &&
+    parts[1] === 'skill' &&
+    AGENT_ID_PATTERN.test(parts[0]) &&
+    CAPABILITY_ID_PATTERN.test(parts[2])
+  ) {
     return { agentId: parts[0], kind: 'skill', id: parts[2] };
   }
   return undefined;

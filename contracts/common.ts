@@ -138,7 +138,11 @@ export function formatZodError(error: z.ZodError, root = '(input)'): string {
 export function parseFlowInput<S extends z.ZodType>(flow: string, schema: S, raw: unknown): z.output<S> {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  throw ApplicationFailure.nonRetryable(`${flow}: invalid input: ${formatZodError(result.error)}`, 'InvalidInput', zodIssues(result.error));
+  throw ApplicationFailure.nonRetryable(
+    `${flow}: invalid input: ${formatZodError(result.error)}`,
+    'InvalidInput',
+    zodIssues(result.error),
+  );
 }
 
 /** Makes a readable id fragment: lower-case words joined by dashes, at most `max` characters. */

@@ -39,7 +39,13 @@ const jsonSetting = <S extends z.ZodType>(schema: S, expected: string) =>
     const result = schema.safeParse(parsed);
     if (result.success) return result.data;
     const first = result.error.issues[0];
-    ctx.addIssue({ code: 'custom', message: `expected ${expected}: ${first?.path.join('.') || '(value)'}: ${first?.message ?? 'invalid'}`.slice(0, 300) });
+    ctx.addIssue({
+      code: 'custom',
+      message: `expected ${expected}: ${first?.path.join('.') || '(value)'}: ${first?.message ?? 'invalid'}`.slice(
+        0,
+        300,
+      ),
+    });
     return z.NEVER;
   });
 /** A 32-byte AES key, base64-encoded. */
@@ -67,7 +73,10 @@ const hostList = z
   .string()
   .optional()
   .transform((v, ctx) => {
-    const names = (v ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+    const names = (v ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter(Boolean);
     const bad = names.find((h) => !/^(\[[0-9a-f:.]+\]|[a-z0-9._-]{1,253})$/.test(h));
     if (bad !== undefined) {
       const entry = JSON.stringify(bad.slice(0, 60));
@@ -139,11 +148,15 @@ const processSettings = {
     .refine(
       (v) =>
         v === undefined ||
-        (/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?):\d{1,5}$/.test(v.trim()) && Number(v.trim().split(':').pop()) <= 65535),
+        (/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,252}[A-Za-z0-9])?):\d{1,5}$/.test(v.trim()) &&
+          Number(v.trim().split(':').pop()) <= 65535),
       'expected host:port, e.g. 127.0.0.1:7233',
     )
     .transform((v) => v?.trim()),
-  TEMPORAL_NAMESPACE: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'expected a namespace name').optional(),
+  TEMPORAL_NAMESPACE: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/, 'expected a namespace name')
+    .optional(),
   /** JSON fault settings for the stand-in (npm start, npm run standin), e.g. {"rate503":0.2}. */
   STANDIN_FAULTS: jsonSetting(faultSettingsSchema, 'a JSON object of fault settings, e.g. {"rate503":0.2}').optional(),
   MCP_HOST: z.string().min(1).default('127.0.0.1'),
@@ -151,7 +164,10 @@ const processSettings = {
   /** Bearer token every MCP HTTP request must carry, when set. */
   MCP_TOKEN: optionalString,
   /** Tests only: the queue the MCP server starts flows on. */
-  MCP_TASK_QUEUE: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'expected a task queue name').optional(),
+  MCP_TASK_QUEUE: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/, 'expected a task queue name')
+    .optional(),
 };
 
 /** Variables whose values are secrets: never printed, and redacted from backend errors. */
@@ -249,9 +265,15 @@ export const configSchema = z
     CONTROL_PLANE_HOST: z.string().min(1).default('127.0.0.1'),
     CONTROL_PLANE_PORT: port.default(8080),
     // --- flow settings: one block per flow, each variable prefixed with the flow's name ---
-    PROPOSAL_LITERATURE_COLLECTION: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/).default('literature'), // writeResearchProposal: search collection with the literature
+    PROPOSAL_LITERATURE_COLLECTION: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/)
+      .default('literature'), // writeResearchProposal: search collection with the literature
 
-    BOM_DATASET: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/).default('bom_demo'), // answerBomQuestion: dataset with item_master and bom_details
+    BOM_DATASET: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
+      .default('bom_demo'), // answerBomQuestion: dataset with item_master and bom_details
     BOM_RAG_ENABLED: bool.default(true), // answerBomQuestion: search schema docs and query patterns first (input ragEnabled overrides)
     BOM_MAX_STRATEGIES: int(1, 3).default(3), // answerBomQuestion: strategies of the refinement loop (input maxStrategies overrides)
     BOM_QUERY_REUSE_ENABLED: bool.default(true), // answerBomQuestion: reuse validated query patterns from data/search/bom-query-patterns.json
@@ -263,7 +285,10 @@ export const configSchema = z
     CONTROL_PLANE_URL: z.url().optional(), // control plane: the worker registers its manifest there when set (npm start sets it)
     CONTROL_PLANE_TOKEN: optionalString, // control plane: bearer token required on /api/* and sent by the worker, when set
     CONTROL_PLANE_STORE: z.string().min(1).default('.temporal/control-plane-agents.jsonl'), // control plane: registration journal (survives restarts)
-    CONTROL_PLANE_AGENT_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/).default('agent-flows'), // control plane: agent id our worker registers as
+    CONTROL_PLANE_AGENT_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)
+      .default('agent-flows'), // control plane: agent id our worker registers as
     CONTROL_PLANE_HEARTBEAT_MS: int(1000, 300_000).default(10_000), // control plane: worker heartbeat interval (stale after 3 intervals)
     CONTROL_PLANE_CACHE_TTL_MS: int(0, 3_600_000).default(30_000), // control plane: discovery cache TTL
     // --- end of flow settings ---
@@ -271,15 +296,25 @@ export const configSchema = z
     AGENT_FLOWS_PAYLOAD_KEY: z
       .string()
       .optional()
-      .refine((v) => v === undefined || v.trim() === '' || isPayloadKey(v.trim()), 'expected 32 bytes, base64-encoded (openssl rand -base64 32)'),
+      .refine(
+        (v) => v === undefined || v.trim() === '' || isPayloadKey(v.trim()),
+        'expected 32 bytes, base64-encoded (openssl rand -base64 32)',
+      ),
     /** Earlier keys, comma-separated: decrypt only, so history written before a key rotation stays readable. */
     AGENT_FLOWS_PAYLOAD_OLD_KEYS: z
       .string()
       .optional()
       .superRefine((v, ctx) => {
-        const keys = (v ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+        const keys = (v ?? '')
+          .split(',')
+          .map((k) => k.trim())
+          .filter(Boolean);
         const bad = keys.findIndex((k) => !isPayloadKey(k));
-        if (bad >= 0) ctx.addIssue({ code: 'custom', message: `key ${bad + 1} of ${keys.length}: expected 32 bytes, base64-encoded, comma-separated` });
+        if (bad >= 0)
+          ctx.addIssue({
+            code: 'custom',
+            message: `key ${bad + 1} of ${keys.length}: expected 32 bytes, base64-encoded, comma-separated`,
+          });
       }),
     /** Port of the codec endpoint the Web UI calls to show encrypted payloads (npm start, with a key). */
     CODEC_PORT: port.default(8234),
@@ -293,7 +328,10 @@ export const configSchema = z
     /** Task queue of the `agentRegistry` workflow (the flow worker runs it). */
     CONTROL_PLANE_REGISTRY_TASK_QUEUE: z.string().min(1).default('agent-flows'),
     /** Workflow id of the shared registry (one per namespace). */
-    CONTROL_PLANE_REGISTRY_ID: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/).default('agent-registry'),
+    CONTROL_PLANE_REGISTRY_ID: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/)
+      .default('agent-registry'),
     /** How many registry workflows share the agents; fixed for a deployment (an agent's shard is a hash of its id). */
     CONTROL_PLANE_REGISTRY_SHARDS: z.coerce.number().int().min(1).max(256).default(32),
     /** How often each instance asks the shared registry whether another instance changed it. */
@@ -308,13 +346,25 @@ export const configSchema = z
       ctx.addIssue({ code: 'custom', path: ['GEMINI_API_KEY'], message: 'required when AGENT_FLOWS_MODEL=gemini' });
     }
     if (model === 'vertex' && !c.GOOGLE_CLOUD_PROJECT) {
-      ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLOUD_PROJECT'], message: 'required when AGENT_FLOWS_MODEL=vertex' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GOOGLE_CLOUD_PROJECT'],
+        message: 'required when AGENT_FLOWS_MODEL=vertex',
+      });
     }
     if (c.AGENT_FLOWS_WAREHOUSE === 'bigquery' && !c.BIGQUERY_PROJECT && !c.GOOGLE_CLOUD_PROJECT) {
-      ctx.addIssue({ code: 'custom', path: ['BIGQUERY_PROJECT'], message: 'required when AGENT_FLOWS_WAREHOUSE=bigquery' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['BIGQUERY_PROJECT'],
+        message: 'required when AGENT_FLOWS_WAREHOUSE=bigquery',
+      });
     }
     if (c.AGENT_FLOWS_SEARCH === 'vertex' && !c.VERTEX_SEARCH_PROJECT && !c.GOOGLE_CLOUD_PROJECT) {
-      ctx.addIssue({ code: 'custom', path: ['VERTEX_SEARCH_PROJECT'], message: 'required when AGENT_FLOWS_SEARCH=vertex' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['VERTEX_SEARCH_PROJECT'],
+        message: 'required when AGENT_FLOWS_SEARCH=vertex',
+      });
     }
     if (c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS > c.WORKER_MAX_CACHED_WORKFLOWS) {
       const message = `at most WORKER_MAX_CACHED_WORKFLOWS (${c.WORKER_MAX_CACHED_WORKFLOWS})`;
@@ -323,7 +373,9 @@ export const configSchema = z
   })
   .transform((c) => ({
     ...c,
-    model: c.AGENT_FLOWS_MODEL ?? ((c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin') as 'standin' | 'gemini' | 'vertex'),
+    model:
+      c.AGENT_FLOWS_MODEL ??
+      ((c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin') as 'standin' | 'gemini' | 'vertex'),
     geminiApiKey: c.GEMINI_API_KEY ?? c.GOOGLE_API_KEY,
   }));
 

@@ -23,22 +23,40 @@ export type Column = z.output<typeof columnSchema>;
 
 export const discoverFromPrpInput = z
   .object({
-    prp: z.string().trim().min(1, 'prp must not be empty').max(200_000).describe('The requirements document (PRP) as markdown'),
+    prp: z
+      .string()
+      .trim()
+      .min(1, 'prp must not be empty')
+      .max(200_000)
+      .describe('The requirements document (PRP) as markdown'),
     targetSchema: z
       .array(columnSchema)
       .min(1)
       .max(200)
       .optional()
       .describe('Target columns; when absent they are read from the table in the PRP’s section 9'),
-    maxCandidatesPerStep: z.number().int().min(1).max(25).default(5).describe('How many candidate tables each search returns for validation'),
-    concurrency: z.number().int().min(1).max(200).default(8).describe('How many searches and validations run at the same time'),
+    maxCandidatesPerStep: z
+      .number()
+      .int()
+      .min(1)
+      .max(25)
+      .default(5)
+      .describe('How many candidate tables each search returns for validation'),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .default(8)
+      .describe('How many searches and validations run at the same time'),
   })
   .strict()
   .superRefine((input, ctx) => {
     const seen = new Set<string>();
     input.targetSchema?.forEach((column, i) => {
       const key = column.name.toLowerCase();
-      if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['targetSchema', i, 'name'], message: `duplicate column ${column.name}` });
+      if (seen.has(key))
+        ctx.addIssue({ code: 'custom', path: ['targetSchema', i, 'name'], message: `duplicate column ${column.name}` });
       seen.add(key);
     });
   });
@@ -194,7 +212,8 @@ export const discoverFromPrpFlow: FlowDefinition<typeof discoverFromPrpInput, ty
   input: discoverFromPrpInput,
   output: discoverFromPrpOutput,
   idKey: (input) => slugify(prpTitle(input.prp), 40),
-  summary: (input) => `Data discovery for “${oneLine(prpTitle(input.prp), 80)}”${input.targetSchema ? ` (${input.targetSchema.length} target columns)` : ''}`,
+  summary: (input) =>
+    `Data discovery for “${oneLine(prpTitle(input.prp), 80)}”${input.targetSchema ? ` (${input.targetSchema.length} target columns)` : ''}`,
   describeResult: (out) => [
     `${out.stats.fits} table(s) fit ${out.results.length} conceptual group(s); ${out.stats.candidates} candidate(s) validated, ${out.rejected.length} rejected`,
     ...out.results.map(

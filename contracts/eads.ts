@@ -9,7 +9,15 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, slugify, tokenUsageSchema, type FlowDefinition, type TokenUsage } from './common';
 import { describeSchedule, scheduleFromScrOutput, scheduleOptionsSchema } from './schedule';
-import { annotationProblems, EADS_ID_KEY, EADS_TOPICS, type AggregatedScr, type EadsField, type FieldInstruction, type JsonObject } from '../domain/eads-structure';
+import {
+  annotationProblems,
+  EADS_ID_KEY,
+  EADS_TOPICS,
+  type AggregatedScr,
+  type EadsField,
+  type FieldInstruction,
+  type JsonObject,
+} from '../domain/eads-structure';
 
 // ---------------------------------------------------------------------------------------------
 // The EADS file (upstream's EADS-INSTRUCTIONS message, plus this project's optional keys).
@@ -17,7 +25,10 @@ import { annotationProblems, EADS_ID_KEY, EADS_TOPICS, type AggregatedScr, type 
 export const eadsIdSchema = z
   .string()
   .max(120, 'an EADS-id has at most 120 characters')
-  .regex(/^(process|data|resources|optimality)\/[a-z0-9][a-z0-9-]*$/, 'expected "<process|data|resources|optimality>/<kebab-name>"');
+  .regex(
+    /^(process|data|resources|optimality)\/[a-z0-9][a-z0-9-]*$/,
+    'expected "<process|data|resources|optimality>/<kebab-name>"',
+  );
 
 export const interviewerTypeSchema = z.enum(EADS_TOPICS);
 export type InterviewerType = z.infer<typeof interviewerTypeSchema>;
@@ -46,7 +57,12 @@ export const eadsFileSchema = z
     'applies-when': appliesWhenSchema.optional(),
     EADS: z.record(z.string(), z.unknown()).superRefine((eads, ctx) => {
       const id = eadsIdSchema.safeParse(eads[EADS_ID_KEY]);
-      if (!id.success) ctx.addIssue({ code: 'custom', path: [EADS_ID_KEY], message: id.error.issues[0]?.message ?? 'invalid EADS-id' });
+      if (!id.success)
+        ctx.addIssue({
+          code: 'custom',
+          path: [EADS_ID_KEY],
+          message: id.error.issues[0]?.message ?? 'invalid EADS-id',
+        });
       const fields = Object.keys(eads).filter((k) => k !== EADS_ID_KEY && k !== 'exhausted?');
       if (fields.length === 0) ctx.addIssue({ code: 'custom', path: [], message: 'the EADS has no fields to fill' });
       for (const problem of annotationProblems(eads, '')) {
@@ -224,10 +240,15 @@ export const pursuitContextSchema = z
 export type PursuitContext = z.infer<typeof pursuitContextSchema>;
 
 export const interviewModeSchema = z.enum(['human', 'surrogate']);
-export const fixtureIdSchema = z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected a fixture id such as "brewery-flow-shop"');
+export const fixtureIdSchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected a fixture id such as "brewery-flow-shop"');
 export const projectIdSchema = z
   .string()
-  .regex(/^[a-z0-9][a-z0-9-]{0,47}$/, 'expected lower-case letters, digits and dashes (at most 48), e.g. "kettle-crown"');
+  .regex(
+    /^[a-z0-9][a-z0-9-]{0,47}$/,
+    'expected lower-case letters, digits and dashes (at most 48), e.g. "kettle-crown"',
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Continue-as-new state. It travels in the public `resume` field of the input (continue-as-new
@@ -361,9 +382,14 @@ export const interviewResumeSchema = z.object({
   pursuits: z.array(pursuitRecordSchema).max(50),
   usage: tokenUsageSchema,
   runs: z.number().int().min(1),
-  orchestratorLog: z.array(z.object({ eads_id: z.string().nullable(), source: recommendationSchema.shape.source, rationale: z.string() })),
+  orchestratorLog: z.array(
+    z.object({ eads_id: z.string().nullable(), source: recommendationSchema.shape.source, rationale: z.string() }),
+  ),
   pendingRecommendation: recommendationSchema
-    .refine((r) => r.exhausted || r.eads_id !== null, { message: 'eads_id is required unless exhausted', path: ['eads_id'] })
+    .refine((r) => r.exhausted || r.eads_id !== null, {
+      message: 'eads_id is required unless exhausted',
+      path: ['eads_id'],
+    })
     .optional(),
 });
 
@@ -388,7 +414,8 @@ export const runEadsInterviewInput = z
   })
   .strict()
   .superRefine((input, ctx) => {
-    if (input.mode === 'surrogate' && !input.fixture) ctx.addIssue({ code: 'custom', path: ['fixture'], message: 'required when mode is "surrogate"' });
+    if (input.mode === 'surrogate' && !input.fixture)
+      ctx.addIssue({ code: 'custom', path: ['fixture'], message: 'required when mode is "surrogate"' });
   });
 export type RunEadsInterviewInput = z.input<typeof runEadsInterviewInput>;
 
@@ -417,13 +444,23 @@ export const runEadsInterviewOutput = z.object({
   scr: z.object({
     scr_by_eads: z.record(z.string(), z.record(z.string(), z.unknown())),
     merged_scr: z.record(z.string(), z.unknown()),
-    conflicts: z.array(z.object({ kind: z.string(), field: z.string(), eads: z.array(z.string()), detail: z.string(), values: z.array(z.unknown()).optional() })),
+    conflicts: z.array(
+      z.object({
+        kind: z.string(),
+        field: z.string(),
+        eads: z.array(z.string()),
+        detail: z.string(),
+        values: z.array(z.unknown()).optional(),
+      }),
+    ),
   }),
   questionsAsked: z.number().int(),
   usage: tokenUsageSchema,
   runs: z.number().int(),
   /** With input `schedule`: the schedule solved from the SCR, or why there is none. */
-  schedule: z.union([scheduleFromScrOutput, z.object({ skipped: z.string() }), z.object({ error: z.string() })]).optional(),
+  schedule: z
+    .union([scheduleFromScrOutput, z.object({ skipped: z.string() }), z.object({ error: z.string() })])
+    .optional(),
 });
 export type RunEadsInterviewOutput = z.infer<typeof runEadsInterviewOutput>;
 
@@ -433,7 +470,13 @@ export interface InterviewView {
   mode: 'human' | 'surrogate';
   orchestration: 'auto' | 'guided';
   status: 'starting' | 'orchestrating' | 'awaiting-start' | 'pursuing' | 'finished';
-  current: { eadsId: string; pursuitNo: number; childWorkflowId: string; rationale: string; interviewer: string } | null;
+  current: {
+    eadsId: string;
+    pursuitNo: number;
+    childWorkflowId: string;
+    rationale: string;
+    interviewer: string;
+  } | null;
   nextEads: Recommendation | null;
   pursuits: Array<z.infer<typeof pursuitSummarySchema>>;
   product: string | null;
@@ -476,7 +519,9 @@ export const aggregatedScrQuery = defineQuery<AggregatedScr, [string[]?]>('aggre
 export const eadsRecordQuery = defineQuery<PursuitRecord | null, [string]>('eadsRecord');
 export const eadsLibraryQuery = defineQuery<EadsCatalogEntry[]>('eadsLibrary');
 export const startPursuitUpdate = defineUpdate<StartPursuitResult, [{ eadsId: string }]>('startPursuit');
-export const finishInterviewUpdate = defineUpdate<{ status: string; pursuits: number }, [{ reason?: string }]>('finishInterview');
+export const finishInterviewUpdate = defineUpdate<{ status: string; pursuits: number }, [{ reason?: string }]>(
+  'finishInterview',
+);
 
 export const pursuitStatusQuery = defineQuery<PursuitStatus>('pursuitStatus');
 export const pursuitInstructionsQuery = defineQuery<PursuitPlan | null>('pursuitInstructions');
@@ -519,11 +564,21 @@ export const runEadsInterviewFlow: FlowDefinition<typeof runEadsInterviewInput, 
     `${out.status}: ${out.pursuits.length} EADS pursued, ${out.questionsAsked} question(s), ${out.runs} run(s)`,
     `product: ${out.product ?? '(unknown)'}; problem type: ${out.problemType ?? '(undetermined)'}`,
     `challenges: ${out.schedulingChallenges.join(', ') || '(none)'}`,
-    ...out.pursuits.map((p) => `${p.eadsId}: ${p.status}, completeness ${p.completeness}, ${p.questions} q, budget used ${p.budgetUsed} (${p.source})`),
+    ...out.pursuits.map(
+      (p) =>
+        `${p.eadsId}: ${p.status}, completeness ${p.completeness}, ${p.questions} q, budget used ${p.budgetUsed} (${p.source})`,
+    ),
     `conflicts: ${out.scr.conflicts.length ? out.scr.conflicts.map((c) => c.detail).join('; ') : 'none'}; tokens ${out.usage.totalTokens}`,
     ...(out.schedule ? scheduleLines(out.schedule) : []),
   ],
-  examples: [{ projectId: 'demo-brewery', projectName: 'Kettle & Crown Brewing', mode: 'surrogate', fixture: 'brewery-flow-shop' }],
+  examples: [
+    {
+      projectId: 'demo-brewery',
+      projectName: 'Kettle & Crown Brewing',
+      mode: 'surrogate',
+      fixture: 'brewery-flow-shop',
+    },
+  ],
 };
 
 function scheduleLines(schedule: NonNullable<RunEadsInterviewOutput['schedule']>): string[] {

@@ -7,7 +7,14 @@ import { researchProposalFlow } from './proposal';
 import { discoverFromPrpFlow } from './discovery';
 import { scheduleFromScrFlow } from './schedule';
 
-export const flows: FlowDefinition[] = [platformCheckFlow as unknown as FlowDefinition, runEadsInterviewFlow as unknown as FlowDefinition, researchProposalFlow as unknown as FlowDefinition, discoverFromPrpFlow as unknown as FlowDefinition, bomQuestionFlow as unknown as FlowDefinition, scheduleFromScrFlow as unknown as FlowDefinition];
+export const flows: FlowDefinition[] = [
+  platformCheckFlow as unknown as FlowDefinition,
+  runEadsInterviewFlow as unknown as FlowDefinition,
+  researchProposalFlow as unknown as FlowDefinition,
+  discoverFromPrpFlow as unknown as FlowDefinition,
+  bomQuestionFlow as unknown as FlowDefinition,
+  scheduleFromScrFlow as unknown as FlowDefinition,
+];
 
 export function findFlow(nameOrSlug: string): FlowDefinition | undefined {
   return flows.find((f) => f.type === nameOrSlug || f.slug === nameOrSlug);

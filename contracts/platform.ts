@@ -7,7 +7,12 @@ import { oneLine, slugify, tokenUsageSchema, type FlowDefinition } from './commo
 
 export const platformCheckInput = z
   .object({
-    topic: z.string().trim().min(1, 'topic must not be empty').max(200).describe('What to look for in the demo documents and table'),
+    topic: z
+      .string()
+      .trim()
+      .min(1, 'topic must not be empty')
+      .max(200)
+      .describe('What to look for in the demo documents and table'),
     /** How many search hits and rows to gather. */
     limit: z.number().int().min(1).max(50).default(5),
   })
@@ -31,7 +36,8 @@ export const platformCheckFlow: FlowDefinition<typeof platformCheckInput, typeof
   slug: 'platform-check',
   mcpTool: 'platform_check',
   title: 'Platform check',
-  description: 'Searches the demo documents, queries the demo warehouse table and asks the model to summarise: one activity per backend.',
+  description:
+    'Searches the demo documents, queries the demo warehouse table and asks the model to summarise: one activity per backend.',
   tags: ['platform', 'smoke-test'],
   input: platformCheckInput,
   output: platformCheckOutput,

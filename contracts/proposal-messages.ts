@@ -12,4 +12,6 @@ export const proposalStateQuery = defineQuery<ProposalStateView>('proposalState'
 /** Answers the open question; rejected (with the reason) when the answer does not parse. Returns the next question. */
 export const answerQuestionUpdate = defineUpdate<InterviewQuestionView | null, [InterviewAnswer]>('answerQuestion');
 /** Approves the draft or requests changes (comments feed one more refinement round). */
-export const reviewProposalUpdate = defineUpdate<{ accepted: ReviewDecision['decision'] }, [ReviewDecision]>('reviewProposal');
+export const reviewProposalUpdate = defineUpdate<{ accepted: ReviewDecision['decision'] }, [ReviewDecision]>(
+  'reviewProposal',
+);

@@ -239,7 +239,8 @@ function parseText(field: ProfileField, min: number, max: number) {
   return (answer: string): ParsedAnswer => {
     const text = answer.replace(/\s+/g, ' ').trim();
     if (text.length < min) return { ok: false, message: `${field} needs at least ${min} character(s)` };
-    if (text.length > max) return { ok: false, message: `${field} must be at most ${max} characters (got ${text.length})` };
+    if (text.length > max)
+      return { ok: false, message: `${field} must be at most ${max} characters (got ${text.length})` };
     return { ok: true, value: text };
   };
 }
@@ -253,7 +254,11 @@ function parseList(field: ProfileField, maxItem: number) {
       .map((s) => s.replace(/\s+/g, ' ').trim())
       .filter(Boolean);
     const tooLong = items.find((s) => s.length > maxItem);
-    if (tooLong) return { ok: false, message: `${field}: each item must be at most ${maxItem} characters ("${oneLine(tooLong, 40)}")` };
+    if (tooLong)
+      return {
+        ok: false,
+        message: `${field}: each item must be at most ${maxItem} characters ("${oneLine(tooLong, 40)}")`,
+      };
     if (items.length > 20) return { ok: false, message: `${field}: at most 20 items (got ${items.length})` };
     return { ok: true, value: [...new Set(items)] };
   };
@@ -263,30 +268,86 @@ export function parseWeeklyHours(answer: string): ParsedAnswer {
   const m = /^\s*(\d{1,3})\s*(h|hrs?|hours?)?\s*((per|a|\/)\s*(week|wk))?\s*$/i.exec(answer);
   const hours = m ? Number(m[1]) : NaN;
   if (!Number.isInteger(hours) || hours < 1 || hours > 80) {
-    return { ok: false, message: `weekly_hours must be a whole number of hours between 1 and 80 (got "${oneLine(answer, 40)}")` };
+    return {
+      ok: false,
+      message: `weekly_hours must be a whole number of hours between 1 and 80 (got "${oneLine(answer, 40)}")`,
+    };
   }
   return { ok: true, value: hours };
 }
 
 export function parseTimeline(answer: string): ParsedAnswer {
   const m = /^\s*(\d{1,3})\s*(weeks?|wks?|months?|mos?|years?|yrs?)\s*$/i.exec(answer);
-  if (!m) return { ok: false, message: `total_timeline must be a number and a unit, e.g. "6 months", "12 weeks" or "1 year" (got "${oneLine(answer, 40)}")` };
+  if (!m)
+    return {
+      ok: false,
+      message: `total_timeline must be a number and a unit, e.g. "6 months", "12 weeks" or "1 year" (got "${oneLine(answer, 40)}")`,
+    };
   const unitWord = m[2].toLowerCase();
   const unit = unitWord.startsWith('w') ? 'weeks' : unitWord.startsWith('m') ? 'months' : 'years';
   const parsed = timelineSchema.safeParse({ value: Number(m[1]), unit });
-  if (!parsed.success || timelineWeeks(parsed.data) > 520) return { ok: false, message: 'total_timeline must be between 1 week and 10 years' };
+  if (!parsed.success || timelineWeeks(parsed.data) > 520)
+    return { ok: false, message: 'total_timeline must be between 1 week and 10 years' };
   return { ok: true, value: parsed.data };
 }
 
 export const INTERVIEW_QUESTIONS: readonly InterviewQuestion[] = [
-  { field: 'academic_program', prompt: 'Which academic program are you in?', hint: "e.g. Bachelor's, Master's, PhD", optional: false, parse: parseText('academic_program', 2, 80) },
-  { field: 'field_of_study', prompt: 'What is your field of study?', hint: 'e.g. Computer Science, Psychology', optional: false, parse: parseText('field_of_study', 2, 120) },
-  { field: 'research_area', prompt: 'Which research area or topic do you want to work on?', hint: 'a few words, e.g. multi-agent systems for logistics', optional: false, parse: parseText('research_area', 3, 200) },
-  { field: 'weekly_hours', prompt: 'How many hours per week can you spend on the research?', hint: 'a whole number between 1 and 80', optional: false, parse: parseWeeklyHours },
-  { field: 'total_timeline', prompt: 'How much time do you have in total?', hint: 'e.g. 6 months, 12 weeks, 1 year', optional: false, parse: parseTimeline },
-  { field: 'existing_skills', prompt: 'Which relevant skills do you already have?', hint: "comma-separated, or 'none'", optional: false, parse: parseList('existing_skills', 80) },
-  { field: 'missing_skills', prompt: 'Which skills do you expect to need but still have to learn?', hint: "comma-separated, or 'none'", optional: false, parse: parseList('missing_skills', 80) },
-  { field: 'constraints', prompt: 'Any constraints: budget, data access, ethics, location?', hint: "comma-separated, or 'none'", optional: false, parse: parseList('constraints', 200) },
+  {
+    field: 'academic_program',
+    prompt: 'Which academic program are you in?',
+    hint: "e.g. Bachelor's, Master's, PhD",
+    optional: false,
+    parse: parseText('academic_program', 2, 80),
+  },
+  {
+    field: 'field_of_study',
+    prompt: 'What is your field of study?',
+    hint: 'e.g. Computer Science, Psychology',
+    optional: false,
+    parse: parseText('field_of_study', 2, 120),
+  },
+  {
+    field: 'research_area',
+    prompt: 'Which research area or topic do you want to work on?',
+    hint: 'a few words, e.g. multi-agent systems for logistics',
+    optional: false,
+    parse: parseText('research_area', 3, 200),
+  },
+  {
+    field: 'weekly_hours',
+    prompt: 'How many hours per week can you spend on the research?',
+    hint: 'a whole number between 1 and 80',
+    optional: false,
+    parse: parseWeeklyHours,
+  },
+  {
+    field: 'total_timeline',
+    prompt: 'How much time do you have in total?',
+    hint: 'e.g. 6 months, 12 weeks, 1 year',
+    optional: false,
+    parse: parseTimeline,
+  },
+  {
+    field: 'existing_skills',
+    prompt: 'Which relevant skills do you already have?',
+    hint: "comma-separated, or 'none'",
+    optional: false,
+    parse: parseList('existing_skills', 80),
+  },
+  {
+    field: 'missing_skills',
+    prompt: 'Which skills do you expect to need but still have to learn?',
+    hint: "comma-separated, or 'none'",
+    optional: false,
+    parse: parseList('missing_skills', 80),
+  },
+  {
+    field: 'constraints',
+    prompt: 'Any constraints: budget, data access, ethics, location?',
+    hint: "comma-separated, or 'none'",
+    optional: false,
+    parse: parseList('constraints', 200),
+  },
   {
     field: 'additional_context',
     prompt: 'Anything else the proposal should take into account?',
@@ -347,13 +408,26 @@ export const MAX_REVIEW_ROUNDS = 3;
 
 export const proposalInput = z
   .object({
-    mode: z.enum(['interactive', 'autonomous']).describe('interactive: interview the researcher first; autonomous: use `profile`'),
+    mode: z
+      .enum(['interactive', 'autonomous'])
+      .describe('interactive: interview the researcher first; autonomous: use `profile`'),
     /** Autonomous: the whole profile. Interactive: optional answers to skip in the interview. */
     profile: userProfileSchema.partial().optional(),
-    maxRefinements: z.number().int().min(0).max(5).default(3).describe('Hard bound on automatic refinement rounds after a failed quality check'),
+    maxRefinements: z
+      .number()
+      .int()
+      .min(0)
+      .max(5)
+      .default(3)
+      .describe('Hard bound on automatic refinement rounds after a failed quality check'),
     review: z.boolean().default(false).describe('Wait for an approve / request-changes update before the PDF'),
     /** How long the interview (and the review gate) waits for the next answer before giving up. */
-    idleTimeoutMinutes: z.number().int().min(1).max(60 * 24 * 90).default(60 * 24 * 7),
+    idleTimeoutMinutes: z
+      .number()
+      .int()
+      .min(1)
+      .max(60 * 24 * 90)
+      .default(60 * 24 * 7),
   })
   .strict()
   .superRefine((input, ctx) => {
@@ -364,7 +438,8 @@ export const proposalInput = z
         ctx.addIssue({ code: 'custom', path: ['profile'], message: 'autonomous mode requires a complete profile' });
         return;
       }
-      for (const issue of full.error.issues) ctx.addIssue({ code: 'custom', path: ['profile', ...issue.path.map(String)], message: issue.message });
+      for (const issue of full.error.issues)
+        ctx.addIssue({ code: 'custom', path: ['profile', ...issue.path.map(String)], message: issue.message });
     }
   });
 export type ProposalInput = z.output<typeof proposalInput>;
@@ -463,9 +538,17 @@ export const researchProposalFlow: FlowDefinition<typeof proposalInput, typeof p
   describeResult: (out) => {
     const lines = [`${out.status} (${out.state})${out.title ? `: ${out.title}` : ''}`];
     const qv = out.proposal?.quality_validation;
-    if (qv) lines.push(`quality: overall ${qv.overall_quality_score.toFixed(0)}/100, coherence ${qv.coherence_score.toFixed(2)}, feasibility ${qv.feasibility_score.toFixed(2)}, ${qv.validation_passed ? 'passed' : 'not passed'}`);
-    lines.push(`refinements: ${out.refinement.refinements}/${out.refinement.maxRefinements}${out.refinement.limitReached ? ' (limit reached)' : ''}, literature: ${out.proposal?.problem_definition.preliminary_literature.length ?? 0} entries`);
-    if (out.unresolvedIssues.length) lines.push(`unresolved: ${out.unresolvedIssues.map((i) => `[${i.severity}] ${oneLine(i.description, 90)}`).join('; ')}`);
+    if (qv)
+      lines.push(
+        `quality: overall ${qv.overall_quality_score.toFixed(0)}/100, coherence ${qv.coherence_score.toFixed(2)}, feasibility ${qv.feasibility_score.toFixed(2)}, ${qv.validation_passed ? 'passed' : 'not passed'}`,
+      );
+    lines.push(
+      `refinements: ${out.refinement.refinements}/${out.refinement.maxRefinements}${out.refinement.limitReached ? ' (limit reached)' : ''}, literature: ${out.proposal?.problem_definition.preliminary_literature.length ?? 0} entries`,
+    );
+    if (out.unresolvedIssues.length)
+      lines.push(
+        `unresolved: ${out.unresolvedIssues.map((i) => `[${i.severity}] ${oneLine(i.description, 90)}`).join('; ')}`,
+      );
     if (out.pdf) lines.push(`pdf: ${out.pdf.path} (${out.pdf.pages} pages, ${out.pdf.links} links)`);
     if (out.error) lines.push(`error in ${out.error.state}: ${out.error.message}`);
     lines.push(`tokens: ${out.usage.totalTokens} in ${out.usage.calls} model call(s)`);

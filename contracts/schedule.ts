@@ -7,7 +7,14 @@
  */
 import { z } from 'zod';
 import { oneLine, type FlowDefinition } from './common';
-import { formatTime, staticConflicts, TIME_UNITS, type ProblemConflict, type ScheduleProblem, type TimeUnit } from '../domain/schedule-model';
+import {
+  formatTime,
+  staticConflicts,
+  TIME_UNITS,
+  type ProblemConflict,
+  type ScheduleProblem,
+  type TimeUnit,
+} from '../domain/schedule-model';
 
 /** The Python solver worker's task queue (solver/worker.py), apart from the flows' `agent-flows`. */
 export const SOLVER_TASK_QUEUE = 'agent-flows-solver';
@@ -81,22 +88,51 @@ export interface SolverReply {
 
 export type SolverProblem = ScheduleProblem & { timeLimitSeconds?: number; workers?: number };
 
-const scheduledStepSchema = z.object({ step: z.string(), start: z.number(), end: z.number(), resources: z.array(z.string()) });
+const scheduledStepSchema = z.object({
+  step: z.string(),
+  start: z.number(),
+  end: z.number(),
+  resources: z.array(z.string()),
+});
 
 export const minizincResultsSchema = z.object({
   status: z.enum(['optimal', 'feasible', 'infeasible', 'unknown', 'invalid']),
   solver: z.string(),
-  objective: z.object({ name: z.string(), firm: z.string().nullable(), value: z.number().nullable(), bound: z.number().nullable(), gap: z.number().nullable(), note: z.string().optional() }),
+  objective: z.object({
+    name: z.string(),
+    firm: z.string().nullable(),
+    value: z.number().nullable(),
+    bound: z.number().nullable(),
+    gap: z.number().nullable(),
+    note: z.string().optional(),
+  }),
   timeUnit: z.string(),
   makespan: z.number().nullable(),
   makespanText: z.string().nullable(),
   totalTardiness: z.number().nullable(),
   solveSeconds: z.number(),
   jobs: z.array(
-    z.object({ id: z.string(), product: z.string(), quantity: z.number(), route: z.string(), due: z.number().nullable(), end: z.number().nullable(), late: z.number().nullable(), steps: z.array(scheduledStepSchema) }),
+    z.object({
+      id: z.string(),
+      product: z.string(),
+      quantity: z.number(),
+      route: z.string(),
+      due: z.number().nullable(),
+      end: z.number().nullable(),
+      late: z.number().nullable(),
+      steps: z.array(scheduledStepSchema),
+    }),
   ),
   resources: z.array(
-    z.object({ name: z.string(), quantity: z.number(), busy: z.number(), utilisation: z.number(), peak: z.number(), changeovers: z.number(), assumed: z.string().optional() }),
+    z.object({
+      name: z.string(),
+      quantity: z.number(),
+      busy: z.number(),
+      utilisation: z.number(),
+      peak: z.number(),
+      changeovers: z.number(),
+      assumed: z.string().optional(),
+    }),
   ),
   conflicts: z.array(z.object({ kind: z.string(), detail: z.string() }).loose()),
 });
@@ -107,7 +143,11 @@ export const scheduleFromScrOutput = z.object({
   problemType: z.string(),
   jobsSource: z.string(),
   notes: z.array(z.string()),
-  minizinc: z.object({ model: z.string(), data: z.string(), files: z.object({ model: z.string(), data: z.string() }).nullable() }),
+  minizinc: z.object({
+    model: z.string(),
+    data: z.string(),
+    files: z.object({ model: z.string(), data: z.string() }).nullable(),
+  }),
   minizinc_results: minizincResultsSchema,
   chart: z.object({ svg: z.string(), png: z.string() }).nullable(),
 });
@@ -134,7 +174,12 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
           const n = seen.get(task.step) ?? 0;
           seen.set(task.step, n + 1);
           const slot = byKey.get(`${job.id}\u0000${task.step}`)?.[n];
-          return { step: task.step, start: slot?.start ?? NaN, end: slot?.end ?? NaN, resources: task.uses.map((u) => u.resource) };
+          return {
+            step: task.step,
+            start: slot?.start ?? NaN,
+            end: slot?.end ?? NaN,
+            resources: task.uses.map((u) => u.resource),
+          };
         })
       : [];
     const end = steps.length ? steps[steps.length - 1]!.end : null;
@@ -155,12 +200,17 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
     for (const job of jobs) {
       const problemJob = problem.jobs.find((j) => j.id === job.id)!;
       job.steps.forEach((s, i) => {
-        for (const u of problemJob.tasks[i]!.uses) if (u.resource === r.name) uses.push({ start: s.start, end: s.end, units: u.units, product: job.product });
+        for (const u of problemJob.tasks[i]!.uses)
+          if (u.resource === r.name) uses.push({ start: s.start, end: s.end, units: u.units, product: job.product });
       });
     }
     const busy = uses.reduce((n, u) => n + (u.end - u.start) * u.units, 0);
     let peak = 0;
-    for (const u of uses) peak = Math.max(peak, uses.filter((v) => v.start <= u.start && u.start < v.end).reduce((n, v) => n + v.units, 0));
+    for (const u of uses)
+      peak = Math.max(
+        peak,
+        uses.filter((v) => v.start <= u.start && u.start < v.end).reduce((n, v) => n + v.units, 0),
+      );
     // A changeover: consecutive uses of the resource (in start order) for different products.
     const ordered = [...uses].sort((a, b) => a.start - b.start);
     const changeovers = ordered.reduce((n, u, i) => n + (i > 0 && ordered[i - 1]!.product !== u.product ? 1 : 0), 0);
@@ -175,7 +225,10 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
       ...(r.assumed ? { assumed: r.assumed } : {}),
     };
   });
-  const gap = reply.objective !== null && reply.bound !== null ? Math.round(((reply.objective - reply.bound) / Math.max(1, Math.abs(reply.objective))) * 10000) / 10000 : null;
+  const gap =
+    reply.objective !== null && reply.bound !== null
+      ? Math.round(((reply.objective - reply.bound) / Math.max(1, Math.abs(reply.objective))) * 10000) / 10000
+      : null;
   return {
     status: reply.status,
     solver: reply.solver,
@@ -201,8 +254,12 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
 /** One line: status, objective in the firm's time units, gap when not proven optimal, jobs. */
 export function describeSchedule(r: MinizincResults): string {
   const unit = r.timeUnit as TimeUnit;
-  const late = r.objective.name === 'total-tardiness' && r.totalTardiness !== null ? `total lateness ${formatTime(r.totalTardiness, unit)}, ` : '';
-  const gap = r.status === 'feasible' && r.objective.gap !== null ? ` (gap ${(r.objective.gap * 100).toFixed(1)}%)` : '';
+  const late =
+    r.objective.name === 'total-tardiness' && r.totalTardiness !== null
+      ? `total lateness ${formatTime(r.totalTardiness, unit)}, `
+      : '';
+  const gap =
+    r.status === 'feasible' && r.objective.gap !== null ? ` (gap ${(r.objective.gap * 100).toFixed(1)}%)` : '';
   return `${r.status}${gap}, ${late}makespan ${r.makespanText ?? '-'}, ${r.jobs.length} job(s)`;
 }
 
@@ -233,7 +290,8 @@ export const scheduleFromScrFlow: FlowDefinition<typeof scheduleFromScrInput, ty
   input: scheduleFromScrInput,
   output: scheduleFromScrOutput,
   idKey: (input) => input.projectId,
-  summary: (input) => `Schedule for ${oneLine(input.firm ?? input.projectId, 60)} (${input.orders?.length ?? 'SCR'} order(s), due dates ${input.dueDates})`,
+  summary: (input) =>
+    `Schedule for ${oneLine(input.firm ?? input.projectId, 60)} (${input.orders?.length ?? 'SCR'} order(s), due dates ${input.dueDates})`,
   describeResult: (out) => [
     `${out.problemType}: ${describeSchedule(out.minizinc_results)}, solved in ${out.minizinc_results.solveSeconds} s`,
     ...out.minizinc_results.conflicts.map((c) => `conflict: ${c.detail}`),
@@ -249,13 +307,19 @@ export const scheduleFromScrFlow: FlowDefinition<typeof scheduleFromScrInput, ty
         'principal-problem-type': 'JOB-SHOP-SCHEDULING-PROBLEM',
         'unit-processes': [
           { 'process-id': 'saw-cut', resources: ['bandsaw'], duration: { units: 'minutes', 'value-string': '10' } },
-          { 'process-id': 'cnc-turning', resources: ['cnc lathe'], duration: { units: 'minutes', 'value-string': '35' } },
+          {
+            'process-id': 'cnc-turning',
+            resources: ['cnc lathe'],
+            duration: { units: 'minutes', 'value-string': '35' },
+          },
         ],
         routings: [{ 'routing-id': 'shaft', steps: ['saw-cut', 'cnc-turning'] }],
-        'resource-pools': [{ 'resource-id': 'bandsaw', quantity: '1' }, { 'resource-id': 'cnc lathe', quantity: '3' }],
+        'resource-pools': [
+          { 'resource-id': 'bandsaw', quantity: '1' },
+          { 'resource-id': 'cnc lathe', quantity: '3' },
+        ],
       },
       orders: [{ product: 'shaft', due: { value: 2, units: 'hours' } }],
     },
   ],
 };
-

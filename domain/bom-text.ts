@@ -125,29 +125,56 @@ export interface ParsedBomQuestion {
 
 /** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
 const OPENERS = new Set(
-  'which what where who in on for of list show find give tell name get me us all every each any the a an our my your some do does did are is that those these there please'.split(' '),
+  'which what where who in on for of list show find give tell name get me us all every each any the a an our my your some do does did are is that those these there please'.split(
+    ' ',
+  ),
 );
 
 /** Adverbs of the question's frame that may sit between the subject and its verb. */
-const FRAME_ADVERBS = new Set('ultimately indirectly directly actually currently still also really all both we you they i'.split(' '));
+const FRAME_ADVERBS = new Set(
+  'ultimately indirectly directly actually currently still also really all both we you they i'.split(' '),
+);
 
 /** Verbs (and prepositions) after which the question names what is used: "Which boards use X". */
 const ACTIVE_PIVOTS = new Set(
-  ('use uses using contain contains containing include includes including incorporate incorporates incorporating need needs ' +
+  (
+    'use uses using contain contains containing include includes including incorporate incorporates incorporating need needs ' +
     'needing require requires requiring take takes have has having with carry carries carrying feature features featuring ' +
-    'employ employs depend depends rely relies consume consumes call calls calling').split(' '),
+    'employ employs depend depends rely relies consume consumes call calls calling'
+  ).split(' '),
 );
 /** Participles of the passive frame: "Where are X used?", "In which products is X found?". */
-const PASSIVE_PIVOTS = new Set('used contained included needed required found fitted installed incorporated featured employed consumed'.split(' '));
+const PASSIVE_PIVOTS = new Set(
+  'used contained included needed required found fitted installed incorporated featured employed consumed'.split(' '),
+);
 const AUXILIARIES = new Set('is are was were be been gets get'.split(' '));
 /** Words that join part phrases; "and"-like ones mean every phrase must be on the BOM. */
 const OR_WORDS = new Set(['or', 'nor', '/', 'and/or']);
 const AND_WORDS = new Set(['and', '&', 'plus']);
 /** Phrases that ask for the top-level items containing a part at any depth (indented where-used). */
 const TOP_LEVEL_PHRASES = [
-  'ultimately', 'indirectly', 'any level', 'all levels', 'every level', 'any depth', 'multi-level', 'multilevel', 'indented',
-  'through subassemblies', 'through a subassembly', 'via subassemblies', 'top-level', 'top level', 'end products', 'end product',
-  'finished goods', 'finished good', 'finished products', 'finished product', 'products', 'product',
+  'ultimately',
+  'indirectly',
+  'any level',
+  'all levels',
+  'every level',
+  'any depth',
+  'multi-level',
+  'multilevel',
+  'indented',
+  'through subassemblies',
+  'through a subassembly',
+  'via subassemblies',
+  'top-level',
+  'top level',
+  'end products',
+  'end product',
+  'finished goods',
+  'finished good',
+  'finished products',
+  'finished product',
+  'products',
+  'product',
 ];
 
 /** Tokens for parsing: words as `tokenize` reads them, plus the separators "," "&" "/". */
@@ -176,11 +203,18 @@ function trimStopWords(words: string[]): string[] {
  * whole ("tantalum capacitors" is one concept); the column resolver grounds it in the warehouse.
  */
 export function parseBomQuestion(question: string): ParsedBomQuestion {
-  const lower = ` ${question.toLowerCase().replace(/[?!.]+/g, ' ').replace(/\s+/g, ' ')} `;
-  const scope: WhereUsedScope = TOP_LEVEL_PHRASES.some((p) => lower.includes(` ${p} `) || lower.includes(` ${p},`)) ? 'top_level' : 'direct';
+  const lower = ` ${question
+    .toLowerCase()
+    .replace(/[?!.]+/g, ' ')
+    .replace(/\s+/g, ' ')} `;
+  const scope: WhereUsedScope = TOP_LEVEL_PHRASES.some((p) => lower.includes(` ${p} `) || lower.includes(` ${p},`))
+    ? 'top_level'
+    : 'direct';
   const tokens = parseTokens(question);
   const active = tokens.findIndex((t) => ACTIVE_PIVOTS.has(t));
-  const passive = tokens.findIndex((t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)));
+  const passive = tokens.findIndex(
+    (t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)),
+  );
   let object: string[];
   let subjectWords: string[] = [];
   if (passive >= 0 && (active < 0 || passive < active)) {
@@ -194,7 +228,8 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     object = tokens;
   }
   const subjectStart = subjectWords.findIndex((w) => !OPENERS.has(w));
-  const subjectEnd = subjectWords.length - [...subjectWords].reverse().findIndex((w) => !OPENERS.has(w) && !AUXILIARIES.has(w));
+  const subjectEnd =
+    subjectWords.length - [...subjectWords].reverse().findIndex((w) => !OPENERS.has(w) && !AUXILIARIES.has(w));
   const subject =
     subjectStart >= 0
       ? subjectWords
@@ -305,7 +340,8 @@ export function editDistance(a: string, b: string, max = 3): number {
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
       rowMin = Math.min(rowMin, d[i][j]);
     }
     if (rowMin > max) return max + 1;

@@ -57,13 +57,17 @@ export function annotationProblems(value: unknown, path: string): Array<{ path: 
       }
       const extra = keys.filter((k) => k !== 'val' && k !== 'comment');
       if (extra.length) {
-        problems.push({ path: p, message: `an annotation may only hold "val" and "comment" (found ${extra.map((k) => `"${k}"`).join(', ')})` });
+        problems.push({
+          path: p,
+          message: `an annotation may only hold "val" and "comment" (found ${extra.map((k) => `"${k}"`).join(', ')})`,
+        });
         return;
       }
       if ('comment' in v && typeof v.comment !== 'string') {
         problems.push({ path: `${p}.comment`, message: 'expected a string' });
       }
-      if (isAnnotation(v.val)) problems.push({ path: `${p}.val`, message: 'an annotation cannot wrap another annotation' });
+      if (isAnnotation(v.val))
+        problems.push({ path: `${p}.val`, message: 'an annotation cannot wrap another annotation' });
       walk(v.val, p);
       return;
     }
@@ -121,7 +125,12 @@ export interface EadsField {
 }
 
 export function isQuantity(value: unknown): value is { units: string; 'value-string': string } {
-  return isPlainObject(value) && typeof value.units === 'string' && typeof value['value-string'] === 'string' && Object.keys(value).every((k) => ['units', 'value-string', 'modifier'].includes(k));
+  return (
+    isPlainObject(value) &&
+    typeof value.units === 'string' &&
+    typeof value['value-string'] === 'string' &&
+    Object.keys(value).every((k) => ['units', 'value-string', 'modifier'].includes(k))
+  );
 }
 
 export function kindOf(value: Json): FieldKind {
@@ -205,7 +214,8 @@ function schemaForSamples(samples: Json[]): z.ZodType {
     const objects = samples.filter(isPlainObject) as JsonObject[];
     const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))];
     const shape: Record<string, z.ZodType> = {};
-    for (const key of keys) shape[key] = schemaForSamples(objects.filter((o) => key in o).map((o) => o[key])).optional();
+    for (const key of keys)
+      shape[key] = schemaForSamples(objects.filter((o) => key in o).map((o) => o[key])).optional();
     options.push(z.object(shape).strict());
   }
   if (options.length === 0) return z.unknown();
@@ -296,7 +306,7 @@ export function canAffordQuestion(questions: number, decrement: number): boolean
 
 export const EADS_TOPICS = ['process', 'data', 'resources', 'optimality'] as const;
 export type EadsTopic = (typeof EADS_TOPICS)[number];
-export const topicOf = (eadsId: string): EadsTopic => (EADS_TOPICS.find((t) => eadsId.startsWith(`${t}/`)) ?? 'process');
+export const topicOf = (eadsId: string): EadsTopic => EADS_TOPICS.find((t) => eadsId.startsWith(`${t}/`)) ?? 'process';
 export const topicRank = (eadsId: string): number => EADS_TOPICS.indexOf(topicOf(eadsId));
 
 export interface AppliesWhen {
@@ -327,7 +337,10 @@ export function conditionHolds(when: AppliesWhen | undefined, facts: Facts): boo
  */
 export function eligibleEads(graph: GraphEntry[], done: string[], facts: Facts): string[] {
   return graph
-    .filter((e) => !done.includes(e.id) && e.prerequisites.every((p) => done.includes(p)) && conditionHolds(e.appliesWhen, facts))
+    .filter(
+      (e) =>
+        !done.includes(e.id) && e.prerequisites.every((p) => done.includes(p)) && conditionHolds(e.appliesWhen, facts),
+    )
     .map((e) => e.id)
     .sort((a, b) => topicRank(a) - topicRank(b) || a.localeCompare(b));
 }
@@ -355,7 +368,10 @@ export interface AggregatedScr {
   conflicts: ScrConflict[];
 }
 
-const canonical = (v: unknown): string => JSON.stringify(v, (_k, val) => (isPlainObject(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => a.localeCompare(b))) : val));
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_k, val) =>
+    isPlainObject(val) ? Object.fromEntries(Object.entries(val).sort(([a], [b]) => a.localeCompare(b))) : val,
+  );
 
 export function normalizeName(name: string): string {
   return name
@@ -371,9 +387,12 @@ export function normalizeName(name: string): string {
 function resourcesUsed(ds: JsonObject): string[] {
   const names: string[] = [];
   for (const [key, value] of Object.entries(ds)) {
-    if (key === 'resources' && Array.isArray(value)) names.push(...value.filter((v): v is string => typeof v === 'string'));
+    if (key === 'resources' && Array.isArray(value))
+      names.push(...value.filter((v): v is string => typeof v === 'string'));
     if (Array.isArray(value)) {
-      for (const row of value) if (isPlainObject(row) && Array.isArray(row.resources)) names.push(...row.resources.filter((v): v is string => typeof v === 'string'));
+      for (const row of value)
+        if (isPlainObject(row) && Array.isArray(row.resources))
+          names.push(...row.resources.filter((v): v is string => typeof v === 'string'));
     }
   }
   return [...new Set(names)];
@@ -383,7 +402,9 @@ function resourcesUsed(ds: JsonObject): string[] {
 function resourceInventory(ds: JsonObject): string[] {
   const ids: string[] = [];
   for (const value of Object.values(ds)) {
-    if (Array.isArray(value)) for (const row of value) if (isPlainObject(row) && typeof row['resource-id'] === 'string') ids.push(row['resource-id']);
+    if (Array.isArray(value))
+      for (const row of value)
+        if (isPlainObject(row) && typeof row['resource-id'] === 'string') ids.push(row['resource-id']);
   }
   return ids;
 }
@@ -458,7 +479,9 @@ export function aggregateScr(records: ScrRecord[], filter?: string[]): Aggregate
 // Text scoring shared by the surrogate's retrieval (activity) and the stand-in rules.
 
 const STOPWORDS = new Set(
-  'a an and are as at be but by can could do does did for from has have how i if in into is it its me my no not of on or our so such than that the their them then there these they this to us was we what when where which who why will with would you your about any all also each every just more most much some very well been being per one two'.split(' '),
+  'a an and are as at be but by can could do does did for from has have how i if in into is it its me my no not of on or our so such than that the their them then there these they this to us was we what when where which who why will with would you your about any all also each every just more most much some very well been being per one two'.split(
+    ' ',
+  ),
 );
 
 /** A crude stemmer: enough for "scheduled" ~ "schedule" and "batches" ~ "batch". */

@@ -18,7 +18,8 @@ import {
 export const PASS_THRESHOLD = 0.7;
 
 const UNIT_WEEKS: Record<string, number> = { day: 1 / 7, week: 1, month: 52 / 12, year: 52 };
-const DURATION = /(\d+(?:\.\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:\.\d+)?))?\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b/gi;
+const DURATION =
+  /(\d+(?:\.\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:\.\d+)?))?\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b/gi;
 
 /**
  * Reads a duration written by a person or a model ("14 weeks", "3-4 months", "1 year and 2
@@ -42,7 +43,11 @@ export function parseDurationWeeks(text: string): number | null {
 export function planDurationWeeks(plan: DataCollectionPlan): number | null {
   const total = parseDurationWeeks(plan.timeline_breakdown.total_duration);
   if (total !== null) return total;
-  const phases = [plan.timeline_breakdown.preparation, plan.timeline_breakdown.collection, plan.timeline_breakdown.quality_check].map((p) => parseDurationWeeks(p.duration));
+  const phases = [
+    plan.timeline_breakdown.preparation,
+    plan.timeline_breakdown.collection,
+    plan.timeline_breakdown.quality_check,
+  ].map((p) => parseDurationWeeks(p.duration));
   return phases.every((w) => w !== null) ? Math.round(phases.reduce((a, b) => a! + b!, 0)! * 10) / 10 : null;
 }
 
@@ -63,11 +68,19 @@ export function checkFeasibility(profile: UserProfile, plan: DataCollectionPlan)
       planWeeks: null,
       timelineWeeks: available,
       score: 0.5,
-      issues: [{ severity: 'major', component: 'data_collection', description: 'The data collection plan states no total duration that can be checked against the timeline.', impact: 'Feasibility cannot be verified.' }],
+      issues: [
+        {
+          severity: 'major',
+          component: 'data_collection',
+          description: 'The data collection plan states no total duration that can be checked against the timeline.',
+          impact: 'Feasibility cannot be verified.',
+        },
+      ],
       recommendations: ['State the total duration of the data collection plan in weeks or months.'],
     };
   }
-  if (needed <= available) return { planWeeks: needed, timelineWeeks: available, score: 1, issues: [], recommendations: [] };
+  if (needed <= available)
+    return { planWeeks: needed, timelineWeeks: available, score: 1, issues: [], recommendations: [] };
   return {
     planWeeks: needed,
     timelineWeeks: available,
@@ -80,7 +93,9 @@ export function checkFeasibility(profile: UserProfile, plan: DataCollectionPlan)
         impact: 'The research cannot be completed in the available time.',
       },
     ],
-    recommendations: [`Narrow the scope so the plan fits ${available} weeks: drop the least central secondary question and its objective.`],
+    recommendations: [
+      `Narrow the scope so the plan fits ${available} weeks: drop the least central secondary question and its objective.`,
+    ],
   };
 }
 
@@ -114,7 +129,12 @@ export function combineQuality(model: ModelQualityAssessment, code: CodeFeasibil
     recommendations: [...new Set([...model.recommendations, ...code.recommendations])],
     requires_refinement: !passed,
     refinement_targets: passed ? [] : [...targets],
-    feasibility_check: { plan_weeks: code.planWeeks, timeline_weeks: code.timelineWeeks, model_feasibility: modelFeasibility, code_feasibility: code.score },
+    feasibility_check: {
+      plan_weeks: code.planWeeks,
+      timeline_weeks: code.timelineWeeks,
+      model_feasibility: modelFeasibility,
+      code_feasibility: code.score,
+    },
   };
 }
 
@@ -126,7 +146,8 @@ export function chooseBest<T extends { quality: QualityValidation }>(versions: r
     else {
       const a = best.quality;
       const b = v.quality;
-      const better = Number(b.validation_passed) - Number(a.validation_passed) || b.overall_quality_score - a.overall_quality_score;
+      const better =
+        Number(b.validation_passed) - Number(a.validation_passed) || b.overall_quality_score - a.overall_quality_score;
       if (better >= 0) best = v;
     }
   }

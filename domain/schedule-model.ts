@@ -85,7 +85,11 @@ export interface OrderInput {
 
 /** Errors quote the SCR only in short excerpts. */
 const short = (v: string, max = 60) => (v.length > max ? `${v.slice(0, max - 1)}…` : v).replace(/[\r\n]+/g, ' ');
-const shortList = (items: string[]) => `${items.slice(0, 8).map((i) => short(i, 40)).join(', ')}${items.length > 8 ? `, … (${items.length})` : ''}`;
+const shortList = (items: string[]) =>
+  `${items
+    .slice(0, 8)
+    .map((i) => short(i, 40))
+    .join(', ')}${items.length > 8 ? `, … (${items.length})` : ''}`;
 
 export class ScheduleModelError extends Error {
   constructor(
@@ -117,20 +121,42 @@ export function durationMinutes(value: unknown): number | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const v = value as Record<string, unknown>;
   const unit = typeof v.units === 'string' ? timeUnitOf(v.units) : undefined;
-  const text = typeof v['value-string'] === 'string' ? v['value-string'] : typeof v.value === 'number' ? String(v.value) : '';
+  const text =
+    typeof v['value-string'] === 'string' ? v['value-string'] : typeof v.value === 'number' ? String(v.value) : '';
   const numbers = [...text.matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0]));
   if (!unit || numbers.length === 0) return undefined;
   return Math.round(Math.max(...numbers) * TIME_UNITS[unit]);
 }
 
 function rows(value: unknown): Array<Record<string, unknown>> {
-  return Array.isArray(value) ? value.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r)) : [];
+  return Array.isArray(value)
+    ? value.filter((r): r is Record<string, unknown> => !!r && typeof r === 'object' && !Array.isArray(r))
+    : [];
 }
 
 const text = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
-const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim()) : text(v) ? [text(v)!] : []);
+const list = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v.filter((x): x is string => typeof x === 'string' && x.trim() !== '').map((x) => x.trim())
+    : text(v)
+      ? [text(v)!]
+      : [];
 
-const NUMBER_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve'];
+const NUMBER_WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
 /** "two" → "2": quantities said in words. */
 function numberWord(text: string): string | undefined {
   const words = text.toLowerCase().split(/[^a-z]+/);
@@ -186,24 +212,40 @@ function stepOf(row: Record<string, unknown>, field: string, index: number): Ste
   const step = text(row['process-id']) ?? `step-${index + 1}`;
   const minutes = durationMinutes(row.duration);
   if (minutes === undefined || minutes <= 0) {
-    throw new ScheduleModelError(`${field}[${index}] ("${short(step)}") has no usable duration (${JSON.stringify(row.duration ?? null).slice(0, 80)})`, `${field}.duration`);
+    throw new ScheduleModelError(
+      `${field}[${index}] ("${short(step)}") has no usable duration (${JSON.stringify(row.duration ?? null).slice(0, 80)})`,
+      `${field}.duration`,
+    );
   }
   return { step, minutes, resources: list(row.resources) };
 }
 
 /** The largest unit in which every duration is a whole number: small integers for the solver. */
 export function chooseTimeUnit(minutes: number[]): TimeUnit {
-  for (const unit of ['weeks', 'days', 'hours'] as const) if (minutes.every((m) => m % TIME_UNITS[unit] === 0)) return unit;
+  for (const unit of ['weeks', 'days', 'hours'] as const)
+    if (minutes.every((m) => m % TIME_UNITS[unit] === 0)) return unit;
   return 'minutes';
 }
 
 const OBJECTIVES: Record<string, { solved: SolvedObjective; note?: string }> = {
   'MEET-DUE-DATES': { solved: 'total-tardiness' },
   'MINIMIZE-MAKESPAN': { solved: 'makespan' },
-  'MAXIMIZE-THROUGHPUT': { solved: 'makespan', note: 'throughput is maximised by finishing the given jobs as early as possible (makespan)' },
-  'MINIMIZE-CHANGEOVERS': { solved: 'makespan', note: 'the SCR has no set-up times, so changeovers are not optimised: the schedule minimises makespan and counts changeovers per resource' },
-  'BALANCE-WORKLOAD': { solved: 'makespan', note: 'workload balance is not modelled yet: the schedule minimises makespan' },
-  'SATISFY-PREFERENCES': { solved: 'makespan', note: 'preferences are not modelled yet: the schedule minimises makespan' },
+  'MAXIMIZE-THROUGHPUT': {
+    solved: 'makespan',
+    note: 'throughput is maximised by finishing the given jobs as early as possible (makespan)',
+  },
+  'MINIMIZE-CHANGEOVERS': {
+    solved: 'makespan',
+    note: 'the SCR has no set-up times, so changeovers are not optimised: the schedule minimises makespan and counts changeovers per resource',
+  },
+  'BALANCE-WORKLOAD': {
+    solved: 'makespan',
+    note: 'workload balance is not modelled yet: the schedule minimises makespan',
+  },
+  'SATISFY-PREFERENCES': {
+    solved: 'makespan',
+    note: 'preferences are not modelled yet: the schedule minimises makespan',
+  },
 };
 
 export interface BuildProblemOptions {
@@ -221,7 +263,9 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
   if (!kind) {
     const type = text(scr['principal-problem-type']);
     throw new ScheduleModelError(
-      type ? `only flow-shop and job-shop problems can be scheduled yet; this SCR is ${short(type)}` : 'the SCR names no problem type and has neither flow-shop steps nor job-shop routings',
+      type
+        ? `only flow-shop and job-shop problems can be scheduled yet; this SCR is ${short(type)}`
+        : 'the SCR names no problem type and has neither flow-shop steps nor job-shop routings',
       'principal-problem-type',
     );
   }
@@ -233,24 +277,36 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
   if (kind === 'flow-shop') {
     const table = rows(scr.subprocesses);
     if (!table.length) throw new ScheduleModelError('the flow-shop SCR has no steps ("subprocesses")', 'subprocesses');
-    routes.set(text(scr['process-id']) ?? 'process', table.map((r, i) => stepOf(r, 'subprocesses', i)));
+    routes.set(
+      text(scr['process-id']) ?? 'process',
+      table.map((r, i) => stepOf(r, 'subprocesses', i)),
+    );
   } else {
     const units = rows(scr['unit-processes']);
-    if (!units.length) throw new ScheduleModelError('the job-shop SCR has no unit processes ("unit-processes")', 'unit-processes');
-    const byId = new Map(units.map((r, i) => [text(r['process-id']) ?? `step-${i + 1}`, stepOf(r, 'unit-processes', i)]));
+    if (!units.length)
+      throw new ScheduleModelError('the job-shop SCR has no unit processes ("unit-processes")', 'unit-processes');
+    const byId = new Map(
+      units.map((r, i) => [text(r['process-id']) ?? `step-${i + 1}`, stepOf(r, 'unit-processes', i)]),
+    );
     const routings = rows(scr.routings);
     if (!routings.length) throw new ScheduleModelError('the job-shop SCR has no routings', 'routings');
     for (const [i, r] of routings.entries()) {
       const id = text(r['routing-id']) ?? `routing-${i + 1}`;
       const steps = list(r.steps).map((s) => {
         const found = byId.get(s) ?? [...byId.values()].find((u) => sameName(u.step, s));
-        if (!found) throw new ScheduleModelError(`routing "${short(id)}" names step "${short(s)}", which is not among the unit processes (${shortList([...byId.keys()])})`, 'routings.steps');
+        if (!found)
+          throw new ScheduleModelError(
+            `routing "${short(id)}" names step "${short(s)}", which is not among the unit processes (${shortList([...byId.keys()])})`,
+            'routings.steps',
+          );
         return found;
       });
       if (!steps.length) throw new ScheduleModelError(`routing "${short(id)}" has no steps`, 'routings.steps');
       routes.set(id, steps);
     }
-    descriptions = new Map(routings.map((r, i) => [text(r['routing-id']) ?? `routing-${i + 1}`, text(r['typical-jobs']) ?? '']));
+    descriptions = new Map(
+      routings.map((r, i) => [text(r['routing-id']) ?? `routing-${i + 1}`, text(r['typical-jobs']) ?? '']),
+    );
   }
 
   // Resources: the pools, plus any a step names that the pools lack (assumed one).
@@ -261,12 +317,18 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
     if (known) return known;
     // The pool of the same name, else one whose name contains the other ("lathe" / "cnc lathe").
     const named = pools.filter((p) => text(p['resource-id']));
-    const pool = named.find((p) => normalizeName(String(p['resource-id'])) === normalizeName(name)) ?? named.find((p) => sameName(String(p['resource-id']), name));
+    const pool =
+      named.find((p) => normalizeName(String(p['resource-id'])) === normalizeName(name)) ??
+      named.find((p) => sameName(String(p['resource-id']), name));
     let resource: ProblemResource;
     if (pool) {
       const raw = String(pool.quantity ?? '').trim();
       const digits = raw.match(/\d+/)?.[0] ?? numberWord(raw);
-      resource = { name: String(pool['resource-id']), quantity: digits ? Number(digits) : 1, ...(text(pool['resource-type']) ? { type: text(pool['resource-type']) } : {}) };
+      resource = {
+        name: String(pool['resource-id']),
+        quantity: digits ? Number(digits) : 1,
+        ...(text(pool['resource-type']) ? { type: text(pool['resource-type']) } : {}),
+      };
       if (!digits) resource.assumed = `quantity "${raw.slice(0, 40)}" is not a number: assumed 1`;
     } else {
       resource = { name, quantity: 1, assumed: 'not in the resource pools: assumed 1' };
@@ -290,7 +352,8 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
   }
   if (!orders.length) {
     jobsSource = 'one-per-product';
-    const products = kind === 'flow-shop' ? (list(scr.outputs).length ? list(scr.outputs) : [...routes.keys()]) : [...routes.keys()];
+    const products =
+      kind === 'flow-shop' ? (list(scr.outputs).length ? list(scr.outputs) : [...routes.keys()]) : [...routes.keys()];
     orders = products.map((product, i) => ({ id: `job-${i + 1}`, product, quantity: 1 }));
     notes.push(`no orders in the SCR or the input: one job per ${kind === 'flow-shop' ? 'product' : 'routing'}`);
   }
@@ -306,9 +369,20 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
     const exact = [...routes.entries()].find(([id]) => sameName(id, product));
     if (exact) return exact;
     const words = normalizeName(product).split(' ');
-    const byJobs = [...routes.entries()].find(([id]) => words.some((w) => w.length > 2 && normalizeName(descriptions.get(id) ?? '').split(' ').includes(w)));
+    const byJobs = [...routes.entries()].find(([id]) =>
+      words.some(
+        (w) =>
+          w.length > 2 &&
+          normalizeName(descriptions.get(id) ?? '')
+            .split(' ')
+            .includes(w),
+      ),
+    );
     if (byJobs) return byJobs;
-    throw new ScheduleModelError(`product "${short(product)}" matches none of the routings (${shortList([...routes.keys()])})`, 'orders.product');
+    throw new ScheduleModelError(
+      `product "${short(product)}" matches none of the routings (${shortList([...routes.keys()])})`,
+      'orders.product',
+    );
   };
 
   const usedIds = new Set<string>();
@@ -325,7 +399,11 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
       route,
       release: o.release ? inUnit(o.release.value * TIME_UNITS[o.release.units]) : 0,
       ...(o.due ? { due: inUnit(o.due.value * TIME_UNITS[o.due.units]) } : {}),
-      tasks: steps.map((s) => ({ step: s.step, duration: Math.max(1, inUnit(s.minutes)), uses: s.resources.map((r) => ({ resource: resourceFor(r).name, units: 1 })) })),
+      tasks: steps.map((s) => ({
+        step: s.step,
+        duration: Math.max(1, inUnit(s.minutes)),
+        uses: s.resources.map((r) => ({ resource: resourceFor(r).name, units: 1 })),
+      })),
     };
   });
 
@@ -338,7 +416,9 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
     solved = 'makespan';
     note = 'no job has a due date, so lateness cannot be measured: the schedule minimises makespan';
   }
-  const horizon = Math.max(0, ...jobs.map((j) => j.release)) + jobs.reduce((n, j) => n + j.tasks.reduce((m, t) => m + t.duration, 0), 0);
+  const horizon =
+    Math.max(0, ...jobs.map((j) => j.release)) +
+    jobs.reduce((n, j) => n + j.tasks.reduce((m, t) => m + t.duration, 0), 0);
   return {
     kind,
     firm: options.firm ?? null,
@@ -403,12 +483,17 @@ export function formatTime(value: number, unit: TimeUnit): string {
 // MiniZinc.
 
 const MZN_RESERVED = new Set(
-  'ann annotation any array bool case constraint diff div else elseif endif enum false float function if in include int intersect let list maximize minimize mod not of op opt output par predicate record satisfy set solve string subset superset symdiff test then true tuple type union var where xor'.split(' '),
+  'ann annotation any array bool case constraint diff div else elseif endif enum false float function if in include int intersect let list maximize minimize mod not of op opt output par predicate record satisfy set solve string subset superset symdiff test then true tuple type union var where xor'.split(
+    ' ',
+  ),
 );
 
 /** A readable MiniZinc identifier for a name, unique among `taken`. */
 export function mznIdentifier(name: string, taken: Set<string>, prefix: string): string {
-  let id = name.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
+  let id = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!/^[a-z]/.test(id)) id = `${prefix}_${id}`;
   if (MZN_RESERVED.has(id)) id = `${prefix}_${id}`;
   let unique = id;
@@ -461,7 +546,7 @@ export function toMiniZinc(problem: ScheduleProblem): MiniZincModel {
     'include "cumulative.mzn";',
     '',
     '% --- data (see the .dzn file) ---',
-    'enum RESOURCE;                          % the firm\'s resources',
+    "enum RESOURCE;                          % the firm's resources",
     'array[RESOURCE] of int: capacity;       % how many units of each exist',
     'enum JOB;                               % one job per order',
     'array[JOB] of int: release;             % earliest start of each job',
@@ -469,7 +554,7 @@ export function toMiniZinc(problem: ScheduleProblem): MiniZincModel {
     'int: n_tasks;                           % every step of every job',
     'set of int: TASK = 1..n_tasks;',
     'array[TASK] of JOB: job;                % the job a task belongs to',
-    'array[TASK] of string: step;            % the firm\'s name of the step',
+    "array[TASK] of string: step;            % the firm's name of the step",
     'array[TASK] of int: duration;',
     'array[TASK, RESOURCE] of int: use;      % units of each resource a task holds while it runs',
     'array[JOB] of TASK: first;              % first task of each job',
@@ -483,13 +568,18 @@ export function toMiniZinc(problem: ScheduleProblem): MiniZincModel {
     '% --- constraints ---',
     '% Each job starts no earlier than its release.',
     'constraint forall(j in JOB)(start[first[j]] >= release[j]);',
-    '% A job\'s steps run in order: each step starts after the previous step of the same job ends.',
+    "% A job's steps run in order: each step starts after the previous step of the same job ends.",
     'constraint forall(t in TASK where t < n_tasks /\\ job[t] = job[t + 1])(end[t] <= start[t + 1]);',
     '% No resource is used beyond its quantity at any time.',
     'constraint forall(r in RESOURCE where exists(t in TASK)(use[t, r] > 0))(',
     '  cumulative([start[t] | t in TASK where use[t, r] > 0], [duration[t] | t in TASK where use[t, r] > 0],',
     '             [use[t, r] | t in TASK where use[t, r] > 0], capacity[r]));',
-    ...(hard ? ['% Due dates are deadlines: every job ends by its due date.', 'constraint forall(j in JOB where due[j] >= 0)(end[last[j]] <= due[j]);'] : []),
+    ...(hard
+      ? [
+          '% Due dates are deadlines: every job ends by its due date.',
+          'constraint forall(j in JOB where due[j] >= 0)(end[last[j]] <= due[j]);',
+        ]
+      : []),
     '',
     '% --- objective ---',
     'var int: makespan = max(t in TASK)(end[t]);',
@@ -518,12 +608,18 @@ export function toMiniZinc(problem: ScheduleProblem): MiniZincModel {
     `% Data for ${comment(problem.firm ?? 'the firm')}: ${problem.jobs.length} job(s), ${tasks.length} task(s); time in ${unit}.`,
     '',
     '% Resources and how many of each the firm has:',
-    ...problem.resources.map((r, i) => `%   ${resourceIds[i]} = ${comment(r.name)} (${r.quantity}${r.type ? `, ${r.type}` : ''})${r.assumed ? ` [${comment(r.assumed)}]` : ''}`),
+    ...problem.resources.map(
+      (r, i) =>
+        `%   ${resourceIds[i]} = ${comment(r.name)} (${r.quantity}${r.type ? `, ${r.type}` : ''})${r.assumed ? ` [${comment(r.assumed)}]` : ''}`,
+    ),
     `RESOURCE = {${resourceIds.join(', ')}};`,
     `capacity = [${problem.resources.map((r) => r.quantity).join(', ')}];`,
     '',
     '% Jobs (one per order): product, quantity, route.',
-    ...problem.jobs.map((j, i) => `%   ${jobIds[i]} = order ${comment(j.order)}: ${comment(j.product)} x${j.quantity}, route ${comment(j.route)}`),
+    ...problem.jobs.map(
+      (j, i) =>
+        `%   ${jobIds[i]} = order ${comment(j.order)}: ${comment(j.product)} x${j.quantity}, route ${comment(j.route)}`,
+    ),
     `JOB = {${jobIds.join(', ')}};`,
     `release = [${problem.jobs.map((j) => j.release).join(', ')}];`,
     `due = [${problem.jobs.map((j) => j.due ?? -1).join(', ')}];`,
@@ -538,7 +634,10 @@ export function toMiniZinc(problem: ScheduleProblem): MiniZincModel {
     `duration = [${tasks.map(({ task }) => task.duration).join(', ')}];`,
     `% use: one row per task, one column per resource (${resourceIds.join(', ')})`,
     'use = [|',
-    ...tasks.map(({ job, task }, i) => `  ${useRows[i]}${i === tasks.length - 1 ? ' |];' : ' |'}   % ${i + 1}: ${comment(job.id)} / ${comment(task.step)}, ${formatTime(task.duration, unit)}`),
+    ...tasks.map(
+      ({ job, task }, i) =>
+        `  ${useRows[i]}${i === tasks.length - 1 ? ' |];' : ' |'}   % ${i + 1}: ${comment(job.id)} / ${comment(task.step)}, ${formatTime(task.duration, unit)}`,
+    ),
     ...(tasks.length === 0 ? ['|];'] : []),
     '',
   ].join('\n');

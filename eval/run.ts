@@ -18,7 +18,8 @@ export async function loadSuites(names: string[] = []): Promise<EvalSuite[]> {
     .filter((name) => names.length === 0 || names.includes(name))
     .sort();
   const suites: EvalSuite[] = [];
-  for (const dir of dirs) suites.push(((await import(/* @vite-ignore */ `./${dir}/index`)) as { default: EvalSuite }).default);
+  for (const dir of dirs)
+    suites.push(((await import(/* @vite-ignore */ `./${dir}/index`)) as { default: EvalSuite }).default);
   return suites;
 }
 

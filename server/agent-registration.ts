@@ -53,7 +53,11 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
   let stopped = false;
 
   const call = (url: string, init: RequestInit) =>
-    fetch(url, { ...init, headers: init.body ? { ...auth, 'content-type': 'application/json' } : auth, signal: AbortSignal.timeout(timeoutMs) });
+    fetch(url, {
+      ...init,
+      headers: init.body ? { ...auth, 'content-type': 'application/json' } : auth,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
 
   const register = async (): Promise<boolean> => {
     try {

@@ -157,14 +157,25 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
     const authenticate = async (request: FastifyRequest, reply: FastifyReply) => {
       request.authenticated = required && check(request.headers.authorization);
       if (required && !request.authenticated) {
-        return reply.code(401).header('www-authenticate', 'Bearer').send({ error: 'unauthorized', message: 'Missing or invalid bearer token' });
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer')
+          .send({ error: 'unauthorized', message: 'Missing or invalid bearer token' });
       }
     };
     route.onRequest = [...(route.onRequest ? [route.onRequest].flat() : []), authenticate];
   });
   app.addHook('onResponse', async (request, reply) => {
     if (request.routeOptions.url === '/api/v1/discovery/capabilities' && reply.statusCode < 500) return;
-    request.log.info({ method: request.method, path: request.url.split('?')[0].slice(0, 200), status: reply.statusCode, duration_ms: +reply.elapsedTime.toFixed(3) }, 'request completed');
+    request.log.info(
+      {
+        method: request.method,
+        path: request.url.split('?')[0].slice(0, 200),
+        status: reply.statusCode,
+        duration_ms: +reply.elapsedTime.toFixed(3),
+      },
+      'request completed',
+    );
   });
 
   discoveryRoutes(app, registry, metrics);
@@ -176,7 +187,9 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
     openapi ??= JSON.stringify(buildOpenApi(`${request.protocol}://${request.host}`));
     return reply.header('content-type', 'application/json; charset=utf-8').send(openapi);
   });
-  app.get('/metrics', async (_request, reply) => reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()));
+  app.get('/metrics', async (_request, reply) =>
+    reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
   app.get('/healthz', async () => ({ status: 'ok' }));
   if (options.console && options.temporal) {
     await app.register(consolePlugin, { ...options.console, temporal: options.temporal, token: options.token });

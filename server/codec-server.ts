@@ -18,12 +18,16 @@ interface JsonPayload {
 }
 
 const fromJson = (p: JsonPayload): Payload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))]),
+  ),
   data: new Uint8Array(Buffer.from(p.data ?? '', 'base64')),
 });
 
 const toJson = (p: Payload): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v as Uint8Array).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v as Uint8Array).toString('base64')]),
+  ),
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 

@@ -27,7 +27,11 @@ export interface DiscoveryResult {
   page: MatchedAgent[];
 }
 
-function selectCapabilities(list: SnapshotCapability[], pattern: Matcher | undefined, tags: Matcher[]): SnapshotCapability[] {
+function selectCapabilities(
+  list: SnapshotCapability[],
+  pattern: Matcher | undefined,
+  tags: Matcher[],
+): SnapshotCapability[] {
   if (!pattern && tags.length === 0) return list;
   return list.filter((c) => (!pattern || pattern(c.id)) && matchesAny(c.tags, tags));
 }

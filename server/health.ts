@@ -44,7 +44,10 @@ export function deriveHealth(i: HealthInputs): HealthStatus {
 /** Temporal lists a poller for a few minutes after its last poll; only recent ones count as alive. */
 export const POLLER_FRESH_MS = 90_000;
 
-export function countFreshPollers(pollers: Array<{ lastAccessTime?: { seconds?: unknown; nanos?: number | null } | null }>, now: number): number {
+export function countFreshPollers(
+  pollers: Array<{ lastAccessTime?: { seconds?: unknown; nanos?: number | null } | null }>,
+  now: number,
+): number {
   return pollers.filter((p) => {
     const seconds = p.lastAccessTime?.seconds;
     if (seconds === undefined || seconds === null) return true;

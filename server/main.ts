@@ -15,7 +15,10 @@ import { currentTracing, setupTracing } from '../workers/tracing';
  * Refuses (ConfigError) to listen beyond loopback with open registration: anyone who reached
  * it could then register agents.
  */
-export async function startControlPlane(config: Config, overrides: { temporalAddress?: string } = {}): Promise<ControlPlane & { url: string }> {
+export async function startControlPlane(
+  config: Config,
+  overrides: { temporalAddress?: string } = {},
+): Promise<ControlPlane & { url: string }> {
   const registrationToken = config.CONTROL_PLANE_REGISTRATION_TOKEN ?? config.CONTROL_PLANE_TOKEN;
   if (!isLoopbackHost(config.CONTROL_PLANE_HOST)) {
     if (!registrationToken) {
@@ -76,11 +79,16 @@ if (require.main === module) {
   setupTracing(config, 'agent-flows-control-plane');
   startControlPlane(config).then(
     (cp) => {
-      console.log(`[control-plane] ${cp.url}/api/v1/discovery/capabilities (console: ${cp.url}/console/, OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`);
+      console.log(
+        `[control-plane] ${cp.url}/api/v1/discovery/capabilities (console: ${cp.url}/console/, OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`,
+      );
       const stop = () => {
         cp.close().then(
           // Spans still buffered go to the collector before the process ends.
-          () => currentTracing().shutdown().finally(() => process.exit(0)),
+          () =>
+            currentTracing()
+              .shutdown()
+              .finally(() => process.exit(0)),
           () => process.exit(1),
         );
       };
@@ -88,7 +96,12 @@ if (require.main === module) {
       process.once('SIGTERM', stop);
     },
     (err) => {
-      const why = explainListenError(err, 'The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT');
+      const why = explainListenError(
+        err,
+        'The control plane',
+        `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`,
+        'CONTROL_PLANE_PORT',
+      );
       console.error(`[control-plane] could not start: ${why instanceof Error ? why.message : String(why)}`);
       process.exit(err instanceof ConfigError ? 2 : 1);
     },

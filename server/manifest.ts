@@ -22,7 +22,10 @@ import { PROJECT_ROOT } from '../contracts/project-root';
 /** JSON Schema for a zod schema; `{}` (anything) when a schema cannot be expressed. */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   try {
-    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+    const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+      string,
+      unknown
+    >;
     return rest;
   } catch {
     return {};
@@ -33,7 +36,11 @@ const validTags = (tags: string[]) => [...new Set(tags.map((t) => t.trim()).filt
 
 /** `searchPlatformDocs` -> `Search platform docs.` */
 export function describeName(name: string): string {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
   return words ? `${words[0].toUpperCase()}${words.slice(1)}.` : name;
 }
 
@@ -45,7 +52,11 @@ function flowExamples(flow: FlowDefinition): CapabilityExample[] {
     } catch {
       description = undefined;
     }
-    return { name: `${flow.title} example ${i + 1}`.slice(0, 200), ...(description ? { description: description.slice(0, 2000) } : {}), input };
+    return {
+      name: `${flow.title} example ${i + 1}`.slice(0, 200),
+      ...(description ? { description: description.slice(0, 2000) } : {}),
+      input,
+    };
   });
 }
 
@@ -82,7 +93,9 @@ export function buildLocalManifest(o: LocalManifestOptions): AgentRegistrationIn
         id: name,
         description: meta?.description ?? describeName(name),
         tags: validTags([...(meta?.tags ?? []), 'activity']).slice(0, 50),
-        ...(meta?.args ? { input_schema: jsonSchemaOf(z.tuple(meta.args as [z.ZodType, ...z.ZodType[]]), 'input') } : {}),
+        ...(meta?.args
+          ? { input_schema: jsonSchemaOf(z.tuple(meta.args as [z.ZodType, ...z.ZodType[]]), 'input') }
+          : {}),
         ...(meta?.output ? { output_schema: jsonSchemaOf(meta.output, 'output') } : {}),
         examples: [],
       };
@@ -106,7 +119,9 @@ let cachedVersion: string | undefined;
 function packageVersion(): string {
   if (cachedVersion) return cachedVersion;
   try {
-    cachedVersion = String(JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version ?? '0.0.0');
+    cachedVersion = String(
+      JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')).version ?? '0.0.0',
+    );
   } catch {
     cachedVersion = '0.0.0';
   }

@@ -20,17 +20,37 @@ export class ControlPlaneMetrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [this.registry],
   });
-  readonly cacheHits = new Counter({ name: 'agentfield_discovery_cache_hits_total', help: 'Discovery requests answered from the agent cache', registers: [this.registry] });
-  readonly cacheMisses = new Counter({ name: 'agentfield_discovery_cache_misses_total', help: 'Discovery requests that read storage (TTL expiry, invalidation, cold start)', registers: [this.registry] });
-  readonly cacheSize = new Gauge({ name: 'agentfield_discovery_cache_size_bytes', help: 'Approximate bytes held by the discovery cache (agent data and rendered responses)', registers: [this.registry] });
+  readonly cacheHits = new Counter({
+    name: 'agentfield_discovery_cache_hits_total',
+    help: 'Discovery requests answered from the agent cache',
+    registers: [this.registry],
+  });
+  readonly cacheMisses = new Counter({
+    name: 'agentfield_discovery_cache_misses_total',
+    help: 'Discovery requests that read storage (TTL expiry, invalidation, cold start)',
+    registers: [this.registry],
+  });
+  readonly cacheSize = new Gauge({
+    name: 'agentfield_discovery_cache_size_bytes',
+    help: 'Approximate bytes held by the discovery cache (agent data and rendered responses)',
+    registers: [this.registry],
+  });
   readonly filterUsage = new Counter({
     name: 'agentfield_discovery_filter_usage',
     help: 'Discovery requests using each kind of filter',
     labelNames: ['filter_type'] as const,
     registers: [this.registry],
   });
-  readonly responseMemoHits = new Counter({ name: 'agentfield_discovery_response_memo_hits_total', help: 'Discovery responses served from the rendered-response memo', registers: [this.registry] });
-  readonly registeredAgents = new Gauge({ name: 'agentfield_registered_agents', help: 'Registered agents in the last snapshot', registers: [this.registry] });
+  readonly responseMemoHits = new Counter({
+    name: 'agentfield_discovery_response_memo_hits_total',
+    help: 'Discovery responses served from the rendered-response memo',
+    registers: [this.registry],
+  });
+  readonly registeredAgents = new Gauge({
+    name: 'agentfield_registered_agents',
+    help: 'Registered agents in the last snapshot',
+    registers: [this.registry],
+  });
   readonly registrations = new Counter({
     name: 'agentfield_registrations_total',
     help: 'Registration API calls by operation and outcome',

@@ -30,10 +30,16 @@ const agentIdParam = { type: 'string', pattern: `^ *(${ID})? *$` };
 const idList = { type: 'string', pattern: `^ *(${ID})? *(, *(${ID})? *)*$` };
 const printable = `[^\\u0000-\\u001f\\u007f]`;
 const pattern = { type: 'string', maxLength: MAX_PATTERN_LENGTH, pattern: `^${printable}*$` };
-const tagList = { type: 'string', pattern: `^[^,\\u0000-\\u001f\\u007f]{0,${MAX_PATTERN_LENGTH}}(,[^,\\u0000-\\u001f\\u007f]{0,${MAX_PATTERN_LENGTH}}){0,${MAX_TAG_PATTERNS - 1}}$` };
+const tagList = {
+  type: 'string',
+  pattern: `^[^,\\u0000-\\u001f\\u007f]{0,${MAX_PATTERN_LENGTH}}(,[^,\\u0000-\\u001f\\u007f]{0,${MAX_PATTERN_LENGTH}}){0,${MAX_TAG_PATTERNS - 1}}$`,
+};
 
 function component(schema: z.ZodType, io: 'input' | 'output' = 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
   return rest;
 }
 
@@ -51,7 +57,8 @@ const booleanValues = ['true', 'false', '1', '0', 'yes', 'no'];
 
 /** Any case, surrounding spaces allowed, empty = not given: what the handler accepts. */
 function caseInsensitive(words: readonly string[]): Record<string, unknown> {
-  const word = (w: string) => [...w].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c)).join('');
+  const word = (w: string) =>
+    [...w].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c)).join('');
   return { type: 'string', pattern: `^\\s*(${words.map(word).join('|')})?\\s*$`, examples: [...words] };
 }
 
@@ -60,7 +67,8 @@ function query(name: string, description: string, schema: Record<string, unknown
 }
 
 export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
-  const flag = (name: string, def: boolean, what: string) => query(name, `${what} (default ${def}): ${booleanValues.join(', ')}`, caseInsensitive(booleanValues));
+  const flag = (name: string, def: boolean, what: string) =>
+    query(name, `${what} (default ${def}): ${booleanValues.join(', ')}`, caseInsensitive(booleanValues));
   const integer = (max: string) => ({ type: 'string', pattern: `^\\s*(0*(${max}))?\\s*$` });
   return {
     openapi: '3.1.0',
@@ -102,7 +110,8 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
         get: {
           operationId: 'discoverCapabilities',
           summary: 'Discover agent capabilities (reasoners and skills)',
-          description: 'All filters combine with AND. Patterns: `*` is the only wildcard, case-sensitive, anchored at both ends. Unknown parameters are rejected.',
+          description:
+            'All filters combine with AND. Patterns: `*` is the only wildcard, case-sensitive, anchored at both ends. Unknown parameters are rejected.',
           parameters: [
             query('agent', 'One agent id (wins over node_id)', agentIdParam, 'agent-flows'),
             query('node_id', 'Alias of agent', agentIdParam),
@@ -110,14 +119,27 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
             query('node_ids', 'Alias of agent_ids (adds to it)', idList),
             query('reasoner', 'Reasoner id pattern (filters reasoners only)', pattern, '*research*'),
             query('skill', 'Skill id pattern (filters skills only)', pattern, 'web_*'),
-            query('tags', 'Comma-separated tag patterns; a capability matches if any tag matches any pattern', tagList, 'ml*,*research'),
+            query(
+              'tags',
+              'Comma-separated tag patterns; a capability matches if any tag matches any pattern',
+              tagList,
+              'ml*,*research',
+            ),
             flag('include_input_schema', false, 'Include input schemas'),
             flag('include_output_schema', false, 'Include output schemas'),
             flag('include_descriptions', true, 'Include descriptions'),
             flag('include_examples', false, 'Include examples'),
             query('format', 'Response format (default json): json, xml, compact', caseInsensitive(DISCOVERY_FORMATS)),
-            query('health_status', 'Only agents with this health: active, inactive, degraded, unknown', caseInsensitive(HEALTH_STATUSES)),
-            query('limit', `Agents per page, 0-${MAX_LIMIT} (default ${DEFAULT_LIMIT})`, integer('500|[1-4]\\d\\d|\\d\\d?')),
+            query(
+              'health_status',
+              'Only agents with this health: active, inactive, degraded, unknown',
+              caseInsensitive(HEALTH_STATUSES),
+            ),
+            query(
+              'limit',
+              `Agents per page, 0-${MAX_LIMIT} (default ${DEFAULT_LIMIT})`,
+              integer('500|[1-4]\\d\\d|\\d\\d?'),
+            ),
             query('offset', `Agents to skip, 0-${MAX_OFFSET}`, integer('1000000|\\d{1,6}')),
           ],
           responses: {
@@ -143,9 +165,15 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           responses: {
             200: { description: 'Replaced', content: json('RegistrationResult') },
             201: { description: 'Registered', content: json('RegistrationResult') },
-            400: { description: 'Invalid manifest, or nested too deep (CONTROL_PLANE_MAX_SCHEMA_DEPTH)', content: json('Error') },
+            400: {
+              description: 'Invalid manifest, or nested too deep (CONTROL_PLANE_MAX_SCHEMA_DEPTH)',
+              content: json('Error'),
+            },
             401: { description: 'Missing or wrong bearer token', content: json('Error') },
-            403: { description: 'Would move an agent the caller does not own (task queue, namespace)', content: json('Error') },
+            403: {
+              description: 'Would move an agent the caller does not own (task queue, namespace)',
+              content: json('Error'),
+            },
             413: { description: 'Larger than CONTROL_PLANE_MAX_MANIFEST_BYTES', content: json('Error') },
           },
         },
@@ -170,13 +198,21 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           summary: 'Deregister one instance (instance_id) or the whole agent',
           parameters: [
             { name: 'agent_id', in: 'path', required: true, schema: agentIdPath },
-            { name: 'instance_id', in: 'query', required: false, schema: { type: 'string', minLength: 1, maxLength: 200 } },
+            {
+              name: 'instance_id',
+              in: 'query',
+              required: false,
+              schema: { type: 'string', minLength: 1, maxLength: 200 },
+            },
             agentSecret,
           ],
           responses: {
             200: { description: 'Deregistered', content: { 'application/json': { schema: { type: 'object' } } } },
             400: { description: 'Invalid request', content: json('Error') },
-            403: { description: 'Removes an owned agent or instance without its secret or a token', content: json('Error') },
+            403: {
+              description: 'Removes an owned agent or instance without its secret or a token',
+              content: json('Error'),
+            },
             404: { description: 'Agent not registered', content: json('Error') },
           },
         },
@@ -186,23 +222,63 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           operationId: 'execute',
           summary: 'Start the workflow behind a reasoner target (optionally wait for its result)',
           parameters: [
-            { name: 'invocation_target', in: 'path', required: true, description: '<agent>:<reasoner> from discovery', schema: { type: 'string', pattern: `^${ID}:(skill:)?${CAPABILITY}$` }, example: 'agent-flows:platformCheck' },
+            {
+              name: 'invocation_target',
+              in: 'path',
+              required: true,
+              description: '<agent>:<reasoner> from discovery',
+              schema: { type: 'string', pattern: `^${ID}:(skill:)?${CAPABILITY}$` },
+              example: 'agent-flows:platformCheck',
+            },
             { name: 'wait', in: 'query', required: false, schema: { type: 'string', enum: booleanValues } },
-            { name: 'timeout', in: 'query', required: false, description: 'How long to wait: seconds or 500ms/30s/2m (default 30s, max 10m)', schema: { type: 'string', pattern: TIMEOUT_PATTERN.source } },
+            {
+              name: 'timeout',
+              in: 'query',
+              required: false,
+              description: 'How long to wait: seconds or 500ms/30s/2m (default 30s, max 10m)',
+              schema: { type: 'string', pattern: TIMEOUT_PATTERN.source },
+            },
           ],
           requestBody: { required: true, content: json('ExecuteRequest') },
           responses: {
-            200: { description: 'Finished (status completed, failed, cancelled, terminated or timed_out)', content: json('ExecuteResponse') },
-            202: { description: 'Started (or still running when the wait timed out)', content: json('ExecuteResponse') },
-            400: { description: 'Invalid target, parameter, body or input (details name the field)', content: json('Error') },
+            200: {
+              description: 'Finished (status completed, failed, cancelled, terminated or timed_out)',
+              content: json('ExecuteResponse'),
+            },
+            202: {
+              description: 'Started (or still running when the wait timed out)',
+              content: json('ExecuteResponse'),
+            },
+            400: {
+              description: 'Invalid target, parameter, body or input (details name the field)',
+              content: json('Error'),
+            },
             404: { description: 'Unknown agent or reasoner', content: json('Error') },
-            409: { description: 'Not executable (a skill, or a reasoner with no workflow or task queue behind it), or a workflow with that id is already running', content: json('Error') },
+            409: {
+              description:
+                'Not executable (a skill, or a reasoner with no workflow or task queue behind it), or a workflow with that id is already running',
+              content: json('Error'),
+            },
             503: { description: 'Temporal not reachable', content: json('Error') },
           },
         },
       },
-      '/metrics': { get: { operationId: 'metrics', summary: 'Prometheus metrics', responses: { 200: { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } } } },
-      '/healthz': { get: { operationId: 'healthz', summary: 'Liveness', responses: { 200: { description: 'Up', content: { 'application/json': { schema: { type: 'object' } } } } } } },
+      '/metrics': {
+        get: {
+          operationId: 'metrics',
+          summary: 'Prometheus metrics',
+          responses: {
+            200: { description: 'Text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } },
+          },
+        },
+      },
+      '/healthz': {
+        get: {
+          operationId: 'healthz',
+          summary: 'Liveness',
+          responses: { 200: { description: 'Up', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
     },
   };
 }

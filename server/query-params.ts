@@ -94,7 +94,12 @@ function single(raw: RawQuery, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (Array.isArray(value)) {
     if (LIST_PARAMETERS.has(name)) return value.join(',');
-    throw new ParameterError(name, `Parameter ${name} was given ${value.length} times; give it once`, echo(value.join(',')), ['a single value']);
+    throw new ParameterError(
+      name,
+      `Parameter ${name} was given ${value.length} times; give it once`,
+      echo(value.join(',')),
+      ['a single value'],
+    );
   }
   return value;
 }
@@ -112,7 +117,12 @@ function parseBoolean(raw: RawQuery, name: string, fallback: boolean): boolean {
     case 'no':
       return false;
     default:
-      throw new ParameterError(name, `Invalid ${name} parameter. Must be one of: ${BOOLEAN_VALUES.join(', ')}`, echo(value), BOOLEAN_VALUES);
+      throw new ParameterError(
+        name,
+        `Invalid ${name} parameter. Must be one of: ${BOOLEAN_VALUES.join(', ')}`,
+        echo(value),
+        BOOLEAN_VALUES,
+      );
   }
 }
 
@@ -123,7 +133,9 @@ function parseInteger(raw: RawQuery, name: string, fallback: number, max: number
   // Leading zeros are fine; a huge number of digits becomes Infinity and fails the range check.
   const parsed = /^\d+$/.test(text) ? Number(text) : NaN;
   if (!Number.isInteger(parsed) || parsed > max) {
-    throw new ParameterError(name, `Invalid ${name} parameter. Must be an integer from 0 to ${max}`, echo(value), [`0-${max}`]);
+    throw new ParameterError(name, `Invalid ${name} parameter. Must be an integer from 0 to ${max}`, echo(value), [
+      `0-${max}`,
+    ]);
   }
   return parsed;
 }
@@ -138,10 +150,17 @@ function parsePattern(raw: RawQuery, name: string): string | undefined {
 /** Checked before trimming, so a value padded with newlines or tabs is refused like any other control character. */
 function checkText(name: string, text: string, provided: string): void {
   if (text.trim().length > MAX_PATTERN_LENGTH) {
-    throw new ParameterError(name, `Invalid ${name} parameter. Values are at most ${MAX_PATTERN_LENGTH} characters`, echo(provided), [`at most ${MAX_PATTERN_LENGTH} characters`]);
+    throw new ParameterError(
+      name,
+      `Invalid ${name} parameter. Values are at most ${MAX_PATTERN_LENGTH} characters`,
+      echo(provided),
+      [`at most ${MAX_PATTERN_LENGTH} characters`],
+    );
   }
   if (CONTROL_CHARS.test(text)) {
-    throw new ParameterError(name, `Invalid ${name} parameter. Control characters are not allowed`, echo(provided), ['printable characters']);
+    throw new ParameterError(name, `Invalid ${name} parameter. Control characters are not allowed`, echo(provided), [
+      'printable characters',
+    ]);
   }
 }
 
@@ -154,7 +173,12 @@ function parseList(raw: RawQuery, name: string, maxEntries: number): string[] {
     .map((p) => p.trim())
     .filter((p) => p.length > 0);
   if (entries.length > maxEntries) {
-    throw new ParameterError(name, `Invalid ${name} parameter. At most ${maxEntries} comma-separated values`, echo(value), [`at most ${maxEntries} values`]);
+    throw new ParameterError(
+      name,
+      `Invalid ${name} parameter. At most ${maxEntries} comma-separated values`,
+      echo(value),
+      [`at most ${maxEntries} values`],
+    );
   }
   for (const entry of entries) checkText(name, entry, value);
   return entries;
@@ -163,7 +187,12 @@ function parseList(raw: RawQuery, name: string, maxEntries: number): string[] {
 function checkAgentIds(name: string, ids: string[], provided: string): void {
   for (const id of ids) {
     if (!AGENT_ID_PATTERN.test(id)) {
-      throw new ParameterError(name, `Invalid ${name} parameter. "${echo(id)}" is not an agent id (letters, digits, ".", "_", "-")`, echo(provided), ['agent ids: letters, digits, ".", "_", "-"; at most 128 characters']);
+      throw new ParameterError(
+        name,
+        `Invalid ${name} parameter. "${echo(id)}" is not an agent id (letters, digits, ".", "_", "-")`,
+        echo(provided),
+        ['agent ids: letters, digits, ".", "_", "-"; at most 128 characters'],
+      );
     }
   }
 }
@@ -187,13 +216,20 @@ const sortedUnique = (values: string[]) => [...new Set(values)].sort();
 export function parseDiscoveryQuery(raw: RawQuery): DiscoveryQuery {
   for (const name of Object.keys(raw)) {
     if (!KNOWN.has(name)) {
-      throw new ParameterError(name, `Unknown parameter "${echo(name)}"`, echo(String(raw[name] ?? '')), [...DISCOVERY_PARAMETERS]);
+      throw new ParameterError(name, `Unknown parameter "${echo(name)}"`, echo(String(raw[name] ?? '')), [
+        ...DISCOVERY_PARAMETERS,
+      ]);
     }
   }
 
   const formatText = (single(raw, 'format') ?? '').trim().toLowerCase() || 'json';
   if (!(DISCOVERY_FORMATS as readonly string[]).includes(formatText)) {
-    throw new ParameterError('format', `Invalid format parameter. Must be one of: ${DISCOVERY_FORMATS.join(', ')}`, echo(single(raw, 'format') ?? ''), [...DISCOVERY_FORMATS]);
+    throw new ParameterError(
+      'format',
+      `Invalid format parameter. Must be one of: ${DISCOVERY_FORMATS.join(', ')}`,
+      echo(single(raw, 'format') ?? ''),
+      [...DISCOVERY_FORMATS],
+    );
   }
 
   const includeDescriptions = parseBoolean(raw, 'include_descriptions', true);
@@ -208,7 +244,12 @@ export function parseDiscoveryQuery(raw: RawQuery): DiscoveryQuery {
   if (health !== undefined && health.trim() !== '') {
     const normalized = health.trim().toLowerCase();
     if (!(HEALTH_STATUSES as readonly string[]).includes(normalized)) {
-      throw new ParameterError('health_status', `Invalid health_status parameter. Must be one of: ${HEALTH_STATUSES.join(', ')}`, echo(health), [...HEALTH_STATUSES]);
+      throw new ParameterError(
+        'health_status',
+        `Invalid health_status parameter. Must be one of: ${HEALTH_STATUSES.join(', ')}`,
+        echo(health),
+        [...HEALTH_STATUSES],
+      );
     }
     healthStatus = normalized as HealthStatus;
   }

@@ -57,16 +57,32 @@ const isHealth = (v: unknown): v is HealthStatus => (HEALTH_STATUSES as readonly
 function isCapability(c: unknown): c is StoredCapability {
   if (!c || typeof c !== 'object') return false;
   const x = c as Record<string, unknown>;
-  return isString(x.id) && Array.isArray(x.tags) && x.tags.every(isString) && optionalString(x.description) && optionalString(x.input_schema) && optionalString(x.output_schema) && optionalString(x.examples);
+  return (
+    isString(x.id) &&
+    Array.isArray(x.tags) &&
+    x.tags.every(isString) &&
+    optionalString(x.description) &&
+    optionalString(x.input_schema) &&
+    optionalString(x.output_schema) &&
+    optionalString(x.examples)
+  );
 }
 
 function isManifest(a: unknown): a is StoredManifest {
   if (!a || typeof a !== 'object') return false;
   const x = a as Record<string, unknown>;
   return (
-    isString(x.agent_id) && isString(x.base_url) && isString(x.version) && isString(x.deployment_type) &&
-    optionalString(x.task_queue) && optionalString(x.namespace) && (x.reported_health === undefined || isHealth(x.reported_health)) &&
-    Array.isArray(x.reasoners) && x.reasoners.every(isCapability) && Array.isArray(x.skills) && x.skills.every(isCapability)
+    isString(x.agent_id) &&
+    isString(x.base_url) &&
+    isString(x.version) &&
+    isString(x.deployment_type) &&
+    optionalString(x.task_queue) &&
+    optionalString(x.namespace) &&
+    (x.reported_health === undefined || isHealth(x.reported_health)) &&
+    Array.isArray(x.reasoners) &&
+    x.reasoners.every(isCapability) &&
+    Array.isArray(x.skills) &&
+    x.skills.every(isCapability)
   );
 }
 
@@ -92,7 +108,11 @@ function asJournalLine(value: unknown): JournalLine | undefined {
         ? (x as JournalLine)
         : undefined;
     case 'beat':
-      return isString(x.id) && isString(x.instance) && (x.reported === undefined || x.reported === null || isHealth(x.reported)) ? (x as JournalLine) : undefined;
+      return isString(x.id) &&
+        isString(x.instance) &&
+        (x.reported === undefined || x.reported === null || isHealth(x.reported))
+        ? (x as JournalLine)
+        : undefined;
     case 'del':
       return isString(x.id) && (x.instance === null || isString(x.instance)) ? (x as JournalLine) : undefined;
     default:
@@ -297,14 +317,24 @@ export class JournalRegistryStore implements RegistryStore {
     // An instance that never registered is unknown too: a heartbeat must not add instances (anyone
     // could otherwise grow the journal, or keep an abandoned agent alive for a hijacker).
     if (!this.index.get(agentId)?.instances.has(instance)) return false;
-    const line: JournalLine = { op: 'beat', at, id: agentId, instance, ...(reported !== undefined ? { reported } : {}) };
+    const line: JournalLine = {
+      op: 'beat',
+      at,
+      id: agentId,
+      instance,
+      ...(reported !== undefined ? { reported } : {}),
+    };
     await this.append(line);
     this.applyToIndex(line);
     return true;
   }
 
   /** Removes one instance (the agent goes when none is left) or, without an instance, the agent. */
-  async remove(agentId: string, instance: string | null, at: number): Promise<{ removed: boolean; remainingInstances: number }> {
+  async remove(
+    agentId: string,
+    instance: string | null,
+    at: number,
+  ): Promise<{ removed: boolean; remainingInstances: number }> {
     const entry = this.index.get(agentId);
     if (!entry) return { removed: false, remainingInstances: 0 };
     const line: JournalLine = { op: 'del', at, id: agentId, instance };
@@ -539,7 +569,8 @@ function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
       const instances: Record<string, number> = {};
       if (line.instances) Object.assign(instances, line.instances);
       else if (previous) {
-        for (const [id, seen] of Object.entries(previous.instances)) if (seen >= line.at - INSTANCE_EXPIRY_MS) instances[id] = seen;
+        for (const [id, seen] of Object.entries(previous.instances))
+          if (seen >= line.at - INSTANCE_EXPIRY_MS) instances[id] = seen;
       }
       if (!line.instances) instances[line.instance] = line.at;
       const secrets: Record<string, string> = { ...(line.secrets ?? {}) };

@@ -158,7 +158,16 @@ export class Registry {
     }
     this.cache.invalidate();
     if (manifest.task_queue) this.trackQueue(manifest.namespace, manifest.task_queue);
-    this.options.log.info({ agent_id: manifest.agent_id, instance_id: instance, created, reasoners: manifest.reasoners.length, skills: manifest.skills.length }, 'agent registered');
+    this.options.log.info(
+      {
+        agent_id: manifest.agent_id,
+        instance_id: instance,
+        created,
+        reasoners: manifest.reasoners.length,
+        skills: manifest.skills.length,
+      },
+      'agent registered',
+    );
     if (manifest.task_queue) void this.checkHealth().catch(() => undefined);
     return result;
   }
@@ -217,14 +226,22 @@ export class Registry {
       if (!allowed) {
         throw new RegistrationForbidden(
           `${instance === undefined ? `Agent ${agentId}` : `Instance ${instance.slice(0, 200)} of agent ${agentId}`} ` +
-          'may be removed only ' +
+            'may be removed only ' +
             'by the instance that registered it (same x-agent-secret) or a caller with the registration token',
         );
       }
     }
     const result = await this.store.remove(agentId, instance ?? null, this.now());
     this.cache.invalidate();
-    this.options.log.info({ agent_id: agentId, instance_id: instance ?? null, removed: result.removed, remaining_instances: result.remainingInstances }, 'agent deregistered');
+    this.options.log.info(
+      {
+        agent_id: agentId,
+        instance_id: instance ?? null,
+        removed: result.removed,
+        remaining_instances: result.remainingInstances,
+      },
+      'agent deregistered',
+    );
     return result;
   }
 
@@ -270,7 +287,10 @@ export class Registry {
             this.pollers.set(queueKey(namespace, taskQueue), await temporal.pollers(namespace, taskQueue));
           } catch (err) {
             if (this.pollers.get(queueKey(namespace, taskQueue)) !== null) {
-              this.options.log.warn({ namespace, task_queue: taskQueue, err: (err as Error).message }, 'could not read task-queue pollers');
+              this.options.log.warn(
+                { namespace, task_queue: taskQueue, err: (err as Error).message },
+                'could not read task-queue pollers',
+              );
             }
             this.pollers.set(queueKey(namespace, taskQueue), null);
           }
@@ -287,7 +307,10 @@ export class Registry {
     return changed;
   }
 
-  private health(agent: Pick<StoredAgent, 'agent_id' | 'task_queue' | 'namespace' | 'reported_health'>): { status: HealthStatus; lastHeartbeat: number | undefined } {
+  private health(agent: Pick<StoredAgent, 'agent_id' | 'task_queue' | 'namespace' | 'reported_health'>): {
+    status: HealthStatus;
+    lastHeartbeat: number | undefined;
+  } {
     const lastHeartbeat = this.store.lastHeartbeat(agent.agent_id);
     const namespace = agent.namespace ?? this.options.temporal?.defaultNamespace() ?? 'default';
     const status = deriveHealth({
@@ -312,7 +335,12 @@ export class Registry {
     const stored = await this.store.listAgents();
     this.queues.clear();
     for (const a of stored) if (a.task_queue) this.trackQueue(a.namespace, a.task_queue);
-    const snapshot = buildSnapshot(stored, (a) => this.health(a), this.now(), this.options.memoBytes ?? 4 * 1024 * 1024);
+    const snapshot = buildSnapshot(
+      stored,
+      (a) => this.health(a),
+      this.now(),
+      this.options.memoBytes ?? 4 * 1024 * 1024,
+    );
     this.options.metrics.registeredAgents.set(snapshot.agents.length);
     this.options.metrics.cacheSize.set(snapshot.bytes);
     return snapshot;

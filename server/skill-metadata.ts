@@ -41,7 +41,14 @@ export const skillMetadata: Record<string, SkillMetadata> = {
   summarizeFindings: {
     description: 'Asks the model to summarise search hits and warehouse rows about a topic.',
     tags: ['platform', 'model'],
-    args: [topic, z.array(z.object({ title: z.string() })).describe('Documents'), z.array(z.unknown()).describe('Warehouse rows')],
-    output: z.object({ data: z.object({ summary: z.string(), highlights: z.array(z.string()) }), usage: tokenUsageSchema }),
+    args: [
+      topic,
+      z.array(z.object({ title: z.string() })).describe('Documents'),
+      z.array(z.unknown()).describe('Warehouse rows'),
+    ],
+    output: z.object({
+      data: z.object({ summary: z.string(), highlights: z.array(z.string()) }),
+      usage: tokenUsageSchema,
+    }),
   },
 };

@@ -7,10 +7,37 @@ import type { AgentRegistrationInput, HealthStatus } from '../contracts/capabili
 import { mulberry32 } from '../contracts/common';
 
 const VERBS = ['deep', 'web', 'quick', 'batch', 'smart', 'multi', 'auto', 'fast', 'data', 'doc'];
-const NOUNS = ['research', 'search', 'summary', 'scraper', 'parser', 'classifier', 'translator', 'planner', 'extractor', 'ranker', 'vision', 'forecast'];
-const TAGS = ['ml', 'nlp', 'research', 'web', 'search', 'data', 'vision', 'finance', 'synthesis', 'mlops', 'ml_vision', 'legal', 'health', 'ops'];
+const NOUNS = [
+  'research',
+  'search',
+  'summary',
+  'scraper',
+  'parser',
+  'classifier',
+  'translator',
+  'planner',
+  'extractor',
+  'ranker',
+  'vision',
+  'forecast',
+];
+const TAGS = [
+  'ml',
+  'nlp',
+  'research',
+  'web',
+  'search',
+  'data',
+  'vision',
+  'finance',
+  'synthesis',
+  'mlops',
+  'ml_vision',
+  'legal',
+  'health',
+  'ops',
+];
 const HEALTH: HealthStatus[] = ['active', 'active', 'active', 'degraded', 'inactive'];
-
 
 export const syntheticAgentId = (i: number) => `agent-${String(i).padStart(4, '0')}`;
 
@@ -47,13 +74,22 @@ export function syntheticAgent(i: number, options: SyntheticOptions = {}): Agent
       output_schema: {
         type: 'object',
         properties: {
-          findings: { type: 'array', items: { type: 'object', properties: { claim: { type: 'string' }, source: { type: 'string' } } } },
+          findings: {
+            type: 'array',
+            items: { type: 'object', properties: { claim: { type: 'string' }, source: { type: 'string' } } },
+          },
           confidence: { type: 'number', minimum: 0, maximum: 1, description: `Confidence of ${agentId}/${id}` },
           citations: { type: 'array', items: { type: 'string' } },
         },
         required: ['findings', 'confidence'],
       },
-      examples: [{ name: 'Basic query', description: `Runs ${id} at depth 3`, input: { query: 'Latest advances in quantum computing', depth: 3 } }],
+      examples: [
+        {
+          name: 'Basic query',
+          description: `Runs ${id} at depth 3`,
+          input: { query: 'Latest advances in quantum computing', depth: 3 },
+        },
+      ],
     };
   };
   const reasoners = Array.from({ length: Math.ceil(total / 2) }, (_, n) => capability(n, 'reasoner'));

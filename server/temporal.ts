@@ -67,7 +67,9 @@ export function lazyTemporal(options: LazyTemporalOptions = {}): TemporalAccess 
     async pollers(ns, taskQueue) {
       const client = await connect();
       // A CommonJS module loaded with import(): its exports may sit on `default` only.
-      const proto = (await import('@temporalio/proto')) as typeof import('@temporalio/proto') & { default?: typeof import('@temporalio/proto') };
+      const proto = (await import('@temporalio/proto')) as typeof import('@temporalio/proto') & {
+        default?: typeof import('@temporalio/proto');
+      };
       const temporal = proto.temporal ?? proto.default!.temporal;
       const describe = (taskQueueType: number) =>
         client.workflowService.describeTaskQueue({
@@ -81,7 +83,10 @@ export function lazyTemporal(options: LazyTemporalOptions = {}): TemporalAccess 
           describe(temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY),
         ]);
         const now = Date.now();
-        return { workflow: countFreshPollers(wf.pollers ?? [], now), activity: countFreshPollers(act.pollers ?? [], now) };
+        return {
+          workflow: countFreshPollers(wf.pollers ?? [], now),
+          activity: countFreshPollers(act.pollers ?? [], now),
+        };
       } catch (err) {
         throw new TemporalUnavailable(err);
       }

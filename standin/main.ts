@@ -6,8 +6,11 @@ import { startStandin } from './server';
 async function main() {
   const config = configOrExit();
   const faults = config.STANDIN_FAULTS;
-  const standin = await listening('The model stand-in', `${config.STANDIN_HOST}:${config.STANDIN_PORT}`, 'STANDIN_PORT', () =>
-    startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
+  const standin = await listening(
+    'The model stand-in',
+    `${config.STANDIN_HOST}:${config.STANDIN_PORT}`,
+    'STANDIN_PORT',
+    () => startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
   );
   console.log(`[standin] Gemini-compatible stand-in on ${standin.url} (faults: ${JSON.stringify(faults ?? {})})`);
   const stop = () => void standin.close().then(() => process.exit(0));

@@ -29,14 +29,18 @@ export interface StandinStats {
   outputTokens: number;
 }
 
-const requestSchema = z.object({
-  contents: z.array(z.object({ role: z.string().optional(), parts: z.array(z.object({ text: z.string().optional() }).loose()) })),
-  systemInstruction: z
-    .object({ parts: z.array(z.object({ text: z.string().optional() }).loose()) })
-    .loose()
-    .optional(),
-  generationConfig: z.object({ responseJsonSchema: z.unknown().optional() }).loose().optional(),
-}).loose();
+const requestSchema = z
+  .object({
+    contents: z.array(
+      z.object({ role: z.string().optional(), parts: z.array(z.object({ text: z.string().optional() }).loose()) }),
+    ),
+    systemInstruction: z
+      .object({ parts: z.array(z.object({ text: z.string().optional() }).loose()) })
+      .loose()
+      .optional(),
+    generationConfig: z.object({ responseJsonSchema: z.unknown().optional() }).loose().optional(),
+  })
+  .loose();
 
 /** About four characters per token, as Gemini's tokenizer gives for English text. */
 export const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
@@ -44,7 +48,9 @@ export const estimateTokens = (text: string): number => Math.max(1, Math.ceil(te
 function findRule(rules: StandinRule[], task: string): StandinRule | undefined {
   return (
     rules.find((r) => r.task === task) ??
-    rules.find((r) => (r.task.endsWith('*') ? task.startsWith(r.task.slice(0, -1)) : r.task.endsWith('.') && task.startsWith(r.task)))
+    rules.find((r) =>
+      r.task.endsWith('*') ? task.startsWith(r.task.slice(0, -1)) : r.task.endsWith('.') && task.startsWith(r.task),
+    )
   );
 }
 
@@ -81,19 +87,28 @@ export interface StandinServer {
   close(): Promise<void>;
 }
 
-export async function startStandin(options: {
-  host?: string;
-  port?: number;
-  faults?: FaultSettingsInput;
-  rules?: StandinRule[];
-  log?: boolean;
-} = {}): Promise<StandinServer> {
+export async function startStandin(
+  options: {
+    host?: string;
+    port?: number;
+    faults?: FaultSettingsInput;
+    rules?: StandinRule[];
+    log?: boolean;
+  } = {},
+): Promise<StandinServer> {
   const rules = options.rules ?? defaultRules;
   let faults = faultSettingsSchema.parse(options.faults ?? {});
   let random = mulberry32(faults.seed);
   let burst429 = faults.burst429;
   let burst503 = faults.burst503;
-  const emptyStats = (): StandinStats => ({ requests: 0, answered: 0, byTask: {}, faults: {}, promptTokens: 0, outputTokens: 0 });
+  const emptyStats = (): StandinStats => ({
+    requests: 0,
+    answered: 0,
+    byTask: {},
+    faults: {},
+    promptTokens: 0,
+    outputTokens: 0,
+  });
   let stats = emptyStats();
   const setFaults = (input: FaultSettingsInput) => {
     faults = faultSettingsSchema.parse(input);
@@ -105,7 +120,11 @@ export async function startStandin(options: {
     stats.faults[kind] = (stats.faults[kind] ?? 0) + 1;
   };
 
-  const app = Fastify({ logger: options.log ? { level: 'info' } : false, bodyLimit: 32 * 1024 * 1024, forceCloseConnections: true });
+  const app = Fastify({
+    logger: options.log ? { level: 'info' } : false,
+    bodyLimit: 32 * 1024 * 1024,
+    forceCloseConnections: true,
+  });
 
   app.get('/healthz', async () => ({ ok: true, rules: rules.length }));
   app.get('/__standin/stats', async () => stats);
@@ -129,7 +148,8 @@ export async function startStandin(options: {
   app.post('/:version/models/:modelAction', async (req, reply) => {
     const { modelAction } = req.params as { modelAction: string };
     const [model, method] = modelAction.split(':');
-    if (method !== 'generateContent') return fail(reply, 404, `method ${method ?? '(none)'} is not served by the stand-in`);
+    if (method !== 'generateContent')
+      return fail(reply, 404, `method ${method ?? '(none)'} is not served by the stand-in`);
     stats.requests++;
     const body = requestSchema.safeParse(req.body);
     if (!body.success) return fail(reply, 400, `invalid generateContent request: ${body.error.issues[0]?.message}`);
@@ -197,14 +217,20 @@ export async function startStandin(options: {
         text = JSON.stringify(violateSchema(answer));
       }
     }
-    const promptTokenCount = estimateTokens(system) + body.data.contents.reduce((n, c) => n + estimateTokens(c.parts.map((p) => p.text ?? '').join('')), 0);
+    const promptTokenCount =
+      estimateTokens(system) +
+      body.data.contents.reduce((n, c) => n + estimateTokens(c.parts.map((p) => p.text ?? '').join('')), 0);
     const candidatesTokenCount = estimateTokens(text);
     stats.answered++;
     stats.promptTokens += promptTokenCount;
     stats.outputTokens += candidatesTokenCount;
     return {
       candidates: [{ content: { role: 'model', parts: [{ text }] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount, candidatesTokenCount, totalTokenCount: promptTokenCount + candidatesTokenCount },
+      usageMetadata: {
+        promptTokenCount,
+        candidatesTokenCount,
+        totalTokenCount: promptTokenCount + candidatesTokenCount,
+      },
       modelVersion: `standin-${model}`,
     };
   });

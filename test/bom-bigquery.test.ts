@@ -23,7 +23,12 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
     await fake?.close();
   });
 
-  type QueryBody = { query: string; queryParameters?: Array<{ name: string; parameterValue: unknown }>; maximumBytesBilled?: string; labels?: Record<string, string> };
+  type QueryBody = {
+    query: string;
+    queryParameters?: Array<{ name: string; parameterValue: unknown }>;
+    maximumBytesBilled?: string;
+    labels?: Record<string, string>;
+  };
   const queryBodies = (mark: number): QueryBody[] =>
     fake.requests
       .slice(mark)
@@ -60,7 +65,8 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
         expect(body.query).toMatch(/\nLIMIT 100$/);
         expect(body.queryParameters?.length).toBeGreaterThan(0);
       }
-      if (c.strategy === 2 && !out.pipeline_state.chosen_sql!.startsWith('WITH')) await recordHistory(handle, 'bom-question-bigquery-grounded-phrase');
+      if (c.strategy === 2 && !out.pipeline_state.chosen_sql!.startsWith('WITH'))
+        await recordHistory(handle, 'bom-question-bigquery-grounded-phrase');
     }
     const texts = fake.queries.join('\n');
     expect(texts).toContain('LOWER(c.`category`) IN UNNEST(@terms)');
@@ -73,17 +79,27 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
 
   it('reuses a query pattern and reports no matching columns for a missing dataset, as on DuckDB', async () => {
     const reused = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'What components are in BOM SA-2003?' });
-    expect(reused.pipeline_state.reuse).toMatchObject({ matched: true, pattern_id: 'bom-explosion', params: { item: 'SA-2003' } });
+    expect(reused.pipeline_state.reuse).toMatchObject({
+      matched: true,
+      pattern_id: 'bom-explosion',
+      params: { item: 'SA-2003' },
+    });
     expect(reused.pipeline_state.total_rows).toBe(16);
     expect(reused.pipeline_state.chosen_sql).toContain('WHERE bd.`parent_item_number` = @item');
 
-    const missing = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use LEDs?', dataset: 'no_such_dataset' });
+    const missing = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which BOMs use LEDs?',
+      dataset: 'no_such_dataset',
+    });
     expect(missing.outcome).toBe('no_matching_columns');
   });
 
   it('retries a transient BigQuery error inside the activity and still answers', async () => {
     fake.failNext(2, 503, 'backendError');
-    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use sensor components?', ragEnabled: false });
+    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which BOMs use sensor components?',
+      ragEnabled: false,
+    });
     expect(out.outcome).toBe('answered');
     expect(out.pipeline_state.strategy).toBe(1);
   });
@@ -91,7 +107,12 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
   it('refuses a query above the maximum-bytes-billed cap with a non-retryable failure', async () => {
     const activities = createBomActivities({ ...h.backends, warehouse: fake.warehouse({ maximumBytesBilled: 1024 }) });
     const error = await activities
-      .runBomStrategy({ dataset: 'bom_demo', strategy: 1, candidateColumns: ['item_master.category'], searchTerms: ['capacitor'] })
+      .runBomStrategy({
+        dataset: 'bom_demo',
+        strategy: 1,
+        candidateColumns: ['item_master.category'],
+        searchTerms: ['capacitor'],
+      })
       .catch((e) => e);
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect((error as ApplicationFailure).type).toBe('WarehouseCostCapExceeded');

@@ -330,7 +330,12 @@ describe('a part named inside a longer clause', () => {
   const words = new Vocabulary([
     {
       column: 'items.description',
-      values: ['Vibration motor 3V coin', 'LDO regulator 3.3V SOT-23', 'Hall effect sensor TO-92', 'Power harness 12-pin'],
+      values: [
+        'Vibration motor 3V coin',
+        'LDO regulator 3.3V SOT-23',
+        'Hall effect sensor TO-92',
+        'Power harness 12-pin',
+      ],
     },
     { column: 'items.category', values: ['MOTORS', 'REGULATORS', 'SENSORS', 'CAPACITORS', 'HARNESSES'] },
   ]);
@@ -366,6 +371,8 @@ describe('a part named inside a longer clause', () => {
   });
 
   it('finds nothing when no run of words names a part', () => {
-    expect(groundQuestion('Which products are hit if we lose the contract with our biggest customer?')[0].level).toBeNull();
+    expect(
+      groundQuestion('Which products are hit if we lose the contract with our biggest customer?')[0].level,
+    ).toBeNull();
   });
 });

@@ -25,8 +25,18 @@ describe('answerBomQuestion on the embedded backends', () => {
         const search: SearchBackend = {
           name: b.search.name,
           search: (request) => {
-            if (searchSwitch.mode === 'down') return Promise.reject(new BackendError('search unavailable (injected)', { backend: 'search', retryable: true, type: 'SearchUnavailable', status: 503 }));
-            return searchSwitch.mode === 'empty' ? Promise.resolve({ hits: [], totalSize: 0 }) : b.search.search(request);
+            if (searchSwitch.mode === 'down')
+              return Promise.reject(
+                new BackendError('search unavailable (injected)', {
+                  backend: 'search',
+                  retryable: true,
+                  type: 'SearchUnavailable',
+                  status: 503,
+                }),
+              );
+            return searchSwitch.mode === 'empty'
+              ? Promise.resolve({ hits: [], totalSize: 0 })
+              : b.search.search(request);
           },
         };
         return { ...b, search };
@@ -60,7 +70,13 @@ describe('answerBomQuestion on the embedded backends', () => {
     // searched with the strictest strategy that can match it, both in the first query.
     expect(s.concepts).toEqual([
       { term: 'battery', asked: 'battery', strategy: 1, columns: ['item_master.category'], example: 'BATTERIES' },
-      { term: 'memory', asked: 'memory', strategy: 2, columns: ['item_master.item_description', 'item_master.category'], example: expect.any(String) },
+      {
+        term: 'memory',
+        asked: 'memory',
+        strategy: 2,
+        columns: ['item_master.item_description', 'item_master.category'],
+        example: expect.any(String),
+      },
     ]);
     expect(s.missing_terms).toEqual([]);
     expect(s.match).toBe('any');
@@ -95,13 +111,20 @@ describe('answerBomQuestion on the embedded backends', () => {
 
     expect(handle.workflowId).toMatch(/^bom-question-list-boms-using-battery-or-[0-9a-f]{6}$/);
     expect(await handle.query<PipelineState>('pipelineState')).toEqual(s);
-    expect(await handle.query<Progress>('progress')).toMatchObject({ flow: 'answerBomQuestion', status: 'completed', stage: 'done' });
+    expect(await handle.query<Progress>('progress')).toMatchObject({
+      flow: 'answerBomQuestion',
+      status: 'completed',
+      stage: 'done',
+    });
     await recordHistory(handle, 'bom-question-grounded-mixed');
   });
 
   it('answers with strategy 1 (exact match) and RAG off: no schema search, columns by sampling', async () => {
     const before = h.standin.stats();
-    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use capacitor components?', ragEnabled: false });
+    const handle = await h.start(bomQuestionFlow, {
+      question: 'Which BOMs use capacitor components?',
+      ragEnabled: false,
+    });
     const out = (await handle.result()) as BomQuestionOutput;
     const s = out.pipeline_state;
     expect(out.outcome).toBe('answered');
@@ -129,7 +152,10 @@ describe('answerBomQuestion on the embedded backends', () => {
       'Strategy 2: plural/singular regex - skipped (no value matches "fuse" this way)',
       'Strategy 3: substring contains - 115 rows (SUCCESS)',
     ]);
-    expect(h.backends.warehouse.executed.filter((q) => q.label?.startsWith('bom-strategy-') && q.params?.term_0 === 'fuse').length).toBeGreaterThan(0);
+    expect(
+      h.backends.warehouse.executed.filter((q) => q.label?.startsWith('bom-strategy-') && q.params?.term_0 === 'fuse')
+        .length,
+    ).toBeGreaterThan(0);
     expect(s.strategy).toBe(3);
     expect(s.chosen_params).toEqual({ term_0: 'fuse' });
     expect(s.rows.every((r) => /fuse/i.test(String(r.example_component)))).toBe(true);
@@ -147,7 +173,14 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.attempts_log).toEqual([]);
     expect(s.found_results).toBe(false);
     expect(s.rows).toEqual([]);
-    expect(s.suggestions['item_master.category']).toEqual(['CAPACITOR', 'RESISTOR', 'SUBASSEMBLY', 'CONNECTORS', 'FASTENER', 'LED']);
+    expect(s.suggestions['item_master.category']).toEqual([
+      'CAPACITOR',
+      'RESISTOR',
+      'SUBASSEMBLY',
+      'CONNECTORS',
+      'FASTENER',
+      'LED',
+    ]);
     expect(out.final_answer).toMatch(/^No results found: no part in the BOM tables matches "hydraulic valves"\./);
     expect(out.final_answer).toContain('- nothing close to "hydraulic valves"');
     expect(out.final_answer).toContain('- item_master.category: CAPACITOR, RESISTOR');
@@ -158,12 +191,16 @@ describe('answerBomQuestion on the embedded backends', () => {
   });
 
   it('does not drop a qualifier that matches nothing: "unobtainium flux capacitors" is no part, with the closest real ones', async () => {
-    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use unobtainium flux capacitors?' });
+    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which BOMs use unobtainium flux capacitors?',
+    });
     const s = out.pipeline_state;
     expect(out.outcome).toBe('no_results');
     expect(s.total_rows).toBe(0);
     expect(s.missing_terms).toEqual(['unobtainium flux capacitors']);
-    expect(s.suggestions['closest parts to "unobtainium flux capacitors"']).toEqual(expect.arrayContaining(['Tantalum capacitor', 'Ceramic capacitor', 'Electrolytic capacitor']));
+    expect(s.suggestions['closest parts to "unobtainium flux capacitors"']).toEqual(
+      expect.arrayContaining(['Tantalum capacitor', 'Ceramic capacitor', 'Electrolytic capacitor']),
+    );
     expect(out.final_answer).toContain('- instead of "unobtainium flux capacitors": ');
   });
 
@@ -181,11 +218,17 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.rows.every((r) => /^OLED display/.test(String(r.example_component)))).toBe(true);
     await recordHistory(handle, 'bom-question-grounded-phrase');
 
-    const current = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which boards use current sense resistors?' });
+    const current = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which boards use current sense resistors?',
+    });
     expect(current.pipeline_state.search_terms).toEqual(['current sense resistors']);
     expect(current.pipeline_state.total_rows).toBe(232);
     const typo = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where are tantallum capacitors used?' });
-    expect(typo.pipeline_state.concepts[0]).toMatchObject({ asked: 'tantallum capacitors', term: 'tantalum capacitors', strategy: 2 });
+    expect(typo.pipeline_state.concepts[0]).toMatchObject({
+      asked: 'tantallum capacitors',
+      term: 'tantalum capacitors',
+      strategy: 2,
+    });
     expect(typo.pipeline_state.total_rows).toBe(240);
   });
 
@@ -197,14 +240,18 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(out.pipeline_state.chosen_sql).toContain('HAVING MAX(CASE WHEN');
     expect(out.final_answer).toMatch(/^Found 27 BOMs using eeprom and crystal components/);
     await recordHistory(handle, 'bom-question-grounded-and');
-    const missing = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs contain an EEPROM and a flux capacitor?' });
+    const missing = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which BOMs contain an EEPROM and a flux capacitor?',
+    });
     expect(missing.outcome).toBe('no_results');
     expect(missing.pipeline_state.missing_terms).toEqual(['flux capacitor']);
     expect(missing.final_answer).toContain('"eeprom" alone would match');
   });
 
   it('answers an indented where-used: the finished goods that contain a part through their subassemblies', async () => {
-    const handle = await h.start(bomQuestionFlow, { question: 'Which finished goods ultimately contain an OLED display?' });
+    const handle = await h.start(bomQuestionFlow, {
+      question: 'Which finished goods ultimately contain an OLED display?',
+    });
     const out = (await handle.result()) as BomQuestionOutput;
     const s = out.pipeline_state;
     expect(s.scope).toBe('top_level');
@@ -217,25 +264,42 @@ describe('answerBomQuestion on the embedded backends', () => {
   });
 
   it('stops after maxStrategies and points to the documented value of the term', async () => {
-    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use fuse components?', maxStrategies: 2 });
+    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which BOMs use fuse components?',
+      maxStrategies: 2,
+    });
     expect(out.outcome).toBe('no_results');
     expect(out.pipeline_state.attempts_log).toHaveLength(2);
     expect(out.final_answer).toContain('"fuse" is documented as item_master.category (CIRCUIT_PROTECTION)');
   });
 
   it('ends with "No matching columns" and the reason when the dataset has no BOM tables', async () => {
-    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use battery components?', dataset: 'platform_demo' });
+    const handle = await h.start(bomQuestionFlow, {
+      question: 'Which BOMs use battery components?',
+      dataset: 'platform_demo',
+    });
     const out = (await handle.result()) as BomQuestionOutput;
     expect(out.outcome).toBe('no_matching_columns');
-    expect(out.final_answer).toMatch(/^No matching columns: dataset platform_demo has no BOM tables: missing bom_details\.parent_item_number/);
+    expect(out.final_answer).toMatch(
+      /^No matching columns: dataset platform_demo has no BOM tables: missing bom_details\.parent_item_number/,
+    );
     expect(out.pipeline_state.reason).toContain('tables found: components');
     expect(out.pipeline_state.attempts_log).toEqual([]);
     expect(out.pipeline_state.sql).toBeNull();
     await recordHistory(handle, 'bom-question-no-matching-columns');
 
-    const unknown = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use battery components?', dataset: 'no_such_dataset', ragEnabled: false });
-    expect(unknown.final_answer).toBe('No matching columns: dataset no_such_dataset has no tables (INFORMATION_SCHEMA lists no columns).');
-    const nothing = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'List all the BOMs please', ragEnabled: false });
+    const unknown = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which BOMs use battery components?',
+      dataset: 'no_such_dataset',
+      ragEnabled: false,
+    });
+    expect(unknown.final_answer).toBe(
+      'No matching columns: dataset no_such_dataset has no tables (INFORMATION_SCHEMA lists no columns).',
+    );
+    const nothing = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'List all the BOMs please',
+      ragEnabled: false,
+    });
     expect(nothing.outcome).toBe('no_matching_columns');
     expect(nothing.pipeline_state.reason).toContain('names nothing to search for');
   });
@@ -263,7 +327,9 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.schema_hints).toEqual([]);
     expect(s.domain_terms).toEqual({});
     expect(s.fallbacks).toEqual([]);
-    expect(s.candidate_columns).toEqual(expect.arrayContaining(['item_master.category', 'item_master.item_description']));
+    expect(s.candidate_columns).toEqual(
+      expect.arrayContaining(['item_master.category', 'item_master.item_description']),
+    );
     expect(s.strategy).toBe(1);
     expect(s.total_rows).toBe(150);
     await recordHistory(handle, 'bom-question-grounded-rag-empty');
@@ -304,7 +370,14 @@ describe('answerBomQuestion on the embedded backends', () => {
     const handle = await h.start(bomQuestionFlow, { question: 'Where is part CMP-000023 used?' });
     const out = (await handle.result()) as BomQuestionOutput;
     const s = out.pipeline_state;
-    expect(s.reuse).toEqual({ checked: true, matched: true, pattern_id: 'where-used', similarity: 1, threshold: 0.85, params: { item: 'CMP-000023' } });
+    expect(s.reuse).toEqual({
+      checked: true,
+      matched: true,
+      pattern_id: 'where-used',
+      similarity: 1,
+      threshold: 0.85,
+      params: { item: 'CMP-000023' },
+    });
     expect(s.strategy).toBe(0);
     expect(s.attempts_log).toEqual(['Reuse: pattern where-used (similarity 1) - 3 rows']);
     expect(s.candidate_columns).toEqual([]);
@@ -351,7 +424,9 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(cause.nonRetryable).toBe(true);
     for (const field of ['question', 'maxStrategies', 'dataset']) expect(cause.message).toContain(field);
     await recordHistory(handle, 'bom-question-invalid-input');
-    await expect(h.start(bomQuestionFlow, { question: 'Which BOMs use LEDs?', extra: true })).rejects.toThrow(/Unrecognized key/);
+    await expect(h.start(bomQuestionFlow, { question: 'Which BOMs use LEDs?', extra: true })).rejects.toThrow(
+      /Unrecognized key/,
+    );
   });
 });
 
@@ -363,7 +438,10 @@ describe('answerBomQuestion: the model path is grounded like the fallback', () =
     task: 'bom.focus_terms',
     description: 'Splits the question into single words and drops the first of several.',
     answer: ({ sections }) => {
-      const words = String(sections.question).toLowerCase().match(/[a-z]+/g) ?? [];
+      const words =
+        String(sections.question)
+          .toLowerCase()
+          .match(/[a-z]+/g) ?? [];
       const content = words.filter((w) => !isStopWord(w) && w !== 'boards' && w !== 'caps');
       const kept = content.length > 1 && content[0] === 'unobtainium' ? content.slice(1) : content;
       return { focus_terms: /\bcaps\b/.test(String(sections.question)) ? [...kept, 'tantalum capacitor'] : kept };
@@ -381,7 +459,9 @@ describe('answerBomQuestion: the model path is grounded like the fallback', () =
     expect(split.pipeline_state.search_terms).toEqual(['oled displays']);
     expect(split.pipeline_state.total_rows).toBe(32);
 
-    const partial = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use unobtainium flux capacitors?' });
+    const partial = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      question: 'Which BOMs use unobtainium flux capacitors?',
+    });
     expect(partial.pipeline_state.focus_terms).toEqual(['flux', 'capacitors']);
     expect(partial.outcome).toBe('no_results');
     expect(partial.pipeline_state.missing_terms).toEqual(['unobtainium flux capacitors']);

@@ -24,7 +24,9 @@ interface Step {
 }
 
 describe('CI and supported Node.js versions', () => {
-  const ci = parse(read('.github/workflows/ci.yml')) as { jobs: Record<string, { strategy?: { matrix?: Record<string, unknown> }; steps: Step[] }> };
+  const ci = parse(read('.github/workflows/ci.yml')) as {
+    jobs: Record<string, { strategy?: { matrix?: Record<string, unknown> }; steps: Step[] }>;
+  };
   const jobs = Object.values(ci.jobs);
 
   it('ci.yml runs on Node 20, 22 and 24 with Python 3 set up', () => {
@@ -38,26 +40,35 @@ describe('CI and supported Node.js versions', () => {
     expect(job.steps[0].uses).toMatch(/^actions\/checkout@/);
   });
 
-  it('its only run step is the README\'s test line, which .ci/run runs too', () => {
+  it("its only run step is the README's test line, which .ci/run runs too", () => {
     const quickStart = /## Quick start\s+```bash\n([\s\S]*?)```/.exec(read('README.md'))![1].trim().split('\n');
     const testLine = quickStart.find((l) => l.endsWith('npm test'));
     expect(testLine).toBe('npm install && npm test');
     expect(jobs[0].steps.filter((s) => s.run).map((s) => s.run!.trim())).toEqual([testLine]);
-    expect(read('.ci/run').split('\n').map((l) => l.trim())).toContain(testLine);
+    expect(
+      read('.ci/run')
+        .split('\n')
+        .map((l) => l.trim()),
+    ).toContain(testLine);
   });
 
   it('package.json engines say the same versions', () => {
     const range = (JSON.parse(read('package.json')) as { engines: { node: string } }).engines.node;
     for (const version of OLDEST) expect(semver.satisfies(version, range), `${version} in ${range}`).toBe(true);
-    for (const version of ['18.20.0', '20.3.0', '21.7.0', '22.12.0', '23.0.0', '25.0.0']) expect(semver.satisfies(version, range), `${version} in ${range}`).toBe(false);
+    for (const version of ['18.20.0', '20.3.0', '21.7.0', '22.12.0', '23.0.0', '25.0.0'])
+      expect(semver.satisfies(version, range), `${version} in ${range}`).toBe(false);
   });
 
   it('no locked package needs a Node.js newer than the oldest supported one (npm warns EBADENGINE)', () => {
-    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { engines?: { node?: string } | string[]; dev?: boolean; optional?: boolean }> };
+    const lock = JSON.parse(read('package-lock.json')) as {
+      packages: Record<string, { engines?: { node?: string } | string[]; dev?: boolean; optional?: boolean }>;
+    };
     const unmet = Object.entries(lock.packages).flatMap(([name, pkg]) => {
       const wanted = pkg.engines && !Array.isArray(pkg.engines) ? pkg.engines.node : undefined;
       if (!name || !wanted) return [];
-      return OLDEST.filter((v) => !semver.satisfies(v, wanted)).map((v) => `${name.replace(/^.*node_modules\//, '')} needs node ${wanted} (not ${v})`);
+      return OLDEST.filter((v) => !semver.satisfies(v, wanted)).map(
+        (v) => `${name.replace(/^.*node_modules\//, '')} needs node ${wanted} (not ${v})`,
+      );
     });
     expect(unmet).toEqual([]);
   });

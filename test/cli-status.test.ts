@@ -22,7 +22,9 @@ afterAll(async () => {
 
 async function status(workflowId: string): Promise<string[]> {
   const lines: string[] = [];
-  await buildProgram((line) => lines.push(line)).exitOverride().parseAsync(['status', workflowId], { from: 'user' });
+  await buildProgram((line) => lines.push(line))
+    .exitOverride()
+    .parseAsync(['status', workflowId], { from: 'user' });
   return lines;
 }
 
@@ -48,9 +50,19 @@ describe('flow status', () => {
   });
 
   it('labels only progress that still claims to be active', () => {
-    const p = { flow: 'runEadsInterview', stage: 'interview', status: 'running' as const, done: 1, total: 4, detail: '', tokens: 0 };
+    const p = {
+      flow: 'runEadsInterview',
+      stage: 'interview',
+      status: 'running' as const,
+      done: 1,
+      total: 4,
+      detail: '',
+      tokens: 0,
+    };
     expect(formatStatusProgress(p, 'RUNNING')).toBe('  … interview [running 1/4]');
-    expect(formatStatusProgress(p, 'TERMINATED')).toBe('  … interview [running 1/4] — last progress reported; the workflow is TERMINATED');
+    expect(formatStatusProgress(p, 'TERMINATED')).toBe(
+      '  … interview [running 1/4] — last progress reported; the workflow is TERMINATED',
+    );
     expect(formatStatusProgress({ ...p, status: 'completed' }, 'COMPLETED')).toBe('  … interview [completed 1/4]');
   });
 });

@@ -20,12 +20,21 @@ describe('network security settings', () => {
   });
 
   it('parse host lists and numbers', () => {
-    expect(parseConfig({ CONTROL_PLANE_ALLOWED_HOSTS: ' control-plane, CP.Example.com ,[::1]', CONTROL_PLANE_MAX_SCHEMA_DEPTH: '32', MCP_MAX_SESSIONS: '7' })).toMatchObject({
+    expect(
+      parseConfig({
+        CONTROL_PLANE_ALLOWED_HOSTS: ' control-plane, CP.Example.com ,[::1]',
+        CONTROL_PLANE_MAX_SCHEMA_DEPTH: '32',
+        MCP_MAX_SESSIONS: '7',
+      }),
+    ).toMatchObject({
       CONTROL_PLANE_ALLOWED_HOSTS: ['control-plane', 'cp.example.com', '[::1]'],
       CONTROL_PLANE_MAX_SCHEMA_DEPTH: 32,
       MCP_MAX_SESSIONS: 7,
     });
-    expect(parseConfig({ CODEC_AUTH_TOKEN: '  tok  ', CONTROL_PLANE_REGISTRATION_TOKEN: '' })).toMatchObject({ CODEC_AUTH_TOKEN: 'tok', CONTROL_PLANE_REGISTRATION_TOKEN: undefined });
+    expect(parseConfig({ CODEC_AUTH_TOKEN: '  tok  ', CONTROL_PLANE_REGISTRATION_TOKEN: '' })).toMatchObject({
+      CODEC_AUTH_TOKEN: 'tok',
+      CONTROL_PLANE_REGISTRATION_TOKEN: undefined,
+    });
   });
 
   it.each([

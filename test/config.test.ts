@@ -10,7 +10,13 @@ const ROOT = path.resolve(__dirname, '..');
 describe('configuration', () => {
   it('defaults to the embedded backends with no settings at all', () => {
     const config = parseConfig({});
-    expect(config).toMatchObject({ model: 'standin', AGENT_FLOWS_WAREHOUSE: 'duckdb', AGENT_FLOWS_SEARCH: 'embedded', STANDIN_PORT: 8765, TEMPORAL_UI_PORT: 8233 });
+    expect(config).toMatchObject({
+      model: 'standin',
+      AGENT_FLOWS_WAREHOUSE: 'duckdb',
+      AGENT_FLOWS_SEARCH: 'embedded',
+      STANDIN_PORT: 8765,
+      TEMPORAL_UI_PORT: 8233,
+    });
   });
 
   it('switches to Gemini when a key is present', () => {
@@ -20,7 +26,12 @@ describe('configuration', () => {
   it('names every invalid variable and what was expected', () => {
     let error: unknown;
     try {
-      parseConfig({ WORKER_METRICS_PORT: 'abc', AGENT_FLOWS_WAREHOUSE: 'oracle', AGENT_FLOWS_MODEL: 'gemini', VERTEX_SEARCH_SERVING_CONFIGS: '{not json' });
+      parseConfig({
+        WORKER_METRICS_PORT: 'abc',
+        AGENT_FLOWS_WAREHOUSE: 'oracle',
+        AGENT_FLOWS_MODEL: 'gemini',
+        VERTEX_SEARCH_SERVING_CONFIGS: '{not json',
+      });
     } catch (err) {
       error = err;
     }
@@ -33,24 +44,32 @@ describe('configuration', () => {
   });
 
   it('sizes the workflow cache and workflow-task concurrency explicitly, within each other', () => {
-    expect(parseConfig({})).toMatchObject({ WORKER_MAX_CACHED_WORKFLOWS: 400, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 40 });
+    expect(parseConfig({})).toMatchObject({
+      WORKER_MAX_CACHED_WORKFLOWS: 400,
+      WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 40,
+    });
     const sized = parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '250', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '20' });
     expect(sized).toMatchObject({ WORKER_MAX_CACHED_WORKFLOWS: 250, WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 20 });
-    expect(() => parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '10', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40' })).toThrow(
-      /WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: at most WORKER_MAX_CACHED_WORKFLOWS \(10\)/,
-    );
+    expect(() =>
+      parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '10', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40' }),
+    ).toThrow(/WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: at most WORKER_MAX_CACHED_WORKFLOWS \(10\)/);
     expect(() => parseConfig({ WORKER_MAX_CACHED_WORKFLOWS: '1' })).toThrow(/WORKER_MAX_CACHED_WORKFLOWS/);
   });
 
   it('passes the cache and concurrency to the SDK worker rather than its heap-sized default', () => {
     const connection = {} as NativeConnection;
-    expect(flowWorkerOptions({ connection })).toMatchObject({ maxCachedWorkflows: 400, maxConcurrentWorkflowTaskExecutions: 40 });
+    expect(flowWorkerOptions({ connection })).toMatchObject({
+      maxCachedWorkflows: 400,
+      maxConcurrentWorkflowTaskExecutions: 40,
+    });
     const options = flowWorkerOptions({ connection, maxCachedWorkflows: 30, maxConcurrentWorkflowTaskExecutions: 80 });
     expect(options).toMatchObject({ maxCachedWorkflows: 30, maxConcurrentWorkflowTaskExecutions: 30 });
   });
 
   it('requires the credentials a Google backend needs', () => {
-    expect(() => parseConfig({ AGENT_FLOWS_MODEL: 'gemini' })).toThrow(/GEMINI_API_KEY: required when AGENT_FLOWS_MODEL=gemini/);
+    expect(() => parseConfig({ AGENT_FLOWS_MODEL: 'gemini' })).toThrow(
+      /GEMINI_API_KEY: required when AGENT_FLOWS_MODEL=gemini/,
+    );
     expect(() => parseConfig({ AGENT_FLOWS_WAREHOUSE: 'bigquery' })).toThrow(/BIGQUERY_PROJECT/);
     expect(() => parseConfig({ AGENT_FLOWS_SEARCH: 'vertex' })).toThrow(/VERTEX_SEARCH_PROJECT/);
   });
@@ -104,13 +123,21 @@ describe('configuration', () => {
       AGENT_FLOWS_PAYLOAD_KEY: key,
       AGENT_FLOWS_PAYLOAD_OLD_KEYS: `${Buffer.alloc(32, 1).toString('base64')}, ${Buffer.alloc(32, 2).toString('base64')}`,
     });
-    expect(config).toMatchObject({ TEMPORAL_ADDRESS: 'temporal.internal:7233', MCP_PORT: 9000, STANDIN_FAULTS: { rate503: 0.2, seed: 3 } });
+    expect(config).toMatchObject({
+      TEMPORAL_ADDRESS: 'temporal.internal:7233',
+      MCP_PORT: 9000,
+      STANDIN_FAULTS: { rate503: 0.2, seed: 3 },
+    });
     expect(parseConfig({ TEMPORAL_ADDRESS: '[::1]:7233' }).TEMPORAL_ADDRESS).toBe('[::1]:7233');
   });
 
   it('never prints the value of a secret, and only an excerpt of any other value', () => {
     const secret = 'c2VjcmV0LXNlY3JldC1zZWNyZXQ='; // 20 bytes: not a valid payload key
-    const message = problemsOf({ AGENT_FLOWS_PAYLOAD_KEY: secret, AGENT_FLOWS_PAYLOAD_OLD_KEYS: `${secret},x`, MCP_PORT: 'p'.repeat(5000) });
+    const message = problemsOf({
+      AGENT_FLOWS_PAYLOAD_KEY: secret,
+      AGENT_FLOWS_PAYLOAD_OLD_KEYS: `${secret},x`,
+      MCP_PORT: 'p'.repeat(5000),
+    });
     expect(message).toMatch(/AGENT_FLOWS_PAYLOAD_KEY: expected 32 bytes.*not shown: it is a secret/);
     expect(message).toMatch(/AGENT_FLOWS_PAYLOAD_OLD_KEYS: .*not shown: it is a secret/);
     expect(message).not.toContain(secret);
@@ -133,12 +160,17 @@ describe('configuration', () => {
     ['standin/main.ts', { STANDIN_FAULTS: '{"rate503":' }, /STANDIN_FAULTS: expected a JSON object/],
     ['standin/main.ts', { STANDIN_PORT: '1e3' }, /STANDIN_PORT: expected a whole number/],
     ['client/mcp/main.ts', { MCP_PORT: 'abc' }, /MCP_PORT: expected a whole number/],
-    ['workers/worker.ts', { AGENT_FLOWS_PAYLOAD_OLD_KEYS: 'bm90LWEta2V5LWF0LWFsbA==' }, /AGENT_FLOWS_PAYLOAD_OLD_KEYS: key 1 of 1/],
+    [
+      'workers/worker.ts',
+      { AGENT_FLOWS_PAYLOAD_OLD_KEYS: 'bm90LWEta2V5LWF0LWFsbA==' },
+      /AGENT_FLOWS_PAYLOAD_OLD_KEYS: key 1 of 1/,
+    ],
   ] as const)('%s with %j exits 2 naming the variable', (script, env, pattern) => {
     const result = spawnEntry(script, env);
     expect(result.status, result.stderr).toBe(2);
     expect(result.stderr).toMatch(pattern);
-    for (const value of Object.values(env)) if (value.length >= 8 && /KEY/.test(Object.keys(env)[0])) expect(result.stderr).not.toContain(value);
+    for (const value of Object.values(env))
+      if (value.length >= 8 && /KEY/.test(Object.keys(env)[0])) expect(result.stderr).not.toContain(value);
   });
 
   it('a bad payload key stops the worker without printing the key', () => {

@@ -37,12 +37,23 @@ export const researchAgent: AgentRegistrationInput = {
       tags: ['research', 'ml', 'synthesis'],
       input_schema: researchInput,
       output_schema: researchOutput,
-      examples: [{ name: 'Basic research query', description: 'Mid-depth research', input: { query: 'Latest advances in quantum computing', depth: 3 } }],
+      examples: [
+        {
+          name: 'Basic research query',
+          description: 'Mid-depth research',
+          input: { query: 'Latest advances in quantum computing', depth: 3 },
+        },
+      ],
     },
     { id: 'web_researcher', description: 'Researches on the open web', tags: ['research', 'web'] },
   ],
   skills: [
-    { id: 'web_search', description: 'Search the web using multiple search engines', tags: ['web', 'search', 'data'], input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] } },
+    {
+      id: 'web_search',
+      description: 'Search the web using multiple search engines',
+      tags: ['web', 'search', 'data'],
+      input_schema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
+    },
     { id: 'web_scraper', description: 'Fetches and cleans pages', tags: ['web'] },
   ],
 };
@@ -84,7 +95,10 @@ export interface TestControlPlane extends ControlPlane {
   clock: { now: number; advance(ms: number): void };
   logs: Array<Record<string, unknown>>;
   storePath: string;
-  get(url: string, headers?: Record<string, string>): Promise<{ status: number; body: string; json: any; headers: Record<string, unknown> }>;
+  get(
+    url: string,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: string; json: any; headers: Record<string, unknown> }>;
   register(manifest: AgentRegistrationInput): Promise<{ status: number; json: any }>;
 }
 

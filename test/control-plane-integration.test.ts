@@ -47,17 +47,33 @@ describe('control plane over HTTP with our workers', () => {
     return { status: res.status, json: (await res.json()) as any };
   };
   const execute = async (target: string, body: object, query = '') => {
-    const res = await fetch(`${url}/api/v1/execute/${target}${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${url}/api/v1/execute/${target}${query}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, json: (await res.json()) as any };
   };
 
   beforeAll(async () => {
     h = await createHarness();
-    cp = await buildControlPlane({ storePath: tempStorePath(), temporal: lazyTemporal({ address: inject('temporalAddress') }), logLevel: 'silent', processMetrics: false });
+    cp = await buildControlPlane({
+      storePath: tempStorePath(),
+      temporal: lazyTemporal({ address: inject('temporalAddress') }),
+      logLevel: 'silent',
+      processMetrics: false,
+    });
     url = await cp.listen('127.0.0.1', 0);
     registration = startAgentRegistration({
       url,
-      manifest: buildLocalManifest({ agentId, taskQueue: h.taskQueue, namespace: 'default', address: inject('temporalAddress'), activityNames: Object.keys(createActivities(h.backends)), instanceId: 'test-instance' }),
+      manifest: buildLocalManifest({
+        agentId,
+        taskQueue: h.taskQueue,
+        namespace: 'default',
+        address: inject('temporalAddress'),
+        activityNames: Object.keys(createActivities(h.backends)),
+        instanceId: 'test-instance',
+      }),
       heartbeatMs: 60_000,
       log: () => undefined,
     });
@@ -71,7 +87,9 @@ describe('control plane over HTTP with our workers', () => {
   it('scenario 1: discovery lists our flows and activities, with the schemas the code validates with', async () => {
     expect(await registration.firstAttempt).toBe(true);
     await cp.registry.checkHealth();
-    const { status, json } = await get(`agent=${agentId}&include_input_schema=true&include_output_schema=true&include_examples=true`);
+    const { status, json } = await get(
+      `agent=${agentId}&include_input_schema=true&include_output_schema=true&include_examples=true`,
+    );
     expect(status).toBe(200);
     const body = discoveryResponseSchema.parse(json);
     const agent = body.capabilities[0];
@@ -88,7 +106,10 @@ describe('control plane over HTTP with our workers', () => {
       expect(reasoner.invocation_target).toBe(`${agentId}:${flow.type}`);
     }
     const search = agent.skills.find((s) => s.id === 'searchPlatformDocs')!;
-    expect(search).toMatchObject({ tags: ['platform', 'search', 'activity'], invocation_target: `${agentId}:skill:searchPlatformDocs` });
+    expect(search).toMatchObject({
+      tags: ['platform', 'search', 'activity'],
+      invocation_target: `${agentId}:skill:searchPlatformDocs`,
+    });
     expect((search.input_schema as any).prefixItems).toHaveLength(2);
   });
 
@@ -97,9 +118,18 @@ describe('control plane over HTTP with our workers', () => {
     const done = await execute(target, { input: { topic: 'memory' } }, '?wait=true&timeout=60s');
     expect(done.status).toBe(200);
     const response = executeResponseSchema.parse(done.json);
-    expect(response).toMatchObject({ status: 'completed', agent_id: agentId, reasoner: 'platformCheck', task_queue: h.taskQueue, namespace: 'default', agent_health: 'active' });
+    expect(response).toMatchObject({
+      status: 'completed',
+      agent_id: agentId,
+      reasoner: 'platformCheck',
+      task_queue: h.taskQueue,
+      namespace: 'default',
+      agent_health: 'active',
+    });
     expect(response.workflow_id).toMatch(/^platform-check-memory-[0-9a-f]{6}$/);
-    expect(response.web_ui).toContain(`/namespaces/default/workflows/${response.workflow_id}/${response.run_id}/history`);
+    expect(response.web_ui).toContain(
+      `/namespaces/default/workflows/${response.workflow_id}/${response.run_id}/history`,
+    );
     expect(platformCheckOutput.parse(response.result).documents.map((d) => d.id)).toContain('pd-memory');
 
     const started = await execute(target, { input: { topic: 'battery' } });
@@ -121,8 +151,22 @@ describe('control plane over HTTP with our workers', () => {
 
   it('health follows the task queue: no pollers → degraded; 409 for a running workflow id', async () => {
     const queue = `cp-idle-${randomUUID().slice(0, 8)}`;
-    const idle = buildLocalManifest({ agentId: 'agent-idle', taskQueue: queue, namespace: 'default', address: 'x:1', activityNames: [] });
-    expect((await fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(idle) })).status).toBe(201);
+    const idle = buildLocalManifest({
+      agentId: 'agent-idle',
+      taskQueue: queue,
+      namespace: 'default',
+      address: 'x:1',
+      activityNames: [],
+    });
+    expect(
+      (
+        await fetch(`${url}/api/v1/agents`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(idle),
+        })
+      ).status,
+    ).toBe(201);
     await cp.registry.checkHealth();
     expect((await get('health_status=degraded')).json.capabilities.map((a: any) => a.agent_id)).toEqual(['agent-idle']);
     expect((await get('health_status=active')).json.capabilities.map((a: any) => a.agent_id)).toEqual([agentId]);
@@ -150,7 +194,12 @@ describe('control plane over HTTP with our workers', () => {
 
   it('scenario 3: registration updates show at once (cache invalidation); heartbeats do not cost reads', async () => {
     const manifest = syntheticAgent(9001, { capabilities: 4 });
-    const post = (m: object) => fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
+    const post = (m: object) =>
+      fetch(`${url}/api/v1/agents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(m),
+      });
     expect((await post({ ...manifest, version: '1.0.0' })).status).toBe(201);
     expect((await get(`agent=${manifest.agent_id}`)).json.capabilities[0].version).toBe('1.0.0');
     expect((await post({ ...manifest, version: '2.0.0', reasoners: [] })).status).toBe(200);
@@ -158,7 +207,12 @@ describe('control plane over HTTP with our workers', () => {
     expect(updated.version).toBe('2.0.0');
     expect(updated.reasoners).toEqual([]);
     const reads = cp.store.reads;
-    for (let i = 0; i < 5; i++) await fetch(`${url}/api/v1/agents/${manifest.agent_id}/heartbeat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    for (let i = 0; i < 5; i++)
+      await fetch(`${url}/api/v1/agents/${manifest.agent_id}/heartbeat`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
     await get(`agent=${manifest.agent_id}`);
     expect(cp.store.reads).toBe(reads);
     expect((await fetch(`${url}/api/v1/agents/${manifest.agent_id}`, { method: 'DELETE' })).status).toBe(200);
@@ -166,18 +220,43 @@ describe('control plane over HTTP with our workers', () => {
   });
 
   it('scenario 2: 1000 concurrent requests all succeed on one storage read', async () => {
-    const post = (m: object) => fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
-    const statuses = await Promise.all(Array.from({ length: 100 }, (_, i) => post(syntheticAgent(i + 1)).then((r) => r.status)));
+    const post = (m: object) =>
+      fetch(`${url}/api/v1/agents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(m),
+      });
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => post(syntheticAgent(i + 1)).then((r) => r.status)),
+    );
     expect(statuses.every((s) => s === 201)).toBe(true);
     const reads = cp.store.reads;
-    const queries = ['limit=20', 'tags=ml*&limit=20', 'format=compact&limit=50', 'format=xml&limit=5', 'reasoner=*research*&include_input_schema=true&limit=10'];
-    const results = await Promise.all(Array.from({ length: 1000 }, (_, i) => fetch(`${url}${API}?${queries[i % queries.length]}`).then(async (r) => ({ status: r.status, size: (await r.text()).length }))));
+    const queries = [
+      'limit=20',
+      'tags=ml*&limit=20',
+      'format=compact&limit=50',
+      'format=xml&limit=5',
+      'reasoner=*research*&include_input_schema=true&limit=10',
+    ];
+    const results = await Promise.all(
+      Array.from({ length: 1000 }, (_, i) =>
+        fetch(`${url}${API}?${queries[i % queries.length]}`).then(async (r) => ({
+          status: r.status,
+          size: (await r.text()).length,
+        })),
+      ),
+    );
     expect(results.filter((r) => r.status !== 200)).toEqual([]);
     expect(cp.store.reads - reads).toBe(1);
   });
 
   it('scenario 4: pages through 1200 agents, each exactly once', async () => {
-    const post = (m: object) => fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(m) });
+    const post = (m: object) =>
+      fetch(`${url}/api/v1/agents`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(m),
+      });
     for (let start = 101; start <= 1200; start += 100) {
       await Promise.all(Array.from({ length: 100 }, (_, i) => post(syntheticAgent(start + i, { capabilities: 4 }))));
     }
@@ -207,7 +286,12 @@ describe('worker registration lifecycle', () => {
     const url = await first.listen('127.0.0.1', 0);
     await first.close();
     const lines: string[] = [];
-    const handle = startAgentRegistration({ url, manifest: syntheticAgent(1, { capabilities: 2 }), heartbeatMs: 200, log: (l) => lines.push(l) });
+    const handle = startAgentRegistration({
+      url,
+      manifest: syntheticAgent(1, { capabilities: 2 }),
+      heartbeatMs: 200,
+      log: (l) => lines.push(l),
+    });
     expect(await handle.firstAttempt).toBe(false);
     expect(lines.join('\n')).toMatch(/not reachable/);
 
@@ -228,9 +312,17 @@ describe('worker registration lifecycle', () => {
   it('the real worker process registers at start, runs what is executed, deregisters at shutdown', async () => {
     const namespace = `cp-test-${randomUUID().slice(0, 8)}`;
     const connection = await Connection.connect({ address: inject('temporalAddress') });
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
+    await connection.workflowService.registerNamespace({
+      namespace,
+      workflowExecutionRetentionPeriod: msToTs('1 day'),
+    });
     const h = await createHarness(); // only for its stand-in
-    const cp = await buildControlPlane({ storePath: tempStorePath(), temporal: lazyTemporal({ address: inject('temporalAddress') }), logLevel: 'silent', processMetrics: false });
+    const cp = await buildControlPlane({
+      storePath: tempStorePath(),
+      temporal: lazyTemporal({ address: inject('temporalAddress') }),
+      logLevel: 'silent',
+      processMetrics: false,
+    });
     const url = await cp.listen('127.0.0.1', 0);
     let worker: ChildProcess | undefined;
     try {
@@ -255,15 +347,22 @@ describe('worker registration lifecycle', () => {
       const output: string[] = [];
       worker.stdout!.on('data', (d) => output.push(String(d)));
       worker.stderr!.on('data', (d) => output.push(String(d)));
-      const listed = await waitFor(async () => {
-        await cp.registry.checkHealth();
-        const body = (await cp.app.inject({ url: `${API}?agent=agent-flows-proc&health_status=active` })).json();
-        return body.total_agents === 1 ? body : undefined;
-      }, `the worker to register (output: ${output.join('')})`);
+      const listed = await waitFor(
+        async () => {
+          await cp.registry.checkHealth();
+          const body = (await cp.app.inject({ url: `${API}?agent=agent-flows-proc&health_status=active` })).json();
+          return body.total_agents === 1 ? body : undefined;
+        },
+        `the worker to register (output: ${output.join('')})`,
+      );
       expect(listed.capabilities[0].reasoners.map((r: any) => r.id)).toEqual(flows.map((f) => f.type));
       expect(listed.capabilities[0].base_url).toContain(`/${namespace}/agent-flows`);
 
-      const res = await fetch(`${url}/api/v1/execute/agent-flows-proc:platformCheck?wait=1&timeout=60`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ input: { topic: 'battery' } }) });
+      const res = await fetch(`${url}/api/v1/execute/agent-flows-proc:platformCheck?wait=1&timeout=60`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ input: { topic: 'battery' } }),
+      });
       const body = (await res.json()) as any;
       expect(body).toMatchObject({ status: 'completed', namespace, task_queue: 'agent-flows' });
       const client = new Client({ connection, namespace });

@@ -12,11 +12,21 @@ import { ConfigError, parseConfig } from '../contracts/config';
 import { startControlPlane } from '../server/main';
 import { JournalRegistryStore } from '../server/registry-store';
 import { rawHttp } from './hostile-helpers';
-import { compactDiscoveryResponseSchema, discoveryResponseSchema, parseInvocationTarget } from '../contracts/capabilities';
+import {
+  compactDiscoveryResponseSchema,
+  discoveryResponseSchema,
+  parseInvocationTarget,
+} from '../contracts/capabilities';
 import { compileGlob, matchesAny } from '../server/glob';
 import { DISCOVERY_PARAMETERS } from '../server/query-params';
 import { buildOpenApi } from '../server/openapi';
-import { fixtureAgents, opsAgent, researchAgent, testControlPlane, type TestControlPlane } from './control-plane-fixtures';
+import {
+  fixtureAgents,
+  opsAgent,
+  researchAgent,
+  testControlPlane,
+  type TestControlPlane,
+} from './control-plane-fixtures';
 
 const API = '/api/v1/discovery/capabilities';
 const ids = (body: any) => body.capabilities.map((a: any) => a.agent_id);
@@ -37,7 +47,12 @@ describe('discovery API (seed unit cases)', () => {
     const body = discoveryResponseSchema.parse(res.json);
     // agent-empty-004 offers nothing, so it is not listed; agents are sorted by id.
     expect(ids(body)).toEqual(['agent-ops-003', 'agent-research-001', 'agent-vision-002']);
-    expect(body).toMatchObject({ total_agents: 3, total_reasoners: 5, total_skills: 4, pagination: { limit: 100, offset: 0, has_more: false } });
+    expect(body).toMatchObject({
+      total_agents: 3,
+      total_reasoners: 5,
+      total_skills: 4,
+      pagination: { limit: 100, offset: 0, has_more: false },
+    });
     expect(body.discovered_at).toBe('2026-01-01T12:00:00Z');
     const deep = body.capabilities[1].reasoners[0];
     expect(deep).toEqual({
@@ -47,7 +62,13 @@ describe('discovery API (seed unit cases)', () => {
       invocation_target: 'agent-research-001:deep_research',
     });
     expect(body.capabilities[1].skills[0].invocation_target).toBe('agent-research-001:skill:web_search');
-    expect(body.capabilities[1]).toMatchObject({ base_url: 'http://agent-research:8080', version: '2.3.1', deployment_type: 'long_running', health_status: 'active', last_heartbeat: '2026-01-01T12:00:00Z' });
+    expect(body.capabilities[1]).toMatchObject({
+      base_url: 'http://agent-research:8080',
+      version: '2.3.1',
+      deployment_type: 'long_running',
+      health_status: 'active',
+      last_heartbeat: '2026-01-01T12:00:00Z',
+    });
   });
 
   it('2. filters by a single agent id', async () => {
@@ -57,21 +78,34 @@ describe('discovery API (seed unit cases)', () => {
   });
 
   it('3. filters by several agent ids (comma-separated, trimmed, de-duplicated)', async () => {
-    const body = (await cp.get(`${API}?agent_ids=agent-ops-003,%20agent-research-001%20,agent-ops-003,agent-missing`)).json;
+    const body = (await cp.get(`${API}?agent_ids=agent-ops-003,%20agent-research-001%20,agent-ops-003,agent-missing`))
+      .json;
     expect(ids(body)).toEqual(['agent-ops-003', 'agent-research-001']);
     expect(body.total_agents).toBe(2);
   });
 
   it('4. supports the aliases node_id and node_ids; agent wins over node_id', async () => {
     expect(ids((await cp.get(`${API}?node_id=agent-ops-003`)).json)).toEqual(['agent-ops-003']);
-    expect(ids((await cp.get(`${API}?agent=agent-vision-002&node_id=agent-ops-003`)).json)).toEqual(['agent-vision-002']);
-    expect(ids((await cp.get(`${API}?node_ids=agent-ops-003,agent-vision-002`)).json)).toEqual(['agent-ops-003', 'agent-vision-002']);
+    expect(ids((await cp.get(`${API}?agent=agent-vision-002&node_id=agent-ops-003`)).json)).toEqual([
+      'agent-vision-002',
+    ]);
+    expect(ids((await cp.get(`${API}?node_ids=agent-ops-003,agent-vision-002`)).json)).toEqual([
+      'agent-ops-003',
+      'agent-vision-002',
+    ]);
     // The lists add to the single id.
-    expect(ids((await cp.get(`${API}?agent=agent-research-001&node_ids=agent-ops-003`)).json)).toEqual(['agent-ops-003', 'agent-research-001']);
+    expect(ids((await cp.get(`${API}?agent=agent-research-001&node_ids=agent-ops-003`)).json)).toEqual([
+      'agent-ops-003',
+      'agent-research-001',
+    ]);
   });
 
   it('5. wildcard patterns: contains, prefix, suffix, exact; case-sensitive and anchored', async () => {
-    expect(reasonerIds((await cp.get(`${API}?reasoner=*research*`)).json)).toEqual(['deep_research', 'research_agent', 'web_researcher']);
+    expect(reasonerIds((await cp.get(`${API}?reasoner=*research*`)).json)).toEqual([
+      'deep_research',
+      'research_agent',
+      'web_researcher',
+    ]);
     expect(reasonerIds((await cp.get(`${API}?reasoner=deep_*`)).json)).toEqual(['deep_research']);
     expect(reasonerIds((await cp.get(`${API}?reasoner=*research`)).json)).toEqual(['deep_research']);
     expect(reasonerIds((await cp.get(`${API}?reasoner=summary`)).json)).toEqual(['summary']);
@@ -127,7 +161,11 @@ describe('discovery API (seed unit cases)', () => {
     expect(input.reasoners[0].input_schema).toEqual(researchAgent.reasoners![0].input_schema);
     expect(input.reasoners[0].output_schema).toBeUndefined();
     expect(input.skills[0].input_schema).toEqual(researchAgent.skills![0].input_schema);
-    const all = (await cp.get(`${API}?agent=agent-research-001&include_input_schema=1&include_output_schema=YES&include_examples=true&include_descriptions=no`)).json.capabilities[0];
+    const all = (
+      await cp.get(
+        `${API}?agent=agent-research-001&include_input_schema=1&include_output_schema=YES&include_examples=true&include_descriptions=no`,
+      )
+    ).json.capabilities[0];
     expect(all.reasoners[0].output_schema).toEqual(researchAgent.reasoners![0].output_schema);
     expect(all.reasoners[0].examples).toEqual(researchAgent.reasoners![0].examples);
     expect(all.reasoners[1].examples).toEqual([]);
@@ -145,25 +183,45 @@ describe('discovery API (seed unit cases)', () => {
   });
 
   it('11. XML format: summary, agents, capabilities, schema fields; text is escaped', async () => {
-    const res = await cp.get(`${API}?format=xml&agent=agent-research-001&include_input_schema=true&include_output_schema=true`);
+    const res = await cp.get(
+      `${API}?format=xml&agent=agent-research-001&include_input_schema=true&include_output_schema=true`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/xml/);
     expect(res.body.startsWith('<?xml version="1.0" encoding="UTF-8"?>')).toBe(true);
-    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['agent', 'reasoner', 'skill', 'tag', 'field'].includes(name) }).parse(res.body);
+    const doc = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '',
+      isArray: (name) => ['agent', 'reasoner', 'skill', 'tag', 'field'].includes(name),
+    }).parse(res.body);
     expect(doc.discovery.discovered_at).toBe('2026-01-01T12:00:00Z');
     expect(doc.discovery.summary).toEqual({ total_agents: '1', total_reasoners: '2', total_skills: '2' });
     const agent = doc.discovery.capabilities.agent[0];
-    expect(agent).toMatchObject({ id: 'agent-research-001', base_url: 'http://agent-research:8080', version: '2.3.1', health_status: 'active', deployment_type: 'long_running' });
+    expect(agent).toMatchObject({
+      id: 'agent-research-001',
+      base_url: 'http://agent-research:8080',
+      version: '2.3.1',
+      health_status: 'active',
+      deployment_type: 'long_running',
+    });
     const deep = agent.reasoners.reasoner[0];
     expect(deep).toMatchObject({ id: 'deep_research', target: 'agent-research-001:deep_research' });
     expect(deep.description).toBe(researchAgent.reasoners![0].description); // "&" and "<findings>" survive the round trip
     expect(deep.tags.tag).toEqual(['research', 'ml', 'synthesis']);
     const [query, depth, sources] = deep.input_schema.field;
-    expect(query).toMatchObject({ name: 'query', type: 'string', required: 'true', '#text': 'Research query or topic' });
+    expect(query).toMatchObject({
+      name: 'query',
+      type: 'string',
+      required: 'true',
+      '#text': 'Research query or topic',
+    });
     expect(depth).toMatchObject({ name: 'depth', type: 'integer', min: '1', max: '5', default: '3' });
     expect(sources).toMatchObject({ name: 'sources', type: 'array', items: 'string' });
     expect(deep.output_schema.field.map((f: any) => f.name)).toEqual(['findings', 'confidence']);
-    expect(agent.skills.skill.map((s: any) => s.target)).toEqual(['agent-research-001:skill:web_search', 'agent-research-001:skill:web_scraper']);
+    expect(agent.skills.skill.map((s: any) => s.target)).toEqual([
+      'agent-research-001:skill:web_search',
+      'agent-research-001:skill:web_scraper',
+    ]);
   });
 
   it('12. compact format: flat lists for the current page only', async () => {
@@ -171,8 +229,18 @@ describe('discovery API (seed unit cases)', () => {
     const body = compactDiscoveryResponseSchema.parse(res.json);
     expect(Object.keys(res.json).sort()).toEqual(['discovered_at', 'reasoners', 'skills']);
     expect(body.reasoners).toEqual([
-      { id: 'deep_research', agent_id: 'agent-research-001', target: 'agent-research-001:deep_research', tags: ['research', 'ml', 'synthesis'] },
-      { id: 'web_researcher', agent_id: 'agent-research-001', target: 'agent-research-001:web_researcher', tags: ['research', 'web'] },
+      {
+        id: 'deep_research',
+        agent_id: 'agent-research-001',
+        target: 'agent-research-001:deep_research',
+        tags: ['research', 'ml', 'synthesis'],
+      },
+      {
+        id: 'web_researcher',
+        agent_id: 'agent-research-001',
+        target: 'agent-research-001:web_researcher',
+        tags: ['research', 'web'],
+      },
     ]);
     expect(body.skills.map((s) => s.id)).toEqual(['web_search', 'web_scraper']);
   });
@@ -184,7 +252,11 @@ describe('discovery API (seed unit cases)', () => {
     expect(pages.map((p) => p.pagination.has_more)).toEqual([true, true, false, false]);
     expect(pages.every((p) => p.total_agents === 3 && p.total_reasoners === 5 && p.total_skills === 4)).toBe(true);
     const zero = (await cp.get(`${API}?limit=0`)).json;
-    expect(zero).toMatchObject({ capabilities: [], total_agents: 3, pagination: { limit: 0, offset: 0, has_more: true } });
+    expect(zero).toMatchObject({
+      capabilities: [],
+      total_agents: 3,
+      pagination: { limit: 0, offset: 0, has_more: true },
+    });
     const far = (await cp.get(`${API}?offset=1000000`)).json;
     expect(far).toMatchObject({ capabilities: [], total_agents: 3, pagination: { has_more: false } });
     const filtered = (await cp.get(`${API}?tags=web&limit=1&offset=1`)).json;
@@ -200,7 +272,11 @@ describe('discovery API (seed unit cases)', () => {
 
     // No heartbeat for longer than the timeout (30 s): inactive, found by the health check.
     cp.clock.advance(31_000);
-    const beat = await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-vision-002/heartbeat', payload: { instance_id: 'default' } });
+    const beat = await cp.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/agent-vision-002/heartbeat',
+      payload: { instance_id: 'default' },
+    });
     expect(beat.statusCode).toBe(200);
     expect(await cp.registry.checkHealth()).toEqual(['agent-empty-004', 'agent-research-001']);
     expect(ids((await cp.get(`${API}?health_status=inactive`)).json)).toEqual(['agent-ops-003', 'agent-research-001']);
@@ -209,7 +285,11 @@ describe('discovery API (seed unit cases)', () => {
     // A heartbeat brings the research agent back at once, a self-report changes it at once.
     await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-research-001/heartbeat', payload: {} });
     expect(ids((await cp.get(`${API}?health_status=active`)).json)).toEqual(['agent-research-001']);
-    await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-vision-002/heartbeat', payload: { health_status: 'active' } });
+    await cp.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/agent-vision-002/heartbeat',
+      payload: { health_status: 'active' },
+    });
     expect(ids((await cp.get(`${API}?health_status=active`)).json)).toEqual(['agent-research-001', 'agent-vision-002']);
   });
 
@@ -247,7 +327,12 @@ describe('discovery API (seed unit cases)', () => {
     expect(metrics).toMatch(/agentfield_discovery_request_duration_seconds_count\{format="json"\} 54/);
 
     const line = cp.logs.find((l) => l.message === 'discovery request completed' && (l.filters as any)?.tags);
-    expect(line).toMatchObject({ level: 'info', filters: { tags: ['web'], format: 'json', limit: 100, offset: 0 }, results: { agents: 2, reasoners: 1, skills: 3 }, cache_hit: true });
+    expect(line).toMatchObject({
+      level: 'info',
+      filters: { tags: ['web'], format: 'json', limit: 100, offset: 0 },
+      results: { agents: 2, reasoners: 1, skills: 3 },
+      cache_hit: true,
+    });
     expect(line!.request_id).toMatch(/^req_[0-9a-f]{12}$/);
     expect(typeof line!.duration_ms).toBe('number');
     expect(typeof line!.timestamp).toBe('string');
@@ -297,7 +382,11 @@ describe('discovery API (seed unit cases)', () => {
     cp.registry.cache.invalidate();
     const res = await cp.get(API);
     expect(res.status).toBe(500);
-    expect(res.json).toEqual({ error: 'internal_error', message: 'Failed to retrieve agent capabilities', request_id: res.headers['x-request-id'] });
+    expect(res.json).toEqual({
+      error: 'internal_error',
+      message: 'Failed to retrieve agent capabilities',
+      request_id: res.headers['x-request-id'],
+    });
     expect(JSON.stringify(cp.logs)).toContain('disk on fire');
   });
 });
@@ -319,14 +408,24 @@ describe('registration API', () => {
     expect(dup.json.message).toContain('skills.1.id: duplicate id "x"');
     const extra = await cp.register({ ...researchAgent, extra: true } as never);
     expect(extra.json.details.issues[0].message).toMatch(/extra/);
-    const notJson = await cp.app.inject({ method: 'POST', url: '/api/v1/agents', payload: '{nope', headers: { 'content-type': 'application/json' } });
+    const notJson = await cp.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: '{nope',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(notJson.statusCode).toBe(400);
     expect(JSON.parse(notJson.body).error).toBe('invalid_request');
   });
 
   it('replaces a manifest on re-registration (200) and keeps the agent while an instance is left', async () => {
     expect((await cp.register({ ...researchAgent, instance_id: 'w1' })).status).toBe(201);
-    const again = await cp.register({ ...researchAgent, instance_id: 'w2', version: '2.4.0', reasoners: [researchAgent.reasoners![1]] });
+    const again = await cp.register({
+      ...researchAgent,
+      instance_id: 'w2',
+      version: '2.4.0',
+      reasoners: [researchAgent.reasoners![1]],
+    });
     expect(again).toMatchObject({ status: 200, json: { created: false, instance_id: 'w2', reasoners: 1 } });
     let agent = (await cp.get(`${API}?agent=agent-research-001`)).json.capabilities[0];
     expect(agent.version).toBe('2.4.0');
@@ -346,12 +445,24 @@ describe('registration API', () => {
   it('answers a heartbeat for an unknown agent with 404 (register again)', async () => {
     const res = await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-ghost/heartbeat', payload: {} });
     expect(res.statusCode).toBe(404);
-    expect((await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-ghost/heartbeat', payload: { health_status: 'sick' } })).statusCode).toBe(400);
+    expect(
+      (
+        await cp.app.inject({
+          method: 'POST',
+          url: '/api/v1/agents/agent-ghost/heartbeat',
+          payload: { health_status: 'sick' },
+        })
+      ).statusCode,
+    ).toBe(400);
   });
 
   it('survives a restart (journal), ignoring a torn last line, and compacts the journal', async () => {
     for (const agent of fixtureAgents) await cp.register(agent);
-    await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-ops-003/heartbeat', payload: { health_status: 'degraded' } });
+    await cp.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/agent-ops-003/heartbeat',
+      payload: { health_status: 'degraded' },
+    });
     await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-empty-004' });
     const before = (await cp.get(API)).json;
     await cp.close();
@@ -394,9 +505,13 @@ describe('registration API', () => {
 
   it('rejects execution requests it cannot honour before touching Temporal', async () => {
     await cp.register(researchAgent);
-    const post = (target: string, payload: object = { input: {} }, query = '') => cp.app.inject({ method: 'POST', url: `/api/v1/execute/${target}${query}`, payload });
+    const post = (target: string, payload: object = { input: {} }, query = '') =>
+      cp.app.inject({ method: 'POST', url: `/api/v1/execute/${target}${query}`, payload });
     const parse = (r: { body: string }) => JSON.parse(r.body);
-    expect(parse(await post('no-colon'))).toMatchObject({ error: 'invalid_parameter', details: { parameter: 'invocation_target' } });
+    expect(parse(await post('no-colon'))).toMatchObject({
+      error: 'invalid_parameter',
+      details: { parameter: 'invocation_target' },
+    });
     const skill = await post('agent-research-001:skill:web_search');
     expect(skill.statusCode).toBe(409);
     expect(parse(skill)).toMatchObject({ error: 'not_executable' });
@@ -406,9 +521,15 @@ describe('registration API', () => {
     const synthetic = await post('agent-research-001:deep_research');
     expect(synthetic.statusCode).toBe(409);
     expect(parse(synthetic)).toMatchObject({ error: 'not_executable' });
-    expect(parse(await post('agent-research-001:deep_research', { input: {} }, '?wait=perhaps'))).toMatchObject({ details: { parameter: 'wait' } });
-    expect(parse(await post('agent-research-001:deep_research', { input: {} }, '?timeout=11m'))).toMatchObject({ details: { parameter: 'timeout' } });
-    expect(parse(await post('agent-research-001:deep_research', { input: {}, other: 1 }))).toMatchObject({ error: 'invalid_body' });
+    expect(parse(await post('agent-research-001:deep_research', { input: {} }, '?wait=perhaps'))).toMatchObject({
+      details: { parameter: 'wait' },
+    });
+    expect(parse(await post('agent-research-001:deep_research', { input: {} }, '?timeout=11m'))).toMatchObject({
+      details: { parameter: 'timeout' },
+    });
+    expect(parse(await post('agent-research-001:deep_research', { input: {}, other: 1 }))).toMatchObject({
+      error: 'invalid_body',
+    });
     expect(parseInvocationTarget('a:skill:b')).toEqual({ agentId: 'a', kind: 'skill', id: 'b' });
     expect(parseInvocationTarget('a:b:c')).toBeUndefined();
   });
@@ -422,19 +543,28 @@ describe('registration journal: compaction on delete, an unusable store, exposur
       // Ten registrations near the 1 MB manifest limit, each registered twice (a replaced copy is garbage too).
       for (let i = 0; i < 10; i++) {
         for (const version of ['1', '2']) {
-          const manifest = { ...researchAgent, agent_id: `agent-big-${i}`, version, reasoners: [{ id: 'r', input_schema: { description: `${version}${'x'.repeat(900_000)}` } }] };
+          const manifest = {
+            ...researchAgent,
+            agent_id: `agent-big-${i}`,
+            version,
+            reasoners: [{ id: 'r', input_schema: { description: `${version}${'x'.repeat(900_000)}` } }],
+          };
           expect((await cp.register(manifest)).status).toBeLessThan(300);
         }
       }
       expect(statSync(cp.storePath).size).toBeGreaterThan(9_000_000);
       await cp.register(researchAgent);
-      for (let i = 0; i < 10; i++) expect((await cp.app.inject({ method: 'DELETE', url: `/api/v1/agents/agent-big-${i}` })).statusCode).toBe(200);
+      for (let i = 0; i < 10; i++)
+        expect((await cp.app.inject({ method: 'DELETE', url: `/api/v1/agents/agent-big-${i}` })).statusCode).toBe(200);
       // Compaction runs in the journal's writer queue: wait for the file to shrink to the one agent left.
       await expect.poll(() => statSync(cp.storePath).size, { timeout: 5000 }).toBeLessThan(empty + 5000);
       expect(readFileSync(cp.storePath, 'utf8').trim().split('\n')).toHaveLength(1);
       expect((await cp.get(API)).json.capabilities.map((a: any) => a.agent_id)).toEqual(['agent-research-001']);
       // The index still knows the survivor: a heartbeat and a delete work after compaction.
-      expect((await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-research-001/heartbeat', payload: {} })).statusCode).toBe(200);
+      expect(
+        (await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-research-001/heartbeat', payload: {} }))
+          .statusCode,
+      ).toBe(200);
     } finally {
       await cp.close();
     }
@@ -446,25 +576,55 @@ describe('registration journal: compaction on delete, an unusable store, exposur
     execFileSync('mkfifo', [fifo]);
     mkdirSync(path.join(dir, 'a-directory'));
     writeFileSync(path.join(dir, 'a-file'), '');
-    for (const store of [fifo, '/dev/full', '/dev/zero', path.join(dir, 'a-directory'), path.join(dir, 'a-file', 'agents.jsonl'), '/proc/agents.jsonl']) {
+    for (const store of [
+      fifo,
+      '/dev/full',
+      '/dev/zero',
+      path.join(dir, 'a-directory'),
+      path.join(dir, 'a-file', 'agents.jsonl'),
+      '/proc/agents.jsonl',
+    ]) {
       const started = Date.now();
-      await expect(JournalRegistryStore.open(store), store).rejects.toThrow(/registration store .* \(CONTROL_PLANE_STORE\) is not usable: /);
+      await expect(JournalRegistryStore.open(store), store).rejects.toThrow(
+        /registration store .* \(CONTROL_PLANE_STORE\) is not usable: /,
+      );
       expect(Date.now() - started).toBeLessThan(3000);
     }
     expect(statSync('/dev/full').isCharacterDevice()).toBe(true); // never replaced by a rename
   });
 
   it('refuses to listen beyond loopback without a registration token, naming the variable', async () => {
-    const config = (env: Record<string, string>) => parseConfig({ CONTROL_PLANE_PORT: '0', CONTROL_PLANE_STORE: path.join(mkdtempSync(path.join(os.tmpdir(), 'cp-')), 'a.jsonl'), ...env });
-    await expect(startControlPlane(config({ CONTROL_PLANE_HOST: '0.0.0.0' }))).rejects.toThrow(/CONTROL_PLANE_REGISTRATION_TOKEN: required when CONTROL_PLANE_HOST \(0\.0\.0\.0\) is not a loopback address/);
+    const config = (env: Record<string, string>) =>
+      parseConfig({
+        CONTROL_PLANE_PORT: '0',
+        CONTROL_PLANE_STORE: path.join(mkdtempSync(path.join(os.tmpdir(), 'cp-')), 'a.jsonl'),
+        ...env,
+      });
+    await expect(startControlPlane(config({ CONTROL_PLANE_HOST: '0.0.0.0' }))).rejects.toThrow(
+      /CONTROL_PLANE_REGISTRATION_TOKEN: required when CONTROL_PLANE_HOST \(0\.0\.0\.0\) is not a loopback address/,
+    );
     await expect(startControlPlane(config({ CONTROL_PLANE_HOST: '0.0.0.0' }))).rejects.toBeInstanceOf(ConfigError);
     const warn = console.warn;
     console.warn = () => undefined;
     try {
-      const cp = await startControlPlane(config({ CONTROL_PLANE_HOST: '0.0.0.0', CONTROL_PLANE_REGISTRATION_TOKEN: 'reg', CONTROL_PLANE_ALLOWED_HOSTS: 'cp.internal' }));
+      const cp = await startControlPlane(
+        config({
+          CONTROL_PLANE_HOST: '0.0.0.0',
+          CONTROL_PLANE_REGISTRATION_TOKEN: 'reg',
+          CONTROL_PLANE_ALLOWED_HOSTS: 'cp.internal',
+        }),
+      );
       try {
         const url = `http://127.0.0.1:${new URL(cp.url).port}`;
-        expect((await fetch(`${url}/api/v1/agents`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(researchAgent) })).status).toBe(401);
+        expect(
+          (
+            await fetch(`${url}/api/v1/agents`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify(researchAgent),
+            })
+          ).status,
+        ).toBe(401);
         // On a wildcard address: IP literals and the configured names are accepted, other names not.
         const port = Number(new URL(cp.url).port);
         expect((await rawHttp(port, { target: '/healthz', headers: { host: `192.0.2.7:${port}` } })).status).toBe(200);

@@ -26,7 +26,18 @@ import {
   type DeployTools,
 } from '../workers/deploy-tools';
 
-const SOURCE_DIRS = ['contracts', 'domain', 'codec', 'backends', 'activities', 'workflows', 'workers', 'client', 'server', 'standin'];
+const SOURCE_DIRS = [
+  'contracts',
+  'domain',
+  'codec',
+  'backends',
+  'activities',
+  'workflows',
+  'workers',
+  'client',
+  'server',
+  'standin',
+];
 const K8S = path.join(ROOT, 'deploy', 'k8s');
 const K8S_FILES = readdirSync(K8S)
   .filter((f) => f.endsWith('.yaml'))

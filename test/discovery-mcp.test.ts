@@ -25,10 +25,21 @@ const MAIN = path.join(ROOT, 'client', 'mcp', 'main.ts');
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
 
 let h: Harness;
-const serverEnv = () => ({ ...(process.env as Record<string, string>), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'default', MCP_TASK_QUEUE: h.taskQueue });
+const serverEnv = () => ({
+  ...(process.env as Record<string, string>),
+  TEMPORAL_ADDRESS: inject('temporalAddress'),
+  TEMPORAL_NAMESPACE: 'default',
+  MCP_TASK_QUEUE: h.taskQueue,
+});
 
 async function connectStdio(): Promise<{ client: McpClient; transport: StdioClientTransport; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: TSX, args: [MAIN], env: serverEnv(), cwd: ROOT, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: TSX,
+    args: [MAIN],
+    env: serverEnv(),
+    cwd: ROOT,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new McpClient({ name: 'agent-flows-test', version: '1.0.0' });
@@ -41,7 +52,10 @@ async function runningWorkflow(input: unknown) {
   const id = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input));
   const handle = h.client.workflow.getHandle(id);
   for (let i = 0; i < 150; i++) {
-    const status = await handle.describe().then((d) => d.status.name, () => undefined);
+    const status = await handle.describe().then(
+      (d) => d.status.name,
+      () => undefined,
+    );
     if (status === 'RUNNING') return handle;
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -67,10 +81,17 @@ describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
     try {
       const { tools } = await client.listTools();
       // One tool per registered flow, plus the tools flows register through client/mcp/tools.ts.
-      expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining([...flows.map((f) => f.mcpTool), 'get_next_eads']));
+      expect(tools.map((t) => t.name)).toEqual(
+        expect.arrayContaining([...flows.map((f) => f.mcpTool), 'get_next_eads']),
+      );
       const tool = tools.find((t) => t.name === 'discover_from_prp')!;
       expect(tool.inputSchema.required).toEqual(['prp']);
-      expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual(['prp', 'targetSchema', 'maxCandidatesPerStep', 'concurrency']);
+      expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual([
+        'prp',
+        'targetSchema',
+        'maxCandidatesPerStep',
+        'concurrency',
+      ]);
       expect(tool.outputSchema?.properties).toHaveProperty('results');
 
       // A little model latency keeps the run long enough to be observed.
@@ -103,7 +124,10 @@ describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
   it('reports a failed flow as a tool error and rejects bad arguments before starting anything', async () => {
     const { client } = await connectStdio();
     try {
-      const failed = await client.callTool({ name: 'discover_from_prp', arguments: { prp: '# PRP: nothing here\n\nNo schema.' } });
+      const failed = await client.callTool({
+        name: 'discover_from_prp',
+        arguments: { prp: '# PRP: nothing here\n\nNo schema.' },
+      });
       expect(failed.isError).toBe(true);
       expect((failed.content as Array<{ text: string }>)[0].text).toMatch(/TargetSchemaMissing: .*section 9/);
       const bad = await client.callTool({ name: 'discover_from_prp', arguments: { prp: 'x', concurrency: 0 } });
@@ -120,7 +144,9 @@ describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
     try {
       const input = { prp: prp('nfl-betting-edge'), maxCandidatesPerStep: 1 };
       const abort = new AbortController();
-      const call = client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, { signal: abort.signal }).catch((e) => e);
+      const call = client
+        .callTool({ name: 'discover_from_prp', arguments: input }, undefined, { signal: abort.signal })
+        .catch((e) => e);
       const handle = await runningWorkflow(input);
       abort.abort('user pressed stop');
       expect(await call).toBeInstanceOf(Error);
@@ -151,7 +177,11 @@ describe('MCP over Streamable HTTP (tsx client/mcp/main.ts --http)', () => {
   let serverLog = '';
 
   beforeAll(async () => {
-    server = spawn(TSX, [MAIN, '--http', '--port', '0'], { cwd: ROOT, env: serverEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    server = spawn(TSX, [MAIN, '--http', '--port', '0'], {
+      cwd: ROOT,
+      env: serverEnv(),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     url = await new Promise<URL>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`MCP HTTP server did not start: ${serverLog}`)), 60_000);
       server.stderr!.on('data', (chunk: Buffer) => {
@@ -184,10 +214,17 @@ describe('MCP over Streamable HTTP (tsx client/mcp/main.ts --http)', () => {
     expect(url.hostname).toBe('127.0.0.1');
     const post = (headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
-        const req = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        });
+        const req = http.request(
+          url,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
         req.once('error', reject);
         req.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
       });
@@ -205,7 +242,9 @@ describe('MCP over Streamable HTTP (tsx client/mcp/main.ts --http)', () => {
       const input = { prp: prp('nfl-prediction-accuracy'), maxCandidatesPerStep: 2 };
       const progress: McpProgress[] = [];
       const [ra, rb] = await Promise.all([
-        a.client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, { onprogress: (p) => progress.push(p) }),
+        a.client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, {
+          onprogress: (p) => progress.push(p),
+        }),
         b.client.callTool({ name: 'discover_from_prp', arguments: { ...input, concurrency: 8 } }),
       ]);
       expect(ra.isError).toBeFalsy();
@@ -232,7 +271,9 @@ describe('MCP over Streamable HTTP (tsx client/mcp/main.ts --http)', () => {
     try {
       const input = { prp: prp('nfl-weather-scoring'), maxCandidatesPerStep: 1 };
       const abort = new AbortController();
-      const call = client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, { signal: abort.signal }).catch((e) => e);
+      const call = client
+        .callTool({ name: 'discover_from_prp', arguments: input }, undefined, { signal: abort.signal })
+        .catch((e) => e);
       const handle = await runningWorkflow(input);
       abort.abort('stop');
       expect(await call).toBeInstanceOf(Error);

@@ -12,7 +12,9 @@ import { extractTargetSchema } from '../domain/prp-schema';
 import { columnMatch, domainOf, planSteps, useEmbedder, validateCandidate } from '../standin/rules/discovery';
 
 const PRP_DIR = path.join(DATA_DIR, 'prp');
-const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<Record<string, unknown>>;
+const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<
+  Record<string, unknown>
+>;
 const table = (id: string) => parseCandidate({ id, score: 1, data: catalog.find((t) => t.id === id)! })!;
 
 describe('target schema from section 9', () => {
@@ -39,7 +41,8 @@ describe('target schema from section 9', () => {
       { name: 'order_id', type: 'STRING', description: 'Order identifier' },
       { name: 'amount', type: 'NUMERIC' },
     ]);
-    const piped = '## 9) Output\n| Name | Type | Notes |\n|--|--|--|\n| **a** | STRING | one \\| two |\n| a | INT64 | duplicate |\n';
+    const piped =
+      '## 9) Output\n| Name | Type | Notes |\n|--|--|--|\n| **a** | STRING | one \\| two |\n| a | INT64 | duplicate |\n';
     expect(extractTargetSchema(piped)).toEqual([{ name: 'a', type: 'STRING', description: 'one | two' }]);
   });
 
@@ -50,7 +53,9 @@ describe('target schema from section 9', () => {
 
   it('titles the workflow id after the PRP', () => {
     expect(prpTitle('# PRP: NFL Game Prediction Accuracy Tracker\n')).toBe('NFL Game Prediction Accuracy Tracker');
-    expect(discoverFromPrpFlow.idKey(discoverFromPrpFlow.input.parse({ prp: '# PRP: Weather & Scoring!\n' }))).toBe('weather-scoring');
+    expect(discoverFromPrpFlow.idKey(discoverFromPrpFlow.input.parse({ prp: '# PRP: Weather & Scoring!\n' }))).toBe(
+      'weather-scoring',
+    );
   });
 
   it('ships each PRP as a ready workflow input (for --input-file and npm run flow)', () => {
@@ -65,8 +70,14 @@ describe('target schema from section 9', () => {
 describe('search plan schema', () => {
   it('accepts only target columns of the schema, so the model is sent back with the error otherwise', () => {
     const schema = searchPlanSchema(['a', 'b']);
-    expect(schema.safeParse({ steps: [{ conceptual_group: 'Group', search_query: 'find a', target_columns_for_validation: ['a'] }] }).success).toBe(true);
-    const bad = schema.safeParse({ steps: [{ conceptual_group: 'Group', search_query: 'find c', target_columns_for_validation: ['c'] }] });
+    expect(
+      schema.safeParse({
+        steps: [{ conceptual_group: 'Group', search_query: 'find a', target_columns_for_validation: ['a'] }],
+      }).success,
+    ).toBe(true);
+    const bad = schema.safeParse({
+      steps: [{ conceptual_group: 'Group', search_query: 'find c', target_columns_for_validation: ['c'] }],
+    });
     expect(bad.success).toBe(false);
   });
 });
@@ -74,9 +85,19 @@ describe('search plan schema', () => {
 describe('catalog documents as candidates', () => {
   it('parses schemas given as lists, JSON strings or BigQuery { fields } and skips documents that are not tables', () => {
     const fields = [{ name: 'x', type: 'INT64', description: null }];
-    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: fields } })).toEqual({ table_id: 't', project_id: '', dataset_id: '', description: '', schema: [{ name: 'x', type: 'INT64' }] });
-    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: JSON.stringify(fields) } })?.schema).toEqual([{ name: 'x', type: 'INT64' }]);
-    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: { fields } } })?.schema).toEqual([{ name: 'x', type: 'INT64' }]);
+    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: fields } })).toEqual({
+      table_id: 't',
+      project_id: '',
+      dataset_id: '',
+      description: '',
+      schema: [{ name: 'x', type: 'INT64' }],
+    });
+    expect(
+      parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: JSON.stringify(fields) } })?.schema,
+    ).toEqual([{ name: 'x', type: 'INT64' }]);
+    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: { fields } } })?.schema).toEqual([
+      { name: 'x', type: 'INT64' },
+    ]);
     expect(parseCandidate({ id: '1', score: 1, data: { title: 'a document', text: 'no table' } })).toBeUndefined();
     expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: 'not json' } })).toBeUndefined();
   });
@@ -96,7 +117,13 @@ describe('stand-in planner (content-based, so a new PRP gets a sensible plan)', 
     ]);
     expect(domainOf(prp)).toBe('NFL');
     // Every column that a table can supply is planned once; the computed one is left to the query.
-    expect(steps.flatMap((s) => s.target_columns_for_validation).sort()).toEqual(['injury_type', 'passing_yards', 'player_id', 'practice_status', 'report_date']);
+    expect(steps.flatMap((s) => s.target_columns_for_validation).sort()).toEqual([
+      'injury_type',
+      'passing_yards',
+      'player_id',
+      'practice_status',
+      'report_date',
+    ]);
     const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c));
     expect(groupOf('player_id')).toBe(groupOf('passing_yards'));
     expect(groupOf('injury_type')).toBe(groupOf('report_date'));
@@ -151,24 +178,46 @@ describe('stand-in validator', () => {
   });
 
   it('rejects same-shaped tables of another domain, and predictions offered as actual results', async () => {
-    expect(await validateCandidate(group, targets, table('sports-analytics-prod.soccer.epl_match_results'))).toMatchObject({ is_good_fit: false });
-    expect((await validateCandidate(group, targets, table('sports-analytics-prod.college_football.cfb_games'))).reasoning).toMatch(/not NFL data/);
-    expect(await validateCandidate(group, targets, table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'))).toMatchObject({ is_good_fit: false });
+    expect(
+      await validateCandidate(group, targets, table('sports-analytics-prod.soccer.epl_match_results')),
+    ).toMatchObject({ is_good_fit: false });
+    expect(
+      (await validateCandidate(group, targets, table('sports-analytics-prod.college_football.cfb_games'))).reasoning,
+    ).toMatch(/not NFL data/);
+    expect(
+      await validateCandidate(
+        group,
+        targets,
+        table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'),
+      ),
+    ).toMatchObject({ is_good_fit: false });
   });
 
   it('keeps a partial source that provides half of the group’s columns', async () => {
-    const v = await validateCandidate('NFL model predictions', [
-      { name: 'win_probability', type: 'FLOAT64', description: 'Model probability that the home team wins' },
-      { name: 'predicted_total', type: 'FLOAT64', description: 'Predicted combined points' },
-    ], table('sports-analytics-prod.nfl_predictions.weekly_model_predictions'));
+    const v = await validateCandidate(
+      'NFL model predictions',
+      [
+        { name: 'win_probability', type: 'FLOAT64', description: 'Model probability that the home team wins' },
+        { name: 'predicted_total', type: 'FLOAT64', description: 'Predicted combined points' },
+      ],
+      table('sports-analytics-prod.nfl_predictions.weekly_model_predictions'),
+    );
     expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['win_probability'] });
   });
 
   it('weighs type compatibility', () => {
     const target = { name: 'kickoff', type: 'TIMESTAMP', description: 'Kickoff time' };
     expect(columnMatch(target, { name: 'kickoff', type: 'TIMESTAMP' })).toBe(1);
-    expect(columnMatch({ ...target, name: 'kickoff_at' }, { name: 'kickoff_time', type: 'BOOL', description: 'Kickoff time' })).toBeLessThan(
-      columnMatch({ ...target, name: 'kickoff_at' }, { name: 'kickoff_time', type: 'DATETIME', description: 'Kickoff time' }),
+    expect(
+      columnMatch(
+        { ...target, name: 'kickoff_at' },
+        { name: 'kickoff_time', type: 'BOOL', description: 'Kickoff time' },
+      ),
+    ).toBeLessThan(
+      columnMatch(
+        { ...target, name: 'kickoff_at' },
+        { name: 'kickoff_time', type: 'DATETIME', description: 'Kickoff time' },
+      ),
     );
   });
 });
@@ -181,15 +230,29 @@ describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model insta
   beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
   afterAll(() => useEmbedder(undefined));
   const churn = [
-    { name: 'attrition_risk', type: 'FLOAT64', description: 'Likelihood the retention model gave that the client leaves' },
+    {
+      name: 'attrition_risk',
+      type: 'FLOAT64',
+      description: 'Likelihood the retention model gave that the client leaves',
+    },
     { name: 'flagged', type: 'BOOL', description: 'Whether the model put the client on the at-risk list' },
   ];
 
   it('matches columns that share no word with the target but mean the same', async () => {
-    const v = await validateCandidate('estimated attrition — Retention score calibration', churn, table('crm-prod.ml.churn_predictions'));
+    const v = await validateCandidate(
+      'estimated attrition — Retention score calibration',
+      churn,
+      table('crm-prod.ml.churn_predictions'),
+    );
     expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['attrition_risk', 'flagged'] });
     useEmbedder(undefined);
-    expect(await validateCandidate('estimated attrition — Retention score calibration', churn, table('crm-prod.ml.churn_predictions'))).toMatchObject({ is_good_fit: false });
+    expect(
+      await validateCandidate(
+        'estimated attrition — Retention score calibration',
+        churn,
+        table('crm-prod.ml.churn_predictions'),
+      ),
+    ).toMatchObject({ is_good_fit: false });
     useEmbedder(await loadMiniLm(modelDir!));
   });
 
@@ -199,11 +262,23 @@ describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model insta
       { name: 'actual_home_score', type: 'INT64', description: 'Final points scored by the home team' },
       { name: 'actual_away_score', type: 'INT64', description: 'Final points scored by the away team' },
     ];
-    expect(await validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores'))).toMatchObject({ is_good_fit: true });
-    for (const other of ['sports-analytics-prod.soccer.epl_match_results', 'sports-analytics-prod.college_football.cfb_games', 'sports-analytics-prod.nba_results.box_scores']) {
+    expect(
+      await validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores')),
+    ).toMatchObject({ is_good_fit: true });
+    for (const other of [
+      'sports-analytics-prod.soccer.epl_match_results',
+      'sports-analytics-prod.college_football.cfb_games',
+      'sports-analytics-prod.nba_results.box_scores',
+    ]) {
       expect(await validateCandidate(group, targets, table(other)), other).toMatchObject({ is_good_fit: false });
     }
-    expect(await validateCandidate(group, targets, table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'))).toMatchObject({ is_good_fit: false });
+    expect(
+      await validateCandidate(
+        group,
+        targets,
+        table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'),
+      ),
+    ).toMatchObject({ is_good_fit: false });
   });
 
   it('plans a PRP from another field by meaning: forecasts apart, product facts together', async () => {

@@ -11,7 +11,9 @@ import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../c
 import { startDiscoveryEngineFake, type DiscoveryEngineFake } from './fakes/discoveryengine';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
-const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<Record<string, unknown>>;
+const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<
+  Record<string, unknown>
+>;
 const prp = readFileSync(path.join(DATA_DIR, 'prp', 'nfl-prediction-accuracy.md'), 'utf8');
 
 describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real client)', () => {
@@ -32,11 +34,15 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
     const out = (await handle.result()) as DiscoverFromPrpOutput;
 
     expect(h.backends.search.name).toBe('vertex');
-    const searches = fake.requests.filter((r) => r.path.endsWith('/dataStores/agent-flows-table-catalog/servingConfigs/default_search:search'));
+    const searches = fake.requests.filter((r) =>
+      r.path.endsWith('/dataStores/agent-flows-table-catalog/servingConfigs/default_search:search'),
+    );
     // One search per step, plus the one 503 that Temporal retried.
     expect(searches).toHaveLength(out.results.length + 1);
     expect(searches.every((r) => (r.body as { pageSize?: number }).pageSize === 6)).toBe(true);
-    expect(new Set(searches.map((r) => (r.body as { query: string }).query))).toEqual(new Set(out.results.map((r) => r.search_query)));
+    expect(new Set(searches.map((r) => (r.body as { query: string }).query))).toEqual(
+      new Set(out.results.map((r) => r.search_query)),
+    );
 
     expect(out.results.every((r) => r.status === 'ok')).toBe(true);
     const all = out.results.flatMap((r) => r.discovered_tables);
@@ -50,14 +56,22 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
     // Struct values came back as plain JSON: nested schema lists with typed columns.
     const games = all.find((t) => t.table_id === 'games' && t.dataset_id === 'nfl_core')!;
     expect(games.project_id).toBe('sports-analytics-prod');
-    expect(games.schema[0]).toEqual({ name: 'game_id', type: 'STRING', description: expect.stringContaining('NFL game') });
+    expect(games.schema[0]).toEqual({
+      name: 'game_id',
+      type: 'STRING',
+      description: expect.stringContaining('NFL game'),
+    });
     await recordHistory(handle, 'discover-from-prp-vertex');
   });
 
   it('records a data store outage that outlasts the retries in its step, and the other steps complete', async () => {
     // One slot: the first step's search holds it through all three attempts, which meet the outage.
     fake.failNext(3, 503);
-    const out = (await h.run(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 2, concurrency: 1 })) as DiscoverFromPrpOutput;
+    const out = (await h.run(discoverFromPrpFlow, {
+      prp,
+      maxCandidatesPerStep: 2,
+      concurrency: 1,
+    })) as DiscoverFromPrpOutput;
     expect(out.results[0]).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
     expect(out.results[0].error).toMatch(/search failed: Vertex AI Search unavailable/);
     expect(out.results.slice(1).every((r) => r.status === 'ok' && r.candidates_found === 2)).toBe(true);

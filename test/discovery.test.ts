@@ -6,14 +6,21 @@ import { DATA_DIR, type Backends } from '../backends';
 import { BackendError } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
 import type { Progress } from '../contracts/common';
-import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput, type DiscoveryCounts } from '../contracts/discovery';
+import {
+  discoverFromPrpFlow,
+  tableName,
+  type DiscoverFromPrpOutput,
+  type DiscoveryCounts,
+} from '../contracts/discovery';
 import { extractTargetSchema } from '../domain/prp-schema';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
 /** The step that searched for a column (groups are named from the columns, so tests find them by column). */
-const stepWith = (out: DiscoverFromPrpOutput, column: string) => out.results.find((r) => r.target_columns.some((c) => c.name === column))!;
-const fitsFor = (out: DiscoverFromPrpOutput, column: string) => stepWith(out, column)?.discovered_tables.map(tableName) ?? [];
+const stepWith = (out: DiscoverFromPrpOutput, column: string) =>
+  out.results.find((r) => r.target_columns.some((c) => c.name === column))!;
+const fitsFor = (out: DiscoverFromPrpOutput, column: string) =>
+  stepWith(out, column)?.discovered_tables.map(tableName) ?? [];
 const allFits = (out: DiscoverFromPrpOutput) => new Set(out.results.flatMap((r) => r.discovered_tables.map(tableName)));
 const OTHER_LEAGUES = /\.(nba_|mlb_|soccer|college_football|esports)/;
 
@@ -33,10 +40,24 @@ function instrument(b: Backends): Backends {
     async generate(request: ModelRequest<never>) {
       if (request.task === 'discovery.validate') {
         const columns = JSON.parse(String(request.sections.target_columns)) as Array<{ name: string }>;
-        const table = JSON.parse(String(request.sections.candidate_table)) as { project_id: string; dataset_id: string; table_id: string };
+        const table = JSON.parse(String(request.sections.candidate_table)) as {
+          project_id: string;
+          dataset_id: string;
+          table_id: string;
+        };
         const name = tableName(table);
-        hooks.validateRequests.push({ group: String(request.sections.conceptual_group), columns: columns.map((c) => c.name), table: name });
-        if (hooks.failValidation?.(name)) throw new BackendError('injected: model overloaded', { backend: 'model', retryable: true, type: 'ModelUnavailable', status: 503 });
+        hooks.validateRequests.push({
+          group: String(request.sections.conceptual_group),
+          columns: columns.map((c) => c.name),
+          table: name,
+        });
+        if (hooks.failValidation?.(name))
+          throw new BackendError('injected: model overloaded', {
+            backend: 'model',
+            retryable: true,
+            type: 'ModelUnavailable',
+            status: 503,
+          });
       }
       hooks.modelInFlight++;
       try {
@@ -56,7 +77,13 @@ function instrument(b: Backends): Backends {
       name: b.search.name,
       async search(request) {
         hooks.searchCalls++;
-        if (hooks.failSearch?.(request.query)) throw new BackendError('injected: search backend unavailable', { backend: 'search', retryable: true, type: 'SearchUnavailable', status: 503 });
+        if (hooks.failSearch?.(request.query))
+          throw new BackendError('injected: search backend unavailable', {
+            backend: 'search',
+            retryable: true,
+            type: 'SearchUnavailable',
+            status: 503,
+          });
         return b.search.search(request);
       },
     },
@@ -106,15 +133,25 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     const out = (await handle.result()) as DiscoverFromPrpOutput;
 
     expect(out.schema_source).toBe('prp');
-    expect(out.target_schema.map((c) => c.name)).toEqual(extractTargetSchema(prp('nfl-prediction-accuracy')).map((c) => c.name));
+    expect(out.target_schema.map((c) => c.name)).toEqual(
+      extractTargetSchema(prp('nfl-prediction-accuracy')).map((c) => c.name),
+    );
     expect(out.target_schema).toHaveLength(14);
     // Every column a table can supply is searched for exactly once, in a group named after the PRP.
-    expect(out.results.flatMap((r) => r.target_columns.map((c) => c.name)).sort()).toEqual(out.target_schema.map((c) => c.name).filter((c) => c !== 'absolute_margin_error').sort());
+    expect(out.results.flatMap((r) => r.target_columns.map((c) => c.name)).sort()).toEqual(
+      out.target_schema
+        .map((c) => c.name)
+        .filter((c) => c !== 'absolute_margin_error')
+        .sort(),
+    );
     for (const r of out.results) expect(r.conceptual_group).toMatch(/NFL Game Prediction Accuracy Tracker/);
     // The derived column is left to the query layer and reported, not silently dropped.
     expect(out.uncovered_columns).toEqual(['absolute_margin_error']);
-    for (const t of ['nfl_core.games', 'nfl_predictions.backtest_regression_inferences', 'nfl_results.final_scores']) expect(allFits(out)).toContain(`sports-analytics-prod.${t}`);
-    expect(fitsFor(out, 'predicted_home_score')[0]).toBe('sports-analytics-prod.nfl_predictions.backtest_regression_inferences');
+    for (const t of ['nfl_core.games', 'nfl_predictions.backtest_regression_inferences', 'nfl_results.final_scores'])
+      expect(allFits(out)).toContain(`sports-analytics-prod.${t}`);
+    expect(fitsFor(out, 'predicted_home_score')[0]).toBe(
+      'sports-analytics-prod.nfl_predictions.backtest_regression_inferences',
+    );
     expect(fitsFor(out, 'actual_home_score')).toContain('sports-analytics-prod.nfl_results.final_scores');
     // Same-shaped tables from other leagues may be found by the search but never fit.
     expect([...allFits(out)].filter((t) => OTHER_LEAGUES.test(t))).toEqual([]);
@@ -123,7 +160,9 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       expect(r.status).toBe('ok');
       expect(r.candidates_found).toBe(5);
       for (const t of r.discovered_tables) expect(t.schema.length).toBeGreaterThan(0);
-      expect(r.discovered_tables.map((t) => t.relevance_score)).toEqual([...r.discovered_tables.map((t) => t.relevance_score)].sort((a, b) => b - a));
+      expect(r.discovered_tables.map((t) => t.relevance_score)).toEqual(
+        [...r.discovered_tables.map((t) => t.relevance_score)].sort((a, b) => b - a),
+      );
     }
     expect(out.stats).toMatchObject({ steps, searches_failed: 0, candidates: 5 * steps, validations_failed: 0 });
     expect(out.usage.calls).toBe(1 + 5 * steps);
@@ -137,17 +176,33 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     }
 
     const progress = await handle.query<Progress>('progress');
-    expect(progress).toMatchObject({ flow: 'discoverFromPrp', status: 'completed', done: steps + 5 * steps, total: steps + 5 * steps });
+    expect(progress).toMatchObject({
+      flow: 'discoverFromPrp',
+      status: 'completed',
+      done: steps + 5 * steps,
+      total: steps + 5 * steps,
+    });
     expect(progress.detail).toContain(`${steps}/${steps} searched`);
     const counts = await handle.query<DiscoveryCounts>('discoveryCounts');
-    expect(counts).toMatchObject({ planned: steps, searched: steps, candidates: 5 * steps, validated: 5 * steps, fits: out.stats.fits });
+    expect(counts).toMatchObject({
+      planned: steps,
+      searched: steps,
+      candidates: 5 * steps,
+      validated: 5 * steps,
+      fits: out.stats.fits,
+    });
     expect(handle.workflowId).toMatch(/^discover-from-prp-nfl-game-prediction-accuracy-tracker-[0-9a-f]{6}$/);
     await recordHistory(handle, 'discover-from-prp-ok');
   });
 
   it('uses a given target schema and honours maxCandidatesPerStep and a concurrency bound of 1', async () => {
     const targetSchema = extractTargetSchema(prp('nfl-weather-scoring')).filter((c) => c.name !== 'total_points');
-    const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-weather-scoring'), targetSchema, maxCandidatesPerStep: 3, concurrency: 1 });
+    const handle = await h.start(discoverFromPrpFlow, {
+      prp: prp('nfl-weather-scoring'),
+      targetSchema,
+      maxCandidatesPerStep: 3,
+      concurrency: 1,
+    });
     const out = (await handle.result()) as DiscoverFromPrpOutput;
     expect(out.schema_source).toBe('input');
     expect(out.uncovered_columns).toEqual([]);
@@ -169,7 +224,9 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
   });
 
   it('fails at once with a clear, non-retryable error when there is no target schema', async () => {
-    const handle = await h.start(discoverFromPrpFlow, { prp: '# PRP: Something\n\n## 1. Goal\nFind data.\n\n## 9. Target Schema\nTo be decided.\n' });
+    const handle = await h.start(discoverFromPrpFlow, {
+      prp: '# PRP: Something\n\n## 1. Goal\nFind data.\n\n## 9. Target Schema\nTo be decided.\n',
+    });
     const error = await handle.result().catch((e) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
@@ -183,7 +240,15 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
 
   it('rejects bad input before any workflow exists', async () => {
     await expect(h.start(discoverFromPrpFlow, { prp: 'x', concurrency: 0 })).rejects.toThrow(/concurrency/);
-    await expect(h.start(discoverFromPrpFlow, { prp: 'x', targetSchema: [{ name: 'a', type: 'STRING' }, { name: 'A', type: 'INT64' }] })).rejects.toThrow(/duplicate column/);
+    await expect(
+      h.start(discoverFromPrpFlow, {
+        prp: 'x',
+        targetSchema: [
+          { name: 'a', type: 'STRING' },
+          { name: 'A', type: 'INT64' },
+        ],
+      }),
+    ).rejects.toThrow(/duplicate column/);
   });
 
   it('records a step whose search keeps failing in that step; the other steps complete', async () => {
@@ -193,13 +258,28 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     const weather = stepWith(out, 'temperature_f');
     expect(weather).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
     expect(weather.error).toMatch(/search failed: .*unavailable/);
-    expect(out.results.filter((r) => r !== weather).every((r) => r.status === 'ok' && r.discovered_tables.length > 0)).toBe(true);
+    expect(
+      out.results.filter((r) => r !== weather).every((r) => r.status === 'ok' && r.discovered_tables.length > 0),
+    ).toBe(true);
     expect(out.stats.searches_failed).toBe(1);
     // The failing search was retried by Temporal (3 attempts) before it was recorded.
     const { events } = await activityEvents(handle);
-    expect(events.some((e) => e.activityTaskFailedEventAttributes && /unavailable/.test(e.activityTaskFailedEventAttributes.failure?.cause?.message ?? e.activityTaskFailedEventAttributes.failure?.message ?? ''))).toBe(true);
+    expect(
+      events.some(
+        (e) =>
+          e.activityTaskFailedEventAttributes &&
+          /unavailable/.test(
+            e.activityTaskFailedEventAttributes.failure?.cause?.message ??
+              e.activityTaskFailedEventAttributes.failure?.message ??
+              '',
+          ),
+      ),
+    ).toBe(true);
     expect(hooks.searchCalls).toBe(3 + out.results.length - 1);
-    expect(await handle.query<DiscoveryCounts>('discoveryCounts')).toMatchObject({ searchesFailed: 1, searched: out.results.length - 1 });
+    expect(await handle.query<DiscoveryCounts>('discoveryCounts')).toMatchObject({
+      searchesFailed: 1,
+      searched: out.results.length - 1,
+    });
     await recordHistory(handle, 'discover-from-prp-search-failed');
   });
 
@@ -212,18 +292,29 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     expect(results.status).toBe('partial');
     expect(results.error).toMatch(/1 of 5 validation\(s\) failed: .*overloaded/);
     expect(out.rejected).toContainEqual(
-      expect.objectContaining({ table: 'sports-analytics-prod.nfl_results.final_scores', outcome: 'validation_error', relevance_score: null }),
+      expect.objectContaining({
+        table: 'sports-analytics-prod.nfl_results.final_scores',
+        outcome: 'validation_error',
+        relevance_score: null,
+      }),
     );
     expect(out.stats.validations_failed).toBe(1);
     // Retried to the policy's limit before giving up; the other steps are unaffected.
-    expect(hooks.validateRequests.filter((v) => v.table === 'sports-analytics-prod.nfl_results.final_scores')).toHaveLength(4);
-    expect(fitsFor(out, 'predicted_home_score')[0]).toBe('sports-analytics-prod.nfl_predictions.backtest_regression_inferences');
+    expect(
+      hooks.validateRequests.filter((v) => v.table === 'sports-analytics-prod.nfl_results.final_scores'),
+    ).toHaveLength(4);
+    expect(fitsFor(out, 'predicted_home_score')[0]).toBe(
+      'sports-analytics-prod.nfl_predictions.backtest_regression_inferences',
+    );
     await recordHistory(handle, 'discover-from-prp-validation-failed');
   });
 
   it('a permanent model fault on validation fails every candidate closed, without retries', async () => {
     h.standin.setFaults({ permanentStatus: 403, tasks: ['discovery.validate'] });
-    const out = (await h.run(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), maxCandidatesPerStep: 2 })) as DiscoverFromPrpOutput;
+    const out = (await h.run(discoverFromPrpFlow, {
+      prp: prp('nfl-betting-edge'),
+      maxCandidatesPerStep: 2,
+    })) as DiscoverFromPrpOutput;
     expect(out.stats.fits).toBe(0);
     expect(out.results.every((r) => r.discovered_tables.length === 0 && r.status === 'partial')).toBe(true);
     expect(out.rejected.every((r) => r.outcome === 'validation_error' && /403/.test(r.reason))).toBe(true);
@@ -233,7 +324,12 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
   it('cancellation stops outstanding searches and validations; the workflow ends as cancelled with no activity left running', async () => {
     const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), concurrency: 3 });
     // Once the plan is in, every further model call hangs for a minute unless it is cancelled.
-    for (let i = 0; i < 100 && (await handle.query<DiscoveryCounts>('discoveryCounts').catch(() => ({ planned: 0 }))).planned === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    for (
+      let i = 0;
+      i < 100 && (await handle.query<DiscoveryCounts>('discoveryCounts').catch(() => ({ planned: 0 }))).planned === 0;
+      i++
+    )
+      await new Promise((r) => setTimeout(r, 100));
     h.standin.setFaults({ latencyMs: 60_000 });
     // Only requests that reach the stand-in from now on hang: ones already past its latency gate
     // (answering can take a moment) finish normally. Wait for three new ones.
@@ -242,7 +338,8 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     // test's stragglers): three of them running, each holding a hanging model call.
     const pending = async () => (await handle.describe()).raw.pendingActivities?.length ?? 0;
     const hanging = () => h.standin.stats().requests - atFaults;
-    for (let i = 0; i < 300 && (hanging() < 3 || (await pending()) < 3); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 300 && (hanging() < 3 || (await pending()) < 3); i++)
+      await new Promise((r) => setTimeout(r, 100));
     expect(hanging()).toBeGreaterThanOrEqual(3);
     expect(await pending()).toBeGreaterThanOrEqual(3);
     expect(hooks.modelInFlight).toBeGreaterThanOrEqual(3);
@@ -258,10 +355,19 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     // acknowledged it (their HTTP calls were aborted), and nothing new reached the model.
     const { unclosed, canceled, events } = await activityEvents(handle);
     expect(unclosed).toEqual([]);
-    const closes = events.filter((e) => e.activityTaskFailedEventAttributes || e.activityTaskCanceledEventAttributes || e.activityTaskCompletedEventAttributes || e.activityTaskTimedOutEventAttributes);
+    const closes = events.filter(
+      (e) =>
+        e.activityTaskFailedEventAttributes ||
+        e.activityTaskCanceledEventAttributes ||
+        e.activityTaskCompletedEventAttributes ||
+        e.activityTaskTimedOutEventAttributes,
+    );
     expect(hooks.modelInFlight).toBe(0);
     expect(hooks.modelAborted, `aborted ${hooks.modelAborted}`).toBeGreaterThanOrEqual(3);
-    expect(canceled, JSON.stringify(closes.slice(-5).map((e) => [e.eventType, e.activityTaskFailedEventAttributes?.failure?.message]))).toBeGreaterThanOrEqual(3);
+    expect(
+      canceled,
+      JSON.stringify(closes.slice(-5).map((e) => [e.eventType, e.activityTaskFailedEventAttributes?.failure?.message])),
+    ).toBeGreaterThanOrEqual(3);
     await new Promise((r) => setTimeout(r, 500));
     expect(h.standin.stats().requests).toBe(requestsBefore);
     expect(await handle.query<Progress>('progress')).toMatchObject({ status: 'cancelled' });

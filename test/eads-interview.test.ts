@@ -31,10 +31,16 @@ const PROBLEM_EADS = ['process/flow-shop', 'process/job-shop', 'process/timetabl
 
 /** Every fixture table must come back as an SCR table with the same rows (same ids, same cells). */
 function expectTablesInScr(firm: FixtureJson, scr: RunEadsInterviewOutput['scr']) {
-  const scrTables = Object.values(scr.scr_by_eads).flatMap((ds) => Object.entries(ds).filter(([, v]) => Array.isArray(v) && v.every(isPlainObject)));
+  const scrTables = Object.values(scr.scr_by_eads).flatMap((ds) =>
+    Object.entries(ds).filter(([, v]) => Array.isArray(v) && v.every(isPlainObject)),
+  );
   for (const table of firm.tables) {
     const id = rowIdKey(table.rows)!;
-    const match = scrTables.find(([, rows]) => rowIdKey(rows as unknown[]) === id && (rows as Array<Record<string, unknown>>).some((r) => r[id] === table.rows[0][id]));
+    const match = scrTables.find(
+      ([, rows]) =>
+        rowIdKey(rows as unknown[]) === id &&
+        (rows as Array<Record<string, unknown>>).some((r) => r[id] === table.rows[0][id]),
+    );
     expect(match, `table "${table.name}" (${id}) in the SCR`).toBeDefined();
     expect(match![1]).toEqual(table.rows);
   }
@@ -51,10 +57,26 @@ describe('runEadsInterview with surrogate experts', () => {
   const interviewFromCli = async (project: string, fixtureId: string) => {
     const workflowId = eadsInterviewWorkflowId(`${project}-${Date.now().toString(36)}`);
     const input = { projectId: workflowId.replace('eads-interview-', ''), mode: 'surrogate', fixture: fixtureId };
-    execFileSync(inject('temporalCliPath'), [
-      'workflow', 'start', '--address', inject('temporalAddress'), '--namespace', 'default',
-      '--task-queue', h.taskQueue, '--type', 'runEadsInterview', '--workflow-id', workflowId, '--input', JSON.stringify(input),
-    ], { stdio: 'pipe' });
+    execFileSync(
+      inject('temporalCliPath'),
+      [
+        'workflow',
+        'start',
+        '--address',
+        inject('temporalAddress'),
+        '--namespace',
+        'default',
+        '--task-queue',
+        h.taskQueue,
+        '--type',
+        'runEadsInterview',
+        '--workflow-id',
+        workflowId,
+        '--input',
+        JSON.stringify(input),
+      ],
+      { stdio: 'pipe' },
+    );
     const handle = h.client.workflow.getHandle(workflowId);
     return { workflowId, handle, result: (await handle.result()) as RunEadsInterviewOutput };
   };
@@ -66,10 +88,19 @@ describe('runEadsInterview with surrogate experts', () => {
     expect(result.status).toBe('exhausted');
     expect(result.problemType).toBe(firm.expected['principal-problem-type']);
     const pursued = result.pursuits.map((p) => p.eadsId);
-    expect(pursued).toEqual(['process/warm-up-with-challenges', 'process/scheduling-problem-type', 'process/flow-shop', 'data/scheduling-data', 'resources/resource-pools', 'optimality/objectives']);
+    expect(pursued).toEqual([
+      'process/warm-up-with-challenges',
+      'process/scheduling-problem-type',
+      'process/flow-shop',
+      'data/scheduling-data',
+      'resources/resource-pools',
+      'optimality/objectives',
+    ]);
     expect(pursued.filter((id) => PROBLEM_EADS.includes(id))).toEqual([firm.expected['process-eads']]);
     expect(result.pursuits.every((p) => p.status === 'complete' && p.completeness === 1)).toBe(true);
-    expect(result.schedulingChallenges).toEqual(expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]));
+    expect(result.schedulingChallenges).toEqual(
+      expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]),
+    );
 
     const merged = result.scr.merged_scr;
     expect(merged['principal-problem-type']).toBe(firm.expected['principal-problem-type']);
@@ -104,8 +135,12 @@ describe('runEadsInterview with surrogate experts', () => {
     const firm = fixture('machine-shop-job-shop');
     const { result } = await interviewFromCli('harrow', 'machine-shop-job-shop');
     expect(result.problemType).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
-    expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual(['process/job-shop']);
-    expect(result.schedulingChallenges).toEqual(expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]));
+    expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual([
+      'process/job-shop',
+    ]);
+    expect(result.schedulingChallenges).toEqual(
+      expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]),
+    );
     expect(result.scr.merged_scr['classifiable-jobs?']).toBe(true);
     expect(result.scr.merged_scr['primary-objective']).toBe('MEET-DUE-DATES');
     expectTablesInScr(firm, result.scr);
@@ -118,8 +153,12 @@ describe('runEadsInterview with surrogate experts', () => {
     const firm = fixture('school-timetable');
     const { result } = await interviewFromCli('linden-grove', 'school-timetable');
     expect(result.problemType).toBe('TIMETABLING-PROBLEM');
-    expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual(['process/timetabling']);
-    expect(result.schedulingChallenges).toEqual(expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]));
+    expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual([
+      'process/timetabling',
+    ]);
+    expect(result.schedulingChallenges).toEqual(
+      expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]),
+    );
     expect(result.scr.merged_scr['cyclical?']).toBe(true);
     expect(result.scr.merged_scr['primary-objective']).toBe('SATISFY-PREFERENCES');
     expectTablesInScr(firm, result.scr);
@@ -128,7 +167,12 @@ describe('runEadsInterview with surrogate experts', () => {
   it('falls back to the prerequisite order when the orchestrator model fails', async () => {
     h.standin.setFaults({ permanentStatus: 400, tasks: ['eads.orchestrate'] });
     try {
-      const handle = await h.start(runEadsInterviewFlow, { projectId: 'fallback-brewery', mode: 'surrogate', fixture: 'brewery-flow-shop', maxPursuits: 4 });
+      const handle = await h.start(runEadsInterviewFlow, {
+        projectId: 'fallback-brewery',
+        mode: 'surrogate',
+        fixture: 'brewery-flow-shop',
+        maxPursuits: 4,
+      });
       const result = (await handle.result()) as RunEadsInterviewOutput;
       expect(result.status).toBe('max-pursuits');
       expect(result.pursuits.map((p) => [p.eadsId, p.source])).toEqual([
@@ -149,7 +193,12 @@ describe('runEadsInterview with surrogate experts', () => {
   it('rides out 503 bursts and schema-violating replies on the interviewer calls', async () => {
     h.standin.setFaults({ burst503: 2, rateSchemaViolation: 0.3, tasks: ['eads.question', 'eads.refine'], seed: 7 });
     try {
-      const result = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, { projectId: 'harrow-faults', mode: 'surrogate', fixture: 'machine-shop-job-shop', maxPursuits: 3 });
+      const result = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, {
+        projectId: 'harrow-faults',
+        mode: 'surrogate',
+        fixture: 'machine-shop-job-shop',
+        maxPursuits: 3,
+      });
       const faults = h.standin.stats().faults;
       expect(faults['503']).toBe(2);
       expect(faults.schema).toBeGreaterThan(0);
@@ -165,19 +214,33 @@ describe('runEadsInterview with surrogate experts', () => {
   });
 
   it('continues as new in a long interview with its state intact', async () => {
-    const plain = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, { projectId: 'brewery-one-run', mode: 'surrogate', fixture: 'brewery-flow-shop' });
-    const handle = await h.start(runEadsInterviewFlow, { projectId: 'brewery-many-runs', mode: 'surrogate', fixture: 'brewery-flow-shop', pursuitsPerRun: 2, questionsPerRun: 2 });
+    const plain = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, {
+      projectId: 'brewery-one-run',
+      mode: 'surrogate',
+      fixture: 'brewery-flow-shop',
+    });
+    const handle = await h.start(runEadsInterviewFlow, {
+      projectId: 'brewery-many-runs',
+      mode: 'surrogate',
+      fixture: 'brewery-flow-shop',
+      pursuitsPerRun: 2,
+      questionsPerRun: 2,
+    });
     const chained = (await handle.result()) as RunEadsInterviewOutput;
     // 6 pursuits, 2 per run: the orchestrator's pick is carried into the next run, so no run is wasted at the end.
     expect(chained.runs).toBe(3);
     expect(chained.scr).toEqual(plain.scr);
-    expect(chained.pursuits.map((p) => [p.eadsId, p.status, p.questions, p.budgetUsed])).toEqual(plain.pursuits.map((p) => [p.eadsId, p.status, p.questions, p.budgetUsed]));
+    expect(chained.pursuits.map((p) => [p.eadsId, p.status, p.questions, p.budgetUsed])).toEqual(
+      plain.pursuits.map((p) => [p.eadsId, p.status, p.questions, p.budgetUsed]),
+    );
     expect(chained.questionsAsked).toBe(plain.questionsAsked);
     // The pursuits themselves continued as new every 2 questions (flow shop: 4 questions, 2 runs).
     const flowShop = chained.pursuits.find((p) => p.eadsId === 'process/flow-shop')!;
     expect(flowShop.questions).toBe(4);
     expect(flowShop.runs).toBe(2);
-    expect(chained.pursuits.map((p) => p.runs)).toEqual(chained.pursuits.map((p) => Math.max(1, Math.ceil(p.questions / 2))));
+    expect(chained.pursuits.map((p) => p.runs)).toEqual(
+      chained.pursuits.map((p) => Math.max(1, Math.ceil(p.questions / 2))),
+    );
     expect(plain.pursuits.every((p) => p.runs === 1)).toBe(true);
     const latestChildRun = await h.client.workflow.getHandle(flowShop.childWorkflowId).describe();
     expect(latestChildRun.runId).not.toBe(latestChildRun.raw.workflowExecutionInfo?.firstRunId);
@@ -187,22 +250,54 @@ describe('runEadsInterview with surrogate experts', () => {
   });
 
   it('rejects a surrogate interview without a fixture, and an unknown fixture, naming the field', async () => {
-    await expect(h.start(runEadsInterviewFlow, { projectId: 'nofix', mode: 'surrogate' })).rejects.toThrow(/fixture: required/);
-    const handle = await h.start(runEadsInterviewFlow, { projectId: 'badfix', mode: 'surrogate', fixture: 'no-such-firm' });
-    await expect(handle.result()).rejects.toMatchObject({ cause: { cause: { type: 'EadsLibraryInvalid', message: expect.stringMatching(/unknown fixture "no-such-firm".*brewery-flow-shop/) } } });
+    await expect(h.start(runEadsInterviewFlow, { projectId: 'nofix', mode: 'surrogate' })).rejects.toThrow(
+      /fixture: required/,
+    );
+    const handle = await h.start(runEadsInterviewFlow, {
+      projectId: 'badfix',
+      mode: 'surrogate',
+      fixture: 'no-such-firm',
+    });
+    await expect(handle.result()).rejects.toMatchObject({
+      cause: {
+        cause: {
+          type: 'EadsLibraryInvalid',
+          message: expect.stringMatching(/unknown fixture "no-such-firm".*brewery-flow-shop/),
+        },
+      },
+    });
   });
 
   it('keeps one running interview per project', async () => {
     const first = await h.start(runEadsInterviewFlow, { projectId: 'twice', mode: 'human' });
     const child = h.client.workflow.getHandle('eads-interview-twice--1-process-warm-up-with-challenges');
-    await waitFor(() => child.describe().then(() => true, () => false), (exists) => exists, { what: 'the first pursuit' });
+    await waitFor(
+      () =>
+        child.describe().then(
+          () => true,
+          () => false,
+        ),
+      (exists) => exists,
+      { what: 'the first pursuit' },
+    );
     await new EadsSession(h.client, 'twice').question(child);
     // Through any client the interview id is the project's, so a second start is refused outright...
     expect(first.workflowId).toBe('eads-interview-twice');
-    await expect(h.start(runEadsInterviewFlow, { projectId: 'twice', mode: 'human' })).rejects.toBeInstanceOf(WorkflowExecutionAlreadyStartedError);
+    await expect(h.start(runEadsInterviewFlow, { projectId: 'twice', mode: 'human' })).rejects.toBeInstanceOf(
+      WorkflowExecutionAlreadyStartedError,
+    );
     // ...and one started under another id (a raw start) fails in the workflow, before asking anything.
-    const second = await h.client.workflow.start('runEadsInterview', { taskQueue: h.taskQueue, workflowId: 'eads-interview-twice-raw', args: [{ projectId: 'twice', mode: 'human' }] });
-    await expect(second.result()).rejects.toMatchObject({ cause: { type: 'InterviewAlreadyRunning', message: expect.stringMatching(/project "twice" already has a running interview/) } });
+    const second = await h.client.workflow.start('runEadsInterview', {
+      taskQueue: h.taskQueue,
+      workflowId: 'eads-interview-twice-raw',
+      args: [{ projectId: 'twice', mode: 'human' }],
+    });
+    await expect(second.result()).rejects.toMatchObject({
+      cause: {
+        type: 'InterviewAlreadyRunning',
+        message: expect.stringMatching(/project "twice" already has a running interview/),
+      },
+    });
     await first.executeUpdate(finishInterviewUpdate, { args: [{ reason: 'test over' }] });
     expect(((await first.result()) as RunEadsInterviewOutput).status).toBe('finished');
   });

@@ -18,7 +18,11 @@ describe('interviewer types in the question prompt', () => {
       ? {
           ...r,
           answer(ctx) {
-            seen.push({ eads: String((ctx.sections.eads as { id: string }).id), interviewer: ctx.sections.interviewer as Record<string, string>, system: ctx.system });
+            seen.push({
+              eads: String((ctx.sections.eads as { id: string }).id),
+              interviewer: ctx.sections.interviewer as Record<string, string>,
+              system: ctx.system,
+            });
             return r.answer(ctx);
           },
         }
@@ -32,23 +36,38 @@ describe('interviewer types in the question prompt', () => {
 
   it('gives each EADS the brief of its own interviewer, and records the type in history and result', async () => {
     const projectId = `interviewers-${Date.now().toString(36)}`;
-    const handle = await h.start(runEadsInterviewFlow, { projectId, mode: 'surrogate', fixture: 'machine-shop-job-shop' });
+    const handle = await h.start(runEadsInterviewFlow, {
+      projectId,
+      mode: 'surrogate',
+      fixture: 'machine-shop-job-shop',
+    });
     const result = (await handle.result()) as RunEadsInterviewOutput;
     expect(rules.some((r) => r.task === 'eads.question')).toBe(true);
     expect(seen.length).toBeGreaterThan(0);
     for (const q of seen) {
       const topic = q.eads.split('/')[0] as keyof typeof INTERVIEWERS;
-      expect(q.interviewer, q.eads).toMatchObject({ type: topic, question_style: INTERVIEWERS[topic].question_style, instructions: INTERVIEWERS[topic].instructions });
+      expect(q.interviewer, q.eads).toMatchObject({
+        type: topic,
+        question_style: INTERVIEWERS[topic].question_style,
+        instructions: INTERVIEWERS[topic].instructions,
+      });
     }
-    expect(new Set(seen.map((q) => q.interviewer.type))).toEqual(new Set(['process', 'data', 'resources', 'optimality']));
+    expect(new Set(seen.map((q) => q.interviewer.type))).toEqual(
+      new Set(['process', 'data', 'resources', 'optimality']),
+    );
     expect(seen[0]!.system).toMatch(/as the interviewer described in <interviewer>/);
 
     for (const p of result.pursuits) expect(p.interviewer, p.eadsId).toBe(p.eadsId.split('/')[0]);
     // History: the question activity's input names the interviewer type.
-    const child = h.client.workflow.getHandle(result.pursuits.find((p) => p.eadsId === 'resources/resource-pools')!.childWorkflowId);
+    const child = h.client.workflow.getHandle(
+      result.pursuits.find((p) => p.eadsId === 'resources/resource-pools')!.childWorkflowId,
+    );
     const history = await child.fetchHistory();
-    const inputs = history.events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'generateEadsQuestion')
-      .map((e) => JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString()));
+    const inputs = history
+      .events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'generateEadsQuestion')
+      .map((e) =>
+        JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString()),
+      );
     expect(inputs.length).toBeGreaterThan(0);
     for (const input of inputs) expect(input.interviewer).toBe('resources');
   });

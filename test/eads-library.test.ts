@@ -22,7 +22,15 @@ import {
   stripAnnotations,
   type Json,
 } from '../domain/eads-structure';
-import { eadsRules, parseMarkdownTable, parseQuantity, parseYesNo, productName, scoreChoices, splitList } from '../standin/rules/eads';
+import {
+  eadsRules,
+  parseMarkdownTable,
+  parseQuantity,
+  parseYesNo,
+  productName,
+  scoreChoices,
+  splitList,
+} from '../standin/rules/eads';
 
 const LIBRARY = path.resolve(__dirname, '..', 'data', 'eads');
 const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
@@ -33,14 +41,19 @@ const UPSTREAM_FORMAT = path.resolve(__dirname, 'fixtures', 'eads-upstream-forma
  * Upstream's examples are not part of this repository. EADS_UPSTREAM_DIR names a copy; without it
  * a checkout next to this one (as in the workspace the project grew in) is used when present.
  */
-function upstreamDir(env: NodeJS.ProcessEnv = process.env, root = path.resolve(__dirname, '..')): { dir?: string; reason?: string } {
+function upstreamDir(
+  env: NodeJS.ProcessEnv = process.env,
+  root = path.resolve(__dirname, '..'),
+): { dir?: string; reason?: string } {
   if (env.EADS_UPSTREAM_DIR) {
     const dir = path.resolve(env.EADS_UPSTREAM_DIR);
     return existsSync(dir) ? { dir } : { reason: `EADS_UPSTREAM_DIR=${env.EADS_UPSTREAM_DIR} does not exist` };
   }
   const sibling = path.resolve(root, '..', 'shared', 'reference', 'eads-upstream');
   if (existsSync(sibling)) return { dir: sibling };
-  return { reason: 'no copy of the upstream EADS examples: set EADS_UPSTREAM_DIR to run the upstream-compatibility check' };
+  return {
+    reason: 'no copy of the upstream EADS examples: set EADS_UPSTREAM_DIR to run the upstream-compatibility check',
+  };
 }
 const UPSTREAM = upstreamDir();
 if (!UPSTREAM.dir) process.stderr.write(`[eads-library.test] upstream EADS examples skipped: ${UPSTREAM.reason}\n`);
@@ -53,7 +66,10 @@ function walk(dir: string): string[] {
 }
 
 const containsAnnotation = (value: unknown): boolean =>
-  isAnnotation(value) || (Array.isArray(value) ? value.some(containsAnnotation) : typeof value === 'object' && value !== null && Object.values(value).some(containsAnnotation));
+  isAnnotation(value) ||
+  (Array.isArray(value)
+    ? value.some(containsAnnotation)
+    : typeof value === 'object' && value !== null && Object.values(value).some(containsAnnotation));
 
 /** What every file in upstream's format must give the loader, whoever wrote it. */
 function expectLoadsUnchanged(file: string) {
@@ -68,23 +84,36 @@ function expectLoadsUnchanged(file: string) {
   expect(refinementSchema(eads.example).safeParse(fields).success).toBe(true);
 }
 
-describe('EADS files in upstream format (the project\'s own fixtures)', () => {
+describe("EADS files in upstream format (the project's own fixtures)", () => {
   const files = walk(UPSTREAM_FORMAT);
 
-  it('use only upstream\'s top-level keys, in its topic/name.json layout', () => {
-    expect(files.map((f) => path.relative(UPSTREAM_FORMAT, f)).sort()).toEqual(['data/delivery-orders.json', 'process/bakery-warm-up.json', 'process/packaging-line.json']);
+  it("use only upstream's top-level keys, in its topic/name.json layout", () => {
+    expect(files.map((f) => path.relative(UPSTREAM_FORMAT, f)).sort()).toEqual([
+      'data/delivery-orders.json',
+      'process/bakery-warm-up.json',
+      'process/packaging-line.json',
+    ]);
     const upstreamKeys = ['message-type', 'interview-objective', 'interviewer-agent', 'budget-decrement', 'EADS'];
     for (const file of files) {
       const keys = Object.keys(JSON.parse(readFileSync(file, 'utf8')) as object);
-      expect(keys.filter((k) => !upstreamKeys.includes(k)), file).toEqual([]);
+      expect(
+        keys.filter((k) => !upstreamKeys.includes(k)),
+        file,
+      ).toEqual([]);
     }
   });
 
-  it.each(files.map((f) => [path.relative(UPSTREAM_FORMAT, f), f]))('loads %s unchanged', (_name, file) => expectLoadsUnchanged(file));
+  it.each(files.map((f) => [path.relative(UPSTREAM_FORMAT, f), f]))('loads %s unchanged', (_name, file) =>
+    expectLoadsUnchanged(file),
+  );
 
-  it('loads as one library beside the project\'s, with upstream defaults applied', () => {
+  it("loads as one library beside the project's, with upstream defaults applied", () => {
     const library = loadEadsLibrary([UPSTREAM_FORMAT]);
-    expect(library.eads.map((e) => e.id)).toEqual(['data/delivery-orders', 'process/bakery-warm-up', 'process/packaging-line']);
+    expect(library.eads.map((e) => e.id)).toEqual([
+      'data/delivery-orders',
+      'process/bakery-warm-up',
+      'process/packaging-line',
+    ]);
     const line = library.get('process/packaging-line')!;
     expect(line.budgetDecrement).toBe(0.05); // no budget-decrement in the file
     expect(line.interviewer).toBe('process'); // no interviewer-agent in the file
@@ -92,7 +121,9 @@ describe('EADS files in upstream format (the project\'s own fixtures)', () => {
     expect(line.prerequisites).toEqual([]);
     const orders = library.get('data/delivery-orders')!;
     expect([orders.budgetDecrement, orders.interviewer]).toEqual([0.08, 'data']);
-    expect(loadEadsLibrary([LIBRARY, UPSTREAM_FORMAT]).eads).toHaveLength(library.eads.length + loadEadsLibrary([LIBRARY]).eads.length);
+    expect(loadEadsLibrary([LIBRARY, UPSTREAM_FORMAT]).eads).toHaveLength(
+      library.eads.length + loadEadsLibrary([LIBRARY]).eads.length,
+    );
   });
 
   it('reads choices, derived fields, quantities, tables and annotations nested in rows', () => {
@@ -113,8 +144,18 @@ describe('EADS files in upstream format (the project\'s own fixtures)', () => {
       { name: 'inputs', kind: 'list' },
       { name: 'duration', kind: 'quantity' },
     ]);
-    expect(line.instructions.map((i) => i.path)).toEqual(['exhausted?', 'line-type', 'continuous?', 'shift-length', 'stations[0].duration']);
-    expect((line.example.stations as Json[])[0]).toEqual({ 'station-id': 'folding', inputs: ['flat cartons'], duration: { units: 'minutes', 'value-string': '2' } });
+    expect(line.instructions.map((i) => i.path)).toEqual([
+      'exhausted?',
+      'line-type',
+      'continuous?',
+      'shift-length',
+      'stations[0].duration',
+    ]);
+    expect((line.example.stations as Json[])[0]).toEqual({
+      'station-id': 'folding',
+      inputs: ['flat cartons'],
+      duration: { units: 'minutes', 'value-string': '2' },
+    });
 
     const warmUp = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'bakery-warm-up.json'));
     expect(warmUp.fields.every((f) => f.derived)).toBe(true);
@@ -132,7 +173,17 @@ describe('EADS files in upstream format (the project\'s own fixtures)', () => {
   it('gives the stand-in enough to ask their questions and read answers', () => {
     const warmUp = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'bakery-warm-up.json'));
     const rule = eadsRules.find((r) => r.task === 'eads.question')!;
-    const draft = rule.answer({ task: 'eads.question', system: '', responseSchema: undefined, turns: 1, sections: { eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective }, remaining_fields: warmUp.fields, asked: [] } }) as { question: string };
+    const draft = rule.answer({
+      task: 'eads.question',
+      system: '',
+      responseSchema: undefined,
+      turns: 1,
+      sections: {
+        eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective },
+        remaining_fields: warmUp.fields,
+        asked: [],
+      },
+    }) as { question: string };
     expect(draft.question).toMatch(/^What do you bake, who buys it/);
     const lineType = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'packaging-line.json')).fields[0];
     const [best] = scoreChoices('Small groups of stations each finish whole orders by themselves.', lineType.choices!);
@@ -157,7 +208,9 @@ describe.skipIf(!UPSTREAM.dir)('upstream EADS examples (EADS_UPSTREAM_DIR)', () 
     ]);
   });
 
-  it.each(files.map((f) => [path.relative(dir, f), f]))('loads %s unchanged', (_name, file) => expectLoadsUnchanged(file));
+  it.each(files.map((f) => [path.relative(dir, f), f]))('loads %s unchanged', (_name, file) =>
+    expectLoadsUnchanged(file),
+  );
 
   it('loads as one library, with upstream defaults applied', () => {
     const library = loadEadsLibrary([dir]);
@@ -167,7 +220,13 @@ describe.skipIf(!UPSTREAM.dir)('upstream EADS examples (EADS_UPSTREAM_DIR)', () 
     expect(problemType.interviewer).toBe('process'); // no interviewer-agent in the file
     expect(library.get('data/orm')!.budgetDecrement).toBe(0.08);
     const principal = problemType.fields.find((f) => f.name === 'principal-problem-type')!;
-    expect(principal.choices?.map((c) => c.key)).toEqual(['FLOW-SHOP-SCHEDULING-PROBLEM', 'TIMETABLING-PROBLEM', 'PROJECT-SCHEDULING-PROBLEM', 'JOB-SHOP-SCHEDULING-PROBLEM', 'SINGLE-MACHINE-SCHEDULING-PROBLEM']);
+    expect(principal.choices?.map((c) => c.key)).toEqual([
+      'FLOW-SHOP-SCHEDULING-PROBLEM',
+      'TIMETABLING-PROBLEM',
+      'PROJECT-SCHEDULING-PROBLEM',
+      'JOB-SHOP-SCHEDULING-PROBLEM',
+      'SINGLE-MACHINE-SCHEDULING-PROBLEM',
+    ]);
     const warmUp = library.get('process/warm-up-with-challenges')!;
     expect(warmUp.fields.every((f) => f.derived)).toBe(true);
     expect(warmUp.fields.find((f) => f.name === 'scheduling-challenges')!.choices).toHaveLength(15);
@@ -176,10 +235,23 @@ describe.skipIf(!UPSTREAM.dir)('upstream EADS examples (EADS_UPSTREAM_DIR)', () 
   it('gives the stand-in enough to ask upstream questions and read answers', () => {
     const warmUp = loadEadsFile(path.join(dir, 'process', 'warm-up-with-challenges.json'));
     const rule = eadsRules.find((r) => r.task === 'eads.question')!;
-    const draft = rule.answer({ task: 'eads.question', system: '', responseSchema: undefined, turns: 1, sections: { eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective }, remaining_fields: warmUp.fields, asked: [] } }) as { question: string };
+    const draft = rule.answer({
+      task: 'eads.question',
+      system: '',
+      responseSchema: undefined,
+      turns: 1,
+      sections: {
+        eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective },
+        remaining_fields: warmUp.fields,
+        asked: [],
+      },
+    }) as { question: string };
     expect(draft.question).toMatch(/^What are the products you make or the services you provide/);
     const principal = loadEadsFile(path.join(dir, 'process', 'scheduling-problem-type.json')).fields[0];
-    const [best] = scoreChoices('Every order gets its own route: the order in which jobs visit our machines varies by job type.', principal.choices!);
+    const [best] = scoreChoices(
+      'Every order gets its own route: the order in which jobs visit our machines varies by job type.',
+      principal.choices!,
+    );
     expect(best.key).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
   });
 });
@@ -221,18 +293,25 @@ describe('the project EADS library', () => {
       ['JOB-SHOP-SCHEDULING-PROBLEM', 'process/job-shop'],
       ['TIMETABLING-PROBLEM', 'process/timetabling'],
     ]) {
-      expect(eligibleEads(graph, afterType, { 'process/scheduling-problem-type.principal-problem-type': type })).toEqual([eads, 'data/scheduling-data', 'resources/resource-pools']);
+      expect(
+        eligibleEads(graph, afterType, { 'process/scheduling-problem-type.principal-problem-type': type }),
+      ).toEqual([eads, 'data/scheduling-data', 'resources/resource-pools']);
     }
     // An undetermined problem type skips the process EADS but not the rest.
     expect(eligibleEads(graph, afterType, {})).toEqual(['data/scheduling-data', 'resources/resource-pools']);
-    expect(eligibleEads(graph, [...afterType, 'resources/resource-pools'], {})).toEqual(['data/scheduling-data', 'optimality/objectives']);
+    expect(eligibleEads(graph, [...afterType, 'resources/resource-pools'], {})).toEqual([
+      'data/scheduling-data',
+      'optimality/objectives',
+    ]);
   });
 
   it('has fixtures of three problem types that load', () => {
     const ids = readdirSync(FIXTURES).map((f) => f.replace('.json', ''));
     expect(ids.sort()).toEqual(['brewery-flow-shop', 'machine-shop-job-shop', 'school-timetable']);
     for (const id of ids) expect(loadFixture(FIXTURES, id).facts.length).toBeGreaterThan(5);
-    expect(() => loadFixture(FIXTURES, 'nope')).toThrow(/unknown fixture "nope" \(known: brewery-flow-shop, machine-shop-job-shop, school-timetable\)/);
+    expect(() => loadFixture(FIXTURES, 'nope')).toThrow(
+      /unknown fixture "nope" \(known: brewery-flow-shop, machine-shop-job-shop, school-timetable\)/,
+    );
   });
 });
 
@@ -244,11 +323,31 @@ describe('broken EADS files', () => {
   };
   const cases: Array<[string, unknown, RegExp]> = [
     ['wrong message type', { ...good, 'message-type': 'STATUS' }, /message-type/],
-    ['a misspelt top-level key', { ...good, prerequisite: [] }, /\(root\).*prerequisite|Unrecognized key.*prerequisite/],
-    ['an EADS-id without a topic', { ...good, EADS: { ...good.EADS, 'EADS-id': 'thing' } }, /EADS\.EADS-id: expected "<process\|data\|resources\|optimality>\/<kebab-name>"/],
-    ['an annotation with an extra key', { ...good, EADS: { ...good.EADS, steps: { val: ['a'], comment: 'x', note: 'y' } } }, /EADS\.steps: an annotation may only hold "val" and "comment" \(found "note"\)/],
-    ['a comment that is not text', { ...good, EADS: { ...good.EADS, steps: { val: ['a'], comment: 42 } } }, /EADS\.steps\.comment: expected a string/],
-    ['a nested comment without val', { ...good, EADS: { ...good.EADS, rows: [{ id: 'r1', size: { comment: 'how big?' } }] } }, /EADS\.rows\[0\]\.size: an annotation has a "comment" but no "val"/],
+    [
+      'a misspelt top-level key',
+      { ...good, prerequisite: [] },
+      /\(root\).*prerequisite|Unrecognized key.*prerequisite/,
+    ],
+    [
+      'an EADS-id without a topic',
+      { ...good, EADS: { ...good.EADS, 'EADS-id': 'thing' } },
+      /EADS\.EADS-id: expected "<process\|data\|resources\|optimality>\/<kebab-name>"/,
+    ],
+    [
+      'an annotation with an extra key',
+      { ...good, EADS: { ...good.EADS, steps: { val: ['a'], comment: 'x', note: 'y' } } },
+      /EADS\.steps: an annotation may only hold "val" and "comment" \(found "note"\)/,
+    ],
+    [
+      'a comment that is not text',
+      { ...good, EADS: { ...good.EADS, steps: { val: ['a'], comment: 42 } } },
+      /EADS\.steps\.comment: expected a string/,
+    ],
+    [
+      'a nested comment without val',
+      { ...good, EADS: { ...good.EADS, rows: [{ id: 'r1', size: { comment: 'how big?' } }] } },
+      /EADS\.rows\[0\]\.size: an annotation has a "comment" but no "val"/,
+    ],
     ['a budget above 1', { ...good, 'budget-decrement': 1.5 }, /budget-decrement/],
     ['no fields', { ...good, EADS: { 'EADS-id': 'process/thing' } }, /EADS: .*no fields to fill/],
   ];
@@ -270,7 +369,8 @@ describe('broken EADS files', () => {
 
   it('rejects invalid JSON, unknown prerequisites, a bad applies-when, duplicates and cycles', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'eads-graph-'));
-    const write = (name: string, content: unknown) => writeFileSync(path.join(dir, name), typeof content === 'string' ? content : JSON.stringify(content));
+    const write = (name: string, content: unknown) =>
+      writeFileSync(path.join(dir, name), typeof content === 'string' ? content : JSON.stringify(content));
     const expectError = (field: string, message: RegExp) => {
       try {
         loadEadsLibrary([dir]);
@@ -299,13 +399,20 @@ describe('broken EADS files', () => {
 describe('EADS structure helpers', () => {
   const annotated = {
     'EADS-id': 'process/demo',
-    steps: { comment: 'Which steps, in order?', val: [{ 'process-id': 'cut', duration: { val: { units: 'hours', 'value-string': '2' }, comment: 'How long?' } }] },
+    steps: {
+      comment: 'Which steps, in order?',
+      val: [{ 'process-id': 'cut', duration: { val: { units: 'hours', 'value-string': '2' }, comment: 'How long?' } }],
+    },
     'continuous?': { val: false, comment: "Does product flow continuously? Don't ask if obvious." },
   } as Json;
 
   it('strips annotations into an example and instructions by path', () => {
     const { example, instructions } = stripAnnotations(annotated);
-    expect(example).toEqual({ 'EADS-id': 'process/demo', steps: [{ 'process-id': 'cut', duration: { units: 'hours', 'value-string': '2' } }], 'continuous?': false });
+    expect(example).toEqual({
+      'EADS-id': 'process/demo',
+      steps: [{ 'process-id': 'cut', duration: { units: 'hours', 'value-string': '2' } }],
+      'continuous?': false,
+    });
     expect(instructions).toEqual([
       { path: 'steps', comment: 'Which steps, in order?' },
       { path: 'steps[0].duration', comment: 'How long?' },
@@ -316,7 +423,10 @@ describe('EADS structure helpers', () => {
       ['steps', 'table', false],
       ['continuous?', 'boolean', true],
     ]);
-    expect(fields[0].columns).toEqual([{ name: 'process-id', kind: 'text' }, { name: 'duration', kind: 'quantity' }]);
+    expect(fields[0].columns).toEqual([
+      { name: 'process-id', kind: 'text' },
+      { name: 'duration', kind: 'quantity' },
+    ]);
     expect(fields[0].suggestedQuestion).toBe('Which steps, in order?');
   });
 
@@ -332,9 +442,20 @@ describe('EADS structure helpers', () => {
 
   it('merges table rows by id, computes completeness and budget', () => {
     const ds = { 'EADS-id': 'x', steps: [{ 'process-id': 'cut', note: 'a' }], name: 'old' } as never;
-    const merged = mergeRefinement(ds, { steps: [{ 'process-id': 'cut', note: 'b' }, { 'process-id': 'weld' }], name: 'new' });
-    expect(merged).toEqual({ 'EADS-id': 'x', steps: [{ 'process-id': 'cut', note: 'b' }, { 'process-id': 'weld' }], name: 'new' });
-    expect(computeCompleteness(['steps', 'name', 'lot'], { ...merged, lot: '  ' })).toEqual({ completedFields: ['steps', 'name'], remainingFields: ['lot'], completeness: 0.667 });
+    const merged = mergeRefinement(ds, {
+      steps: [{ 'process-id': 'cut', note: 'b' }, { 'process-id': 'weld' }],
+      name: 'new',
+    });
+    expect(merged).toEqual({
+      'EADS-id': 'x',
+      steps: [{ 'process-id': 'cut', note: 'b' }, { 'process-id': 'weld' }],
+      name: 'new',
+    });
+    expect(computeCompleteness(['steps', 'name', 'lot'], { ...merged, lot: '  ' })).toEqual({
+      completedFields: ['steps', 'name'],
+      remainingFields: ['lot'],
+      completeness: 0.667,
+    });
     expect(budgetUsed(10, 0.1)).toBe(1);
     expect(canAffordQuestion(9, 0.1)).toBe(true);
     expect(canAffordQuestion(10, 0.1)).toBe(false);
@@ -346,23 +467,48 @@ describe('EADS structure helpers', () => {
   it('aggregates SCRs with their conflicts', () => {
     const scr = aggregateScr([
       { eadsId: 'process/type', dataStructure: { 'principal-problem-type': 'JOB-SHOP', lot: '20' } },
-      { eadsId: 'process/flow', dataStructure: { steps: [{ 'process-id': 'cut', resources: ['saw', 'lasers'] }], lot: '25' }, appliesWhen: { eads: 'process/type', field: 'principal-problem-type', 'one-of': ['FLOW-SHOP'] } },
+      {
+        eadsId: 'process/flow',
+        dataStructure: { steps: [{ 'process-id': 'cut', resources: ['saw', 'lasers'] }], lot: '25' },
+        appliesWhen: { eads: 'process/type', field: 'principal-problem-type', 'one-of': ['FLOW-SHOP'] },
+      },
       { eadsId: 'resources/pools', dataStructure: { pools: [{ 'resource-id': 'Saws' }, { 'resource-id': 'laser' }] } },
     ]);
     expect(scr.merged_scr.lot).toBe('25');
     expect(scr.conflicts.map((c) => c.kind)).toEqual(['same-field-different-values', 'assumption-not-met']);
     const withMissing = aggregateScr([
-      { eadsId: 'process/flow', dataStructure: { steps: [{ 'process-id': 'cut', resources: ['saw', 'deburring bench'] }] } },
+      {
+        eadsId: 'process/flow',
+        dataStructure: { steps: [{ 'process-id': 'cut', resources: ['saw', 'deburring bench'] }] },
+      },
       { eadsId: 'resources/pools', dataStructure: { pools: [{ 'resource-id': 'saw' }] } },
     ]);
-    expect(withMissing.conflicts).toEqual([expect.objectContaining({ kind: 'resource-not-in-inventory', values: ['deburring bench'] })]);
-    expect(Object.keys(aggregateScr([{ eadsId: 'a/b', dataStructure: {} }, { eadsId: 'c/d', dataStructure: {} }], ['c/d']).scr_by_eads)).toEqual(['c/d']);
+    expect(withMissing.conflicts).toEqual([
+      expect.objectContaining({ kind: 'resource-not-in-inventory', values: ['deburring bench'] }),
+    ]);
+    expect(
+      Object.keys(
+        aggregateScr(
+          [
+            { eadsId: 'a/b', dataStructure: {} },
+            { eadsId: 'c/d', dataStructure: {} },
+          ],
+          ['c/d'],
+        ).scr_by_eads,
+      ),
+    ).toEqual(['c/d']);
   });
 });
 
 describe('stand-in answer parsing', () => {
   it('reads tables, lists, quantities, yes/no and product names', () => {
-    expect(parseMarkdownTable('Here:\n| step | time |\n| --- | --- |\n| cut | 2 h |\n| weld | 30 min |')).toEqual({ headers: ['step', 'time'], rows: [['cut', '2 h'], ['weld', '30 min']] });
+    expect(parseMarkdownTable('Here:\n| step | time |\n| --- | --- |\n| cut | 2 h |\n| weld | 30 min |')).toEqual({
+      headers: ['step', 'time'],
+      rows: [
+        ['cut', '2 h'],
+        ['weld', '30 min'],
+      ],
+    });
     expect(parseMarkdownTable('no table here')).toBeUndefined();
     expect(splitList('We use: flour, water; salt and yeast.')).toEqual(['flour', 'water', 'salt', 'yeast']);
     expect(splitList('- oak\n- steel')).toEqual(['oak', 'steel']);
@@ -381,8 +527,12 @@ describe('stand-in answer parsing', () => {
       { key: 'bottleneck-processes', definition: 'one or a few steps throttle the pace of everything else.' },
     ];
     const answer = 'Scheduling is hard: the paint booth is our bottleneck.';
-    expect(scoreChoices(answer, choices, 'What makes scheduling hard?')[0]).toMatchObject({ key: 'bottleneck-processes' });
-    expect(scoreChoices(answer, choices, 'What makes scheduling hard?').find((c) => c.key === 'delivery-schedules')!.score).toBe(0);
+    expect(scoreChoices(answer, choices, 'What makes scheduling hard?')[0]).toMatchObject({
+      key: 'bottleneck-processes',
+    });
+    expect(
+      scoreChoices(answer, choices, 'What makes scheduling hard?').find((c) => c.key === 'delivery-schedules')!.score,
+    ).toBe(0);
   });
 
   it('answers as the surrogate from the best-matching fact, and admits not knowing', () => {
@@ -391,8 +541,17 @@ describe('stand-in answer parsing', () => {
       { about: 'raw materials that go into the product', answer: 'flour, water, salt' },
       { about: 'working hours and shifts', answer: 'one shift from 4am' },
     ];
-    const ask = (question: string) => rule.answer({ task: rule.task, system: '', responseSchema: undefined, turns: 1, sections: { question: { question, question_type: 'text', targets: ['x'] }, facts, tables: [] } });
+    const ask = (question: string) =>
+      rule.answer({
+        task: rule.task,
+        system: '',
+        responseSchema: undefined,
+        turns: 1,
+        sections: { question: { question, question_type: 'text', targets: ['x'] }, facts, tables: [] },
+      });
     expect(ask('Which raw materials go into your bread?')).toEqual({ answer: 'flour, water, salt' });
-    expect(ask('How many delivery vans do you own?')).toEqual({ answer: "I'm not sure; we don't really keep track of that." });
+    expect(ask('How many delivery vans do you own?')).toEqual({
+      answer: "I'm not sure; we don't really keep track of that.",
+    });
   });
 });

@@ -32,13 +32,27 @@ describe('EADS MCP tools', () => {
 
   const call = async (name: string, args: Record<string, unknown>) => {
     const result = await mcp.callTool({ name, arguments: args });
-    return { isError: result.isError === true, text: (result.content as Array<{ text: string }>)[0]?.text ?? '', data: result.structuredContent as Record<string, any> };
+    return {
+      isError: result.isError === true,
+      text: (result.content as Array<{ text: string }>)[0]?.text ?? '',
+      data: result.structuredContent as Record<string, any>,
+    };
   };
 
   it('lists the original EADS tools', async () => {
     const { tools } = await mcp.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(
-      ['finalize_eads', 'get_aggregated_scr', 'get_conversation_history', 'get_eads_status', 'get_next_eads', 'get_next_question', 'list_available_eads', 'process_eads_answer', 'start_eads_pursuit'].sort(),
+      [
+        'finalize_eads',
+        'get_aggregated_scr',
+        'get_conversation_history',
+        'get_eads_status',
+        'get_next_eads',
+        'get_next_question',
+        'list_available_eads',
+        'process_eads_answer',
+        'start_eads_pursuit',
+      ].sort(),
     );
   });
 
@@ -46,57 +60,120 @@ describe('EADS MCP tools', () => {
     const project_id = `mcp-bakery-${Date.now().toString(36)}`;
 
     const library = await call('list_available_eads', { interviewer_type: 'process' });
-    expect(library.data.eads_list.map((e: { id: string }) => e.id)).toEqual(['process/flow-shop', 'process/job-shop', 'process/scheduling-problem-type', 'process/timetabling', 'process/warm-up-with-challenges']);
+    expect(library.data.eads_list.map((e: { id: string }) => e.id)).toEqual([
+      'process/flow-shop',
+      'process/job-shop',
+      'process/scheduling-problem-type',
+      'process/timetabling',
+      'process/warm-up-with-challenges',
+    ]);
 
     const next = await call('get_next_eads', { project_id, conversation_id: 'c-1' });
     expect(next.isError).toBe(false);
-    expect(next.data).toMatchObject({ eads_id: 'process/warm-up-with-challenges', interviewer_type: 'process', source: 'model', exhausted: false, interview_started: true, conversation_id: 'c-1' });
+    expect(next.data).toMatchObject({
+      eads_id: 'process/warm-up-with-challenges',
+      interviewer_type: 'process',
+      source: 'model',
+      exhausted: false,
+      interview_started: true,
+      conversation_id: 'c-1',
+    });
     expect(next.data.rationale).toMatch(/earliest open process topic/);
 
     const available = await call('list_available_eads', { project_id, interviewer_type: 'process' });
     const byId = Object.fromEntries(available.data.eads_list.map((e: { id: string }) => [e.id, e]));
     expect(byId['process/warm-up-with-challenges'].prerequisites_met).toBe(true);
-    expect(byId['process/scheduling-problem-type']).toMatchObject({ prerequisites: ['process/warm-up-with-challenges'], prerequisites_met: false });
+    expect(byId['process/scheduling-problem-type']).toMatchObject({
+      prerequisites: ['process/warm-up-with-challenges'],
+      prerequisites_met: false,
+    });
 
     const started = await call('start_eads_pursuit', { project_id, eads_id: 'process/warm-up-with-challenges' });
-    expect(started.data).toMatchObject({ eads_id: 'process/warm-up-with-challenges', budget: 1, budget_decrement: 0.2, current_state: { 'EADS-id': 'process/warm-up-with-challenges' } });
-    expect(started.data.eads_instructions.fields.map((f: { name: string }) => f.name)).toEqual(['product-or-service-name', 'scheduling-challenges', 'one-more-thing']);
+    expect(started.data).toMatchObject({
+      eads_id: 'process/warm-up-with-challenges',
+      budget: 1,
+      budget_decrement: 0.2,
+      current_state: { 'EADS-id': 'process/warm-up-with-challenges' },
+    });
+    expect(started.data.eads_instructions.fields.map((f: { name: string }) => f.name)).toEqual([
+      'product-or-service-name',
+      'scheduling-challenges',
+      'one-more-thing',
+    ]);
     expect(started.data.eads_instructions.interview_objective).toMatch(/Pursue this EADS first/);
     const again = await call('start_eads_pursuit', { project_id, eads_id: 'process/scheduling-problem-type' });
     expect(again.isError).toBe(true);
     expect(again.text).toMatch(/already pursuing process\/warm-up-with-challenges/);
 
-    const question = await call('get_next_question', { project_id, eads_id: 'process/warm-up-with-challenges', responses_so_far: {} });
-    expect(question.data).toMatchObject({ question_id: 'q1', question_type: 'text', budget_cost: 0.2, budget_remaining: 0.8 });
+    const question = await call('get_next_question', {
+      project_id,
+      eads_id: 'process/warm-up-with-challenges',
+      responses_so_far: {},
+    });
+    expect(question.data).toMatchObject({
+      question_id: 'q1',
+      question_type: 'text',
+      budget_cost: 0.2,
+      budget_remaining: 0.8,
+    });
     expect(question.data.question).toMatch(/What do you make/);
-    const wrong = await call('process_eads_answer', { project_id, eads_id: 'process/warm-up-with-challenges', question_id: 'q2', answer: 'bread' });
+    const wrong = await call('process_eads_answer', {
+      project_id,
+      eads_id: 'process/warm-up-with-challenges',
+      question_id: 'q2',
+      answer: 'bread',
+    });
     expect(wrong.isError).toBe(true);
     expect(wrong.text).toMatch(/not the current question/);
     const answered = await call('process_eads_answer', {
       project_id,
       eads_id: 'process/warm-up-with-challenges',
       question_id: 'q1',
-      answer: 'We bake sourdough bread for cafés. The ovens are the bottleneck every morning and demand has seasonal peaks.',
+      answer:
+        'We bake sourdough bread for cafés. The ovens are the bottleneck every morning and demand has seasonal peaks.',
     });
     expect(answered.data).toMatchObject({ question_id: 'q1', completeness: 1, next_action: 'complete' });
     expect(answered.data.data_structure_update['product-or-service-name']).toBe('sourdough bread');
 
     // The orchestrator now recommends the problem type; the interviewer picks the data EADS instead.
     const second = await call('get_next_eads', { project_id });
-    expect(second.data).toMatchObject({ eads_id: 'process/scheduling-problem-type', interview_started: false, already_pursuing: false });
+    expect(second.data).toMatchObject({
+      eads_id: 'process/scheduling-problem-type',
+      interview_started: false,
+      already_pursuing: false,
+    });
     const data = await call('start_eads_pursuit', { project_id, eads_id: 'data/scheduling-data' });
     expect(data.data).toMatchObject({ eads_id: 'data/scheduling-data', pursuit_no: 2, budget_decrement: 0.15 });
     const dq = await call('get_next_question', { project_id, eads_id: 'data/scheduling-data' });
     expect(dq.data.question).toMatch(/Which kinds of data/);
-    const da = await call('process_eads_answer', { project_id, eads_id: 'data/scheduling-data', question_id: dq.data.question_id, answer: 'customer orders, flour stock, oven plan' });
-    expect(da.data).toMatchObject({ next_action: 'continue', data_structure_update: { 'areas-we-intend-to-discuss': ['customer orders', 'flour stock', 'oven plan'] } });
+    const da = await call('process_eads_answer', {
+      project_id,
+      eads_id: 'data/scheduling-data',
+      question_id: dq.data.question_id,
+      answer: 'customer orders, flour stock, oven plan',
+    });
+    expect(da.data).toMatchObject({
+      next_action: 'continue',
+      data_structure_update: { 'areas-we-intend-to-discuss': ['customer orders', 'flour stock', 'oven plan'] },
+    });
 
     // The budget is charged to the EADS actually pursued (not the recommended one), per question
     // asked: q1 answered, q2 already asked and waiting.
     await call('get_next_question', { project_id, eads_id: 'data/scheduling-data' });
     const status = await call('get_eads_status', { project_id, eads_id: 'data/scheduling-data' });
-    expect(status.data).toMatchObject({ status: 'working', questions_asked: 2, budget_used: 0.3, budget_remaining: 0.7, completed_fields: ['areas-we-intend-to-discuss'], remaining_fields: ['inquiry-areas'] });
-    expect(status.data.current_question).toMatchObject({ id: 'q2', question_type: 'table', eads_id: 'data/scheduling-data' });
+    expect(status.data).toMatchObject({
+      status: 'working',
+      questions_asked: 2,
+      budget_used: 0.3,
+      budget_remaining: 0.7,
+      completed_fields: ['areas-we-intend-to-discuss'],
+      remaining_fields: ['inquiry-areas'],
+    });
+    expect(status.data.current_question).toMatchObject({
+      id: 'q2',
+      question_type: 'table',
+      eads_id: 'data/scheduling-data',
+    });
     const notPursued = await call('get_eads_status', { project_id, eads_id: 'process/scheduling-problem-type' });
     expect(notPursued.isError).toBe(true);
     expect(notPursued.text).toMatch(/has not been pursued/);
@@ -104,16 +181,34 @@ describe('EADS MCP tools', () => {
     expect(warmUpStatus.data).toMatchObject({ status: 'complete', budget_used: 0.2, completeness: 1 });
 
     const history = await call('get_conversation_history', { project_id, include_minizinc: true });
-    expect(history.data.activities.map((a: { pursuing_eads: string; status: string }) => [a.pursuing_eads, a.status])).toEqual([
+    expect(
+      history.data.activities.map((a: { pursuing_eads: string; status: string }) => [a.pursuing_eads, a.status]),
+    ).toEqual([
       ['process/warm-up-with-challenges', 'complete'],
       ['data/scheduling-data', 'working'],
     ]);
-    expect(history.data.activities[1].questions_answers).toEqual([{ question: dq.data.question, answer: 'customer orders, flour stock, oven plan' }]);
-    expect(history.data.scheduling_challenges).toEqual(expect.arrayContaining(['bottleneck-processes', 'variation-in-demand']));
+    expect(history.data.activities[1].questions_answers).toEqual([
+      { question: dq.data.question, answer: 'customer orders, flour stock, oven plan' },
+    ]);
+    expect(history.data.scheduling_challenges).toEqual(
+      expect.arrayContaining(['bottleneck-processes', 'variation-in-demand']),
+    );
     expect(history.data.minizinc).toBeNull();
 
-    const finalized = await call('finalize_eads', { project_id, eads_id: 'data/scheduling-data', final_notes: 'more next week' });
-    expect(finalized.data).toMatchObject({ success: true, validation_results: { complete: false, missing_fields: ['inquiry-areas'], status: 'finalized', notes: 'more next week' } });
+    const finalized = await call('finalize_eads', {
+      project_id,
+      eads_id: 'data/scheduling-data',
+      final_notes: 'more next week',
+    });
+    expect(finalized.data).toMatchObject({
+      success: true,
+      validation_results: {
+        complete: false,
+        missing_fields: ['inquiry-areas'],
+        status: 'finalized',
+        notes: 'more next week',
+      },
+    });
 
     const session = new EadsSession(h.client, project_id);
     const view = await session.nextEads();
@@ -153,7 +248,10 @@ describe('terminal client', () => {
 
   it('interviews a person, who leaves and resumes by project id', async () => {
     const projectId = `terminal-${Date.now().toString(36)}`;
-    const first = await run(projectId, ['We roast specialty coffee beans for cafés; the roaster is the bottleneck and demand has seasonal peaks.', ':quit']);
+    const first = await run(projectId, [
+      'We roast specialty coffee beans for cafés; the roaster is the bottleneck and demand has seasonal peaks.',
+      ':quit',
+    ]);
     expect(first.code, first.text).toBe(0);
     expect(first.text).toContain(`Started the EADS interview for "${projectId}"`);
     expect(first.text).toMatch(/\[q1\] What do you make/);

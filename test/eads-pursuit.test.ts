@@ -19,9 +19,13 @@ const WARM_UP_ANSWER =
   'We bake sourdough bread and pastries for cafés. Scheduling is hard because the ovens are the bottleneck every morning, and demand has seasonal peaks before holidays.';
 
 /** Event types in a workflow's history, to check what did (not) reach it. */
-async function eventTypes(handle: { fetchHistory(): Promise<{ events?: Array<{ eventType?: unknown }> | null }> }): Promise<string[]> {
+async function eventTypes(handle: {
+  fetchHistory(): Promise<{ events?: Array<{ eventType?: unknown }> | null }>;
+}): Promise<string[]> {
   const history = await handle.fetchHistory();
-  return (history.events ?? []).map((e) => temporal.api.enums.v1.EventType[e.eventType as number] ?? String(e.eventType));
+  return (history.events ?? []).map(
+    (e) => temporal.api.enums.v1.EventType[e.eventType as number] ?? String(e.eventType),
+  );
 }
 
 describe('pursueEads answered by a person', () => {
@@ -43,14 +47,18 @@ describe('pursueEads answered by a person', () => {
     expect(question?.question).toMatch(/What do you make/);
     await expect(session.answer(warmUp, 'q1', '   ')).rejects.toThrow(/invalid answer: answer: the answer is empty/);
     await expect(session.answer(warmUp, 'q7', 'ovens')).rejects.toThrow(/"q7" is not the current question \("q1"\)/);
-    await expect(warmUp.executeUpdate('answer', { args: [{ questionId: 'q1', answer: 'x', extra: true }] })).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Unrecognized key: "extra"/) } });
+    await expect(
+      warmUp.executeUpdate('answer', { args: [{ questionId: 'q1', answer: 'x', extra: true }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Unrecognized key: "extra"/) } });
     const before = await eventTypes(warmUp);
     expect(before.filter((t) => t.includes('UPDATE'))).toEqual([]);
 
     const result = await session.answer(warmUp, 'q1', WARM_UP_ANSWER);
     expect(result.question_id).toBe('q1');
     expect(result.data_structure_update).toMatchObject({ 'product-or-service-name': 'sourdough bread' });
-    expect(result.data_structure_update['scheduling-challenges']).toEqual(expect.arrayContaining(['bottleneck-processes', 'variation-in-demand']));
+    expect(result.data_structure_update['scheduling-challenges']).toEqual(
+      expect.arrayContaining(['bottleneck-processes', 'variation-in-demand']),
+    );
     expect(result.completeness).toBe(1);
     expect(result.next_action).toBe('complete');
     // Only the accepted update reached the history.
@@ -64,23 +72,35 @@ describe('pursueEads answered by a person', () => {
     const q = await session.question(problemType);
     expect(q.question?.question_type).toBe('choice');
     expect(q.question?.choices).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
-    const flowShopAnswer = 'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.';
+    const flowShopAnswer =
+      'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.';
     const refined = await session.answer(problemType, q.question!.id, flowShopAnswer);
     expect(refined.data_structure_update['principal-problem-type']).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
     expect(refined.next_action).toBe('continue');
     // A retry of the answer (its reply was lost) gets the same reply and never answers the next question.
     expect(await session.answer(problemType, q.question!.id, flowShopAnswer)).toEqual(refined);
-    await expect(session.answer(problemType, q.question!.id, 'Something else entirely.')).rejects.toThrow(/already answered with a different answer/);
+    await expect(session.answer(problemType, q.question!.id, 'Something else entirely.')).rejects.toThrow(
+      /already answered with a different answer/,
+    );
     const next = await session.question(problemType);
     expect(next.question?.id).toBe('q2');
     expect(next.status.questions_asked).toBe(2);
     const status = await session.pursuitStatus(problemType);
-    expect(status).toMatchObject({ eads_id: 'process/scheduling-problem-type', status: 'working', budget_decrement: 0.15 });
+    expect(status).toMatchObject({
+      eads_id: 'process/scheduling-problem-type',
+      status: 'working',
+      budget_decrement: 0.15,
+    });
     expect(status.completed_fields).toEqual(['principal-problem-type', 'problem-components']);
     expect(status.remaining_fields).toEqual(['continuous?', 'cyclical?']);
     const finalized = await session.finalize(problemType, 'enough for now');
     expect(finalized.success).toBe(true);
-    expect(finalized.validation_results).toMatchObject({ complete: false, status: 'finalized', missing_fields: ['continuous?', 'cyclical?'], notes: 'enough for now' });
+    expect(finalized.validation_results).toMatchObject({
+      complete: false,
+      status: 'finalized',
+      missing_fields: ['continuous?', 'cyclical?'],
+      notes: 'enough for now',
+    });
     await expect(session.finalize(problemType)).rejects.toThrow(/already ended/);
 
     // The interview moves on to the flow shop (the answer classified the bakery), then finishes on request.
@@ -105,7 +125,12 @@ describe('pursueEads answered by a person', () => {
     const taskQueue = `eads-restart-${Date.now().toString(36)}`;
     const start = async () => {
       const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-      const worker = await createFlowWorker({ connection, backends: h.backends, taskQueue, workflowBundle: { codePath: inject('workflowBundlePath') } });
+      const worker = await createFlowWorker({
+        connection,
+        backends: h.backends,
+        taskQueue,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      });
       const running = worker.run();
       return {
         async stop() {
@@ -181,19 +206,41 @@ describe('pursueEads budget and library faults', () => {
       expect(question?.id).toBe(`q${i}`);
       results.push(await session.answer(handle, question!.id, "I'm not sure."));
     }
-    expect(results.map((r) => r.next_action)).toEqual(['needs_clarification', 'needs_clarification', 'needs_clarification', 'complete']);
+    expect(results.map((r) => r.next_action)).toEqual([
+      'needs_clarification',
+      'needs_clarification',
+      'needs_clarification',
+      'complete',
+    ]);
     const final = (await session.handle.result()) as RunEadsInterviewOutput;
     expect(final.status).toBe('exhausted');
     expect(final.pursuits).toHaveLength(1);
-    expect(final.pursuits[0]).toMatchObject({ eadsId: 'process/tiny', status: 'budget-spent', questions: 4, budgetUsed: 1, completeness: 0 });
+    expect(final.pursuits[0]).toMatchObject({
+      eadsId: 'process/tiny',
+      status: 'budget-spent',
+      questions: 4,
+      budgetUsed: 1,
+      completeness: 0,
+    });
     const record = await session.eadsStatus('process/tiny');
-    expect(record).toMatchObject({ budget_remaining: 0, budget_decrement: 0.25, remaining_fields: ['shift-pattern', 'lot-size', 'peak-season'] });
+    expect(record).toMatchObject({
+      budget_remaining: 0,
+      budget_decrement: 0.25,
+      remaining_fields: ['shift-pattern', 'lot-size', 'peak-season'],
+    });
     await recordHistory(h.client.workflow.getHandle(final.pursuits[0].childWorkflowId), 'eads-pursuit-budget-spent');
   });
 
   it('fails fast, naming the file and the field, when a library file breaks', async () => {
     const broken = path.join(libraryDir, 'resources--broken.json');
-    writeFileSync(broken, JSON.stringify({ 'message-type': 'EADS-INSTRUCTIONS', 'interview-objective': 'x', EADS: { 'EADS-id': 'resources/broken', crew: { comment: 'no val here' } } }));
+    writeFileSync(
+      broken,
+      JSON.stringify({
+        'message-type': 'EADS-INSTRUCTIONS',
+        'interview-objective': 'x',
+        EADS: { 'EADS-id': 'resources/broken', crew: { comment: 'no val here' } },
+      }),
+    );
     const handle = await h.start(runEadsInterviewFlow, { projectId: 'broken-library', mode: 'human' });
     const error = await handle.result().catch((e) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
@@ -257,9 +304,18 @@ describe('pursueEads: a table answer that cannot be read costs no budget', () =>
     // pastes leave it at one question (0.5) each time; the third is charged like any answer.
     expect(budgets).toEqual([0.5, 0.5, 1]);
     const { question } = await session.question(handle);
-    const done = await session.answer(handle, question!.id, '| process-id | duration |\n| --- | --- |\n| cut | 10 minutes |\n| weld | 25 minutes |');
+    const done = await session.answer(
+      handle,
+      question!.id,
+      '| process-id | duration |\n| --- | --- |\n| cut | 10 minutes |\n| weld | 25 minutes |',
+    );
     expect(done.next_action).toBe('complete');
     const final = (await session.handle.result()) as RunEadsInterviewOutput;
-    expect(final.pursuits[0]).toMatchObject({ eadsId: 'process/steps-table', status: 'complete', questions: 4, budgetUsed: 1 });
+    expect(final.pursuits[0]).toMatchObject({
+      eadsId: 'process/steps-table',
+      status: 'complete',
+      questions: 4,
+      budgetUsed: 1,
+    });
   });
 });

@@ -13,7 +13,10 @@ const BIG = 'k'.repeat(1_200_000);
 
 describe('echo caps', () => {
   it('caps an unknown key quoted by zod, and a record key in a field path', () => {
-    const unknown = z.object({ a: z.string() }).strict().safeParse({ a: 'x', [BIG]: 1 });
+    const unknown = z
+      .object({ a: z.string() })
+      .strict()
+      .safeParse({ a: 'x', [BIG]: 1 });
     const [issue] = zodIssues(unknown.error!);
     expect(issue.field).toBe('(input)');
     expect(issue.message).toMatch(/^Unrecognized key/);
@@ -26,7 +29,10 @@ describe('echo caps', () => {
   });
 
   it('lists at most 20 issues and says how many were left out', () => {
-    const many = z.object({}).strict().safeParse(Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${i}${'x'.repeat(100)}`, i])));
+    const many = z
+      .object({})
+      .strict()
+      .safeParse(Object.fromEntries(Array.from({ length: 10_000 }, (_, i) => [`key${i}${'x'.repeat(100)}`, i])));
     const text = formatZodError(many.error!);
     expect(text.length).toBeLessThanOrEqual(MAX_FAILURE_CHARS + 40);
     const perKey = z.object({ a: z.array(z.number()) }).safeParse({ a: Array.from({ length: 500 }, () => 'x') });

@@ -44,11 +44,14 @@ describe('install lock', () => {
 describe('installer', () => {
   it('says what is missing when pip is not there, and the first-use hook falls back without throwing', async () => {
     const dir = path.join(tmp(), 'model');
-    await expect(installEmbeddingModel({ dir, quiet: true, python: '/nonexistent/python3' })).rejects.toThrow(/pip" is not available.*AGENT_FLOWS_EMBEDDING_MODEL/);
+    await expect(installEmbeddingModel({ dir, quiet: true, python: '/nonexistent/python3' })).rejects.toThrow(
+      /pip" is not available.*AGENT_FLOWS_EMBEDDING_MODEL/,
+    );
     expect(existsSync(dir)).toBe(false);
     const stderr: string[] = [];
     const write = process.stderr.write;
-    process.stderr.write = ((chunk: string) => stderr.push(String(chunk)) > 0) as unknown as typeof process.stderr.write;
+    process.stderr.write = ((chunk: string) =>
+      stderr.push(String(chunk)) > 0) as unknown as typeof process.stderr.write;
     try {
       await ensureEmbeddingModel({ env: { AGENT_FLOWS_EMBEDDING_MODEL: 'off' } });
       await ensureEmbeddingModel({ env: { AGENT_FLOWS_EMBEDDING_MODEL: dir } });
@@ -110,7 +113,10 @@ describe('embedded search by meaning', () => {
     expect(embedded).toBe(3);
     await new EmbeddedSearch(tmp(), { embedder: async () => counting, vectorCacheDir: cacheDir }).index('docs', docs);
     expect(embedded).toBe(3);
-    await new EmbeddedSearch(tmp(), { embedder: async () => counting, vectorCacheDir: cacheDir }).index('docs', [...docs, { id: 'd', title: 'x', text: 'y' }]);
+    await new EmbeddedSearch(tmp(), { embedder: async () => counting, vectorCacheDir: cacheDir }).index('docs', [
+      ...docs,
+      { id: 'd', title: 'x', text: 'y' },
+    ]);
     expect(embedded).toBe(7);
   });
 });
@@ -119,7 +125,11 @@ const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT
 describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 (installed)', () => {
   it('gives the reference similarities of the model card closely (int8 vs fp32)', async () => {
     const embedder = await loadMiniLm(modelDir!);
-    const [a, b, c] = await embedder.embed(['A man is eating food.', 'A man is eating a piece of bread.', 'The new movie is awesome']);
+    const [a, b, c] = await embedder.embed([
+      'A man is eating food.',
+      'A man is eating a piece of bread.',
+      'The new movie is awesome',
+    ]);
     const dot = (x: Float32Array, y: Float32Array) => x.reduce((s, v, i) => s + v * y[i], 0);
     expect(Math.hypot(...a)).toBeCloseTo(1, 4);
     expect(dot(a, b)).toBeGreaterThan(0.7);
@@ -131,9 +141,14 @@ describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 
 
   it('ranks the bundled table catalog by meaning', async () => {
     const embedder = await loadMiniLm(modelDir!);
-    const search = new EmbeddedSearch(path.resolve(__dirname, '..', 'data', 'search'), { embedder: async () => embedder });
-    const { hits } = await search.search({ collection: 'table-catalog', query: 'how many people came back to hospital after discharge', pageSize: 3 });
+    const search = new EmbeddedSearch(path.resolve(__dirname, '..', 'data', 'search'), {
+      embedder: async () => embedder,
+    });
+    const { hits } = await search.search({
+      collection: 'table-catalog',
+      query: 'how many people came back to hospital after discharge',
+      pageSize: 3,
+    });
     expect(hits.map((h) => h.id)).toContain('clinical-dw.risk.readmission_scores');
   });
 });
-

@@ -26,7 +26,10 @@ describe.runIf(suites.length > 0)('evaluation (quick subset)', () => {
     it(`${suite.name} meets its targets on the quick subset`, async () => {
       const report = await suite.run(stack, { quick: true, outDir });
       const missed = report.metrics.filter((m) => !meetsTarget(m));
-      expect(missed, `${formatTable([{ suite: suite.name, report }])}\n${report.failures.map((f) => `${f.id}: ${f.why}`).join('\n')}`).toEqual([]);
+      expect(
+        missed,
+        `${formatTable([{ suite: suite.name, report }])}\n${report.failures.map((f) => `${f.id}: ${f.why}`).join('\n')}`,
+      ).toEqual([]);
     }, 300_000);
   }
 });

@@ -22,8 +22,12 @@ import { startDiscoveryEngineFake, type DiscoveryEngineFake } from './fakes/disc
 import { activityRuns } from './faults-support';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
-const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<Record<string, unknown>>;
-const literature = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'literature.json'), 'utf8')) as Array<Record<string, unknown>>;
+const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<
+  Record<string, unknown>
+>;
+const literature = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'literature.json'), 'utf8')) as Array<
+  Record<string, unknown>
+>;
 const prp = readFileSync(path.join(DATA_DIR, 'prp', 'nfl-prediction-accuracy.md'), 'utf8');
 
 /** What a BOM answer is made of, apart from the SQL text (BigQuery and DuckDB quote differently). */
@@ -57,7 +61,10 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
   let onDuckDb: Harness;
   beforeAll(async () => {
     bq = await startBigQueryFake();
-    [onBigQuery, onDuckDb] = await Promise.all([createHarness({ backends: (b) => ({ ...b, warehouse: bq.warehouse() }) }), createHarness()]);
+    [onBigQuery, onDuckDb] = await Promise.all([
+      createHarness({ backends: (b) => ({ ...b, warehouse: bq.warehouse() }) }),
+      createHarness(),
+    ]);
   }, 120_000);
   afterAll(async () => {
     await Promise.all([onBigQuery?.close(), onDuckDb?.close()]);
@@ -66,10 +73,23 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
 
   it('retries 5xx, rate limits and unparseable replies and answers exactly as on DuckDB', async () => {
     const cases: Array<{ question: string; inject: () => void }> = [
-      { question: 'Which BOMs use capacitor components?', inject: () => bq.failNext(2, 503, 'backendError', 'Error encountered during execution. Retrying may solve the problem.') },
+      {
+        question: 'Which BOMs use capacitor components?',
+        inject: () =>
+          bq.failNext(2, 503, 'backendError', 'Error encountered during execution. Retrying may solve the problem.'),
+      },
       // BigQuery reports rate limits as HTTP 403 with reason rateLimitExceeded: a retry, not "access denied".
-      { question: 'List BOMs using battery or memory components', inject: () => (bq.failNext(1, 403, 'rateLimitExceeded', 'Exceeded rate limits: too many concurrent queries'), bq.failNext(1, 429, 'rateLimitExceeded')) },
-      { question: 'Which BOMs use fuse components?', inject: () => (bq.failNext(1, 500, 'internalError'), bq.malformNext(1)) },
+      {
+        question: 'List BOMs using battery or memory components',
+        inject: () => (
+          bq.failNext(1, 403, 'rateLimitExceeded', 'Exceeded rate limits: too many concurrent queries'),
+          bq.failNext(1, 429, 'rateLimitExceeded')
+        ),
+      },
+      {
+        question: 'Which BOMs use fuse components?',
+        inject: () => (bq.failNext(1, 500, 'internalError'), bq.malformNext(1)),
+      },
       { question: 'Where is part CMP-000023 used?', inject: () => bq.malformNext(2) },
     ];
     for (const c of cases) {
@@ -111,7 +131,10 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
   // Last in this file's BigQuery tests: the outage may leave unused faults queued on the fake.
   it('reports a BigQuery outage that outlasts the retries as a failed flow, not as an answer', async () => {
     bq.failNext(40, 503, 'backendError');
-    const handle = await onBigQuery.start(bomQuestionFlow, { question: 'Which BOMs use connector components?', ragEnabled: false });
+    const handle = await onBigQuery.start(bomQuestionFlow, {
+      question: 'Which BOMs use connector components?',
+      ragEnabled: false,
+    });
     const error = await handle.result().catch((e) => e);
     const cause = activityCause(error);
     expect(cause.type).toBe('WarehouseUnavailable');
@@ -155,17 +178,26 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
   });
 
   it('records unparseable replies past the retries and a permanent 403 in their step; the other steps complete', async () => {
-    for (const inject of [() => de.malformNext(3), () => de.failNext(1, 403, 'Permission denied on resource project fake-project.')]) {
+    for (const inject of [
+      () => de.malformNext(3),
+      () => de.failNext(1, 403, 'Permission denied on resource project fake-project.'),
+    ]) {
       const before = searches().length;
       inject();
       // One slot: the first step's search meets the faults on each of its attempts.
-      const out = await h.run<DiscoverFromPrpOutput>(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4, concurrency: 1 });
+      const out = await h.run<DiscoverFromPrpOutput>(discoverFromPrpFlow, {
+        prp,
+        maxCandidatesPerStep: 4,
+        concurrency: 1,
+      });
       expect(out.results[0]).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
       expect(out.results[0].error).toMatch(/^search failed: Vertex AI Search (unavailable|rejected the request)/);
       expect(out.results.slice(1)).toEqual(expected.results.slice(1));
       expect(out.stats.searches_failed).toBe(1);
       // Retried three times when unparseable; once when permanent.
-      expect(searches().length - before).toBe(out.results.length - 1 + (out.results[0].error!.includes('rejected') ? 1 : 3));
+      expect(searches().length - before).toBe(
+        out.results.length - 1 + (out.results[0].error!.includes('rejected') ? 1 : 3),
+      );
     }
   });
 

@@ -95,7 +95,11 @@ describe('worker crash and server restart in the middle of every flow (real work
     if (delayMs === 0 || answered[flow] >= total) now();
     else timer ??= setTimeout(now, delayMs);
   };
-  const workerEnv = () => ({ TEMPORAL_ADDRESS: server.address, GOOGLE_GEMINI_BASE_URL: standin.url, MODEL_TIMEOUT_MS: '5000' });
+  const workerEnv = () => ({
+    TEMPORAL_ADDRESS: server.address,
+    GOOGLE_GEMINI_BASE_URL: standin.url,
+    MODEL_TIMEOUT_MS: '5000',
+  });
   async function newWorker(): Promise<{ worker: WorkerProcess; startupMs: number }> {
     const t0 = Date.now();
     const worker = startWorkerProcess(workerEnv());
@@ -119,7 +123,13 @@ describe('worker crash and server restart in the middle of every flow (real work
         const handle = await h.start(c.flow, c.input(runKey));
         const result = await handle.result();
         const runs = await activityRuns(h.client, handle.workflowId, handle.firstExecutionRunId);
-        baselines.set(c.name, { result, calls: {}, scheduled: scheduledCounts(runs), accounted: modelCallsByTask(runs), runs });
+        baselines.set(c.name, {
+          result,
+          calls: {},
+          scheduled: scheduledCounts(runs),
+          accounted: modelCallsByTask(runs),
+          runs,
+        });
       }),
     );
     // The stand-in's own count, within what the history accounts for (one call per model activity
@@ -128,7 +138,8 @@ describe('worker crash and server restart in the middle of every flow (real work
     for (const c of FLOW_CASES) {
       const b = baselines.get(c.name)!;
       b.calls = callsOfFlow(byTask, c.name);
-      for (const [task, n] of Object.entries(b.calls)) expect(n, `${c.name}: ${task}`).toBeLessThanOrEqual(b.accounted[task]);
+      for (const [task, n] of Object.entries(b.calls))
+        expect(n, `${c.name}: ${task}`).toBeLessThanOrEqual(b.accounted[task]);
     }
   }, 120_000);
 
@@ -144,9 +155,15 @@ describe('worker crash and server restart in the middle of every flow (real work
 
   it(`retries the work of a dead worker within ${MAX_LOSS_DETECTION_MS / 1000} s in every activity of every flow (heartbeat or short time-out)`, () => {
     const byType = new Map<string, { flow: string; ms: number }>();
-    for (const [flow, b] of baselines) for (const r of b.runs) byType.set(r.type, { flow, ms: Math.max(r.lossDetectionMs, byType.get(r.type)?.ms ?? 0) });
-    console.log(`[faults-crash] a lost attempt is retried after: ${[...byType].map(([type, { ms }]) => `${type} ${ms / 1000} s`).join(', ')}`);
-    const slow = [...byType].filter(([, { ms }]) => !(ms > 0 && ms <= MAX_LOSS_DETECTION_MS)).map(([type, { flow, ms }]) => `${flow}: ${type} (${ms / 1000} s)`);
+    for (const [flow, b] of baselines)
+      for (const r of b.runs)
+        byType.set(r.type, { flow, ms: Math.max(r.lossDetectionMs, byType.get(r.type)?.ms ?? 0) });
+    console.log(
+      `[faults-crash] a lost attempt is retried after: ${[...byType].map(([type, { ms }]) => `${type} ${ms / 1000} s`).join(', ')}`,
+    );
+    const slow = [...byType]
+      .filter(([, { ms }]) => !(ms > 0 && ms <= MAX_LOSS_DETECTION_MS))
+      .map(([type, { flow, ms }]) => `${flow}: ${type} (${ms / 1000} s)`);
     expect(slow).toEqual([]);
   });
 
@@ -201,10 +218,18 @@ describe('worker crash and server restart in the middle of every flow (real work
       if (name !== 'eads') await recordHistory(handle, `${caseByName(name).flow.slug}-worker-crash`);
       const runs = await activityRuns(client, handle.workflowId, handle.firstExecutionRunId);
       expect(scheduledCounts(runs), `${name}: activities scheduled`).toEqual(baseline.scheduled);
-      expect(runs.every((r) => r.outcome === 'completed'), `${name}: every activity completed`).toBe(true);
-      const inFlightAtKill = (r: ActivityRun) => kills.some((k) => r.scheduledAt <= k.at + CLOCK_SLACK_MS && (r.closedAt ?? Infinity) >= k.at - CLOCK_SLACK_MS);
+      expect(
+        runs.every((r) => r.outcome === 'completed'),
+        `${name}: every activity completed`,
+      ).toBe(true);
+      const inFlightAtKill = (r: ActivityRun) =>
+        kills.some((k) => r.scheduledAt <= k.at + CLOCK_SLACK_MS && (r.closedAt ?? Infinity) >= k.at - CLOCK_SLACK_MS);
       const rerun = runs.filter((r) => r.attempt > 1);
-      for (const r of rerun) expect(inFlightAtKill(r), `${name}: ${r.type} (${r.workflowId}/${r.activityId}) ran ${r.attempt} times but was not running at a kill`).toBe(true);
+      for (const r of rerun)
+        expect(
+          inFlightAtKill(r),
+          `${name}: ${r.type} (${r.workflowId}/${r.activityId}) ran ${r.attempt} times but was not running at a kill`,
+        ).toBe(true);
 
       // Side effects: every model call the stand-in received belongs to an attempt in history.
       const calls = callsOfFlow(stats.byTask, name);
@@ -233,7 +258,11 @@ describe('worker crash and server restart in the middle of every flow (real work
     const handles = await Promise.all(FLOW_CASES.map((c) => startFlow(client, c.flow, c.input(restartKey))));
     // The long flows are well under way: each a few model calls in.
     await waitUntil(() => since('eads') >= 5 && since('proposal') >= 3, 'the long flows to be under way');
-    const running = await Promise.all(handles.map(async (handle, i) => ((await handle.describe()).status.name === 'RUNNING' ? FLOW_CASES[i].name : undefined)));
+    const running = await Promise.all(
+      handles.map(async (handle, i) =>
+        (await handle.describe()).status.name === 'RUNNING' ? FLOW_CASES[i].name : undefined,
+      ),
+    );
     const stoppedAt = Date.now();
     await server.stop();
     server = await startDevServer({ port, dbFile: path.join(dbDir, 'dev.db'), quiet: true });
@@ -245,13 +274,19 @@ describe('worker crash and server restart in the middle of every flow (real work
       handles.map(async (handle, i) => {
         const c = FLOW_CASES[i];
         const result = await handle.result();
-        report.push(`${c.name}: ${running.includes(c.name) ? `completed ${Date.now() - stoppedAt} ms after the stop` : 'had finished before the restart'}`);
-        expect(deterministicPart(result, restartKey), `${c.name}: result after the restart`).toEqual(deterministicPart(baselines.get(c.name)!.result, runKey));
+        report.push(
+          `${c.name}: ${running.includes(c.name) ? `completed ${Date.now() - stoppedAt} ms after the stop` : 'had finished before the restart'}`,
+        );
+        expect(deterministicPart(result, restartKey), `${c.name}: result after the restart`).toEqual(
+          deterministicPart(baselines.get(c.name)!.result, runKey),
+        );
         const runs = await activityRuns(client, handle.workflowId, handle.firstExecutionRunId);
         expect(scheduledCounts(runs), `${c.name}: activities scheduled`).toEqual(baselines.get(c.name)!.scheduled);
       }),
     );
     expect(running).toEqual(expect.arrayContaining(['proposal', 'eads']));
-    console.log(`[faults-crash] server down ${downMs} ms; running at the stop: ${running.filter(Boolean).join(', ')}\n  ${report.join('\n  ')}`);
+    console.log(
+      `[faults-crash] server down ${downMs} ms; running at the stop: ${running.filter(Boolean).join(', ')}\n  ${report.join('\n  ')}`,
+    );
   }, 180_000);
 });

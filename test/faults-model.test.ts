@@ -16,12 +16,27 @@ import type { BomQuestionOutput } from '../contracts/bom';
 import { tableName, type DiscoverFromPrpOutput } from '../contracts/discovery';
 import { pursuitWorkflowId, type RunEadsInterviewOutput } from '../contracts/eads';
 import type { ProposalOutput } from '../contracts/proposal';
-import { activityRuns, callsOfFlow, deterministicPart, FLOW_CASES, MODEL_TASK_OF_ACTIVITY, type ActivityRun, type FlowCase } from './faults-support';
+import {
+  activityRuns,
+  callsOfFlow,
+  deterministicPart,
+  FLOW_CASES,
+  MODEL_TASK_OF_ACTIVITY,
+  type ActivityRun,
+  type FlowCase,
+} from './faults-support';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 /** A hang outlasts the client's time-out (1 s here), so the attempt fails as a time-out and is retried. */
 const MODEL_TIMEOUT_MS = 1000;
-const FAULTS_30 = { rate429: 0.08, rate503: 0.08, rateHang: 0.04, hangMs: 2500, rateMalformed: 0.05, rateSchemaViolation: 0.05 };
+const FAULTS_30 = {
+  rate429: 0.08,
+  rate503: 0.08,
+  rateHang: 0.04,
+  hangMs: 2500,
+  rateMalformed: 0.05,
+  rateSchemaViolation: 0.05,
+};
 
 interface Outcome {
   c: FlowCase;
@@ -40,9 +55,14 @@ function expectDiscoveryHonest(out: DiscoverFromPrpOutput, base: DiscoverFromPrp
     const baseFits = base.results[i].discovered_tables.map(tableName);
     const fits = step.discovered_tables.map(tableName);
     for (const t of fits) expect(baseFits, `${step.conceptual_group}: ${t} is a fit only under faults`).toContain(t);
-    const failedValidations = out.rejected.filter((r) => r.conceptual_group === step.conceptual_group && r.outcome === 'validation_error').map((r) => r.table);
+    const failedValidations = out.rejected
+      .filter((r) => r.conceptual_group === step.conceptual_group && r.outcome === 'validation_error')
+      .map((r) => r.table);
     for (const t of baseFits.filter((f) => !fits.includes(f))) {
-      expect(step.status === 'failed' || failedValidations.includes(t), `${step.conceptual_group}: ${t} vanished without a reported failure`).toBe(true);
+      expect(
+        step.status === 'failed' || failedValidations.includes(t),
+        `${step.conceptual_group}: ${t} vanished without a reported failure`,
+      ).toBe(true);
     }
     if (failedValidations.length) expect(step.status).toBe('partial');
   });
@@ -94,7 +114,10 @@ describe('model faults in every flow (stand-in, real Gemini client)', () => {
     for (const o of outcomes) {
       expect(o.error, `${o.c.name} failed under transient faults`).toBeUndefined();
       const base = baselines.get(o.c.name);
-      const same = () => expect(deterministicPart(o.result, runKey, { withoutUsage: true }), `${o.c.name}: result under faults`).toEqual(deterministicPart(base, runKey, { withoutUsage: true }));
+      const same = () =>
+        expect(deterministicPart(o.result, runKey, { withoutUsage: true }), `${o.c.name}: result under faults`).toEqual(
+          deterministicPart(base, runKey, { withoutUsage: true }),
+        );
       switch (o.c.name) {
         case 'bom': {
           // Model steps fall back to their deterministic versions after 3 attempts; that is recorded.
@@ -110,7 +133,9 @@ describe('model faults in every flow (stand-in, real Gemini client)', () => {
         case 'eads': {
           // The orchestrator's third attempt, or a failed pursuit, shows in the pursuit list.
           const out = o.result as RunEadsInterviewOutput;
-          const baseSources = (base as RunEadsInterviewOutput).pursuits.map((p) => `${p.eadsId}:${p.source}:${p.status}`);
+          const baseSources = (base as RunEadsInterviewOutput).pursuits.map(
+            (p) => `${p.eadsId}:${p.source}:${p.status}`,
+          );
           if (out.pursuits.map((p) => `${p.eadsId}:${p.source}:${p.status}`).join() === baseSources.join()) same();
           else expect(out.pursuits.some((p) => p.source === 'fallback' || p.status === 'failed')).toBe(true);
           break;
@@ -121,7 +146,8 @@ describe('model faults in every flow (stand-in, real Gemini client)', () => {
     }
 
     // Every kind of fault was injected, at about the configured rate, and Temporal retried attempts.
-    for (const kind of ['429', '503', 'hang', 'malformed', 'schema']) expect(stats.faults[kind], `fault ${kind}`).toBeGreaterThan(0);
+    for (const kind of ['429', '503', 'hang', 'malformed', 'schema'])
+      expect(stats.faults[kind], `fault ${kind}`).toBeGreaterThan(0);
     const injected = Object.values(stats.faults).reduce((a, b) => a + b, 0);
     expect(injected / stats.requests).toBeGreaterThan(0.15);
     expect(injected / stats.requests).toBeLessThan(0.45);
@@ -130,68 +156,95 @@ describe('model faults in every flow (stand-in, real Gemini client)', () => {
     console.log(
       `[faults-model] seed ${seed}: ${stats.requests} model requests, ${injected} faults ${JSON.stringify(stats.faults)}; ` +
         `model activities retried: ${retried.length}; ` +
-        outcomes.map((o) => `${o.c.name} ${o.runs.filter((r) => MODEL_TASK_OF_ACTIVITY[r.type]).length} model activities in ${o.ms} ms`).join(', '),
+        outcomes
+          .map(
+            (o) =>
+              `${o.c.name} ${o.runs.filter((r) => MODEL_TASK_OF_ACTIVITY[r.type]).length} model activities in ${o.ms} ms`,
+          )
+          .join(', '),
     );
     for (const o of outcomes) {
-      if (o.c.name === 'proposal') await recordHistory(h.client.workflow.getHandle(o.workflowId), 'research-proposal-model-faults');
-      if (o.c.name === 'discovery') await recordHistory(h.client.workflow.getHandle(o.workflowId), 'discover-from-prp-model-faults');
+      if (o.c.name === 'proposal')
+        await recordHistory(h.client.workflow.getHandle(o.workflowId), 'research-proposal-model-faults');
+      if (o.c.name === 'discovery')
+        await recordHistory(h.client.workflow.getHandle(o.workflowId), 'discover-from-prp-model-faults');
     }
   }, 240_000);
 
-  it.each([403, 400])('never retries a permanent %i: each flow fails fast with a clear error, or takes its documented path', async (status) => {
-    h.standin.setFaults({ permanentStatus: status });
-    const outcomes = await runAll(`${runKey}-${status}`);
-    const stats = h.standin.stats();
-    const byName = new Map(outcomes.map((o) => [o.c.name, o]));
-    const statusText = new RegExp(`HTTP ${status}`);
+  it.each([403, 400])(
+    'never retries a permanent %i: each flow fails fast with a clear error, or takes its documented path',
+    async (status) => {
+      h.standin.setFaults({ permanentStatus: status });
+      const outcomes = await runAll(`${runKey}-${status}`);
+      const stats = h.standin.stats();
+      const byName = new Map(outcomes.map((o) => [o.c.name, o]));
+      const statusText = new RegExp(`HTTP ${status}`);
 
-    const rejection = (o: Outcome): ApplicationFailure => {
-      expect(o.error, `${o.c.name} should fail`).toBeInstanceOf(WorkflowFailedError);
-      const cause = (o.error as WorkflowFailedError).cause;
-      const failure = (cause instanceof ActivityFailure ? cause.cause : cause) as ApplicationFailure;
-      expect(failure).toBeInstanceOf(ApplicationFailure);
-      expect(failure.type).toBe('ModelRequestRejected');
-      expect(failure.nonRetryable).toBe(true);
-      expect(failure.message).toMatch(statusText);
-      return failure;
-    };
+      const rejection = (o: Outcome): ApplicationFailure => {
+        expect(o.error, `${o.c.name} should fail`).toBeInstanceOf(WorkflowFailedError);
+        const cause = (o.error as WorkflowFailedError).cause;
+        const failure = (cause instanceof ActivityFailure ? cause.cause : cause) as ApplicationFailure;
+        expect(failure).toBeInstanceOf(ApplicationFailure);
+        expect(failure.type).toBe('ModelRequestRejected');
+        expect(failure.nonRetryable).toBe(true);
+        expect(failure.message).toMatch(statusText);
+        return failure;
+      };
 
-    rejection(byName.get('platform')!);
-    expect(rejection(byName.get('discovery')!).message).toMatch(/^discovery\.plan: /);
-    expect(rejection(byName.get('eads')!).message).toMatch(/^the interview stopped at pursuit 1 \(process\/warm-up-with-challenges\): could not generate a question: eads\.question: /);
+      rejection(byName.get('platform')!);
+      expect(rejection(byName.get('discovery')!).message).toMatch(/^discovery\.plan: /);
+      expect(rejection(byName.get('eads')!).message).toMatch(
+        /^the interview stopped at pursuit 1 \(process\/warm-up-with-challenges\): could not generate a question: eads\.question: /,
+      );
 
-    // BOM answers from its deterministic fallbacks: the same rows and SQL as with a working model.
-    const bom = byName.get('bom')!.result as BomQuestionOutput;
-    const bomBase = baselines.get('bom') as BomQuestionOutput;
-    expect(bom.pipeline_state.fallbacks).toEqual(['focus_terms', 'explain']);
-    for (const key of ['outcome', 'total_rows', 'rows', 'chosen_sql', 'chosen_params', 'strategy'] as const) {
-      expect((key === 'outcome' ? bom : bom.pipeline_state)[key as never], `bom ${key}`).toEqual((key === 'outcome' ? bomBase : bomBase.pipeline_state)[key as never]);
-    }
-
-    // The proposal ends in its ERROR state, with the stage and the rejection in the result.
-    const proposal = byName.get('proposal')!.result as ProposalOutput;
-    expect(proposal).toMatchObject({ status: 'error', state: 'ERROR', pdf: null, error: { state: 'PROBLEM_FORMULATION', type: 'ModelRequestRejected' } });
-    expect(proposal.error!.message).toMatch(statusText);
-
-    // No retries: one request per model step reached, every model activity closed on its first attempt.
-    expect(stats.faults[String(status)]).toBe(stats.requests);
-    const calls = (name: string) => callsOfFlow(stats.byTask, name);
-    expect(calls('platform')).toEqual({ 'platform.summarize': 1 });
-    expect(calls('bom')).toEqual({ 'bom.focus_terms': 1, 'bom.explain': 1 });
-    expect(calls('discovery')).toEqual({ 'discovery.plan': 1 });
-    expect(calls('proposal')).toEqual({ 'proposal.problem_formulation': 1 });
-    // The orchestrator falls back to the prerequisite order (documented), then the first question stops the interview.
-    expect(calls('eads')).toEqual({ 'eads.orchestrate': 1, 'eads.question': 1 });
-    for (const o of outcomes) {
-      const model = o.runs.filter((r) => MODEL_TASK_OF_ACTIVITY[r.type]);
-      expect(model.every((r) => r.attempt === 1), `${o.c.name}: a model activity was retried`).toBe(true);
-    }
-    if (status === 403) {
-      for (const [name, file] of [['discovery', 'discover-from-prp-model-rejected'], ['eads', 'eads-interview-model-rejected'], ['bom', 'bom-question-model-rejected']] as const) {
-        await recordHistory(h.client.workflow.getHandle(byName.get(name)!.workflowId), file);
+      // BOM answers from its deterministic fallbacks: the same rows and SQL as with a working model.
+      const bom = byName.get('bom')!.result as BomQuestionOutput;
+      const bomBase = baselines.get('bom') as BomQuestionOutput;
+      expect(bom.pipeline_state.fallbacks).toEqual(['focus_terms', 'explain']);
+      for (const key of ['outcome', 'total_rows', 'rows', 'chosen_sql', 'chosen_params', 'strategy'] as const) {
+        expect((key === 'outcome' ? bom : bom.pipeline_state)[key as never], `bom ${key}`).toEqual(
+          (key === 'outcome' ? bomBase : bomBase.pipeline_state)[key as never],
+        );
       }
-      const pursuit = pursuitWorkflowId(byName.get('eads')!.workflowId, 1, 'process/warm-up-with-challenges');
-      await recordHistory(h.client.workflow.getHandle(pursuit), 'eads-pursuit-model-rejected');
-    }
-  }, 60_000);
+
+      // The proposal ends in its ERROR state, with the stage and the rejection in the result.
+      const proposal = byName.get('proposal')!.result as ProposalOutput;
+      expect(proposal).toMatchObject({
+        status: 'error',
+        state: 'ERROR',
+        pdf: null,
+        error: { state: 'PROBLEM_FORMULATION', type: 'ModelRequestRejected' },
+      });
+      expect(proposal.error!.message).toMatch(statusText);
+
+      // No retries: one request per model step reached, every model activity closed on its first attempt.
+      expect(stats.faults[String(status)]).toBe(stats.requests);
+      const calls = (name: string) => callsOfFlow(stats.byTask, name);
+      expect(calls('platform')).toEqual({ 'platform.summarize': 1 });
+      expect(calls('bom')).toEqual({ 'bom.focus_terms': 1, 'bom.explain': 1 });
+      expect(calls('discovery')).toEqual({ 'discovery.plan': 1 });
+      expect(calls('proposal')).toEqual({ 'proposal.problem_formulation': 1 });
+      // The orchestrator falls back to the prerequisite order (documented), then the first question stops the interview.
+      expect(calls('eads')).toEqual({ 'eads.orchestrate': 1, 'eads.question': 1 });
+      for (const o of outcomes) {
+        const model = o.runs.filter((r) => MODEL_TASK_OF_ACTIVITY[r.type]);
+        expect(
+          model.every((r) => r.attempt === 1),
+          `${o.c.name}: a model activity was retried`,
+        ).toBe(true);
+      }
+      if (status === 403) {
+        for (const [name, file] of [
+          ['discovery', 'discover-from-prp-model-rejected'],
+          ['eads', 'eads-interview-model-rejected'],
+          ['bom', 'bom-question-model-rejected'],
+        ] as const) {
+          await recordHistory(h.client.workflow.getHandle(byName.get(name)!.workflowId), file);
+        }
+        const pursuit = pursuitWorkflowId(byName.get('eads')!.workflowId, 1, 'process/warm-up-with-challenges');
+        await recordHistory(h.client.workflow.getHandle(pursuit), 'eads-pursuit-model-rejected');
+      }
+    },
+    60_000,
+  );
 });

@@ -36,11 +36,27 @@ const prp = readFileSync(path.join(DATA_DIR, 'prp', 'nfl-prediction-accuracy.md'
 export const FLOW_CASES: FlowCase[] = [
   { name: 'platform', flow: platformCheckFlow as unknown as FlowDefinition, input: () => ({ topic: 'battery' }) },
   // Strategy 2 of the ladder: focus terms, schema search, resolver, two strategies, explainer.
-  { name: 'bom', flow: bomQuestionFlow as unknown as FlowDefinition, input: () => ({ question: 'List BOMs using battery or memory components' }) },
-  { name: 'discovery', flow: discoverFromPrpFlow as unknown as FlowDefinition, input: () => ({ prp, maxCandidatesPerStep: 5 }) },
+  {
+    name: 'bom',
+    flow: bomQuestionFlow as unknown as FlowDefinition,
+    input: () => ({ question: 'List BOMs using battery or memory components' }),
+  },
+  {
+    name: 'discovery',
+    flow: discoverFromPrpFlow as unknown as FlowDefinition,
+    input: () => ({ prp, maxCandidatesPerStep: 5 }),
+  },
   // Fails quality control twice: three versions, 15 model calls, then the PDF.
-  { name: 'proposal', flow: researchProposalFlow as unknown as FlowDefinition, input: () => ({ mode: 'autonomous', profile: TIGHT_PROFILE }) },
-  { name: 'eads', flow: runEadsInterviewFlow as unknown as FlowDefinition, input: (runKey) => ({ projectId: `faults-${runKey}`, mode: 'surrogate', fixture: 'brewery-flow-shop' }) },
+  {
+    name: 'proposal',
+    flow: researchProposalFlow as unknown as FlowDefinition,
+    input: () => ({ mode: 'autonomous', profile: TIGHT_PROFILE }),
+  },
+  {
+    name: 'eads',
+    flow: runEadsInterviewFlow as unknown as FlowDefinition,
+    input: (runKey) => ({ projectId: `faults-${runKey}`, mode: 'surrogate', fixture: 'brewery-flow-shop' }),
+  },
 ];
 
 export const caseByName = (name: FlowCase['name']): FlowCase => FLOW_CASES.find((c) => c.name === name)!;
@@ -102,8 +118,19 @@ export async function activityRuns(client: Client, workflowId: string, runId?: s
       const at = millis(e.eventTime as Timestamp);
       const scheduled = e.activityTaskScheduledEventAttributes;
       if (scheduled) {
-        const lossDetectionMs = millis(scheduled.heartbeatTimeout as Timestamp) || millis(scheduled.startToCloseTimeout as Timestamp) || millis(scheduled.scheduleToCloseTimeout as Timestamp);
-        const run: ActivityRun = { workflowId: next.workflowId, type: scheduled.activityType?.name ?? '?', activityId: scheduled.activityId ?? '', scheduledAt: at, attempt: 1, outcome: 'open', lossDetectionMs };
+        const lossDetectionMs =
+          millis(scheduled.heartbeatTimeout as Timestamp) ||
+          millis(scheduled.startToCloseTimeout as Timestamp) ||
+          millis(scheduled.scheduleToCloseTimeout as Timestamp);
+        const run: ActivityRun = {
+          workflowId: next.workflowId,
+          type: scheduled.activityType?.name ?? '?',
+          activityId: scheduled.activityId ?? '',
+          scheduledAt: at,
+          attempt: 1,
+          outcome: 'open',
+          lossDetectionMs,
+        };
         bySchedule.set(String(e.eventId), run);
         runs.push(run);
       }
@@ -114,14 +141,18 @@ export async function activityRuns(client: Client, workflowId: string, runId?: s
         run.closedAt = at;
         run.outcome = outcome;
       };
-      if (e.activityTaskCompletedEventAttributes) close(e.activityTaskCompletedEventAttributes.scheduledEventId, 'completed');
+      if (e.activityTaskCompletedEventAttributes)
+        close(e.activityTaskCompletedEventAttributes.scheduledEventId, 'completed');
       if (e.activityTaskFailedEventAttributes) close(e.activityTaskFailedEventAttributes.scheduledEventId, 'failed');
-      if (e.activityTaskTimedOutEventAttributes) close(e.activityTaskTimedOutEventAttributes.scheduledEventId, 'timed-out');
-      if (e.activityTaskCanceledEventAttributes) close(e.activityTaskCanceledEventAttributes.scheduledEventId, 'cancelled');
+      if (e.activityTaskTimedOutEventAttributes)
+        close(e.activityTaskTimedOutEventAttributes.scheduledEventId, 'timed-out');
+      if (e.activityTaskCanceledEventAttributes)
+        close(e.activityTaskCanceledEventAttributes.scheduledEventId, 'cancelled');
       const child = e.childWorkflowExecutionStartedEventAttributes?.workflowExecution;
       if (child?.workflowId) pending.push({ workflowId: child.workflowId, runId: child.runId ?? undefined });
       const continued = e.workflowExecutionContinuedAsNewEventAttributes;
-      if (continued?.newExecutionRunId) pending.push({ workflowId: next.workflowId, runId: continued.newExecutionRunId });
+      if (continued?.newExecutionRunId)
+        pending.push({ workflowId: next.workflowId, runId: continued.newExecutionRunId });
     }
   }
   return runs;
@@ -215,7 +246,10 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     child,
-    ready: Promise.race([ready, exited.then((code) => Promise.reject(new Error(`worker exited (${code}) before it was ready:\n${output}`)))]),
+    ready: Promise.race([
+      ready,
+      exited.then((code) => Promise.reject(new Error(`worker exited (${code}) before it was ready:\n${output}`))),
+    ]),
     exited,
     output: () => output,
     kill(signal) {
@@ -228,7 +262,11 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
   };
 }
 
-export async function waitUntil<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

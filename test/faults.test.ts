@@ -23,14 +23,20 @@ describe('model faults from the stand-in, through Temporal retries', () => {
     expect(stats.faults).toEqual({ '429': 2, '503': 1 });
     expect(stats.byTask['platform.summarize']).toBe(4);
     const history = await handle.fetchHistory();
-    const failedAttempts = history.events!.filter((e) => e.activityTaskStartedEventAttributes?.attempt && e.activityTaskStartedEventAttributes.attempt > 1);
+    const failedAttempts = history.events!.filter(
+      (e) => e.activityTaskStartedEventAttributes?.attempt && e.activityTaskStartedEventAttributes.attempt > 1,
+    );
     expect(failedAttempts.length).toBeGreaterThanOrEqual(1);
     await recordHistory(handle, 'platform-check-model-retries');
   });
 
   it('repairs malformed and schema-violating replies inside the activity', async () => {
     h.standin.setFaults({ rateMalformed: 0.25, rateSchemaViolation: 0.25, seed: 11 });
-    const results = await Promise.all(['battery', 'memory', 'usb', 'flash', 'holder'].map((topic) => h.run<PlatformCheckOutput>(platformCheckFlow, { topic })));
+    const results = await Promise.all(
+      ['battery', 'memory', 'usb', 'flash', 'holder'].map((topic) =>
+        h.run<PlatformCheckOutput>(platformCheckFlow, { topic }),
+      ),
+    );
     expect(results.every((r) => r.summary.length > 0)).toBe(true);
     const stats = h.standin.stats();
     expect((stats.faults.malformed ?? 0) + (stats.faults.schema ?? 0)).toBeGreaterThan(0);

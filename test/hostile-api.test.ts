@@ -26,7 +26,13 @@ function hasProtoKey(value: unknown): boolean {
   return Object.keys(value).some((k) => k === '__proto__' || hasProtoKey((value as Record<string, unknown>)[k]));
 }
 
-const OURS = buildLocalManifest({ agentId: 'agent-flows', taskQueue: 'agent-flows', namespace: 'default', address: '127.0.0.1:7233', activityNames: ['resolveBomColumns'] });
+const OURS = buildLocalManifest({
+  agentId: 'agent-flows',
+  taskQueue: 'agent-flows',
+  namespace: 'default',
+  address: '127.0.0.1:7233',
+  activityNames: ['resolveBomColumns'],
+});
 
 describe('control plane: registration, heartbeat, deregistration and execution under hostile input', () => {
   let cp: TestControlPlane;
@@ -44,7 +50,11 @@ describe('control plane: registration, heartbeat, deregistration and execution u
     const res = await cp.app.inject({
       method,
       url,
-      ...(payload === undefined ? {} : raw ? { payload: String(payload), headers: { 'content-type': 'application/json' } } : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } }),
+      ...(payload === undefined
+        ? {}
+        : raw
+          ? { payload: String(payload), headers: { 'content-type': 'application/json' } }
+          : { payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } }),
     });
     statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
     const what = `${method} ${url.slice(0, 120)} ${String(raw ? payload : JSON.stringify(payload)).slice(0, 120)} → ${res.statusCode} ${res.body.slice(0, 200)}`;
@@ -72,7 +82,12 @@ describe('control plane: registration, heartbeat, deregistration and execution u
       fc.oneof(
         mutationOf(researchAgent as unknown as Record<string, unknown>, keys).map((m) => m.input as unknown),
         hostileValue,
-        fc.record({ ...Object.fromEntries(Object.entries(researchAgent).map(([k, v]) => [k, fc.constant(v)])), reasoners: fc.array(fc.record({ id: hostileValue, description: hostileValue, tags: hostileValue }), { maxLength: 3 }) }),
+        fc.record({
+          ...Object.fromEntries(Object.entries(researchAgent).map(([k, v]) => [k, fc.constant(v)])),
+          reasoners: fc.array(fc.record({ id: hostileValue, description: hostileValue, tags: hostileValue }), {
+            maxLength: 3,
+          }),
+        }),
       ),
       { numRuns: 60, seed: SEED },
     );
@@ -81,7 +96,8 @@ describe('control plane: registration, heartbeat, deregistration and execution u
       expect([200, 201, 400, 403]).toContain(status);
       // 403: a mutation that moves the registered agent to another task queue or namespace.
       if (status === 403) expect(json.error).toBe('forbidden');
-      if (status === 400 && hasProtoKey(body)) expect(json.error).toBe('invalid_request'); // refused by the JSON parser itself
+      if (status === 400 && hasProtoKey(body))
+        expect(json.error).toBe('invalid_request'); // refused by the JSON parser itself
       else if (status === 400) {
         expect(json.error).toBe('invalid_manifest');
         expect(json.details.issues.length).toBeGreaterThan(0);
@@ -96,7 +112,13 @@ describe('control plane: registration, heartbeat, deregistration and execution u
 
   it('heartbeat and deregistration: hostile ids, bodies and parameters are 400/404, never a crash', async () => {
     const ids = [...HOSTILE_STRINGS.slice(0, 40), 'agent-flows', 'no-such-agent', 'a'.repeat(129), '..', '.', '%2e%2e'];
-    const bodies = fc.sample(fc.oneof(hostileValue, fc.record({ instance_id: hostileValue, health_status: hostileValue }, { requiredKeys: [] })), { numRuns: ids.length, seed: SEED });
+    const bodies = fc.sample(
+      fc.oneof(
+        hostileValue,
+        fc.record({ instance_id: hostileValue, health_status: hostileValue }, { requiredKeys: [] }),
+      ),
+      { numRuns: ids.length, seed: SEED },
+    );
     for (const [i, id] of ids.entries()) {
       // 414: ids longer than the router takes are refused before the route (still a client error).
       const { status } = await send('POST', `/api/v1/agents/${encode(id)}/heartbeat`, bodies[i]);
@@ -104,18 +126,25 @@ describe('control plane: registration, heartbeat, deregistration and execution u
       // Deregistration of the agents under test would change what the next tests see: only others.
       if (id === 'agent-flows') continue;
       const instance = HOSTILE_STRINGS[i % HOSTILE_STRINGS.length];
-      const del = await send('DELETE', `/api/v1/agents/${encode(id)}?instance_id=${encode(instance)}&${i % 3 === 0 ? `x${i}=1` : ''}`);
+      const del = await send(
+        'DELETE',
+        `/api/v1/agents/${encode(id)}?instance_id=${encode(instance)}&${i % 3 === 0 ? `x${i}=1` : ''}`,
+      );
       expect([200, 400, 404, 405, 414]).toContain(del.status);
     }
   });
 
   it('a heartbeat for an instance that never registered is 404 and adds nothing', async () => {
-    const before = (await cp.app.inject({ method: 'GET', url: '/api/v1/discovery/capabilities?agent=agent-flows' })).body;
+    const before = (await cp.app.inject({ method: 'GET', url: '/api/v1/discovery/capabilities?agent=agent-flows' }))
+      .body;
     for (let i = 0; i < 20; i++) {
-      const { status } = await send('POST', '/api/v1/agents/agent-flows/heartbeat', { instance_id: `stranger-${i}-${'x'.repeat(150)}` });
+      const { status } = await send('POST', '/api/v1/agents/agent-flows/heartbeat', {
+        instance_id: `stranger-${i}-${'x'.repeat(150)}`,
+      });
       expect(status).toBe(404);
     }
-    const after = (await cp.app.inject({ method: 'GET', url: '/api/v1/discovery/capabilities?agent=agent-flows' })).body;
+    const after = (await cp.app.inject({ method: 'GET', url: '/api/v1/discovery/capabilities?agent=agent-flows' }))
+      .body;
     expect(after).not.toContain('stranger-');
     expect(after.length).toBeLessThanOrEqual(before.length + 200);
   });
@@ -124,27 +153,66 @@ describe('control plane: registration, heartbeat, deregistration and execution u
     const hugeKey = 'K'.repeat(1_000_000);
     const target = `/api/v1/execute/agent-flows:${bomQuestionFlow.type}`;
     for (const body of [{ input: { question: 'x', [hugeKey]: 1 } }, { input: { question: 'x' }, [hugeKey]: 1 }]) {
-      const res = await cp.app.inject({ method: 'POST', url: target, payload: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+      const res = await cp.app.inject({
+        method: 'POST',
+        url: target,
+        payload: JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.statusCode).toBe(400);
       expect(res.body.length, res.body.slice(0, 300)).toBeLessThan(5_000);
     }
     const manyKeys = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
-    const res = await cp.app.inject({ method: 'POST', url: target, payload: JSON.stringify({ input: { question: 'x', ...manyKeys } }), headers: { 'content-type': 'application/json' } });
+    const res = await cp.app.inject({
+      method: 'POST',
+      url: target,
+      payload: JSON.stringify({ input: { question: 'x', ...manyKeys } }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.body.length).toBeLessThan(10_000);
   });
 
   it('execution: hostile targets, parameters and bodies are 4xx before Temporal', async () => {
-    const targets = [...HOSTILE_STRINGS.slice(0, 30), 'agent-flows:', ':answerBomQuestion', 'agent-flows:skill:resolveBomColumns', 'agent-flows:noSuchFlow', 'agent-flows:answerBomQuestion:x', 'agent-research-001:deep_research'];
+    const targets = [
+      ...HOSTILE_STRINGS.slice(0, 30),
+      'agent-flows:',
+      ':answerBomQuestion',
+      'agent-flows:skill:resolveBomColumns',
+      'agent-flows:noSuchFlow',
+      'agent-flows:answerBomQuestion:x',
+      'agent-research-001:deep_research',
+    ];
     for (const target of targets) {
-      const { status } = await send('POST', `/api/v1/execute/${encode(target)}`, { input: { question: 'Which BOMs use capacitor components?' } });
+      const { status } = await send('POST', `/api/v1/execute/${encode(target)}`, {
+        input: { question: 'Which BOMs use capacitor components?' },
+      });
       expect([400, 404, 409, 414]).toContain(status);
     }
     const target = `/api/v1/execute/agent-flows:${bomQuestionFlow.type}`;
-    for (const q of ['?wait=maybe', '?timeout=-1', '?timeout=11m', '?timeout=1e9', '?wait=true&wait=false', '?foo=bar', `?timeout=${encode("'; DROP TABLE x; --")}`]) {
-      expect((await send('POST', `${target}${q}`, { input: { question: 'Which BOMs use capacitor components?' } })).status).toBe(400);
+    for (const q of [
+      '?wait=maybe',
+      '?timeout=-1',
+      '?timeout=11m',
+      '?timeout=1e9',
+      '?wait=true&wait=false',
+      '?foo=bar',
+      `?timeout=${encode("'; DROP TABLE x; --")}`,
+    ]) {
+      expect(
+        (await send('POST', `${target}${q}`, { input: { question: 'Which BOMs use capacitor components?' } })).status,
+      ).toBe(400);
     }
-    for (const body of fc.sample(fc.oneof(hostileValue, fc.record({ input: fc.constant({ question: 'Which BOMs use capacitor components?' }), workflow_id: hostileValue })), { numRuns: 25, seed: SEED })) {
+    for (const body of fc.sample(
+      fc.oneof(
+        hostileValue,
+        fc.record({
+          input: fc.constant({ question: 'Which BOMs use capacitor components?' }),
+          workflow_id: hostileValue,
+        }),
+      ),
+      { numRuns: 25, seed: SEED },
+    )) {
       const { status } = await send('POST', target, body, false, true);
       expect([400, 503]).toContain(status);
     }
@@ -153,7 +221,13 @@ describe('control plane: registration, heartbeat, deregistration and execution u
   for (const flow of flows) {
     it(`execution of ${flow.type}: invalid input is 400 invalid_input naming the same fields as the thin client`, async () => {
       const base = (flow.examples[0] ?? {}) as Record<string, unknown>;
-      const inputs = fc.sample(fc.oneof(mutationOf(base, Object.keys(shapeOf(flow))).map((m) => m.input as unknown), hostileValue), { numRuns: 25, seed: SEED });
+      const inputs = fc.sample(
+        fc.oneof(
+          mutationOf(base, Object.keys(shapeOf(flow))).map((m) => m.input as unknown),
+          hostileValue,
+        ),
+        { numRuns: 25, seed: SEED },
+      );
       for (const input of [...inputs, withField(base, '__proto__', { polluted: true })]) {
         const sent = JSON.parse(JSON.stringify({ input }) ?? '{}') as { input?: unknown };
         const { status, json } = await send('POST', `/api/v1/execute/agent-flows:${flow.type}`, { input }, false, true);
@@ -181,7 +255,12 @@ describe('control plane: registration, heartbeat, deregistration and execution u
   it('the registry is still consistent, serves discovery, and survives a restart', async () => {
     const found = await cp.get('/api/v1/discovery/capabilities?format=compact');
     expect(found.status).toBe(200);
-    expect(found.json.reasoners.filter((r: { agent_id: string }) => r.agent_id === 'agent-flows').map((r: { id: string }) => r.id).sort()).toEqual(flows.map((f) => f.type).sort());
+    expect(
+      found.json.reasoners
+        .filter((r: { agent_id: string }) => r.agent_id === 'agent-flows')
+        .map((r: { id: string }) => r.id)
+        .sort(),
+    ).toEqual(flows.map((f) => f.type).sort());
     const storePath = cp.storePath;
     const before = found.json.reasoners.length;
     await cp.close();
@@ -238,7 +317,10 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
     let reachedRoute = 0;
     for (const route of routes) {
       for (const target of targetForms(port, route.path)) {
-        const headers: Record<string, string> = { host: `127.0.0.1:${port}`, ...(route.body ? { 'content-type': 'application/json' } : {}) };
+        const headers: Record<string, string> = {
+          host: `127.0.0.1:${port}`,
+          ...(route.body ? { 'content-type': 'application/json' } : {}),
+        };
         const res = await rawHttp(port, { method: route.method, target, headers, body: route.body });
         const what = `${route.method} ${target} → ${res.status} ${res.body.slice(0, 120)}`;
         // Either the target reaches no route (404/405), or the route asks for a token: nothing else.
@@ -246,22 +328,38 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
         if (res.status === 401) reachedRoute++;
         if (target.startsWith('http://') || target.includes('%61pi')) expect(res.status, what).toBe(401);
         // Absolute-form naming another host: refused like a foreign Host header.
-        const foreign = await rawHttp(port, { method: route.method, target: `http://evil.example${route.path}`, headers, body: route.body });
+        const foreign = await rawHttp(port, {
+          method: route.method,
+          target: `http://evil.example${route.path}`,
+          headers,
+          body: route.body,
+        });
         expect(foreign.status, `${route.method} http://evil.example${route.path}`).toBe(403);
       }
     }
     expect(reachedRoute).toBeGreaterThan(20);
     // The same absolute-form target with the token is served: the route really was reached.
-    const ok = await rawHttp(port, { target: `http://127.0.0.1:${port}${API}`, headers: { host: `127.0.0.1:${port}`, authorization: 'Bearer api-token' } });
+    const ok = await rawHttp(port, {
+      target: `http://127.0.0.1:${port}${API}`,
+      headers: { host: `127.0.0.1:${port}`, authorization: 'Bearer api-token' },
+    });
     expect(ok.status).toBe(200);
     expect(json(ok.body).total_agents).toBe(0);
-    const encoded = await rawHttp(port, { target: '/%61pi/v1/discovery/capabilities', headers: { host: 'localhost', authorization: 'bearer api-token' } });
+    const encoded = await rawHttp(port, {
+      target: '/%61pi/v1/discovery/capabilities',
+      headers: { host: 'localhost', authorization: 'bearer api-token' },
+    });
     expect(encoded.status).toBe(200);
   });
 
   it('registration has its own token; the API token is accepted there, the registration token not on the API', async () => {
     const register = (authorization?: string, body: object = researchAgent) =>
-      cp.app.inject({ method: 'POST', url: '/api/v1/agents', payload: body, headers: authorization ? { authorization } : {} });
+      cp.app.inject({
+        method: 'POST',
+        url: '/api/v1/agents',
+        payload: body,
+        headers: authorization ? { authorization } : {},
+      });
     expect((await register()).statusCode).toBe(401);
     expect((await register('Bearer api-token-but-longer')).statusCode).toBe(401);
     expect((await register('Basic cmVnLXRva2Vu')).statusCode).toBe(401);
@@ -269,9 +367,17 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
     expect((await register('BEARER api-token')).statusCode).toBe(200);
     expect((await cp.get(API, { authorization: 'Bearer reg-token' })).status).toBe(401);
     expect((await cp.get(API, { authorization: 'Bearer api-token' })).status).toBe(200);
-    const heartbeat = await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-research-001/heartbeat', payload: {} });
+    const heartbeat = await cp.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/agent-research-001/heartbeat',
+      payload: {},
+    });
     expect(heartbeat.statusCode).toBe(401);
-    const del = await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-research-001', headers: { authorization: 'Bearer reg-token' } });
+    const del = await cp.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/agents/agent-research-001',
+      headers: { authorization: 'Bearer reg-token' },
+    });
     expect(del.statusCode).toBe(200);
   });
 
@@ -294,7 +400,11 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
     ];
     for (const { headers, status, version } of cases) {
       for (const target of ['/healthz', API]) {
-        const res = await rawHttp(port, { target, headers: { ...headers, authorization: 'Bearer api-token' }, version });
+        const res = await rawHttp(port, {
+          target,
+          headers: { ...headers, authorization: 'Bearer api-token' },
+          version,
+        });
         expect(res.status, `${target} ${JSON.stringify(headers)}`).toBe(status);
         if (status === 403) expect(json(res.body)?.error).toMatch(/^forbidden_(host|origin)$/);
       }
@@ -302,11 +412,18 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
     // A page on a rebound name cannot register either, even with no token configured.
     const open = await testControlPlane({ logLevel: 'silent' });
     try {
-      const res = await open.app.inject({ method: 'POST', url: '/api/v1/agents', payload: researchAgent as object, headers: { host: 'attacker.example' } });
+      const res = await open.app.inject({
+        method: 'POST',
+        url: '/api/v1/agents',
+        payload: researchAgent as object,
+        headers: { host: 'attacker.example' },
+      });
       expect(res.statusCode).toBe(403);
       expect((await open.get(API)).json.total_agents).toBe(0);
       const proxied = await testControlPlane({ logLevel: 'silent', allowedHosts: ['cp.internal'] });
-      expect((await proxied.app.inject({ method: 'GET', url: API, headers: { host: 'cp.internal:8080' } })).statusCode).toBe(200);
+      expect(
+        (await proxied.app.inject({ method: 'GET', url: API, headers: { host: 'cp.internal:8080' } })).statusCode,
+      ).toBe(200);
       await proxied.close();
     } finally {
       await open.close();
@@ -316,16 +433,33 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
   it('caps registration size (413) and nesting depth (400), and the journal does not grow', async () => {
     const headers = { authorization: 'Bearer reg-token', 'content-type': 'application/json', host: 'localhost' };
     const before = statSync(cp.storePath).size;
-    const huge = { ...researchAgent, agent_id: 'agent-huge', reasoners: [{ id: 'r', input_schema: { type: 'object', description: 'x'.repeat(7 * 1024 * 1024) } }] };
-    const tooBig = await cp.app.inject({ method: 'POST', url: '/api/v1/agents', payload: JSON.stringify(huge), headers });
+    const huge = {
+      ...researchAgent,
+      agent_id: 'agent-huge',
+      reasoners: [{ id: 'r', input_schema: { type: 'object', description: 'x'.repeat(7 * 1024 * 1024) } }],
+    };
+    const tooBig = await cp.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents',
+      payload: JSON.stringify(huge),
+      headers,
+    });
     expect(tooBig.statusCode).toBe(413);
-    expect(JSON.parse(tooBig.body)).toMatchObject({ error: 'payload_too_large', message: expect.stringContaining('1048576 bytes') });
+    expect(JSON.parse(tooBig.body)).toMatchObject({
+      error: 'payload_too_large',
+      message: expect.stringContaining('1048576 bytes'),
+    });
 
     // The other entry points take at most 8 MB; beyond, a 413 naming the limit, never a 5xx.
     const nineMb = JSON.stringify({ input: { topic: 'x'.repeat(9 * 1024 * 1024) } });
     for (const url of ['/api/v1/execute/agent-flows:platformCheck', '/api/v1/agents/agent-huge/heartbeat']) {
       const auth = url.includes('execute') ? 'Bearer api-token' : 'Bearer reg-token';
-      const res = await cp.app.inject({ method: 'POST', url, payload: nineMb, headers: { ...headers, authorization: auth } });
+      const res = await cp.app.inject({
+        method: 'POST',
+        url,
+        payload: nineMb,
+        headers: { ...headers, authorization: auth },
+      });
       expect(res.statusCode, url).toBe(413);
       expect(JSON.parse(res.body).message).toContain('8388608 bytes');
     }
@@ -345,8 +479,19 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
     // Just under both limits is accepted.
     let nested: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 25; i++) nested = { anyOf: [nested] }; // 2 levels each
-    expect((await cp.app.inject({ method: 'POST', url: '/api/v1/agents', payload: { ...researchAgent, agent_id: 'agent-nested', reasoners: [{ id: 'r', input_schema: nested }] }, headers })).statusCode).toBe(201);
-    const discovered = await cp.get(`${API}?agent=agent-nested&include_input_schema=true`, { authorization: 'Bearer api-token' });
+    expect(
+      (
+        await cp.app.inject({
+          method: 'POST',
+          url: '/api/v1/agents',
+          payload: { ...researchAgent, agent_id: 'agent-nested', reasoners: [{ id: 'r', input_schema: nested }] },
+          headers,
+        })
+      ).statusCode,
+    ).toBe(201);
+    const discovered = await cp.get(`${API}?agent=agent-nested&include_input_schema=true`, {
+      authorization: 'Bearer api-token',
+    });
     expect(discovered.status).toBe(200);
     await new Promise((r) => setTimeout(r, 50));
     expect(statSync(cp.storePath).size - before).toBeLessThan(20_000);
@@ -394,21 +539,41 @@ describe('registration hijack: an agent is moved or removed only by its owner or
   it('lets anyone refresh it unchanged, without gaining the right to move it', async () => {
     const attacker = { 'x-agent-secret': 'attacker-secret-0123456789' };
     expect((await register({ ...ours, instance_id: 'intruder', version: '6.6.6' }, attacker)).statusCode).toBe(200);
-    expect((await register({ ...ours, instance_id: 'intruder', task_queue: 'attacker-queue' }, attacker)).statusCode).toBe(403);
+    expect(
+      (await register({ ...ours, instance_id: 'intruder', task_queue: 'attacker-queue' }, attacker)).statusCode,
+    ).toBe(403);
     expect(await routing()).toEqual({ task_queue: 'agent-flows', namespace: 'default' });
   });
 
   it('refuses removal of the agent or its owner instance (which would free it for a hijacker)', async () => {
     for (const url of ['/api/v1/agents/agent-flows', '/api/v1/agents/agent-flows?instance_id=worker-1']) {
-      const res = await cp.app.inject({ method: 'DELETE', url, headers: { 'x-agent-secret': 'attacker-secret-0123456789' } });
+      const res = await cp.app.inject({
+        method: 'DELETE',
+        url,
+        headers: { 'x-agent-secret': 'attacker-secret-0123456789' },
+      });
       expect(res.statusCode, url).toBe(403);
     }
     // An instance that registered with a secret is removed only with it: the intruder can
     // remove its own instance, nobody else's (nor can others remove the intruder's).
     const intruder = { 'x-agent-secret': 'attacker-secret-0123456789' };
-    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-flows?instance_id=intruder' })).statusCode).toBe(403);
-    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-flows?instance_id=intruder', headers: intruder })).statusCode).toBe(200);
-    const report = await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-flows/heartbeat', payload: { instance_id: 'worker-1', health_status: 'inactive' } });
+    expect(
+      (await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-flows?instance_id=intruder' })).statusCode,
+    ).toBe(403);
+    expect(
+      (
+        await cp.app.inject({
+          method: 'DELETE',
+          url: '/api/v1/agents/agent-flows?instance_id=intruder',
+          headers: intruder,
+        })
+      ).statusCode,
+    ).toBe(200);
+    const report = await cp.app.inject({
+      method: 'POST',
+      url: '/api/v1/agents/agent-flows/heartbeat',
+      payload: { instance_id: 'worker-1', health_status: 'inactive' },
+    });
     expect(report.statusCode).toBe(403);
     expect(await routing()).toEqual({ task_queue: 'agent-flows', namespace: 'default' });
   });
@@ -416,13 +581,26 @@ describe('registration hijack: an agent is moved or removed only by its owner or
   it('the owner survives a restart; the owner itself may move the agent; a token holder may too', async () => {
     await cp.close();
     cp = await testControlPlane({ logLevel: 'silent', storePath: cp.storePath, registrationToken: 'reg-token' });
-    expect((await register({ ...ours, task_queue: 'attacker-queue' }, { 'x-agent-secret': 'attacker-secret-0123456789' })).statusCode).toBe(401);
+    expect(
+      (await register({ ...ours, task_queue: 'attacker-queue' }, { 'x-agent-secret': 'attacker-secret-0123456789' }))
+        .statusCode,
+    ).toBe(401);
     const auth = { authorization: 'Bearer reg-token' };
-    expect((await register({ ...ours, task_queue: 'attacker-queue' }, { ...auth, 'x-agent-secret': 'attacker-secret-0123456789' })).statusCode).toBe(200);
+    expect(
+      (
+        await register(
+          { ...ours, task_queue: 'attacker-queue' },
+          { ...auth, 'x-agent-secret': 'attacker-secret-0123456789' },
+        )
+      ).statusCode,
+    ).toBe(200);
     await cp.close();
     cp = await testControlPlane({ logLevel: 'silent', storePath: cp.storePath });
     expect((await register({ ...ours, task_queue: 'agent-flows' }, { 'x-agent-secret': secret })).statusCode).toBe(403); // ownership moved with the token
-    expect((await register({ ...ours, task_queue: 'next-queue' }, { 'x-agent-secret': 'attacker-secret-0123456789' })).statusCode).toBe(200);
+    expect(
+      (await register({ ...ours, task_queue: 'next-queue' }, { 'x-agent-secret': 'attacker-secret-0123456789' }))
+        .statusCode,
+    ).toBe(200);
     expect(await routing()).toEqual({ task_queue: 'next-queue', namespace: 'default' });
   });
 
@@ -441,29 +619,54 @@ describe('registration hijack: an agent is moved or removed only by its owner or
     // Nobody owns it now, yet nobody without a token may move it, or delete it to take it over.
     expect((await register({ ...agent, instance_id: 'w2', task_queue: 'attacker-queue' }, w2)).statusCode).toBe(403);
     expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan' })).statusCode).toBe(403);
-    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode).toBe(403);
+    expect(
+      (await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode,
+    ).toBe(403);
     // After a restart too (the instances' secrets are journalled).
     await cp.close();
     cp = await testControlPlane({ logLevel: 'silent', storePath: store });
     cp.clock.advance(61 * 60 * 1000 + 1000);
-    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode).toBe(403);
-    const own = await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2', headers: w2 });
+    expect(
+      (await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode,
+    ).toBe(403);
+    const own = await cp.app.inject({
+      method: 'DELETE',
+      url: '/api/v1/agents/agent-orphan?instance_id=w2',
+      headers: w2,
+    });
     expect(JSON.parse(own.body)).toMatchObject({ removed: true });
   });
 
-  it("the worker re-asserts its registration on every heartbeat, and its secret binds the agent to it", async () => {
+  it('the worker re-asserts its registration on every heartbeat, and its secret binds the agent to it', async () => {
     const open = await testControlPlane({ logLevel: 'silent' });
     const url = await open.listen('127.0.0.1', 0);
-    const worker = startAgentRegistration({ url, manifest: { ...OURS, instance_id: 'real-worker' }, heartbeatMs: 1500, log: () => undefined });
+    const worker = startAgentRegistration({
+      url,
+      manifest: { ...OURS, instance_id: 'real-worker' },
+      heartbeatMs: 1500,
+      log: () => undefined,
+    });
     try {
       expect(await worker.firstAttempt).toBe(true);
       // Someone replaces the manifest (same routing, which anyone may refresh) with an empty one.
-      const vandal = await open.app.inject({ method: 'POST', url: '/api/v1/agents', payload: { ...OURS, instance_id: 'vandal', reasoners: [], skills: [] } });
+      const vandal = await open.app.inject({
+        method: 'POST',
+        url: '/api/v1/agents',
+        payload: { ...OURS, instance_id: 'vandal', reasoners: [], skills: [] },
+      });
       expect(vandal.statusCode).toBe(200);
       expect((await open.registry.read()).value.byId.get('agent-flows')!.reasoners).toHaveLength(0);
-      await expect.poll(async () => (await open.registry.read()).value.byId.get('agent-flows')?.reasoners.length, { timeout: 5000 }).toBe(OURS.reasoners!.length);
+      await expect
+        .poll(async () => (await open.registry.read()).value.byId.get('agent-flows')?.reasoners.length, {
+          timeout: 5000,
+        })
+        .toBe(OURS.reasoners!.length);
       // Without the worker's secret, nobody moves it.
-      const move = await open.app.inject({ method: 'POST', url: '/api/v1/agents', payload: { ...OURS, instance_id: 'real-worker', task_queue: 'attacker-queue' } });
+      const move = await open.app.inject({
+        method: 'POST',
+        url: '/api/v1/agents',
+        payload: { ...OURS, instance_id: 'real-worker', task_queue: 'attacker-queue' },
+      });
       expect(move.statusCode).toBe(403);
       // Unchanged re-assertions are journalled as heartbeats, not as copies of the manifest.
       const size = statSync(open.storePath).size;

@@ -28,7 +28,7 @@ export const HOSTILE_STRINGS: readonly string[] = [
   '`bom_demo`.`item_master`; DELETE FROM `bom_demo`.`bom_details`',
   "battery' UNION SELECT table_name, column_name, data_type FROM information_schema.columns --",
   'battery UNION ALL SELECT * FROM supplier_catalog',
-  '1; ATTACH DATABASE \'/tmp/x.db\' AS x; --',
+  "1; ATTACH DATABASE '/tmp/x.db' AS x; --",
   "x') ; COPY item_master TO '/tmp/leak.csv'; --",
   "SELECT * FROM read_csv_auto('/etc/passwd')",
   '/* comment */ battery /* --',
@@ -77,7 +77,26 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom<unknown>(...HOSTILE_STRINGS) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, 2 ** 53, -(2 ** 31), 1e308, '', ' ', [], {}, [null], ['x'], { a: 1 }, '42', 'true'),
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      true,
+      false,
+      0,
+      -1,
+      1.5,
+      2 ** 53,
+      -(2 ** 31),
+      1e308,
+      '',
+      ' ',
+      [],
+      {},
+      [null],
+      ['x'],
+      { a: 1 },
+      '42',
+      'true',
+    ),
   },
   { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
@@ -106,7 +125,10 @@ export interface Mutation {
 
 /** One field of a valid input replaced by a hostile value, removed, or an unknown field added. */
 export function mutationOf(base: Record<string, unknown>, keys: readonly string[]): fc.Arbitrary<Mutation> {
-  const key = fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...keys) }, { weight: 1, arbitrary: fc.constantFrom('unknownField', '__proto__', 'constructor', 'toString', '') });
+  const key = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...keys) },
+    { weight: 1, arbitrary: fc.constantFrom('unknownField', '__proto__', 'constructor', 'toString', '') },
+  );
   return fc.tuple(key, fc.nat(9), hostileValue).map(([k, roll, value]) => {
     if (roll === 0 && k in base) {
       const input = { ...base };
@@ -141,11 +163,18 @@ export async function settle(handle: WorkflowHandle, timeoutMs = 30_000): Promis
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), timeoutMs)));
   try {
-    const outcome = await Promise.race([handle.result().then((result) => ({ result }), (error: unknown) => ({ error })), timeout]);
+    const outcome = await Promise.race([
+      handle.result().then(
+        (result) => ({ result }),
+        (error: unknown) => ({ error }),
+      ),
+      timeout,
+    ]);
     if (outcome === 'timeout') return { status: 'RUNNING' };
     if ('result' in outcome) return { status: 'COMPLETED', result: outcome.result };
     const err = outcome.error;
-    if (err instanceof WorkflowFailedError) return { status: 'FAILED', failure: (err.cause as ApplicationFailure | undefined) ?? err };
+    if (err instanceof WorkflowFailedError)
+      return { status: 'FAILED', failure: (err.cause as ApplicationFailure | undefined) ?? err };
     throw err;
   } finally {
     clearTimeout(timer);
@@ -155,13 +184,18 @@ export async function settle(handle: WorkflowHandle, timeoutMs = 30_000): Promis
 /** Activity types in the order they were scheduled, from the workflow's history. */
 export async function activitySequence(handle: WorkflowHandle): Promise<string[]> {
   const history = await handle.fetchHistory();
-  return (history.events ?? []).flatMap((e) => (e.activityTaskScheduledEventAttributes?.activityType?.name ? [e.activityTaskScheduledEventAttributes.activityType.name] : []));
+  return (history.events ?? []).flatMap((e) =>
+    e.activityTaskScheduledEventAttributes?.activityType?.name
+      ? [e.activityTaskScheduledEventAttributes.activityType.name]
+      : [],
+  );
 }
 
 /** Workflows on the task queue that are still running (visibility is eventually consistent: polled briefly). */
 export async function runningOn(client: Client, taskQueue: string): Promise<string[]> {
   const ids: string[] = [];
-  for await (const wf of client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` })) ids.push(`${wf.type}:${wf.workflowId}`);
+  for await (const wf of client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` }))
+    ids.push(`${wf.type}:${wf.workflowId}`);
   return ids;
 }
 
@@ -188,12 +222,24 @@ export function messageOf(err: unknown): string {
  */
 export async function rawHttp(
   port: number,
-  request: { method?: string; target: string; headers?: Record<string, string>; body?: string; version?: '1.0' | '1.1' },
+  request: {
+    method?: string;
+    target: string;
+    headers?: Record<string, string>;
+    body?: string;
+    version?: '1.0' | '1.1';
+  },
 ): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   const { connect } = await import('node:net');
   const headers = { ...(request.headers ?? {}) };
   if (request.body !== undefined) headers['content-length'] = String(Buffer.byteLength(request.body));
-  const head = [`${request.method ?? 'GET'} ${request.target} HTTP/${request.version ?? '1.1'}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), 'connection: close', '', ''].join('\r\n');
+  const head = [
+    `${request.method ?? 'GET'} ${request.target} HTTP/${request.version ?? '1.1'}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    'connection: close',
+    '',
+    '',
+  ].join('\r\n');
   return new Promise((resolve, reject) => {
     // write, not end: a half-closed socket makes the server drop a response still being computed.
     const socket = connect(port, '127.0.0.1', () => socket.write(head + (request.body ?? '')));
@@ -206,7 +252,9 @@ export async function rawHttp(
       const [top, ...rest] = text.split('\r\n\r\n');
       const [statusLine, ...headerLines] = top.split('\r\n');
       const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
-      const parsed = Object.fromEntries(headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+      const parsed = Object.fromEntries(
+        headerLines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]),
+      );
       // The services under test answer with content-length, so the body is everything after the head.
       resolve({ status, headers: parsed, body: rest.join('\r\n\r\n') });
     });

@@ -24,10 +24,31 @@ import { runEadsInterviewFlow } from '../contracts/eads';
 import { scheduleFromScrFlow } from '../contracts/schedule';
 import { flows } from '../contracts/flows';
 import { platformCheckFlow } from '../contracts/platform';
-import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalOutput, type ProposalStateView } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
+import {
+  EXAMPLE_PROFILE,
+  researchProposalFlow,
+  type ProposalOutput,
+  type ProposalStateView,
+} from '../contracts/proposal';
+import {
+  answerQuestionUpdate,
+  currentQuestionQuery,
+  proposalStateQuery,
+  reviewProposalUpdate,
+} from '../contracts/proposal-messages';
 import { createHarness, type Harness } from './helpers/harness';
-import { fieldRejects, hostileValue, jsonRoundTrip, leftRunning, messageOf, mutationOf, SEED, settle, shapeOf, withField } from './hostile-helpers';
+import {
+  fieldRejects,
+  hostileValue,
+  jsonRoundTrip,
+  leftRunning,
+  messageOf,
+  mutationOf,
+  SEED,
+  settle,
+  shapeOf,
+  withField,
+} from './hostile-helpers';
 import { until } from './proposal-helpers';
 
 /** A valid input per flow that completes quickly without a person (the base the mutations start from). */
@@ -43,9 +64,18 @@ function baseInput(flow: FlowDefinition, n: number): Record<string, unknown> {
       return { mode: 'autonomous', profile: EXAMPLE_PROFILE, maxRefinements: 0 };
     case runEadsInterviewFlow.type:
       // One pursuit, and a project id of its own: one interview per project.
-      return { projectId: `hostile-${n}-${randomUUID().slice(0, 6)}`, mode: 'surrogate', fixture: 'brewery-flow-shop', maxPursuits: 1 };
+      return {
+        projectId: `hostile-${n}-${randomUUID().slice(0, 6)}`,
+        mode: 'surrogate',
+        fixture: 'brewery-flow-shop',
+        maxPursuits: 1,
+      };
     case scheduleFromScrFlow.type:
-      return { ...(scheduleFromScrFlow.examples[0] as Record<string, unknown>), projectId: `hostile-${n}`, timeLimitSeconds: 2 };
+      return {
+        ...(scheduleFromScrFlow.examples[0] as Record<string, unknown>),
+        projectId: `hostile-${n}`,
+        timeLimitSeconds: 2,
+      };
     default:
       throw new Error(`no base input for ${flow.type}: add one so the new flow is fuzzed too`);
   }
@@ -103,7 +133,14 @@ const issuesOf = (err: unknown) => (err as InvalidFlowInput).issues;
 
 describe('every flow input through the thin client (no Temporal reached on rejection)', () => {
   it('covers every registered flow', () => {
-    expect(flows.map((f) => f.type).sort()).toEqual(['answerBomQuestion', 'discoverFromPrp', 'platformCheck', 'runEadsInterview', 'scheduleFromScr', 'writeResearchProposal']);
+    expect(flows.map((f) => f.type).sort()).toEqual([
+      'answerBomQuestion',
+      'discoverFromPrp',
+      'platformCheck',
+      'runEadsInterview',
+      'scheduleFromScr',
+      'writeResearchProposal',
+    ]);
   });
 
   for (const flow of flows) {
@@ -132,11 +169,18 @@ describe('every flow input through the thin client (no Temporal reached on rejec
           const issues = issuesOf(outcome);
           expect(issues.length).toBeGreaterThan(0);
           // Every issue names a field of the input (or the input itself, e.g. an unknown key).
-          for (const issue of issues) expect(issue.field === '(input)' || keys.includes(issue.field.split('.')[0]), issue.field).toBe(true);
+          for (const issue of issues)
+            expect(issue.field === '(input)' || keys.includes(issue.field.split('.')[0]), issue.field).toBe(true);
           if (m.action === 'set' && !keys.includes(m.key)) {
-            expect(issues.some((i) => i.field === '(input)' && i.message.includes(m.key)), `unknown key ${JSON.stringify(m.key)}`).toBe(true);
+            expect(
+              issues.some((i) => i.field === '(input)' && i.message.includes(m.key)),
+              `unknown key ${JSON.stringify(m.key)}`,
+            ).toBe(true);
           } else if (m.action === 'set' && fieldRejects(flow, m.key, m.value)) {
-            expect(issues.some((i) => i.field.split('.')[0] === m.key), `field ${m.key} in ${JSON.stringify(issues)}`).toBe(true);
+            expect(
+              issues.some((i) => i.field.split('.')[0] === m.key),
+              `field ${m.key} in ${JSON.stringify(issues)}`,
+            ).toBe(true);
           }
           expect((outcome as Error).message).toContain(`${flow.type}: invalid input:`);
         }),
@@ -173,7 +217,11 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
   afterAll(async () => h?.close());
 
   const rawStart = async (flow: FlowDefinition, args: unknown[]) => {
-    const handle = await h.client.workflow.start(flow.type, { taskQueue: h.taskQueue, workflowId: `hostile-raw-${flow.slug}-${randomUUID().slice(0, 8)}`, args });
+    const handle = await h.client.workflow.start(flow.type, {
+      taskQueue: h.taskQueue,
+      workflowId: `hostile-raw-${flow.slug}-${randomUUID().slice(0, 8)}`,
+      args,
+    });
     handles.push(handle);
     return handle;
   };
@@ -205,7 +253,8 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
       const keys = Object.keys(shapeOf(flow));
       const sampled = fc.sample(mutationOf(baseInput(flow, 0), keys), { numRuns: 8, seed: SEED }).map((m, i) => {
         // Keep EADS project ids unique per run (one interview per project), unless that is the field under attack.
-        if (flow.type === runEadsInterviewFlow.type && m.key !== 'projectId') return withField(m.input, 'projectId', baseInput(flow, i + 1).projectId);
+        if (flow.type === runEadsInterviewFlow.type && m.key !== 'projectId')
+          return withField(m.input, 'projectId', baseInput(flow, i + 1).projectId);
         return m.input;
       });
       const handPicked: unknown[][] = [
@@ -237,7 +286,10 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
         }
         const settled = await settle(handle, 90_000);
         const what = `${flow.type} with valid ${JSON.stringify(sent).slice(0, 200)}: ${settled.status === 'FAILED' ? messageOf(settled.failure) : settled.status}`;
-        const documented = settled.status === 'FAILED' ? applicationFailureIn(settled.failure, DOCUMENTED_FAILURES[flow.type] ?? []) : undefined;
+        const documented =
+          settled.status === 'FAILED'
+            ? applicationFailureIn(settled.failure, DOCUMENTED_FAILURES[flow.type] ?? [])
+            : undefined;
         if (documented) {
           // A documented answer to valid-but-unusable input: fails fast and says how to fix it.
           expect(documented.nonRetryable, what).toBe(true);
@@ -291,7 +343,10 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
       accepted++;
     };
 
-    await until(async () => (await handle.query(currentQuestionQuery))?.field === 'academic_program' || undefined, 'first question');
+    await until(
+      async () => (await handle.query(currentQuestionQuery))?.field === 'academic_program' || undefined,
+      'first question',
+    );
     await ok({ answer: "Master's", questionId: 'academic_program' });
     await ok({ answer: 'Computer Science', questionId: 'field_of_study' });
     await ok({ answer: 'Multi-agent systems with LLM agents', questionId: 'research_area' });
@@ -300,13 +355,18 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     // weekly_hours takes a whole number 1..80: anything else, of any shape, is refused with the reason.
     const isHours = (v: unknown) => {
       const a = (jsonRoundTrip(v) as { answer?: unknown; questionId?: unknown } | null) ?? {};
-      if (typeof a !== 'object' || Array.isArray(a) || typeof a.answer !== 'string' || a.answer.length > 4000) return false;
+      if (typeof a !== 'object' || Array.isArray(a) || typeof a.answer !== 'string' || a.answer.length > 4000)
+        return false;
       if (a.questionId !== 'weekly_hours') return false;
       const m = /^\s*(\d{1,3})\s*(h|hrs?|hours?)?\s*((per|a|\/)\s*(week|wk))?\s*$/i.exec(a.answer);
       return !!m && Number(m[1]) >= 1 && Number(m[1]) <= 80;
     };
     const hostileAnswers = fc.sample(
-      fc.oneof(hostileValue, fc.record({ answer: hostileValue }), fc.record({ answer: fc.constantFrom('15', '0', '81', 'ten', '15; DROP TABLE x'), questionId: hostileValue })),
+      fc.oneof(
+        hostileValue,
+        fc.record({ answer: hostileValue }),
+        fc.record({ answer: fc.constantFrom('15', '0', '81', 'ten', '15; DROP TABLE x'), questionId: hostileValue }),
+      ),
       { numRuns: 30, seed: SEED },
     );
     let rejections = 0;
@@ -329,9 +389,20 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     await ok({ answer: 'skip', questionId: 'additional_context' });
 
     // The review gate: hostile decisions are refused with the reason; an answer is not expected any more.
-    await until(async () => ((await handle.query(proposalStateQuery)) as ProposalStateView).awaiting === 'review' || undefined, 'review gate', 60_000);
+    await until(
+      async () => ((await handle.query(proposalStateQuery)) as ProposalStateView).awaiting === 'review' || undefined,
+      'review gate',
+      60_000,
+    );
     const hostileDecisions = fc.sample(
-      fc.oneof(hostileValue, fc.record({ decision: hostileValue }), fc.record({ decision: fc.constant('request-changes'), comments: fc.constantFrom(undefined, '', '   ', 'x'.repeat(4001)) })),
+      fc.oneof(
+        hostileValue,
+        fc.record({ decision: hostileValue }),
+        fc.record({
+          decision: fc.constant('request-changes'),
+          comments: fc.constantFrom(undefined, '', '   ', 'x'.repeat(4001)),
+        }),
+      ),
       { numRuns: 20, seed: SEED },
     );
     for (const value of hostileDecisions) await rejected(review(value), /decision|comments|invalid|expected/i);

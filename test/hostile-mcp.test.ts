@@ -93,14 +93,22 @@ describe('MCP tools under hostile arguments', () => {
 
   it('offers one tool per flow plus the EADS tools', async () => {
     const { tools } = await mcp.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual([...flows.map((f) => f.mcpTool), ...Object.keys(EADS_TOOL_ARGS)].sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [...flows.map((f) => f.mcpTool), ...Object.keys(EADS_TOOL_ARGS)].sort(),
+    );
   });
 
   for (const flow of flows) {
     it(`${flow.mcpTool}: hostile arguments are refused before any workflow starts, naming the field`, async () => {
       const keys = Object.keys(shapeOf(flow));
       const base = BASE[flow.type];
-      const cases = fc.sample(fc.oneof(mutationOf(base, keys).map((m) => ({ m, args: m.input as unknown })), hostileValue.map((v) => ({ m: undefined, args: v }))), { numRuns: 25, seed: SEED });
+      const cases = fc.sample(
+        fc.oneof(
+          mutationOf(base, keys).map((m) => ({ m, args: m.input as unknown })),
+          hostileValue.map((v) => ({ m: undefined, args: v })),
+        ),
+        { numRuns: 25, seed: SEED },
+      );
       let sent = 0;
       for (const { m, args } of cases) {
         // Valid arguments would run the flow (an interactive one waits for a person): only bad ones here.
@@ -112,25 +120,44 @@ describe('MCP tools under hostile arguments', () => {
         const text = await errorOf(flow.mcpTool, args);
         expect(text, JSON.stringify(args)?.slice(0, 200)).toBeDefined();
         expect(text).toMatch(/validation|invalid|expected|unrecognized|required|too (big|small)|must/i);
-        if (m?.action === 'set' && keys.includes(m.key) && fieldRejects(flow, m.key, m.value)) expect(text).toContain(m.key);
+        if (m?.action === 'set' && keys.includes(m.key) && fieldRejects(flow, m.key, m.value))
+          expect(text).toContain(m.key);
       }
       expect(sent).toBeGreaterThan(10);
     });
   }
 
   it('the EADS tools: hostile arguments give tool errors, never a crash, never a started interview', async () => {
-    const value = fc.oneof(hostileValue, fc.constantFrom(NO_SUCH_PROJECT, 'process/flow-shop', 'q1', 'x'.repeat(20_001)));
+    const value = fc.oneof(
+      hostileValue,
+      fc.constantFrom(NO_SUCH_PROJECT, 'process/flow-shop', 'q1', 'x'.repeat(20_001)),
+    );
     let calls = 0;
     for (const [tool, keys] of Object.entries(EADS_TOOL_ARGS)) {
       // Mostly a well-formed project id, so the other arguments get past it and reach the tool body.
-      const project = fc.option(fc.oneof({ weight: 3, arbitrary: fc.constant<unknown>(NO_SUCH_PROJECT) }, { weight: 1, arbitrary: value }), { nil: undefined, freq: 8 });
+      const project = fc.option(
+        fc.oneof({ weight: 3, arbitrary: fc.constant<unknown>(NO_SUCH_PROJECT) }, { weight: 1, arbitrary: value }),
+        { nil: undefined, freq: 8 },
+      );
       const args = fc.sample(
-        fc.tuple(project, fc.dictionary(fc.constantFrom(...keys.filter((k) => k !== 'project_id'), 'unknown_arg'), value, { maxKeys: keys.length })).map(([p, rest]) => (p === undefined ? rest : { ...rest, project_id: p })),
+        fc
+          .tuple(
+            project,
+            fc.dictionary(fc.constantFrom(...keys.filter((k) => k !== 'project_id'), 'unknown_arg'), value, {
+              maxKeys: keys.length,
+            }),
+          )
+          .map(([p, rest]) => (p === undefined ? rest : { ...rest, project_id: p })),
         { numRuns: 20, seed: SEED },
       );
       for (const a of args) {
         // get_next_eads starts an interview for a valid new project: only its refusals are fuzzed here.
-        if (tool === 'get_next_eads' && typeof a.project_id === 'string' && /^[a-z0-9][a-z0-9-]{0,47}$/.test(a.project_id)) continue;
+        if (
+          tool === 'get_next_eads' &&
+          typeof a.project_id === 'string' &&
+          /^[a-z0-9][a-z0-9-]{0,47}$/.test(a.project_id)
+        )
+          continue;
         const text = await errorOf(tool, a);
         calls++;
         if (text === undefined) {
@@ -138,7 +165,7 @@ describe('MCP tools under hostile arguments', () => {
           expect(tool, JSON.stringify(a).slice(0, 200)).toBe('list_available_eads');
           continue;
         }
-        if (process.env.HOSTILE_DEBUG) console.log(tool, JSON.stringify(a).slice(0, 80), "=>", text.slice(0, 160));
+        if (process.env.HOSTILE_DEBUG) console.log(tool, JSON.stringify(a).slice(0, 80), '=>', text.slice(0, 160));
         expect(text.length).toBeGreaterThan(0);
         expect(text).not.toMatch(/Cannot read propert|is not a function|undefined is not/);
       }
@@ -156,7 +183,10 @@ describe('MCP tools under hostile arguments', () => {
   });
 
   it('a __proto__ argument pollutes nothing', async () => {
-    const text = await errorOf(platformCheckFlow.mcpTool, JSON.parse('{"topic": 42, "__proto__": {"polluted": true, "limit": 999}}'));
+    const text = await errorOf(
+      platformCheckFlow.mcpTool,
+      JSON.parse('{"topic": 42, "__proto__": {"polluted": true, "limit": 999}}'),
+    );
     expect(text).toMatch(/topic/);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
@@ -188,9 +218,18 @@ describe('MCP over HTTP under abuse: session flood, idle sessions, token scheme'
   });
   afterAll(async () => client?.connection.close());
 
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+  };
   const open = (url: string, headers: Record<string, string> = {}) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(initialize),
+    });
 
   it('caps open sessions: a flood of initialize calls gets a clear 503 beyond the cap', async () => {
     const server = await startMcpHttpServer({ client, taskQueue: 'unused' }, { port: 0, maxSessions: 5 });
@@ -200,7 +239,9 @@ describe('MCP over HTTP under abuse: session flood, idle sessions, token scheme'
       expect(first.filter((r) => r.status === 200)).toHaveLength(5);
       const refused = first.filter((r) => r.status === 503);
       expect(refused).toHaveLength(15);
-      expect(((await refused[0].json()) as { error: { message: string } }).error.message).toMatch(/too many MCP sessions \(5 open, MCP_MAX_SESSIONS\)/);
+      expect(((await refused[0].json()) as { error: { message: string } }).error.message).toMatch(
+        /too many MCP sessions \(5 open, MCP_MAX_SESSIONS\)/,
+      );
       expect(refused[0].headers.get('retry-after')).toMatch(/^\d+$/);
       expect(server.sessions()).toBe(5);
       // Ending one frees its slot.
@@ -215,7 +256,10 @@ describe('MCP over HTTP under abuse: session flood, idle sessions, token scheme'
   });
 
   it('closes idle sessions (and makes room from idle ones when full)', async () => {
-    const server = await startMcpHttpServer({ client, taskQueue: 'unused' }, { port: 0, maxSessions: 3, sessionIdleMs: 400 });
+    const server = await startMcpHttpServer(
+      { client, taskQueue: 'unused' },
+      { port: 0, maxSessions: 3, sessionIdleMs: 400 },
+    );
     try {
       for (let i = 0; i < 3; i++) expect((await open(server.url)).status).toBe(200);
       expect((await open(server.url)).status).toBe(503);
@@ -234,7 +278,15 @@ describe('MCP over HTTP under abuse: session flood, idle sessions, token scheme'
       for (const authorization of ['Bearer tok-123', 'bearer tok-123', 'BEARER tok-123', 'bEaReR  tok-123']) {
         expect((await open(server.url, { authorization })).status, authorization).toBe(200);
       }
-      for (const authorization of ['Bearer tok-1234', 'Bearer tok-12', 'Bearertok-123', 'Basic tok-123', 'Bearer tok-123 x', 'tok-123', 'Bearer ']) {
+      for (const authorization of [
+        'Bearer tok-1234',
+        'Bearer tok-12',
+        'Bearertok-123',
+        'Basic tok-123',
+        'Bearer tok-123 x',
+        'tok-123',
+        'Bearer ',
+      ]) {
         expect((await open(server.url, { authorization })).status, authorization).toBe(401);
       }
     } finally {
@@ -243,15 +295,29 @@ describe('MCP over HTTP under abuse: session flood, idle sessions, token scheme'
   });
 
   it('the defaults are a cap and a short idle timeout; a bad value exits 2 naming the variable', async () => {
-    const settings = parseSettings({ MCP_MAX_SESSIONS: networkSecuritySettings.MCP_MAX_SESSIONS, MCP_SESSION_IDLE_MS: networkSecuritySettings.MCP_SESSION_IDLE_MS }, {});
+    const settings = parseSettings(
+      {
+        MCP_MAX_SESSIONS: networkSecuritySettings.MCP_MAX_SESSIONS,
+        MCP_SESSION_IDLE_MS: networkSecuritySettings.MCP_SESSION_IDLE_MS,
+      },
+      {},
+    );
     expect(settings).toEqual({ MCP_MAX_SESSIONS: 100, MCP_SESSION_IDLE_MS: 600_000 });
-    for (const [name, value] of [['MCP_MAX_SESSIONS', 'abc'], ['MCP_MAX_SESSIONS', '0'], ['MCP_SESSION_IDLE_MS', '1e3']]) {
-      const run = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['client/mcp/main.ts', '--http', '--port', '0'], {
-        cwd: ROOT,
-        encoding: 'utf8',
-        timeout: 30_000,
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_ADDRESS: '127.0.0.1:1', [name]: value },
-      });
+    for (const [name, value] of [
+      ['MCP_MAX_SESSIONS', 'abc'],
+      ['MCP_MAX_SESSIONS', '0'],
+      ['MCP_SESSION_IDLE_MS', '1e3'],
+    ]) {
+      const run = spawnSync(
+        path.join(ROOT, 'node_modules', '.bin', 'tsx'),
+        ['client/mcp/main.ts', '--http', '--port', '0'],
+        {
+          cwd: ROOT,
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { PATH: process.env.PATH, HOME: process.env.HOME, TEMPORAL_ADDRESS: '127.0.0.1:1', [name]: value },
+        },
+      );
       expect(run.status, run.stderr).toBe(2);
       expect(run.stderr).toContain(`${name}: expected a whole number`);
     }

@@ -44,7 +44,9 @@ async function workflowTaskFailures(handle: WorkflowHandle): Promise<number> {
   const history = await handle.fetchHistory();
   // UnhandledCommand is the server's routine answer to a signal arriving while the workflow
   // completes (the task is retried at once with the signal): not a failure of the workflow code.
-  return (history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes && e.workflowTaskFailedEventAttributes.cause !== UNHANDLED_COMMAND).length;
+  return (history.events ?? []).filter(
+    (e) => e.workflowTaskFailedEventAttributes && e.workflowTaskFailedEventAttributes.cause !== UNHANDLED_COMMAND,
+  ).length;
 }
 
 async function updateRejection(p: Promise<unknown>): Promise<string> {
@@ -66,7 +68,11 @@ describe('oversized fields at every entry point', () => {
   afterAll(async () => h?.close());
 
   const rawStart = (type: string, input: unknown) =>
-    h.client.workflow.start(type, { taskQueue: h.taskQueue, workflowId: `oversized-${type}-${randomUUID().slice(0, 8)}`, args: [input] });
+    h.client.workflow.start(type, {
+      taskQueue: h.taskQueue,
+      workflowId: `oversized-${type}-${randomUUID().slice(0, 8)}`,
+      args: [input],
+    });
 
   /** Starts `type` with `input` (bypassing the client's own validation) and expects a short InvalidInput failure. */
   async function failsFast(type: string, input: unknown, field: RegExp): Promise<void> {
@@ -101,8 +107,16 @@ describe('oversized fields at every entry point', () => {
   it.each([
     [platformCheckFlow.type, { topic: BIG }, /topic: Too big/],
     [bomQuestionFlow.type, { question: BIG }, /question: Too big/],
-    [discoverFromPrpFlow.type, { prp: 'x', targetSchema: [{ name: 'id', type: 'INT64', [BIG]: 'x' }] }, /targetSchema\.0: Unrecognized key/],
-    [researchProposalFlow.type, { mode: 'autonomous', profile: { ...EXAMPLE_PROFILE, research_area: BIG } }, /profile\.research_area: Too big/],
+    [
+      discoverFromPrpFlow.type,
+      { prp: 'x', targetSchema: [{ name: 'id', type: 'INT64', [BIG]: 'x' }] },
+      /targetSchema\.0: Unrecognized key/,
+    ],
+    [
+      researchProposalFlow.type,
+      { mode: 'autonomous', profile: { ...EXAMPLE_PROFILE, research_area: BIG } },
+      /profile\.research_area: Too big/,
+    ],
     [researchProposalFlow.type, { mode: 'interactive', profile: { [BIG]: 1 } }, /profile: Unrecognized key/],
     [runEadsInterviewFlow.type, { projectId: BIG }, /projectId: /],
     [runEadsInterviewFlow.type, { projectId: 'oversized', resume: { version: 1, [BIG]: 1 } }, /resume\./],
@@ -114,65 +128,189 @@ describe('oversized fields at every entry point', () => {
 
   it.each([
     [runEadsInterviewFlow.type, { version: 1 }, /resume\.pursuits/],
-    [runEadsInterviewFlow.type, { version: 1, pursuits: 'none', usage: {}, runs: 1, orchestratorLog: [] }, /resume\.pursuits/],
-    [runEadsInterviewFlow.type, { version: 1, pursuits: [], usage: { promptTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 }, runs: 2, orchestratorLog: [], pendingRecommendation: { eads_id: null, rationale: '', interviewer_type: null, priority: 1, source: 'model', exhausted: false, candidates: [] } }, /resume\.pendingRecommendation\.eads_id/],
+    [
+      runEadsInterviewFlow.type,
+      { version: 1, pursuits: 'none', usage: {}, runs: 1, orchestratorLog: [] },
+      /resume\.pursuits/,
+    ],
+    [
+      runEadsInterviewFlow.type,
+      {
+        version: 1,
+        pursuits: [],
+        usage: { promptTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 },
+        runs: 2,
+        orchestratorLog: [],
+        pendingRecommendation: {
+          eads_id: null,
+          rationale: '',
+          interviewer_type: null,
+          priority: 1,
+          source: 'model',
+          exhausted: false,
+          candidates: [],
+        },
+      },
+      /resume\.pendingRecommendation\.eads_id/,
+    ],
     ['pursueEads', { version: 1 }, /resume\.plan/],
-    ['pursueEads', { version: 1, plan: { id: 'process/x', name: 'x', interviewer: 'process', objective: '', budgetDecrement: 0, fields: [], instructions: [], example: {} }, dataStructure: {}, questions: [], questionsAsked: 0, exhausted: false, usage: { promptTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 }, runs: 1, finalizeNotes: null }, /resume\.plan\.budgetDecrement/],
-  ] as const)('%s: a starter\'s bad resume state (%#) fails the start at once, naming the field', async (type, resume, field) => {
-    const base = type === 'pursueEads' ? bases.pursueEads : { projectId: `resume-${randomUUID().slice(0, 6)}`, mode: 'human' };
-    await failsFast(type, { ...base, resume }, field);
-  });
+    [
+      'pursueEads',
+      {
+        version: 1,
+        plan: {
+          id: 'process/x',
+          name: 'x',
+          interviewer: 'process',
+          objective: '',
+          budgetDecrement: 0,
+          fields: [],
+          instructions: [],
+          example: {},
+        },
+        dataStructure: {},
+        questions: [],
+        questionsAsked: 0,
+        exhausted: false,
+        usage: { promptTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 },
+        runs: 1,
+        finalizeNotes: null,
+      },
+      /resume\.plan\.budgetDecrement/,
+    ],
+  ] as const)(
+    "%s: a starter's bad resume state (%#) fails the start at once, naming the field",
+    async (type, resume, field) => {
+      const base =
+        type === 'pursueEads' ? bases.pursueEads : { projectId: `resume-${randomUUID().slice(0, 6)}`, mode: 'human' };
+      await failsFast(type, { ...base, resume }, field);
+    },
+  );
 
   it('writeResearchProposal: 1.2 MB answerQuestion and reviewProposal fields are refused briefly; the interview carries on', async () => {
-    const handle = await rawStart(researchProposalFlow.type, { mode: 'interactive', profile: { ...EXAMPLE_PROFILE, weekly_hours: undefined } });
-    await until(async () => (await handle.query(currentQuestionQuery))?.field === 'weekly_hours' || undefined, 'the open question');
-    expect(await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: BIG }] }))).toMatch(/questionId: Too big/);
-    expect(await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: BIG, questionId: 'weekly_hours' }] }))).toMatch(/answer: Too big/);
-    expect(await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours', [BIG]: 1 } as never] }))).toMatch(/invalid answer|Unrecognized/);
-    expect(await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [BIG as never] }))).toMatch(/invalid answer/);
-    expect(await updateRejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: BIG }] }))).toMatch(/no proposal is awaiting review/);
+    const handle = await rawStart(researchProposalFlow.type, {
+      mode: 'interactive',
+      profile: { ...EXAMPLE_PROFILE, weekly_hours: undefined },
+    });
+    await until(
+      async () => (await handle.query(currentQuestionQuery))?.field === 'weekly_hours' || undefined,
+      'the open question',
+    );
+    expect(
+      await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: BIG }] })),
+    ).toMatch(/questionId: Too big/);
+    expect(
+      await updateRejection(
+        handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: BIG, questionId: 'weekly_hours' }] }),
+      ),
+    ).toMatch(/answer: Too big/);
+    expect(
+      await updateRejection(
+        handle.executeUpdate(answerQuestionUpdate, {
+          args: [{ answer: '10', questionId: 'weekly_hours', [BIG]: 1 } as never],
+        }),
+      ),
+    ).toMatch(/invalid answer|Unrecognized/);
+    expect(await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [BIG as never] }))).toMatch(
+      /invalid answer/,
+    );
+    expect(
+      await updateRejection(
+        handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: BIG }] }),
+      ),
+    ).toMatch(/no proposal is awaiting review/);
     expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'weekly_hours' });
-    expect(await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] })).toBeNull();
+    expect(
+      await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] }),
+    ).toBeNull();
     expect(await workflowTaskFailures(handle)).toBe(0);
     await handle.terminate('test done');
   });
 
   it('writeResearchProposal review gate: a 1.2 MB decision or comment is refused briefly', async () => {
-    const handle = await rawStart(researchProposalFlow.type, { mode: 'autonomous', profile: EXAMPLE_PROFILE, review: true, maxRefinements: 0 });
-    await until(async () => ((await handle.query<{ awaiting: string | null }>('proposalState')).awaiting === 'review' ? true : undefined), 'the review gate', 60_000);
-    expect(await updateRejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: BIG }] }))).toMatch(/comments: Too big/);
-    expect(await updateRejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: BIG as never }] }))).toMatch(/decision: Invalid option/);
-    expect(await updateRejection(handle.executeUpdate(reviewProposalUpdate, { args: [BIG as never] }))).toMatch(/Invalid input/);
+    const handle = await rawStart(researchProposalFlow.type, {
+      mode: 'autonomous',
+      profile: EXAMPLE_PROFILE,
+      review: true,
+      maxRefinements: 0,
+    });
+    await until(
+      async () =>
+        (await handle.query<{ awaiting: string | null }>('proposalState')).awaiting === 'review' ? true : undefined,
+      'the review gate',
+      60_000,
+    );
+    expect(
+      await updateRejection(
+        handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: BIG }] }),
+      ),
+    ).toMatch(/comments: Too big/);
+    expect(
+      await updateRejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: BIG as never }] })),
+    ).toMatch(/decision: Invalid option/);
+    expect(await updateRejection(handle.executeUpdate(reviewProposalUpdate, { args: [BIG as never] }))).toMatch(
+      /Invalid input/,
+    );
     expect((await handle.query<{ awaiting: string | null }>('proposalState')).awaiting).toBe('review');
     expect(await workflowTaskFailures(handle)).toBe(0);
     await handle.terminate('test done');
   });
 
   it('runEadsInterview and pursueEads: 1.2 MB update and signal fields are refused briefly; both stay healthy', async () => {
-    const interview = await rawStart(runEadsInterviewFlow.type, { projectId: `oversized-${randomUUID().slice(0, 6)}`, mode: 'human', orchestration: 'guided', maxPursuits: 1 });
+    const interview = await rawStart(runEadsInterviewFlow.type, {
+      projectId: `oversized-${randomUUID().slice(0, 6)}`,
+      mode: 'human',
+      orchestration: 'guided',
+      maxPursuits: 1,
+    });
     const view = await until(async () => {
       const v = await interview.query(eadsInterviewQuery);
       return v.status === 'awaiting-start' ? v : undefined;
     }, 'the recommendation');
     // eadsId matching the id pattern but 1.2 MB long: it used to be quoted whole in "unknown EADS".
-    expect(await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: `process/${BIG}` }] }))).toMatch(/invalid eadsId/);
-    expect(await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: BIG }] }))).toMatch(/invalid eadsId/);
-    expect(await updateRejection(interview.executeUpdate(finishInterviewUpdate, { args: [{ reason: BIG }] }))).toMatch(/reason must be a string of at most 1000/);
+    expect(
+      await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: `process/${BIG}` }] })),
+    ).toMatch(/invalid eadsId/);
+    expect(await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: BIG }] }))).toMatch(
+      /invalid eadsId/,
+    );
+    expect(await updateRejection(interview.executeUpdate(finishInterviewUpdate, { args: [{ reason: BIG }] }))).toMatch(
+      /reason must be a string of at most 1000/,
+    );
     expect(await interview.query('eadsRecord', BIG)).toBeNull();
     expect(await interview.query('aggregatedScr', [BIG])).toMatchObject({ conflicts: [] });
 
     await interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: view.nextEads!.eads_id! }] });
-    const current = await until(async () => (await interview.query(eadsInterviewQuery)).current ?? undefined, 'the pursuit');
+    const current = await until(
+      async () => (await interview.query(eadsInterviewQuery)).current ?? undefined,
+      'the pursuit',
+    );
     const pursuit = h.client.workflow.getHandle((current as NonNullable<InterviewView['current']>).childWorkflowId);
-    const status = await until(async () => {
-      const s = await pursuit.query(pursuitStatusQuery);
-      return s.waiting_for_answer ? s : undefined;
-    }, 'an open question', 60_000);
+    const status = await until(
+      async () => {
+        const s = await pursuit.query(pursuitStatusQuery);
+        return s.waiting_for_answer ? s : undefined;
+      },
+      'an open question',
+      60_000,
+    );
     const q = status.current_question!.id;
-    expect(await updateRejection(pursuit.executeUpdate(answerUpdate, { args: [{ questionId: BIG, answer: 'We bake bread.' }] }))).toMatch(/questionId: Too big/);
-    expect(await updateRejection(pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: BIG }] }))).toMatch(/longer than 20,000/);
-    expect(await updateRejection(pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: 'x', [BIG]: 1 } as never] }))).toMatch(/Unrecognized key/);
-    expect(await updateRejection(pursuit.executeUpdate(finalizePursuitUpdate, { args: [{ notes: BIG }] }))).toMatch(/notes must be a string of at most 4000/);
+    expect(
+      await updateRejection(
+        pursuit.executeUpdate(answerUpdate, { args: [{ questionId: BIG, answer: 'We bake bread.' }] }),
+      ),
+    ).toMatch(/questionId: Too big/);
+    expect(
+      await updateRejection(pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: BIG }] })),
+    ).toMatch(/longer than 20,000/);
+    expect(
+      await updateRejection(
+        pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: 'x', [BIG]: 1 } as never] }),
+      ),
+    ).toMatch(/Unrecognized key/);
+    expect(await updateRejection(pursuit.executeUpdate(finalizePursuitUpdate, { args: [{ notes: BIG }] }))).toMatch(
+      /notes must be a string of at most 4000/,
+    );
     expect(await pursuit.query(pursuitStatusQuery)).toMatchObject({ status: 'working', waiting_for_answer: true });
     expect(await workflowTaskFailures(pursuit)).toBe(0);
 
@@ -188,8 +326,16 @@ describe('oversized fields at every entry point', () => {
   });
 
   it('the finalizePursuit signal with a 1.2 MB key or a non-object argument leaves the pursuit healthy', async () => {
-    const interview = await rawStart(runEadsInterviewFlow.type, { projectId: `oversized-sig-${randomUUID().slice(0, 6)}`, mode: 'human', maxPursuits: 1 });
-    const current = await until(async () => (await interview.query(eadsInterviewQuery)).current ?? undefined, 'the pursuit', 60_000);
+    const interview = await rawStart(runEadsInterviewFlow.type, {
+      projectId: `oversized-sig-${randomUUID().slice(0, 6)}`,
+      mode: 'human',
+      maxPursuits: 1,
+    });
+    const current = await until(
+      async () => (await interview.query(eadsInterviewQuery)).current ?? undefined,
+      'the pursuit',
+      60_000,
+    );
     const pursuit = h.client.workflow.getHandle((current as NonNullable<InterviewView['current']>).childWorkflowId);
     await pursuit.signal(finalizePursuitSignal, BIG as never);
     await pursuit.signal(finalizePursuitSignal, { [BIG]: 1 } as never);

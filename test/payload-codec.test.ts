@@ -69,7 +69,11 @@ describe('payload encryption (AES-GCM codec)', () => {
   });
 
   it('still runs workflows started with a plain client (e.g. the temporal CLI)', async () => {
-    const handle = await plainClient.workflow.start('platformCheck', { taskQueue: h.taskQueue, workflowId: `plain-${Date.now()}`, args: [{ topic: 'battery' }] });
+    const handle = await plainClient.workflow.start('platformCheck', {
+      taskQueue: h.taskQueue,
+      workflowId: `plain-${Date.now()}`,
+      args: [{ topic: 'battery' }],
+    });
     const result = (await h.client.workflow.getHandle(handle.workflowId).result()) as PlatformCheckOutput;
     expect(result.rows.length).toBe(3);
   });
@@ -80,11 +84,22 @@ describe('payload encryption (AES-GCM codec)', () => {
     const raw = await plainClient.workflow.getHandle(handle.workflowId).fetchHistory();
     const input = raw.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
     const body = {
-      payloads: [{ metadata: Object.fromEntries(Object.entries(input.metadata!).map(([k, v]) => [k, Buffer.from(v).toString('base64')])), data: Buffer.from(input.data!).toString('base64') }],
+      payloads: [
+        {
+          metadata: Object.fromEntries(
+            Object.entries(input.metadata!).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+          ),
+          data: Buffer.from(input.data!).toString('base64'),
+        },
+      ],
     };
     const server = await startCodecServer({ codec: new AesGcmPayloadCodec([KEY]), authToken: 'tok' });
     try {
-      const denied = await fetch(`${server.url}/decode`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const denied = await fetch(`${server.url}/decode`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(denied.status).toBe(401);
       const response = await fetch(`${server.url}/decode`, {
         method: 'POST',
@@ -93,7 +108,9 @@ describe('payload encryption (AES-GCM codec)', () => {
       });
       expect(response.status).toBe(200);
       expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
-      const decoded = (await response.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
+      const decoded = (await response.json()) as {
+        payloads: Array<{ metadata: Record<string, string>; data: string }>;
+      };
       expect(Buffer.from(decoded.payloads[0].metadata.encoding, 'base64').toString()).toBe('json/plain');
       expect(JSON.parse(Buffer.from(decoded.payloads[0].data, 'base64').toString())).toEqual({ topic: SECRET_TOPIC });
     } finally {
@@ -106,7 +123,12 @@ describe('payload encryption (AES-GCM codec)', () => {
     const server = await startCodecServerFromConfig(new AesGcmPayloadCodec([KEY]), config);
     const port = Number(new URL(server.url).port);
     const post = (headers: Record<string, string>, body = '{"payloads":[]}') =>
-      rawHttp(port, { method: 'POST', target: '/decode', headers: { 'content-type': 'application/json', ...headers }, body });
+      rawHttp(port, {
+        method: 'POST',
+        target: '/decode',
+        headers: { 'content-type': 'application/json', ...headers },
+        body,
+      });
     try {
       const local = { host: `127.0.0.1:${port}` };
       expect((await post(local)).status).toBe(401); // the variable is read: no token, no decoding
@@ -116,8 +138,18 @@ describe('payload encryption (AES-GCM codec)', () => {
       // DNS rebinding: the right token cannot help a page reached under another name.
       expect((await post({ host: `rebound.example:${port}`, authorization: 'Bearer codec-token' })).status).toBe(403);
       // Browsers: only the Web UI's origin, refused outright (not just left without CORS headers).
-      expect((await post({ ...local, origin: 'http://evil.example', authorization: 'Bearer codec-token' })).status).toBe(403);
-      expect((await rawHttp(port, { method: 'OPTIONS', target: '/decode', headers: { ...local, origin: 'http://evil.example' } })).status).toBe(403);
+      expect(
+        (await post({ ...local, origin: 'http://evil.example', authorization: 'Bearer codec-token' })).status,
+      ).toBe(403);
+      expect(
+        (
+          await rawHttp(port, {
+            method: 'OPTIONS',
+            target: '/decode',
+            headers: { ...local, origin: 'http://evil.example' },
+          })
+        ).status,
+      ).toBe(403);
       const ui = await post({ ...local, origin: 'http://localhost:8233', authorization: 'Bearer codec-token' });
       expect(ui.status).toBe(200);
       expect(ui.headers['access-control-allow-origin']).toBe('http://localhost:8233');
@@ -127,7 +159,8 @@ describe('payload encryption (AES-GCM codec)', () => {
         expect(empty.status).toBe(200);
         expect(JSON.parse(empty.body)).toEqual({ payloads: [] });
       }
-      for (const body of ['[]', '{"payloads":"x"}', '"x"']) expect((await post({ ...local, authorization: 'Bearer codec-token' }, body)).status).toBe(400);
+      for (const body of ['[]', '{"payloads":"x"}', '"x"'])
+        expect((await post({ ...local, authorization: 'Bearer codec-token' }, body)).status).toBe(400);
     } finally {
       await server.close();
     }
@@ -138,11 +171,32 @@ describe('payload encryption (AES-GCM codec)', () => {
     await handle.result();
     const server = await startCodecServer({ codec: new AesGcmPayloadCodec([KEY]), authToken: 'cli-token' });
     try {
-      const args = ['workflow', 'query', '--address', inject('temporalAddress'), '--workflow-id', handle.workflowId, '--name', 'pipelineState', '--codec-endpoint', server.url, '--codec-auth', 'Bearer cli-token', '--output', 'json'];
-      const result = await execFileAsync(inject('temporalCliPath'), args, { env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 30_000 });
+      const args = [
+        'workflow',
+        'query',
+        '--address',
+        inject('temporalAddress'),
+        '--workflow-id',
+        handle.workflowId,
+        '--name',
+        'pipelineState',
+        '--codec-endpoint',
+        server.url,
+        '--codec-auth',
+        'Bearer cli-token',
+        '--output',
+        'json',
+      ];
+      const result = await execFileAsync(inject('temporalCliPath'), args, {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        timeout: 30_000,
+      });
       const answer = JSON.parse(result.stdout) as { queryResult: unknown[] };
       expect(JSON.stringify(answer.queryResult)).toMatch(/capacitor/i);
-      const denied = await execFileAsync(inject('temporalCliPath'), args.slice(0, -4).concat('--output', 'json'), { env: { PATH: process.env.PATH, HOME: process.env.HOME }, timeout: 30_000 }).catch((err: Error) => err);
+      const denied = await execFileAsync(inject('temporalCliPath'), args.slice(0, -4).concat('--output', 'json'), {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        timeout: 30_000,
+      }).catch((err: Error) => err);
       expect(denied).toBeInstanceOf(Error); // without --codec-auth
     } finally {
       await server.close();
@@ -150,11 +204,17 @@ describe('payload encryption (AES-GCM codec)', () => {
   });
 
   it('refuses to decrypt with the wrong key and rejects a malformed key at start', async () => {
-    const [encrypted] = await new AesGcmPayloadCodec([KEY]).encode([{ metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode('"x"') }]);
-    await expect(new AesGcmPayloadCodec([randomBytes(32).toString('base64')]).decode([encrypted])).rejects.toThrow(/no key with id/);
+    const [encrypted] = await new AesGcmPayloadCodec([KEY]).encode([
+      { metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode('"x"') },
+    ]);
+    await expect(new AesGcmPayloadCodec([randomBytes(32).toString('base64')]).decode([encrypted])).rejects.toThrow(
+      /no key with id/,
+    );
     const rotated = new AesGcmPayloadCodec([randomBytes(32).toString('base64'), KEY]);
     expect(Buffer.from((await rotated.decode([encrypted]))[0].data!).toString()).toBe('"x"');
-    expect(() => parseConfig({ AGENT_FLOWS_PAYLOAD_KEY: 'c2hvcnQ=' })).toThrow(/AGENT_FLOWS_PAYLOAD_KEY: expected 32 bytes/);
+    expect(() => parseConfig({ AGENT_FLOWS_PAYLOAD_KEY: 'c2hvcnQ=' })).toThrow(
+      /AGENT_FLOWS_PAYLOAD_KEY: expected 32 bytes/,
+    );
   });
 });
 
@@ -172,7 +232,9 @@ describe('secrets stay in the worker environment', () => {
     const handle = await h.start(platformCheckFlow, { topic: 'battery' });
     await handle.result();
     expect(h.standin.stats().byTask['platform.summarize']).toBe(1);
-    const history = JSON.stringify(await handle.fetchHistory(), (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
+    const history = JSON.stringify(await handle.fetchHistory(), (_k, v) =>
+      v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
+    );
     expect(history).not.toContain(SENTINEL);
     expect(history).toContain('battery');
   });

@@ -32,13 +32,21 @@ describe('platformCheck on the embedded backends', () => {
   });
 
   it('tags flows started without the search attribute (as the temporal CLI does)', async () => {
-    const handle = await h.client.workflow.start('platformCheck', { taskQueue: h.taskQueue, workflowId: `raw-${Date.now()}`, args: [{ topic: 'battery' }] });
+    const handle = await h.client.workflow.start('platformCheck', {
+      taskQueue: h.taskQueue,
+      workflowId: `raw-${Date.now()}`,
+      args: [{ topic: 'battery' }],
+    });
     await handle.result();
     expect((await handle.describe()).searchAttributes[FLOW_SEARCH_ATTRIBUTE]).toEqual(['platformCheck']);
   });
 
   it('fails fast and non-retryably on bad input, naming the field', async () => {
-    const handle = await h.client.workflow.start('platformCheck', { taskQueue: h.taskQueue, workflowId: `bad-${Date.now()}`, args: [{ topic: '', extra: 1 }] });
+    const handle = await h.client.workflow.start('platformCheck', {
+      taskQueue: h.taskQueue,
+      workflowId: `bad-${Date.now()}`,
+      args: [{ topic: '', extra: 1 }],
+    });
     const error = await handle.result().catch((e) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause as ApplicationFailure;

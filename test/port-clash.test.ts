@@ -23,7 +23,11 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((resolve) => holder.close(() => resolve())));
 
-function run(script: string, args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+function run(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [script, ...args], {
       cwd: mkdtempSync(path.join(os.tmpdir(), 'port-clash-')),
@@ -48,7 +52,9 @@ function run(script: string, args: string[], env: Record<string, string>): Promi
 }
 
 const named = (component: string, setting: string) =>
-  new RegExp(`${component} cannot listen on 127\\.0\\.0\\.1:\\d+: the port is already in use \\(EADDRINUSE\\)\\. Stop what holds it, or set ${setting} to another port`);
+  new RegExp(
+    `${component} cannot listen on 127\\.0\\.0\\.1:\\d+: the port is already in use \\(EADDRINUSE\\)\\. Stop what holds it, or set ${setting} to another port`,
+  );
 
 describe('a port clash', () => {
   it('is named by every entry point that listens', async () => {
@@ -71,12 +77,17 @@ describe('a port clash', () => {
     for (const r of [standin, controlPlane, worker, mcp, stackStandin, stackCodec]) expect(r.code, r.output).toBe(1);
   }, 120_000);
 
-  it('of the dev server\'s Web UI names TEMPORAL_UI_PORT before the CLI starts', async () => {
-    await expect(startDevServer({ port: await freePort(), uiPort: busy, quiet: true })).rejects.toThrow(named("The Temporal dev server's Web UI", 'TEMPORAL_UI_PORT'));
+  it("of the dev server's Web UI names TEMPORAL_UI_PORT before the CLI starts", async () => {
+    await expect(startDevServer({ port: await freePort(), uiPort: busy, quiet: true })).rejects.toThrow(
+      named("The Temporal dev server's Web UI", 'TEMPORAL_UI_PORT'),
+    );
   });
 
-  it('of the stack\'s metrics port stops the stack before it starts anything', async () => {
-    const stack = await run(path.join(ROOT, 'workers/stack.ts'), [], { WORKER_METRICS_PORT: String(busy), TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}` });
+  it("of the stack's metrics port stops the stack before it starts anything", async () => {
+    const stack = await run(path.join(ROOT, 'workers/stack.ts'), [], {
+      WORKER_METRICS_PORT: String(busy),
+      TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
+    });
     expect(stack.output).toMatch(named("The worker's metrics endpoint", 'WORKER_METRICS_PORT \\(0 turns it off\\)'));
     expect(stack.output).not.toMatch(/dev server on|stand-in on/);
     expect(stack.code).toBe(1);

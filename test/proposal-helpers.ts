@@ -16,7 +16,8 @@ export interface PdfContent {
 export async function readPdf(file: string): Promise<PdfContent> {
   // pdfjs v4 ships ESM only; the legacy build runs on Node without a DOM.
   const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), disableFontFace: true, verbosity: 0 }).promise;
+  const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), disableFontFace: true, verbosity: 0 })
+    .promise;
   const pageTexts: string[] = [];
   const links: PdfContent['links'] = [];
   for (let i = 1; i <= doc.numPages; i++) {
@@ -36,7 +37,8 @@ export async function readPdf(file: string): Promise<PdfContent> {
 /** Text as pdfjs extracts it may break lines anywhere: compare with whitespace removed. */
 export const squash = (s: string) => s.replace(/\s+/g, '');
 
-const profileFile = (name: string) => JSON.parse(readFileSync(path.resolve(__dirname, '..', 'data', 'profiles', `${name}.json`), 'utf8')) as UserProfile;
+const profileFile = (name: string) =>
+  JSON.parse(readFileSync(path.resolve(__dirname, '..', 'data', 'profiles', `${name}.json`), 'utf8')) as UserProfile;
 
 /** 10 h/week for 3 months: the first two versions overrun the timeline, the third fits. */
 export const TIGHT_PROFILE = profileFile('psychology-tight-timeline');

@@ -5,7 +5,12 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFlow } from '../client/flow-client';
 import { conductInterview, main as interviewCli, type InterviewIO } from '../client/proposal-interview';
 import { researchProposalFlow, type InterviewQuestionView, type ProposalOutput } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
+import {
+  answerQuestionUpdate,
+  currentQuestionQuery,
+  proposalStateQuery,
+  reviewProposalUpdate,
+} from '../contracts/proposal-messages';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { until } from './proposal-helpers';
@@ -17,7 +22,11 @@ const openQuestion = (handle: WorkflowHandle, field: string) =>
   }, `question ${field}`);
 
 /** Answers `questionId`, or (as the interview client does) the question the workflow says is open. */
-async function answer(handle: WorkflowHandle, text: string, questionId?: string): Promise<InterviewQuestionView | null> {
+async function answer(
+  handle: WorkflowHandle,
+  text: string,
+  questionId?: string,
+): Promise<InterviewQuestionView | null> {
   const id = questionId ?? (await handle.query(currentQuestionQuery))?.id ?? '(none open)';
   return handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: text, questionId: id }] });
 }
@@ -64,11 +73,13 @@ describe('writeResearchProposal, interactive', () => {
     // weekly_hours must be a number: rejected with the reason, and the question is still open.
     expect(await rejection(answer(handle, 'ten-ish'))).toMatch(/weekly_hours must be a whole number/);
     expect(await rejection(answer(handle, '0'))).toMatch(/between 1 and 80/);
-    expect((await handle.query(currentQuestionQuery))).toMatchObject({ field: 'weekly_hours', number: 4 });
+    expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'weekly_hours', number: 4 });
     // An answer meant for another question is refused instead of landing in the wrong field.
     expect(await rejection(answer(handle, '15', 'total_timeline'))).toMatch(/not the open one/);
     // No review is open during the interview.
-    expect(await rejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] }))).toMatch(/no proposal is awaiting review/);
+    expect(await rejection(handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] }))).toMatch(
+      /no proposal is awaiting review/,
+    );
 
     const afterHours = await answer(handle, '15 hours per week', 'weekly_hours');
     expect(afterHours).toMatchObject({ field: 'total_timeline', number: 5 });
@@ -111,7 +122,14 @@ describe('writeResearchProposal, interactive', () => {
   it('skips questions the prefill answers', async () => {
     const handle = await h.start(researchProposalFlow, {
       mode: 'interactive',
-      profile: { academic_program: 'PhD', field_of_study: 'Psychology', research_area: 'Loneliness in remote work', existing_skills: ['SPSS'], missing_skills: [], constraints: ['No budget'] },
+      profile: {
+        academic_program: 'PhD',
+        field_of_study: 'Psychology',
+        research_area: 'Loneliness in remote work',
+        existing_skills: ['SPSS'],
+        missing_skills: [],
+        constraints: ['No budget'],
+      },
     });
     expect(await openQuestion(handle, 'weekly_hours')).toMatchObject({ number: 1, of: 3 });
     await handle.terminate('test done');
@@ -140,11 +158,22 @@ describe('writeResearchProposal, interactive', () => {
   it('survives a worker restart in the middle of the interview', async () => {
     const taskQueue = `proposal-restart-${randomUUID().slice(0, 8)}`;
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
-    const makeWorker = () => createFlowWorker({ connection, backends: h.backends, taskQueue, workflowBundle: { codePath: inject('workflowBundlePath') } });
+    const makeWorker = () =>
+      createFlowWorker({
+        connection,
+        backends: h.backends,
+        taskQueue,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      });
     try {
       const first = await makeWorker();
       const firstRun = first.run();
-      const handle = await startFlow(h.client, researchProposalFlow, { mode: 'interactive', profile: { academic_program: "Bachelor's", field_of_study: 'Psychology' } }, { taskQueue });
+      const handle = await startFlow(
+        h.client,
+        researchProposalFlow,
+        { mode: 'interactive', profile: { academic_program: "Bachelor's", field_of_study: 'Psychology' } },
+        { taskQueue },
+      );
       await openQuestion(handle, 'research_area');
       await answer(handle, 'Social media use and adolescent well-being');
       await answer(handle, '12');
@@ -163,7 +192,12 @@ describe('writeResearchProposal, interactive', () => {
         return (await handle.result()) as ProposalOutput;
       });
       expect(out.status).toBe('completed');
-      expect(out.profile).toMatchObject({ research_area: 'Social media use and adolescent well-being', weekly_hours: 12, total_timeline: { value: 5, unit: 'months' }, constraints: ['No budget', 'Remote only'] });
+      expect(out.profile).toMatchObject({
+        research_area: 'Social media use and adolescent well-being',
+        weekly_hours: 12,
+        total_timeline: { value: 5, unit: 'months' },
+        constraints: ['No budget', 'Remote only'],
+      });
       expect(out.profile!.additional_context).toBeUndefined();
       expect(out.interview).toEqual({ asked: 7, answered: 7, outcome: 'completed' });
       await recordHistory(handle, 'research-proposal-interview-worker-restart');
@@ -176,7 +210,14 @@ describe('writeResearchProposal, interactive', () => {
     const handle = await h.start(researchProposalFlow, {
       mode: 'interactive',
       review: true,
-      profile: { academic_program: "Master's", field_of_study: 'Environmental Science', research_area: 'Machine learning for weather forecasting', existing_skills: ['Python'], missing_skills: ['Deep Learning'], constraints: [] },
+      profile: {
+        academic_program: "Master's",
+        field_of_study: 'Environmental Science',
+        research_area: 'Machine learning for weather forecasting',
+        existing_skills: ['Python'],
+        missing_skills: ['Deep Learning'],
+        constraints: [],
+      },
     });
     // First session: a bad answer, a good one, then the input ends (Ctrl-D).
     const session1 = scriptedIO(['lots', '20', null]);
@@ -194,7 +235,11 @@ describe('writeResearchProposal, interactive', () => {
     expect(transcript).toMatch(/Draft ready for review/);
     expect(transcript).toMatch(/completed \(COMPLETE\)/);
     const out = (await handle.result()) as ProposalOutput;
-    expect(out.profile).toMatchObject({ weekly_hours: 20, total_timeline: { value: 1, unit: 'years' }, additional_context: 'Loss of access to the GPU cluster' });
+    expect(out.profile).toMatchObject({
+      weekly_hours: 20,
+      total_timeline: { value: 1, unit: 'years' },
+      additional_context: 'Loss of access to the GPU cluster',
+    });
     expect(out.review.outcome).toBe('approved');
   });
 });

@@ -25,7 +25,12 @@ describe('writeResearchProposal idle timeouts (time-skipping)', () => {
     env = await createTimeSkippingEnv();
     standin = await startStandin();
     backends = await createBackends(testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url }));
-    worker = await createFlowWorker({ connection: env.nativeConnection, backends, taskQueue, workflowBundle: { codePath: inject('workflowBundlePath') } });
+    worker = await createFlowWorker({
+      connection: env.nativeConnection,
+      backends,
+      taskQueue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
     running = worker.run();
   });
   afterAll(async () => {
@@ -48,7 +53,14 @@ describe('writeResearchProposal idle timeouts (time-skipping)', () => {
     const out = (await handle.result()) as ProposalOutput;
     const skippedMs = (await env.currentTimeMs()) - started;
 
-    expect(out).toMatchObject({ status: 'abandoned', state: 'ABANDONED', profile: null, proposal: null, pdf: null, error: null });
+    expect(out).toMatchObject({
+      status: 'abandoned',
+      state: 'ABANDONED',
+      profile: null,
+      proposal: null,
+      pdf: null,
+      error: null,
+    });
     expect(out.interview).toEqual({ asked: 9, answered: 1, outcome: 'abandoned' });
     expect(out.transitions.map((t) => t.to)).toEqual(['INTERVIEWING', 'ABANDONED']);
     expect(out.transitions[1].note).toMatch(/no answer to "field_of_study" within 90 minute/);

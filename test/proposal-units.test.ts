@@ -17,8 +17,19 @@ import {
 } from '../contracts/proposal';
 import { proposalRules } from '../standin/rules/proposal';
 import { Interview } from '../workflows/proposal/interview';
-import { checkFeasibility, chooseBest, combineQuality, parseDurationWeeks, type ModelQualityAssessment } from '../domain/proposal-quality';
-import { isValidTransition, ProposalStateMachine, TERMINAL_STATES, TRANSITIONS } from '../workflows/proposal/state-machine';
+import {
+  checkFeasibility,
+  chooseBest,
+  combineQuality,
+  parseDurationWeeks,
+  type ModelQualityAssessment,
+} from '../domain/proposal-quality';
+import {
+  isValidTransition,
+  ProposalStateMachine,
+  TERMINAL_STATES,
+  TRANSITIONS,
+} from '../workflows/proposal/state-machine';
 import { IMPOSSIBLE_PROFILE, TIGHT_PROFILE } from './proposal-helpers';
 
 describe('state machine', () => {
@@ -29,7 +40,16 @@ describe('state machine', () => {
 
   it('walks the main path and records each transition with its time', () => {
     const sm = new ProposalStateMachine(clock());
-    for (const s of ['PROBLEM_FORMULATION', 'OBJECTIVES', 'METHODOLOGY', 'DATA_COLLECTION', 'QUALITY_CONTROL', 'REFINEMENT', 'PROBLEM_FORMULATION'] as const) sm.transition(s);
+    for (const s of [
+      'PROBLEM_FORMULATION',
+      'OBJECTIVES',
+      'METHODOLOGY',
+      'DATA_COLLECTION',
+      'QUALITY_CONTROL',
+      'REFINEMENT',
+      'PROBLEM_FORMULATION',
+    ] as const)
+      sm.transition(s);
     expect(sm.state).toBe('PROBLEM_FORMULATION');
     expect(sm.history).toHaveLength(7);
     expect(sm.history[0]).toEqual({ from: 'INIT', to: 'PROBLEM_FORMULATION', at: '2026-01-01T00:00:01.000Z' });
@@ -56,7 +76,8 @@ describe('state machine', () => {
 
   it('has terminal states without exits, ERROR reachable from every working state, and every state reachable', () => {
     for (const t of TERMINAL_STATES) expect(TRANSITIONS[t]).toEqual([]);
-    for (const s of PROPOSAL_STATES) if (!TERMINAL_STATES.includes(s)) expect(isValidTransition(s, 'ERROR'), s).toBe(true);
+    for (const s of PROPOSAL_STATES)
+      if (!TERMINAL_STATES.includes(s)) expect(isValidTransition(s, 'ERROR'), s).toBe(true);
     const seen = new Set<string>(['INIT']);
     const queue = ['INIT'] as Array<keyof typeof TRANSITIONS>;
     while (queue.length) {
@@ -79,10 +100,19 @@ describe('quality control by code', () => {
     recommended_tools: [],
     data_sources: ['y'],
     estimated_sample_size: 'n',
-    timeline_breakdown: { preparation: { duration: '2 weeks', activities: [] }, collection: { duration: '3 months', activities: [] }, quality_check: { duration: '1 week', activities: [] }, total_duration: total },
+    timeline_breakdown: {
+      preparation: { duration: '2 weeks', activities: [] },
+      collection: { duration: '3 months', activities: [] },
+      quality_check: { duration: '1 week', activities: [] },
+      total_duration: total,
+    },
     resource_requirements: [],
   });
-  const model = (coherence: number, feasibility: number, issues: ModelQualityAssessment['issues_identified'] = []): ModelQualityAssessment => ({
+  const model = (
+    coherence: number,
+    feasibility: number,
+    issues: ModelQualityAssessment['issues_identified'] = [],
+  ): ModelQualityAssessment => ({
     coherence_score: coherence,
     feasibility_score: feasibility,
     issues_identified: issues,
@@ -100,7 +130,12 @@ describe('quality control by code', () => {
   });
 
   it('checks the plan against the timeline: fits → 1, overruns → ratio and a critical issue', () => {
-    expect(checkFeasibility(EXAMPLE_PROFILE, plan('16 weeks'))).toMatchObject({ planWeeks: 16, timelineWeeks: 26, score: 1, issues: [] });
+    expect(checkFeasibility(EXAMPLE_PROFILE, plan('16 weeks'))).toMatchObject({
+      planWeeks: 16,
+      timelineWeeks: 26,
+      score: 1,
+      issues: [],
+    });
     const over = checkFeasibility(EXAMPLE_PROFILE, plan('40 weeks'));
     expect(over.score).toBe(0.65);
     expect(over.issues[0]).toMatchObject({ severity: 'critical', component: 'data_collection' });
@@ -110,20 +145,36 @@ describe('quality control by code', () => {
 
   it('applies the pass rule: both scores ≥ 0.7 and no critical issue; overall = mean × 100', () => {
     const fits = checkFeasibility(EXAMPLE_PROFILE, plan('16 weeks'));
-    expect(combineQuality(model(0.7, 0.7), fits)).toMatchObject({ validation_passed: true, overall_quality_score: 70, requires_refinement: false, refinement_targets: [] });
+    expect(combineQuality(model(0.7, 0.7), fits)).toMatchObject({
+      validation_passed: true,
+      overall_quality_score: 70,
+      requires_refinement: false,
+      refinement_targets: [],
+    });
     expect(combineQuality(model(0.69, 0.9), fits).validation_passed).toBe(false);
-    const critical = combineQuality(model(0.95, 0.95, [{ severity: 'critical', component: 'methodology', description: 'd', impact: 'i' }]), fits);
+    const critical = combineQuality(
+      model(0.95, 0.95, [{ severity: 'critical', component: 'methodology', description: 'd', impact: 'i' }]),
+      fits,
+    );
     expect(critical).toMatchObject({ validation_passed: false, requires_refinement: true, overall_quality_score: 95 });
     // The code's feasibility caps the model's optimism.
     const over = combineQuality(model(0.9, 0.95), checkFeasibility(EXAMPLE_PROFILE, plan('30 weeks')));
     expect(over.feasibility_score).toBe(0.87);
     expect(over.validation_passed).toBe(false);
-    expect(over.feasibility_check).toEqual({ plan_weeks: 30, timeline_weeks: 26, model_feasibility: 0.95, code_feasibility: 0.87 });
+    expect(over.feasibility_check).toEqual({
+      plan_weeks: 30,
+      timeline_weeks: 26,
+      model_feasibility: 0.95,
+      code_feasibility: 0.87,
+    });
     expect(over.refinement_targets).toEqual(expect.arrayContaining(['problem_definition', 'data_collection']));
   });
 
   it('keeps a passing version over a higher-scoring failing one, and the latest on ties', () => {
-    const v = (round: number, passed: boolean, overall: number) => ({ round, quality: { validation_passed: passed, overall_quality_score: overall } as QualityValidation });
+    const v = (round: number, passed: boolean, overall: number) => ({
+      round,
+      quality: { validation_passed: passed, overall_quality_score: overall } as QualityValidation,
+    });
     expect(chooseBest([v(0, false, 90), v(1, true, 75), v(2, false, 95)])?.round).toBe(1);
     expect(chooseBest([v(0, false, 60), v(1, false, 80), v(2, false, 80)])?.round).toBe(2);
     expect(chooseBest([])).toBeUndefined();
@@ -151,10 +202,14 @@ describe('interview', () => {
     // An answer must name its question.
     expect(() => interview.check({ answer: '12' })).toThrow(/invalid answer: questionId/);
     expect(interview.check({ answer: '12', questionId: 'weekly_hours' })).toEqual({ repeat: false });
-    expect(interview.accept({ answer: '12', questionId: 'weekly_hours' })).toMatchObject({ field: 'additional_context' });
+    expect(interview.accept({ answer: '12', questionId: 'weekly_hours' })).toMatchObject({
+      field: 'additional_context',
+    });
     // The same answer again is a repeat (no-op); a different one is refused; neither fills the open question.
     expect(interview.check({ answer: '12', questionId: 'weekly_hours' })).toEqual({ repeat: true });
-    expect(interview.accept({ answer: '12', questionId: 'weekly_hours' })).toMatchObject({ field: 'additional_context' });
+    expect(interview.accept({ answer: '12', questionId: 'weekly_hours' })).toMatchObject({
+      field: 'additional_context',
+    });
     expect(() => interview.check({ answer: '14', questionId: 'weekly_hours' })).toThrow(/already answered/);
     expect(interview.answered).toBe(1);
     // Histories from before questionId was required replay through accept without it.
@@ -179,7 +234,10 @@ describe('interview', () => {
     const interview = new Interview({ ...EXAMPLE_PROFILE, existing_skills: undefined, constraints: undefined });
     interview.accept({ answer: ' Python ,  Research and Development;R ' });
     interview.accept({ answer: 'None' });
-    expect(interview.profile()).toMatchObject({ existing_skills: ['Python', 'Research and Development', 'R'], constraints: [] });
+    expect(interview.profile()).toMatchObject({
+      existing_skills: ['Python', 'Research and Development', 'R'],
+      constraints: [],
+    });
   });
 });
 
@@ -188,14 +246,30 @@ describe('input contract', () => {
     const bad = proposalInput.safeParse({ mode: 'autonomous', profile: { research_area: 'x y z' } });
     expect(bad.success).toBe(false);
     expect(bad.error!.issues.map((i) => i.path.join('.'))).toContain('profile.weekly_hours');
-    expect(proposalInput.parse({ mode: 'interactive', profile: { research_area: 'Loneliness' } })).toMatchObject({ maxRefinements: 3, review: false, idleTimeoutMinutes: 10080 });
+    expect(proposalInput.parse({ mode: 'interactive', profile: { research_area: 'Loneliness' } })).toMatchObject({
+      maxRefinements: 3,
+      review: false,
+      idleTimeoutMinutes: 10080,
+    });
     expect(proposalInput.safeParse({ mode: 'interactive', extra: 1 }).success).toBe(false);
-    expect(proposalInput.safeParse({ mode: 'autonomous', profile: EXAMPLE_PROFILE, maxRefinements: -1 }).success).toBe(false);
+    expect(proposalInput.safeParse({ mode: 'autonomous', profile: EXAMPLE_PROFILE, maxRefinements: -1 }).success).toBe(
+      false,
+    );
   });
 });
 
 describe('literature', () => {
-  const hit = (id: string, url: string): LiteratureHit => ({ id, title: `T ${id}`, url, source: 'S', year: 2020, authors: null, snippet: '', keywords: [], score: 1 });
+  const hit = (id: string, url: string): LiteratureHit => ({
+    id,
+    title: `T ${id}`,
+    url,
+    source: 'S',
+    year: 2020,
+    authors: null,
+    snippet: '',
+    keywords: [],
+    score: 1,
+  });
   const hits = [hit('a', 'https://arxiv.org/abs/1'), hit('b', 'https://doi.org/10.1/b')];
 
   it('cites only search results: invented ids and URLs are dropped, duplicates merged', () => {
@@ -220,11 +294,16 @@ describe('literature', () => {
     expect(toLiteratureHit('x', 1, { title: 'T', url: 'ftp://files.example.org/p.pdf' })).toBeUndefined();
     expect(toLiteratureHit('x', 1, { title: 'T', url: 'not a url' })).toBeUndefined();
     expect(toLiteratureHit('x', 1, { url: 'https://arxiv.org/abs/1' })).toBeUndefined();
-    expect(toLiteratureHit('x', 1, { title: 'T', link: 'https://arxiv.org/abs/1', venue: 'arXiv' })).toMatchObject({ url: 'https://arxiv.org/abs/1', source: 'arXiv' });
+    expect(toLiteratureHit('x', 1, { title: 'T', link: 'https://arxiv.org/abs/1', venue: 'arXiv' })).toMatchObject({
+      url: 'https://arxiv.org/abs/1',
+      source: 'arXiv',
+    });
   });
 
   it('ships a corpus of well-formed, unique entries', () => {
-    const corpus = JSON.parse(readFileSync(path.resolve(__dirname, '..', 'data', 'search', 'literature.json'), 'utf8')) as Array<Record<string, unknown>>;
+    const corpus = JSON.parse(
+      readFileSync(path.resolve(__dirname, '..', 'data', 'search', 'literature.json'), 'utf8'),
+    ) as Array<Record<string, unknown>>;
     expect(corpus.length).toBeGreaterThanOrEqual(50);
     expect(new Set(corpus.map((e) => e.id)).size).toBe(corpus.length);
     expect(new Set(corpus.map((e) => e.url)).size).toBe(corpus.length);
@@ -238,20 +317,39 @@ describe('literature', () => {
 
 describe('stand-in rules compute from content', () => {
   const rule = (task: string) => proposalRules.find((r) => r.task === task)!;
-  const answer = (task: string, sections: Record<string, unknown>) => rule(task).answer({ task, system: '', sections, responseSchema: undefined, turns: 1 }) as Record<string, any>;
+  const answer = (task: string, sections: Record<string, unknown>) =>
+    rule(task).answer({ task, system: '', sections, responseSchema: undefined, turns: 1 }) as Record<string, any>;
   const profile = (p: typeof EXAMPLE_PROFILE) => ({ ...p, timeline_weeks: timelineWeeks(p.total_timeline) });
 
   it('cites nothing when no result matches a new topic, and quality control says so', () => {
-    const marine = { ...EXAMPLE_PROFILE, field_of_study: 'Marine Biology', research_area: 'Coral reef bleaching', additional_context: undefined };
+    const marine = {
+      ...EXAMPLE_PROFILE,
+      field_of_study: 'Marine Biology',
+      research_area: 'Coral reef bleaching',
+      additional_context: undefined,
+    };
     const pf = answer('proposal.problem_formulation', {
       profile: profile(marine),
-      search_results: [{ id: 'lit-alphafold', title: 'Highly accurate protein structure prediction with AlphaFold', source: 'Nature', year: 2021, snippet: 'A neural network predicts protein structures.', keywords: ['biology', 'protein structure'] }],
+      search_results: [
+        {
+          id: 'lit-alphafold',
+          title: 'Highly accurate protein structure prediction with AlphaFold',
+          source: 'Nature',
+          year: 2021,
+          snippet: 'A neural network predicts protein structures.',
+          keywords: ['biology', 'protein structure'],
+        },
+      ],
     });
     expect(pf.literature).toEqual([]);
     expect(pf.main_research_question).toMatch(/coral reef bleaching/i);
     const qc = answer('proposal.quality_control', {
       profile: profile(marine),
-      problem: { main_research_question: pf.main_research_question, secondary_questions: pf.secondary_questions, literature_count: 0 },
+      problem: {
+        main_research_question: pf.main_research_question,
+        secondary_questions: pf.secondary_questions,
+        literature_count: 0,
+      },
       objectives: { general_objective: 'g', specific_objectives: pf.secondary_questions },
       methodology: { justification: '' },
       data_collection: { timeline_breakdown: { total_duration: '10 weeks' } },
@@ -262,22 +360,42 @@ describe('stand-in rules compute from content', () => {
   it('narrows the scope on feedback and takes up a reviewer focus', () => {
     const first = answer('proposal.problem_formulation', { profile: profile(TIGHT_PROFILE), search_results: [] });
     expect(first.secondary_questions).toHaveLength(4);
-    const narrowed = answer('proposal.problem_formulation', { profile: profile(TIGHT_PROFILE), search_results: [], previous_definition: first, refinement_feedback: ['Narrow the scope: fewer secondary questions.'] });
+    const narrowed = answer('proposal.problem_formulation', {
+      profile: profile(TIGHT_PROFILE),
+      search_results: [],
+      previous_definition: first,
+      refinement_feedback: ['Narrow the scope: fewer secondary questions.'],
+    });
     expect(narrowed.secondary_questions).toHaveLength(3);
-    const focused = answer('proposal.problem_formulation', { profile: profile(TIGHT_PROFILE), search_results: [], previous_definition: narrowed, refinement_feedback: ['Please focus on sleep quality.'] });
+    const focused = answer('proposal.problem_formulation', {
+      profile: profile(TIGHT_PROFILE),
+      search_results: [],
+      previous_definition: narrowed,
+      refinement_feedback: ['Please focus on sleep quality.'],
+    });
     expect(focused.secondary_questions).toHaveLength(3);
     // With no literature to pair it with, the focus alone carries the main question (no filler variable).
-    expect(focused.main_research_question).toBe('How does sleep quality relate to social media use and adolescent well-being?');
+    expect(focused.main_research_question).toBe(
+      'How does sleep quality relate to social media use and adolescent well-being?',
+    );
     expect(focused.problem_statement).toContain('It now centres on sleep quality.');
     expect(focused.problem_statement).not.toContain('Please focus on');
   });
 
   it('derives the plan length from workload and weekly hours', () => {
     const plan = (p: typeof EXAMPLE_PROFILE, n: number) =>
-      answer('proposal.data_collection', { profile: profile(p), objectives: { specific_objectives: Array.from({ length: n }, (_, i) => `o${i}`) }, methodology: {} }).timeline_breakdown.total_duration;
+      answer('proposal.data_collection', {
+        profile: profile(p),
+        objectives: { specific_objectives: Array.from({ length: n }, (_, i) => `o${i}`) },
+        methodology: {},
+      }).timeline_breakdown.total_duration;
     expect([4, 3, 2].map((n) => plan(TIGHT_PROFILE, n))).toEqual(['19 weeks', '16 weeks', '12 weeks']);
     expect(plan(IMPOSSIBLE_PROFILE, 1)).toBe('25 weeks'); // 8 + 12 + 5 weeks at 4 h/week, against 4.3 available
-    const tools = answer('proposal.data_collection', { profile: profile(TIGHT_PROFILE), objectives: { specific_objectives: ['o'] }, methodology: {} }).recommended_tools.map((t: { name: string }) => t.name);
+    const tools = answer('proposal.data_collection', {
+      profile: profile(TIGHT_PROFILE),
+      objectives: { specific_objectives: ['o'] },
+      methodology: {},
+    }).recommended_tools.map((t: { name: string }) => t.name);
     expect(tools).not.toContain('SPSS'); // "No budget": no licensed software
   });
 });

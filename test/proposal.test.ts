@@ -7,13 +7,21 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../client/mcp/server';
 import type { FlowDefinition } from '../contracts/common';
-import { EXAMPLE_PROFILE, MAX_REVIEW_ROUNDS, researchProposalFlow, type ProposalOutput, type ProposalStateView } from '../contracts/proposal';
+import {
+  EXAMPLE_PROFILE,
+  MAX_REVIEW_ROUNDS,
+  researchProposalFlow,
+  type ProposalOutput,
+  type ProposalStateView,
+} from '../contracts/proposal';
 import { isValidTransition } from '../workflows/proposal/state-machine';
 import { answerQuestionUpdate, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { CLIMATE_PROFILE, IMPOSSIBLE_PROFILE, readPdf, squash, TIGHT_PROFILE, until } from './proposal-helpers';
 
-const corpus = JSON.parse(readFileSync(path.resolve(__dirname, '..', 'data', 'search', 'literature.json'), 'utf8')) as Array<{ title: string; url: string }>;
+const corpus = JSON.parse(
+  readFileSync(path.resolve(__dirname, '..', 'data', 'search', 'literature.json'), 'utf8'),
+) as Array<{ title: string; url: string }>;
 const corpusUrlByTitle = new Map(corpus.map((e) => [e.title, e.url]));
 
 /** Every transition in the result is allowed by the table, and timestamps never go backwards. */
@@ -46,9 +54,23 @@ describe('writeResearchProposal, autonomous', () => {
     expect(handle.workflowId).toMatch(/^research-proposal-multi-agent-systems-with-large-language-[0-9a-f]{6}$/);
     const out = (await handle.result()) as ProposalOutput;
 
-    expect(out).toMatchObject({ status: 'completed', state: 'COMPLETE', mode: 'autonomous', error: null, unresolvedIssues: [] });
+    expect(out).toMatchObject({
+      status: 'completed',
+      state: 'COMPLETE',
+      mode: 'autonomous',
+      error: null,
+      unresolvedIssues: [],
+    });
     expect(out.refinement).toMatchObject({ refinements: 0, maxRefinements: 3, limitReached: false, chosenRound: 0 });
-    expect(out.transitions.map((t) => t.to)).toEqual(['PROBLEM_FORMULATION', 'OBJECTIVES', 'METHODOLOGY', 'DATA_COLLECTION', 'QUALITY_CONTROL', 'RENDERING_PDF', 'COMPLETE']);
+    expect(out.transitions.map((t) => t.to)).toEqual([
+      'PROBLEM_FORMULATION',
+      'OBJECTIVES',
+      'METHODOLOGY',
+      'DATA_COLLECTION',
+      'QUALITY_CONTROL',
+      'RENDERING_PDF',
+      'COMPLETE',
+    ]);
     expectLawfulTransitions(out);
 
     const proposal = out.proposal!;
@@ -72,7 +94,16 @@ describe('writeResearchProposal, autonomous', () => {
     expect(pdf.pages).toBe(out.pdf!.pages);
     expect(pdf.title).toBe(proposal.title);
     const text = squash(pdf.text);
-    for (const heading of ['1. Researcher profile', '2. Problem definition', '3. Preliminary literature', '4. Research objectives', '5. Methodology', '6. Data collection plan', '7. Quality control', '8. Refinement history']) {
+    for (const heading of [
+      '1. Researcher profile',
+      '2. Problem definition',
+      '3. Preliminary literature',
+      '4. Research objectives',
+      '5. Methodology',
+      '6. Data collection plan',
+      '7. Quality control',
+      '8. Refinement history',
+    ]) {
       expect(text, heading).toContain(squash(heading));
     }
     expect(text).toContain(squash(proposal.problem_definition.main_research_question));
@@ -87,7 +118,8 @@ describe('writeResearchProposal, autonomous', () => {
 
     // One model call per stage, and the state is readable by query after the run.
     const byTask = h.standin.stats().byTask;
-    for (const task of ['problem_formulation', 'objectives', 'methodology', 'data_collection', 'quality_control']) expect(byTask[`proposal.${task}`]).toBe(1);
+    for (const task of ['problem_formulation', 'objectives', 'methodology', 'data_collection', 'quality_control'])
+      expect(byTask[`proposal.${task}`]).toBe(1);
     expect(out.usage.calls).toBe(5);
     const state = await handle.query(proposalStateQuery);
     expect(state).toMatchObject({ state: 'COMPLETE', awaiting: null, round: 1 });
@@ -121,7 +153,11 @@ describe('writeResearchProposal, autonomous', () => {
   });
 
   it('stops at the refinement limit with the best version and the unresolved issues', async () => {
-    const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: IMPOSSIBLE_PROFILE, maxRefinements: 2 });
+    const handle = await h.start(researchProposalFlow, {
+      mode: 'autonomous',
+      profile: IMPOSSIBLE_PROFILE,
+      maxRefinements: 2,
+    });
     const out = (await handle.result()) as ProposalOutput;
     expect(out.status).toBe('completed_with_issues');
     expect(out.state).toBe('COMPLETE');
@@ -140,7 +176,11 @@ describe('writeResearchProposal, autonomous', () => {
   });
 
   it('with maxRefinements 0 keeps the first version without refining', async () => {
-    const out = await h.run<ProposalOutput>(researchProposalFlow, { mode: 'autonomous', profile: TIGHT_PROFILE, maxRefinements: 0 });
+    const out = await h.run<ProposalOutput>(researchProposalFlow, {
+      mode: 'autonomous',
+      profile: TIGHT_PROFILE,
+      maxRefinements: 0,
+    });
     expect(out.status).toBe('completed_with_issues');
     expect(out.refinement).toMatchObject({ refinements: 0, limitReached: true, chosenRound: 0 });
     expect(out.transitions.some((t) => t.to === 'REFINEMENT')).toBe(false);
@@ -179,7 +219,10 @@ describe('writeResearchProposal, autonomous', () => {
   });
 
   it('is offered as the MCP tool write_research_proposal', async () => {
-    const server = createMcpServer({ client: h.client, taskQueue: h.taskQueue }, { flows: [researchProposalFlow as unknown as FlowDefinition], registrars: [] });
+    const server = createMcpServer(
+      { client: h.client, taskQueue: h.taskQueue },
+      { flows: [researchProposalFlow as unknown as FlowDefinition], registrars: [] },
+    );
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     const mcp = new McpClient({ name: 'proposal-test', version: '1.0.0' });
     await Promise.all([server.connect(serverSide), mcp.connect(clientSide)]);
@@ -187,7 +230,10 @@ describe('writeResearchProposal, autonomous', () => {
       const { tools } = await mcp.listTools();
       const tool = tools.find((t) => t.name === 'write_research_proposal');
       expect(tool?.inputSchema.required).toEqual(['mode']);
-      const call = await mcp.callTool({ name: 'write_research_proposal', arguments: { mode: 'autonomous', profile: EXAMPLE_PROFILE, maxRefinements: 1 } });
+      const call = await mcp.callTool({
+        name: 'write_research_proposal',
+        arguments: { mode: 'autonomous', profile: EXAMPLE_PROFILE, maxRefinements: 1 },
+      });
       const out = call.structuredContent as ProposalOutput;
       expect(out).toMatchObject({ status: 'completed', state: 'COMPLETE' });
       expect(existsSync(out.pdf!.path)).toBe(true);
@@ -202,10 +248,18 @@ describe('writeResearchProposal, autonomous', () => {
 
   it('rejects bad input: autonomous needs a complete profile, the refinement bound is 0..5', async () => {
     await expect(h.start(researchProposalFlow, { mode: 'autonomous' })).rejects.toThrow(/profile/);
-    await expect(h.start(researchProposalFlow, { mode: 'autonomous', profile: { ...EXAMPLE_PROFILE, weekly_hours: 'ten' } })).rejects.toThrow(/profile\.weekly_hours/);
-    await expect(h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE, maxRefinements: 6 })).rejects.toThrow(/maxRefinements/);
+    await expect(
+      h.start(researchProposalFlow, { mode: 'autonomous', profile: { ...EXAMPLE_PROFILE, weekly_hours: 'ten' } }),
+    ).rejects.toThrow(/profile\.weekly_hours/);
+    await expect(
+      h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE, maxRefinements: 6 }),
+    ).rejects.toThrow(/maxRefinements/);
     // Past the client (e.g. the temporal CLI), the workflow itself fails at once, naming the field.
-    const handle = await h.client.workflow.start('writeResearchProposal', { taskQueue: h.taskQueue, workflowId: `proposal-bad-${Date.now()}`, args: [{ mode: 'autonomous' }] });
+    const handle = await h.client.workflow.start('writeResearchProposal', {
+      taskQueue: h.taskQueue,
+      workflowId: `proposal-bad-${Date.now()}`,
+      args: [{ mode: 'autonomous' }],
+    });
     const error = await handle.result().catch((e) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     const cause = (error as WorkflowFailedError).cause as ApplicationFailure;
@@ -235,15 +289,23 @@ describe('writeResearchProposal, review gate', () => {
     expect(first.draft).toMatchObject({ passed: true });
 
     // request-changes without comments is rejected and the gate stays open.
-    const rejected = await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes' }] }).catch((e) => e);
+    const rejected = await handle
+      .executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes' }] })
+      .catch((e) => e);
     expect(rejected).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((rejected as WorkflowUpdateFailedError).cause?.message).toMatch(/comments/);
     expect((await handle.query(proposalStateQuery)).awaiting).toBe('review');
     // No interview question is open in autonomous mode.
-    const noQuestion = await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] }).catch((e) => e);
+    const noQuestion = await handle
+      .executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] })
+      .catch((e) => e);
     expect((noQuestion as WorkflowUpdateFailedError).cause?.message).toMatch(/no interview question is open/);
 
-    expect(await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: 'Please focus on reliability of the results.' }] })).toEqual({ accepted: 'request-changes' });
+    expect(
+      await handle.executeUpdate(reviewProposalUpdate, {
+        args: [{ decision: 'request-changes', comments: 'Please focus on reliability of the results.' }],
+      }),
+    ).toEqual({ accepted: 'request-changes' });
     const second = await awaitingReview(handle, 2);
     expect(second.transitions.map((t) => t.to)).toContain('REFINEMENT');
     await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] });
@@ -259,9 +321,21 @@ describe('writeResearchProposal, review gate', () => {
     expect(out.refinement.chosenRound).toBe(1);
     expect(out.refinement.refinements).toBe(0);
     expect(out.transitions.map((t) => t.to)).toEqual([
-      'PROBLEM_FORMULATION', 'OBJECTIVES', 'METHODOLOGY', 'DATA_COLLECTION', 'QUALITY_CONTROL', 'AWAITING_REVIEW',
-      'REFINEMENT', 'PROBLEM_FORMULATION', 'OBJECTIVES', 'METHODOLOGY', 'DATA_COLLECTION', 'QUALITY_CONTROL', 'AWAITING_REVIEW',
-      'RENDERING_PDF', 'COMPLETE',
+      'PROBLEM_FORMULATION',
+      'OBJECTIVES',
+      'METHODOLOGY',
+      'DATA_COLLECTION',
+      'QUALITY_CONTROL',
+      'AWAITING_REVIEW',
+      'REFINEMENT',
+      'PROBLEM_FORMULATION',
+      'OBJECTIVES',
+      'METHODOLOGY',
+      'DATA_COLLECTION',
+      'QUALITY_CONTROL',
+      'AWAITING_REVIEW',
+      'RENDERING_PDF',
+      'COMPLETE',
     ]);
     expectLawfulTransitions(out);
     const pdf = await readPdf(out.pdf!.path);
@@ -273,10 +347,14 @@ describe('writeResearchProposal, review gate', () => {
     const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE, review: true });
     for (let round = 1; round <= MAX_REVIEW_ROUNDS; round++) {
       await awaitingReview(handle, round);
-      await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: `Round ${round}: tighten the wording.` }] });
+      await handle.executeUpdate(reviewProposalUpdate, {
+        args: [{ decision: 'request-changes', comments: `Round ${round}: tighten the wording.` }],
+      });
     }
     await awaitingReview(handle, MAX_REVIEW_ROUNDS + 1);
-    const refused = await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: 'once more' }] }).catch((e) => e);
+    const refused = await handle
+      .executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: 'once more' }] })
+      .catch((e) => e);
     expect((refused as WorkflowUpdateFailedError).cause?.message).toMatch(/at most 3 change requests/);
     await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] });
     const out = (await handle.result()) as ProposalOutput;

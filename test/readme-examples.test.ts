@@ -10,12 +10,20 @@ const ROOT = path.resolve(__dirname, '..');
 
 /** Each example command, with backslash-continued lines and string concatenations joined. */
 function startExamples(file: string): string[] {
-  const text = readFileSync(path.join(ROOT, file), 'utf8').replace(/\\\n\s*/g, ' ').replace(/' \+\s*'/g, '');
+  const text = readFileSync(path.join(ROOT, file), 'utf8')
+    .replace(/\\\n\s*/g, ' ')
+    .replace(/' \+\s*'/g, '');
   return text.split('\n').filter((line) => /temporal(\s+--)?\s+workflow start\b/.test(line));
 }
 
 describe('temporal workflow start examples', () => {
-  const files = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`), 'workers/stack.ts'];
+  const files = [
+    'README.md',
+    ...readdirSync(path.join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`),
+    'workers/stack.ts',
+  ];
 
   it('exist in the README and the stack hint', () => {
     expect(startExamples('README.md').length).toBeGreaterThanOrEqual(2);
@@ -23,6 +31,7 @@ describe('temporal workflow start examples', () => {
   });
 
   it.each(files)('in %s each name the workflow with --workflow-id', (file) => {
-    for (const line of startExamples(file)) expect(line, `${file}: ${line.trim()}`).toMatch(/--workflow-id [a-z0-9][\w.-]*/);
+    for (const line of startExamples(file))
+      expect(line, `${file}: ${line.trim()}`).toMatch(/--workflow-id [a-z0-9][\w.-]*/);
   });
 });

@@ -11,7 +11,9 @@ import path from 'node:path';
 import { describe, expect, it, inject } from 'vitest';
 import { REPLAY_DIR } from './helpers/harness';
 
-const files = readdirSync(REPLAY_DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(REPLAY_DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 describe('replay corpus', () => {
   it('holds histories', () => {

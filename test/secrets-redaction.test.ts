@@ -30,7 +30,14 @@ describe('credential redaction', () => {
       'GET /v1?alt=json&key=abc123def456&x=1 Authorization: Bearer eyJhbGciOi.abc-def "api_key": "zzz-111-222" ' +
         `access_token=ya29.a0AfH6SMB token ${STRAY_GOOGLE_KEY} and configured-secret-0001.`,
     );
-    for (const secret of ['abc123def456', 'eyJhbGciOi.abc-def', 'zzz-111-222', 'ya29.a0AfH6SMB', STRAY_GOOGLE_KEY, 'configured-secret-0001']) {
+    for (const secret of [
+      'abc123def456',
+      'eyJhbGciOi.abc-def',
+      'zzz-111-222',
+      'ya29.a0AfH6SMB',
+      STRAY_GOOGLE_KEY,
+      'configured-secret-0001',
+    ]) {
       expect(text).not.toContain(secret);
     }
     expect(text).toContain('&x=1');
@@ -38,7 +45,11 @@ describe('credential redaction', () => {
   });
 
   it('redacts BackendError messages and causes for every backend (BigQuery here)', () => {
-    const err = classifyBigQueryError(Object.assign(new Error(`Access Denied: https://bigquery.googleapis.com/q?access_token=${STRAY_GOOGLE_KEY}`), { code: 403 }));
+    const err = classifyBigQueryError(
+      Object.assign(new Error(`Access Denied: https://bigquery.googleapis.com/q?access_token=${STRAY_GOOGLE_KEY}`), {
+        code: 403,
+      }),
+    );
     expect(err).toBeInstanceOf(BackendError);
     expect(err.message).not.toContain(STRAY_GOOGLE_KEY);
     expect(String((err.cause as Error).message)).not.toContain(STRAY_GOOGLE_KEY);
@@ -52,14 +63,18 @@ describe('credential redaction', () => {
 
     beforeAll(async () => {
       fake = await startGeminiFake();
-      h = await createHarness({ config: { AGENT_FLOWS_MODEL: 'gemini', GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: fake.url } });
+      h = await createHarness({
+        config: { AGENT_FLOWS_MODEL: 'gemini', GEMINI_API_KEY: API_KEY, GOOGLE_GEMINI_BASE_URL: fake.url },
+      });
       // Capture the worker's log lines (the runtime logger and anything printed).
       const logger = Runtime.instance().logger as DefaultLogger;
       vi.spyOn(logger, 'log').mockImplementation((level, message, meta) => {
         logged.push(`${level} ${message} ${JSON.stringify(meta ?? {})}`);
       });
       for (const method of ['log', 'info', 'warn', 'error'] as const) {
-        vi.spyOn(console, method).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+        vi.spyOn(console, method).mockImplementation(
+          (...args: unknown[]) => void logged.push(args.map(String).join(' ')),
+        );
       }
     });
     afterAll(async () => {
@@ -69,10 +84,19 @@ describe('credential redaction', () => {
     });
 
     it('the adapter error carries no credential', async () => {
-      const model = new GeminiModel({ label: 'gemini', model: 'm', apiKey: API_KEY, baseUrl: fake.url, timeoutMs: 2000, maxRepairs: 0 });
+      const model = new GeminiModel({
+        label: 'gemini',
+        model: 'm',
+        apiKey: API_KEY,
+        baseUrl: fake.url,
+        timeoutMs: 2000,
+        maxRepairs: 0,
+      });
       registerSecrets(API_KEY);
       fake.script({ status: 400, message: reflectingBody(API_KEY) });
-      const err = await model.generate({ task: 't', instructions: 'x', sections: {}, schema: (await import('zod')).z.object({}) }).catch((e: unknown) => e);
+      const err = await model
+        .generate({ task: 't', instructions: 'x', sections: {}, schema: (await import('zod')).z.object({}) })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BackendError);
       const everything = `${(err as Error).message} ${(err as Error).stack} ${((err as Error).cause as Error)?.message}`;
       expect(everything).toContain('API key not valid');
@@ -93,7 +117,8 @@ describe('credential redaction', () => {
       expect(history).not.toContain(API_KEY);
       expect(history).not.toContain(STRAY_GOOGLE_KEY);
       expect(JSON.stringify(settled)).not.toContain(API_KEY);
-      if (settled.status === 'FAILED') expect(`${settled.failure.message} ${settled.failure.stack}`).not.toContain(API_KEY);
+      if (settled.status === 'FAILED')
+        expect(`${settled.failure.message} ${settled.failure.stack}`).not.toContain(API_KEY);
       const logs = logged.join('\n');
       expect(logs).not.toContain(API_KEY);
       expect(logs).not.toContain(STRAY_GOOGLE_KEY);

@@ -24,9 +24,18 @@ describe('MCP over HTTP with a bearer token', () => {
   it('refuses requests without the token and serves those with it', async () => {
     const server = await startMcpHttpServer({ client, taskQueue: 'unused' }, { port: 0, bearerToken: 's3cret' });
     try {
-      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      };
       const post = (headers: Record<string, string>) =>
-        fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(initialize) });
+        fetch(server.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+          body: JSON.stringify(initialize),
+        });
       expect((await post({})).status).toBe(401);
       expect((await post({ authorization: 'Bearer wrong!' })).status).toBe(401);
       const ok = await post({ authorization: 'Bearer s3cret' });
@@ -44,7 +53,10 @@ describe('an API key in the worker environment', () => {
   let client: Client;
   beforeAll(async () => {
     standin = await startStandin();
-    client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }), namespace: 'security-test' });
+    client = new Client({
+      connection: await Connection.connect({ address: inject('temporalAddress') }),
+      namespace: 'security-test',
+    });
   });
   afterAll(async () => {
     await standin?.close();
@@ -79,7 +91,9 @@ describe('an API key in the worker environment', () => {
       await expect(rejected.result()).rejects.toThrow();
       expect(output).toContain('model=gemini');
       for (const handle of [ok, rejected]) {
-        const history = JSON.stringify(await handle.fetchHistory(), (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
+        const history = JSON.stringify(await handle.fetchHistory(), (_k, v) =>
+          v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
+        );
         expect(history).not.toContain(SENTINEL);
       }
       expect(standin.stats().byTask['platform.summarize']).toBe(2);

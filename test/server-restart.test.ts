@@ -32,7 +32,12 @@ describe('Temporal server restart mid-flow', () => {
     const backends = await createBackends(testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url }));
     cleanup.push(() => backends.close());
     const nativeConnection = await NativeConnection.connect({ address: server.address });
-    const worker = await createFlowWorker({ connection: nativeConnection, backends, taskQueue: 'restart-test', workflowBundle: { codePath: inject('workflowBundlePath') } });
+    const worker = await createFlowWorker({
+      connection: nativeConnection,
+      backends,
+      taskQueue: 'restart-test',
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
     const running = worker.run();
     cleanup.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();

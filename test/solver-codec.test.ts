@@ -17,7 +17,10 @@ describe('solver worker payload codec', () => {
   it('decrypts what the TypeScript codec encrypts, and encrypts what it decrypts', async () => {
     const key = randomBytes(32).toString('base64');
     const ts = new AesGcmPayloadCodec([key]);
-    const original = { metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode(JSON.stringify({ jobs: [{ id: 'ö-1' }] })) };
+    const original = {
+      metadata: { encoding: new TextEncoder().encode('json/plain') },
+      data: new TextEncoder().encode(JSON.stringify({ jobs: [{ id: 'ö-1' }] })),
+    };
     const [sealed] = await ts.encode([original]);
     expect(new TextDecoder().decode(sealed!.metadata!.encoding!)).toBe(ENCRYPTED_ENCODING);
     const run = spawnSync(resolveSolverPython({ quiet: true }), [SOLVER_WORKER_SCRIPT, '--codec-roundtrip'], {

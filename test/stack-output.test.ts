@@ -12,7 +12,7 @@ import { freePort } from '../workers/dev-server';
 const ROOT = path.resolve(__dirname, '..');
 
 describe('npm start output', () => {
-  it('is the stack\'s own lines, not pages of worker and bundler logs', async () => {
+  it("is the stack's own lines, not pages of worker and bundler logs", async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'stack-output-'));
     const env: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -25,14 +25,19 @@ describe('npm start output', () => {
       TEMPORAL_DB_FILE: path.join(dir, 'dev.db'),
       CONTROL_PLANE_STORE: path.join(dir, 'agents.jsonl'),
     };
-    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'workers', 'stack.ts')], { cwd: dir, env, detached: true });
+    const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [path.join(ROOT, 'workers', 'stack.ts')], {
+      cwd: dir,
+      env,
+      detached: true,
+    });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d));
     child.stderr.on('data', (d: Buffer) => (output += d));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     try {
       const deadline = Date.now() + 120_000;
-      while (!/registered agent/.test(output) && child.exitCode === null && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      while (!/registered agent/.test(output) && child.exitCode === null && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 200));
       expect(output).toMatch(/\[worker\] polling task queue agent-flows/);
       // With no token configured, registration on the stack's control plane is still authenticated
       // (a token made for the run, shared with its worker): another local process cannot claim or
@@ -61,7 +66,10 @@ describe('npm start output', () => {
     expect(await exited).toBe(0);
     const lines = output.split('\n').filter((l) => l.trim());
     // Every line is the stack's, the worker's or the CLI resolver's own.
-    expect(lines.filter((l) => !/^\[(stack|worker|temporal|search)\] /.test(l)), output).toEqual([]);
+    expect(
+      lines.filter((l) => !/^\[(stack|worker|temporal|search)\] /.test(l)),
+      output,
+    ).toEqual([]);
     expect(lines.length, output).toBeLessThanOrEqual(16);
   }, 180_000);
 });

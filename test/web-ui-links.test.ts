@@ -78,15 +78,27 @@ describe('Web UI links', () => {
     expect(routes).toContain('/namespaces/[namespace]/workflows/[workflow]/[run]/history');
   });
 
-  it('a link with the run id (flow start, flow status, control plane) opens that run\'s history', async () => {
+  it("a link with the run id (flow start, flow status, control plane) opens that run's history", async () => {
     // No worker polls this queue: the workflow just stays open, which is all a link needs.
-    const handle = await client.workflow.start('platformCheck', { taskQueue: 'web-ui-links', workflowId: 'platform-check-link-a1b2c3', args: [{ topic: 'x' }] });
+    const handle = await client.workflow.start('platformCheck', {
+      taskQueue: 'web-ui-links',
+      workflowId: 'platform-check-link-a1b2c3',
+      args: [{ topic: 'x' }],
+    });
     const opened = await open(webUiLink('default', handle.workflowId, handle.firstExecutionRunId));
-    expect(opened).toMatchObject({ page: 200, route: '/namespaces/[namespace]/workflows/[workflow]/[run]/history', api: 200 });
+    expect(opened).toMatchObject({
+      page: 200,
+      route: '/namespaces/[namespace]/workflows/[workflow]/[run]/history',
+      api: 200,
+    });
   });
 
   it('a link without a run id (interview clients, MCP results) opens the workflow, not a 400 page', async () => {
-    const handle = await client.workflow.start('runEadsInterview', { taskQueue: 'web-ui-links', workflowId: 'eads-interview-link/with spaces', args: [{}] });
+    const handle = await client.workflow.start('runEadsInterview', {
+      taskQueue: 'web-ui-links',
+      workflowId: 'eads-interview-link/with spaces',
+      args: [{}],
+    });
     const opened = await open(webUiLink('default', handle.workflowId));
     expect(opened.apiBody).not.toMatch(/Invalid RunId/);
     expect(opened).toMatchObject({ page: 200, route: '/namespaces/[namespace]/workflows/[workflow]', api: 200 });

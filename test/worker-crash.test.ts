@@ -73,7 +73,10 @@ describe('worker crash in the middle of a workflow', () => {
     const handle = await startFlow(client, platformCheckFlow, { topic: 'memory' });
 
     // Wait until the model step is running: search and warehouse steps have completed by then.
-    await waitFor(async () => (standin.stats().byTask['platform.summarize'] ? true : undefined), 'the model call to start');
+    await waitFor(
+      async () => (standin.stats().byTask['platform.summarize'] ? true : undefined),
+      'the model call to start',
+    );
     const exited = new Promise((r) => first.once('exit', r));
     killGroup(first, 'SIGKILL');
     await exited;
@@ -93,14 +96,24 @@ describe('worker crash in the middle of a workflow', () => {
     const startedAttempt = new Map<string, number>();
     for (const e of events) {
       const id = String(e.eventId);
-      if (e.activityTaskScheduledEventAttributes) scheduled.set(id, e.activityTaskScheduledEventAttributes.activityType!.name!);
-      if (e.activityTaskStartedEventAttributes) startedAttempt.set(String(e.activityTaskStartedEventAttributes.scheduledEventId), e.activityTaskStartedEventAttributes.attempt ?? 1);
+      if (e.activityTaskScheduledEventAttributes)
+        scheduled.set(id, e.activityTaskScheduledEventAttributes.activityType!.name!);
+      if (e.activityTaskStartedEventAttributes)
+        startedAttempt.set(
+          String(e.activityTaskStartedEventAttributes.scheduledEventId),
+          e.activityTaskStartedEventAttributes.attempt ?? 1,
+        );
       if (e.activityTaskCompletedEventAttributes) {
         const sid = String(e.activityTaskCompletedEventAttributes.scheduledEventId);
         const name = scheduled.get(sid)!;
         (completedOnAttempt[name] ??= []).push(startedAttempt.get(sid) ?? 1);
       }
     }
-    expect(completedOnAttempt).toEqual({ describeBackends: [1], searchPlatformDocs: [1], queryComponents: [1], summarizeFindings: [2] });
+    expect(completedOnAttempt).toEqual({
+      describeBackends: [1],
+      searchPlatformDocs: [1],
+      queryComponents: [1],
+      summarizeFindings: [2],
+    });
   }, 120_000);
 });

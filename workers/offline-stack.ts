@@ -52,7 +52,11 @@ export async function startOfflineStack(options: { artifactDir: string; quiet?: 
   // The embedding model loads before the worker takes tasks, not inside the first one.
   await sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL });
   const worker = await createFlowWorker({ connection, backends });
-  const solver = await startSolverWorker({ address: server.address, timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS, searchWorkers: config.SOLVER_WORKERS });
+  const solver = await startSolverWorker({
+    address: server.address,
+    timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS,
+    searchWorkers: config.SOLVER_WORKERS,
+  });
   const client = await connectClient({ address: server.address, namespace: 'default' });
   // The worker polls from now until close(), so callers just start flows.
   const running = worker.run();

@@ -11,7 +11,10 @@ export function isAddressInUse(err: unknown): boolean {
 }
 
 export function portInUseMessage(component: string, address: string, setting: string): string {
-  return `${component} cannot listen on ${address}: the port is already in use (EADDRINUSE). ` + `Stop what holds it, or set ${setting} to another port.`;
+  return (
+    `${component} cannot listen on ${address}: the port is already in use (EADDRINUSE). ` +
+    `Stop what holds it, or set ${setting} to another port.`
+  );
 }
 
 /** The error to report: a named one for a port clash, the original otherwise. */
@@ -20,7 +23,12 @@ export function explainListenError(err: unknown, component: string, address: str
 }
 
 /** Runs a start function; a port clash is rethrown naming the component, address and setting. */
-export async function listening<T>(component: string, address: string, setting: string, start: () => T | Promise<T>): Promise<T> {
+export async function listening<T>(
+  component: string,
+  address: string,
+  setting: string,
+  start: () => T | Promise<T>,
+): Promise<T> {
   try {
     return await start();
   } catch (err) {

@@ -62,13 +62,17 @@ export function resolveSolverPython(options: { install?: boolean; quiet?: boolea
         }
       }
       // Always one line: a first run otherwise sits silent for the minute pip takes.
-      process.stderr.write(`[solver] installing ${solverRequirements().join(', ')} into ${path.relative(PROJECT_ROOT, VENV)}\n`);
+      process.stderr.write(
+        `[solver] installing ${solverRequirements().join(', ')} into ${path.relative(PROJECT_ROOT, VENV)}\n`,
+      );
       const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', '-r', SOLVER_REQUIREMENTS];
       const stdio = options.quiet ? 'pipe' : (['ignore', 'inherit', 'inherit'] as const);
       const result = spawnSync(python, args, { stdio: stdio as never, encoding: 'utf8' });
       if (result.error || result.status !== 0) {
         const why = `exit ${result.status ?? result.error?.message}`;
-        throw new Error(`"pip install -r solver/requirements.txt" failed (${why})${result.stderr ? `:\n${result.stderr}` : ''}`);
+        throw new Error(
+          `"pip install -r solver/requirements.txt" failed (${why})${result.stderr ? `:\n${result.stderr}` : ''}`,
+        );
       }
       // Written last: a venv without it is never taken as complete.
       writeFileSync(STAMP, wanted);

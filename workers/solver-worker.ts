@@ -76,9 +76,14 @@ export async function startSolverWorker(options: SolverWorkerOptions): Promise<S
 }
 
 if (require.main === module) {
-  startSolverWorker({ address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233', namespace: process.env.TEMPORAL_NAMESPACE, verbose: true }).then(
+  startSolverWorker({
+    address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    namespace: process.env.TEMPORAL_NAMESPACE,
+    verbose: true,
+  }).then(
     (worker) => {
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void worker.stop().then(() => process.exit(0)));
+      for (const signal of ['SIGINT', 'SIGTERM'] as const)
+        process.on(signal, () => void worker.stop().then(() => process.exit(0)));
       worker.process.once('exit', (code) => process.exit(code ?? 1));
     },
     (err) => {

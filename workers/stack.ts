@@ -100,29 +100,51 @@ async function main() {
 
   if (config.model === 'standin' && !config.GOOGLE_GEMINI_BASE_URL) {
     const faults = config.STANDIN_FAULTS;
-    standin = await listening('The model stand-in', `${config.STANDIN_HOST}:${config.STANDIN_PORT}`, 'STANDIN_PORT', () =>
-      startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
+    standin = await listening(
+      'The model stand-in',
+      `${config.STANDIN_HOST}:${config.STANDIN_PORT}`,
+      'STANDIN_PORT',
+      () => startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
     ).catch(abandon);
     console.log(`[stack] offline model stand-in on ${standinUrl(config)} (no Gemini credentials configured)`);
   }
 
   let controlPlane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
   try {
-    controlPlane = await listening('The control plane', `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`, 'CONTROL_PLANE_PORT', () =>
-      startControlPlane({ ...quiet, CONTROL_PLANE_REGISTRATION_TOKEN: registrationToken }, { temporalAddress: address }),
+    controlPlane = await listening(
+      'The control plane',
+      `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`,
+      'CONTROL_PLANE_PORT',
+      () =>
+        startControlPlane(
+          { ...quiet, CONTROL_PLANE_REGISTRATION_TOKEN: registrationToken },
+          { temporalAddress: address },
+        ),
     );
-    console.log(`[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`);
+    console.log(
+      `[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`,
+    );
     console.log(`[stack] web console: ${controlPlane.url}/console/`);
   } catch (err) {
-    console.warn(`[stack] control plane not started: ${err instanceof Error ? err.message : String(err)} Flows still run.`);
+    console.warn(
+      `[stack] control plane not started: ${err instanceof Error ? err.message : String(err)} Flows still run.`,
+    );
   }
 
   // The Python CP-SAT worker (scheduleFromScr's solver, task queue agent-flows-solver).
   let solver: SolverWorker | undefined;
   try {
-    solver = await startSolverWorker({ address, namespace: process.env.TEMPORAL_NAMESPACE, timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS, searchWorkers: config.SOLVER_WORKERS, verbose: config.LOG_LEVEL === 'debug' });
+    solver = await startSolverWorker({
+      address,
+      namespace: process.env.TEMPORAL_NAMESPACE,
+      timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS,
+      searchWorkers: config.SOLVER_WORKERS,
+      verbose: config.LOG_LEVEL === 'debug',
+    });
   } catch (err) {
-    console.warn(`[stack] solver worker not started (${err instanceof Error ? err.message : String(err)}); scheduleFromScr will wait for one`);
+    console.warn(
+      `[stack] solver worker not started (${err instanceof Error ? err.message : String(err)}); scheduleFromScr will wait for one`,
+    );
   }
 
   console.log(
@@ -151,7 +173,9 @@ async function main() {
   await codecServer?.close();
   await server?.stop();
   // Spans still buffered go to the collector before the process ends.
-  await currentTracing().shutdown().catch(() => undefined);
+  await currentTracing()
+    .shutdown()
+    .catch(() => undefined);
   console.log('[stack] stopped');
   process.exit(exitCode);
 }

@@ -10,7 +10,18 @@
  * (`npm run temporal -- workflow list`); `tsx workers/temporal-cli.ts --install` installs.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../contracts/project-root';
@@ -74,7 +85,11 @@ function isAlive(pid: number): boolean {
  * proper-lockfile: the install is synchronous (spawnSync), so a lock kept fresh by timers would
  * go stale while pip runs.
  */
-export function withToolsLock<T>(dir: string, fn: () => T, options: { waitMs?: number; staleMs?: number; quiet?: boolean } = {}): T {
+export function withToolsLock<T>(
+  dir: string,
+  fn: () => T,
+  options: { waitMs?: number; staleMs?: number; quiet?: boolean } = {},
+): T {
   const lock = path.join(dir, 'install.lock');
   const owner = path.join(lock, 'owner.json');
   const waitMs = options.waitMs ?? 15 * 60_000;
@@ -108,14 +123,20 @@ export function withToolsLock<T>(dir: string, fn: () => T, options: { waitMs?: n
     const deadOwner = sameHost && holder.pid !== undefined && !isAlive(holder.pid);
     const ownerless = holder.pid === undefined && age > 10_000;
     if (deadOwner || ownerless || (!sameHost && age > staleMs)) {
-      log(options.quiet, `removing a stale install lock ${lock} (${deadOwner ? `process ${holder.pid} is gone` : `${Math.round(age / 1000)} s old`})`);
+      log(
+        options.quiet,
+        `removing a stale install lock ${lock} (${deadOwner ? `process ${holder.pid} is gone` : `${Math.round(age / 1000)} s old`})`,
+      );
       rmSync(lock, { recursive: true, force: true });
       continue;
     }
     if (Date.now() > deadline) {
-      throw new Error(`Timed out waiting for another install of the Temporal tools (lock ${lock}, held by process ${holder.pid ?? '?'}); remove the lock if no install is running.`);
+      throw new Error(
+        `Timed out waiting for another install of the Temporal tools (lock ${lock}, held by process ${holder.pid ?? '?'}); remove the lock if no install is running.`,
+      );
     }
-    if (!announced) log(options.quiet, `waiting for another install of the Temporal tools (process ${holder.pid ?? '?'}) to finish`);
+    if (!announced)
+      log(options.quiet, `waiting for another install of the Temporal tools (process ${holder.pid ?? '?'}) to finish`);
     announced = true;
     sleepSync(250);
   }
@@ -137,7 +158,10 @@ function moveVenvIntoPlace(built: string, final: string): void {
   const retired = `${final}.old-${process.pid}-${Date.now()}`;
   if (existsSync(final)) renameSync(final, retired);
   renameSync(built, final);
-  const textFiles = [path.join(final, 'pyvenv.cfg'), ...readdirSync(path.join(final, 'bin')).map((f) => path.join(final, 'bin', f))];
+  const textFiles = [
+    path.join(final, 'pyvenv.cfg'),
+    ...readdirSync(path.join(final, 'bin')).map((f) => path.join(final, 'bin', f)),
+  ];
   for (const file of textFiles) {
     const st = statSync(file, { throwIfNoEntry: false });
     if (!st?.isFile() || st.size > 1_000_000) continue; // the Temporal binaries are large and hold no paths
@@ -175,32 +199,52 @@ export function installTemporalTools(options: { quiet?: boolean; force?: boolean
   }
   const run = (cmd: string, args: string[]) => {
     log(options.quiet, `$ ${cmd} ${args.join(' ')}`);
-    const result = spawnSync(cmd, args, { stdio: options.quiet ? 'pipe' : ['ignore', 'inherit', 'inherit'], encoding: 'utf8' });
+    const result = spawnSync(cmd, args, {
+      stdio: options.quiet ? 'pipe' : ['ignore', 'inherit', 'inherit'],
+      encoding: 'utf8',
+    });
     if (result.error || result.status !== 0) {
-      throw new Error(`"${cmd} ${args.join(' ')}" failed (exit ${result.status ?? result.error?.message})${result.stderr ? `:\n${result.stderr}` : ''}`);
+      throw new Error(
+        `"${cmd} ${args.join(' ')}" failed (exit ${result.status ?? result.error?.message})${result.stderr ? `:\n${result.stderr}` : ''}`,
+      );
     }
   };
   const tools = toolsDir();
   const entered = Date.now();
-  withToolsLock(tools, () => {
-    // Whoever held the lock before may have installed it meanwhile (a forced install always redoes it).
-    if (isInstalled() && !(options.force && statSync(stampFile()).mtimeMs < entered)) return;
-    // Anything left by an install that died mid-way is not ours to reuse.
-    for (const name of readdirSync(tools)) {
-      if (name.startsWith('venv.building-') || name.startsWith('venv.old-')) rmSync(path.join(tools, name), { recursive: true, force: true });
-    }
-    rmSync(stampFile(), { force: true });
-    const building = path.join(tools, `venv.building-${process.pid}`);
-    try {
-      log(options.quiet, `installing ${PIP_PACKAGES.join(', ')} into ${path.relative(process.cwd(), venvDir()) || venvDir()}`);
-      run(python, ['-m', 'venv', '--prompt', 'venv', building]);
-      run(path.join(building, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', ...PIP_PACKAGES]);
-      moveVenvIntoPlace(building, venvDir());
-    } finally {
-      rmSync(building, { recursive: true, force: true });
-    }
-    writeFileSync(stampFile(), PIP_PACKAGES.join('\n'));
-  }, { quiet: options.quiet });
+  withToolsLock(
+    tools,
+    () => {
+      // Whoever held the lock before may have installed it meanwhile (a forced install always redoes it).
+      if (isInstalled() && !(options.force && statSync(stampFile()).mtimeMs < entered)) return;
+      // Anything left by an install that died mid-way is not ours to reuse.
+      for (const name of readdirSync(tools)) {
+        if (name.startsWith('venv.building-') || name.startsWith('venv.old-'))
+          rmSync(path.join(tools, name), { recursive: true, force: true });
+      }
+      rmSync(stampFile(), { force: true });
+      const building = path.join(tools, `venv.building-${process.pid}`);
+      try {
+        log(
+          options.quiet,
+          `installing ${PIP_PACKAGES.join(', ')} into ${path.relative(process.cwd(), venvDir()) || venvDir()}`,
+        );
+        run(python, ['-m', 'venv', '--prompt', 'venv', building]);
+        run(path.join(building, 'bin', 'python'), [
+          '-m',
+          'pip',
+          'install',
+          '--disable-pip-version-check',
+          '--quiet',
+          ...PIP_PACKAGES,
+        ]);
+        moveVenvIntoPlace(building, venvDir());
+      } finally {
+        rmSync(building, { recursive: true, force: true });
+      }
+      writeFileSync(stampFile(), PIP_PACKAGES.join('\n'));
+    },
+    { quiet: options.quiet },
+  );
 }
 
 function resolve(envVar: string, name: string, options: { install?: boolean; quiet?: boolean }): ResolvedBinary {
@@ -213,7 +257,8 @@ function resolve(envVar: string, name: string, options: { install?: boolean; qui
   if (found) return { path: found, source: 'PATH' };
   const local = path.join(venvDir(), 'bin', name);
   if (!isInstalled()) {
-    if (options.install === false) throw new Error(`${name} not found: set ${envVar}, put it on PATH, or run "npm run setup"`);
+    if (options.install === false)
+      throw new Error(`${name} not found: set ${envVar}, put it on PATH, or run "npm run setup"`);
     installTemporalTools(options);
   }
   return { path: local, source: 'project-local' };

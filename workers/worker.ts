@@ -25,7 +25,9 @@ import { startWorkerRegistration } from '../server/agent-registration';
 
 const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
 /** Entry point of the workflow code: the TypeScript sources, or the compiled copy in an image without them. */
-export const WORKFLOWS_PATH = existsSync(WORKFLOW_SOURCES) ? WORKFLOW_SOURCES : path.resolve(__dirname, '..', 'workflows', 'index.js');
+export const WORKFLOWS_PATH = existsSync(WORKFLOW_SOURCES)
+  ? WORKFLOW_SOURCES
+  : path.resolve(__dirname, '..', 'workflows', 'index.js');
 /** The build this code belongs to: its own folder when compiled, else `dist/` beside the sources. */
 const BUILD_DIR = __filename.endsWith('.js') ? path.resolve(__dirname, '..') : path.join(PROJECT_ROOT, 'dist');
 
@@ -110,13 +112,26 @@ export function installRuntime(config: Config, options: { handleSignals?: boolea
   try {
     installRuntimeOnce(config, options);
   } catch (err) {
-    throw explainListenError(err, 'The worker\'s metrics endpoint', `127.0.0.1:${config.WORKER_METRICS_PORT}`, 'WORKER_METRICS_PORT (0 turns it off)');
+    throw explainListenError(
+      err,
+      "The worker's metrics endpoint",
+      `127.0.0.1:${config.WORKER_METRICS_PORT}`,
+      'WORKER_METRICS_PORT (0 turns it off)',
+    );
   }
 }
 
 function installRuntimeOnce(config: Config, options: { handleSignals?: boolean }): void {
   Runtime.install({
-    logger: new DefaultLogger(config.LOG_LEVEL === 'debug' ? 'DEBUG' : config.LOG_LEVEL === 'error' ? 'ERROR' : config.LOG_LEVEL === 'warn' ? 'WARN' : 'INFO'),
+    logger: new DefaultLogger(
+      config.LOG_LEVEL === 'debug'
+        ? 'DEBUG'
+        : config.LOG_LEVEL === 'error'
+          ? 'ERROR'
+          : config.LOG_LEVEL === 'warn'
+            ? 'WARN'
+            : 'INFO',
+    ),
     telemetryOptions: config.WORKER_METRICS_PORT
       ? { metrics: { prometheus: { bindAddress: `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}` } } }
       : undefined,
@@ -153,12 +168,18 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       const added = await ensureSearchAttributes(client, namespace);
       if (added.length) console.log(`[worker] registered search attributes: ${added.join(', ')}`);
     } catch (err) {
-      console.warn(`[worker] could not check search attributes (${(err as Error).message}); register AgentFlow=Keyword on the namespace`);
+      console.warn(
+        `[worker] could not check search attributes (${(err as Error).message}); register AgentFlow=Keyword on the namespace`,
+      );
     } finally {
       await client.close();
     }
     const prebuilt = prebuiltWorkflowBundle();
-    console.log(prebuilt ? `[worker] workflow bundle: ${path.relative(PROJECT_ROOT, prebuilt.codePath)} (prebuilt)` : '[worker] bundling the workflows at start (npm run build prebuilds them)');
+    console.log(
+      prebuilt
+        ? `[worker] workflow bundle: ${path.relative(PROJECT_ROOT, prebuilt.codePath)} (prebuilt)`
+        : '[worker] bundling the workflows at start (npm run build prebuilds them)',
+    );
     const worker = await createFlowWorker({
       connection,
       backends,
@@ -171,7 +192,9 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     console.log(
       `[worker] polling task queue ${TASK_QUEUE} on ${connectionOptions.address ?? 'localhost:7233'} (namespace ${namespace}); ` +
         `model=${backends.model.name} warehouse=${backends.warehouse.name} search=${backends.search.name}` +
-        (config.WORKER_METRICS_PORT ? `; metrics http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics` : ''),
+        (config.WORKER_METRICS_PORT
+          ? `; metrics http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics`
+          : ''),
     );
     options.onReady?.(worker);
     const running = worker.run();

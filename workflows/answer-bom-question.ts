@@ -9,10 +9,25 @@
  * `pipelineState` query at any moment. Model steps have deterministic fallbacks, so the flow still
  * answers when the model is down after its retries.
  */
-import { ActivityFailure, ApplicationFailure, defineQuery, log, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  defineQuery,
+  log,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { createBomActivities, QueryRun } from '../activities/bom';
 import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
-import { bomQuestionFlow, STRATEGY_NAMES, type BomQuestionOutput, type PipelineState, type StrategyNumber } from '../contracts/bom';
+import {
+  bomQuestionFlow,
+  STRATEGY_NAMES,
+  type BomQuestionOutput,
+  type PipelineState,
+  type StrategyNumber,
+} from '../contracts/bom';
 import { extractFocusTerms } from '../domain/bom-text';
 import { beginFlow } from './lib/flow';
 
@@ -32,13 +47,23 @@ const { matchBomQueryPattern, searchBomSchema } = proxyActivities<BomActivities>
 const { resolveBomColumns, runBomStrategy, runBomQueryPattern } = proxyActivities<BomActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 5 },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 5,
+  },
 });
 // Model calls: three attempts, then the deterministic fallback answers instead.
 const { extractBomFocusTerms, explainBomAnswer } = proxyActivities<BomActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3 },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 3,
+  },
 });
 
 const MAX_LISTED_ROWS = 10;
@@ -100,10 +125,12 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
   // 0. Query reuse: a validated pattern similar enough to the question skips the SQL building.
   if (ragEnabled && settings.reuseEnabled) {
     stage('query reuse');
-    const match = await matchBomQueryPattern({ question: input.question, threshold: settings.reuseThreshold }).catch((err) => {
-      log.warn('query-pattern search failed; building SQL instead', { error: errorText(err) });
-      return undefined;
-    });
+    const match = await matchBomQueryPattern({ question: input.question, threshold: settings.reuseThreshold }).catch(
+      (err) => {
+        log.warn('query-pattern search failed; building SQL instead', { error: errorText(err) });
+        return undefined;
+      },
+    );
     state.reuse = {
       checked: match !== undefined,
       matched: match?.matched ?? false,
@@ -116,13 +143,18 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
       const run = await runBomQueryPattern({ dataset: state.dataset, pattern: match.pattern, params: match.params });
       state.sql = run.sql;
       state.params = run.params;
-      state.attempts_log.push(`Reuse: pattern ${match.pattern.id} (similarity ${match.similarity}) - ${run.total_rows} rows`);
+      state.attempts_log.push(
+        `Reuse: pattern ${match.pattern.id} (similarity ${match.similarity}) - ${run.total_rows} rows`,
+      );
       if (run.rows.length > 0) {
         found(state, run);
         progress.setTotal(3);
         progress.advance(2, `${run.total_rows} row(s) from pattern ${match.pattern.id}`);
         const summary = await explain(`validated query pattern "${match.pattern.title}"`, Object.values(match.params));
-        return finish('answered', answerText(summary, state, `reused query pattern ${match.pattern.id}`, match.pattern.row_format));
+        return finish(
+          'answered',
+          answerText(summary, state, `reused query pattern ${match.pattern.id}`, match.pattern.row_format),
+        );
       }
       state.attempts_log.push('Reuse found nothing: building SQL with the strategy ladder');
     }
@@ -140,7 +172,9 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
       if (state.focus_terms.length) state.fallbacks.push('focus_terms (model returned none)');
     }
   } catch (err) {
-    log.warn('focus-term model step failed after its retries; using the deterministic extraction', { error: errorText(err) });
+    log.warn('focus-term model step failed after its retries; using the deterministic extraction', {
+      error: errorText(err),
+    });
     state.focus_terms = extractFocusTerms(input.question);
     state.fallbacks.push('focus_terms');
   }
@@ -157,7 +191,12 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
 
   // 2. Column resolver.
   stage('column resolver', state.focus_terms.join(', '));
-  const resolved = await resolveBomColumns({ dataset: state.dataset, focusTerms: state.focus_terms, schemaHints: state.schema_hints, question: input.question });
+  const resolved = await resolveBomColumns({
+    dataset: state.dataset,
+    focusTerms: state.focus_terms,
+    schemaHints: state.schema_hints,
+    question: input.question,
+  });
   state.tables = resolved.tables;
   state.candidate_columns = resolved.candidate_columns;
   state.ignored_columns = resolved.ignored_columns;
@@ -183,7 +222,11 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
   // flux capacitors" is not "capacitors". With "or", the other phrases still answer; with "and",
   // or when no phrase matched, nothing can. Older executions ran the ladder here (no grounding).
   const grounded = state.concepts.filter((c) => c.strategy !== null);
-  if (state.missing_terms.length > 0 && (state.match === 'all' || grounded.length === 0) && patched('bom-grounded-terms')) {
+  if (
+    state.missing_terms.length > 0 &&
+    (state.match === 'all' || grounded.length === 0) &&
+    patched('bom-grounded-terms')
+  ) {
     progress.advance(1, 'no such part');
     state.suggestions = { ...closestParts(resolved.closest ?? {}), ...resolved.samples };
     state.reason = `no part of the BOM tables matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}`;
@@ -197,7 +240,9 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
   const levels = grounded.map((c) => c.strategy as number).filter((level) => level <= maxStrategies);
   const start = levels.length > 0 && resolved.concepts && patched('bom-grounded-terms') ? Math.min(...levels) : 1;
   for (let n = 1; n < start; n++) {
-    state.attempts_log.push(`Strategy ${n}: ${STRATEGY_NAMES[n as StrategyNumber]} - skipped (no value matches ${state.search_terms.map((t) => `"${t}"`).join(', ')} this way)`);
+    state.attempts_log.push(
+      `Strategy ${n}: ${STRATEGY_NAMES[n as StrategyNumber]} - skipped (no value matches ${state.search_terms.map((t) => `"${t}"`).join(', ')} this way)`,
+    );
   }
   for (let n = start; n <= maxStrategies; n++) {
     const strategy = n as StrategyNumber;
@@ -208,7 +253,9 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
       strategy,
       candidateColumns: state.candidate_columns,
       searchTerms: state.search_terms,
-      ...(resolved.concepts ? { concepts: resolved.concepts, match: state.match, scope: state.scope, maxStrategies } : {}),
+      ...(resolved.concepts
+        ? { concepts: resolved.concepts, match: state.match, scope: state.scope, maxStrategies }
+        : {}),
       ...(resolved.parent_kind ? { parentKind: resolved.parent_kind } : {}),
     });
     state.sql = run.sql;
@@ -217,7 +264,9 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
       .filter((c) => (c.strategy as number) > strategy && (c.strategy as number) <= maxStrategies)
       .map((c) => `"${c.term}" by ${STRATEGY_NAMES[c.strategy as StrategyNumber]}`);
     const detail = [...(run.rows.length ? ['SUCCESS'] : []), ...looser].join('; ');
-    state.attempts_log.push(`Strategy ${strategy}: ${STRATEGY_NAMES[strategy]} - ${run.total_rows} rows${detail ? ` (${detail})` : ''}`);
+    state.attempts_log.push(
+      `Strategy ${strategy}: ${STRATEGY_NAMES[strategy]} - ${run.total_rows} rows${detail ? ` (${detail})` : ''}`,
+    );
     if (run.rows.length > 0) {
       found(state, run);
       break;
@@ -234,11 +283,26 @@ export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionO
 
   // 5. Explainer.
   const scopeNote = state.scope === 'top_level' ? ', top-level items through every BOM level' : '';
-  const summary = await explain(`strategy ${state.strategy} (${STRATEGY_NAMES[state.strategy as StrategyNumber]})${scopeNote}`, state.search_terms);
+  const summary = await explain(
+    `strategy ${state.strategy} (${STRATEGY_NAMES[state.strategy as StrategyNumber]})${scopeNote}`,
+    state.search_terms,
+  );
   const missingNote = state.missing_terms.length
-    ? `\n\nNo part matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}; closest real parts: ${Object.values(resolved.closest ?? {}).flat().slice(0, 5).join(', ') || 'none'}.`
+    ? `\n\nNo part matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}; closest real parts: ${
+        Object.values(resolved.closest ?? {})
+          .flat()
+          .slice(0, 5)
+          .join(', ') || 'none'
+      }.`
     : '';
-  return finish('answered', answerText(summary + missingNote, state, `strategy ${state.strategy}: ${STRATEGY_NAMES[state.strategy as StrategyNumber]}${scopeNote}`));
+  return finish(
+    'answered',
+    answerText(
+      summary + missingNote,
+      state,
+      `strategy ${state.strategy}: ${STRATEGY_NAMES[state.strategy as StrategyNumber]}${scopeNote}`,
+    ),
+  );
 
   async function explain(method: string, terms: string[]): Promise<string> {
     stage('explainer');
@@ -273,7 +337,10 @@ function found(state: PipelineState, run: QueryRun): void {
 
 /** The explainer's fallback: the count and the first examples, from the rows alone. */
 function templateSummary(state: PipelineState, terms: string[]): string {
-  const examples = state.rows.slice(0, 3).map((r) => Object.values(r).slice(0, 2).join(' ')).join('; ');
+  const examples = state.rows
+    .slice(0, 3)
+    .map((r) => Object.values(r).slice(0, 2).join(' '))
+    .join('; ');
   const shown = state.total_rows > state.rows.length ? ` (showing the first ${state.rows.length})` : '';
   return `Found ${state.total_rows} result(s) for ${terms.join(state.match === 'all' ? ' and ' : ' or ')}${shown}, e.g. ${examples}.`;
 }
@@ -286,7 +353,9 @@ function closestParts(closest: Record<string, string[]>): Record<string, string[
 }
 
 function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
-  const lines = Object.entries(closest).map(([term, parts]) => (parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"`));
+  const lines = Object.entries(closest).map(([term, parts]) =>
+    parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"`,
+  );
   if (Object.values(closest).some((parts) => parts.length === 0)) {
     // Nothing resembles the phrase: the frequent values of the searched columns, as the original design offered.
     const frequent = Object.entries(state.suggestions).filter(([column]) => !column.startsWith('closest parts'));
@@ -295,7 +364,9 @@ function noSuchPartText(state: PipelineState, closest: Record<string, string[]>)
   const found = state.concepts.filter((c) => c.strategy !== null).map((c) => `"${c.asked}"`);
   return [
     `No results found: no part in the BOM tables matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}` +
-      (found.length ? ` (${found.join(', ')} alone would match, but the question asks for ${state.match === 'all' ? 'all of them' : 'that part'}).` : '.'),
+      (found.length
+        ? ` (${found.join(', ')} alone would match, but the question asks for ${state.match === 'all' ? 'all of them' : 'that part'}).`
+        : '.'),
     'Did you mean one of these parts?',
     ...lines,
   ].join('\n');
@@ -315,8 +386,21 @@ function formatRow(row: Record<string, unknown>, rowFormat?: string): string {
 function answerText(summary: string, state: PipelineState, method: string, rowFormat?: string): string {
   const lines = state.rows.slice(0, MAX_LISTED_ROWS).map((r) => `- ${formatRow(r, rowFormat)}`);
   const more = state.total_rows - lines.length;
-  if (more > 0) lines.push(`- … and ${more} more${state.total_rows > state.rows.length ? ` (${state.rows.length} returned, LIMIT 100)` : ''}`);
-  return [summary, '', ...lines, '', `SQL used (${method}):`, '```sql', state.chosen_sql ?? '', '```', `Parameters: ${JSON.stringify(state.chosen_params)}`].join('\n');
+  if (more > 0)
+    lines.push(
+      `- … and ${more} more${state.total_rows > state.rows.length ? ` (${state.rows.length} returned, LIMIT 100)` : ''}`,
+    );
+  return [
+    summary,
+    '',
+    ...lines,
+    '',
+    `SQL used (${method}):`,
+    '```sql',
+    state.chosen_sql ?? '',
+    '```',
+    `Parameters: ${JSON.stringify(state.chosen_params)}`,
+  ].join('\n');
 }
 
 function noResultsText(state: PipelineState): string {
@@ -333,6 +417,7 @@ function noResultsText(state: PipelineState): string {
 }
 
 function errorText(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return `${err.cause.type ?? 'error'}: ${err.cause.message}`;
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure)
+    return `${err.cause.type ?? 'error'}: ${err.cause.message}`;
   return err instanceof Error ? err.message : String(err);
 }

@@ -37,7 +37,12 @@ const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
 const { discoverySearchCatalog } = proxyActivities<DiscoveryActivities>({
   startToCloseTimeout: '30 seconds',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3 },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 3,
+  },
   cancellationType,
 });
 // The plan reads the whole PRP: a longer call, retried patiently (nothing happens without it).
@@ -105,7 +110,15 @@ interface StepOutcome {
  */
 export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPrpOutput> {
   const { input, progress } = beginFlow(discoverFromPrpFlow.type, discoverFromPrpFlow.input, rawInput);
-  const counts: DiscoveryCounts = { planned: 0, searched: 0, searchesFailed: 0, candidates: 0, validated: 0, validationsFailed: 0, fits: 0 };
+  const counts: DiscoveryCounts = {
+    planned: 0,
+    searched: 0,
+    searchesFailed: 0,
+    candidates: 0,
+    validated: 0,
+    validationsFailed: 0,
+    fits: 0,
+  };
   setHandler(discoveryCountsQuery, () => counts);
   const countLine = () =>
     `${counts.planned} step(s) planned · ${counts.searched + counts.searchesFailed}/${counts.planned} searched` +
@@ -122,7 +135,10 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
       );
     }
 
-    progress.stage('search planner', `${targetSchema.length} target column(s) from the ${schemaSource === 'input' ? 'input' : 'PRP'}`);
+    progress.stage(
+      'search planner',
+      `${targetSchema.length} target column(s) from the ${schemaSource === 'input' ? 'input' : 'PRP'}`,
+    );
     const plan = await discoveryPlanSearch(input.prp, targetSchema);
     let usage = addUsage(zeroUsage(), plan.usage);
     progress.tokens(plan.usage);
@@ -135,7 +151,13 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     const limiter = new Limiter(input.concurrency);
     const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
     const outcomes = await settleAll(
-      steps.map((step) => runStep(step, [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean), limiter)),
+      steps.map((step) =>
+        runStep(
+          step,
+          [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean),
+          limiter,
+        ),
+      ),
     );
 
     for (const o of outcomes) usage = addUsage(usage, o.usage);
@@ -163,16 +185,26 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
   }
 
   async function runStep(step: SearchStep, targetColumns: Column[], limiter: Limiter): Promise<StepOutcome> {
-    const base = { conceptual_group: step.conceptual_group, search_query: step.search_query, target_columns: targetColumns };
+    const base = {
+      conceptual_group: step.conceptual_group,
+      search_query: step.search_query,
+      target_columns: targetColumns,
+    };
     let candidates: CandidateTable[];
     let skipped = 0;
     const searchFailed = (error: string): StepOutcome => {
       counts.searchesFailed++;
       progress.advance(1, countLine());
-      return { result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error }, rejected: [], usage: zeroUsage() };
+      return {
+        result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error },
+        rejected: [],
+        usage: zeroUsage(),
+      };
     };
     try {
-      ({ candidates, skipped } = await limiter.run(() => discoverySearchCatalog(step.search_query, input.maxCandidatesPerStep)));
+      ({ candidates, skipped } = await limiter.run(() =>
+        discoverySearchCatalog(step.search_query, input.maxCandidatesPerStep),
+      ));
     } catch (err) {
       if (isCancellation(err)) throw err;
       return searchFailed(`search failed: ${failureMessage(err)}`);
@@ -180,7 +212,9 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     // Hits, but none of them a table description (a data store of other documents, a changed
     // document schema): that is a broken catalog, not "no table fits".
     if (candidates.length === 0 && skipped > 0) {
-      return searchFailed(`search returned ${skipped} document(s), none describing a table (table_id and a schema): check the catalog data store`);
+      return searchFailed(
+        `search returned ${skipped} document(s), none describing a table (table_id and a schema): check the catalog data store`,
+      );
     }
     counts.searched++;
     counts.candidates += candidates.length;
@@ -190,7 +224,9 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     const verdicts = await settleAll(
       candidates.map(async (candidate) => {
         try {
-          const answer = await limiter.run(() => discoveryValidateCandidate({ conceptual_group: step.conceptual_group }, targetColumns, candidate));
+          const answer = await limiter.run(() =>
+            discoveryValidateCandidate({ conceptual_group: step.conceptual_group }, targetColumns, candidate),
+          );
           counts.validated++;
           if (answer.data.is_good_fit) counts.fits++;
           progress.tokens(answer.usage);
@@ -212,13 +248,26 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
       const table = tableName(v.candidate);
       if (!v.answer) {
         // Fails closed: no verdict means not a fit, whatever the search ranking said.
-        rejected.push({ conceptual_group: step.conceptual_group, table, outcome: 'validation_error', reason: `validation failed: ${v.error}`, relevance_score: null });
+        rejected.push({
+          conceptual_group: step.conceptual_group,
+          table,
+          outcome: 'validation_error',
+          reason: `validation failed: ${v.error}`,
+          relevance_score: null,
+        });
         continue;
       }
       usage = addUsage(usage, v.answer.usage);
       const { is_good_fit, relevance_score, reasoning, matched_columns } = v.answer.data;
       if (is_good_fit) discovered.push({ ...v.candidate, relevance_score, reasoning, matched_columns });
-      else rejected.push({ conceptual_group: step.conceptual_group, table, outcome: 'not_a_fit', reason: reasoning, relevance_score });
+      else
+        rejected.push({
+          conceptual_group: step.conceptual_group,
+          table,
+          outcome: 'not_a_fit',
+          reason: reasoning,
+          relevance_score,
+        });
     }
     discovered.sort((a, b) => b.relevance_score - a.relevance_score);
     const failures = verdicts.filter((v) => !v.answer);
@@ -228,7 +277,9 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
         discovered_tables: discovered,
         candidates_found: candidates.length,
         status: failures.length ? 'partial' : 'ok',
-        ...(failures.length ? { error: `${failures.length} of ${candidates.length} validation(s) failed: ${failures[0].error}` } : {}),
+        ...(failures.length
+          ? { error: `${failures.length} of ${candidates.length} validation(s) failed: ${failures[0].error}` }
+          : {}),
       },
       rejected,
       usage,

@@ -30,7 +30,9 @@ export async function scheduleAfterInterview(args: {
   if (!patched(EADS_SCHEDULE_STEP_PATCH)) return { skipped: 'recorded before the schedule step existed' };
   if (!shopKindOf(args.mergedScr)) {
     const type = args.mergedScr['principal-problem-type'];
-    return { skipped: `only flow-shop and job-shop interviews are scheduled yet (this one: ${typeof type === 'string' ? type : 'undetermined'})` };
+    return {
+      skipped: `only flow-shop and job-shop interviews are scheduled yet (this one: ${typeof type === 'string' ? type : 'undetermined'})`,
+    };
   }
   const options = typeof args.options === 'object' ? args.options : {};
   try {
@@ -42,7 +44,12 @@ export async function scheduleAfterInterview(args: {
     });
   } catch (err) {
     // A schedule that cannot be built (missing steps, unknown product) must not lose the interview.
-    const message = err instanceof ChildWorkflowFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);
+    const message =
+      err instanceof ChildWorkflowFailure && err.cause
+        ? err.cause.message
+        : err instanceof Error
+          ? err.message
+          : String(err);
     return { error: message };
   }
 }

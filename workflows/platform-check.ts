@@ -13,7 +13,13 @@ const { describeBackends, searchPlatformDocs, queryComponents } = proxyActivitie
 const { summarizeFindings } = proxyActivities<PlatformActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 8, nonRetryableErrorTypes: ['ModelRequestRejected'] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: ['ModelRequestRejected'],
+  },
 });
 
 /** Search → warehouse → model: proves every backend works through Temporal activities. */
@@ -35,5 +41,14 @@ export async function platformCheck(rawInput: unknown): Promise<PlatformCheckOut
   progress.tokens(usage);
   progress.advance(1);
   progress.finish('completed', data.summary);
-  return { topic: input.topic, backends, documents, rows, sql, summary: data.summary, highlights: data.highlights, usage };
+  return {
+    topic: input.topic,
+    backends,
+    documents,
+    rows,
+    sql,
+    summary: data.summary,
+    highlights: data.highlights,
+    usage,
+  };
 }

@@ -6,7 +6,18 @@
  * when the budget cannot pay for another question, or on finalize. Long pursuits continue as
  * new with their state.
  */
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, allHandlersFinished, condition, continueAsNew, patched, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createEadsActivities } from '../activities/eads';
 import { addUsage, capMessage, excerpt, formatZodError, zeroUsage } from '../contracts/common';
 import {
@@ -35,13 +46,24 @@ type EadsActivities = ReturnType<typeof createEadsActivities>;
 // Reading the library is quick and a broken file will not heal: few attempts.
 const { loadPursuitPlan } = proxyActivities<EadsActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'],
+  },
 });
 // Model calls: patient retries with backoff (429/503 from the model are retried here, not in the client).
 const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyActivities<EadsActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 5, nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '20 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'],
+  },
 });
 
 /**
@@ -123,7 +145,11 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   const stopOnModelRejection = (err: unknown) => {
     if (!modelRejection(err) || !patched(STOP_ON_MODEL_REJECTION_PATCH)) return;
     progress.finish('failed', error ?? failureMessage(err));
-    throw ApplicationFailure.create({ type: MODEL_REJECTED, nonRetryable: true, message: error ?? failureMessage(err) });
+    throw ApplicationFailure.create({
+      type: MODEL_REJECTED,
+      nonRetryable: true,
+      message: error ?? failureMessage(err),
+    });
   };
 
   // Handlers first, so queries and updates work from the first workflow task on.
@@ -134,16 +160,24 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   // An answer names the question it answers. A repeat of an answer already taken (a client
   // retrying after a lost reply) gets the first reply again: it never answers a later question.
   const answeredWith = (questionId: string): string | undefined =>
-    pending?.questionId === questionId ? pending.answer : state?.questions.find((q) => q.id === questionId && q.answer !== '')?.answer;
+    pending?.questionId === questionId
+      ? pending.answer
+      : state?.questions.find((q) => q.id === questionId && q.answer !== '')?.answer;
   setHandler(
     answerUpdate,
     async (raw) => {
       const answer = answerInputSchema.parse(raw);
       const repeat = results.has(answer.questionId) || pending?.questionId === answer.questionId;
-      if (!repeat) pending = { questionId: answer.questionId, answer: answer.answer, exhausted: answer.exhausted ?? false };
+      if (!repeat)
+        pending = { questionId: answer.questionId, answer: answer.answer, exhausted: answer.exhausted ?? false };
       await condition(() => results.has(answer.questionId) || status !== 'working');
       const result = results.get(answer.questionId);
-      if (!result) throw ApplicationFailure.create({ message: `the pursuit ended (${status}) before the answer was processed`, type: 'PursuitEnded', nonRetryable: true });
+      if (!result)
+        throw ApplicationFailure.create({
+          message: `the pursuit ended (${status}) before the answer was processed`,
+          type: 'PursuitEnded',
+          nonRetryable: true,
+        });
       return result;
     },
     {
@@ -156,10 +190,15 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
         // The same answer again, while its reply can still be given (this run): the same reply.
         if (earlier === answer && (results.has(questionId) || pending?.questionId === questionId)) return;
         if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has ended (${status})`);
-        if (input.mode === 'surrogate') throw new Error('this pursuit is answered by the surrogate expert, not by updates');
-        if (earlier !== undefined) throw new Error(`question ${excerpt(questionId)} was already answered${earlier === answer ? '' : ' with a different answer'}`);
+        if (input.mode === 'surrogate')
+          throw new Error('this pursuit is answered by the surrogate expert, not by updates');
+        if (earlier !== undefined)
+          throw new Error(
+            `question ${excerpt(questionId)} was already answered${earlier === answer ? '' : ' with a different answer'}`,
+          );
         if (!current) throw new Error('no question is waiting for an answer yet; ask for the current question first');
-        if (questionId !== current.id) throw new Error(`question ${excerpt(questionId)} is not the current question ("${current.id}")`);
+        if (questionId !== current.id)
+          throw new Error(`question ${excerpt(questionId)} is not the current question ("${current.id}")`);
         if (pending) throw new Error(`an answer to ${current.id} is already being processed`);
       },
     },
@@ -174,8 +213,10 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     {
       validator: (arg) => {
         if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has already ended (${status})`);
-        if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg))) throw new Error('the argument must be an object: { notes?: string }');
-        if (arg?.notes !== undefined && (typeof arg.notes !== 'string' || arg.notes.length > 4000)) throw new Error('notes must be a string of at most 4000 characters');
+        if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg)))
+          throw new Error('the argument must be an object: { notes?: string }');
+        if (arg?.notes !== undefined && (typeof arg.notes !== 'string' || arg.notes.length > 4000))
+          throw new Error('notes must be a string of at most 4000 characters');
       },
     },
   );
@@ -187,13 +228,30 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   if (!state) {
     progress.stage('load EADS', input.eadsId);
     const plan = await loadPursuitPlan(input.eadsId);
-    state = { version: 1, plan, dataStructure: { 'EADS-id': plan.id }, questions: [], questionsAsked: 0, exhausted: false, usage: zeroUsage(), runs: 1, finalizeNotes: null };
+    state = {
+      version: 1,
+      plan,
+      dataStructure: { 'EADS-id': plan.id },
+      questions: [],
+      questionsAsked: 0,
+      exhausted: false,
+      usage: zeroUsage(),
+      runs: 1,
+      finalizeNotes: null,
+    };
   }
   const s = state;
   const decrement = s.plan.budgetDecrement;
   const maxQuestions = Math.floor(1 / decrement + 1e-9);
   progress.setTotal(maxQuestions);
-  const asked = () => s.questions.map((q) => ({ id: q.id, targets: q.targets, filled: q.filled, question: q.question, ...(q.charged === false ? { charged: false } : {}) }));
+  const asked = () =>
+    s.questions.map((q) => ({
+      id: q.id,
+      targets: q.targets,
+      filled: q.filled,
+      question: q.question,
+      ...(q.charged === false ? { charged: false } : {}),
+    }));
   const charged = () => s.questionsAsked - (s.freeQuestions ?? 0);
   let questionsThisRun = 0;
 
@@ -224,7 +282,13 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     progress.stage('generate question', `${completion.remainingFields.length} field(s) open`);
     let draft;
     try {
-      const reply = await generateEadsQuestion({ eadsId: s.plan.id, interviewer: s.plan.interviewer, dataStructure: s.dataStructure, asked: asked(), context: input.context });
+      const reply = await generateEadsQuestion({
+        eadsId: s.plan.id,
+        interviewer: s.plan.interviewer,
+        dataStructure: s.dataStructure,
+        asked: asked(),
+        context: input.context,
+      });
       s.usage = addUsage(s.usage, reply.usage);
       progress.tokens(reply.usage);
       draft = reply.question;
@@ -237,7 +301,12 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     // The question is charged when asked, to the EADS actually pursued.
     s.questionsAsked++;
     questionsThisRun++;
-    const question: AskedQuestion = { ...draft, id: `q${s.questionsAsked}`, eads_id: s.plan.id, budget_cost: decrement };
+    const question: AskedQuestion = {
+      ...draft,
+      id: `q${s.questionsAsked}`,
+      eads_id: s.plan.id,
+      budget_cost: decrement,
+    };
     current = question;
 
     let answerText: string;
@@ -259,7 +328,15 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
       progress.waiting(`waiting for the answer to ${question.id}: ${question.question.slice(0, 80)}`);
       await condition(() => pending !== null || finalizeNotes !== null);
       if (!pending) {
-        s.questions.push({ id: question.id, question: question.question, question_type: question.question_type, targets: question.targets, answer: '', filled: [], commit_notes: 'not answered: the pursuit was finalized' });
+        s.questions.push({
+          id: question.id,
+          question: question.question,
+          question_type: question.question_type,
+          targets: question.targets,
+          answer: '',
+          filled: [],
+          commit_notes: 'not answered: the pursuit was finalized',
+        });
         current = null;
         continue;
       }
@@ -274,7 +351,14 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     let exhausted = answerSaysExhausted;
     let free = false;
     try {
-      const reply = await refineEadsStructure({ eadsId: s.plan.id, question, answer: answerText, dataStructure: s.dataStructure, asked: asked(), context: input.context });
+      const reply = await refineEadsStructure({
+        eadsId: s.plan.id,
+        question,
+        answer: answerText,
+        dataStructure: s.dataStructure,
+        asked: asked(),
+        context: input.context,
+      });
       s.usage = addUsage(s.usage, reply.usage);
       progress.tokens(reply.usage);
       update = reply.update;
@@ -292,7 +376,16 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     s.dataStructure = mergeRefinement(s.dataStructure, update);
     s.exhausted = exhausted;
     const filled = Object.keys(update);
-    s.questions.push({ id: question.id, question: question.question, question_type: question.question_type, targets: question.targets, answer: answerText, filled, commit_notes: notes, ...(free ? { charged: false } : {}) });
+    s.questions.push({
+      id: question.id,
+      question: question.question,
+      question_type: question.question_type,
+      targets: question.targets,
+      answer: answerText,
+      filled,
+      commit_notes: notes,
+      ...(free ? { charged: false } : {}),
+    });
     const after = computeCompleteness(fieldNames(), s.dataStructure);
     const ends = after.completeness >= 1 || exhausted || !canAffordQuestion(charged(), decrement);
     results.set(question.id, {
@@ -310,7 +403,10 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   current = null;
   const final = computeCompleteness(fieldNames(), s.dataStructure);
   const used = budgetUsed(charged(), decrement);
-  progress.finish(status === 'failed' ? 'failed' : 'completed', `${status}: completeness ${final.completeness}, budget used ${used}`);
+  progress.finish(
+    status === 'failed' ? 'failed' : 'completed',
+    `${status}: completeness ${final.completeness}, budget used ${used}`,
+  );
   // Let pending update handlers (answer, finalize) return before the workflow closes.
   await condition(allHandlersFinished);
   return {

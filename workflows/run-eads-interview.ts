@@ -61,13 +61,24 @@ type EadsActivities = ReturnType<typeof createEadsActivities>;
 
 const { loadEadsCatalog, describeFixture } = proxyActivities<EadsActivities>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 3, nonRetryableErrorTypes: ['EadsLibraryInvalid'] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['EadsLibraryInvalid'],
+  },
 });
 // The orchestrator falls back to the prerequisite order itself on the 3rd attempt, so 3 attempts always end with a pick.
 const { chooseNextEads } = proxyActivities<EadsActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3, nonRetryableErrorTypes: ['EadsLibraryInvalid'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: ['EadsLibraryInvalid'],
+  },
 });
 
 /** The latest pursuit of each EADS (re-pursuing an EADS replaces its earlier result). */
@@ -79,7 +90,8 @@ function latestByEads(pursuits: PursuitRecord[]): PursuitRecord[] {
 
 /** A field's value in the latest successful pursuit that has it (e.g. `principal-problem-type`). */
 function fieldValue(pursuits: PursuitRecord[], field: string): unknown {
-  for (const p of [...pursuits].reverse()) if (p.status !== 'failed' && p.dataStructure[field] !== undefined) return p.dataStructure[field];
+  for (const p of [...pursuits].reverse())
+    if (p.status !== 'failed' && p.dataStructure[field] !== undefined) return p.dataStructure[field];
   return undefined;
 }
 
@@ -112,7 +124,13 @@ function summary(p: PursuitRecord) {
 export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterviewOutput> {
   const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, rawInput);
   // Validated by the input schema (interviewResumeSchema): continue-as-new state, or a starter's.
-  const state: InterviewState = input.resume ?? { version: 1, pursuits: [], usage: zeroUsage(), runs: 1, orchestratorLog: [] };
+  const state: InterviewState = input.resume ?? {
+    version: 1,
+    pursuits: [],
+    usage: zeroUsage(),
+    runs: 1,
+    orchestratorLog: [],
+  };
   // Children are named after the project, not this workflow's id: one interview per project, and
   // histories that replay under any workflow id.
   const projectWorkflowId = eadsInterviewWorkflowId(input.projectId);
@@ -129,7 +147,11 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     aggregateScr(
       latestByEads(state.pursuits)
         .filter((p) => p.status !== 'failed')
-        .map((p) => ({ eadsId: p.eadsId, dataStructure: p.dataStructure, appliesWhen: catalog.find((c) => c.id === p.eadsId)?.appliesWhen })),
+        .map((p) => ({
+          eadsId: p.eadsId,
+          dataStructure: p.dataStructure,
+          appliesWhen: catalog.find((c) => c.id === p.eadsId)?.appliesWhen,
+        })),
       filter,
     );
   const view = (): InterviewView => {
@@ -158,7 +180,9 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       questions_answers: p.questions.map((q) => ({ question: q.question, answer: q.answer })),
       summary_ds: p.dataStructure,
     })),
-    ...(schedule && 'minizinc' in schedule ? { minizinc: schedule.minizinc, minizinc_results: schedule.minizinc_results } : {}),
+    ...(schedule && 'minizinc' in schedule
+      ? { minizinc: schedule.minizinc, minizinc_results: schedule.minizinc_results }
+      : {}),
   });
 
   setHandler(eadsInterviewQuery, view);
@@ -166,7 +190,8 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
   setHandler(conversationHistoryQuery, history);
   setHandler(aggregatedScrQuery, (filter) => {
     // A query cannot be refused before it runs: check the argument here, with a clear message.
-    if (filter != null && !(Array.isArray(filter) && filter.every((f) => typeof f === 'string'))) throw new Error('filter must be a list of EADS ids');
+    if (filter != null && !(Array.isArray(filter) && filter.every((f) => typeof f === 'string')))
+      throw new Error('filter must be a list of EADS ids');
     return scrOf(filter ?? undefined);
   });
   setHandler(eadsRecordQuery, (eadsId) => [...state.pursuits].reverse().find((p) => p.eadsId === eadsId) ?? null);
@@ -178,26 +203,45 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       if (input.orchestration === 'guided') {
         await condition(() => catalog.length > 0 || outcome !== null);
         if (!catalog.some((c) => c.id === eadsId)) {
-          throw ApplicationFailure.create({ message: `unknown EADS ${excerpt(eadsId)}; the library has ${catalog.map((c) => c.id).join(', ')}`, type: 'UnknownEads', nonRetryable: true });
+          throw ApplicationFailure.create({
+            message: `unknown EADS ${excerpt(eadsId)}; the library has ${catalog.map((c) => c.id).join(', ')}`,
+            type: 'UnknownEads',
+            nonRetryable: true,
+          });
         }
         startRequest = eadsId;
       }
       await condition(() => (current?.eadsId === eadsId && current.childWorkflowId !== '') || outcome !== null);
       if (!current || current.eadsId !== eadsId) {
-        throw ApplicationFailure.create({ message: `the interview ended (${outcome}) before ${excerpt(eadsId)} started`, type: 'InterviewEnded', nonRetryable: true });
+        throw ApplicationFailure.create({
+          message: `the interview ended (${outcome}) before ${excerpt(eadsId)} started`,
+          type: 'InterviewEnded',
+          nonRetryable: true,
+        });
       }
       const decrement = catalog.find((c) => c.id === eadsId)?.budgetDecrement ?? 0;
-      return { eads_id: eadsId, pursuit_no: current.pursuitNo, child_workflow_id: current.childWorkflowId, budget: 1, budget_decrement: decrement };
+      return {
+        eads_id: eadsId,
+        pursuit_no: current.pursuitNo,
+        child_workflow_id: current.childWorkflowId,
+        budget: 1,
+        budget_decrement: decrement,
+      };
     },
     {
       validator: (arg) => {
         if (outcome !== null || finishReason !== null) throw new Error('the interview has finished');
         const id = eadsIdSchema.safeParse(arg?.eadsId);
         if (!id.success) throw new Error(`invalid eadsId: ${formatZodError(id.error)}`);
-        if (catalog.length && !catalog.some((c) => c.id === arg.eadsId)) throw new Error(`unknown EADS ${excerpt(arg.eadsId)}; the library has ${catalog.map((c) => c.id).join(', ')}`);
+        if (catalog.length && !catalog.some((c) => c.id === arg.eadsId))
+          throw new Error(
+            `unknown EADS ${excerpt(arg.eadsId)}; the library has ${catalog.map((c) => c.id).join(', ')}`,
+          );
         if (input.orchestration === 'auto') {
           if (current?.eadsId !== arg.eadsId) {
-            throw new Error(`this interview is orchestrated automatically and is pursuing ${current?.eadsId ?? 'nothing yet'}; start it with orchestration "guided" to choose EADS`);
+            throw new Error(
+              `this interview is orchestrated automatically and is pursuing ${current?.eadsId ?? 'nothing yet'}; start it with orchestration "guided" to choose EADS`,
+            );
           }
           return;
         }
@@ -211,15 +255,20 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     finishInterviewUpdate,
     async (arg) => {
       finishReason ??= arg?.reason ?? 'finish requested';
-      if (current) await getExternalWorkflowHandle(current.childWorkflowId).signal(finalizePursuitSignal, { notes: `interview finished: ${finishReason}` });
+      if (current)
+        await getExternalWorkflowHandle(current.childWorkflowId).signal(finalizePursuitSignal, {
+          notes: `interview finished: ${finishReason}`,
+        });
       await condition(() => outcome !== null);
       return { status: outcome!, pursuits: state.pursuits.length };
     },
     {
       validator: (arg) => {
         if (outcome !== null) throw new Error(`the interview has already ended (${outcome})`);
-        if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg))) throw new Error('the argument must be an object: { reason?: string }');
-        if (arg?.reason !== undefined && (typeof arg.reason !== 'string' || arg.reason.length > 1000)) throw new Error('reason must be a string of at most 1000 characters');
+        if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg)))
+          throw new Error('the argument must be an object: { reason?: string }');
+        if (arg?.reason !== undefined && (typeof arg.reason !== 'string' || arg.reason.length > 1000))
+          throw new Error('reason must be a string of at most 1000 characters');
       },
     },
   );
@@ -248,7 +297,9 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       const facts: Facts = {};
       for (const c of catalog) {
         if (!c.appliesWhen) continue;
-        const source = latestByEads(state.pursuits).find((p) => p.eadsId === c.appliesWhen!.eads && p.status !== 'failed');
+        const source = latestByEads(state.pursuits).find(
+          (p) => p.eadsId === c.appliesWhen!.eads && p.status !== 'failed',
+        );
         facts[`${c.appliesWhen.eads}.${c.appliesWhen.field}`] = source?.dataStructure[c.appliesWhen.field];
       }
       const context = interviewContext(state.pursuits);
@@ -265,7 +316,11 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       state.usage = addUsage(state.usage, choice.usage);
       progress.tokens(choice.usage);
       recommendation = choice.recommendation;
-      state.orchestratorLog.push({ eads_id: recommendation.eads_id, source: recommendation.source, rationale: recommendation.rationale });
+      state.orchestratorLog.push({
+        eads_id: recommendation.eads_id,
+        source: recommendation.source,
+        rationale: recommendation.rationale,
+      });
     }
     nextEads = recommendation;
     if (recommendation.exhausted) {
@@ -273,8 +328,15 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       break;
     }
     // Only when there is more to pursue, and never while an update waits on this run (a guided start).
-    if ((pursuitsThisRun >= input.pursuitsPerRun || workflowInfo().continueAsNewSuggested) && startRequest === null && allHandlersFinished()) {
-      return continueAsNew<typeof runEadsInterview>({ ...input, resume: { ...state, pendingRecommendation: recommendation, runs: state.runs + 1 } });
+    if (
+      (pursuitsThisRun >= input.pursuitsPerRun || workflowInfo().continueAsNewSuggested) &&
+      startRequest === null &&
+      allHandlersFinished()
+    ) {
+      return continueAsNew<typeof runEadsInterview>({
+        ...input,
+        resume: { ...state, pendingRecommendation: recommendation, runs: state.runs + 1 },
+      });
     }
 
     let eadsId: string;
@@ -288,7 +350,10 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       eadsId = startRequest;
       startRequest = null;
       source = eadsId === nextEads.eads_id ? (nextEads.source as PursuitRecord['source']) : 'requested';
-      rationale = eadsId === nextEads.eads_id ? nextEads.rationale : `chosen by the interviewer (the orchestrator recommended ${nextEads.eads_id})`;
+      rationale =
+        eadsId === nextEads.eads_id
+          ? nextEads.rationale
+          : `chosen by the interviewer (the orchestrator recommended ${nextEads.eads_id})`;
     } else {
       eadsId = nextEads.eads_id!;
       source = nextEads.source as PursuitRecord['source'];
@@ -304,7 +369,17 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     try {
       child = await startChild(pursueEads, {
         workflowId: childWorkflowId,
-        args: [{ projectId: input.projectId, eadsId, pursuitNo, mode: input.mode, fixture: input.fixture, questionsPerRun: input.questionsPerRun, context }],
+        args: [
+          {
+            projectId: input.projectId,
+            eadsId,
+            pursuitNo,
+            mode: input.mode,
+            fixture: input.fixture,
+            questionsPerRun: input.questionsPerRun,
+            context,
+          },
+        ],
         parentClosePolicy: ParentClosePolicy.TERMINATE,
         typedSearchAttributes: [{ key: flowSearchAttribute, value: 'pursueEads' }],
         staticSummary: `${eadsId} for ${input.projectId} (${input.mode})`,
@@ -320,17 +395,30 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     const interviewer = catalog.find((c) => c.id === eadsId)?.interviewer ?? 'process';
     current = { eadsId, pursuitNo, childWorkflowId, rationale, interviewer };
     // A finish that arrived while the child was starting.
-    if (finishReason !== null) await getExternalWorkflowHandle(childWorkflowId).signal(finalizePursuitSignal, { notes: `interview finished: ${finishReason}` });
+    if (finishReason !== null)
+      await getExternalWorkflowHandle(childWorkflowId).signal(finalizePursuitSignal, {
+        notes: `interview finished: ${finishReason}`,
+      });
 
     let result: PursuitResult;
     try {
       result = await child.result();
     } catch (err) {
-      const message = capMessage(err instanceof ChildWorkflowFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err));
+      const message = capMessage(
+        err instanceof ChildWorkflowFailure && err.cause
+          ? err.cause.message
+          : err instanceof Error
+            ? err.message
+            : String(err),
+      );
       // The model rejects requests (invalid key, bad request): every later pursuit would fail the same way.
       if (modelRejection(err) && patched(STOP_ON_MODEL_REJECTION_PATCH)) {
         progress.finish('failed', `stopped at ${eadsId}: ${message}`);
-        throw ApplicationFailure.create({ type: MODEL_REJECTED, nonRetryable: true, message: `the interview stopped at pursuit ${pursuitNo} (${eadsId}): ${message}` });
+        throw ApplicationFailure.create({
+          type: MODEL_REJECTED,
+          nonRetryable: true,
+          message: `the interview stopped at pursuit ${pursuitNo} (${eadsId}): ${message}`,
+        });
       }
       result = {
         eadsId,
@@ -374,7 +462,10 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       options: input.schedule,
     });
   }
-  progress.finish('completed', `${outcome}: ${state.pursuits.length} EADS pursued, ${scr.conflicts.length} conflict(s)`);
+  progress.finish(
+    'completed',
+    `${outcome}: ${state.pursuits.length} EADS pursued, ${scr.conflicts.length} conflict(s)`,
+  );
   await condition(allHandlersFinished);
   return {
     projectId: input.projectId,

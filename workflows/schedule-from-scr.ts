@@ -17,7 +17,13 @@ import {
   type SolverProblem,
   type SolverReply,
 } from '../contracts/schedule';
-import { buildScheduleProblem, ScheduleModelError, staticConflicts, toMiniZinc, type ScheduleProblem } from '../domain/schedule-model';
+import {
+  buildScheduleProblem,
+  ScheduleModelError,
+  staticConflicts,
+  toMiniZinc,
+  type ScheduleProblem,
+} from '../domain/schedule-model';
 import type { JsonObject } from '../domain/eads-structure';
 import { beginFlow } from './lib/flow';
 
@@ -54,7 +60,13 @@ export async function scheduleFromScr(rawInput: unknown): Promise<ScheduleFromSc
       firm: input.firm ?? null,
     });
   } catch (err) {
-    if (err instanceof ScheduleModelError) throw ApplicationFailure.create({ message: `scheduleFromScr: ${err.message}`, type: 'ScheduleModelError', nonRetryable: true, details: [{ field: err.field }] });
+    if (err instanceof ScheduleModelError)
+      throw ApplicationFailure.create({
+        message: `scheduleFromScr: ${err.message}`,
+        type: 'ScheduleModelError',
+        nonRetryable: true,
+        details: [{ field: err.field }],
+      });
     throw err;
   }
   const minizinc = toMiniZinc(problem);
@@ -69,14 +81,29 @@ export async function scheduleFromScr(rawInput: unknown): Promise<ScheduleFromSc
     try {
       reply = await solverActivity(timeLimitSeconds)({ ...problem, timeLimitSeconds });
     } catch (err) {
-      const cause = err instanceof ActivityFailure && err.cause ? err.cause.message : err instanceof Error ? err.message : String(err);
-      throw ApplicationFailure.create({ message: `scheduleFromScr: the solver failed: ${cause}`, type: 'SolverFailed', nonRetryable: true });
+      const cause =
+        err instanceof ActivityFailure && err.cause
+          ? err.cause.message
+          : err instanceof Error
+            ? err.message
+            : String(err);
+      throw ApplicationFailure.create({
+        message: `scheduleFromScr: the solver failed: ${cause}`,
+        type: 'SolverFailed',
+        nonRetryable: true,
+      });
     }
   }
   const results = summariseSchedule(problem, reply);
   progress.stage('draw', results.status);
   const title = `${input.firm ?? input.projectId}: ${problem.kind} schedule`;
-  const artifacts = await writeScheduleArtifacts({ projectId: input.projectId, title, minizinc: { model: minizinc.model, data: minizinc.data }, results, chart: input.chart });
+  const artifacts = await writeScheduleArtifacts({
+    projectId: input.projectId,
+    title,
+    minizinc: { model: minizinc.model, data: minizinc.data },
+    results,
+    chart: input.chart,
+  });
   progress.finish('completed', `${results.status}; makespan ${results.makespanText ?? '-'}`);
   return {
     projectId: input.projectId,

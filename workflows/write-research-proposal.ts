@@ -8,7 +8,14 @@
  * `proposalState` query. An unrecoverable stage error ends in the ERROR state with the message
  * in the result; retryable faults are retried by Temporal per activity.
  */
-import { ActivityFailure, ApplicationFailure, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { createProposalActivities, LiteratureHit } from '../activities/proposal';
 import { addUsage, formatZodError, zeroUsage, type TokenUsage } from '../contracts/common';
 import {
@@ -30,7 +37,12 @@ import {
 } from '../contracts/proposal';
 import { beginFlow } from './lib/flow';
 import { Interview } from './proposal/interview';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
+import {
+  answerQuestionUpdate,
+  currentQuestionQuery,
+  proposalStateQuery,
+  reviewProposalUpdate,
+} from '../contracts/proposal-messages';
 import { chooseBest } from '../domain/proposal-quality';
 import { ProposalStateMachine } from './proposal/state-machine';
 
@@ -43,11 +55,12 @@ const { searchLiterature } = proxyActivities<ProposalActivities>({
 });
 // Model stages: the original design's retry policy (5 attempts, exponential base 7) on 429/5xx/time-outs;
 // permanent errors (400/401/403/404) are non-retryable failures and stop at once.
-const { formulateProblem, defineObjectives, recommendMethodology, planDataCollection, checkQuality } = proxyActivities<ProposalActivities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '15 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 7, maximumInterval: '2 minutes', maximumAttempts: 5 },
-});
+const { formulateProblem, defineObjectives, recommendMethodology, planDataCollection, checkQuality } =
+  proxyActivities<ProposalActivities>({
+    startToCloseTimeout: '3 minutes',
+    heartbeatTimeout: '15 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 7, maximumInterval: '2 minutes', maximumAttempts: 5 },
+  });
 // The render heartbeats, so a worker lost mid-render is noticed in 10 s rather than at the 1-minute time-out.
 const { renderProposalPdf } = proxyActivities<ProposalActivities>({
   startToCloseTimeout: '1 minute',
@@ -100,7 +113,10 @@ function describeFailure(err: unknown): { message: string; type: string | null }
     const cause = err.cause;
     return { message: cause.message, type: cause instanceof ApplicationFailure ? (cause.type ?? null) : cause.name };
   }
-  return { message: err instanceof Error ? err.message : String(err), type: err instanceof ApplicationFailure ? (err.type ?? null) : null };
+  return {
+    message: err instanceof Error ? err.message : String(err),
+    type: err instanceof ApplicationFailure ? (err.type ?? null) : null,
+  };
 }
 
 export async function writeResearchProposal(rawInput: unknown): Promise<ProposalOutput> {
@@ -115,7 +131,8 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
 
   // Created before the handlers are set: an answer sent with the start (or before the first
   // workflow task runs) is dispatched the moment its handler is set, and must find its question.
-  const interview: Interview | undefined = input.mode === 'interactive' ? new Interview(input.profile ?? {}) : undefined;
+  const interview: Interview | undefined =
+    input.mode === 'interactive' ? new Interview(input.profile ?? {}) : undefined;
   /** False once the interview stopped taking answers (finished or abandoned). */
   let interviewOpen = interview !== undefined;
   let profile: UserProfile | null = null;
@@ -158,7 +175,8 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
     {
       // Synchronous by contract: a bad answer is rejected before it reaches history, and the question stays open.
       validator: (answer) => {
-        if (!interview) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+        if (!interview)
+          throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
         interview.check(answer, interviewOpen);
       },
     },
@@ -171,11 +189,19 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
     },
     {
       validator: (decision) => {
-        if (awaiting !== 'review' || pendingReview) throw ApplicationFailure.create({ type: 'NoReviewOpen', message: `no proposal is awaiting review (state ${sm.state})` });
+        if (awaiting !== 'review' || pendingReview)
+          throw ApplicationFailure.create({
+            type: 'NoReviewOpen',
+            message: `no proposal is awaiting review (state ${sm.state})`,
+          });
         const parsed = reviewDecisionSchema.safeParse(decision);
-        if (!parsed.success) throw ApplicationFailure.create({ type: 'InvalidReview', message: formatZodError(parsed.error) });
+        if (!parsed.success)
+          throw ApplicationFailure.create({ type: 'InvalidReview', message: formatZodError(parsed.error) });
         if (parsed.data.decision === 'request-changes' && reviewRequests >= MAX_REVIEW_ROUNDS) {
-          throw ApplicationFailure.create({ type: 'ReviewLimit', message: `at most ${MAX_REVIEW_ROUNDS} change requests; approve the proposal or let the review time out` });
+          throw ApplicationFailure.create({
+            type: 'ReviewLimit',
+            message: `at most ${MAX_REVIEW_ROUNDS} change requests; approve the proposal or let the review time out`,
+          });
         }
       },
     },
@@ -195,11 +221,16 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
       refinement: {
         maxRefinements: input.maxRefinements,
         refinements: autoRefinements,
-        limitReached: autoRefinements >= input.maxRefinements && versions.length > 0 && !versions[versions.length - 1].quality.validation_passed,
+        limitReached:
+          autoRefinements >= input.maxRefinements &&
+          versions.length > 0 &&
+          !versions[versions.length - 1].quality.validation_passed,
         chosenRound: best?.round ?? null,
         history: versions.map(toRound),
       },
-      interview: interview ? { asked: interview.asked, answered: interview.answered, outcome: interview.done ? 'completed' : 'abandoned' } : null,
+      interview: interview
+        ? { asked: interview.asked, answered: interview.answered, outcome: interview.done ? 'completed' : 'abandoned' }
+        : null,
       review: { required: input.review, outcome: input.review ? 'not-reached' : 'not-requested', rounds: reviews },
       pdf: null,
       transitions: sm.history,
@@ -267,7 +298,13 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
 
       failedIn = 'QUALITY_CONTROL';
       enter('QUALITY_CONTROL', 'quality control', label);
-      const quality = await checkQuality({ profile, problem: pf.definition, objectives: objectives.data, methodology: methodology.data, plan: plan.data });
+      const quality = await checkQuality({
+        profile,
+        problem: pf.definition,
+        objectives: objectives.data,
+        methodology: methodology.data,
+        plan: plan.data,
+      });
       spend(quality.usage);
       const version: Version = {
         round,
@@ -281,11 +318,18 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
         quality: quality.data,
       };
       versions.push(version);
-      progress.advance(1, `${label}: overall ${quality.data.overall_quality_score}, ${quality.data.validation_passed ? 'passed' : 'not passed'}`);
+      progress.advance(
+        1,
+        `${label}: overall ${quality.data.overall_quality_score}, ${quality.data.validation_passed ? 'passed' : 'not passed'}`,
+      );
 
       if (!quality.data.validation_passed && autoRefinements < input.maxRefinements) {
         autoRefinements++;
-        enter('REFINEMENT', 'refinement', `quality ${quality.data.overall_quality_score} not passed: refinement ${autoRefinements}/${input.maxRefinements}`);
+        enter(
+          'REFINEMENT',
+          'refinement',
+          `quality ${quality.data.overall_quality_score} not passed: refinement ${autoRefinements}/${input.maxRefinements}`,
+        );
         trigger = 'quality-control';
         feedback = quality.data.recommendations;
         previous = pf.definition;
@@ -296,7 +340,11 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
 
       if (!input.review) break;
       failedIn = 'AWAITING_REVIEW';
-      enter('AWAITING_REVIEW', 'review', `version ${chosen.round + 1}, overall ${chosen.quality.overall_quality_score}`);
+      enter(
+        'AWAITING_REVIEW',
+        'review',
+        `version ${chosen.round + 1}, overall ${chosen.quality.overall_quality_score}`,
+      );
       awaiting = 'review';
       progress.waiting(`waiting for approve / request-changes on version ${chosen.round + 1}`);
       const decided = await condition(() => pendingReview !== undefined, idleMs);
@@ -308,7 +356,11 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
       }
       const decision: ReviewDecision = pendingReview!;
       pendingReview = undefined;
-      reviews.push({ decision: decision.decision, ...(decision.comments ? { comments: decision.comments } : {}), at: new Date().toISOString() });
+      reviews.push({
+        decision: decision.decision,
+        ...(decision.comments ? { comments: decision.comments } : {}),
+        at: new Date().toISOString(),
+      });
       if (decision.decision === 'approve') break;
       reviewRequests++;
       enter('REFINEMENT', 'refinement', `review requested changes (${reviewRequests}/${MAX_REVIEW_ROUNDS})`);
@@ -323,7 +375,9 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
     const final = chosen!;
     failedIn = 'RENDERING_PDF';
     enter('RENDERING_PDF', 'pdf', final.title);
-    const unresolved = final.quality.validation_passed ? [] : final.quality.issues_identified.filter((i) => i.severity !== 'minor');
+    const unresolved = final.quality.validation_passed
+      ? []
+      : final.quality.issues_identified.filter((i) => i.severity !== 'minor');
     const pdf = await renderProposalPdf({
       generatedAt: new Date().toISOString(),
       profile,
@@ -333,7 +387,12 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
       unresolvedIssues: unresolved,
       review: reviews,
     });
-    sm.transition('COMPLETE', final.quality.validation_passed ? 'quality control passed' : `best version kept after ${autoRefinements} refinement(s)`);
+    sm.transition(
+      'COMPLETE',
+      final.quality.validation_passed
+        ? 'quality control passed'
+        : `best version kept after ${autoRefinements} refinement(s)`,
+    );
     progress.finish('completed', `${final.title}: ${pdf.path}`);
     return result(final.quality.validation_passed ? 'completed' : 'completed_with_issues', {
       pdf,

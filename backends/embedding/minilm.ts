@@ -94,7 +94,10 @@ export async function loadMiniLm(dir: string): Promise<TextEmbedder> {
     async embed(texts) {
       // Batches of similar length: a batch is padded to its longest text, and attention costs
       // grow with the square of that length.
-      const order = texts.map((t, i) => ({ i, n: t.length })).sort((a, b) => a.n - b.n).map((x) => x.i);
+      const order = texts
+        .map((t, i) => ({ i, n: t.length }))
+        .sort((a, b) => a.n - b.n)
+        .map((x) => x.i);
       const out = new Array<Float32Array>(texts.length);
       for (let k = 0; k < order.length; k += BATCH) {
         const ids = order.slice(k, k + BATCH);

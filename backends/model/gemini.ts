@@ -46,7 +46,13 @@ export class GeminiModel implements ModelBackend {
       ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
     };
     this.client = options.vertex
-      ? new GoogleGenAI({ vertexai: true, project: options.vertex.project, location: options.vertex.location, httpOptions, googleAuthOptions: options.googleAuthOptions })
+      ? new GoogleGenAI({
+          vertexai: true,
+          project: options.vertex.project,
+          location: options.vertex.location,
+          httpOptions,
+          googleAuthOptions: options.googleAuthOptions,
+        })
       : new GoogleGenAI({ apiKey: options.apiKey, httpOptions });
   }
 
@@ -92,23 +98,32 @@ export class GeminiModel implements ModelBackend {
         return { data: request.schema.parse(parsed), usage, model: this.options.model, repairs };
       }
       if (repairs >= this.options.maxRepairs) {
-        throw new BackendError(`${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}`, {
-          backend: 'model',
-          retryable: true,
-          type: 'ModelOutputInvalid',
-        });
+        throw new BackendError(
+          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}`,
+          {
+            backend: 'model',
+            retryable: true,
+            type: 'ModelOutputInvalid',
+          },
+        );
       }
       // Feed the error back so the model can correct itself (the common complaint about
       // structured output is that it fails without ever telling the model why).
       contents.push({ role: 'model', parts: [{ text: text.slice(0, 4000) }] });
       contents.push({
         role: 'user',
-        parts: [{ text: `Your reply was rejected: ${problem}. Reply again with only JSON that matches the response schema.` }],
+        parts: [
+          { text: `Your reply was rejected: ${problem}. Reply again with only JSON that matches the response schema.` },
+        ],
       });
     }
   }
 
-  private async call(request: ModelRequest<z.ZodType>, contents: Content[], responseJsonSchema: Record<string, unknown>) {
+  private async call(
+    request: ModelRequest<z.ZodType>,
+    contents: Content[],
+    responseJsonSchema: Record<string, unknown>,
+  ) {
     try {
       return await this.client.models.generateContent({
         model: this.options.model,

@@ -13,7 +13,9 @@ export function renderSystem(task: string, instructions: string): string {
 export function renderSections(sections: Record<string, unknown>): string {
   return Object.entries(sections)
     .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => `<${name}>\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n</${name}>`)
+    .map(
+      ([name, value]) => `<${name}>\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n</${name}>`,
+    )
     .join('\n\n');
 }
 
@@ -44,7 +46,10 @@ export function extractJson(text: string): unknown {
   const attempts: string[] = [text.trim()];
   const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
   if (fenced) attempts.push(fenced[1].trim());
-  for (const [open, close] of [['{', '}'], ['[', ']']] as const) {
+  for (const [open, close] of [
+    ['{', '}'],
+    ['[', ']'],
+  ] as const) {
     const start = text.indexOf(open);
     const end = text.lastIndexOf(close);
     if (start >= 0 && end > start) attempts.push(text.slice(start, end + 1));

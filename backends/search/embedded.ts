@@ -72,8 +72,18 @@ export interface EmbeddedSearchOptions {
 const VECTOR_FORMAT = 'one-text-per-run';
 
 /** Document vectors of one collection, from the cache when the same texts were embedded before. */
-async function documentVectors(embedder: TextEmbedder, texts: string[], cacheDir: string | undefined, name: string): Promise<Float32Array[]> {
-  const key = createHash('sha256').update(`${embedder.name} ${VECTOR_FORMAT}`).update('\0').update(texts.join('\0')).digest('hex').slice(0, 24);
+async function documentVectors(
+  embedder: TextEmbedder,
+  texts: string[],
+  cacheDir: string | undefined,
+  name: string,
+): Promise<Float32Array[]> {
+  const key = createHash('sha256')
+    .update(`${embedder.name} ${VECTOR_FORMAT}`)
+    .update('\0')
+    .update(texts.join('\0'))
+    .digest('hex')
+    .slice(0, 24);
   const file = cacheDir ? path.join(cacheDir, `${name}.${key}.f32`) : undefined;
   const dims = embedder.dimensions;
   if (file) {
@@ -146,20 +156,34 @@ export class EmbeddedSearch implements SearchBackend {
       : await search(collection.db, base as never);
     return {
       totalSize: result.count,
-      hits: result.hits.map((hit) => ({ id: String(hit.id), score: hit.score, data: collection.docs.get(String(hit.id)) ?? {} })),
+      hits: result.hits.map((hit) => ({
+        id: String(hit.id),
+        score: hit.score,
+        data: collection.docs.get(String(hit.id)) ?? {},
+      })),
     };
   }
 
   private load(name: string): Promise<LoadedCollection> {
     if (!COLLECTION.test(name)) {
-      return Promise.reject(new BackendError(`unknown search collection ${JSON.stringify(name)}`, { backend: 'search', retryable: false, type: 'SearchCollectionUnknown' }));
+      return Promise.reject(
+        new BackendError(`unknown search collection ${JSON.stringify(name)}`, {
+          backend: 'search',
+          retryable: false,
+          type: 'SearchCollectionUnknown',
+        }),
+      );
     }
     let loaded = this.collections.get(name);
     if (!loaded) {
       loaded = readFile(path.join(this.dataDir, `${name}.json`), 'utf8').then(
         (text) => this.build(name, JSON.parse(text) as Array<Record<string, unknown>>),
         () => {
-          throw new BackendError(`search collection ${name} not found in ${this.dataDir}`, { backend: 'search', retryable: false, type: 'SearchCollectionUnknown' });
+          throw new BackendError(`search collection ${name} not found in ${this.dataDir}`, {
+            backend: 'search',
+            retryable: false,
+            type: 'SearchCollectionUnknown',
+          });
         },
       );
       this.collections.set(name, loaded);
@@ -170,7 +194,12 @@ export class EmbeddedSearch implements SearchBackend {
 
   private async build(name: string, documents: Array<Record<string, unknown>>): Promise<LoadedCollection> {
     const embedder = await this.options.embedder?.();
-    const schema = { id: 'string', title: 'string', text: 'string', ...(embedder ? { embedding: `vector[${embedder.dimensions}]` } : {}) } as const;
+    const schema = {
+      id: 'string',
+      title: 'string',
+      text: 'string',
+      ...(embedder ? { embedding: `vector[${embedder.dimensions}]` } : {}),
+    } as const;
     const db = create({ schema: schema as never });
     const docs = new Map<string, Record<string, unknown>>();
     const rows = documents.map((doc, i) => {
@@ -181,10 +210,19 @@ export class EmbeddedSearch implements SearchBackend {
       const title = String(doc.title ?? doc.name ?? doc.table_id ?? id);
       return { id, title, text: parts.join(' '), meaning: meaningText(title, doc) };
     });
-    const vectors = embedder ? await documentVectors(embedder, rows.map((r) => r.meaning), this.options.vectorCacheDir, name) : [];
+    const vectors = embedder
+      ? await documentVectors(
+          embedder,
+          rows.map((r) => r.meaning),
+          this.options.vectorCacheDir,
+          name,
+        )
+      : [];
     await insertMultiple(
       db,
-      rows.map(({ meaning: _meaning, ...row }, i) => (embedder ? { ...row, embedding: Array.from(vectors[i]) } : row)) as never,
+      rows.map(({ meaning: _meaning, ...row }, i) =>
+        embedder ? { ...row, embedding: Array.from(vectors[i]) } : row,
+      ) as never,
     );
     return { db, docs, embedder };
   }

@@ -54,7 +54,11 @@ export class VertexSearch implements SearchBackend {
     this.client = new SearchServiceClient({
       fallback: true,
       ...(options.apiEndpoint
-        ? { apiEndpoint: options.apiEndpoint.host, port: options.apiEndpoint.port, protocol: options.apiEndpoint.protocol ?? 'https' }
+        ? {
+            apiEndpoint: options.apiEndpoint.host,
+            port: options.apiEndpoint.port,
+            protocol: options.apiEndpoint.protocol ?? 'https',
+          }
         : {}),
       ...(options.authClient ? { authClient: options.authClient as never } : {}),
     });
@@ -84,7 +88,11 @@ export class VertexSearch implements SearchBackend {
   private async searchUntraced(request: SearchRequest): Promise<SearchResponse> {
     try {
       const [results, , response] = await this.client.search(
-        { servingConfig: this.servingConfig(request.collection), query: request.query, pageSize: request.pageSize ?? 10 },
+        {
+          servingConfig: this.servingConfig(request.collection),
+          query: request.query,
+          pageSize: request.pageSize ?? 10,
+        },
         { autoPaginate: false },
       );
       const list = results ?? [];
@@ -94,7 +102,10 @@ export class VertexSearch implements SearchBackend {
           const doc = r.document ?? {};
           const data = { ...structToJson(doc.derivedStructData), ...structToJson(doc.structData) };
           // Vertex ranks but does not always return a score: keep order as relevance.
-          const score = Number((r as { modelScores?: Record<string, { values?: number[] }> }).modelScores?.relevance_score?.values?.[0] ?? list.length - i);
+          const score = Number(
+            (r as { modelScores?: Record<string, { values?: number[] }> }).modelScores?.relevance_score?.values?.[0] ??
+              list.length - i,
+          );
           return { id: String(r.id ?? doc.id ?? i), score, data };
         }),
       };
@@ -105,14 +116,21 @@ export class VertexSearch implements SearchBackend {
       const httpStatus = typeof e.code === 'number' && e.code >= 100 ? e.code : undefined;
       // A body that is not JSON comes from a proxy or a cut response: worth another attempt.
       const garbled = (err as Error)?.name === 'SyntaxError' || /JSON/i.test(e.message ?? '');
-      const retryable = garbled || grpcRetryable || (httpStatus !== undefined && isRetryableStatus(httpStatus)) || (e.code === undefined && isTransportError(err));
-      throw new BackendError(`Vertex AI Search ${retryable ? 'unavailable' : 'rejected the request'} for ${request.collection}: ${e.message ?? String(err)}`, {
-        backend: 'search',
-        retryable,
-        type: retryable ? 'SearchUnavailable' : 'SearchRequestRejected',
-        status: httpStatus,
-        cause: err,
-      });
+      const retryable =
+        garbled ||
+        grpcRetryable ||
+        (httpStatus !== undefined && isRetryableStatus(httpStatus)) ||
+        (e.code === undefined && isTransportError(err));
+      throw new BackendError(
+        `Vertex AI Search ${retryable ? 'unavailable' : 'rejected the request'} for ${request.collection}: ${e.message ?? String(err)}`,
+        {
+          backend: 'search',
+          retryable,
+          type: retryable ? 'SearchUnavailable' : 'SearchRequestRejected',
+          status: httpStatus,
+          cause: err,
+        },
+      );
     }
   }
 }

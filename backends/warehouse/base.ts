@@ -43,13 +43,24 @@ export abstract class SqlWarehouse implements Warehouse {
 
   async listColumns(dataset: string): Promise<ColumnInfo[]> {
     const { sql, params } = this.dialect.informationSchemaColumns(dataset);
-    const { rows } = await this.query<{ table_name: string; column_name: string; data_type: string }>({ sql, params, label: 'list-columns' });
-    return rows.map((r) => ({ table: r.table_name, column: r.column_name, dataType: this.dialect.normaliseType(r.data_type) }));
+    const { rows } = await this.query<{ table_name: string; column_name: string; data_type: string }>({
+      sql,
+      params,
+      label: 'list-columns',
+    });
+    return rows.map((r) => ({
+      table: r.table_name,
+      column: r.column_name,
+      dataType: this.dialect.normaliseType(r.data_type),
+    }));
   }
 
   async sampleDistinct(dataset: string, table: string, column: string, limit: number) {
     const { sql } = sampleDistinctSql(this.dialect, dataset, table, column, limit);
-    const { rows } = await this.query<{ value: string; count: number | string | bigint }>({ sql, label: 'sample-distinct' });
+    const { rows } = await this.query<{ value: string; count: number | string | bigint }>({
+      sql,
+      label: 'sample-distinct',
+    });
     return rows.map((r) => ({ value: String(r.value), count: Number(r.count) }));
   }
 }

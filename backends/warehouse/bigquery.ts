@@ -42,7 +42,8 @@ export class BigQueryWarehouse extends SqlWarehouse {
   protected async run<T>(request: QueryRequest): Promise<QueryResult<T>> {
     const types: Record<string, string[] | string> = {};
     for (const [name, value] of Object.entries(request.params ?? {})) {
-      if (Array.isArray(value)) types[name] = [request.arrayTypes?.[name] ?? (typeof value[0] === 'number' ? 'FLOAT64' : 'STRING')];
+      if (Array.isArray(value))
+        types[name] = [request.arrayTypes?.[name] ?? (typeof value[0] === 'number' ? 'FLOAT64' : 'STRING')];
     }
     const query: Query = {
       query: request.sql,
@@ -51,7 +52,11 @@ export class BigQueryWarehouse extends SqlWarehouse {
       location: this.options.location,
       useLegacySql: false,
       maximumBytesBilled: String(this.options.maximumBytesBilled),
-      labels: { app: 'agent-flows', ...(request.label ? { step: sanitizeLabel(request.label) } : {}), ...this.options.labels },
+      labels: {
+        app: 'agent-flows',
+        ...(request.label ? { step: sanitizeLabel(request.label) } : {}),
+        ...this.options.labels,
+      },
     };
     try {
       const [job] = await this.client.createQueryJob(query);
@@ -74,7 +79,10 @@ export class BigQueryWarehouse extends SqlWarehouse {
 
 /** Label values: lowercase letters, digits, '_' and '-', at most 63 characters. */
 function sanitizeLabel(value: string): string {
-  return value.toLowerCase().replace(/[^a-z0-9_-]/g, '_').slice(0, 63);
+  return value
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]/g, '_')
+    .slice(0, 63);
 }
 
 /** BigQuery returns DATE/TIMESTAMP/NUMERIC as wrapper objects: flatten them to JSON values. */
@@ -97,19 +105,32 @@ export function classifyBigQueryError(err: unknown): BackendError {
   const status = typeof e.code === 'number' ? e.code : undefined;
   const message = e.errors?.[0]?.message ?? e.message ?? String(err);
   if (reason === 'bytesBilledLimitExceeded') {
-    return new BackendError(`BigQuery refused the query: it would bill more than the configured cap (BIGQUERY_MAX_BYTES_BILLED): ${message}`, {
-      backend: 'warehouse', retryable: false, type: 'WarehouseCostCapExceeded', status, cause: err,
-    });
+    return new BackendError(
+      `BigQuery refused the query: it would bill more than the configured cap (BIGQUERY_MAX_BYTES_BILLED): ${message}`,
+      {
+        backend: 'warehouse',
+        retryable: false,
+        type: 'WarehouseCostCapExceeded',
+        status,
+        cause: err,
+      },
+    );
   }
   // A reply that is not valid JSON comes from a proxy or an interrupted response, not from the
   // query: retry it rather than fail the step.
   const garbled = err instanceof SyntaxError || (err as Error)?.name === 'SyntaxError';
-  const retryable = garbled || (reason !== undefined && RETRYABLE_REASONS.has(reason)) || (status !== undefined ? isRetryableStatus(status) && status !== 501 : isTransportError(err));
-  return new BackendError(`BigQuery ${retryable ? 'unavailable' : 'rejected the query'}${status ? ` (HTTP ${status}${reason ? `, ${reason}` : ''})` : ''}: ${message}`, {
-    backend: 'warehouse',
-    retryable,
-    type: retryable ? 'WarehouseUnavailable' : 'WarehouseQueryInvalid',
-    status,
-    cause: err,
-  });
+  const retryable =
+    garbled ||
+    (reason !== undefined && RETRYABLE_REASONS.has(reason)) ||
+    (status !== undefined ? isRetryableStatus(status) && status !== 501 : isTransportError(err));
+  return new BackendError(
+    `BigQuery ${retryable ? 'unavailable' : 'rejected the query'}${status ? ` (HTTP ${status}${reason ? `, ${reason}` : ''})` : ''}: ${message}`,
+    {
+      backend: 'warehouse',
+      retryable,
+      type: retryable ? 'WarehouseUnavailable' : 'WarehouseQueryInvalid',
+      status,
+      cause: err,
+    },
+  );
 }

@@ -2,7 +2,17 @@
  * The embedded warehouse: DuckDB in process. Each dataset is a DuckDB schema; the demo datasets
  * are built at start from the SQL files in `data/warehouse/` (each file is idempotent).
  */
-import { DuckDBInstance, LIST, VARCHAR, BIGINT, DOUBLE, listValue, type DuckDBConnection, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  LIST,
+  VARCHAR,
+  BIGINT,
+  DOUBLE,
+  listValue,
+  type DuckDBConnection,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackendError } from '../errors';
@@ -17,7 +27,8 @@ function plainValue(value: unknown): unknown {
   if (typeof value === 'bigint') return Number.isSafeInteger(Number(value)) ? Number(value) : value.toString();
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return value.map(plainValue);
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainValue(v)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainValue(v)]));
   return value;
 }
 

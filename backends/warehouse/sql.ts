@@ -51,7 +51,8 @@ export function bigQueryDialect(project: string): SqlDialect {
   return {
     name: 'bigquery',
     column: (name) => `\`${assertIdentifier('column', name)}\``,
-    table: (dataset, table) => `\`${project}.${assertIdentifier('dataset', dataset)}.${assertIdentifier('table', table)}\``,
+    table: (dataset, table) =>
+      `\`${project}.${assertIdentifier('dataset', dataset)}.${assertIdentifier('table', table)}\``,
     param: (name) => `@${checkParam(name)}`,
     inArray: (expr, name) => `${expr} IN UNNEST(@${checkParam(name)})`,
     regexpContains: (expr, name) => `REGEXP_CONTAINS(${expr}, @${checkParam(name)})`,
@@ -91,7 +92,8 @@ export const duckDbDialect: SqlDialect = {
     sql: 'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $dataset ORDER BY table_name, ordinal_position',
     params: { dataset: assertIdentifier('dataset', dataset) },
   }),
-  normaliseType: (t) => DUCK_TYPES[t.toUpperCase()] ?? (t.toUpperCase().startsWith('DECIMAL') ? 'NUMERIC' : t.toUpperCase()),
+  normaliseType: (t) =>
+    DUCK_TYPES[t.toUpperCase()] ?? (t.toUpperCase().startsWith('DECIMAL') ? 'NUMERIC' : t.toUpperCase()),
 };
 
 /** Escapes RE2 metacharacters so a user's term matches literally inside a pattern. */

@@ -44,7 +44,12 @@ export interface Warehouse {
   /** The columns of every table in a dataset, from INFORMATION_SCHEMA. */
   listColumns(dataset: string): Promise<ColumnInfo[]>;
   /** The most frequent DISTINCT non-null values of a column (identifiers must come from listColumns). */
-  sampleDistinct(dataset: string, table: string, column: string, limit: number): Promise<Array<{ value: string; count: number }>>;
+  sampleDistinct(
+    dataset: string,
+    table: string,
+    column: string,
+    limit: number,
+  ): Promise<Array<{ value: string; count: number }>>;
   /** Every statement this process sent, newest last (bounded): for audits and tests. */
   readonly executed: ExecutedQuery[];
   close(): Promise<void>;

@@ -22,12 +22,24 @@ export interface EadsToolsContext {
   taskQueue: string;
 }
 
-const projectId = projectIdSchema.describe('The project; one interview per project (workflow eads-interview-<project_id>)');
-const conversationId = z.string().max(200).optional().describe('Accepted for compatibility; one conversation per project');
+const projectId = projectIdSchema.describe(
+  'The project; one interview per project (workflow eads-interview-<project_id>)',
+);
+const conversationId = z
+  .string()
+  .max(200)
+  .optional()
+  .describe('Accepted for compatibility; one conversation per project');
 const eadsId = z.string().min(1).max(200).describe('EADS id, e.g. "process/flow-shop"');
 
 function ok(payload: Record<string, unknown>, summary: string): CallToolResult {
-  return { content: [{ type: 'text', text: summary }, { type: 'text', text: JSON.stringify(payload) }], structuredContent: payload };
+  return {
+    content: [
+      { type: 'text', text: summary },
+      { type: 'text', text: JSON.stringify(payload) },
+    ],
+    structuredContent: payload,
+  };
 }
 
 function fail(err: unknown): CallToolResult {
@@ -52,7 +64,7 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'get_next_eads',
     {
       description:
-        'Recommends the next EADS to pursue from the conversation so far and the library prerequisites (process → data → resources → optimality). Starts the project\'s interview (human answers, guided orchestration) when there is none yet.',
+        "Recommends the next EADS to pursue from the conversation so far and the library prerequisites (process → data → resources → optimality). Starts the project's interview (human answers, guided orchestration) when there is none yet.",
       inputSchema: { project_id: projectId, conversation_id: conversationId },
     },
     async ({ project_id, conversation_id }) =>
@@ -87,7 +99,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
   server.registerTool(
     'start_eads_pursuit',
     {
-      description: 'Begins pursuing an EADS (the recommended one or another): returns its instructions, the current data structure and the budget (1.0; each question costs the EADS\'s decrement).',
+      description:
+        "Begins pursuing an EADS (the recommended one or another): returns its instructions, the current data structure and the budget (1.0; each question costs the EADS's decrement).",
       inputSchema: { project_id: projectId, conversation_id: conversationId, eads_id: eadsId },
     },
     async ({ project_id, eads_id }) =>
@@ -104,7 +117,14 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
             name: plan.name,
             interviewer_type: plan.interviewer,
             interview_objective: plan.objective,
-            fields: plan.fields.map((f) => ({ name: f.name, kind: f.kind, derived: f.derived, instruction: f.comment, ...(f.columns ? { columns: f.columns.map((c) => c.name) } : {}), ...(f.choices ? { choices: f.choices.map((c) => c.key) } : {}) })),
+            fields: plan.fields.map((f) => ({
+              name: f.name,
+              kind: f.kind,
+              derived: f.derived,
+              instruction: f.comment,
+              ...(f.columns ? { columns: f.columns.map((c) => c.name) } : {}),
+              ...(f.choices ? { choices: f.choices.map((c) => c.key) } : {}),
+            })),
             example: plan.example,
           },
           current_state: status.data_structure,
@@ -113,14 +133,18 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
           budget_remaining: status.budget_remaining,
           budget_decrement: status.budget_decrement,
         };
-        return ok(payload, `Pursuing ${eads_id} (pursuit ${started.pursuit_no}): ${plan.fields.length} field(s), budget 1.0, ${status.budget_decrement} per question.`);
+        return ok(
+          payload,
+          `Pursuing ${eads_id} (pursuit ${started.pursuit_no}): ${plan.fields.length} field(s), budget 1.0, ${status.budget_decrement} per question.`,
+        );
       }),
   );
 
   server.registerTool(
     'list_available_eads',
     {
-      description: 'Lists the EADS in the library for an interviewer type, with prerequisites and whether they are met given the completed EADS (and the project\'s interview when project_id is given).',
+      description:
+        "Lists the EADS in the library for an interviewer type, with prerequisites and whether they are met given the completed EADS (and the project's interview when project_id is given).",
       inputSchema: {
         interviewer_type: z.enum(['process', 'data', 'resources', 'optimality']).optional(),
         completed_eads: z.array(z.string()).max(100).optional(),
@@ -138,7 +162,11 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
           for (const p of (await s.view()).pursuits) if (p.status !== 'failed') completed.add(p.eadsId);
         } else {
           // No interview to ask: a short workflow reads the library through its activity.
-          catalog = await ctx.client.workflow.execute('listEadsLibrary', { taskQueue: ctx.taskQueue, workflowId: `eads-library-${randomBytes(4).toString('hex')}`, args: [] });
+          catalog = await ctx.client.workflow.execute('listEadsLibrary', {
+            taskQueue: ctx.taskQueue,
+            workflowId: `eads-library-${randomBytes(4).toString('hex')}`,
+            args: [],
+          });
         }
         const eads_list = catalog
           .filter((e) => !interviewer_type || e.interviewer === interviewer_type)
@@ -153,15 +181,24 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
             completed: completed.has(e.id),
             budget_decrement: e.budgetDecrement,
           }));
-        return ok({ eads_list }, `${eads_list.length} EADS${interviewer_type ? ` for the ${interviewer_type} interviewer` : ''}.`);
+        return ok(
+          { eads_list },
+          `${eads_list.length} EADS${interviewer_type ? ` for the ${interviewer_type} interviewer` : ''}.`,
+        );
       }),
   );
 
   server.registerTool(
     'get_next_question',
     {
-      description: 'The next question of the EADS being pursued (waits until it is generated). responses_so_far is not needed: the pursuit workflow holds the answers.',
-      inputSchema: { project_id: projectId, conversation_id: conversationId, eads_id: eadsId, responses_so_far: z.record(z.string(), z.unknown()).optional() },
+      description:
+        'The next question of the EADS being pursued (waits until it is generated). responses_so_far is not needed: the pursuit workflow holds the answers.',
+      inputSchema: {
+        project_id: projectId,
+        conversation_id: conversationId,
+        eads_id: eadsId,
+        responses_so_far: z.record(z.string(), z.unknown()).optional(),
+      },
     },
     async ({ project_id, eads_id }) =>
       guarded(async () => {
@@ -169,7 +206,15 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
         const { handle } = await s.pursuit(eads_id);
         const { question, status } = await s.question(handle);
         if (!question) {
-          return ok({ question: null, pursuit_status: status.status, completeness: status.completeness, budget_remaining: status.budget_remaining }, `The pursuit of ${eads_id} has ended (${status.status}).`);
+          return ok(
+            {
+              question: null,
+              pursuit_status: status.status,
+              completeness: status.completeness,
+              budget_remaining: status.budget_remaining,
+            },
+            `The pursuit of ${eads_id} has ended (${status.status}).`,
+          );
         }
         const payload = {
           question_id: question.id,
@@ -189,7 +234,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
   server.registerTool(
     'process_eads_answer',
     {
-      description: "Processes the interviewee's answer: refines the EADS data structure and reports completeness and the next action (continue, complete, needs_clarification).",
+      description:
+        "Processes the interviewee's answer: refines the EADS data structure and reports completeness and the next action (continue, complete, needs_clarification).",
       inputSchema: {
         project_id: projectId,
         conversation_id: conversationId,
@@ -204,42 +250,59 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
         const s = session(project_id);
         const { handle } = await s.pursuit(eads_id);
         const result = await s.answer(handle, question_id, answer, exhausted);
-        return ok({ ...result }, `${result.commit_notes} Completeness ${result.completeness}; next: ${result.next_action}.`);
+        return ok(
+          { ...result },
+          `${result.commit_notes} Completeness ${result.completeness}; next: ${result.next_action}.`,
+        );
       }),
   );
 
   server.registerTool(
     'get_eads_status',
     {
-      description: 'The state of an EADS in the project: data structure, completed and remaining fields, completeness, budget used and remaining.',
+      description:
+        'The state of an EADS in the project: data structure, completed and remaining fields, completeness, budget used and remaining.',
       inputSchema: { project_id: projectId, conversation_id: conversationId, eads_id: eadsId },
     },
     async ({ project_id, eads_id }) =>
       guarded(async () => {
         const status = await session(project_id).eadsStatus(eads_id);
-        return ok({ ...status }, `${eads_id}: ${status.status}, completeness ${status.completeness}, budget used ${status.budget_used}, remaining ${status.budget_remaining}.`);
+        return ok(
+          { ...status },
+          `${eads_id}: ${status.status}, completeness ${status.completeness}, budget used ${status.budget_used}, remaining ${status.budget_remaining}.`,
+        );
       }),
   );
 
   server.registerTool(
     'finalize_eads',
     {
-      description: 'Ends the pursuit of an EADS now and stores its data structure in the interview; reports which fields are still missing.',
-      inputSchema: { project_id: projectId, conversation_id: conversationId, eads_id: eadsId, final_notes: z.string().max(4000).optional() },
+      description:
+        'Ends the pursuit of an EADS now and stores its data structure in the interview; reports which fields are still missing.',
+      inputSchema: {
+        project_id: projectId,
+        conversation_id: conversationId,
+        eads_id: eadsId,
+        final_notes: z.string().max(4000).optional(),
+      },
     },
     async ({ project_id, eads_id, final_notes }) =>
       guarded(async () => {
         const s = session(project_id);
         const { handle } = await s.pursuit(eads_id);
         const result = await s.finalize(handle, final_notes);
-        return ok({ ...result }, `${eads_id} finalized: completeness ${result.validation_results.completeness}${result.validation_results.missing_fields.length ? `, missing ${result.validation_results.missing_fields.join(', ')}` : ''}.`);
+        return ok(
+          { ...result },
+          `${eads_id} finalized: completeness ${result.validation_results.completeness}${result.validation_results.missing_fields.length ? `, missing ${result.validation_results.missing_fields.join(', ')}` : ''}.`,
+        );
       }),
   );
 
   server.registerTool(
     'get_conversation_history',
     {
-      description: 'The conversation so far: scheduling challenges and, per pursued EADS, its questions, answers and data structure.',
+      description:
+        'The conversation so far: scheduling challenges and, per pursued EADS, its questions, answers and data structure.',
       inputSchema: { project_id: projectId, conversation_id: conversationId, include_minizinc: z.boolean().optional() },
     },
     async ({ project_id, include_minizinc }) =>
@@ -248,7 +311,10 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
         const history = await s.conversation();
         const { minizinc, minizinc_results, ...rest } = history;
         const payload = { ...rest, ...(include_minizinc ? await minizincOf(s, { minizinc, minizinc_results }) : {}) };
-        return ok(payload, `${history.activities.length} EADS pursued; challenges: ${history.scheduling_challenges.join(', ') || '(none yet)'}.`);
+        return ok(
+          payload,
+          `${history.activities.length} EADS pursued; challenges: ${history.scheduling_challenges.join(', ') || '(none yet)'}.`,
+        );
       }),
   );
 
@@ -256,12 +322,19 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'get_aggregated_scr',
     {
       description: 'All schema-conforming responses so far: by EADS, merged, and the conflicts between EADS.',
-      inputSchema: { project_id: projectId, conversation_id: conversationId, eads_filter: z.array(z.string()).max(50).optional() },
+      inputSchema: {
+        project_id: projectId,
+        conversation_id: conversationId,
+        eads_filter: z.array(z.string()).max(50).optional(),
+      },
     },
     async ({ project_id, eads_filter }) =>
       guarded(async () => {
         const scr = await session(project_id).scr(eads_filter);
-        return ok({ ...scr }, `${Object.keys(scr.scr_by_eads).length} EADS in the SCR, ${scr.conflicts.length} conflict(s).`);
+        return ok(
+          { ...scr },
+          `${Object.keys(scr.scr_by_eads).length} EADS in the SCR, ${scr.conflicts.length} conflict(s).`,
+        );
       }),
   );
 }
@@ -276,7 +349,12 @@ async function minizincOf(s: EadsSession, solved: Pick<ConversationHistory, 'min
   try {
     const scr = await s.scr();
     const { model, data } = toMiniZinc(buildScheduleProblem(scr.merged_scr));
-    return { minizinc: { model, data, files: null }, minizinc_results: null, minizinc_note: 'Generated from the SCR so far; not solved yet: call schedule_from_scr with this SCR and your orders.' };
+    return {
+      minizinc: { model, data, files: null },
+      minizinc_results: null,
+      minizinc_note:
+        'Generated from the SCR so far; not solved yet: call schedule_from_scr with this SCR and your orders.',
+    };
   } catch (err) {
     if (!(err instanceof ScheduleModelError)) throw err;
     return { minizinc: null, minizinc_results: null, minizinc_note: `No model yet: ${err.message}.` };

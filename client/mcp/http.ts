@@ -61,7 +61,9 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
@@ -94,7 +96,12 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
   const hostAllowed = (header: string | undefined): boolean => {
     if (!header) return false;
     const name = header.replace(/:\d+$/, '');
-    return LOCAL_HOSTS.has(name) || name === host || (options.allowedHosts ?? []).includes(name) || (options.allowedHosts ?? []).includes(header);
+    return (
+      LOCAL_HOSTS.has(name) ||
+      name === host ||
+      (options.allowedHosts ?? []).includes(name) ||
+      (options.allowedHosts ?? []).includes(header)
+    );
   };
   const originAllowed = (origin: string | undefined): boolean => {
     if (!origin) return true; // non-browser clients send none
@@ -160,7 +167,9 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname === '/healthz' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, sessions: sessions.size, calls: calls.active }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ ok: true, sessions: sessions.size, calls: calls.active }));
       return;
     }
     if (url.pathname !== mcpPath) {
@@ -188,8 +197,8 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
         if (sessions.size + opening >= maxSessions) closeIdle(Date.now());
         if (sessions.size + opening >= maxSessions) {
           res.setHeader('retry-after', String(Math.ceil(Math.min(idleMs, 60_000) / 1000)));
-          const why = `too many MCP sessions (${maxSessions} open, MCP_MAX_SESSIONS): ` +
-            'end one with DELETE or retry later';
+          const why =
+            `too many MCP sessions (${maxSessions} open, MCP_MAX_SESSIONS): ` + 'end one with DELETE or retry later';
           return jsonRpcError(res, 503, -32000, why);
         }
         // Counted from now until its initialize is handled (then it is in `sessions`, or failed).
@@ -209,7 +218,13 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
       return;
     }
     if (req.method === 'GET' || req.method === 'DELETE') {
-      if (!existing) return jsonRpcError(res, sessionId ? 404 : 400, -32000, sessionId ? 'session not found' : 'missing mcp-session-id header');
+      if (!existing)
+        return jsonRpcError(
+          res,
+          sessionId ? 404 : 400,
+          -32000,
+          sessionId ? 'session not found' : 'missing mcp-session-id header',
+        );
       existing.lastSeen = Date.now();
       await existing.transport.handleRequest(req, res);
       return;

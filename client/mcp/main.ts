@@ -52,7 +52,13 @@ async function main(argv: string[]): Promise<void> {
   if (opts.http) {
     const limits = { maxSessions: config.MCP_MAX_SESSIONS, sessionIdleMs: config.MCP_SESSION_IDLE_MS };
     const server = await listening('The MCP HTTP server', `${opts.host}:${opts.port}`, 'MCP_PORT (or --port)', () =>
-      startMcpHttpServer(ctx, { host: opts.host, port: Number(opts.port), log, bearerToken: config.MCP_TOKEN, ...limits }),
+      startMcpHttpServer(ctx, {
+        host: opts.host,
+        port: Number(opts.port),
+        log,
+        bearerToken: config.MCP_TOKEN,
+        ...limits,
+      }),
     );
     log(`listening on ${server.url} (tools: ${tools}; task queue ${opts.taskQueue})`);
     const shutdown = async (why: string) => {

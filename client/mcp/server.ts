@@ -53,7 +53,10 @@ export function canonicalJson(value: unknown): string {
  */
 export function stableWorkflowId(flow: FlowDefinition, input: unknown): string {
   if (flow.workflowId) return flow.workflowId(input as never);
-  const hash = createHash('sha256').update(`${flow.mcpTool}\n${canonicalJson(input)}`).digest('hex').slice(0, 12);
+  const hash = createHash('sha256')
+    .update(`${flow.mcpTool}\n${canonicalJson(input)}`)
+    .digest('hex')
+    .slice(0, 12);
   return `${flow.slug}-${slugify(flow.idKey(input as never), 40)}-${hash}`;
 }
 
@@ -97,7 +100,10 @@ export class FlowCalls {
   /** Resolves once every cancel request sent so far has been answered (or after `timeoutMs`). */
   async settled(timeoutMs = 5000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.cancelling]), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+    await Promise.race([
+      Promise.allSettled([...this.cancelling]),
+      new Promise((r) => (timer = setTimeout(r, timeoutMs))),
+    ]);
     clearTimeout(timer);
   }
 }
@@ -121,7 +127,12 @@ function describeFailure(err: WorkflowFailedError): { cancelled: boolean; messag
   const cause = err.cause as (Error & { type?: string; cause?: Error }) | undefined;
   const cancelled = cause?.name === 'CancelledFailure';
   const inner = cause?.cause?.message ? `: ${cause.cause.message}` : '';
-  return { cancelled, message: cancelled ? 'the workflow was cancelled' : `${cause?.type ? `${cause.type}: ` : ''}${cause?.message ?? err.message}${inner}` };
+  return {
+    cancelled,
+    message: cancelled
+      ? 'the workflow was cancelled'
+      : `${cause?.type ? `${cause.type}: ` : ''}${cause?.message ?? err.message}${inner}`,
+  };
 }
 
 /** Polls the `progress` query and sends a notification each time the work done grows. */
@@ -159,7 +170,13 @@ function followProgress(handle: WorkflowHandle, extra: ToolExtra, everyMs: numbe
   };
 }
 
-export function registerFlowTool(server: McpServer, ctx: McpContext, flow: FlowDefinition, options: McpServerOptions, calls: FlowCalls): void {
+export function registerFlowTool(
+  server: McpServer,
+  ctx: McpContext,
+  flow: FlowDefinition,
+  options: McpServerOptions,
+  calls: FlowCalls,
+): void {
   const log = options.log ?? (() => undefined);
   const outputSchema = outputSchemaOf(flow);
   server.registerTool(
@@ -173,7 +190,11 @@ export function registerFlowTool(server: McpServer, ctx: McpContext, flow: FlowD
     async (args: unknown, extra: ToolExtra): Promise<CallToolResult> => {
       // `args` is already validated by the SDK against flow.input, defaults applied.
       const workflowId = stableWorkflowId(flow, args);
-      const handle = await startFlow(ctx.client, flow, args, { taskQueue: ctx.taskQueue, workflowId, useExisting: true });
+      const handle = await startFlow(ctx.client, flow, args, {
+        taskQueue: ctx.taskQueue,
+        workflowId,
+        useExisting: true,
+      });
       const link = webUiLink(ctx.client.options.namespace, workflowId);
       log(`${flow.mcpTool}: workflow ${workflowId} (${link})`);
       calls.join(workflowId);
@@ -205,7 +226,9 @@ export function registerFlowTool(server: McpServer, ctx: McpContext, flow: FlowD
         const { message } = describeFailure(err);
         return {
           isError: true,
-          content: [{ type: 'text', text: `${flow.title}: workflow ${workflowId} did not complete: ${message} (${link})` }],
+          content: [
+            { type: 'text', text: `${flow.title}: workflow ${workflowId} did not complete: ${message} (${link})` },
+          ],
           _meta: { 'agent-flows/workflowId': workflowId },
         };
       } finally {

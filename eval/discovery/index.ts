@@ -67,9 +67,24 @@ export function summarize(scores: CaseScore[]): EvalReport {
   }
   return {
     metrics: [
-      { metric: 'table precision', value: judged ? sum((s) => s.truePositives) / judged : 0, target: 0.8, cases: scores.length },
-      { metric: 'table recall', value: relevant ? sum((s) => s.truePositives) / relevant : 0, target: 0.8, cases: scores.length },
-      { metric: 'columns covered', value: columns ? sum((s) => s.covered) / columns : 0, target: 0.8, cases: scores.length },
+      {
+        metric: 'table precision',
+        value: judged ? sum((s) => s.truePositives) / judged : 0,
+        target: 0.8,
+        cases: scores.length,
+      },
+      {
+        metric: 'table recall',
+        value: relevant ? sum((s) => s.truePositives) / relevant : 0,
+        target: 0.8,
+        cases: scores.length,
+      },
+      {
+        metric: 'columns covered',
+        value: columns ? sum((s) => s.covered) / columns : 0,
+        target: 0.8,
+        cases: scores.length,
+      },
     ],
     failures,
   };
@@ -90,7 +105,10 @@ const suite: EvalSuite = {
     const cases = selectCases(quick);
     const scores = await Promise.all(
       cases.map(async (c) => {
-        const input = { prp: c.prp, targetSchema: c.columns.map(({ name, type, description }) => ({ name, type, description })) };
+        const input = {
+          prp: c.prp,
+          targetSchema: c.columns.map(({ name, type, description }) => ({ name, type, description })),
+        };
         const handle = await startFlow(stack.client, discoverFromPrpFlow, input);
         const out = discoverFromPrpFlow.output.parse(await handle.result());
         return scoreCase(c, out);

@@ -18,7 +18,12 @@ import {
   type PursuitStatus,
   type RunEadsInterviewOutput,
 } from '../../contracts/eads';
-import { PROPOSAL_STATES, type InterviewQuestionView, type ProposalOutput, type ProposalStateView } from '../../contracts/proposal';
+import {
+  PROPOSAL_STATES,
+  type InterviewQuestionView,
+  type ProposalOutput,
+  type ProposalStateView,
+} from '../../contracts/proposal';
 import { findFlow } from '../../contracts/flows';
 import { currentQuestionQuery, proposalStateQuery } from '../../contracts/proposal-messages';
 import { html, renderTable, renderValue, type Html } from './html';
@@ -104,7 +109,9 @@ export function renderProgress(p: Progress | undefined): Html {
 // The proposal interview and review gate.
 
 // The stages a proposal normally passes through, in order (from the contract's state list).
-const PROPOSAL_STAGES: readonly string[] = PROPOSAL_STATES.filter((s) => !['INIT', 'COMPLETE', 'ABANDONED', 'ERROR'].includes(s));
+const PROPOSAL_STAGES: readonly string[] = PROPOSAL_STATES.filter(
+  (s) => !['INIT', 'COMPLETE', 'ABANDONED', 'ERROR'].includes(s),
+);
 
 function stageList(state: string | undefined): Html {
   const known = PROPOSAL_STAGES.includes(state ?? '') ? PROPOSAL_STAGES : [...PROPOSAL_STAGES, state ?? ''];
@@ -531,7 +538,10 @@ function chartPath(value: unknown, depth = 0): string | undefined {
     if (/gantt|chart/i.test(k)) {
       if (typeof v === 'string' && /\.(svg|png)$/i.test(v)) return v;
       // The schedule step writes `chart: { svg, png }`: the SVG scales in the page.
-      const file = v && typeof v === 'object' ? ((v as { svg?: unknown; path?: unknown }).svg ?? (v as { path?: unknown }).path) : undefined;
+      const file =
+        v && typeof v === 'object'
+          ? ((v as { svg?: unknown; path?: unknown }).svg ?? (v as { path?: unknown }).path)
+          : undefined;
       if (typeof file === 'string') return file;
     }
     const nested = chartPath(v, depth + 1);

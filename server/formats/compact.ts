@@ -8,7 +8,8 @@ import type { DiscoveryResult } from '../filters';
 export function renderCompact(result: DiscoveryResult): string {
   const body: CompactDiscoveryResponse = { discovered_at: result.discoveredAt, reasoners: [], skills: [] };
   for (const { agent, reasoners, skills } of result.page) {
-    for (const r of reasoners) body.reasoners.push({ id: r.id, agent_id: agent.agent_id, target: r.target, tags: r.tags });
+    for (const r of reasoners)
+      body.reasoners.push({ id: r.id, agent_id: agent.agent_id, target: r.target, tags: r.tags });
     for (const s of skills) body.skills.push({ id: s.id, agent_id: agent.agent_id, target: s.target, tags: s.tags });
   }
   return JSON.stringify(body);

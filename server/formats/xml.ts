@@ -9,7 +9,14 @@ import type { DiscoveryResult } from '../filters';
 import type { DiscoveryQuery } from '../query-params';
 import type { SnapshotCapability } from '../snapshot';
 
-const builder = new XMLBuilder({ ignoreAttributes: false, attributeNamePrefix: '@_', textNodeName: '#text', format: true, suppressEmptyNode: true, suppressBooleanAttributes: false });
+const builder = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@_',
+  textNodeName: '#text',
+  format: true,
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+});
 
 /** XML 1.0 cannot carry most control characters, even escaped. */
 const INVALID_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
@@ -24,7 +31,8 @@ function typeOf(schema: Json): string {
   if (typeof schema.type === 'string') return schema.type;
   if (Array.isArray(schema.type)) return schema.type.join('|');
   const union = (schema.anyOf ?? schema.oneOf) as Json[] | undefined;
-  if (Array.isArray(union)) return [...new Set(union.map((s) => (s && typeof s === 'object' ? typeOf(s) : 'any')))].join('|');
+  if (Array.isArray(union))
+    return [...new Set(union.map((s) => (s && typeof s === 'object' ? typeOf(s) : 'any')))].join('|');
   if (schema.enum) return 'enum';
   if (schema.const !== undefined) return 'const';
   return 'any';
@@ -53,11 +61,15 @@ function fields(schema: Json, depth: number): XmlNode[] {
   const properties = schema.properties as Record<string, Json> | undefined;
   if (properties && typeof properties === 'object') {
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-    return Object.entries(properties).map(([name, s]) => field(name, s && typeof s === 'object' ? s : {}, required.has(name), depth));
+    return Object.entries(properties).map(([name, s]) =>
+      field(name, s && typeof s === 'object' ? s : {}, required.has(name), depth),
+    );
   }
   // Positional arguments (activities): one field per position.
   if (Array.isArray(schema.prefixItems)) {
-    return (schema.prefixItems as Json[]).map((s, i) => field(String(i), s && typeof s === 'object' ? s : {}, true, depth));
+    return (schema.prefixItems as Json[]).map((s, i) =>
+      field(String(i), s && typeof s === 'object' ? s : {}, true, depth),
+    );
   }
   return [];
 }
@@ -113,7 +125,11 @@ export function renderXml(result: DiscoveryResult, q: DiscoveryQuery): string {
     '?xml': { '@_version': '1.0', '@_encoding': 'UTF-8' },
     discovery: {
       '@_discovered_at': result.discoveredAt,
-      summary: { '@_total_agents': result.totalAgents, '@_total_reasoners': result.totalReasoners, '@_total_skills': result.totalSkills },
+      summary: {
+        '@_total_agents': result.totalAgents,
+        '@_total_reasoners': result.totalReasoners,
+        '@_total_skills': result.totalSkills,
+      },
       pagination: { '@_limit': result.limit, '@_offset': result.offset, '@_has_more': result.hasMore },
       capabilities: {
         agent: result.page.map(({ agent, reasoners, skills }) => ({

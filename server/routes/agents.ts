@@ -72,7 +72,9 @@ export function agentRoutes(
     if (!parsed.success) {
       metrics.registrations.inc({ operation: 'register', status: 'rejected' });
       const { issues, text } = issuesOf(parsed.error);
-      return reply.code(400).send({ error: 'invalid_manifest', message: `Invalid manifest: ${text}`, details: { issues } });
+      return reply
+        .code(400)
+        .send({ error: 'invalid_manifest', message: `Invalid manifest: ${text}`, details: { issues } });
     }
     return asCaller(request, reply, async (caller) => {
       const result = await registry.register(parsed.data, caller);
@@ -100,22 +102,38 @@ export function agentRoutes(
     });
   });
 
-  app.delete<{ Params: { agent_id: string }; Querystring: Record<string, string | string[] | undefined> }>('/api/v1/agents/:agent_id', async (request, reply) => {
-    const agentId = request.params.agent_id;
-    if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
-    const query = request.query ?? {};
-    for (const name of Object.keys(query)) {
-      if (name !== 'instance_id') return reply.code(400).send({ error: 'invalid_parameter', message: `Unknown parameter "${name.slice(0, 100)}"`, details: { parameter: name.slice(0, 100), allowed: ['instance_id'] } });
-    }
-    const instance = query.instance_id;
-    if (Array.isArray(instance) || (instance !== undefined && (instance.length === 0 || instance.length > 200))) {
-      return reply.code(400).send({ error: 'invalid_parameter', message: 'Invalid instance_id parameter: give one value of 1 to 200 characters', details: { parameter: 'instance_id' } });
-    }
-    return asCaller(request, reply, async (caller) => {
-      const result = await registry.deregister(agentId, instance, caller);
-      metrics.registrations.inc({ operation: 'deregister', status: result ? 'ok' : 'unknown_agent' });
-      if (!result) return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered` });
-      return { agent_id: agentId, removed: result.removed, remaining_instances: result.remainingInstances };
-    });
-  });
+  app.delete<{ Params: { agent_id: string }; Querystring: Record<string, string | string[] | undefined> }>(
+    '/api/v1/agents/:agent_id',
+    async (request, reply) => {
+      const agentId = request.params.agent_id;
+      if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
+      const query = request.query ?? {};
+      for (const name of Object.keys(query)) {
+        if (name !== 'instance_id')
+          return reply
+            .code(400)
+            .send({
+              error: 'invalid_parameter',
+              message: `Unknown parameter "${name.slice(0, 100)}"`,
+              details: { parameter: name.slice(0, 100), allowed: ['instance_id'] },
+            });
+      }
+      const instance = query.instance_id;
+      if (Array.isArray(instance) || (instance !== undefined && (instance.length === 0 || instance.length > 200))) {
+        return reply
+          .code(400)
+          .send({
+            error: 'invalid_parameter',
+            message: 'Invalid instance_id parameter: give one value of 1 to 200 characters',
+            details: { parameter: 'instance_id' },
+          });
+      }
+      return asCaller(request, reply, async (caller) => {
+        const result = await registry.deregister(agentId, instance, caller);
+        metrics.registrations.inc({ operation: 'deregister', status: result ? 'ok' : 'unknown_agent' });
+        if (!result) return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered` });
+        return { agent_id: agentId, removed: result.removed, remaining_instances: result.remainingInstances };
+      });
+    },
+  );
 }

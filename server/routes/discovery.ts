@@ -44,7 +44,10 @@ export function discoveryRoutes(app: FastifyInstance, registry: Registry, metric
     } catch (err) {
       if (!(err instanceof ParameterError)) throw err;
       metrics.requests.inc({ format: formatLabel(raw.format), status: 'error' });
-      request.log.warn({ parameter: err.parameter, duration_ms: +(performance.now() - started).toFixed(3) }, 'discovery request rejected');
+      request.log.warn(
+        { parameter: err.parameter, duration_ms: +(performance.now() - started).toFixed(3) },
+        'discovery request rejected',
+      );
       return reply.code(400).send(err.toBody());
     }
     metrics.countFilters(q);
@@ -54,8 +57,13 @@ export function discoveryRoutes(app: FastifyInstance, registry: Registry, metric
       read = await registry.read();
     } catch (err) {
       metrics.requests.inc({ format: q.format, status: 'error' });
-      request.log.error({ err: (err as Error).message, filters: logFilters(q) }, 'failed to retrieve agent capabilities');
-      return reply.code(500).send({ error: 'internal_error', message: 'Failed to retrieve agent capabilities', request_id: request.id });
+      request.log.error(
+        { err: (err as Error).message, filters: logFilters(q) },
+        'failed to retrieve agent capabilities',
+      );
+      return reply
+        .code(500)
+        .send({ error: 'internal_error', message: 'Failed to retrieve agent capabilities', request_id: request.id });
     }
     const snapshot = read.value;
     const key = queryKey(q);
@@ -64,7 +72,12 @@ export function discoveryRoutes(app: FastifyInstance, registry: Registry, metric
     if (rendered) metrics.responseMemoHits.inc();
     else {
       const result = discover(snapshot, q);
-      const body = q.format === 'xml' ? renderXml(result, q) : q.format === 'compact' ? renderCompact(result) : renderJson(result, q);
+      const body =
+        q.format === 'xml'
+          ? renderXml(result, q)
+          : q.format === 'compact'
+            ? renderCompact(result)
+            : renderJson(result, q);
       rendered = {
         body: Buffer.from(body),
         contentType: q.format === 'xml' ? 'application/xml; charset=utf-8' : 'application/json; charset=utf-8',

@@ -19,7 +19,15 @@ const ROUTES: Array<[RegExp, string[]]> = [
   [/^\/(openapi\.json|metrics|healthz)$/, ['GET', 'HEAD']],
 ];
 
-const CODES: Record<number, string> = { 400: 'invalid_request', 401: 'unauthorized', 404: 'not_found', 405: 'method_not_allowed', 413: 'payload_too_large', 415: 'unsupported_media_type', 503: 'unavailable' };
+const CODES: Record<number, string> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  503: 'unavailable',
+};
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -37,8 +45,16 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const path = request.url.split('?')[0];
     const allowed = ROUTES.find(([pattern]) => pattern.test(path))?.[1];
     if (allowed) {
-      return reply.code(405).header('allow', allowed.join(', ')).send({ error: 'method_not_allowed', message: `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(' or ')}` });
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .send({
+          error: 'method_not_allowed',
+          message: `${request.method.slice(0, 20)} is not allowed on ${path.slice(0, 200)}; use ${allowed.join(' or ')}`,
+        });
     }
-    return reply.code(404).send({ error: 'not_found', message: `No route ${request.method.slice(0, 20)} ${path.slice(0, 200)}` });
+    return reply
+      .code(404)
+      .send({ error: 'not_found', message: `No route ${request.method.slice(0, 20)} ${path.slice(0, 200)}` });
   });
 }

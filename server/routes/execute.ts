@@ -29,118 +29,199 @@ export interface ExecuteOptions {
   flows?: FlowDefinition[];
 }
 
-export function executeRoutes(app: FastifyInstance, registry: Registry, metrics: ControlPlaneMetrics, options: ExecuteOptions): void {
+export function executeRoutes(
+  app: FastifyInstance,
+  registry: Registry,
+  metrics: ControlPlaneMetrics,
+  options: ExecuteOptions,
+): void {
   const fail = (reply: FastifyReply, code: number, error: string, message: string, details?: unknown) => {
     metrics.executions.inc({ status: error });
     return reply.code(code).send({ error, message, ...(details !== undefined ? { details } : {}) });
   };
-  const flowsFor = async (): Promise<FlowDefinition[]> => options.flows ?? (await import('../../contracts/flows')).flows;
+  const flowsFor = async (): Promise<FlowDefinition[]> =>
+    options.flows ?? (await import('../../contracts/flows')).flows;
 
-  app.post<{ Params: { target: string }; Querystring: Record<string, string | string[] | undefined> }>('/api/v1/execute/:target', async (request, reply) => {
-    const target = parseInvocationTarget(request.params.target);
-    if (!target) {
-      return fail(reply, 400, 'invalid_parameter', 'Invalid invocation_target. Use <agent>:<reasoner> (or <agent>:skill:<skill>) as listed by discovery', {
-        parameter: 'invocation_target',
-        provided: request.params.target.slice(0, 200),
-      });
-    }
-
-    const query = request.query ?? {};
-    for (const name of Object.keys(query)) {
-      if (name !== 'wait' && name !== 'timeout') return fail(reply, 400, 'invalid_parameter', `Unknown parameter "${name.slice(0, 100)}"`, { parameter: name.slice(0, 100), allowed: ['wait', 'timeout'] });
-    }
-    const waitText = query.wait;
-    if (Array.isArray(waitText) || (waitText !== undefined && !['true', 'false', '1', '0', 'yes', 'no', ''].includes(waitText.trim().toLowerCase()))) {
-      return fail(reply, 400, 'invalid_parameter', 'Invalid wait parameter. Must be one of: true, false, 1, 0, yes, no', { parameter: 'wait', provided: String(waitText).slice(0, 200), allowed: ['true', 'false', '1', '0', 'yes', 'no'] });
-    }
-    const wait = waitText !== undefined && ['true', '1', 'yes'].includes(waitText.trim().toLowerCase());
-    const timeoutText = query.timeout;
-    const timeoutMs = timeoutText === undefined ? 30_000 : Array.isArray(timeoutText) ? undefined : parseTimeout(timeoutText);
-    if (timeoutMs === undefined) {
-      return fail(reply, 400, 'invalid_parameter', 'Invalid timeout parameter. Give seconds (30) or a duration (500ms, 30s, 2m), at most 10 minutes', { parameter: 'timeout', provided: String(timeoutText).slice(0, 200), allowed: ['1ms-10m'] });
-    }
-
-    const body = executeRequestSchema.safeParse(request.body);
-    if (!body.success) {
-      const { issues, text } = issuesOf(body.error);
-      return fail(reply, 400, 'invalid_body', `Invalid request body: ${text}`, { issues });
-    }
-    if (target.kind === 'skill') {
-      return fail(reply, 409, 'not_executable', 'Skills (activities) run inside their reasoners (workflows); execute a reasoner target instead');
-    }
-
-    const { value: snapshot } = await registry.read();
-    const agent = snapshot.byId.get(target.agentId);
-    if (!agent) return fail(reply, 404, 'not_found', `No registered agent ${target.agentId}`);
-    if (!agent.reasoners.some((r) => r.id === target.id)) return fail(reply, 404, 'not_found', `Agent ${target.agentId} has no reasoner ${target.id}`);
-    const flow = (await flowsFor()).find((f) => f.type === target.id);
-    if (!flow || !agent.task_queue) {
-      return fail(reply, 409, 'not_executable', `${target.agentId}:${target.id} is not a workflow this control plane can start${agent.task_queue ? '' : ' (the agent names no Temporal task queue)'}`);
-    }
-    const input = flow.input.safeParse(body.data.input);
-    if (!input.success) {
-      const { issues, text } = issuesOf(input.error, '(input)');
-      return fail(reply, 400, 'invalid_input', `${flow.type}: invalid input: ${text}`, { issues });
-    }
-    if (!options.temporal) return fail(reply, 503, 'temporal_unavailable', 'This control plane has no Temporal connection configured');
-
-    const namespace = agent.namespace ?? options.temporal.defaultNamespace();
-    const { startFlow, webUiLink } = await import('../../client/flow-client');
-    const { WorkflowFailedError, isGrpcCancelledError } = await import('@temporalio/client');
-    const { WorkflowExecutionAlreadyStartedError } = await import('@temporalio/common');
-    let client;
-    let handle;
-    try {
-      client = await options.temporal.client(namespace);
-      handle = await startFlow(client, flow, body.data.input, { taskQueue: agent.task_queue, workflowId: body.data.workflow_id });
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) {
-        // The id Temporal reports: the caller may not have given one (it derives from the input).
-        const message = `A workflow with id ${err.workflowId} is already running`;
-        return fail(reply, 409, 'already_started', message, { workflow_id: err.workflowId });
+  app.post<{ Params: { target: string }; Querystring: Record<string, string | string[] | undefined> }>(
+    '/api/v1/execute/:target',
+    async (request, reply) => {
+      const target = parseInvocationTarget(request.params.target);
+      if (!target) {
+        return fail(
+          reply,
+          400,
+          'invalid_parameter',
+          'Invalid invocation_target. Use <agent>:<reasoner> (or <agent>:skill:<skill>) as listed by discovery',
+          {
+            parameter: 'invocation_target',
+            provided: request.params.target.slice(0, 200),
+          },
+        );
       }
-      if (err instanceof TemporalUnavailable) return fail(reply, 503, 'temporal_unavailable', err.message);
-      request.log.warn({ err: (err as Error).message }, 'could not start workflow');
-      return fail(reply, 503, 'temporal_unavailable', `Could not start the workflow: ${(err as Error).message}`);
-    }
 
-    const response: ExecuteResponse = {
-      invocation_target: `${target.agentId}:${target.id}`,
-      agent_id: agent.agent_id,
-      reasoner: flow.type,
-      namespace,
-      task_queue: agent.task_queue,
-      workflow_id: handle.workflowId,
-      run_id: handle.firstExecutionRunId,
-      web_ui: webUiLink(namespace, handle.workflowId, handle.firstExecutionRunId),
-      status: 'running',
-      agent_health: agent.health_status,
-    };
-    request.log.info({ invocation_target: response.invocation_target, workflow_id: response.workflow_id, run_id: response.run_id, wait }, 'workflow started');
-    if (!wait) {
-      metrics.executions.inc({ status: 'started' });
-      return reply.code(202).send(response);
-    }
+      const query = request.query ?? {};
+      for (const name of Object.keys(query)) {
+        if (name !== 'wait' && name !== 'timeout')
+          return fail(reply, 400, 'invalid_parameter', `Unknown parameter "${name.slice(0, 100)}"`, {
+            parameter: name.slice(0, 100),
+            allowed: ['wait', 'timeout'],
+          });
+      }
+      const waitText = query.wait;
+      if (
+        Array.isArray(waitText) ||
+        (waitText !== undefined &&
+          !['true', 'false', '1', '0', 'yes', 'no', ''].includes(waitText.trim().toLowerCase()))
+      ) {
+        return fail(
+          reply,
+          400,
+          'invalid_parameter',
+          'Invalid wait parameter. Must be one of: true, false, 1, 0, yes, no',
+          {
+            parameter: 'wait',
+            provided: String(waitText).slice(0, 200),
+            allowed: ['true', 'false', '1', '0', 'yes', 'no'],
+          },
+        );
+      }
+      const wait = waitText !== undefined && ['true', '1', 'yes'].includes(waitText.trim().toLowerCase());
+      const timeoutText = query.timeout;
+      const timeoutMs =
+        timeoutText === undefined ? 30_000 : Array.isArray(timeoutText) ? undefined : parseTimeout(timeoutText);
+      if (timeoutMs === undefined) {
+        return fail(
+          reply,
+          400,
+          'invalid_parameter',
+          'Invalid timeout parameter. Give seconds (30) or a duration (500ms, 30s, 2m), at most 10 minutes',
+          { parameter: 'timeout', provided: String(timeoutText).slice(0, 200), allowed: ['1ms-10m'] },
+        );
+      }
 
-    const timeout = AbortSignal.timeout(timeoutMs);
-    try {
-      const result = await client.withAbortSignal(timeout, () => handle.result());
-      metrics.executions.inc({ status: 'completed' });
-      return reply.code(200).send({ ...response, status: 'completed', result });
-    } catch (err) {
-      if (timeout.aborted || isGrpcCancelledError(err)) {
-        metrics.executions.inc({ status: 'running' });
+      const body = executeRequestSchema.safeParse(request.body);
+      if (!body.success) {
+        const { issues, text } = issuesOf(body.error);
+        return fail(reply, 400, 'invalid_body', `Invalid request body: ${text}`, { issues });
+      }
+      if (target.kind === 'skill') {
+        return fail(
+          reply,
+          409,
+          'not_executable',
+          'Skills (activities) run inside their reasoners (workflows); execute a reasoner target instead',
+        );
+      }
+
+      const { value: snapshot } = await registry.read();
+      const agent = snapshot.byId.get(target.agentId);
+      if (!agent) return fail(reply, 404, 'not_found', `No registered agent ${target.agentId}`);
+      if (!agent.reasoners.some((r) => r.id === target.id))
+        return fail(reply, 404, 'not_found', `Agent ${target.agentId} has no reasoner ${target.id}`);
+      const flow = (await flowsFor()).find((f) => f.type === target.id);
+      if (!flow || !agent.task_queue) {
+        return fail(
+          reply,
+          409,
+          'not_executable',
+          `${target.agentId}:${target.id} is not a workflow this control plane can start${agent.task_queue ? '' : ' (the agent names no Temporal task queue)'}`,
+        );
+      }
+      const input = flow.input.safeParse(body.data.input);
+      if (!input.success) {
+        const { issues, text } = issuesOf(input.error, '(input)');
+        return fail(reply, 400, 'invalid_input', `${flow.type}: invalid input: ${text}`, { issues });
+      }
+      if (!options.temporal)
+        return fail(reply, 503, 'temporal_unavailable', 'This control plane has no Temporal connection configured');
+
+      const namespace = agent.namespace ?? options.temporal.defaultNamespace();
+      const { startFlow, webUiLink } = await import('../../client/flow-client');
+      const { WorkflowFailedError, isGrpcCancelledError } = await import('@temporalio/client');
+      const { WorkflowExecutionAlreadyStartedError } = await import('@temporalio/common');
+      let client;
+      let handle;
+      try {
+        client = await options.temporal.client(namespace);
+        handle = await startFlow(client, flow, body.data.input, {
+          taskQueue: agent.task_queue,
+          workflowId: body.data.workflow_id,
+        });
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) {
+          // The id Temporal reports: the caller may not have given one (it derives from the input).
+          const message = `A workflow with id ${err.workflowId} is already running`;
+          return fail(reply, 409, 'already_started', message, { workflow_id: err.workflowId });
+        }
+        if (err instanceof TemporalUnavailable) return fail(reply, 503, 'temporal_unavailable', err.message);
+        request.log.warn({ err: (err as Error).message }, 'could not start workflow');
+        return fail(reply, 503, 'temporal_unavailable', `Could not start the workflow: ${(err as Error).message}`);
+      }
+
+      const response: ExecuteResponse = {
+        invocation_target: `${target.agentId}:${target.id}`,
+        agent_id: agent.agent_id,
+        reasoner: flow.type,
+        namespace,
+        task_queue: agent.task_queue,
+        workflow_id: handle.workflowId,
+        run_id: handle.firstExecutionRunId,
+        web_ui: webUiLink(namespace, handle.workflowId, handle.firstExecutionRunId),
+        status: 'running',
+        agent_health: agent.health_status,
+      };
+      request.log.info(
+        {
+          invocation_target: response.invocation_target,
+          workflow_id: response.workflow_id,
+          run_id: response.run_id,
+          wait,
+        },
+        'workflow started',
+      );
+      if (!wait) {
+        metrics.executions.inc({ status: 'started' });
         return reply.code(202).send(response);
       }
-      if (err instanceof WorkflowFailedError) {
-        const cause = err.cause as (Error & { type?: string }) | undefined;
-        const name = cause?.name ?? '';
-        const status: ExecuteResponse['status'] = name === 'CancelledFailure' ? 'cancelled' : name === 'TerminatedFailure' ? 'terminated' : name === 'TimeoutFailure' ? 'timed_out' : 'failed';
-        metrics.executions.inc({ status });
-        return reply.code(200).send({ ...response, status, error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message } });
+
+      const timeout = AbortSignal.timeout(timeoutMs);
+      try {
+        const result = await client.withAbortSignal(timeout, () => handle.result());
+        metrics.executions.inc({ status: 'completed' });
+        return reply.code(200).send({ ...response, status: 'completed', result });
+      } catch (err) {
+        if (timeout.aborted || isGrpcCancelledError(err)) {
+          metrics.executions.inc({ status: 'running' });
+          return reply.code(202).send(response);
+        }
+        if (err instanceof WorkflowFailedError) {
+          const cause = err.cause as (Error & { type?: string }) | undefined;
+          const name = cause?.name ?? '';
+          const status: ExecuteResponse['status'] =
+            name === 'CancelledFailure'
+              ? 'cancelled'
+              : name === 'TerminatedFailure'
+                ? 'terminated'
+                : name === 'TimeoutFailure'
+                  ? 'timed_out'
+                  : 'failed';
+          metrics.executions.inc({ status });
+          return reply
+            .code(200)
+            .send({
+              ...response,
+              status,
+              error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message },
+            });
+        }
+        request.log.warn({ err: (err as Error).message }, 'lost track of the workflow while waiting');
+        return fail(
+          reply,
+          503,
+          'temporal_unavailable',
+          `Started ${handle.workflowId} but could not wait for its result: ${(err as Error).message}`,
+        );
       }
-      request.log.warn({ err: (err as Error).message }, 'lost track of the workflow while waiting');
-      return fail(reply, 503, 'temporal_unavailable', `Started ${handle.workflowId} but could not wait for its result: ${(err as Error).message}`);
-    }
-  });
+    },
+  );
 }

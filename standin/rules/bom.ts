@@ -10,7 +10,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 export const bomRules: StandinRule[] = [
   {
     task: 'bom.focus_terms',
-    description: 'Extracts the component kinds, values and part numbers a BOM question asks about (generic words removed).',
+    description:
+      'Extracts the component kinds, values and part numbers a BOM question asks about (generic words removed).',
     answer: ({ sections }) => {
       const question = str(sections.question);
       // Part numbers first (they are the most specific), then the content words in question order.
@@ -33,9 +34,13 @@ export const bomRules: StandinRule[] = [
       };
       const rows = Array.isArray(sections.rows) ? sections.rows.map(str).filter(Boolean) : [];
       const total = Number(result.total_rows ?? rows.length);
-      const terms = (result.search_terms ?? []).join(result.terms_required === 'all' ? ' and ' : ' or ') || 'the question';
+      const terms =
+        (result.search_terms ?? []).join(result.terms_required === 'all' ? ' and ' : ' or ') || 'the question';
       const examples = rows.slice(0, 3).map((r) => r.split(' | ').slice(0, 2).join(' '));
-      const shown = result.shown_rows !== undefined && result.shown_rows < total ? ` (the first ${result.shown_rows} are listed)` : '';
+      const shown =
+        result.shown_rows !== undefined && result.shown_rows < total
+          ? ` (the first ${result.shown_rows} are listed)`
+          : '';
       const what = /pattern/i.test(result.method ?? '')
         ? `row${total === 1 ? '' : 's'} for ${terms}`
         : result.rows_are === 'top_level_items'

@@ -23,11 +23,33 @@ interface ColumnLike {
   description?: string;
 }
 const STOP_WORDS = new Set(
-  'a an and are as at be by for from has have in into is it its of on or per that the their this to was were which with within when where whether each every any all than then there these those both also only such via if not no e g eg ie'.split(' '),
+  'a an and are as at be by for from has have in into is it its of on or per that the their this to was were which with within when where whether each every any all than then there these those both also only such via if not no e g eg ie'.split(
+    ' ',
+  ),
 );
 
 /** Irregular forms and common abbreviations in column names (general English, no domain's jargon). */
-const IRREGULAR: Record<string, string> = { won: 'win', wins: 'win', winning: 'win', lost: 'loss', losses: 'loss', pts: 'point', prob: 'probability', probabilities: 'probability', dt: 'date', ts: 'timestamp', abbr: 'abbreviation', num: 'number', qty: 'quantity', pct: 'percent', temp: 'temperature', yr: 'year', amt: 'amount', avg: 'average', desc: 'description' };
+const IRREGULAR: Record<string, string> = {
+  won: 'win',
+  wins: 'win',
+  winning: 'win',
+  lost: 'loss',
+  losses: 'loss',
+  pts: 'point',
+  prob: 'probability',
+  probabilities: 'probability',
+  dt: 'date',
+  ts: 'timestamp',
+  abbr: 'abbreviation',
+  num: 'number',
+  qty: 'quantity',
+  pct: 'percent',
+  temp: 'temperature',
+  yr: 'year',
+  amt: 'amount',
+  avg: 'average',
+  desc: 'description',
+};
 
 /** Lower-case words of an identifier or a sentence: snake_case, camelCase and punctuation split. */
 export function words(text: string): string[] {
@@ -63,13 +85,13 @@ const dice = (a: string[], b: string[]): number => {
   return (2 * shared) / (sa.size + sb.size);
 };
 
-
 // ---------------------------------------------------------------------------------------------
 // Meaning: embeddings when the model serves, words otherwise
 // ---------------------------------------------------------------------------------------------
 
 /** A column as a sentence: its name spelt out, then its description. */
-export const columnText = (c: ColumnLike): string => `${words(c.name).join(' ') || c.name}: ${c.description ?? ''}`.trim();
+export const columnText = (c: ColumnLike): string =>
+  `${words(c.name).join(' ') || c.name}: ${c.description ?? ''}`.trim();
 
 /** Vectors for texts, cached per text (plans and validations see the same columns again and again). */
 class MeaningSpace {
@@ -90,7 +112,12 @@ class MeaningSpace {
     if (!missing.length) return;
     if (this.cache.size > 20_000) this.cache.clear();
     const batch = this.embedder.embed(missing);
-    missing.forEach((t, i) => this.cache.set(t, batch.then((r) => r[i])));
+    missing.forEach((t, i) =>
+      this.cache.set(
+        t,
+        batch.then((r) => r[i]),
+      ),
+    );
     await batch;
   }
   async similarity(a: string, b: string): Promise<number> {
@@ -113,12 +140,46 @@ export function useEmbedder(embedder: TextEmbedder | undefined): void {
 /** Which variant of a quantity a column holds: a model's estimate, a measured outcome, or neither. */
 export type Variant = 'estimate' | 'outcome' | 'plain';
 /** General qualifier words (stems) of English; they say which variant, not what is measured. */
-const ESTIMATE_WORDS = ['predict', 'forecast', 'projected', 'projection', 'expected', 'expectation', 'estimat', 'foreseen', 'modelled', 'modeled', 'probability', 'likelihood', 'chance', 'risk', 'consensu', 'anticipat'].map(stem);
-const OUTCOME_WORDS = ['actual', 'actually', 'final', 'observed', 'measured', 'realized', 'realised', 'materialised', 'materialized', 'certified', 'reported', 'recorded', 'real', 'really', 'fact'].map(stem);
+const ESTIMATE_WORDS = [
+  'predict',
+  'forecast',
+  'projected',
+  'projection',
+  'expected',
+  'expectation',
+  'estimat',
+  'foreseen',
+  'modelled',
+  'modeled',
+  'probability',
+  'likelihood',
+  'chance',
+  'risk',
+  'consensu',
+  'anticipat',
+].map(stem);
+const OUTCOME_WORDS = [
+  'actual',
+  'actually',
+  'final',
+  'observed',
+  'measured',
+  'realized',
+  'realised',
+  'materialised',
+  'materialized',
+  'certified',
+  'reported',
+  'recorded',
+  'real',
+  'really',
+  'fact',
+].map(stem);
 
 export function variantOf(column: ColumnLike): Variant {
   const ws = [...stems(column.name), ...stems(column.description ?? '')];
-  const has = (list: string[]) => ws.some((w) => list.includes(w) || list.some((l) => l.length >= 6 && w.startsWith(l)));
+  const has = (list: string[]) =>
+    ws.some((w) => list.includes(w) || list.some((l) => l.length >= 6 && w.startsWith(l)));
   const estimate = has(ESTIMATE_WORDS);
   const outcome = has(OUTCOME_WORDS);
   if (estimate && !outcome) return 'estimate';
@@ -133,17 +194,40 @@ export function variantOf(column: ColumnLike): Variant {
 }
 
 /** Join keys: identifiers every table about the entity carries; they say little about a table's content. */
-export const isKey = (c: ColumnLike): boolean => /(^|_|\b)(id|key|uuid|pk)$/i.test(c.name.trim()) || /^(id|key)\b/i.test(c.name.trim());
+export const isKey = (c: ColumnLike): boolean =>
+  /(^|_|\b)(id|key|uuid|pk)$/i.test(c.name.trim()) || /^(id|key)\b/i.test(c.name.trim());
 
 /** Calendar and version words: columns made only of them say when or which, not what. */
-const WHEN_WORDS = new Set(['season', 'week', 'year', 'month', 'day', 'date', 'time', 'timestamp', 'quarter', 'period', 'hour', 'version', 'start', 'end', 'utc', 'at', 'on'].map(stem));
+const WHEN_WORDS = new Set(
+  [
+    'season',
+    'week',
+    'year',
+    'month',
+    'day',
+    'date',
+    'time',
+    'timestamp',
+    'quarter',
+    'period',
+    'hour',
+    'version',
+    'start',
+    'end',
+    'utc',
+    'at',
+    'on',
+  ].map(stem),
+);
 
 /**
  * Generic columns: join keys and when/which columns (ids, dates, season, week, version). Nearly
  * every table about the entity carries them, so they neither make a group nor a fit on their own.
  */
 export const isGeneric = (c: ColumnLike): boolean =>
-  isKey(c) || ['date', 'timestamp'].includes(typeFamily(c.type)) || (stems(c.name).length > 0 && stems(c.name).every((w) => WHEN_WORDS.has(w)));
+  isKey(c) ||
+  ['date', 'timestamp'].includes(typeFamily(c.type)) ||
+  (stems(c.name).length > 0 && stems(c.name).every((w) => WHEN_WORDS.has(w)));
 
 /** Similarity of two columns' meanings in 0..1 (words: Dice of name and description stems). */
 async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSpace | undefined): Promise<number> {
@@ -151,7 +235,10 @@ async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSp
     const an = stems(a.name);
     const bn = stems(b.name);
     const shareLead = an[0] !== undefined && an[0] === bn[0] && !isKey(a) && !isKey(b) ? 0.3 : 0;
-    return Math.min(1, shareLead + dice([...an, ...stems(a.description ?? '')], [...bn, ...stems(b.description ?? '')]));
+    return Math.min(
+      1,
+      shareLead + dice([...an, ...stems(a.description ?? '')], [...bn, ...stems(b.description ?? '')]),
+    );
   };
   if (!meaning) return lexical();
   return Math.max(await meaning.similarity(columnText(a), columnText(b)), lexical());
@@ -163,10 +250,48 @@ async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSp
 
 /** Columns computed from others (errors, flags, differences) come from the query layer, not a source table. */
 export function isDerived(column: ColumnLike): boolean {
-  return /\b(derived|computed|calculated)\b/i.test(column.description ?? '') || /^\s*(absolute |signed )?(difference|ratio) between\b/i.test(column.description ?? '');
+  return (
+    /\b(derived|computed|calculated)\b/i.test(column.description ?? '') ||
+    /^\s*(absolute |signed )?(difference|ratio) between\b/i.test(column.description ?? '')
+  );
 }
 
-const ACRONYM_STOP = new Set(['PRP', 'KPI', 'KPIS', 'API', 'ID', 'UI', 'ML', 'AI', 'SQL', 'UTC', 'MVP', 'ETL', 'BI', 'CSV', 'JSON', 'US', 'USD', 'MAE', 'RMSE', 'TBD', 'FAQ', 'OK', 'II', 'III', 'IV', 'REG', 'POST', 'STRING', 'INT', 'DATE', 'BOOL', 'FLOAT', 'NUMERIC', 'TIMESTAMP']);
+const ACRONYM_STOP = new Set([
+  'PRP',
+  'KPI',
+  'KPIS',
+  'API',
+  'ID',
+  'UI',
+  'ML',
+  'AI',
+  'SQL',
+  'UTC',
+  'MVP',
+  'ETL',
+  'BI',
+  'CSV',
+  'JSON',
+  'US',
+  'USD',
+  'MAE',
+  'RMSE',
+  'TBD',
+  'FAQ',
+  'OK',
+  'II',
+  'III',
+  'IV',
+  'REG',
+  'POST',
+  'STRING',
+  'INT',
+  'DATE',
+  'BOOL',
+  'FLOAT',
+  'NUMERIC',
+  'TIMESTAMP',
+]);
 
 /** Acronyms of the PRP outside code and type names, most frequent first (e.g. "NFL"); they name its domain. */
 export function acronymsOf(text: string): string[] {
@@ -239,7 +364,8 @@ async function clusterColumns(columns: ColumnLike[], meaning: MeaningSpace | und
   }
   const threshold = meaning ? MERGE_AT.meaning : MERGE_AT.words;
   let clusters: number[][] = columns.map((_, i) => [i]);
-  const linkage = (a: number[], b: number[]) => a.reduce((t, i) => t + b.reduce((u, j) => u + sim[i][j], 0), 0) / (a.length * b.length);
+  const linkage = (a: number[], b: number[]) =>
+    a.reduce((t, i) => t + b.reduce((u, j) => u + sim[i][j], 0), 0) / (a.length * b.length);
   for (;;) {
     let best: [number, number, number] | undefined;
     for (let a = 0; a < clusters.length; a++) {
@@ -250,7 +376,10 @@ async function clusterColumns(columns: ColumnLike[], meaning: MeaningSpace | und
     }
     if (!best || (best[2] < threshold && clusters.length <= MAX_GROUPS)) break;
     const [a, b] = best;
-    clusters = [...clusters.filter((_, k) => k !== a && k !== b), [...clusters[a], ...clusters[b]].sort((x, y) => x - y)];
+    clusters = [
+      ...clusters.filter((_, k) => k !== a && k !== b),
+      [...clusters[a], ...clusters[b]].sort((x, y) => x - y),
+    ];
   }
   // A lone column is a poor search and any table with one like it would fit: it joins the
   // cluster it is closest to, unless it resembles none.
@@ -260,7 +389,8 @@ async function clusterColumns(columns: ColumnLike[], meaning: MeaningSpace | und
     if (lone < 0) break;
     const [i] = clusters[lone];
     let best = -1;
-    for (let k = 0; k < clusters.length; k++) if (k !== lone && (best < 0 || linkage([i], clusters[k]) > linkage([i], clusters[best]))) best = k;
+    for (let k = 0; k < clusters.length; k++)
+      if (k !== lone && (best < 0 || linkage([i], clusters[k]) > linkage([i], clusters[best]))) best = k;
     if (linkage([i], clusters[best]) < adopt) break;
     clusters[best] = [...clusters[best], i].sort((x, y) => x - y);
     clusters.splice(lone, 1);
@@ -291,12 +421,22 @@ function clusterLabel(columns: ColumnLike[], variant: Variant, skip: Set<string>
   let order = 0;
   for (const c of columns) {
     for (const [k, w] of [...words(c.name), ...words(c.description ?? '')].entries()) {
-      if (w.length < 3 || skip.has(w) || /^\d+$/.test(w) || ESTIMATE_WORDS.includes(stem(w)) || OUTCOME_WORDS.includes(stem(w))) continue;
+      if (
+        w.length < 3 ||
+        skip.has(w) ||
+        /^\d+$/.test(w) ||
+        ESTIMATE_WORDS.includes(stem(w)) ||
+        OUTCOME_WORDS.includes(stem(w))
+      )
+        continue;
       counts.set(w, (counts.get(w) ?? 0) + (k < words(c.name).length ? 2 : 1));
       if (!firstSeen.has(w)) firstSeen.set(w, order++);
     }
   }
-  const top = [...counts.entries()].sort((a, b) => b[1] - a[1] || firstSeen.get(a[0])! - firstSeen.get(b[0])!).slice(0, 3).map(([w]) => w);
+  const top = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || firstSeen.get(a[0])! - firstSeen.get(b[0])!)
+    .slice(0, 3)
+    .map(([w]) => w);
   return [VARIANT_LABEL[variant], ...top].filter(Boolean).join(' ') || columns[0].name;
 }
 
@@ -311,20 +451,38 @@ export async function planSteps(prp: string, schema: ColumnLike[]): Promise<Plan
   // record of what happened: the two are planned apart, outcomes cluster with the facts they describe.
   const part = (c: ColumnLike): Variant => (variantOf(c) === 'estimate' ? 'estimate' : 'plain');
   for (const c of sourced) byVariant.set(part(c), [...(byVariant.get(part(c)) ?? []), c]);
-  const skip = new Set(['unique', 'identifier', 'column', 'value', 'whether', 'each', ...domains.map((d) => d.toLowerCase())]);
+  const skip = new Set([
+    'unique',
+    'identifier',
+    'column',
+    'value',
+    'whether',
+    'each',
+    ...domains.map((d) => d.toLowerCase()),
+  ]);
   const planned: Array<{ variant: Variant; columns: ColumnLike[] }> = [];
   for (const variant of ['plain', 'estimate'] as Variant[]) {
     const columns = byVariant.get(variant);
-    if (columns?.length) for (const cluster of await clusterColumns(columns, meaning)) planned.push({ variant, columns: cluster });
+    if (columns?.length)
+      for (const cluster of await clusterColumns(columns, meaning)) planned.push({ variant, columns: cluster });
   }
   // A variant with one lone column (a single estimate among facts) is no group of its own: the
   // column is searched with the facts it is closest to, where a table must hold more than it.
   const adopt = meaning ? ADOPT_AT.meaning : ADOPT_AT.words;
-  for (const lone of planned.filter((p) => p.columns.length === 1 && planned.filter((q) => q.variant === p.variant).length === 1)) {
+  for (const lone of planned.filter(
+    (p) => p.columns.length === 1 && planned.filter((q) => q.variant === p.variant).length === 1,
+  )) {
     const others = planned.filter((p) => p !== lone);
     if (!others.length) break;
     const scored = await Promise.all(
-      others.map(async (p) => ({ p, sim: (await Promise.all(p.columns.map((c) => columnSimilarity(lone.columns[0], c, meaning)))).reduce((a, b) => a + b, 0) / p.columns.length })),
+      others.map(async (p) => ({
+        p,
+        sim:
+          (await Promise.all(p.columns.map((c) => columnSimilarity(lone.columns[0], c, meaning)))).reduce(
+            (a, b) => a + b,
+            0,
+          ) / p.columns.length,
+      })),
     );
     const best = scored.sort((a, b) => b.sim - a.sim)[0];
     if (best.sim < adopt) continue;
@@ -335,12 +493,19 @@ export async function planSteps(prp: string, schema: ColumnLike[]): Promise<Plan
   for (const { variant, columns: cluster } of planned) {
     const label = clusterLabel(cluster, cluster.every((c) => variantOf(c) === variant) ? variant : 'plain', skip);
     const context = subject && !label.toLowerCase().includes(subject.toLowerCase()) ? ` — ${subject}` : '';
-    const group = `${domain && !domains.every((d) => subject.includes(d)) ? `${domain} ` : ''}${label}${context}`.slice(0, 200);
+    const group = `${domain && !domains.every((d) => subject.includes(d)) ? `${domain} ` : ''}${label}${context}`.slice(
+      0,
+      200,
+    );
     const phrases = [...new Set(cluster.map((c) => columnPhrase(c, skip)))];
     let query = `${subject ? `${subject}: ` : ''}${phrases.join(', ')}`;
     if (query.length > 380) query = `${query.slice(0, 377).replace(/\s+\S*$/, '')}...`;
     const order = new Map(schema.map((c, i) => [c.name, i]));
-    steps.push({ conceptual_group: group, search_query: query, target_columns_for_validation: cluster.map((c) => c.name).sort((a, b) => order.get(a)! - order.get(b)!) });
+    steps.push({
+      conceptual_group: group,
+      search_query: query,
+      target_columns_for_validation: cluster.map((c) => c.name).sort((a, b) => order.get(a)! - order.get(b)!),
+    });
   }
   return steps.slice(0, 16);
 }
@@ -369,11 +534,10 @@ export function typeCompatibility(a: string | undefined, b: string | undefined):
   if (fa === fb || fa === 'other' || fb === 'other') return 1;
   const pair = [fa, fb].sort().join('+');
   if (pair === 'integer+number' || pair === 'date+timestamp') return 0.85;
-  if (pair === 'boolean+integer' || pair === 'integer+string' || pair === 'string+timestamp' || pair === 'date+string') return 0.6;
+  if (pair === 'boolean+integer' || pair === 'integer+string' || pair === 'string+timestamp' || pair === 'date+string')
+    return 0.6;
   return 0.4;
 }
-
-
 
 const QUALIFIERS = new Set([...ESTIMATE_WORDS, ...OUTCOME_WORDS]);
 
@@ -429,9 +593,15 @@ async function columnMatchByMeaning(
   // Context may only sharpen a resemblance the columns already have: two columns of similar
   // tables are otherwise alike by their context alone (season ≈ home score "in NFL games").
   const plain = await meaning.similarity(columnText(target), columnText(source));
-  const inContext = await meaning.similarity(`${columnText(target)} (${context.group})`, `${columnText(source)} (${context.table})`);
+  const inContext = await meaning.similarity(
+    `${columnText(target)} (${context.group})`,
+    `${columnText(source)} (${context.table})`,
+  );
   const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
-  return Math.max(lexical, meaningScore(cos) * variantAgreement(target, source) * typeCompatibility(target.type, source.type));
+  return Math.max(
+    lexical,
+    meaningScore(cos) * variantAgreement(target, source) * typeCompatibility(target.type, source.type),
+  );
 }
 
 export interface CandidateLike {
@@ -456,13 +626,21 @@ function groupDomains(group: string): string[] {
   return [...group.matchAll(/\b[A-Z]{2,5}\b/g)].map((m) => m[0]).filter((a) => !ACRONYM_STOP.has(a));
 }
 
-
-export async function validateCandidate(group: string, targets: ColumnLike[], candidate: CandidateLike): Promise<Verdict> {
+export async function validateCandidate(
+  group: string,
+  targets: ColumnLike[],
+  candidate: CandidateLike,
+): Promise<Verdict> {
   const meaning = await meaningSpace();
   const schema = (candidate.schema ?? []).filter((c) => c && typeof c.name === 'string');
   const name = [candidate.project_id, candidate.dataset_id, candidate.table_id].filter(Boolean).join('.');
   if (!targets.length || !schema.length) {
-    return { is_good_fit: false, relevance_score: 0, reasoning: `${name || 'the table'} has no schema to compare with the target columns.`, matched_columns: [] };
+    return {
+      is_good_fit: false,
+      relevance_score: 0,
+      reasoning: `${name || 'the table'} has no schema to compare with the target columns.`,
+      matched_columns: [],
+    };
   }
   // One source column provides at most one target column (team_abbr is not both home_team and
   // away_team): assign the best-scoring pairs first.
@@ -474,7 +652,12 @@ export async function validateCandidate(group: string, targets: ColumnLike[], ca
   const scored: Array<{ ti: number; target: string; source: string; score: number }> = [];
   for (const [ti, target] of targets.entries()) {
     for (const source of schema) {
-      scored.push({ ti, target: target.name, source: source.name, score: await columnMatchByMeaning(target, source, meaning, context) });
+      scored.push({
+        ti,
+        target: target.name,
+        source: source.name,
+        score: await columnMatchByMeaning(target, source, meaning, context),
+      });
     }
   }
   scored.sort((a, b) => b.score - a.score);
@@ -514,13 +697,20 @@ export async function validateCandidate(group: string, targets: ColumnLike[], ca
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
     : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; missing ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
-  return { is_good_fit: fit, relevance_score: relevance, reasoning, matched_columns: fit ? matched.map((p) => p.target) : [] };
+  return {
+    is_good_fit: fit,
+    relevance_score: relevance,
+    reasoning,
+    matched_columns: fit ? matched.map((p) => p.target) : [],
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
 
 const asColumns = (value: unknown): ColumnLike[] =>
-  (Array.isArray(value) ? value : []).filter((c): c is ColumnLike => !!c && typeof c === 'object' && typeof (c as ColumnLike).name === 'string');
+  (Array.isArray(value) ? value : []).filter(
+    (c): c is ColumnLike => !!c && typeof c === 'object' && typeof (c as ColumnLike).name === 'string',
+  );
 
 export const discoveryRules: StandinRule[] = [
   {
@@ -537,7 +727,9 @@ export const discoveryRules: StandinRule[] = [
     description: 'Judges whether a candidate table can provide the target columns of one conceptual group.',
     answer: ({ sections }) => {
       const group = typeof sections.conceptual_group === 'string' ? sections.conceptual_group : '';
-      const candidate = (sections.candidate_table && typeof sections.candidate_table === 'object' ? sections.candidate_table : {}) as CandidateLike;
+      const candidate = (
+        sections.candidate_table && typeof sections.candidate_table === 'object' ? sections.candidate_table : {}
+      ) as CandidateLike;
       return validateCandidate(group, asColumns(sections.target_columns), candidate);
     },
   },

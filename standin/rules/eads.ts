@@ -43,14 +43,18 @@ interface PromptQuestion {
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 const asObject = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
 const humanize = (name: string) => name.replace(/\?$/, '').replace(/-+/g, ' ');
-const sentences = (text: string) => (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]?/g) ?? []).map((s) => s.trim()).filter(Boolean);
+const sentences = (text: string) =>
+  (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]?/g) ?? []).map((s) => s.trim()).filter(Boolean);
 
 // ---------------------------------------------------------------------------------------------
 // Parsing answers.
 
 /** A markdown (pipe) table: header cells and rows of cells. */
 export function parseMarkdownTable(text: string): { headers: string[]; rows: string[][] } | undefined {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes('|'));
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('|'));
   const cells = (line: string) => {
     const parts = line.split('|').map((c) => c.trim());
     if (parts[0] === '') parts.shift();
@@ -61,7 +65,13 @@ export function parseMarkdownTable(text: string): { headers: string[]; rows: str
   if (content.length < 2) return undefined;
   const headers = cells(content[0]);
   if (headers.length < 2) return undefined;
-  return { headers, rows: content.slice(1).map(cells).filter((r) => r.some((c) => c !== '')) };
+  return {
+    headers,
+    rows: content
+      .slice(1)
+      .map(cells)
+      .filter((r) => r.some((c) => c !== '')),
+  };
 }
 
 /** Splits a list answer: commas, semicolons, new lines, and a final "and". */
@@ -71,7 +81,13 @@ export function splitList(text: string): string[] {
   if (lead) body = body.slice(lead[0].length);
   return body
     .split(/\s*(?:,|;|\n)\s*|\s+and\s+(?=[^,]*$)/)
-    .map((item) => item.replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '').replace(/^(?:and|or)\s+/i, '').replace(/[.!]+$/, '').trim())
+    .map((item) =>
+      item
+        .replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '')
+        .replace(/^(?:and|or)\s+/i, '')
+        .replace(/[.!]+$/, '')
+        .trim(),
+    )
     .filter((item) => item.length > 0 && item.length < 200);
 }
 
@@ -86,7 +102,10 @@ const UNIT_WORDS: Array<[RegExp, string]> = [
 
 /** "About 22 days", "1.5 h", "90 minutes" → `{ units, value-string }`. */
 export function parseQuantity(text: string): { units: string; 'value-string': string } | undefined {
-  const m = /(\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?)\b/i.exec(text);
+  const m =
+    /(\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?)\b/i.exec(
+      text,
+    );
   if (!m) return undefined;
   const unit = UNIT_WORDS.find(([re]) => re.test(m[2]))?.[1] ?? m[2].toLowerCase();
   return { units: unit, 'value-string': m[1].replace(/\s+/g, ' ') };
@@ -106,7 +125,11 @@ const choiceOf = (c: Choice | string): Choice => (typeof c === 'string' ? { key:
  * Scores each choice against a text: shared words with its definition count 1, words of its
  * key count more the fewer choices share them (so "bottleneck" weighs more than "demand").
  */
-export function scoreChoices(text: string, rawChoices: Array<Choice | string>, echo = ''): Array<{ key: string; score: number }> {
+export function scoreChoices(
+  text: string,
+  rawChoices: Array<Choice | string>,
+  echo = '',
+): Array<{ key: string; score: number }> {
   const choices = rawChoices.map(choiceOf);
   // Words that only echo the question ("what makes scheduling hard?") say nothing about the choice.
   const echoed = new Set(contentTokens(echo));
@@ -126,7 +149,15 @@ export function scoreChoices(text: string, rawChoices: Array<Choice | string>, e
       // A short definition mostly covered by the text is strong evidence ("short of staff").
       if (definition.length > 0 && definition.length <= 5 && shared / definition.length >= 0.6) score += 1;
       for (const t of keyTokens[i]) if (tokens.has(t)) score += 3 / (spread.get(t) ?? 1);
-      if (flat.includes(c.key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) score += 5;
+      if (
+        flat.includes(
+          c.key
+            .toLowerCase()
+            .replace(/[-_?]+/g, ' ')
+            .trim(),
+        )
+      )
+        score += 5;
       return { key: c.key, score: Math.round(score * 100) / 100 };
     })
     .sort((a, b) => b.score - a.score);
@@ -144,7 +175,16 @@ function pickChoice(text: string, choices: Array<Choice | string>, echo = ''): s
   const picked = choices.map(choiceOf).find((c) => c.key === best.key)!;
   if (cuesOf(picked.definition).size > 0) {
     const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
-    if (!saySame(cuesOf(text), cuesOf(picked.definition)) && !flat.includes(picked.key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) return undefined;
+    if (
+      !saySame(cuesOf(text), cuesOf(picked.definition)) &&
+      !flat.includes(
+        picked.key
+          .toLowerCase()
+          .replace(/[-_?]+/g, ' ')
+          .trim(),
+      )
+    )
+      return undefined;
   }
   return best.key;
 }
@@ -165,17 +205,32 @@ function pickChoices(text: string, choices: Array<Choice | string>, echo = ''): 
       best.set(key, Math.max(best.get(key) ?? 0, score));
       // A choice whose definition has recognisable cues needs the sentence to say the same thing
       // (or to name the choice): word overlap alone picks up too much from long sentences.
-      if (saySame(said, defined.get(key)!) || flat.includes(key.toLowerCase().replace(/[-_?]+/g, ' ').trim())) supported.add(key);
+      if (
+        saySame(said, defined.get(key)!) ||
+        flat.includes(
+          key
+            .toLowerCase()
+            .replace(/[-_?]+/g, ' ')
+            .trim(),
+        )
+      )
+        supported.add(key);
     }
   }
   const top = Math.max(0, ...best.values());
   return all
     .map((c) => c.key)
-    .filter((k) => (defined.get(k)!.size > 0 ? supported.has(k) : (best.get(k) ?? 0) >= Math.max(MULTI_THRESHOLD, 0.4 * top)));
+    .filter((k) =>
+      defined.get(k)!.size > 0 ? supported.has(k) : (best.get(k) ?? 0) >= Math.max(MULTI_THRESHOLD, 0.4 * top),
+    );
 }
 
 const OBJECT_END = String.raw`(?=\s*\(|\s*[.;:,]|\s+(?:and|for|to|in|from|with|at|which|that|who|so|but)\s)`;
-const SERVICE_RE = new RegExp(String.raw`\b(?:we|i)\s+(?:mainly\s+|mostly\s+|primarily\s+)?(?:make|brew|produce|manufacture|build|machine|provide|offer|run|operate|bake|roast|cook|grow|print|assemble|sell|teach|deliver|repair|design|cast|weld|mill|fabricate|pack|package|process|distil|ferment|mould|mold|forge|extrude|coat|recycle|supply|distribute|install|maintain|sew|weave|publish|develop|host|serve|ship|clean|treat)\s+(.+?)` + OBJECT_END, 'i');
+const SERVICE_RE = new RegExp(
+  String.raw`\b(?:we|i)\s+(?:mainly\s+|mostly\s+|primarily\s+)?(?:make|brew|produce|manufacture|build|machine|provide|offer|run|operate|bake|roast|cook|grow|print|assemble|sell|teach|deliver|repair|design|cast|weld|mill|fabricate|pack|package|process|distil|ferment|mould|mold|forge|extrude|coat|recycle|supply|distribute|install|maintain|sew|weave|publish|develop|host|serve|ship|clean|treat)\s+(.+?)` +
+    OBJECT_END,
+  'i',
+);
 const WE_ARE_RE = new RegExp(String.raw`\b(?:we are|we're|i am|i'm)\s+(?:a|an)\s+(.+?)` + OBJECT_END, 'i');
 
 /** "We brew four craft beers (…)" → "craft beers"; "We are a small bakery …" → "small bakery". */
@@ -183,7 +238,10 @@ export function productName(text: string): string | undefined {
   const m = SERVICE_RE.exec(text) ?? WE_ARE_RE.exec(text);
   if (!m) return undefined;
   const name = m[1]
-    .replace(/^(?:a|an|the|our|some|several|many|various|all kinds of|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+/i, '')
+    .replace(
+      /^(?:a|an|the|our|some|several|many|various|all kinds of|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+/i,
+      '',
+    )
     .replace(/^(?:a|an|the|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+/i, '')
     .trim();
   return name.length >= 3 ? name : undefined;
@@ -225,15 +283,22 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
   const table = parseMarkdownTable(text) ?? headerlessRows(text);
   if (!table) return stepsFromProse(answer, columns);
-  const mapping = mapHeaders(table.headers, columns.map((c) => c.name));
+  const mapping = mapHeaders(
+    table.headers,
+    columns.map((c) => c.name),
+  );
   const named = mapping.filter((h) => h >= 0).length;
   let rows = table.rows;
   let byColumn = mapping;
   // A header row is followed by a separator line, or at least names columns and holds no figures;
   // otherwise the first line is data and the cells are in the template's order.
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes('|'));
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('|'));
   const separated = lines.length > 1 && /^\|?\s*:?-{2,}/.test(lines[1]);
-  const looksLikeHeader = separated || (named >= Math.min(2, columns.length) && !table.headers.some((h) => /\d/.test(h)));
+  const looksLikeHeader =
+    separated || (named >= Math.min(2, columns.length) && !table.headers.some((h) => /\d/.test(h)));
   if (!looksLikeHeader) {
     if (table.headers.length < 2) return undefined;
     rows = [table.headers, ...table.rows];
@@ -255,7 +320,10 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
 
 /** Pipe-separated lines with no header row (a single line too). */
 function headerlessRows(text: string): { headers: string[]; rows: string[][] } | undefined {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l.includes('|') && !/^\|?\s*:?-{2,}/.test(l));
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('|') && !/^\|?\s*:?-{2,}/.test(l));
   if (lines.length !== 1) return undefined;
   const cells = lines[0].split('|').map((c) => c.trim());
   if (cells[0] === '') cells.shift();
@@ -263,17 +331,49 @@ function headerlessRows(text: string): { headers: string[]; rows: string[][] } |
   return cells.length >= 2 ? { headers: cells, rows: [] } : undefined;
 }
 
-const SEQUENCE_SPLIT = /\s*;\s*|(?<=[a-z)])\.\s+|,?\s*\b(?:and then|then|after that|afterwards|next|finally|and finally|lastly)\b,?\s*/i;
+const SEQUENCE_SPLIT =
+  /\s*;\s*|(?<=[a-z)])\.\s+|,?\s*\b(?:and then|then|after that|afterwards|next|finally|and finally|lastly)\b,?\s*/i;
 const LEAD = /^(?:and|first(?:ly)?|to start|at the start|in the end|the|a|an|it is|they are|it|they)\s+/i;
-const VERB_CUT = /\s+(?:takes?|gives?|turns?|makes?|yields?|produces?|runs?|is|are|checks?|uses?|goes|moves)\b|\s+(?:on|in|at|through|into|onto|with) the\b|\s*\(/i;
-const FILLER = new Set(['the', 'a', 'an', 'is', 'are', 'goes', 'go', 'through', 'into', 'onto', 'then', 'it', 'they', 'them', 'every', 'each', 'all', 'its', 'our', 'we', 'on', 'in', 'at', 'of', 'to', 'and']);
+const VERB_CUT =
+  /\s+(?:takes?|gives?|turns?|makes?|yields?|produces?|runs?|is|are|checks?|uses?|goes|moves)\b|\s+(?:on|in|at|through|into|onto|with) the\b|\s*\(/i;
+const FILLER = new Set([
+  'the',
+  'a',
+  'an',
+  'is',
+  'are',
+  'goes',
+  'go',
+  'through',
+  'into',
+  'onto',
+  'then',
+  'it',
+  'they',
+  'them',
+  'every',
+  'each',
+  'all',
+  'its',
+  'our',
+  'we',
+  'on',
+  'in',
+  'at',
+  'of',
+  'to',
+  'and',
+]);
 
 /**
  * Steps told as a sequence ("First the paste is printed, then ..., finally ...", or "Sorting
  * takes ... (15 minutes); washing ...") become rows in the order told: a name for the step's
  * id column, and where the sentence says so, its duration, equipment, inputs and outputs.
  */
-function stepsFromProse(answer: string, columns: NonNullable<PromptField['columns']>): Array<Record<string, unknown>> | undefined {
+function stepsFromProse(
+  answer: string,
+  columns: NonNullable<PromptField['columns']>,
+): Array<Record<string, unknown>> | undefined {
   const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
   if (!idColumn) return undefined;
   // The told sequence runs from "first" to the clause after "finally" when the answer marks them.
@@ -297,7 +397,10 @@ function stepsFromProse(answer: string, columns: NonNullable<PromptField['column
     .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
   if (clauses.length < 3) return undefined;
   const columnFor = (probe: string) => {
-    const mapped = mapHeaders([probe], columns.map((c) => c.name)).findIndex((h) => h >= 0);
+    const mapped = mapHeaders(
+      [probe],
+      columns.map((c) => c.name),
+    ).findIndex((h) => h >= 0);
     return mapped >= 0 ? columns[mapped] : undefined;
   };
   const duration = columns.find((c) => c.kind === 'quantity');
@@ -308,15 +411,27 @@ function stepsFromProse(answer: string, columns: NonNullable<PromptField['column
     const plain = clause.replace(LEAD, '').replace(LEAD, '');
     const head = plain.split(VERB_CUT)[0].trim();
     const headWords = head.split(/\s+/).filter((w) => !FILLER.has(w.toLowerCase()));
-    const words = headWords.length >= 2 || /ing$/i.test(headWords[0] ?? '') ? headWords : plain.split(/\s+/).filter((w) => !FILLER.has(w.toLowerCase())).slice(0, 4);
+    const words =
+      headWords.length >= 2 || /ing$/i.test(headWords[0] ?? '')
+        ? headWords
+        : plain
+            .split(/\s+/)
+            .filter((w) => !FILLER.has(w.toLowerCase()))
+            .slice(0, 4);
     const row: Record<string, unknown> = { [idColumn.name]: slug(words.join(' ').replace(/\(.*$/, '')) };
     const q = duration ? parseQuantity(clause) : undefined;
     if (duration && q) row[duration.name] = q;
-    const where = /\b(?:on|in|at|through|using) the ([a-z][a-z -]*?)(?=\s*\(|,|;|\s+(?:gives?|takes?|makes?|turns?|yields?)\b|$)/i.exec(clause)?.[1];
+    const where =
+      /\b(?:on|in|at|through|using) the ([a-z][a-z -]*?)(?=\s*\(|,|;|\s+(?:gives?|takes?|makes?|turns?|yields?)\b|$)/i.exec(
+        clause,
+      )?.[1];
     if (resources && where && resources.kind === 'list') row[resources.name] = [where.trim()];
     const took = /\btakes? (?:the )?([a-z][a-z -]*?)(?=\s+(?:on|in|at|from)\b|\s*\(|,|;|$)/i.exec(clause)?.[1];
     if (inputs && took && inputs.kind === 'list') row[inputs.name] = [took.trim()];
-    const gave = /\b(?:gives?|makes?|yields?|produces?|into) (?:the |a |an )?([a-z][a-z -]*?)(?=\s+(?:on|in|at|from)\b|\s*\(|,|;|$)/i.exec(clause)?.[1];
+    const gave =
+      /\b(?:gives?|makes?|yields?|produces?|into) (?:the |a |an )?([a-z][a-z -]*?)(?=\s+(?:on|in|at|from)\b|\s*\(|,|;|$)/i.exec(
+        clause,
+      )?.[1];
     if (outputs && gave && outputs.kind === 'list') row[outputs.name] = [gave.trim()];
     return row;
   });
@@ -371,12 +486,19 @@ function readField(field: PromptField, answer: string, echo: string): unknown {
 }
 
 /** Fills a field the EADS says not to ask about, from the answer and what is known. */
-function deriveField(field: PromptField, answer: string, known: Record<string, unknown>, context: Record<string, unknown>, echo: string): unknown {
+function deriveField(
+  field: PromptField,
+  answer: string,
+  known: Record<string, unknown>,
+  context: Record<string, unknown>,
+  echo: string,
+): unknown {
   const choices = field.choices?.map(choiceOf);
   if (field.kind === 'list' && choices?.length) {
     const picked = new Set(pickChoices(answer, choices, echo));
     // A choice another field already settled (e.g. the principal problem type) belongs here too.
-    for (const value of Object.values(known)) if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
+    for (const value of Object.values(known))
+      if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
     return picked.size ? choices.map((c) => c.key).filter((k) => picked.has(k)) : undefined;
   }
   if (field.kind === 'list') {
@@ -414,18 +536,38 @@ const UNKNOWN_RE = /^\s*(i don'?t know|i'?m not sure|not sure|no idea|n\/a|unkno
 export const eadsRules: StandinRule[] = [
   {
     task: 'eads.orchestrate',
-    description: 'Picks the next EADS: earliest topic among the eligible candidates, ties broken by overlap with the conversation.',
+    description:
+      'Picks the next EADS: earliest topic among the eligible candidates, ties broken by overlap with the conversation.',
     answer: ({ sections }) => {
-      const candidates = asArray<{ eads_id: string; name?: string; interviewer?: string; objective?: string; topic_rank?: number }>(sections.candidates);
+      const candidates = asArray<{
+        eads_id: string;
+        name?: string;
+        interviewer?: string;
+        objective?: string;
+        topic_rank?: number;
+      }>(sections.candidates);
       if (candidates.length === 0) throw new Error('no candidates in the prompt');
       const conversation = asObject(sections.conversation);
-      const said = contentTokens(JSON.stringify([conversation.product, conversation.problem_type, conversation.scheduling_challenges]).replace(/[-_]+/g, ' '));
+      const said = contentTokens(
+        JSON.stringify([conversation.product, conversation.problem_type, conversation.scheduling_challenges]).replace(
+          /[-_]+/g,
+          ' ',
+        ),
+      );
       const ranked = candidates
-        .map((c, i) => ({ c, i, rank: c.topic_rank ?? 9, fit: overlapCount(said, contentTokens(`${c.name ?? ''} ${c.objective ?? ''}`)) }))
+        .map((c, i) => ({
+          c,
+          i,
+          rank: c.topic_rank ?? 9,
+          fit: overlapCount(said, contentTokens(`${c.name ?? ''} ${c.objective ?? ''}`)),
+        }))
         .sort((a, b) => a.rank - b.rank || b.fit - a.fit || a.i - b.i);
       const best = ranked[0].c;
       const topic = ['process', 'data', 'resources', 'optimality'][ranked[0].rank] ?? 'the next';
-      const fit = ranked[0].fit > 0 ? ` and fits what we learned (${[conversation.problem_type, conversation.product].filter(Boolean).join(', ') || 'the conversation'})` : '';
+      const fit =
+        ranked[0].fit > 0
+          ? ` and fits what we learned (${[conversation.problem_type, conversation.product].filter(Boolean).join(', ') || 'the conversation'})`
+          : '';
       return {
         eads_id: best.eads_id,
         rationale: `${best.name ?? best.eads_id} is the earliest open ${topic} topic${fit}.`,
@@ -436,7 +578,8 @@ export const eadsRules: StandinRule[] = [
   },
   {
     task: 'eads.question',
-    description: 'Asks for the first askable remaining field: the question its comment suggests, or a template by kind.',
+    description:
+      'Asks for the first askable remaining field: the question its comment suggests, or a template by kind.',
     answer: ({ sections }) => {
       const eads = asObject(sections.eads);
       const fields = asArray<PromptField>(sections.remaining_fields);
@@ -444,9 +587,15 @@ export const eadsRules: StandinRule[] = [
       // A question whose table answer could not be read was free and is no attempt.
       const attempts = (name: string) => asked.filter((a) => a.charged !== false && a.targets?.includes(name)).length;
       const objective = typeof eads.objective === 'string' ? eads.objective : '';
-      const opening = /'([A-Z][^'\n]*\?[^'\n]*)'/.exec(objective)?.[1] ?? /"([A-Z][^"\n]*\?[^"\n]*)"/.exec(objective)?.[1];
+      const opening =
+        /'([A-Z][^'\n]*\?[^'\n]*)'/.exec(objective)?.[1] ?? /"([A-Z][^"\n]*\?[^"\n]*)"/.exec(objective)?.[1];
       if (asked.length === 0 && opening) {
-        return { question: opening.trim(), question_type: 'text', help_text: 'Answer in your own words; a few sentences are enough.', targets: fields.map((f) => f.name).slice(0, 20) };
+        return {
+          question: opening.trim(),
+          question_type: 'text',
+          help_text: 'Answer in your own words; a few sentences are enough.',
+          targets: fields.map((f) => f.name).slice(0, 20),
+        };
       }
       const askable = fields.filter((f) => !f.derived && attempts(f.name) < 2);
       const field = askable[0];
@@ -476,10 +625,14 @@ export const eadsRules: StandinRule[] = [
       if (choiceKeys.length && !field.multiple) {
         const isYesNo = field.kind === 'boolean';
         return {
-          question: field.question ?? (isYesNo ? `Is this true for you: ${label}?` : `Which of these best describes your ${label}?`),
+          question:
+            field.question ??
+            (isYesNo ? `Is this true for you: ${label}?` : `Which of these best describes your ${label}?`),
           question_type: 'choice',
           choices: choiceKeys,
-          help_text: isYesNo ? 'Start with yes or no, then add any detail.' : help ?? 'Describe it in your own words if none fits exactly.',
+          help_text: isYesNo
+            ? 'Start with yes or no, then add any detail.'
+            : (help ?? 'Describe it in your own words if none fits exactly.'),
           targets: [field.name],
         };
       }
@@ -498,15 +651,23 @@ export const eadsRules: StandinRule[] = [
   },
   {
     task: 'eads.surrogate_answer',
-    description: "Answers as the fixture's interviewee: best-matching table for table questions, else best-matching fact.",
+    description:
+      "Answers as the fixture's interviewee: best-matching table for table questions, else best-matching fact.",
     answer: ({ sections }) => {
       const question = asObject(sections.question) as unknown as PromptQuestion;
       const facts = asArray<{ about: string; answer: string }>(sections.facts);
       const tables = asArray<{ name: string; rows: Array<Record<string, unknown>> }>(sections.tables);
       if (question.question_type === 'table' && question.table_template) {
-        const wanted = question.table_template.split('\n')[0].split('|').map((c) => c.trim()).filter(Boolean);
+        const wanted = question.table_template
+          .split('\n')[0]
+          .split('|')
+          .map((c) => c.trim())
+          .filter(Boolean);
         // The firm's own column names ("stage", "time") are matched to the template's by meaning.
-        const nameFit = rankTexts(question.question ?? '', tables.map((t) => t.name));
+        const nameFit = rankTexts(
+          question.question ?? '',
+          tables.map((t) => t.name),
+        );
         const best = tables
           .map((t, i) => {
             const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
@@ -517,30 +678,42 @@ export const eadsRules: StandinRule[] = [
         if (best && best.n >= Math.min(2, wanted.length)) {
           const format = (v: unknown): string => {
             if (Array.isArray(v)) return v.map(format).join(', ');
-            if (isPlainObject(v) && 'value-string' in v) return `${String(v['value-string'])} ${String(v.units ?? '')}`.trim();
+            if (isPlainObject(v) && 'value-string' in v)
+              return `${String(v['value-string'])} ${String(v.units ?? '')}`.trim();
             return v === undefined || v === null ? '' : String(v);
           };
           const lines = [`| ${wanted.join(' | ')} |`, `|${wanted.map(() => ' --- |').join('')}`];
-          for (const row of best.t.rows) lines.push(`| ${best.match.map((c) => (c ? format(row[c]) : '')).join(' | ')} |`);
+          for (const row of best.t.rows)
+            lines.push(`| ${best.match.map((c) => (c ? format(row[c]) : '')).join(' | ')} |`);
           return { answer: `Here is our ${best.t.name}:\n${lines.join('\n')}` };
         }
       }
       const query = `${question.question} ${(question.targets ?? []).map(humanize).join(' ')}`;
-      const byAbout = rankTexts(query, facts.map((f) => f.about));
-      const byAnswer = rankTexts(query, facts.map((f) => f.answer));
+      const byAbout = rankTexts(
+        query,
+        facts.map((f) => f.about),
+      );
+      const byAnswer = rankTexts(
+        query,
+        facts.map((f) => f.answer),
+      );
       // What a fact is about is its index; its answer's words count less (long answers share many).
-      const scored = facts.map((f, i) => ({ f, i, score: 3 * byAbout[i] + byAnswer[i] })).sort((a, b) => b.score - a.score || a.i - b.i);
+      const scored = facts
+        .map((f, i) => ({ f, i, score: 3 * byAbout[i] + byAnswer[i] }))
+        .sort((a, b) => b.score - a.score || a.i - b.i);
       if (!scored[0] || scored[0].score < 1) return { answer: "I'm not sure; we don't really keep track of that." };
       // Asked to characterise the work (a choice), a person says everything that bears on it:
       // a second fact that fits nearly as well is added.
       const [first, second] = scored;
-      if (question.question_type === 'choice' && second && second.score >= 0.8 * first.score) return { answer: `${first.f.answer} ${second.f.answer}` };
+      if (question.question_type === 'choice' && second && second.score >= 0.8 * first.score)
+        return { answer: `${first.f.answer} ${second.f.answer}` };
       return { answer: first.f.answer };
     },
   },
   {
     task: 'eads.refine',
-    description: 'Parses the answer by field kind (tables, lists, quantities, yes/no, scored choices) and derives the fields not to ask about.',
+    description:
+      'Parses the answer by field kind (tables, lists, quantities, yes/no, scored choices) and derives the fields not to ask about.',
     answer: ({ sections }) => {
       const question = asObject(sections.question) as unknown as PromptQuestion;
       const answer = typeof sections.answer === 'string' ? sections.answer : JSON.stringify(sections.answer ?? '');
@@ -564,11 +737,19 @@ export const eadsRules: StandinRule[] = [
       const filled = Object.keys(update);
       const open = fields.filter((f) => !f.derived && known[f.name] === undefined && update[f.name] === undefined);
       // A table answer that could not be read is no attempt (the pursuit does not charge it either).
-      const unreadTable = /\||\t/.test(answer) && fields.some((f) => f.kind === 'table' && (question.targets ?? []).includes(f.name) && update[f.name] === undefined);
+      const unreadTable =
+        /\||\t/.test(answer) &&
+        fields.some(
+          (f) => f.kind === 'table' && (question.targets ?? []).includes(f.name) && update[f.name] === undefined,
+        );
       const thisCounts = unreadTable ? 0 : 1;
-      const triedEnough = open.every((f) => (attempts[f.name] ?? 0) + ((question.targets ?? []).includes(f.name) ? thisCounts : 0) >= 2);
+      const triedEnough = open.every(
+        (f) => (attempts[f.name] ?? 0) + ((question.targets ?? []).includes(f.name) ? thisCounts : 0) >= 2,
+      );
       const exhausted = DONE_RE.test(answer) || (filled.length === 0 && triedEnough);
-      const missed = (question.targets ?? []).filter((t) => !filled.includes(t) && fields.some((f) => f.name === t && !f.derived));
+      const missed = (question.targets ?? []).filter(
+        (t) => !filled.includes(t) && fields.some((f) => f.name === t && !f.derived),
+      );
       const notes = [
         filled.length ? `Filled ${filled.join(', ')}.` : 'The answer did not settle any field.',
         missed.length ? `Still open: ${missed.join(', ')}.` : '',

@@ -35,7 +35,8 @@ function terms(text: string): Set<string> {
     if (raw.length < 3 || STOP.has(raw)) continue;
     out.add(stem(raw));
     // "multi-agent" also counts as "agent": hyphenated compounds share their parts.
-    if (raw.includes('-')) for (const part of raw.split('-')) if (part.length >= 3 && !STOP.has(part)) out.add(stem(part));
+    if (raw.includes('-'))
+      for (const part of raw.split('-')) if (part.length >= 3 && !STOP.has(part)) out.add(stem(part));
   }
   return out;
 }
@@ -46,7 +47,17 @@ function roots(text: string): Set<string> {
 }
 
 /** Keywords that name a kind of publication or a tool, not something to study. */
-const GENERIC_KEYWORDS = new Set(['survey', 'benchmark', 'software library', 'meta-analysis', 'reporting guideline', 'systematic review', 'large language models', 'deep learning', 'machine learning']);
+const GENERIC_KEYWORDS = new Set([
+  'survey',
+  'benchmark',
+  'software library',
+  'meta-analysis',
+  'reporting guideline',
+  'systematic review',
+  'large language models',
+  'deep learning',
+  'machine learning',
+]);
 
 /** Roots of words any research text uses: they say nothing about the topic. */
 const GENERIC_ROOTS = roots(
@@ -60,7 +71,8 @@ function shared(a: Set<string>, b: Set<string>): string[] {
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
-const obj = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const obj = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const weeks = (n: number) => `${n} week${n === 1 ? '' : 's'}`;
 /** Lower-cases the first letter for use inside a sentence, unless the phrase has capitals of its own ("Multi-Agent Systems", "LLM agents"). */
@@ -108,7 +120,11 @@ function effortPerObjective(program: string): number {
 }
 
 export function workload(profile: Profile, objectives: number) {
-  const hours = { preparation: 30, collection: effortPerObjective(profile.academic_program) * Math.max(1, objectives), qualityCheck: 20 };
+  const hours = {
+    preparation: 30,
+    collection: effortPerObjective(profile.academic_program) * Math.max(1, objectives),
+    qualityCheck: 20,
+  };
   const weeks = {
     preparation: Math.ceil(hours.preparation / profile.weekly_hours),
     collection: Math.ceil(hours.collection / profile.weekly_hours),
@@ -118,7 +134,18 @@ export function workload(profile: Profile, objectives: number) {
   return { hours, weeks, totalWeeks, totalHours: hours.preparation + hours.collection + hours.qualityCheck };
 }
 
-type MethodKind = 'simulation' | 'benchmark' | 'forecasting' | 'survey' | 'interviews' | 'mixed' | 'review' | 'field' | 'secondary' | 'comparison' | 'oral-history';
+type MethodKind =
+  | 'simulation'
+  | 'benchmark'
+  | 'forecasting'
+  | 'survey'
+  | 'interviews'
+  | 'mixed'
+  | 'review'
+  | 'field'
+  | 'secondary'
+  | 'comparison'
+  | 'oral-history';
 
 interface MethodChoice {
   name: string;
@@ -128,17 +155,72 @@ interface MethodChoice {
 }
 
 const METHODS: Record<MethodKind, MethodChoice> = {
-  simulation: { kind: 'simulation', name: 'Controlled simulation experiments on agent benchmarks', type: 'quantitative', skills: ['Python', 'Experimental design', 'Statistics'] },
-  benchmark: { kind: 'benchmark', name: 'Controlled experiments on public benchmark tasks', type: 'quantitative', skills: ['Python', 'Experimental design', 'Statistics'] },
-  forecasting: { kind: 'forecasting', name: 'Retrospective benchmark experiments on historical observations', type: 'quantitative', skills: ['Python', 'Time-series analysis', 'Deep learning'] },
-  survey: { kind: 'survey', name: 'Cross-sectional online survey with validated scales', type: 'quantitative', skills: ['Survey design', 'Statistics'] },
-  interviews: { kind: 'interviews', name: 'Semi-structured interviews with thematic analysis', type: 'qualitative', skills: ['Interviewing', 'Qualitative coding'] },
-  mixed: { kind: 'mixed', name: 'Explanatory sequential mixed-methods design (survey, then interviews)', type: 'mixed-methods', skills: ['Survey design', 'Statistics', 'Interviewing'] },
-  review: { kind: 'review', name: 'Systematic literature review with a small empirical study', type: 'mixed-methods', skills: ['Systematic searching', 'Critical appraisal'] },
-  field: { kind: 'field', name: 'In-situ field measurements at the study sites', type: 'quantitative', skills: ['Field protocols', 'Statistics'] },
-  secondary: { kind: 'secondary', name: 'Secondary analysis of public datasets with a reproducible analysis pipeline', type: 'quantitative', skills: ['Data analysis', 'Statistics'] },
-  comparison: { kind: 'comparison', name: 'Quasi-experimental comparison of an intervention group and a comparison group, with a participant questionnaire', type: 'mixed-methods', skills: ['Research design', 'Statistics', 'Questionnaire design'] },
-  'oral-history': { kind: 'oral-history', name: 'Oral history interviews with archival document analysis', type: 'qualitative', skills: ['Interviewing', 'Archival research', 'Qualitative coding'] },
+  simulation: {
+    kind: 'simulation',
+    name: 'Controlled simulation experiments on agent benchmarks',
+    type: 'quantitative',
+    skills: ['Python', 'Experimental design', 'Statistics'],
+  },
+  benchmark: {
+    kind: 'benchmark',
+    name: 'Controlled experiments on public benchmark tasks',
+    type: 'quantitative',
+    skills: ['Python', 'Experimental design', 'Statistics'],
+  },
+  forecasting: {
+    kind: 'forecasting',
+    name: 'Retrospective benchmark experiments on historical observations',
+    type: 'quantitative',
+    skills: ['Python', 'Time-series analysis', 'Deep learning'],
+  },
+  survey: {
+    kind: 'survey',
+    name: 'Cross-sectional online survey with validated scales',
+    type: 'quantitative',
+    skills: ['Survey design', 'Statistics'],
+  },
+  interviews: {
+    kind: 'interviews',
+    name: 'Semi-structured interviews with thematic analysis',
+    type: 'qualitative',
+    skills: ['Interviewing', 'Qualitative coding'],
+  },
+  mixed: {
+    kind: 'mixed',
+    name: 'Explanatory sequential mixed-methods design (survey, then interviews)',
+    type: 'mixed-methods',
+    skills: ['Survey design', 'Statistics', 'Interviewing'],
+  },
+  review: {
+    kind: 'review',
+    name: 'Systematic literature review with a small empirical study',
+    type: 'mixed-methods',
+    skills: ['Systematic searching', 'Critical appraisal'],
+  },
+  field: {
+    kind: 'field',
+    name: 'In-situ field measurements at the study sites',
+    type: 'quantitative',
+    skills: ['Field protocols', 'Statistics'],
+  },
+  secondary: {
+    kind: 'secondary',
+    name: 'Secondary analysis of public datasets with a reproducible analysis pipeline',
+    type: 'quantitative',
+    skills: ['Data analysis', 'Statistics'],
+  },
+  comparison: {
+    kind: 'comparison',
+    name: 'Quasi-experimental comparison of an intervention group and a comparison group, with a participant questionnaire',
+    type: 'mixed-methods',
+    skills: ['Research design', 'Statistics', 'Questionnaire design'],
+  },
+  'oral-history': {
+    kind: 'oral-history',
+    name: 'Oral history interviews with archival document analysis',
+    type: 'qualitative',
+    skills: ['Interviewing', 'Archival research', 'Qualitative coding'],
+  },
 };
 
 /**
@@ -150,9 +232,17 @@ const METHODS: Record<MethodKind, MethodChoice> = {
  */
 const METHOD_CUES: Record<string, RegExp[]> = {
   agents: [/multi-agent|\bagents?\b/, /reinforcement|game theory/, /simulat/],
-  computing: [/language models?|\bllms?\b|neural|algorithm|benchmark|artificial intelligence|\bai\b/, /computer science|software|machine learning|deep learning/, /retriev|hallucinat|classifier|prompt/],
+  computing: [
+    /language models?|\bllms?\b|neural|algorithm|benchmark|artificial intelligence|\bai\b/,
+    /computer science|software|machine learning|deep learning/,
+    /retriev|hallucinat|classifier|prompt/,
+  ],
   forecasting: [/forecast|nowcast/, /weather|climate|precipitation/, /time[- ]series/],
-  secondary: [/bioinformatic|genom|rna-?seq|single-cell|gene expression|proteom/, /public (?:datasets?|data)|published datasets|re-?analy|registry|administrative data|census/, /econometric/],
+  secondary: [
+    /bioinformatic|genom|rna-?seq|single-cell|gene expression|proteom/,
+    /public (?:datasets?|data)|published datasets|re-?analy|registry|administrative data|census/,
+    /econometric/,
+  ],
   field: [
     /\bfield\b(?! of)|in-situ|on site|in-service|study sites?/,
     /marine|reef|ecolog|forest|soil|crops?\b|plots?\b|agronom|farm|geolog|ocean|river|coast|wildlife|habitat/,
@@ -161,9 +251,20 @@ const METHOD_CUES: Record<string, RegExp[]> = {
     /bridges?|structur|building|pipeline|railway/,
   ],
   lab: [/laborator|\blab\b|specimens?|fatigue tests?|assays?|material testing|test rig|chemical/],
-  survey: [/survey|questionnaire/, /psycholog|well-being|wellbeing|attitude|opinion|self-report/, /social media|behaviou?r|perception/],
-  comparison: [/educat|pedagog|teaching|classroom/, /students?|course|lecture|curricul/, /intervention|peer instruction|comparing|compare[sd]?|control group/],
-  interviews: [/interview|qualitative|thematic|ethnograph/, /oral history|memories|life[- ]stor|lived experience|narrative|testimon/],
+  survey: [
+    /survey|questionnaire/,
+    /psycholog|well-being|wellbeing|attitude|opinion|self-report/,
+    /social media|behaviou?r|perception/,
+  ],
+  comparison: [
+    /educat|pedagog|teaching|classroom/,
+    /students?|course|lecture|curricul/,
+    /intervention|peer instruction|comparing|compare[sd]?|control group/,
+  ],
+  interviews: [
+    /interview|qualitative|thematic|ethnograph/,
+    /oral history|memories|life[- ]stor|lived experience|narrative|testimon/,
+  ],
   archival: [/histor/, /archiv|minutes|newspapers?|manuscripts?|letters/],
 };
 
@@ -180,23 +281,57 @@ function chooseMethod(text: string): MethodChoice {
     [s.computing, METHODS.benchmark],
     [s.forecasting, METHODS.forecasting],
     [s.secondary, METHODS.secondary],
-    [s.field, s.lab > 0
-      ? { ...METHODS.field, name: 'In-situ field measurements combined with laboratory tests', skills: [...METHODS.field.skills, 'Laboratory testing'] }
-      : imaging ? { ...METHODS.field, name: 'Field observation with image-based measurement at the study sites', skills: ['Field protocols', 'Image annotation', 'Statistics'] } : METHODS.field],
-    [s.lab, { ...METHODS.field, name: 'Controlled laboratory tests on specimens', skills: ['Laboratory testing', 'Statistics'] }],
+    [
+      s.field,
+      s.lab > 0
+        ? {
+            ...METHODS.field,
+            name: 'In-situ field measurements combined with laboratory tests',
+            skills: [...METHODS.field.skills, 'Laboratory testing'],
+          }
+        : imaging
+          ? {
+              ...METHODS.field,
+              name: 'Field observation with image-based measurement at the study sites',
+              skills: ['Field protocols', 'Image annotation', 'Statistics'],
+            }
+          : METHODS.field,
+    ],
+    [
+      s.lab,
+      {
+        ...METHODS.field,
+        name: 'Controlled laboratory tests on specimens',
+        skills: ['Laboratory testing', 'Statistics'],
+      },
+    ],
     [s.interviews && s.archival ? s.interviews + s.archival : 0, METHODS['oral-history']],
     [s.comparison >= 2 ? s.comparison : 0, METHODS.comparison],
     [s.survey && s.interviews ? s.survey + s.interviews : 0, METHODS.mixed],
     [s.survey, METHODS.survey],
     [s.interviews, METHODS.interviews],
-    [s.archival, { ...METHODS['oral-history'], name: 'Archival document analysis of primary sources', skills: ['Archival research'] }],
+    [
+      s.archival,
+      {
+        ...METHODS['oral-history'],
+        name: 'Archival document analysis of primary sources',
+        skills: ['Archival research'],
+      },
+    ],
   ];
   const [score, best] = candidates.reduce((a, b) => (b[0] > a[0] ? b : a));
   return score > 0 ? best : METHODS.review;
 }
 
 function profileText(p: Profile, extra: string[] = []): string {
-  return [p.field_of_study, p.research_area, p.additional_context, ...p.existing_skills, ...p.missing_skills, ...extra].join(' ');
+  return [
+    p.field_of_study,
+    p.research_area,
+    p.additional_context,
+    ...p.existing_skills,
+    ...p.missing_skills,
+    ...extra,
+  ].join(' ');
 }
 
 // ------------------------------------------------------------------------------------------
@@ -218,7 +353,14 @@ function problemFormulation(sections: Record<string, unknown>) {
   const profile = readProfile(sections.profile);
   const hits: Hit[] = (Array.isArray(sections.search_results) ? sections.search_results : []).map((h) => {
     const o = obj(h);
-    return { id: str(o.id), title: str(o.title), source: str(o.source), year: typeof o.year === 'number' ? o.year : null, snippet: str(o.snippet), keywords: strings(o.keywords) };
+    return {
+      id: str(o.id),
+      title: str(o.title),
+      source: str(o.source),
+      year: typeof o.year === 'number' ? o.year : null,
+      snippet: str(o.snippet),
+      keywords: strings(o.keywords),
+    };
   });
   const previous = sections.previous_definition ? obj(sections.previous_definition) : undefined;
   const feedback = strings(sections.refinement_feedback);
@@ -237,10 +379,18 @@ function problemFormulation(sections: Record<string, unknown>) {
   const skillRoots = roots([...profile.existing_skills, ...profile.missing_skills].join(' '));
   const relevant = hits
     .map((h, order) => {
-      const overlap = [...roots(`${h.title} ${h.snippet} ${h.keywords.join(' ')}`)].filter((t) => !GENERIC_ROOTS.has(t));
+      const overlap = [...roots(`${h.title} ${h.snippet} ${h.keywords.join(' ')}`)].filter(
+        (t) => !GENERIC_ROOTS.has(t),
+      );
       const onArea = overlap.filter((t) => areaRoots.has(t));
       const onContext = overlap.filter((t) => !areaRoots.has(t) && contextRoots.has(t));
-      return { h, overlap: [...onArea, ...onContext], score: onArea.length + 0.5 * onContext.length, onArea: onArea.length, order };
+      return {
+        h,
+        overlap: [...onArea, ...onContext],
+        score: onArea.length + 0.5 * onContext.length,
+        onArea: onArea.length,
+        order,
+      };
     })
     // "X for Y": Y names what the work is for (the application), X the means; a study that
     // shares only the means ("machine learning") is not literature on Y.
@@ -293,7 +443,9 @@ function problemFormulation(sections: Record<string, unknown>) {
         () => `How do the new observations compare with earlier accounts in ${field}?`,
         () => `What do the findings imply for practice in ${field}?`,
       ];
-  const secondary = Array.from({ length: count }, (_, i) => templates[i % templates.length](variables[i % Math.max(1, variables.length)] ?? ''));
+  const secondary = Array.from({ length: count }, (_, i) =>
+    templates[i % templates.length](variables[i % Math.max(1, variables.length)] ?? ''),
+  );
   const context = firstClause(profile.additional_context);
   const main = [
     literatureBacked ? `How do ${variables[0]} and ${variables[1]} shape ${area}?` : '',
@@ -311,14 +463,23 @@ function problemFormulation(sections: Record<string, unknown>) {
         : 'The literature search found no study on this topic in the searched collection: the literature available here is thin, so a systematic search of specialised databases is part of the first phase, and no unrelated work is cited in its place.';
   // What changed since the last version, in the proposal's own words (the feedback itself stays in the refinement history).
   const revision = previous
-    ? [narrowed ? `This version narrows the scope to ${count} secondary question${count === 1 ? '' : 's'}.` : 'This version revises the questions after review.', focus ? `It now centres on ${focus}.` : '']
+    ? [
+        narrowed
+          ? `This version narrows the scope to ${count} secondary question${count === 1 ? '' : 's'}.`
+          : 'This version revises the questions after review.',
+        focus ? `It now centres on ${focus}.` : '',
+      ]
         .filter(Boolean)
         .join(' ')
     : '';
   const statement = [
-    relevant.length >= 2 ? `${capitalise(area)} is an active topic in ${field}.` : `This proposal addresses ${area}, a topic in ${field}.`,
+    relevant.length >= 2
+      ? `${capitalise(area)} is an active topic in ${field}.`
+      : `This proposal addresses ${area}, a topic in ${field}.`,
     literatureSentence,
-    profile.constraints.length ? `The work has to respect these constraints: ${profile.constraints.map(inSentence).join(', ')}.` : '',
+    profile.constraints.length
+      ? `The work has to respect these constraints: ${profile.constraints.map(inSentence).join(', ')}.`
+      : '',
     `The project asks ${count} secondary question${count === 1 ? '' : 's'} so that it fits ${profile.timeline} at ${profile.weekly_hours} hours per week.`,
     revision,
   ]
@@ -326,15 +487,28 @@ function problemFormulation(sections: Record<string, unknown>) {
     .join(' ');
 
   return {
-    working_title: literatureBacked ? `${capitalise(variables[0])} and ${variables[1]} in ${profile.research_area}` : `${capitalise(profile.research_area)}: a study plan in ${field}`,
+    working_title: literatureBacked
+      ? `${capitalise(variables[0])} and ${variables[1]} in ${profile.research_area}`
+      : `${capitalise(profile.research_area)}: a study plan in ${field}`,
     problem_statement: statement,
     main_research_question: main,
     secondary_questions: secondary,
     key_variables: variables.length ? variables : [profile.research_area],
     literature: relevant.map(({ h }) => {
-      const common = shared(terms(`${h.title} ${h.keywords.join(' ')}`), terms(`${profile.research_area} ${profile.additional_context} ${variables.join(' ')}`));
-      const named = common.filter((t) => !common.some((o) => o !== t && o.includes(t)) && !GENERIC_ROOTS.has(t.slice(0, 6)) && !['large', 'small', 'based'].includes(t));
-      return { result_id: h.id, relevance_note: `${firstSentence(h.snippet) ?? `${h.title}.`}${named.length ? ` Relevant for: ${named.slice(0, 3).join(', ')}.` : ''}` };
+      const common = shared(
+        terms(`${h.title} ${h.keywords.join(' ')}`),
+        terms(`${profile.research_area} ${profile.additional_context} ${variables.join(' ')}`),
+      );
+      const named = common.filter(
+        (t) =>
+          !common.some((o) => o !== t && o.includes(t)) &&
+          !GENERIC_ROOTS.has(t.slice(0, 6)) &&
+          !['large', 'small', 'based'].includes(t),
+      );
+      return {
+        result_id: h.id,
+        relevance_note: `${firstSentence(h.snippet) ?? `${h.title}.`}${named.length ? ` Relevant for: ${named.slice(0, 3).join(', ')}.` : ''}`,
+      };
     }),
   };
 }
@@ -347,7 +521,11 @@ function firstSentence(text: string): string | undefined {
 
 /** The first clause of a sentence, without its full stop ("Counting reef fish from video."). */
 function firstClause(text: string): string {
-  const clause = text.trim().split(/[.;:!?]\s|[.;:!?]$/)[0]?.trim() ?? '';
+  const clause =
+    text
+      .trim()
+      .split(/[.;:!?]\s|[.;:!?]$/)[0]
+      ?.trim() ?? '';
   return clause.length >= 10 && clause.length <= 140 ? clause : '';
 }
 
@@ -371,7 +549,10 @@ function objectivesRule(sections: Record<string, unknown>) {
   const secondary = strings(problem.secondary_questions);
   const n = Math.max(1, secondary.length);
   const weeks = Math.max(1, Math.floor(profile.timeline_weeks));
-  const specific = secondary.map((q, i) => `By week ${Math.max(1, Math.round((weeks * (i + 1)) / (n + 1)))}, produce a documented, evidence-based answer to: ${q}`);
+  const specific = secondary.map(
+    (q, i) =>
+      `By week ${Math.max(1, Math.round((weeks * (i + 1)) / (n + 1)))}, produce a documented, evidence-based answer to: ${q}`,
+  );
   const mainTerms = terms(main);
   const covered = secondary.filter((q) => shared(terms(q), mainTerms).length > 0).length;
   return {
@@ -380,7 +561,10 @@ function objectivesRule(sections: Record<string, unknown>) {
     feasibility_notes: {
       timeline_assessment: `${n} specific objective${n === 1 ? '' : 's'} in ${profile.timeline} at ${profile.weekly_hours} hours per week (about ${Math.round(profile.timeline_weeks * profile.weekly_hours)} hours in total).`,
       skills_required: [...new Set([...profile.missing_skills, ...profile.existing_skills])].slice(0, 6),
-      risk_factors: [...profile.constraints.map((c) => `Constraint: ${c}`), ...profile.missing_skills.map((s) => `Time needed to learn ${s}`)].slice(0, 6),
+      risk_factors: [
+        ...profile.constraints.map((c) => `Constraint: ${c}`),
+        ...profile.missing_skills.map((s) => `Time needed to learn ${s}`),
+      ].slice(0, 6),
     },
     alignment_check: {
       coverage_analysis: `Each of the ${n} secondary question(s) maps to one specific objective; the general objective restates the main question. ${covered} of ${n} secondary question(s) share terms with the main question.`,
@@ -396,26 +580,50 @@ function methodologyRule(sections: Record<string, unknown>) {
   // The profile alone decides, so the data collection plan reaches the same method.
   const method = chooseMethod(profileText(profile));
   const load = workload(profile, specific.length);
-  const alternatives = (Object.values(METHODS) as MethodChoice[]).filter((m) => m.kind !== method.kind && m.kind !== 'review').slice(0, 2);
+  const alternatives = (Object.values(METHODS) as MethodChoice[])
+    .filter((m) => m.kind !== method.kind && m.kind !== 'review')
+    .slice(0, 2);
   const have = profile.existing_skills.map((s) => s.toLowerCase());
   return {
     recommended_methodology: method.name,
     methodology_type: method.type,
     justification: `${method.name} answers the ${specific.length} specific objective(s) directly and builds on the researcher's skills (${profile.existing_skills.join(', ') || 'none listed'}). It needs about ${load.totalHours} hours, i.e. ${load.totalWeeks} weeks at ${profile.weekly_hours} hours per week${profile.constraints.length ? `, and respects: ${profile.constraints.join(', ')}` : ''}.`,
-    required_skills: [...new Set([...method.skills, ...profile.missing_skills])].filter((s) => !have.includes(s.toLowerCase())),
+    required_skills: [...new Set([...method.skills, ...profile.missing_skills])].filter(
+      (s) => !have.includes(s.toLowerCase()),
+    ),
     timeline_fit: {
       is_feasible: load.totalWeeks <= profile.timeline_weeks,
       estimated_duration: weeks(load.totalWeeks),
       key_phases: [
-        { name: 'Preparation', duration: weeks(load.weeks.preparation), description: 'Finalise instruments, set up tools, complete the literature search.' },
-        { name: 'Data collection', duration: weeks(load.weeks.collection), description: `Collect data for ${specific.length} objective(s).` },
-        { name: 'Analysis and quality check', duration: weeks(load.weeks.qualityCheck), description: 'Clean, analyse and check the data; write up.' },
+        {
+          name: 'Preparation',
+          duration: weeks(load.weeks.preparation),
+          description: 'Finalise instruments, set up tools, complete the literature search.',
+        },
+        {
+          name: 'Data collection',
+          duration: weeks(load.weeks.collection),
+          description: `Collect data for ${specific.length} objective(s).`,
+        },
+        {
+          name: 'Analysis and quality check',
+          duration: weeks(load.weeks.qualityCheck),
+          description: 'Clean, analyse and check the data; write up.',
+        },
       ],
     },
     alternative_methodologies: alternatives.map((m) => ({
       name: m.name,
-      pros: [m.type === 'qualitative' ? 'Rich, contextual insight' : 'Results that generalise and can be tested statistically'],
-      cons: [m.skills.some((s) => !have.includes(s.toLowerCase())) ? `Needs skills the researcher lacks (${m.skills.join(', ')})` : 'Less suited to the objectives as stated'],
+      pros: [
+        m.type === 'qualitative'
+          ? 'Rich, contextual insight'
+          : 'Results that generalise and can be tested statistically',
+      ],
+      cons: [
+        m.skills.some((s) => !have.includes(s.toLowerCase()))
+          ? `Needs skills the researcher lacks (${m.skills.join(', ')})`
+          : 'Less suited to the objectives as stated',
+      ],
     })),
   };
 }
@@ -430,20 +638,117 @@ interface Tool {
 }
 
 const TOOLS: Tool[] = [
-  { name: 'PettingZoo', type: 'Software library', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['simulation'] },
-  { name: 'Python with pandas', type: 'Programming language', accessibility: 'Free / open source', learning_curve: 'Low for Python users', for: ['simulation', 'benchmark', 'forecasting', 'survey', 'mixed', 'secondary'] },
-  { name: 'MLflow', type: 'Experiment tracking', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['simulation', 'benchmark', 'forecasting'] },
-  { name: 'xarray', type: 'Software library', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['forecasting'] },
-  { name: 'LimeSurvey Community Edition', type: 'Survey platform', accessibility: 'Free / open source', learning_curve: 'Low', for: ['survey', 'mixed', 'comparison'] },
-  { name: 'JASP', type: 'Statistics software', accessibility: 'Free / open source', learning_curve: 'Low', for: ['survey', 'mixed', 'comparison'] },
-  { name: 'SPSS', type: 'Statistics software', accessibility: 'Commercial licence', learning_curve: 'Low', for: ['survey', 'mixed'], paid: true },
-  { name: 'Taguette', type: 'Qualitative coding', accessibility: 'Free / open source', learning_curve: 'Low', for: ['interviews', 'mixed', 'oral-history'] },
-  { name: 'R', type: 'Statistics software', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['field', 'secondary', 'comparison'] },
-  { name: 'Fiji (ImageJ)', type: 'Image analysis', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['field'] },
-  { name: 'QGIS', type: 'Mapping of study sites', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['field'] },
-  { name: 'Snakemake', type: 'Analysis workflow manager', accessibility: 'Free / open source', learning_curve: 'Medium', for: ['secondary'] },
-  { name: 'Audacity', type: 'Audio recording and editing', accessibility: 'Free / open source', learning_curve: 'Low', for: ['oral-history'] },
-  { name: 'Zotero', type: 'Reference manager', accessibility: 'Free / open source', learning_curve: 'Low', for: ['simulation', 'benchmark', 'forecasting', 'survey', 'interviews', 'mixed', 'review', 'field', 'secondary', 'comparison', 'oral-history'] },
+  {
+    name: 'PettingZoo',
+    type: 'Software library',
+    accessibility: 'Free / open source',
+    learning_curve: 'Medium',
+    for: ['simulation'],
+  },
+  {
+    name: 'Python with pandas',
+    type: 'Programming language',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low for Python users',
+    for: ['simulation', 'benchmark', 'forecasting', 'survey', 'mixed', 'secondary'],
+  },
+  {
+    name: 'MLflow',
+    type: 'Experiment tracking',
+    accessibility: 'Free / open source',
+    learning_curve: 'Medium',
+    for: ['simulation', 'benchmark', 'forecasting'],
+  },
+  {
+    name: 'xarray',
+    type: 'Software library',
+    accessibility: 'Free / open source',
+    learning_curve: 'Medium',
+    for: ['forecasting'],
+  },
+  {
+    name: 'LimeSurvey Community Edition',
+    type: 'Survey platform',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low',
+    for: ['survey', 'mixed', 'comparison'],
+  },
+  {
+    name: 'JASP',
+    type: 'Statistics software',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low',
+    for: ['survey', 'mixed', 'comparison'],
+  },
+  {
+    name: 'SPSS',
+    type: 'Statistics software',
+    accessibility: 'Commercial licence',
+    learning_curve: 'Low',
+    for: ['survey', 'mixed'],
+    paid: true,
+  },
+  {
+    name: 'Taguette',
+    type: 'Qualitative coding',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low',
+    for: ['interviews', 'mixed', 'oral-history'],
+  },
+  {
+    name: 'R',
+    type: 'Statistics software',
+    accessibility: 'Free / open source',
+    learning_curve: 'Medium',
+    for: ['field', 'secondary', 'comparison'],
+  },
+  {
+    name: 'Fiji (ImageJ)',
+    type: 'Image analysis',
+    accessibility: 'Free / open source',
+    learning_curve: 'Medium',
+    for: ['field'],
+  },
+  {
+    name: 'QGIS',
+    type: 'Mapping of study sites',
+    accessibility: 'Free / open source',
+    learning_curve: 'Medium',
+    for: ['field'],
+  },
+  {
+    name: 'Snakemake',
+    type: 'Analysis workflow manager',
+    accessibility: 'Free / open source',
+    learning_curve: 'Medium',
+    for: ['secondary'],
+  },
+  {
+    name: 'Audacity',
+    type: 'Audio recording and editing',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low',
+    for: ['oral-history'],
+  },
+  {
+    name: 'Zotero',
+    type: 'Reference manager',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low',
+    for: [
+      'simulation',
+      'benchmark',
+      'forecasting',
+      'survey',
+      'interviews',
+      'mixed',
+      'review',
+      'field',
+      'secondary',
+      'comparison',
+      'oral-history',
+    ],
+  },
 ];
 
 function dataCollectionRule(sections: Record<string, unknown>) {
@@ -452,25 +757,80 @@ function dataCollectionRule(sections: Record<string, unknown>) {
   const methodology = obj(sections.methodology);
   const n = Math.max(1, strings(objectives.specific_objectives).length);
   const chosen = chooseMethod(profileText(profile));
-  const method = chosen.name === str(methodology.recommended_methodology) ? chosen : (Object.values(METHODS) as MethodChoice[]).find((m) => m.name === str(methodology.recommended_methodology)) ?? chosen;
+  const method =
+    chosen.name === str(methodology.recommended_methodology)
+      ? chosen
+      : ((Object.values(METHODS) as MethodChoice[]).find((m) => m.name === str(methodology.recommended_methodology)) ??
+        chosen);
   const noBudget = profile.constraints.some((c) => /no budget|no funding|zero budget|unfunded/i.test(c));
-  const tools = TOOLS.filter((t) => t.for.includes(method.kind) && !(noBudget && t.paid)).map(({ name, type, accessibility, learning_curve }) => ({ name, type, accessibility, learning_curve }));
+  const tools = TOOLS.filter((t) => t.for.includes(method.kind) && !(noBudget && t.paid)).map(
+    ({ name, type, accessibility, learning_curve }) => ({ name, type, accessibility, learning_curve }),
+  );
   const load = workload(profile, n);
-  const human = ['survey', 'interviews', 'mixed', 'comparison'].includes(method.kind) || (method.kind === 'oral-history' && /interview/i.test(method.name));
+  const human =
+    ['survey', 'interviews', 'mixed', 'comparison'].includes(method.kind) ||
+    (method.kind === 'oral-history' && /interview/i.test(method.name));
   const byKind: Record<MethodChoice['kind'], { techniques: string[]; sources: string[]; sample: string }> = {
-    simulation: { techniques: ['Simulation logs', 'Automated metric collection'], sources: ['Generated synthetic data from simulated episodes'], sample: `${200 * n} episodes (${n} condition(s) × 200 seeds)` },
-    forecasting: { techniques: ['Retrieval of historical observations', 'Model output archiving'], sources: ['Public reanalysis and station records'], sample: '10 years of daily observations per region' },
-    survey: { techniques: ['Online questionnaire with validated scales'], sources: ['Responses from the target population'], sample: `about ${Math.ceil(84 * (1 + 0.1 * (n - 1)))} respondents (power analysis: r = 0.3, α = 0.05, power 0.8)` },
-    interviews: { techniques: ['Semi-structured interviews'], sources: ['Interview transcripts'], sample: '12-15 participants, until thematic saturation' },
-    mixed: { techniques: ['Online questionnaire', 'Follow-up semi-structured interviews'], sources: ['Survey responses', 'Interview transcripts'], sample: `about ${Math.ceil(84 * (1 + 0.1 * (n - 1)))} respondents and 8-12 interviewees` },
-    review: { techniques: ['Systematic database search', 'Structured data extraction'], sources: ['Published studies'], sample: '30-60 included studies' },
-    benchmark: { techniques: ['Benchmark runs with automated metric collection', 'Archiving of model outputs'], sources: ['Public benchmark datasets and model outputs'], sample: `${n} condition(s) × 3 seeds on each benchmark` },
+    simulation: {
+      techniques: ['Simulation logs', 'Automated metric collection'],
+      sources: ['Generated synthetic data from simulated episodes'],
+      sample: `${200 * n} episodes (${n} condition(s) × 200 seeds)`,
+    },
+    forecasting: {
+      techniques: ['Retrieval of historical observations', 'Model output archiving'],
+      sources: ['Public reanalysis and station records'],
+      sample: '10 years of daily observations per region',
+    },
+    survey: {
+      techniques: ['Online questionnaire with validated scales'],
+      sources: ['Responses from the target population'],
+      sample: `about ${Math.ceil(84 * (1 + 0.1 * (n - 1)))} respondents (power analysis: r = 0.3, α = 0.05, power 0.8)`,
+    },
+    interviews: {
+      techniques: ['Semi-structured interviews'],
+      sources: ['Interview transcripts'],
+      sample: '12-15 participants, until thematic saturation',
+    },
+    mixed: {
+      techniques: ['Online questionnaire', 'Follow-up semi-structured interviews'],
+      sources: ['Survey responses', 'Interview transcripts'],
+      sample: `about ${Math.ceil(84 * (1 + 0.1 * (n - 1)))} respondents and 8-12 interviewees`,
+    },
+    review: {
+      techniques: ['Systematic database search', 'Structured data extraction'],
+      sources: ['Published studies'],
+      sample: '30-60 included studies',
+    },
+    benchmark: {
+      techniques: ['Benchmark runs with automated metric collection', 'Archiving of model outputs'],
+      sources: ['Public benchmark datasets and model outputs'],
+      sample: `${n} condition(s) × 3 seeds on each benchmark`,
+    },
     field: fieldSpec(method.name, n),
-    secondary: { techniques: ['Retrieval of published datasets from public repositories', 'Reproducible analysis pipeline with documented parameters'], sources: ['Public data repositories'], sample: `${2 + n} published datasets` },
-    comparison: { techniques: ['Outcome records of the intervention and comparison groups', 'Participant questionnaire'], sources: ['Outcome records (e.g. assessments) of both groups', 'Questionnaire responses'], sample: 'two groups of about 60 participants each' },
+    secondary: {
+      techniques: [
+        'Retrieval of published datasets from public repositories',
+        'Reproducible analysis pipeline with documented parameters',
+      ],
+      sources: ['Public data repositories'],
+      sample: `${2 + n} published datasets`,
+    },
+    comparison: {
+      techniques: ['Outcome records of the intervention and comparison groups', 'Participant questionnaire'],
+      sources: ['Outcome records (e.g. assessments) of both groups', 'Questionnaire responses'],
+      sample: 'two groups of about 60 participants each',
+    },
     'oral-history': /interview/i.test(method.name)
-      ? { techniques: ['Recorded life-story interviews', 'Archival document analysis'], sources: ['Interview recordings and transcripts', 'Archive records'], sample: '12-20 narrators and the matching archive series' }
-      : { techniques: ['Archival document analysis'], sources: ['Archive records'], sample: 'the archive series that cover the period' },
+      ? {
+          techniques: ['Recorded life-story interviews', 'Archival document analysis'],
+          sources: ['Interview recordings and transcripts', 'Archive records'],
+          sample: '12-20 narrators and the matching archive series',
+        }
+      : {
+          techniques: ['Archival document analysis'],
+          sources: ['Archive records'],
+          sample: 'the archive series that cover the period',
+        },
   };
   const spec = byKind[method.kind];
   return {
@@ -479,14 +839,28 @@ function dataCollectionRule(sections: Record<string, unknown>) {
     data_sources: [...spec.sources, 'Published studies from the literature review'],
     estimated_sample_size: spec.sample,
     timeline_breakdown: {
-      preparation: { duration: weeks(load.weeks.preparation), activities: ['Finalise instruments and protocol', human ? 'Obtain ethics approval' : 'Set up the environment and pipelines'] },
-      collection: { duration: weeks(load.weeks.collection), activities: [`Collect data for ${n} objective(s)`, 'Log provenance of every record'] },
-      quality_check: { duration: weeks(load.weeks.qualityCheck), activities: ['Check completeness and outliers', 'Document the dataset'] },
+      preparation: {
+        duration: weeks(load.weeks.preparation),
+        activities: [
+          'Finalise instruments and protocol',
+          human ? 'Obtain ethics approval' : 'Set up the environment and pipelines',
+        ],
+      },
+      collection: {
+        duration: weeks(load.weeks.collection),
+        activities: [`Collect data for ${n} objective(s)`, 'Log provenance of every record'],
+      },
+      quality_check: {
+        duration: weeks(load.weeks.qualityCheck),
+        activities: ['Check completeness and outliers', 'Document the dataset'],
+      },
       total_duration: weeks(load.totalWeeks),
     },
     resource_requirements: [
       'A personal computer with internet access',
-      ...(method.kind === 'forecasting' || /reinforcement|deep learning/i.test(profileText(profile)) ? ['GPU time (shared cluster or free cloud tier)'] : []),
+      ...(method.kind === 'forecasting' || /reinforcement|deep learning/i.test(profileText(profile))
+        ? ['GPU time (shared cluster or free cloud tier)']
+        : []),
       ...(human ? ['Ethics approval for research with human participants'] : []),
       `${load.totalHours} researcher hours`,
     ],
@@ -500,11 +874,21 @@ function fieldSpec(name: string, n: number): { techniques: string[]; sources: st
   const onSite = /field|in-situ/i.test(name);
   return {
     techniques: [
-      ...(onSite && imaging ? ['Standardised in-situ image or video recording at fixed sites', 'Annotation and measurement of the recorded images'] : []),
-      ...(onSite && !imaging ? ['Instrumented in-situ measurements with sensors or loggers', 'Repeated monitoring at fixed points'] : []),
+      ...(onSite && imaging
+        ? [
+            'Standardised in-situ image or video recording at fixed sites',
+            'Annotation and measurement of the recorded images',
+          ]
+        : []),
+      ...(onSite && !imaging
+        ? ['Instrumented in-situ measurements with sensors or loggers', 'Repeated monitoring at fixed points']
+        : []),
       ...(lab ? ['Laboratory tests on specimens or samples'] : []),
     ],
-    sources: [...(onSite ? ['Field recordings from the study sites'] : []), ...(lab ? ['Laboratory test records'] : [])],
+    sources: [
+      ...(onSite ? ['Field recordings from the study sites'] : []),
+      ...(lab ? ['Laboratory test records'] : []),
+    ],
     sample: `${2 * n} site visits${lab ? ` and ${6 * n} laboratory specimens` : ''}`,
   };
 }
@@ -537,34 +921,71 @@ function qualityRule(sections: Record<string, unknown>) {
   }).length;
   const coverage = secondary.length ? covered / secondary.length : 0;
   const mainTerms = terms(str(problem.main_research_question));
-  const methodLinked = shared(mainTerms, terms(`${str(methodology.justification)} ${str(objectives.general_objective)}`)).length > 0;
-  const coherence = Math.min(1, Math.max(0, 0.5 + 0.3 * coverage + (literature >= 2 ? 0.05 : -0.1) + (methodLinked ? 0.05 : -0.05)));
+  const methodLinked =
+    shared(mainTerms, terms(`${str(methodology.justification)} ${str(objectives.general_objective)}`)).length > 0;
+  const coherence = Math.min(
+    1,
+    Math.max(0, 0.5 + 0.3 * coverage + (literature >= 2 ? 0.05 : -0.1) + (methodLinked ? 0.05 : -0.05)),
+  );
 
   const planWeeks = weeksIn(str(plan.total_duration));
   const ratio = planWeeks ? profile.timeline_weeks / planWeeks : null;
-  const feasibility = ratio === null ? 0.6 : ratio >= 1 ? Math.max(0.75, 0.9 - 0.03 * profile.missing_skills.length) : Math.max(0, ratio * 0.95);
+  const feasibility =
+    ratio === null
+      ? 0.6
+      : ratio >= 1
+        ? Math.max(0.75, 0.9 - 0.03 * profile.missing_skills.length)
+        : Math.max(0, ratio * 0.95);
 
-  const issues: Array<{ severity: 'critical' | 'major' | 'minor'; component: string; description: string; impact: string }> = [];
+  const issues: Array<{
+    severity: 'critical' | 'major' | 'minor';
+    component: string;
+    description: string;
+    impact: string;
+  }> = [];
   const recommendations: string[] = [];
   const targets: string[] = [];
   if (ratio !== null && ratio < 1) {
-    issues.push({ severity: 'major', component: 'data_collection', description: `The plan (${Math.round(planWeeks!)} weeks) is longer than the ${profile.timeline} available.`, impact: 'Objectives would be left unfinished.' });
-    recommendations.push(`Narrow the scope: fewer secondary questions, so the plan fits ${Math.floor(profile.timeline_weeks)} weeks.`);
+    issues.push({
+      severity: 'major',
+      component: 'data_collection',
+      description: `The plan (${Math.round(planWeeks!)} weeks) is longer than the ${profile.timeline} available.`,
+      impact: 'Objectives would be left unfinished.',
+    });
+    recommendations.push(
+      `Narrow the scope: fewer secondary questions, so the plan fits ${Math.floor(profile.timeline_weeks)} weeks.`,
+    );
     targets.push('problem_definition', 'data_collection');
   }
   if (literature < 2) {
-    issues.push({ severity: 'major', component: 'problem_definition', description: `Only ${literature} study/studies support the problem definition.`, impact: 'The research gap is weakly evidenced.' });
+    issues.push({
+      severity: 'major',
+      component: 'problem_definition',
+      description: `Only ${literature} study/studies support the problem definition.`,
+      impact: 'The research gap is weakly evidenced.',
+    });
     recommendations.push('Broaden the literature search with synonyms of the key variables.');
   }
   if (coverage < 1) {
-    issues.push({ severity: 'major', component: 'research_objectives', description: `${secondary.length - covered} secondary question(s) have no matching objective.`, impact: 'Part of the problem would go unanswered.' });
+    issues.push({
+      severity: 'major',
+      component: 'research_objectives',
+      description: `${secondary.length - covered} secondary question(s) have no matching objective.`,
+      impact: 'Part of the problem would go unanswered.',
+    });
     recommendations.push('Align each specific objective with one secondary question.');
     targets.push('research_objectives');
   }
   for (const skill of profile.missing_skills.slice(0, 2)) {
-    issues.push({ severity: 'minor', component: 'methodology', description: `${skill} still has to be learned.`, impact: 'Adds learning time early in the project.' });
+    issues.push({
+      severity: 'minor',
+      component: 'methodology',
+      description: `${skill} still has to be learned.`,
+      impact: 'Adds learning time early in the project.',
+    });
   }
-  if (!recommendations.length) recommendations.push('Proceed as planned; review the weekly time budget at each phase boundary.');
+  if (!recommendations.length)
+    recommendations.push('Proceed as planned; review the weekly time budget at each phase boundary.');
   return {
     coherence_score: Math.round(coherence * 100) / 100,
     feasibility_score: Math.round(feasibility * 100) / 100,
@@ -575,9 +996,29 @@ function qualityRule(sections: Record<string, unknown>) {
 }
 
 export const proposalRules: StandinRule[] = [
-  { task: 'proposal.problem_formulation', description: 'Research problem from the profile and the literature search results (cites result ids only).', answer: ({ sections }) => problemFormulation(sections) },
-  { task: 'proposal.objectives', description: 'General and SMART specific objectives from the research questions.', answer: ({ sections }) => objectivesRule(sections) },
-  { task: 'proposal.methodology', description: 'Methodology chosen from field, topic and skills; duration from the workload model.', answer: ({ sections }) => methodologyRule(sections) },
-  { task: 'proposal.data_collection', description: 'Data collection plan with a phased timeline from the workload model.', answer: ({ sections }) => dataCollectionRule(sections) },
-  { task: 'proposal.quality_control', description: 'Coherence from question/objective coverage; feasibility from plan length vs timeline.', answer: ({ sections }) => qualityRule(sections) },
+  {
+    task: 'proposal.problem_formulation',
+    description: 'Research problem from the profile and the literature search results (cites result ids only).',
+    answer: ({ sections }) => problemFormulation(sections),
+  },
+  {
+    task: 'proposal.objectives',
+    description: 'General and SMART specific objectives from the research questions.',
+    answer: ({ sections }) => objectivesRule(sections),
+  },
+  {
+    task: 'proposal.methodology',
+    description: 'Methodology chosen from field, topic and skills; duration from the workload model.',
+    answer: ({ sections }) => methodologyRule(sections),
+  },
+  {
+    task: 'proposal.data_collection',
+    description: 'Data collection plan with a phased timeline from the workload model.',
+    answer: ({ sections }) => dataCollectionRule(sections),
+  },
+  {
+    task: 'proposal.quality_control',
+    description: 'Coherence from question/objective coverage; feasibility from plan length vs timeline.',
+    answer: ({ sections }) => qualityRule(sections),
+  },
 ];

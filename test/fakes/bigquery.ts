@@ -68,7 +68,12 @@ export function translateBigQuerySql(sql: string): string {
 }
 
 function paramValue(p: QueryParameter): SqlParam {
-  const convert = (type: string, v: string | undefined) => (type === 'INT64' || type === 'FLOAT64' || type === 'NUMERIC' ? Number(v) : type === 'BOOL' ? v === 'true' : (v ?? ''));
+  const convert = (type: string, v: string | undefined) =>
+    type === 'INT64' || type === 'FLOAT64' || type === 'NUMERIC'
+      ? Number(v)
+      : type === 'BOOL'
+        ? v === 'true'
+        : (v ?? '');
   if (p.parameterType.type === 'ARRAY') {
     const elementType = p.parameterType.arrayType?.type ?? 'STRING';
     return (p.parameterValue.arrayValues ?? []).map((a) => convert(elementType, a.value)) as SqlParam;
@@ -86,12 +91,19 @@ function fieldType(values: unknown[]): string {
 function toWireRows(rows: Array<Record<string, unknown>>) {
   const names = rows.length ? Object.keys(rows[0]) : [];
   const fields = names.map((name) => ({ name, type: fieldType(rows.map((r) => r[name])), mode: 'NULLABLE' }));
-  const wire = rows.map((r) => ({ f: names.map((n) => ({ v: r[n] === null || r[n] === undefined ? null : typeof r[n] === 'object' ? JSON.stringify(r[n]) : String(r[n]) })) }));
+  const wire = rows.map((r) => ({
+    f: names.map((n) => ({
+      v: r[n] === null || r[n] === undefined ? null : typeof r[n] === 'object' ? JSON.stringify(r[n]) : String(r[n]),
+    })),
+  }));
   return { schema: { fields }, rows: wire, totalRows: String(rows.length) };
 }
 
 export async function startBigQueryFake(options: { seedDir?: string } = {}): Promise<BigQueryFake> {
-  const engine = await DuckDbWarehouse.open({ path: ':memory:', seedDir: options.seedDir ?? path.join(DATA_DIR, 'warehouse') });
+  const engine = await DuckDbWarehouse.open({
+    path: ':memory:',
+    seedDir: options.seedDir ?? path.join(DATA_DIR, 'warehouse'),
+  });
   const requests: RecordedRequest[] = [];
   const queries: string[] = [];
   const jobs = new Map<string, StoredJob>();
@@ -127,7 +139,8 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     const arrayTypes: Record<string, 'STRING' | 'INT64' | 'FLOAT64'> = {};
     for (const p of config.queryParameters ?? []) {
       params[p.name] = paramValue(p);
-      if (p.parameterType.type === 'ARRAY') arrayTypes[p.name] = (p.parameterType.arrayType?.type ?? 'STRING') as 'STRING';
+      if (p.parameterType.type === 'ARRAY')
+        arrayTypes[p.name] = (p.parameterType.arrayType?.type ?? 'STRING') as 'STRING';
     }
     let rows: Array<Record<string, unknown>>;
     try {
@@ -141,11 +154,22 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       return {
         error: {
           status: 400,
-          body: errorBody(400, 'bytesBilledLimitExceeded', `Query exceeded limit for bytes billed: ${config.maximumBytesBilled}. ${bytes} or higher required.`),
+          body: errorBody(
+            400,
+            'bytesBilledLimitExceeded',
+            `Query exceeded limit for bytes billed: ${config.maximumBytesBilled}. ${bytes} or higher required.`,
+          ),
         },
       };
     }
-    const job: StoredJob = { jobId: config.jobId ?? `job_${++counter}`, location: config.location ?? 'US', query: config.query, rows, bytes, labels: config.labels };
+    const job: StoredJob = {
+      jobId: config.jobId ?? `job_${++counter}`,
+      location: config.location ?? 'US',
+      query: config.query,
+      rows,
+      bytes,
+      labels: config.labels,
+    };
     jobs.set(job.jobId, job);
     return { job };
   }
@@ -156,10 +180,14 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location },
     configuration: { query: { query: job.query }, labels: job.labels },
     status: { state: 'DONE' },
-    statistics: { totalBytesProcessed: String(job.bytes), query: { totalBytesProcessed: String(job.bytes), totalBytesBilled: String(job.bytes) } },
+    statistics: {
+      totalBytesProcessed: String(job.bytes),
+      query: { totalBytesProcessed: String(job.bytes), totalBytesBilled: String(job.bytes) },
+    },
   });
 
-  const sendMalformed = (reply: import('fastify').FastifyReply) => reply.code(200).header('content-type', 'application/json').send('{"kind": "bigquery#queryResponse", "rows": [');
+  const sendMalformed = (reply: import('fastify').FastifyReply) =>
+    reply.code(200).header('content-type', 'application/json').send('{"kind": "bigquery#queryResponse", "rows": [');
 
   // jobs.insert
   app.post('/bigquery/v2/projects/:project/jobs', async (req, reply) => {
@@ -167,10 +195,19 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       malformed--;
       return sendMalformed(reply);
     }
-    const body = req.body as { jobReference?: { jobId?: string; location?: string }; configuration?: { query?: Record<string, unknown>; labels?: Record<string, string> } };
-    const q = body.configuration?.query as { query: string; queryParameters?: QueryParameter[]; maximumBytesBilled?: string } | undefined;
+    const body = req.body as {
+      jobReference?: { jobId?: string; location?: string };
+      configuration?: { query?: Record<string, unknown>; labels?: Record<string, string> };
+    };
+    const q = body.configuration?.query as
+      { query: string; queryParameters?: QueryParameter[]; maximumBytesBilled?: string } | undefined;
     if (!q?.query) return reply.code(400).send(errorBody(400, 'invalid', 'configuration.query.query is required'));
-    const { job, error } = await runQuery({ ...q, labels: body.configuration?.labels, jobId: body.jobReference?.jobId, location: body.jobReference?.location });
+    const { job, error } = await runQuery({
+      ...q,
+      labels: body.configuration?.labels,
+      jobId: body.jobReference?.jobId,
+      location: body.jobReference?.location,
+    });
     if (error) return reply.code(error.status).send(error.body);
     return jobResource(job!);
   });
@@ -188,20 +225,40 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       malformed--;
       return sendMalformed(reply);
     }
-    const body = req.body as { query: string; queryParameters?: QueryParameter[]; maximumBytesBilled?: string; labels?: Record<string, string>; location?: string };
+    const body = req.body as {
+      query: string;
+      queryParameters?: QueryParameter[];
+      maximumBytesBilled?: string;
+      labels?: Record<string, string>;
+      location?: string;
+    };
     const { job, error } = await runQuery(body);
     if (error) return reply.code(error.status).send(error.body);
-    return { kind: 'bigquery#queryResponse', jobReference: { projectId: PROJECT, jobId: job!.jobId, location: job!.location }, jobComplete: true, totalBytesProcessed: String(job!.bytes), ...toWireRows(job!.rows) };
+    return {
+      kind: 'bigquery#queryResponse',
+      jobReference: { projectId: PROJECT, jobId: job!.jobId, location: job!.location },
+      jobComplete: true,
+      totalBytesProcessed: String(job!.bytes),
+      ...toWireRows(job!.rows),
+    };
   });
 
   // jobs.getQueryResults
   app.get('/bigquery/v2/projects/:project/queries/:jobId', async (req, reply) => {
     const job = jobs.get((req.params as { jobId: string }).jobId);
     if (!job) return reply.code(404).send(errorBody(404, 'notFound', 'Not found: Job'));
-    return { kind: 'bigquery#getQueryResultsResponse', jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location }, jobComplete: true, totalBytesProcessed: String(job.bytes), ...toWireRows(job.rows) };
+    return {
+      kind: 'bigquery#getQueryResultsResponse',
+      jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location },
+      jobComplete: true,
+      totalBytesProcessed: String(job.bytes),
+      ...toWireRows(job.rows),
+    };
   });
 
-  app.setNotFoundHandler((req, reply) => reply.code(404).send(errorBody(404, 'notFound', `fake has no route for ${req.method} ${req.url}`)));
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send(errorBody(404, 'notFound', `fake has no route for ${req.method} ${req.url}`)),
+  );
 
   await app.listen({ host: '127.0.0.1', port: 0 });
   const port = (app.server.address() as { port: number }).port;

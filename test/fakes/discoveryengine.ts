@@ -23,20 +23,35 @@ export interface DiscoveryEngineFake {
   close(): Promise<void>;
 }
 
-const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 function words(text: string): string[] {
-  return text.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+  return text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1);
 }
 
 function flatten(value: unknown): string {
   if (typeof value === 'string' || typeof value === 'number') return String(value);
   if (Array.isArray(value)) return value.map(flatten).join(' ');
-  if (value && typeof value === 'object') return Object.entries(value).map(([k, v]) => `${k} ${flatten(v)}`).join(' ');
+  if (value && typeof value === 'object')
+    return Object.entries(value)
+      .map(([k, v]) => `${k} ${flatten(v)}`)
+      .join(' ');
   return '';
 }
 
-export async function startDiscoveryEngineFake(stores: Record<string, Array<Record<string, unknown>>> = {}): Promise<DiscoveryEngineFake> {
+export async function startDiscoveryEngineFake(
+  stores: Record<string, Array<Record<string, unknown>>> = {},
+): Promise<DiscoveryEngineFake> {
   const dataStores = new Map(Object.entries(stores));
   const requests: Array<{ path: string; body: unknown }> = [];
   const faults: Array<{ status: number; message: string }> = [];
@@ -48,15 +63,25 @@ export async function startDiscoveryEngineFake(stores: Record<string, Array<Reco
     const path = (req.params as { '*': string })['*'];
     requests.push({ path, body: req.body });
     const fault = faults.shift();
-    if (fault) return reply.code(fault.status).send({ error: { code: fault.status, message: fault.message, status: STATUS[fault.status] ?? 'UNKNOWN' } });
+    if (fault)
+      return reply
+        .code(fault.status)
+        .send({ error: { code: fault.status, message: fault.message, status: STATUS[fault.status] ?? 'UNKNOWN' } });
     if (malformed > 0) {
       malformed--;
       return reply.code(200).header('content-type', 'application/json').send('{"results": [{"id": ');
     }
-    const match = /^projects\/[^/]+\/locations\/[^/]+\/(?:collections\/[^/]+\/)?dataStores\/([^/]+)\/servingConfigs\/[^/:]+:search$/.exec(path);
-    if (!match) return reply.code(404).send({ error: { code: 404, message: `no such method: ${path}`, status: 'NOT_FOUND' } });
+    const match =
+      /^projects\/[^/]+\/locations\/[^/]+\/(?:collections\/[^/]+\/)?dataStores\/([^/]+)\/servingConfigs\/[^/:]+:search$/.exec(
+        path,
+      );
+    if (!match)
+      return reply.code(404).send({ error: { code: 404, message: `no such method: ${path}`, status: 'NOT_FOUND' } });
     const docs = dataStores.get(match[1]);
-    if (!docs) return reply.code(404).send({ error: { code: 404, message: `DataStore ${match[1]} not found.`, status: 'NOT_FOUND' } });
+    if (!docs)
+      return reply
+        .code(404)
+        .send({ error: { code: 404, message: `DataStore ${match[1]} not found.`, status: 'NOT_FOUND' } });
     const body = req.body as { query?: string; pageSize?: number };
     const terms = new Set(words(body.query ?? ''));
     const scored = docs
@@ -67,7 +92,14 @@ export async function startDiscoveryEngineFake(stores: Record<string, Array<Reco
     return {
       results: page.map(({ doc }) => {
         const { id, ...structData } = doc;
-        return { id: String(id), document: { name: `${path.replace(/\/servingConfigs\/.*$/, '')}/branches/0/documents/${id}`, id: String(id), structData } };
+        return {
+          id: String(id),
+          document: {
+            name: `${path.replace(/\/servingConfigs\/.*$/, '')}/branches/0/documents/${id}`,
+            id: String(id),
+            structData,
+          },
+        };
       }),
       totalSize: scored.length,
       attributionToken: 'fake-attribution',

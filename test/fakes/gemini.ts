@@ -18,7 +18,15 @@ export interface GeminiFake {
   close(): Promise<void>;
 }
 
-const STATUS: Record<number, string> = { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 429: 'RESOURCE_EXHAUSTED', 500: 'INTERNAL', 503: 'UNAVAILABLE' };
+const STATUS: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+};
 
 export async function startGeminiFake(): Promise<GeminiFake> {
   const requests: GeminiFake['requests'] = [];
@@ -26,16 +34,30 @@ export async function startGeminiFake(): Promise<GeminiFake> {
   const app = Fastify({ logger: false, forceCloseConnections: true });
   app.post('/*', async (req, reply) => {
     const path = (req.params as { '*': string })['*'];
-    if (!/models\/[^/]+:generateContent$/.test(path)) return reply.code(404).send({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } });
+    if (!/models\/[^/]+:generateContent$/.test(path))
+      return reply.code(404).send({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } });
     requests.push({ path, body: req.body as Record<string, unknown>, headers: req.headers });
     const next = queue.shift() ?? { status: 500, message: 'the fake has no scripted reply left' };
-    if ('status' in next) return reply.code(next.status).send({ error: { code: next.status, message: next.message ?? `scripted ${next.status}`, status: STATUS[next.status] ?? 'UNKNOWN' } });
+    if ('status' in next)
+      return reply
+        .code(next.status)
+        .send({
+          error: {
+            code: next.status,
+            message: next.message ?? `scripted ${next.status}`,
+            status: STATUS[next.status] ?? 'UNKNOWN',
+          },
+        });
     if ('delayMs' in next) await new Promise((r) => setTimeout(r, next.delayMs));
     const promptTokens = 'promptTokens' in next ? (next.promptTokens ?? 10) : 10;
     const outputTokens = 'outputTokens' in next ? (next.outputTokens ?? 5) : 5;
     return {
       candidates: [{ content: { role: 'model', parts: [{ text: next.text }] }, finishReason: 'STOP', index: 0 }],
-      usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: outputTokens, totalTokenCount: promptTokens + outputTokens },
+      usageMetadata: {
+        promptTokenCount: promptTokens,
+        candidatesTokenCount: outputTokens,
+        totalTokenCount: promptTokens + outputTokens,
+      },
       modelVersion: 'fake',
     };
   });

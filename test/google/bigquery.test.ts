@@ -21,11 +21,22 @@ describe('BigQuery adapter against the BigQuery REST fake (real @google-cloud/bi
   it('runs a parameterised query with named scalar and array parameters, a cost cap and labels', async () => {
     const d = bq.dialect;
     const sql = `SELECT ${d.column('part_number')} FROM ${d.table('platform_demo', 'components')} WHERE ${d.inArray(`LOWER(${d.column('category')})`, 'cats')} AND ${d.regexpContains(d.column('name'), 'pattern')} ORDER BY 1`;
-    const result = await bq.query<{ part_number: string }>({ sql, params: { cats: ['power', 'memory'], pattern: '(?i)\\bbatter(y|ies)\\b' }, label: 'Test Step' });
+    const result = await bq.query<{ part_number: string }>({
+      sql,
+      params: { cats: ['power', 'memory'], pattern: '(?i)\\bbatter(y|ies)\\b' },
+      label: 'Test Step',
+    });
     expect(result.rows.map((r) => r.part_number)).toEqual(['PD-1001', 'PD-1002', 'PD-1006']);
     expect(result.bytesProcessed).toBeGreaterThan(0);
     const insert = fake.requests.filter((r) => r.method === 'POST').at(-1)!.body as {
-      configuration: { query: { parameterMode: string; maximumBytesBilled: string; queryParameters: Array<{ name: string; parameterType: { type: string } }> }; labels: Record<string, string> };
+      configuration: {
+        query: {
+          parameterMode: string;
+          maximumBytesBilled: string;
+          queryParameters: Array<{ name: string; parameterType: { type: string } }>;
+        };
+        labels: Record<string, string>;
+      };
     };
     expect(insert.configuration.query.parameterMode.toUpperCase()).toBe('NAMED');
     expect(insert.configuration.query.maximumBytesBilled).toBe(String(100 * 1024 * 1024));
@@ -82,8 +93,10 @@ describe('BigQuery adapter against the BigQuery REST fake (real @google-cloud/bi
   });
 
   it('the fake translates only syntax, so the same builder output runs on both engines', () => {
-    expect(translateBigQuerySql('SELECT `a` FROM `p-1.ds.t` WHERE LOWER(`a`) IN UNNEST(@terms) AND REGEXP_CONTAINS(`a`, @re)')).toBe(
-      'SELECT "a" FROM "ds"."t" WHERE LOWER("a") IN (SELECT unnest($terms)) AND regexp_matches("a", $re)',
-    );
+    expect(
+      translateBigQuerySql(
+        'SELECT `a` FROM `p-1.ds.t` WHERE LOWER(`a`) IN UNNEST(@terms) AND REGEXP_CONTAINS(`a`, @re)',
+      ),
+    ).toBe('SELECT "a" FROM "ds"."t" WHERE LOWER("a") IN (SELECT unnest($terms)) AND regexp_matches("a", $re)');
   });
 });

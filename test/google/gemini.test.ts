@@ -7,14 +7,26 @@ import { extractJson, readSections, renderSections } from '../../backends/model/
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini';
 
 const schema = z.object({ answer: z.string(), score: z.number().min(0).max(1) });
-const request = { task: 'test.answer', instructions: 'Answer.', sections: { question: 'why?', data: { a: 1 } }, schema };
+const request = {
+  task: 'test.answer',
+  instructions: 'Answer.',
+  sections: { question: 'why?', data: { a: 1 } },
+  schema,
+};
 
 describe('Gemini adapter against a Gemini REST fake (real @google/genai client)', () => {
   let fake: GeminiFake;
   let model: GeminiModel;
   beforeAll(async () => {
     fake = await startGeminiFake();
-    model = new GeminiModel({ label: 'gemini', model: 'gemini-2.5-flash', apiKey: 'test-key', baseUrl: fake.url, timeoutMs: 1000, maxRepairs: 2 });
+    model = new GeminiModel({
+      label: 'gemini',
+      model: 'gemini-2.5-flash',
+      apiKey: 'test-key',
+      baseUrl: fake.url,
+      timeoutMs: 1000,
+      maxRepairs: 2,
+    });
   });
   beforeEach(() => {
     fake.requests.length = 0;
@@ -24,7 +36,11 @@ describe('Gemini adapter against a Gemini REST fake (real @google/genai client)'
   it('asks for structured output with the JSON schema and the task in the system instruction', async () => {
     fake.script({ text: '{"answer":"because","score":0.5}', promptTokens: 30, outputTokens: 7 });
     const reply = await model.generate(request);
-    expect(reply).toMatchObject({ data: { answer: 'because', score: 0.5 }, repairs: 0, usage: { promptTokens: 30, outputTokens: 7, totalTokens: 37, calls: 1 } });
+    expect(reply).toMatchObject({
+      data: { answer: 'because', score: 0.5 },
+      repairs: 0,
+      usage: { promptTokens: 30, outputTokens: 7, totalTokens: 37, calls: 1 },
+    });
     const sent = fake.requests[0];
     expect(sent.path).toBe('v1beta/models/gemini-2.5-flash:generateContent');
     expect(sent.headers['x-goog-api-key']).toBe('test-key');
@@ -32,23 +48,32 @@ describe('Gemini adapter against a Gemini REST fake (real @google/genai client)'
     expect(config.responseMimeType).toBe('application/json');
     expect(config.responseJsonSchema).toMatchObject({ type: 'object', required: ['answer', 'score'] });
     expect(JSON.stringify(sent.body.systemInstruction)).toContain('Task: test.answer');
-    const text = ((sent.body.contents as Array<{ parts: Array<{ text: string }> }>)[0].parts[0].text);
+    const text = (sent.body.contents as Array<{ parts: Array<{ text: string }> }>)[0].parts[0].text;
     expect(readSections(text)).toEqual({ question: 'why?', data: { a: 1 } });
   });
 
   it('parses fenced JSON and JSON wrapped in prose', async () => {
-    fake.script({ text: 'Here you go:\n```json\n{"answer":"x","score":1}\n```' }, { text: 'Sure! {"answer":"y","score":0} Hope it helps.' });
+    fake.script(
+      { text: 'Here you go:\n```json\n{"answer":"x","score":1}\n```' },
+      { text: 'Sure! {"answer":"y","score":0} Hope it helps.' },
+    );
     expect((await model.generate(request)).data.answer).toBe('x');
     expect((await model.generate(request)).data.answer).toBe('y');
   });
 
   it('sends a reply that fails validation back with the error, and counts tokens of every turn', async () => {
-    fake.script({ text: '{"answer":"x","score":7}' }, { text: 'not json at all' }, { text: '{"answer":"fixed","score":0.9}' });
+    fake.script(
+      { text: '{"answer":"x","score":7}' },
+      { text: 'not json at all' },
+      { text: '{"answer":"fixed","score":0.9}' },
+    );
     const reply = await model.generate(request);
     expect(reply.data.answer).toBe('fixed');
     expect(reply.repairs).toBe(2);
     expect(reply.usage.calls).toBe(3);
-    const lastTurns = (fake.requests[2].body.contents as Array<{ role: string; parts: Array<{ text: string }> }>).slice(-4);
+    const lastTurns = (fake.requests[2].body.contents as Array<{ role: string; parts: Array<{ text: string }> }>).slice(
+      -4,
+    );
     expect(lastTurns.map((t) => t.role)).toEqual(['model', 'user', 'model', 'user']);
     expect(lastTurns[1].parts[0].text).toMatch(/score: .*1/);
     expect(lastTurns[3].parts[0].text).toContain('not JSON');
@@ -87,17 +112,27 @@ describe('Gemini adapter against a Gemini REST fake (real @google/genai client)'
     const authClient = new OAuth2Client();
     authClient.setCredentials({ access_token: 'vertex-token', expiry_date: Date.now() + 3_600_000 });
     const vertex = new GeminiModel({
-      label: 'vertex', model: 'gemini-2.5-flash', vertex: { project: 'p1', location: 'europe-west4' }, baseUrl: fake.url,
-      timeoutMs: 1000, maxRepairs: 0, googleAuthOptions: { authClient: authClient as never },
+      label: 'vertex',
+      model: 'gemini-2.5-flash',
+      vertex: { project: 'p1', location: 'europe-west4' },
+      baseUrl: fake.url,
+      timeoutMs: 1000,
+      maxRepairs: 0,
+      googleAuthOptions: { authClient: authClient as never },
     });
     fake.script({ text: '{"answer":"v","score":0.1}' });
     expect((await vertex.generate(request)).data.answer).toBe('v');
-    expect(fake.requests[0].path).toBe('v1beta1/projects/p1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent');
+    expect(fake.requests[0].path).toBe(
+      'v1beta1/projects/p1/locations/europe-west4/publishers/google/models/gemini-2.5-flash:generateContent',
+    );
     expect(fake.requests[0].headers.authorization).toBe('Bearer vertex-token');
   });
 
   it('prompt helpers round-trip sections and extract JSON tolerantly', () => {
-    expect(readSections(renderSections({ a: 'text\nwith lines', b: [1, 2] }))).toEqual({ a: 'text\nwith lines', b: [1, 2] });
+    expect(readSections(renderSections({ a: 'text\nwith lines', b: [1, 2] }))).toEqual({
+      a: 'text\nwith lines',
+      b: [1, 2],
+    });
     expect(extractJson('[1,2]')).toEqual([1, 2]);
     expect(extractJson('no json')).toBeUndefined();
   });

@@ -7,13 +7,24 @@ import { EmbeddedSearch } from '../../backends/search/embedded';
 import { structToJson } from '../../backends/search/vertex';
 import { startDiscoveryEngineFake, type DiscoveryEngineFake } from '../fakes/discoveryengine';
 
-const docs = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'platform-docs.json'), 'utf8')) as Array<Record<string, unknown>>;
+const docs = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'platform-docs.json'), 'utf8')) as Array<
+  Record<string, unknown>
+>;
 
 describe('Vertex AI Search adapter against the Discovery Engine REST fake (real client, REST fallback)', () => {
   let fake: DiscoveryEngineFake;
   beforeAll(async () => {
     fake = await startDiscoveryEngineFake({
-      'agent-flows-platform-docs': [...docs, { id: 'nested', title: 'Nested', tags: ['a', 'b'], meta: { score: 3, ok: true, none: null }, text: 'battery nested' }],
+      'agent-flows-platform-docs': [
+        ...docs,
+        {
+          id: 'nested',
+          title: 'Nested',
+          tags: ['a', 'b'],
+          meta: { score: 3, ok: true, none: null },
+          text: 'battery nested',
+        },
+      ],
     });
   });
   afterAll(async () => fake?.close());
@@ -21,24 +32,43 @@ describe('Vertex AI Search adapter against the Discovery Engine REST fake (real 
   it('searches the data store named after the collection and returns plain JSON like the embedded index', async () => {
     const vertex = fake.search();
     const result = await vertex.search({ collection: 'platform-docs', query: 'battery components', pageSize: 3 });
-    expect(result.hits[0]).toMatchObject({ id: 'pd-battery', data: { title: 'Battery components in the demo warehouse' } });
+    expect(result.hits[0]).toMatchObject({
+      id: 'pd-battery',
+      data: { title: 'Battery components in the demo warehouse' },
+    });
     expect(result.totalSize).toBeGreaterThanOrEqual(2);
     expect(fake.requests.at(-1)!.path).toBe(
       'projects/fake-project/locations/global/collections/default_collection/dataStores/agent-flows-platform-docs/servingConfigs/default_search:search',
     );
     expect(fake.requests.at(-1)!.body).toMatchObject({ query: 'battery components', pageSize: 3 });
-    const embedded = await new EmbeddedSearch(path.join(DATA_DIR, 'search')).search({ collection: 'platform-docs', query: 'battery components', pageSize: 3 });
-    expect(Object.keys(result.hits[0].data).sort()).toEqual(Object.keys(embedded.hits[0].data).filter((k) => k !== 'id').sort());
+    const embedded = await new EmbeddedSearch(path.join(DATA_DIR, 'search')).search({
+      collection: 'platform-docs',
+      query: 'battery components',
+      pageSize: 3,
+    });
+    expect(Object.keys(result.hits[0].data).sort()).toEqual(
+      Object.keys(embedded.hits[0].data)
+        .filter((k) => k !== 'id')
+        .sort(),
+    );
   });
 
   it('converts nested Struct values (lists, structs, numbers, booleans, null)', async () => {
     const result = await fake.search().search({ collection: 'platform-docs', query: 'nested' });
-    expect(result.hits[0].data).toEqual({ title: 'Nested', tags: ['a', 'b'], meta: { score: 3, ok: true, none: null }, text: 'battery nested' });
+    expect(result.hits[0].data).toEqual({
+      title: 'Nested',
+      tags: ['a', 'b'],
+      meta: { score: 3, ok: true, none: null },
+      text: 'battery nested',
+    });
   });
 
   it('uses an explicit servingConfig mapping when configured', async () => {
-    const servingConfig = 'projects/fake-project/locations/global/dataStores/agent-flows-platform-docs/servingConfigs/custom';
-    const result = await fake.search({ servingConfigs: { docs: servingConfig } }).search({ collection: 'docs', query: 'memory' });
+    const servingConfig =
+      'projects/fake-project/locations/global/dataStores/agent-flows-platform-docs/servingConfigs/custom';
+    const result = await fake
+      .search({ servingConfigs: { docs: servingConfig } })
+      .search({ collection: 'docs', query: 'memory' });
     expect(result.hits.map((h) => h.id)).toContain('pd-memory');
     expect(fake.requests.at(-1)!.path).toBe(`${servingConfig}:search`);
   });
@@ -61,7 +91,10 @@ describe('Vertex AI Search adapter against the Discovery Engine REST fake (real 
 
   it('reports a malformed response as a retryable error, never as results', async () => {
     fake.malformNext(1);
-    const error = await fake.search().search({ collection: 'platform-docs', query: 'battery' }).catch((e) => e);
+    const error = await fake
+      .search()
+      .search({ collection: 'platform-docs', query: 'battery' })
+      .catch((e) => e);
     expect(error).toBeInstanceOf(BackendError);
     expect(error.retryable).toBe(true);
   });

@@ -3,7 +3,12 @@
  * task queue of its own. The model is the stand-in (its own instance, so faults stay local).
  */
 import { sharedEmbedder } from '../../backends/embedding';
-import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
@@ -31,7 +36,9 @@ function quietRuntime() {
     // terminal), so a passing test prints nothing and a failing one shows them with its output.
     Runtime.install({
       logger: new DefaultLogger('WARN'),
-      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} } },
+      telemetryOptions: {
+        logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} },
+      },
       shutdownSignals: [],
     });
   } catch {
@@ -87,7 +94,9 @@ export async function createHarness(
   const backends = options.backends ? options.backends(created) : created;
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
-  const dataConverter = options.payloadKey ? dataConverterFromEnv({ AGENT_FLOWS_PAYLOAD_KEY: options.payloadKey }) : undefined;
+  const dataConverter = options.payloadKey
+    ? dataConverterFromEnv({ AGENT_FLOWS_PAYLOAD_KEY: options.payloadKey })
+    : undefined;
   const client = new Client({ connection, namespace: 'default', dataConverter });
   const taskQueue = `test-${randomUUID().slice(0, 8)}`;
   const worker = await createFlowWorker({
@@ -98,7 +107,8 @@ export async function createHarness(
     dataConverter: dataConverter ?? {},
   });
   const running = worker.run();
-  const start = (flow: FlowDefinition, input: unknown, workflowId?: string) => startFlow(client, flow, input, { taskQueue, workflowId });
+  const start = (flow: FlowDefinition, input: unknown, workflowId?: string) =>
+    startFlow(client, flow, input, { taskQueue, workflowId });
   return {
     client,
     taskQueue,
@@ -128,10 +138,14 @@ export async function createHarness(
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   quietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: inject('testServerPath') } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: inject('testServerPath') } },
+  });
   await env.connection.operatorService.addSearchAttributes({
     namespace: 'default',
-    searchAttributes: Object.fromEntries(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, INDEXED_TYPES[type]])),
+    searchAttributes: Object.fromEntries(
+      Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => [name, INDEXED_TYPES[type]]),
+    ),
   });
   return env;
 }

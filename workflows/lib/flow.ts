@@ -8,7 +8,11 @@ import type { z } from 'zod';
 import { flowSearchAttribute, parseFlowInput } from '../../contracts/common';
 import { ProgressTracker } from './progress';
 
-export function beginFlow<S extends z.ZodType>(flow: string, schema: S, raw: unknown): { input: z.output<S>; progress: ProgressTracker } {
+export function beginFlow<S extends z.ZodType>(
+  flow: string,
+  schema: S,
+  raw: unknown,
+): { input: z.output<S>; progress: ProgressTracker } {
   const progress = new ProgressTracker(flow);
   const input = parseFlowInput(flow, schema, raw);
   if (workflowInfo().typedSearchAttributes.get(flowSearchAttribute) !== flow) {

@@ -48,7 +48,15 @@ export class Interview {
   get current(): InterviewQuestionView | null {
     const q = this.questions[this.index];
     if (!q) return null;
-    return { id: q.field, field: q.field, number: this.index + 1, of: this.questions.length, prompt: q.prompt, hint: q.hint, optional: q.optional };
+    return {
+      id: q.field,
+      field: q.field,
+      number: this.index + 1,
+      of: this.questions.length,
+      prompt: q.prompt,
+      hint: q.hint,
+      optional: q.optional,
+    };
   }
 
   /**
@@ -58,17 +66,28 @@ export class Interview {
    */
   check(raw: unknown, open = true): { repeat: boolean } {
     const parsed = interviewAnswerSchema.safeParse(raw);
-    if (!parsed.success) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: `invalid answer: ${formatZodError(parsed.error)}` });
+    if (!parsed.success)
+      throw ApplicationFailure.create({
+        type: 'InvalidAnswer',
+        message: `invalid answer: ${formatZodError(parsed.error)}`,
+      });
     const { questionId, answer } = parsed.data;
     const earlier = this.answerTexts.get(questionId);
     if (earlier === answer) return { repeat: true };
     const q = this.questions[this.index];
-    if (!q || !open) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+    if (!q || !open)
+      throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
     if (earlier !== undefined) {
-      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} was already answered with a different answer` });
+      throw ApplicationFailure.create({
+        type: 'StaleAnswer',
+        message: `question ${excerpt(questionId)} was already answered with a different answer`,
+      });
     }
     if (questionId !== q.field) {
-      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"` });
+      throw ApplicationFailure.create({
+        type: 'StaleAnswer',
+        message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"`,
+      });
     }
     const result = q.parse(answer);
     if (!result.ok) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: capMessage(result.message) });
@@ -78,13 +97,20 @@ export class Interview {
   /** Records an answer the validator accepted and moves to the next question; a repeat changes nothing. */
   accept(raw: unknown): InterviewQuestionView | null {
     const parsed = recordedAnswerSchema.safeParse(raw);
-    if (!parsed.success) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: `invalid answer: ${formatZodError(parsed.error)}` });
+    if (!parsed.success)
+      throw ApplicationFailure.create({
+        type: 'InvalidAnswer',
+        message: `invalid answer: ${formatZodError(parsed.error)}`,
+      });
     const { questionId, answer } = parsed.data;
     if (questionId !== undefined && this.answerTexts.has(questionId)) return this.current;
     const q = this.questions[this.index];
     if (!q) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
     if (questionId !== undefined && questionId !== q.field) {
-      throw ApplicationFailure.create({ type: 'StaleAnswer', message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"` });
+      throw ApplicationFailure.create({
+        type: 'StaleAnswer',
+        message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"`,
+      });
     }
     const result = q.parse(answer);
     if (!result.ok) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: capMessage(result.message) });
@@ -97,7 +123,11 @@ export class Interview {
 
   profile(): UserProfile {
     const result = userProfileSchema.safeParse(this.answers);
-    if (!result.success) throw ApplicationFailure.nonRetryable(`interview answers do not form a profile: ${formatZodError(result.error)}`, 'InvalidProfile');
+    if (!result.success)
+      throw ApplicationFailure.nonRetryable(
+        `interview answers do not form a profile: ${formatZodError(result.error)}`,
+        'InvalidProfile',
+      );
     return result.data;
   }
 }

@@ -53,7 +53,11 @@ export class ProposalStateMachine {
   /** Moves to `to`, or throws a non-retryable `InvalidStateTransition` failure. */
   transition(to: ProposalState, note?: string): void {
     if (!isValidTransition(this.current, to)) {
-      throw ApplicationFailure.nonRetryable(`invalid state transition ${this.current} → ${to}`, 'InvalidStateTransition', { from: this.current, to });
+      throw ApplicationFailure.nonRetryable(
+        `invalid state transition ${this.current} → ${to}`,
+        'InvalidStateTransition',
+        { from: this.current, to },
+      );
     }
     this.log.push({ from: this.current, to, at: this.now(), ...(note ? { note } : {}) });
     this.current = to;
