@@ -281,9 +281,12 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       const { data, usage } = await askModel(model, {
         task: 'bom.focus_terms',
         instructions:
-          'Extract what the question asks to find in a bill-of-materials database: component kinds, attribute values, part numbers. ' +
-          'One entry per part phrase, kept whole with every qualifier ("tantalum capacitors", not "tantalum" and "capacitors"). ' +
-          'Keep the words as written (lower case, singular or plural as in the question). Omit generic words: BOM, component, part, list, use, ' +
+          'Extract what the question asks to find in a bill-of-materials database: ' +
+          'component kinds, attribute values, part numbers. ' +
+          'One entry per part phrase, kept whole with every qualifier ("tantalum ' +
+          'capacitors", not "tantalum" and "capacitors"). ' +
+          'Keep the words as written (lower case, singular or plural as in the question). ' +
+          'Omit generic words: BOM, component, part, list, use, ' +
           'and the kind of BOM asked about (boards, assemblies, finished goods).',
         sections: { question: input.question },
         schema: focusTermsSchema,
@@ -530,7 +533,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       const { data, usage } = await askModel(model, {
         task: 'bom.explain',
         instructions:
-          'Answer the question in one or two plain sentences from the result: say how many rows matched (total_rows) and name up to three examples. No SQL, no markdown.',
+          'Answer the question in one or two plain sentences from the result: say how many ' +
+          'rows matched (total_rows) and name up to three examples. No SQL, no markdown.',
         sections: {
           question: input.question,
           result: {

@@ -254,7 +254,10 @@ export function createEadsActivities({ model, config }: Backends) {
         const { data, usage } = await askModel(model, {
           task: 'eads.orchestrate',
           instructions:
-            'You direct a scheduling interview. Pick the next EADS to pursue from <candidates> (all are eligible) given <conversation>. Topic order is process, data, resources, optimality. Answer with its eads_id, a one-sentence rationale, its interviewer type and a priority 0..1.',
+            'You direct a scheduling interview. Pick the next EADS to pursue from ' +
+            '<candidates> (all are eligible) given <conversation>. Topic order is process, ' +
+            'data, resources, optimality. Answer with its eads_id, a one-sentence rationale, ' +
+            'its interviewer type and a priority 0..1.',
           sections: {
             conversation: args.conversation,
             candidates: candidates.map((id) => {
@@ -325,7 +328,14 @@ export function createEadsActivities({ model, config }: Backends) {
       const { data, usage } = await askModel(model, {
         task: 'eads.question',
         instructions:
-          'You interview the owner of a firm about scheduling, filling the EADS below, as the interviewer described in <interviewer>: follow its instructions and question_style. Ask ONE clear question for the remaining fields (never for derived ones unless nothing else is left, never again for a field asked twice; questions marked charged:false do not count). question_type: "table" for table fields (give table_template as a markdown header row), "choice" for fields with choices (list them), else "text". Add a short help_text. targets = the fields the question fills.',
+          'You interview the owner of a firm about scheduling, filling the EADS below, as ' +
+          'the interviewer described in <interviewer>: follow its instructions and ' +
+          'question_style. Ask ONE clear question for the remaining fields (never for ' +
+          'derived ones unless nothing else is left, never again for a field asked twice; ' +
+          'questions marked charged:false do not count). question_type: "table" for table ' +
+          'fields (give table_template as a markdown header row), "choice" for fields with ' +
+          'choices (list them), else "text". Add a short help_text. targets = the fields ' +
+          'the question fills.',
         sections: {
           interviewer: {
             type: interviewer.type,
@@ -344,14 +354,12 @@ export function createEadsActivities({ model, config }: Backends) {
           remaining_fields: remaining.map((f) =>
             f.derived ? { name: f.name, kind: f.kind, derived: true } : fieldForPrompt(f, false),
           ),
-          asked: args.asked
-            .slice(-12)
-            .map((a) => ({
-              targets: a.targets,
-              filled: a.filled,
-              question: truncate(a.question, 160),
-              ...(a.charged === false ? { charged: false } : {}),
-            })),
+          asked: args.asked.slice(-12).map((a) => ({
+            targets: a.targets,
+            filled: a.filled,
+            question: truncate(a.question, 160),
+            ...(a.charged === false ? { charged: false } : {}),
+          })),
           filled_fields: Object.keys(args.dataStructure).filter((k) => k !== 'EADS-id'),
           context: args.context,
         },
@@ -381,7 +389,11 @@ export function createEadsActivities({ model, config }: Backends) {
       const { data, usage } = await askModel(model, {
         task: 'eads.surrogate_answer',
         instructions:
-          'You are the interviewee described in <firm>. Answer <question> truthfully and briefly from <facts> and <tables> only; say you are not sure when they do not cover it. For a table question reply with a markdown table using the template\'s columns (several values in a cell separated by commas; durations as "<number> <unit>"). For a list, separate items with commas.',
+          'You are the interviewee described in <firm>. Answer <question> truthfully and ' +
+          'briefly from <facts> and <tables> only; say you are not sure when they do not ' +
+          "cover it. For a table question reply with a markdown table using the template's " +
+          'columns (several values in a cell separated by commas; durations as "<number> ' +
+          '<unit>"). For a list, separate items with commas.',
         sections: {
           firm: { name: f.firm, interviewee: f.interviewee, about: f.about },
           question: {
@@ -454,7 +466,12 @@ export function createEadsActivities({ model, config }: Backends) {
       const { data, usage } = await askModel(model, {
         task: 'eads.refine',
         instructions:
-          'Turn the interviewee\'s <answer> to <question> into a DATA-STRUCTURE-REFINEMENT: "update" holds only the fields the answer settles (targets, plus derived fields you can infer), shaped exactly like the EADS example (same keys and value types; choices by their key). Leave out what the answer does not give. commit_notes: one sentence on what changed. exhausted: true when the interviewee has nothing more to add or every remaining field was asked twice without an answer.',
+          "Turn the interviewee's <answer> to <question> into a DATA-STRUCTURE-REFINEMENT: " +
+          '"update" holds only the fields the answer settles (targets, plus derived fields ' +
+          'you can infer), shaped exactly like the EADS example (same keys and value types; ' +
+          'choices by their key). Leave out what the answer does not give. commit_notes: ' +
+          'one sentence on what changed. exhausted: true when the interviewee has nothing ' +
+          'more to add or every remaining field was asked twice without an answer.',
         sections: {
           eads: { id: eads.id, name: eads.name },
           question: {

@@ -36,7 +36,8 @@ export function createPlatformActivities({ model, warehouse, search }: Backends)
       return askModel(model, {
         task: 'platform.summarize',
         instructions:
-          'Summarise in one sentence what the documents and warehouse rows say about the topic, and list up to three highlights (document titles).',
+          'Summarise in one sentence what the documents and warehouse rows say about the ' +
+          'topic, and list up to three highlights (document titles).',
         sections: { topic, search_hits: documents, warehouse_rows: rows },
         schema: summarySchema,
       });

@@ -185,12 +185,19 @@ export function createProposalActivities({ model, search, config }: Backends) {
         task: 'proposal.problem_formulation',
         instructions: [
           'You formulate a research problem for the researcher in <profile>.',
-          'Use only the studies in <search_results>; cite them by their "id" in literature[].result_id with a one-sentence relevance note. Do not cite anything else.',
-          'Cite only studies on the topic itself; when fewer than two are, say in the problem statement that the literature found is thin and cite nothing in their place.',
-          'Write for a reader: no phrase repeated within a question, no placeholder variables, whole sentences; describe what changed in your own words rather than quoting the feedback.',
+          'Use only the studies in <search_results>; cite them by their "id" in ' +
+            'literature[].result_id with a one-sentence relevance note. Do not cite anything ' +
+            'else.',
+          'Cite only studies on the topic itself; when fewer than two are, say in the ' +
+            'problem statement that the literature found is thin and cite nothing in their ' +
+            'place.',
+          'Write for a reader: no phrase repeated within a question, no placeholder ' +
+            'variables, whole sentences; describe what changed in your own words rather than ' +
+            'quoting the feedback.',
           'Give 2-4 secondary questions (fewer if the timeline is short) and the key variables.',
           refining
-            ? 'Refine <previous_definition> so that it addresses every point of <refinement_feedback>; keep what already works.'
+            ? 'Refine <previous_definition> so that it addresses every point of ' +
+              '<refinement_feedback>; keep what already works.'
             : '',
         ]
           .filter(Boolean)
@@ -250,7 +257,9 @@ export function createProposalActivities({ model, search, config }: Backends) {
       return askModel(model, {
         task: 'proposal.objectives',
         instructions:
-          'Turn the main research question into a general objective and each secondary question into one SMART specific objective (same order). Assess feasibility against the profile and check that every question is covered.',
+          'Turn the main research question into a general objective and each secondary ' +
+          'question into one SMART specific objective (same order). Assess feasibility ' +
+          'against the profile and check that every question is covered.',
         sections: {
           profile: profileSection(profile),
           problem: {
@@ -271,7 +280,12 @@ export function createProposalActivities({ model, search, config }: Backends) {
       return askModel(model, {
         task: 'proposal.methodology',
         instructions:
-          'Recommend one methodology that answers the objectives with the researcher’s skills, time and constraints, and that fits the kind of data the study works with (e.g. field recordings or images, specimens, public datasets, archives, people’s answers, model runs); justify it, list the skills it needs, estimate its duration with key phases, and give up to two alternatives with pros and cons.',
+          'Recommend one methodology that answers the objectives with the researcher’s ' +
+          'skills, time and constraints, and that fits the kind of data the study works ' +
+          'with (e.g. field recordings or images, specimens, public datasets, archives, ' +
+          'people’s answers, model runs); justify it, list the skills it needs, estimate ' +
+          'its duration with key phases, and give up to two alternatives with pros and ' +
+          'cons.',
         sections: {
           profile: profileSection(profile),
           problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
@@ -292,7 +306,10 @@ export function createProposalActivities({ model, search, config }: Backends) {
       return askModel(model, {
         task: 'proposal.data_collection',
         instructions:
-          'Plan the data collection for the methodology: techniques, tools (respect the constraints, e.g. free tools when there is no budget), data sources, sample size, and a phased timeline (preparation, collection, quality check) whose total_duration is stated in weeks.',
+          'Plan the data collection for the methodology: techniques, tools (respect the ' +
+          'constraints, e.g. free tools when there is no budget), data sources, sample ' +
+          'size, and a phased timeline (preparation, collection, quality check) whose ' +
+          'total_duration is stated in weeks.',
         sections: {
           profile: profileSection(profile),
           objectives: { specific_objectives: objectives.specific_objectives },
@@ -318,7 +335,11 @@ export function createProposalActivities({ model, search, config }: Backends) {
       const { data, usage } = await askModel(model, {
         task: 'proposal.quality_control',
         instructions:
-          'Check the proposal: coherence (0-1) of the chain problem → objectives → methodology → data collection, feasibility (0-1) of the plan for the profile’s time and skills, issues (critical|major|minor) with the component they concern (a literature review that is empty or off topic is always an issue), and concrete recommendations for a refinement.',
+          'Check the proposal: coherence (0-1) of the chain problem → objectives → ' +
+          'methodology → data collection, feasibility (0-1) of the plan for the profile’s ' +
+          'time and skills, issues (critical|major|minor) with the component they concern ' +
+          '(a literature review that is empty or off topic is always an issue), and ' +
+          'concrete recommendations for a refinement.',
         sections: {
           profile: profileSection(profile),
           problem: {

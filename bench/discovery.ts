@@ -228,7 +228,8 @@ async function main() {
     `discoverFromPrp: plan of ${rows[0].steps} steps × ${rows[0].candidates / rows[0].steps} candidates, stand-in latency ${latencyMs} ms, ${repeats} run(s) per bound`,
   );
   console.log(
-    '(wall: workflow start → completion in the history; sequential sum and critical path from the activities’ own start/complete times)',
+    '(wall: workflow start → completion in the history; sequential sum and critical ' +
+      'path from the activities’ own start/complete times)',
   );
   for (const concurrency of bounds) {
     const runs = rows.filter((r) => r.concurrency === concurrency).sort((a, b) => a.wall - b.wall);

@@ -80,7 +80,8 @@ async function main() {
       `EADS interviews on the local stack (2 shared cores; stand-in model), ${perFixture} surrogate interview(s) per fixture\n`,
     );
     console.log(
-      'fixture                  wall (median)  EADS  questions  q/EADS  model calls  tokens (prompt+output)  tokens/question',
+      'fixture                  wall (median)  EADS  questions  q/EADS  model calls  ' +
+        'tokens (prompt+output)  tokens/question',
     );
     for (const fixture of FIXTURES) {
       const walls: number[] = [];

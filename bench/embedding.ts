@@ -61,7 +61,8 @@ async function main() {
     );
     const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-vectors-'));
     console.log(
-      '| collection | docs | keyword index build | hybrid index build (cold) | hybrid (vectors cached) | hybrid query (mean) |',
+      '| collection | docs | keyword index build | hybrid index build (cold) | hybrid ' +
+        '(vectors cached) | hybrid query (mean) |',
     );
     console.log('|---|---|---|---|---|---|');
     for (const file of readdirSync(SEARCH_DIR)

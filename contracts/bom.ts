@@ -131,7 +131,10 @@ export const bomQuestionFlow: FlowDefinition<typeof bomQuestionInput, typeof bom
   mcpTool: 'answer_bom_question',
   title: 'BOM question',
   description:
-    'Answers a question about bills of materials with parameterized SQL: schema search, column resolver, then exact → plural/singular regex → substring strategies until rows are found; returns the answer, the SQL used and the whole pipeline state.',
+    'Answers a question about bills of materials with parameterized SQL: schema ' +
+    'search, column resolver, then exact → plural/singular regex → substring ' +
+    'strategies until rows are found; returns the answer, the SQL used and the whole ' +
+    'pipeline state.',
   tags: ['bom', 'sql', 'warehouse', 'rag', 'seed-001'],
   input: bomQuestionInput,
   output: bomQuestionOutput,

@@ -73,7 +73,8 @@ export const agentRegistrationSchema = z
       .url()
       .max(2048)
       .describe(
-        'Where the agent is reached: http(s) for HTTP agents, temporal://<address>/<namespace>/<task queue> for workers',
+        'Where the agent is reached: http(s) for HTTP agents, ' +
+          'temporal://<address>/<namespace>/<task queue> for workers',
       ),
     version: z.string().min(1).max(64),
     deployment_type: z.enum(DEPLOYMENT_TYPES).default('long_running'),

@@ -207,7 +207,9 @@ export const discoverFromPrpFlow: FlowDefinition<typeof discoverFromPrpInput, ty
   mcpTool: 'discover_from_prp',
   title: 'Data discovery from a PRP',
   description:
-    'Finds the warehouse tables that can feed the target schema of a requirements document (PRP): plans one search per conceptual group of columns, searches the table catalog, and validates each candidate against that group’s columns.',
+    'Finds the warehouse tables that can feed the target schema of a requirements ' +
+    'document (PRP): plans one search per conceptual group of columns, searches the ' +
+    'table catalog, and validates each candidate against that group’s columns.',
   tags: ['discovery', 'search', 'model'],
   input: discoverFromPrpInput,
   output: discoverFromPrpOutput,

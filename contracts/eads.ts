@@ -551,7 +551,9 @@ export const runEadsInterviewFlow: FlowDefinition<typeof runEadsInterviewInput, 
   mcpTool: 'run_eads_interview',
   title: 'EADS interview',
   description:
-    'Interviews a firm about its scheduling problem, EADS by EADS (process → data → resources → optimality), within a question budget per EADS; a human answers by update, or a surrogate expert answers from a fixture.',
+    'Interviews a firm about its scheduling problem, EADS by EADS (process → data → ' +
+    'resources → optimality), within a question budget per EADS; a human answers by ' +
+    'update, or a surrogate expert answers from a fixture.',
   tags: ['eads', 'interview', 'scheduling', 'human-in-the-loop'],
   input: runEadsInterviewInput,
   output: runEadsInterviewOutput,

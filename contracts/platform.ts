@@ -37,7 +37,8 @@ export const platformCheckFlow: FlowDefinition<typeof platformCheckInput, typeof
   mcpTool: 'platform_check',
   title: 'Platform check',
   description:
-    'Searches the demo documents, queries the demo warehouse table and asks the model to summarise: one activity per backend.',
+    'Searches the demo documents, queries the demo warehouse table and asks the model ' +
+    'to summarise: one activity per backend.',
   tags: ['platform', 'smoke-test'],
   input: platformCheckInput,
   output: platformCheckOutput,

@@ -526,7 +526,10 @@ export const researchProposalFlow: FlowDefinition<typeof proposalInput, typeof p
   mcpTool: 'write_research_proposal',
   title: 'Research proposal',
   description:
-    'Writes a research proposal from a researcher profile (given, or gathered in an interview): problem with a literature search, objectives, methodology, data collection plan; quality control with bounded refinement; optional review gate; PDF.',
+    'Writes a research proposal from a researcher profile (given, or gathered in an ' +
+    'interview): problem with a literature search, objectives, methodology, data ' +
+    'collection plan; quality control with bounded refinement; optional review gate; ' +
+    'PDF.',
   tags: ['research', 'proposal', 'interview', 'pdf', 'human-in-the-loop'],
   input: proposalInput,
   output: proposalOutput,

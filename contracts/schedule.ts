@@ -285,7 +285,9 @@ export const scheduleFromScrFlow: FlowDefinition<typeof scheduleFromScrInput, ty
   mcpTool: 'schedule_from_scr',
   title: 'Schedule from an SCR',
   description:
-    "Turns an EADS interview's SCR (flow shop or job shop) and a list of orders into a MiniZinc model, a schedule solved by OR-Tools CP-SAT, and a Gantt chart (SVG and PNG); re-run it with new orders without repeating the interview.",
+    "Turns an EADS interview's SCR (flow shop or job shop) and a list of orders into " +
+    'a MiniZinc model, a schedule solved by OR-Tools CP-SAT, and a Gantt chart (SVG ' +
+    'and PNG); re-run it with new orders without repeating the interview.',
   tags: ['eads', 'scheduling', 'minizinc', 'cp-sat', 'gantt'],
   input: scheduleFromScrInput,
   output: scheduleFromScrOutput,

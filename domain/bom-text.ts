@@ -10,16 +10,23 @@
 /** Words that name the question's frame, not what to look for. */
 const STOP_WORDS = new Set(
   (
-    'a about all also an and any are as at be bill bills bom boms by can component components contain containing contains ' +
-    'do does each every for from give has have how i in include includes including is it item items list lists material ' +
-    'materials me need needs of on or part parts please product products show shows tell that the their them these this ' +
-    'those to type types us use used uses using what where which who with within without you your one ones kind kinds ' +
+    'a about all also an and any are as at be bill bills bom boms by can component ' +
+    'components contain containing contains ' +
+    'do does each every for from give has have how i in include includes including is ' +
+    'it item items list lists material ' +
+    'materials me need needs of on or part parts please product products show shows ' +
+    'tell that the their them these this ' +
+    'those to type types us use used uses using what where which who with within ' +
+    'without you your one ones kind kinds ' +
     'find get having made make makes built there any assembly assemblies subassembly subassemblies ' +
     // Function words and adverbs of a question's frame (never part names).
-    'we our my they it its was were been being am currently still actually ever anywhere somewhere directly indirectly ' +
+    'we our my they it its was were been being am currently still actually ever ' +
+    'anywhere somewhere directly indirectly ' +
     'ultimately either both neither plus whether some than then when whose whom into onto upon via per so just only ' +
-    'depend depends rely relies carry carries carrying feature features featuring employ employs incorporate incorporates ' +
-    'incorporating require requires requiring needing take takes taking contained included needed required found fitted ' +
+    'depend depends rely relies carry carries carrying feature features featuring ' +
+    'employ employs incorporate incorporates ' +
+    'incorporating require requires requiring needing take takes taking contained ' +
+    'included needed required found fitted ' +
     'installed incorporated featured employed level levels end top top-level finished goods good ' +
     // Frame words around the part: "tantalum capacitor where-used", "X appears", "a motor inside".
     'where-used appear appears appearing occur occurs occurring inside onboard internally today now'
@@ -125,9 +132,11 @@ export interface ParsedBomQuestion {
 
 /** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
 const OPENERS = new Set(
-  'which what where who in on for of list show find give tell name get me us all every each any the a an our my your some do does did are is that those these there please'.split(
-    ' ',
-  ),
+  (
+    'which what where who in on for of list show find give tell name get me us all ' +
+    'every each any the a an our my your some do does did are is that those these ' +
+    'there please'
+  ).split(' '),
 );
 
 /** Adverbs of the question's frame that may sit between the subject and its verb. */
@@ -138,8 +147,10 @@ const FRAME_ADVERBS = new Set(
 /** Verbs (and prepositions) after which the question names what is used: "Which boards use X". */
 const ACTIVE_PIVOTS = new Set(
   (
-    'use uses using contain contains containing include includes including incorporate incorporates incorporating need needs ' +
-    'needing require requires requiring take takes have has having with carry carries carrying feature features featuring ' +
+    'use uses using contain contains containing include includes including ' +
+    'incorporate incorporates incorporating need needs ' +
+    'needing require requires requiring take takes have has having with carry carries ' +
+    'carrying feature features featuring ' +
     'employ employs depend depends rely relies consume consumes call calls calling'
   ).split(' '),
 );

@@ -479,9 +479,13 @@ export function aggregateScr(records: ScrRecord[], filter?: string[]): Aggregate
 // Text scoring shared by the surrogate's retrieval (activity) and the stand-in rules.
 
 const STOPWORDS = new Set(
-  'a an and are as at be but by can could do does did for from has have how i if in into is it its me my no not of on or our so such than that the their them then there these they this to us was we what when where which who why will with would you your about any all also each every just more most much some very well been being per one two'.split(
-    ' ',
-  ),
+  (
+    'a an and are as at be but by can could do does did for from has have how i if in ' +
+    'into is it its me my no not of on or our so such than that the their them then ' +
+    'there these they this to us was we what when where which who why will with would ' +
+    'you your about any all also each every just more most much some very well been ' +
+    'being per one two'
+  ).split(' '),
 );
 
 /** A crude stemmer: enough for "scheduled" ~ "schedule" and "batches" ~ "batch". */

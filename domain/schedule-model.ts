@@ -236,7 +236,9 @@ const OBJECTIVES: Record<string, { solved: SolvedObjective; note?: string }> = {
   },
   'MINIMIZE-CHANGEOVERS': {
     solved: 'makespan',
-    note: 'the SCR has no set-up times, so changeovers are not optimised: the schedule minimises makespan and counts changeovers per resource',
+    note:
+      'the SCR has no set-up times, so changeovers are not optimised: the schedule ' +
+      'minimises makespan and counts changeovers per resource',
   },
   'BALANCE-WORKLOAD': {
     solved: 'makespan',
@@ -483,9 +485,12 @@ export function formatTime(value: number, unit: TimeUnit): string {
 // MiniZinc.
 
 const MZN_RESERVED = new Set(
-  'ann annotation any array bool case constraint diff div else elseif endif enum false float function if in include int intersect let list maximize minimize mod not of op opt output par predicate record satisfy set solve string subset superset symdiff test then true tuple type union var where xor'.split(
-    ' ',
-  ),
+  (
+    'ann annotation any array bool case constraint diff div else elseif endif enum ' +
+    'false float function if in include int intersect let list maximize minimize mod ' +
+    'not of op opt output par predicate record satisfy set solve string subset ' +
+    'superset symdiff test then true tuple type union var where xor'
+  ).split(' '),
 );
 
 /** A readable MiniZinc identifier for a name, unique among `taken`. */

@@ -76,8 +76,10 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
       title: 'agent-flows control plane',
       version: '1.0.0',
       description:
-        'Capability discovery over the registered agents (worker groups): their reasoners (workflows) and skills (activities), ' +
-        'with filters, three formats and pagination; agent registration; and execution of a discovered reasoner as a Temporal workflow. ' +
+        'Capability discovery over the registered agents (worker groups): their reasoners ' +
+        '(workflows) and skills (activities), ' +
+        'with filters, three formats and pagination; agent registration; and execution of ' +
+        'a discovered reasoner as a Temporal workflow. ' +
         'Filter rules: docs/discovery-api.md.',
     },
     ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
@@ -111,7 +113,8 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
           operationId: 'discoverCapabilities',
           summary: 'Discover agent capabilities (reasoners and skills)',
           description:
-            'All filters combine with AND. Patterns: `*` is the only wildcard, case-sensitive, anchored at both ends. Unknown parameters are rejected.',
+            'All filters combine with AND. Patterns: `*` is the only wildcard, ' +
+            'case-sensitive, anchored at both ends. Unknown parameters are rejected.',
           parameters: [
             query('agent', 'One agent id (wins over node_id)', agentIdParam, 'agent-flows'),
             query('node_id', 'Alias of agent', agentIdParam),
@@ -256,7 +259,8 @@ export function buildOpenApi(serverUrl?: string): Record<string, unknown> {
             404: { description: 'Unknown agent or reasoner', content: json('Error') },
             409: {
               description:
-                'Not executable (a skill, or a reasoner with no workflow or task queue behind it), or a workflow with that id is already running',
+                'Not executable (a skill, or a reasoner with no workflow or task queue behind ' +
+                'it), or a workflow with that id is already running',
               content: json('Error'),
             },
             503: { description: 'Temporal not reachable', content: json('Error') },

@@ -238,7 +238,8 @@ describe('query-pattern templates', () => {
       () =>
         renderPatternTemplate({ dialect: duckDbDialect, allow, template, params });
     const ok =
-      'SELECT bd.{{col:parent_item_number}} FROM {{table:bom_details}} bd WHERE bd.{{col:component_item_number}} = {{param:item}} LIMIT 100';
+      'SELECT bd.{{col:parent_item_number}} FROM {{table:bom_details}} bd WHERE ' +
+      'bd.{{col:component_item_number}} = {{param:item}} LIMIT 100';
     expect(render(ok)).not.toThrow();
     expect(render(`${ok}; DELETE FROM x`)).toThrow(/single statement/);
     expect(render(ok.replace('bom_details', 'secrets'))).toThrow(/table secrets is not in bom_demo/);

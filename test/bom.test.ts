@@ -163,46 +163,53 @@ describe('answerBomQuestion on the embedded backends', () => {
     await recordHistory(handle, 'bom-question-grounded-substring');
   });
 
-  it('answers "no such part" without running SQL when a phrase matches nothing, offering the most frequent values', async () => {
-    const mark = h.backends.warehouse.executed.length;
-    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use hydraulic valves?' });
-    const out = (await handle.result()) as BomQuestionOutput;
-    const s = out.pipeline_state;
-    expect(out.outcome).toBe('no_results');
-    expect(s.missing_terms).toEqual(['hydraulic valves']);
-    expect(s.attempts_log).toEqual([]);
-    expect(s.found_results).toBe(false);
-    expect(s.rows).toEqual([]);
-    expect(s.suggestions['item_master.category']).toEqual([
-      'CAPACITOR',
-      'RESISTOR',
-      'SUBASSEMBLY',
-      'CONNECTORS',
-      'FASTENER',
-      'LED',
-    ]);
-    expect(out.final_answer).toMatch(/^No results found: no part in the BOM tables matches "hydraulic valves"\./);
-    expect(out.final_answer).toContain('- nothing close to "hydraulic valves"');
-    expect(out.final_answer).toContain('- item_master.category: CAPACITOR, RESISTOR');
-    expect(executedSince(mark).filter((q) => q.label?.startsWith('bom-strategy-'))).toEqual([]);
-    // No rows, nothing to explain: only the focus-term call was made.
-    expect(out.usage.calls).toBe(1);
-    await recordHistory(handle, 'bom-question-no-such-part');
-  });
+  it(
+    'answers "no such part" without running SQL when a phrase matches nothing, ' + 'offering the most frequent values',
+    async () => {
+      const mark = h.backends.warehouse.executed.length;
+      const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use hydraulic valves?' });
+      const out = (await handle.result()) as BomQuestionOutput;
+      const s = out.pipeline_state;
+      expect(out.outcome).toBe('no_results');
+      expect(s.missing_terms).toEqual(['hydraulic valves']);
+      expect(s.attempts_log).toEqual([]);
+      expect(s.found_results).toBe(false);
+      expect(s.rows).toEqual([]);
+      expect(s.suggestions['item_master.category']).toEqual([
+        'CAPACITOR',
+        'RESISTOR',
+        'SUBASSEMBLY',
+        'CONNECTORS',
+        'FASTENER',
+        'LED',
+      ]);
+      expect(out.final_answer).toMatch(/^No results found: no part in the BOM tables matches "hydraulic valves"\./);
+      expect(out.final_answer).toContain('- nothing close to "hydraulic valves"');
+      expect(out.final_answer).toContain('- item_master.category: CAPACITOR, RESISTOR');
+      expect(executedSince(mark).filter((q) => q.label?.startsWith('bom-strategy-'))).toEqual([]);
+      // No rows, nothing to explain: only the focus-term call was made.
+      expect(out.usage.calls).toBe(1);
+      await recordHistory(handle, 'bom-question-no-such-part');
+    },
+  );
 
-  it('does not drop a qualifier that matches nothing: "unobtainium flux capacitors" is no part, with the closest real ones', async () => {
-    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
-      question: 'Which BOMs use unobtainium flux capacitors?',
-    });
-    const s = out.pipeline_state;
-    expect(out.outcome).toBe('no_results');
-    expect(s.total_rows).toBe(0);
-    expect(s.missing_terms).toEqual(['unobtainium flux capacitors']);
-    expect(s.suggestions['closest parts to "unobtainium flux capacitors"']).toEqual(
-      expect.arrayContaining(['Tantalum capacitor', 'Ceramic capacitor', 'Electrolytic capacitor']),
-    );
-    expect(out.final_answer).toContain('- instead of "unobtainium flux capacitors": ');
-  });
+  it(
+    'does not drop a qualifier that matches nothing: "unobtainium flux capacitors" is ' +
+      'no part, with the closest real ones',
+    async () => {
+      const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+        question: 'Which BOMs use unobtainium flux capacitors?',
+      });
+      const s = out.pipeline_state;
+      expect(out.outcome).toBe('no_results');
+      expect(s.total_rows).toBe(0);
+      expect(s.missing_terms).toEqual(['unobtainium flux capacitors']);
+      expect(s.suggestions['closest parts to "unobtainium flux capacitors"']).toEqual(
+        expect.arrayContaining(['Tantalum capacitor', 'Ceramic capacitor', 'Electrolytic capacitor']),
+      );
+      expect(out.final_answer).toContain('- instead of "unobtainium flux capacitors": ');
+    },
+  );
 
   it('matches a multi-word part as one phrase: OLED displays are not every display module', async () => {
     const handle = await h.start(bomQuestionFlow, { question: 'Where are OLED displays used?' });

@@ -178,61 +178,65 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     await page.waitForLoadState();
   }
 
-  it('answers a whole EADS interview through the page, across a console restart, like the terminal client', async () => {
-    const projectId = `console-${Date.now().toString(36)}`;
-    const page = await newPage();
-    await page.goto(`${base}/console/flows/runEadsInterview`);
-    await page.getByLabel('projectId').fill(projectId);
-    await page.getByRole('button', { name: /^Start/ }).click();
-    await page.waitForURL(new RegExp(`/console/runs/${eadsInterviewWorkflowId(projectId)}$`));
-    await page.locator('legend#q-h, label#q-h', { hasText: /What do you make/ }).waitFor();
-    await page.screenshot({ path: path.join(SHOTS, 'eads-question.png'), fullPage: true });
-    await answerEads(page, EADS_ANSWERS[0]);
+  it(
+    'answers a whole EADS interview through the page, across a console restart, like ' + 'the terminal client',
+    async () => {
+      const projectId = `console-${Date.now().toString(36)}`;
+      const page = await newPage();
+      await page.goto(`${base}/console/flows/runEadsInterview`);
+      await page.getByLabel('projectId').fill(projectId);
+      await page.getByRole('button', { name: /^Start/ }).click();
+      await page.waitForURL(new RegExp(`/console/runs/${eadsInterviewWorkflowId(projectId)}$`));
+      await page.locator('legend#q-h, label#q-h', { hasText: /What do you make/ }).waitFor();
+      await page.screenshot({ path: path.join(SHOTS, 'eads-question.png'), fullPage: true });
+      await answerEads(page, EADS_ANSWERS[0]);
 
-    await restartConsole();
-    await page.goto(`${base}/console/go?workflowId=${projectId}`);
-    await page.locator('#q-h', { hasText: /Which of these best describes/ }).waitFor();
-    await page.screenshot({ path: path.join(SHOTS, 'eads-choice.png'), fullPage: true });
-    await answerEads(page, EADS_ANSWERS[1]);
-    await page.locator('.eads-progress table').waitFor();
-    await page.locator('section.question').waitFor();
-    await page.getByRole('button', { name: 'Finish the whole interview' }).click();
-    await page.locator('#result-h').waitFor({ timeout: 90_000 });
-    await page.screenshot({ path: path.join(SHOTS, 'eads-result.png'), fullPage: true });
-    expect(await page.locator('main').textContent()).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
+      await restartConsole();
+      await page.goto(`${base}/console/go?workflowId=${projectId}`);
+      await page.locator('#q-h', { hasText: /Which of these best describes/ }).waitFor();
+      await page.screenshot({ path: path.join(SHOTS, 'eads-choice.png'), fullPage: true });
+      await answerEads(page, EADS_ANSWERS[1]);
+      await page.locator('.eads-progress table').waitFor();
+      await page.locator('section.question').waitFor();
+      await page.getByRole('button', { name: 'Finish the whole interview' }).click();
+      await page.locator('#result-h').waitFor({ timeout: 90_000 });
+      await page.screenshot({ path: path.join(SHOTS, 'eads-result.png'), fullPage: true });
+      expect(await page.locator('main').textContent()).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
 
-    const viaPage = (await h.client.workflow
-      .getHandle(eadsInterviewWorkflowId(projectId))
-      .result()) as RunEadsInterviewOutput;
-    const terminalProject = `${projectId}-t`;
-    const input = new PassThrough();
-    input.end([...EADS_ANSWERS, ':finish'].map((l) => `${l}\n`).join(''));
-    const output = new PassThrough();
-    output.resume();
-    expect(
-      await runTerminalInterview({
-        client: h.client,
-        projectId: terminalProject,
-        input,
-        output,
-        taskQueue: h.taskQueue,
-      }),
-    ).toBe(0);
-    const viaTerminal = (await h.client.workflow
-      .getHandle(eadsInterviewWorkflowId(terminalProject))
-      .result()) as RunEadsInterviewOutput;
-    const comparable = (r: RunEadsInterviewOutput) => ({
-      status: r.status,
-      product: r.product,
-      problemType: r.problemType,
-      challenges: r.schedulingChallenges,
-      pursuits: r.pursuits.map((p) => [p.eadsId, p.status, p.completeness, p.questions]),
-      questionsAsked: r.questionsAsked,
-      merged: r.scr.merged_scr,
-    });
-    expect(comparable(viaPage)).toEqual(comparable(viaTerminal));
-    await page.close();
-  }, 240_000);
+      const viaPage = (await h.client.workflow
+        .getHandle(eadsInterviewWorkflowId(projectId))
+        .result()) as RunEadsInterviewOutput;
+      const terminalProject = `${projectId}-t`;
+      const input = new PassThrough();
+      input.end([...EADS_ANSWERS, ':finish'].map((l) => `${l}\n`).join(''));
+      const output = new PassThrough();
+      output.resume();
+      expect(
+        await runTerminalInterview({
+          client: h.client,
+          projectId: terminalProject,
+          input,
+          output,
+          taskQueue: h.taskQueue,
+        }),
+      ).toBe(0);
+      const viaTerminal = (await h.client.workflow
+        .getHandle(eadsInterviewWorkflowId(terminalProject))
+        .result()) as RunEadsInterviewOutput;
+      const comparable = (r: RunEadsInterviewOutput) => ({
+        status: r.status,
+        product: r.product,
+        problemType: r.problemType,
+        challenges: r.schedulingChallenges,
+        pursuits: r.pursuits.map((p) => [p.eadsId, p.status, p.completeness, p.questions]),
+        questionsAsked: r.questionsAsked,
+        merged: r.scr.merged_scr,
+      });
+      expect(comparable(viaPage)).toEqual(comparable(viaTerminal));
+      await page.close();
+    },
+    240_000,
+  );
 
   it('starts a BOM question and a discovery run from the page and reads their results', async () => {
     const page = await newPage();

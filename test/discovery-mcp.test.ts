@@ -76,50 +76,53 @@ afterAll(async () => h?.close());
 beforeEach(() => h.standin.setFaults({}));
 
 describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
-  it('lists one tool per flow with its input schema, and runs discover_from_prp with progress notifications', async () => {
-    const { client } = await connectStdio();
-    try {
-      const { tools } = await client.listTools();
-      // One tool per registered flow, plus the tools flows register through client/mcp/tools.ts.
-      expect(tools.map((t) => t.name)).toEqual(
-        expect.arrayContaining([...flows.map((f) => f.mcpTool), 'get_next_eads']),
-      );
-      const tool = tools.find((t) => t.name === 'discover_from_prp')!;
-      expect(tool.inputSchema.required).toEqual(['prp']);
-      expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual([
-        'prp',
-        'targetSchema',
-        'maxCandidatesPerStep',
-        'concurrency',
-      ]);
-      expect(tool.outputSchema?.properties).toHaveProperty('results');
+  it(
+    'lists one tool per flow with its input schema, and runs discover_from_prp with ' + 'progress notifications',
+    async () => {
+      const { client } = await connectStdio();
+      try {
+        const { tools } = await client.listTools();
+        // One tool per registered flow, plus the tools flows register through client/mcp/tools.ts.
+        expect(tools.map((t) => t.name)).toEqual(
+          expect.arrayContaining([...flows.map((f) => f.mcpTool), 'get_next_eads']),
+        );
+        const tool = tools.find((t) => t.name === 'discover_from_prp')!;
+        expect(tool.inputSchema.required).toEqual(['prp']);
+        expect(Object.keys(tool.inputSchema.properties ?? {})).toEqual([
+          'prp',
+          'targetSchema',
+          'maxCandidatesPerStep',
+          'concurrency',
+        ]);
+        expect(tool.outputSchema?.properties).toHaveProperty('results');
 
-      // A little model latency keeps the run long enough to be observed.
-      h.standin.setFaults({ latencyMs: 150 });
-      const progress: McpProgress[] = [];
-      const input = { prp: prp('nfl-weather-scoring'), maxCandidatesPerStep: 3, concurrency: 2 };
-      const result = await client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, {
-        onprogress: (p) => progress.push(p),
-        resetTimeoutOnProgress: true,
-      });
-      expect(result.isError).toBeFalsy();
-      const out = result.structuredContent as DiscoverFromPrpOutput;
-      // Groups are named from their columns: find the one that searched for the wind.
-      const weather = out.results.find((r) => r.target_columns.some((c) => c.name === 'wind_mph'))!;
-      expect(weather.discovered_tables[0].table_id).toBe('weather_at_kickoff');
-      const workflowId = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input));
-      expect(result._meta).toMatchObject({ 'agent-flows/workflowId': workflowId });
-      expect((result.content as Array<{ text: string }>)[0].text).toContain(weather.conceptual_group);
+        // A little model latency keeps the run long enough to be observed.
+        h.standin.setFaults({ latencyMs: 150 });
+        const progress: McpProgress[] = [];
+        const input = { prp: prp('nfl-weather-scoring'), maxCandidatesPerStep: 3, concurrency: 2 };
+        const result = await client.callTool({ name: 'discover_from_prp', arguments: input }, undefined, {
+          onprogress: (p) => progress.push(p),
+          resetTimeoutOnProgress: true,
+        });
+        expect(result.isError).toBeFalsy();
+        const out = result.structuredContent as DiscoverFromPrpOutput;
+        // Groups are named from their columns: find the one that searched for the wind.
+        const weather = out.results.find((r) => r.target_columns.some((c) => c.name === 'wind_mph'))!;
+        expect(weather.discovered_tables[0].table_id).toBe('weather_at_kickoff');
+        const workflowId = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input));
+        expect(result._meta).toMatchObject({ 'agent-flows/workflowId': workflowId });
+        expect((result.content as Array<{ text: string }>)[0].text).toContain(weather.conceptual_group);
 
-      expect(progress.length).toBeGreaterThanOrEqual(2);
-      const values = progress.map((p) => p.progress);
-      expect(values).toEqual([...values].sort((a, b) => a - b));
-      expect(new Set(values).size).toBe(values.length);
-      expect(progress.some((p) => /searched/.test(p.message ?? ''))).toBe(true);
-    } finally {
-      await client.close();
-    }
-  });
+        expect(progress.length).toBeGreaterThanOrEqual(2);
+        const values = progress.map((p) => p.progress);
+        expect(values).toEqual([...values].sort((a, b) => a - b));
+        expect(new Set(values).size).toBe(values.length);
+        expect(progress.some((p) => /searched/.test(p.message ?? ''))).toBe(true);
+      } finally {
+        await client.close();
+      }
+    },
+  );
 
   it('reports a failed flow as a tool error and rejects bad arguments before starting anything', async () => {
     const { client } = await connectStdio();

@@ -25,26 +25,30 @@ describe('target schema from section 9', () => {
     expect(extractTargetSchema(readFileSync(path.join(PRP_DIR, 'nfl-weather-scoring.md'), 'utf8'))).toHaveLength(11);
   });
 
-  it('reads a "- name (TYPE): description" list, a named heading, escaped pipes, and ignores headings in code fences', () => {
-    const prp = [
-      '# PRP: x',
-      '```md',
-      '## 9. Not this one',
-      '```',
-      '## Target schema',
-      '- `order_id` (STRING): Order identifier',
-      '- amount (NUMERIC)',
-      '## 10. Next',
-      '- `ignored` (STRING): outside the section',
-    ].join('\n');
-    expect(extractTargetSchema(prp)).toEqual([
-      { name: 'order_id', type: 'STRING', description: 'Order identifier' },
-      { name: 'amount', type: 'NUMERIC' },
-    ]);
-    const piped =
-      '## 9) Output\n| Name | Type | Notes |\n|--|--|--|\n| **a** | STRING | one \\| two |\n| a | INT64 | duplicate |\n';
-    expect(extractTargetSchema(piped)).toEqual([{ name: 'a', type: 'STRING', description: 'one | two' }]);
-  });
+  it(
+    'reads a "- name (TYPE): description" list, a named heading, escaped pipes, and ' +
+      'ignores headings in code fences',
+    () => {
+      const prp = [
+        '# PRP: x',
+        '```md',
+        '## 9. Not this one',
+        '```',
+        '## Target schema',
+        '- `order_id` (STRING): Order identifier',
+        '- amount (NUMERIC)',
+        '## 10. Next',
+        '- `ignored` (STRING): outside the section',
+      ].join('\n');
+      expect(extractTargetSchema(prp)).toEqual([
+        { name: 'order_id', type: 'STRING', description: 'Order identifier' },
+        { name: 'amount', type: 'NUMERIC' },
+      ]);
+      const piped =
+        '## 9) Output\n| Name | Type | Notes |\n|--|--|--|\n| **a** | STRING | one \\| two |\n| a | INT64 | duplicate |\n';
+      expect(extractTargetSchema(piped)).toEqual([{ name: 'a', type: 'STRING', description: 'one | two' }]);
+    },
+  );
 
   it('returns nothing when there is no section 9 or it has no columns', () => {
     expect(extractTargetSchema('# PRP\n\n## 1. Goal\nStuff\n')).toEqual([]);
@@ -83,24 +87,27 @@ describe('search plan schema', () => {
 });
 
 describe('catalog documents as candidates', () => {
-  it('parses schemas given as lists, JSON strings or BigQuery { fields } and skips documents that are not tables', () => {
-    const fields = [{ name: 'x', type: 'INT64', description: null }];
-    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: fields } })).toEqual({
-      table_id: 't',
-      project_id: '',
-      dataset_id: '',
-      description: '',
-      schema: [{ name: 'x', type: 'INT64' }],
-    });
-    expect(
-      parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: JSON.stringify(fields) } })?.schema,
-    ).toEqual([{ name: 'x', type: 'INT64' }]);
-    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: { fields } } })?.schema).toEqual([
-      { name: 'x', type: 'INT64' },
-    ]);
-    expect(parseCandidate({ id: '1', score: 1, data: { title: 'a document', text: 'no table' } })).toBeUndefined();
-    expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: 'not json' } })).toBeUndefined();
-  });
+  it(
+    'parses schemas given as lists, JSON strings or BigQuery { fields } and skips ' + 'documents that are not tables',
+    () => {
+      const fields = [{ name: 'x', type: 'INT64', description: null }];
+      expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: fields } })).toEqual({
+        table_id: 't',
+        project_id: '',
+        dataset_id: '',
+        description: '',
+        schema: [{ name: 'x', type: 'INT64' }],
+      });
+      expect(
+        parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: JSON.stringify(fields) } })?.schema,
+      ).toEqual([{ name: 'x', type: 'INT64' }]);
+      expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: { fields } } })?.schema).toEqual([
+        { name: 'x', type: 'INT64' },
+      ]);
+      expect(parseCandidate({ id: '1', score: 1, data: { title: 'a document', text: 'no table' } })).toBeUndefined();
+      expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: 'not json' } })).toBeUndefined();
+    },
+  );
 });
 
 describe('stand-in planner (content-based, so a new PRP gets a sensible plan)', () => {

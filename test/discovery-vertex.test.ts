@@ -28,41 +28,44 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
     await fake?.close();
   });
 
-  it('searches the table-catalog data store once per step and parses Struct-form documents into candidates', async () => {
-    fake.failNext(1, 503, 'The service is currently unavailable.');
-    const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 6 });
-    const out = (await handle.result()) as DiscoverFromPrpOutput;
+  it(
+    'searches the table-catalog data store once per step and parses Struct-form ' + 'documents into candidates',
+    async () => {
+      fake.failNext(1, 503, 'The service is currently unavailable.');
+      const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 6 });
+      const out = (await handle.result()) as DiscoverFromPrpOutput;
 
-    expect(h.backends.search.name).toBe('vertex');
-    const searches = fake.requests.filter((r) =>
-      r.path.endsWith('/dataStores/agent-flows-table-catalog/servingConfigs/default_search:search'),
-    );
-    // One search per step, plus the one 503 that Temporal retried.
-    expect(searches).toHaveLength(out.results.length + 1);
-    expect(searches.every((r) => (r.body as { pageSize?: number }).pageSize === 6)).toBe(true);
-    expect(new Set(searches.map((r) => (r.body as { query: string }).query))).toEqual(
-      new Set(out.results.map((r) => r.search_query)),
-    );
+      expect(h.backends.search.name).toBe('vertex');
+      const searches = fake.requests.filter((r) =>
+        r.path.endsWith('/dataStores/agent-flows-table-catalog/servingConfigs/default_search:search'),
+      );
+      // One search per step, plus the one 503 that Temporal retried.
+      expect(searches).toHaveLength(out.results.length + 1);
+      expect(searches.every((r) => (r.body as { pageSize?: number }).pageSize === 6)).toBe(true);
+      expect(new Set(searches.map((r) => (r.body as { query: string }).query))).toEqual(
+        new Set(out.results.map((r) => r.search_query)),
+      );
 
-    expect(out.results.every((r) => r.status === 'ok')).toBe(true);
-    const all = out.results.flatMap((r) => r.discovered_tables);
-    expect(all.map(tableName)).toEqual(
-      expect.arrayContaining([
-        'sports-analytics-prod.nfl_core.games',
-        'sports-analytics-prod.nfl_predictions.backtest_regression_inferences',
-        'sports-analytics-prod.nfl_results.final_scores',
-      ]),
-    );
-    // Struct values came back as plain JSON: nested schema lists with typed columns.
-    const games = all.find((t) => t.table_id === 'games' && t.dataset_id === 'nfl_core')!;
-    expect(games.project_id).toBe('sports-analytics-prod');
-    expect(games.schema[0]).toEqual({
-      name: 'game_id',
-      type: 'STRING',
-      description: expect.stringContaining('NFL game'),
-    });
-    await recordHistory(handle, 'discover-from-prp-vertex');
-  });
+      expect(out.results.every((r) => r.status === 'ok')).toBe(true);
+      const all = out.results.flatMap((r) => r.discovered_tables);
+      expect(all.map(tableName)).toEqual(
+        expect.arrayContaining([
+          'sports-analytics-prod.nfl_core.games',
+          'sports-analytics-prod.nfl_predictions.backtest_regression_inferences',
+          'sports-analytics-prod.nfl_results.final_scores',
+        ]),
+      );
+      // Struct values came back as plain JSON: nested schema lists with typed columns.
+      const games = all.find((t) => t.table_id === 'games' && t.dataset_id === 'nfl_core')!;
+      expect(games.project_id).toBe('sports-analytics-prod');
+      expect(games.schema[0]).toEqual({
+        name: 'game_id',
+        type: 'STRING',
+        description: expect.stringContaining('NFL game'),
+      });
+      await recordHistory(handle, 'discover-from-prp-vertex');
+    },
+  );
 
   it('records a data store outage that outlasts the retries in its step, and the other steps complete', async () => {
     // One slot: the first step's search holds it through all three attempts, which meet the outage.

@@ -321,56 +321,62 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     expect(h.standin.stats().byTask['discovery.validate']).toBe(out.stats.candidates);
   });
 
-  it('cancellation stops outstanding searches and validations; the workflow ends as cancelled with no activity left running', async () => {
-    const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), concurrency: 3 });
-    // Once the plan is in, every further model call hangs for a minute unless it is cancelled.
-    for (
-      let i = 0;
-      i < 100 && (await handle.query<DiscoveryCounts>('discoveryCounts').catch(() => ({ planned: 0 }))).planned === 0;
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 100));
-    h.standin.setFaults({ latencyMs: 60_000 });
-    // Only requests that reach the stand-in from now on hang: ones already past its latency gate
-    // (answering can take a moment) finish normally. Wait for three new ones.
-    const atFaults = h.standin.stats().requests;
-    // Wait on this workflow's own activities (a global in-flight count can include an earlier
-    // test's stragglers): three of them running, each holding a hanging model call.
-    const pending = async () => (await handle.describe()).raw.pendingActivities?.length ?? 0;
-    const hanging = () => h.standin.stats().requests - atFaults;
-    for (let i = 0; i < 300 && (hanging() < 3 || (await pending()) < 3); i++)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(hanging()).toBeGreaterThanOrEqual(3);
-    expect(await pending()).toBeGreaterThanOrEqual(3);
-    expect(hooks.modelInFlight).toBeGreaterThanOrEqual(3);
-    const requestsBefore = h.standin.stats().requests;
+  it(
+    'cancellation stops outstanding searches and validations; the workflow ends as ' +
+      'cancelled with no activity left running',
+    async () => {
+      const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), concurrency: 3 });
+      // Once the plan is in, every further model call hangs for a minute unless it is cancelled.
+      for (
+        let i = 0;
+        i < 100 && (await handle.query<DiscoveryCounts>('discoveryCounts').catch(() => ({ planned: 0 }))).planned === 0;
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 100));
+      h.standin.setFaults({ latencyMs: 60_000 });
+      // Only requests that reach the stand-in from now on hang: ones already past its latency gate
+      // (answering can take a moment) finish normally. Wait for three new ones.
+      const atFaults = h.standin.stats().requests;
+      // Wait on this workflow's own activities (a global in-flight count can include an earlier
+      // test's stragglers): three of them running, each holding a hanging model call.
+      const pending = async () => (await handle.describe()).raw.pendingActivities?.length ?? 0;
+      const hanging = () => h.standin.stats().requests - atFaults;
+      for (let i = 0; i < 300 && (hanging() < 3 || (await pending()) < 3); i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(hanging()).toBeGreaterThanOrEqual(3);
+      expect(await pending()).toBeGreaterThanOrEqual(3);
+      expect(hooks.modelInFlight).toBeGreaterThanOrEqual(3);
+      const requestsBefore = h.standin.stats().requests;
 
-    await handle.cancel();
-    const error = await handle.result().catch((e) => e);
-    expect(error).toBeInstanceOf(WorkflowFailedError);
-    expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
-    expect((await handle.describe()).status.name).toBe('CANCELLED');
+      await handle.cancel();
+      const error = await handle.result().catch((e) => e);
+      expect(error).toBeInstanceOf(WorkflowFailedError);
+      expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect((await handle.describe()).status.name).toBe('CANCELLED');
 
-    // Every scheduled activity is closed in the history; the hanging ones were cancelled and
-    // acknowledged it (their HTTP calls were aborted), and nothing new reached the model.
-    const { unclosed, canceled, events } = await activityEvents(handle);
-    expect(unclosed).toEqual([]);
-    const closes = events.filter(
-      (e) =>
-        e.activityTaskFailedEventAttributes ||
-        e.activityTaskCanceledEventAttributes ||
-        e.activityTaskCompletedEventAttributes ||
-        e.activityTaskTimedOutEventAttributes,
-    );
-    expect(hooks.modelInFlight).toBe(0);
-    expect(hooks.modelAborted, `aborted ${hooks.modelAborted}`).toBeGreaterThanOrEqual(3);
-    expect(
-      canceled,
-      JSON.stringify(closes.slice(-5).map((e) => [e.eventType, e.activityTaskFailedEventAttributes?.failure?.message])),
-    ).toBeGreaterThanOrEqual(3);
-    await new Promise((r) => setTimeout(r, 500));
-    expect(h.standin.stats().requests).toBe(requestsBefore);
-    expect(await handle.query<Progress>('progress')).toMatchObject({ status: 'cancelled' });
-    await recordHistory(handle, 'discover-from-prp-cancelled');
-  });
+      // Every scheduled activity is closed in the history; the hanging ones were cancelled and
+      // acknowledged it (their HTTP calls were aborted), and nothing new reached the model.
+      const { unclosed, canceled, events } = await activityEvents(handle);
+      expect(unclosed).toEqual([]);
+      const closes = events.filter(
+        (e) =>
+          e.activityTaskFailedEventAttributes ||
+          e.activityTaskCanceledEventAttributes ||
+          e.activityTaskCompletedEventAttributes ||
+          e.activityTaskTimedOutEventAttributes,
+      );
+      expect(hooks.modelInFlight).toBe(0);
+      expect(hooks.modelAborted, `aborted ${hooks.modelAborted}`).toBeGreaterThanOrEqual(3);
+      expect(
+        canceled,
+        JSON.stringify(
+          closes.slice(-5).map((e) => [e.eventType, e.activityTaskFailedEventAttributes?.failure?.message]),
+        ),
+      ).toBeGreaterThanOrEqual(3);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(h.standin.stats().requests).toBe(requestsBefore);
+      expect(await handle.query<Progress>('progress')).toMatchObject({ status: 'cancelled' });
+      await recordHistory(handle, 'discover-from-prp-cancelled');
+    },
+  );
 });

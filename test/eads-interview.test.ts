@@ -131,23 +131,26 @@ describe('runEadsInterview with surrogate experts', () => {
     await recordHistory(h.client.workflow.getHandle(flowShop.childWorkflowId), 'eads-pursuit-surrogate-flow-shop');
   });
 
-  it('interviews the machine shop (from the CLI) as a job shop and reports the resource the inventory lacks', async () => {
-    const firm = fixture('machine-shop-job-shop');
-    const { result } = await interviewFromCli('harrow', 'machine-shop-job-shop');
-    expect(result.problemType).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
-    expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual([
-      'process/job-shop',
-    ]);
-    expect(result.schedulingChallenges).toEqual(
-      expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]),
-    );
-    expect(result.scr.merged_scr['classifiable-jobs?']).toBe(true);
-    expect(result.scr.merged_scr['primary-objective']).toBe('MEET-DUE-DATES');
-    expectTablesInScr(firm, result.scr);
-    // The deburring bench appears in the unit processes but not in the resource pools.
-    const missing = result.scr.conflicts.filter((c) => c.kind === 'resource-not-in-inventory');
-    expect(missing.map((c) => c.values?.[0])).toEqual([firm.expected['conflict-resource']]);
-  });
+  it(
+    'interviews the machine shop (from the CLI) as a job shop and reports the ' + 'resource the inventory lacks',
+    async () => {
+      const firm = fixture('machine-shop-job-shop');
+      const { result } = await interviewFromCli('harrow', 'machine-shop-job-shop');
+      expect(result.problemType).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
+      expect(result.pursuits.map((p) => p.eadsId).filter((id) => PROBLEM_EADS.includes(id))).toEqual([
+        'process/job-shop',
+      ]);
+      expect(result.schedulingChallenges).toEqual(
+        expect.arrayContaining(firm.expected['scheduling-challenges'] as string[]),
+      );
+      expect(result.scr.merged_scr['classifiable-jobs?']).toBe(true);
+      expect(result.scr.merged_scr['primary-objective']).toBe('MEET-DUE-DATES');
+      expectTablesInScr(firm, result.scr);
+      // The deburring bench appears in the unit processes but not in the resource pools.
+      const missing = result.scr.conflicts.filter((c) => c.kind === 'resource-not-in-inventory');
+      expect(missing.map((c) => c.values?.[0])).toEqual([firm.expected['conflict-resource']]);
+    },
+  );
 
   it('interviews the school (from the CLI) as a timetabling problem', async () => {
     const firm = fixture('school-timetable');

@@ -16,7 +16,9 @@ import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 const WARM_UP_ANSWER =
-  'We bake sourdough bread and pastries for cafés. Scheduling is hard because the ovens are the bottleneck every morning, and demand has seasonal peaks before holidays.';
+  'We bake sourdough bread and pastries for cafés. Scheduling is hard because the ' +
+  'ovens are the bottleneck every morning, and demand has seasonal peaks before ' +
+  'holidays.';
 
 /** Event types in a workflow's history, to check what did (not) reach it. */
 async function eventTypes(handle: {

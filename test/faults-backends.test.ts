@@ -177,44 +177,50 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
     await recordHistory(handle, 'discover-from-prp-vertex-retried');
   });
 
-  it('records unparseable replies past the retries and a permanent 403 in their step; the other steps complete', async () => {
-    for (const inject of [
-      () => de.malformNext(3),
-      () => de.failNext(1, 403, 'Permission denied on resource project fake-project.'),
-    ]) {
-      const before = searches().length;
-      inject();
-      // One slot: the first step's search meets the faults on each of its attempts.
-      const out = await h.run<DiscoverFromPrpOutput>(discoverFromPrpFlow, {
-        prp,
-        maxCandidatesPerStep: 4,
-        concurrency: 1,
-      });
-      expect(out.results[0]).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
-      expect(out.results[0].error).toMatch(/^search failed: Vertex AI Search (unavailable|rejected the request)/);
-      expect(out.results.slice(1)).toEqual(expected.results.slice(1));
-      expect(out.stats.searches_failed).toBe(1);
-      // Retried three times when unparseable; once when permanent.
-      expect(searches().length - before).toBe(
-        out.results.length - 1 + (out.results[0].error!.includes('rejected') ? 1 : 3),
-      );
-    }
-  });
-
-  it('reports a data store whose documents are not table descriptions, instead of an empty successful search', async () => {
-    de.setDataStore('agent-flows-table-catalog', literature);
-    try {
-      const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4 });
-      const out = (await handle.result()) as DiscoverFromPrpOutput;
-      expect(out.stats.candidates).toBe(0);
-      for (const step of out.results) {
-        expect(step.status, step.conceptual_group).toBe('failed');
-        expect(step.error).toMatch(/none describing a table/);
+  it(
+    'records unparseable replies past the retries and a permanent 403 in their step; ' + 'the other steps complete',
+    async () => {
+      for (const inject of [
+        () => de.malformNext(3),
+        () => de.failNext(1, 403, 'Permission denied on resource project fake-project.'),
+      ]) {
+        const before = searches().length;
+        inject();
+        // One slot: the first step's search meets the faults on each of its attempts.
+        const out = await h.run<DiscoverFromPrpOutput>(discoverFromPrpFlow, {
+          prp,
+          maxCandidatesPerStep: 4,
+          concurrency: 1,
+        });
+        expect(out.results[0]).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
+        expect(out.results[0].error).toMatch(/^search failed: Vertex AI Search (unavailable|rejected the request)/);
+        expect(out.results.slice(1)).toEqual(expected.results.slice(1));
+        expect(out.stats.searches_failed).toBe(1);
+        // Retried three times when unparseable; once when permanent.
+        expect(searches().length - before).toBe(
+          out.results.length - 1 + (out.results[0].error!.includes('rejected') ? 1 : 3),
+        );
       }
-      expect(out.stats.searches_failed).toBe(out.results.length);
-      await recordHistory(handle, 'discover-from-prp-no-tables-in-store');
-    } finally {
-      de.setDataStore('agent-flows-table-catalog', catalog);
-    }
-  });
+    },
+  );
+
+  it(
+    'reports a data store whose documents are not table descriptions, instead of an ' + 'empty successful search',
+    async () => {
+      de.setDataStore('agent-flows-table-catalog', literature);
+      try {
+        const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4 });
+        const out = (await handle.result()) as DiscoverFromPrpOutput;
+        expect(out.stats.candidates).toBe(0);
+        for (const step of out.results) {
+          expect(step.status, step.conceptual_group).toBe('failed');
+          expect(step.error).toMatch(/none describing a table/);
+        }
+        expect(out.stats.searches_failed).toBe(out.results.length);
+        await recordHistory(handle, 'discover-from-prp-no-tables-in-store');
+      } finally {
+        de.setDataStore('agent-flows-table-catalog', catalog);
+      }
+    },
+  );
 });

@@ -167,89 +167,98 @@ describe('worker crash and server restart in the middle of every flow (real work
     expect(slow).toEqual([]);
   });
 
-  it('completes each flow after a SIGKILL at a random point, with the same result and no completed activity run twice', async () => {
-    const kills: Array<{ flow: string; at: number }> = [];
-    const handles = new Map<string, WorkflowHandleWithFirstExecutionRunId>();
-    const report: string[] = [];
-    let { worker, startupMs } = await newWorker();
-    const startups = [startupMs];
+  it(
+    'completes each flow after a SIGKILL at a random point, with the same result and ' +
+      'no completed activity run twice',
+    async () => {
+      const kills: Array<{ flow: string; at: number }> = [];
+      const handles = new Map<string, WorkflowHandleWithFirstExecutionRunId>();
+      const report: string[] = [];
+      let { worker, startupMs } = await newWorker();
+      const startups = [startupMs];
 
-    for (const name of CRASH_ORDER) {
-      const c = caseByName(name);
-      const total = Object.values(baselines.get(name)!.calls).reduce((a, b) => a + b, 0);
-      const k = 1 + Math.floor(random() * total);
-      const delayMs = Math.floor(random() * LATENCY_MS);
-      answered[name] = 0;
-      const victim = worker;
-      timer = undefined;
-      const killed = new Promise<number>((resolve) => {
-        armed = {
-          flow: name,
-          k,
-          total,
-          delayMs,
-          fire: () => {
-            const at = Date.now();
-            victim.kill('SIGKILL');
-            resolve(at);
-          },
-        };
-      });
-      handles.set(name, await startFlow(client, c.flow, c.input(runKey)));
-      const at = await killed;
-      kills.push({ flow: name, at });
-      await victim.exited;
-      report.push(`${name}: killed after model call ${k}/${total}${k < total ? ` + ${delayMs} ms` : ''}`);
-      ({ worker, startupMs } = await newWorker());
-      startups.push(startupMs);
-    }
-
-    await Promise.all(CRASH_ORDER.map((name) => handles.get(name)!.result()));
-    const stats = standin.stats();
-
-    for (const name of CRASH_ORDER) {
-      const handle = handles.get(name)!;
-      const baseline = baselines.get(name)!;
-      const ownKill = kills.find((k) => k.flow === name)!.at;
-      const result = await handle.result();
-      expect(deterministicPart(result, runKey), `${name}: result`).toEqual(deterministicPart(baseline.result, runKey));
-
-      // The interview's crash lands in a child pursuit, which the corpus (parent histories) would not show.
-      if (name !== 'eads') await recordHistory(handle, `${caseByName(name).flow.slug}-worker-crash`);
-      const runs = await activityRuns(client, handle.workflowId, handle.firstExecutionRunId);
-      expect(scheduledCounts(runs), `${name}: activities scheduled`).toEqual(baseline.scheduled);
-      expect(
-        runs.every((r) => r.outcome === 'completed'),
-        `${name}: every activity completed`,
-      ).toBe(true);
-      const inFlightAtKill = (r: ActivityRun) =>
-        kills.some((k) => r.scheduledAt <= k.at + CLOCK_SLACK_MS && (r.closedAt ?? Infinity) >= k.at - CLOCK_SLACK_MS);
-      const rerun = runs.filter((r) => r.attempt > 1);
-      for (const r of rerun)
-        expect(
-          inFlightAtKill(r),
-          `${name}: ${r.type} (${r.workflowId}/${r.activityId}) ran ${r.attempt} times but was not running at a kill`,
-        ).toBe(true);
-
-      // Side effects: every model call the stand-in received belongs to an attempt in history.
-      const calls = callsOfFlow(stats.byTask, name);
-      const accounted = modelCallsByTask(runs);
-      for (const task of Object.keys(baseline.calls)) {
-        expect(calls[task], `${name}: ${task} calls`).toBeGreaterThanOrEqual(baseline.calls[task]);
-        expect(calls[task], `${name}: ${task} calls`).toBeLessThanOrEqual(accounted[task]);
+      for (const name of CRASH_ORDER) {
+        const c = caseByName(name);
+        const total = Object.values(baselines.get(name)!.calls).reduce((a, b) => a + b, 0);
+        const k = 1 + Math.floor(random() * total);
+        const delayMs = Math.floor(random() * LATENCY_MS);
+        answered[name] = 0;
+        const victim = worker;
+        timer = undefined;
+        const killed = new Promise<number>((resolve) => {
+          armed = {
+            flow: name,
+            k,
+            total,
+            delayMs,
+            fire: () => {
+              const at = Date.now();
+              victim.kill('SIGKILL');
+              resolve(at);
+            },
+          };
+        });
+        handles.set(name, await startFlow(client, c.flow, c.input(runKey)));
+        const at = await killed;
+        kills.push({ flow: name, at });
+        await victim.exited;
+        report.push(`${name}: killed after model call ${k}/${total}${k < total ? ` + ${delayMs} ms` : ''}`);
+        ({ worker, startupMs } = await newWorker());
+        startups.push(startupMs);
       }
-      const description = await handle.describe();
-      const closedAt = description.closeTime!.getTime();
-      expect(closedAt, `${name}: still running at its kill`).toBeGreaterThan(ownKill);
-      const killsWhileRunning = kills.filter((k) => k.at > description.startTime.getTime() && k.at < closedAt).length;
-      report.push(
-        `${name}: completed ${closedAt - ownKill} ms after its kill (${killsWhileRunning} kill(s) while it ran); ` +
-          `re-run: ${rerun.map((r) => `${r.type}×${r.attempt}`).join(', ') || 'none'}; ` +
-          `model calls ${Object.values(calls).reduce((a, b) => a + b, 0)} (undisturbed ${Object.values(baseline.calls).reduce((a, b) => a + b, 0)})`,
-      );
-    }
-    console.log(`[faults-crash] seed ${seed}; worker start-up ${startups.join(', ')} ms\n  ${report.join('\n  ')}`);
-  }, 240_000);
+
+      await Promise.all(CRASH_ORDER.map((name) => handles.get(name)!.result()));
+      const stats = standin.stats();
+
+      for (const name of CRASH_ORDER) {
+        const handle = handles.get(name)!;
+        const baseline = baselines.get(name)!;
+        const ownKill = kills.find((k) => k.flow === name)!.at;
+        const result = await handle.result();
+        expect(deterministicPart(result, runKey), `${name}: result`).toEqual(
+          deterministicPart(baseline.result, runKey),
+        );
+
+        // The interview's crash lands in a child pursuit, which the corpus (parent histories) would not show.
+        if (name !== 'eads') await recordHistory(handle, `${caseByName(name).flow.slug}-worker-crash`);
+        const runs = await activityRuns(client, handle.workflowId, handle.firstExecutionRunId);
+        expect(scheduledCounts(runs), `${name}: activities scheduled`).toEqual(baseline.scheduled);
+        expect(
+          runs.every((r) => r.outcome === 'completed'),
+          `${name}: every activity completed`,
+        ).toBe(true);
+        const inFlightAtKill = (r: ActivityRun) =>
+          kills.some(
+            (k) => r.scheduledAt <= k.at + CLOCK_SLACK_MS && (r.closedAt ?? Infinity) >= k.at - CLOCK_SLACK_MS,
+          );
+        const rerun = runs.filter((r) => r.attempt > 1);
+        for (const r of rerun)
+          expect(
+            inFlightAtKill(r),
+            `${name}: ${r.type} (${r.workflowId}/${r.activityId}) ran ${r.attempt} times but was not running at a kill`,
+          ).toBe(true);
+
+        // Side effects: every model call the stand-in received belongs to an attempt in history.
+        const calls = callsOfFlow(stats.byTask, name);
+        const accounted = modelCallsByTask(runs);
+        for (const task of Object.keys(baseline.calls)) {
+          expect(calls[task], `${name}: ${task} calls`).toBeGreaterThanOrEqual(baseline.calls[task]);
+          expect(calls[task], `${name}: ${task} calls`).toBeLessThanOrEqual(accounted[task]);
+        }
+        const description = await handle.describe();
+        const closedAt = description.closeTime!.getTime();
+        expect(closedAt, `${name}: still running at its kill`).toBeGreaterThan(ownKill);
+        const killsWhileRunning = kills.filter((k) => k.at > description.startTime.getTime() && k.at < closedAt).length;
+        report.push(
+          `${name}: completed ${closedAt - ownKill} ms after its kill (${killsWhileRunning} kill(s) while it ran); ` +
+            `re-run: ${rerun.map((r) => `${r.type}×${r.attempt}`).join(', ') || 'none'}; ` +
+            `model calls ${Object.values(calls).reduce((a, b) => a + b, 0)} (undisturbed ${Object.values(baseline.calls).reduce((a, b) => a + b, 0)})`,
+        );
+      }
+      console.log(`[faults-crash] seed ${seed}; worker start-up ${startups.join(', ')} ms\n  ${report.join('\n  ')}`);
+    },
+    240_000,
+  );
 
   it('resumes every flow after the dev server restarts on its database mid-flow', async () => {
     const restartKey = `${runKey}-r`;

@@ -352,34 +352,37 @@ describe('control plane: request targets, Host/Origin, tokens, limits and regist
     expect(encoded.status).toBe(200);
   });
 
-  it('registration has its own token; the API token is accepted there, the registration token not on the API', async () => {
-    const register = (authorization?: string, body: object = researchAgent) =>
-      cp.app.inject({
+  it(
+    'registration has its own token; the API token is accepted there, the ' + 'registration token not on the API',
+    async () => {
+      const register = (authorization?: string, body: object = researchAgent) =>
+        cp.app.inject({
+          method: 'POST',
+          url: '/api/v1/agents',
+          payload: body,
+          headers: authorization ? { authorization } : {},
+        });
+      expect((await register()).statusCode).toBe(401);
+      expect((await register('Bearer api-token-but-longer')).statusCode).toBe(401);
+      expect((await register('Basic cmVnLXRva2Vu')).statusCode).toBe(401);
+      expect((await register('Bearer reg-token')).statusCode).toBe(201);
+      expect((await register('BEARER api-token')).statusCode).toBe(200);
+      expect((await cp.get(API, { authorization: 'Bearer reg-token' })).status).toBe(401);
+      expect((await cp.get(API, { authorization: 'Bearer api-token' })).status).toBe(200);
+      const heartbeat = await cp.app.inject({
         method: 'POST',
-        url: '/api/v1/agents',
-        payload: body,
-        headers: authorization ? { authorization } : {},
+        url: '/api/v1/agents/agent-research-001/heartbeat',
+        payload: {},
       });
-    expect((await register()).statusCode).toBe(401);
-    expect((await register('Bearer api-token-but-longer')).statusCode).toBe(401);
-    expect((await register('Basic cmVnLXRva2Vu')).statusCode).toBe(401);
-    expect((await register('Bearer reg-token')).statusCode).toBe(201);
-    expect((await register('BEARER api-token')).statusCode).toBe(200);
-    expect((await cp.get(API, { authorization: 'Bearer reg-token' })).status).toBe(401);
-    expect((await cp.get(API, { authorization: 'Bearer api-token' })).status).toBe(200);
-    const heartbeat = await cp.app.inject({
-      method: 'POST',
-      url: '/api/v1/agents/agent-research-001/heartbeat',
-      payload: {},
-    });
-    expect(heartbeat.statusCode).toBe(401);
-    const del = await cp.app.inject({
-      method: 'DELETE',
-      url: '/api/v1/agents/agent-research-001',
-      headers: { authorization: 'Bearer reg-token' },
-    });
-    expect(del.statusCode).toBe(200);
-  });
+      expect(heartbeat.statusCode).toBe(401);
+      const del = await cp.app.inject({
+        method: 'DELETE',
+        url: '/api/v1/agents/agent-research-001',
+        headers: { authorization: 'Bearer reg-token' },
+      });
+      expect(del.statusCode).toBe(200);
+    },
+  );
 
   it('checks Host and Origin on every route (DNS rebinding), before auth', async () => {
     const cases: Array<{ headers: Record<string, string>; status: number; version?: '1.0' }> = [
@@ -604,38 +607,41 @@ describe('registration hijack: an agent is moved or removed only by its owner or
     expect(await routing()).toEqual({ task_queue: 'next-queue', namespace: 'default' });
   });
 
-  it('an agent whose owner has left is still not free: its instances with secrets cannot be removed by others', async () => {
-    const store = cp.storePath;
-    await cp.close();
-    cp = await testControlPlane({ logLevel: 'silent', storePath: store });
-    const agent = { ...OURS, agent_id: 'agent-orphan', instance_id: 'w1' };
-    const w1 = { 'x-agent-secret': 'first-worker-secret-0123' };
-    const w2 = { 'x-agent-secret': 'second-worker-secret-012' };
-    expect((await register(agent, w1)).statusCode).toBe(201);
-    // A second worker process joins; the first one dies and is silent past the instance expiry.
-    expect((await register({ ...agent, instance_id: 'w2' }, w2)).statusCode).toBe(200);
-    cp.clock.advance(61 * 60 * 1000);
-    expect((await register({ ...agent, instance_id: 'w2' }, w2)).statusCode).toBe(200);
-    // Nobody owns it now, yet nobody without a token may move it, or delete it to take it over.
-    expect((await register({ ...agent, instance_id: 'w2', task_queue: 'attacker-queue' }, w2)).statusCode).toBe(403);
-    expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan' })).statusCode).toBe(403);
-    expect(
-      (await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode,
-    ).toBe(403);
-    // After a restart too (the instances' secrets are journalled).
-    await cp.close();
-    cp = await testControlPlane({ logLevel: 'silent', storePath: store });
-    cp.clock.advance(61 * 60 * 1000 + 1000);
-    expect(
-      (await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode,
-    ).toBe(403);
-    const own = await cp.app.inject({
-      method: 'DELETE',
-      url: '/api/v1/agents/agent-orphan?instance_id=w2',
-      headers: w2,
-    });
-    expect(JSON.parse(own.body)).toMatchObject({ removed: true });
-  });
+  it(
+    'an agent whose owner has left is still not free: its instances with secrets ' + 'cannot be removed by others',
+    async () => {
+      const store = cp.storePath;
+      await cp.close();
+      cp = await testControlPlane({ logLevel: 'silent', storePath: store });
+      const agent = { ...OURS, agent_id: 'agent-orphan', instance_id: 'w1' };
+      const w1 = { 'x-agent-secret': 'first-worker-secret-0123' };
+      const w2 = { 'x-agent-secret': 'second-worker-secret-012' };
+      expect((await register(agent, w1)).statusCode).toBe(201);
+      // A second worker process joins; the first one dies and is silent past the instance expiry.
+      expect((await register({ ...agent, instance_id: 'w2' }, w2)).statusCode).toBe(200);
+      cp.clock.advance(61 * 60 * 1000);
+      expect((await register({ ...agent, instance_id: 'w2' }, w2)).statusCode).toBe(200);
+      // Nobody owns it now, yet nobody without a token may move it, or delete it to take it over.
+      expect((await register({ ...agent, instance_id: 'w2', task_queue: 'attacker-queue' }, w2)).statusCode).toBe(403);
+      expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan' })).statusCode).toBe(403);
+      expect(
+        (await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode,
+      ).toBe(403);
+      // After a restart too (the instances' secrets are journalled).
+      await cp.close();
+      cp = await testControlPlane({ logLevel: 'silent', storePath: store });
+      cp.clock.advance(61 * 60 * 1000 + 1000);
+      expect(
+        (await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-orphan?instance_id=w2' })).statusCode,
+      ).toBe(403);
+      const own = await cp.app.inject({
+        method: 'DELETE',
+        url: '/api/v1/agents/agent-orphan?instance_id=w2',
+        headers: w2,
+      });
+      expect(JSON.parse(own.body)).toMatchObject({ removed: true });
+    },
+  );
 
   it('the worker re-asserts its registration on every heartbeat, and its secret binds the agent to it', async () => {
     const open = await testControlPlane({ logLevel: 'silent' });

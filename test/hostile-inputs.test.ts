@@ -300,19 +300,23 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     });
   }
 
-  it('answerBomQuestion: queries with hostile arguments answer unchanged; unknown queries are refused; the workflow stays completed', async () => {
-    const handle = await rawStart(bomQuestionFlow, [{ question: 'Which BOMs use capacitor components?' }]);
-    const out = (await handle.result()) as BomQuestionOutput;
-    const args = fc.sample(fc.array(hostileValue, { maxLength: 3 }), { numRuns: 10, seed: SEED });
-    for (const a of args) {
-      expect(await handle.query('pipelineState', ...a)).toEqual(out.pipeline_state);
-      expect(await handle.query('progress', ...a)).toMatchObject({ flow: 'answerBomQuestion', status: 'completed' });
-    }
-    for (const name of ['pipelinestate', '__stack_trace_x', 'DROP TABLE', '']) {
-      await expect(handle.query(name)).rejects.toThrow();
-    }
-    expect((await handle.describe()).status.name).toBe('COMPLETED');
-  });
+  it(
+    'answerBomQuestion: queries with hostile arguments answer unchanged; unknown ' +
+      'queries are refused; the workflow stays completed',
+    async () => {
+      const handle = await rawStart(bomQuestionFlow, [{ question: 'Which BOMs use capacitor components?' }]);
+      const out = (await handle.result()) as BomQuestionOutput;
+      const args = fc.sample(fc.array(hostileValue, { maxLength: 3 }), { numRuns: 10, seed: SEED });
+      for (const a of args) {
+        expect(await handle.query('pipelineState', ...a)).toEqual(out.pipeline_state);
+        expect(await handle.query('progress', ...a)).toMatchObject({ flow: 'answerBomQuestion', status: 'completed' });
+      }
+      for (const name of ['pipelinestate', '__stack_trace_x', 'DROP TABLE', '']) {
+        await expect(handle.query(name)).rejects.toThrow();
+      }
+      expect((await handle.describe()).status.name).toBe('COMPLETED');
+    },
+  );
 
   it('discoverFromPrp and platformCheck: their queries ignore hostile arguments', async () => {
     const discovery = await rawStart(discoverFromPrpFlow, [baseInput(discoverFromPrpFlow, 0)]);
@@ -325,99 +329,103 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     }
   });
 
-  it('writeResearchProposal: hostile interview answers and review decisions are rejected before history; valid ones still go through', async () => {
-    const handle = await rawStart(researchProposalFlow, [{ mode: 'interactive', review: true, maxRefinements: 0 }]);
-    const answer = (value: unknown) => handle.executeUpdate(answerQuestionUpdate, { args: [value as never] });
-    const review = (value: unknown) => handle.executeUpdate(reviewProposalUpdate, { args: [value as never] });
-    const rejected = async (p: Promise<unknown>, pattern: RegExp) => {
-      const err = await p.then(
-        () => undefined,
-        (e: unknown) => e,
+  it(
+    'writeResearchProposal: hostile interview answers and review decisions are ' +
+      'rejected before history; valid ones still go through',
+    async () => {
+      const handle = await rawStart(researchProposalFlow, [{ mode: 'interactive', review: true, maxRefinements: 0 }]);
+      const answer = (value: unknown) => handle.executeUpdate(answerQuestionUpdate, { args: [value as never] });
+      const review = (value: unknown) => handle.executeUpdate(reviewProposalUpdate, { args: [value as never] });
+      const rejected = async (p: Promise<unknown>, pattern: RegExp) => {
+        const err = await p.then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
+        expect(messageOf(err)).toMatch(pattern);
+      };
+      let accepted = 0;
+      const ok = async (value: unknown) => {
+        await answer(value);
+        accepted++;
+      };
+
+      await until(
+        async () => (await handle.query(currentQuestionQuery))?.field === 'academic_program' || undefined,
+        'first question',
       );
-      expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
-      expect(messageOf(err)).toMatch(pattern);
-    };
-    let accepted = 0;
-    const ok = async (value: unknown) => {
-      await answer(value);
+      await ok({ answer: "Master's", questionId: 'academic_program' });
+      await ok({ answer: 'Computer Science', questionId: 'field_of_study' });
+      await ok({ answer: 'Multi-agent systems with LLM agents', questionId: 'research_area' });
+      expect((await handle.query(currentQuestionQuery))?.field).toBe('weekly_hours');
+
+      // weekly_hours takes a whole number 1..80: anything else, of any shape, is refused with the reason.
+      const isHours = (v: unknown) => {
+        const a = (jsonRoundTrip(v) as { answer?: unknown; questionId?: unknown } | null) ?? {};
+        if (typeof a !== 'object' || Array.isArray(a) || typeof a.answer !== 'string' || a.answer.length > 4000)
+          return false;
+        if (a.questionId !== 'weekly_hours') return false;
+        const m = /^\s*(\d{1,3})\s*(h|hrs?|hours?)?\s*((per|a|\/)\s*(week|wk))?\s*$/i.exec(a.answer);
+        return !!m && Number(m[1]) >= 1 && Number(m[1]) <= 80;
+      };
+      const hostileAnswers = fc.sample(
+        fc.oneof(
+          hostileValue,
+          fc.record({ answer: hostileValue }),
+          fc.record({ answer: fc.constantFrom('15', '0', '81', 'ten', '15; DROP TABLE x'), questionId: hostileValue }),
+        ),
+        { numRuns: 30, seed: SEED },
+      );
+      let rejections = 0;
+      for (const value of hostileAnswers) {
+        if (isHours(value)) continue;
+        await rejected(answer(value), /invalid answer|weekly_hours|not the open one|already answered|expected/i);
+        rejections++;
+      }
+      expect(rejections).toBeGreaterThan(20);
+      // No review is open during the interview, whatever the decision looks like.
+      await rejected(review({ decision: 'approve' }), /no proposal is awaiting review/);
+      await rejected(review("'; DROP TABLE x; --"), /no proposal is awaiting review/);
+      expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'weekly_hours', number: 4 });
+
+      await ok({ answer: '15 hours per week', questionId: 'weekly_hours' });
+      await ok({ answer: '6 months', questionId: 'total_timeline' });
+      await ok({ answer: 'Python', questionId: 'existing_skills' });
+      await ok({ answer: 'none', questionId: 'missing_skills' });
+      await ok({ answer: 'none', questionId: 'constraints' });
+      await ok({ answer: 'skip', questionId: 'additional_context' });
+
+      // The review gate: hostile decisions are refused with the reason; an answer is not expected any more.
+      await until(
+        async () => ((await handle.query(proposalStateQuery)) as ProposalStateView).awaiting === 'review' || undefined,
+        'review gate',
+        60_000,
+      );
+      const hostileDecisions = fc.sample(
+        fc.oneof(
+          hostileValue,
+          fc.record({ decision: hostileValue }),
+          fc.record({
+            decision: fc.constant('request-changes'),
+            comments: fc.constantFrom(undefined, '', '   ', 'x'.repeat(4001)),
+          }),
+        ),
+        { numRuns: 20, seed: SEED },
+      );
+      for (const value of hostileDecisions) await rejected(review(value), /decision|comments|invalid|expected/i);
+      await rejected(answer({ answer: '15', questionId: 'weekly_hours' }), /no interview question is open/);
+      await review({ decision: 'approve' });
       accepted++;
-    };
 
-    await until(
-      async () => (await handle.query(currentQuestionQuery))?.field === 'academic_program' || undefined,
-      'first question',
-    );
-    await ok({ answer: "Master's", questionId: 'academic_program' });
-    await ok({ answer: 'Computer Science', questionId: 'field_of_study' });
-    await ok({ answer: 'Multi-agent systems with LLM agents', questionId: 'research_area' });
-    expect((await handle.query(currentQuestionQuery))?.field).toBe('weekly_hours');
-
-    // weekly_hours takes a whole number 1..80: anything else, of any shape, is refused with the reason.
-    const isHours = (v: unknown) => {
-      const a = (jsonRoundTrip(v) as { answer?: unknown; questionId?: unknown } | null) ?? {};
-      if (typeof a !== 'object' || Array.isArray(a) || typeof a.answer !== 'string' || a.answer.length > 4000)
-        return false;
-      if (a.questionId !== 'weekly_hours') return false;
-      const m = /^\s*(\d{1,3})\s*(h|hrs?|hours?)?\s*((per|a|\/)\s*(week|wk))?\s*$/i.exec(a.answer);
-      return !!m && Number(m[1]) >= 1 && Number(m[1]) <= 80;
-    };
-    const hostileAnswers = fc.sample(
-      fc.oneof(
-        hostileValue,
-        fc.record({ answer: hostileValue }),
-        fc.record({ answer: fc.constantFrom('15', '0', '81', 'ten', '15; DROP TABLE x'), questionId: hostileValue }),
-      ),
-      { numRuns: 30, seed: SEED },
-    );
-    let rejections = 0;
-    for (const value of hostileAnswers) {
-      if (isHours(value)) continue;
-      await rejected(answer(value), /invalid answer|weekly_hours|not the open one|already answered|expected/i);
-      rejections++;
-    }
-    expect(rejections).toBeGreaterThan(20);
-    // No review is open during the interview, whatever the decision looks like.
-    await rejected(review({ decision: 'approve' }), /no proposal is awaiting review/);
-    await rejected(review("'; DROP TABLE x; --"), /no proposal is awaiting review/);
-    expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'weekly_hours', number: 4 });
-
-    await ok({ answer: '15 hours per week', questionId: 'weekly_hours' });
-    await ok({ answer: '6 months', questionId: 'total_timeline' });
-    await ok({ answer: 'Python', questionId: 'existing_skills' });
-    await ok({ answer: 'none', questionId: 'missing_skills' });
-    await ok({ answer: 'none', questionId: 'constraints' });
-    await ok({ answer: 'skip', questionId: 'additional_context' });
-
-    // The review gate: hostile decisions are refused with the reason; an answer is not expected any more.
-    await until(
-      async () => ((await handle.query(proposalStateQuery)) as ProposalStateView).awaiting === 'review' || undefined,
-      'review gate',
-      60_000,
-    );
-    const hostileDecisions = fc.sample(
-      fc.oneof(
-        hostileValue,
-        fc.record({ decision: hostileValue }),
-        fc.record({
-          decision: fc.constant('request-changes'),
-          comments: fc.constantFrom(undefined, '', '   ', 'x'.repeat(4001)),
-        }),
-      ),
-      { numRuns: 20, seed: SEED },
-    );
-    for (const value of hostileDecisions) await rejected(review(value), /decision|comments|invalid|expected/i);
-    await rejected(answer({ answer: '15', questionId: 'weekly_hours' }), /no interview question is open/);
-    await review({ decision: 'approve' });
-    accepted++;
-
-    const out = (await handle.result()) as ProposalOutput;
-    expect(out.status).toMatch(/^completed/);
-    expect(out.review.rounds.map((r) => r.decision)).toEqual(['approve']);
-    expect(out.profile?.weekly_hours).toBe(15);
-    // Rejected updates never reached history: only the accepted ones were recorded.
-    const history = await handle.fetchHistory();
-    expect(history.events?.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length).toBe(accepted);
-  });
+      const out = (await handle.result()) as ProposalOutput;
+      expect(out.status).toMatch(/^completed/);
+      expect(out.review.rounds.map((r) => r.decision)).toEqual(['approve']);
+      expect(out.profile?.weekly_hours).toBe(15);
+      // Rejected updates never reached history: only the accepted ones were recorded.
+      const history = await handle.fetchHistory();
+      expect(history.events?.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length).toBe(accepted);
+    },
+  );
 
   it('leaves no workflow running on the task queue', async () => {
     expect(handles.length).toBeGreaterThan(40);

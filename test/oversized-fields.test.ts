@@ -187,45 +187,51 @@ describe('oversized fields at every entry point', () => {
     },
   );
 
-  it('writeResearchProposal: 1.2 MB answerQuestion and reviewProposal fields are refused briefly; the interview carries on', async () => {
-    const handle = await rawStart(researchProposalFlow.type, {
-      mode: 'interactive',
-      profile: { ...EXAMPLE_PROFILE, weekly_hours: undefined },
-    });
-    await until(
-      async () => (await handle.query(currentQuestionQuery))?.field === 'weekly_hours' || undefined,
-      'the open question',
-    );
-    expect(
-      await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: BIG }] })),
-    ).toMatch(/questionId: Too big/);
-    expect(
-      await updateRejection(
-        handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: BIG, questionId: 'weekly_hours' }] }),
-      ),
-    ).toMatch(/answer: Too big/);
-    expect(
-      await updateRejection(
-        handle.executeUpdate(answerQuestionUpdate, {
-          args: [{ answer: '10', questionId: 'weekly_hours', [BIG]: 1 } as never],
-        }),
-      ),
-    ).toMatch(/invalid answer|Unrecognized/);
-    expect(await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [BIG as never] }))).toMatch(
-      /invalid answer/,
-    );
-    expect(
-      await updateRejection(
-        handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: BIG }] }),
-      ),
-    ).toMatch(/no proposal is awaiting review/);
-    expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'weekly_hours' });
-    expect(
-      await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] }),
-    ).toBeNull();
-    expect(await workflowTaskFailures(handle)).toBe(0);
-    await handle.terminate('test done');
-  });
+  it(
+    'writeResearchProposal: 1.2 MB answerQuestion and reviewProposal fields are ' +
+      'refused briefly; the interview carries on',
+    async () => {
+      const handle = await rawStart(researchProposalFlow.type, {
+        mode: 'interactive',
+        profile: { ...EXAMPLE_PROFILE, weekly_hours: undefined },
+      });
+      await until(
+        async () => (await handle.query(currentQuestionQuery))?.field === 'weekly_hours' || undefined,
+        'the open question',
+      );
+      expect(
+        await updateRejection(
+          handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: BIG }] }),
+        ),
+      ).toMatch(/questionId: Too big/);
+      expect(
+        await updateRejection(
+          handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: BIG, questionId: 'weekly_hours' }] }),
+        ),
+      ).toMatch(/answer: Too big/);
+      expect(
+        await updateRejection(
+          handle.executeUpdate(answerQuestionUpdate, {
+            args: [{ answer: '10', questionId: 'weekly_hours', [BIG]: 1 } as never],
+          }),
+        ),
+      ).toMatch(/invalid answer|Unrecognized/);
+      expect(await updateRejection(handle.executeUpdate(answerQuestionUpdate, { args: [BIG as never] }))).toMatch(
+        /invalid answer/,
+      );
+      expect(
+        await updateRejection(
+          handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes', comments: BIG }] }),
+        ),
+      ).toMatch(/no proposal is awaiting review/);
+      expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'weekly_hours' });
+      expect(
+        await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] }),
+      ).toBeNull();
+      expect(await workflowTaskFailures(handle)).toBe(0);
+      await handle.terminate('test done');
+    },
+  );
 
   it('writeResearchProposal review gate: a 1.2 MB decision or comment is refused briefly', async () => {
     const handle = await rawStart(researchProposalFlow.type, {
@@ -256,74 +262,77 @@ describe('oversized fields at every entry point', () => {
     await handle.terminate('test done');
   });
 
-  it('runEadsInterview and pursueEads: 1.2 MB update and signal fields are refused briefly; both stay healthy', async () => {
-    const interview = await rawStart(runEadsInterviewFlow.type, {
-      projectId: `oversized-${randomUUID().slice(0, 6)}`,
-      mode: 'human',
-      orchestration: 'guided',
-      maxPursuits: 1,
-    });
-    const view = await until(async () => {
-      const v = await interview.query(eadsInterviewQuery);
-      return v.status === 'awaiting-start' ? v : undefined;
-    }, 'the recommendation');
-    // eadsId matching the id pattern but 1.2 MB long: it used to be quoted whole in "unknown EADS".
-    expect(
-      await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: `process/${BIG}` }] })),
-    ).toMatch(/invalid eadsId/);
-    expect(await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: BIG }] }))).toMatch(
-      /invalid eadsId/,
-    );
-    expect(await updateRejection(interview.executeUpdate(finishInterviewUpdate, { args: [{ reason: BIG }] }))).toMatch(
-      /reason must be a string of at most 1000/,
-    );
-    expect(await interview.query('eadsRecord', BIG)).toBeNull();
-    expect(await interview.query('aggregatedScr', [BIG])).toMatchObject({ conflicts: [] });
+  it(
+    'runEadsInterview and pursueEads: 1.2 MB update and signal fields are refused ' + 'briefly; both stay healthy',
+    async () => {
+      const interview = await rawStart(runEadsInterviewFlow.type, {
+        projectId: `oversized-${randomUUID().slice(0, 6)}`,
+        mode: 'human',
+        orchestration: 'guided',
+        maxPursuits: 1,
+      });
+      const view = await until(async () => {
+        const v = await interview.query(eadsInterviewQuery);
+        return v.status === 'awaiting-start' ? v : undefined;
+      }, 'the recommendation');
+      // eadsId matching the id pattern but 1.2 MB long: it used to be quoted whole in "unknown EADS".
+      expect(
+        await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: `process/${BIG}` }] })),
+      ).toMatch(/invalid eadsId/);
+      expect(await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: BIG }] }))).toMatch(
+        /invalid eadsId/,
+      );
+      expect(
+        await updateRejection(interview.executeUpdate(finishInterviewUpdate, { args: [{ reason: BIG }] })),
+      ).toMatch(/reason must be a string of at most 1000/);
+      expect(await interview.query('eadsRecord', BIG)).toBeNull();
+      expect(await interview.query('aggregatedScr', [BIG])).toMatchObject({ conflicts: [] });
 
-    await interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: view.nextEads!.eads_id! }] });
-    const current = await until(
-      async () => (await interview.query(eadsInterviewQuery)).current ?? undefined,
-      'the pursuit',
-    );
-    const pursuit = h.client.workflow.getHandle((current as NonNullable<InterviewView['current']>).childWorkflowId);
-    const status = await until(
-      async () => {
-        const s = await pursuit.query(pursuitStatusQuery);
-        return s.waiting_for_answer ? s : undefined;
-      },
-      'an open question',
-      60_000,
-    );
-    const q = status.current_question!.id;
-    expect(
-      await updateRejection(
-        pursuit.executeUpdate(answerUpdate, { args: [{ questionId: BIG, answer: 'We bake bread.' }] }),
-      ),
-    ).toMatch(/questionId: Too big/);
-    expect(
-      await updateRejection(pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: BIG }] })),
-    ).toMatch(/longer than 20,000/);
-    expect(
-      await updateRejection(
-        pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: 'x', [BIG]: 1 } as never] }),
-      ),
-    ).toMatch(/Unrecognized key/);
-    expect(await updateRejection(pursuit.executeUpdate(finalizePursuitUpdate, { args: [{ notes: BIG }] }))).toMatch(
-      /notes must be a string of at most 4000/,
-    );
-    expect(await pursuit.query(pursuitStatusQuery)).toMatchObject({ status: 'working', waiting_for_answer: true });
-    expect(await workflowTaskFailures(pursuit)).toBe(0);
+      await interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: view.nextEads!.eads_id! }] });
+      const current = await until(
+        async () => (await interview.query(eadsInterviewQuery)).current ?? undefined,
+        'the pursuit',
+      );
+      const pursuit = h.client.workflow.getHandle((current as NonNullable<InterviewView['current']>).childWorkflowId);
+      const status = await until(
+        async () => {
+          const s = await pursuit.query(pursuitStatusQuery);
+          return s.waiting_for_answer ? s : undefined;
+        },
+        'an open question',
+        60_000,
+      );
+      const q = status.current_question!.id;
+      expect(
+        await updateRejection(
+          pursuit.executeUpdate(answerUpdate, { args: [{ questionId: BIG, answer: 'We bake bread.' }] }),
+        ),
+      ).toMatch(/questionId: Too big/);
+      expect(
+        await updateRejection(pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: BIG }] })),
+      ).toMatch(/longer than 20,000/);
+      expect(
+        await updateRejection(
+          pursuit.executeUpdate(answerUpdate, { args: [{ questionId: q, answer: 'x', [BIG]: 1 } as never] }),
+        ),
+      ).toMatch(/Unrecognized key/);
+      expect(await updateRejection(pursuit.executeUpdate(finalizePursuitUpdate, { args: [{ notes: BIG }] }))).toMatch(
+        /notes must be a string of at most 4000/,
+      );
+      expect(await pursuit.query(pursuitStatusQuery)).toMatchObject({ status: 'working', waiting_for_answer: true });
+      expect(await workflowTaskFailures(pursuit)).toBe(0);
 
-    // A signal cannot be refused: a 1.2 MB note is cut, and the pursuit ends normally.
-    await pursuit.signal(finalizePursuitSignal, { notes: BIG });
-    const result = (await pursuit.result()) as { status: string; notes: string };
-    expect(result.status).toBe('finalized');
-    expect(result.notes.length).toBeLessThanOrEqual(4000);
-    const out = (await interview.result()) as { status: string };
-    expect(out.status).toBe('max-pursuits');
-    expect(await workflowTaskFailures(pursuit)).toBe(0);
-    expect(await workflowTaskFailures(interview)).toBe(0);
-  });
+      // A signal cannot be refused: a 1.2 MB note is cut, and the pursuit ends normally.
+      await pursuit.signal(finalizePursuitSignal, { notes: BIG });
+      const result = (await pursuit.result()) as { status: string; notes: string };
+      expect(result.status).toBe('finalized');
+      expect(result.notes.length).toBeLessThanOrEqual(4000);
+      const out = (await interview.result()) as { status: string };
+      expect(out.status).toBe('max-pursuits');
+      expect(await workflowTaskFailures(pursuit)).toBe(0);
+      expect(await workflowTaskFailures(interview)).toBe(0);
+    },
+  );
 
   it('the finalizePursuit signal with a 1.2 MB key or a non-object argument leaves the pursuit healthy', async () => {
     const interview = await rawStart(runEadsInterviewFlow.type, {

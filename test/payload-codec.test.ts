@@ -118,90 +118,96 @@ describe('payload encryption (AES-GCM codec)', () => {
     }
   });
 
-  it('the codec endpoint npm start serves requires CODEC_AUTH_TOKEN, checks Host and Origin, and takes {}', async () => {
-    const config = parseConfig({ CODEC_PORT: '0', CODEC_AUTH_TOKEN: 'codec-token', TEMPORAL_UI_PORT: '8233' });
-    const server = await startCodecServerFromConfig(new AesGcmPayloadCodec([KEY]), config);
-    const port = Number(new URL(server.url).port);
-    const post = (headers: Record<string, string>, body = '{"payloads":[]}') =>
-      rawHttp(port, {
-        method: 'POST',
-        target: '/decode',
-        headers: { 'content-type': 'application/json', ...headers },
-        body,
-      });
-    try {
-      const local = { host: `127.0.0.1:${port}` };
-      expect((await post(local)).status).toBe(401); // the variable is read: no token, no decoding
-      expect((await post({ ...local, authorization: 'Bearer wrong' })).status).toBe(401);
-      expect((await post({ ...local, authorization: 'Bearer codec-token' })).status).toBe(200);
-      expect((await post({ ...local, authorization: 'bearer codec-token' })).status).toBe(200);
-      // DNS rebinding: the right token cannot help a page reached under another name.
-      expect((await post({ host: `rebound.example:${port}`, authorization: 'Bearer codec-token' })).status).toBe(403);
-      // Browsers: only the Web UI's origin, refused outright (not just left without CORS headers).
-      expect(
-        (await post({ ...local, origin: 'http://evil.example', authorization: 'Bearer codec-token' })).status,
-      ).toBe(403);
-      expect(
-        (
-          await rawHttp(port, {
-            method: 'OPTIONS',
-            target: '/decode',
-            headers: { ...local, origin: 'http://evil.example' },
-          })
-        ).status,
-      ).toBe(403);
-      const ui = await post({ ...local, origin: 'http://localhost:8233', authorization: 'Bearer codec-token' });
-      expect(ui.status).toBe(200);
-      expect(ui.headers['access-control-allow-origin']).toBe('http://localhost:8233');
-      // What the temporal CLI sends for a query without arguments.
-      for (const body of ['{}', '{"payloads":null}']) {
-        const empty = await post({ ...local, authorization: 'Bearer codec-token' }, body);
-        expect(empty.status).toBe(200);
-        expect(JSON.parse(empty.body)).toEqual({ payloads: [] });
+  it(
+    'the codec endpoint npm start serves requires CODEC_AUTH_TOKEN, checks Host and ' + 'Origin, and takes {}',
+    async () => {
+      const config = parseConfig({ CODEC_PORT: '0', CODEC_AUTH_TOKEN: 'codec-token', TEMPORAL_UI_PORT: '8233' });
+      const server = await startCodecServerFromConfig(new AesGcmPayloadCodec([KEY]), config);
+      const port = Number(new URL(server.url).port);
+      const post = (headers: Record<string, string>, body = '{"payloads":[]}') =>
+        rawHttp(port, {
+          method: 'POST',
+          target: '/decode',
+          headers: { 'content-type': 'application/json', ...headers },
+          body,
+        });
+      try {
+        const local = { host: `127.0.0.1:${port}` };
+        expect((await post(local)).status).toBe(401); // the variable is read: no token, no decoding
+        expect((await post({ ...local, authorization: 'Bearer wrong' })).status).toBe(401);
+        expect((await post({ ...local, authorization: 'Bearer codec-token' })).status).toBe(200);
+        expect((await post({ ...local, authorization: 'bearer codec-token' })).status).toBe(200);
+        // DNS rebinding: the right token cannot help a page reached under another name.
+        expect((await post({ host: `rebound.example:${port}`, authorization: 'Bearer codec-token' })).status).toBe(403);
+        // Browsers: only the Web UI's origin, refused outright (not just left without CORS headers).
+        expect(
+          (await post({ ...local, origin: 'http://evil.example', authorization: 'Bearer codec-token' })).status,
+        ).toBe(403);
+        expect(
+          (
+            await rawHttp(port, {
+              method: 'OPTIONS',
+              target: '/decode',
+              headers: { ...local, origin: 'http://evil.example' },
+            })
+          ).status,
+        ).toBe(403);
+        const ui = await post({ ...local, origin: 'http://localhost:8233', authorization: 'Bearer codec-token' });
+        expect(ui.status).toBe(200);
+        expect(ui.headers['access-control-allow-origin']).toBe('http://localhost:8233');
+        // What the temporal CLI sends for a query without arguments.
+        for (const body of ['{}', '{"payloads":null}']) {
+          const empty = await post({ ...local, authorization: 'Bearer codec-token' }, body);
+          expect(empty.status).toBe(200);
+          expect(JSON.parse(empty.body)).toEqual({ payloads: [] });
+        }
+        for (const body of ['[]', '{"payloads":"x"}', '"x"'])
+          expect((await post({ ...local, authorization: 'Bearer codec-token' }, body)).status).toBe(400);
+      } finally {
+        await server.close();
       }
-      for (const body of ['[]', '{"payloads":"x"}', '"x"'])
-        expect((await post({ ...local, authorization: 'Bearer codec-token' }, body)).status).toBe(400);
-    } finally {
-      await server.close();
-    }
-  });
+    },
+  );
 
-  it('the temporal CLI queries an encrypted workflow through the codec endpoint (--codec-endpoint, --codec-auth)', async () => {
-    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use capacitor components?' });
-    await handle.result();
-    const server = await startCodecServer({ codec: new AesGcmPayloadCodec([KEY]), authToken: 'cli-token' });
-    try {
-      const args = [
-        'workflow',
-        'query',
-        '--address',
-        inject('temporalAddress'),
-        '--workflow-id',
-        handle.workflowId,
-        '--name',
-        'pipelineState',
-        '--codec-endpoint',
-        server.url,
-        '--codec-auth',
-        'Bearer cli-token',
-        '--output',
-        'json',
-      ];
-      const result = await execFileAsync(inject('temporalCliPath'), args, {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME },
-        timeout: 30_000,
-      });
-      const answer = JSON.parse(result.stdout) as { queryResult: unknown[] };
-      expect(JSON.stringify(answer.queryResult)).toMatch(/capacitor/i);
-      const denied = await execFileAsync(inject('temporalCliPath'), args.slice(0, -4).concat('--output', 'json'), {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME },
-        timeout: 30_000,
-      }).catch((err: Error) => err);
-      expect(denied).toBeInstanceOf(Error); // without --codec-auth
-    } finally {
-      await server.close();
-    }
-  });
+  it(
+    'the temporal CLI queries an encrypted workflow through the codec endpoint ' + '(--codec-endpoint, --codec-auth)',
+    async () => {
+      const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use capacitor components?' });
+      await handle.result();
+      const server = await startCodecServer({ codec: new AesGcmPayloadCodec([KEY]), authToken: 'cli-token' });
+      try {
+        const args = [
+          'workflow',
+          'query',
+          '--address',
+          inject('temporalAddress'),
+          '--workflow-id',
+          handle.workflowId,
+          '--name',
+          'pipelineState',
+          '--codec-endpoint',
+          server.url,
+          '--codec-auth',
+          'Bearer cli-token',
+          '--output',
+          'json',
+        ];
+        const result = await execFileAsync(inject('temporalCliPath'), args, {
+          env: { PATH: process.env.PATH, HOME: process.env.HOME },
+          timeout: 30_000,
+        });
+        const answer = JSON.parse(result.stdout) as { queryResult: unknown[] };
+        expect(JSON.stringify(answer.queryResult)).toMatch(/capacitor/i);
+        const denied = await execFileAsync(inject('temporalCliPath'), args.slice(0, -4).concat('--output', 'json'), {
+          env: { PATH: process.env.PATH, HOME: process.env.HOME },
+          timeout: 30_000,
+        }).catch((err: Error) => err);
+        expect(denied).toBeInstanceOf(Error); // without --codec-auth
+      } finally {
+        await server.close();
+      }
+    },
+  );
 
   it('refuses to decrypt with the wrong key and rejects a malformed key at start', async () => {
     const [encrypted] = await new AesGcmPayloadCodec([KEY]).encode([

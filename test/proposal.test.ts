@@ -282,66 +282,73 @@ describe('writeResearchProposal, review gate', () => {
       return s.awaiting === 'review' && s.round === round ? s : undefined;
     }, `review of version ${round}`);
 
-  it('waits for the reviewer; request-changes feeds the comments into one more round; approve writes the PDF', async () => {
-    const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE, review: true });
-    const first: ProposalStateView = await awaitingReview(handle, 1);
-    expect(first.state).toBe('AWAITING_REVIEW');
-    expect(first.draft).toMatchObject({ passed: true });
+  it(
+    'waits for the reviewer; request-changes feeds the comments into one more round; ' + 'approve writes the PDF',
+    async () => {
+      const handle = await h.start(researchProposalFlow, {
+        mode: 'autonomous',
+        profile: EXAMPLE_PROFILE,
+        review: true,
+      });
+      const first: ProposalStateView = await awaitingReview(handle, 1);
+      expect(first.state).toBe('AWAITING_REVIEW');
+      expect(first.draft).toMatchObject({ passed: true });
 
-    // request-changes without comments is rejected and the gate stays open.
-    const rejected = await handle
-      .executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes' }] })
-      .catch((e) => e);
-    expect(rejected).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect((rejected as WorkflowUpdateFailedError).cause?.message).toMatch(/comments/);
-    expect((await handle.query(proposalStateQuery)).awaiting).toBe('review');
-    // No interview question is open in autonomous mode.
-    const noQuestion = await handle
-      .executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] })
-      .catch((e) => e);
-    expect((noQuestion as WorkflowUpdateFailedError).cause?.message).toMatch(/no interview question is open/);
+      // request-changes without comments is rejected and the gate stays open.
+      const rejected = await handle
+        .executeUpdate(reviewProposalUpdate, { args: [{ decision: 'request-changes' }] })
+        .catch((e) => e);
+      expect(rejected).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect((rejected as WorkflowUpdateFailedError).cause?.message).toMatch(/comments/);
+      expect((await handle.query(proposalStateQuery)).awaiting).toBe('review');
+      // No interview question is open in autonomous mode.
+      const noQuestion = await handle
+        .executeUpdate(answerQuestionUpdate, { args: [{ answer: '10', questionId: 'weekly_hours' }] })
+        .catch((e) => e);
+      expect((noQuestion as WorkflowUpdateFailedError).cause?.message).toMatch(/no interview question is open/);
 
-    expect(
-      await handle.executeUpdate(reviewProposalUpdate, {
-        args: [{ decision: 'request-changes', comments: 'Please focus on reliability of the results.' }],
-      }),
-    ).toEqual({ accepted: 'request-changes' });
-    const second = await awaitingReview(handle, 2);
-    expect(second.transitions.map((t) => t.to)).toContain('REFINEMENT');
-    await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] });
-    const out = (await handle.result()) as ProposalOutput;
+      expect(
+        await handle.executeUpdate(reviewProposalUpdate, {
+          args: [{ decision: 'request-changes', comments: 'Please focus on reliability of the results.' }],
+        }),
+      ).toEqual({ accepted: 'request-changes' });
+      const second = await awaitingReview(handle, 2);
+      expect(second.transitions.map((t) => t.to)).toContain('REFINEMENT');
+      await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] });
+      const out = (await handle.result()) as ProposalOutput;
 
-    expect(out.status).toBe('completed');
-    expect(out.review.outcome).toBe('approved');
-    expect(out.review.rounds.map((r) => r.decision)).toEqual(['request-changes', 'approve']);
-    expect(out.refinement.history.map((r) => r.trigger)).toEqual(['initial', 'review']);
-    expect(out.refinement.history[1].feedback).toEqual(['Please focus on reliability of the results.']);
-    // The reviewer's focus reached the refined problem definition.
-    expect(out.proposal!.problem_definition.main_research_question).toMatch(/reliability of the results/);
-    expect(out.refinement.chosenRound).toBe(1);
-    expect(out.refinement.refinements).toBe(0);
-    expect(out.transitions.map((t) => t.to)).toEqual([
-      'PROBLEM_FORMULATION',
-      'OBJECTIVES',
-      'METHODOLOGY',
-      'DATA_COLLECTION',
-      'QUALITY_CONTROL',
-      'AWAITING_REVIEW',
-      'REFINEMENT',
-      'PROBLEM_FORMULATION',
-      'OBJECTIVES',
-      'METHODOLOGY',
-      'DATA_COLLECTION',
-      'QUALITY_CONTROL',
-      'AWAITING_REVIEW',
-      'RENDERING_PDF',
-      'COMPLETE',
-    ]);
-    expectLawfulTransitions(out);
-    const pdf = await readPdf(out.pdf!.path);
-    expect(squash(pdf.text)).toContain(squash('Please focus on reliability of the results.'));
-    await recordHistory(handle, 'research-proposal-review-gate');
-  });
+      expect(out.status).toBe('completed');
+      expect(out.review.outcome).toBe('approved');
+      expect(out.review.rounds.map((r) => r.decision)).toEqual(['request-changes', 'approve']);
+      expect(out.refinement.history.map((r) => r.trigger)).toEqual(['initial', 'review']);
+      expect(out.refinement.history[1].feedback).toEqual(['Please focus on reliability of the results.']);
+      // The reviewer's focus reached the refined problem definition.
+      expect(out.proposal!.problem_definition.main_research_question).toMatch(/reliability of the results/);
+      expect(out.refinement.chosenRound).toBe(1);
+      expect(out.refinement.refinements).toBe(0);
+      expect(out.transitions.map((t) => t.to)).toEqual([
+        'PROBLEM_FORMULATION',
+        'OBJECTIVES',
+        'METHODOLOGY',
+        'DATA_COLLECTION',
+        'QUALITY_CONTROL',
+        'AWAITING_REVIEW',
+        'REFINEMENT',
+        'PROBLEM_FORMULATION',
+        'OBJECTIVES',
+        'METHODOLOGY',
+        'DATA_COLLECTION',
+        'QUALITY_CONTROL',
+        'AWAITING_REVIEW',
+        'RENDERING_PDF',
+        'COMPLETE',
+      ]);
+      expectLawfulTransitions(out);
+      const pdf = await readPdf(out.pdf!.path);
+      expect(squash(pdf.text)).toContain(squash('Please focus on reliability of the results.'));
+      await recordHistory(handle, 'research-proposal-review-gate');
+    },
+  );
 
   it(`accepts at most ${MAX_REVIEW_ROUNDS} change requests, then only approval`, async () => {
     const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE, review: true });

@@ -189,29 +189,32 @@ describe('scheduling problem and MiniZinc model (pure)', () => {
     expect(data).toMatch(/% \d+: order-1 \/ grinding, 25 min/);
   });
 
-  it('reads quantities in words, matches resource names exactly before by containment, and says what it assumed', () => {
-    const problem = buildScheduleProblem({
-      'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM',
-      subprocesses: [
-        { 'process-id': 'bake', resources: ['oven'], duration: { units: 'hrs', 'value-string': 'about 1.5' } },
-        { 'process-id': 'cool', resources: ['racks'], duration: { units: 'minutes', 'value-string': '20-30' } },
-        { 'process-id': 'pack', resources: ['packer'], duration: { units: 'minutes', 'value-string': '15' } },
-      ],
-      'resource-pools': [
-        { 'resource-id': 'deck oven', quantity: '1' },
-        { 'resource-id': 'oven', quantity: 'two' },
-        { 'resource-id': 'rack', quantity: 'a few' },
-      ],
-    });
-    expect(problem.resources).toEqual([
-      { name: 'oven', quantity: 2 },
-      { name: 'rack', quantity: 1, assumed: 'quantity "a few" is not a number: assumed 1' },
-      { name: 'packer', quantity: 1, assumed: 'not in the resource pools: assumed 1' },
-    ]);
-    expect(problem.jobs[0]!.tasks.map((t) => t.duration)).toEqual([90, 30, 15]);
-    expect(problem.jobsSource).toBe('one-per-product');
-    expect(problem.notes).toEqual(expect.arrayContaining([expect.stringMatching(/one job per product/)]));
-  });
+  it(
+    'reads quantities in words, matches resource names exactly before by containment, ' + 'and says what it assumed',
+    () => {
+      const problem = buildScheduleProblem({
+        'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM',
+        subprocesses: [
+          { 'process-id': 'bake', resources: ['oven'], duration: { units: 'hrs', 'value-string': 'about 1.5' } },
+          { 'process-id': 'cool', resources: ['racks'], duration: { units: 'minutes', 'value-string': '20-30' } },
+          { 'process-id': 'pack', resources: ['packer'], duration: { units: 'minutes', 'value-string': '15' } },
+        ],
+        'resource-pools': [
+          { 'resource-id': 'deck oven', quantity: '1' },
+          { 'resource-id': 'oven', quantity: 'two' },
+          { 'resource-id': 'rack', quantity: 'a few' },
+        ],
+      });
+      expect(problem.resources).toEqual([
+        { name: 'oven', quantity: 2 },
+        { name: 'rack', quantity: 1, assumed: 'quantity "a few" is not a number: assumed 1' },
+        { name: 'packer', quantity: 1, assumed: 'not in the resource pools: assumed 1' },
+      ]);
+      expect(problem.jobs[0]!.tasks.map((t) => t.duration)).toEqual([90, 30, 15]);
+      expect(problem.jobsSource).toBe('one-per-product');
+      expect(problem.notes).toEqual(expect.arrayContaining([expect.stringMatching(/one job per product/)]));
+    },
+  );
 
   it('rejects an SCR it cannot schedule, naming the field', () => {
     expect(() => buildScheduleProblem({ 'principal-problem-type': 'TIMETABLING-PROBLEM' })).toThrow(
@@ -352,145 +355,153 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
     });
   }
 
-  it('MCP get_conversation_history generates the model from the SCR of an interview that did not schedule; timetabling is skipped with the reason', async () => {
-    const projectId = `sched-mcp-${Date.now().toString(36)}`;
-    await (
-      await h.start(runEadsInterviewFlow, { projectId, mode: 'surrogate', fixture: 'machine-shop-job-shop' })
-    ).result();
-    const history = await mcpHistory(projectId);
-    expect(history.minizinc.model).toMatch(/% Steps: saw-cut, cnc-turning/);
-    expect(history.minizinc.data).toContain('deburring_bench');
-    expect(history.minizinc_results).toBeNull();
-    expect(history.minizinc_note).toMatch(/not solved yet: call schedule_from_scr/);
-    // A timetabling interview has no shop model: null with the reason.
-    const school = `sched-mcp-school-${Date.now().toString(36)}`;
-    // Asked for a schedule, it says why there is none and the interview still completes.
-    const schoolResult = (await (
-      await h.start(runEadsInterviewFlow, {
-        projectId: school,
-        mode: 'surrogate',
-        fixture: 'school-timetable',
-        schedule: true,
-      })
-    ).result()) as RunEadsInterviewOutput;
-    expect(schoolResult.schedule).toEqual({
-      skipped: expect.stringMatching(
-        /only flow-shop and job-shop interviews are scheduled yet \(this one: TIMETABLING/,
-      ),
-    });
-    const none = await mcpHistory(school);
-    expect(none.minizinc).toBeNull();
-    expect(none.minizinc_note).toMatch(
-      /only flow-shop and job-shop problems can be scheduled yet; this SCR is TIMETABLING/,
-    );
-  });
+  it(
+    'MCP get_conversation_history generates the model from the SCR of an interview ' +
+      'that did not schedule; timetabling is skipped with the reason',
+    async () => {
+      const projectId = `sched-mcp-${Date.now().toString(36)}`;
+      await (
+        await h.start(runEadsInterviewFlow, { projectId, mode: 'surrogate', fixture: 'machine-shop-job-shop' })
+      ).result();
+      const history = await mcpHistory(projectId);
+      expect(history.minizinc.model).toMatch(/% Steps: saw-cut, cnc-turning/);
+      expect(history.minizinc.data).toContain('deburring_bench');
+      expect(history.minizinc_results).toBeNull();
+      expect(history.minizinc_note).toMatch(/not solved yet: call schedule_from_scr/);
+      // A timetabling interview has no shop model: null with the reason.
+      const school = `sched-mcp-school-${Date.now().toString(36)}`;
+      // Asked for a schedule, it says why there is none and the interview still completes.
+      const schoolResult = (await (
+        await h.start(runEadsInterviewFlow, {
+          projectId: school,
+          mode: 'surrogate',
+          fixture: 'school-timetable',
+          schedule: true,
+        })
+      ).result()) as RunEadsInterviewOutput;
+      expect(schoolResult.schedule).toEqual({
+        skipped: expect.stringMatching(
+          /only flow-shop and job-shop interviews are scheduled yet \(this one: TIMETABLING/,
+        ),
+      });
+      const none = await mcpHistory(school);
+      expect(none.minizinc).toBeNull();
+      expect(none.minizinc_note).toMatch(
+        /only flow-shop and job-shop problems can be scheduled yet; this SCR is TIMETABLING/,
+      );
+    },
+  );
 
-  it('re-runs with new orders without the interview, and reports hard due dates that cannot be met, with the reason', async () => {
-    const machineShop = fixture('machine-shop-job-shop');
-    const scr = {
-      merged_scr: {
-        'principal-problem-type': 'JOB-SHOP-SCHEDULING-PROBLEM',
-        'unit-processes': machineShop.tables[0]!.rows,
-        routings: machineShop.tables[1]!.rows,
-        'resource-pools': machineShop.tables[3]!.rows,
-        'primary-objective': 'MEET-DUE-DATES',
-      },
-    };
-    // A shaft needs 90 minutes at least: due in one hour is impossible on its own.
-    const tooEarly = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
-      projectId: 'harrow-late',
-      scr,
-      dueDates: 'hard',
-      orders: [{ id: 'rush', product: 'shaft', due: { value: 1, units: 'hours' } }],
-    });
-    expect(tooEarly.minizinc_results.status).toBe('infeasible');
-    expect(tooEarly.minizinc_results.conflicts[0]).toMatchObject({
-      kind: 'due-before-minimum-processing',
-      job: 'rush',
-    });
-    expect(tooEarly.minizinc_results.conflicts[0]!.detail).toMatch(/due at 1 h but needs at least 1.5 h/);
-    expect(tooEarly.chart).toBeNull();
-    expect(tooEarly.minizinc.model).toContain('end[last[j]] <= due[j]');
+  it(
+    're-runs with new orders without the interview, and reports hard due dates that ' +
+      'cannot be met, with the reason',
+    async () => {
+      const machineShop = fixture('machine-shop-job-shop');
+      const scr = {
+        merged_scr: {
+          'principal-problem-type': 'JOB-SHOP-SCHEDULING-PROBLEM',
+          'unit-processes': machineShop.tables[0]!.rows,
+          routings: machineShop.tables[1]!.rows,
+          'resource-pools': machineShop.tables[3]!.rows,
+          'primary-objective': 'MEET-DUE-DATES',
+        },
+      };
+      // A shaft needs 90 minutes at least: due in one hour is impossible on its own.
+      const tooEarly = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
+        projectId: 'harrow-late',
+        scr,
+        dueDates: 'hard',
+        orders: [{ id: 'rush', product: 'shaft', due: { value: 1, units: 'hours' } }],
+      });
+      expect(tooEarly.minizinc_results.status).toBe('infeasible');
+      expect(tooEarly.minizinc_results.conflicts[0]).toMatchObject({
+        kind: 'due-before-minimum-processing',
+        job: 'rush',
+      });
+      expect(tooEarly.minizinc_results.conflicts[0]!.detail).toMatch(/due at 1 h but needs at least 1.5 h/);
+      expect(tooEarly.chart).toBeNull();
+      expect(tooEarly.minizinc.model).toContain('end[last[j]] <= due[j]');
 
-    // Each housing alone fits in 2.25 h, but two of them share one five-axis centre: only the solver sees it.
-    const togetherHandle = await h.start(scheduleFromScrFlow, {
-      projectId: 'harrow-jam',
-      scr,
-      dueDates: 'hard',
-      orders: [
-        { id: 'h1', product: 'housing', due: { value: 135, units: 'minutes' } },
-        { id: 'h2', product: 'housing', due: { value: 135, units: 'minutes' } },
-        { id: 's1', product: 'shaft', due: { value: 8, units: 'hours' } },
-      ],
-    });
-    const together = (await togetherHandle.result()) as ScheduleFromScrOutput;
-    await recordHistory(togetherHandle, 'schedule-from-scr-infeasible-deadlines');
-    expect(together.minizinc_results.status).toBe('infeasible');
-    expect(together.minizinc_results.solver).toMatch(/CP-SAT/);
-    const core = together.minizinc_results.conflicts[0] as { kind: string; jobs: string[]; detail: string };
-    expect(core.kind).toBe('no-solution-within-deadlines');
-    expect(core.jobs.sort()).toEqual(['h1', 'h2']);
-
-    // Soft due dates: the same orders are scheduled, lateness minimised.
-    const soft = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
-      projectId: 'harrow-soft',
-      scr,
-      orders: [
-        { id: 'h1', product: 'housing', due: { value: 135, units: 'minutes' } },
-        { id: 'h2', product: 'housing', due: { value: 135, units: 'minutes' } },
-      ],
-    });
-    expect(soft.minizinc_results.status).toBe('optimal');
-    expect(soft.minizinc_results.totalTardiness).toBe(90);
-    expect(checkFeasible(scr.merged_scr, soft)).toEqual([]);
-    // The checker is not a rubber stamp: each kind of violation is caught.
-    const broken = (edit: (s: ScheduleFromScrOutput) => void) => {
-      const copy = structuredClone(soft);
-      edit(copy);
-      return checkFeasible(scr.merged_scr, copy).join('; ');
-    };
-    const [h1] = soft.minizinc_results.jobs;
-    expect(
-      broken((s) => {
-        const a = s.minizinc_results.jobs[1]!.steps[1]!;
-        const b = h1!.steps[1]!;
-        a.start = b.start;
-        a.end = b.end;
-      }),
-    ).toMatch(/five axis machining centre: 2 in use/);
-    expect(
-      broken((s) => {
-        s.minizinc_results.jobs[0]!.steps[0]!.end += 5;
-      }),
-    ).toMatch(/h1\/saw-cut: lasts 15 min, the SCR says 10/);
-    expect(
-      broken((s) => {
-        s.minizinc_results.jobs[1]!.steps.reverse();
-      }),
-    ).toMatch(/h2: steps .* differ from the route/);
-    expect(
-      broken((s) => {
-        const st = s.minizinc_results.jobs[1]!.steps;
-        st[1]!.start = st[0]!.start;
-        st[1]!.end = st[1]!.start + 90;
-      }),
-    ).toMatch(/starts before saw-cut ends/);
-
-    // A step needing more units than the firm has.
-    const none = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
-      projectId: 'harrow-none',
-      scr: {
-        ...scr.merged_scr,
-        'resource-pools': [
-          ...machineShop.tables[3]!.rows.filter((r) => r['resource-id'] !== 'cmm'),
-          { 'resource-id': 'cmm', quantity: '0' },
+      // Each housing alone fits in 2.25 h, but two of them share one five-axis centre: only the solver sees it.
+      const togetherHandle = await h.start(scheduleFromScrFlow, {
+        projectId: 'harrow-jam',
+        scr,
+        dueDates: 'hard',
+        orders: [
+          { id: 'h1', product: 'housing', due: { value: 135, units: 'minutes' } },
+          { id: 'h2', product: 'housing', due: { value: 135, units: 'minutes' } },
+          { id: 's1', product: 'shaft', due: { value: 8, units: 'hours' } },
         ],
-      },
-      orders: [{ product: 'shaft' }],
-    });
-    expect(none.minizinc_results.status).toBe('infeasible');
-    expect(none.minizinc_results.conflicts[0]!.detail).toBe('step "inspection" needs 1 cmm, but the firm has 0');
-  });
+      });
+      const together = (await togetherHandle.result()) as ScheduleFromScrOutput;
+      await recordHistory(togetherHandle, 'schedule-from-scr-infeasible-deadlines');
+      expect(together.minizinc_results.status).toBe('infeasible');
+      expect(together.minizinc_results.solver).toMatch(/CP-SAT/);
+      const core = together.minizinc_results.conflicts[0] as { kind: string; jobs: string[]; detail: string };
+      expect(core.kind).toBe('no-solution-within-deadlines');
+      expect(core.jobs.sort()).toEqual(['h1', 'h2']);
+
+      // Soft due dates: the same orders are scheduled, lateness minimised.
+      const soft = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
+        projectId: 'harrow-soft',
+        scr,
+        orders: [
+          { id: 'h1', product: 'housing', due: { value: 135, units: 'minutes' } },
+          { id: 'h2', product: 'housing', due: { value: 135, units: 'minutes' } },
+        ],
+      });
+      expect(soft.minizinc_results.status).toBe('optimal');
+      expect(soft.minizinc_results.totalTardiness).toBe(90);
+      expect(checkFeasible(scr.merged_scr, soft)).toEqual([]);
+      // The checker is not a rubber stamp: each kind of violation is caught.
+      const broken = (edit: (s: ScheduleFromScrOutput) => void) => {
+        const copy = structuredClone(soft);
+        edit(copy);
+        return checkFeasible(scr.merged_scr, copy).join('; ');
+      };
+      const [h1] = soft.minizinc_results.jobs;
+      expect(
+        broken((s) => {
+          const a = s.minizinc_results.jobs[1]!.steps[1]!;
+          const b = h1!.steps[1]!;
+          a.start = b.start;
+          a.end = b.end;
+        }),
+      ).toMatch(/five axis machining centre: 2 in use/);
+      expect(
+        broken((s) => {
+          s.minizinc_results.jobs[0]!.steps[0]!.end += 5;
+        }),
+      ).toMatch(/h1\/saw-cut: lasts 15 min, the SCR says 10/);
+      expect(
+        broken((s) => {
+          s.minizinc_results.jobs[1]!.steps.reverse();
+        }),
+      ).toMatch(/h2: steps .* differ from the route/);
+      expect(
+        broken((s) => {
+          const st = s.minizinc_results.jobs[1]!.steps;
+          st[1]!.start = st[0]!.start;
+          st[1]!.end = st[1]!.start + 90;
+        }),
+      ).toMatch(/starts before saw-cut ends/);
+
+      // A step needing more units than the firm has.
+      const none = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
+        projectId: 'harrow-none',
+        scr: {
+          ...scr.merged_scr,
+          'resource-pools': [
+            ...machineShop.tables[3]!.rows.filter((r) => r['resource-id'] !== 'cmm'),
+            { 'resource-id': 'cmm', quantity: '0' },
+          ],
+        },
+        orders: [{ product: 'shaft' }],
+      });
+      expect(none.minizinc_results.status).toBe('infeasible');
+      expect(none.minizinc_results.conflicts[0]!.detail).toBe('step "inspection" needs 1 cmm, but the firm has 0');
+    },
+  );
 
   it('fails fast, naming the field, on an SCR or orders it cannot schedule', async () => {
     const handle = await h.start(scheduleFromScrFlow, {

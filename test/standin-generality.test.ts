@@ -49,7 +49,8 @@ describe('EADS stand-in reads meaning', () => {
   it('tells flow shop, job shop and timetabling apart from how the answer describes the work', () => {
     expect(
       typeOf(
-        'Each tray of seedlings is sown, germinated, pricked out and hardened off; all trays follow one fixed sequence.',
+        'Each tray of seedlings is sown, germinated, pricked out and hardened off; all ' +
+          'trays follow one fixed sequence.',
       ),
     ).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
     expect(
@@ -57,7 +58,8 @@ describe('EADS stand-in reads meaning', () => {
     ).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
     expect(
       typeOf(
-        'Every casting has its own route, depending on the customer drawing: some go to the lathe first, others to the drill.',
+        'Every casting has its own route, depending on the customer drawing: some go to ' +
+          'the lathe first, others to the drill.',
       ),
     ).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
     expect(
@@ -73,7 +75,8 @@ describe('EADS stand-in reads meaning', () => {
 
   it('tags the challenges an answer names in its own words, and no others', () => {
     const answer =
-      'We roast coffee for cafés. Going from a dark roast to a decaf means purging the whole roaster, which takes an hour. ' +
+      'We roast coffee for cafés. Going from a dark roast to a decaf means purging the ' +
+      'whole roaster, which takes an hour. ' +
       'The packing machine is the slowest step and bags queue up in front of it. Christmas orders double our volume. ' +
       'Green beans sometimes arrive late from the port.';
     const update = refine(
@@ -119,7 +122,8 @@ describe('EADS stand-in reads meaning', () => {
       'process/flow-shop',
       ['subprocesses'],
       q,
-      'First the hides are soaked, then they are tanned in the drums, after that the leather is dried on the frames, and finally it is trimmed.',
+      'First the hides are soaked, then they are tanned in the drums, after that the ' +
+        'leather is dried on the frames, and finally it is trimmed.',
       'table',
     );
     const names = (prose.subprocesses as Array<Record<string, unknown>>).map((r) => String(r['process-id']));
@@ -133,7 +137,8 @@ describe('EADS stand-in reads meaning', () => {
       'process/flow-shop',
       ['subprocesses'],
       q,
-      'Every crate takes the same route: it is graded, rinsed in the flume, sliced, dried on the racks and bagged, then boxed.',
+      'Every crate takes the same route: it is graded, rinsed in the flume, sliced, ' +
+        'dried on the racks and bagged, then boxed.',
       'table',
     );
     const names = (told.subprocesses as Array<Record<string, unknown>>).map((r) => String(r['process-id']));
@@ -158,7 +163,8 @@ describe('EADS stand-in reads meaning', () => {
 
   it('answers a yes/no question put as two alternatives from the alternative the answer takes', () => {
     const q =
-      'Does product flow continuously from one step to the next, as in a refinery, or do you work in discrete batches or jobs?';
+      'Does product flow continuously from one step to the next, as in a refinery, or ' +
+      'do you work in discrete batches or jobs?';
     expect(
       refine('process/scheduling-problem-type', ['continuous?'], q, 'We work in separate lots of 200 kg each.')[
         'continuous?'

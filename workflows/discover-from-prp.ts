@@ -130,7 +130,9 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     const targetSchema = input.targetSchema ?? extractTargetSchema(input.prp);
     if (!targetSchema.length) {
       throw ApplicationFailure.nonRetryable(
-        'discoverFromPrp: no target schema: pass targetSchema, or give the PRP a section 9 (e.g. "## 9. Target Schema") with a markdown table of | Column | Type | Description |',
+        'discoverFromPrp: no target schema: pass targetSchema, or give the PRP a section ' +
+          '9 (e.g. "## 9. Target Schema") with a markdown table of | Column | Type | ' +
+          'Description |',
         'TargetSchemaMissing',
       );
     }

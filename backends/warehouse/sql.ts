@@ -89,7 +89,9 @@ export const duckDbDialect: SqlDialect = {
   regexpContains: (expr, name) => `regexp_matches(${expr}, $${checkParam(name)})`,
   containsText: (expr, name) => `strpos(${expr}, $${checkParam(name)}) > 0`,
   informationSchemaColumns: (dataset) => ({
-    sql: 'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = $dataset ORDER BY table_name, ordinal_position',
+    sql:
+      'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE ' +
+      'table_schema = $dataset ORDER BY table_name, ordinal_position',
     params: { dataset: assertIdentifier('dataset', dataset) },
   }),
   normaliseType: (t) =>

@@ -64,7 +64,9 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'get_next_eads',
     {
       description:
-        "Recommends the next EADS to pursue from the conversation so far and the library prerequisites (process → data → resources → optimality). Starts the project's interview (human answers, guided orchestration) when there is none yet.",
+        'Recommends the next EADS to pursue from the conversation so far and the library ' +
+        "prerequisites (process → data → resources → optimality). Starts the project's " +
+        'interview (human answers, guided orchestration) when there is none yet.',
       inputSchema: { project_id: projectId, conversation_id: conversationId },
     },
     async ({ project_id, conversation_id }) =>
@@ -100,7 +102,9 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'start_eads_pursuit',
     {
       description:
-        "Begins pursuing an EADS (the recommended one or another): returns its instructions, the current data structure and the budget (1.0; each question costs the EADS's decrement).",
+        'Begins pursuing an EADS (the recommended one or another): returns its ' +
+        'instructions, the current data structure and the budget (1.0; each question ' +
+        "costs the EADS's decrement).",
       inputSchema: { project_id: projectId, conversation_id: conversationId, eads_id: eadsId },
     },
     async ({ project_id, eads_id }) =>
@@ -144,7 +148,9 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'list_available_eads',
     {
       description:
-        "Lists the EADS in the library for an interviewer type, with prerequisites and whether they are met given the completed EADS (and the project's interview when project_id is given).",
+        'Lists the EADS in the library for an interviewer type, with prerequisites and ' +
+        "whether they are met given the completed EADS (and the project's interview when " +
+        'project_id is given).',
       inputSchema: {
         interviewer_type: z.enum(['process', 'data', 'resources', 'optimality']).optional(),
         completed_eads: z.array(z.string()).max(100).optional(),
@@ -192,7 +198,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'get_next_question',
     {
       description:
-        'The next question of the EADS being pursued (waits until it is generated). responses_so_far is not needed: the pursuit workflow holds the answers.',
+        'The next question of the EADS being pursued (waits until it is generated). ' +
+        'responses_so_far is not needed: the pursuit workflow holds the answers.',
       inputSchema: {
         project_id: projectId,
         conversation_id: conversationId,
@@ -235,7 +242,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'process_eads_answer',
     {
       description:
-        "Processes the interviewee's answer: refines the EADS data structure and reports completeness and the next action (continue, complete, needs_clarification).",
+        "Processes the interviewee's answer: refines the EADS data structure and reports " +
+        'completeness and the next action (continue, complete, needs_clarification).',
       inputSchema: {
         project_id: projectId,
         conversation_id: conversationId,
@@ -261,7 +269,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'get_eads_status',
     {
       description:
-        'The state of an EADS in the project: data structure, completed and remaining fields, completeness, budget used and remaining.',
+        'The state of an EADS in the project: data structure, completed and remaining ' +
+        'fields, completeness, budget used and remaining.',
       inputSchema: { project_id: projectId, conversation_id: conversationId, eads_id: eadsId },
     },
     async ({ project_id, eads_id }) =>
@@ -278,7 +287,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'finalize_eads',
     {
       description:
-        'Ends the pursuit of an EADS now and stores its data structure in the interview; reports which fields are still missing.',
+        'Ends the pursuit of an EADS now and stores its data structure in the interview; ' +
+        'reports which fields are still missing.',
       inputSchema: {
         project_id: projectId,
         conversation_id: conversationId,
@@ -302,7 +312,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     'get_conversation_history',
     {
       description:
-        'The conversation so far: scheduling challenges and, per pursued EADS, its questions, answers and data structure.',
+        'The conversation so far: scheduling challenges and, per pursued EADS, its ' +
+        'questions, answers and data structure.',
       inputSchema: { project_id: projectId, conversation_id: conversationId, include_minizinc: z.boolean().optional() },
     },
     async ({ project_id, include_minizinc }) =>

@@ -249,7 +249,9 @@ export function createMcpServer(ctx: McpContext, options: McpServerOptions = {})
     { name: 'agent-flows', title: 'agent-flows: durable AI agent workflows', version: '0.1.0' },
     {
       instructions:
-        'Each tool runs one agent-flows workflow on Temporal and returns its result. Calls can take minutes: progress notifications are sent when the caller passes a progressToken. Cancelling a call cancels its workflow.',
+        'Each tool runs one agent-flows workflow on Temporal and returns its result. ' +
+        'Calls can take minutes: progress notifications are sent when the caller passes a ' +
+        'progressToken. Cancelling a call cancels its workflow.',
     },
   );
   const calls = options.calls ?? new FlowCalls(options.log);

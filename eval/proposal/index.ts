@@ -107,9 +107,10 @@ const PLACEHOLDER = /\{\{|\}\}|\$\{|<[a-z_]+>|\bundefined\b|\bnull\b|\bNaN\b|\[o
 const FEEDBACK_MARKERS =
   /addresses the feedback|this version addresses|as the reviewer (?:asked|requested)|narrow the scope:/i;
 const CONTENT_STOP = new Set(
-  'the a an and or of in on for to with by from at as is are be how what which do does that this these those its their into over under between within across'.split(
-    ' ',
-  ),
+  (
+    'the a an and or of in on for to with by from at as is are be how what which do ' +
+    'does that this these those its their into over under between within across'
+  ).split(' '),
 );
 
 /** Two or more content words that occur twice in one sentence ("How do X and Y shape X?"). */

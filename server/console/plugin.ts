@@ -37,7 +37,8 @@ export interface ConsoleOptions {
 
 const COOKIE = 'agent_flows_console';
 const CSP =
-  "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+  "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; " +
+  "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const CONTENT_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',

@@ -110,23 +110,19 @@ export function agentRoutes(
       const query = request.query ?? {};
       for (const name of Object.keys(query)) {
         if (name !== 'instance_id')
-          return reply
-            .code(400)
-            .send({
-              error: 'invalid_parameter',
-              message: `Unknown parameter "${name.slice(0, 100)}"`,
-              details: { parameter: name.slice(0, 100), allowed: ['instance_id'] },
-            });
+          return reply.code(400).send({
+            error: 'invalid_parameter',
+            message: `Unknown parameter "${name.slice(0, 100)}"`,
+            details: { parameter: name.slice(0, 100), allowed: ['instance_id'] },
+          });
       }
       const instance = query.instance_id;
       if (Array.isArray(instance) || (instance !== undefined && (instance.length === 0 || instance.length > 200))) {
-        return reply
-          .code(400)
-          .send({
-            error: 'invalid_parameter',
-            message: 'Invalid instance_id parameter: give one value of 1 to 200 characters',
-            details: { parameter: 'instance_id' },
-          });
+        return reply.code(400).send({
+          error: 'invalid_parameter',
+          message: 'Invalid instance_id parameter: give one value of 1 to 200 characters',
+          details: { parameter: 'instance_id' },
+        });
       }
       return asCaller(request, reply, async (caller) => {
         const result = await registry.deregister(agentId, instance, caller);

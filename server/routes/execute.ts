@@ -206,13 +206,11 @@ export function executeRoutes(
                   ? 'timed_out'
                   : 'failed';
           metrics.executions.inc({ status });
-          return reply
-            .code(200)
-            .send({
-              ...response,
-              status,
-              error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message },
-            });
+          return reply.code(200).send({
+            ...response,
+            status,
+            error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message },
+          });
         }
         request.log.warn({ err: (err as Error).message }, 'lost track of the workflow while waiting');
         return fail(

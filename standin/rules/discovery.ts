@@ -23,9 +23,11 @@ interface ColumnLike {
   description?: string;
 }
 const STOP_WORDS = new Set(
-  'a an and are as at be by for from has have in into is it its of on or per that the their this to was were which with within when where whether each every any all than then there these those both also only such via if not no e g eg ie'.split(
-    ' ',
-  ),
+  (
+    'a an and are as at be by for from has have in into is it its of on or per that ' +
+    'the their this to was were which with within when where whether each every any ' +
+    'all than then there these those both also only such via if not no e g eg ie'
+  ).split(' '),
 );
 
 /** Irregular forms and common abbreviations in column names (general English, no domain's jargon). */

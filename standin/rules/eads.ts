@@ -537,7 +537,8 @@ export const eadsRules: StandinRule[] = [
   {
     task: 'eads.orchestrate',
     description:
-      'Picks the next EADS: earliest topic among the eligible candidates, ties broken by overlap with the conversation.',
+      'Picks the next EADS: earliest topic among the eligible candidates, ties broken ' +
+      'by overlap with the conversation.',
     answer: ({ sections }) => {
       const candidates = asArray<{
         eads_id: string;
@@ -713,7 +714,8 @@ export const eadsRules: StandinRule[] = [
   {
     task: 'eads.refine',
     description:
-      'Parses the answer by field kind (tables, lists, quantities, yes/no, scored choices) and derives the fields not to ask about.',
+      'Parses the answer by field kind (tables, lists, quantities, yes/no, scored ' +
+      'choices) and derives the fields not to ask about.',
     answer: ({ sections }) => {
       const question = asObject(sections.question) as unknown as PromptQuestion;
       const answer = typeof sections.answer === 'string' ? sections.answer : JSON.stringify(sections.answer ?? '');

@@ -18,9 +18,14 @@ import type { StandinRule } from '../types';
 // ------------------------------------------------------------------------------------------
 
 const STOP = new Set(
-  'the and for with from into that this these those their there about over under between within without which what when where while how does do did are was were been being have has had not but can could should would will may might its our your his her them they you him she who whom why use using used via per than then also more most less such each other some any all one two three on in of to by as at or an a is be it we i'.split(
-    ' ',
-  ),
+  (
+    'the and for with from into that this these those their there about over under ' +
+    'between within without which what when where while how does do did are was were ' +
+    'been being have has had not but can could should would will may might its our ' +
+    'your his her them they you him she who whom why use using used via per than then ' +
+    'also more most less such each other some any all one two three on in of to by as ' +
+    'at or an a is be it we i'
+  ).split(' '),
 );
 
 function stem(word: string): string {
@@ -61,7 +66,9 @@ const GENERIC_KEYWORDS = new Set([
 
 /** Roots of words any research text uses: they say nothing about the topic. */
 const GENERIC_ROOTS = roots(
-  'data model models study studies research science scientific analysis method methods result results system systems approach based using new large evidence effect effects review paper work first',
+  'data model models study studies research science scientific analysis method ' +
+    'methods result results system systems approach based using new large evidence ' +
+    'effect effects review paper work first',
 );
 
 function shared(a: Set<string>, b: Set<string>): string[] {
@@ -211,7 +218,9 @@ const METHODS: Record<MethodKind, MethodChoice> = {
   },
   comparison: {
     kind: 'comparison',
-    name: 'Quasi-experimental comparison of an intervention group and a comparison group, with a participant questionnaire',
+    name:
+      'Quasi-experimental comparison of an intervention group and a comparison group, ' +
+      'with a participant questionnaire',
     type: 'mixed-methods',
     skills: ['Research design', 'Statistics', 'Questionnaire design'],
   },
@@ -460,7 +469,10 @@ function problemFormulation(sections: Record<string, unknown>) {
       ? `${relevant.length} of the retrieved studies bear on it directly, for example ${cite.join(' and ')}${literatureBacked ? `, but they leave open how ${variables.slice(0, 3).join(', ')} interact in settings like this one` : ''}.`
       : relevant.length === 1
         ? `Only one retrieved study bears on it directly, ${cite[0]}; the literature available here is thin, so a systematic search of specialised databases is part of the first phase.`
-        : 'The literature search found no study on this topic in the searched collection: the literature available here is thin, so a systematic search of specialised databases is part of the first phase, and no unrelated work is cited in its place.';
+        : 'The literature search found no study on this topic in the searched collection: ' +
+          'the literature available here is thin, so a systematic search of specialised ' +
+          'databases is part of the first phase, and no unrelated work is cited in its ' +
+          'place.';
   // What changed since the last version, in the proposal's own words (the feedback itself stays in the refinement history).
   const revision = previous
     ? [

@@ -39,15 +39,13 @@ export async function startGeminiFake(): Promise<GeminiFake> {
     requests.push({ path, body: req.body as Record<string, unknown>, headers: req.headers });
     const next = queue.shift() ?? { status: 500, message: 'the fake has no scripted reply left' };
     if ('status' in next)
-      return reply
-        .code(next.status)
-        .send({
-          error: {
-            code: next.status,
-            message: next.message ?? `scripted ${next.status}`,
-            status: STATUS[next.status] ?? 'UNKNOWN',
-          },
-        });
+      return reply.code(next.status).send({
+        error: {
+          code: next.status,
+          message: next.message ?? `scripted ${next.status}`,
+          status: STATUS[next.status] ?? 'UNKNOWN',
+        },
+      });
     if ('delayMs' in next) await new Promise((r) => setTimeout(r, next.delayMs));
     const promptTokens = 'promptTokens' in next ? (next.promptTokens ?? 10) : 10;
     const outputTokens = 'outputTokens' in next ? (next.outputTokens ?? 5) : 5;
