@@ -269,8 +269,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       } catch (err) {
         throw asFailure(err);
       }
-      const result = await backendCall(() =>
-        warehouse.query({ sql: built.sql, params: built.params, label: `bom-pattern-${input.pattern.id}` }),
+      const result = await backendCall((signal) =>
+        warehouse.query({ signal, sql: built.sql, params: built.params, label: `bom-pattern-${input.pattern.id}` }),
       );
       const { rows, total } = tidyRows(result.rows);
       return { sql: built.sql, params: built.params, rows, total_rows: total };
@@ -508,8 +508,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       } catch (err) {
         throw asFailure(err);
       }
-      const result = await backendCall(() =>
-        warehouse.query({
+      const result = await backendCall((signal) =>
+        warehouse.query({ signal,
           sql: built.sql,
           params: built.params,
           arrayTypes: built.arrayTypes,

@@ -100,8 +100,8 @@ export function createDiscoveryActivities({ model, search }: Backends) {
       query: string,
       limit: number,
     ): Promise<{ candidates: CandidateTable[]; skipped: number; totalSize: number }> {
-      const { hits, totalSize } = await backendCall(() =>
-        search.search({ collection: DISCOVERY_COLLECTION, query, pageSize: limit }),
+      const { hits, totalSize } = await backendCall((signal) =>
+        search.search({ signal, collection: DISCOVERY_COLLECTION, query, pageSize: limit }),
       );
       const parsed = hits.slice(0, limit).map(parseCandidate);
       const candidates = parsed.filter((c): c is CandidateTable => c !== undefined);

@@ -15,8 +15,8 @@ export function createPlatformActivities({ model, warehouse, search }: Backends)
     },
 
     async searchPlatformDocs(topic: string, limit: number) {
-      const { hits } = await backendCall(() =>
-        search.search({ collection: 'platform-docs', query: topic, pageSize: limit }),
+      const { hits } = await backendCall((signal) =>
+        search.search({ signal, collection: 'platform-docs', query: topic, pageSize: limit }),
       );
       return hits.map((h) => ({ id: h.id, title: String(h.data.title ?? h.id), score: h.score }));
     },
@@ -26,8 +26,8 @@ export function createPlatformActivities({ model, warehouse, search }: Backends)
       // The workflow validated `limit` (integer 1..50); clamp again here, since it is the one value written into the SQL text.
       const rowLimit = Math.max(1, Math.min(50, Math.trunc(Number(limit)) || 1));
       const sql = `SELECT ${d.column('part_number')}, ${d.column('name')}, ${d.column('category')} FROM ${d.table('platform_demo', 'components')} WHERE ${d.containsText(`LOWER(${d.column('name')})`, 'topic')} ORDER BY ${d.column('part_number')} LIMIT ${rowLimit}`;
-      const { rows } = await backendCall(() =>
-        warehouse.query({ sql, params: { topic: topic.toLowerCase() }, label: 'platform-check' }),
+      const { rows } = await backendCall((signal) =>
+        warehouse.query({ signal, sql, params: { topic: topic.toLowerCase() }, label: 'platform-check' }),
       );
       return { sql, rows };
     },

@@ -153,7 +153,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       ].filter((q) => q.trim().length > 0);
       const best = new Map<string, { hit: LiteratureHit; weight: number }>();
       for (const query of queries) {
-        const { hits } = await backendCall(() => search.search({ collection, query, pageSize: 20 }));
+        const { hits } = await backendCall((signal) => search.search({ signal, collection, query, pageSize: 20 }));
         const top = Math.max(0, ...hits.map((h) => h.score));
         for (const h of hits) {
           // Scores are comparable within one query only: each query's results count relative to its best,

@@ -105,3 +105,40 @@ export function isTransportError(err: unknown): boolean {
     /fetch failed|socket hang up|timed? ?out/i.test(err.message)
   );
 }
+
+/**
+ * Waits for `work`, unless `signal` aborts first: then `onAbort` runs once (cancel the BigQuery
+ * job, abort the HTTP request) and the wait ends with the signal's reason. Temporal's activity
+ * cancellation reaches the provider this way instead of leaving a query running and billed.
+ */
+export async function untilAborted<T>(
+  signal: AbortSignal | undefined,
+  work: Promise<T>,
+  onAbort: () => unknown,
+): Promise<T> {
+  if (!signal) return work;
+  const reasonOf = () => signal.reason ?? Object.assign(new Error('aborted'), { name: 'AbortError' });
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    await Promise.resolve(onAbort()).catch(() => undefined);
+    throw reasonOf();
+  }
+  let listener: (() => void) | undefined;
+  const aborted = new Promise<never>((_, reject) => {
+    listener = () => {
+      Promise.resolve()
+        .then(onAbort)
+        .catch(() => undefined)
+        .finally(() => reject(reasonOf()));
+    };
+    signal.addEventListener('abort', listener, { once: true });
+  });
+  try {
+    return await Promise.race([work, aborted]);
+  } finally {
+    signal.removeEventListener('abort', listener!);
+    // The abandoned side must not become an unhandled rejection.
+    work.catch(() => undefined);
+    aborted.catch(() => undefined);
+  }
+}

@@ -11,6 +11,8 @@ export interface SearchRequest {
   collection: string;
   query: string;
   pageSize?: number;
+  /** Aborts the request in flight (the activity was cancelled). */
+  signal?: AbortSignal;
 }
 
 export interface SearchResponse {

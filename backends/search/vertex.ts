@@ -5,7 +5,9 @@
  */
 import { inSpan } from '../traced';
 import { SearchServiceClient } from '@google-cloud/discoveryengine';
-import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import { GoogleAuth } from 'google-auth-library';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { BackendError, isRetryableStatus, isTransportError, untilAborted } from '../errors';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
 
 export interface VertexSearchOptions {
@@ -46,6 +48,25 @@ function valueToJson(value: ProtoValue): unknown {
   return null;
 }
 
+/** The abort signal of the search in progress, for the HTTP layer below the generated client. */
+const requestSignal = new AsyncLocalStorage<AbortSignal>();
+
+type FetchingAuth = { fetch: (input: unknown, init?: { signal?: AbortSignal } & Record<string, unknown>) => unknown };
+
+/**
+ * The generated client hides the request's own abort controller, so the auth object that sends
+ * every REST request (`auth.fetch`) also listens to the signal of the search that made it.
+ */
+function abortableAuth<T extends FetchingAuth>(auth: T): T {
+  const fetch = auth.fetch.bind(auth);
+  auth.fetch = (input, init = {}) => {
+    const signal = requestSignal.getStore();
+    if (!signal) return fetch(input, init);
+    return fetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
+  };
+  return auth;
+}
+
 export class VertexSearch implements SearchBackend {
   readonly name = 'vertex';
   private readonly client: SearchServiceClient;
@@ -60,7 +81,10 @@ export class VertexSearch implements SearchBackend {
             protocol: options.apiEndpoint.protocol ?? 'https',
           }
         : {}),
-      ...(options.authClient ? { authClient: options.authClient as never } : {}),
+      auth: abortableAuth(
+        (options.authClient as FetchingAuth | undefined) ??
+          (new GoogleAuth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] }) as unknown as FetchingAuth),
+      ) as never,
     });
   }
 
@@ -87,14 +111,18 @@ export class VertexSearch implements SearchBackend {
 
   private async searchUntraced(request: SearchRequest): Promise<SearchResponse> {
     try {
-      const [results, , response] = await this.client.search(
-        {
-          servingConfig: this.servingConfig(request.collection),
-          query: request.query,
-          pageSize: request.pageSize ?? 10,
-        },
-        { autoPaginate: false },
+      const call = requestSignal.run(request.signal as AbortSignal, () =>
+        this.client.search(
+          {
+            servingConfig: this.servingConfig(request.collection),
+            query: request.query,
+            pageSize: request.pageSize ?? 10,
+          },
+          { autoPaginate: false },
+        ),
       );
+      // The request itself is aborted through the auth's fetch; this ends the wait at once.
+      const [results, , response] = await untilAborted(request.signal, call, () => undefined);
       const list = results ?? [];
       return {
         totalSize: Number(response?.totalSize ?? list.length),
@@ -110,6 +138,7 @@ export class VertexSearch implements SearchBackend {
         }),
       };
     } catch (err) {
+      if (request.signal?.aborted) throw err;
       const e = err as { code?: number; message?: string };
       // gRPC status codes from the fallback client: 8 RESOURCE_EXHAUSTED, 14 UNAVAILABLE, 4 DEADLINE_EXCEEDED, 13 INTERNAL.
       const grpcRetryable = e.code === 8 || e.code === 14 || e.code === 4 || e.code === 13 || e.code === 10;

@@ -4,7 +4,7 @@
  * or permanent (invalid query, access denied, bytes-billed limit exceeded) BackendErrors.
  */
 import { BigQuery, type BigQueryOptions, type Query } from '@google-cloud/bigquery';
-import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import { BackendError, isRetryableStatus, isTransportError, untilAborted } from '../errors';
 import { SqlWarehouse } from './base';
 import { bigQueryDialect, type SqlDialect } from './sql';
 import type { QueryRequest, QueryResult } from './types';
@@ -58,9 +58,17 @@ export class BigQueryWarehouse extends SqlWarehouse {
         ...this.options.labels,
       },
     };
+    const { signal } = request;
     try {
-      const [job] = await this.client.createQueryJob(query);
-      const [rows] = await job.getQueryResults({ autoPaginate: false, maxResults: 10_000 });
+      const created = this.client.createQueryJob(query);
+      // Cancelled while the job is being created: cancel it as soon as BigQuery names it.
+      const [job] = await untilAborted(signal, created, () => {
+        void created.then(([late]) => late.cancel()).catch(() => undefined);
+      });
+      // Cancelled while the job runs (or right after it was created): cancel it at BigQuery too.
+      const [rows] = await untilAborted(signal, job.getQueryResults({ autoPaginate: false, maxResults: 10_000 }), () =>
+        job.cancel(),
+      );
       const bytes = Number(job.metadata?.statistics?.totalBytesProcessed ?? NaN);
       const billed = Number(job.metadata?.statistics?.query?.totalBytesBilled ?? NaN);
       return {
@@ -70,6 +78,7 @@ export class BigQueryWarehouse extends SqlWarehouse {
         jobId: job.id,
       };
     } catch (err) {
+      if (signal?.aborted) throw err;
       throw classifyBigQueryError(err);
     }
   }

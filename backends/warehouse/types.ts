@@ -10,6 +10,8 @@ export interface QueryRequest {
   arrayTypes?: Record<string, 'STRING' | 'INT64' | 'FLOAT64'>;
   /** Job label, e.g. the flow and step that ran the query. */
   label?: string;
+  /** Aborts the query: BigQuery cancels the job (jobs.cancel), so a cancelled step stops billing. */
+  signal?: AbortSignal;
 }
 
 export interface QueryResult<T = Record<string, unknown>> {

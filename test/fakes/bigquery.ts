@@ -32,6 +32,9 @@ interface StoredJob {
   rows: Array<Record<string, unknown>>;
   bytes: number;
   labels?: Record<string, string>;
+  /** RUNNING until cancelled (`holdNext`); DONE otherwise. */
+  state: 'RUNNING' | 'DONE';
+  cancelled?: boolean;
 }
 
 export interface BigQueryFake {
@@ -44,6 +47,12 @@ export interface BigQueryFake {
   failNext(count: number, status: number, reason: string, message?: string): void;
   /** Answer the next `count` query requests with a body that is not valid JSON. */
   malformNext(count: number): void;
+  /** The next `count` jobs keep running (getQueryResults answers jobComplete: false) until cancelled. */
+  holdNext(count: number): void;
+  /** Job ids that received jobs.cancel, in order. */
+  cancelled: string[];
+  /** Resolves once a getQueryResults poll has reached a held (running) job. */
+  runningPolled(): Promise<string>;
   /** A BigQueryWarehouse on the real client, pointed at this fake with a fake access token. */
   warehouse(options?: { maximumBytesBilled?: number }): BigQueryWarehouse;
   close(): Promise<void>;
@@ -109,7 +118,11 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
   const jobs = new Map<string, StoredJob>();
   let faults: Array<{ status: number; reason: string; message: string }> = [];
   let malformed = 0;
+  let held = 0;
   let counter = 0;
+  const cancelled: string[] = [];
+  let polledRunning: ((jobId: string) => void) | undefined;
+  let pollWait: Promise<string> | undefined;
 
   const app = Fastify({ logger: false, forceCloseConnections: true });
   app.addHook('onRequest', async (req) => {
@@ -169,7 +182,9 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       rows,
       bytes,
       labels: config.labels,
+      state: held > 0 ? 'RUNNING' : 'DONE',
     };
+    if (held > 0) held--;
     jobs.set(job.jobId, job);
     return { job };
   }
@@ -179,7 +194,12 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     id: `${PROJECT}:${job.location}.${job.jobId}`,
     jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location },
     configuration: { query: { query: job.query }, labels: job.labels },
-    status: { state: 'DONE' },
+    status: {
+      state: job.state,
+      ...(job.cancelled
+        ? { errorResult: { reason: 'stopped', message: 'Job execution was cancelled: User requested cancellation' } }
+        : {}),
+    },
     statistics: {
       totalBytesProcessed: String(job.bytes),
       query: { totalBytesProcessed: String(job.bytes), totalBytesBilled: String(job.bytes) },
@@ -243,10 +263,30 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     };
   });
 
+  // jobs.cancel: asks BigQuery to stop a running job (it ends DONE with errorResult "stopped").
+  app.post('/bigquery/v2/projects/:project/jobs/:jobId/cancel', async (req, reply) => {
+    const job = jobs.get((req.params as { jobId: string }).jobId);
+    if (!job) return reply.code(404).send(errorBody(404, 'notFound', 'Not found: Job'));
+    cancelled.push(job.jobId);
+    if (job.state === 'RUNNING') Object.assign(job, { state: 'DONE', cancelled: true });
+    return { kind: 'bigquery#jobCancelResponse', job: jobResource(job) };
+  });
+
   // jobs.getQueryResults
   app.get('/bigquery/v2/projects/:project/queries/:jobId', async (req, reply) => {
     const job = jobs.get((req.params as { jobId: string }).jobId);
     if (!job) return reply.code(404).send(errorBody(404, 'notFound', 'Not found: Job'));
+    if (job.state === 'RUNNING') {
+      polledRunning?.(job.jobId);
+      // As BigQuery does: hold the poll up to its timeoutMs (here at most 200 ms), then not complete.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return {
+        kind: 'bigquery#getQueryResultsResponse',
+        jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location },
+        jobComplete: false,
+      };
+    }
+    if (job.cancelled) return reply.code(400).send(errorBody(400, 'stopped', 'Job execution was cancelled'));
     return {
       kind: 'bigquery#getQueryResultsResponse',
       jobReference: { projectId: PROJECT, jobId: job.jobId, location: job.location },
@@ -274,6 +314,20 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     },
     malformNext(count) {
       malformed += count;
+    },
+    holdNext(count) {
+      held += count;
+    },
+    cancelled,
+    runningPolled() {
+      pollWait ??= new Promise<string>((resolve) => {
+        polledRunning = (jobId) => {
+          polledRunning = undefined;
+          pollWait = undefined;
+          resolve(jobId);
+        };
+      });
+      return pollWait;
     },
     warehouse(opts = {}) {
       const authClient = new OAuth2Client();

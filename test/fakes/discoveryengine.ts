@@ -18,6 +18,12 @@ export interface DiscoveryEngineFake {
   setDataStore(dataStoreId: string, documents: Array<Record<string, unknown>>): void;
   failNext(count: number, status: number, message?: string): void;
   malformNext(count: number): void;
+  /** The next `count` searches get no answer until the client gives up (aborts the request). */
+  hangNext(count: number): void;
+  /** Paths of searches whose client closed the request before an answer. */
+  aborted: string[];
+  /** Resolves once a hung search has arrived. */
+  hanging(): Promise<void>;
   /** A VertexSearch on the real client pointed at this fake (data store id = prefix + collection). */
   search(options?: { dataStorePrefix?: string; servingConfigs?: Record<string, string> }): VertexSearch;
   close(): Promise<void>;
@@ -49,6 +55,17 @@ function flatten(value: unknown): string {
   return '';
 }
 
+/** Resolves when the client closes the connection before the response was written (or after 30 s). */
+export function closedByClient(response: import('node:http').ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 30_000);
+    response.on('close', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 export async function startDiscoveryEngineFake(
   stores: Record<string, Array<Record<string, unknown>>> = {},
 ): Promise<DiscoveryEngineFake> {
@@ -56,12 +73,22 @@ export async function startDiscoveryEngineFake(
   const requests: Array<{ path: string; body: unknown }> = [];
   const faults: Array<{ status: number; message: string }> = [];
   let malformed = 0;
+  let hang = 0;
+  const aborted: string[] = [];
+  let arrived: (() => void) | undefined;
   const app = Fastify({ logger: false, forceCloseConnections: true });
 
   // The whole resource path is one wildcard: .../dataStores/{id}/servingConfigs/{id}:search
   app.post('/v1/*', async (req, reply) => {
     const path = (req.params as { '*': string })['*'];
     requests.push({ path, body: req.body });
+    if (hang > 0) {
+      hang--;
+      arrived?.();
+      await closedByClient(reply.raw);
+      aborted.push(path);
+      return reply;
+    }
     const fault = faults.shift();
     if (fault)
       return reply
@@ -120,6 +147,11 @@ export async function startDiscoveryEngineFake(
     malformNext(count) {
       malformed += count;
     },
+    hangNext(count) {
+      hang += count;
+    },
+    aborted,
+    hanging: () => new Promise<void>((resolve) => (arrived = resolve)),
     search(options = {}) {
       const authClient = new OAuth2Client();
       authClient.setCredentials({ access_token: 'fake-token', expiry_date: Date.now() + 3_600_000 });

@@ -5,16 +5,23 @@
  * request body is recorded so tests can check what the real client sent.
  */
 import Fastify from 'fastify';
+import { closedByClient } from './discoveryengine';
 
 export type ScriptedReply =
   | { text: string; promptTokens?: number; outputTokens?: number }
   | { status: number; message?: string }
-  | { delayMs: number; text: string };
+  | { delayMs: number; text: string }
+  /** No answer until the client aborts the request (recorded in `aborted`). */
+  | { hang: true };
 
 export interface GeminiFake {
   url: string;
   requests: Array<{ path: string; body: Record<string, unknown>; headers: Record<string, unknown> }>;
   script(...replies: ScriptedReply[]): void;
+  /** Paths of requests the client closed before an answer. */
+  aborted: string[];
+  /** Resolves once a request scripted to hang has arrived. */
+  hanging(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,6 +38,8 @@ const STATUS: Record<number, string> = {
 export async function startGeminiFake(): Promise<GeminiFake> {
   const requests: GeminiFake['requests'] = [];
   const queue: ScriptedReply[] = [];
+  const aborted: string[] = [];
+  let arrived: (() => void) | undefined;
   const app = Fastify({ logger: false, forceCloseConnections: true });
   app.post('/*', async (req, reply) => {
     const path = (req.params as { '*': string })['*'];
@@ -38,6 +47,12 @@ export async function startGeminiFake(): Promise<GeminiFake> {
       return reply.code(404).send({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } });
     requests.push({ path, body: req.body as Record<string, unknown>, headers: req.headers });
     const next = queue.shift() ?? { status: 500, message: 'the fake has no scripted reply left' };
+    if ('hang' in next) {
+      arrived?.();
+      await closedByClient(reply.raw);
+      aborted.push(path);
+      return reply;
+    }
     if ('status' in next)
       return reply.code(next.status).send({
         error: {
@@ -65,6 +80,8 @@ export async function startGeminiFake(): Promise<GeminiFake> {
     url: `http://127.0.0.1:${port}`,
     requests,
     script: (...replies) => void queue.push(...replies),
+    aborted,
+    hanging: () => new Promise<void>((resolve) => (arrived = resolve)),
     close: () => app.close(),
   };
 }
