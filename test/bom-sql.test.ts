@@ -23,6 +23,7 @@ import {
 import type { QueryPattern } from '../activities/bom';
 import { DATA_DIR } from '../backends';
 import { DuckDbWarehouse } from '../backends/warehouse/duckdb';
+import { bigQuerySyntaxError } from './fakes/bigquery';
 import { bigQueryDialect, duckDbDialect, UnsafeIdentifierError, type SqlDialect } from '../backends/warehouse/sql';
 import type { StrategyNumber } from '../contracts/bom';
 import {
@@ -114,6 +115,8 @@ describe('buildStrategyQuery under hostile terms', () => {
               buildStrategyQuery({ dialect, allow, strategy, columns: COLUMNS, terms: placeholders }).sql,
             );
             expect(built.sql).toMatch(/\nLIMIT 100$/);
+            // BigQuery SQL runs here only translated to DuckDB: a BigQuery-dialect parser checks it too.
+            if (dialect === bigQuery) expect(bigQuerySyntaxError(built.sql)).toBeNull();
             expect(normalised.length).toBeLessThanOrEqual(MAX_TERMS);
             for (const t of normalised) expect(Array.from(t).length).toBeLessThanOrEqual(MAX_TERM_LENGTH);
             // Exact: each term in its singular/plural forms, with "_" for spaces (POWER_IC).

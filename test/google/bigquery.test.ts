@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BackendError } from '../../backends/errors';
 import type { BigQueryWarehouse } from '../../backends/warehouse/bigquery';
-import { startBigQueryFake, translateBigQuerySql, type BigQueryFake } from '../fakes/bigquery';
+import { bigQueryDialect, sampleDistinctSql } from '../../backends/warehouse/sql';
+import { bigQuerySyntaxError, startBigQueryFake, translateBigQuerySql, type BigQueryFake } from '../fakes/bigquery';
 
 describe('BigQuery adapter against the BigQuery REST fake (real @google-cloud/bigquery client)', () => {
   let fake: BigQueryFake;
@@ -98,5 +99,31 @@ describe('BigQuery adapter against the BigQuery REST fake (real @google-cloud/bi
         'SELECT `a` FROM `p-1.ds.t` WHERE LOWER(`a`) IN UNNEST(@terms) AND REGEXP_CONTAINS(`a`, @re)',
       ),
     ).toBe('SELECT "a" FROM "ds"."t" WHERE LOWER("a") IN (SELECT unnest($terms)) AND regexp_matches("a", $re)');
+  });
+});
+
+describe('BigQuery syntax of the statements the project builds', () => {
+  it('the fake rejects a statement BigQuery could not parse, as BigQuery does (400 invalidQuery)', async () => {
+    const fake = await startBigQueryFake();
+    try {
+      const error = await fake
+        .warehouse()
+        .query({
+          sql: 'SELECT part_number FROM `fake-project.platform_demo.components` WHERE name ~ @x',
+          params: { x: 'a' },
+        })
+        .catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(BackendError);
+      expect((error as BackendError).message).toMatch(/HTTP 400, invalidQuery\): Syntax error/);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('the helper statements parse: INFORMATION_SCHEMA and distinct sampling (flows cover the rest)', () => {
+    const d = bigQueryDialect('fake-project');
+    expect(bigQuerySyntaxError(d.informationSchemaColumns('bom_demo').sql)).toBeNull();
+    expect(bigQuerySyntaxError(sampleDistinctSql(d, 'bom_demo', 'item_master', 'category', 50).sql)).toBeNull();
+    expect(bigQuerySyntaxError('SELECT 1 FROM')).toMatch(/Expected/);
   });
 });
