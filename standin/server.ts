@@ -7,6 +7,7 @@
  * time (`PUT /__standin/faults`): 429/503 bursts and rates, latency, hangs, malformed JSON and
  * schema-violating JSON, optionally limited to some tasks.
  */
+import { geminiSchemaProblems } from '../backends/model/gemini-schema';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { readSections, readTask } from '../backends/model/prompt';
@@ -158,6 +159,11 @@ export async function startStandin(
     const firstText = (userTurns[0]?.parts ?? []).map((p) => p.text ?? '').join('\n');
     const task = readTask(system) ?? 'unknown';
     stats.byTask[task] = (stats.byTask[task] ?? 0) + 1;
+    // As Gemini does: a response schema outside the supported subset is refused, so a schema the
+    // real service would reject fails here, in every test and demo run, first.
+    const schemaProblems = geminiSchemaProblems(body.data.generationConfig?.responseJsonSchema ?? {});
+    if (schemaProblems.length)
+      return fail(reply, 400, `${task}: unsupported responseJsonSchema: ${schemaProblems.slice(0, 3).join('; ')}`);
 
     if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
     const faultsApply = !faults.tasks || faults.tasks.some((prefix) => task.startsWith(prefix));

@@ -9,6 +9,7 @@
 import { inSpan } from '../traced';
 import { ApiError, GoogleGenAI, type Content } from '@google/genai';
 import { z } from 'zod';
+import { toGeminiSchema } from './gemini-schema';
 import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
 import { BackendError, isRetryableStatus, isTransportError } from '../errors';
 import { extractJson, renderSections, renderSystem } from './prompt';
@@ -27,11 +28,9 @@ export interface GeminiModelOptions {
   googleAuthOptions?: NonNullable<ConstructorParameters<typeof GoogleGenAI>[0]>['googleAuthOptions'];
 }
 
-/** Strips what Gemini's schema dialect does not take and returns a plain JSON Schema object. */
+/** The zod schema as the JSON Schema subset Gemini supports (zod still checks the whole schema). */
 export function toResponseSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
+  return toGeminiSchema(z.toJSONSchema(schema, { unrepresentable: 'any' })) as Record<string, unknown>;
 }
 
 export class GeminiModel implements ModelBackend {
