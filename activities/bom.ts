@@ -35,6 +35,7 @@ import {
 } from './bom-sql';
 import { alignConcepts, Vocabulary, type GroundedConcept } from './bom-terms';
 import { askModel, backendCall, toFailure } from './support';
+import { FailureType } from '../contracts/failures';
 
 export const BOM_SCHEMA_COLLECTION = 'bom-schema';
 export const BOM_PATTERN_COLLECTION = 'bom-query-patterns';
@@ -159,7 +160,7 @@ async function quickCall<T>(work: () => Promise<T>): Promise<T> {
 }
 
 function asFailure(err: unknown): unknown {
-  if (err instanceof BomSqlError) return ApplicationFailure.nonRetryable(err.message, 'BomSqlRejected');
+  if (err instanceof BomSqlError) return ApplicationFailure.nonRetryable(err.message, FailureType.BomSqlRejected);
   return err;
 }
 
@@ -509,7 +510,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         throw asFailure(err);
       }
       const result = await backendCall((signal) =>
-        warehouse.query({ signal,
+        warehouse.query({
+          signal,
           sql: built.sql,
           params: built.params,
           arrayTypes: built.arrayTypes,

@@ -41,6 +41,7 @@ import { mapHeaders, rankTexts } from '../domain/text-match';
 import { askModel } from './support';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { interviewerBrief } from './eads-interviewers';
+import { FailureType } from '../contracts/failures';
 
 export { PROJECT_ROOT };
 
@@ -66,7 +67,7 @@ function libraryFailure(err: unknown): unknown {
   if (err instanceof EadsLibraryError) {
     return ApplicationFailure.create({
       message: err.message,
-      type: 'EadsLibraryInvalid',
+      type: FailureType.EadsLibraryInvalid,
       nonRetryable: true,
       details: [{ file: err.file, field: err.field }],
     });
@@ -183,7 +184,7 @@ export function createEadsActivities({ model, config }: Backends) {
       if (!found)
         throw ApplicationFailure.create({
           message: `unknown EADS "${id}"; the library has ${lib.eads.map((e) => e.id).join(', ')}`,
-          type: 'UnknownEads',
+          type: FailureType.UnknownEads,
           nonRetryable: true,
         });
       return found;

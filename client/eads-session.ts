@@ -3,6 +3,7 @@
  * project's interview, read its state with queries (waiting for a question without writing
  * history), and change it with validated updates. Used by the MCP tools and the terminal client.
  */
+import { rootCause } from '@temporalio/common';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import {
   aggregatedScrQuery,
@@ -41,7 +42,7 @@ export class EadsSessionError extends Error {
 
 /** Turns a rejected or failed update into the validator's message. */
 export function updateErrorMessage(err: unknown): string {
-  if (err instanceof WorkflowUpdateFailedError) return err.cause?.message ?? err.message;
+  if (err instanceof WorkflowUpdateFailedError) return rootCause(err.cause) ?? err.message;
   const message = err instanceof Error ? err.message : String(err);
   // The server's words for an update sent to a closed workflow.
   return /already completed/i.test(message) ? `that workflow has already ended (${message})` : message;

@@ -11,6 +11,7 @@
  * again), follows the stages, handles the review gate, and prints the result. Closing stdin
  * (Ctrl-D) leaves the interview waiting durably; `--id` picks it up again, from any machine.
  */
+import { rootCause } from '@temporalio/common';
 import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
@@ -59,7 +60,7 @@ export function terminalIO(
 }
 
 const updateError = (err: unknown) =>
-  err instanceof WorkflowUpdateFailedError ? (err.cause?.message ?? err.message) : undefined;
+  err instanceof WorkflowUpdateFailedError ? (rootCause(err.cause) ?? err.message) : undefined;
 
 /**
  * Runs the interview loop against a workflow until it finishes (returns its result) or input

@@ -6,6 +6,7 @@
  */
 import { ApplicationFailure, defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { z } from 'zod';
+import { FailureType } from './failures';
 
 /** The task queue every flow runs on: part of the public contract, not configurable. */
 export const TASK_QUEUE = 'agent-flows';
@@ -140,7 +141,7 @@ export function parseFlowInput<S extends z.ZodType>(flow: string, schema: S, raw
   if (result.success) return result.data;
   throw ApplicationFailure.nonRetryable(
     `${flow}: invalid input: ${formatZodError(result.error)}`,
-    'InvalidInput',
+    FailureType.InvalidInput,
     zodIssues(result.error),
   );
 }

@@ -14,6 +14,7 @@
  */
 import type { JsonObject } from './eads-structure';
 import { normalizeName } from './eads-structure';
+import { FailureType } from '../contracts/failures';
 
 export const TIME_UNITS = { minutes: 1, hours: 60, days: 1440, weeks: 10080 } as const;
 export type TimeUnit = keyof typeof TIME_UNITS;
@@ -97,7 +98,7 @@ export class ScheduleModelError extends Error {
     readonly field: string,
   ) {
     super(message);
-    this.name = 'ScheduleModelError';
+    this.name = FailureType.ScheduleModelError;
   }
 }
 

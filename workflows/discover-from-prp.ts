@@ -1,10 +1,10 @@
 import {
   ActivityCancellationType,
-  ActivityFailure,
   ApplicationFailure,
   defineQuery,
   isCancellation,
   proxyActivities,
+  rootCause,
   setHandler,
 } from '@temporalio/workflow';
 import type { createDiscoveryActivities } from '../activities/discovery';
@@ -23,6 +23,7 @@ import {
 } from '../contracts/discovery';
 import { extractTargetSchema } from '../domain/prp-schema';
 import { beginFlow } from './lib/flow';
+import { FailureType } from '../contracts/failures';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
 
@@ -86,8 +87,7 @@ class Limiter {
 
 /** The message a person can act on: the activity's own failure rather than "Activity task failed". */
 function failureMessage(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause) return err.cause.message;
-  return err instanceof Error ? err.message : String(err);
+  return rootCause(err) ?? String(err);
 }
 
 /** Waits for every promise; rethrows a cancellation (the workflow ends as cancelled) only once all have settled. */
@@ -133,7 +133,7 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
         'discoverFromPrp: no target schema: pass targetSchema, or give the PRP a section ' +
           '9 (e.g. "## 9. Target Schema") with a markdown table of | Column | Type | ' +
           'Description |',
-        'TargetSchemaMissing',
+        FailureType.TargetSchemaMissing,
       );
     }
 

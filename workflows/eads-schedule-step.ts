@@ -3,7 +3,7 @@
  * interview's merged SCR goes to `scheduleFromScr` as a child workflow, so the same schedule can
  * later be re-run with new orders on its own, without the interview.
  */
-import { ChildWorkflowFailure, executeChild, patched } from '@temporalio/workflow';
+import { executeChild, patched, rootCause } from '@temporalio/workflow';
 import { flowSearchAttribute } from '../contracts/common';
 import type { ScheduleFromScrOutput, ScheduleOptions } from '../contracts/schedule';
 import { shopKindOf } from '../domain/schedule-model';
@@ -44,12 +44,7 @@ export async function scheduleAfterInterview(args: {
     });
   } catch (err) {
     // A schedule that cannot be built (missing steps, unknown product) must not lose the interview.
-    const message =
-      err instanceof ChildWorkflowFailure && err.cause
-        ? err.cause.message
-        : err instanceof Error
-          ? err.message
-          : String(err);
+    const message = rootCause(err) ?? String(err);
     return { error: message };
   }
 }

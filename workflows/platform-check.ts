@@ -2,6 +2,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
 import type { createPlatformActivities } from '../activities/platform';
 import { beginFlow } from './lib/flow';
+import { FailureType } from '../contracts/failures';
 
 type PlatformActivities = ReturnType<typeof createPlatformActivities>;
 
@@ -18,7 +19,7 @@ const { summarizeFindings } = proxyActivities<PlatformActivities>({
     backoffCoefficient: 2,
     maximumInterval: '10 seconds',
     maximumAttempts: 8,
-    nonRetryableErrorTypes: ['ModelRequestRejected'],
+    nonRetryableErrorTypes: [FailureType.ModelRequestRejected],
   },
 });
 

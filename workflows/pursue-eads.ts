@@ -40,6 +40,7 @@ import {
 } from '../contracts/eads';
 import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement } from '../domain/eads-structure';
 import { beginFlow } from './lib/flow';
+import { FailureType } from '../contracts/failures';
 
 type EadsActivities = ReturnType<typeof createEadsActivities>;
 
@@ -50,7 +51,7 @@ const { loadPursuitPlan } = proxyActivities<EadsActivities>({
     initialInterval: '500 milliseconds',
     backoffCoefficient: 2,
     maximumAttempts: 3,
-    nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'],
+    nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid, FailureType.UnknownEads],
   },
 });
 // Model calls: patient retries with backoff (429/503 from the model are retried here, not in the client).
@@ -62,7 +63,7 @@ const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyAc
     backoffCoefficient: 2,
     maximumInterval: '20 seconds',
     maximumAttempts: 5,
-    nonRetryableErrorTypes: ['EadsLibraryInvalid', 'UnknownEads'],
+    nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid, FailureType.UnknownEads],
   },
 });
 
@@ -80,7 +81,7 @@ export const MAX_FREE_QUESTIONS = 2;
  * stops on it (runEadsInterview), instead of failing pursuit after pursuit until maxPursuits.
  * Behind a patch: older executions keep recording a failed pursuit and moving on.
  */
-export const MODEL_REJECTED = 'ModelRequestRejected';
+export const MODEL_REJECTED = FailureType.ModelRequestRejected;
 export const STOP_ON_MODEL_REJECTION_PATCH = 'eads-stop-on-model-rejection';
 export function modelRejection(err: unknown): ApplicationFailure | undefined {
   const cause = err instanceof ActivityFailure || err instanceof ChildWorkflowFailure ? err.cause : undefined;
@@ -175,7 +176,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
       if (!result)
         throw ApplicationFailure.create({
           message: `the pursuit ended (${status}) before the answer was processed`,
-          type: 'PursuitEnded',
+          type: FailureType.PursuitEnded,
           nonRetryable: true,
         });
       return result;

@@ -12,13 +12,13 @@
 import {
   allHandlersFinished,
   ApplicationFailure,
-  ChildWorkflowFailure,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
   patched,
   proxyActivities,
+  rootCause,
   setHandler,
   startChild,
   workflowInfo,
@@ -54,6 +54,7 @@ import { aggregateScr, type AggregatedScr, type Facts } from '../domain/eads-str
 import { beginFlow } from './lib/flow';
 import { MODEL_REJECTED, modelRejection, pursueEads, STOP_ON_MODEL_REJECTION_PATCH } from './pursue-eads';
 import { scheduleAfterInterview, type InterviewSchedule } from './eads-schedule-step';
+import { FailureType } from '../contracts/failures';
 
 export { pursueEads };
 
@@ -65,7 +66,7 @@ const { loadEadsCatalog, describeFixture } = proxyActivities<EadsActivities>({
     initialInterval: '500 milliseconds',
     backoffCoefficient: 2,
     maximumAttempts: 3,
-    nonRetryableErrorTypes: ['EadsLibraryInvalid'],
+    nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid],
   },
 });
 // The orchestrator falls back to the prerequisite order itself on the 3rd attempt, so 3 attempts always end with a pick.
@@ -77,7 +78,7 @@ const { chooseNextEads } = proxyActivities<EadsActivities>({
     backoffCoefficient: 2,
     maximumInterval: '10 seconds',
     maximumAttempts: 3,
-    nonRetryableErrorTypes: ['EadsLibraryInvalid'],
+    nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid],
   },
 });
 
@@ -205,7 +206,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
         if (!catalog.some((c) => c.id === eadsId)) {
           throw ApplicationFailure.create({
             message: `unknown EADS ${excerpt(eadsId)}; the library has ${catalog.map((c) => c.id).join(', ')}`,
-            type: 'UnknownEads',
+            type: FailureType.UnknownEads,
             nonRetryable: true,
           });
         }
@@ -215,7 +216,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       if (!current || current.eadsId !== eadsId) {
         throw ApplicationFailure.create({
           message: `the interview ended (${outcome}) before ${excerpt(eadsId)} started`,
-          type: 'InterviewEnded',
+          type: FailureType.InterviewEnded,
           nonRetryable: true,
         });
       }
@@ -388,7 +389,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       throw ApplicationFailure.create({
         message: `project "${input.projectId}" already has a running interview (pursuit ${childWorkflowId} is running); one interview per project`,
-        type: 'InterviewAlreadyRunning',
+        type: FailureType.InterviewAlreadyRunning,
         nonRetryable: true,
       });
     }
@@ -404,13 +405,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     try {
       result = await child.result();
     } catch (err) {
-      const message = capMessage(
-        err instanceof ChildWorkflowFailure && err.cause
-          ? err.cause.message
-          : err instanceof Error
-            ? err.message
-            : String(err),
-      );
+      const message = capMessage(rootCause(err) ?? String(err));
       // The model rejects requests (invalid key, bad request): every later pursuit would fail the same way.
       if (modelRejection(err) && patched(STOP_ON_MODEL_REJECTION_PATCH)) {
         progress.finish('failed', `stopped at ${eadsId}: ${message}`);

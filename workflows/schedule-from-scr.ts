@@ -4,7 +4,7 @@
  * Gantt chart and model files (an activity on this worker). Deterministic; re-run it with new
  * orders and the interview is not repeated.
  */
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ApplicationFailure, proxyActivities, rootCause } from '@temporalio/workflow';
 import type { createScheduleActivities } from '../activities/schedule';
 import {
   infeasibleReply,
@@ -26,6 +26,7 @@ import {
 } from '../domain/schedule-model';
 import type { JsonObject } from '../domain/eads-structure';
 import { beginFlow } from './lib/flow';
+import { FailureType } from '../contracts/failures';
 
 type ScheduleActivities = ReturnType<typeof createScheduleActivities>;
 
@@ -41,7 +42,11 @@ function solverActivity(timeLimitSeconds: number) {
     // Waiting for a solver worker is not solving: a missing worker shows as a schedule-to-start timeout.
     scheduleToStartTimeout: '5 minutes',
     startToCloseTimeout: `${Math.ceil(timeLimitSeconds * 2 + 60)} seconds`,
-    retry: { initialInterval: '1 second', maximumAttempts: 3, nonRetryableErrorTypes: ['ScheduleProblemInvalid'] },
+    retry: {
+      initialInterval: '1 second',
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: [FailureType.ScheduleProblemInvalid],
+    },
   })[SOLVE_SCHEDULE_ACTIVITY];
 }
 
@@ -63,7 +68,7 @@ export async function scheduleFromScr(rawInput: unknown): Promise<ScheduleFromSc
     if (err instanceof ScheduleModelError)
       throw ApplicationFailure.create({
         message: `scheduleFromScr: ${err.message}`,
-        type: 'ScheduleModelError',
+        type: FailureType.ScheduleModelError,
         nonRetryable: true,
         details: [{ field: err.field }],
       });
@@ -81,15 +86,10 @@ export async function scheduleFromScr(rawInput: unknown): Promise<ScheduleFromSc
     try {
       reply = await solverActivity(timeLimitSeconds)({ ...problem, timeLimitSeconds });
     } catch (err) {
-      const cause =
-        err instanceof ActivityFailure && err.cause
-          ? err.cause.message
-          : err instanceof Error
-            ? err.message
-            : String(err);
+      const cause = rootCause(err) ?? String(err);
       throw ApplicationFailure.create({
         message: `scheduleFromScr: the solver failed: ${cause}`,
-        type: 'SolverFailed',
+        type: FailureType.SolverFailed,
         nonRetryable: true,
       });
     }

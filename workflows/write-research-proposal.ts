@@ -45,6 +45,7 @@ import {
 } from '../contracts/proposal-messages';
 import { chooseBest } from '../domain/proposal-quality';
 import { ProposalStateMachine } from './proposal/state-machine';
+import { FailureType } from '../contracts/failures';
 
 type ProposalActivities = ReturnType<typeof createProposalActivities>;
 
@@ -176,7 +177,10 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
       // Synchronous by contract: a bad answer is rejected before it reaches history, and the question stays open.
       validator: (answer) => {
         if (!interview)
-          throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+          throw ApplicationFailure.create({
+            type: FailureType.NoOpenQuestion,
+            message: 'no interview question is open',
+          });
         interview.check(answer, interviewOpen);
       },
     },
@@ -191,15 +195,15 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
       validator: (decision) => {
         if (awaiting !== 'review' || pendingReview)
           throw ApplicationFailure.create({
-            type: 'NoReviewOpen',
+            type: FailureType.NoReviewOpen,
             message: `no proposal is awaiting review (state ${sm.state})`,
           });
         const parsed = reviewDecisionSchema.safeParse(decision);
         if (!parsed.success)
-          throw ApplicationFailure.create({ type: 'InvalidReview', message: formatZodError(parsed.error) });
+          throw ApplicationFailure.create({ type: FailureType.InvalidReview, message: formatZodError(parsed.error) });
         if (parsed.data.decision === 'request-changes' && reviewRequests >= MAX_REVIEW_ROUNDS) {
           throw ApplicationFailure.create({
-            type: 'ReviewLimit',
+            type: FailureType.ReviewLimit,
             message: `at most ${MAX_REVIEW_ROUNDS} change requests; approve the proposal or let the review time out`,
           });
         }

@@ -14,6 +14,7 @@ import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/comm
 import { BackendError, isRetryableStatus, isTransportError } from '../errors';
 import { extractJson, renderSections, renderSystem } from './prompt';
 import type { ModelBackend, ModelReply, ModelRequest } from './types';
+import { FailureType } from '../../contracts/failures';
 
 export interface GeminiModelOptions {
   model: string;
@@ -102,7 +103,7 @@ export class GeminiModel implements ModelBackend {
           {
             backend: 'model',
             retryable: true,
-            type: 'ModelOutputInvalid',
+            type: FailureType.ModelOutputInvalid,
           },
         );
       }
@@ -157,7 +158,7 @@ export function classifyModelError(task: string, err: unknown): BackendError {
     return new BackendError(`${task}: model call failed with HTTP ${err.status}${hint}: ${firstLine(err.message)}`, {
       backend: 'model',
       retryable,
-      type: retryable ? `ModelUnavailable` : `ModelRequestRejected`,
+      type: retryable ? FailureType.ModelUnavailable : FailureType.ModelRequestRejected,
       status: err.status,
       cause: err,
     });
@@ -166,14 +167,14 @@ export function classifyModelError(task: string, err: unknown): BackendError {
     return new BackendError(`${task}: model endpoint unreachable or timed out: ${(err as Error).message}`, {
       backend: 'model',
       retryable: true,
-      type: 'ModelUnavailable',
+      type: FailureType.ModelUnavailable,
       cause: err,
     });
   }
   return new BackendError(`${task}: model call failed: ${err instanceof Error ? err.message : String(err)}`, {
     backend: 'model',
     retryable: false,
-    type: 'ModelRequestRejected',
+    type: FailureType.ModelRequestRejected,
     cause: err,
   });
 }

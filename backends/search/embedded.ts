@@ -17,6 +17,7 @@ import path from 'node:path';
 import { BackendError } from '../errors';
 import type { TextEmbedder } from '../embedding';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
+import { FailureType } from '../../contracts/failures';
 
 const COLLECTION = /^[a-z0-9][a-z0-9_-]{0,63}$/;
 
@@ -170,7 +171,7 @@ export class EmbeddedSearch implements SearchBackend {
         new BackendError(`unknown search collection ${JSON.stringify(name)}`, {
           backend: 'search',
           retryable: false,
-          type: 'SearchCollectionUnknown',
+          type: FailureType.SearchCollectionUnknown,
         }),
       );
     }
@@ -182,7 +183,7 @@ export class EmbeddedSearch implements SearchBackend {
           throw new BackendError(`search collection ${name} not found in ${this.dataDir}`, {
             backend: 'search',
             retryable: false,
-            type: 'SearchCollectionUnknown',
+            type: FailureType.SearchCollectionUnknown,
           });
         },
       );

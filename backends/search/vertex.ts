@@ -9,6 +9,7 @@ import { GoogleAuth } from 'google-auth-library';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { BackendError, isRetryableStatus, isTransportError, untilAborted } from '../errors';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
+import { FailureType } from '../../contracts/failures';
 
 export interface VertexSearchOptions {
   project: string;
@@ -155,7 +156,7 @@ export class VertexSearch implements SearchBackend {
         {
           backend: 'search',
           retryable,
-          type: retryable ? 'SearchUnavailable' : 'SearchRequestRejected',
+          type: retryable ? FailureType.SearchUnavailable : FailureType.SearchRequestRejected,
           status: httpStatus,
           cause: err,
         },

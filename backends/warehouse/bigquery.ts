@@ -8,6 +8,7 @@ import { BackendError, isRetryableStatus, isTransportError, untilAborted } from 
 import { SqlWarehouse } from './base';
 import { bigQueryDialect, type SqlDialect } from './sql';
 import type { QueryRequest, QueryResult } from './types';
+import { FailureType } from '../../contracts/failures';
 
 export interface BigQueryWarehouseOptions {
   projectId: string;
@@ -119,7 +120,7 @@ export function classifyBigQueryError(err: unknown): BackendError {
       {
         backend: 'warehouse',
         retryable: false,
-        type: 'WarehouseCostCapExceeded',
+        type: FailureType.WarehouseCostCapExceeded,
         status,
         cause: err,
       },
@@ -137,7 +138,7 @@ export function classifyBigQueryError(err: unknown): BackendError {
     {
       backend: 'warehouse',
       retryable,
-      type: retryable ? 'WarehouseUnavailable' : 'WarehouseQueryInvalid',
+      type: retryable ? FailureType.WarehouseUnavailable : FailureType.WarehouseQueryInvalid,
       status,
       cause: err,
     },

@@ -19,6 +19,7 @@ import { BackendError } from '../errors';
 import { SqlWarehouse } from './base';
 import { duckDbDialect } from './sql';
 import type { QueryRequest, QueryResult } from './types';
+import { FailureType } from '../../contracts/failures';
 
 const LIST_TYPES = { STRING: LIST(VARCHAR), INT64: LIST(BIGINT), FLOAT64: LIST(DOUBLE) } as const;
 
@@ -84,7 +85,7 @@ export class DuckDbWarehouse extends SqlWarehouse {
       throw new BackendError(`warehouse query failed: ${err instanceof Error ? err.message : String(err)}`, {
         backend: 'warehouse',
         retryable: false,
-        type: 'WarehouseQueryInvalid',
+        type: FailureType.WarehouseQueryInvalid,
         cause: err,
       });
     }

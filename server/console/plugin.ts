@@ -8,6 +8,7 @@
  * With a token (the control plane's), the browser signs in once at `/console/login`; the token is
  * then kept in an HttpOnly, SameSite=Strict cookie. Posts from other origins are refused.
  */
+import { rootCause } from '@temporalio/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -303,7 +304,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   const rejection = (err: unknown): string | undefined => {
-    if (err instanceof WorkflowUpdateFailedError) return err.cause?.message ?? err.message;
+    if (err instanceof WorkflowUpdateFailedError) return rootCause(err.cause) ?? err.message;
     if (err instanceof EadsSessionError) return err.message;
     // Anything else Temporal says about the update (the workflow moved on or closed meanwhile,
     // a timeout) is shown on the page, which then shows the workflow's current state.

@@ -13,6 +13,7 @@ import {
 } from '../../contracts/proposal';
 import { z } from 'zod';
 import { capMessage, excerpt, formatZodError } from '../../contracts/common';
+import { FailureType } from '../../contracts/failures';
 
 /**
  * Answers accepted before answers had to name their question (histories from then replay
@@ -68,7 +69,7 @@ export class Interview {
     const parsed = interviewAnswerSchema.safeParse(raw);
     if (!parsed.success)
       throw ApplicationFailure.create({
-        type: 'InvalidAnswer',
+        type: FailureType.InvalidAnswer,
         message: `invalid answer: ${formatZodError(parsed.error)}`,
       });
     const { questionId, answer } = parsed.data;
@@ -76,21 +77,22 @@ export class Interview {
     if (earlier === answer) return { repeat: true };
     const q = this.questions[this.index];
     if (!q || !open)
-      throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+      throw ApplicationFailure.create({ type: FailureType.NoOpenQuestion, message: 'no interview question is open' });
     if (earlier !== undefined) {
       throw ApplicationFailure.create({
-        type: 'StaleAnswer',
+        type: FailureType.StaleAnswer,
         message: `question ${excerpt(questionId)} was already answered with a different answer`,
       });
     }
     if (questionId !== q.field) {
       throw ApplicationFailure.create({
-        type: 'StaleAnswer',
+        type: FailureType.StaleAnswer,
         message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"`,
       });
     }
     const result = q.parse(answer);
-    if (!result.ok) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: capMessage(result.message) });
+    if (!result.ok)
+      throw ApplicationFailure.create({ type: FailureType.InvalidAnswer, message: capMessage(result.message) });
     return { repeat: false };
   }
 
@@ -99,21 +101,23 @@ export class Interview {
     const parsed = recordedAnswerSchema.safeParse(raw);
     if (!parsed.success)
       throw ApplicationFailure.create({
-        type: 'InvalidAnswer',
+        type: FailureType.InvalidAnswer,
         message: `invalid answer: ${formatZodError(parsed.error)}`,
       });
     const { questionId, answer } = parsed.data;
     if (questionId !== undefined && this.answerTexts.has(questionId)) return this.current;
     const q = this.questions[this.index];
-    if (!q) throw ApplicationFailure.create({ type: 'NoOpenQuestion', message: 'no interview question is open' });
+    if (!q)
+      throw ApplicationFailure.create({ type: FailureType.NoOpenQuestion, message: 'no interview question is open' });
     if (questionId !== undefined && questionId !== q.field) {
       throw ApplicationFailure.create({
-        type: 'StaleAnswer',
+        type: FailureType.StaleAnswer,
         message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"`,
       });
     }
     const result = q.parse(answer);
-    if (!result.ok) throw ApplicationFailure.create({ type: 'InvalidAnswer', message: capMessage(result.message) });
+    if (!result.ok)
+      throw ApplicationFailure.create({ type: FailureType.InvalidAnswer, message: capMessage(result.message) });
     if (result.value === undefined) delete this.answers[q.field];
     else this.answers[q.field] = result.value;
     this.answerTexts.set(q.field, answer);
