@@ -211,7 +211,7 @@ async function main() {
           { prp: BENCH_PRP, targetSchema: BENCH_SCHEMA, maxCandidatesPerStep: 10, concurrency },
           { taskQueue: TASK_QUEUE },
         );
-        const out = (await handle.result()) as DiscoverFromPrpOutput;
+        const out = await handle.result();
         const clientWall = performance.now() - t0;
         const a = await analyse(handle, out);
         rows.push({ concurrency, steps: out.results.length, candidates: out.stats.candidates, clientWall, ...a });

@@ -116,7 +116,7 @@ async function main() {
     }
     const flowShopPursuit = async (questionsPerRun: number) => {
       const handle = await start({ mode: 'surrogate', fixture: 'brewery-flow-shop', maxPursuits: 3, questionsPerRun });
-      const result = (await handle.result()) as RunEadsInterviewOutput;
+      const result = await handle.result();
       const child = result.pursuits[2];
       const description = await client.workflow.getHandle(child.childWorkflowId).describe();
       const firstRunId = description.raw.workflowExecutionInfo?.firstRunId ?? description.runId;

@@ -56,7 +56,7 @@ async function main() {
   const runOne = async (profile: UserProfile) => {
     const t0 = performance.now();
     const handle = await startFlow(client, researchProposalFlow, { mode: 'autonomous', profile }, { taskQueue });
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
     if (!out.pdf) throw new Error(`no PDF: ${out.status} ${out.error?.message ?? ''}`);
     return { ms: performance.now() - t0, out };
   };

@@ -66,7 +66,7 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
     for (;;) {
       const view = await session.view();
       if (view.status === 'finished') {
-        const result = (await session.handle.result()) as RunEadsInterviewOutput;
+        const result = await session.handle.result();
         out(
           `\nThe interview has ended (${result.status}): ${result.pursuits.length} EADS, ${result.questionsAsked} question(s).`,
         );

@@ -12,6 +12,7 @@ import {
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
 import { parseConfig, type Config } from '../contracts/config';
 import { dataConverterFromEnv } from '../codec/payload-codec';
 import {
@@ -70,15 +71,19 @@ export interface StartOptions {
   useExisting?: boolean;
 }
 
-export async function startFlow(
+/** A flow's workflow as the client sees it: one JSON argument in, the flow's output out. */
+export type FlowWorkflow<F extends FlowDefinition> = (input: unknown) => Promise<z.output<F['output']>>;
+
+/** Starts a flow; the handle's `result()` is typed with the flow's output. */
+export async function startFlow<F extends FlowDefinition>(
   client: Client,
-  flow: FlowDefinition,
+  flow: F,
   rawInput: unknown,
   options: StartOptions = {},
-): Promise<WorkflowHandleWithFirstExecutionRunId> {
+): Promise<WorkflowHandleWithFirstExecutionRunId<FlowWorkflow<F>>> {
   const parsed = validateFlowInput(flow, rawInput);
   const workflowId = options.workflowId ?? workflowIdFor(flow, parsed);
-  return client.workflow.start(flow.type, {
+  return client.workflow.start<FlowWorkflow<F>>(flow.type, {
     taskQueue: options.taskQueue ?? TASK_QUEUE,
     workflowId,
     // The raw input goes to the workflow, which validates it again (and applies defaults).

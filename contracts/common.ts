@@ -50,6 +50,8 @@ export type Progress = z.infer<typeof progressSchema>;
  * Everything the thin client, the MCP server and the control plane need to know about a flow.
  * Each flow's contracts file exports one of these; `contracts/flows.ts` lists them all.
  */
+// The callbacks are declared as methods: method parameters are checked bivariantly, so a flow's
+// definition (FlowDefinition<ItsInput>) is a FlowDefinition of the list without casts.
 export interface FlowDefinition<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   /** Temporal workflow type. */
   type: string;
@@ -63,16 +65,16 @@ export interface FlowDefinition<I extends z.ZodType = z.ZodType, O extends z.Zod
   input: I;
   output: O;
   /** A readable key for the workflow id, e.g. the first words of the question. */
-  idKey: (input: z.output<I>) => string;
+  idKey(input: z.output<I>): string;
   /**
    * The whole workflow id, for flows with a natural identity (one EADS interview per project):
    * every client then reaches the same workflow. Absent: `<slug>-<idKey>-<suffix>`.
    */
-  workflowId?: (input: z.output<I>) => string;
+  workflowId?(input: z.output<I>): string;
   /** One line describing the input, shown as the workflow's summary in the Web UI. */
-  summary: (input: z.output<I>) => string;
+  summary(input: z.output<I>): string;
   /** Lines a person reads in the terminal when the flow completes. */
-  describeResult: (output: z.output<O>) => string[];
+  describeResult(output: z.output<O>): string[];
   examples: Array<z.input<I>>;
 }
 

@@ -8,12 +8,12 @@ import { discoverFromPrpFlow } from './discovery';
 import { scheduleFromScrFlow } from './schedule';
 
 export const flows: FlowDefinition[] = [
-  platformCheckFlow as unknown as FlowDefinition,
-  runEadsInterviewFlow as unknown as FlowDefinition,
-  researchProposalFlow as unknown as FlowDefinition,
-  discoverFromPrpFlow as unknown as FlowDefinition,
-  bomQuestionFlow as unknown as FlowDefinition,
-  scheduleFromScrFlow as unknown as FlowDefinition,
+  platformCheckFlow,
+  runEadsInterviewFlow,
+  researchProposalFlow,
+  discoverFromPrpFlow,
+  bomQuestionFlow,
+  scheduleFromScrFlow,
 ];
 
 export function findFlow(nameOrSlug: string): FlowDefinition | undefined {

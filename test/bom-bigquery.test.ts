@@ -49,7 +49,7 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
     for (const c of cases) {
       const mark = fake.requests.length;
       const handle = await h.start(bomQuestionFlow, { question: c.question });
-      const out = (await handle.result()) as BomQuestionOutput;
+      const out = await handle.result();
       expect(out.outcome, c.question).toBe('answered');
       expect(out.pipeline_state.strategy).toBe(c.strategy);
       expect(out.pipeline_state.total_rows).toBe(c.total);

@@ -96,7 +96,7 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
       const expected = await onDuckDb.run<BomQuestionOutput>(bomQuestionFlow, { question: c.question });
       c.inject();
       const handle = await onBigQuery.start(bomQuestionFlow, { question: c.question });
-      const out = (await handle.result()) as BomQuestionOutput;
+      const out = await handle.result();
       expect(answerFacts(out), c.question).toEqual(answerFacts(expected));
       expect(out.pipeline_state.chosen_sql).toContain('`fake-project.bom_demo.');
       const retried = (await activityRuns(onBigQuery.client, handle.workflowId)).filter((r) => r.attempt > 1);
@@ -170,7 +170,7 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
     de.failNext(1, 500, 'Internal error encountered.');
     de.malformNext(1);
     const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4 });
-    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    const out = await handle.result();
     expect(out).toEqual(expected);
     // Three searches, plus the four failed attempts Temporal retried.
     expect(searches().length - before).toBe(out.results.length + 4);
@@ -210,7 +210,7 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
       de.setDataStore('agent-flows-table-catalog', literature);
       try {
         const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4 });
-        const out = (await handle.result()) as DiscoverFromPrpOutput;
+        const out = await handle.result();
         expect(out.stats.candidates).toBe(0);
         for (const step of out.results) {
           expect(step.status, step.conceptual_group).toBe('failed');

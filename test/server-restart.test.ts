@@ -53,7 +53,7 @@ describe('Temporal server restart mid-flow', () => {
     await server.stop();
     server = await startDevServer({ port, dbFile, quiet: true });
 
-    const result = (await handle.result()) as PlatformCheckOutput;
+    const result = await handle.result();
     expect(result.rows).toHaveLength(3);
     expect(result.summary).toMatch(/battery/);
     const description = await handle.describe();

@@ -110,7 +110,7 @@ export function scoreCases(cases: BomCaseResult[]): EvalMetric[] {
 
 async function runCase(stack: OfflineStack, q: BomEvalQuestion, truth: Set<string>): Promise<BomCaseResult> {
   const handle = await startFlow(stack.client, bomQuestionFlow, { question: q.question });
-  const out = (await handle.result()) as BomQuestionOutput;
+  const out = await handle.result();
   const answered = await answeredIds(stack, out);
   const hits = [...answered].filter((id) => truth.has(id)).length;
   const suggested = Object.values(out.pipeline_state.suggestions).some((values) => values.length > 0);

@@ -107,7 +107,7 @@ export async function createHarness(
     dataConverter: dataConverter ?? {},
   });
   const running = worker.run();
-  const start = (flow: FlowDefinition, input: unknown, workflowId?: string) =>
+  const start = <F extends FlowDefinition>(flow: F, input: unknown, workflowId?: string) =>
     startFlow(client, flow, input, { taskQueue, workflowId });
   return {
     client,
