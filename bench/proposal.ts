@@ -17,7 +17,7 @@ import path from 'node:path';
 import { createBackends } from '../backends';
 import { startFlow } from '../client/flow-client';
 import { parseConfig } from '../contracts/config';
-import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalOutput, type UserProfile } from '../contracts/proposal';
+import { EXAMPLE_PROFILE, researchProposalFlow, type UserProfile } from '../contracts/proposal';
 import { createProposalActivities } from '../activities/proposal';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer } from '../workers/dev-server';

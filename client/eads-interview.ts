@@ -14,7 +14,7 @@ import type { Client } from '@temporalio/client';
 import { Command } from 'commander';
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { projectIdSchema, type RunEadsInterviewOutput } from '../contracts/eads';
+import { projectIdSchema } from '../contracts/eads';
 import { EadsSession, EadsSessionError } from './eads-session';
 import { loadConfigOrExit } from '../contracts/config';
 import { connectClient, webUiLink } from './flow-client';

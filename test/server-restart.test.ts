@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createBackends } from '../backends';
 import { startFlow } from '../client/flow-client';
-import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
+import { platformCheckFlow } from '../contracts/platform';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer, type DevServer } from '../workers/dev-server';
 import { createFlowWorker } from '../workers/worker';

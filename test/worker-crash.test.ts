@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
+import { platformCheckFlow } from '../contracts/platform';
 import { startFlow } from '../client/flow-client';
 import { startStandin, type StandinServer } from '../standin/server';
 
