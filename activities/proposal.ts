@@ -130,6 +130,38 @@ function profileSection(p: UserProfile) {
   return { ...p, timeline_weeks: timelineWeeks(p.total_timeline), timeline: formatTimeline(p.total_timeline) };
 }
 
+/**
+ * The literature from Google Search grounding: only pages in the response's grounding metadata
+ * become hits (a URL the model merely wrote is not one), so a citation the model makes later can
+ * only point at a page Google Search returned.
+ */
+async function searchWebLiterature(
+  searchWeb: NonNullable<Backends['model']['searchWeb']>,
+  profile: UserProfile,
+  focusTerms: string[],
+): Promise<LiteratureHit[]> {
+  const query = [
+    `Research area: ${profile.research_area}.`,
+    `Field: ${profile.field_of_study}.`,
+    profile.additional_context ? `Context: ${profile.additional_context}.` : '',
+    focusTerms.length ? `Focus: ${focusTerms.join(', ')}.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const { sources } = await backendCall((signal) =>
+    searchWeb({ task: 'proposal.literature_search', query, maxResults: 12, signal }),
+  );
+  return sources
+    .map((source, i) =>
+      toLiteratureHit(`web-${i + 1}`, Math.round((1 - i / (sources.length + 1)) * 1000) / 1000, {
+        url: source.uri,
+        title: source.title,
+        snippet: source.snippet,
+      }),
+    )
+    .filter((hit): hit is LiteratureHit => hit !== undefined);
+}
+
 export function createProposalActivities({ model, search, config }: Backends) {
   const collection = config?.PROPOSAL_LITERATURE_COLLECTION ?? 'literature';
   const artifactDir = path.resolve(config?.ARTIFACT_DIR ?? 'out');
@@ -137,6 +169,9 @@ export function createProposalActivities({ model, search, config }: Backends) {
   return {
     /** The literature review's search (seed: LiteratureReviewAgent → google_search): real results only. */
     async searchLiterature(profile: UserProfile, focusTerms: string[] = []): Promise<LiteratureHit[]> {
+      // With a model that searches the web (Gemini with Google Search grounding), the literature
+      // is what Google Search found; offline, the bundled collection.
+      if (model.searchWeb) return searchWebLiterature(model.searchWeb, profile, focusTerms);
       // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
       // query lets common words dominate a keyword index, a short one finds the specific studies.
       const phrases = profile.research_area

@@ -55,6 +55,7 @@ export function createModel(config: Config): ModelBackend {
       return new GeminiModel({
         ...common,
         label: 'vertex',
+        webSearch: config.PROPOSAL_LITERATURE_SOURCE !== 'index',
         vertex: { project: config.GOOGLE_CLOUD_PROJECT!, location: config.GOOGLE_CLOUD_LOCATION },
         baseUrl: config.GOOGLE_GEMINI_BASE_URL,
       });
@@ -62,6 +63,7 @@ export function createModel(config: Config): ModelBackend {
       return new GeminiModel({
         ...common,
         label: 'gemini',
+        webSearch: config.PROPOSAL_LITERATURE_SOURCE !== 'index',
         apiKey: config.geminiApiKey,
         baseUrl: config.GOOGLE_GEMINI_BASE_URL,
       });

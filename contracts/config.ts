@@ -269,6 +269,7 @@ export const configSchema = z
       .string()
       .regex(/^[a-z0-9][a-z0-9_-]{0,63}$/)
       .default('literature'), // writeResearchProposal: search collection with the literature
+    PROPOSAL_LITERATURE_SOURCE: z.enum(['web', 'index']).default('web'), // writeResearchProposal: with Gemini, 'web' reviews literature found by Google Search grounding; 'index' keeps the search collection (offline always uses the collection)
 
     BOM_DATASET: z
       .string()

@@ -13,7 +13,7 @@ import { toGeminiSchema } from './gemini-schema';
 import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
 import { BackendError, isRetryableStatus, isTransportError } from '../errors';
 import { extractJson, renderSections, renderSystem } from './prompt';
-import type { ModelBackend, ModelReply, ModelRequest } from './types';
+import type { ModelBackend, ModelReply, ModelRequest, WebSearchReply, WebSearchRequest, WebSource } from './types';
 import { FailureType } from '../../contracts/failures';
 
 export interface GeminiModelOptions {
@@ -25,6 +25,8 @@ export interface GeminiModelOptions {
   maxRepairs: number;
   /** Shown in logs and in the capability list: 'gemini', 'vertex' or 'standin'. */
   label: string;
+  /** Offer `searchWeb` (grounding with Google Search): real Gemini only, never the stand-in. */
+  webSearch?: boolean;
   /** Vertex mode only: credentials other than Application Default Credentials (tests pass a fake token). */
   googleAuthOptions?: NonNullable<ConstructorParameters<typeof GoogleGenAI>[0]>['googleAuthOptions'];
 }
@@ -37,9 +39,11 @@ export function toResponseSchema(schema: z.ZodType): Record<string, unknown> {
 export class GeminiModel implements ModelBackend {
   readonly name: string;
   private readonly client: GoogleGenAI;
+  readonly searchWeb?: (request: WebSearchRequest) => Promise<WebSearchReply>;
 
   constructor(private readonly options: GeminiModelOptions) {
     this.name = options.label;
+    if (options.webSearch) this.searchWeb = (request) => this.groundedSearch(request);
     const httpOptions = {
       timeout: options.timeoutMs,
       retryOptions: { attempts: 1 },
@@ -117,6 +121,64 @@ export class GeminiModel implements ModelBackend {
         ],
       });
     }
+  }
+
+  /**
+   * Grounding with Google Search: the model searches and answers in prose; what counts is the
+   * response's grounding metadata, the pages Google Search returned. A URL that appears only in
+   * the prose is not a source.
+   */
+  private async groundedSearch(request: WebSearchRequest): Promise<WebSearchReply> {
+    let response: Awaited<ReturnType<GoogleGenAI['models']['generateContent']>>;
+    try {
+      response = await this.client.models.generateContent({
+        model: this.options.model,
+        contents: [{ role: 'user', parts: [{ text: request.query }] }],
+        config: {
+          systemInstruction: renderSystem(
+            request.task,
+            `Search the web for up to ${request.maxResults} recent peer-reviewed studies or authoritative ` +
+              'reports on the topic the user gives, and name each one you found with a sentence on what it shows.',
+          ),
+          tools: [{ googleSearch: {} }],
+          temperature: 0.2,
+          ...(request.signal ? { abortSignal: request.signal } : {}),
+        },
+      });
+    } catch (err) {
+      throw classifyModelError(request.task, err);
+    }
+    const grounding = response.candidates?.[0]?.groundingMetadata;
+    const chunks = grounding?.groundingChunks ?? [];
+    const supported = new Map<number, string[]>();
+    for (const support of grounding?.groundingSupports ?? []) {
+      for (const index of support.groundingChunkIndices ?? []) {
+        if (support.segment?.text) supported.set(index, [...(supported.get(index) ?? []), support.segment.text]);
+      }
+    }
+    const seen = new Set<string>();
+    const sources: WebSource[] = [];
+    chunks.forEach((chunk, index) => {
+      const uri = chunk.web?.uri;
+      if (!uri || !/^https?:\/\//i.test(uri) || seen.has(uri)) return;
+      seen.add(uri);
+      sources.push({
+        uri,
+        title: chunk.web?.title || new URL(uri).hostname,
+        snippet: (supported.get(index) ?? []).join(' ').slice(0, 400),
+      });
+    });
+    const meta = response.usageMetadata;
+    return {
+      sources: sources.slice(0, request.maxResults),
+      queries: grounding?.webSearchQueries ?? [],
+      usage: {
+        promptTokens: meta?.promptTokenCount ?? 0,
+        outputTokens: meta?.candidatesTokenCount ?? 0,
+        totalTokens: meta?.totalTokenCount ?? 0,
+        calls: 1,
+      },
+    };
   }
 
   private async call(

@@ -23,8 +23,35 @@ export interface ModelReply<T> {
   repairs: number;
 }
 
+export interface WebSearchRequest {
+  /** Task id, as for `generate`. */
+  task: string;
+  /** What to find, in words. */
+  query: string;
+  maxResults: number;
+  signal?: AbortSignal;
+}
+
+/** A web page the model's search grounded its answer in. */
+export interface WebSource {
+  uri: string;
+  title: string;
+  /** The parts of the model's answer that this page supports. */
+  snippet: string;
+}
+
+export interface WebSearchReply {
+  /** Only pages named in the response's grounding metadata: never a URL the model wrote itself. */
+  sources: WebSource[];
+  /** The searches the model ran. */
+  queries: string[];
+  usage: TokenUsage;
+}
+
 /** A model that answers with structured output. Gemini (API key or Vertex) and the stand-in share one adapter. */
 export interface ModelBackend {
   readonly name: string;
   generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>>;
+  /** Present when the model can search the web (Gemini's grounding with Google Search); offline it is absent. */
+  searchWeb?: (request: WebSearchRequest) => Promise<WebSearchReply>;
 }

@@ -7,8 +7,16 @@
 import Fastify from 'fastify';
 import { closedByClient } from './discoveryengine';
 
+/** Grounding metadata as Gemini returns it with the googleSearch tool. */
+export interface ScriptedGrounding {
+  chunks: Array<{ uri: string; title?: string }>;
+  /** Parts of the answer and the chunks (by index) that support them. */
+  supports?: Array<{ text: string; chunks: number[] }>;
+  queries?: string[];
+}
+
 export type ScriptedReply =
-  | { text: string; promptTokens?: number; outputTokens?: number }
+  | { text: string; promptTokens?: number; outputTokens?: number; grounding?: ScriptedGrounding }
   | { status: number; message?: string }
   | { delayMs: number; text: string }
   /** No answer until the client aborts the request (recorded in `aborted`). */
@@ -64,8 +72,27 @@ export async function startGeminiFake(): Promise<GeminiFake> {
     if ('delayMs' in next) await new Promise((r) => setTimeout(r, next.delayMs));
     const promptTokens = 'promptTokens' in next ? (next.promptTokens ?? 10) : 10;
     const outputTokens = 'outputTokens' in next ? (next.outputTokens ?? 5) : 5;
+    const grounding = 'grounding' in next ? next.grounding : undefined;
     return {
-      candidates: [{ content: { role: 'model', parts: [{ text: next.text }] }, finishReason: 'STOP', index: 0 }],
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ text: next.text }] },
+          finishReason: 'STOP',
+          index: 0,
+          ...(grounding
+            ? {
+                groundingMetadata: {
+                  webSearchQueries: grounding.queries ?? [],
+                  groundingChunks: grounding.chunks.map((c) => ({ web: { uri: c.uri, title: c.title } })),
+                  groundingSupports: (grounding.supports ?? []).map((s) => ({
+                    segment: { text: s.text },
+                    groundingChunkIndices: s.chunks,
+                  })),
+                },
+              }
+            : {}),
+        },
+      ],
       usageMetadata: {
         promptTokenCount: promptTokens,
         candidatesTokenCount: outputTokens,
