@@ -24,6 +24,10 @@ export interface DiscoveryEngineFake {
   aborted: string[];
   /** Resolves once a hung search has arrived. */
   hanging(): Promise<void>;
+  /** Data stores created through dataStores.create (ids), in order. */
+  created: string[];
+  /** The documents of a data store, as a search would see them. */
+  documentsOf(dataStoreId: string): Array<Record<string, unknown>> | undefined;
   /** A VertexSearch on the real client pointed at this fake (data store id = prefix + collection). */
   search(options?: { dataStorePrefix?: string; servingConfigs?: Record<string, string> }): VertexSearch;
   close(): Promise<void>;
@@ -66,6 +70,100 @@ export function closedByClient(response: import('node:http').ServerResponse): Pr
   });
 }
 
+const ANY = 'type.googleapis.com/google.cloud.discoveryengine.v1.';
+const createdStores: string[] = [];
+
+/**
+ * The admin side of the API, for `npm run search:load`: dataStores.get / dataStores.create and
+ * documents.import, both long-running operations answered through operations.get (done on the
+ * first poll, as a fast real operation would be).
+ */
+function registerAdminRoutes(
+  app: import('fastify').FastifyInstance,
+  dataStores: Map<string, Array<Record<string, unknown>>>,
+  requests: Array<{ path: string; body: unknown }>,
+  faults: Array<{ status: number; message: string }>,
+): void {
+  const operations = new Map<string, () => Record<string, unknown>>();
+  let counter = 0;
+  const storePath = /^projects\/[^/]+\/locations\/[^/]+\/collections\/[^/]+\/dataStores\/([^/:]+)$/;
+  const startOperation = (resource: string, finish: () => Record<string, unknown>) => {
+    const name = `${resource}/operations/op-${++counter}`;
+    operations.set(name, finish);
+    return { name, done: false };
+  };
+  const notFound = (reply: import('fastify').FastifyReply, message: string) =>
+    reply.code(404).send({ error: { code: 404, message, status: 'NOT_FOUND' } });
+
+  app.get('/v1/*', async (req, reply) => {
+    const path = (req.params as { '*': string })['*'];
+    requests.push({ path, body: undefined });
+    const fault = faults.shift();
+    if (fault)
+      return reply
+        .code(fault.status)
+        .send({ error: { code: fault.status, message: fault.message, status: STATUS[fault.status] ?? 'UNKNOWN' } });
+    const finish = operations.get(path);
+    if (finish) return { name: path, done: true, response: finish() };
+    const store = storePath.exec(path);
+    if (store && dataStores.has(store[1]))
+      return { name: path, displayName: store[1], industryVertical: 'GENERIC', contentConfig: 'NO_CONTENT' };
+    return notFound(reply, `${path} not found.`);
+  });
+
+  app.addHook('preHandler', async (req, reply) => {
+    if (req.method !== 'POST' || !req.url.startsWith('/v1/')) return;
+    const path = decodeURIComponent(req.url.slice(4).split('?')[0]);
+    const create = /^(projects\/[^/]+\/locations\/[^/]+\/collections\/[^/]+)\/dataStores$/.exec(path);
+    if (create) {
+      requests.push({ path, body: req.body });
+      const id = (req.query as { dataStoreId?: string }).dataStoreId;
+      if (!id || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(id))
+        return reply
+          .code(400)
+          .send({ error: { code: 400, message: 'invalid dataStoreId', status: 'INVALID_ARGUMENT' } });
+      if (dataStores.has(id))
+        return reply
+          .code(409)
+          .send({ error: { code: 409, message: `${id} already exists`, status: 'ALREADY_EXISTS' } });
+      return reply.send(
+        startOperation(`${create[1]}/dataStores/${id}`, () => {
+          dataStores.set(id, []);
+          createdStores.push(id);
+          return { '@type': `${ANY}DataStore`, name: `${create[1]}/dataStores/${id}` };
+        }),
+      );
+    }
+    const load =
+      /^(projects\/[^/]+\/locations\/[^/]+\/collections\/[^/]+\/dataStores\/([^/]+))\/branches\/[^/]+\/documents:import$/.exec(
+        path,
+      );
+    if (load) {
+      requests.push({ path, body: req.body });
+      if (!dataStores.has(load[2])) return notFound(reply, `DataStore ${load[2]} not found.`);
+      const body = req.body as {
+        inlineSource?: { documents?: Array<{ id?: string; jsonData?: string; structData?: Record<string, unknown> }> };
+        reconciliationMode?: string | number;
+      };
+      // The clients send enums as numbers (enum-encoding=int): FULL is 2, INCREMENTAL 1.
+      const full = body.reconciliationMode === 'FULL' || body.reconciliationMode === 2;
+      const incoming = (body.inlineSource?.documents ?? []).map((d) => ({
+        id: String(d.id),
+        ...(d.structData ?? (d.jsonData ? (JSON.parse(d.jsonData) as Record<string, unknown>) : {})),
+      }));
+      return reply.send(
+        startOperation(load[1], () => {
+          const current = full ? [] : (dataStores.get(load[2]) ?? []);
+          const byId = new Map(current.map((d) => [String(d.id), d]));
+          for (const d of incoming) byId.set(d.id, d);
+          dataStores.set(load[2], [...byId.values()]);
+          return { '@type': `${ANY}ImportDocumentsResponse`, errorSamples: [] };
+        }),
+      );
+    }
+  });
+}
+
 export async function startDiscoveryEngineFake(
   stores: Record<string, Array<Record<string, unknown>>> = {},
 ): Promise<DiscoveryEngineFake> {
@@ -77,6 +175,7 @@ export async function startDiscoveryEngineFake(
   const aborted: string[] = [];
   let arrived: (() => void) | undefined;
   const app = Fastify({ logger: false, forceCloseConnections: true });
+  registerAdminRoutes(app, dataStores, requests, faults);
 
   // The whole resource path is one wildcard: .../dataStores/{id}/servingConfigs/{id}:search
   app.post('/v1/*', async (req, reply) => {
@@ -152,6 +251,8 @@ export async function startDiscoveryEngineFake(
     },
     aborted,
     hanging: () => new Promise<void>((resolve) => (arrived = resolve)),
+    created: createdStores,
+    documentsOf: (id) => dataStores.get(id),
     search(options = {}) {
       const authClient = new OAuth2Client();
       authClient.setCredentials({ access_token: 'fake-token', expiry_date: Date.now() + 3_600_000 });
