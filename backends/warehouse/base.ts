@@ -36,6 +36,7 @@ export abstract class SqlWarehouse implements Warehouse {
       label: request.label,
       rows: result.rows.length,
       ms: performance.now() - started,
+      ...(result.bytesBilled !== undefined ? { bytesBilled: result.bytesBilled } : {}),
     });
     if (this.executed.length > MAX_LOG) this.executed.splice(0, this.executed.length - MAX_LOG);
     return result;

@@ -36,6 +36,8 @@ export interface ExecutedQuery {
   label?: string;
   rows: number;
   ms: number;
+  /** Bytes BigQuery billed for it (what a run cost); undefined on DuckDB. */
+  bytesBilled?: number;
 }
 
 /** A SQL warehouse: BigQuery, or the embedded DuckDB default. */
