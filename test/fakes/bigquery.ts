@@ -7,6 +7,15 @@
  */
 import Fastify from 'fastify';
 import { Parser } from 'node-sql-parser';
+import { discoveryProblems, loadDiscoveryDocument } from './api-definitions';
+
+/** BigQuery's discovery document: jobs.insert takes a Job, jobs.query a QueryRequest. */
+const BIGQUERY_API = loadDiscoveryDocument('bigquery.v2.json');
+/**
+ * @google-cloud/bigquery 8 leaves its own `types` option (the parameter types it has already
+ * turned into queryParameters) in the request; BigQuery ignores it. Anything else unknown fails.
+ */
+const TOLERATED = ['Job.configuration.query.types', 'QueryRequest.types'];
 import { OAuth2Client } from 'google-auth-library';
 import path from 'node:path';
 import { DATA_DIR } from '../../backends';
@@ -236,6 +245,11 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       malformed--;
       return sendMalformed(reply);
     }
+    const invalid = discoveryProblems(BIGQUERY_API, 'Job', req.body, TOLERATED);
+    if (invalid.length)
+      return reply
+        .code(400)
+        .send(errorBody(400, 'invalid', `Invalid JSON payload received. ${invalid.slice(0, 5).join('; ')}`));
     const body = req.body as {
       jobReference?: { jobId?: string; location?: string };
       configuration?: { query?: Record<string, unknown>; labels?: Record<string, string> };
@@ -266,6 +280,11 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       malformed--;
       return sendMalformed(reply);
     }
+    const invalid = discoveryProblems(BIGQUERY_API, 'QueryRequest', req.body, TOLERATED);
+    if (invalid.length)
+      return reply
+        .code(400)
+        .send(errorBody(400, 'invalid', `Invalid JSON payload received. ${invalid.slice(0, 5).join('; ')}`));
     const body = req.body as {
       query: string;
       queryParameters?: QueryParameter[];

@@ -8,6 +8,11 @@
 import Fastify from 'fastify';
 import { OAuth2Client } from 'google-auth-library';
 import { VertexSearch } from '../../backends/search/vertex';
+import { invalidArgument, protoProblems, protoRoot } from './api-definitions';
+
+const V1 = 'google.cloud.discoveryengine.v1';
+const definitionProblems = (type: string, body: unknown) =>
+  protoProblems(protoRoot('@google-cloud/discoveryengine'), `${V1}.${type}`, body);
 
 export interface DiscoveryEngineFake {
   host: string;
@@ -117,6 +122,8 @@ function registerAdminRoutes(
     const create = /^(projects\/[^/]+\/locations\/[^/]+\/collections\/[^/]+)\/dataStores$/.exec(path);
     if (create) {
       requests.push({ path, body: req.body });
+      const invalid = definitionProblems('DataStore', req.body);
+      if (invalid.length) return reply.code(400).send(invalidArgument(invalid));
       const id = (req.query as { dataStoreId?: string }).dataStoreId;
       if (!id || !/^[a-z0-9][a-z0-9_-]{0,62}$/.test(id))
         return reply
@@ -140,6 +147,8 @@ function registerAdminRoutes(
       );
     if (load) {
       requests.push({ path, body: req.body });
+      const invalid = definitionProblems('ImportDocumentsRequest', req.body);
+      if (invalid.length) return reply.code(400).send(invalidArgument(invalid));
       if (!dataStores.has(load[2])) return notFound(reply, `DataStore ${load[2]} not found.`);
       const body = req.body as {
         inlineSource?: { documents?: Array<{ id?: string; jsonData?: string; structData?: Record<string, unknown> }> };
@@ -203,6 +212,8 @@ export async function startDiscoveryEngineFake(
       );
     if (!match)
       return reply.code(404).send({ error: { code: 404, message: `no such method: ${path}`, status: 'NOT_FOUND' } });
+    const invalid = definitionProblems('SearchRequest', req.body);
+    if (invalid.length) return reply.code(400).send(invalidArgument(invalid));
     const docs = dataStores.get(match[1]);
     if (!docs)
       return reply

@@ -5,6 +5,7 @@
  * request body is recorded so tests can check what the real client sent.
  */
 import Fastify from 'fastify';
+import { invalidArgument, protoProblems, protoRoot } from './api-definitions';
 import { closedByClient } from './discoveryengine';
 
 /** Grounding metadata as Gemini returns it with the googleSearch tool. */
@@ -54,6 +55,15 @@ export async function startGeminiFake(): Promise<GeminiFake> {
     if (!/models\/[^/]+:generateContent$/.test(path))
       return reply.code(404).send({ error: { code: 404, message: `no route ${path}`, status: 'NOT_FOUND' } });
     requests.push({ path, body: req.body as Record<string, unknown>, headers: req.headers });
+    // The Gemini API path: the body must be a GenerateContentRequest of Google's v1beta protos.
+    if (path.startsWith('v1beta/models/')) {
+      const problems = protoProblems(
+        protoRoot('@google-ai/generativelanguage'),
+        'google.ai.generativelanguage.v1beta.GenerateContentRequest',
+        req.body,
+      );
+      if (problems.length) return reply.code(400).send(invalidArgument(problems));
+    }
     const next = queue.shift() ?? { status: 500, message: 'the fake has no scripted reply left' };
     if ('hang' in next) {
       arrived?.();
