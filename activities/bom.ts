@@ -151,6 +151,32 @@ function tidyRows(rows: Array<Record<string, unknown>>): { rows: Array<Record<st
 }
 
 /** For the short search steps: only the error conversion, no heartbeat timer (they take milliseconds). */
+/**
+ * The `table.column` names that share a line of `text` with one of the terms (as a whole word,
+ * singular or plural): how schema documentation in prose ties a term to a column.
+ */
+export function columnsNamedWithTerms(text: string, terms: string[]): string[] {
+  const out: string[] = [];
+  const patterns = terms.map(
+    (t) =>
+      new RegExp(
+        `\\b(?:${pluralVariants(t)
+          .map((v) => v.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&'))
+          .join('|')})\\b`,
+        'i',
+      ),
+  );
+  for (const line of text.split(/\r?\n/)) {
+    if (!patterns.some((p) => p.test(line))) continue;
+    // Identifiers of three characters or more on each side: not "e.g." or "i.e.".
+    for (const m of line.matchAll(/\b([a-z_][a-z0-9_]{2,})\.([a-z_][a-z0-9_]{2,})\b/gi)) {
+      const where = `${m[1]}.${m[2]}`.toLowerCase();
+      if (!out.includes(where)) out.push(where);
+    }
+  }
+  return out;
+}
+
 async function quickCall<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
@@ -311,7 +337,13 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           text?: string;
           domain_terms?: Record<string, string>;
         };
-        if (!doc.table) continue;
+        if (!doc.table) {
+          // An unstructured document (markdown schema docs in a data store with content): a
+          // column is a hint where a line names it (`table.column`) together with the term.
+          for (const where of columnsNamedWithTerms(doc.text ?? '', input.focusTerms))
+            if (!hints.includes(where)) hints.push(where);
+          continue;
+        }
         const where = doc.column ? `${doc.table}.${doc.column}` : doc.table;
         // A hit is a hint only where the documentation maps the term (domain terms) or names the
         // column after it; a word in passing in the prose is not enough.

@@ -68,6 +68,26 @@ function abortableAuth<T extends FetchingAuth>(auth: T): T {
   return auth;
 }
 
+/**
+ * A result's data as plain JSON: the structured document as stored, or, for a data store of
+ * unstructured documents (markdown, PDF), what Vertex AI Search derives: title, link, and the
+ * snippets and extractive answers joined as `text`, the field the activities read prose from.
+ */
+export function hitData(doc: { derivedStructData?: unknown; structData?: unknown }): Record<string, unknown> {
+  const derived = structToJson(doc.derivedStructData);
+  const data: Record<string, unknown> = { ...derived, ...structToJson(doc.structData) };
+  if (data.text === undefined) {
+    const pieces = [
+      ...(Array.isArray(derived.extractive_answers) ? derived.extractive_answers : []).map(
+        (a) => (a as { content?: unknown }).content,
+      ),
+      ...(Array.isArray(derived.snippets) ? derived.snippets : []).map((s) => (s as { snippet?: unknown }).snippet),
+    ].filter((p): p is string => typeof p === 'string' && p.trim().length > 0);
+    if (pieces.length) data.text = pieces.map((p) => p.replace(/<\/?b>/g, '')).join('\n');
+  }
+  return data;
+}
+
 export class VertexSearch implements SearchBackend {
   readonly name = 'vertex';
   private readonly client: SearchServiceClient;
@@ -129,7 +149,7 @@ export class VertexSearch implements SearchBackend {
         totalSize: Number(response?.totalSize ?? list.length),
         hits: list.map((r, i) => {
           const doc = r.document ?? {};
-          const data = { ...structToJson(doc.derivedStructData), ...structToJson(doc.structData) };
+          const data = hitData(doc);
           // Vertex ranks but does not always return a score: keep order as relevance.
           const score = Number(
             (r as { modelScores?: Record<string, { values?: number[] }> }).modelScores?.relevance_score?.values?.[0] ??
