@@ -68,7 +68,8 @@ function violateSchema(answer: unknown): unknown {
   return { unexpected: answer };
 }
 
-const STATUS_NAMES: Record<number, string> = {
+/** The status name Google's JSON errors carry for each HTTP status (shared with the test fakes). */
+export const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   401: 'UNAUTHENTICATED',
   403: 'PERMISSION_DENIED',

@@ -25,19 +25,8 @@ import {
   shellcheck,
   type DeployTools,
 } from '../workers/deploy-tools';
+import { SOURCE_DIRS } from '../workers/build-stamp';
 
-const SOURCE_DIRS = [
-  'contracts',
-  'domain',
-  'codec',
-  'backends',
-  'activities',
-  'workflows',
-  'workers',
-  'client',
-  'server',
-  'standin',
-];
 const K8S = path.join(ROOT, 'deploy', 'k8s');
 const K8S_FILES = readdirSync(K8S)
   .filter((f) => f.endsWith('.yaml'))

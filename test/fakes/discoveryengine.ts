@@ -6,6 +6,7 @@
  * requests, and can inject HTTP faults and malformed bodies.
  */
 import Fastify from 'fastify';
+import { STATUS_NAMES } from '../../standin/server';
 import { OAuth2Client } from 'google-auth-library';
 import { VertexSearch } from '../../backends/search/vertex';
 import { invalidArgument, protoProblems, protoRoot } from './api-definitions';
@@ -38,14 +39,7 @@ export interface DiscoveryEngineFake {
   close(): Promise<void>;
 }
 
-const STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-};
+const STATUS = STATUS_NAMES;
 
 function words(text: string): string[] {
   return text

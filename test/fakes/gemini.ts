@@ -5,6 +5,7 @@
  * request body is recorded so tests can check what the real client sent.
  */
 import Fastify from 'fastify';
+import { STATUS_NAMES } from '../../standin/server';
 import { invalidArgument, protoProblems, protoRoot } from './api-definitions';
 import { closedByClient } from './discoveryengine';
 
@@ -34,15 +35,7 @@ export interface GeminiFake {
   close(): Promise<void>;
 }
 
-const STATUS: Record<number, string> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-};
+const STATUS = STATUS_NAMES;
 
 export async function startGeminiFake(): Promise<GeminiFake> {
   const requests: GeminiFake['requests'] = [];
