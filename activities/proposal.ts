@@ -168,6 +168,54 @@ export function createProposalActivities({ model, search, config }: Backends) {
 
   return {
     /** The literature review's search (seed: LiteratureReviewAgent → google_search): real results only. */
+    /**
+     * How the interview asks: `conversational` when a general model is configured (it phrases each
+     * question from the conversation so far), `form` offline. The form's fields stay the contract.
+     */
+    async interviewStyle(): Promise<'conversational' | 'form'> {
+      return model.canConverse ? 'conversational' : 'form';
+    },
+
+    /**
+     * The next form question as the model would ask it in the conversation: it acknowledges the
+     * last answer and asks for the same field. Any failure falls back to the form's wording (null),
+     * so a model outage never stops an interview.
+     */
+    async phraseInterviewQuestion(input: {
+      field: string;
+      prompt: string;
+      hint: string;
+      number: number;
+      of: number;
+      conversation: Array<{ question: string; answer: string }>;
+    }): Promise<{ prompt: string } | null> {
+      try {
+        const { data } = await askModel(model, {
+          task: 'proposal.interview_question',
+          instructions:
+            'You interview a researcher to fill in a proposal profile, one field at a time. Ask for the field in ' +
+            '<next_field> in one or two friendly sentences: acknowledge the last answer of <conversation> in a few ' +
+            'words when there is one, then ask the question of <next_field> so that its hint is clear. Ask for ' +
+            'that field only; never ask for anything else or answer for the researcher.',
+          sections: {
+            conversation: input.conversation.slice(-4),
+            next_field: {
+              field: input.field,
+              question: input.prompt,
+              hint: input.hint,
+              number: input.number,
+              of: input.of,
+            },
+          },
+          schema: z.object({ question: z.string().min(5).max(400) }),
+          maxOutputTokens: 200,
+        });
+        return { prompt: data.question.trim() };
+      } catch {
+        return null;
+      }
+    },
+
     async searchLiterature(profile: UserProfile, focusTerms: string[] = []): Promise<LiteratureHit[]> {
       // With a model that searches the web (Gemini with Google Search grounding), the literature
       // is what Google Search found; offline, the bundled collection.

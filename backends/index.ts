@@ -56,6 +56,7 @@ export function createModel(config: Config): ModelBackend {
         ...common,
         label: 'vertex',
         webSearch: config.PROPOSAL_LITERATURE_SOURCE !== 'index',
+        conversational: true,
         vertex: { project: config.GOOGLE_CLOUD_PROJECT!, location: config.GOOGLE_CLOUD_LOCATION },
         baseUrl: config.GOOGLE_GEMINI_BASE_URL,
       });
@@ -64,6 +65,7 @@ export function createModel(config: Config): ModelBackend {
         ...common,
         label: 'gemini',
         webSearch: config.PROPOSAL_LITERATURE_SOURCE !== 'index',
+        conversational: true,
         apiKey: config.geminiApiKey,
         baseUrl: config.GOOGLE_GEMINI_BASE_URL,
       });

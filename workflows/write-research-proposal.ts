@@ -13,6 +13,7 @@ import {
   ApplicationFailure,
   condition,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
@@ -50,6 +51,13 @@ import { FailureType } from '../contracts/failures';
 type ProposalActivities = ReturnType<typeof createProposalActivities>;
 
 // The search is quick and cheap: fail over fast.
+// Asking in the model's words is a nicety: quick, few retries, and the form's wording otherwise.
+const { interviewStyle, phraseInterviewQuestion } = proxyActivities<ProposalActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 2 },
+});
+/** Interviews started after this change ask in the model's words when a general model is configured. */
+export const CONVERSATIONAL_INTERVIEW_PATCH = 'conversational-interview';
 const { searchLiterature } = proxyActivities<ProposalActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 5 },
@@ -68,6 +76,22 @@ const { renderProposalPdf } = proxyActivities<ProposalActivities>({
   heartbeatTimeout: '10 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
+
+/** The open question in the model's words (the form's wording stays when the model cannot). */
+async function rephraseOpenQuestion(interview: Interview): Promise<void> {
+  const form = interview.formQuestion();
+  const view = interview.current;
+  if (!form || !view) return;
+  const phrased = await phraseInterviewQuestion({
+    field: form.field,
+    prompt: form.prompt,
+    hint: form.hint,
+    number: view.number,
+    of: view.of,
+    conversation: interview.conversation(),
+  });
+  if (phrased) interview.rephrase(form.field, phrased.prompt);
+}
 
 /** One complete pass through the stages. */
 interface Version {
@@ -251,7 +275,9 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
       if (!interview) throw ApplicationFailure.nonRetryable('interactive mode without an interview', 'InvalidState');
       enter('INTERVIEWING', 'interview', `${interview.asked} question(s)`);
       awaiting = 'answer';
+      const conversational = patched(CONVERSATIONAL_INTERVIEW_PATCH) && (await interviewStyle()) === 'conversational';
       while (!interview.done) {
+        if (conversational) await rephraseOpenQuestion(interview);
         const q = interview.current!;
         const before = interview.answered;
         progress.waiting(`question ${q.number}/${q.of}: ${q.prompt}`);

@@ -27,6 +27,8 @@ export interface GeminiModelOptions {
   label: string;
   /** Offer `searchWeb` (grounding with Google Search): real Gemini only, never the stand-in. */
   webSearch?: boolean;
+  /** A general model that may phrase interview questions (real Gemini; the stand-in is not). */
+  conversational?: boolean;
   /** Vertex mode only: credentials other than Application Default Credentials (tests pass a fake token). */
   googleAuthOptions?: NonNullable<ConstructorParameters<typeof GoogleGenAI>[0]>['googleAuthOptions'];
 }
@@ -40,9 +42,11 @@ export class GeminiModel implements ModelBackend {
   readonly name: string;
   private readonly client: GoogleGenAI;
   readonly searchWeb?: (request: WebSearchRequest) => Promise<WebSearchReply>;
+  readonly canConverse: boolean;
 
   constructor(private readonly options: GeminiModelOptions) {
     this.name = options.label;
+    this.canConverse = options.conversational === true;
     if (options.webSearch) this.searchWeb = (request) => this.groundedSearch(request);
     const httpOptions = {
       timeout: options.timeoutMs,

@@ -52,6 +52,11 @@ export interface WebSearchReply {
 export interface ModelBackend {
   readonly name: string;
   generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>>;
+  /**
+   * True for a general model (Gemini) that can hold a conversation: the proposal interview lets it
+   * phrase its questions. The offline stand-in answers rules, not conversations: false or absent.
+   */
+  readonly canConverse?: boolean;
   /** Present when the model can search the web (Gemini's grounding with Google Search); offline it is absent. */
   searchWeb?: (request: WebSearchRequest) => Promise<WebSearchReply>;
 }

@@ -1007,7 +1007,28 @@ function qualityRule(sections: Record<string, unknown>) {
   };
 }
 
+/**
+ * A question in conversation: the last answer acknowledged in its own words, then the field's
+ * question and hint. (The stand-in only answers this when a test makes it the conversational
+ * model; offline interviews use the form.)
+ */
+function interviewQuestionRule(sections: Record<string, unknown>) {
+  const next = obj(sections.next_field);
+  const turns = Array.isArray(sections.conversation) ? sections.conversation.map(obj) : [];
+  const last = turns.at(-1);
+  const lastAnswer = typeof last?.answer === 'string' ? last.answer.trim().slice(0, 80) : '';
+  const ack = lastAnswer && !/^(skip|none|-)$/i.test(lastAnswer) ? `Thanks — "${lastAnswer}" noted. ` : '';
+  const question = typeof next.question === 'string' ? next.question : 'What is your answer?';
+  const hint = typeof next.hint === 'string' && next.hint ? ` (${next.hint})` : '';
+  return { question: `${ack}${question}${hint}`.slice(0, 400) };
+}
+
 export const proposalRules: StandinRule[] = [
+  {
+    task: 'proposal.interview_question',
+    description: 'The next interview question in conversation: acknowledges the last answer, asks the field.',
+    answer: ({ sections }) => interviewQuestionRule(sections),
+  },
   {
     task: 'proposal.problem_formulation',
     description: 'Research problem from the profile and the literature search results (cites result ids only).',

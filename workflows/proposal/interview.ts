@@ -27,6 +27,8 @@ export class Interview {
   /** The text each answered question was answered with, by question id. */
   private readonly answerTexts = new Map<string, string>();
   private index = 0;
+  /** The model's wording of a question (conversational interviews), by field. */
+  private readonly phrasing = new Map<string, string>();
 
   /** Questions whose field the prefill already holds are not asked. */
   constructor(prefill: Partial<UserProfile> = {}) {
@@ -54,7 +56,7 @@ export class Interview {
       field: q.field,
       number: this.index + 1,
       of: this.questions.length,
-      prompt: q.prompt,
+      prompt: this.phrasing.get(q.field) ?? q.prompt,
       hint: q.hint,
       optional: q.optional,
     };
@@ -123,6 +125,24 @@ export class Interview {
     this.answerTexts.set(q.field, answer);
     this.index++;
     return this.current;
+  }
+
+  /** Words the open question as the model asked it; the field, hint and parsing stay the form's. */
+  rephrase(field: string, prompt: string): void {
+    if (this.questions[this.index]?.field === field) this.phrasing.set(field, prompt);
+  }
+
+  /** The questions answered so far, as asked, with the answers given. */
+  conversation(): Array<{ question: string; answer: string }> {
+    return this.questions.slice(0, this.index).map((q) => ({
+      question: this.phrasing.get(q.field) ?? q.prompt,
+      answer: this.answerTexts.get(q.field) ?? '',
+    }));
+  }
+
+  /** The open question as the form words it (what a model rephrases). */
+  formQuestion(): InterviewQuestion | undefined {
+    return this.questions[this.index];
   }
 
   profile(): UserProfile {
