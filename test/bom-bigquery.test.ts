@@ -118,4 +118,20 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
     expect((error as ApplicationFailure).type).toBe('WarehouseCostCapExceeded');
     expect((error as ApplicationFailure).nonRetryable).toBe(true);
   });
+
+  it("reads the rows of a job still running after BigQuery's poll wait, and its bytes billed once done", async () => {
+    const warehouse = fake.warehouse();
+    const sql = 'SELECT COUNT(*) AS n FROM `fake-project.bom_demo.item_master`';
+    const quick = await warehouse.query<{ n: number }>({ sql });
+    fake.slowNext(1, 3);
+    const before = fake.requests.length;
+    const slow = await warehouse.query<{ n: number }>({ sql });
+    // Four getQueryResults calls: three answered "not complete", the fourth with the rows.
+    const polls = fake.requests.slice(before).filter((r) => r.method === 'GET' && r.path.includes('/queries/'));
+    expect(polls).toHaveLength(4);
+    expect(slow.rows).toEqual(quick.rows);
+    expect(slow.rows[0].n).toBeGreaterThan(0);
+    expect(slow.bytesBilled).toBeGreaterThan(0);
+    expect(slow.bytesProcessed).toBe(slow.bytesBilled);
+  });
 });

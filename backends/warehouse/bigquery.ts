@@ -20,6 +20,9 @@ export interface BigQueryWarehouseOptions {
   labels?: Record<string, string>;
 }
 
+/** One page of results: the flows read at most this many rows of any query. */
+const RESULT_PAGE = { autoPaginate: false, maxResults: 10_000 } as const;
+
 const RETRYABLE_REASONS = new Set(['rateLimitExceeded', 'backendError', 'internalError', 'jobRateLimitExceeded']);
 
 export class BigQueryWarehouse extends SqlWarehouse {
@@ -67,11 +70,17 @@ export class BigQueryWarehouse extends SqlWarehouse {
         void created.then(([late]) => late.cancel()).catch(() => undefined);
       });
       // Cancelled while the job runs (or right after it was created): cancel it at BigQuery too.
-      const [rows] = await untilAborted(signal, job.getQueryResults({ autoPaginate: false, maxResults: 10_000 }), () =>
-        job.cancel(),
-      );
-      const bytes = Number(job.metadata?.statistics?.totalBytesProcessed ?? NaN);
-      const billed = Number(job.metadata?.statistics?.query?.totalBytesBilled ?? NaN);
+      const cancelJob = () => job.cancel();
+      // getQueryResults waits at most ~10 s at BigQuery and then answers "not complete" with no rows:
+      // poll again until the job is done, or a long query would read as an empty result.
+      let [rows, , response] = await untilAborted(signal, job.getQueryResults(RESULT_PAGE), cancelJob);
+      while (response?.jobComplete === false) {
+        [rows, , response] = await untilAborted(signal, job.getQueryResults(RESULT_PAGE), cancelJob);
+      }
+      // The job resource carries the bytes billed once the job is done (the insert answer predates them).
+      const [metadata] = await untilAborted(signal, job.getMetadata(), cancelJob);
+      const bytes = Number(response?.totalBytesProcessed ?? metadata?.statistics?.totalBytesProcessed ?? NaN);
+      const billed = Number(metadata?.statistics?.query?.totalBytesBilled ?? NaN);
       return {
         rows: rows.map(plainRow) as T[],
         bytesProcessed: Number.isFinite(bytes) ? bytes : undefined,

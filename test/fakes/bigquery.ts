@@ -42,8 +42,10 @@ interface StoredJob {
   rows: Array<Record<string, unknown>>;
   bytes: number;
   labels?: Record<string, string>;
-  /** RUNNING until cancelled (`holdNext`); DONE otherwise. */
+  /** RUNNING until cancelled (`holdNext`) or until its polls run out (`slowNext`); DONE otherwise. */
   state: 'RUNNING' | 'DONE';
+  /** getQueryResults polls still answered "not complete" before the job finishes. */
+  pollsLeft: number;
   cancelled?: boolean;
 }
 
@@ -59,6 +61,8 @@ export interface BigQueryFake {
   malformNext(count: number): void;
   /** The next `count` jobs keep running (getQueryResults answers jobComplete: false) until cancelled. */
   holdNext(count: number): void;
+  /** The next `count` jobs run through `polls` getQueryResults polls (jobComplete: false) before they finish. */
+  slowNext(count: number, polls: number): void;
   /** Job ids that received jobs.cancel, in order. */
   cancelled: string[];
   /** Resolves once a getQueryResults poll has reached a held (running) job. */
@@ -147,6 +151,7 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
   let faults: Array<{ status: number; reason: string; message: string }> = [];
   let malformed = 0;
   let held = 0;
+  const slow: number[] = [];
   let counter = 0;
   const cancelled: string[] = [];
   let polledRunning: ((jobId: string) => void) | undefined;
@@ -212,9 +217,15 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       rows,
       bytes,
       labels: config.labels,
-      state: held > 0 ? 'RUNNING' : 'DONE',
+      state: 'DONE',
+      pollsLeft: 0,
     };
-    if (held > 0) held--;
+    if (held > 0) {
+      held--;
+      Object.assign(job, { state: 'RUNNING', pollsLeft: Infinity });
+    } else if (slow.length) {
+      Object.assign(job, { state: 'RUNNING', pollsLeft: slow.shift() });
+    }
     jobs.set(job.jobId, job);
     return { job };
   }
@@ -230,10 +241,14 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
         ? { errorResult: { reason: 'stopped', message: 'Job execution was cancelled: User requested cancellation' } }
         : {}),
     },
-    statistics: {
-      totalBytesProcessed: String(job.bytes),
-      query: { totalBytesProcessed: String(job.bytes), totalBytesBilled: String(job.bytes) },
-    },
+    // As BigQuery does: the bytes are known once the job is done, not while it runs.
+    statistics:
+      job.state === 'DONE' && !job.cancelled
+        ? {
+            totalBytesProcessed: String(job.bytes),
+            query: { totalBytesProcessed: String(job.bytes), totalBytesBilled: String(job.bytes) },
+          }
+        : { creationTime: String(Date.now()) },
   });
 
   const sendMalformed = (reply: import('fastify').FastifyReply) =>
@@ -316,6 +331,7 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
   app.get('/bigquery/v2/projects/:project/queries/:jobId', async (req, reply) => {
     const job = jobs.get((req.params as { jobId: string }).jobId);
     if (!job) return reply.code(404).send(errorBody(404, 'notFound', 'Not found: Job'));
+    if (job.state === 'RUNNING' && job.pollsLeft-- <= 0) job.state = 'DONE';
     if (job.state === 'RUNNING') {
       polledRunning?.(job.jobId);
       // As BigQuery does: hold the poll up to its timeoutMs (here at most 200 ms), then not complete.
@@ -357,6 +373,9 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     },
     holdNext(count) {
       held += count;
+    },
+    slowNext(count, polls) {
+      for (let i = 0; i < count; i++) slow.push(polls);
     },
     cancelled,
     runningPolled() {
