@@ -118,13 +118,38 @@ export default tseslint.config(
     },
   },
   {
+    // contracts/ and domain/ are loaded once per worker and shared by every workflow
+    // (workers/workflow-bundle.ts): state that changes after loading would leak between workflows.
+    files: ['contracts/**/*.ts', 'domain/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'Program > VariableDeclaration[kind="let"]',
+          'Program > ExportNamedDeclaration > VariableDeclaration[kind="let"]',
+        ].map((selector) => ({
+          selector,
+          message: 'No module-level let here: this module is shared by every workflow.',
+        })),
+        {
+          selector:
+            ':function CallExpression[callee.object.name=/^[A-Z][A-Z0-9_]*$/][callee.property.name=/^(set|add|delete|clear|push|pop|shift|unshift|splice|sort|reverse|fill)$/]',
+          message:
+            'A module-level collection is shared by every workflow: build it when the module loads, never change it later.',
+        },
+      ],
+    },
+  },
+  {
     files: ['activities/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
-            layer('Activities never import workflows: shared rules live in domain/ or contracts/.', ['**/workflows/**']),
+            layer('Activities never import workflows: shared rules live in domain/ or contracts/.', [
+              '**/workflows/**',
+            ]),
             layer('Activities receive their backends; they never import processes or clients.', [
               '**/workers/**',
               '**/client/**',

@@ -8,7 +8,7 @@
  * `dist/` is never used. `--out-dir <dir>` builds elsewhere (tests).
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
+import { workflowBundleOptions } from './workflow-bundle';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,8 +59,7 @@ export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): P
     if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.stdout}${compiled.stderr}`);
 
     const { code } = await bundleWorkflowCode({
-      workflowsPath: path.join(PROJECT_ROOT, 'workflows', 'index.ts'),
-      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+      ...workflowBundleOptions(path.join(PROJECT_ROOT, 'workflows', 'index.ts')),
       logger: quietLogger as never,
     });
     writeFileSync(path.join(staging, WORKFLOW_BUNDLE_FILE), code);

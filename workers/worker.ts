@@ -20,6 +20,7 @@ import { ensureSearchAttributes } from './search-attributes';
 import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
+import { workflowBundleOptions } from './workflow-bundle';
 // Only the process entry at the bottom uses it: the worker factory knows no control plane.
 import { startWorkerRegistration } from '../server/agent-registration';
 
@@ -79,7 +80,12 @@ export function flowWorkerOptions(options: Omit<FlowWorkerOptions, 'backends'>):
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? TASK_QUEUE,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(options.workflowBundle
+      ? { workflowBundle: options.workflowBundle }
+      : {
+          workflowsPath: WORKFLOWS_PATH,
+          bundlerOptions: { preloadModules: workflowBundleOptions(WORKFLOWS_PATH).preloadModules },
+        }),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
     // Set explicitly: the SDK's default cache size follows the heap and never evicts in practice.
     maxCachedWorkflows,

@@ -14,7 +14,7 @@ import { DEV_SERVER_TUNING_ARGS } from '../../workers/dev-server';
 import { startSolverWorker } from '../../workers/solver-worker';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
 import { ensureEmbeddingModel } from '../../workers/embedding-model';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../workers/tracing';
+import { workflowBundleOptions } from '../../workers/workflow-bundle';
 import { WORKFLOWS_PATH } from '../../workers/worker';
 
 declare module 'vitest' {
@@ -64,8 +64,7 @@ export default async function setup(project: TestProject) {
     },
   });
   const { code } = await bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    ...workflowBundleOptions(WORKFLOWS_PATH),
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
   });
   const bundlePath = path.join(dir, 'workflow-bundle.js');

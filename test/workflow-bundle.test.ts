@@ -1,0 +1,93 @@
+/**
+ * The modules preloaded into the workflow bundle (workers/workflow-bundle.ts): every contracts and
+ * domain module that workflow code imports is among them, and their schemas still work once frozen
+ * the way the SDK freezes preloaded modules.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../contracts/project-root';
+import { PRELOADED } from '../contracts/workflow-preload';
+import { flows } from '../contracts/flows';
+import { PRELOADED_MODULES } from '../workers/workflow-bundle';
+
+/** Source files under a folder, recursively. */
+function sourcesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourcesUnder(path.join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [path.join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** Project modules (from the root, no extension) a file imports at run time (type-only imports are erased). */
+function runtimeImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const match of text.matchAll(/^import\s+(type\s+)?[^;]*?from\s+'(\.[^']+)';/gms)) {
+    if (match[1]) continue;
+    out.push(path.relative(PROJECT_ROOT, path.resolve(path.dirname(file), match[2])));
+  }
+  return out;
+}
+
+/** The SDK's freeze of preloaded modules (@temporalio/worker, reusable-vm.js `deepFreeze`), as written there. */
+function deepFreeze(object: unknown, visited = new WeakSet<object>()): unknown {
+  if (object == null || (typeof object !== 'object' && typeof object !== 'function')) return object;
+  if (visited.has(object) || Object.isFrozen(object)) return object;
+  visited.add(object);
+  if (typeof object === 'object') {
+    for (const name of [...Object.getOwnPropertyNames(object), ...Object.getOwnPropertySymbols(object)]) {
+      const value = (object as Record<PropertyKey, unknown>)[name];
+      if (value && (typeof value === 'object' || typeof value === 'function')) {
+        try {
+          deepFreeze(value, visited);
+        } catch {
+          // Some objects cannot be frozen (typed arrays): the SDK skips them too.
+        }
+      }
+    }
+  }
+  return Object.freeze(object);
+}
+
+describe('modules shared by every workflow', () => {
+  it('preloads every contracts and domain module that workflow code imports', () => {
+    expect(PRELOADED_MODULES).toEqual(['contracts/workflow-preload']);
+    const preloaded = new Set(runtimeImports(path.join(PROJECT_ROOT, 'contracts', 'workflow-preload.ts')));
+    const imported = new Set(
+      sourcesUnder(path.join(PROJECT_ROOT, 'workflows'))
+        .flatMap(runtimeImports)
+        .filter((m) => /^(contracts|domain)\//.test(m)),
+    );
+    expect(imported.size).toBeGreaterThan(5);
+    expect([...imported].filter((m) => !preloaded.has(m))).toEqual([]);
+  });
+
+  it('validates every flow input once its schemas are frozen as the SDK freezes them, with no parse before', () => {
+    // Nothing has parsed with these schemas in this file: the freeze meets them as the worker's does.
+    deepFreeze(PRELOADED);
+    for (const flow of flows) {
+      expect(Object.isFrozen(flow.input)).toBe(true);
+      for (const example of flow.examples) expect(flow.input.safeParse(example).success).toBe(true);
+      for (const bad of ['text', 42, null, { unexpectedField: 'x'.repeat(300) }]) {
+        const result = flow.input.safeParse(bad);
+        expect(result.success).toBe(false);
+        expect(result.error?.issues.length).toBeGreaterThan(0);
+      }
+    }
+    // Every other schema the workflows can reach (update and signal arguments, nested parts) parses
+    // and refuses without tripping over the freeze.
+    const schemas = new Set<{ safeParse(value: unknown): { success: boolean } }>();
+    for (const module of Object.values(PRELOADED))
+      for (const value of Object.values(module))
+        if (value && typeof value === 'object' && '_zod' in value && 'safeParse' in value)
+          schemas.add(value as { safeParse(value: unknown): { success: boolean } });
+    expect(schemas.size).toBeGreaterThan(30);
+    for (const schema of schemas)
+      for (const value of ['text', '', 42, null, {}, [], { questionId: 'q1', answer: 'yes', eadsId: 'x' }])
+        expect(() => schema.safeParse(value)).not.toThrow();
+  });
+});
