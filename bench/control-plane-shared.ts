@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { syntheticAgent } from '../server/synthetic-agents';
+import { syntheticAgent } from './synthetic-agents';
 import { freePort } from '../workers/dev-server';
 import { resolveTemporalCli } from '../workers/temporal-cli';
 

@@ -15,7 +15,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { syntheticAgent } from '../server/synthetic-agents';
+import { syntheticAgent } from './synthetic-agents';
 import { freePort } from '../workers/dev-server';
 
 interface AutocannonResult {

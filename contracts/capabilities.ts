@@ -4,7 +4,8 @@
  *
  * An agent's **reasoners** are the workflows it runs and its **skills** the activities; each is
  * invoked through an `invocation_target`: `<agent>:<reasoner>` or `<agent>:skill:<skill>`.
- * The OpenAPI document (server/openapi.ts) is generated from these schemas.
+ * The control plane's routes declare these schemas; Fastify validates requests with them and
+ * the OpenAPI document (server/openapi.ts, @fastify/swagger) is generated from them.
  */
 import { z } from 'zod';
 

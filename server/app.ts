@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { FlowDefinition } from '../contracts/common';
 import { bearerCheck, hostGuard } from './http-guard';
 import { ControlPlaneMetrics } from './metrics';
-import { buildOpenApi } from './openapi';
+import { registerOpenApi } from './openapi';
 import { Registry } from './registry';
 import { JournalRegistryStore, type RegistryStore } from './registry-store';
 import { SharedRegistryStore } from './shared-registry-store';
@@ -122,6 +122,7 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   });
 
   installErrorHandlers(app);
+  await registerOpenApi(app);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -182,15 +183,10 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   agentRoutes(app, registry, metrics, { maxDepth: options.maxManifestDepth ?? 64 });
   executeRoutes(app, registry, metrics, { temporal: options.temporal, flows: options.flows });
 
-  let openapi: string | undefined;
-  app.get('/openapi.json', async (request, reply) => {
-    openapi ??= JSON.stringify(buildOpenApi(`${request.protocol}://${request.host}`));
-    return reply.header('content-type', 'application/json; charset=utf-8').send(openapi);
-  });
-  app.get('/metrics', async (_request, reply) =>
+  app.get('/metrics', { schema: { operationId: 'metrics', summary: 'Prometheus metrics' } }, async (_request, reply) =>
     reply.header('content-type', metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { operationId: 'healthz', summary: 'Liveness' } }, async () => ({ status: 'ok' }));
   if (options.console && options.temporal) {
     await app.register(consolePlugin, { ...options.console, temporal: options.temporal, token: options.token });
   }

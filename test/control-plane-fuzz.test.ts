@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRegistrationInput } from '../contracts/capabilities';
 import { compileGlob } from '../server/glob';
 import { DISCOVERY_PARAMETERS } from '../server/query-params';
-import { syntheticAgent } from '../server/synthetic-agents';
+import { syntheticAgent } from '../bench/synthetic-agents';
 import { testControlPlane, type TestControlPlane } from './control-plane-fixtures';
 
 const API = '/api/v1/discovery/capabilities';

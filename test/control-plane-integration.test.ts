@@ -18,7 +18,7 @@ import { platformCheckOutput } from '../contracts/platform';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import { startAgentRegistration, type AgentRegistrationHandle } from '../server/agent-registration';
 import { buildLocalManifest, jsonSchemaOf } from '../server/manifest';
-import { syntheticAgent, syntheticAgentId } from '../server/synthetic-agents';
+import { syntheticAgent, syntheticAgentId } from '../bench/synthetic-agents';
 import { lazyTemporal } from '../server/temporal';
 import { tempStorePath } from './control-plane-fixtures';
 import { createHarness, type Harness } from './helpers/harness';

@@ -9,21 +9,26 @@
  * it, and only a caller presenting the same secret (or a token) may move or remove it.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AGENT_ID_PATTERN, agentRegistrationSchema, heartbeatSchema } from '../../contracts/capabilities';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  AGENT_ID_PATTERN,
+  agentRegistrationSchema,
+  apiErrorSchema,
+  heartbeatSchema,
+  registrationResultSchema,
+} from '../../contracts/capabilities';
 import type { ControlPlaneMetrics } from '../metrics';
 import { tooDeepAt } from '../http-guard';
 import { RegistrationForbidden, type Registry, type RegistrationCaller } from '../registry';
-import { issuesOf } from './errors';
+import { matching } from '../query-params';
+import { json } from './validation';
 
 export const AGENT_SECRET_HEADER = 'x-agent-secret';
 
-function callerOf(request: FastifyRequest): RegistrationCaller | string {
-  const secret = request.headers[AGENT_SECRET_HEADER];
-  if (secret === undefined) return { authenticated: request.authenticated === true };
-  if (typeof secret !== 'string' || secret.length < 16 || secret.length > 512) {
-    return `${AGENT_SECRET_HEADER} must be one value of 16 to 512 characters`;
-  }
-  return { authenticated: request.authenticated === true, secret };
+function callerOf(request: FastifyRequest): RegistrationCaller {
+  const secret = request.headers[AGENT_SECRET_HEADER] as string | undefined;
+  return { authenticated: request.authenticated === true, ...(secret !== undefined ? { secret } : {}) };
 }
 
 /** Runs a registry change for the caller: 403 when the registry refuses it. */
@@ -32,17 +37,29 @@ async function asCaller<T>(
   reply: FastifyReply,
   run: (caller: RegistrationCaller) => Promise<T>,
 ): Promise<T | FastifyReply> {
-  const caller = callerOf(request);
-  if (typeof caller === 'string') {
-    return reply.code(400).send({ error: 'invalid_header', message: caller, details: { header: AGENT_SECRET_HEADER } });
-  }
   try {
-    return await run(caller);
+    return await run(callerOf(request));
   } catch (err) {
     if (err instanceof RegistrationForbidden) return reply.code(403).send({ error: 'forbidden', message: err.message });
     throw err;
   }
 }
+
+/** The registering instance's secret: binds the agent to it. Other headers pass through untouched. */
+const secretHeader = z.looseObject({
+  [AGENT_SECRET_HEADER]: z
+    .string({ error: `${AGENT_SECRET_HEADER} must be one value of 16 to 512 characters` })
+    .min(16, `${AGENT_SECRET_HEADER} must be one value of 16 to 512 characters`)
+    .max(512, `${AGENT_SECRET_HEADER} must be one value of 16 to 512 characters`)
+    .optional()
+    .describe('Secret of the registering instance: only it (or a token holder) may then move or remove the agent'),
+});
+
+const agentIdParams = z.strictObject({
+  agent_id: matching(AGENT_ID_PATTERN, 'Invalid agent_id. Use letters, digits, ".", "_" or "-" (at most 128)'),
+});
+
+const okBody = z.looseObject({});
 
 export function agentRoutes(
   app: FastifyInstance,
@@ -50,82 +67,111 @@ export function agentRoutes(
   metrics: ControlPlaneMetrics,
   limits: { maxDepth: number },
 ): void {
-  const badAgentId = (agentId: string) => ({
-    error: 'invalid_parameter',
-    message: 'Invalid agent_id. Use letters, digits, ".", "_" or "-" (at most 128)',
-    details: { parameter: 'agent_id', provided: agentId.slice(0, 200) },
-  });
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const notFound = json('Agent not registered: register it (again)', apiErrorSchema);
+  const forbidden = json('Would move or remove an agent the caller does not own', apiErrorSchema);
 
-  app.post('/api/v1/agents', async (request, reply) => {
-    // Before validation: a schema nested thousands deep would overflow the stack further on.
-    const deep = tooDeepAt(request.body, limits.maxDepth);
-    if (deep !== undefined) {
-      metrics.registrations.inc({ operation: 'register', status: 'rejected' });
-      const field = deep.length > 120 ? `${deep.slice(0, 120)}…` : deep;
-      return reply.code(400).send({
-        error: 'manifest_too_deep',
-        message: `Manifest nested deeper than ${limits.maxDepth} levels at ${field}`,
-        details: { field, max_depth: limits.maxDepth },
-      });
-    }
-    const parsed = agentRegistrationSchema.safeParse(request.body);
-    if (!parsed.success) {
-      metrics.registrations.inc({ operation: 'register', status: 'rejected' });
-      const { issues, text } = issuesOf(parsed.error);
-      return reply
-        .code(400)
-        .send({ error: 'invalid_manifest', message: `Invalid manifest: ${text}`, details: { issues } });
-    }
-    return asCaller(request, reply, async (caller) => {
-      const result = await registry.register(parsed.data, caller);
-      metrics.registrations.inc({ operation: 'register', status: 'ok' });
-      return reply.code(result.created ? 201 : 200).send(result);
-    });
-  });
+  api.post(
+    '/api/v1/agents',
+    {
+      schema: {
+        operationId: 'registerAgent',
+        summary: 'Register (or replace) an agent manifest',
+        headers: secretHeader,
+        body: agentRegistrationSchema,
+        response: {
+          200: json('Replaced', registrationResultSchema),
+          201: json('Registered', registrationResultSchema),
+          400: json('Invalid manifest, or nested too deep (CONTROL_PLANE_MAX_SCHEMA_DEPTH)', apiErrorSchema),
+          403: forbidden,
+          413: json('Larger than CONTROL_PLANE_MAX_MANIFEST_BYTES', apiErrorSchema),
+        },
+      },
+      config: { invalidBody: { error: 'invalid_manifest', prefix: 'Invalid manifest: ' } },
+      // Before validation: a schema nested thousands deep would overflow the stack further on.
+      preValidation: async (request, reply) => {
+        const deep = tooDeepAt(request.body, limits.maxDepth);
+        if (deep === undefined) return;
+        metrics.registrations.inc({ operation: 'register', status: 'rejected' });
+        const field = deep.length > 120 ? `${deep.slice(0, 120)}…` : deep;
+        return reply.code(400).send({
+          error: 'manifest_too_deep',
+          message: `Manifest nested deeper than ${limits.maxDepth} levels at ${field}`,
+          details: { field, max_depth: limits.maxDepth },
+        });
+      },
+      onError: async (_request, _reply, error) => {
+        if (error.validation) metrics.registrations.inc({ operation: 'register', status: 'rejected' });
+      },
+    },
+    async (request, reply) =>
+      asCaller(request, reply, async (caller) => {
+        const result = await registry.register(request.body, caller);
+        metrics.registrations.inc({ operation: 'register', status: 'ok' });
+        return reply.code(result.created ? 201 : 200).send(result);
+      }),
+  );
 
-  app.post<{ Params: { agent_id: string } }>('/api/v1/agents/:agent_id/heartbeat', async (request, reply) => {
-    const agentId = request.params.agent_id;
-    if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
-    const parsed = heartbeatSchema.safeParse(request.body === undefined ? {} : request.body);
-    if (!parsed.success) {
-      const { issues, text } = issuesOf(parsed.error);
-      return reply.code(400).send({ error: 'invalid_body', message: text, details: { issues } });
-    }
-    return asCaller(request, reply, async (caller) => {
-      const known = await registry.heartbeat(agentId, parsed.data.instance_id, parsed.data.health_status, caller);
-      metrics.registrations.inc({ operation: 'heartbeat', status: known ? 'ok' : 'unknown_agent' });
-      if (!known) {
-        const message = `Agent ${agentId} is not registered; register it first`;
-        return reply.code(404).send({ error: 'not_found', message });
-      }
-      return { agent_id: agentId, ok: true };
-    });
-  });
-
-  app.delete<{ Params: { agent_id: string }; Querystring: Record<string, string | string[] | undefined> }>(
-    '/api/v1/agents/:agent_id',
+  api.post(
+    '/api/v1/agents/:agent_id/heartbeat',
+    {
+      schema: {
+        operationId: 'heartbeat',
+        summary: 'Heartbeat of one agent instance',
+        params: agentIdParams,
+        headers: secretHeader,
+        // An empty request has no body: Fastify hands the validator null.
+        body: heartbeatSchema.nullish(),
+        response: {
+          200: json('Recorded', okBody),
+          400: json('Invalid request', apiErrorSchema),
+          403: json('A health report for an agent the caller does not own', apiErrorSchema),
+          404: notFound,
+        },
+      },
+    },
     async (request, reply) => {
       const agentId = request.params.agent_id;
-      if (!AGENT_ID_PATTERN.test(agentId)) return reply.code(400).send(badAgentId(agentId));
-      const query = request.query ?? {};
-      for (const name of Object.keys(query)) {
-        if (name !== 'instance_id')
-          return reply.code(400).send({
-            error: 'invalid_parameter',
-            message: `Unknown parameter "${name.slice(0, 100)}"`,
-            details: { parameter: name.slice(0, 100), allowed: ['instance_id'] },
-          });
-      }
-      const instance = query.instance_id;
-      if (Array.isArray(instance) || (instance !== undefined && (instance.length === 0 || instance.length > 200))) {
-        return reply.code(400).send({
-          error: 'invalid_parameter',
-          message: 'Invalid instance_id parameter: give one value of 1 to 200 characters',
-          details: { parameter: 'instance_id' },
-        });
-      }
+      const body = request.body ?? {};
       return asCaller(request, reply, async (caller) => {
-        const result = await registry.deregister(agentId, instance, caller);
+        const known = await registry.heartbeat(agentId, body.instance_id, body.health_status, caller);
+        metrics.registrations.inc({ operation: 'heartbeat', status: known ? 'ok' : 'unknown_agent' });
+        if (!known) {
+          const message = `Agent ${agentId} is not registered; register it first`;
+          return reply.code(404).send({ error: 'not_found', message });
+        }
+        return { agent_id: agentId, ok: true };
+      });
+    },
+  );
+
+  api.delete(
+    '/api/v1/agents/:agent_id',
+    {
+      schema: {
+        operationId: 'deregisterAgent',
+        summary: 'Deregister one instance (instance_id) or the whole agent',
+        params: agentIdParams,
+        headers: secretHeader,
+        querystring: z.strictObject({
+          instance_id: z
+            .string()
+            .min(1, 'Invalid instance_id parameter: give one value of 1 to 200 characters')
+            .max(200, 'Invalid instance_id parameter: give one value of 1 to 200 characters')
+            .optional(),
+        }),
+        response: {
+          200: json('Deregistered', okBody),
+          400: json('Invalid request', apiErrorSchema),
+          403: json('Removes an owned agent or instance without its secret or a token', apiErrorSchema),
+          404: notFound,
+        },
+      },
+    },
+    async (request, reply) => {
+      const agentId = request.params.agent_id;
+      return asCaller(request, reply, async (caller) => {
+        const result = await registry.deregister(agentId, request.query.instance_id, caller);
         metrics.registrations.inc({ operation: 'deregister', status: result ? 'ok' : 'unknown_agent' });
         if (!result) return reply.code(404).send({ error: 'not_found', message: `Agent ${agentId} is not registered` });
         return { agent_id: agentId, removed: result.removed, remaining_instances: result.remainingInstances };

@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { z } from 'zod';
 import { formatIssues, zodIssues, type FieldIssue } from '../../contracts/common';
+import { validationErrorBody } from './validation';
 
 /** The issues of a rejected body or input, capped like every validation error (keys and values are the caller's). */
 export function issuesOf(error: z.ZodError, root = '(body)'): { issues: FieldIssue[]; text: string } {
@@ -31,6 +32,8 @@ const CODES: Record<number, string> = {
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    const invalid = validationErrorBody(error, request);
+    if (invalid) return reply.code(400).send(invalid);
     const status = error.statusCode && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) {
       request.log.error({ err: error.message, stack: error.stack }, 'request failed');

@@ -5,13 +5,29 @@
  * the agent's task queue through the thin client. With `?wait=true&timeout=30s` the call also
  * waits for the result (202 with status "running" if the timeout comes first).
  */
+import { isGrpcCancelledError, WorkflowFailedError } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { executeRequestSchema, parseInvocationTarget, type ExecuteResponse } from '../../contracts/capabilities';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { startFlow, webUiLink } from '../../client/flow-client';
+import {
+  AGENT_ID_PATTERN,
+  apiErrorSchema,
+  CAPABILITY_ID_PATTERN,
+  executeRequestSchema,
+  executeResponseSchema,
+  parseInvocationTarget,
+  type ExecuteResponse,
+} from '../../contracts/capabilities';
 import type { FlowDefinition } from '../../contracts/common';
+import { flows as allFlows } from '../../contracts/flows';
 import type { ControlPlaneMetrics } from '../metrics';
+import { BOOLEAN_VALUES, caseInsensitive, matching } from '../query-params';
 import type { Registry } from '../registry';
 import { TemporalUnavailable, type TemporalAccess } from '../temporal';
 import { issuesOf } from './errors';
+import { json } from './validation';
 
 /** 1-600 seconds (`30`, `30s`), 1-600000 ms (`500ms`) or 1-10 minutes (`2m`); also the OpenAPI pattern. */
 export const TIMEOUT_PATTERN = /^(?:(?:[1-9]\d{0,4}|[1-5]\d{5}|600000)ms|(?:[1-9]\d?|[1-5]\d{2}|600)s?|(?:[1-9]|10)m)$/;
@@ -25,7 +41,7 @@ export function parseTimeout(text: string): number | undefined {
 
 export interface ExecuteOptions {
   temporal?: TemporalAccess;
-  /** The flows this control plane can start; default: contracts/flows.ts (loaded on first use). */
+  /** The flows this control plane can start; default: contracts/flows.ts. */
   flows?: FlowDefinition[];
 }
 
@@ -39,71 +55,68 @@ export function executeRoutes(
     metrics.executions.inc({ status: error });
     return reply.code(code).send({ error, message, ...(details !== undefined ? { details } : {}) });
   };
-  const flowsFor = async (): Promise<FlowDefinition[]> =>
-    options.flows ?? (await import('../../contracts/flows')).flows;
+  const flows = options.flows ?? allFlows;
+  const ID = (pattern: RegExp) => pattern.source.slice(1, -1);
 
-  app.post<{ Params: { target: string }; Querystring: Record<string, string | string[] | undefined> }>(
-    '/api/v1/execute/:target',
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/api/v1/execute/:invocation_target',
+    {
+      schema: {
+        operationId: 'execute',
+        summary: 'Start the workflow behind a reasoner target (optionally wait for its result)',
+        params: z.strictObject({
+          invocation_target: matching(
+            new RegExp(`^${ID(AGENT_ID_PATTERN)}:(skill:)?${ID(CAPABILITY_ID_PATTERN)}$`),
+            'Invalid invocation_target. Use <agent>:<reasoner> (or <agent>:skill:<skill>) as listed by discovery',
+          )
+            .transform((text) => parseInvocationTarget(text)!)
+            .describe('<agent>:<reasoner> from discovery')
+            .meta({ example: 'agent-flows:platformCheck' }),
+        }),
+        querystring: z.strictObject({
+          wait: matching(
+            caseInsensitive(BOOLEAN_VALUES),
+            `Invalid wait parameter. Must be one of: ${BOOLEAN_VALUES.join(', ')}`,
+            BOOLEAN_VALUES,
+          )
+            .transform((text) => ['true', '1', 'yes'].includes(text.trim().toLowerCase()))
+            .optional()
+            .describe('Wait for the result (default false)'),
+          timeout: matching(
+            TIMEOUT_PATTERN,
+            'Invalid timeout parameter. Give seconds (30) or a duration (500ms, 30s, 2m), at most 10 minutes',
+            ['1ms-10m'],
+          )
+            .transform((text) => parseTimeout(text)!)
+            .optional()
+            .describe('How long to wait: seconds or 500ms/30s/2m (default 30s, max 10m)'),
+        }),
+        body: executeRequestSchema,
+        response: {
+          200: json('Finished (status completed, failed, cancelled, terminated or timed_out)', executeResponseSchema),
+          202: json('Started (or still running when the wait timed out)', executeResponseSchema),
+          400: json('Invalid target, parameter, body or input (details name the field)', apiErrorSchema),
+          404: json('Unknown agent or reasoner', apiErrorSchema),
+          409: json(
+            'Not executable (a skill, or a reasoner with no workflow or task queue behind ' +
+              'it), or a workflow with that id is already running',
+            apiErrorSchema,
+          ),
+          503: json('Temporal not reachable', apiErrorSchema),
+        },
+      },
+      config: { invalidBody: { error: 'invalid_body', prefix: 'Invalid request body: ' } },
+      // A rejected request never reaches the handler: count it here.
+      onError: async (_request, _reply, error) => {
+        if (!error.validation) return;
+        metrics.executions.inc({ status: error.validationContext === 'body' ? 'invalid_body' : 'invalid_parameter' });
+      },
+    },
     async (request, reply) => {
-      const target = parseInvocationTarget(request.params.target);
-      if (!target) {
-        return fail(
-          reply,
-          400,
-          'invalid_parameter',
-          'Invalid invocation_target. Use <agent>:<reasoner> (or <agent>:skill:<skill>) as listed by discovery',
-          {
-            parameter: 'invocation_target',
-            provided: request.params.target.slice(0, 200),
-          },
-        );
-      }
-
-      const query = request.query ?? {};
-      for (const name of Object.keys(query)) {
-        if (name !== 'wait' && name !== 'timeout')
-          return fail(reply, 400, 'invalid_parameter', `Unknown parameter "${name.slice(0, 100)}"`, {
-            parameter: name.slice(0, 100),
-            allowed: ['wait', 'timeout'],
-          });
-      }
-      const waitText = query.wait;
-      if (
-        Array.isArray(waitText) ||
-        (waitText !== undefined &&
-          !['true', 'false', '1', '0', 'yes', 'no', ''].includes(waitText.trim().toLowerCase()))
-      ) {
-        return fail(
-          reply,
-          400,
-          'invalid_parameter',
-          'Invalid wait parameter. Must be one of: true, false, 1, 0, yes, no',
-          {
-            parameter: 'wait',
-            provided: String(waitText).slice(0, 200),
-            allowed: ['true', 'false', '1', '0', 'yes', 'no'],
-          },
-        );
-      }
-      const wait = waitText !== undefined && ['true', '1', 'yes'].includes(waitText.trim().toLowerCase());
-      const timeoutText = query.timeout;
-      const timeoutMs =
-        timeoutText === undefined ? 30_000 : Array.isArray(timeoutText) ? undefined : parseTimeout(timeoutText);
-      if (timeoutMs === undefined) {
-        return fail(
-          reply,
-          400,
-          'invalid_parameter',
-          'Invalid timeout parameter. Give seconds (30) or a duration (500ms, 30s, 2m), at most 10 minutes',
-          { parameter: 'timeout', provided: String(timeoutText).slice(0, 200), allowed: ['1ms-10m'] },
-        );
-      }
-
-      const body = executeRequestSchema.safeParse(request.body);
-      if (!body.success) {
-        const { issues, text } = issuesOf(body.error);
-        return fail(reply, 400, 'invalid_body', `Invalid request body: ${text}`, { issues });
-      }
+      const target = request.params.invocation_target;
+      const wait = request.query.wait ?? false;
+      const timeoutMs = request.query.timeout ?? 30_000;
+      const body = request.body;
       if (target.kind === 'skill') {
         return fail(
           reply,
@@ -118,7 +131,7 @@ export function executeRoutes(
       if (!agent) return fail(reply, 404, 'not_found', `No registered agent ${target.agentId}`);
       if (!agent.reasoners.some((r) => r.id === target.id))
         return fail(reply, 404, 'not_found', `Agent ${target.agentId} has no reasoner ${target.id}`);
-      const flow = (await flowsFor()).find((f) => f.type === target.id);
+      const flow = flows.find((f) => f.type === target.id);
       if (!flow || !agent.task_queue) {
         return fail(
           reply,
@@ -127,7 +140,7 @@ export function executeRoutes(
           `${target.agentId}:${target.id} is not a workflow this control plane can start${agent.task_queue ? '' : ' (the agent names no Temporal task queue)'}`,
         );
       }
-      const input = flow.input.safeParse(body.data.input);
+      const input = flow.input.safeParse(body.input);
       if (!input.success) {
         const { issues, text } = issuesOf(input.error, '(input)');
         return fail(reply, 400, 'invalid_input', `${flow.type}: invalid input: ${text}`, { issues });
@@ -136,16 +149,13 @@ export function executeRoutes(
         return fail(reply, 503, 'temporal_unavailable', 'This control plane has no Temporal connection configured');
 
       const namespace = agent.namespace ?? options.temporal.defaultNamespace();
-      const { startFlow, webUiLink } = await import('../../client/flow-client');
-      const { WorkflowFailedError, isGrpcCancelledError } = await import('@temporalio/client');
-      const { WorkflowExecutionAlreadyStartedError } = await import('@temporalio/common');
       let client;
       let handle;
       try {
         client = await options.temporal.client(namespace);
-        handle = await startFlow(client, flow, body.data.input, {
+        handle = await startFlow(client, flow, body.input, {
           taskQueue: agent.task_queue,
-          workflowId: body.data.workflow_id,
+          workflowId: body.workflow_id,
         });
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) {
