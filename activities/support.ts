@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { BackendError, redactCredentials } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
 import { capMessage, type TokenUsage } from '../contracts/common';
+import type { ModelTaskId, ModelTaskSections } from '../contracts/model-tasks';
 
 /** Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass through. */
 export function toFailure(err: unknown): unknown {
@@ -64,11 +65,17 @@ export interface ModelAnswer<T> {
   usage: TokenUsage;
 }
 
+/** A model request for one of the contract's tasks: its sections are the ones the task declares. */
+export type TaskRequest<T extends ModelTaskId, S extends z.ZodType> = Omit<
+  ModelRequest<S>,
+  'signal' | 'task' | 'sections'
+> & { task: T; sections: ModelTaskSections[T] };
+
 /** One structured model call as an activity step: returns the validated data and its token usage. */
-export async function askModel<S extends z.ZodType>(
+export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
   model: ModelBackend,
-  request: Omit<ModelRequest<S>, 'signal'>,
+  request: TaskRequest<T, S>,
 ): Promise<ModelAnswer<z.output<S>>> {
-  const reply = await backendCall((signal) => model.generate({ ...request, signal }));
+  const reply = await backendCall((signal) => model.generate<S>({ ...request, signal }));
   return { data: reply.data, usage: reply.usage };
 }

@@ -15,7 +15,8 @@
  *   least half of the group's columns, not only with join keys, fits.
  */
 import { cosine, sharedEmbedder, type TextEmbedder } from '../../backends/embedding';
-import type { StandinRule } from '../types';
+import { ModelTask } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../types';
 
 interface ColumnLike {
   name: string;
@@ -715,17 +716,17 @@ const asColumns = (value: unknown): ColumnLike[] =>
   );
 
 export const discoveryRules: StandinRule[] = [
-  {
-    task: 'discovery.plan',
+  taskRule({
+    task: ModelTask.discoveryPlan,
     description: 'Groups the target columns into conceptual groups by meaning and writes one search query per group.',
     answer: async ({ sections }) => {
       const prp = typeof sections.prp === 'string' ? sections.prp : '';
       const steps = await planSteps(prp, asColumns(sections.target_schema));
       return { steps };
     },
-  },
-  {
-    task: 'discovery.validate',
+  }),
+  taskRule({
+    task: ModelTask.discoveryValidate,
     description: 'Judges whether a candidate table can provide the target columns of one conceptual group.',
     answer: ({ sections }) => {
       const group = typeof sections.conceptual_group === 'string' ? sections.conceptual_group : '';
@@ -734,5 +735,5 @@ export const discoveryRules: StandinRule[] = [
       ) as CandidateLike;
       return validateCandidate(group, asColumns(sections.target_columns), candidate);
     },
-  },
+  }),
 ];
