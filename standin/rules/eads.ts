@@ -13,7 +13,8 @@
  *
  * Nothing here knows the demo firms: a new fixture or a new EADS gets sensible answers too.
  */
-import { contentTokens, isPlainObject, overlapCount, type Choice, type FieldKind } from '../../domain/eads-structure';
+import { isPlainObject, type Choice, type FieldKind } from '../../domain/eads-structure';
+import { contentTokens, overlapCount } from '../../domain/text';
 import { mapHeaders, rankTexts } from '../../domain/text-match';
 import { ModelTask, type PromptedQuestion } from '../../contracts/model-tasks';
 import { taskRule, type StandinRule } from '../types';

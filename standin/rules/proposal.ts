@@ -11,6 +11,7 @@
  * control twice and passes on the third version, and an impossible one (4 h/week for 1 month)
  * never passes, whatever the refinement.
  */
+import { PROPOSAL_STOP_WORDS, stemPlural } from '../../domain/text';
 import { ModelTask, type ReceivedSections } from '../../contracts/model-tasks';
 import { taskRule, type StandinRule } from '../types';
 
@@ -18,22 +19,9 @@ import { taskRule, type StandinRule } from '../types';
 // Text helpers
 // ------------------------------------------------------------------------------------------
 
-const STOP = new Set(
-  (
-    'the and for with from into that this these those their there about over under ' +
-    'between within without which what when where while how does do did are was were ' +
-    'been being have has had not but can could should would will may might its our ' +
-    'your his her them they you him she who whom why use using used via per than then ' +
-    'also more most less such each other some any all one two three on in of to by as ' +
-    'at or an a is be it we i'
-  ).split(' '),
-);
+const STOP = PROPOSAL_STOP_WORDS;
 
-function stem(word: string): string {
-  if (word.length > 5 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
-}
+const stem = stemPlural;
 
 function terms(text: string): Set<string> {
   const out = new Set<string>();
