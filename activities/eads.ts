@@ -291,13 +291,7 @@ export function createEadsActivities({ model, config }: Backends) {
         };
       } catch (err) {
         const failure = err as ApplicationFailure;
-        const attempt = (() => {
-          try {
-            return Context.current().info.attempt;
-          } catch {
-            return Number.MAX_SAFE_INTEGER;
-          }
-        })();
+        const attempt = Context.current().info.attempt;
         // Transient faults get Temporal's retries first; a permanent fault or the last allowed attempt falls back.
         if (failure?.nonRetryable || attempt >= (args.fallbackAfterAttempts ?? 3)) {
           return {

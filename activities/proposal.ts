@@ -461,12 +461,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
 
     /** Writes the PDF to the artifact store; only its path and a few figures go into history. */
     async renderProposalPdf(input: Omit<ProposalPdfInput, 'workflowId'>): Promise<ProposalPdfInfo> {
-      let workflowId = 'proposal';
-      try {
-        workflowId = Context.current().info.workflowExecution?.workflowId ?? workflowId;
-      } catch {
-        // called outside an activity (bench, unit test)
-      }
+      const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'proposal';
       // backendCall for its heartbeats (the workflow declares a heartbeat time-out) and cancellation.
       return backendCall(() => writeProposalPdf({ ...input, workflowId }, path.join(artifactDir, 'research-proposal')));
     },

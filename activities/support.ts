@@ -29,34 +29,23 @@ export function toFailure(err: unknown): unknown {
   return err;
 }
 
-/** The current activity's context, or undefined when called outside an activity (unit tests, benches). */
-function currentContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Runs a backend call inside an activity: heartbeats every few seconds (so a lost worker is
  * noticed at the heartbeat timeout, not the start-to-close timeout), passes the cancellation
  * signal on, and converts backend errors.
  */
-export async function backendCall<T>(
-  work: (signal: AbortSignal | undefined) => Promise<T>,
-  heartbeatEveryMs = 2000,
-): Promise<T> {
-  const ctx = currentContext();
-  const timer = ctx ? setInterval(() => ctx.heartbeat(), heartbeatEveryMs) : undefined;
+export async function backendCall<T>(work: (signal: AbortSignal) => Promise<T>, heartbeatEveryMs = 2000): Promise<T> {
+  // Activities run in an activity context; tests and benches give them one (MockActivityEnvironment).
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(), heartbeatEveryMs);
   try {
-    ctx?.heartbeat();
-    return await work(ctx?.cancellationSignal);
+    ctx.heartbeat();
+    return await work(ctx.cancellationSignal);
   } catch (err) {
-    if (ctx?.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
     throw toFailure(err);
   } finally {
-    if (timer) clearInterval(timer);
+    clearInterval(timer);
   }
 }
 
