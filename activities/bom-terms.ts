@@ -17,9 +17,9 @@ import {
   isStopWord,
   phraseRegexAlternative,
   pluralVariants,
-  tokenize,
   wordRegex,
 } from '../domain/bom-text';
+import { tokenizeBomQuestion } from '../domain/text';
 
 /** The sampled values of one column: the vocabulary the terms are grounded in. */
 export interface VocabularyColumn {
@@ -66,7 +66,7 @@ export class Vocabulary {
       this.words = new Map();
       for (const c of this.columns) {
         for (const value of c.lower) {
-          for (const word of tokenize(value))
+          for (const word of tokenizeBomQuestion(value))
             if (!/\d/.test(word) && word.length >= 3) this.words.set(word, (this.words.get(word) ?? 0) + 1);
         }
       }

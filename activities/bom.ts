@@ -34,6 +34,7 @@ import {
   type ConceptQuery,
 } from './bom-sql';
 import { alignConcepts, Vocabulary, type GroundedConcept } from './bom-terms';
+import { ModelTask } from '../contracts/model-tasks';
 import { askModel, backendCall, toFailure } from './support';
 import { FailureType } from '../contracts/failures';
 
@@ -306,7 +307,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     /** The model picks the terms to search for; the caller falls back to `extractFocusTerms` if it fails. */
     async extractBomFocusTerms(input: { question: string }) {
       const { data, usage } = await askModel(model, {
-        task: 'bom.focus_terms',
+        task: ModelTask.bomFocusTerms,
         instructions:
           'Extract what the question asks to find in a bill-of-materials database: ' +
           'component kinds, attribute values, part numbers. ' +
@@ -565,7 +566,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       scope?: WhereUsedScope;
     }) {
       const { data, usage } = await askModel(model, {
-        task: 'bom.explain',
+        task: ModelTask.bomExplain,
         instructions:
           'Answer the question in one or two plain sentences from the result: say how many ' +
           'rows matched (total_rows) and name up to three examples. No SQL, no markdown.',

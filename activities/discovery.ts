@@ -15,6 +15,7 @@ import {
   type Column,
   type SearchStep,
 } from '../contracts/discovery';
+import { ModelTask } from '../contracts/model-tasks';
 import { askModel, backendCall } from './support';
 
 const PLAN_INSTRUCTIONS = `You plan a data discovery search over a warehouse table catalog for the requirements document (PRP) below.
@@ -88,7 +89,7 @@ export function createDiscoveryActivities({ model, search }: Backends) {
     async discoveryPlanSearch(prp: string, targetSchema: Column[]) {
       const schema = searchPlanSchema(targetSchema.map((c) => c.name));
       return askModel(model, {
-        task: 'discovery.plan',
+        task: ModelTask.discoveryPlan,
         instructions: PLAN_INSTRUCTIONS,
         sections: { prp, target_schema: compact(targetSchema) },
         schema,
@@ -115,7 +116,7 @@ export function createDiscoveryActivities({ model, search }: Backends) {
       candidate: CandidateTable,
     ) {
       const verdict = await askModel(model, {
-        task: 'discovery.validate',
+        task: ModelTask.discoveryValidate,
         instructions: VALIDATE_INSTRUCTIONS,
         sections: {
           conceptual_group: step.conceptual_group,

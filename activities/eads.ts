@@ -38,6 +38,7 @@ import {
   type Fixture,
 } from './eads-library';
 import { mapHeaders, rankTexts } from '../domain/text-match';
+import { ModelTask } from '../contracts/model-tasks';
 import { askModel } from './support';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { interviewerBrief } from './eads-interviewers';
@@ -253,7 +254,7 @@ export function createEadsActivities({ model, config }: Backends) {
       });
       try {
         const { data, usage } = await askModel(model, {
-          task: 'eads.orchestrate',
+          task: ModelTask.eadsOrchestrate,
           instructions:
             'You direct a scheduling interview. Pick the next EADS to pursue from ' +
             '<candidates> (all are eligible) given <conversation>. Topic order is process, ' +
@@ -290,13 +291,7 @@ export function createEadsActivities({ model, config }: Backends) {
         };
       } catch (err) {
         const failure = err as ApplicationFailure;
-        const attempt = (() => {
-          try {
-            return Context.current().info.attempt;
-          } catch {
-            return Number.MAX_SAFE_INTEGER;
-          }
-        })();
+        const attempt = Context.current().info.attempt;
         // Transient faults get Temporal's retries first; a permanent fault or the last allowed attempt falls back.
         if (failure?.nonRetryable || attempt >= (args.fallbackAfterAttempts ?? 3)) {
           return {
@@ -327,7 +322,7 @@ export function createEadsActivities({ model, config }: Backends) {
       );
       const remaining = eads.fields.filter((f) => remainingFields.includes(f.name));
       const { data, usage } = await askModel(model, {
-        task: 'eads.question',
+        task: ModelTask.eadsQuestion,
         instructions:
           'You interview the owner of a firm about scheduling, filling the EADS below, as ' +
           'the interviewer described in <interviewer>: follow its instructions and ' +
@@ -388,7 +383,7 @@ export function createEadsActivities({ model, config }: Backends) {
       const f = fixture(args.fixtureId);
       const { facts, tables } = rankFixture(f, args.question);
       const { data, usage } = await askModel(model, {
-        task: 'eads.surrogate_answer',
+        task: ModelTask.eadsSurrogateAnswer,
         instructions:
           'You are the interviewee described in <firm>. Answer <question> truthfully and ' +
           'briefly from <facts> and <tables> only; say you are not sure when they do not ' +
@@ -465,7 +460,7 @@ export function createEadsActivities({ model, config }: Backends) {
         exhausted: z.boolean(),
       });
       const { data, usage } = await askModel(model, {
-        task: 'eads.refine',
+        task: ModelTask.eadsRefine,
         instructions:
           "Turn the interviewee's <answer> to <question> into a DATA-STRUCTURE-REFINEMENT: " +
           '"update" holds only the fields the answer settles (targets, plus derived fields ' +

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Backends } from '../backends';
+import { ModelTask } from '../contracts/model-tasks';
 import { askModel, backendCall } from './support';
 
 const summarySchema = z.object({
@@ -34,7 +35,7 @@ export function createPlatformActivities({ model, warehouse, search }: Backends)
 
     async summarizeFindings(topic: string, documents: Array<{ title: string }>, rows: unknown[]) {
       return askModel(model, {
-        task: 'platform.summarize',
+        task: ModelTask.platformSummarize,
         instructions:
           'Summarise in one sentence what the documents and warehouse rows say about the ' +
           'topic, and list up to three highlights (document titles).',

@@ -29,6 +29,7 @@ import {
 } from '../contracts/proposal';
 import { checkFeasibility, combineQuality } from '../domain/proposal-quality';
 import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './proposal-pdf';
+import { ModelTask, WebSearchTask } from '../contracts/model-tasks';
 import { askModel, backendCall } from './support';
 
 /** One search result the problem formulation may cite. */
@@ -149,7 +150,7 @@ async function searchWebLiterature(
     .filter(Boolean)
     .join(' ');
   const { sources } = await backendCall((signal) =>
-    searchWeb({ task: 'proposal.literature_search', query, maxResults: 12, signal }),
+    searchWeb({ task: WebSearchTask.proposalLiteratureSearch, query, maxResults: 12, signal }),
   );
   return sources
     .map((source, i) =>
@@ -191,7 +192,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
     }): Promise<{ prompt: string } | null> {
       try {
         const { data } = await askModel(model, {
-          task: 'proposal.interview_question',
+          task: ModelTask.proposalInterviewQuestion,
           instructions:
             'You interview a researcher to fill in a proposal profile, one field at a time. Ask for the field in ' +
             '<next_field> in one or two friendly sentences: acknowledge the last answer of <conversation> in a few ' +
@@ -265,7 +266,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       const { profile, hits, previous, feedback = [] } = args;
       const refining = previous !== undefined;
       const { data, usage } = await askModel(model, {
-        task: 'proposal.problem_formulation',
+        task: ModelTask.proposalProblemFormulation,
         instructions: [
           'You formulate a research problem for the researcher in <profile>.',
           'Use only the studies in <search_results>; cite them by their "id" in ' +
@@ -338,7 +339,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       problem: ProblemDefinition,
     ): Promise<{ data: ResearchObjectives; usage: TokenUsage }> {
       return askModel(model, {
-        task: 'proposal.objectives',
+        task: ModelTask.proposalObjectives,
         instructions:
           'Turn the main research question into a general objective and each secondary ' +
           'question into one SMART specific objective (same order). Assess feasibility ' +
@@ -361,7 +362,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       objectives: ResearchObjectives,
     ): Promise<{ data: MethodologyRecommendation; usage: TokenUsage }> {
       return askModel(model, {
-        task: 'proposal.methodology',
+        task: ModelTask.proposalMethodology,
         instructions:
           'Recommend one methodology that answers the objectives with the researcher’s ' +
           'skills, time and constraints, and that fits the kind of data the study works ' +
@@ -387,7 +388,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       methodology: MethodologyRecommendation,
     ): Promise<{ data: DataCollectionPlan; usage: TokenUsage }> {
       return askModel(model, {
-        task: 'proposal.data_collection',
+        task: ModelTask.proposalDataCollection,
         instructions:
           'Plan the data collection for the methodology: techniques, tools (respect the ' +
           'constraints, e.g. free tools when there is no budget), data sources, sample ' +
@@ -416,7 +417,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
     }): Promise<{ data: QualityValidation; usage: TokenUsage }> {
       const { profile, problem, objectives, methodology, plan } = args;
       const { data, usage } = await askModel(model, {
-        task: 'proposal.quality_control',
+        task: ModelTask.proposalQualityControl,
         instructions:
           'Check the proposal: coherence (0-1) of the chain problem → objectives → ' +
           'methodology → data collection, feasibility (0-1) of the plan for the profile’s ' +
@@ -460,12 +461,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
 
     /** Writes the PDF to the artifact store; only its path and a few figures go into history. */
     async renderProposalPdf(input: Omit<ProposalPdfInput, 'workflowId'>): Promise<ProposalPdfInfo> {
-      let workflowId = 'proposal';
-      try {
-        workflowId = Context.current().info.workflowExecution?.workflowId ?? workflowId;
-      } catch {
-        // called outside an activity (bench, unit test)
-      }
+      const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'proposal';
       // backendCall for its heartbeats (the workflow declares a heartbeat time-out) and cancellation.
       return backendCall(() => writeProposalPdf({ ...input, workflowId }, path.join(artifactDir, 'research-proposal')));
     },

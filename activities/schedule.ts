@@ -59,13 +59,8 @@ export function createScheduleActivities({ config }: Pick<Backends, 'config'>) {
   return {
     /** Writes the .mzn/.dzn and the Gantt chart; named after the workflow run, so re-runs keep earlier files. */
     async writeScheduleArtifacts(input: ScheduleArtifactsInput): Promise<ScheduleArtifacts> {
-      let name = slugify(input.projectId, 40);
-      try {
-        const info = Context.current().info.workflowExecution;
-        if (info) name = `${slugify(info.workflowId, 60)}-${info.runId.slice(-8)}`;
-      } catch {
-        // called outside an activity (tests): the project id names the files
-      }
+      const info = Context.current().info.workflowExecution;
+      const name = info ? `${slugify(info.workflowId, 60)}-${info.runId.slice(-8)}` : slugify(input.projectId, 40);
       return writeScheduleArtifacts(input, dir, name);
     },
   };

@@ -8,6 +8,7 @@ import type { z } from 'zod';
 import { BackendError, redactCredentials } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
 import { capMessage, type TokenUsage } from '../contracts/common';
+import type { ModelTaskId, ModelTaskSections } from '../contracts/model-tasks';
 
 /** Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass through. */
 export function toFailure(err: unknown): unknown {
@@ -28,34 +29,23 @@ export function toFailure(err: unknown): unknown {
   return err;
 }
 
-/** The current activity's context, or undefined when called outside an activity (unit tests, benches). */
-function currentContext(): Context | undefined {
-  try {
-    return Context.current();
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Runs a backend call inside an activity: heartbeats every few seconds (so a lost worker is
  * noticed at the heartbeat timeout, not the start-to-close timeout), passes the cancellation
  * signal on, and converts backend errors.
  */
-export async function backendCall<T>(
-  work: (signal: AbortSignal | undefined) => Promise<T>,
-  heartbeatEveryMs = 2000,
-): Promise<T> {
-  const ctx = currentContext();
-  const timer = ctx ? setInterval(() => ctx.heartbeat(), heartbeatEveryMs) : undefined;
+export async function backendCall<T>(work: (signal: AbortSignal) => Promise<T>, heartbeatEveryMs = 2000): Promise<T> {
+  // Activities run in an activity context; tests and benches give them one (MockActivityEnvironment).
+  const ctx = Context.current();
+  const timer = setInterval(() => ctx.heartbeat(), heartbeatEveryMs);
   try {
-    ctx?.heartbeat();
-    return await work(ctx?.cancellationSignal);
+    ctx.heartbeat();
+    return await work(ctx.cancellationSignal);
   } catch (err) {
-    if (ctx?.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
     throw toFailure(err);
   } finally {
-    if (timer) clearInterval(timer);
+    clearInterval(timer);
   }
 }
 
@@ -64,11 +54,17 @@ export interface ModelAnswer<T> {
   usage: TokenUsage;
 }
 
+/** A model request for one of the contract's tasks: its sections are the ones the task declares. */
+export type TaskRequest<T extends ModelTaskId, S extends z.ZodType> = Omit<
+  ModelRequest<S>,
+  'signal' | 'task' | 'sections'
+> & { task: T; sections: ModelTaskSections[T] };
+
 /** One structured model call as an activity step: returns the validated data and its token usage. */
-export async function askModel<S extends z.ZodType>(
+export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
   model: ModelBackend,
-  request: Omit<ModelRequest<S>, 'signal'>,
+  request: TaskRequest<T, S>,
 ): Promise<ModelAnswer<z.output<S>>> {
-  const reply = await backendCall((signal) => model.generate({ ...request, signal }));
+  const reply = await backendCall((signal) => model.generate<S>({ ...request, signal }));
   return { data: reply.data, usage: reply.usage };
 }

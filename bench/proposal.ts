@@ -18,6 +18,7 @@ import { createBackends } from '../backends';
 import { startFlow } from '../client/flow-client';
 import { parseConfig } from '../contracts/config';
 import { EXAMPLE_PROFILE, researchProposalFlow, type UserProfile } from '../contracts/proposal';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createProposalActivities } from '../activities/proposal';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer } from '../workers/dev-server';
@@ -107,7 +108,21 @@ async function main() {
   );
 
   async function runOneOffline(): Promise<number[]> {
-    const acts = createProposalActivities(backends);
+    // Activities need an activity context (heartbeats, workflow id): each call gets the SDK's mock one.
+    const direct = createProposalActivities(backends);
+    const run =
+      <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+      (...args: A): Promise<R> =>
+        new MockActivityEnvironment().run(fn, ...args);
+    const acts = {
+      searchLiterature: run(direct.searchLiterature),
+      formulateProblem: run(direct.formulateProblem),
+      defineObjectives: run(direct.defineObjectives),
+      recommendMethodology: run(direct.recommendMethodology),
+      planDataCollection: run(direct.planDataCollection),
+      checkQuality: run(direct.checkQuality),
+      renderProposalPdf: run(direct.renderProposalPdf),
+    };
     const hits = await acts.searchLiterature(EXAMPLE_PROFILE);
     const pf = await acts.formulateProblem({ profile: EXAMPLE_PROFILE, hits, round: 0 });
     const ob = await acts.defineObjectives(EXAMPLE_PROFILE, pf.definition);

@@ -6,42 +6,10 @@
  * Pure functions with no I/O: imported by the workflow (fallbacks), the activities and the
  * stand-in rules alike.
  */
+import { BOM_FRAME_WORDS } from './text';
 
-/** Words that name the question's frame, not what to look for. */
-const STOP_WORDS = new Set(
-  (
-    'a about all also an and any are as at be bill bills bom boms by can component ' +
-    'components contain containing contains ' +
-    'do does each every for from give has have how i in include includes including is ' +
-    'it item items list lists material ' +
-    'materials me need needs of on or part parts please product products show shows ' +
-    'tell that the their them these this ' +
-    'those to type types us use used uses using what where which who with within ' +
-    'without you your one ones kind kinds ' +
-    'find get having made make makes built there any assembly assemblies subassembly subassemblies ' +
-    // Function words and adverbs of a question's frame (never part names).
-    'we our my they it its was were been being am currently still actually ever ' +
-    'anywhere somewhere directly indirectly ' +
-    'ultimately either both neither plus whether some than then when whose whom into onto upon via per so just only ' +
-    'depend depends rely relies carry carries carrying feature features featuring ' +
-    'employ employs incorporate incorporates ' +
-    'incorporating require requires requiring needing take takes taking contained ' +
-    'included needed required found fitted ' +
-    'installed incorporated featured employed level levels end top top-level finished goods good ' +
-    // Frame words around the part: "tantalum capacitor where-used", "X appears", "a motor inside".
-    'where-used appear appears appearing occur occurs occurring inside onboard internally today now'
-  ).split(' '),
-);
 /** Part-number-like tokens: letters, a dash, digits (CMP-000123, FG-1001, SA-2003). */
 export const ITEM_NUMBER = /\b[A-Za-z]{1,6}-\d{2,8}\b/g;
-
-/** Lower-case words and part numbers of a question, in order. */
-export function tokenize(text: string): string[] {
-  const tokens: string[] = [];
-  const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*/gu;
-  for (let m = re.exec(text); m; m = re.exec(text)) tokens.push(m[0].toLowerCase().replace(/[-_]+$/, ''));
-  return tokens.filter((t) => t.length > 0);
-}
 
 /**
  * The part phrases a question asks about (`parseBomQuestion`), at most `max`: each phrase whole,
@@ -56,7 +24,7 @@ export function extractFocusTerms(question: string, max = 6): string[] {
 
 /** True for words the flow treats as framing rather than content (used to clean model output). */
 export function isStopWord(word: string): boolean {
-  return STOP_WORDS.has(word.toLowerCase());
+  return BOM_FRAME_WORDS.has(word.toLowerCase());
 }
 
 const SIBILANT = /(s|x|z|ch|sh)$/;
@@ -188,7 +156,7 @@ const TOP_LEVEL_PHRASES = [
   'product',
 ];
 
-/** Tokens for parsing: words as `tokenize` reads them, plus the separators "," "&" "/". */
+/** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/". */
 function parseTokens(text: string): string[] {
   const tokens: string[] = [];
   const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*|[,&/;]/gu;
@@ -201,7 +169,7 @@ function parseTokens(text: string): string[] {
 function trimStopWords(words: string[]): string[] {
   let start = 0;
   let end = words.length;
-  const skip = (w: string) => STOP_WORDS.has(w) || /^[,&/;]$/.test(w) || (w.length < 2 && !/\d/.test(w));
+  const skip = (w: string) => BOM_FRAME_WORDS.has(w) || /^[,&/;]$/.test(w) || (w.length < 2 && !/\d/.test(w));
   while (start < end && skip(words[start])) start++;
   while (end > start && skip(words[end - 1])) end--;
   return words.slice(start, end);

@@ -478,41 +478,5 @@ export function aggregateScr(records: ScrRecord[], filter?: string[]): Aggregate
 // ---------------------------------------------------------------------------------------------
 // Text scoring shared by the surrogate's retrieval (activity) and the stand-in rules.
 
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be but by can could do does did for from has have how i if in ' +
-    'into is it its me my no not of on or our so such than that the their them then ' +
-    'there these they this to us was we what when where which who why will with would ' +
-    'you your about any all also each every just more most much some very well been ' +
-    'being per one two'
-  ).split(' '),
-);
-
-/** A crude stemmer: enough for "scheduled" ~ "schedule" and "batches" ~ "batch". */
-export function stem(word: string): string {
-  let w = word;
-  if (w.length > 5 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 5 && w.endsWith('ing')) w = w.slice(0, -3);
-  else if (w.length > 4 && w.endsWith('ed')) w = w.slice(0, -2);
-  else if (w.length > 4 && /(ch|sh|x|ss)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
-  if (w.length > 4 && w.endsWith('e')) w = w.slice(0, -1);
-  if (w.length > 3 && /([b-df-hj-np-tv-z])\1$/.test(w) && !w.endsWith('ss') && !w.endsWith('ll')) w = w.slice(0, -1);
-  return w;
-}
-
-/** Lower-cased, stemmed content words (stop words and one-letter tokens dropped). */
-export function contentTokens(text: string): string[] {
-  return text
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 1 && !STOPWORDS.has(w))
-    .map(stem);
-}
-
-export function overlapCount(a: Iterable<string>, b: Iterable<string>): number {
-  const set = new Set(b);
-  let n = 0;
-  for (const t of new Set(a)) if (set.has(t)) n++;
-  return n;
-}
+// The stop words, stemmer and tokens live in ./text (one text module for every flow).
+export { contentTokens, overlapCount, stemCrude as stem } from './text';

@@ -8,7 +8,7 @@
  *
  * Pure and dependency-free: activities and the stand-in both use it.
  */
-import { contentTokens } from './eads-structure';
+import { contentTokens } from './text';
 
 /** Groups of words that name the same thing in how people describe their operations. */
 const CONCEPT_GROUPS: string[][] = [

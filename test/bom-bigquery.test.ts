@@ -9,6 +9,7 @@ import { createBomActivities } from '../activities/bom';
 import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
 import { startBigQueryFake, type BigQueryFake } from './fakes/bigquery';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { inActivityEnvironment } from './helpers/activity-env';
 
 describe('answerBomQuestion on BigQuery (REST fake)', () => {
   let fake: BigQueryFake;
@@ -105,7 +106,9 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
   });
 
   it('refuses a query above the maximum-bytes-billed cap with a non-retryable failure', async () => {
-    const activities = createBomActivities({ ...h.backends, warehouse: fake.warehouse({ maximumBytesBilled: 1024 }) });
+    const activities = inActivityEnvironment(
+      createBomActivities({ ...h.backends, warehouse: fake.warehouse({ maximumBytesBilled: 1024 }) }),
+    );
     const error = await activities
       .runBomStrategy({
         dataset: 'bom_demo',

@@ -14,6 +14,7 @@ import {
 } from '../contracts/discovery';
 import { extractTargetSchema } from '../domain/prp-schema';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { ModelTask, type DiscoveryValidateSections } from '../contracts/model-tasks';
 
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
 /** The step that searched for a column (groups are named from the columns, so tests find them by column). */
@@ -38,16 +39,17 @@ function instrument(b: Backends): Backends {
   const model: ModelBackend = {
     name: b.model.name,
     async generate(request: ModelRequest<never>) {
-      if (request.task === 'discovery.validate') {
-        const columns = JSON.parse(String(request.sections.target_columns)) as Array<{ name: string }>;
-        const table = JSON.parse(String(request.sections.candidate_table)) as {
+      if (request.task === ModelTask.discoveryValidate) {
+        const sections = request.sections as DiscoveryValidateSections;
+        const columns = JSON.parse(sections.target_columns) as Array<{ name: string }>;
+        const table = JSON.parse(sections.candidate_table) as {
           project_id: string;
           dataset_id: string;
           table_id: string;
         };
         const name = tableName(table);
         hooks.validateRequests.push({
-          group: String(request.sections.conceptual_group),
+          group: sections.conceptual_group,
           columns: columns.map((c) => c.name),
           table: name,
         });

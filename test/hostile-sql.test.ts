@@ -41,6 +41,7 @@ import { duckDbDialect, sampleDistinctSql } from '../backends/warehouse/sql';
 import { bomQuestionFlow, type BomQuestionOutput, type StrategyNumber } from '../contracts/bom';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { HOSTILE_STRINGS, leftRunning, settle } from './hostile-helpers';
+import { inActivityEnvironment } from './helpers/activity-env';
 
 const DATASET = 'bom_demo';
 const SHIPPED_PATTERNS = JSON.parse(
@@ -265,7 +266,7 @@ describe('SQL injection corpus against answerBomQuestion', () => {
   });
 
   it(`activity level: all ${HOSTILE_STRINGS.length} corpus entries through focus terms, resolver, the three strategies and pattern reuse`, async () => {
-    const acts = createBomActivities(h.backends);
+    const acts = inActivityEnvironment(createBomActivities(h.backends));
     const mark = h.backends.warehouse.executed.length;
     let strategyRuns = 0;
     let patternRuns = 0;
@@ -321,7 +322,7 @@ describe('SQL injection corpus against answerBomQuestion', () => {
   });
 
   it('platformCheck: its one statement keeps the same text for every hostile topic', async () => {
-    const acts = createPlatformActivities(h.backends);
+    const acts = inActivityEnvironment(createPlatformActivities(h.backends));
     const mark = h.backends.warehouse.executed.length;
     for (const topic of HOSTILE_STRINGS) await acts.queryComponents(topic, 5);
     const executed = h.backends.warehouse.executed.slice(mark);

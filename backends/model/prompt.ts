@@ -10,8 +10,8 @@ export function renderSystem(task: string, instructions: string): string {
   return `Task: ${task}\n${instructions.trim()}`;
 }
 
-export function renderSections(sections: Record<string, unknown>): string {
-  return Object.entries(sections)
+export function renderSections(sections: object): string {
+  return Object.entries(sections as Record<string, unknown>)
     .filter(([, value]) => value !== undefined)
     .map(
       ([name, value]) => `<${name}>\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}\n</${name}>`,

@@ -6,8 +6,11 @@ export interface ModelRequest<S extends z.ZodType> {
   task: string;
   /** The system instruction: what to do and how to answer. */
   instructions: string;
-  /** The data the model works on, rendered as tagged sections. */
-  sections: Record<string, unknown>;
+  /**
+   * The data the model works on, rendered as tagged sections (one per key). An object rather than
+   * a record so that the section interfaces of `contracts/model-tasks.ts` fit as they are.
+   */
+  sections: object;
   /** The reply's shape: sent as `responseJsonSchema`, and the reply is validated against it. */
   schema: S;
   temperature?: number;

@@ -3,13 +3,14 @@
  * a one-sentence answer composed from the result counts and the sample rows in the prompt.
  */
 import { extractFocusTerms, itemNumbersIn } from '../../domain/bom-text';
-import type { StandinRule } from '../types';
+import { ModelTask, type BomExplainSections } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../types';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
 export const bomRules: StandinRule[] = [
-  {
-    task: 'bom.focus_terms',
+  taskRule({
+    task: ModelTask.bomFocusTerms,
     description:
       'Extracts the component kinds, values and part numbers a BOM question asks about (generic words removed).',
     answer: ({ sections }) => {
@@ -19,19 +20,12 @@ export const bomRules: StandinRule[] = [
       const words = extractFocusTerms(question, 8).filter((w) => !parts.includes(w));
       return { focus_terms: [...parts, ...words].slice(0, 6) };
     },
-  },
-  {
-    task: 'bom.explain',
+  }),
+  taskRule({
+    task: ModelTask.bomExplain,
     description: 'Summarises a BOM query result in one sentence: how many rows matched and the first examples.',
     answer: ({ sections }) => {
-      const result = (sections.result ?? {}) as {
-        method?: string;
-        search_terms?: string[];
-        terms_required?: string;
-        rows_are?: string;
-        total_rows?: number;
-        shown_rows?: number;
-      };
+      const result = (sections.result ?? {}) as Partial<BomExplainSections['result']>;
       const rows = Array.isArray(sections.rows) ? sections.rows.map(str).filter(Boolean) : [];
       const total = Number(result.total_rows ?? rows.length);
       const terms =
@@ -48,5 +42,5 @@ export const bomRules: StandinRule[] = [
           : `BOM${total === 1 ? '' : 's'} using ${terms} components`;
       return { summary: `Found ${total} ${what}${shown}${examples.length ? `, e.g. ${examples.join('; ')}` : ''}.` };
     },
-  },
+  }),
 ];

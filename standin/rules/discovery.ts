@@ -15,67 +15,18 @@
  *   least half of the group's columns, not only with join keys, fits.
  */
 import { cosine, sharedEmbedder, type TextEmbedder } from '../../backends/embedding';
-import type { StandinRule } from '../types';
+import { identifierWords, stemIdentifierWord } from '../../domain/text';
+import { ModelTask } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../types';
 
 interface ColumnLike {
   name: string;
   type?: string;
   description?: string;
 }
-const STOP_WORDS = new Set(
-  (
-    'a an and are as at be by for from has have in into is it its of on or per that ' +
-    'the their this to was were which with within when where whether each every any ' +
-    'all than then there these those both also only such via if not no e g eg ie'
-  ).split(' '),
-);
-
-/** Irregular forms and common abbreviations in column names (general English, no domain's jargon). */
-const IRREGULAR: Record<string, string> = {
-  won: 'win',
-  wins: 'win',
-  winning: 'win',
-  lost: 'loss',
-  losses: 'loss',
-  pts: 'point',
-  prob: 'probability',
-  probabilities: 'probability',
-  dt: 'date',
-  ts: 'timestamp',
-  abbr: 'abbreviation',
-  num: 'number',
-  qty: 'quantity',
-  pct: 'percent',
-  temp: 'temperature',
-  yr: 'year',
-  amt: 'amount',
-  avg: 'average',
-  desc: 'description',
-};
-
-/** Lower-case words of an identifier or a sentence: snake_case, camelCase and punctuation split. */
-export function words(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter((w) => w.length > 0 && !STOP_WORDS.has(w));
-}
-
-/** A light stemmer: enough to make "predicted", "prediction" and "predictions" meet. */
-export function stem(word: string): string {
-  let w = IRREGULAR[word] ?? word;
-  if (w.length > 4 && w.endsWith('ies')) w = `${w.slice(0, -3)}y`;
-  else if (w.length > 3 && w.endsWith('s') && !w.endsWith('ss')) w = w.slice(0, -1);
-  for (const suffix of ['ing', 'ion', 'ed']) {
-    if (w.length > suffix.length + 3 && w.endsWith(suffix)) {
-      w = w.slice(0, -suffix.length);
-      break;
-    }
-  }
-  if (w.length > 3 && w.endsWith('e')) w = w.slice(0, -1);
-  return w;
-}
+// Words and stems of column names: the identifier flavour of the shared text module.
+export const words = identifierWords;
+export const stem = stemIdentifierWord;
 
 const stems = (text: string): string[] => words(text).map(stem);
 
@@ -715,17 +666,17 @@ const asColumns = (value: unknown): ColumnLike[] =>
   );
 
 export const discoveryRules: StandinRule[] = [
-  {
-    task: 'discovery.plan',
+  taskRule({
+    task: ModelTask.discoveryPlan,
     description: 'Groups the target columns into conceptual groups by meaning and writes one search query per group.',
     answer: async ({ sections }) => {
       const prp = typeof sections.prp === 'string' ? sections.prp : '';
       const steps = await planSteps(prp, asColumns(sections.target_schema));
       return { steps };
     },
-  },
-  {
-    task: 'discovery.validate',
+  }),
+  taskRule({
+    task: ModelTask.discoveryValidate,
     description: 'Judges whether a candidate table can provide the target columns of one conceptual group.',
     answer: ({ sections }) => {
       const group = typeof sections.conceptual_group === 'string' ? sections.conceptual_group : '';
@@ -734,5 +685,5 @@ export const discoveryRules: StandinRule[] = [
       ) as CandidateLike;
       return validateCandidate(group, asColumns(sections.target_columns), candidate);
     },
-  },
+  }),
 ];

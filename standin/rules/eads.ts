@@ -13,9 +13,11 @@
  *
  * Nothing here knows the demo firms: a new fixture or a new EADS gets sensible answers too.
  */
-import { contentTokens, isPlainObject, overlapCount, type Choice, type FieldKind } from '../../domain/eads-structure';
+import { isPlainObject, type Choice, type FieldKind } from '../../domain/eads-structure';
+import { contentTokens, overlapCount } from '../../domain/text';
 import { mapHeaders, rankTexts } from '../../domain/text-match';
-import type { StandinRule } from '../types';
+import { ModelTask, type PromptedQuestion } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../types';
 import { cuesOf, saySame, sharedCues } from './eads-cues';
 
 // ---------------------------------------------------------------------------------------------
@@ -30,14 +32,6 @@ interface PromptField {
   columns?: Array<{ name: string; kind: FieldKind }>;
   choices?: Array<Choice | string>;
   multiple?: boolean;
-}
-
-interface PromptQuestion {
-  question: string;
-  question_type: 'text' | 'table' | 'choice';
-  table_template?: string;
-  choices?: string[];
-  targets: string[];
 }
 
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
@@ -534,8 +528,8 @@ const UNKNOWN_RE = /^\s*(i don'?t know|i'?m not sure|not sure|no idea|n\/a|unkno
 // The rules.
 
 export const eadsRules: StandinRule[] = [
-  {
-    task: 'eads.orchestrate',
+  taskRule({
+    task: ModelTask.eadsOrchestrate,
     description:
       'Picks the next EADS: earliest topic among the eligible candidates, ties broken ' +
       'by overlap with the conversation.',
@@ -576,9 +570,9 @@ export const eadsRules: StandinRule[] = [
         priority: Math.max(0.1, 1 - ranked[0].rank * 0.2),
       };
     },
-  },
-  {
-    task: 'eads.question',
+  }),
+  taskRule({
+    task: ModelTask.eadsQuestion,
     description:
       'Asks for the first askable remaining field: the question its comment suggests, or a template by kind.',
     answer: ({ sections }) => {
@@ -649,13 +643,13 @@ export const eadsRules: StandinRule[] = [
         targets: [field.name],
       };
     },
-  },
-  {
-    task: 'eads.surrogate_answer',
+  }),
+  taskRule({
+    task: ModelTask.eadsSurrogateAnswer,
     description:
       "Answers as the fixture's interviewee: best-matching table for table questions, else best-matching fact.",
     answer: ({ sections }) => {
-      const question = asObject(sections.question) as unknown as PromptQuestion;
+      const question = asObject(sections.question) as unknown as PromptedQuestion;
       const facts = asArray<{ about: string; answer: string }>(sections.facts);
       const tables = asArray<{ name: string; rows: Array<Record<string, unknown>> }>(sections.tables);
       if (question.question_type === 'table' && question.table_template) {
@@ -710,14 +704,14 @@ export const eadsRules: StandinRule[] = [
         return { answer: `${first.f.answer} ${second.f.answer}` };
       return { answer: first.f.answer };
     },
-  },
-  {
-    task: 'eads.refine',
+  }),
+  taskRule({
+    task: ModelTask.eadsRefine,
     description:
       'Parses the answer by field kind (tables, lists, quantities, yes/no, scored ' +
       'choices) and derives the fields not to ask about.',
     answer: ({ sections }) => {
-      const question = asObject(sections.question) as unknown as PromptQuestion;
+      const question = asObject(sections.question) as unknown as PromptedQuestion;
       const answer = typeof sections.answer === 'string' ? sections.answer : JSON.stringify(sections.answer ?? '');
       const fields = asArray<PromptField>(sections.fields);
       const known = asObject(sections.data_structure);
@@ -761,5 +755,5 @@ export const eadsRules: StandinRule[] = [
         .join(' ');
       return { update, commit_notes: notes, exhausted };
     },
-  },
+  }),
 ];

@@ -1,9 +1,10 @@
 /** Rules for the platform check workflow: summarise search hits and warehouse rows. */
-import type { StandinRule } from '../types';
+import { ModelTask } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../types';
 
 export const platformRules: StandinRule[] = [
-  {
-    task: 'platform.summarize',
+  taskRule({
+    task: ModelTask.platformSummarize,
     description: 'Summarises the search hits and warehouse rows the platform check gathered.',
     answer: ({ sections }) => {
       const hits = Array.isArray(sections.search_hits) ? (sections.search_hits as Array<{ title?: string }>) : [];
@@ -15,5 +16,5 @@ export const platformRules: StandinRule[] = [
         highlights: titles.slice(0, 3),
       };
     },
-  },
+  }),
 ];

@@ -11,28 +11,17 @@
  * control twice and passes on the third version, and an impossible one (4 h/week for 1 month)
  * never passes, whatever the refinement.
  */
-import type { StandinRule } from '../types';
+import { PROPOSAL_STOP_WORDS, stemPlural } from '../../domain/text';
+import { ModelTask, type ReceivedSections } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../types';
 
 // ------------------------------------------------------------------------------------------
 // Text helpers
 // ------------------------------------------------------------------------------------------
 
-const STOP = new Set(
-  (
-    'the and for with from into that this these those their there about over under ' +
-    'between within without which what when where while how does do did are was were ' +
-    'been being have has had not but can could should would will may might its our ' +
-    'your his her them they you him she who whom why use using used via per than then ' +
-    'also more most less such each other some any all one two three on in of to by as ' +
-    'at or an a is be it we i'
-  ).split(' '),
-);
+const STOP = PROPOSAL_STOP_WORDS;
 
-function stem(word: string): string {
-  if (word.length > 5 && word.endsWith('ies')) return `${word.slice(0, -3)}y`;
-  if (word.length > 4 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
-}
+const stem = stemPlural;
 
 function terms(text: string): Set<string> {
   const out = new Set<string>();
@@ -358,7 +347,7 @@ interface Hit {
 
 const NARROW = /narrow|scope|fit|shorten|reduce|fewer|too long|timeline/i;
 
-function problemFormulation(sections: Record<string, unknown>) {
+function problemFormulation(sections: ReceivedSections<'proposal.problem_formulation'>) {
   const profile = readProfile(sections.profile);
   const hits: Hit[] = (Array.isArray(sections.search_results) ? sections.search_results : []).map((h) => {
     const o = obj(h);
@@ -554,7 +543,7 @@ function echoedPhrase(sentence: string): string | undefined {
   return undefined;
 }
 
-function objectivesRule(sections: Record<string, unknown>) {
+function objectivesRule(sections: ReceivedSections<'proposal.objectives'>) {
   const profile = readProfile(sections.profile);
   const problem = obj(sections.problem);
   const main = str(problem.main_research_question, 'the main research question');
@@ -585,7 +574,7 @@ function objectivesRule(sections: Record<string, unknown>) {
   };
 }
 
-function methodologyRule(sections: Record<string, unknown>) {
+function methodologyRule(sections: ReceivedSections<'proposal.methodology'>) {
   const profile = readProfile(sections.profile);
   const objectives = obj(sections.objectives);
   const specific = strings(objectives.specific_objectives);
@@ -763,7 +752,7 @@ const TOOLS: Tool[] = [
   },
 ];
 
-function dataCollectionRule(sections: Record<string, unknown>) {
+function dataCollectionRule(sections: ReceivedSections<'proposal.data_collection'>) {
   const profile = readProfile(sections.profile);
   const objectives = obj(sections.objectives);
   const methodology = obj(sections.methodology);
@@ -916,7 +905,7 @@ function weeksIn(text: string): number | null {
   return found ? total : null;
 }
 
-function qualityRule(sections: Record<string, unknown>) {
+function qualityRule(sections: ReceivedSections<'proposal.quality_control'>) {
   const profile = readProfile(sections.profile);
   const problem = obj(sections.problem);
   const objectives = obj(sections.objectives);
@@ -1012,7 +1001,7 @@ function qualityRule(sections: Record<string, unknown>) {
  * question and hint. (The stand-in only answers this when a test makes it the conversational
  * model; offline interviews use the form.)
  */
-function interviewQuestionRule(sections: Record<string, unknown>) {
+function interviewQuestionRule(sections: ReceivedSections<'proposal.interview_question'>) {
   const next = obj(sections.next_field);
   const turns = Array.isArray(sections.conversation) ? sections.conversation.map(obj) : [];
   const last = turns.at(-1);
@@ -1024,34 +1013,34 @@ function interviewQuestionRule(sections: Record<string, unknown>) {
 }
 
 export const proposalRules: StandinRule[] = [
-  {
-    task: 'proposal.interview_question',
+  taskRule({
+    task: ModelTask.proposalInterviewQuestion,
     description: 'The next interview question in conversation: acknowledges the last answer, asks the field.',
     answer: ({ sections }) => interviewQuestionRule(sections),
-  },
-  {
-    task: 'proposal.problem_formulation',
+  }),
+  taskRule({
+    task: ModelTask.proposalProblemFormulation,
     description: 'Research problem from the profile and the literature search results (cites result ids only).',
     answer: ({ sections }) => problemFormulation(sections),
-  },
-  {
-    task: 'proposal.objectives',
+  }),
+  taskRule({
+    task: ModelTask.proposalObjectives,
     description: 'General and SMART specific objectives from the research questions.',
     answer: ({ sections }) => objectivesRule(sections),
-  },
-  {
-    task: 'proposal.methodology',
+  }),
+  taskRule({
+    task: ModelTask.proposalMethodology,
     description: 'Methodology chosen from field, topic and skills; duration from the workload model.',
     answer: ({ sections }) => methodologyRule(sections),
-  },
-  {
-    task: 'proposal.data_collection',
+  }),
+  taskRule({
+    task: ModelTask.proposalDataCollection,
     description: 'Data collection plan with a phased timeline from the workload model.',
     answer: ({ sections }) => dataCollectionRule(sections),
-  },
-  {
-    task: 'proposal.quality_control',
+  }),
+  taskRule({
+    task: ModelTask.proposalQualityControl,
     description: 'Coherence from question/objective coverage; feasibility from plan length vs timeline.',
     answer: ({ sections }) => qualityRule(sections),
-  },
+  }),
 ];

@@ -92,7 +92,13 @@ describe('cancellation reaches Google', () => {
     gemini.script({ hang: true });
     const model = geminiModel();
     const outcome = await cancelWhenInFlight(
-      () => askModel(model, { task: 'test.hang', instructions: 'Answer.', sections: {}, schema: z.object({}) }),
+      () =>
+        askModel(model, {
+          task: 'platform.summarize',
+          instructions: 'Answer.',
+          sections: { topic: 'battery', search_hits: [], warehouse_rows: [] },
+          schema: z.object({}),
+        }),
       gemini.hanging(),
     );
     expect(outcome).toBeInstanceOf(CancelledFailure);

@@ -8,6 +8,7 @@ import { columnsNamedWithTerms, createBomActivities } from '../../activities/bom
 import type { Backends } from '../../backends';
 import type { SearchBackend } from '../../backends/search/types';
 import { hitData } from '../../backends/search/vertex';
+import { inActivityEnvironment } from '../helpers/activity-env';
 
 const MARKDOWN = [
   '# item_master',
@@ -56,7 +57,7 @@ describe('unstructured schema documentation', () => {
         hits: [{ id: 'bom-schema-md', score: 1, data: { title: 'BOM schema', text: MARKDOWN } }],
       }),
     };
-    const { searchBomSchema } = createBomActivities({ search } as unknown as Backends);
+    const { searchBomSchema } = inActivityEnvironment(createBomActivities({ search } as unknown as Backends));
     const phrase = await searchBomSchema({ focusTerms: ['tantalum capacitors'] });
     expect(phrase.schema_hints).toEqual(['item_master.item_description']);
     const byPart = await searchBomSchema({ focusTerms: ['capacitors'] });
