@@ -12,7 +12,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  defineQuery,
   log,
   patched,
   proxyActivities,
@@ -23,48 +22,38 @@ import type { createBomActivities, QueryRun } from '../activities/bom';
 import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
 import {
   bomQuestionFlow,
+  pipelineStateQuery,
   STRATEGY_NAMES,
   type BomQuestionOutput,
   type PipelineState,
   type StrategyNumber,
 } from '../contracts/bom';
 import { extractFocusTerms } from '../domain/bom-text';
+import { MODEL, SEARCH, WAREHOUSE, withOptions } from './lib/activity-options';
 import { beginFlow } from './lib/flow';
 
 type BomActivities = ReturnType<typeof createBomActivities>;
-
-export const pipelineStateQuery = defineQuery<PipelineState>('pipelineState');
 
 // Reading the configured defaults is local and instant.
 const { bomSettings } = proxyLocalActivities<BomActivities>({ startToCloseTimeout: '5 seconds' });
 // Search is short and optional: a few quick retries, then the flow goes on without it. (Not local
 // activities: under load they lengthen workflow tasks, and Vertex AI Search is a network call.)
-const { matchBomQueryPattern, searchBomSchema } = proxyActivities<BomActivities>({
-  startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '300 milliseconds', backoffCoefficient: 2, maximumAttempts: 3 },
-});
+const { matchBomQueryPattern, searchBomSchema } = proxyActivities<BomActivities>(
+  withOptions(SEARCH, {
+    startToCloseTimeout: '20 seconds',
+    retry: { initialInterval: '300 milliseconds', maximumAttempts: 3 },
+  }),
+);
 // Warehouse calls are the answer: more patience; invalid SQL (non-retryable) fails at once.
-const { resolveBomColumns, runBomStrategy, runBomQueryPattern } = proxyActivities<BomActivities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    maximumAttempts: 5,
-  },
-});
+const { resolveBomColumns, runBomStrategy, runBomQueryPattern } = proxyActivities<BomActivities>(WAREHOUSE);
 // Model calls: three attempts, then the deterministic fallback answers instead.
-const { extractBomFocusTerms, explainBomAnswer } = proxyActivities<BomActivities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '15 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    maximumAttempts: 3,
-  },
-});
+const { extractBomFocusTerms, explainBomAnswer } = proxyActivities<BomActivities>(
+  withOptions(MODEL, {
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: '15 seconds',
+    retry: { initialInterval: '500 milliseconds', maximumInterval: '5 seconds', maximumAttempts: 3 },
+  }),
+);
 
 const MAX_LISTED_ROWS = 10;
 

@@ -1,7 +1,6 @@
 import {
   ActivityCancellationType,
   ApplicationFailure,
-  defineQuery,
   isCancellation,
   proxyActivities,
   rootCause,
@@ -11,6 +10,7 @@ import type { createDiscoveryActivities } from '../activities/discovery';
 import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
 import {
   discoverFromPrpFlow,
+  discoveryCountsQuery,
   tableName,
   type CandidateTable,
   type Column,
@@ -22,44 +22,36 @@ import {
   type StepResult,
 } from '../contracts/discovery';
 import { extractTargetSchema } from '../domain/prp-schema';
+import { LONG_MODEL, MODEL, SEARCH, withOptions } from './lib/activity-options';
 import { beginFlow } from './lib/flow';
 import { FailureType } from '../contracts/failures';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
-
-/** The counters behind the progress line, as numbers. */
-export const discoveryCountsQuery = defineQuery<DiscoveryCounts>('discoveryCounts');
 
 // Every activity waits for its cancellation to be acknowledged (the activity heartbeats and stops
 // its HTTP call), so a cancelled workflow closes only once no search or model call is running.
 const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
 
 // Searches are quick and cheap: fail over fast; after the retries the step records the error.
-const { discoverySearchCatalog } = proxyActivities<DiscoveryActivities>({
-  startToCloseTimeout: '30 seconds',
-  heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    maximumAttempts: 3,
-  },
-  cancellationType,
-});
+const { discoverySearchCatalog } = proxyActivities<DiscoveryActivities>(
+  withOptions(SEARCH, {
+    heartbeatTimeout: '10 seconds',
+    retry: { maximumInterval: '5 seconds', maximumAttempts: 3 },
+    cancellationType,
+  }),
+);
 // The plan reads the whole PRP: a longer call, retried patiently (nothing happens without it).
-const { discoveryPlanSearch } = proxyActivities<DiscoveryActivities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
-  cancellationType,
-});
+const { discoveryPlanSearch } = proxyActivities<DiscoveryActivities>(
+  withOptions(LONG_MODEL, {
+    heartbeatTimeout: '5 seconds',
+    retry: { backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+    cancellationType,
+  }),
+);
 // One validation per candidate; a validation that keeps failing is recorded and fails closed.
-const { discoveryValidateCandidate } = proxyActivities<DiscoveryActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 4 },
-  cancellationType,
-});
+const { discoveryValidateCandidate } = proxyActivities<DiscoveryActivities>(
+  withOptions(MODEL, { heartbeatTimeout: '5 seconds', retry: { maximumAttempts: 4 }, cancellationType }),
+);
 
 /**
  * At most `limit` activities at once across all steps. A plain FIFO of waiters (deterministic:
