@@ -16,6 +16,7 @@ import { loadConfigOrExit } from '../contracts/config';
 import { findFlow, flows } from '../contracts/flows';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
 import { loadTracingSettings, setupTracing } from '../workers/tracing';
+import { progressQuery } from '../contracts/progress-messages';
 
 function readInput(text: string | undefined): unknown {
   if (text === undefined) return {};
@@ -61,7 +62,7 @@ export async function followProgress(
   const poll = (async () => {
     while (!finished) {
       try {
-        const line = formatProgress(await handle.query<Progress>('progress'));
+        const line = formatProgress(await handle.query(progressQuery));
         if (line !== last) print((last = line));
       } catch {
         // Not answerable yet (no worker has run the first task) or already closed.
@@ -146,7 +147,7 @@ export function buildProgram(out: (line: string) => void = console.log): Command
         out(`  web ui: ${webUiLink(client.options.namespace, workflowId, description.runId)}`);
         let progress: Progress | undefined;
         try {
-          progress = await handle.query<Progress>('progress');
+          progress = await handle.query(progressQuery);
         } catch {
           // closed workflows without a worker cannot answer queries
         }

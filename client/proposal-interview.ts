@@ -16,7 +16,6 @@ import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@te
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import type { Progress } from '../contracts/common';
 import { loadConfigOrExit } from '../contracts/config';
 import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
 import {
@@ -26,6 +25,7 @@ import {
   reviewProposalUpdate,
 } from '../contracts/proposal-messages';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
+import { progressQuery } from '../contracts/progress-messages';
 
 export interface InterviewIO {
   /** Resolves with the next line, or null when input has ended. */
@@ -140,7 +140,7 @@ export async function conductInterview(
       continue;
     }
     try {
-      const p = await handle.query<Progress>('progress');
+      const p = await handle.query(progressQuery);
       const line = `  … ${p.stage}${p.detail ? `: ${p.detail}` : ''}`;
       if (line !== lastStage) io.print((lastStage = line));
     } catch {

@@ -3,6 +3,7 @@
  * a refinement loop of at most three SQL strategies → explainer, with the original design's whole
  * `pipeline_state` readable at any moment (query `pipelineState`) and returned with the answer.
  */
+import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, slugify, tokenUsageSchema, type FlowDefinition } from './common';
 
@@ -156,3 +157,6 @@ export const bomQuestionFlow: FlowDefinition<typeof bomQuestionInput, typeof bom
     { question: 'Where is part CMP-000023 used?' },
   ],
 };
+
+/** The pipeline's state at any moment (the original design's `pipeline_state`). */
+export const pipelineStateQuery = defineQuery<PipelineState>('pipelineState');

@@ -6,6 +6,7 @@
  *
  * Imported by workflow code: pure and deterministic (the section-9 parser below included).
  */
+import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, slugify, tokenUsageSchema, type FlowDefinition } from './common';
 
@@ -227,3 +228,6 @@ export const discoverFromPrpFlow: FlowDefinition<typeof discoverFromPrpInput, ty
   ],
   examples: [{ prp: EXAMPLE_PRP, maxCandidatesPerStep: 6 }],
 };
+
+/** The counters behind the progress line, as numbers. */
+export const discoveryCountsQuery = defineQuery<DiscoveryCounts>('discoveryCounts');

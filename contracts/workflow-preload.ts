@@ -15,6 +15,7 @@ import * as eads from './eads';
 import * as failures from './failures';
 import * as platform from './platform';
 import * as proposal from './proposal';
+import * as progressMessages from './progress-messages';
 import * as proposalMessages from './proposal-messages';
 import * as schedule from './schedule';
 import * as bomText from '../domain/bom-text';
@@ -31,6 +32,7 @@ export const PRELOADED = {
   eads,
   failures,
   platform,
+  progressMessages,
   proposal,
   proposalMessages,
   schedule,

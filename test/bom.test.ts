@@ -7,12 +7,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BackendError } from '../backends/errors';
 import type { SearchBackend } from '../backends/search/types';
-import { bomQuestionFlow, type BomQuestionOutput, type PipelineState } from '../contracts/bom';
-import type { Progress } from '../contracts/common';
+import { bomQuestionFlow, type BomQuestionOutput, type PipelineState, pipelineStateQuery } from '../contracts/bom';
 import { isStopWord } from '../domain/bom-text';
 import { rules as allRules } from '../standin/rules';
 import type { StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { progressQuery } from '../contracts/progress-messages';
 
 describe('answerBomQuestion on the embedded backends', () => {
   let h: Harness;
@@ -110,8 +110,8 @@ describe('answerBomQuestion on the embedded backends', () => {
     for (const q of strategies) expect(q.sql).not.toMatch(/battery|memory/i);
 
     expect(handle.workflowId).toMatch(/^bom-question-list-boms-using-battery-or-[0-9a-f]{6}$/);
-    expect(await handle.query<PipelineState>('pipelineState')).toEqual(s);
-    expect(await handle.query<Progress>('progress')).toMatchObject({
+    expect(await handle.query(pipelineStateQuery)).toEqual(s);
+    expect(await handle.query(progressQuery)).toMatchObject({
       flow: 'answerBomQuestion',
       status: 'completed',
       stage: 'done',
@@ -410,7 +410,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use sensor components?' });
     let seen: PipelineState | undefined;
     for (let i = 0; i < 100 && !seen; i++) {
-      const s = await handle.query<PipelineState>('pipelineState').catch(() => undefined);
+      const s = await handle.query(pipelineStateQuery).catch(() => undefined);
       if (s?.stage === 'explainer') seen = s;
       else await new Promise((r) => setTimeout(r, 100));
     }

@@ -5,16 +5,16 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DATA_DIR, type Backends } from '../backends';
 import { BackendError } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
-import type { Progress } from '../contracts/common';
 import {
   discoverFromPrpFlow,
   tableName,
   type DiscoverFromPrpOutput,
-  type DiscoveryCounts,
+  discoveryCountsQuery,
 } from '../contracts/discovery';
 import { extractTargetSchema } from '../domain/prp-schema';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { ModelTask, type DiscoveryValidateSections } from '../contracts/model-tasks';
+import { progressQuery } from '../contracts/progress-messages';
 
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
 /** The step that searched for a column (groups are named from the columns, so tests find them by column). */
@@ -177,7 +177,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       expect(v.columns).toEqual(step.target_columns.map((c) => c.name));
     }
 
-    const progress = await handle.query<Progress>('progress');
+    const progress = await handle.query(progressQuery);
     expect(progress).toMatchObject({
       flow: 'discoverFromPrp',
       status: 'completed',
@@ -185,7 +185,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       total: steps + 5 * steps,
     });
     expect(progress.detail).toContain(`${steps}/${steps} searched`);
-    const counts = await handle.query<DiscoveryCounts>('discoveryCounts');
+    const counts = await handle.query(discoveryCountsQuery);
     expect(counts).toMatchObject({
       planned: steps,
       searched: steps,
@@ -236,7 +236,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     expect(cause.nonRetryable).toBe(true);
     expect(cause.message).toMatch(/section 9/);
     expect((await activityEvents(handle)).scheduled).toHaveLength(0);
-    expect(await handle.query<Progress>('progress')).toMatchObject({ status: 'failed' });
+    expect(await handle.query(progressQuery)).toMatchObject({ status: 'failed' });
     await recordHistory(handle, 'discover-from-prp-no-schema');
   });
 
@@ -278,7 +278,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       ),
     ).toBe(true);
     expect(hooks.searchCalls).toBe(3 + out.results.length - 1);
-    expect(await handle.query<DiscoveryCounts>('discoveryCounts')).toMatchObject({
+    expect(await handle.query(discoveryCountsQuery)).toMatchObject({
       searchesFailed: 1,
       searched: out.results.length - 1,
     });
@@ -331,7 +331,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       // Once the plan is in, every further model call hangs for a minute unless it is cancelled.
       for (
         let i = 0;
-        i < 100 && (await handle.query<DiscoveryCounts>('discoveryCounts').catch(() => ({ planned: 0 }))).planned === 0;
+        i < 100 && (await handle.query(discoveryCountsQuery).catch(() => ({ planned: 0 }))).planned === 0;
         i++
       )
         await new Promise((r) => setTimeout(r, 100));
@@ -377,7 +377,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       ).toBeGreaterThanOrEqual(3);
       await new Promise((r) => setTimeout(r, 500));
       expect(h.standin.stats().requests).toBe(requestsBefore);
-      expect(await handle.query<Progress>('progress')).toMatchObject({ status: 'cancelled' });
+      expect(await handle.query(progressQuery)).toMatchObject({ status: 'cancelled' });
       await recordHistory(handle, 'discover-from-prp-cancelled');
     },
   );

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EadsSession, EadsSessionError } from '../client/eads-session';
-import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../contracts/eads';
+import { runEadsInterviewFlow, type RunEadsInterviewOutput, answerUpdate } from '../contracts/eads';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
@@ -50,7 +50,7 @@ describe('pursueEads answered by a person', () => {
     await expect(session.answer(warmUp, 'q1', '   ')).rejects.toThrow(/invalid answer: answer: the answer is empty/);
     await expect(session.answer(warmUp, 'q7', 'ovens')).rejects.toThrow(/"q7" is not the current question \("q1"\)/);
     await expect(
-      warmUp.executeUpdate('answer', { args: [{ questionId: 'q1', answer: 'x', extra: true }] }),
+      warmUp.executeUpdate(answerUpdate, { args: [{ questionId: 'q1', answer: 'x', extra: true } as never] }),
     ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Unrecognized key: "extra"/) } });
     const before = await eventTypes(warmUp);
     expect(before.filter((t) => t.includes('UPDATE'))).toEqual([]);

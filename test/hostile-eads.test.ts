@@ -31,6 +31,8 @@ import {
   type InterviewView,
   type PursuitStatus,
   type RunEadsInterviewOutput,
+  eadsRecordQuery,
+  aggregatedScrQuery,
 } from '../contracts/eads';
 import { rules as defaultRules } from '../standin/rules';
 import type { StandinContext, StandinRule } from '../standin/types';
@@ -162,8 +164,8 @@ describe('EADS interviews under hostile input', () => {
       // Queries: arguments they do not take are ignored; the ones they take are checked.
       for (const a of fc.sample(fc.array(hostileValue, { maxLength: 2 }), { numRuns: 10, seed: SEED })) {
         expect((await interview.query(eadsInterviewQuery, ...a)).projectId).toBe(view.projectId);
-        expect(await interview.query('eadsRecord', ...a)).toBeNull();
-        const scr = await interview.query('aggregatedScr', ...a).then(
+        expect(await interview.query(eadsRecordQuery, ...a)).toBeNull();
+        const scr = await interview.query(aggregatedScrQuery, ...a).then(
           (value) => ({ value }),
           (error: unknown) => ({ error: messageOf(error) }),
         );

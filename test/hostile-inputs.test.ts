@@ -17,10 +17,10 @@ import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidFlowInput, startFlow, validateFlowInput } from '../client/flow-client';
-import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
+import { bomQuestionFlow, type BomQuestionOutput, pipelineStateQuery } from '../contracts/bom';
 import type { FlowDefinition } from '../contracts/common';
-import { discoverFromPrpFlow } from '../contracts/discovery';
-import { runEadsInterviewFlow } from '../contracts/eads';
+import { discoverFromPrpFlow, discoveryCountsQuery } from '../contracts/discovery';
+import { runEadsInterviewFlow, eadsInterviewQuery } from '../contracts/eads';
 import { scheduleFromScrFlow } from '../contracts/schedule';
 import { flows } from '../contracts/flows';
 import { platformCheckFlow } from '../contracts/platform';
@@ -50,6 +50,7 @@ import {
   withField,
 } from './hostile-helpers';
 import { until } from './proposal-helpers';
+import { progressQuery } from '../contracts/progress-messages';
 
 /** A valid input per flow that completes quickly without a person (the base the mutations start from). */
 function baseInput(flow: FlowDefinition, n: number): Record<string, unknown> {
@@ -109,10 +110,10 @@ function waitsForAPerson(flow: FlowDefinition, parsed: Record<string, unknown>):
 /** True once the flow waits for a person: the proposal's interview or review, the EADS interview's pursuit. */
 async function waitingProbe(flow: FlowDefinition, handle: WorkflowHandle): Promise<true | undefined> {
   if (flow.type === runEadsInterviewFlow.type) {
-    const view = await handle.query<{ status: string }>('eadsInterview');
+    const view = await handle.query(eadsInterviewQuery);
     return view.status === 'pursuing' || view.status === 'awaiting-start' ? true : undefined;
   }
-  return (await handle.query<{ status: string }>('progress')).status === 'waiting' ? true : undefined;
+  return (await handle.query(progressQuery)).status === 'waiting' ? true : undefined;
 }
 
 /** A stand-in for the Temporal client that records starts: proves a rejected input never reaches Temporal. */
@@ -308,8 +309,11 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
       const out = (await handle.result()) as BomQuestionOutput;
       const args = fc.sample(fc.array(hostileValue, { maxLength: 3 }), { numRuns: 10, seed: SEED });
       for (const a of args) {
-        expect(await handle.query('pipelineState', ...a)).toEqual(out.pipeline_state);
-        expect(await handle.query('progress', ...a)).toMatchObject({ flow: 'answerBomQuestion', status: 'completed' });
+        expect(await handle.query(pipelineStateQuery, ...a)).toEqual(out.pipeline_state);
+        expect(await handle.query(progressQuery, ...a)).toMatchObject({
+          flow: 'answerBomQuestion',
+          status: 'completed',
+        });
       }
       for (const name of ['pipelinestate', '__stack_trace_x', 'DROP TABLE', '']) {
         await expect(handle.query(name)).rejects.toThrow();
@@ -322,10 +326,10 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
     const discovery = await rawStart(discoverFromPrpFlow, [baseInput(discoverFromPrpFlow, 0)]);
     const platform = await rawStart(platformCheckFlow, [baseInput(platformCheckFlow, 0)]);
     await Promise.all([discovery.result(), platform.result()]);
-    const counts = await discovery.query('discoveryCounts');
+    const counts = await discovery.query(discoveryCountsQuery);
     for (const a of fc.sample(fc.array(hostileValue, { maxLength: 3 }), { numRuns: 8, seed: SEED })) {
-      expect(await discovery.query('discoveryCounts', ...a)).toEqual(counts);
-      expect(await platform.query('progress', ...a)).toMatchObject({ flow: 'platformCheck', status: 'completed' });
+      expect(await discovery.query(discoveryCountsQuery, ...a)).toEqual(counts);
+      expect(await platform.query(progressQuery, ...a)).toMatchObject({ flow: 'platformCheck', status: 'completed' });
     }
   });
 

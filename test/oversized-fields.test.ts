@@ -25,10 +25,17 @@ import {
   runEadsInterviewFlow,
   startPursuitUpdate,
   type InterviewView,
+  eadsRecordQuery,
+  aggregatedScrQuery,
 } from '../contracts/eads';
 import { platformCheckFlow } from '../contracts/platform';
 import { EXAMPLE_PROFILE, researchProposalFlow } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
+import {
+  answerQuestionUpdate,
+  currentQuestionQuery,
+  reviewProposalUpdate,
+  proposalStateQuery,
+} from '../contracts/proposal-messages';
 import { createHarness, type Harness } from './helpers/harness';
 import { messageOf, settle } from './hostile-helpers';
 import { until } from './proposal-helpers';
@@ -243,8 +250,7 @@ describe('oversized fields at every entry point', () => {
       maxRefinements: 0,
     });
     await until(
-      async () =>
-        (await handle.query<{ awaiting: string | null }>('proposalState')).awaiting === 'review' ? true : undefined,
+      async () => ((await handle.query(proposalStateQuery)).awaiting === 'review' ? true : undefined),
       'the review gate',
       60_000,
     );
@@ -259,7 +265,7 @@ describe('oversized fields at every entry point', () => {
     expect(await updateRejection(handle.executeUpdate(reviewProposalUpdate, { args: [BIG as never] }))).toMatch(
       /Invalid input/,
     );
-    expect((await handle.query<{ awaiting: string | null }>('proposalState')).awaiting).toBe('review');
+    expect((await handle.query(proposalStateQuery)).awaiting).toBe('review');
     expect(await workflowTaskFailures(handle)).toEqual([]);
     await handle.terminate('test done');
   });
@@ -287,8 +293,8 @@ describe('oversized fields at every entry point', () => {
       expect(
         await updateRejection(interview.executeUpdate(finishInterviewUpdate, { args: [{ reason: BIG }] })),
       ).toMatch(/reason must be a string of at most 1000/);
-      expect(await interview.query('eadsRecord', BIG)).toBeNull();
-      expect(await interview.query('aggregatedScr', [BIG])).toMatchObject({ conflicts: [] });
+      expect(await interview.query(eadsRecordQuery, BIG)).toBeNull();
+      expect(await interview.query(aggregatedScrQuery, [BIG])).toMatchObject({ conflicts: [] });
 
       await interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: view.nextEads!.eads_id! }] });
       const current = await until(

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AesGcmPayloadCodec, ENCRYPTED_ENCODING } from '../codec/payload-codec';
 import { parseConfig } from '../contracts/config';
-import { bomQuestionFlow } from '../contracts/bom';
+import { bomQuestionFlow, pipelineStateQuery } from '../contracts/bom';
 import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
 import { startCodecServer, startCodecServerFromConfig } from '../server/codec-server';
 import { rawHttp } from './hostile-helpers';
@@ -184,7 +184,7 @@ describe('payload encryption (AES-GCM codec)', () => {
           '--workflow-id',
           handle.workflowId,
           '--name',
-          'pipelineState',
+          pipelineStateQuery.name,
           '--codec-endpoint',
           server.url,
           '--codec-auth',

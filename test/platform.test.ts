@@ -1,9 +1,10 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLOW_SEARCH_ATTRIBUTE, type Progress } from '../contracts/common';
+import { FLOW_SEARCH_ATTRIBUTE } from '../contracts/common';
 import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { progressQuery } from '../contracts/progress-messages';
 
 describe('platformCheck on the embedded backends', () => {
   let h: Harness;
@@ -22,7 +23,7 @@ describe('platformCheck on the embedded backends', () => {
     expect(result.usage.totalTokens).toBeGreaterThan(0);
     expect(result.usage.calls).toBe(1);
 
-    const progress = await handle.query<Progress>('progress');
+    const progress = await handle.query(progressQuery);
     expect(progress).toMatchObject({ flow: 'platformCheck', status: 'completed', done: 3, total: 3 });
     const description = await handle.describe();
     expect(description.searchAttributes[FLOW_SEARCH_ATTRIBUTE]).toEqual(['platformCheck']);

@@ -1,7 +1,6 @@
 import {
   ActivityCancellationType,
   ApplicationFailure,
-  defineQuery,
   isCancellation,
   proxyActivities,
   rootCause,
@@ -11,55 +10,47 @@ import type { createDiscoveryActivities } from '../activities/discovery';
 import { addUsage, zeroUsage, type TokenUsage } from '../contracts/common';
 import {
   discoverFromPrpFlow,
-  tableName,
+  discoveryCountsQuery,
   type CandidateTable,
   type Column,
   type DiscoverFromPrpOutput,
-  type DiscoveredTable,
-  type DiscoveryCounts,
   type RejectedCandidate,
   type SearchStep,
   type StepResult,
 } from '../contracts/discovery';
 import { extractTargetSchema } from '../domain/prp-schema';
+import { LONG_MODEL, MODEL, SEARCH, withOptions } from './lib/activity-options';
 import { beginFlow } from './lib/flow';
+import type { ProgressTracker } from './lib/progress';
+import { DiscoveryTally, sortVerdicts, type Verdict } from './discovery/discovery-tally';
 import { FailureType } from '../contracts/failures';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
-
-/** The counters behind the progress line, as numbers. */
-export const discoveryCountsQuery = defineQuery<DiscoveryCounts>('discoveryCounts');
 
 // Every activity waits for its cancellation to be acknowledged (the activity heartbeats and stops
 // its HTTP call), so a cancelled workflow closes only once no search or model call is running.
 const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
 
 // Searches are quick and cheap: fail over fast; after the retries the step records the error.
-const { discoverySearchCatalog } = proxyActivities<DiscoveryActivities>({
-  startToCloseTimeout: '30 seconds',
-  heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 seconds',
-    maximumAttempts: 3,
-  },
-  cancellationType,
-});
+const { discoverySearchCatalog } = proxyActivities<DiscoveryActivities>(
+  withOptions(SEARCH, {
+    heartbeatTimeout: '10 seconds',
+    retry: { maximumInterval: '5 seconds', maximumAttempts: 3 },
+    cancellationType,
+  }),
+);
 // The plan reads the whole PRP: a longer call, retried patiently (nothing happens without it).
-const { discoveryPlanSearch } = proxyActivities<DiscoveryActivities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
-  cancellationType,
-});
+const { discoveryPlanSearch } = proxyActivities<DiscoveryActivities>(
+  withOptions(LONG_MODEL, {
+    heartbeatTimeout: '5 seconds',
+    retry: { backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+    cancellationType,
+  }),
+);
 // One validation per candidate; a validation that keeps failing is recorded and fails closed.
-const { discoveryValidateCandidate } = proxyActivities<DiscoveryActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '5 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '20 seconds', maximumAttempts: 4 },
-  cancellationType,
-});
+const { discoveryValidateCandidate } = proxyActivities<DiscoveryActivities>(
+  withOptions(MODEL, { heartbeatTimeout: '5 seconds', retry: { maximumAttempts: 4 }, cancellationType }),
+);
 
 /**
  * At most `limit` activities at once across all steps. A plain FIFO of waiters (deterministic:
@@ -110,20 +101,9 @@ interface StepOutcome {
  */
 export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPrpOutput> {
   const { input, progress } = beginFlow(discoverFromPrpFlow.type, discoverFromPrpFlow.input, rawInput);
-  const counts: DiscoveryCounts = {
-    planned: 0,
-    searched: 0,
-    searchesFailed: 0,
-    candidates: 0,
-    validated: 0,
-    validationsFailed: 0,
-    fits: 0,
-  };
+  const tally = new DiscoveryTally();
+  const { counts } = tally;
   setHandler(discoveryCountsQuery, () => counts);
-  const countLine = () =>
-    `${counts.planned} step(s) planned · ${counts.searched + counts.searchesFailed}/${counts.planned} searched` +
-    `${counts.searchesFailed ? ` (${counts.searchesFailed} failed)` : ''} · ${counts.validated + counts.validationsFailed}/${counts.candidates} validated` +
-    `${counts.validationsFailed ? ` (${counts.validationsFailed} failed)` : ''} · ${counts.fits} fit`;
 
   try {
     const schemaSource = input.targetSchema ? 'input' : 'prp';
@@ -149,23 +129,22 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     const uncovered = targetSchema.map((c) => c.name).filter((name) => !covered.has(name));
     counts.planned = steps.length;
 
-    progress.stage('discovery orchestrator', countLine(), steps.length);
-    const limiter = new Limiter(input.concurrency);
+    progress.stage('discovery orchestrator', tally.line(), steps.length);
+    const run: StepRun = { limiter: new Limiter(input.concurrency), tally, progress, input };
     const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
     const outcomes = await settleAll(
       steps.map((step) =>
         runStep(
+          run,
           step,
           [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean),
-          limiter,
         ),
       ),
     );
 
     for (const o of outcomes) usage = addUsage(usage, o.usage);
-    const results = outcomes.map((o) => o.result);
     const output: DiscoverFromPrpOutput = {
-      results,
+      results: outcomes.map((o) => o.result),
       rejected: outcomes.flatMap((o) => o.rejected),
       uncovered_columns: uncovered,
       target_schema: targetSchema,
@@ -179,112 +158,95 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
       },
       usage,
     };
-    progress.finish('completed', countLine());
+    progress.finish('completed', tally.line());
     return output;
   } catch (err) {
-    progress.finish(isCancellation(err) ? 'cancelled' : 'failed', `${countLine()} — ${failureMessage(err)}`);
+    progress.finish(isCancellation(err) ? 'cancelled' : 'failed', `${tally.line()} — ${failureMessage(err)}`);
     throw err;
   }
+}
 
-  async function runStep(step: SearchStep, targetColumns: Column[], limiter: Limiter): Promise<StepOutcome> {
-    const base = {
-      conceptual_group: step.conceptual_group,
-      search_query: step.search_query,
-      target_columns: targetColumns,
-    };
-    let candidates: CandidateTable[];
-    let skipped = 0;
-    const searchFailed = (error: string): StepOutcome => {
-      counts.searchesFailed++;
-      progress.advance(1, countLine());
-      return {
-        result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error },
-        rejected: [],
-        usage: zeroUsage(),
-      };
-    };
-    try {
-      ({ candidates, skipped } = await limiter.run(() =>
-        discoverySearchCatalog(step.search_query, input.maxCandidatesPerStep),
-      ));
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      return searchFailed(`search failed: ${failureMessage(err)}`);
-    }
-    // Hits, but none of them a table description (a data store of other documents, a changed
-    // document schema): that is a broken catalog, not "no table fits".
-    if (candidates.length === 0 && skipped > 0) {
-      return searchFailed(
-        `search returned ${skipped} document(s), none describing a table (table_id and a schema): check the catalog data store`,
-      );
-    }
-    counts.searched++;
-    counts.candidates += candidates.length;
-    progress.setTotal((progress.current.total ?? 0) + candidates.length);
-    progress.advance(1, countLine());
+/** What every step of one run shares. */
+interface StepRun {
+  limiter: Limiter;
+  tally: DiscoveryTally;
+  progress: ProgressTracker;
+  input: { maxCandidatesPerStep: number };
+}
 
-    const verdicts = await settleAll(
-      candidates.map(async (candidate) => {
-        try {
-          const answer = await limiter.run(() =>
-            discoveryValidateCandidate({ conceptual_group: step.conceptual_group }, targetColumns, candidate),
-          );
-          counts.validated++;
-          if (answer.data.is_good_fit) counts.fits++;
-          progress.tokens(answer.usage);
-          progress.advance(1, countLine());
-          return { candidate, answer, error: undefined };
-        } catch (err) {
-          if (isCancellation(err)) throw err;
-          counts.validationsFailed++;
-          progress.advance(1, countLine());
-          return { candidate, answer: undefined, error: failureMessage(err) };
-        }
-      }),
-    );
-
-    const discovered: DiscoveredTable[] = [];
-    const rejected: RejectedCandidate[] = [];
-    let usage = zeroUsage();
-    for (const v of verdicts) {
-      const table = tableName(v.candidate);
-      if (!v.answer) {
-        // Fails closed: no verdict means not a fit, whatever the search ranking said.
-        rejected.push({
-          conceptual_group: step.conceptual_group,
-          table,
-          outcome: 'validation_error',
-          reason: `validation failed: ${v.error}`,
-          relevance_score: null,
-        });
-        continue;
-      }
-      usage = addUsage(usage, v.answer.usage);
-      const { is_good_fit, relevance_score, reasoning, matched_columns } = v.answer.data;
-      if (is_good_fit) discovered.push({ ...v.candidate, relevance_score, reasoning, matched_columns });
-      else
-        rejected.push({
-          conceptual_group: step.conceptual_group,
-          table,
-          outcome: 'not_a_fit',
-          reason: reasoning,
-          relevance_score,
-        });
-    }
-    discovered.sort((a, b) => b.relevance_score - a.relevance_score);
-    const failures = verdicts.filter((v) => !v.answer);
+/** One planned step: its catalog search, then each candidate validated against the step's target columns. */
+async function runStep(run: StepRun, step: SearchStep, targetColumns: Column[]): Promise<StepOutcome> {
+  const { limiter, tally, progress } = run;
+  const counts = tally.counts;
+  const base = {
+    conceptual_group: step.conceptual_group,
+    search_query: step.search_query,
+    target_columns: targetColumns,
+  };
+  let candidates: CandidateTable[];
+  let skipped = 0;
+  const searchFailed = (error: string): StepOutcome => {
+    counts.searchesFailed++;
+    progress.advance(1, tally.line());
     return {
-      result: {
-        ...base,
-        discovered_tables: discovered,
-        candidates_found: candidates.length,
-        status: failures.length ? 'partial' : 'ok',
-        ...(failures.length
-          ? { error: `${failures.length} of ${candidates.length} validation(s) failed: ${failures[0].error}` }
-          : {}),
-      },
-      rejected,
-      usage,
+      result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error },
+      rejected: [],
+      usage: zeroUsage(),
     };
+  };
+  try {
+    ({ candidates, skipped } = await limiter.run(() =>
+      discoverySearchCatalog(step.search_query, run.input.maxCandidatesPerStep),
+    ));
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return searchFailed(`search failed: ${failureMessage(err)}`);
   }
+  // Hits, but none of them a table description (a data store of other documents, a changed
+  // document schema): that is a broken catalog, not "no table fits".
+  if (candidates.length === 0 && skipped > 0) {
+    return searchFailed(
+      `search returned ${skipped} document(s), none describing a table (table_id and a schema): check the catalog data store`,
+    );
+  }
+  counts.searched++;
+  counts.candidates += candidates.length;
+  progress.setTotal((progress.current.total ?? 0) + candidates.length);
+  progress.advance(1, tally.line());
+
+  const verdicts = await settleAll(
+    candidates.map(async (candidate): Promise<Verdict> => {
+      try {
+        const answer = await limiter.run(() =>
+          discoveryValidateCandidate({ conceptual_group: step.conceptual_group }, targetColumns, candidate),
+        );
+        counts.validated++;
+        if (answer.data.is_good_fit) counts.fits++;
+        progress.tokens(answer.usage);
+        progress.advance(1, tally.line());
+        return { candidate, answer, error: undefined };
+      } catch (err) {
+        if (isCancellation(err)) throw err;
+        counts.validationsFailed++;
+        progress.advance(1, tally.line());
+        return { candidate, answer: undefined, error: failureMessage(err) };
+      }
+    }),
+  );
+
+  const { discovered, rejected, usage } = sortVerdicts(step, verdicts);
+  const failures = verdicts.filter((v) => !v.answer);
+  return {
+    result: {
+      ...base,
+      discovered_tables: discovered,
+      candidates_found: candidates.length,
+      status: failures.length ? 'partial' : 'ok',
+      ...(failures.length
+        ? { error: `${failures.length} of ${candidates.length} validation(s) failed: ${failures[0].error}` }
+        : {}),
+    },
+    rejected,
+    usage,
+  };
 }

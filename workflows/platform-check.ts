@@ -1,27 +1,25 @@
 import { proxyActivities } from '@temporalio/workflow';
 import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
 import type { createPlatformActivities } from '../activities/platform';
+import { MODEL, SEARCH, withOptions } from './lib/activity-options';
 import { beginFlow } from './lib/flow';
 import { FailureType } from '../contracts/failures';
 
 type PlatformActivities = ReturnType<typeof createPlatformActivities>;
 
 // Search and warehouse calls are quick: fail over fast. Model calls get longer and more patient retries.
-const { describeBackends, searchPlatformDocs, queryComponents } = proxyActivities<PlatformActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 5 },
-});
-const { summarizeFindings } = proxyActivities<PlatformActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumInterval: '10 seconds',
-    maximumAttempts: 8,
-    nonRetryableErrorTypes: [FailureType.ModelRequestRejected],
-  },
-});
+const { describeBackends, searchPlatformDocs, queryComponents } = proxyActivities<PlatformActivities>(SEARCH);
+const { summarizeFindings } = proxyActivities<PlatformActivities>(
+  withOptions(MODEL, {
+    heartbeatTimeout: '10 seconds',
+    retry: {
+      initialInterval: '500 milliseconds',
+      maximumInterval: '10 seconds',
+      maximumAttempts: 8,
+      nonRetryableErrorTypes: [FailureType.ModelRequestRejected],
+    },
+  }),
+);
 
 /** Search → warehouse → model: proves every backend works through Temporal activities. */
 export async function platformCheck(rawInput: unknown): Promise<PlatformCheckOutput> {

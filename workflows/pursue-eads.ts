@@ -5,6 +5,8 @@
  * structure. The pursuit ends when every field is filled, when the answer marks it exhausted,
  * when the budget cannot pay for another question, or on finalize. Long pursuits continue as
  * new with their state.
+ *
+ * The state, the handlers and their validators are in `Pursuit` (eads/pursuit.ts).
  */
 import {
   ActivityFailure,
@@ -19,9 +21,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { createEadsActivities } from '../activities/eads';
-import { addUsage, capMessage, excerpt, formatZodError, zeroUsage } from '../contracts/common';
+import { capMessage } from '../contracts/common';
 import {
-  answerInputSchema,
   answerUpdate,
   currentQuestionQuery,
   finalizePursuitSignal,
@@ -30,42 +31,28 @@ import {
   pursuitInstructionsQuery,
   pursuitQuestionsQuery,
   pursuitStatusQuery,
-  type AnswerResult,
   type AskedQuestion,
-  type FinalizeResult,
   type PursuitResult,
-  type PursuitState,
-  type PursuitStatus,
-  type PursuitStatusName,
 } from '../contracts/eads';
-import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement } from '../domain/eads-structure';
-import { beginFlow } from './lib/flow';
 import { FailureType } from '../contracts/failures';
+import { MODEL, QUICK_READ, withOptions } from './lib/activity-options';
+import { beginFlow } from './lib/flow';
+import type { ProgressTracker } from './lib/progress';
+import { MAX_FREE_QUESTIONS, Pursuit, type PendingAnswer, type Refinement } from './eads/pursuit';
+
+export { MAX_FREE_QUESTIONS };
 
 type EadsActivities = ReturnType<typeof createEadsActivities>;
 
+const nonRetryableErrorTypes = [FailureType.EadsLibraryInvalid, FailureType.UnknownEads];
 // Reading the library is quick and a broken file will not heal: few attempts.
-const { loadPursuitPlan } = proxyActivities<EadsActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '500 milliseconds',
-    backoffCoefficient: 2,
-    maximumAttempts: 3,
-    nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid, FailureType.UnknownEads],
-  },
-});
+const { loadPursuitPlan } = proxyActivities<EadsActivities>(
+  withOptions(QUICK_READ, { retry: { nonRetryableErrorTypes } }),
+);
 // Model calls: patient retries with backoff (429/503 from the model are retried here, not in the client).
-const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyActivities<EadsActivities>({
-  startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '20 seconds',
-    maximumAttempts: 5,
-    nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid, FailureType.UnknownEads],
-  },
-});
+const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyActivities<EadsActivities>(
+  withOptions(MODEL, { retry: { nonRetryableErrorTypes } }),
+);
 
 /**
  * A table answer that could not be read (a broken paste) costs no budget: the question is asked
@@ -73,7 +60,6 @@ const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyAc
  * Behind a patch: older executions charged every question.
  */
 export const FREE_UNREAD_TABLE_PATCH = 'eads-unread-table-costs-no-budget';
-export const MAX_FREE_QUESTIONS = 2;
 
 /**
  * A model that rejects a request (invalid key, bad request: HTTP 400/401/403/404, non-retryable)
@@ -95,338 +81,152 @@ const failureMessage = (err: unknown): string => {
 
 export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   const { input, progress } = beginFlow('pursueEads', pursueEadsInput, rawInput);
-  // Validated by the input schema (pursuitResumeSchema): continue-as-new state, or a starter's.
-  let state: PursuitState | undefined = input.resume;
-  let status: PursuitStatusName = 'working';
-  let current: AskedQuestion | null = null;
-  let pending: { questionId: string; answer: string; exhausted: boolean } | null = null;
-  let finalizeNotes: string | null = state?.finalizeNotes ?? null;
-  let error: string | undefined;
-  const results = new Map<string, AnswerResult>();
-
-  const fieldNames = () => state?.plan.fields.map((f) => f.name) ?? [];
-  const statusView = (): PursuitStatus => {
-    const decrement = state?.plan.budgetDecrement ?? 0;
-    const asked = state?.questionsAsked ?? 0;
-    const completion = computeCompleteness(fieldNames(), state?.dataStructure ?? {});
-    const used = budgetUsed(asked - (state?.freeQuestions ?? 0), decrement);
-    return {
-      eads_id: input.eadsId,
-      name: state?.plan.name ?? input.eadsId,
-      interviewer_type: state?.plan.interviewer ?? 'process',
-      pursuit_no: input.pursuitNo,
-      status,
-      data_structure: state?.dataStructure ?? {},
-      completed_fields: completion.completedFields,
-      remaining_fields: completion.remainingFields,
-      completeness: state ? completion.completeness : 0,
-      budget_used: used,
-      budget_remaining: Math.round((1 - used) * 1e6) / 1e6,
-      budget_decrement: decrement,
-      questions_asked: asked,
-      current_question: current,
-      waiting_for_answer: current !== null && input.mode === 'human' && pending === null,
-    };
-  };
-  const finalizeView = (): FinalizeResult => {
-    const view = statusView();
-    return {
-      success: status !== 'failed' && status !== 'working',
-      data_structure: view.data_structure,
-      validation_results: {
-        complete: view.remaining_fields.length === 0,
-        completeness: view.completeness,
-        missing_fields: view.remaining_fields,
-        status,
-        notes: error ?? finalizeNotes ?? '',
-      },
-    };
-  };
-
-  const stopOnModelRejection = (err: unknown) => {
-    if (!modelRejection(err) || !patched(STOP_ON_MODEL_REJECTION_PATCH)) return;
-    progress.finish('failed', error ?? failureMessage(err));
-    throw ApplicationFailure.create({
-      type: MODEL_REJECTED,
-      nonRetryable: true,
-      message: error ?? failureMessage(err),
-    });
-  };
-
+  const pursuit = new Pursuit(input);
   // Handlers first, so queries and updates work from the first workflow task on.
-  setHandler(pursuitStatusQuery, statusView);
-  setHandler(pursuitInstructionsQuery, () => state?.plan ?? null);
-  setHandler(currentQuestionQuery, () => current);
-  setHandler(pursuitQuestionsQuery, () => state?.questions ?? []);
-  // An answer names the question it answers. A repeat of an answer already taken (a client
-  // retrying after a lost reply) gets the first reply again: it never answers a later question.
-  const answeredWith = (questionId: string): string | undefined =>
-    pending?.questionId === questionId
-      ? pending.answer
-      : state?.questions.find((q) => q.id === questionId && q.answer !== '')?.answer;
-  setHandler(
-    answerUpdate,
-    async (raw) => {
-      const answer = answerInputSchema.parse(raw);
-      const repeat = results.has(answer.questionId) || pending?.questionId === answer.questionId;
-      if (!repeat)
-        pending = { questionId: answer.questionId, answer: answer.answer, exhausted: answer.exhausted ?? false };
-      await condition(() => results.has(answer.questionId) || status !== 'working');
-      const result = results.get(answer.questionId);
-      if (!result)
-        throw ApplicationFailure.create({
-          message: `the pursuit ended (${status}) before the answer was processed`,
-          type: FailureType.PursuitEnded,
-          nonRetryable: true,
-        });
-      return result;
-    },
-    {
-      // Synchronous, so a rejected answer never reaches history.
-      validator: (raw) => {
-        const parsed = answerInputSchema.safeParse(raw);
-        if (!parsed.success) throw new Error(`invalid answer: ${formatZodError(parsed.error)}`);
-        const { questionId, answer } = parsed.data;
-        const earlier = answeredWith(questionId);
-        // The same answer again, while its reply can still be given (this run): the same reply.
-        if (earlier === answer && (results.has(questionId) || pending?.questionId === questionId)) return;
-        if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has ended (${status})`);
-        if (input.mode === 'surrogate')
-          throw new Error('this pursuit is answered by the surrogate expert, not by updates');
-        if (earlier !== undefined)
-          throw new Error(
-            `question ${excerpt(questionId)} was already answered${earlier === answer ? '' : ' with a different answer'}`,
-          );
-        if (!current) throw new Error('no question is waiting for an answer yet; ask for the current question first');
-        if (questionId !== current.id)
-          throw new Error(`question ${excerpt(questionId)} is not the current question ("${current.id}")`);
-        if (pending) throw new Error(`an answer to ${current.id} is already being processed`);
-      },
-    },
-  );
-  setHandler(
-    finalizePursuitUpdate,
-    async (arg) => {
-      finalizeNotes ??= arg?.notes ?? 'finalized on request';
-      await condition(() => status !== 'working');
-      return finalizeView();
-    },
-    {
-      validator: (arg) => {
-        if (status !== 'working') throw new Error(`the pursuit of ${input.eadsId} has already ended (${status})`);
-        if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg)))
-          throw new Error('the argument must be an object: { notes?: string }');
-        if (arg?.notes !== undefined && (typeof arg.notes !== 'string' || arg.notes.length > 4000))
-          throw new Error('notes must be a string of at most 4000 characters');
-      },
-    },
-  );
-  setHandler(finalizePursuitSignal, (arg) => {
-    // Signals cannot be refused: keep only a string note (anyone can signal a workflow).
-    finalizeNotes ??= typeof arg?.notes === 'string' ? arg.notes.slice(0, 4000) : 'finalized by the interview';
+  setHandler(pursuitStatusQuery, () => pursuit.statusView());
+  setHandler(pursuitInstructionsQuery, () => pursuit.plan());
+  setHandler(currentQuestionQuery, () => pursuit.current);
+  setHandler(pursuitQuestionsQuery, () => pursuit.questions());
+  setHandler(answerUpdate, (raw) => pursuit.answer(raw), { validator: (raw) => pursuit.validateAnswer(raw) });
+  setHandler(finalizePursuitUpdate, (arg) => pursuit.finalize(arg), {
+    validator: (arg) => pursuit.validateFinalize(arg),
   });
+  setHandler(finalizePursuitSignal, (arg) => pursuit.onFinalizeSignal(arg));
 
-  if (!state) {
+  if (!pursuit.started) {
     progress.stage('load EADS', input.eadsId);
-    const plan = await loadPursuitPlan(input.eadsId);
-    state = {
-      version: 1,
-      plan,
-      dataStructure: { 'EADS-id': plan.id },
-      questions: [],
-      questionsAsked: 0,
-      exhausted: false,
-      usage: zeroUsage(),
-      runs: 1,
-      finalizeNotes: null,
-    };
+    pursuit.begin(await loadPursuitPlan(input.eadsId));
   }
-  const s = state;
-  const decrement = s.plan.budgetDecrement;
-  const maxQuestions = Math.floor(1 / decrement + 1e-9);
-  progress.setTotal(maxQuestions);
-  const asked = () =>
-    s.questions.map((q) => ({
-      id: q.id,
-      targets: q.targets,
-      filled: q.filled,
-      question: q.question,
-      ...(q.charged === false ? { charged: false } : {}),
-    }));
-  const charged = () => s.questionsAsked - (s.freeQuestions ?? 0);
-  let questionsThisRun = 0;
+  progress.setTotal(pursuit.maxQuestions);
 
+  let questionsThisRun = 0;
   for (;;) {
-    const completion = computeCompleteness(fieldNames(), s.dataStructure);
-    if (finalizeNotes !== null) {
-      status = 'finalized';
-      break;
-    }
-    if (completion.completeness >= 1) {
-      status = 'complete';
-      break;
-    }
-    if (s.exhausted) {
-      status = 'exhausted';
-      break;
-    }
-    if (!canAffordQuestion(charged(), decrement)) {
-      status = 'budget-spent';
+    const end = pursuit.endReason();
+    if (end) {
+      pursuit.status = end;
       break;
     }
     if (questionsThisRun >= input.questionsPerRun || workflowInfo().continueAsNewSuggested) {
       // Between questions no answer is pending; let any finished update handler return first.
       await condition(allHandlersFinished);
-      return continueAsNew<typeof pursueEads>({ ...input, resume: { ...s, runs: s.runs + 1, finalizeNotes } });
+      return continueAsNew<typeof pursueEads>({ ...input, resume: pursuit.resumeState() });
     }
-
-    progress.stage('generate question', `${completion.remainingFields.length} field(s) open`);
-    let draft;
-    try {
-      const reply = await generateEadsQuestion({
-        eadsId: s.plan.id,
-        interviewer: s.plan.interviewer,
-        dataStructure: s.dataStructure,
-        asked: asked(),
-        context: input.context,
-      });
-      s.usage = addUsage(s.usage, reply.usage);
-      progress.tokens(reply.usage);
-      draft = reply.question;
-    } catch (err) {
-      status = 'failed';
-      error = `could not generate a question: ${failureMessage(err)}`;
-      stopOnModelRejection(err);
-      break;
-    }
-    // The question is charged when asked, to the EADS actually pursued.
-    s.questionsAsked++;
+    const question = await askQuestion(pursuit, progress);
+    if (!question) break;
     questionsThisRun++;
-    const question: AskedQuestion = {
-      ...draft,
-      id: `q${s.questionsAsked}`,
-      eads_id: s.plan.id,
-      budget_cost: decrement,
-    };
-    current = question;
-
-    let answerText: string;
-    let answerSaysExhausted = false;
-    if (input.mode === 'surrogate') {
-      progress.stage('surrogate answers', question.id);
-      try {
-        const reply = await answerAsSurrogate({ fixtureId: input.fixture!, eadsId: s.plan.id, question });
-        s.usage = addUsage(s.usage, reply.usage);
-        progress.tokens(reply.usage);
-        answerText = reply.answer;
-      } catch (err) {
-        status = 'failed';
-        error = `the surrogate expert could not answer: ${failureMessage(err)}`;
-        stopOnModelRejection(err);
-        break;
-      }
-    } else {
-      progress.waiting(`waiting for the answer to ${question.id}: ${question.question.slice(0, 80)}`);
-      await condition(() => pending !== null || finalizeNotes !== null);
-      if (!pending) {
-        s.questions.push({
-          id: question.id,
-          question: question.question,
-          question_type: question.question_type,
-          targets: question.targets,
-          answer: '',
-          filled: [],
-          commit_notes: 'not answered: the pursuit was finalized',
-        });
-        current = null;
-        continue;
-      }
-      const received: { answer: string; exhausted: boolean } = pending;
-      answerText = received.answer;
-      answerSaysExhausted = received.exhausted;
-    }
-
+    const answer = await awaitAnswer(pursuit, question, progress);
+    if (answer === 'failed') break;
+    if (answer === 'finalized') continue;
     progress.stage('refine data structure', question.id);
-    let update: Record<string, unknown> = {};
-    let notes: string;
-    let exhausted = answerSaysExhausted;
-    let free = false;
-    try {
-      const reply = await refineEadsStructure({
-        eadsId: s.plan.id,
-        question,
-        answer: answerText,
-        dataStructure: s.dataStructure,
-        asked: asked(),
-        context: input.context,
-      });
-      s.usage = addUsage(s.usage, reply.usage);
-      progress.tokens(reply.usage);
-      update = reply.update;
-      notes = reply.commitNotes;
-      exhausted = exhausted || reply.exhausted;
-      if (reply.unreadTable && (s.freeQuestions ?? 0) < MAX_FREE_QUESTIONS && patched(FREE_UNREAD_TABLE_PATCH)) {
-        s.freeQuestions = (s.freeQuestions ?? 0) + 1;
-        free = true;
-        notes = `${notes} The table could not be read, so this question is not charged to the budget.`.trim();
-      }
-    } catch (err) {
-      // The answer is kept; the next question can ask again.
-      notes = `the answer could not be turned into a refinement: ${failureMessage(err)}`;
-    }
-    s.dataStructure = mergeRefinement(s.dataStructure, update);
-    s.exhausted = exhausted;
-    const filled = Object.keys(update);
-    s.questions.push({
-      id: question.id,
-      question: question.question,
-      question_type: question.question_type,
-      targets: question.targets,
-      answer: answerText,
-      filled,
-      commit_notes: notes,
-      ...(free ? { charged: false } : {}),
-    });
-    const after = computeCompleteness(fieldNames(), s.dataStructure);
-    const ends = after.completeness >= 1 || exhausted || !canAffordQuestion(charged(), decrement);
-    results.set(question.id, {
-      question_id: question.id,
-      data_structure_update: update,
-      commit_notes: notes,
-      completeness: after.completeness,
-      next_action: ends ? 'complete' : filled.length ? 'continue' : 'needs_clarification',
-    });
-    progress.advance(1, `${question.id}: ${notes}`);
-    pending = null;
-    current = null;
+    const refinement = await refine(pursuit, question, answer, progress);
+    const { commit_notes } = pursuit.recordAnswer(question, answer.answer, refinement);
+    progress.advance(1, `${question.id}: ${commit_notes}`);
   }
 
-  current = null;
-  const final = computeCompleteness(fieldNames(), s.dataStructure);
-  const used = budgetUsed(charged(), decrement);
+  pursuit.current = null;
   progress.finish(
-    status === 'failed' ? 'failed' : 'completed',
-    `${status}: completeness ${final.completeness}, budget used ${used}`,
+    pursuit.status === 'failed' ? 'failed' : 'completed',
+    `${pursuit.status}: completeness ${pursuit.completion().completeness}, budget used ${pursuit.budgetUsed()}`,
   );
   // Let pending update handlers (answer, finalize) return before the workflow closes.
   await condition(allHandlersFinished);
-  return {
-    eadsId: s.plan.id,
-    name: s.plan.name,
-    interviewer: s.plan.interviewer,
-    pursuitNo: input.pursuitNo,
-    status: status as PursuitResult['status'],
-    dataStructure: s.dataStructure,
-    completedFields: final.completedFields,
-    remainingFields: final.remainingFields,
-    completeness: final.completeness,
-    budgetUsed: used,
-    budgetRemaining: Math.round((1 - used) * 1e6) / 1e6,
-    budgetDecrement: decrement,
-    questions: s.questions,
-    notes: error ?? finalizeNotes ?? `${status} after ${s.questionsAsked} question(s)`,
-    ...(error ? { error } : {}),
-    usage: s.usage,
-    runs: s.runs,
-  };
+  return pursuit.result();
+}
+
+/** Fails the pursuit with `error`; a model that rejects requests also stops the interview. */
+function failPursuit(pursuit: Pursuit, progress: ProgressTracker, error: string, err: unknown): void {
+  pursuit.fail(error);
+  if (!modelRejection(err) || !patched(STOP_ON_MODEL_REJECTION_PATCH)) return;
+  progress.finish('failed', error);
+  throw ApplicationFailure.create({ type: MODEL_REJECTED, nonRetryable: true, message: error });
+}
+
+/** The model's next question, asked (and charged); null when none could be generated. */
+async function askQuestion(pursuit: Pursuit, progress: ProgressTracker): Promise<AskedQuestion | null> {
+  const { state, input } = pursuit;
+  progress.stage('generate question', `${pursuit.completion().remainingFields.length} field(s) open`);
+  try {
+    const reply = await generateEadsQuestion({
+      eadsId: state.plan.id,
+      interviewer: state.plan.interviewer,
+      dataStructure: state.dataStructure,
+      asked: pursuit.asked(),
+      context: input.context,
+    });
+    pursuit.spend(reply.usage);
+    progress.tokens(reply.usage);
+    return pursuit.ask(reply.question);
+  } catch (err) {
+    failPursuit(pursuit, progress, `could not generate a question: ${failureMessage(err)}`, err);
+    return null;
+  }
+}
+
+/** The surrogate expert's answer, or a person's (by update); `finalized` when the pursuit ended before one came. */
+async function awaitAnswer(
+  pursuit: Pursuit,
+  question: AskedQuestion,
+  progress: ProgressTracker,
+): Promise<PendingAnswer | 'failed' | 'finalized'> {
+  const { state, input } = pursuit;
+  if (input.mode === 'surrogate') {
+    progress.stage('surrogate answers', question.id);
+    try {
+      const reply = await answerAsSurrogate({ fixtureId: input.fixture!, eadsId: state.plan.id, question });
+      pursuit.spend(reply.usage);
+      progress.tokens(reply.usage);
+      return { questionId: question.id, answer: reply.answer, exhausted: false };
+    } catch (err) {
+      failPursuit(pursuit, progress, `the surrogate expert could not answer: ${failureMessage(err)}`, err);
+      return 'failed';
+    }
+  }
+  progress.waiting(`waiting for the answer to ${question.id}: ${question.question.slice(0, 80)}`);
+  await condition(() => pursuit.pending !== null || pursuit.finalizeNotes !== null);
+  if (pursuit.pending) return pursuit.pending;
+  pursuit.skipUnanswered(question);
+  return 'finalized';
+}
+
+/** What the answer changes in the data structure; a failed refinement keeps the answer and changes nothing. */
+async function refine(
+  pursuit: Pursuit,
+  question: AskedQuestion,
+  answer: PendingAnswer,
+  progress: ProgressTracker,
+): Promise<Refinement> {
+  const { state, input } = pursuit;
+  try {
+    const reply = await refineEadsStructure({
+      eadsId: state.plan.id,
+      question,
+      answer: answer.answer,
+      dataStructure: state.dataStructure,
+      asked: pursuit.asked(),
+      context: input.context,
+    });
+    pursuit.spend(reply.usage);
+    progress.tokens(reply.usage);
+    const refinement = {
+      update: reply.update,
+      notes: reply.commitNotes,
+      exhausted: answer.exhausted || reply.exhausted,
+      free: false,
+    };
+    if (pursuit.mayWaiveCharge(reply.unreadTable) && patched(FREE_UNREAD_TABLE_PATCH)) {
+      pursuit.waiveCharge();
+      refinement.free = true;
+      refinement.notes =
+        `${refinement.notes} The table could not be read, so this question is not charged to the budget.`.trim();
+    }
+    return refinement;
+  } catch (err) {
+    // The answer is kept; the next question can ask again.
+    return {
+      update: {},
+      notes: `the answer could not be turned into a refinement: ${failureMessage(err)}`,
+      exhausted: answer.exhausted,
+      free: false,
+    };
+  }
 }

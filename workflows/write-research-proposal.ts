@@ -7,6 +7,8 @@
  * transitions, with workflow timestamps, come back in the result and through the
  * `proposalState` query. An unrecoverable stage error ends in the ERROR state with the message
  * in the result; retryable faults are retried by Temporal per activity.
+ *
+ * The state, the handlers and their validators are in `ProposalRun` (proposal/proposal-run.ts).
  */
 import {
   ActivityFailure,
@@ -17,65 +19,143 @@ import {
   proxyActivities,
   setHandler,
 } from '@temporalio/workflow';
-import type { createProposalActivities, LiteratureHit } from '../activities/proposal';
-import { addUsage, formatZodError, zeroUsage, type TokenUsage } from '../contracts/common';
+import type { createProposalActivities } from '../activities/proposal';
+import type { TokenUsage } from '../contracts/common';
 import {
   MAX_REVIEW_ROUNDS,
   researchProposalFlow,
-  reviewDecisionSchema,
   userProfileSchema,
-  type DataCollectionPlan,
-  type MethodologyRecommendation,
-  type ProblemDefinition,
-  type ProposalDocument,
   type ProposalOutput,
   type ProposalState,
-  type QualityValidation,
-  type RefinementRound,
-  type ResearchObjectives,
   type ReviewDecision,
-  type UserProfile,
 } from '../contracts/proposal';
-import { beginFlow } from './lib/flow';
-import { Interview } from './proposal/interview';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
   proposalStateQuery,
   reviewProposalUpdate,
 } from '../contracts/proposal-messages';
-import { chooseBest } from '../domain/proposal-quality';
-import { ProposalStateMachine } from './proposal/state-machine';
-import { FailureType } from '../contracts/failures';
+import { LONG_MODEL, QUICK_READ, SEARCH, withOptions } from './lib/activity-options';
+import { beginFlow } from './lib/flow';
+import type { ProgressTracker } from './lib/progress';
+import type { Interview } from './proposal/interview';
+import { asProposalDocument, ProposalRun, toRound, unresolvedIssues, type Version } from './proposal/proposal-run';
 
 type ProposalActivities = ReturnType<typeof createProposalActivities>;
 
-// The search is quick and cheap: fail over fast.
 // Asking in the model's words is a nicety: quick, few retries, and the form's wording otherwise.
-const { interviewStyle, phraseInterviewQuestion } = proxyActivities<ProposalActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 2 },
-});
+const { interviewStyle, phraseInterviewQuestion } = proxyActivities<ProposalActivities>(
+  withOptions(QUICK_READ, { retry: { initialInterval: '1 second', maximumAttempts: 2 } }),
+);
 /** Interviews started after this change ask in the model's words when a general model is configured. */
 export const CONVERSATIONAL_INTERVIEW_PATCH = 'conversational-interview';
-const { searchLiterature } = proxyActivities<ProposalActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumAttempts: 5 },
-});
+// The search is quick and cheap: fail over fast.
+const { searchLiterature } = proxyActivities<ProposalActivities>(SEARCH);
 // Model stages: the original design's retry policy (5 attempts, exponential base 7) on 429/5xx/time-outs;
 // permanent errors (400/401/403/404) are non-retryable failures and stop at once.
 const { formulateProblem, defineObjectives, recommendMethodology, planDataCollection, checkQuality } =
-  proxyActivities<ProposalActivities>({
-    startToCloseTimeout: '3 minutes',
-    heartbeatTimeout: '15 seconds',
-    retry: { initialInterval: '1 second', backoffCoefficient: 7, maximumInterval: '2 minutes', maximumAttempts: 5 },
-  });
+  proxyActivities<ProposalActivities>(LONG_MODEL);
 // The render heartbeats, so a worker lost mid-render is noticed in 10 s rather than at the 1-minute time-out.
-const { renderProposalPdf } = proxyActivities<ProposalActivities>({
-  startToCloseTimeout: '1 minute',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
-});
+const { renderProposalPdf } = proxyActivities<ProposalActivities>(
+  withOptions(QUICK_READ, {
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: '10 seconds',
+    retry: { initialInterval: '1 second' },
+  }),
+);
+
+export async function writeResearchProposal(rawInput: unknown): Promise<ProposalOutput> {
+  const { input, progress } = beginFlow(researchProposalFlow.type, researchProposalFlow.input, rawInput);
+  const run = new ProposalRun(input);
+  setHandler(currentQuestionQuery, () => run.currentQuestion());
+  setHandler(proposalStateQuery, () => run.stateView());
+  setHandler(answerQuestionUpdate, (answer) => run.answer(answer), {
+    validator: (answer) => run.validateAnswer(answer),
+  });
+  setHandler(reviewProposalUpdate, (decision) => run.review(decision), {
+    validator: (decision) => run.validateReview(decision),
+  });
+
+  try {
+    if (input.mode === 'interactive') {
+      if (!(await interview(run, progress))) return run.result('abandoned');
+    } else {
+      run.profile = userProfileSchema.parse(input.profile);
+    }
+    for (;;) {
+      const version = await draftVersion(run, progress);
+      if (run.refinesAfter(version)) {
+        run.refineAfterQualityCheck(version);
+        const score = version.quality.overall_quality_score;
+        const note = `quality ${score} not passed: refinement ${run.autoRefinements}/${input.maxRefinements}`;
+        enter(run, progress, 'REFINEMENT', 'refinement', note);
+        continue;
+      }
+      run.choose();
+      if (!input.review) break;
+      const decision = await awaitReview(run, progress);
+      if (!decision)
+        return run.result('abandoned', { review: { required: true, outcome: 'timed-out', rounds: run.reviews } });
+      if (decision.decision === 'approve') break;
+      run.requestChanges(decision);
+      const note = `review requested changes (${run.reviewRequests}/${MAX_REVIEW_ROUNDS})`;
+      enter(run, progress, 'REFINEMENT', 'refinement', note);
+    }
+    return await renderPdf(run, progress);
+  } catch (err) {
+    // Cancellation and programming errors (e.g. an invalid transition) are not proposal errors.
+    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+    const { message, type } = describeFailure(err);
+    run.awaiting = null;
+    run.sm.transition('ERROR', message);
+    progress.finish('failed', `${run.failedIn}: ${message}`);
+    return run.result('error', { error: { state: run.failedIn, message, type } });
+  }
+}
+
+/** Moves the state machine and says so in the progress line. */
+function enter(run: ProposalRun, progress: ProgressTracker, state: ProposalState, stage: string, note?: string) {
+  run.sm.transition(state, note);
+  progress.stage(stage, note ?? '');
+}
+
+/** Enters a stage whose activity failure is reported as that stage's error. */
+function enterStage(run: ProposalRun, progress: ProgressTracker, state: ProposalState, stage: string, note: string) {
+  run.failedIn = state;
+  enter(run, progress, state, stage, note);
+}
+
+function spend(run: ProposalRun, progress: ProgressTracker, usage: TokenUsage): void {
+  run.spend(usage);
+  progress.tokens(usage);
+}
+
+/** Asks the open questions one by one; false when the researcher stopped answering (abandoned). */
+async function interview(run: ProposalRun, progress: ProgressTracker): Promise<boolean> {
+  const interview = run.interview;
+  if (!interview) throw ApplicationFailure.nonRetryable('interactive mode without an interview', 'InvalidState');
+  const { idleTimeoutMinutes } = run.input;
+  enter(run, progress, 'INTERVIEWING', 'interview', `${interview.asked} question(s)`);
+  run.awaiting = 'answer';
+  const conversational = patched(CONVERSATIONAL_INTERVIEW_PATCH) && (await interviewStyle()) === 'conversational';
+  while (!interview.done) {
+    if (conversational) await rephraseOpenQuestion(interview);
+    const q = interview.current!;
+    const before = interview.answered;
+    progress.waiting(`question ${q.number}/${q.of}: ${q.prompt}`);
+    // Durable wait: survives worker restarts; an idle interview ends cleanly at the timeout.
+    const answered = await condition(() => interview.answered > before, idleTimeoutMinutes * 60_000);
+    if (!answered) {
+      run.closeInterview();
+      run.sm.transition('ABANDONED', `no answer to "${q.field}" within ${idleTimeoutMinutes} minute(s)`);
+      progress.finish('cancelled', `interview abandoned at question ${q.number}/${q.of}`);
+      return false;
+    }
+  }
+  run.closeInterview();
+  run.profile = interview.profile();
+  return true;
+}
 
 /** The open question in the model's words (the form's wording stays when the model cannot). */
 async function rephraseOpenQuestion(interview: Interview): Promise<void> {
@@ -93,43 +173,97 @@ async function rephraseOpenQuestion(interview: Interview): Promise<void> {
   if (phrased) interview.rephrase(form.field, phrased.prompt);
 }
 
-/** One complete pass through the stages. */
-interface Version {
-  round: number;
-  trigger: RefinementRound['trigger'];
-  feedback: string[];
-  title: string;
-  problem: ProblemDefinition;
-  objectives: ResearchObjectives;
-  methodology: MethodologyRecommendation;
-  plan: DataCollectionPlan;
-  quality: QualityValidation;
+/** One pass through the stages, from the literature search to quality control. */
+async function draftVersion(run: ProposalRun, progress: ProgressTracker): Promise<Version> {
+  const profile = run.profile!;
+  const { trigger, feedback, previous } = run.next;
+  const round = run.versions.length;
+  const label = `version ${round + 1}`;
+  enterStage(run, progress, 'PROBLEM_FORMULATION', 'problem formulation', label);
+  const hits = await searchLiterature(profile, previous?.key_variables ?? []);
+  const pf = await formulateProblem({ profile, hits, round, previous, feedback });
+  spend(run, progress, pf.usage);
+
+  enterStage(run, progress, 'OBJECTIVES', 'objectives', label);
+  const objectives = await defineObjectives(profile, pf.definition);
+  spend(run, progress, objectives.usage);
+
+  enterStage(run, progress, 'METHODOLOGY', 'methodology', label);
+  const methodology = await recommendMethodology(profile, pf.definition, objectives.data);
+  spend(run, progress, methodology.usage);
+
+  enterStage(run, progress, 'DATA_COLLECTION', 'data collection plan', label);
+  const plan = await planDataCollection(profile, objectives.data, methodology.data);
+  spend(run, progress, plan.usage);
+
+  enterStage(run, progress, 'QUALITY_CONTROL', 'quality control', label);
+  const quality = await checkQuality({
+    profile,
+    problem: pf.definition,
+    objectives: objectives.data,
+    methodology: methodology.data,
+    plan: plan.data,
+  });
+  spend(run, progress, quality.usage);
+  const version: Version = {
+    round,
+    trigger,
+    feedback,
+    title: pf.title,
+    problem: pf.definition,
+    objectives: objectives.data,
+    methodology: methodology.data,
+    plan: plan.data,
+    quality: quality.data,
+  };
+  run.versions.push(version);
+  const { overall_quality_score, validation_passed } = quality.data;
+  progress.advance(1, `${label}: overall ${overall_quality_score}, ${validation_passed ? 'passed' : 'not passed'}`);
+  return version;
 }
 
-function asProposalDocument(v: Version): ProposalDocument {
-  return {
-    title: v.title,
-    problem_definition: v.problem,
-    research_objectives: v.objectives,
-    methodology: v.methodology,
-    data_collection_plan: v.plan,
-    quality_validation: v.quality,
-  };
+/** Waits for approve / request-changes on the chosen version; undefined when the review timed out. */
+async function awaitReview(run: ProposalRun, progress: ProgressTracker): Promise<ReviewDecision | undefined> {
+  const chosen = run.chosen!;
+  const { idleTimeoutMinutes } = run.input;
+  const version = `version ${chosen.round + 1}`;
+  enterStage(run, progress, 'AWAITING_REVIEW', 'review', `${version}, overall ${chosen.quality.overall_quality_score}`);
+  run.awaiting = 'review';
+  progress.waiting(`waiting for approve / request-changes on ${version}`);
+  const decided = await condition(() => run.pendingReview !== undefined, idleTimeoutMinutes * 60_000);
+  run.awaiting = null;
+  if (!decided) {
+    run.sm.transition('ABANDONED', `no review decision within ${idleTimeoutMinutes} minute(s)`);
+    progress.finish('cancelled', 'review timed out');
+    return undefined;
+  }
+  return run.takeReview();
 }
 
-function toRound(v: Version): RefinementRound {
-  return {
-    round: v.round,
-    trigger: v.trigger,
-    overall: v.quality.overall_quality_score,
-    coherence: v.quality.coherence_score,
-    feasibility: v.quality.feasibility_score,
-    passed: v.quality.validation_passed,
-    planWeeks: v.quality.feasibility_check.plan_weeks,
-    secondaryQuestions: v.problem.secondary_questions.length,
-    criticalIssues: v.quality.issues_identified.filter((i) => i.severity === 'critical').length,
-    feedback: v.feedback,
-  };
+/** The PDF of the chosen version (written by an activity; only its path comes back). */
+async function renderPdf(run: ProposalRun, progress: ProgressTracker): Promise<ProposalOutput> {
+  const final = run.chosen!;
+  const passed = final.quality.validation_passed;
+  enterStage(run, progress, 'RENDERING_PDF', 'pdf', final.title);
+  const pdf = await renderProposalPdf({
+    generatedAt: new Date().toISOString(),
+    profile: run.profile!,
+    proposal: asProposalDocument(final),
+    history: run.versions.map(toRound),
+    chosenRound: final.round,
+    unresolvedIssues: unresolvedIssues(final),
+    review: run.reviews,
+  });
+  run.sm.transition(
+    'COMPLETE',
+    passed ? 'quality control passed' : `best version kept after ${run.autoRefinements} refinement(s)`,
+  );
+  progress.finish('completed', `${final.title}: ${pdf.path}`);
+  const { review } = run.input;
+  return run.result(passed ? 'completed' : 'completed_with_issues', {
+    pdf,
+    review: { required: review, outcome: review ? 'approved' : 'not-requested', rounds: run.reviews },
+  });
 }
 
 /** The failure's own message: an activity failure wraps the real cause. */
@@ -142,299 +276,4 @@ function describeFailure(err: unknown): { message: string; type: string | null }
     message: err instanceof Error ? err.message : String(err),
     type: err instanceof ApplicationFailure ? (err.type ?? null) : null,
   };
-}
-
-export async function writeResearchProposal(rawInput: unknown): Promise<ProposalOutput> {
-  const { input, progress } = beginFlow(researchProposalFlow.type, researchProposalFlow.input, rawInput);
-  const sm = new ProposalStateMachine(() => new Date().toISOString());
-  const idleMs = input.idleTimeoutMinutes * 60_000;
-  let usage: TokenUsage = zeroUsage();
-  const spend = (u: TokenUsage) => {
-    usage = addUsage(usage, u);
-    progress.tokens(u);
-  };
-
-  // Created before the handlers are set: an answer sent with the start (or before the first
-  // workflow task runs) is dispatched the moment its handler is set, and must find its question.
-  const interview: Interview | undefined =
-    input.mode === 'interactive' ? new Interview(input.profile ?? {}) : undefined;
-  /** False once the interview stopped taking answers (finished or abandoned). */
-  let interviewOpen = interview !== undefined;
-  let profile: UserProfile | null = null;
-  const versions: Version[] = [];
-  let cycleStart = 0;
-  let autoRefinements = 0;
-  let awaiting: 'answer' | 'review' | null = null;
-  let pendingReview: ReviewDecision | undefined;
-  const reviews: ProposalOutput['review']['rounds'] = [];
-  let reviewRequests = 0;
-  let chosen: Version | undefined;
-
-  const enter = (state: ProposalState, stage: string, note?: string) => {
-    sm.transition(state, note);
-    progress.stage(stage, note ?? '');
-  };
-
-  setHandler(currentQuestionQuery, () => (interviewOpen ? (interview?.current ?? null) : null));
-  setHandler(proposalStateQuery, () => ({
-    state: sm.state,
-    transitions: sm.history,
-    awaiting,
-    round: versions.length,
-    draft:
-      awaiting === 'review' && chosen
-        ? {
-            title: chosen.title,
-            overall: chosen.quality.overall_quality_score,
-            passed: chosen.quality.validation_passed,
-            issues: chosen.quality.issues_identified.map((i) => `[${i.severity}] ${i.description}`),
-          }
-        : null,
-  }));
-  setHandler(
-    answerQuestionUpdate,
-    (answer) => {
-      const next = interview!.accept(answer);
-      return interviewOpen ? next : null;
-    },
-    {
-      // Synchronous by contract: a bad answer is rejected before it reaches history, and the question stays open.
-      validator: (answer) => {
-        if (!interview)
-          throw ApplicationFailure.create({
-            type: FailureType.NoOpenQuestion,
-            message: 'no interview question is open',
-          });
-        interview.check(answer, interviewOpen);
-      },
-    },
-  );
-  setHandler(
-    reviewProposalUpdate,
-    (decision) => {
-      pendingReview = reviewDecisionSchema.parse(decision);
-      return { accepted: pendingReview.decision };
-    },
-    {
-      validator: (decision) => {
-        if (awaiting !== 'review' || pendingReview)
-          throw ApplicationFailure.create({
-            type: FailureType.NoReviewOpen,
-            message: `no proposal is awaiting review (state ${sm.state})`,
-          });
-        const parsed = reviewDecisionSchema.safeParse(decision);
-        if (!parsed.success)
-          throw ApplicationFailure.create({ type: FailureType.InvalidReview, message: formatZodError(parsed.error) });
-        if (parsed.data.decision === 'request-changes' && reviewRequests >= MAX_REVIEW_ROUNDS) {
-          throw ApplicationFailure.create({
-            type: FailureType.ReviewLimit,
-            message: `at most ${MAX_REVIEW_ROUNDS} change requests; approve the proposal or let the review time out`,
-          });
-        }
-      },
-    },
-  );
-
-  const result = (status: ProposalOutput['status'], extra: Partial<ProposalOutput> = {}): ProposalOutput => {
-    const best = chosen ?? chooseBest(versions);
-    const passed = best?.quality.validation_passed ?? false;
-    return {
-      status,
-      state: sm.state,
-      mode: input.mode,
-      title: best?.title ?? null,
-      profile,
-      proposal: best ? asProposalDocument(best) : null,
-      unresolvedIssues: best && !passed ? best.quality.issues_identified.filter((i) => i.severity !== 'minor') : [],
-      refinement: {
-        maxRefinements: input.maxRefinements,
-        refinements: autoRefinements,
-        limitReached:
-          autoRefinements >= input.maxRefinements &&
-          versions.length > 0 &&
-          !versions[versions.length - 1].quality.validation_passed,
-        chosenRound: best?.round ?? null,
-        history: versions.map(toRound),
-      },
-      interview: interview
-        ? { asked: interview.asked, answered: interview.answered, outcome: interview.done ? 'completed' : 'abandoned' }
-        : null,
-      review: { required: input.review, outcome: input.review ? 'not-reached' : 'not-requested', rounds: reviews },
-      pdf: null,
-      transitions: sm.history,
-      error: null,
-      usage,
-      ...extra,
-    };
-  };
-
-  let failedIn: ProposalState = sm.state;
-  try {
-    // --- Interview (interactive) or the given profile (autonomous)
-    if (input.mode === 'interactive') {
-      if (!interview) throw ApplicationFailure.nonRetryable('interactive mode without an interview', 'InvalidState');
-      enter('INTERVIEWING', 'interview', `${interview.asked} question(s)`);
-      awaiting = 'answer';
-      const conversational = patched(CONVERSATIONAL_INTERVIEW_PATCH) && (await interviewStyle()) === 'conversational';
-      while (!interview.done) {
-        if (conversational) await rephraseOpenQuestion(interview);
-        const q = interview.current!;
-        const before = interview.answered;
-        progress.waiting(`question ${q.number}/${q.of}: ${q.prompt}`);
-        // Durable wait: survives worker restarts; an idle interview ends cleanly at the timeout.
-        const answered = await condition(() => interview.answered > before, idleMs);
-        if (!answered) {
-          awaiting = null;
-          interviewOpen = false;
-          sm.transition('ABANDONED', `no answer to "${q.field}" within ${input.idleTimeoutMinutes} minute(s)`);
-          progress.finish('cancelled', `interview abandoned at question ${q.number}/${q.of}`);
-          return result('abandoned');
-        }
-      }
-      awaiting = null;
-      interviewOpen = false;
-      profile = interview.profile();
-    } else {
-      profile = userProfileSchema.parse(input.profile);
-    }
-
-    // --- Stages, quality control, bounded refinement, optional review
-    let trigger: RefinementRound['trigger'] = 'initial';
-    let feedback: string[] = [];
-    let previous: ProblemDefinition | undefined;
-    for (;;) {
-      const round = versions.length;
-      const label = `version ${round + 1}`;
-      failedIn = 'PROBLEM_FORMULATION';
-      enter('PROBLEM_FORMULATION', 'problem formulation', label);
-      const hits: LiteratureHit[] = await searchLiterature(profile, previous?.key_variables ?? []);
-      const pf = await formulateProblem({ profile, hits, round, previous, feedback });
-      spend(pf.usage);
-
-      failedIn = 'OBJECTIVES';
-      enter('OBJECTIVES', 'objectives', label);
-      const objectives = await defineObjectives(profile, pf.definition);
-      spend(objectives.usage);
-
-      failedIn = 'METHODOLOGY';
-      enter('METHODOLOGY', 'methodology', label);
-      const methodology = await recommendMethodology(profile, pf.definition, objectives.data);
-      spend(methodology.usage);
-
-      failedIn = 'DATA_COLLECTION';
-      enter('DATA_COLLECTION', 'data collection plan', label);
-      const plan = await planDataCollection(profile, objectives.data, methodology.data);
-      spend(plan.usage);
-
-      failedIn = 'QUALITY_CONTROL';
-      enter('QUALITY_CONTROL', 'quality control', label);
-      const quality = await checkQuality({
-        profile,
-        problem: pf.definition,
-        objectives: objectives.data,
-        methodology: methodology.data,
-        plan: plan.data,
-      });
-      spend(quality.usage);
-      const version: Version = {
-        round,
-        trigger,
-        feedback,
-        title: pf.title,
-        problem: pf.definition,
-        objectives: objectives.data,
-        methodology: methodology.data,
-        plan: plan.data,
-        quality: quality.data,
-      };
-      versions.push(version);
-      progress.advance(
-        1,
-        `${label}: overall ${quality.data.overall_quality_score}, ${quality.data.validation_passed ? 'passed' : 'not passed'}`,
-      );
-
-      if (!quality.data.validation_passed && autoRefinements < input.maxRefinements) {
-        autoRefinements++;
-        enter(
-          'REFINEMENT',
-          'refinement',
-          `quality ${quality.data.overall_quality_score} not passed: refinement ${autoRefinements}/${input.maxRefinements}`,
-        );
-        trigger = 'quality-control';
-        feedback = quality.data.recommendations;
-        previous = pf.definition;
-        continue;
-      }
-      // Passed, or the limit is reached: keep the best version of this cycle (since the last review).
-      chosen = chooseBest(versions.slice(cycleStart))!;
-
-      if (!input.review) break;
-      failedIn = 'AWAITING_REVIEW';
-      enter(
-        'AWAITING_REVIEW',
-        'review',
-        `version ${chosen.round + 1}, overall ${chosen.quality.overall_quality_score}`,
-      );
-      awaiting = 'review';
-      progress.waiting(`waiting for approve / request-changes on version ${chosen.round + 1}`);
-      const decided = await condition(() => pendingReview !== undefined, idleMs);
-      awaiting = null;
-      if (!decided) {
-        sm.transition('ABANDONED', `no review decision within ${input.idleTimeoutMinutes} minute(s)`);
-        progress.finish('cancelled', 'review timed out');
-        return result('abandoned', { review: { required: true, outcome: 'timed-out', rounds: reviews } });
-      }
-      const decision: ReviewDecision = pendingReview!;
-      pendingReview = undefined;
-      reviews.push({
-        decision: decision.decision,
-        ...(decision.comments ? { comments: decision.comments } : {}),
-        at: new Date().toISOString(),
-      });
-      if (decision.decision === 'approve') break;
-      reviewRequests++;
-      enter('REFINEMENT', 'refinement', `review requested changes (${reviewRequests}/${MAX_REVIEW_ROUNDS})`);
-      trigger = 'review';
-      feedback = [decision.comments!];
-      previous = chosen.problem;
-      cycleStart = versions.length;
-      chosen = undefined;
-    }
-
-    // --- PDF (written by an activity; only its path comes back)
-    const final = chosen!;
-    failedIn = 'RENDERING_PDF';
-    enter('RENDERING_PDF', 'pdf', final.title);
-    const unresolved = final.quality.validation_passed
-      ? []
-      : final.quality.issues_identified.filter((i) => i.severity !== 'minor');
-    const pdf = await renderProposalPdf({
-      generatedAt: new Date().toISOString(),
-      profile,
-      proposal: asProposalDocument(final),
-      history: versions.map(toRound),
-      chosenRound: final.round,
-      unresolvedIssues: unresolved,
-      review: reviews,
-    });
-    sm.transition(
-      'COMPLETE',
-      final.quality.validation_passed
-        ? 'quality control passed'
-        : `best version kept after ${autoRefinements} refinement(s)`,
-    );
-    progress.finish('completed', `${final.title}: ${pdf.path}`);
-    return result(final.quality.validation_passed ? 'completed' : 'completed_with_issues', {
-      pdf,
-      review: { required: input.review, outcome: input.review ? 'approved' : 'not-requested', rounds: reviews },
-    });
-  } catch (err) {
-    // Cancellation and programming errors (e.g. an invalid transition) are not proposal errors.
-    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
-    const { message, type } = describeFailure(err);
-    awaiting = null;
-    sm.transition('ERROR', message);
-    progress.finish('failed', `${failedIn}: ${message}`);
-    return result('error', { error: { state: failedIn, message, type } });
-  }
 }

@@ -13,10 +13,11 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { slugify, type FlowDefinition, type Progress } from '../../contracts/common';
+import { slugify, type FlowDefinition } from '../../contracts/common';
 import { flows as registeredFlows } from '../../contracts/flows';
 import { startFlow, webUiLink } from '../flow-client';
 import { extraToolRegistrars, type McpContext, type ToolRegistrar } from './tools';
+import { progressQuery } from '../../contracts/progress-messages';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
@@ -144,7 +145,7 @@ function followProgress(handle: WorkflowHandle, extra: ToolExtra, everyMs: numbe
   const poll = async () => {
     while (!stopped) {
       try {
-        const p = await handle.query<Progress>('progress');
+        const p = await handle.query(progressQuery);
         // MCP requires the progress value to grow with every notification.
         if (!stopped && p.done > last) {
           last = p.done;

@@ -27,6 +27,7 @@ import {
 import { findFlow } from '../../contracts/flows';
 import { currentQuestionQuery, proposalStateQuery } from '../../contracts/proposal-messages';
 import { html, renderTable, renderValue, type Html } from './html';
+import { progressQuery } from '../../contracts/progress-messages';
 
 export interface WorkflowSnapshot {
   workflowId: string;
@@ -87,7 +88,7 @@ export async function snapshot(ctx: ViewContext, workflowId: string): Promise<Wo
       interactive: false,
     };
   }
-  const progress = await queryOr(() => handle.query<Progress>('progress'));
+  const progress = await queryOr(() => handle.query(progressQuery));
   if (d.type === 'writeResearchProposal') return { ...base, ...(await proposalView(ctx, handle, progress)) };
   if (d.type === 'runEadsInterview') return { ...base, ...(await eadsView(ctx, handle)) };
   return { ...base, key: hashKey([progress]), body: renderProgress(progress), interactive: false };

@@ -1,10 +1,11 @@
 /**
  * The `progress` query every flow answers, plus the one-line "current details" the Web UI shows.
  */
-import { defineQuery, setCurrentDetails, setHandler } from '@temporalio/workflow';
+import { setCurrentDetails, setHandler } from '@temporalio/workflow';
 import type { Progress, TokenUsage } from '../../contracts/common';
+import { progressQuery } from '../../contracts/progress-messages';
 
-export const progressQuery = defineQuery<Progress>('progress');
+export { progressQuery };
 
 export class ProgressTracker {
   private state: Progress;

@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../contracts/project-root';
-import { PRELOADED } from '../contracts/workflow-preload';
-import { flows } from '../contracts/flows';
-import { PRELOADED_MODULES } from '../workers/workflow-bundle';
+import { PROJECT_ROOT } from '../../contracts/project-root';
+import { PRELOADED } from '../../contracts/workflow-preload';
+import { flows } from '../../contracts/flows';
+import { PRELOADED_MODULES } from '../../workers/workflow-bundle';
 
 /** Source files under a folder, recursively. */
 function sourcesUnder(dir: string): string[] {

@@ -1,0 +1,97 @@
+/** `BomPipeline` without Temporal: the pipeline state each step records, and the answer texts. */
+import { describe, expect, it } from 'vitest';
+import type { QueryRun, ResolvedColumns } from '../../activities/bom';
+import { answerText, BomPipeline, noResultsText } from '../../workflows/bom/bom-pipeline';
+
+const pipeline = () =>
+  new BomPipeline('Which BOMs use capacitors?', { dataset: 'bom', ragEnabled: true, maxStrategies: 3 });
+
+const resolution = (extra: Partial<ResolvedColumns> = {}) =>
+  ({
+    tables: ['components'],
+    candidate_columns: ['components.description'],
+    ignored_columns: [],
+    search_terms: ['capacitor'],
+    samples: { 'components.description': ['resistor', 'diode'] },
+    reason: '',
+    concepts: [
+      {
+        term: 'capacitor',
+        asked: 'capacitors',
+        level: 2,
+        columns: { 2: ['components.description'] },
+        example: 'CAP 10uF',
+      },
+    ],
+    missing_terms: [],
+    ...extra,
+  }) as unknown as ResolvedColumns;
+
+const rows: QueryRun = {
+  sql: 'SELECT 1',
+  params: { term: 'capacitor' },
+  rows: [{ parent_item_number: 'A-1', parent_description: 'Board', matching_components: 2, example_component: 'C1' }],
+  total_rows: 1,
+} as unknown as QueryRun;
+
+describe('BomPipeline', () => {
+  it('starts from the settings, with nothing found', () => {
+    const { state } = pipeline();
+    expect(state).toMatchObject({
+      stage: 'starting',
+      dataset: 'bom',
+      rag_enabled: true,
+      max_strategies: 3,
+      found_results: false,
+    });
+  });
+
+  it('records the reuse search, or that it could not run', () => {
+    const bom = pipeline();
+    bom.recordReuse(undefined, 0.8);
+    expect(bom.state.reuse).toEqual({
+      checked: false,
+      matched: false,
+      pattern_id: null,
+      similarity: null,
+      threshold: 0.8,
+      params: {},
+    });
+  });
+
+  it('records the resolution: grounded phrases, and unanswerable when a phrase matches nothing under "and"', () => {
+    const bom = pipeline();
+    bom.recordResolution(resolution());
+    expect(bom.state.concepts).toEqual([
+      { term: 'capacitor', asked: 'capacitors', strategy: 2, columns: ['components.description'], example: 'CAP 10uF' },
+    ]);
+    expect(bom.grounded()).toHaveLength(1);
+    expect(bom.unanswerable()).toBe(false);
+    bom.recordResolution(resolution({ missing_terms: ['unobtainium'], match: 'all' }));
+    expect(bom.unanswerable()).toBe(true);
+    bom.recordResolution(resolution({ missing_terms: ['unobtainium'], match: 'any' }));
+    expect(bom.unanswerable()).toBe(false);
+  });
+
+  it('answers with the rows and the SQL that found them', () => {
+    const bom = pipeline();
+    bom.recordQuery(rows);
+    bom.found(rows);
+    const text = answerText('One board.', bom.state, 'strategy 2');
+    expect(text).toContain('- A-1: Board (2 matching components, e.g. C1)');
+    expect(text).toContain('SELECT 1');
+    const out = bom.output('answered', text);
+    expect(out).toMatchObject({
+      outcome: 'answered',
+      question: 'Which BOMs use capacitors?',
+      pipeline_state: { stage: 'done', total_rows: 1 },
+    });
+  });
+
+  it('without rows, offers the frequent values of the searched columns', () => {
+    const bom = pipeline();
+    bom.recordResolution(resolution());
+    bom.state.suggestions = { 'components.description': ['resistor', 'diode'] };
+    expect(noResultsText(bom.state)).toContain('- components.description: resistor, diode');
+  });
+});
