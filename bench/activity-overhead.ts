@@ -13,6 +13,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import path from 'node:path';
+import { emitSummary } from './summary';
 import { createActivities } from '../activities';
 import { createBackends } from '../backends';
 import { parseConfig } from '../contracts/config';
@@ -106,6 +107,13 @@ async function main() {
     const ms = (v: number) => `${v.toFixed(2)} ms`.padEnd(14);
     console.log(`  ${String(r.n).padEnd(5)} ${ms(r.bareMs)}${ms(r.projectMs)}${r.ratio.toFixed(2).padEnd(8)}${met}`);
   }
+  const largest = rows.at(-1)!;
+  emitSummary('activity-overhead', {
+    n: largest.n,
+    bareMs: largest.bareMs,
+    projectMs: largest.projectMs,
+    ratio: largest.ratio,
+  });
 }
 
 if (require.main === module) {

@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { createBackends, type Backends } from '../backends';
+import { emitSummary } from './summary';
 import type { Warehouse } from '../backends/warehouse/types';
 import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
 import { parseConfig } from '../contracts/config';
@@ -227,6 +228,14 @@ async function main() {
       const before = warehouse.count;
       run.batch = await runBatch(client, taskQueue, questions);
       report(run.label, run.batch, warehouse.count - before);
+      if (run.reuse) {
+        const latencies = run.batch.results.map((r) => r.ms).sort((a, b) => a - b);
+        emitSummary('bom', {
+          concurrency: CONCURRENCY,
+          questionsPerMin: (run.batch.results.length / run.batch.seconds) * 60,
+          p95Ms: pct(latencies, 95),
+        });
+      }
     });
   }
 

@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { syntheticAgent } from './synthetic-agents';
 import { freePort } from '../workers/dev-server';
+import { emitSummary } from './summary';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -271,6 +272,7 @@ async function main() {
   console.log('\n## targets (no-schema query mix): p95 < 10 ms, ≥ 2,000 req/s, peak RSS < 100 MB');
   for (const r of results) {
     const row = r.rows[0];
+    emitSummary('control-plane', { mode: r.mode.name, rps: row.rps, p95Ms: row.p95, rssPeakMb: r.peak });
     console.log(
       `- ${r.mode.name}: p95 ${row.p95.toFixed(2)} ms (${row.p95 < 10 ? 'met' : 'MISSED'}), ${row.rps.toFixed(0)} req/s (${row.rps >= 2000 ? 'met' : 'MISSED'}), peak RSS ${r.peak.toFixed(0)} MB (${r.peak < 100 ? 'met' : 'MISSED'})`,
     );

@@ -16,6 +16,7 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { emitSummary } from './summary';
 import { createBackends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
 import { parseConfig } from '../contracts/config';
@@ -245,6 +246,8 @@ async function main() {
     console.log(
       `      runs: ${runs.map((r) => `${r.wall.toFixed(0)}/${r.critical.toFixed(0)}`).join(', ')} (wall/critical ms)`,
     );
+    if (concurrency >= m.candidates)
+      emitSummary('discovery', { latencyMs, wallMs: m.wall, criticalMs: m.critical, ratio });
     console.log(
       `      median run: ${m.activities} activities, scheduled→started median ${m.queuedMedian.toFixed(0)} ms, max ${m.queuedMax.toFixed(0)} ms; last activity → workflow completed ${m.tail.toFixed(0)} ms`,
     );

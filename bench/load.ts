@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { startFlow } from '../client/flow-client';
+import { emitSummary } from './summary';
 import { flows } from '../contracts/flows';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer } from '../workers/dev-server';
@@ -199,6 +200,14 @@ async function main() {
       `  memory flat: ${secondHalfMax <= firstHalfMax * 1.1 ? 'yes' : 'NO'} (max first half ${firstHalfMax.toFixed(0)} MB, second half ${secondHalfMax.toFixed(0)} MB)`,
     );
   }
+  emitSummary('load', {
+    flows: durations.length,
+    completed: ok.length,
+    flowsPerMin: (ok.length / wallMs) * 60_000,
+    p95S: percentile(sorted, 95) / 1000,
+    workerRssPeakMb: peak,
+    controlPlaneRssMb: rssSamples.at(-1)!.controlPlane,
+  });
   // History records an activity's failure only once its retries are exhausted (or it is not retryable).
   console.log(
     `  activities failed after all retries ${failedAttempts} (the flows' fallbacks / fail-closed paths handle them); model faults injected ${injected}`,

@@ -16,6 +16,7 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import path from 'node:path';
 import { freePort, startDevServer } from '../workers/dev-server';
+import { emitSummary } from './summary';
 import { flowWorkerOptions } from '../workers/worker';
 import { workflowBundleOptions } from '../workers/workflow-bundle';
 import { PROJECT_ROOT } from '../contracts/project-root';
@@ -94,6 +95,7 @@ async function main() {
   console.log(`  bare bundle                          ${bare.toFixed(2)} MB RSS per workflow`);
   console.log(`  project, contracts per workflow      ${unshared.toFixed(2)} MB RSS per workflow`);
   console.log(`  project, contracts preloaded (used)  ${project.toFixed(2)} MB RSS per workflow`);
+  emitSummary('workflow-cache-memory', { bareMb: bare, unsharedMb: unshared, projectMb: project });
 }
 
 main().catch((err) => {
