@@ -20,6 +20,7 @@ import { emitSummary } from './summary';
 import { flows } from '../contracts/flows';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer } from '../workers/dev-server';
+import { startSolverWorker } from '../workers/solver-worker';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: args } = parseArgs({
@@ -68,6 +69,8 @@ async function main() {
     ARTIFACT_DIR: path.join(ROOT, 'out', 'bench'),
   };
   const workers = Array.from({ length: Number(args.workers) }, () => spawnNode('workers/worker.ts', env));
+  // Schedules from SCR files are solved by the Python CP-SAT worker, as with `npm start`.
+  const solver = await startSolverWorker({ address: server.address, readyTimeoutMs: 300_000 });
   let controlPlane: ChildProcess | undefined;
   let controlPlaneUrl: string | undefined;
   if (args['control-plane'] && args['soak-minutes']) {
@@ -215,6 +218,7 @@ async function main() {
 
   for (const w of workers) w.kill('SIGTERM');
   controlPlane?.kill('SIGTERM');
+  await solver.stop();
   await connection.close();
   await standin.close();
   await new Promise((r) => setTimeout(r, 2000));

@@ -8,10 +8,14 @@
 import type { Client } from '@temporalio/client';
 import { countFreshPollers, type PollerCounts } from './health';
 
+export type FlowRunner = typeof import('./flow-runner');
+
 export interface TemporalAccess {
   /** A client for the namespace (connecting on first use). Throws TemporalUnavailable. */
   client(namespace?: string): Promise<Client>;
   defaultNamespace(): string;
+  /** The client library's flow functions and error classes (server/flow-runner.ts), loaded once. */
+  runner(): Promise<FlowRunner>;
   /** Workflow and activity pollers seen recently on the task queue. */
   pollers(namespace: string, taskQueue: string): Promise<PollerCounts>;
   close(): Promise<void>;
@@ -51,8 +55,10 @@ export function lazyTemporal(options: LazyTemporalOptions = {}): TemporalAccess 
     }
   };
 
+  let runner: Promise<FlowRunner> | undefined;
   return {
     defaultNamespace: () => namespace,
+    runner: () => (runner ??= import('./flow-runner')),
     async client(ns = namespace) {
       const client = await connect();
       if (ns === client.options.namespace) return client;

@@ -19,6 +19,7 @@ import { buildControlPlane, type ControlPlane } from '../server/app';
 import type { TemporalAccess } from '../server/temporal';
 import { findChromium, launchChromium, type ConsoleBrowser } from '../workers/console-browser';
 import { createHarness, type Harness } from './helpers/harness';
+import * as flowRunner from '../server/flow-runner';
 
 const chromium = findChromium();
 if (!chromium.path) console.warn(`[console-browser.test] skipping the browser tests: ${chromium.reason}`);
@@ -36,6 +37,7 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     const temporal: TemporalAccess = {
       client: async () => h.client,
       defaultNamespace: () => 'default',
+      runner: async () => flowRunner,
       pollers: async () => ({ workflow: 0, activity: 0 }) as never,
       close: async () => undefined,
     };

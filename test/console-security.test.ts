@@ -12,12 +12,14 @@ import { html } from '../server/console/html';
 import { gridToMarkdown, renderResult } from '../server/console/views';
 import { parseMarkdownTable } from '../standin/rules/eads';
 import type { TemporalAccess } from '../server/temporal';
+import * as flowRunner from '../server/flow-runner';
 
 const noTemporal: TemporalAccess = {
   client: async () => {
     throw new Error('Temporal is not used by these requests');
   },
   defaultNamespace: () => 'default',
+  runner: async () => flowRunner,
   pollers: async () => ({ workflow: 0, activity: 0 }) as never,
   close: async () => undefined,
 };

@@ -14,6 +14,7 @@ import { startFlow } from '../client/flow-client';
 import { buildControlPlane } from '../server/app';
 import type { TemporalAccess } from '../server/temporal';
 import { findChromium, launchChromium } from './console-browser';
+import * as flowRunner from '../server/flow-runner';
 
 export async function screenshotConsole(
   client: Client,
@@ -28,6 +29,7 @@ export async function screenshotConsole(
   const temporal: TemporalAccess = {
     client: async () => client,
     defaultNamespace: () => client.options.namespace,
+    runner: async () => flowRunner,
     pollers: async () => ({ workflow: 0, activity: 0 }) as never,
     close: async () => undefined,
   };

@@ -5,12 +5,9 @@
  * the agent's task queue through the thin client. With `?wait=true&timeout=30s` the call also
  * waits for the result (202 with status "running" if the timeout comes first).
  */
-import { isGrpcCancelledError, WorkflowFailedError } from '@temporalio/client';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { startFlow, webUiLink } from '../../client/flow-client';
 import {
   AGENT_ID_PATTERN,
   apiErrorSchema,
@@ -149,6 +146,9 @@ export function executeRoutes(
         return fail(reply, 503, 'temporal_unavailable', 'This control plane has no Temporal connection configured');
 
       const namespace = agent.namespace ?? options.temporal.defaultNamespace();
+      // The client library comes with the connection, on first use: discovery alone never loads it.
+      const { startFlow, webUiLink, isGrpcCancelledError, WorkflowFailedError, WorkflowExecutionAlreadyStartedError } =
+        await options.temporal.runner();
       let client;
       let handle;
       try {
