@@ -28,34 +28,26 @@ interface Run {
   nodeFlags?: string[];
 }
 
-const RUNS: Run[] = args.quick
-  ? [
-      { name: 'activity-overhead', script: 'activity-overhead.ts', args: ['50', '2'] },
-      {
-        name: 'workflow-cache-memory',
-        script: 'workflow-cache-memory.ts',
-        args: ['50', '1'],
-        nodeFlags: ['--expose-gc'],
-      },
-      { name: 'discovery-200ms', script: 'discovery.ts', args: ['200', '1', '80'] },
-      { name: 'bom', script: 'bom.ts', args: [] },
-      { name: 'load', script: 'load.ts', args: ['--flows', '50'] },
-      { name: 'control-plane', script: 'control-plane.ts', args: ['5', '10'] },
-    ]
-  : [
-      { name: 'activity-overhead', script: 'activity-overhead.ts', args: ['10,50,200', '3'] },
-      {
-        name: 'workflow-cache-memory',
-        script: 'workflow-cache-memory.ts',
-        args: ['100', '2'],
-        nodeFlags: ['--expose-gc'],
-      },
-      { name: 'discovery-200ms', script: 'discovery.ts', args: ['200', '3', '80'] },
-      { name: 'discovery-1000ms', script: 'discovery.ts', args: ['1000', '3', '80'] },
-      { name: 'bom', script: 'bom.ts', args: [] },
-      { name: 'load', script: 'load.ts', args: ['--flows', '200'] },
-      { name: 'control-plane', script: 'control-plane.ts', args: ['10', '10'] },
-    ];
+/** Each bench with its arguments for the full run and for --quick. */
+const BENCHES: Array<Omit<Run, 'args'> & { full: string[]; quick?: string[] }> = [
+  { name: 'activity-overhead', script: 'activity-overhead.ts', full: ['10,50,200', '3'], quick: ['50', '2'] },
+  {
+    name: 'workflow-cache-memory',
+    script: 'workflow-cache-memory.ts',
+    full: ['100', '2'],
+    quick: ['50', '1'],
+    nodeFlags: ['--expose-gc'],
+  },
+  { name: 'discovery-200ms', script: 'discovery.ts', full: ['200', '3', '80'], quick: ['200', '1', '80'] },
+  { name: 'discovery-1000ms', script: 'discovery.ts', full: ['1000', '3', '80'] },
+  { name: 'bom', script: 'bom.ts', full: [], quick: [] },
+  { name: 'load', script: 'load.ts', full: ['--flows', '200'], quick: ['--flows', '50'] },
+  { name: 'control-plane', script: 'control-plane.ts', full: ['10', '10'], quick: ['5', '10'] },
+];
+const RUNS: Run[] = BENCHES.filter((b) => !args.quick || b.quick).map(({ full, quick, ...run }) => ({
+  ...run,
+  args: args.quick ? quick! : full,
+}));
 
 /** Runs one bench; resolves with its summary lines (empty when it printed none) and exit code. */
 function runBench(run: Run): Promise<{ summaries: Figures[]; code: number | null; seconds: number }> {
