@@ -30,7 +30,6 @@ import {
   type AnswerResult,
   type InterviewView,
   type PursuitStatus,
-  type RunEadsInterviewOutput,
   eadsRecordQuery,
   aggregatedScrQuery,
 } from '../contracts/eads';
@@ -254,7 +253,7 @@ describe('EADS interviews under hostile input', () => {
     const pursuit = await pursuitOf(interview);
     await openQuestion(pursuit);
     await pursuit.signal(finalizePursuitSignal, { notes: { $where: 'sleep(1000)' } as never });
-    const out = (await interview.result()) as RunEadsInterviewOutput;
+    const out = await interview.result();
     expect(out.pursuits[0].status).toBe('finalized');
     const result = (await pursuit.result()) as { notes: unknown };
     expect(typeof result.notes).toBe('string');
@@ -323,7 +322,7 @@ describe('EADS interviews under hostile input', () => {
             if (s.status !== 'working') break;
             await pursuit.executeUpdate(answerUpdate, { args: [{ questionId: s.current_question!.id, answer }] });
           }
-          const out = (await interview.result()) as RunEadsInterviewOutput;
+          const out = await interview.result();
           const final = (await pursuit.query(pursuitStatusQuery)) as PursuitStatus;
           return {
             out,
