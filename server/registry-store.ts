@@ -23,6 +23,7 @@ import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import {
   INSTANCE_EXPIRY_MS,
+  sameOwner,
   type AgentOwner,
   type StoredAgent,
   type StoredCapability,
@@ -198,11 +199,31 @@ export interface RegistryStore {
   close(): Promise<void>;
 }
 
-export class JournalRegistryStore implements RegistryStore {
+/**
+ * The index every store keeps in memory beside its storage: what it knows about an agent
+ * (routing, owner, instances, last heartbeat) without a storage read.
+ */
+export abstract class IndexedRegistryStore {
+  protected readonly index = new Map<string, StoreIndexEntry>();
+
+  has(agentId: string): boolean {
+    return this.index.has(agentId);
+  }
+
+  entry(agentId: string): Readonly<StoreIndexEntry> | undefined {
+    return this.index.get(agentId);
+  }
+
+  lastHeartbeat(agentId: string): number | undefined {
+    const entry = this.index.get(agentId);
+    return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
+  }
+}
+
+export class JournalRegistryStore extends IndexedRegistryStore implements RegistryStore {
   /** How many times the journal has been read (tests check "one read per cache miss"). */
   reads = 0;
   private handle: FileHandle | undefined;
-  private readonly index = new Map<string, StoreIndexEntry>();
   private pending: Array<{ line: string; done: () => void; fail: (e: unknown) => void }> = [];
   private writing: Promise<void> = Promise.resolve();
   private flushScheduled = false;
@@ -213,7 +234,9 @@ export class JournalRegistryStore implements RegistryStore {
   private closed = false;
   private compacting = false;
 
-  private constructor(readonly file: string) {}
+  private constructor(readonly file: string) {
+    super();
+  }
 
   /**
    * Opens (or creates) the journal. Fails within seconds, naming the file, when it cannot be
@@ -259,20 +282,6 @@ export class JournalRegistryStore implements RegistryStore {
       });
     }
     return agents;
-  }
-
-  has(agentId: string): boolean {
-    return this.index.has(agentId);
-  }
-
-  /** What the store knows about an agent without reading the journal (routing, owner, instances). */
-  entry(agentId: string): Readonly<StoreIndexEntry> | undefined {
-    return this.index.get(agentId);
-  }
-
-  lastHeartbeat(agentId: string): number | undefined {
-    const entry = this.index.get(agentId);
-    return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
   }
 
   /**
@@ -556,10 +565,6 @@ export class JournalRegistryStore implements RegistryStore {
     this.lines = agents.length;
     this.fileBytes = size;
   }
-}
-
-function sameOwner(a: AgentOwner | undefined, b: AgentOwner | undefined): boolean {
-  return a?.secret === b?.secret && a?.instance === b?.instance;
 }
 
 function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {

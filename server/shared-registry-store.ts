@@ -36,7 +36,7 @@ import {
   type StoredManifest,
 } from '../contracts/agent-registry';
 import type { HealthStatus } from '../contracts/capabilities';
-import { manifestDigest, type RegistryStore, type StoreIndexEntry } from './registry-store';
+import { IndexedRegistryStore, manifestDigest, type RegistryStore, type StoreIndexEntry } from './registry-store';
 
 const HEARTBEAT_BATCH_MS = 100;
 const HEARTBEAT_REFRESH_MS = 5000;
@@ -77,9 +77,8 @@ function indexEntry(agent: StoredAgent): StoreIndexEntry {
   };
 }
 
-export class SharedRegistryStore implements RegistryStore {
+export class SharedRegistryStore extends IndexedRegistryStore implements RegistryStore {
   reads = 0;
-  private readonly index = new Map<string, StoreIndexEntry>();
   private readonly listeners: Array<() => void> = [];
   private readonly handles: WorkflowHandle[];
   /** Per shard: the version its agents below were read at (-1: never), and those agents. */
@@ -94,6 +93,7 @@ export class SharedRegistryStore implements RegistryStore {
   private closed = false;
 
   private constructor(private readonly options: SharedRegistryOptions) {
+    super();
     this.handles = Array.from({ length: options.shards }, (_, i) =>
       options.client.workflow.getHandle(shardWorkflowId(options.workflowId, i)),
     );
@@ -123,19 +123,6 @@ export class SharedRegistryStore implements RegistryStore {
     const versions = await Promise.all(this.handles.map((h) => h.query(registryVersionQuery)));
     await this.refreshShards(versions.map((v) => v.version));
     return this.shardAgents.flat();
-  }
-
-  has(agentId: string): boolean {
-    return this.index.has(agentId);
-  }
-
-  entry(agentId: string): Readonly<StoreIndexEntry> | undefined {
-    return this.index.get(agentId);
-  }
-
-  lastHeartbeat(agentId: string): number | undefined {
-    const entry = this.index.get(agentId);
-    return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
   }
 
   async fresh(agentId: string): Promise<Readonly<StoreIndexEntry> | undefined> {
