@@ -165,6 +165,18 @@ export interface StoreIndexEntry {
   bytes: number;
 }
 
+/** What a registration did: `created` a new agent; `changed` anything more than a heartbeat would. */
+export interface StoredPut {
+  created: boolean;
+  changed: boolean;
+}
+
+/** What a deregistration did, and how many instances of the agent are left. */
+export interface StoredRemoval {
+  removed: boolean;
+  remainingInstances: number;
+}
+
 /**
  * What the registry needs from where registrations live: the local journal (one instance) or
  * the shared `agentRegistry` workflow (server/shared-registry-store.ts, many instances).
@@ -181,19 +193,9 @@ export interface RegistryStore {
    * use a copy another instance may have changed (ownership, deregistration).
    */
   fresh?(agentId: string): Promise<Readonly<StoreIndexEntry> | undefined>;
-  put(
-    manifest: StoredManifest,
-    instance: string,
-    at: number,
-    owner?: AgentOwner,
-    secret?: string,
-  ): Promise<{ created: boolean; changed: boolean }>;
+  put(manifest: StoredManifest, instance: string, at: number, owner?: AgentOwner, secret?: string): Promise<StoredPut>;
   beat(agentId: string, instance: string, at: number, reported?: HealthStatus | null): Promise<boolean>;
-  remove(
-    agentId: string,
-    instance: string | null,
-    at: number,
-  ): Promise<{ removed: boolean; remainingInstances: number }>;
+  remove(agentId: string, instance: string | null, at: number): Promise<StoredRemoval>;
   /** Shared stores: calls `listener` when another instance changed what callers see. */
   onExternalChange?(listener: () => void): void;
   close(): Promise<void>;
@@ -294,7 +296,7 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
     at: number,
     owner?: AgentOwner,
     secret?: string,
-  ): Promise<{ created: boolean; changed: boolean }> {
+  ): Promise<StoredPut> {
     const entry = this.index.get(manifest.agent_id);
     const digest = manifestDigest(manifest);
     // An instance keeps the secret it first registered with: a later caller cannot swap it.
@@ -339,11 +341,7 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
   }
 
   /** Removes one instance (the agent goes when none is left) or, without an instance, the agent. */
-  async remove(
-    agentId: string,
-    instance: string | null,
-    at: number,
-  ): Promise<{ removed: boolean; remainingInstances: number }> {
+  async remove(agentId: string, instance: string | null, at: number): Promise<StoredRemoval> {
     const entry = this.index.get(agentId);
     if (!entry) return { removed: false, remainingInstances: 0 };
     const line: JournalLine = { op: 'del', at, id: agentId, instance };

@@ -36,7 +36,14 @@ import {
   type StoredManifest,
 } from '../contracts/agent-registry';
 import type { HealthStatus } from '../contracts/capabilities';
-import { IndexedRegistryStore, manifestDigest, type RegistryStore, type StoreIndexEntry } from './registry-store';
+import {
+  IndexedRegistryStore,
+  manifestDigest,
+  type RegistryStore,
+  type StoredPut,
+  type StoredRemoval,
+  type StoreIndexEntry,
+} from './registry-store';
 
 const HEARTBEAT_BATCH_MS = 100;
 const HEARTBEAT_REFRESH_MS = 5000;
@@ -142,7 +149,7 @@ export class SharedRegistryStore extends IndexedRegistryStore implements Registr
     at: number,
     owner?: AgentOwner,
     secret?: string,
-  ): Promise<{ created: boolean; changed: boolean }> {
+  ): Promise<StoredPut> {
     const result = await this.update(this.handleOf(manifest.agent_id), registryPutUpdate, {
       manifest,
       instance,
@@ -169,11 +176,7 @@ export class SharedRegistryStore extends IndexedRegistryStore implements Registr
     });
   }
 
-  async remove(
-    agentId: string,
-    instance: string | null,
-    at: number,
-  ): Promise<{ removed: boolean; remainingInstances: number }> {
+  async remove(agentId: string, instance: string | null, at: number): Promise<StoredRemoval> {
     const result = await this.update(this.handleOf(agentId), registryRemoveUpdate, { id: agentId, instance, at });
     if (result.agent) this.index.set(agentId, indexEntry(result.agent));
     else this.index.delete(agentId);
