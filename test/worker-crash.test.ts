@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { platformCheckFlow } from '../contracts/platform';
 import { startFlow } from '../client/flow-client';
 import { startStandin, type StandinServer } from '../standin/server';
+import { waitFor } from './helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 const NAMESPACE = 'crash-test';
@@ -38,16 +39,6 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid!, signal);
   } catch {
     // already gone
-  }
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 
