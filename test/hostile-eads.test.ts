@@ -36,7 +36,7 @@ import {
 import { rules as defaultRules } from '../standin/rules';
 import type { StandinContext, StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
-import { activitySequence, hostileValue, leftRunning, messageOf, SEED } from './hostile-helpers';
+import { activitySequence, hostileValue, leftRunning, messageOf, recommendation, SEED } from './hostile-helpers';
 import { until } from './proposal-helpers';
 import { inActivityEnvironment } from './helpers/activity-env';
 
@@ -126,10 +126,7 @@ describe('EADS interviews under hostile input', () => {
         orchestration: 'guided',
         maxPursuits: 1,
       });
-      const view = await until(async () => {
-        const v = await interview.query(eadsInterviewQuery);
-        return v.status === 'awaiting-start' ? v : undefined;
-      }, 'the recommendation');
+      const view = await recommendation(interview);
       const recommended = view.nextEads!.eads_id!;
       let interviewUpdates = 0;
 
