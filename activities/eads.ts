@@ -13,6 +13,7 @@ import {
   questionDraftSchema,
   type AskedQuestion,
   type EadsCatalogEntry,
+  type OrchestratorRequest,
   type PursuitContext,
   type PursuitPlan,
   type QuestionDraft,
@@ -24,7 +25,6 @@ import {
   refinementSchema,
   topicRank,
   type EadsField,
-  type Facts,
   type JsonObject,
 } from '../domain/eads-structure';
 import {
@@ -152,16 +152,7 @@ export function rankFixture(
   return { facts, tables };
 }
 
-export interface OrchestratorArgs {
-  /** EADS already pursued (not failed): they and their dependants' prerequisites count as done. */
-  pursued: string[];
-  facts: Facts;
-  conversation: {
-    product: string | null;
-    problem_type: string | null;
-    scheduling_challenges: string[];
-    completed: Array<{ eads_id: string; status: string; completeness: number }>;
-  };
+export interface OrchestratorArgs extends OrchestratorRequest {
   /** After this many failed attempts of the model call, the deterministic order decides. */
   fallbackAfterAttempts?: number;
 }

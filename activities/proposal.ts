@@ -131,6 +131,27 @@ function profileSection(p: UserProfile) {
   return { ...p, timeline_weeks: timelineWeeks(p.total_timeline), timeline: formatTimeline(p.total_timeline) };
 }
 
+/** The research questions of a problem definition, as the later stages' prompts show them. */
+function problemQuestionsSection(problem: ProblemDefinition) {
+  return {
+    main_research_question: problem.main_research_question,
+    secondary_questions: problem.secondary_questions,
+    key_variables: problem.key_variables,
+  };
+}
+
+function objectivesSection(objectives: ResearchObjectives) {
+  return { general_objective: objectives.general_objective, specific_objectives: objectives.specific_objectives };
+}
+
+/** Which methodology was chosen; a stage adds the details it needs. */
+function methodologyChoiceSection(methodology: MethodologyRecommendation) {
+  return {
+    recommended_methodology: methodology.recommended_methodology,
+    methodology_type: methodology.methodology_type,
+  };
+}
+
 /**
  * The literature from Google Search grounding: only pages in the response's grounding metadata
  * become hits (a URL the model merely wrote is not one), so a citation the model makes later can
@@ -346,11 +367,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
           'against the profile and check that every question is covered.',
         sections: {
           profile: profileSection(profile),
-          problem: {
-            main_research_question: problem.main_research_question,
-            secondary_questions: problem.secondary_questions,
-            key_variables: problem.key_variables,
-          },
+          problem: problemQuestionsSection(problem),
         },
         schema: researchObjectivesSchema,
       });
@@ -373,10 +390,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
         sections: {
           profile: profileSection(profile),
           problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
-          objectives: {
-            general_objective: objectives.general_objective,
-            specific_objectives: objectives.specific_objectives,
-          },
+          objectives: objectivesSection(objectives),
         },
         schema: methodologyRecommendationSchema,
       });
@@ -398,8 +412,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
           profile: profileSection(profile),
           objectives: { specific_objectives: objectives.specific_objectives },
           methodology: {
-            recommended_methodology: methodology.recommended_methodology,
-            methodology_type: methodology.methodology_type,
+            ...methodologyChoiceSection(methodology),
             key_phases: methodology.timeline_fit.key_phases.map((p) => p.name),
           },
         },
@@ -426,19 +439,10 @@ export function createProposalActivities({ model, search, config }: Backends) {
           'concrete recommendations for a refinement.',
         sections: {
           profile: profileSection(profile),
-          problem: {
-            main_research_question: problem.main_research_question,
-            secondary_questions: problem.secondary_questions,
-            key_variables: problem.key_variables,
-            literature_count: problem.preliminary_literature.length,
-          },
-          objectives: {
-            general_objective: objectives.general_objective,
-            specific_objectives: objectives.specific_objectives,
-          },
+          problem: { ...problemQuestionsSection(problem), literature_count: problem.preliminary_literature.length },
+          objectives: objectivesSection(objectives),
           methodology: {
-            recommended_methodology: methodology.recommended_methodology,
-            methodology_type: methodology.methodology_type,
+            ...methodologyChoiceSection(methodology),
             justification: methodology.justification,
             estimated_duration: methodology.timeline_fit.estimated_duration,
           },

@@ -30,7 +30,7 @@ import {
   type PursuitStatus,
 } from '../contracts/eads';
 import type { AggregatedScr } from '../domain/eads-structure';
-import { startFlow } from './flow-client';
+import { startFlow, type FlowWorkflow } from './flow-client';
 
 /** A problem the caller can act on (no interview, wrong EADS, rejected answer...). */
 export class EadsSessionError extends Error {
@@ -73,7 +73,7 @@ export async function waitFor<T>(
 }
 
 export class EadsSession {
-  readonly handle: WorkflowHandle;
+  readonly handle: WorkflowHandle<FlowWorkflow<typeof runEadsInterviewFlow>>;
   readonly workflowId: string;
 
   constructor(

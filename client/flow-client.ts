@@ -71,8 +71,11 @@ export interface StartOptions {
   useExisting?: boolean;
 }
 
+/** What a flow's workflow returns: the parsed output of its contract. */
+export type FlowOutput<F extends FlowDefinition> = z.output<F['output']>;
+
 /** A flow's workflow as the client sees it: one JSON argument in, the flow's output out. */
-export type FlowWorkflow<F extends FlowDefinition> = (input: unknown) => Promise<z.output<F['output']>>;
+export type FlowWorkflow<F extends FlowDefinition> = (input: unknown) => Promise<FlowOutput<F>>;
 
 /** Starts a flow; the handle's `result()` is typed with the flow's output. */
 export async function startFlow<F extends FlowDefinition>(

@@ -36,6 +36,10 @@ export interface AgentOwner {
   instance: string;
 }
 
+/** Same owner: a re-registration by it changes nothing (the journal and the shared registry agree on this). */
+export const sameOwner = (a: AgentOwner | undefined, b: AgentOwner | undefined): boolean =>
+  a?.secret === b?.secret && a?.instance === b?.instance;
+
 export interface StoredManifest {
   agent_id: string;
   base_url: string;

@@ -15,6 +15,7 @@ import {
   EADS_TOPICS,
   type AggregatedScr,
   type EadsField,
+  type Facts,
   type FieldInstruction,
   type JsonObject,
 } from '../domain/eads-structure';
@@ -339,6 +340,19 @@ export interface PursuitRecord extends PursuitResult {
   childWorkflowId: string;
   rationale: string;
   source: 'model' | 'fallback' | 'requested';
+}
+
+/** What the orchestrator activity (`chooseNextEads`) reads to choose the next EADS. */
+export interface OrchestratorRequest {
+  /** EADS already pursued (not failed): they and their dependants' prerequisites count as done. */
+  pursued: string[];
+  facts: Facts;
+  conversation: {
+    product: string | null;
+    problem_type: string | null;
+    scheduling_challenges: string[];
+    completed: Array<{ eads_id: string; status: PursuitRecord['status']; completeness: number }>;
+  };
 }
 
 export interface InterviewState {

@@ -143,16 +143,19 @@ export interface ProposalInterviewQuestionSections {
 /** The researcher's profile with its timeline in weeks and in words. */
 export type PromptedProfile = Record<string, unknown> & { timeline_weeks: number; timeline: string };
 
+/** A study from the literature search as the problem formulation's prompt lists it. */
+export interface PromptedSearchResult {
+  id: string;
+  title: string;
+  source: string;
+  year: number | null;
+  snippet: string;
+  keywords: string[];
+}
+
 export interface ProposalProblemFormulationSections {
   profile: PromptedProfile;
-  search_results: Array<{
-    id: string;
-    title: string;
-    source: string;
-    year: number | null;
-    snippet: string;
-    keywords: string[];
-  }>;
+  search_results: PromptedSearchResult[];
   /** Only when refining an earlier definition. */
   previous_definition?: { main_research_question: string; secondary_questions: string[]; key_variables: unknown };
   /** Only when refining: the quality check's points to address. */

@@ -6,7 +6,7 @@
  * the Web UI at TEMPORAL_UI_URL (default http://localhost:TEMPORAL_UI_PORT) call it from the
  * browser, and requires `Authorization: Bearer CODEC_AUTH_TOKEN` when that is set.
  */
-import { ConfigError, loadConfig, type Config } from '../contracts/config';
+import { loadConfigOrExit, type Config } from '../contracts/config';
 import { payloadCodecFromEnv } from '../codec/payload-codec';
 import { startCodecServer } from './codec-server';
 
@@ -42,13 +42,7 @@ async function main(config: Config): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-let config: Config;
-try {
-  config = loadConfig();
-} catch (err) {
-  console.error(err instanceof ConfigError ? err.message : String(err));
-  process.exit(2);
-}
+const config = loadConfigOrExit();
 main(config).catch((err) => {
   const code = (err as NodeJS.ErrnoException).code;
   console.error(

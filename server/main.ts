@@ -3,7 +3,7 @@
  * CONTROL_PLANE_HOST:CONTROL_PLANE_PORT, talking to the Temporal server named by the `temporal`
  * CLI's variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE...). `npm start` runs it in the stack.
  */
-import { loadConfig, ConfigError, type Config } from '../contracts/config';
+import { ConfigError, loadConfigOrExit, type Config } from '../contracts/config';
 import { buildControlPlane, type ControlPlane } from './app';
 import { isLoopbackHost } from './http-guard';
 import { explainListenError } from '../workers/ports';
@@ -69,13 +69,7 @@ export async function startControlPlane(
 }
 
 if (require.main === module) {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    console.error(err instanceof ConfigError ? err.message : String(err));
-    process.exit(2);
-  }
+  const config = loadConfigOrExit();
   setupTracing(config, 'agent-flows-control-plane');
   startControlPlane(config).then(
     (cp) => {

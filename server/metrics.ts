@@ -7,12 +7,11 @@ import type { DiscoveryQuery } from './query-params';
 
 export class ControlPlaneMetrics {
   readonly registry = new Registry();
-  readonly requests = new Counter({
-    name: 'agentfield_discovery_requests_total',
-    help: 'Discovery requests by response format and outcome',
-    labelNames: ['format', 'status'] as const,
-    registers: [this.registry],
-  });
+  readonly requests = this.counter(
+    'agentfield_discovery_requests_total',
+    'Discovery requests by response format and outcome',
+    ['format', 'status'],
+  );
   readonly duration = new Histogram({
     name: 'agentfield_discovery_request_duration_seconds',
     help: 'Discovery request duration',
@@ -20,49 +19,34 @@ export class ControlPlaneMetrics {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [this.registry],
   });
-  readonly cacheHits = new Counter({
-    name: 'agentfield_discovery_cache_hits_total',
-    help: 'Discovery requests answered from the agent cache',
-    registers: [this.registry],
-  });
-  readonly cacheMisses = new Counter({
-    name: 'agentfield_discovery_cache_misses_total',
-    help: 'Discovery requests that read storage (TTL expiry, invalidation, cold start)',
-    registers: [this.registry],
-  });
-  readonly cacheSize = new Gauge({
-    name: 'agentfield_discovery_cache_size_bytes',
-    help: 'Approximate bytes held by the discovery cache (agent data and rendered responses)',
-    registers: [this.registry],
-  });
-  readonly filterUsage = new Counter({
-    name: 'agentfield_discovery_filter_usage',
-    help: 'Discovery requests using each kind of filter',
-    labelNames: ['filter_type'] as const,
-    registers: [this.registry],
-  });
-  readonly responseMemoHits = new Counter({
-    name: 'agentfield_discovery_response_memo_hits_total',
-    help: 'Discovery responses served from the rendered-response memo',
-    registers: [this.registry],
-  });
-  readonly registeredAgents = new Gauge({
-    name: 'agentfield_registered_agents',
-    help: 'Registered agents in the last snapshot',
-    registers: [this.registry],
-  });
-  readonly registrations = new Counter({
-    name: 'agentfield_registrations_total',
-    help: 'Registration API calls by operation and outcome',
-    labelNames: ['operation', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly executions = new Counter({
-    name: 'agentfield_executions_total',
-    help: 'Execution API calls by outcome',
-    labelNames: ['status'] as const,
-    registers: [this.registry],
-  });
+  readonly cacheHits = this.counter(
+    'agentfield_discovery_cache_hits_total',
+    'Discovery requests answered from the agent cache',
+  );
+  readonly cacheMisses = this.counter(
+    'agentfield_discovery_cache_misses_total',
+    'Discovery requests that read storage (TTL expiry, invalidation, cold start)',
+  );
+  readonly cacheSize = this.gauge(
+    'agentfield_discovery_cache_size_bytes',
+    'Approximate bytes held by the discovery cache (agent data and rendered responses)',
+  );
+  readonly filterUsage = this.counter(
+    'agentfield_discovery_filter_usage',
+    'Discovery requests using each kind of filter',
+    ['filter_type'],
+  );
+  readonly responseMemoHits = this.counter(
+    'agentfield_discovery_response_memo_hits_total',
+    'Discovery responses served from the rendered-response memo',
+  );
+  readonly registeredAgents = this.gauge('agentfield_registered_agents', 'Registered agents in the last snapshot');
+  readonly registrations = this.counter(
+    'agentfield_registrations_total',
+    'Registration API calls by operation and outcome',
+    ['operation', 'status'],
+  );
+  readonly executions = this.counter('agentfield_executions_total', 'Execution API calls by outcome', ['status']);
 
   constructor(options: { processMetrics?: boolean } = {}) {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
@@ -73,5 +57,14 @@ export class ControlPlaneMetrics {
     if (q.reasoner !== undefined) this.filterUsage.inc({ filter_type: 'reasoner' });
     if (q.skill !== undefined) this.filterUsage.inc({ filter_type: 'skill' });
     if (q.tags.length) this.filterUsage.inc({ filter_type: 'tag' });
+  }
+
+  /** A counter in this instance's own registry (so control planes in one process do not clash). */
+  private counter<L extends string = never>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private gauge(name: string, help: string): Gauge {
+    return new Gauge({ name, help, registers: [this.registry] });
   }
 }

@@ -23,6 +23,7 @@ import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import {
   INSTANCE_EXPIRY_MS,
+  sameOwner,
   type AgentOwner,
   type StoredAgent,
   type StoredCapability,
@@ -164,6 +165,18 @@ export interface StoreIndexEntry {
   bytes: number;
 }
 
+/** What a registration did: `created` a new agent; `changed` anything more than a heartbeat would. */
+export interface StoredPut {
+  created: boolean;
+  changed: boolean;
+}
+
+/** What a deregistration did, and how many instances of the agent are left. */
+export interface StoredRemoval {
+  removed: boolean;
+  remainingInstances: number;
+}
+
 /**
  * What the registry needs from where registrations live: the local journal (one instance) or
  * the shared `agentRegistry` workflow (server/shared-registry-store.ts, many instances).
@@ -180,29 +193,39 @@ export interface RegistryStore {
    * use a copy another instance may have changed (ownership, deregistration).
    */
   fresh?(agentId: string): Promise<Readonly<StoreIndexEntry> | undefined>;
-  put(
-    manifest: StoredManifest,
-    instance: string,
-    at: number,
-    owner?: AgentOwner,
-    secret?: string,
-  ): Promise<{ created: boolean; changed: boolean }>;
+  put(manifest: StoredManifest, instance: string, at: number, owner?: AgentOwner, secret?: string): Promise<StoredPut>;
   beat(agentId: string, instance: string, at: number, reported?: HealthStatus | null): Promise<boolean>;
-  remove(
-    agentId: string,
-    instance: string | null,
-    at: number,
-  ): Promise<{ removed: boolean; remainingInstances: number }>;
+  remove(agentId: string, instance: string | null, at: number): Promise<StoredRemoval>;
   /** Shared stores: calls `listener` when another instance changed what callers see. */
   onExternalChange?(listener: () => void): void;
   close(): Promise<void>;
 }
 
-export class JournalRegistryStore implements RegistryStore {
+/**
+ * The index every store keeps in memory beside its storage: what it knows about an agent
+ * (routing, owner, instances, last heartbeat) without a storage read.
+ */
+export abstract class IndexedRegistryStore {
+  protected readonly index = new Map<string, StoreIndexEntry>();
+
+  has(agentId: string): boolean {
+    return this.index.has(agentId);
+  }
+
+  entry(agentId: string): Readonly<StoreIndexEntry> | undefined {
+    return this.index.get(agentId);
+  }
+
+  lastHeartbeat(agentId: string): number | undefined {
+    const entry = this.index.get(agentId);
+    return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
+  }
+}
+
+export class JournalRegistryStore extends IndexedRegistryStore implements RegistryStore {
   /** How many times the journal has been read (tests check "one read per cache miss"). */
   reads = 0;
   private handle: FileHandle | undefined;
-  private readonly index = new Map<string, StoreIndexEntry>();
   private pending: Array<{ line: string; done: () => void; fail: (e: unknown) => void }> = [];
   private writing: Promise<void> = Promise.resolve();
   private flushScheduled = false;
@@ -213,7 +236,9 @@ export class JournalRegistryStore implements RegistryStore {
   private closed = false;
   private compacting = false;
 
-  private constructor(readonly file: string) {}
+  private constructor(readonly file: string) {
+    super();
+  }
 
   /**
    * Opens (or creates) the journal. Fails within seconds, naming the file, when it cannot be
@@ -261,20 +286,6 @@ export class JournalRegistryStore implements RegistryStore {
     return agents;
   }
 
-  has(agentId: string): boolean {
-    return this.index.has(agentId);
-  }
-
-  /** What the store knows about an agent without reading the journal (routing, owner, instances). */
-  entry(agentId: string): Readonly<StoreIndexEntry> | undefined {
-    return this.index.get(agentId);
-  }
-
-  lastHeartbeat(agentId: string): number | undefined {
-    const entry = this.index.get(agentId);
-    return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
-  }
-
   /**
    * Registers (or replaces) an agent's manifest for one instance, with its owner. The same
    * manifest and owner again (a worker re-asserting its registration) is written as a heartbeat.
@@ -285,7 +296,7 @@ export class JournalRegistryStore implements RegistryStore {
     at: number,
     owner?: AgentOwner,
     secret?: string,
-  ): Promise<{ created: boolean; changed: boolean }> {
+  ): Promise<StoredPut> {
     const entry = this.index.get(manifest.agent_id);
     const digest = manifestDigest(manifest);
     // An instance keeps the secret it first registered with: a later caller cannot swap it.
@@ -330,11 +341,7 @@ export class JournalRegistryStore implements RegistryStore {
   }
 
   /** Removes one instance (the agent goes when none is left) or, without an instance, the agent. */
-  async remove(
-    agentId: string,
-    instance: string | null,
-    at: number,
-  ): Promise<{ removed: boolean; remainingInstances: number }> {
+  async remove(agentId: string, instance: string | null, at: number): Promise<StoredRemoval> {
     const entry = this.index.get(agentId);
     if (!entry) return { removed: false, remainingInstances: 0 };
     const line: JournalLine = { op: 'del', at, id: agentId, instance };
@@ -556,10 +563,6 @@ export class JournalRegistryStore implements RegistryStore {
     this.lines = agents.length;
     this.fileBytes = size;
   }
-}
-
-function sameOwner(a: AgentOwner | undefined, b: AgentOwner | undefined): boolean {
-  return a?.secret === b?.secret && a?.instance === b?.instance;
 }
 
 function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {

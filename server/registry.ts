@@ -14,6 +14,7 @@ import {
   type AgentOwner,
   type RegistryStore,
   type StoredAgent,
+  type StoredRemoval,
   type StoreIndexEntry,
 } from './registry-store';
 import { buildSnapshot, isoSeconds, type Snapshot } from './snapshot';
@@ -215,7 +216,7 @@ export class Registry {
     agentId: string,
     instance: string | undefined,
     caller = ANONYMOUS,
-  ): Promise<{ removed: boolean; remainingInstances: number } | undefined> {
+  ): Promise<StoredRemoval | undefined> {
     const entry = await this.entry(agentId);
     if (!entry) return undefined;
     if (!caller.authenticated && !holdsOwnerSecret(liveOwner(entry, this.now()), caller.secret)) {

@@ -36,7 +36,14 @@ import {
   type StoredManifest,
 } from '../contracts/agent-registry';
 import type { HealthStatus } from '../contracts/capabilities';
-import { manifestDigest, type RegistryStore, type StoreIndexEntry } from './registry-store';
+import {
+  IndexedRegistryStore,
+  manifestDigest,
+  type RegistryStore,
+  type StoredPut,
+  type StoredRemoval,
+  type StoreIndexEntry,
+} from './registry-store';
 
 const HEARTBEAT_BATCH_MS = 100;
 const HEARTBEAT_REFRESH_MS = 5000;
@@ -77,9 +84,8 @@ function indexEntry(agent: StoredAgent): StoreIndexEntry {
   };
 }
 
-export class SharedRegistryStore implements RegistryStore {
+export class SharedRegistryStore extends IndexedRegistryStore implements RegistryStore {
   reads = 0;
-  private readonly index = new Map<string, StoreIndexEntry>();
   private readonly listeners: Array<() => void> = [];
   private readonly handles: WorkflowHandle[];
   /** Per shard: the version its agents below were read at (-1: never), and those agents. */
@@ -94,6 +100,7 @@ export class SharedRegistryStore implements RegistryStore {
   private closed = false;
 
   private constructor(private readonly options: SharedRegistryOptions) {
+    super();
     this.handles = Array.from({ length: options.shards }, (_, i) =>
       options.client.workflow.getHandle(shardWorkflowId(options.workflowId, i)),
     );
@@ -125,19 +132,6 @@ export class SharedRegistryStore implements RegistryStore {
     return this.shardAgents.flat();
   }
 
-  has(agentId: string): boolean {
-    return this.index.has(agentId);
-  }
-
-  entry(agentId: string): Readonly<StoreIndexEntry> | undefined {
-    return this.index.get(agentId);
-  }
-
-  lastHeartbeat(agentId: string): number | undefined {
-    const entry = this.index.get(agentId);
-    return entry && entry.instances.size ? Math.max(...entry.instances.values()) : undefined;
-  }
-
   async fresh(agentId: string): Promise<Readonly<StoreIndexEntry> | undefined> {
     const agent = await this.handleOf(agentId).query(registryAgentQuery, agentId);
     if (!agent) {
@@ -155,7 +149,7 @@ export class SharedRegistryStore implements RegistryStore {
     at: number,
     owner?: AgentOwner,
     secret?: string,
-  ): Promise<{ created: boolean; changed: boolean }> {
+  ): Promise<StoredPut> {
     const result = await this.update(this.handleOf(manifest.agent_id), registryPutUpdate, {
       manifest,
       instance,
@@ -182,11 +176,7 @@ export class SharedRegistryStore implements RegistryStore {
     });
   }
 
-  async remove(
-    agentId: string,
-    instance: string | null,
-    at: number,
-  ): Promise<{ removed: boolean; remainingInstances: number }> {
+  async remove(agentId: string, instance: string | null, at: number): Promise<StoredRemoval> {
     const result = await this.update(this.handleOf(agentId), registryRemoveUpdate, { id: agentId, instance, at });
     if (result.agent) this.index.set(agentId, indexEntry(result.agent));
     else this.index.delete(agentId);

@@ -6,7 +6,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBomActivities } from '../activities/bom';
-import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
+import { bomQuestionFlow } from '../contracts/bom';
 import { startBigQueryFake, type BigQueryFake } from './fakes/bigquery';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { inActivityEnvironment } from './helpers/activity-env';
@@ -79,7 +79,7 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
   });
 
   it('reuses a query pattern and reports no matching columns for a missing dataset, as on DuckDB', async () => {
-    const reused = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'What components are in BOM SA-2003?' });
+    const reused = await h.run(bomQuestionFlow, { question: 'What components are in BOM SA-2003?' });
     expect(reused.pipeline_state.reuse).toMatchObject({
       matched: true,
       pattern_id: 'bom-explosion',
@@ -88,7 +88,7 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
     expect(reused.pipeline_state.total_rows).toBe(16);
     expect(reused.pipeline_state.chosen_sql).toContain('WHERE bd.`parent_item_number` = @item');
 
-    const missing = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const missing = await h.run(bomQuestionFlow, {
       question: 'Which BOMs use LEDs?',
       dataset: 'no_such_dataset',
     });
@@ -97,7 +97,7 @@ describe('answerBomQuestion on BigQuery (REST fake)', () => {
 
   it('retries a transient BigQuery error inside the activity and still answers', async () => {
     fake.failNext(2, 503, 'backendError');
-    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const out = await h.run(bomQuestionFlow, {
       question: 'Which BOMs use sensor components?',
       ragEnabled: false,
     });

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BackendError } from '../backends/errors';
 import type { SearchBackend } from '../backends/search/types';
-import { bomQuestionFlow, type BomQuestionOutput, type PipelineState, pipelineStateQuery } from '../contracts/bom';
+import { bomQuestionFlow, type PipelineState, pipelineStateQuery } from '../contracts/bom';
 import { isStopWord } from '../domain/bom-text';
 import { rules as allRules } from '../standin/rules';
 import type { StandinRule } from '../standin/types';
@@ -54,7 +54,7 @@ describe('answerBomQuestion on the embedded backends', () => {
   it('answers the first example question: "battery" exactly (BATTERIES), "memory" by regex, in one query', async () => {
     const mark = h.backends.warehouse.executed.length;
     const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const s = out.pipeline_state;
 
     expect(out.outcome).toBe('answered');
@@ -125,7 +125,7 @@ describe('answerBomQuestion on the embedded backends', () => {
       question: 'Which BOMs use capacitor components?',
       ragEnabled: false,
     });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const s = out.pipeline_state;
     expect(out.outcome).toBe('answered');
     expect(s.rag_enabled).toBe(false);
@@ -144,7 +144,7 @@ describe('answerBomQuestion on the embedded backends', () => {
 
   it('answers with strategy 3 (substring) when the term only appears inside words (eFuse, polyfuse)', async () => {
     const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use fuse components?' });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const s = out.pipeline_state;
     // The vocabulary holds "fuse" only inside words: the stricter strategies are skipped, and said so.
     expect(s.attempts_log).toEqual([
@@ -168,7 +168,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     async () => {
       const mark = h.backends.warehouse.executed.length;
       const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use hydraulic valves?' });
-      const out = (await handle.result()) as BomQuestionOutput;
+      const out = await handle.result();
       const s = out.pipeline_state;
       expect(out.outcome).toBe('no_results');
       expect(s.missing_terms).toEqual(['hydraulic valves']);
@@ -197,7 +197,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     'does not drop a qualifier that matches nothing: "unobtainium flux capacitors" is ' +
       'no part, with the closest real ones',
     async () => {
-      const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+      const out = await h.run(bomQuestionFlow, {
         question: 'Which BOMs use unobtainium flux capacitors?',
       });
       const s = out.pipeline_state;
@@ -213,7 +213,7 @@ describe('answerBomQuestion on the embedded backends', () => {
 
   it('matches a multi-word part as one phrase: OLED displays are not every display module', async () => {
     const handle = await h.start(bomQuestionFlow, { question: 'Where are OLED displays used?' });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const s = out.pipeline_state;
     expect(s.search_terms).toEqual(['oled displays']);
     expect(s.attempts_log).toEqual([
@@ -225,12 +225,12 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(s.rows.every((r) => /^OLED display/.test(String(r.example_component)))).toBe(true);
     await recordHistory(handle, 'bom-question-grounded-phrase');
 
-    const current = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const current = await h.run(bomQuestionFlow, {
       question: 'Which boards use current sense resistors?',
     });
     expect(current.pipeline_state.search_terms).toEqual(['current sense resistors']);
     expect(current.pipeline_state.total_rows).toBe(232);
-    const typo = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where are tantallum capacitors used?' });
+    const typo = await h.run(bomQuestionFlow, { question: 'Where are tantallum capacitors used?' });
     expect(typo.pipeline_state.concepts[0]).toMatchObject({
       asked: 'tantallum capacitors',
       term: 'tantalum capacitors',
@@ -241,13 +241,13 @@ describe('answerBomQuestion on the embedded backends', () => {
 
   it('"A and B" needs both on one BOM; a missing phrase in "and" means no answer', async () => {
     const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs contain both an EEPROM and a crystal?' });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     expect(out.pipeline_state.match).toBe('all');
     expect(out.pipeline_state.total_rows).toBe(27);
     expect(out.pipeline_state.chosen_sql).toContain('HAVING MAX(CASE WHEN');
     expect(out.final_answer).toMatch(/^Found 27 BOMs using eeprom and crystal components/);
     await recordHistory(handle, 'bom-question-grounded-and');
-    const missing = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const missing = await h.run(bomQuestionFlow, {
       question: 'Which BOMs contain an EEPROM and a flux capacitor?',
     });
     expect(missing.outcome).toBe('no_results');
@@ -259,7 +259,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     const handle = await h.start(bomQuestionFlow, {
       question: 'Which finished goods ultimately contain an OLED display?',
     });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const s = out.pipeline_state;
     expect(s.scope).toBe('top_level');
     expect(s.parent_kind).toBe('finished goods (item_master.item_type)');
@@ -271,7 +271,7 @@ describe('answerBomQuestion on the embedded backends', () => {
   });
 
   it('stops after maxStrategies and points to the documented value of the term', async () => {
-    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const out = await h.run(bomQuestionFlow, {
       question: 'Which BOMs use fuse components?',
       maxStrategies: 2,
     });
@@ -285,7 +285,7 @@ describe('answerBomQuestion on the embedded backends', () => {
       question: 'Which BOMs use battery components?',
       dataset: 'platform_demo',
     });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     expect(out.outcome).toBe('no_matching_columns');
     expect(out.final_answer).toMatch(
       /^No matching columns: dataset platform_demo has no BOM tables: missing bom_details\.parent_item_number/,
@@ -295,7 +295,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(out.pipeline_state.sql).toBeNull();
     await recordHistory(handle, 'bom-question-no-matching-columns');
 
-    const unknown = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const unknown = await h.run(bomQuestionFlow, {
       question: 'Which BOMs use battery components?',
       dataset: 'no_such_dataset',
       ragEnabled: false,
@@ -303,7 +303,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     expect(unknown.final_answer).toBe(
       'No matching columns: dataset no_such_dataset has no tables (INFORMATION_SCHEMA lists no columns).',
     );
-    const nothing = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const nothing = await h.run(bomQuestionFlow, {
       question: 'List all the BOMs please',
       ragEnabled: false,
     });
@@ -313,8 +313,8 @@ describe('answerBomQuestion on the embedded backends', () => {
 
   it('finds the same answer with RAG on (schema hints) and off (value sampling)', async () => {
     const question = 'Which BOMs use obsolete components?';
-    const on = await h.run<BomQuestionOutput>(bomQuestionFlow, { question, ragEnabled: true });
-    const off = await h.run<BomQuestionOutput>(bomQuestionFlow, { question, ragEnabled: false });
+    const on = await h.run(bomQuestionFlow, { question, ragEnabled: true });
+    const off = await h.run(bomQuestionFlow, { question, ragEnabled: false });
     expect(on.pipeline_state.schema_hints).toEqual(['item_master.lifecycle_status']);
     expect(on.pipeline_state.domain_terms).toEqual({ obsolete: 'item_master.lifecycle_status (OBSOLETE)' });
     expect(off.pipeline_state.schema_hints).toEqual([]);
@@ -328,7 +328,7 @@ describe('answerBomQuestion on the embedded backends', () => {
   it('continues with defaults when the schema search returns nothing', async () => {
     searchSwitch.mode = 'empty';
     const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const s = out.pipeline_state;
     expect(s.reuse).toMatchObject({ checked: true, matched: false, pattern_id: null });
     expect(s.schema_hints).toEqual([]);
@@ -344,7 +344,7 @@ describe('answerBomQuestion on the embedded backends', () => {
 
   it('continues with defaults when the search backend is down after its retries', async () => {
     searchSwitch.mode = 'down';
-    const out = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which BOMs use LEDs?' });
+    const out = await h.run(bomQuestionFlow, { question: 'Which BOMs use LEDs?' });
     expect(out.pipeline_state.reuse.checked).toBe(false);
     expect(out.pipeline_state.fallbacks).toEqual(['schema_search']);
     expect(out.pipeline_state.schema_hints).toEqual([]);
@@ -357,7 +357,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     h.standin.setFaults({ rate503: 1, tasks: ['bom.'] });
     const before = h.standin.stats();
     const handle = await h.start(bomQuestionFlow, { question: 'List BOMs using battery or memory components' });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const after = h.standin.stats();
     expect(out.outcome).toBe('answered');
     expect(out.pipeline_state.fallbacks).toEqual(['focus_terms', 'explain']);
@@ -375,7 +375,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     const before = h.standin.stats();
     const mark = h.backends.warehouse.executed.length;
     const handle = await h.start(bomQuestionFlow, { question: 'Where is part CMP-000023 used?' });
-    const out = (await handle.result()) as BomQuestionOutput;
+    const out = await handle.result();
     const s = out.pipeline_state;
     expect(s.reuse).toEqual({
       checked: true,
@@ -399,7 +399,7 @@ describe('answerBomQuestion on the embedded backends', () => {
     await recordHistory(handle, 'bom-question-query-reuse');
 
     // A reused query that finds nothing falls through to the ladder.
-    const miss = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where is part CMP-999999 used?' });
+    const miss = await h.run(bomQuestionFlow, { question: 'Where is part CMP-999999 used?' });
     expect(miss.pipeline_state.attempts_log[0]).toBe('Reuse: pattern where-used (similarity 1) - 0 rows');
     expect(miss.pipeline_state.attempts_log).toHaveLength(5);
     expect(miss.outcome).toBe('no_results');
@@ -415,7 +415,7 @@ describe('answerBomQuestion on the embedded backends', () => {
       else await new Promise((r) => setTimeout(r, 100));
     }
     expect(seen).toMatchObject({ stage: 'explainer', found_results: true, strategy: 1 });
-    expect(((await handle.result()) as BomQuestionOutput).pipeline_state.stage).toBe('done');
+    expect((await handle.result()).pipeline_state.stage).toBe('done');
   });
 
   it('fails fast and non-retryably on bad input, naming each field', async () => {
@@ -461,19 +461,19 @@ describe('answerBomQuestion: the model path is grounded like the fallback', () =
   afterAll(async () => h?.close());
 
   it('gives the answers the deterministic fallback gives, from split or partial focus terms', async () => {
-    const split = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Where are OLED displays used?' });
+    const split = await h.run(bomQuestionFlow, { question: 'Where are OLED displays used?' });
     expect(split.pipeline_state.focus_terms).toEqual(['oled', 'displays']);
     expect(split.pipeline_state.search_terms).toEqual(['oled displays']);
     expect(split.pipeline_state.total_rows).toBe(32);
 
-    const partial = await h.run<BomQuestionOutput>(bomQuestionFlow, {
+    const partial = await h.run(bomQuestionFlow, {
       question: 'Which BOMs use unobtainium flux capacitors?',
     });
     expect(partial.pipeline_state.focus_terms).toEqual(['flux', 'capacitors']);
     expect(partial.outcome).toBe('no_results');
     expect(partial.pipeline_state.missing_terms).toEqual(['unobtainium flux capacitors']);
 
-    const synonym = await h.run<BomQuestionOutput>(bomQuestionFlow, { question: 'Which boards use caps?' });
+    const synonym = await h.run(bomQuestionFlow, { question: 'Which boards use caps?' });
     expect(synonym.pipeline_state.search_terms).toEqual(['tantalum capacitor']);
     expect(synonym.pipeline_state.total_rows).toBe(240);
   });

@@ -18,6 +18,7 @@ import { PROJECT_ROOT as ROOT } from '../contracts/project-root';
 import { startStandin, type StandinServer } from '../standin/server';
 import { build } from '../workers/build';
 import { checkBuild, hashSources, STAMP_FILE, WORKFLOW_BUNDLE_FILE } from '../workers/build-stamp';
+import { waitFor } from './helpers/wait';
 
 const NAMESPACE = 'build-test';
 
@@ -54,20 +55,6 @@ function exitOf(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) =>
     child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
   );
-}
-
-async function waitFor<T>(
-  probe: () => Promise<T | undefined> | T | undefined,
-  what: string,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 describe('build stamp', () => {
@@ -212,7 +199,7 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
       await waitFor(
         () => (worker.output().includes('[worker] polling') ? true : worker.exitCode !== null ? false : undefined),
         'worker',
-        90_000,
+        { timeoutMs: 90_000 },
       );
       expect(worker.exitCode, worker.output()).toBeNull();
       expect(worker.output()).toContain(
@@ -235,7 +222,7 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
           return (await exitOf(probe)) === 0 ? probe.output() : undefined;
         },
         'worker health check',
-        30_000,
+        { timeoutMs: 30_000 },
       );
       expect(check).toContain(`worker polling ${TASK_QUEUE}`);
       worker.kill('SIGTERM');

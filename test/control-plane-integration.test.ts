@@ -22,19 +22,14 @@ import { syntheticAgent, syntheticAgentId } from '../bench/synthetic-agents';
 import { lazyTemporal } from '../server/temporal';
 import { tempStorePath } from './control-plane-fixtures';
 import { createHarness, type Harness } from './helpers/harness';
+import { waitFor } from './helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 const API = '/api/v1/discovery/capabilities';
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** The control plane and the workers it waits for may take a while to come up and answer. */
+const waitLong = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 90_000) =>
+  waitFor(probe, what, { timeoutMs, everyMs: 250, retryErrors: true });
 
 describe('control plane over HTTP with our workers', () => {
   let h: Harness;
@@ -299,7 +294,7 @@ describe('worker registration lifecycle', () => {
     const second = await buildControlPlane({ storePath: store, logLevel: 'silent', processMetrics: false });
     try {
       await second.listen('127.0.0.1', port);
-      await waitFor(async () => (handle.isRegistered() ? true : undefined), 'registration', 10_000);
+      await waitLong(async () => (handle.isRegistered() ? true : undefined), 'registration', 10_000);
       expect((await second.app.inject({ url: `${API}?agent=agent-0001` })).json().total_agents).toBe(1);
       await handle.stop();
       expect((await second.app.inject({ url: `${API}?agent=agent-0001` })).json().total_agents).toBe(0);
@@ -347,7 +342,7 @@ describe('worker registration lifecycle', () => {
       const output: string[] = [];
       worker.stdout!.on('data', (d) => output.push(String(d)));
       worker.stderr!.on('data', (d) => output.push(String(d)));
-      const listed = await waitFor(
+      const listed = await waitLong(
         async () => {
           await cp.registry.checkHealth();
           const body = (await cp.app.inject({ url: `${API}?agent=agent-flows-proc&health_status=active` })).json();

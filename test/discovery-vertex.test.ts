@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_DIR } from '../backends';
-import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../contracts/discovery';
+import { discoverFromPrpFlow, tableName } from '../contracts/discovery';
 import { startDiscoveryEngineFake, type DiscoveryEngineFake } from './fakes/discoveryengine';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
@@ -33,7 +33,7 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
     async () => {
       fake.failNext(1, 503, 'The service is currently unavailable.');
       const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 6 });
-      const out = (await handle.result()) as DiscoverFromPrpOutput;
+      const out = await handle.result();
 
       expect(h.backends.search.name).toBe('vertex');
       const searches = fake.requests.filter((r) =>
@@ -70,11 +70,11 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
   it('records a data store outage that outlasts the retries in its step, and the other steps complete', async () => {
     // One slot: the first step's search holds it through all three attempts, which meet the outage.
     fake.failNext(3, 503);
-    const out = (await h.run(discoverFromPrpFlow, {
+    const out = await h.run(discoverFromPrpFlow, {
       prp,
       maxCandidatesPerStep: 2,
       concurrency: 1,
-    })) as DiscoverFromPrpOutput;
+    });
     expect(out.results[0]).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
     expect(out.results[0].error).toMatch(/search failed: Vertex AI Search unavailable/);
     expect(out.results.slice(1).every((r) => r.status === 'ok' && r.candidates_found === 2)).toBe(true);

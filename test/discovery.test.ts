@@ -132,7 +132,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
 
   it('extracts the target schema from section 9, plans, searches, validates and groups the tables', async () => {
     const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-prediction-accuracy') });
-    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    const out = await handle.result();
 
     expect(out.schema_source).toBe('prp');
     expect(out.target_schema.map((c) => c.name)).toEqual(
@@ -205,7 +205,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       maxCandidatesPerStep: 3,
       concurrency: 1,
     });
-    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    const out = await handle.result();
     expect(out.schema_source).toBe('input');
     expect(out.uncovered_columns).toEqual([]);
     expect(fitsFor(out, 'wind_mph')[0]).toBe('sports-analytics-prod.nfl_core.weather_at_kickoff');
@@ -256,7 +256,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
   it('records a step whose search keeps failing in that step; the other steps complete', async () => {
     hooks.failSearch = (query) => /temperature/i.test(query);
     const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-weather-scoring') });
-    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    const out = await handle.result();
     const weather = stepWith(out, 'temperature_f');
     expect(weather).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
     expect(weather.error).toMatch(/search failed: .*unavailable/);
@@ -288,7 +288,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
   it('fails closed: a candidate whose validation keeps failing is never reported as a fit', async () => {
     hooks.failValidation = (table) => table === 'sports-analytics-prod.nfl_results.final_scores';
     const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-prediction-accuracy') });
-    const out = (await handle.result()) as DiscoverFromPrpOutput;
+    const out = await handle.result();
     const results = stepWith(out, 'actual_home_score');
     expect(results.discovered_tables.map(tableName)).not.toContain('sports-analytics-prod.nfl_results.final_scores');
     expect(results.status).toBe('partial');
@@ -313,10 +313,10 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
 
   it('a permanent model fault on validation fails every candidate closed, without retries', async () => {
     h.standin.setFaults({ permanentStatus: 403, tasks: ['discovery.validate'] });
-    const out = (await h.run(discoverFromPrpFlow, {
+    const out = await h.run(discoverFromPrpFlow, {
       prp: prp('nfl-betting-edge'),
       maxCandidatesPerStep: 2,
-    })) as DiscoverFromPrpOutput;
+    });
     expect(out.stats.fits).toBe(0);
     expect(out.results.every((r) => r.discovered_tables.length === 0 && r.status === 'partial')).toBe(true);
     expect(out.rejected.every((r) => r.outcome === 'validation_error' && /403/.test(r.reason))).toBe(true);

@@ -176,7 +176,7 @@ describe('runEadsInterview with surrogate experts', () => {
         fixture: 'brewery-flow-shop',
         maxPursuits: 4,
       });
-      const result = (await handle.result()) as RunEadsInterviewOutput;
+      const result = await handle.result();
       expect(result.status).toBe('max-pursuits');
       expect(result.pursuits.map((p) => [p.eadsId, p.source])).toEqual([
         ['process/warm-up-with-challenges', 'fallback'],
@@ -196,7 +196,7 @@ describe('runEadsInterview with surrogate experts', () => {
   it('rides out 503 bursts and schema-violating replies on the interviewer calls', async () => {
     h.standin.setFaults({ burst503: 2, rateSchemaViolation: 0.3, tasks: ['eads.question', 'eads.refine'], seed: 7 });
     try {
-      const result = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, {
+      const result = await h.run(runEadsInterviewFlow, {
         projectId: 'harrow-faults',
         mode: 'surrogate',
         fixture: 'machine-shop-job-shop',
@@ -217,7 +217,7 @@ describe('runEadsInterview with surrogate experts', () => {
   });
 
   it('continues as new in a long interview with its state intact', async () => {
-    const plain = await h.run<RunEadsInterviewOutput>(runEadsInterviewFlow, {
+    const plain = await h.run(runEadsInterviewFlow, {
       projectId: 'brewery-one-run',
       mode: 'surrogate',
       fixture: 'brewery-flow-shop',
@@ -229,7 +229,7 @@ describe('runEadsInterview with surrogate experts', () => {
       pursuitsPerRun: 2,
       questionsPerRun: 2,
     });
-    const chained = (await handle.result()) as RunEadsInterviewOutput;
+    const chained = await handle.result();
     // 6 pursuits, 2 per run: the orchestrator's pick is carried into the next run, so no run is wasted at the end.
     expect(chained.runs).toBe(3);
     expect(chained.scr).toEqual(plain.scr);
@@ -302,6 +302,6 @@ describe('runEadsInterview with surrogate experts', () => {
       },
     });
     await first.executeUpdate(finishInterviewUpdate, { args: [{ reason: 'test over' }] });
-    expect(((await first.result()) as RunEadsInterviewOutput).status).toBe('finished');
+    expect((await first.result()).status).toBe('finished');
   });
 });

@@ -58,6 +58,22 @@ function upstreamDir(
 const UPSTREAM = upstreamDir();
 if (!UPSTREAM.dir) process.stderr.write(`[eads-library.test] upstream EADS examples skipped: ${UPSTREAM.reason}\n`);
 
+/** The stand-in's first question for an EADS, as the interview would ask it with nothing asked yet. */
+function standinFirstQuestion(eads: ReturnType<typeof loadEadsFile>): { question: string } {
+  const rule = eadsRules.find((r) => r.task === 'eads.question')!;
+  return rule.answer({
+    task: 'eads.question',
+    system: '',
+    responseSchema: undefined,
+    turns: 1,
+    sections: {
+      eads: { id: eads.id, name: eads.name, objective: eads.objective },
+      remaining_fields: eads.fields,
+      asked: [],
+    },
+  }) as { question: string };
+}
+
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
@@ -172,18 +188,7 @@ describe("EADS files in upstream format (the project's own fixtures)", () => {
 
   it('gives the stand-in enough to ask their questions and read answers', () => {
     const warmUp = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'bakery-warm-up.json'));
-    const rule = eadsRules.find((r) => r.task === 'eads.question')!;
-    const draft = rule.answer({
-      task: 'eads.question',
-      system: '',
-      responseSchema: undefined,
-      turns: 1,
-      sections: {
-        eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective },
-        remaining_fields: warmUp.fields,
-        asked: [],
-      },
-    }) as { question: string };
+    const draft = standinFirstQuestion(warmUp);
     expect(draft.question).toMatch(/^What do you bake, who buys it/);
     const lineType = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'packaging-line.json')).fields[0];
     const [best] = scoreChoices('Small groups of stations each finish whole orders by themselves.', lineType.choices!);
@@ -234,18 +239,7 @@ describe.skipIf(!UPSTREAM.dir)('upstream EADS examples (EADS_UPSTREAM_DIR)', () 
 
   it('gives the stand-in enough to ask upstream questions and read answers', () => {
     const warmUp = loadEadsFile(path.join(dir, 'process', 'warm-up-with-challenges.json'));
-    const rule = eadsRules.find((r) => r.task === 'eads.question')!;
-    const draft = rule.answer({
-      task: 'eads.question',
-      system: '',
-      responseSchema: undefined,
-      turns: 1,
-      sections: {
-        eads: { id: warmUp.id, name: warmUp.name, objective: warmUp.objective },
-        remaining_fields: warmUp.fields,
-        asked: [],
-      },
-    }) as { question: string };
+    const draft = standinFirstQuestion(warmUp);
     expect(draft.question).toMatch(/^What are the products you make or the services you provide/);
     const principal = loadEadsFile(path.join(dir, 'process', 'scheduling-problem-type.json')).fields[0];
     const [best] = scoreChoices(

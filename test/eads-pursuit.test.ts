@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EadsSession, EadsSessionError } from '../client/eads-session';
-import { runEadsInterviewFlow, type RunEadsInterviewOutput, answerUpdate } from '../contracts/eads';
+import { runEadsInterviewFlow, answerUpdate } from '../contracts/eads';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
@@ -110,7 +110,7 @@ describe('pursueEads answered by a person', () => {
     await session.question(flowShop);
     const finished = await session.finish('the baker has to go');
     expect(finished.status).toBe('finished');
-    const final = (await session.handle.result()) as RunEadsInterviewOutput;
+    const final = await session.handle.result();
     expect(final.pursuits.map((p) => [p.eadsId, p.status])).toEqual([
       ['process/warm-up-with-challenges', 'complete'],
       ['process/scheduling-problem-type', 'finalized'],
@@ -214,7 +214,7 @@ describe('pursueEads budget and library faults', () => {
       'needs_clarification',
       'complete',
     ]);
-    const final = (await session.handle.result()) as RunEadsInterviewOutput;
+    const final = await session.handle.result();
     expect(final.status).toBe('exhausted');
     expect(final.pursuits).toHaveLength(1);
     expect(final.pursuits[0]).toMatchObject({
@@ -312,7 +312,7 @@ describe('pursueEads: a table answer that cannot be read costs no budget', () =>
       '| process-id | duration |\n| --- | --- |\n| cut | 10 minutes |\n| weld | 25 minutes |',
     );
     expect(done.next_action).toBe('complete');
-    const final = (await session.handle.result()) as RunEadsInterviewOutput;
+    const final = await session.handle.result();
     expect(final.pursuits[0]).toMatchObject({
       eadsId: 'process/steps-table',
       status: 'complete',

@@ -93,7 +93,7 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
       { question: 'Where is part CMP-000023 used?', inject: () => bq.malformNext(2) },
     ];
     for (const c of cases) {
-      const expected = await onDuckDb.run<BomQuestionOutput>(bomQuestionFlow, { question: c.question });
+      const expected = await onDuckDb.run(bomQuestionFlow, { question: c.question });
       c.inject();
       const handle = await onBigQuery.start(bomQuestionFlow, { question: c.question });
       const out = await handle.result();
@@ -155,7 +155,7 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
   beforeAll(async () => {
     de = await startDiscoveryEngineFake({ 'agent-flows-table-catalog': catalog });
     h = await createHarness({ backends: (b) => ({ ...b, search: de.search() }) });
-    expected = await h.run<DiscoverFromPrpOutput>(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4 });
+    expected = await h.run(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4 });
     expect(expected.results.every((r) => r.status === 'ok' && r.discovered_tables.length > 0)).toBe(true);
   }, 120_000);
   afterAll(async () => {
@@ -187,7 +187,7 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
         const before = searches().length;
         inject();
         // One slot: the first step's search meets the faults on each of its attempts.
-        const out = await h.run<DiscoverFromPrpOutput>(discoverFromPrpFlow, {
+        const out = await h.run(discoverFromPrpFlow, {
           prp,
           maxCandidatesPerStep: 4,
           concurrency: 1,

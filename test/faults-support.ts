@@ -19,6 +19,7 @@ import { rules as defaultRules } from '../standin/rules';
 import type { StandinRule } from '../standin/types';
 import { TIGHT_PROFILE } from './proposal-helpers';
 import { mulberry32 } from '../contracts/common';
+import { waitFor } from './helpers/wait';
 
 export const ROOT = path.resolve(__dirname, '..');
 
@@ -267,11 +268,13 @@ export async function waitUntil<T>(
   what: string,
   timeoutMs = 60_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value as T;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // `false` is "not yet" here too (probes written as conditions).
+  return waitFor(
+    async () => {
+      const value = await probe();
+      return value === false ? undefined : value;
+    },
+    what,
+    { timeoutMs, everyMs: 50 },
+  );
 }

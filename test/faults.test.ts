@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
+import { platformCheckFlow } from '../contracts/platform';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 describe('model faults from the stand-in, through Temporal retries', () => {
@@ -33,9 +33,7 @@ describe('model faults from the stand-in, through Temporal retries', () => {
   it('repairs malformed and schema-violating replies inside the activity', async () => {
     h.standin.setFaults({ rateMalformed: 0.25, rateSchemaViolation: 0.25, seed: 11 });
     const results = await Promise.all(
-      ['battery', 'memory', 'usb', 'flash', 'holder'].map((topic) =>
-        h.run<PlatformCheckOutput>(platformCheckFlow, { topic }),
-      ),
+      ['battery', 'memory', 'usb', 'flash', 'holder'].map((topic) => h.run(platformCheckFlow, { topic })),
     );
     expect(results.every((r) => r.summary.length > 0)).toBe(true);
     const stats = h.standin.stats();

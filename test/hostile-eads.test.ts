@@ -30,14 +30,13 @@ import {
   type AnswerResult,
   type InterviewView,
   type PursuitStatus,
-  type RunEadsInterviewOutput,
   eadsRecordQuery,
   aggregatedScrQuery,
 } from '../contracts/eads';
 import { rules as defaultRules } from '../standin/rules';
 import type { StandinContext, StandinRule } from '../standin/types';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
-import { activitySequence, hostileValue, leftRunning, messageOf, SEED } from './hostile-helpers';
+import { activitySequence, hostileValue, leftRunning, messageOf, recommendation, SEED } from './hostile-helpers';
 import { until } from './proposal-helpers';
 import { inActivityEnvironment } from './helpers/activity-env';
 
@@ -127,10 +126,7 @@ describe('EADS interviews under hostile input', () => {
         orchestration: 'guided',
         maxPursuits: 1,
       });
-      const view = await until(async () => {
-        const v = await interview.query(eadsInterviewQuery);
-        return v.status === 'awaiting-start' ? v : undefined;
-      }, 'the recommendation');
+      const view = await recommendation(interview);
       const recommended = view.nextEads!.eads_id!;
       let interviewUpdates = 0;
 
@@ -254,7 +250,7 @@ describe('EADS interviews under hostile input', () => {
     const pursuit = await pursuitOf(interview);
     await openQuestion(pursuit);
     await pursuit.signal(finalizePursuitSignal, { notes: { $where: 'sleep(1000)' } as never });
-    const out = (await interview.result()) as RunEadsInterviewOutput;
+    const out = await interview.result();
     expect(out.pursuits[0].status).toBe('finalized');
     const result = (await pursuit.result()) as { notes: unknown };
     expect(typeof result.notes).toBe('string');
@@ -323,7 +319,7 @@ describe('EADS interviews under hostile input', () => {
             if (s.status !== 'working') break;
             await pursuit.executeUpdate(answerUpdate, { args: [{ questionId: s.current_question!.id, answer }] });
           }
-          const out = (await interview.result()) as RunEadsInterviewOutput;
+          const out = await interview.result();
           const final = (await pursuit.query(pursuitStatusQuery)) as PursuitStatus;
           return {
             out,

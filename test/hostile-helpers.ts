@@ -10,6 +10,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { z } from 'zod';
 import type { FlowDefinition } from '../contracts/common';
+import { eadsInterviewQuery, type InterviewView } from '../contracts/eads';
+import { until } from './proposal-helpers';
 
 export const SEED = Number(process.env.HOSTILE_SEED ?? 92_026);
 
@@ -259,4 +261,12 @@ export async function rawHttp(
       resolve({ status, headers: parsed, body: rest.join('\r\n\r\n') });
     });
   });
+}
+
+/** A guided interview's view once it recommends the first EADS and waits for the start. */
+export function recommendation(interview: WorkflowHandle): Promise<InterviewView> {
+  return until(async () => {
+    const v = await interview.query(eadsInterviewQuery);
+    return v.status === 'awaiting-start' ? v : undefined;
+  }, 'the recommendation');
 }

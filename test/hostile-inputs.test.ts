@@ -16,20 +16,15 @@ import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidFlowInput, startFlow, validateFlowInput } from '../client/flow-client';
-import { bomQuestionFlow, type BomQuestionOutput, pipelineStateQuery } from '../contracts/bom';
+import { InvalidFlowInput, startFlow, validateFlowInput, type FlowOutput } from '../client/flow-client';
+import { bomQuestionFlow, pipelineStateQuery } from '../contracts/bom';
 import type { FlowDefinition } from '../contracts/common';
 import { discoverFromPrpFlow, discoveryCountsQuery } from '../contracts/discovery';
 import { runEadsInterviewFlow, eadsInterviewQuery } from '../contracts/eads';
 import { scheduleFromScrFlow } from '../contracts/schedule';
 import { flows } from '../contracts/flows';
 import { platformCheckFlow } from '../contracts/platform';
-import {
-  EXAMPLE_PROFILE,
-  researchProposalFlow,
-  type ProposalOutput,
-  type ProposalStateView,
-} from '../contracts/proposal';
+import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalStateView } from '../contracts/proposal';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
@@ -217,8 +212,9 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
   });
   afterAll(async () => h?.close());
 
-  const rawStart = async (flow: FlowDefinition, args: unknown[]) => {
-    const handle = await h.client.workflow.start(flow.type, {
+  // Started by type name with raw arguments on purpose (the thin client would refuse them); the result is still the flow's.
+  const rawStart = async <F extends FlowDefinition>(flow: F, args: unknown[]) => {
+    const handle = await h.client.workflow.start<(...args: unknown[]) => Promise<FlowOutput<F>>>(flow.type, {
       taskQueue: h.taskQueue,
       workflowId: `hostile-raw-${flow.slug}-${randomUUID().slice(0, 8)}`,
       args,
@@ -306,7 +302,7 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
       'queries are refused; the workflow stays completed',
     async () => {
       const handle = await rawStart(bomQuestionFlow, [{ question: 'Which BOMs use capacitor components?' }]);
-      const out = (await handle.result()) as BomQuestionOutput;
+      const out = await handle.result();
       const args = fc.sample(fc.array(hostileValue, { maxLength: 3 }), { numRuns: 10, seed: SEED });
       for (const a of args) {
         expect(await handle.query(pipelineStateQuery, ...a)).toEqual(out.pipeline_state);
@@ -421,7 +417,7 @@ describe('raw workflow starts that bypass the client, queries and updates', () =
       await review({ decision: 'approve' });
       accepted++;
 
-      const out = (await handle.result()) as ProposalOutput;
+      const out = await handle.result();
       expect(out.status).toMatch(/^completed/);
       expect(out.review.rounds.map((r) => r.decision)).toEqual(['approve']);
       expect(out.profile?.weekly_hours).toBe(15);

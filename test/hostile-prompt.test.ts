@@ -25,8 +25,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_DIR } from '../backends';
 import type { EmbeddedSearch } from '../backends/search/embedded';
-import { bomQuestionFlow, type BomQuestionOutput } from '../contracts/bom';
-import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../contracts/discovery';
+import { bomQuestionFlow } from '../contracts/bom';
+import { discoverFromPrpFlow, tableName } from '../contracts/discovery';
 import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
 import { rules as defaultRules } from '../standin/rules';
 import type { StandinContext, StandinRule } from '../standin/types';
@@ -124,7 +124,7 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
     async function run(question: string) {
       const mark = h.backends.warehouse.executed.length;
       const handle = await h.start(bomQuestionFlow, { question });
-      const out = (await handle.result()) as BomQuestionOutput;
+      const out = await handle.result();
       // The statements built from the question (listings and samples are cached per worker).
       const built = h.backends.warehouse.executed
         .slice(mark)
@@ -180,7 +180,7 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
       const handle = await h.start(discoverFromPrpFlow, { maxCandidatesPerStep: 3, ...input });
       return {
         handle,
-        out: (await handle.result()) as DiscoverFromPrpOutput,
+        out: await handle.result(),
         activities: await activitySequence(handle),
       };
     };
@@ -300,7 +300,7 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
         const q = await until(async () => (await handle.query(currentQuestionQuery)) ?? undefined, 'question');
         await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer, questionId: q.id }] });
       }
-      return { handle, out: (await handle.result()) as ProposalOutput };
+      return { handle, out: await handle.result() };
     }
     const urls = (out: ProposalOutput) =>
       out.proposal?.problem_definition.preliminary_literature.map((l) => l.url) ?? [];

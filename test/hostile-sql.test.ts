@@ -371,9 +371,9 @@ describe('SQL injection corpus against answerBomQuestion', () => {
           },
         ]);
         const mark = h.backends.warehouse.executed.length;
-        const out = (await h.run(bomQuestionFlow, {
+        const out = await h.run(bomQuestionFlow, {
           question: 'Which BOMs use capacitor components?',
-        })) as BomQuestionOutput;
+        });
         expect(out.outcome).toBe('answered');
         expect(out.pipeline_state.schema_hints.some((hint) => /supplier|DROP|--/.test(hint))).toBe(true); // the poisoned hints were offered...
         for (const c of out.pipeline_state.candidate_columns) expect(bomStringColumns).toContain(c); // ...and ignored

@@ -37,7 +37,7 @@ import {
   proposalStateQuery,
 } from '../contracts/proposal-messages';
 import { createHarness, type Harness } from './helpers/harness';
-import { messageOf, settle } from './hostile-helpers';
+import { messageOf, recommendation, settle } from './hostile-helpers';
 import { until } from './proposal-helpers';
 
 /** 1.2 MB: under the 2 MB payload limit alone, over it when quoted twice (message and details or stack). */
@@ -279,10 +279,7 @@ describe('oversized fields at every entry point', () => {
         orchestration: 'guided',
         maxPursuits: 1,
       });
-      const view = await until(async () => {
-        const v = await interview.query(eadsInterviewQuery);
-        return v.status === 'awaiting-start' ? v : undefined;
-      }, 'the recommendation');
+      const view = await recommendation(interview);
       // eadsId matching the id pattern but 1.2 MB long: it used to be quoted whole in "unknown EADS".
       expect(
         await updateRejection(interview.executeUpdate(startPursuitUpdate, { args: [{ eadsId: `process/${BIG}` }] })),

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { UserProfile } from '../contracts/proposal';
+import { waitFor } from './helpers/wait';
 
 export interface PdfContent {
   pages: number;
@@ -56,16 +57,7 @@ export const IMPOSSIBLE_PROFILE: UserProfile = {
   constraints: ['No budget'],
 };
 
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch {
-      // not answerable yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/** Waits for a workflow to answer a query the way the test wants (a query may fail while it starts). */
+export function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 20_000): Promise<T> {
+  return waitFor(probe, what, { timeoutMs, everyMs: 100, retryErrors: true });
 }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFlow } from '../client/flow-client';
 import { conductInterview, main as interviewCli, type InterviewIO } from '../client/proposal-interview';
-import { researchProposalFlow, type InterviewQuestionView, type ProposalOutput } from '../contracts/proposal';
+import { researchProposalFlow, type InterviewQuestionView } from '../contracts/proposal';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
@@ -97,7 +97,7 @@ describe('writeResearchProposal, interactive', () => {
     await answer(handle, 'none');
     expect(await answer(handle, 'skip')).toBeNull();
 
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
     expect(out.status).toBe('completed');
     expect(out.interview).toEqual({ asked: 9, answered: 9, outcome: 'completed' });
     expect(out.profile).toEqual({
@@ -189,7 +189,7 @@ describe('writeResearchProposal, interactive', () => {
         await answer(handle, 'Advanced Statistics');
         await answer(handle, 'No budget, Remote only');
         await answer(handle, '');
-        return (await handle.result()) as ProposalOutput;
+        return await handle.result();
       });
       expect(out.status).toBe('completed');
       expect(out.profile).toMatchObject({
@@ -234,7 +234,7 @@ describe('writeResearchProposal, interactive', () => {
     expect(transcript).toMatch(/\(2\/3\) How much time do you have in total\?/);
     expect(transcript).toMatch(/Draft ready for review/);
     expect(transcript).toMatch(/completed \(COMPLETE\)/);
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
     expect(out.profile).toMatchObject({
       weekly_hours: 20,
       total_timeline: { value: 1, unit: 'years' },

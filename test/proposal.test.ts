@@ -52,7 +52,7 @@ describe('writeResearchProposal, autonomous', () => {
   it('passes quality control on the first version and writes a PDF with every section and working links', async () => {
     const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE });
     expect(handle.workflowId).toMatch(/^research-proposal-multi-agent-systems-with-large-language-[0-9a-f]{6}$/);
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
 
     expect(out).toMatchObject({
       status: 'completed',
@@ -130,7 +130,7 @@ describe('writeResearchProposal, autonomous', () => {
 
   it('refines twice when quality control fails twice, then passes', async () => {
     const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: TIGHT_PROFILE });
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
     expect(out.status).toBe('completed');
     expect(out.refinement).toMatchObject({ refinements: 2, limitReached: false, chosenRound: 2 });
     const history = out.refinement.history;
@@ -158,7 +158,7 @@ describe('writeResearchProposal, autonomous', () => {
       profile: IMPOSSIBLE_PROFILE,
       maxRefinements: 2,
     });
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
     expect(out.status).toBe('completed_with_issues');
     expect(out.state).toBe('COMPLETE');
     expect(out.refinement).toMatchObject({ refinements: 2, maxRefinements: 2, limitReached: true });
@@ -176,7 +176,7 @@ describe('writeResearchProposal, autonomous', () => {
   });
 
   it('with maxRefinements 0 keeps the first version without refining', async () => {
-    const out = await h.run<ProposalOutput>(researchProposalFlow, {
+    const out = await h.run(researchProposalFlow, {
       mode: 'autonomous',
       profile: TIGHT_PROFILE,
       maxRefinements: 0,
@@ -187,7 +187,7 @@ describe('writeResearchProposal, autonomous', () => {
   });
 
   it('embeds a Unicode font: non-ASCII profile text survives into the PDF', async () => {
-    const out = await h.run<ProposalOutput>(researchProposalFlow, { mode: 'autonomous', profile: CLIMATE_PROFILE });
+    const out = await h.run(researchProposalFlow, { mode: 'autonomous', profile: CLIMATE_PROFILE });
     const pdf = await readPdf(out.pdf!.path);
     expect(pdf.text).toContain('Zürich');
     expect(pdf.text).toContain('São Paulo');
@@ -196,7 +196,7 @@ describe('writeResearchProposal, autonomous', () => {
   it('ends in the ERROR state with the message when a stage fails non-retryably', async () => {
     h.standin.setFaults({ permanentStatus: 400, tasks: ['proposal.methodology'] });
     const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE });
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
     expect(out.status).toBe('error');
     expect(out.state).toBe('ERROR');
     expect(out.error).toMatchObject({ state: 'METHODOLOGY', type: 'ModelRequestRejected' });
@@ -211,7 +211,7 @@ describe('writeResearchProposal, autonomous', () => {
 
   it('retries a retryable model fault and completes', async () => {
     h.standin.setFaults({ burst503: 1, tasks: ['proposal.objectives'] });
-    const out = await h.run<ProposalOutput>(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE });
+    const out = await h.run(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE });
     expect(out.status).toBe('completed');
     const stats = h.standin.stats();
     expect(stats.faults['503']).toBe(1);
@@ -315,7 +315,7 @@ describe('writeResearchProposal, review gate', () => {
       const second = await awaitingReview(handle, 2);
       expect(second.transitions.map((t) => t.to)).toContain('REFINEMENT');
       await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] });
-      const out = (await handle.result()) as ProposalOutput;
+      const out = await handle.result();
 
       expect(out.status).toBe('completed');
       expect(out.review.outcome).toBe('approved');
@@ -364,7 +364,7 @@ describe('writeResearchProposal, review gate', () => {
       .catch((e) => e);
     expect((refused as WorkflowUpdateFailedError).cause?.message).toMatch(/at most 3 change requests/);
     await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] });
-    const out = (await handle.result()) as ProposalOutput;
+    const out = await handle.result();
     expect(out.refinement.history.map((r) => r.trigger)).toEqual(['initial', 'review', 'review', 'review']);
     expect(out.review.rounds).toHaveLength(MAX_REVIEW_ROUNDS + 1);
   });

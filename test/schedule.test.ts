@@ -15,12 +15,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerEadsTools } from '../client/mcp/eads-tools';
-import {
-  conversationHistoryQuery,
-  eadsInterviewWorkflowId,
-  runEadsInterviewFlow,
-  type RunEadsInterviewOutput,
-} from '../contracts/eads';
+import { conversationHistoryQuery, eadsInterviewWorkflowId, runEadsInterviewFlow } from '../contracts/eads';
 import { scheduleFromScrFlow, type ScheduleFromScrOutput } from '../contracts/schedule';
 import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../domain/schedule-model';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
@@ -309,7 +304,7 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
         fixture: firm.fixture,
         schedule: { orders: firm.orders, timeLimitSeconds: 10 },
       });
-      const result = (await handle.result()) as RunEadsInterviewOutput;
+      const result = await handle.result();
       if (firm.kind === 'job-shop') await recordHistory(handle, 'eads-interview-with-schedule');
       const schedule = result.schedule as ScheduleFromScrOutput;
       expect(schedule, JSON.stringify(result.schedule)).toHaveProperty('minizinc_results');
@@ -371,14 +366,12 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
       // A timetabling interview has no shop model: null with the reason.
       const school = `sched-mcp-school-${Date.now().toString(36)}`;
       // Asked for a schedule, it says why there is none and the interview still completes.
-      const schoolResult = (await (
-        await h.start(runEadsInterviewFlow, {
-          projectId: school,
-          mode: 'surrogate',
-          fixture: 'school-timetable',
-          schedule: true,
-        })
-      ).result()) as RunEadsInterviewOutput;
+      const schoolResult = await h.run(runEadsInterviewFlow, {
+        projectId: school,
+        mode: 'surrogate',
+        fixture: 'school-timetable',
+        schedule: true,
+      });
       expect(schoolResult.schedule).toEqual({
         skipped: expect.stringMatching(
           /only flow-shop and job-shop interviews are scheduled yet \(this one: TIMETABLING/,
@@ -407,7 +400,7 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
         },
       };
       // A shaft needs 90 minutes at least: due in one hour is impossible on its own.
-      const tooEarly = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
+      const tooEarly = await h.run(scheduleFromScrFlow, {
         projectId: 'harrow-late',
         scr,
         dueDates: 'hard',
@@ -433,7 +426,7 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
           { id: 's1', product: 'shaft', due: { value: 8, units: 'hours' } },
         ],
       });
-      const together = (await togetherHandle.result()) as ScheduleFromScrOutput;
+      const together = await togetherHandle.result();
       await recordHistory(togetherHandle, 'schedule-from-scr-infeasible-deadlines');
       expect(together.minizinc_results.status).toBe('infeasible');
       expect(together.minizinc_results.solver).toMatch(/CP-SAT/);
@@ -442,7 +435,7 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
       expect(core.jobs.sort()).toEqual(['h1', 'h2']);
 
       // Soft due dates: the same orders are scheduled, lateness minimised.
-      const soft = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
+      const soft = await h.run(scheduleFromScrFlow, {
         projectId: 'harrow-soft',
         scr,
         orders: [
@@ -487,7 +480,7 @@ describe('from interview to schedule (CP-SAT on the Python solver worker)', () =
       ).toMatch(/starts before saw-cut ends/);
 
       // A step needing more units than the firm has.
-      const none = await h.run<ScheduleFromScrOutput>(scheduleFromScrFlow, {
+      const none = await h.run(scheduleFromScrFlow, {
         projectId: 'harrow-none',
         scr: {
           ...scr.merged_scr,

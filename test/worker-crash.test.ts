@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { platformCheckFlow } from '../contracts/platform';
 import { startFlow } from '../client/flow-client';
 import { startStandin, type StandinServer } from '../standin/server';
+import { waitFor } from './helpers/wait';
+import { workerProcessEnv } from './helpers/worker-process';
 
 const ROOT = path.resolve(__dirname, '..');
 const NAMESPACE = 'crash-test';
@@ -17,16 +19,7 @@ const NAMESPACE = 'crash-test';
 function startWorkerProcess(standinUrl: string): ChildProcess {
   return spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), ['workers/worker.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: NAMESPACE,
-      AGENT_FLOWS_MODEL: 'standin',
-      GOOGLE_GEMINI_BASE_URL: standinUrl,
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'warn',
-    },
+    env: workerProcessEnv(NAMESPACE, standinUrl),
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group: tsx runs node as a child, and the kill must reach the real worker.
     detached: true,
@@ -38,16 +31,6 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     process.kill(-child.pid!, signal);
   } catch {
     // already gone
-  }
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
   }
 }
 

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startFlow } from '../client/flow-client';
 import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
 import { startStandin, type StandinServer } from '../standin/server';
+import { workerProcessEnv } from './helpers/worker-process';
 
 const ROOT = path.resolve(__dirname, '..');
 const NAMESPACE = 'fleet-test';
@@ -21,20 +22,12 @@ const FLOWS = 12;
 function startWorkerProcess(standinUrl: string, name: string): ChildProcess {
   return spawn(process.execPath, [path.join(ROOT, 'workers', 'launch.cjs'), 'workers/worker.ts'], {
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: NAMESPACE,
-      AGENT_FLOWS_MODEL: 'standin',
-      GOOGLE_GEMINI_BASE_URL: standinUrl,
+    env: workerProcessEnv(NAMESPACE, standinUrl, {
       DUCKDB_PATH: ':memory:',
       // Per process: artifacts are written by whichever worker runs the activity.
       ARTIFACT_DIR: mkdtempSync(path.join(os.tmpdir(), `fleet-${name}-`)),
       WORKER_MAX_CONCURRENT_ACTIVITIES: '2',
-      WORKER_METRICS_PORT: '0',
-      LOG_LEVEL: 'warn',
-    },
+    }),
     // Quiet, and never an unread pipe (it would stall a chatty worker once its buffer fills).
     stdio: 'ignore',
   });

@@ -7,23 +7,14 @@
  * Run directly: `tsx workers/solver-tools.ts --install` (also part of `npm run setup`).
  */
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT, toolsDir, withToolsLock } from './temporal-cli';
+import { isExecutable, PROJECT_ROOT, toolsDir, withToolsLock } from './temporal-cli';
 
 export const SOLVER_REQUIREMENTS = path.join(PROJECT_ROOT, 'solver', 'requirements.txt');
 export const SOLVER_WORKER_SCRIPT = path.join(PROJECT_ROOT, 'solver', 'worker.py');
 const venvDir = () => path.join(toolsDir(), 'solver-venv');
 const stampFile = () => path.join(venvDir(), 'agent-flows-installed.txt');
-
-function isExecutable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The pinned requirement lines (comments and blanks dropped). */
 export function solverRequirements(): string[] {

@@ -41,7 +41,7 @@ export interface ResolvedBinary {
   source: 'env' | 'PATH' | 'project-local';
 }
 
-function isExecutable(file: string): boolean {
+export function isExecutable(file: string): boolean {
   try {
     accessSync(file, constants.X_OK);
     return true;

@@ -19,7 +19,7 @@ import {
   registryPutUpdate,
   registryRemoveUpdate,
   registryVersionQuery,
-  type AgentOwner,
+  sameOwner,
   type AgentRegistryState,
   type RegistryBeat,
   type RegistryPut,
@@ -33,9 +33,6 @@ import {
  */
 const MAX_HISTORY_EVENTS = 1000;
 const MAX_HISTORY_BYTES = 4 * 1024 * 1024;
-
-const sameOwner = (a: AgentOwner | undefined, b: AgentOwner | undefined) =>
-  a?.secret === b?.secret && a?.instance === b?.instance;
 
 function manifestOf(agent: StoredAgent): string {
   const { registered_at: _r, updated_at: _u, instances: _i, owner: _o, secrets: _s, ...manifest } = agent;

@@ -9,13 +9,13 @@
  * no model it is BM25 alone. Vector matches count only above MIN_SIMILARITY: a query about
  * something the collection does not hold should still find little or nothing.
  */
-import { inSpan } from '../traced';
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackendError } from '../errors';
 import type { TextEmbedder } from '../embedding';
+import { tracedSearch } from './traced';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
 import { FailureType } from '../../contracts/failures';
 
@@ -130,16 +130,7 @@ export class EmbeddedSearch implements SearchBackend {
   }
 
   search(request: SearchRequest): Promise<SearchResponse> {
-    return inSpan(
-      'search.request',
-      {
-        'search.backend': this.name,
-        'search.collection': request.collection,
-        'search.page_size': request.pageSize ?? 10,
-      },
-      () => this.searchUntraced(request),
-      (response) => ({ 'search.hits': response.hits.length, 'search.total_size': response.totalSize }),
-    );
+    return tracedSearch(this.name, request, () => this.searchUntraced(request));
   }
 
   private async searchUntraced(request: SearchRequest): Promise<SearchResponse> {

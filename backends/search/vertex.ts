@@ -3,11 +3,11 @@
  * is used so one code path serves Google and the local wire fakes. Structured data comes back
  * in protobuf Struct form and is converted to plain JSON, so results look like the embedded index's.
  */
-import { inSpan } from '../traced';
 import { SearchServiceClient } from '@google-cloud/discoveryengine';
 import { GoogleAuth } from 'google-auth-library';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { BackendError, isRetryableStatus, isTransportError, untilAborted } from '../errors';
+import { tracedSearch } from './traced';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
 import { FailureType } from '../../contracts/failures';
 
@@ -118,16 +118,7 @@ export class VertexSearch implements SearchBackend {
   }
 
   search(request: SearchRequest): Promise<SearchResponse> {
-    return inSpan(
-      'search.request',
-      {
-        'search.backend': this.name,
-        'search.collection': request.collection,
-        'search.page_size': request.pageSize ?? 10,
-      },
-      () => this.searchUntraced(request),
-      (response) => ({ 'search.hits': response.hits.length, 'search.total_size': response.totalSize }),
-    );
+    return tracedSearch(this.name, request, () => this.searchUntraced(request));
   }
 
   private async searchUntraced(request: SearchRequest): Promise<SearchResponse> {

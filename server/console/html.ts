@@ -102,6 +102,15 @@ export function renderValue(value: unknown, depth = 0): Html {
   </dl>`;
 }
 
+/** A table's header row, one column header per name. */
+export function tableHead(columns: string[]): Html {
+  return html`<thead>
+    <tr>
+      ${columns.map((c) => html`<th scope="col">${c}</th>`)}
+    </tr>
+  </thead>`;
+}
+
 export function renderTable(rows: Array<Record<string, unknown>>, depth = 0, caption?: string): Html {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   return html`<div class="scroll">
@@ -113,11 +122,7 @@ export function renderTable(rows: Array<Record<string, unknown>>, depth = 0, cap
             </caption>`
           : ''
       }
-      <thead>
-        <tr>
-          ${columns.map((c) => html`<th scope="col">${c}</th>`)}
-        </tr>
-      </thead>
+      ${tableHead(columns)}
       <tbody>
         ${rows.map(
           (r) =>

@@ -23,7 +23,7 @@ import { InvalidFlowInput, startFlow, validateFlowInput } from '../../client/flo
 import type { TemporalAccess } from '../temporal';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import { formFields, inputFromForm, renderStartForm, type FormValues } from './forms';
-import { html, page } from './html';
+import { html, page, type Html } from './html';
 import { gridToMarkdown, snapshot, type ViewContext } from './views';
 
 export interface ConsoleOptions {
@@ -139,6 +139,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   const send = (reply: FastifyReply, body: string, code = 200) =>
     reply.code(code).type('text/html; charset=utf-8').header('cache-control', 'no-store').send(body);
+  const notFound = (reply: FastifyReply, body: Html) => send(reply, page({ title: 'Not found', body }), 404);
   const params = (request: FastifyRequest) =>
     request.body instanceof URLSearchParams ? request.body : new URLSearchParams();
   const safeNext = (next: string | null | undefined) =>
@@ -208,23 +209,13 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   app.get<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
     const flow = findFlow(request.params.type);
-    if (!flow)
-      return send(
-        reply,
-        page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }),
-        404,
-      );
+    if (!flow) return notFound(reply, html`<p>No flow is called ${request.params.type}.</p>`);
     return send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow) }));
   });
 
   app.post<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
     const flow = findFlow(request.params.type);
-    if (!flow)
-      return send(
-        reply,
-        page({ title: 'Not found', body: html`<p>No flow is called ${request.params.type}.</p>` }),
-        404,
-      );
+    if (!flow) return notFound(reply, html`<p>No flow is called ${request.params.type}.</p>`);
     const body = params(request);
     const values: FormValues = {};
     for (const [k, v] of body) values[k] = v;
@@ -273,7 +264,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
       snap = await snapshot(ctx, workflowId);
     } catch (err) {
       if (err instanceof WorkflowNotFoundError)
-        return send(reply, page({ title: 'Not found', body: html`<p>There is no workflow ${workflowId}.</p>` }), 404);
+        return notFound(reply, html`<p>There is no workflow ${workflowId}.</p>`);
       throw err;
     }
     const flow = findFlow(snap.type);

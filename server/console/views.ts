@@ -26,7 +26,7 @@ import {
 } from '../../contracts/proposal';
 import { findFlow } from '../../contracts/flows';
 import { currentQuestionQuery, proposalStateQuery } from '../../contracts/proposal-messages';
-import { html, renderTable, renderValue, type Html } from './html';
+import { html, renderTable, renderValue, tableHead, type Html } from './html';
 import { progressQuery } from '../../contracts/progress-messages';
 
 export interface WorkflowSnapshot {
@@ -132,26 +132,38 @@ async function proposalView(ctx: ViewContext, handle: WorkflowHandle, progress: 
   return { key, interactive: false, body: html`${stageList(state?.state)}${renderProgress(progress)}` };
 }
 
+/** The free-text answer both interviews ask for: the question, its hint, the box, and why an answer came back. */
+function answerField(field: {
+  question: string;
+  hint: string;
+  rows: number;
+  required: boolean;
+  error: ViewContext['error'];
+}): Html {
+  const { error } = field;
+  return html`<div class="field${error ? ' invalid' : ''}">
+    <label id="q-h" for="answer">${field.question}</label>
+    <p class="hint" id="answer-hint">${field.hint}</p>
+    <textarea
+      id="answer"
+      name="answer"
+      rows="${field.rows}"
+      autofocus
+      aria-describedby="answer-hint${error ? ' answer-error' : ''}"
+      ${error ? html` aria-invalid="true"` : ''}${field.required ? html` required` : ''}
+    >
+${error?.value ?? ''}</textarea>
+    ${error ? html`<p class="error" id="answer-error" role="alert">${error.message}</p>` : ''}
+  </div>`;
+}
+
 function proposalQuestion(ctx: ViewContext, handle: WorkflowHandle, q: InterviewQuestionView): Html {
   const error = ctx.error?.field === 'answer' ? ctx.error : undefined;
   return html`<section aria-labelledby="q-h" class="question">
     <p class="count">Question ${q.number} of ${q.of}</p>
     <form method="post" action="/console/runs/${handle.workflowId}/proposal/answer">
       <input type="hidden" name="questionId" value="${q.id}" />
-      <div class="field${error ? ' invalid' : ''}">
-        <label id="q-h" for="answer">${q.prompt}</label>
-        <p class="hint" id="answer-hint">${q.hint}</p>
-        <textarea
-          id="answer"
-          name="answer"
-          rows="3"
-          autofocus
-          aria-describedby="answer-hint${error ? ' answer-error' : ''}"
-          ${error ? html` aria-invalid="true"` : ''}${q.optional ? '' : html` required`}
-        >
-${error?.value ?? ''}</textarea>
-        ${error ? html`<p class="error" id="answer-error" role="alert">${error.message}</p>` : ''}
-      </div>
+      ${answerField({ question: q.prompt, hint: q.hint, rows: 3, required: !q.optional, error })}
       <button type="submit">Answer</button>
     </form>
     <p class="muted">
@@ -303,11 +315,7 @@ function eadsQuestion(
       <p class="hint" id="answer-hint">${q.help_text}</p>
       <div class="scroll">
         <table class="grid" data-columns="${columns.length}">
-          <thead>
-            <tr>
-              ${columns.map((c) => html`<th scope="col">${c}</th>`)}
-            </tr>
-          </thead>
+          ${tableHead(columns)}
           <tbody>
             ${cells.map(
               (row, r) =>
@@ -347,20 +355,7 @@ ${error && !q.choices.includes(error.value ?? '') ? error.value : ''}</textarea>
       ${errorHtml}
     </fieldset>`;
   } else {
-    control = html`<div class="field${error ? ' invalid' : ''}">
-      <label id="q-h" for="answer">${q.question}</label>
-      <p class="hint" id="answer-hint">${q.help_text}</p>
-      <textarea
-        id="answer"
-        name="answer"
-        rows="4"
-        autofocus
-        aria-describedby="answer-hint${error ? ' answer-error' : ''}"
-        ${invalid}
-      >
-${error?.value ?? ''}</textarea>
-      ${errorHtml}
-    </div>`;
+    control = answerField({ question: q.question, hint: q.help_text, rows: 4, required: false, error });
   }
   return html`<section class="question" aria-labelledby="q-h">
     <p class="count">

@@ -69,6 +69,13 @@ export function agentRoutes(
 ): void {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const notFound = json('Agent not registered: register it (again)', apiErrorSchema);
+  /** The answers of a call on one registered agent: done, a bad request, not the caller's agent, or unknown. */
+  const oneAgentResponses = (done: string, notTheCallers: string) => ({
+    200: json(done, okBody),
+    400: json('Invalid request', apiErrorSchema),
+    403: json(notTheCallers, apiErrorSchema),
+    404: notFound,
+  });
   const forbidden = json('Would move or remove an agent the caller does not own', apiErrorSchema);
 
   api.post(
@@ -122,12 +129,7 @@ export function agentRoutes(
         headers: secretHeader,
         // An empty request has no body: Fastify hands the validator null.
         body: heartbeatSchema.nullish(),
-        response: {
-          200: json('Recorded', okBody),
-          400: json('Invalid request', apiErrorSchema),
-          403: json('A health report for an agent the caller does not own', apiErrorSchema),
-          404: notFound,
-        },
+        response: oneAgentResponses('Recorded', 'A health report for an agent the caller does not own'),
       },
     },
     async (request, reply) => {
@@ -160,12 +162,7 @@ export function agentRoutes(
             .max(200, 'Invalid instance_id parameter: give one value of 1 to 200 characters')
             .optional(),
         }),
-        response: {
-          200: json('Deregistered', okBody),
-          400: json('Invalid request', apiErrorSchema),
-          403: json('Removes an owned agent or instance without its secret or a token', apiErrorSchema),
-          404: notFound,
-        },
+        response: oneAgentResponses('Deregistered', 'Removes an owned agent or instance without its secret or a token'),
       },
     },
     async (request, reply) => {

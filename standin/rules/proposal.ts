@@ -12,7 +12,7 @@
  * never passes, whatever the refinement.
  */
 import { PROPOSAL_STOP_WORDS, stemPlural } from '../../domain/text';
-import { ModelTask, type ReceivedSections } from '../../contracts/model-tasks';
+import { ModelTask, type PromptedSearchResult, type ReceivedSections } from '../../contracts/model-tasks';
 import { taskRule, type StandinRule } from '../types';
 
 // ------------------------------------------------------------------------------------------
@@ -336,30 +336,23 @@ function profileText(p: Profile, extra: string[] = []): string {
 // Rules
 // ------------------------------------------------------------------------------------------
 
-interface Hit {
-  id: string;
-  title: string;
-  source: string;
-  year: number | null;
-  snippet: string;
-  keywords: string[];
-}
-
 const NARROW = /narrow|scope|fit|shorten|reduce|fewer|too long|timeline/i;
 
 function problemFormulation(sections: ReceivedSections<'proposal.problem_formulation'>) {
   const profile = readProfile(sections.profile);
-  const hits: Hit[] = (Array.isArray(sections.search_results) ? sections.search_results : []).map((h) => {
-    const o = obj(h);
-    return {
-      id: str(o.id),
-      title: str(o.title),
-      source: str(o.source),
-      year: typeof o.year === 'number' ? o.year : null,
-      snippet: str(o.snippet),
-      keywords: strings(o.keywords),
-    };
-  });
+  const hits: PromptedSearchResult[] = (Array.isArray(sections.search_results) ? sections.search_results : []).map(
+    (h) => {
+      const o = obj(h);
+      return {
+        id: str(o.id),
+        title: str(o.title),
+        source: str(o.source),
+        year: typeof o.year === 'number' ? o.year : null,
+        snippet: str(o.snippet),
+        keywords: strings(o.keywords),
+      };
+    },
+  );
   const previous = sections.previous_definition ? obj(sections.previous_definition) : undefined;
   const feedback = strings(sections.refinement_feedback);
   const feedbackText = feedback.join(' ');

@@ -19,7 +19,7 @@ import { inject } from 'vitest';
 import { createBackends, type Backends } from '../../backends';
 import type { FlowDefinition } from '../../contracts/common';
 import { parseConfig, type Config } from '../../contracts/config';
-import { startFlow } from '../../client/flow-client';
+import { startFlow, type FlowOutput, type FlowWorkflow } from '../../client/flow-client';
 import { dataConverterFromEnv } from '../../codec/payload-codec';
 import { startStandin, type FaultSettingsInput, type StandinServer } from '../../standin/server';
 import type { StandinRule } from '../../standin/types';
@@ -53,10 +53,14 @@ export interface Harness {
   backends: Backends;
   config: Config;
   worker: Worker;
-  /** Starts a flow through the thin client on this harness's task queue. */
-  start(flow: FlowDefinition, input: unknown, workflowId?: string): Promise<WorkflowHandleWithFirstExecutionRunId>;
-  /** Starts a flow and waits for its result. */
-  run<T = unknown>(flow: FlowDefinition, input: unknown, workflowId?: string): Promise<T>;
+  /** Starts a flow through the thin client on this harness's task queue; `result()` has the flow's output type. */
+  start<F extends FlowDefinition>(
+    flow: F,
+    input: unknown,
+    workflowId?: string,
+  ): Promise<WorkflowHandleWithFirstExecutionRunId<FlowWorkflow<F>>>;
+  /** Starts a flow and waits for its result, typed with the flow's output. */
+  run<F extends FlowDefinition>(flow: F, input: unknown, workflowId?: string): Promise<FlowOutput<F>>;
   close(): Promise<void>;
 }
 
@@ -117,8 +121,8 @@ export async function createHarness(
     config,
     worker,
     start,
-    async run<T>(flow: FlowDefinition, input: unknown, workflowId?: string) {
-      return (await start(flow, input, workflowId)).result() as Promise<T>;
+    async run<F extends FlowDefinition>(flow: F, input: unknown, workflowId?: string) {
+      return (await start(flow, input, workflowId)).result();
     },
     async close() {
       worker.shutdown();

@@ -13,6 +13,7 @@ import {
   type EadsCatalogEntry,
   type InterviewState,
   type InterviewView,
+  type OrchestratorRequest,
   type PursuitContext,
   type PursuitRecord,
   type PursuitResult,
@@ -32,18 +33,6 @@ export interface PursuitChoice {
   eadsId: string;
   source: PursuitRecord['source'];
   rationale: string;
-}
-
-/** What the orchestrator activity (`chooseNextEads`) reads. */
-export interface OrchestratorRequest {
-  pursued: string[];
-  facts: Facts;
-  conversation: {
-    product: string | null;
-    problem_type: string | null;
-    scheduling_challenges: string[];
-    completed: Array<{ eads_id: string; status: PursuitRecord['status']; completeness: number }>;
-  };
 }
 
 /** The latest pursuit of each EADS (re-pursuing an EADS replaces its earlier result). */

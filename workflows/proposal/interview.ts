@@ -21,6 +21,37 @@ import { FailureType } from '../../contracts/failures';
  */
 const recordedAnswerSchema = z.object({ answer: z.string().max(4000), questionId: z.string().optional() });
 
+/** An update's argument as its schema reads it, or a failure that says what is wrong with it. */
+function parseAnswerArgument<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success)
+    throw ApplicationFailure.create({
+      type: FailureType.InvalidAnswer,
+      message: `invalid answer: ${formatZodError(parsed.error)}`,
+    });
+  return parsed.data;
+}
+
+const noOpenQuestion = () =>
+  ApplicationFailure.create({ type: FailureType.NoOpenQuestion, message: 'no interview question is open' });
+
+/**
+ * The answer's value for the open question `q`, or a failure: the answer names another question
+ * (the caller's view is stale) or does not parse as the question's field.
+ */
+function parseOpenAnswer(q: InterviewQuestion, questionId: string | undefined, answer: string) {
+  if (questionId !== undefined && questionId !== q.field) {
+    throw ApplicationFailure.create({
+      type: FailureType.StaleAnswer,
+      message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"`,
+    });
+  }
+  const result = q.parse(answer);
+  if (!result.ok)
+    throw ApplicationFailure.create({ type: FailureType.InvalidAnswer, message: capMessage(result.message) });
+  return result.value;
+}
+
 export class Interview {
   private readonly questions: readonly InterviewQuestion[];
   private readonly answers: Record<string, unknown>;
@@ -68,60 +99,30 @@ export class Interview {
    * a retry, taken as a no-op. `open` is false once the interview stopped taking answers.
    */
   check(raw: unknown, open = true): { repeat: boolean } {
-    const parsed = interviewAnswerSchema.safeParse(raw);
-    if (!parsed.success)
-      throw ApplicationFailure.create({
-        type: FailureType.InvalidAnswer,
-        message: `invalid answer: ${formatZodError(parsed.error)}`,
-      });
-    const { questionId, answer } = parsed.data;
+    const { questionId, answer } = parseAnswerArgument(interviewAnswerSchema, raw);
     const earlier = this.answerTexts.get(questionId);
     if (earlier === answer) return { repeat: true };
     const q = this.questions[this.index];
-    if (!q || !open)
-      throw ApplicationFailure.create({ type: FailureType.NoOpenQuestion, message: 'no interview question is open' });
+    if (!q || !open) throw noOpenQuestion();
     if (earlier !== undefined) {
       throw ApplicationFailure.create({
         type: FailureType.StaleAnswer,
         message: `question ${excerpt(questionId)} was already answered with a different answer`,
       });
     }
-    if (questionId !== q.field) {
-      throw ApplicationFailure.create({
-        type: FailureType.StaleAnswer,
-        message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"`,
-      });
-    }
-    const result = q.parse(answer);
-    if (!result.ok)
-      throw ApplicationFailure.create({ type: FailureType.InvalidAnswer, message: capMessage(result.message) });
+    parseOpenAnswer(q, questionId, answer);
     return { repeat: false };
   }
 
   /** Records an answer the validator accepted and moves to the next question; a repeat changes nothing. */
   accept(raw: unknown): InterviewQuestionView | null {
-    const parsed = recordedAnswerSchema.safeParse(raw);
-    if (!parsed.success)
-      throw ApplicationFailure.create({
-        type: FailureType.InvalidAnswer,
-        message: `invalid answer: ${formatZodError(parsed.error)}`,
-      });
-    const { questionId, answer } = parsed.data;
+    const { questionId, answer } = parseAnswerArgument(recordedAnswerSchema, raw);
     if (questionId !== undefined && this.answerTexts.has(questionId)) return this.current;
     const q = this.questions[this.index];
-    if (!q)
-      throw ApplicationFailure.create({ type: FailureType.NoOpenQuestion, message: 'no interview question is open' });
-    if (questionId !== undefined && questionId !== q.field) {
-      throw ApplicationFailure.create({
-        type: FailureType.StaleAnswer,
-        message: `question ${excerpt(questionId)} is not the open one; the open question is "${q.field}"`,
-      });
-    }
-    const result = q.parse(answer);
-    if (!result.ok)
-      throw ApplicationFailure.create({ type: FailureType.InvalidAnswer, message: capMessage(result.message) });
-    if (result.value === undefined) delete this.answers[q.field];
-    else this.answers[q.field] = result.value;
+    if (!q) throw noOpenQuestion();
+    const value = parseOpenAnswer(q, questionId, answer);
+    if (value === undefined) delete this.answers[q.field];
+    else this.answers[q.field] = value;
     this.answerTexts.set(q.field, answer);
     this.index++;
     return this.current;
