@@ -86,7 +86,17 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
         await new Promise((r) => setTimeout(r, 200));
         continue;
       }
-      const { handle } = await session.pursuit(view.current.eadsId);
+      // The pursuit may end between this view and the next query: then the interview is choosing
+      // the next EADS, and the loop looks again.
+      const found = await session.pursuit(view.current.eadsId).catch((err: unknown) => {
+        if (err instanceof EadsSessionError) return undefined;
+        throw err;
+      });
+      if (!found) {
+        await new Promise((r) => setTimeout(r, 100));
+        continue;
+      }
+      const { handle } = found;
       const { question, status } = await session.question(handle, 120_000);
       if (!question) {
         // The pursuit just ended; the interview is recording it and choosing the next EADS.
