@@ -296,16 +296,18 @@ describe('pursueEads: a table answer that cannot be read costs no budget', () =>
     await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
     const { handle } = await waitForPursuit(session, 'process/steps-table');
     const budgets: number[] = [];
+    let { question } = await session.question(handle);
     for (let i = 1; i <= 3; i++) {
-      const { question } = await session.question(handle);
       expect(question?.id).toBe(`q${i}`);
       await session.answer(handle, question!.id, '| oops |');
+      // The budget includes the next question, charged as soon as it is asked: read it once the
+      // next question is there (the answer's reply comes before the next question is written).
+      ({ question } = await session.question(handle));
       budgets.push((await session.eadsStatus('process/steps-table')).budget_used as number);
     }
-    // The budget includes the next question, charged as soon as it is asked: the two unreadable
-    // pastes leave it at one question (0.5) each time; the third is charged like any answer.
+    // The two unreadable pastes leave it at one question (0.5) each time; the third is charged
+    // like any answer.
     expect(budgets).toEqual([0.5, 0.5, 1]);
-    const { question } = await session.question(handle);
     const done = await session.answer(
       handle,
       question!.id,
