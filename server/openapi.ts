@@ -45,9 +45,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     transform: jsonSchemaTransform,
   });
 
-  let document: string | undefined;
+  // The document is built once; the server URL is the one this request came by (a control plane
+  // answers on several names, and the Host header was checked by the HTTP guard), never the first
+  // caller's.
+  let document: Record<string, unknown> | undefined;
   app.get('/openapi.json', { schema: { operationId: 'openapi', summary: 'This document' } }, async (request, reply) => {
-    document ??= JSON.stringify({ ...app.swagger(), servers: [{ url: `${request.protocol}://${request.host}` }] });
-    return reply.header('content-type', 'application/json; charset=utf-8').send(document);
+    document ??= app.swagger() as Record<string, unknown>;
+    const body = JSON.stringify({ ...document, servers: [{ url: `${request.protocol}://${request.host}` }] });
+    return reply.header('content-type', 'application/json; charset=utf-8').send(body);
   });
 }

@@ -501,6 +501,9 @@ describe('registration API', () => {
     const ok = doc.paths['/api/v1/discovery/capabilities'].get.responses['200'].content['application/json'].schema;
     expect(ok.anyOf[0].properties.capabilities.type).toBe('array');
     expect(Object.keys(doc.paths)).toContain('/api/v1/execute/{invocation_target}');
+    // The server URL is the caller's own, not the first caller's.
+    for (const host of ['127.0.0.1:8080', 'localhost:8080'])
+      expect((await cp.get('/openapi.json', { host })).json.servers).toEqual([{ url: `http://${host}` }]);
   });
 
   it('rejects execution requests it cannot honour before touching Temporal', async () => {
