@@ -184,7 +184,7 @@ async function awaitAnswer(
   progress.waiting(`waiting for the answer to ${question.id}: ${question.question.slice(0, 80)}`);
   await condition(() => pursuit.pending !== null || pursuit.finalizeNotes !== null);
   if (pursuit.pending) return pursuit.pending;
-  pursuit.skipUnanswered(question);
+  pursuit.recordFinalizedUnanswered(question);
   return 'finalized';
 }
 

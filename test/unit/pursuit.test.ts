@@ -147,7 +147,7 @@ describe('Pursuit', () => {
 
   it('an unanswered question is recorded when the pursuit is finalized before its answer', () => {
     const p = pursuit();
-    p.skipUnanswered(p.ask(DRAFT));
+    p.recordFinalizedUnanswered(p.ask(DRAFT));
     expect(p.questions()).toMatchObject([{ id: 'q1', answer: '', commit_notes: /finalized/ }]);
     expect(p.current).toBeNull();
   });

@@ -275,7 +275,7 @@ export class Pursuit {
   }
 
   /** A question the pursuit was finalized on before it was answered. */
-  skipUnanswered(question: AskedQuestion): void {
+  recordFinalizedUnanswered(question: AskedQuestion): void {
     this.state.questions.push({
       id: question.id,
       question: question.question,
