@@ -8,8 +8,12 @@
  */
 import { BOM_FRAME_WORDS } from './text';
 
-/** Part-number-like tokens: letters, a dash, digits (CMP-000123, FG-1001, SA-2003). */
-export const ITEM_NUMBER = /\b[A-Za-z]{1,6}-\d{2,8}\b/g;
+/**
+ * Part-number-like tokens: letters, a dash, digits (CMP-000123, FG-1001, SA-2003). Not global: a
+ * shared RegExp with g or y keeps a position between calls (and is frozen when preloaded).
+ */
+const ITEM_NUMBER = /\b[A-Za-z]{1,6}-\d{2,8}\b/;
+const everyItemNumber = () => new RegExp(ITEM_NUMBER.source, 'g');
 
 /**
  * The part phrases a question asks about (`parseBomQuestion`), at most `max`: each phrase whole,
@@ -58,7 +62,7 @@ export function isIdentifierLike(term: string): boolean {
 /** Normalised tokens for similarity: part numbers become the slot <item>, plurals are folded. */
 export function similarityTokens(text: string): string[] {
   return text
-    .replace(ITEM_NUMBER, ' <item> ')
+    .replace(everyItemNumber(), ' <item> ')
     .toLowerCase()
     .split(/[^a-z0-9<>]+/)
     .filter((t) => t.length > 0)
@@ -79,7 +83,7 @@ export function cosineSimilarity(a: string[], b: string[]): number {
 
 /** The question's part numbers, upper-cased, in order of appearance, without duplicates. */
 export function itemNumbersIn(text: string): string[] {
-  return [...new Set((text.match(ITEM_NUMBER) ?? []).map((m) => m.toUpperCase()))];
+  return [...new Set((text.match(everyItemNumber()) ?? []).map((m) => m.toUpperCase()))];
 }
 
 /** How the question's part phrases combine: "A or B" is either, "A and B" needs both on one BOM. */

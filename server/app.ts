@@ -96,6 +96,13 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     bodyLimit: 8 * 1024 * 1024,
     forceCloseConnections: true,
+    // Errors the router raises before any hook (a malformed URL, a path parameter over the length
+    // limit): a short body in the API's shape, never the caller's path.
+    frameworkErrors: (error, _request, reply) =>
+      (reply as FastifyReply).code(error.statusCode ?? 400).send({
+        error: error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'path_too_long' : 'invalid_request',
+        message: error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long' : 'Malformed request URL',
+      }),
   });
   const metrics = new ControlPlaneMetrics({ processMetrics: options.processMetrics });
   let store: RegistryStore;

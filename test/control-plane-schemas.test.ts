@@ -187,4 +187,35 @@ describe('the served OpenAPI document', () => {
       expect(JSON.parse(res.body).details.parameter, url).toBe('undocumented');
     }
   });
+
+  it("answers router errors (over-long path segments) with a short body, not the caller's path", async () => {
+    for (const [method, url] of [
+      ['DELETE', `/api/v1/agents/${'a'.repeat(10_000)}`],
+      ['POST', `/api/v1/execute/${'b'.repeat(3_000)}`],
+    ] as const) {
+      const res = await cp.app.inject({ method, url });
+      expect(res.statusCode, method).toBe(414);
+      expect(res.body.length).toBeLessThan(200);
+      expect(JSON.parse(res.body)).toEqual({ error: 'path_too_long', message: 'A path segment is too long' });
+    }
+  });
+
+  it('answers a path with a trailing slash as an unknown path, not with a 405 naming the same method', async () => {
+    for (const [method, url] of [
+      ['GET', '/api/v1/discovery/capabilities/'],
+      ['POST', '/api/v1/agents/'],
+      ['POST', '/api/v1/agents/x/heartbeat/'],
+    ] as const) {
+      const res = await cp.app.inject({ method, url, payload: {} });
+      expect(res.statusCode, url).toBe(404);
+    }
+  });
+
+  it('names the body itself "(body)" when the whole body is the wrong type', async () => {
+    const res = await cp.app.inject({ method: 'POST', url: EXECUTE, payload: [1, 2] });
+    expect(res.statusCode).toBe(400);
+    const body = JSON.parse(res.body);
+    expect(body.details.issues[0].field).toBe('(body)');
+    expect(body.message).not.toMatch(/: :/);
+  });
 });

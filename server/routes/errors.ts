@@ -12,11 +12,11 @@ export function issuesOf(error: z.ZodError, root = '(body)'): { issues: FieldIss
 
 /** The service's paths and their methods, to answer other methods with 405 and an Allow header. */
 const ROUTES: Array<[RegExp, string[]]> = [
-  [/^\/api\/v1\/discovery\/capabilities\/?$/, ['GET', 'HEAD']],
-  [/^\/api\/v1\/agents\/?$/, ['POST']],
-  [/^\/api\/v1\/agents\/[^/]+\/heartbeat\/?$/, ['POST']],
-  [/^\/api\/v1\/agents\/[^/]+\/?$/, ['DELETE']],
-  [/^\/api\/v1\/execute\/[^/]+\/?$/, ['POST']],
+  [/^\/api\/v1\/discovery\/capabilities$/, ['GET', 'HEAD']],
+  [/^\/api\/v1\/agents$/, ['POST']],
+  [/^\/api\/v1\/agents\/[^/]+\/heartbeat$/, ['POST']],
+  [/^\/api\/v1\/agents\/[^/]+$/, ['DELETE']],
+  [/^\/api\/v1\/execute\/[^/]+$/, ['POST']],
   [/^\/(openapi\.json|metrics|healthz)$/, ['GET', 'HEAD']],
 ];
 

@@ -93,7 +93,7 @@ export function validationErrorBody(error: FastifyError, request: FastifyRequest
     issues.map((i) => ({
       ...i.params,
       code: 'custom' as const,
-      path: i.instancePath.split('/').slice(1),
+      path: i.instancePath.split('/').slice(1).filter(Boolean),
       message: i.message ?? 'invalid',
     })),
   );

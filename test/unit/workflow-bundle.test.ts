@@ -66,6 +66,31 @@ describe('modules shared by every workflow', () => {
     expect([...imported].filter((m) => !preloaded.has(m))).toEqual([]);
   });
 
+  it('shares no RegExp with the g or y flag (frozen, it cannot move its position: every use would throw)', () => {
+    const found: string[] = [];
+    const seen = new Set<object>();
+    const walk = (value: unknown, where: string) => {
+      if (value === null || typeof value !== 'object' || seen.has(value)) return;
+      seen.add(value);
+      if (value instanceof RegExp) {
+        if (value.global || value.sticky) found.push(`${where}: ${value}`);
+        return;
+      }
+      for (const key of Reflect.ownKeys(value)) {
+        let child: unknown;
+        try {
+          child = (value as Record<PropertyKey, unknown>)[key];
+        } catch {
+          continue;
+        }
+        walk(child, `${where}.${String(key)}`);
+      }
+    };
+    walk(PRELOADED, 'PRELOADED');
+    expect(seen.size).toBeGreaterThan(1000);
+    expect(found).toEqual([]);
+  });
+
   it('validates every flow input once its schemas are frozen as the SDK freezes them, with no parse before', () => {
     // Nothing has parsed with these schemas in this file: the freeze meets them as the worker's does.
     deepFreeze(PRELOADED);
