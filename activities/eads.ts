@@ -39,7 +39,7 @@ import {
 } from './eads-library';
 import { mapHeaders, rankTexts } from '../domain/text-match';
 import { ModelTask } from '../contracts/model-tasks';
-import { askModel } from './support';
+import { acceptingLegacyPositionalArgs, askModel } from './support';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { interviewerBrief } from './eads-interviewers';
 import { FailureType } from '../contracts/failures';
@@ -166,6 +166,16 @@ export interface AskedSummary {
   charged?: boolean;
 }
 
+/** The EADS a step is about (its id in the library). */
+export interface EadsRef {
+  eadsId: string;
+}
+
+/** A surrogate fixture, by its id (a file in the fixtures directories). */
+export interface FixtureRef {
+  fixtureId: string;
+}
+
 export function createEadsActivities({ model, config }: Backends) {
   const settings = eadsSettings(config);
   const library: () => EadsLibrary = cachedLibrary(settings.libraryDirs);
@@ -190,15 +200,19 @@ export function createEadsActivities({ model, config }: Backends) {
     },
 
     /** Everything one pursuit needs of its EADS: fields, instructions, example structure. */
-    async loadPursuitPlan(eadsId: string): Promise<PursuitPlan> {
-      return pursuitPlan(requireEads(eadsId));
-    },
+    loadPursuitPlan: acceptingLegacyPositionalArgs(
+      async ({ eadsId }: EadsRef): Promise<PursuitPlan> => pursuitPlan(requireEads(eadsId)),
+      (eadsId: string): EadsRef => ({ eadsId }),
+    ),
 
     /** Checks a surrogate fixture exists and is valid before the interview starts. */
-    async describeFixture(fixtureId: string): Promise<{ fixtureId: string; firm: string; interviewee: string }> {
-      const f = fixture(fixtureId);
-      return { fixtureId, firm: f.firm, interviewee: f.interviewee };
-    },
+    describeFixture: acceptingLegacyPositionalArgs(
+      async ({ fixtureId }: FixtureRef): Promise<{ fixtureId: string; firm: string; interviewee: string }> => {
+        const f = fixture(fixtureId);
+        return { fixtureId, firm: f.firm, interviewee: f.interviewee };
+      },
+      (fixtureId: string): FixtureRef => ({ fixtureId }),
+    ),
 
     /**
      * The orchestrator: which EADS next. Eligibility (prerequisites, applies-when, not yet

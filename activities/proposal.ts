@@ -30,7 +30,7 @@ import {
 import { checkFeasibility, combineQuality } from '../domain/proposal-quality';
 import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './proposal-pdf';
 import { ModelTask, WebSearchTask } from '../contracts/model-tasks';
-import { askModel, backendCall } from './support';
+import { acceptingLegacyPositionalArgs, askModel, backendCall } from './support';
 
 /** One search result the problem formulation may cite. */
 export interface LiteratureHit {
@@ -43,6 +43,32 @@ export interface LiteratureHit {
   snippet: string;
   keywords: string[];
   score: number;
+}
+
+/** The literature search: the researcher's profile, and more terms to search for (a previous version's key variables). */
+export interface LiteratureSearchInput {
+  profile: UserProfile;
+  focusTerms?: string[];
+}
+
+/** What the objectives are drawn from: the profile and the problem definition. */
+export interface ObjectivesInput {
+  profile: UserProfile;
+  problem: ProblemDefinition;
+}
+
+/** What the methodology is recommended for: the profile, the problem and its objectives. */
+export interface MethodologyInput {
+  profile: UserProfile;
+  problem: ProblemDefinition;
+  objectives: ResearchObjectives;
+}
+
+/** What the data collection is planned for: the profile, the objectives and the methodology. */
+export interface DataCollectionInput {
+  profile: UserProfile;
+  objectives: ResearchObjectives;
+  methodology: MethodologyRecommendation;
 }
 
 /** What the problem-formulation call answers: literature by result id, never by URL. */
@@ -238,44 +264,48 @@ export function createProposalActivities({ model, search, config }: Backends) {
       }
     },
 
-    async searchLiterature(profile: UserProfile, focusTerms: string[] = []): Promise<LiteratureHit[]> {
-      // With a model that searches the web (Gemini with Google Search grounding), the literature
-      // is what Google Search found; offline, the bundled collection.
-      if (model.searchWeb) return searchWebLiterature(model.searchWeb, profile, focusTerms);
-      // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
-      // query lets common words dominate a keyword index, a short one finds the specific studies.
-      const phrases = profile.research_area
-        .split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
-        .filter((p) => p.trim().length >= 3);
-      const queries = [
-        ...new Set([
-          profile.research_area,
-          `${profile.field_of_study} ${profile.research_area}`,
-          profile.additional_context ?? '',
-          focusTerms.join(' '),
-          ...(phrases.length > 1 ? phrases : []),
-        ]),
-      ].filter((q) => q.trim().length > 0);
-      const best = new Map<string, { hit: LiteratureHit; weight: number }>();
-      for (const query of queries) {
-        const { hits } = await backendCall((signal) => search.search({ signal, collection, query, pageSize: 20 }));
-        const top = Math.max(0, ...hits.map((h) => h.score));
-        for (const h of hits) {
-          // Scores are comparable within one query only: each query's results count relative to its best,
-          // and a study several queries find ranks above one a single query found.
-          if (top <= 0 || h.score < top * 0.3) continue;
-          const hit = toLiteratureHit(h.id, h.score, h.data);
-          if (!hit) continue;
-          const entry = best.get(hit.id) ?? { hit, weight: 0 };
-          entry.weight += h.score / top;
-          best.set(hit.id, entry);
+    searchLiterature: acceptingLegacyPositionalArgs(
+      async ({ profile, focusTerms = [] }: LiteratureSearchInput): Promise<LiteratureHit[]> => {
+        // With a model that searches the web (Gemini with Google Search grounding), the literature
+        // is what Google Search found; offline, the bundled collection.
+        if (model.searchWeb) return searchWebLiterature(model.searchWeb, profile, focusTerms);
+        // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
+        // query lets common words dominate a keyword index, a short one finds the specific studies.
+        const phrases = profile.research_area
+          .split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
+          .filter((p) => p.trim().length >= 3);
+        const queries = [
+          ...new Set([
+            profile.research_area,
+            `${profile.field_of_study} ${profile.research_area}`,
+            profile.additional_context ?? '',
+            focusTerms.join(' '),
+            ...(phrases.length > 1 ? phrases : []),
+          ]),
+        ].filter((q) => q.trim().length > 0);
+        const best = new Map<string, { hit: LiteratureHit; weight: number }>();
+        for (const query of queries) {
+          const { hits } = await backendCall((signal) => search.search({ signal, collection, query, pageSize: 20 }));
+          const top = Math.max(0, ...hits.map((h) => h.score));
+          for (const h of hits) {
+            // Scores are comparable within one query only: each query's results count relative to its best,
+            // and a study several queries find ranks above one a single query found.
+            if (top <= 0 || h.score < top * 0.3) continue;
+            const hit = toLiteratureHit(h.id, h.score, h.data);
+            if (!hit) continue;
+            const entry = best.get(hit.id) ?? { hit, weight: 0 };
+            entry.weight += h.score / top;
+            best.set(hit.id, entry);
+          }
         }
-      }
-      return [...best.values()]
-        .sort((a, b) => b.weight - a.weight)
-        .slice(0, 12)
-        .map(({ hit, weight }) => ({ ...hit, score: Math.round(weight * 1000) / 1000 }));
-    },
+        return [...best.values()]
+          .sort((a, b) => b.weight - a.weight)
+          .slice(0, 12)
+          .map(({ hit, weight }) => ({ ...hit, score: Math.round(weight * 1000) / 1000 }));
+      },
+      // Workflows of the previous release always sent both arguments.
+      (profile: UserProfile, focusTerms: string[]): LiteratureSearchInput => ({ profile, focusTerms }),
+    ),
 
     async formulateProblem(args: {
       profile: UserProfile;
@@ -355,70 +385,84 @@ export function createProposalActivities({ model, search, config }: Backends) {
       return { definition, title: data.working_title, citationsDropped: dropped, usage };
     },
 
-    async defineObjectives(
-      profile: UserProfile,
-      problem: ProblemDefinition,
-    ): Promise<{ data: ResearchObjectives; usage: TokenUsage }> {
-      return askModel(model, {
-        task: ModelTask.proposalObjectives,
-        instructions:
-          'Turn the main research question into a general objective and each secondary ' +
-          'question into one SMART specific objective (same order). Assess feasibility ' +
-          'against the profile and check that every question is covered.',
-        sections: {
-          profile: profileSection(profile),
-          problem: problemQuestionsSection(problem),
-        },
-        schema: researchObjectivesSchema,
-      });
-    },
-
-    async recommendMethodology(
-      profile: UserProfile,
-      problem: ProblemDefinition,
-      objectives: ResearchObjectives,
-    ): Promise<{ data: MethodologyRecommendation; usage: TokenUsage }> {
-      return askModel(model, {
-        task: ModelTask.proposalMethodology,
-        instructions:
-          'Recommend one methodology that answers the objectives with the researcher’s ' +
-          'skills, time and constraints, and that fits the kind of data the study works ' +
-          'with (e.g. field recordings or images, specimens, public datasets, archives, ' +
-          'people’s answers, model runs); justify it, list the skills it needs, estimate ' +
-          'its duration with key phases, and give up to two alternatives with pros and ' +
-          'cons.',
-        sections: {
-          profile: profileSection(profile),
-          problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
-          objectives: objectivesSection(objectives),
-        },
-        schema: methodologyRecommendationSchema,
-      });
-    },
-
-    async planDataCollection(
-      profile: UserProfile,
-      objectives: ResearchObjectives,
-      methodology: MethodologyRecommendation,
-    ): Promise<{ data: DataCollectionPlan; usage: TokenUsage }> {
-      return askModel(model, {
-        task: ModelTask.proposalDataCollection,
-        instructions:
-          'Plan the data collection for the methodology: techniques, tools (respect the ' +
-          'constraints, e.g. free tools when there is no budget), data sources, sample ' +
-          'size, and a phased timeline (preparation, collection, quality check) whose ' +
-          'total_duration is stated in weeks.',
-        sections: {
-          profile: profileSection(profile),
-          objectives: { specific_objectives: objectives.specific_objectives },
-          methodology: {
-            ...methodologyChoiceSection(methodology),
-            key_phases: methodology.timeline_fit.key_phases.map((p) => p.name),
+    defineObjectives: acceptingLegacyPositionalArgs(
+      async ({ profile, problem }: ObjectivesInput): Promise<{ data: ResearchObjectives; usage: TokenUsage }> => {
+        return askModel(model, {
+          task: ModelTask.proposalObjectives,
+          instructions:
+            'Turn the main research question into a general objective and each secondary ' +
+            'question into one SMART specific objective (same order). Assess feasibility ' +
+            'against the profile and check that every question is covered.',
+          sections: {
+            profile: profileSection(profile),
+            problem: problemQuestionsSection(problem),
           },
-        },
-        schema: dataCollectionPlanSchema,
-      });
-    },
+          schema: researchObjectivesSchema,
+        });
+      },
+      (profile: UserProfile, problem: ProblemDefinition): ObjectivesInput => ({ profile, problem }),
+    ),
+
+    recommendMethodology: acceptingLegacyPositionalArgs(
+      async ({
+        profile,
+        problem,
+        objectives,
+      }: MethodologyInput): Promise<{ data: MethodologyRecommendation; usage: TokenUsage }> => {
+        return askModel(model, {
+          task: ModelTask.proposalMethodology,
+          instructions:
+            'Recommend one methodology that answers the objectives with the researcher’s ' +
+            'skills, time and constraints, and that fits the kind of data the study works ' +
+            'with (e.g. field recordings or images, specimens, public datasets, archives, ' +
+            'people’s answers, model runs); justify it, list the skills it needs, estimate ' +
+            'its duration with key phases, and give up to two alternatives with pros and ' +
+            'cons.',
+          sections: {
+            profile: profileSection(profile),
+            problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
+            objectives: objectivesSection(objectives),
+          },
+          schema: methodologyRecommendationSchema,
+        });
+      },
+      (profile: UserProfile, problem: ProblemDefinition, objectives: ResearchObjectives): MethodologyInput => ({
+        profile,
+        problem,
+        objectives,
+      }),
+    ),
+
+    planDataCollection: acceptingLegacyPositionalArgs(
+      async ({
+        profile,
+        objectives,
+        methodology,
+      }: DataCollectionInput): Promise<{ data: DataCollectionPlan; usage: TokenUsage }> => {
+        return askModel(model, {
+          task: ModelTask.proposalDataCollection,
+          instructions:
+            'Plan the data collection for the methodology: techniques, tools (respect the ' +
+            'constraints, e.g. free tools when there is no budget), data sources, sample ' +
+            'size, and a phased timeline (preparation, collection, quality check) whose ' +
+            'total_duration is stated in weeks.',
+          sections: {
+            profile: profileSection(profile),
+            objectives: { specific_objectives: objectives.specific_objectives },
+            methodology: {
+              ...methodologyChoiceSection(methodology),
+              key_phases: methodology.timeline_fit.key_phases.map((p) => p.name),
+            },
+          },
+          schema: dataCollectionPlanSchema,
+        });
+      },
+      (
+        profile: UserProfile,
+        objectives: ResearchObjectives,
+        methodology: MethodologyRecommendation,
+      ): DataCollectionInput => ({ profile, objectives, methodology }),
+    ),
 
     /** Quality control: coherence from the model, feasibility from the model AND from code. */
     async checkQuality(args: {

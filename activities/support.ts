@@ -2,7 +2,7 @@
  * What every activity shares: backend errors become the right Temporal failures, and long
  * backend calls heartbeat and stop when Temporal cancels the activity.
  */
-import { Context } from '@temporalio/activity';
+import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { BackendError, redactCredentials } from '../backends/errors';
@@ -67,4 +67,55 @@ export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
 ): Promise<ModelAnswer<z.output<S>>> {
   const reply = await backendCall((signal) => model.generate<S>({ ...request, signal }));
   return { data: reply.data, usage: reply.usage };
+}
+
+/**
+ * A legacy positional form the one-input-object form can always be told apart from: two or more
+ * arguments, or a single argument that is not an object. (A legacy form whose only argument is an
+ * object would look like the new call, so it does not type-check here.)
+ */
+export type DistinctLegacyArgs = [unknown, unknown, ...unknown[]] | [string | number | boolean | bigint];
+
+/** A call with exactly one argument that is an object (not null, not an array): the one-input-object form. */
+export function isInputObjectCall(args: readonly unknown[]): boolean {
+  return args.length === 1 && typeof args[0] === 'object' && args[0] !== null && !Array.isArray(args[0]);
+}
+
+/**
+ * An activity that takes one input object and, for ONE release, also its legacy positional
+ * arguments (converted by `fromLegacy`). Its type is the object form only, so workflows
+ * (`proxyActivities<typeof …>`) cannot call it the old way.
+ *
+ * Why: until issue 15 these activities took positional arguments. An activity task keeps the
+ * arguments it was scheduled with, so a task (or a retry of it) scheduled by a worker of the
+ * previous release can run on a worker of this release after a deploy, where it would otherwise
+ * read its input's fields off the first positional argument. (Workflow replay is not affected: the SDK compares an activity's
+ * type and id with history, not its arguments; see docs/versioning.md.)
+ *
+ * A call is the object form when it has exactly one argument and that argument is an object (not
+ * null, not an array); anything else is the legacy form. So an object-form call is never read as
+ * legacy, and `DistinctLegacyArgs` keeps out legacy forms that could look like one.
+ *
+ * Remove it, and each `fromLegacy` converter, in the release after the one that introduced it:
+ * once no workflow started before that deploy is still running, and the worker log no longer shows
+ * "activity called with legacy positional arguments".
+ */
+export function acceptingLegacyPositionalArgs<I extends object, R, L extends DistinctLegacyArgs>(
+  activity: (input: I) => Promise<R>,
+  fromLegacy: (...legacy: L) => I,
+): (input: I) => Promise<R> {
+  return async (...args: unknown[]) => {
+    if (isInputObjectCall(args)) return activity(args[0] as I);
+    noteLegacyCall(args.length);
+    return activity(fromLegacy(...(args as L)));
+  };
+}
+
+function noteLegacyCall(argumentCount: number): void {
+  try {
+    // The activity logger adds the activity type, workflow id and attempt.
+    log.warn('activity called with legacy positional arguments', { argumentCount });
+  } catch {
+    // Not in an activity context (a direct call): nothing to log to.
+  }
 }

@@ -123,11 +123,15 @@ async function main() {
       checkQuality: run(direct.checkQuality),
       renderProposalPdf: run(direct.renderProposalPdf),
     };
-    const hits = await acts.searchLiterature(EXAMPLE_PROFILE);
+    const hits = await acts.searchLiterature({ profile: EXAMPLE_PROFILE });
     const pf = await acts.formulateProblem({ profile: EXAMPLE_PROFILE, hits, round: 0 });
-    const ob = await acts.defineObjectives(EXAMPLE_PROFILE, pf.definition);
-    const me = await acts.recommendMethodology(EXAMPLE_PROFILE, pf.definition, ob.data);
-    const pl = await acts.planDataCollection(EXAMPLE_PROFILE, ob.data, me.data);
+    const ob = await acts.defineObjectives({ profile: EXAMPLE_PROFILE, problem: pf.definition });
+    const me = await acts.recommendMethodology({
+      profile: EXAMPLE_PROFILE,
+      problem: pf.definition,
+      objectives: ob.data,
+    });
+    const pl = await acts.planDataCollection({ profile: EXAMPLE_PROFILE, objectives: ob.data, methodology: me.data });
     const qc = await acts.checkQuality({
       profile: EXAMPLE_PROFILE,
       problem: pf.definition,

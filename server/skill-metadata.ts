@@ -4,7 +4,8 @@
  * without an entry here is still discovered (with a description made from its name and the
  * tag `activity`); an entry only makes it easier to find and call.
  *
- * `args` describes the activity's positional arguments (JSON Schema `prefixItems`).
+ * `args` describes the activity's arguments (JSON Schema `prefixItems`): every activity takes one
+ * input object (or none), so there is one item, the object's schema, or none.
  */
 import { z } from 'zod';
 import { tokenUsageSchema } from '../contracts/common';
@@ -18,6 +19,7 @@ export interface SkillMetadata {
 
 const topic = z.string().min(1).describe('What to look for');
 const limit = z.number().int().min(1).max(50).describe('How many hits or rows');
+const topicLookup = z.object({ topic, limit }).describe('The topic and how many hits or rows');
 
 export const skillMetadata: Record<string, SkillMetadata> = {
   describeBackends: {
@@ -29,22 +31,26 @@ export const skillMetadata: Record<string, SkillMetadata> = {
   searchPlatformDocs: {
     description: 'Full-text search over the platform demo documents.',
     tags: ['platform', 'search'],
-    args: [topic, limit],
+    args: [topicLookup],
     output: z.array(z.object({ id: z.string(), title: z.string(), score: z.number() })),
   },
   queryComponents: {
     description: 'Queries the demo components table (warehouse) for names containing the topic.',
     tags: ['platform', 'warehouse', 'sql'],
-    args: [topic, limit],
+    args: [topicLookup],
     output: z.object({ sql: z.string(), rows: z.array(z.record(z.string(), z.unknown())) }),
   },
   summarizeFindings: {
     description: 'Asks the model to summarise search hits and warehouse rows about a topic.',
     tags: ['platform', 'model'],
     args: [
-      topic,
-      z.array(z.object({ title: z.string() })).describe('Documents'),
-      z.array(z.unknown()).describe('Warehouse rows'),
+      z
+        .object({
+          topic,
+          documents: z.array(z.object({ title: z.string() })).describe('Documents'),
+          rows: z.array(z.unknown()).describe('Warehouse rows'),
+        })
+        .describe('The findings to summarise'),
     ],
     output: z.object({
       data: z.object({ summary: z.string(), highlights: z.array(z.string()) }),

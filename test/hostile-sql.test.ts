@@ -324,7 +324,7 @@ describe('SQL injection corpus against answerBomQuestion', () => {
   it('platformCheck: its one statement keeps the same text for every hostile topic', async () => {
     const acts = inActivityEnvironment(createPlatformActivities(h.backends));
     const mark = h.backends.warehouse.executed.length;
-    for (const topic of HOSTILE_STRINGS) await acts.queryComponents(topic, 5);
+    for (const topic of HOSTILE_STRINGS) await acts.queryComponents({ topic, limit: 5 });
     const executed = h.backends.warehouse.executed.slice(mark);
     expect(executed).toHaveLength(HOSTILE_STRINGS.length);
     expect(new Set(executed.map((q) => q.sql)).size).toBe(1);

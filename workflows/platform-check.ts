@@ -28,15 +28,15 @@ export async function platformCheck(rawInput: unknown): Promise<PlatformCheckOut
 
   const backends = await describeBackends();
   progress.stage('search documents', input.topic);
-  const documents = await searchPlatformDocs(input.topic, input.limit);
+  const documents = await searchPlatformDocs({ topic: input.topic, limit: input.limit });
   progress.advance(1, `${documents.length} document(s)`);
 
   progress.stage('query warehouse');
-  const { sql, rows } = await queryComponents(input.topic, input.limit);
+  const { sql, rows } = await queryComponents({ topic: input.topic, limit: input.limit });
   progress.advance(1, `${rows.length} row(s)`);
 
   progress.stage('summarise');
-  const { data, usage } = await summarizeFindings(input.topic, documents, rows);
+  const { data, usage } = await summarizeFindings({ topic: input.topic, documents, rows });
   progress.tokens(usage);
   progress.advance(1);
   progress.finish('completed', data.summary);

@@ -95,7 +95,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
 
   if (!pursuit.started) {
     progress.stage('load EADS', input.eadsId);
-    pursuit.begin(await loadPursuitPlan(input.eadsId));
+    pursuit.begin(await loadPursuitPlan({ eadsId: input.eadsId }));
   }
   progress.setTotal(pursuit.maxQuestions);
 

@@ -88,7 +88,7 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
   progress.stage('load EADS library');
   session.catalog = await loadEadsCatalog();
   if (session.introducesSurrogate) {
-    const firm = await describeFixture(input.fixture!);
+    const firm = await describeFixture({ fixtureId: input.fixture! });
     progress.stage('surrogate expert', `${firm.interviewee} of ${firm.firm}`);
   }
   progress.setTotal(Math.min(input.maxPursuits, session.catalog.length));

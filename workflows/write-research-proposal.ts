@@ -180,20 +180,20 @@ async function draftVersion(run: ProposalRun, progress: ProgressTracker): Promis
   const round = run.versions.length;
   const label = `version ${round + 1}`;
   enterStage(run, progress, 'PROBLEM_FORMULATION', 'problem formulation', label);
-  const hits = await searchLiterature(profile, previous?.key_variables ?? []);
+  const hits = await searchLiterature({ profile, focusTerms: previous?.key_variables ?? [] });
   const pf = await formulateProblem({ profile, hits, round, previous, feedback });
   spend(run, progress, pf.usage);
 
   enterStage(run, progress, 'OBJECTIVES', 'objectives', label);
-  const objectives = await defineObjectives(profile, pf.definition);
+  const objectives = await defineObjectives({ profile, problem: pf.definition });
   spend(run, progress, objectives.usage);
 
   enterStage(run, progress, 'METHODOLOGY', 'methodology', label);
-  const methodology = await recommendMethodology(profile, pf.definition, objectives.data);
+  const methodology = await recommendMethodology({ profile, problem: pf.definition, objectives: objectives.data });
   spend(run, progress, methodology.usage);
 
   enterStage(run, progress, 'DATA_COLLECTION', 'data collection plan', label);
-  const plan = await planDataCollection(profile, objectives.data, methodology.data);
+  const plan = await planDataCollection({ profile, objectives: objectives.data, methodology: methodology.data });
   spend(run, progress, plan.usage);
 
   enterStage(run, progress, 'QUALITY_CONTROL', 'quality control', label);

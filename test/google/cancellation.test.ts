@@ -69,7 +69,10 @@ describe('cancellation reaches Google', () => {
     bigQuery.holdNext(1);
     const { queryComponents } = platformActivities();
     const started = Date.now();
-    const outcome = await cancelWhenInFlight(() => queryComponents('battery', 5), bigQuery.runningPolled());
+    const outcome = await cancelWhenInFlight(
+      () => queryComponents({ topic: 'battery', limit: 5 }),
+      bigQuery.runningPolled(),
+    );
     expect(outcome).toBeInstanceOf(CancelledFailure);
     expect(bigQuery.cancelled).toHaveLength(1);
     const insert = bigQuery.requests.find((r) => r.method === 'POST' && /\/jobs$/.test(r.path.split('?')[0]));
@@ -82,7 +85,10 @@ describe('cancellation reaches Google', () => {
   it('aborts the Vertex AI Search request of a cancelled search step', async () => {
     discovery.hangNext(1);
     const { searchPlatformDocs } = platformActivities();
-    const outcome = await cancelWhenInFlight(() => searchPlatformDocs('battery', 3), discovery.hanging());
+    const outcome = await cancelWhenInFlight(
+      () => searchPlatformDocs({ topic: 'battery', limit: 3 }),
+      discovery.hanging(),
+    );
     expect(outcome).toBeInstanceOf(CancelledFailure);
     await expect.poll(() => discovery.aborted.length, { timeout: 5000 }).toBe(1);
     expect(discovery.aborted[0]).toMatch(/dataStores\/agent-flows-platform-docs\/servingConfigs\/.+:search$/);
@@ -109,7 +115,7 @@ describe('cancellation reaches Google', () => {
   it('answers a step that is not cancelled', async () => {
     const { queryComponents } = platformActivities();
     const env = new MockActivityEnvironment();
-    const result = (await env.run(() => queryComponents('battery', 5))) as { rows: unknown[] };
+    const result = (await env.run(() => queryComponents({ topic: 'battery', limit: 5 }))) as { rows: unknown[] };
     expect(result.rows.length).toBeGreaterThan(0);
   });
 });

@@ -75,7 +75,7 @@ describe('literature from Google Search grounding', () => {
         ],
       },
     });
-    const hits = await inActivity(() => activities(true).searchLiterature(profile, ['bees']));
+    const hits = await inActivity(() => activities(true).searchLiterature({ profile, focusTerms: ['bees'] }));
     const sent = fake.requests[0].body as {
       tools?: unknown[];
       generationConfig?: Record<string, unknown>;
@@ -97,12 +97,12 @@ describe('literature from Google Search grounding', () => {
 
   it('finds no literature when the answer is not grounded (no metadata): nothing to cite', async () => {
     fake.script({ text: 'Here are studies: https://made-up.example/a and https://made-up.example/b' });
-    const hits = await inActivity(() => activities(true).searchLiterature(profile));
+    const hits = await inActivity(() => activities(true).searchLiterature({ profile }));
     expect(hits).toEqual([]);
   });
 
   it('uses the collection when the model cannot search the web (the stand-in, or PROPOSAL_LITERATURE_SOURCE=index)', async () => {
-    const hits = await inActivity(() => activities(false).searchLiterature(profile));
+    const hits = await inActivity(() => activities(false).searchLiterature({ profile }));
     expect(hits.map((h) => h.url)).toEqual(['https://example.org/bundled']);
     expect(searched.length).toBeGreaterThan(0);
     expect(fake.requests).toHaveLength(0);

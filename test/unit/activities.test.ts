@@ -72,7 +72,11 @@ describe('platform', () => {
       },
     } as unknown as Warehouse;
     const acts = inActivityEnvironment(createPlatformActivities(fakeBackends({ model, warehouse })));
-    const out = await acts.summarizeFindings('battery', [{ title: 'A' }], [{ part_number: 'P-1' }]);
+    const out = await acts.summarizeFindings({
+      topic: 'battery',
+      documents: [{ title: 'A' }],
+      rows: [{ part_number: 'P-1' }],
+    });
     expect(out.data.summary).toBe('Two documents.');
     expect(model.requests[0].task).toBe('platform.summarize');
     expect(model.requests[0].sections).toEqual({
@@ -80,7 +84,7 @@ describe('platform', () => {
       search_hits: [{ title: 'A' }],
       warehouse_rows: [{ part_number: 'P-1' }],
     });
-    await acts.queryComponents('battery', 5000);
+    await acts.queryComponents({ topic: 'battery', limit: 5000 });
     expect(queries[0]).toMatch(/LIMIT 50$/);
   });
 });
