@@ -77,9 +77,14 @@ async function main() {
       ['compiled', [path.join(outDir, 'workers', 'worker.js')]],
     ] as const) {
       const worker = start([...args], env);
-      await until(() => worker.output().includes('[worker] polling') || worker.exitCode !== null, `${mode} worker`);
+      await until(
+        () => worker.output().includes('"message":"polling task queue"') || worker.exitCode !== null,
+        `${mode} worker`,
+      );
       if (worker.exitCode !== null) throw new Error(`${mode} worker exited: ${worker.output()}`);
-      const bundle = worker.output().includes('(prebuilt)') ? 'prebuilt bundle' : 'bundled at start';
+      const bundle = worker.output().includes('"message":"prebuilt workflow bundle"')
+        ? 'prebuilt bundle'
+        : 'bundled at start';
       await new Promise((r) => setTimeout(r, 2000));
       const idle = rssMb(worker.pid!);
       const started = Date.now();

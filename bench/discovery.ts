@@ -142,7 +142,7 @@ async function startStandinProcess(latencyMs: number): Promise<{ url: string; st
     },
   );
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => /\[standin\]/.test(chunk.toString()) && resolve());
+    child.stdout!.on('data', (chunk: Buffer) => /"component":"standin"/.test(chunk.toString()) && resolve());
     child.once('exit', (code) => reject(new Error(`stand-in exited with ${code}`)));
   });
   return { url: `http://127.0.0.1:${port}`, stop: () => void child.kill('SIGTERM') };

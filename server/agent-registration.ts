@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { AgentRegistrationInput } from '../contracts/capabilities';
+import { logger } from '../workers/logger';
 
 export interface AgentRegistrationOptions {
   /** Control-plane base URL, e.g. http://127.0.0.1:8080 */
@@ -21,7 +22,8 @@ export interface AgentRegistrationOptions {
   heartbeatMs?: number;
   /** Per-call timeout. */
   timeoutMs?: number;
-  log?: (line: string) => void;
+  /** Where its lines go (default: the worker's JSON logger): a message and the values it is about. */
+  log?: (message: string, fields?: Record<string, unknown>, level?: 'info' | 'warn') => void;
 }
 
 export interface AgentRegistrationHandle {
@@ -42,7 +44,10 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
   const instanceId = options.manifest.instance_id ?? defaultInstanceId();
   const manifest = { ...options.manifest, instance_id: instanceId };
   const agentPath = `${base}/api/v1/agents/${encodeURIComponent(manifest.agent_id)}`;
-  const log = options.log ?? ((line: string) => console.log(line));
+  const log =
+    options.log ??
+    ((message: string, fields: Record<string, unknown> = {}, level: 'info' | 'warn' = 'info') =>
+      logger('worker')[level](fields, message));
   const timeoutMs = options.timeoutMs ?? 3000;
   const auth: Record<string, string> = {
     ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
@@ -64,8 +69,12 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
       const res = await call(`${base}/api/v1/agents`, { method: 'POST', body: JSON.stringify(manifest) });
       if (!res.ok) throw new Error(`HTTP ${res.status}: ${(await res.text()).slice(0, 300)}`);
       if (!registered) {
-        const counts = `${manifest.reasoners?.length ?? 0} reasoners, ${manifest.skills?.length ?? 0} skills`;
-        log(`[worker] registered agent ${manifest.agent_id} (${counts}) with the control plane at ${base}`);
+        log('registered agent with the control plane', {
+          agentId: manifest.agent_id,
+          reasoners: manifest.reasoners?.length ?? 0,
+          skills: manifest.skills?.length ?? 0,
+          url: base,
+        });
       }
       registered = true;
       warned = false;
@@ -73,8 +82,14 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
     } catch (err) {
       registered = false;
       if (!warned) {
-        const why = (err as Error).message;
-        log(`[worker] control plane at ${base} refused or not reachable (${why}); running unregistered, retrying`);
+        log(
+          'control plane refused or not reachable; running unregistered, retrying',
+          {
+            url: base,
+            error: (err as Error).message,
+          },
+          'warn',
+        );
       }
       warned = true;
       return false;
@@ -107,9 +122,9 @@ export function startAgentRegistration(options: AgentRegistrationOptions): Agent
       if (!registered) return;
       try {
         await call(`${agentPath}?instance_id=${encodeURIComponent(instanceId)}`, { method: 'DELETE' });
-        log(`[worker] deregistered agent ${manifest.agent_id} (instance ${instanceId})`);
+        log('deregistered agent', { agentId: manifest.agent_id, instanceId });
       } catch (err) {
-        log(`[worker] could not deregister from the control plane (${(err as Error).message})`);
+        log('could not deregister from the control plane', { url: base, error: (err as Error).message }, 'warn');
       }
     },
   };

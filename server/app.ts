@@ -18,6 +18,7 @@ import { installErrorHandlers } from './routes/errors';
 import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
 import { consolePlugin } from './console/plugin';
+import { logDestination, loggerOptions } from '../workers/logger';
 
 export interface ControlPlaneOptions {
   /** The registration journal (created if missing); unused with `sharedRegistry`. */
@@ -83,13 +84,10 @@ declare module 'fastify' {
 
 export async function buildControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const app = Fastify({
+    // The processes' shared logger configuration (workers/logger.ts): same fields, redaction, stdout.
     logger: {
-      level: options.logLevel ?? 'info',
-      messageKey: 'message',
-      base: undefined,
-      timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
-      formatters: { level: (label: string) => ({ level: label }) },
-      ...(options.logStream ? { stream: options.logStream } : {}),
+      ...loggerOptions({ component: 'control-plane', level: options.logLevel ?? 'info' }),
+      stream: options.logStream ?? logDestination(),
     },
     genReqId: () => `req_${randomBytes(6).toString('hex')}`,
     // One line per request, written by our hooks (discovery writes its own, richer one).

@@ -9,18 +9,21 @@
 import { loadConfigOrExit, type Config } from '../contracts/config';
 import { payloadCodecFromEnv } from '../codec/payload-codec';
 import { startCodecServer } from './codec-server';
+import { errorText, useProcessLogging } from '../workers/logger';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+const log = useProcessLogging('codec');
 
 async function main(config: Config): Promise<void> {
   const codec = payloadCodecFromEnv();
   if (!codec) {
-    console.error('[codec] AGENT_FLOWS_PAYLOAD_KEY is not set: payloads are plaintext and there is nothing to decode');
+    log.error('AGENT_FLOWS_PAYLOAD_KEY is not set: payloads are plaintext and there is nothing to decode');
     process.exit(2);
   }
   if (!config.CODEC_AUTH_TOKEN && !LOOPBACK.has(config.CODEC_HOST)) {
-    console.warn(
-      `[codec] listening on ${config.CODEC_HOST} without CODEC_AUTH_TOKEN: anyone who reaches it can decrypt payloads`,
+    log.warn(
+      { host: config.CODEC_HOST },
+      'listening beyond loopback without CODEC_AUTH_TOKEN: anyone who reaches it can decrypt payloads',
     );
   }
   const ui = config.TEMPORAL_UI_URL ? [new URL(config.TEMPORAL_UI_URL).origin] : [];
@@ -32,7 +35,7 @@ async function main(config: Config): Promise<void> {
     allowedOrigins: origins,
     authToken: config.CODEC_AUTH_TOKEN,
   });
-  console.log(`[codec] codec endpoint on ${server.url} (Web UI origins: ${[...new Set(origins)].join(', ')})`);
+  log.info({ url: server.url, webUiOrigins: [...new Set(origins)] }, 'codec endpoint started');
   const stop = () =>
     void server.close().then(
       () => process.exit(0),
@@ -45,9 +48,9 @@ async function main(config: Config): Promise<void> {
 const config = loadConfigOrExit();
 main(config).catch((err) => {
   const code = (err as NodeJS.ErrnoException).code;
-  console.error(
-    `[codec] could not start${code === 'EADDRINUSE' ? ` (port ${config.CODEC_PORT} in use)` : ''}: ` +
-      (err instanceof Error ? err.message : String(err)),
+  log.error(
+    { error: errorText(err), ...(code === 'EADDRINUSE' ? { port: config.CODEC_PORT } : {}) },
+    `could not start${code === 'EADDRINUSE' ? ' (port in use)' : ''}`,
   );
   process.exit(1);
 });

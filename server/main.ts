@@ -9,6 +9,7 @@ import { isLoopbackHost } from './http-guard';
 import { explainListenError } from '../workers/ports';
 import { lazyTemporal } from './temporal';
 import { currentTracing, setupTracing } from '../workers/tracing';
+import { errorText, logger, useProcessLogging } from '../workers/logger';
 
 /**
  * Builds and starts the control plane from the configuration; returns it with its URL.
@@ -29,9 +30,9 @@ export async function startControlPlane(
       ]);
     }
     if (!config.CONTROL_PLANE_TOKEN) {
-      console.warn(
-        `[control-plane] listening on ${config.CONTROL_PLANE_HOST} without CONTROL_PLANE_TOKEN: ` +
-          'anyone who reaches it can discover agents and start workflows',
+      logger('control-plane').warn(
+        { host: config.CONTROL_PLANE_HOST },
+        'listening beyond loopback without CONTROL_PLANE_TOKEN: anyone who reaches it can discover agents and start workflows',
       );
     }
   }
@@ -70,11 +71,20 @@ export async function startControlPlane(
 
 if (require.main === module) {
   const config = loadConfigOrExit();
+  const log = useProcessLogging('control-plane');
   setupTracing(config, 'agent-flows-control-plane');
   startControlPlane(config).then(
     (cp) => {
-      console.log(
-        `[control-plane] ${cp.url}/api/v1/discovery/capabilities (console: ${cp.url}/console/, OpenAPI: ${cp.url}/openapi.json, metrics: ${cp.url}/metrics, store: ${config.CONTROL_PLANE_STORE})`,
+      log.info(
+        {
+          url: cp.url,
+          capabilities: `${cp.url}/api/v1/discovery/capabilities`,
+          console: `${cp.url}/console/`,
+          openapi: `${cp.url}/openapi.json`,
+          metrics: `${cp.url}/metrics`,
+          store: config.CONTROL_PLANE_STORE,
+        },
+        'control plane started',
       );
       const stop = () => {
         cp.close().then(
@@ -96,7 +106,7 @@ if (require.main === module) {
         `${config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`,
         'CONTROL_PLANE_PORT',
       );
-      console.error(`[control-plane] could not start: ${why instanceof Error ? why.message : String(why)}`);
+      log.error({ error: errorText(why) }, 'could not start');
       process.exit(err instanceof ConfigError ? 2 : 1);
     },
   );

@@ -2,6 +2,9 @@
 import { listening } from '../workers/ports';
 import { configOrExit } from '../workers/worker';
 import { startStandin } from './server';
+import { errorText, useProcessLogging } from '../workers/logger';
+
+const log = useProcessLogging('standin');
 
 async function main() {
   const config = configOrExit();
@@ -12,13 +15,13 @@ async function main() {
     'STANDIN_PORT',
     () => startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
   );
-  console.log(`[standin] Gemini-compatible stand-in on ${standin.url} (faults: ${JSON.stringify(faults ?? {})})`);
+  log.info({ url: standin.url, faults: faults ?? {} }, 'Gemini-compatible stand-in started');
   const stop = () => void standin.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
 }
 
 main().catch((err) => {
-  console.error(`[standin] ${err instanceof Error ? err.message : String(err)}`);
+  log.error(errorText(err));
   process.exit(1);
 });

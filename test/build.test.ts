@@ -19,6 +19,7 @@ import { startStandin, type StandinServer } from '../standin/server';
 import { build } from '../workers/build';
 import { checkBuild, hashSources, STAMP_FILE, WORKFLOW_BUNDLE_FILE } from '../workers/build-stamp';
 import { waitFor } from './helpers/wait';
+import { logLines } from './helpers/log-lines';
 
 const NAMESPACE = 'build-test';
 
@@ -197,13 +198,22 @@ describe('compiled processes (npm run build into a temporary folder)', () => {
       const worker = runCompiled(outDir, 'workers/worker.js', env);
       children.push(worker);
       await waitFor(
-        () => (worker.output().includes('[worker] polling') ? true : worker.exitCode !== null ? false : undefined),
+        () =>
+          worker.output().includes('"message":"polling task queue"')
+            ? true
+            : worker.exitCode !== null
+              ? false
+              : undefined,
         'worker',
         { timeoutMs: 90_000 },
       );
       expect(worker.exitCode, worker.output()).toBeNull();
-      expect(worker.output()).toContain(
-        `workflow bundle: ${path.relative(ROOT, path.join(outDir, WORKFLOW_BUNDLE_FILE))} (prebuilt)`,
+      expect(logLines(worker.output())).toContainEqual(
+        expect.objectContaining({
+          component: 'worker',
+          message: 'prebuilt workflow bundle',
+          bundle: path.relative(ROOT, path.join(outDir, WORKFLOW_BUNDLE_FILE)),
+        }),
       );
       expect(worker.output()).not.toMatch(/webpack|bundling the workflows/);
 

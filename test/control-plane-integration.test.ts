@@ -23,6 +23,7 @@ import { lazyTemporal } from '../server/temporal';
 import { tempStorePath } from './control-plane-fixtures';
 import { createHarness, type Harness } from './helpers/harness';
 import { waitFor } from './helpers/wait';
+import { logLines } from './helpers/log-lines';
 
 const ROOT = path.resolve(__dirname, '..');
 const API = '/api/v1/discovery/capabilities';
@@ -370,7 +371,9 @@ describe('worker registration lifecycle', () => {
       process.kill(worker.pid!, 'SIGTERM');
       expect(await exited).toBe(0);
       expect((await cp.app.inject({ url: `${API}?agent=agent-flows-proc` })).json().total_agents).toBe(0);
-      expect(output.join('')).toMatch(/deregistered agent agent-flows-proc/);
+      expect(logLines(output.join(''))).toContainEqual(
+        expect.objectContaining({ component: 'worker', message: 'deregistered agent', agentId: 'agent-flows-proc' }),
+      );
     } finally {
       if (worker?.pid) {
         try {

@@ -16,6 +16,7 @@ import { SharedRegistryStore, shardOf, shardWorkflowId } from '../server/shared-
 import { lazyTemporal } from '../server/temporal';
 import { opsAgent, researchAgent, tempStorePath, visionAgent } from './control-plane-fixtures';
 import { createHarness, type Harness } from './helpers/harness';
+import { logLines } from './helpers/log-lines';
 
 const ROOT = path.resolve(__dirname, '..');
 const API = '/api/v1/discovery/capabilities';
@@ -76,10 +77,12 @@ async function separateProcess(): Promise<Instance & { kill(): Promise<void> }> 
     const timer = setTimeout(() => reject(new Error(`control plane did not start: ${output.slice(-2000)}`)), 120_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /\[control-plane\] (http:\/\/[^/\s]+)\//.exec(output);
-      if (match) {
+      const started = logLines(output).find(
+        (l) => l.component === 'control-plane' && l.message === 'control plane started',
+      );
+      if (started) {
         clearTimeout(timer);
-        resolve(match[1]);
+        resolve(String(started.url));
       }
     };
     proc.stdout!.on('data', onData);

@@ -89,7 +89,7 @@ describe('a port clash', () => {
       TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
     });
     expect(stack.output).toMatch(named("The worker's metrics endpoint", 'WORKER_METRICS_PORT \\(0 turns it off\\)'));
-    expect(stack.output).not.toMatch(/dev server on|stand-in on/);
+    expect(stack.output).not.toMatch(/dev server started|stand-in started/);
     expect(stack.code).toBe(1);
   }, 60_000);
 });

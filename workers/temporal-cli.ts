@@ -25,6 +25,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../contracts/project-root';
+import { note } from './logger';
 
 export { PROJECT_ROOT };
 /** Where the project-local tools live: `.tools`, or AGENT_FLOWS_TOOLS_DIR (e.g. a shared cache). */
@@ -62,7 +63,7 @@ function onPath(name: string): string | undefined {
 }
 
 const log = (quiet: boolean | undefined, message: string) => {
-  if (!quiet) process.stderr.write(`[temporal] ${message}\n`);
+  if (!quiet) note('temporal', message);
 };
 
 const sleepSync = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);

@@ -7,7 +7,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
@@ -21,6 +21,7 @@ import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../contracts/project-root';
 import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
 import { workflowBundleOptions } from './workflow-bundle';
+import { errorText, logger, sdkLogger, useProcessLogging } from './logger';
 // Only the process entry at the bottom uses it: the worker factory knows no control plane.
 import { startWorkerRegistration } from '../server/agent-registration';
 
@@ -43,7 +44,7 @@ export function prebuiltWorkflowBundle(buildDir: string = BUILD_DIR): { codePath
   if (check.current && check.bundlePath) return { codePath: check.bundlePath };
   const bundle = path.join(buildDir, WORKFLOW_BUNDLE_FILE);
   if (compiled && existsSync(bundle)) {
-    console.warn(`[worker] ${check.reason}; running the build as it is`);
+    logger('worker').warn({ reason: check.reason, bundle }, 'the build is not current; running it as it is');
     return { codePath: bundle };
   }
   return undefined;
@@ -129,7 +130,8 @@ export function installRuntime(config: Config, options: { handleSignals?: boolea
 
 function installRuntimeOnce(config: Config, options: { handleSignals?: boolean }): void {
   Runtime.install({
-    logger: new DefaultLogger(
+    // The SDK's, the core's, workflows' and activities' lines: JSON through the process's logger.
+    logger: sdkLogger(
       config.LOG_LEVEL === 'debug'
         ? 'DEBUG'
         : config.LOG_LEVEL === 'error'
@@ -165,6 +167,7 @@ export interface RunWorkerOptions {
 
 /** Connects, registers missing search attributes, and runs the worker until shutdown. */
 export async function runWorker(config: Config, options: RunWorkerOptions = {}): Promise<void> {
+  const log = logger('worker');
   const { connectionOptions, namespace = 'default' } = loadClientConnectConfig();
   const connection = await NativeConnection.connect(connectionOptions);
   const backends = await createBackends(config);
@@ -172,20 +175,18 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     const client = await Connection.connect(connectionOptions as Parameters<typeof Connection.connect>[0]);
     try {
       const added = await ensureSearchAttributes(client, namespace);
-      if (added.length) console.log(`[worker] registered search attributes: ${added.join(', ')}`);
+      if (added.length) log.info({ searchAttributes: added, namespace }, 'registered search attributes');
     } catch (err) {
-      console.warn(
-        `[worker] could not check search attributes (${(err as Error).message}); register AgentFlow=Keyword on the namespace`,
+      log.warn(
+        { error: errorText(err), namespace },
+        'could not check search attributes; register AgentFlow=Keyword on the namespace',
       );
     } finally {
       await client.close();
     }
     const prebuilt = prebuiltWorkflowBundle();
-    console.log(
-      prebuilt
-        ? `[worker] workflow bundle: ${path.relative(PROJECT_ROOT, prebuilt.codePath)} (prebuilt)`
-        : '[worker] bundling the workflows at start (npm run build prebuilds them)',
-    );
+    if (prebuilt) log.info({ bundle: path.relative(PROJECT_ROOT, prebuilt.codePath) }, 'prebuilt workflow bundle');
+    else log.info('bundling the workflows at start (npm run build prebuilds them)');
     const worker = await createFlowWorker({
       connection,
       backends,
@@ -195,12 +196,19 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
       maxConcurrentWorkflowTaskExecutions: config.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
       ...(prebuilt ? { workflowBundle: prebuilt } : {}),
     });
-    console.log(
-      `[worker] polling task queue ${TASK_QUEUE} on ${connectionOptions.address ?? 'localhost:7233'} (namespace ${namespace}); ` +
-        `model=${backends.model.name} warehouse=${backends.warehouse.name} search=${backends.search.name}` +
-        (config.WORKER_METRICS_PORT
-          ? `; metrics http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics`
-          : ''),
+    log.info(
+      {
+        taskQueue: TASK_QUEUE,
+        address: connectionOptions.address ?? 'localhost:7233',
+        namespace,
+        model: backends.model.name,
+        warehouse: backends.warehouse.name,
+        search: backends.search.name,
+        ...(config.WORKER_METRICS_PORT
+          ? { metricsUrl: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics` }
+          : {}),
+      },
+      'polling task queue',
     );
     options.onReady?.(worker);
     const running = worker.run();
@@ -232,10 +240,11 @@ export function configOrExit(): Config {
 
 if (require.main === module) {
   const config = configOrExit();
+  const log = useProcessLogging('worker');
   try {
     installRuntime(config);
   } catch (err) {
-    console.error(`[worker] ${err instanceof Error ? err.message : String(err)}`);
+    log.error(errorText(err));
     process.exit(1);
   }
   const tracing = setupTracing(config, 'agent-flows-worker');
@@ -244,7 +253,7 @@ if (require.main === module) {
     // Spans still buffered go to the collector before the process ends.
     () => tracing.shutdown().finally(() => process.exit(0)),
     (err) => {
-      console.error(`[worker] ${err instanceof Error ? err.stack : String(err)}`);
+      log.error({ err }, 'worker failed');
       process.exit(1);
     },
   );

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { embeddingModelSetting } from '../../contracts/config';
 import { loadMiniLm, MINILM_FILES, type TextEmbedder } from './minilm';
+import { note } from '../../workers/logger';
 
 export type { TextEmbedder } from './minilm';
 export { cosine } from './minilm';
@@ -49,7 +50,7 @@ export function sharedEmbedder(options: { setting?: string; quiet?: boolean } = 
   shared ??= (async () => {
     const setting = options.setting ?? embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL);
     const status = await loadStatus(setting);
-    if (!options.quiet && !process.env.VITEST) process.stderr.write(`[search] ${status.message}\n`);
+    if (!options.quiet && !process.env.VITEST) note('search', status.message);
     return status;
   })();
   return shared;

@@ -28,6 +28,7 @@ import { findFlow } from '../../contracts/flows';
 import { currentQuestionQuery, proposalStateQuery } from '../../contracts/proposal-messages';
 import { html, renderTable, renderValue, tableHead, type Html } from './html';
 import { progressQuery } from '../../contracts/progress-messages';
+import { logger } from '../../workers/logger';
 
 export interface WorkflowSnapshot {
   workflowId: string;
@@ -428,7 +429,10 @@ export function renderResult(ctx: Pick<ViewContext, 'artifactDir'>, type: string
     body = resultBody(ctx, type, result);
   } catch (err) {
     // A renderer that trips on an unexpected result shape must not hide the result: the plain view.
-    console.error(`[console] could not render the ${type} result: ${err instanceof Error ? err.message : String(err)}`);
+    logger('control-plane').error(
+      { workflowType: type, error: err instanceof Error ? err.message : String(err) },
+      'web console could not render the result',
+    );
     body = html`${describeLines(type, result)}${renderValue(result)}`;
   }
   return html`<section aria-labelledby="result-h" class="result">

@@ -1,0 +1,177 @@
+/**
+ * The one logger of the long-running processes: `npm start` (the stack), the worker, the control
+ * plane, the codec endpoint, the model stand-in and the solver worker. Each line is one JSON object
+ * on stdout: `level`, `timestamp`, `component` (stack, worker, solver, codec, standin,
+ * control-plane), `message`, and the values it is about as fields of their own (url, address,
+ * counts...). Read it with jq, e.g. `npm start | jq -r '"\(.component) \(.message)"'`.
+ *
+ * One configuration for all of them: the control plane's Fastify logger is built from
+ * `loggerOptions` too, and the Temporal SDK's runtime logger (`sdkLogger`) writes through it, so
+ * SDK, workflow and activity log lines are JSON lines of the same shape.
+ *
+ * LOG_LEVEL governs what it governed before: the SDK's lines and the control plane's request log.
+ * A process's own lines (what runs where, warnings, failures) show at `info` and above whatever
+ * LOG_LEVEL says (`debug` adds debug lines), as they did when they were printed.
+ *
+ * Secret-bearing fields (key, token, secret, password, authorization, cookie...) are redacted,
+ * at the top level and one level down, whatever the line.
+ *
+ * Command-line tools whose output is their product (the demo, the flow client, build, bench,
+ * eval) print for people instead; helpers they share with the processes log through `note`.
+ */
+import type { LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+export type Component = 'stack' | 'worker' | 'solver' | 'codec' | 'standin' | 'control-plane';
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+/** Field names that carry secrets: their values never reach a log line. */
+export const SECRET_FIELDS = [
+  'key',
+  'apiKey',
+  'api_key',
+  'token',
+  'accessToken',
+  'access_token',
+  'refreshToken',
+  'refresh_token',
+  'idToken',
+  'id_token',
+  'secret',
+  'clientSecret',
+  'client_secret',
+  'password',
+  'passwd',
+  'authorization',
+  'Authorization',
+  'cookie',
+  'set-cookie',
+  'x-agent-secret',
+  'x-goog-api-key',
+  'AGENT_FLOWS_PAYLOAD_KEY',
+  'AGENT_FLOWS_PAYLOAD_OLD_KEYS',
+  'TEMPORAL_API_KEY',
+  'GOOGLE_API_KEY',
+  'GEMINI_API_KEY',
+  'CONTROL_PLANE_TOKEN',
+  'CONTROL_PLANE_REGISTRATION_TOKEN',
+  'CODEC_AUTH_TOKEN',
+];
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+const access = (field: string) => (IDENTIFIER.test(field) ? `.${field}` : `[${JSON.stringify(field)}]`);
+
+/** pino `redact` paths: each secret field at the top level, one level down, and in headers. */
+export const REDACT_PATHS = SECRET_FIELDS.flatMap((field) => {
+  const top = IDENTIFIER.test(field) ? field : `[${JSON.stringify(field)}]`;
+  return [top, `*${access(field)}`, `*.headers${access(field)}`];
+});
+
+/**
+ * The logger configuration every process shares (the control plane's Fastify logger included):
+ * level names, an ISO `timestamp`, the text under `message`, redaction, error serializers.
+ */
+export function loggerOptions(options: { component?: Component; level?: LogLevel } = {}): LoggerOptions {
+  return {
+    level: options.level ?? 'info',
+    messageKey: 'message',
+    // No pid/hostname: a container or a terminal knows them; `component` says which part spoke.
+    base: options.component ? { component: options.component } : undefined,
+    timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
+    formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+  };
+}
+
+/**
+ * The level of a process's own lines: `debug` when LOG_LEVEL asks for it, otherwise `info`
+ * (LOG_LEVEL=warn quiets the SDK and request logs, not the lines saying where things run).
+ */
+export function ownLevel(env: NodeJS.ProcessEnv = process.env): LogLevel {
+  return env.LOG_LEVEL === 'debug' ? 'debug' : 'info';
+}
+
+let destination: DestinationStream | undefined;
+/** The component this process speaks as, once it says it is a long-running process. */
+let active: Component | undefined;
+/**
+ * stdout, written synchronously: a line logged just before `process.exit` is not lost. Code the
+ * test runner runs in-process (no `useProcessLogging`) logs through console.log instead, which it
+ * shows for failing tests only: the suite prints failures, not logs.
+ */
+export function logDestination(): DestinationStream {
+  return (destination ??=
+    process.env.VITEST && !active
+      ? { write: (line: string) => console.log(line.replace(/\n$/, '')) }
+      : pino.destination({ dest: 1, sync: true }));
+}
+
+let root: Logger | undefined;
+/** The process's root logger (no component: its children carry one). */
+export function processLogger(): Logger {
+  return (root ??= pino(loggerOptions({ level: ownLevel() }), logDestination()));
+}
+
+/** The logger of one component of this process. */
+export function logger(component: Component, level?: LogLevel): Logger {
+  return processLogger().child({ component }, level ? { level } : {});
+}
+
+/**
+ * Marks this process as one of the long-running ones, speaking as `component`: from now on the
+ * helpers it shares with command-line tools (`note`) log JSON lines instead of printing, and
+ * its lines go to stdout even under the test runner (a test reads a spawned process's output).
+ */
+export function useProcessLogging(component: Component): Logger {
+  active ??= component;
+  return logger(component);
+}
+
+/**
+ * A line from a helper that command-line tools share with the processes (the Temporal CLI
+ * resolver, the embedding model, the solver's Python): a JSON line under the process's component
+ * (with `source`) in a long-running process, a `[source] message` line on stderr otherwise.
+ */
+export function note(source: string, message: string, fields: Record<string, unknown> = {}): void {
+  if (active) logger(active).info({ source, ...fields }, message);
+  else process.stderr.write(`[${source}] ${message}\n`);
+}
+
+/** The message of an error, or the value as text: for `err.message`-style fields. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+const SDK_LEVELS: Record<SdkLogLevel, LogLevel> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/**
+ * The Temporal SDK's logger (Runtime.install's `logger`: the SDK's, the core's, workflows' and
+ * activities' lines) writing through pino at `level`, as DefaultLogger(level) filtered before.
+ * The SDK's metadata (sdkComponent, workflowId, activityType...) become fields of the line.
+ */
+export function sdkLogger(level: SdkLogLevel, parent: Logger = logger('worker')): SdkLogger {
+  const log = parent.child({}, { level: SDK_LEVELS[level] });
+  const write = (at: SdkLogLevel, message: string, meta?: LogMetadata) => {
+    const method = SDK_LEVELS[at] as Exclude<LogLevel, 'silent'>;
+    // Symbol keys (the SDK's timestamp) are not fields: pino ignores them.
+    if (meta) log[method](meta, message);
+    else log[method](message);
+  };
+  // Every method goes through `log`, as DefaultLogger's do (a test may watch `log` alone).
+  const adapter: SdkLogger = {
+    log: (at, message, meta) => write(at, message, meta),
+    trace: (message, meta) => adapter.log('TRACE', message, meta),
+    debug: (message, meta) => adapter.log('DEBUG', message, meta),
+    info: (message, meta) => adapter.log('INFO', message, meta),
+    warn: (message, meta) => adapter.log('WARN', message, meta),
+    error: (message, meta) => adapter.log('ERROR', message, meta),
+  };
+  return adapter;
+}
