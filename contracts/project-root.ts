@@ -15,3 +15,11 @@ export function findProjectRoot(start: string = __dirname): string {
 }
 
 export const PROJECT_ROOT = findProjectRoot();
+
+/**
+ * Where the project-local tools live (Temporal CLI, solver, embedding model): `.tools` in the
+ * project, or AGENT_FLOWS_TOOLS_DIR (e.g. a cache shared by several checkouts).
+ */
+export function toolsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.AGENT_FLOWS_TOOLS_DIR ? path.resolve(env.AGENT_FLOWS_TOOLS_DIR) : path.join(PROJECT_ROOT, '.tools');
+}

@@ -11,6 +11,7 @@ import { embeddingModelDir, embeddingModelPresent, type TextEmbedder } from '../
 import { loadMiniLm } from '../backends/embedding/minilm';
 import { EmbeddedSearch, MIN_SIMILARITY } from '../backends/search/embedded';
 import { embeddingModelSetting, parseConfig } from '../contracts/config';
+import { PROJECT_ROOT } from '../contracts/project-root';
 import { ensureEmbeddingModel, installEmbeddingModel, withInstallLock } from '../workers/embedding-model';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'agent-flows-embedding-test-'));
@@ -66,7 +67,12 @@ describe('installer', () => {
     expect(parseConfig({}).AGENT_FLOWS_EMBEDDING_MODEL).toBe('auto');
     expect(parseConfig({ AGENT_FLOWS_EMBEDDING_MODEL: ' off ' }).AGENT_FLOWS_EMBEDDING_MODEL).toBe('off');
     expect(embeddingModelDir('off')).toBeUndefined();
-    expect(embeddingModelDir('auto')).toMatch(/\.tools[/\\]embedding[/\\]all-MiniLM-L6-v2-int8$/);
+    expect(embeddingModelDir('auto', {})).toBe(path.join(PROJECT_ROOT, '.tools', 'embedding', 'all-MiniLM-L6-v2-int8'));
+    // A shared tools folder holds the model as it holds the Temporal CLI (and the compiled worker in
+    // dist/ looks in the same place as the sources).
+    expect(embeddingModelDir('auto', { AGENT_FLOWS_TOOLS_DIR: '/tmp/elsewhere' })).toBe(
+      path.join('/tmp/elsewhere', 'embedding', 'all-MiniLM-L6-v2-int8'),
+    );
   });
 });
 

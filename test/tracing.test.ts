@@ -10,6 +10,7 @@ import { inject } from 'vitest';
 import { connectClient, startFlow } from '../client/flow-client';
 import { bomQuestionFlow } from '../contracts/bom';
 import { setupTracing } from '../workers/tracing';
+import { TRACING_FOLLOWS_START } from '../workflows/lib/tracing-interceptors';
 import { startBigQueryFake } from './fakes/bigquery';
 import { createHarness, type Harness } from './helpers/harness';
 
@@ -103,6 +104,26 @@ describe('tracing', () => {
     const search = spans.find((s) => s.name === 'search.request')!;
     expect(search.attributes['search.backend']).toBe('embedded');
     expect(typeof search.attributes['search.hits']).toBe('number');
+  }, 120_000);
+
+  it('a flow started without a trace context (as by the temporal CLI) gets activity spans only, and its history says why', async () => {
+    exporter.reset();
+    // The harness client has no tracing interceptor: the start carries no trace header.
+    const handle = await h.start(bomQuestionFlow, { question: 'Which BOMs use fuse components?', maxStrategies: 2 });
+    await handle.result();
+    const spans = exporter.getFinishedSpans();
+    const names = spans.map((s) => s.name);
+    // The worker traces its activities (its tracing is on) ...
+    expect(names.filter((n) => n.startsWith('RunActivity:')).length, names.join(', ')).toBeGreaterThan(2);
+    // ... but the workflow code made no spans: no run span, no activity-start spans.
+    expect(names.filter((n) => /^(RunWorkflow|StartActivity):/.test(n))).toEqual([]);
+    // The decision is recorded, so a replay on any worker takes the same path.
+    const history = await handle.fetchHistory();
+    const markerData = (history.events ?? [])
+      .flatMap((e) => Object.values(e.markerRecordedEventAttributes?.details ?? {}))
+      .flatMap((p) => p.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? []).toString('utf8'));
+    expect(markerData.join(' ')).toContain(TRACING_FOLLOWS_START);
   }, 120_000);
 
   it('a BigQuery job span carries its job id, bytes processed and bytes billed (BigQuery REST fake)', async () => {

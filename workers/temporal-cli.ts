@@ -24,14 +24,10 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT, toolsDir } from '../contracts/project-root';
 import { note } from './logger';
 
-export { PROJECT_ROOT };
-/** Where the project-local tools live: `.tools`, or AGENT_FLOWS_TOOLS_DIR (e.g. a shared cache). */
-export function toolsDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.AGENT_FLOWS_TOOLS_DIR ? path.resolve(env.AGENT_FLOWS_TOOLS_DIR) : path.join(PROJECT_ROOT, '.tools');
-}
+export { PROJECT_ROOT, toolsDir };
 const venvDir = () => path.join(toolsDir(), 'venv');
 const stampFile = () => path.join(toolsDir(), 'installed.txt');
 /** Pinned: the versions this project is tested with. */

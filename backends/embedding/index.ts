@@ -1,32 +1,32 @@
 /**
  * The one text embedder of a process, shared by the embedded search index and the stand-in's
  * rules: loaded once, on first use, from the directory AGENT_FLOWS_EMBEDDING_MODEL names
- * (`auto`: the project-local install in .tools/, `off`: none). When no model is there, callers
+ * (`auto`: the install in the tools folder, `.tools` or AGENT_FLOWS_TOOLS_DIR; `off`: none). When no model is there, callers
  * fall back to keyword matching; which of the two serves is printed once per process.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { embeddingModelSetting } from '../../contracts/config';
+import { toolsDir } from '../../contracts/project-root';
 import { loadMiniLm, MINILM_FILES, type TextEmbedder } from './minilm';
 import { note } from '../../workers/logger';
 
 export type { TextEmbedder } from './minilm';
 export { cosine } from './minilm';
 
-/** Where `workers/embedding-model.ts` installs the model (inside the project, like the Temporal CLI). */
-export const DEFAULT_EMBEDDING_MODEL_DIR = path.resolve(
-  __dirname,
-  '..',
-  '..',
-  '.tools',
-  'embedding',
-  'all-MiniLM-L6-v2-int8',
-);
+/**
+ * Where `workers/embedding-model.ts` installs the model: the project's tools folder, like the
+ * Temporal CLI (`.tools`, or AGENT_FLOWS_TOOLS_DIR). Found from the project root, so the compiled
+ * worker in `dist/` finds it too.
+ */
+export function defaultEmbeddingModelDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(toolsDir(env), 'embedding', 'all-MiniLM-L6-v2-int8');
+}
 
 /** The model directory a setting names, or undefined for `off`. */
-export function embeddingModelDir(setting: string): string | undefined {
+export function embeddingModelDir(setting: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (setting === 'off') return undefined;
-  return setting === 'auto' ? DEFAULT_EMBEDDING_MODEL_DIR : path.resolve(setting);
+  return setting === 'auto' ? defaultEmbeddingModelDir(env) : path.resolve(setting);
 }
 
 export function embeddingModelPresent(dir: string): boolean {

@@ -1,0 +1,102 @@
+/**
+ * The workflow-side tracing interceptors, on only for a flow started with a trace context.
+ *
+ * Temporal's OpenTelemetry workflow interceptors wrap every activity, timer and child start in a
+ * span, and every span and wrapper costs workflow-task time: in a discovery run of 80 validations
+ * they were about a third of the workflow's own CPU time, spent for nobody when tracing is off.
+ * Whether tracing is on is worker configuration, which workflow code cannot read, and a workflow
+ * replayed on a worker configured otherwise must issue the same commands in the same order. So the
+ * decision is made once per run from its history: traced when the start carried a valid W3C trace
+ * context (a client with tracing on — the thin client, the control plane, MCP — sends one; the
+ * `temporal` CLI does not), untraced otherwise. Activity spans do not depend on it: the worker
+ * makes those when its own tracing is on.
+ *
+ * Runs recorded before this rule (no `TRACING_FOLLOWS_START` marker in their history) keep the
+ * interceptors on, as they ran then.
+ */
+import {
+  defaultPayloadConverter,
+  patched,
+  type Next,
+  type WorkflowInboundCallsInterceptor,
+  type WorkflowInterceptors,
+  type WorkflowInternalsInterceptor,
+  type WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
+import {
+  OpenTelemetryInboundInterceptor,
+  OpenTelemetryInternalsInterceptor,
+  OpenTelemetryOutboundInterceptor,
+} from '@temporalio/interceptors-opentelemetry/lib/workflow';
+import type { Payload } from '@temporalio/common';
+
+/** The `patched()` id that marks runs deciding tracing from their start. */
+export const TRACING_FOLLOWS_START = 'tracing-follows-start';
+
+/** The header Temporal's OpenTelemetry interceptors carry the trace context in. */
+const TRACE_HEADER = '_tracer-data';
+const TRACEPARENT = /^[0-9a-f]{2}-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** True when the headers carry a valid W3C `traceparent` (an untraced client sends an empty one). */
+export function startedWithTraceContext(headers: Record<string, Payload>): boolean {
+  const payload = headers[TRACE_HEADER];
+  if (!payload) return false;
+  try {
+    const carrier = defaultPayloadConverter.fromPayload<Record<string, unknown>>(payload);
+    return typeof carrier?.traceparent === 'string' && TRACEPARENT.test(carrier.traceparent);
+  } catch {
+    return false;
+  }
+}
+
+type Interceptor = Record<string, ((input: unknown, next: (input: unknown) => unknown) => unknown) | undefined>;
+
+/**
+ * One pass-through method per method `prototype` defines: the OpenTelemetry interceptor's when the
+ * run is traced, straight to `next` otherwise. Plain functions (not async) add no extra promise.
+ */
+function delegating<T extends object>(prototype: object, target: () => Interceptor | undefined): T {
+  const methods: Interceptor = {};
+  for (const name of Object.getOwnPropertyNames(prototype)) {
+    if (name === 'constructor') continue;
+    methods[name] = (input, next) => {
+      const method = target()?.[name];
+      return method ? method.call(target(), input, next) : next(input);
+    };
+  }
+  return methods as T;
+}
+
+export const interceptors = (): WorkflowInterceptors => {
+  // Per run: the factory is called once for each workflow the worker starts or replays.
+  let traced: { inbound: Interceptor; outbound: Interceptor; internals: Interceptor } | undefined;
+
+  const decide: WorkflowInboundCallsInterceptor = {
+    // Signals and updates that arrive with the start are delivered once the workflow sets its
+    // handlers, i.e. after this, so every other interceptor call sees the decision made.
+    execute(input, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
+      if (!patched(TRACING_FOLLOWS_START) || startedWithTraceContext(input.headers)) {
+        traced = {
+          inbound: new OpenTelemetryInboundInterceptor() as unknown as Interceptor,
+          outbound: new OpenTelemetryOutboundInterceptor() as unknown as Interceptor,
+          internals: new OpenTelemetryInternalsInterceptor() as unknown as Interceptor,
+        };
+        return (traced.inbound as unknown as WorkflowInboundCallsInterceptor).execute!(input, next);
+      }
+      return next(input);
+    },
+  };
+  const inbound = delegating<WorkflowInboundCallsInterceptor>(
+    OpenTelemetryInboundInterceptor.prototype,
+    () => traced?.inbound,
+  );
+  return {
+    inbound: [{ ...inbound, execute: decide.execute }],
+    outbound: [
+      delegating<WorkflowOutboundCallsInterceptor>(OpenTelemetryOutboundInterceptor.prototype, () => traced?.outbound),
+    ],
+    internals: [
+      delegating<WorkflowInternalsInterceptor>(OpenTelemetryInternalsInterceptor.prototype, () => traced?.internals),
+    ],
+  };
+};
