@@ -4,7 +4,7 @@
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { startedWithTraceContext } from '../../workflows/lib/tracing-interceptors';
+import { startedWithTraceContext, TRACED_METHODS } from '../../workflows/lib/tracing-interceptors';
 
 const header = (carrier: unknown) => ({ '_tracer-data': defaultPayloadConverter.toPayload(carrier) });
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
@@ -31,5 +31,18 @@ describe('startedWithTraceContext', () => {
         '_tracer-data': { metadata: { encoding: new Uint8Array([1]) }, data: new Uint8Array([0xff]) },
       }),
     ).toBe(false);
+  });
+});
+
+describe('TRACED_METHODS', () => {
+  it("lists every method of Temporal's OpenTelemetry workflow interceptors (an SDK upgrade adding one fails here)", async () => {
+    const otel = await import('@temporalio/interceptors-opentelemetry/lib/workflow');
+    const methods = (proto: object) =>
+      Object.getOwnPropertyNames(proto)
+        .filter((n) => n !== 'constructor')
+        .sort();
+    expect([...TRACED_METHODS.inbound].sort()).toEqual(methods(otel.OpenTelemetryInboundInterceptor.prototype));
+    expect([...TRACED_METHODS.outbound].sort()).toEqual(methods(otel.OpenTelemetryOutboundInterceptor.prototype));
+    expect([...TRACED_METHODS.internals].sort()).toEqual(methods(otel.OpenTelemetryInternalsInterceptor.prototype));
   });
 });

@@ -13,6 +13,9 @@
  *
  * Runs recorded before this rule (no `TRACING_FOLLOWS_START` marker in their history) keep the
  * interceptors on, as they ran then.
+ *
+ * The OpenTelemetry modules are loaded only by a traced run: every workflow in the worker's cache
+ * evaluates its own copy of the modules it loads, so an untraced run does not pay for them at all.
  */
 import {
   defaultPayloadConverter,
@@ -23,12 +26,8 @@ import {
   type WorkflowInternalsInterceptor,
   type WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
-import {
-  OpenTelemetryInboundInterceptor,
-  OpenTelemetryInternalsInterceptor,
-  OpenTelemetryOutboundInterceptor,
-} from '@temporalio/interceptors-opentelemetry/lib/workflow';
 import type { Payload } from '@temporalio/common';
+import type * as OpenTelemetry from '@temporalio/interceptors-opentelemetry/lib/workflow';
 
 /** The `patched()` id that marks runs deciding tracing from their start. */
 export const TRACING_FOLLOWS_START = 'tracing-follows-start';
@@ -52,16 +51,47 @@ export function startedWithTraceContext(headers: Record<string, Payload>): boole
 type Interceptor = Record<string, ((input: unknown, next: (input: unknown) => unknown) => unknown) | undefined>;
 
 /**
- * One pass-through method per method `prototype` defines: the OpenTelemetry interceptor's when the
- * run is traced, straight to `next` otherwise. Plain functions (not async) add no extra promise.
+ * The methods Temporal's OpenTelemetry workflow interceptors define (1.24), each passed through by
+ * an untraced run. test/unit/tracing-interceptors.test.ts checks the lists against the package.
  */
-function delegating<T extends object>(prototype: object, target: () => Interceptor | undefined): T {
+export const TRACED_METHODS = {
+  inbound: ['execute', 'handleSignal', 'handleUpdate', 'validateUpdate', 'handleQuery'],
+  outbound: [
+    'scheduleActivity',
+    'scheduleLocalActivity',
+    'startNexusOperation',
+    'startChildWorkflowExecution',
+    'continueAsNew',
+    'signalWorkflow',
+    'getLogAttributes',
+    'getMetricTags',
+  ],
+  internals: ['dispose'],
+} as const;
+
+/** The OpenTelemetry interceptors for one run, loaded on first use (see the module comment). */
+function openTelemetryInterceptors(): { inbound: Interceptor; outbound: Interceptor; internals: Interceptor } {
+  // The bundler turns this into its own module require (deterministic): loaded only by a traced run.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports, no-restricted-globals
+  const otel = require('@temporalio/interceptors-opentelemetry/lib/workflow') as typeof OpenTelemetry;
+  return {
+    inbound: new otel.OpenTelemetryInboundInterceptor() as unknown as Interceptor,
+    outbound: new otel.OpenTelemetryOutboundInterceptor() as unknown as Interceptor,
+    internals: new otel.OpenTelemetryInternalsInterceptor() as unknown as Interceptor,
+  };
+}
+
+/**
+ * One pass-through method per name: the OpenTelemetry interceptor's when the run is traced,
+ * straight to `next` otherwise. Plain functions (not async): an untraced call adds no promise.
+ */
+function delegating<T extends object>(names: readonly string[], target: () => Interceptor | undefined): T {
   const methods: Interceptor = {};
-  for (const name of Object.getOwnPropertyNames(prototype)) {
-    if (name === 'constructor') continue;
+  for (const name of names) {
     methods[name] = (input, next) => {
-      const method = target()?.[name];
-      return method ? method.call(target(), input, next) : next(input);
+      const interceptor = target();
+      const method = interceptor?.[name];
+      return method ? method.call(interceptor, input, next) : next(input);
     };
   }
   return methods as T;
@@ -69,34 +99,21 @@ function delegating<T extends object>(prototype: object, target: () => Intercept
 
 export const interceptors = (): WorkflowInterceptors => {
   // Per run: the factory is called once for each workflow the worker starts or replays.
-  let traced: { inbound: Interceptor; outbound: Interceptor; internals: Interceptor } | undefined;
+  let traced: ReturnType<typeof openTelemetryInterceptors> | undefined;
 
-  const decide: WorkflowInboundCallsInterceptor = {
-    // Signals and updates that arrive with the start are delivered once the workflow sets its
-    // handlers, i.e. after this, so every other interceptor call sees the decision made.
-    execute(input, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
-      if (!patched(TRACING_FOLLOWS_START) || startedWithTraceContext(input.headers)) {
-        traced = {
-          inbound: new OpenTelemetryInboundInterceptor() as unknown as Interceptor,
-          outbound: new OpenTelemetryOutboundInterceptor() as unknown as Interceptor,
-          internals: new OpenTelemetryInternalsInterceptor() as unknown as Interceptor,
-        };
-        return (traced.inbound as unknown as WorkflowInboundCallsInterceptor).execute!(input, next);
-      }
-      return next(input);
-    },
+  const inbound = delegating<WorkflowInboundCallsInterceptor>(TRACED_METHODS.inbound, () => traced?.inbound);
+  // Signals and updates that arrive with the start are delivered once the workflow sets its
+  // handlers, i.e. after `execute`, so every other interceptor call sees the decision made.
+  inbound.execute = (input, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) => {
+    if (!patched(TRACING_FOLLOWS_START) || startedWithTraceContext(input.headers)) {
+      traced = openTelemetryInterceptors();
+      return (traced.inbound as unknown as Required<WorkflowInboundCallsInterceptor>).execute(input, next);
+    }
+    return next(input);
   };
-  const inbound = delegating<WorkflowInboundCallsInterceptor>(
-    OpenTelemetryInboundInterceptor.prototype,
-    () => traced?.inbound,
-  );
   return {
-    inbound: [{ ...inbound, execute: decide.execute }],
-    outbound: [
-      delegating<WorkflowOutboundCallsInterceptor>(OpenTelemetryOutboundInterceptor.prototype, () => traced?.outbound),
-    ],
-    internals: [
-      delegating<WorkflowInternalsInterceptor>(OpenTelemetryInternalsInterceptor.prototype, () => traced?.internals),
-    ],
+    inbound: [inbound],
+    outbound: [delegating<WorkflowOutboundCallsInterceptor>(TRACED_METHODS.outbound, () => traced?.outbound)],
+    internals: [delegating<WorkflowInternalsInterceptor>(TRACED_METHODS.internals, () => traced?.internals)],
   };
 };
