@@ -16,7 +16,7 @@ import {
   type SearchStep,
 } from '../contracts/discovery';
 import { ModelTask } from '../contracts/model-tasks';
-import { askModel, backendCall } from './support';
+import { acceptingLegacyPositionalArgs, askModel, backendCall } from './support';
 
 const PLAN_INSTRUCTIONS = `You plan a data discovery search over a warehouse table catalog for the requirements document (PRP) below.
 Read the whole PRP for context, then split the target schema's columns into conceptual groups of data that would come from the same kind of source table (e.g. game metadata, model predictions, actual results).
@@ -83,58 +83,86 @@ export function parseCandidate(hit: SearchHit): CandidateTable | undefined {
   });
 }
 
+/** What the planner reads: the whole PRP and the target schema. */
+export interface PlanSearchInput {
+  prp: string;
+  targetSchema: Column[];
+}
+
+/** One step's catalog search: its query and how many hits to read. */
+export interface CatalogSearchInput {
+  query: string;
+  limit: number;
+}
+
+/** One candidate against one step: the step's group, its target columns, and the candidate table. */
+export interface CandidateValidationInput {
+  step: Pick<SearchStep, 'conceptual_group'>;
+  targetColumns: Column[];
+  candidate: CandidateTable;
+}
+
 export function createDiscoveryActivities({ model, search }: Backends) {
   return {
     /** One model call over the whole PRP and the target schema; every step's columns belong to the schema. */
-    async discoveryPlanSearch(prp: string, targetSchema: Column[]) {
-      const schema = searchPlanSchema(targetSchema.map((c) => c.name));
-      return askModel(model, {
-        task: ModelTask.discoveryPlan,
-        instructions: PLAN_INSTRUCTIONS,
-        sections: { prp, target_schema: compact(targetSchema) },
-        schema,
-      });
-    },
+    discoveryPlanSearch: acceptingLegacyPositionalArgs(
+      async ({ prp, targetSchema }: PlanSearchInput) => {
+        const schema = searchPlanSchema(targetSchema.map((c) => c.name));
+        return askModel(model, {
+          task: ModelTask.discoveryPlan,
+          instructions: PLAN_INSTRUCTIONS,
+          sections: { prp, target_schema: compact(targetSchema) },
+          schema,
+        });
+      },
+      (prp: string, targetSchema: Column[]): PlanSearchInput => ({ prp, targetSchema }),
+    ),
 
     /** One catalog search; hits that do not describe a table are dropped and counted. */
-    async discoverySearchCatalog(
-      query: string,
-      limit: number,
-    ): Promise<{ candidates: CandidateTable[]; skipped: number; totalSize: number }> {
-      const { hits, totalSize } = await backendCall((signal) =>
-        search.search({ signal, collection: DISCOVERY_COLLECTION, query, pageSize: limit }),
-      );
-      const parsed = hits.slice(0, limit).map(parseCandidate);
-      const candidates = parsed.filter((c): c is CandidateTable => c !== undefined);
-      return { candidates, skipped: parsed.length - candidates.length, totalSize };
-    },
+    discoverySearchCatalog: acceptingLegacyPositionalArgs(
+      async ({
+        query,
+        limit,
+      }: CatalogSearchInput): Promise<{ candidates: CandidateTable[]; skipped: number; totalSize: number }> => {
+        const { hits, totalSize } = await backendCall((signal) =>
+          search.search({ signal, collection: DISCOVERY_COLLECTION, query, pageSize: limit }),
+        );
+        const parsed = hits.slice(0, limit).map(parseCandidate);
+        const candidates = parsed.filter((c): c is CandidateTable => c !== undefined);
+        return { candidates, skipped: parsed.length - candidates.length, totalSize };
+      },
+      (query: string, limit: number): CatalogSearchInput => ({ query, limit }),
+    ),
 
     /** The validator sees the candidate's full schema, only this step's target columns, and the group. */
-    async discoveryValidateCandidate(
-      step: Pick<SearchStep, 'conceptual_group'>,
-      targetColumns: Column[],
-      candidate: CandidateTable,
-    ) {
-      const verdict = await askModel(model, {
-        task: ModelTask.discoveryValidate,
-        instructions: VALIDATE_INSTRUCTIONS,
-        sections: {
-          conceptual_group: step.conceptual_group,
-          target_columns: compact(targetColumns),
-          candidate_table: compact(candidate),
-        },
-        schema: validationVerdictSchema,
-      });
-      // The model may only vouch for this step's target columns: anything else it names (an
-      // injected "password" column, another table) is dropped, as uncited literature is.
-      const allowed = new Set(targetColumns.map((c) => c.name));
-      return {
-        ...verdict,
-        data: {
-          ...verdict.data,
-          matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)),
-        },
-      };
-    },
+    discoveryValidateCandidate: acceptingLegacyPositionalArgs(
+      async ({ step, targetColumns, candidate }: CandidateValidationInput) => {
+        const verdict = await askModel(model, {
+          task: ModelTask.discoveryValidate,
+          instructions: VALIDATE_INSTRUCTIONS,
+          sections: {
+            conceptual_group: step.conceptual_group,
+            target_columns: compact(targetColumns),
+            candidate_table: compact(candidate),
+          },
+          schema: validationVerdictSchema,
+        });
+        // The model may only vouch for this step's target columns: anything else it names (an
+        // injected "password" column, another table) is dropped, as uncited literature is.
+        const allowed = new Set(targetColumns.map((c) => c.name));
+        return {
+          ...verdict,
+          data: {
+            ...verdict.data,
+            matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)),
+          },
+        };
+      },
+      (
+        step: Pick<SearchStep, 'conceptual_group'>,
+        targetColumns: Column[],
+        candidate: CandidateTable,
+      ): CandidateValidationInput => ({ step, targetColumns, candidate }),
+    ),
   };
 }

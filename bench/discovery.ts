@@ -96,11 +96,13 @@ async function analyse(handle: WorkflowHandle, out: DiscoverFromPrpOutput) {
   const exec = (t: Timing) => t.completed - t.started;
   const plan = timings.filter((t) => t.type === 'discoveryPlanSearch').reduce((n, t) => n + exec(t), 0);
   const chains = out.results.map((step) => {
-    const search = timings.find((t) => t.type === 'discoverySearchCatalog' && t.args[0] === step.search_query);
+    const search = timings.find(
+      (t) => t.type === 'discoverySearchCatalog' && (t.args[0] as { query: string }).query === step.search_query,
+    );
     const validations = timings.filter(
       (t) =>
         t.type === 'discoveryValidateCandidate' &&
-        (t.args[0] as { conceptual_group: string }).conceptual_group === step.conceptual_group,
+        (t.args[0] as { step: { conceptual_group: string } }).step.conceptual_group === step.conceptual_group,
     );
     return (search ? exec(search) : 0) + Math.max(0, ...validations.map(exec));
   });

@@ -121,7 +121,7 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
       'search planner',
       `${targetSchema.length} target column(s) from the ${schemaSource === 'input' ? 'input' : 'PRP'}`,
     );
-    const plan = await discoveryPlanSearch(input.prp, targetSchema);
+    const plan = await discoveryPlanSearch({ prp: input.prp, targetSchema });
     let usage = addUsage(zeroUsage(), plan.usage);
     progress.tokens(plan.usage);
     const steps = plan.data.steps;
@@ -196,7 +196,7 @@ async function runStep(run: StepRun, step: SearchStep, targetColumns: Column[]):
   };
   try {
     ({ candidates, skipped } = await limiter.run(() =>
-      discoverySearchCatalog(step.search_query, run.input.maxCandidatesPerStep),
+      discoverySearchCatalog({ query: step.search_query, limit: run.input.maxCandidatesPerStep }),
     ));
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -218,7 +218,7 @@ async function runStep(run: StepRun, step: SearchStep, targetColumns: Column[]):
     candidates.map(async (candidate): Promise<Verdict> => {
       try {
         const answer = await limiter.run(() =>
-          discoveryValidateCandidate({ conceptual_group: step.conceptual_group }, targetColumns, candidate),
+          discoveryValidateCandidate({ step: { conceptual_group: step.conceptual_group }, targetColumns, candidate }),
         );
         counts.validated++;
         if (answer.data.is_good_fit) counts.fits++;

@@ -123,11 +123,11 @@ describe('discovery', () => {
       matched_columns: ['store_id', 'password', 'store_id'],
     }));
     const { discoveryValidateCandidate } = inActivityEnvironment(createDiscoveryActivities(fakeBackends({ model })));
-    const out = await discoveryValidateCandidate(
-      { conceptual_group: 'sales' },
-      [{ name: 'store_id', type: 'STRING', description: 'The store.' }] as never,
-      { table_id: 'sales', project_id: 'p', dataset_id: 'd', description: 'Weekly sales.', schema: [] },
-    );
+    const out = await discoveryValidateCandidate({
+      step: { conceptual_group: 'sales' },
+      targetColumns: [{ name: 'store_id', type: 'STRING', description: 'The store.' }] as never,
+      candidate: { table_id: 'sales', project_id: 'p', dataset_id: 'd', description: 'Weekly sales.', schema: [] },
+    });
     expect(out.data.matched_columns).toEqual(['store_id']);
     const sections = model.requests[0].sections as Record<string, unknown>;
     expect(Object.keys(sections)).toEqual(['conceptual_group', 'target_columns', 'candidate_table']);

@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { createEadsActivities } from '../../activities/eads';
 import { createPlatformActivities } from '../../activities/platform';
 import { createProposalActivities } from '../../activities/proposal';
+import { createDiscoveryActivities } from '../../activities/discovery';
 import { acceptingLegacyPositionalArgs, isInputObjectCall } from '../../activities/support';
 import type { Backends } from '../../backends';
 import type { SearchBackend } from '../../backends/search/types';
@@ -192,6 +193,7 @@ const activitiesOf = (backends: Backends) =>
     ...createPlatformActivities(backends),
     ...createEadsActivities(backends),
     ...createProposalActivities(backends),
+    ...createDiscoveryActivities(backends),
   });
 type Changed = ReturnType<typeof activitiesOf>;
 
@@ -216,6 +218,9 @@ const OBJECT_FORM: Record<string, (args: any[]) => object> = {
   defineObjectives: ([profile, problem]) => ({ profile, problem }),
   recommendMethodology: ([profile, problem, objectives]) => ({ profile, problem, objectives }),
   planDataCollection: ([profile, objectives, methodology]) => ({ profile, objectives, methodology }),
+  discoveryPlanSearch: ([prp, targetSchema]) => ({ prp, targetSchema }),
+  discoverySearchCatalog: ([query, limit]) => ({ query, limit }),
+  discoveryValidateCandidate: ([step, targetColumns, candidate]) => ({ step, targetColumns, candidate }),
 };
 
 const asWorker = (acts: Changed, name: string, args: unknown[]) =>
