@@ -1,8 +1,10 @@
 /**
  * What the control plane loads at start. The Temporal client library (grpc-js, protobuf
- * definitions: ~30 MB of RSS) and the flow contracts (every flow's zod schemas) are loaded with
- * the first execution or console page that needs them, not by building and starting the
- * control plane: a process that only serves discovery and registration stays under 100 MB RSS.
+ * definitions: ~30 MB of RSS), the workflow library (the shared registry's Update and Query
+ * definitions) and the flow contracts (every flow's zod schemas) are loaded with the first
+ * execution or console page that needs them, or with CONTROL_PLANE_REGISTRY=temporal, not by
+ * building and starting the control plane: a process that only serves discovery and registration
+ * stays under 100 MB RSS.
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
@@ -33,12 +35,12 @@ const { lazyTemporal } = require('./server/temporal');
 `;
 
 describe('control plane start', () => {
-  it('loads neither the Temporal client library nor the flow contracts', () => {
+  it('loads neither the Temporal client and workflow libraries nor the flow contracts', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', PROBE], { cwd: ROOT, encoding: 'utf8' });
     const loaded = JSON.parse(out) as string[];
     expect(loaded.some((f) => f.includes('server/app'))).toBe(true);
     const heavy = loaded.filter((f) =>
-      /node_modules\/(@temporalio\/client|@grpc\/grpc-js|protobufjs)\/|contracts\/flows\.|server\/console\/runtime\./.test(
+      /node_modules\/(@temporalio\/(client|workflow)|@grpc\/grpc-js|protobufjs)\/|contracts\/flows\.|server\/console\/runtime\./.test(
         f,
       ),
     );
