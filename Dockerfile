@@ -1,7 +1,8 @@
 # The agent-flows image: every process compiled to plain JavaScript (`npm run build`), run by
 # node as the unprivileged `node` user (uid 1000). One image, one command per process:
 #   node dist/workers/worker.js                  the worker (default command)
-#   node dist/server/main.js                     the control plane
+#   node --optimize-for-size --max-semi-space-size=1 --no-opt dist/server/main.js
+#                                                the control plane (memory flags: < 100 MB RSS)
 #   node dist/standin/main.js                    the offline model stand-in
 #   node dist/server/codec-main.js               the codec endpoint for the Web UI
 #   node dist/client/mcp/main.js --http          MCP over Streamable HTTP

@@ -6,10 +6,12 @@
  *   npx tsx bench/control-plane.ts [seconds per scenario = 10] [connections = 10]
  *
  * The server runs in three ways: compiled to JavaScript (tsc → out/bench-control-plane/) on
- * plain node with V8's default heap sizing; the same with the memory flags the npm script uses
- * (`--optimize-for-size --max-semi-space-size=1`: V8 otherwise lets a busy heap grow far past
- * the live data); and exactly as `npm run control-plane` runs it (those flags + the tsx loader,
- * which alone costs ~20-40 MB). Targets: p95 < 10 ms, ≥ 2,000 req/s, RSS < 100 MB.
+ * plain node with V8's default heap sizing and compiler; the same with the memory flags the npm
+ * script, docker-compose.yml and deploy/k8s use (`--optimize-for-size --max-semi-space-size=1`:
+ * V8 otherwise lets a busy heap grow far past the live data; `--no-opt`: no TurboFan, whose
+ * compiler and optimized code cost ~10 MB of RSS); and exactly as `npm run control-plane` runs it
+ * from the sources (those flags + the tsx loader, which alone costs ~20-40 MB).
+ * Targets: p95 < 10 ms, ≥ 2,000 req/s, RSS < 100 MB.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -93,7 +95,7 @@ async function waitUp(url: string): Promise<void> {
   throw new Error(`control plane at ${url} did not come up`);
 }
 
-const MEMORY_FLAGS = ['--optimize-for-size', '--max-semi-space-size=1'];
+const MEMORY_FLAGS = ['--optimize-for-size', '--max-semi-space-size=1', '--no-opt'];
 const COMPILED = path.join(ROOT, 'out', 'bench-control-plane', 'server', 'main.js');
 const modes = [
   { name: 'compiled, default V8 heap', args: [COMPILED] },

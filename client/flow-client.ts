@@ -13,7 +13,6 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { parseConfig, type Config } from '../contracts/config';
 import { dataConverterFromEnv } from '../codec/payload-codec';
 import {
   flowSearchAttribute,
@@ -99,25 +98,6 @@ export async function startFlow<F extends FlowDefinition>(
   });
 }
 
-export function webUiBase(): string {
-  // Read through the validated configuration; a process that has not validated it yet gets the default.
-  let settings: Pick<Config, 'TEMPORAL_UI_URL' | 'TEMPORAL_UI_PORT'> = {
-    TEMPORAL_UI_URL: undefined,
-    TEMPORAL_UI_PORT: 8233,
-  };
-  try {
-    settings = parseConfig(process.env);
-  } catch {
-    // invalid settings are reported by the entry point (exit 2); a link is not worth failing for
-  }
-  return (settings.TEMPORAL_UI_URL ?? `http://127.0.0.1:${settings.TEMPORAL_UI_PORT}`).replace(/\/$/, '');
-}
-
-/**
- * A Web UI page for a workflow: its run's history when the run id is known, else the workflow's
- * page, which opens its latest run. (The UI reads `<id>/history` as run id "history": 400.)
- */
-export function webUiLink(namespace: string, workflowId: string, runId?: string): string {
-  const workflow = `${webUiBase()}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`;
-  return runId ? `${workflow}/${encodeURIComponent(runId)}/history` : workflow;
-}
+// The Web UI links live in their own module (no Temporal client library): the control plane's
+// console renders them before anything has loaded the client.
+export { webUiBase, webUiLink } from './web-ui';

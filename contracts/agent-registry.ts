@@ -4,11 +4,12 @@
  * it with Updates and read it with Queries. Also the shapes the local journal stores.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { AgentOwner } from './agent-owner';
 import type { HealthStatus } from './capabilities';
 
+export { INSTANCE_EXPIRY_MS, sameOwner, type AgentOwner } from './agent-owner';
+
 export const AGENT_REGISTRY_WORKFLOW = 'agentRegistry';
-/** Instances not heard from for this long are dropped when their agent registers again. */
-export const INSTANCE_EXPIRY_MS = 60 * 60 * 1000;
 
 /** A capability as stored: schemas and examples kept as JSON text, spliced into responses as-is. */
 export interface StoredCapability {
@@ -29,16 +30,6 @@ export interface StoredAgent extends StoredManifest {
   /** instance id -> SHA-256 (hex) of the secret it first registered with, if any. */
   secrets?: Record<string, string>;
 }
-
-/** Who may move an agent: the SHA-256 (hex) of its owner's secret, and the owner's instance id. */
-export interface AgentOwner {
-  secret: string;
-  instance: string;
-}
-
-/** Same owner: a re-registration by it changes nothing (the journal and the shared registry agree on this). */
-export const sameOwner = (a: AgentOwner | undefined, b: AgentOwner | undefined): boolean =>
-  a?.secret === b?.secret && a?.instance === b?.instance;
 
 export interface StoredManifest {
   agent_id: string;

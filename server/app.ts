@@ -11,7 +11,6 @@ import { ControlPlaneMetrics } from './metrics';
 import { registerOpenApi } from './openapi';
 import { Registry } from './registry';
 import { JournalRegistryStore, type RegistryStore } from './registry-store';
-import { SharedRegistryStore } from './shared-registry-store';
 import { agentRoutes } from './routes/agents';
 import { discoveryRoutes } from './routes/discovery';
 import { installErrorHandlers } from './routes/errors';
@@ -107,6 +106,8 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   if (options.sharedRegistry) {
     if (!options.temporal) throw new Error('a shared registry needs Temporal access');
     const client = await options.temporal.client();
+    // Loaded only here: it brings the workflow library (the registry's Update and Query definitions).
+    const { SharedRegistryStore } = await import('./shared-registry-store');
     store = await SharedRegistryStore.open({
       client,
       ...options.sharedRegistry,

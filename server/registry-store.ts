@@ -21,14 +21,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  INSTANCE_EXPIRY_MS,
-  sameOwner,
-  type AgentOwner,
-  type StoredAgent,
-  type StoredCapability,
-  type StoredManifest,
-} from '../contracts/agent-registry';
+import { INSTANCE_EXPIRY_MS, sameOwner, type AgentOwner } from '../contracts/agent-owner';
+import type { StoredAgent, StoredCapability, StoredManifest } from '../contracts/agent-registry';
 import { HEALTH_STATUSES, type AgentRegistration, type HealthStatus } from '../contracts/capabilities';
 
 export type { AgentOwner, StoredAgent, StoredCapability, StoredManifest } from '../contracts/agent-registry';

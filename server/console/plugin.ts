@@ -8,23 +8,22 @@
  * With a token (the control plane's), the browser signs in once at `/console/login`; the token is
  * then kept in an HttpOnly, SameSite=Strict cookie. Posts from other origins are refused.
  */
-import { rootCause } from '@temporalio/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { TASK_QUEUE } from '../../contracts/common';
-import { eadsInterviewQuery } from '../../contracts/eads';
-import { flows, findFlow } from '../../contracts/flows';
-import { answerQuestionUpdate, reviewProposalUpdate } from '../../contracts/proposal-messages';
-import { EadsSession, EadsSessionError, updateErrorMessage } from '../../client/eads-session';
-import { InvalidFlowInput, startFlow, validateFlowInput } from '../../client/flow-client';
 import type { TemporalAccess } from '../temporal';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
-import { formFields, inputFromForm, renderStartForm, type FormValues } from './forms';
+import type { FormValues } from './forms';
 import { html, page, type Html } from './html';
-import { gridToMarkdown, snapshot, type ViewContext } from './views';
+import type { ViewContext } from './views';
+
+type Runtime = typeof import('./runtime');
+let runtime: Promise<Runtime> | undefined;
+/** The Temporal client library and what uses it, loaded on first use (server/console/runtime.ts). */
+const loadRuntime = (): Promise<Runtime> => (runtime ??= import('./runtime'));
 
 export interface ConsoleOptions {
   temporal: TemporalAccess;
@@ -172,6 +171,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   app.get('/console/', async (_req, reply) => {
+    const { flows } = await loadRuntime();
     const body = html`<p>
         Start a flow, follow it live, and answer interviews here. Every run lives in Temporal: you can close this page
         and come back to a run's address at any time.
@@ -208,12 +208,14 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   app.get<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
+    const { findFlow, renderStartForm } = await loadRuntime();
     const flow = findFlow(request.params.type);
     if (!flow) return notFound(reply, html`<p>No flow is called ${request.params.type}.</p>`);
     return send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow) }));
   });
 
   app.post<{ Params: { type: string } }>('/console/flows/:type', async (request, reply) => {
+    const { findFlow, formFields, inputFromForm, renderStartForm } = await loadRuntime();
     const flow = findFlow(request.params.type);
     if (!flow) return notFound(reply, html`<p>No flow is called ${request.params.type}.</p>`);
     const body = params(request);
@@ -224,6 +226,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const again = (formError?: string) =>
       send(reply, page({ title: `Start: ${flow.title}`, body: renderStartForm(flow, values, errors, formError) }), 422);
     if (Object.keys(errors).length) return again('Some fields need another look.');
+    const { EadsSession, InvalidFlowInput, startFlow, validateFlowInput } = await loadRuntime();
     try {
       validateFlowInput(flow, input);
       const c = await client();
@@ -258,6 +261,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   const runPage = async (reply: FastifyReply, workflowId: string, extra: Partial<ViewContext> = {}, code = 200) => {
+    const { findFlow, snapshot, WorkflowNotFoundError } = await loadRuntime();
     const ctx = await ctxFor(extra);
     let snap;
     try {
@@ -285,6 +289,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   app.get<{ Params: { id: string } }>('/console/runs/:id', async (request, reply) => runPage(reply, request.params.id));
 
   app.get<{ Params: { id: string } }>('/console/runs/:id/watch', async (request, reply) => {
+    const { snapshot, WorkflowNotFoundError } = await loadRuntime();
     try {
       const snap = await snapshot(await ctxFor(), request.params.id);
       return reply.header('cache-control', 'no-store').send({ key: snap.key, status: snap.status });
@@ -294,7 +299,9 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     }
   });
 
-  const rejection = (err: unknown): string | undefined => {
+  const rejection = async (err: unknown): Promise<string | undefined> => {
+    const { EadsSessionError, rootCause, updateErrorMessage, WorkflowNotFoundError, WorkflowUpdateFailedError } =
+      await loadRuntime();
     if (err instanceof WorkflowUpdateFailedError) return rootCause(err.cause) ?? err.message;
     if (err instanceof EadsSessionError) return err.message;
     // Anything else Temporal says about the update (the workflow moved on or closed meanwhile,
@@ -307,11 +314,12 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const body = params(request);
     const answer = body.get('answer') ?? '';
     const questionId = body.get('questionId') ?? undefined;
+    const { answerQuestionUpdate } = await loadRuntime();
     const handle = (await client()).workflow.getHandle(request.params.id);
     try {
       await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer, ...(questionId ? { questionId } : {}) }] });
     } catch (err) {
-      const reason = rejection(err);
+      const reason = await rejection(err);
       if (reason === undefined) throw err;
       return runPage(reply, request.params.id, { error: { field: 'answer', message: reason, value: answer } }, 422);
     }
@@ -322,16 +330,17 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const body = params(request);
     const decision = body.get('decision') === 'approve' ? 'approve' : 'request-changes';
     const comments = (body.get('comments') ?? '').trim();
+    const { reviewProposalUpdate } = await loadRuntime();
     const handle = (await client()).workflow.getHandle(request.params.id);
     try {
       await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision, ...(comments ? { comments } : {}) }] });
     } catch (err) {
       // A repeated post (a double click, a reload of the POST) after the approval closed the run:
       // show the run, which now holds the result, instead of failing.
-      if (err instanceof WorkflowNotFoundError) {
+      if (err instanceof (await loadRuntime()).WorkflowNotFoundError) {
         return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
       }
-      const reason = rejection(err);
+      const reason = await rejection(err);
       if (reason === undefined) throw err;
       return runPage(reply, request.params.id, { error: { field: 'comments', message: reason, value: comments } }, 422);
     }
@@ -340,12 +349,14 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   /** The EADS session behind an interview workflow id (its project id is in the interview's state). */
   const eadsSession = async (workflowId: string) => {
+    const { EadsSession, eadsInterviewQuery } = await loadRuntime();
     const c = await client();
     const view = await c.workflow.getHandle(workflowId).query(eadsInterviewQuery);
     return new EadsSession(c, view.projectId);
   };
 
   app.post<{ Params: { id: string } }>('/console/runs/:id/eads/answer', async (request, reply) => {
+    const { EadsSessionError, gridToMarkdown } = await loadRuntime();
     const body = params(request);
     const action = body.get('action') ?? 'answer';
     const questionId = body.get('questionId') ?? '';
@@ -365,7 +376,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
         await session.answer(handle, questionId, answer);
       }
     } catch (err) {
-      const reason = rejection(err);
+      const reason = await rejection(err);
       if (reason === undefined) throw err;
       return runPage(
         reply,
@@ -383,7 +394,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     try {
       await session.startPursuit(eadsId);
     } catch (err) {
-      const reason = rejection(err);
+      const reason = await rejection(err);
       if (reason === undefined) throw err;
       return runPage(reply, request.params.id, { error: { field: 'eadsId', message: reason } }, 422);
     }
@@ -395,7 +406,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     try {
       await session.finish('the interviewee ended the interview');
     } catch (err) {
-      const reason = rejection(err);
+      const reason = await rejection(err);
       if (reason === undefined) throw err;
       return runPage(reply, request.params.id, { error: { field: 'answer', message: reason } }, 422);
     }

@@ -18,7 +18,6 @@ import {
   type ExecuteResponse,
 } from '../../contracts/capabilities';
 import type { FlowDefinition } from '../../contracts/common';
-import { flows as allFlows } from '../../contracts/flows';
 import type { ControlPlaneMetrics } from '../metrics';
 import { BOOLEAN_VALUES, caseInsensitive, matching } from '../query-params';
 import type { Registry } from '../registry';
@@ -52,7 +51,10 @@ export function executeRoutes(
     metrics.executions.inc({ status: error });
     return reply.code(code).send({ error, message, ...(details !== undefined ? { details } : {}) });
   };
-  const flows = options.flows ?? allFlows;
+  // Every flow's zod schemas: loaded with the first execution, not when the control plane starts.
+  let flows: Promise<FlowDefinition[]> | undefined;
+  const flowList = () =>
+    (flows ??= options.flows ? Promise.resolve(options.flows) : import('../../contracts/flows').then((m) => m.flows));
   const ID = (pattern: RegExp) => pattern.source.slice(1, -1);
 
   app.withTypeProvider<ZodTypeProvider>().post(
@@ -128,7 +130,7 @@ export function executeRoutes(
       if (!agent) return fail(reply, 404, 'not_found', `No registered agent ${target.agentId}`);
       if (!agent.reasoners.some((r) => r.id === target.id))
         return fail(reply, 404, 'not_found', `Agent ${target.agentId} has no reasoner ${target.id}`);
-      const flow = flows.find((f) => f.type === target.id);
+      const flow = (await flowList()).find((f) => f.type === target.id);
       if (!flow || !agent.task_queue) {
         return fail(
           reply,
