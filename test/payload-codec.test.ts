@@ -57,12 +57,19 @@ describe('payload encryption (AES-GCM codec)', () => {
     const { encodings, plainAt, text } = payloadTexts(raw);
     expect(encodings.length).toBeGreaterThan(5);
     // Search attributes must stay plaintext for the server to index them: they carry only the flow
-    // name. The tracing interceptors' `_tracer-data` header (trace and span ids, no user data) is a
-    // header the SDK does not pass through payload codecs.
+    // name, and the ids of the code changes the run follows (`TemporalChangeVersion`). The tracing
+    // interceptors' `_tracer-data` header (trace and span ids, no user data) is a header the SDK
+    // does not pass through payload codecs, and a `patched()` marker holds only the change's id.
     const TRACE_HEADER = /\.header\.fields\._tracer-data$/;
     expect(plainAt.filter((at) => !TRACE_HEADER.test(at))).toEqual([
       '.events.workflowExecutionStartedEventAttributes.searchAttributes.indexedFields.AgentFlow',
+      '.events.markerRecordedEventAttributes.details.patch-data.payloads',
+      '.events.upsertWorkflowSearchAttributesEventAttributes.searchAttributes.indexedFields.TemporalChangeVersion',
     ]);
+    const markerData = (raw.events ?? [])
+      .flatMap((e) => e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads ?? [])
+      .map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')));
+    expect(markerData).toEqual([{ id: 'tracing-follows-start', deprecated: false }]);
     expect(encodings.filter((e) => e === ENCRYPTED_ENCODING)).toHaveLength(encodings.length - plainAt.length);
     expect(text).not.toContain('sentinel-7f3a9c');
     expect(text).not.toContain('PD-1003');
