@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/setup/global.ts'],
+    // The SDK's log lines through console, so the rule below applies to them too.
+    setupFiles: ['test/setup/quiet-runtime.ts'],
     // Tests start workers, dev-server workflows and HTTP fakes: give them room on 2 cores.
     testTimeout: 90_000,
     hookTimeout: 180_000,

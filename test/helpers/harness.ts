@@ -11,7 +11,7 @@ import {
 } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { NativeConnection, Runtime, DefaultLogger, makeTelemetryFilterString, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,25 +26,7 @@ import type { StandinRule } from '../../standin/types';
 import { SEARCH_ATTRIBUTES } from '../../workers/dev-server';
 import { INDEXED_TYPES } from '../../workers/search-attributes';
 import { createFlowWorker } from '../../workers/worker';
-
-let runtimeInstalled = false;
-function quietRuntime() {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  try {
-    // Core's own warnings go through the logger too (by default they bypass it, straight to the
-    // terminal), so a passing test prints nothing and a failing one shows them with its output.
-    Runtime.install({
-      logger: new DefaultLogger('WARN'),
-      telemetryOptions: {
-        logging: { filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }), forward: {} },
-      },
-      shutdownSignals: [],
-    });
-  } catch {
-    // already installed in this process
-  }
-}
+import { installQuietRuntime } from '../setup/quiet-runtime';
 
 export interface Harness {
   client: Client;
@@ -88,7 +70,7 @@ export async function createHarness(
     payloadKey?: string;
   } = {},
 ): Promise<Harness> {
-  quietRuntime();
+  installQuietRuntime();
   const address = inject('temporalAddress');
   const standin = await startStandin({ faults: options.faults, rules: options.rules });
   const config = testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url, ...options.config });
@@ -141,7 +123,7 @@ export async function createHarness(
  * list call `ensureSearchAttributes` makes, so they are added directly).
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  quietRuntime();
+  installQuietRuntime();
   const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: inject('testServerPath') } },
   });
