@@ -1,6 +1,8 @@
 # The agent-flows image: every process compiled to plain JavaScript (`npm run build`), run by
 # node as the unprivileged `node` user (uid 1000). One image, one command per process:
-#   node dist/workers/worker.js                  the worker (default command)
+#   node --heap-growing-percent=15 dist/workers/worker.js
+#                                                the worker (default command; the flag bounds its
+#                                                memory under load, see bench/RESULTS.md)
 #   node --optimize-for-size --max-semi-space-size=1 --no-opt dist/server/main.js
 #                                                the control plane (memory flags: < 100 MB RSS)
 #   node dist/standin/main.js                    the offline model stand-in
@@ -46,4 +48,4 @@ USER 1000:1000
 EXPOSE 8080 8234 8765 8787 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=4 \
   CMD ["node", "dist/workers/healthcheck.js", "worker"]
-CMD ["node", "dist/workers/worker.js"]
+CMD ["node", "--heap-growing-percent=15", "dist/workers/worker.js"]

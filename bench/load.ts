@@ -46,9 +46,16 @@ function rssMb(pid: number): number {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-function spawnNode(script: string, env: Record<string, string>): ChildProcess {
+/** The node flags `npm run worker` (and the image) start the worker with: the bench measures that process. */
+const WORKER_NODE_FLAGS = (
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts.worker
+  .split(/\s+/)
+  .filter((arg) => arg.startsWith('--'));
+
+function spawnNode(script: string, env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
   // node --import tsx (no tsx wrapper process), so the pid is the process whose memory we measure.
-  return spawn(process.execPath, ['--import', 'tsx', script], {
+  return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -68,7 +75,9 @@ async function main() {
     WORKER_METRICS_PORT: '0',
     ARTIFACT_DIR: path.join(ROOT, 'out', 'bench'),
   };
-  const workers = Array.from({ length: Number(args.workers) }, () => spawnNode('workers/worker.ts', env));
+  const workers = Array.from({ length: Number(args.workers) }, () =>
+    spawnNode('workers/worker.ts', env, WORKER_NODE_FLAGS),
+  );
   // Schedules from SCR files are solved by the Python CP-SAT worker, as with `npm start`.
   const solver = await startSolverWorker({ address: server.address, readyTimeoutMs: 300_000 });
   let controlPlane: ChildProcess | undefined;

@@ -309,8 +309,31 @@ describe('the image', () => {
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(dockerfile).toMatch(/^USER 1000:1000$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "dist\/workers\/healthcheck\.js", "worker"\]/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "dist\/workers\/worker\.js"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "--heap-growing-percent=15", "dist\/workers\/worker\.js"\]$/m);
     expect(dockerfile).not.toMatch(/API_KEY\s*=/);
+  });
+
+  it('starts the worker with the node flags of `npm run worker` (and `npm start`), as the compose file and Kubernetes do', () => {
+    // bench/load.ts reads the flags from `npm run worker`: the worker measured there is the one deployed.
+    const scripts = (
+      JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
+    const flags = (command: string[]) => command.filter((part) => part.startsWith('--'));
+    const workerFlags = flags(scripts.worker.split(/\s+/));
+    expect(workerFlags).toEqual(['--heap-growing-percent=15']);
+    expect(flags(scripts.start.split(/\s+/))).toEqual(workerFlags);
+    const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
+    expect(flags(cmd)).toEqual(workerFlags);
+    const compose = parseAllDocuments(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'))[0].toJS() as {
+      services: Record<string, { command?: string[] }>;
+    };
+    const composeWorkers = Object.values(compose.services).filter((s) => s.command?.includes('dist/workers/worker.js'));
+    expect(composeWorkers.length).toBeGreaterThan(0);
+    for (const service of composeWorkers) expect(flags(service.command!)).toEqual(workerFlags);
+    const k8s = readFileSync(path.join(K8S, 'worker.yaml'), 'utf8');
+    expect(k8s).toContain(
+      `command: ${JSON.stringify(['node', ...workerFlags, 'dist/workers/worker.js']).replace(/,/g, ', ')}`,
+    );
   });
 
   it('copies every source folder into the build stage and the data into the image', () => {
