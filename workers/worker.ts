@@ -116,6 +116,9 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
 
 /** Installs the SDK runtime once per process: log level and the Prometheus endpoint. */
 export function installRuntime(config: Config, options: { handleSignals?: boolean } = {}): void {
+  // One runtime per process, and the first installer's settings hold: a process that already has
+  // one (a test runner, a bench that made its own) keeps it.
+  if (Runtime._instance) return;
   try {
     installRuntimeOnce(config, options);
   } catch (err) {
