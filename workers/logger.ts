@@ -131,6 +131,21 @@ function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown
         if ('value' in d) d.value = censored ? CENSOR : scrub(d.value, depth + 1, seen);
         Object.defineProperty(copy, name, d);
       }
+      // An error whose fields are getters on its prototype (DOMException: name, message, code) keeps
+      // their values: the getters refuse a copy.
+      for (const name of ['name', 'message']) {
+        if (!Object.prototype.hasOwnProperty.call(copy, name)) {
+          const own = { value: scrub(value[name as keyof Error], depth + 1, seen), configurable: true, writable: true };
+          Object.defineProperty(copy, name, own);
+        }
+      }
+      for (const name in value) {
+        if (Object.prototype.hasOwnProperty.call(copy, name)) continue;
+        const inherited = SECRET_KEYS.has(name.toLowerCase())
+          ? CENSOR
+          : scrub((value as unknown as Record<string, unknown>)[name], depth + 1, seen);
+        Object.defineProperty(copy, name, { value: inherited, enumerable: true, configurable: true, writable: true });
+      }
       return copy;
     }
     const toJSON = (value as { toJSON?: unknown }).toJSON;

@@ -141,6 +141,14 @@ describe('secrets the field names do not reveal', () => {
     expect(lines[0]).toMatchObject({ activityType: 'askModel', error: { type: 'Error' } });
   });
 
+  it('logs an error whose message is a getter on its prototype (an AbortError DOMException)', () => {
+    const { log, lines } = capture('worker');
+    log.error({ err: new DOMException('The operation was aborted', 'AbortError') }, 'aborted');
+    log.warn(new DOMException(`fetch ?key=${apiKey} aborted`, 'AbortError'));
+    expect(lines[0]).toMatchObject({ err: { type: 'DOMException', message: 'The operation was aborted' } });
+    expect(lines[1]).toMatchObject({ message: 'fetch ?key=[redacted] aborted', err: { type: 'DOMException' } });
+  });
+
   it('leaves ordinary values and non-plain objects alone', () => {
     const { log, lines } = capture('worker');
     log.info({ url: new URL('http://127.0.0.1:8080/x'), count: 3, when: new Date(0) }, 'plain');
