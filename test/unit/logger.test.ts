@@ -149,6 +149,16 @@ describe('secrets the field names do not reveal', () => {
     expect(lines[1]).toMatchObject({ message: 'fetch ?key=[redacted] aborted', err: { type: 'DOMException' } });
   });
 
+  it('cuts the user part out of a URL (CONTROL_PLANE_URL=http://user:password@host, logged as the url)', () => {
+    const { log, lines } = capture('worker');
+    log.warn(
+      { url: 'http://agent:hunter2-password@control-plane:8080', error: 'fetch https://u:hunter2@x.test/ failed' },
+      'control plane refused or not reachable; running unregistered, retrying',
+    );
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
+    expect(lines[0]).toMatchObject({ url: 'http://[redacted]@control-plane:8080' });
+  });
+
   it('leaves ordinary values and non-plain objects alone', () => {
     const { log, lines } = capture('worker');
     log.info({ url: new URL('http://127.0.0.1:8080/x'), count: 3, when: new Date(0) }, 'plain');
