@@ -88,8 +88,29 @@ export function loggerOptions(options: { component?: Component; level?: LogLevel
     timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err, req: requestFields },
     hooks: { logMethod: scrubbedCall },
+  };
+}
+
+/**
+ * A Fastify request as a log field (Fastify's own request serializer, replaced by this one): its
+ * url scrubbed (a `?key=` query), no headers. A plain object logged as `req` (already scrubbed) stays as it is.
+ */
+function requestFields(req: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}): unknown {
+  if (typeof req !== 'object' || req === null || Object.getPrototypeOf(req) === Object.prototype) return req;
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? scrubText(req.url) : req.url,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
   };
 }
 
