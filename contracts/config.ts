@@ -404,7 +404,11 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
 /** What a bad value was, for the error: never a secret's value, and at most a short excerpt of any other. */
 function describeValue(name: string, value: string): string {
   if (isSecretVariable(name)) return `a value of ${value.length} characters, not shown: it is a secret`;
-  const shown = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  // A URL can carry credentials (user:password@, ?key=...): its user part, query and fragment are not shown.
+  const safe = /(_URL|_ENDPOINT)$/.test(name)
+    ? value.replace(/^([^/?#@]*\/\/)?[^/?#]*@/, '$1…@').replace(/[?#][^]*$/, '?…')
+    : value;
+  const shown = safe.length > 80 ? `${safe.slice(0, 80)}…` : safe;
   return `got ${JSON.stringify(shown)}${value.length > 80 ? ` (${value.length} characters)` : ''}`;
 }
 

@@ -7,6 +7,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { countFreshPollers, type PollerCounts } from './health';
+import { loadOnce } from './load-once';
 
 export type FlowRunner = typeof import('./flow-runner');
 
@@ -55,10 +56,10 @@ export function lazyTemporal(options: LazyTemporalOptions = {}): TemporalAccess 
     }
   };
 
-  let runner: Promise<FlowRunner> | undefined;
+  const runner = loadOnce((): Promise<FlowRunner> => import('./flow-runner'));
   return {
     defaultNamespace: () => namespace,
-    runner: () => (runner ??= import('./flow-runner')),
+    runner,
     async client(ns = namespace) {
       const client = await connect();
       if (ns === client.options.namespace) return client;

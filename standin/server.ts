@@ -15,6 +15,7 @@ import { rules as defaultRules } from './rules';
 import type { StandinRule } from './types';
 import { mulberry32 } from '../contracts/common';
 import { faultSettingsSchema } from '../contracts/standin-faults';
+import { logDestination, loggerOptions } from '../workers/logger';
 
 // The schema lives with the configuration (STANDIN_FAULTS is validated at process start).
 export { faultSettingsSchema };
@@ -123,7 +124,8 @@ export async function startStandin(
   };
 
   const app = Fastify({
-    logger: options.log ? { level: 'info' } : false,
+    // The processes' shared logger configuration (workers/logger.ts): same fields, redaction, stdout.
+    logger: options.log ? { ...loggerOptions({ component: 'standin' }), stream: logDestination() } : false,
     bodyLimit: 32 * 1024 * 1024,
     forceCloseConnections: true,
   });

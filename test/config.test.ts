@@ -145,6 +145,19 @@ describe('configuration', () => {
     expect(message.length).toBeLessThan(1000);
   });
 
+  it('does not echo credentials carried in a rejected URL (a ?key= query, user:password@)', () => {
+    const apiKey = 'AIzaSyA1234567890abcdefghijklmnopqrstuv';
+    const message = problemsOf({
+      // No scheme: not a URL. The key sits within the excerpt's first 80 characters.
+      GOOGLE_GEMINI_BASE_URL: `generativelanguage.googleapis.com/v1beta?key=${apiKey}`,
+      CONTROL_PLANE_URL: 'http://agent:hunter2-password@control-plane:80 80',
+    });
+    expect(message).toMatch(/GOOGLE_GEMINI_BASE_URL: .*generativelanguage\.googleapis\.com\/v1beta/);
+    expect(message).not.toContain(apiKey.slice(0, 12));
+    expect(message).toMatch(/CONTROL_PLANE_URL: .*control-plane:80/);
+    expect(message).not.toContain('hunter2');
+  });
+
   /** Runs an entry point with `env` and returns its exit status and stderr. */
   const spawnEntry = (script: string, env: Record<string, string>) =>
     spawnSync(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [script], {

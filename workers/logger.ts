@@ -13,14 +13,18 @@
  * A process's own lines (what runs where, warnings, failures) show at `info` and above whatever
  * LOG_LEVEL says (`debug` adds debug lines), as they did when they were printed.
  *
- * Secret-bearing fields (key, token, secret, password, authorization, cookie...) are redacted,
- * at the top level and one level down, whatever the line.
+ * Secret-bearing fields (key, token, secret, password, authorization, cookie...) are redacted at
+ * any depth, in arrays and on errors too, whatever the line; and every text of a line (the message,
+ * string values, an error's message and stack) passes through `redactCredentials`, which cuts out
+ * credential shapes (`?key=` in a URL, bearer tokens, Google keys) and the configured secret values.
  *
  * Command-line tools whose output is their product (the demo, the flow client, build, bench,
  * eval) print for people instead; helpers they share with the processes log through `note`.
  */
 import type { LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { redactCredentials, registerSecrets } from '../backends/errors';
+import { secretValues } from '../contracts/config';
 
 export type Component = 'stack' | 'worker' | 'solver' | 'codec' | 'standin' | 'control-plane';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -56,6 +60,10 @@ export const SECRET_FIELDS = [
   'CONTROL_PLANE_TOKEN',
   'CONTROL_PLANE_REGISTRATION_TOKEN',
   'CODEC_AUTH_TOKEN',
+  'MCP_TOKEN',
+  'private_key',
+  'privateKey',
+  'x-api-key',
 ];
 
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
@@ -80,8 +88,112 @@ export function loggerOptions(options: { component?: Component; level?: LogLevel
     timestamp: () => `,"timestamp":"${new Date().toISOString()}"`,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
+    serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err, req: requestFields },
+    hooks: { logMethod: scrubbedCall },
   };
+}
+
+/**
+ * A Fastify request as a log field (Fastify's own request serializer, replaced by this one): its
+ * url scrubbed (a `?key=` query), no headers. A plain object logged as `req` (already scrubbed) stays as it is.
+ */
+function requestFields(req: {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  socket?: { remotePort?: number };
+}): unknown {
+  if (typeof req !== 'object' || req === null || Object.getPrototypeOf(req) === Object.prototype) return req;
+  return {
+    method: req.method,
+    url: typeof req.url === 'string' ? scrubText(req.url) : req.url,
+    host: req.host,
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
+}
+
+const SECRET_KEYS = new Set(SECRET_FIELDS.map((f) => f.toLowerCase()));
+const CENSOR = '[redacted]';
+/** Deeper than this, a value is not walked (nor written): a log line is not a data dump. */
+const MAX_DEPTH = 8;
+
+let envSecretsAt = 0;
+/** A text with its credentials cut out; the environment's secret values are re-read once a second (.env loads late). */
+function scrubText(text: string): string {
+  const now = Date.now();
+  if (now - envSecretsAt > 1000) {
+    envSecretsAt = now;
+    registerSecrets(...secretValues(process.env));
+  }
+  return redactCredentials(text);
+}
+
+/**
+ * A copy of a logged value without secrets: secret-bearing fields censored at any depth, texts
+ * scrubbed. Plain objects, arrays and errors are walked (an error stays an error, for the `err`
+ * serializer); a value with `toJSON` (URL, Date) is logged as its JSON form; other objects (a
+ * Fastify request for its serializer) are left to the serializers and the redaction paths.
+ */
+function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return scrubText(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (seen.has(value)) return '[Circular]';
+  if (depth >= MAX_DEPTH) return '[too deep]';
+  seen.add(value);
+  try {
+    if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1, seen));
+    if (value instanceof Error) {
+      const copy = Object.create(Object.getPrototypeOf(value) as object) as Error;
+      for (const name of Object.getOwnPropertyNames(value)) {
+        const d = Object.getOwnPropertyDescriptor(value, name)!;
+        const censored = SECRET_KEYS.has(name.toLowerCase());
+        if ('value' in d) d.value = censored ? CENSOR : scrub(d.value, depth + 1, seen);
+        Object.defineProperty(copy, name, d);
+      }
+      // An error whose fields are getters on its prototype (DOMException: name, message, code) keeps
+      // their values: the getters refuse a copy.
+      for (const name of ['name', 'message']) {
+        if (!Object.prototype.hasOwnProperty.call(copy, name)) {
+          const own = { value: scrub(value[name as keyof Error], depth + 1, seen), configurable: true, writable: true };
+          Object.defineProperty(copy, name, own);
+        }
+      }
+      for (const name in value) {
+        if (Object.prototype.hasOwnProperty.call(copy, name)) continue;
+        const inherited = SECRET_KEYS.has(name.toLowerCase())
+          ? CENSOR
+          : scrub((value as unknown as Record<string, unknown>)[name], depth + 1, seen);
+        Object.defineProperty(copy, name, { value: inherited, enumerable: true, configurable: true, writable: true });
+      }
+      return copy;
+    }
+    const toJSON = (value as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return scrub(toJSON.call(value), depth, seen);
+    const proto = Object.getPrototypeOf(value) as unknown;
+    if (proto !== Object.prototype && proto !== null) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value))
+      out[k] = SECRET_KEYS.has(k.toLowerCase()) ? CENSOR : scrub(v, depth + 1, seen);
+    return out;
+  } finally {
+    seen.delete(value);
+  }
+}
+
+/**
+ * pino's `logMethod` hook: the arguments of every log call (the process's, Fastify's, the SDK's)
+ * scrubbed before pino writes them. An error logged alone becomes `{ err }`, its message the line's.
+ */
+function scrubbedCall(this: Logger, args: Parameters<Logger['info']>, method: (...args: unknown[]) => void): void {
+  const [first, ...rest] = args as unknown[];
+  const texts = rest.map((v) => (typeof v === 'string' ? scrubText(v) : v));
+  if (first instanceof Error) {
+    method.apply(this, [{ err: scrub(first) }, ...(texts.length ? texts : [scrubText(first.message)])]);
+  } else {
+    method.apply(this, [scrub(first), ...texts]);
+  }
 }
 
 /**

@@ -15,15 +15,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { TASK_QUEUE } from '../../contracts/common';
 import type { TemporalAccess } from '../temporal';
+import { loadOnce } from '../load-once';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import type { FormValues } from './forms';
 import { html, page, type Html } from './html';
 import type { ViewContext } from './views';
 
 type Runtime = typeof import('./runtime');
-let runtime: Promise<Runtime> | undefined;
 /** The Temporal client library and what uses it, loaded on first use (server/console/runtime.ts). */
-const loadRuntime = (): Promise<Runtime> => (runtime ??= import('./runtime'));
+const loadRuntime = loadOnce((): Promise<Runtime> => import('./runtime'));
 
 export interface ConsoleOptions {
   temporal: TemporalAccess;

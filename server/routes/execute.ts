@@ -24,6 +24,7 @@ import type { Registry } from '../registry';
 import { TemporalUnavailable, type TemporalAccess } from '../temporal';
 import { issuesOf } from './errors';
 import { json } from './validation';
+import { loadOnce } from '../load-once';
 
 /** 1-600 seconds (`30`, `30s`), 1-600000 ms (`500ms`) or 1-10 minutes (`2m`); also the OpenAPI pattern. */
 export const TIMEOUT_PATTERN = /^(?:(?:[1-9]\d{0,4}|[1-5]\d{5}|600000)ms|(?:[1-9]\d?|[1-5]\d{2}|600)s?|(?:[1-9]|10)m)$/;
@@ -52,9 +53,9 @@ export function executeRoutes(
     return reply.code(code).send({ error, message, ...(details !== undefined ? { details } : {}) });
   };
   // Every flow's zod schemas: loaded with the first execution, not when the control plane starts.
-  let flows: Promise<FlowDefinition[]> | undefined;
-  const flowList = () =>
-    (flows ??= options.flows ? Promise.resolve(options.flows) : import('../../contracts/flows').then((m) => m.flows));
+  const flowList = loadOnce((): Promise<FlowDefinition[]> =>
+    options.flows ? Promise.resolve(options.flows) : import('../../contracts/flows').then((m) => m.flows),
+  );
   const ID = (pattern: RegExp) => pattern.source.slice(1, -1);
 
   app.withTypeProvider<ZodTypeProvider>().post(

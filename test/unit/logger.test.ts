@@ -90,3 +90,78 @@ describe("the Temporal SDK's logger", () => {
     expect(lines.at(-1)).toMatchObject({ level: 'debug', message: 'a debug line' });
   });
 });
+
+describe('secrets the field names do not reveal', () => {
+  // Shapes redactCredentials knows (backends/errors.ts): a Google API key, an OAuth access token.
+  const apiKey = 'AIzaSyA1234567890abcdefghijklmnopqrstuv';
+  const accessToken = 'ya29.a0AfH6SMBx-secret-access-token';
+
+  it('cuts credentials out of messages and error text (a Gemini URL with ?key=, a bearer token)', () => {
+    const { log, lines } = capture('worker');
+    const url = `https://generativelanguage.googleapis.com/v1beta/models/m:generateContent?key=${apiKey}`;
+    // As the process entries log a failure: its text as the message, or the error itself.
+    log.error(`request to ${url} failed`);
+    log.error({ err: new Error(`request to ${url} failed`) }, 'worker failed');
+    log.error(new Error(`Authorization: Bearer ${accessToken}`));
+    log.warn({ error: `fetch ${url}: ECONNRESET` }, 'control plane not started; flows still run');
+    const raw = JSON.stringify(lines);
+    expect(raw).not.toContain(apiKey);
+    expect(raw).not.toContain(accessToken);
+    expect(lines[1]).toMatchObject({ err: { type: 'Error', message: expect.stringContaining('key=[redacted]') } });
+    expect(lines[2]).toMatchObject({ message: expect.stringContaining('[redacted]'), err: { type: 'Error' } });
+  });
+
+  it('redacts secret-bearing fields at any depth, in arrays and on errors (a client error with its request config)', () => {
+    const { log, lines } = capture('worker');
+    const secret = 'sk-live-0123456789abcdef';
+    const err = Object.assign(new Error('Request failed with status code 403'), {
+      config: {
+        url: 'https://example.test/v1',
+        headers: { Authorization: `Bearer ${secret}`, 'x-goog-api-key': secret },
+      },
+    });
+    log.error(
+      { err, agents: [{ name: 'a', token: secret }], deep: { a: { b: { c: { password: secret } } } } },
+      'failed',
+    );
+    expect(JSON.stringify(lines)).not.toContain(secret);
+    expect(lines[0]).toMatchObject({
+      err: { type: 'Error', config: { url: 'https://example.test/v1', headers: { Authorization: '[redacted]' } } },
+      agents: [{ name: 'a', token: '[redacted]' }],
+    });
+  });
+
+  it("cuts them out of the Temporal SDK's lines (an activity failure with its error)", () => {
+    const { log, lines } = capture('worker');
+    sdkLogger('INFO', log).warn('Activity failed', {
+      activityType: 'askModel',
+      error: new Error(`POST https://generativelanguage.googleapis.com/v1beta?key=${apiKey}: 500`),
+    });
+    expect(JSON.stringify(lines)).not.toContain(apiKey);
+    expect(lines[0]).toMatchObject({ activityType: 'askModel', error: { type: 'Error' } });
+  });
+
+  it('logs an error whose message is a getter on its prototype (an AbortError DOMException)', () => {
+    const { log, lines } = capture('worker');
+    log.error({ err: new DOMException('The operation was aborted', 'AbortError') }, 'aborted');
+    log.warn(new DOMException(`fetch ?key=${apiKey} aborted`, 'AbortError'));
+    expect(lines[0]).toMatchObject({ err: { type: 'DOMException', message: 'The operation was aborted' } });
+    expect(lines[1]).toMatchObject({ message: 'fetch ?key=[redacted] aborted', err: { type: 'DOMException' } });
+  });
+
+  it('cuts the user part out of a URL (CONTROL_PLANE_URL=http://user:password@host, logged as the url)', () => {
+    const { log, lines } = capture('worker');
+    log.warn(
+      { url: 'http://agent:hunter2-password@control-plane:8080', error: 'fetch https://u:hunter2@x.test/ failed' },
+      'control plane refused or not reachable; running unregistered, retrying',
+    );
+    expect(JSON.stringify(lines)).not.toContain('hunter2');
+    expect(lines[0]).toMatchObject({ url: 'http://[redacted]@control-plane:8080' });
+  });
+
+  it('leaves ordinary values and non-plain objects alone', () => {
+    const { log, lines } = capture('worker');
+    log.info({ url: new URL('http://127.0.0.1:8080/x'), count: 3, when: new Date(0) }, 'plain');
+    expect(lines[0]).toMatchObject({ url: 'http://127.0.0.1:8080/x', count: 3, when: '1970-01-01T00:00:00.000Z' });
+  });
+});
