@@ -3,7 +3,7 @@
 #   node --heap-growing-percent=15 dist/workers/worker.js
 #                                                the worker (default command; the flag bounds its
 #                                                memory under load, see bench/RESULTS.md)
-#   node --optimize-for-size --max-semi-space-size=1 --no-opt dist/server/main.js
+#   node --optimize-for-size --max-semi-space-size=1 dist/server/main.js
 #                                                the control plane (memory flags: < 100 MB RSS)
 #   node dist/standin/main.js                    the offline model stand-in
 #   node dist/server/codec-main.js               the codec endpoint for the Web UI
