@@ -26,7 +26,7 @@ import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'p
 import { redactCredentials, registerSecrets } from '../backends/errors';
 import { secretValues } from '../contracts/config';
 
-export type Component = 'stack' | 'worker' | 'solver' | 'codec' | 'standin' | 'control-plane';
+export type Component = 'stack' | 'worker' | 'solver' | 'codec' | 'standin' | 'control-plane' | 'mcp';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'silent';
 
 /** Field names that carry secrets: their values never reach a log line. */
@@ -199,6 +199,8 @@ export function ownLevel(env: NodeJS.ProcessEnv = process.env): LogLevel {
 let destination: DestinationStream | undefined;
 /** The component this process speaks as, once it says it is a long-running process. */
 let active: Component | undefined;
+/** stderr instead of stdout: for a process whose stdout is a protocol (MCP over stdio). */
+let toStderr = false;
 /**
  * stdout, written synchronously: a line logged just before `process.exit` is not lost. Code the
  * test runner runs in-process (no `useProcessLogging`) logs through console.log instead, which it
@@ -208,7 +210,7 @@ export function logDestination(): DestinationStream {
   return (destination ??=
     process.env.VITEST && !active
       ? { write: (line: string) => console.log(line.replace(/\n$/, '')) }
-      : pino.destination({ dest: 1, sync: true }));
+      : pino.destination({ dest: toStderr ? 2 : 1, sync: true }));
 }
 
 let root: Logger | undefined;
@@ -225,10 +227,12 @@ export function logger(component: Component, level?: LogLevel): Logger {
 /**
  * Marks this process as one of the long-running ones, speaking as `component`: from now on the
  * helpers it shares with command-line tools (`note`) log JSON lines instead of printing, and
- * its lines go to stdout even under the test runner (a test reads a spawned process's output).
+ * its lines go to stdout (stderr when asked) even under the test runner (a test reads a spawned
+ * process's output).
  */
-export function useProcessLogging(component: Component): Logger {
+export function useProcessLogging(component: Component, options: { stderr?: boolean } = {}): Logger {
   active ??= component;
+  if (options.stderr && !destination) toStderr = true;
   return logger(component);
 }
 

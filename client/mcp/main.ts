@@ -19,10 +19,13 @@ import { loadConfigOrExit } from '../../contracts/config';
 import { flows } from '../../contracts/flows';
 import { connectClient } from '../flow-client';
 import { listening } from '../../workers/ports';
+import { useProcessLogging } from '../../workers/logger';
 import { startMcpHttpServer } from './http';
 import { createMcpServer, FlowCalls } from './server';
 
-const log = (line: string) => process.stderr.write(`[mcp] ${line}\n`);
+// JSON lines like every long-running process, on stderr: over stdio, stdout is the MCP protocol.
+const mcpLog = useProcessLogging('mcp', { stderr: true });
+const log = (line: string) => mcpLog.info(line);
 
 interface Options {
   http?: boolean;
@@ -99,6 +102,6 @@ async function main(argv: string[]): Promise<void> {
 // OTEL_EXPORTER_OTLP_ENDPOINT set: each tool's workflow start is the root of that flow's trace.
 setupTracing(loadTracingSettings(), 'agent-flows-mcp');
 main(process.argv.slice(2)).catch((err) => {
-  log(`failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  mcpLog.error(`failed to start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 });
