@@ -272,7 +272,10 @@ describe('wrapped activities, both call shapes', () => {
   });
 });
 
-/** Every distinct scheduled call of each changed activity in the replay corpus, with its decoded arguments. */
+/**
+ * Every distinct positional call of each changed activity in the replay corpus (histories recorded
+ * before the change), with its decoded arguments. Histories recorded since call with one object.
+ */
 function recordedCalls(): Array<[string, unknown[][]]> {
   const dir = path.join(PROJECT_ROOT, 'test', 'replay');
   const found = new Map<string, Map<string, unknown[]>>();
@@ -285,6 +288,7 @@ function recordedCalls(): Array<[string, unknown[][]]> {
       const name = scheduled?.activityType?.name;
       if (!name || !(name in OBJECT_FORM)) continue;
       const args = arrayFromPayloads(defaultPayloadConverter, scheduled?.input?.payloads);
+      if (isInputObjectCall(args)) continue;
       const calls = found.get(name) ?? new Map<string, unknown[]>();
       calls.set(JSON.stringify(args), args);
       found.set(name, calls);
@@ -298,7 +302,6 @@ describe('the arguments running workflows scheduled (replay corpus)', () => {
 
   it('has recorded positional calls of every changed activity', () => {
     expect(recorded.map(([name]) => name).sort()).toEqual(Object.keys(OBJECT_FORM).sort());
-    for (const [, calls] of recorded) for (const args of calls) expect(isInputObjectCall(args)).toBe(false);
   });
 
   it.each(recorded)('%s does with each recorded positional call what it does with the object', async (name, calls) => {
