@@ -4,10 +4,11 @@
  * hand), the project's library is sound, broken files are rejected with their path and field,
  * and the stand-in's parsing works on content it has never seen.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { upstreamDir } from './helpers/eads-upstream';
 import { EadsLibraryError, loadEadsFile, loadEadsLibrary, loadFixture } from '../activities/eads-library';
 import {
   aggregateScr,
@@ -37,26 +38,9 @@ const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
 /** The project's own EADS files written in upstream's format (no project-only keys). */
 const UPSTREAM_FORMAT = path.resolve(__dirname, 'fixtures', 'eads-upstream-format');
 
-/**
- * Upstream's examples are not part of this repository. EADS_UPSTREAM_DIR names a copy; without it
- * a checkout next to this one (as in the workspace the project grew in) is used when present.
- */
-function upstreamDir(
-  env: NodeJS.ProcessEnv = process.env,
-  root = path.resolve(__dirname, '..'),
-): { dir?: string; reason?: string } {
-  if (env.EADS_UPSTREAM_DIR) {
-    const dir = path.resolve(env.EADS_UPSTREAM_DIR);
-    return existsSync(dir) ? { dir } : { reason: `EADS_UPSTREAM_DIR=${env.EADS_UPSTREAM_DIR} does not exist` };
-  }
-  const sibling = path.resolve(root, '..', 'shared', 'reference', 'eads-upstream');
-  if (existsSync(sibling)) return { dir: sibling };
-  return {
-    reason: 'no copy of the upstream EADS examples: set EADS_UPSTREAM_DIR to run the upstream-compatibility check',
-  };
-}
+// The skip reason is printed once per run by test/setup/global.ts (a test file's own output is
+// shown only when it fails).
 const UPSTREAM = upstreamDir();
-if (!UPSTREAM.dir) process.stderr.write(`[eads-library.test] upstream EADS examples skipped: ${UPSTREAM.reason}\n`);
 
 /** The stand-in's first question for an EADS, as the interview would ask it with nothing asked yet. */
 function standinFirstQuestion(eads: ReturnType<typeof loadEadsFile>): { question: string } {

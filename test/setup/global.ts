@@ -16,6 +16,7 @@ import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cl
 import { ensureEmbeddingModel } from '../../workers/embedding-model';
 import { workflowBundleOptions } from '../../workers/workflow-bundle';
 import { WORKFLOWS_PATH } from '../../workers/worker';
+import { upstreamDir } from '../helpers/eads-upstream';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,6 +40,9 @@ function quietCli(cliPath: string, dir: string): string {
 }
 
 export default async function setup(project: TestProject) {
+  // The one check that needs material from outside the repository says, once per run, why it is skipped.
+  const upstream = upstreamDir();
+  if (!upstream.dir) process.stdout.write(`[eads-library.test] upstream EADS examples skipped: ${upstream.reason}\n`);
   try {
     resolveTemporalCli({ install: false, quiet: true });
   } catch {
