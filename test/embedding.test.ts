@@ -4,11 +4,13 @@
  * need the model itself run where it is installed (npm test installs it on first use).
  */
 import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { embeddingModelDir, embeddingModelPresent, type TextEmbedder } from '../backends/embedding';
-import { loadMiniLm } from '../backends/embedding/minilm';
+import { computeInInt8 } from '../backends/embedding/int8-activations';
+import { cosine, loadMiniLm, MINILM_FILES } from '../backends/embedding/minilm';
 import { EmbeddedSearch, MIN_SIMILARITY } from '../backends/search/embedded';
 import { embeddingModelSetting, parseConfig } from '../contracts/config';
 import { PROJECT_ROOT } from '../contracts/project-root';
@@ -143,6 +145,17 @@ describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 
     // Long texts are cut to the model's 256 word pieces instead of failing.
     const [long] = await embedder.embed(['word '.repeat(2000)]);
     expect(long).toHaveLength(384);
+  });
+
+  it('computes in int8: every weight matrix and both embedding tables of the installed file', async () => {
+    const rewrite = computeInInt8(await readFile(path.join(modelDir!, MINILM_FILES.model)));
+    // 6 layers × (query, key, value, output, two feed-forward) matrices; word and position tables.
+    expect(rewrite).toMatchObject({ matMuls: 36, gathers: 2 });
+    const [int8, folded] = [await loadMiniLm(modelDir!), await loadMiniLm(modelDir!, { int8Compute: false })];
+    expect(int8.name).not.toBe(folded.name); // so cached vectors of the one are not reused by the other
+    const texts = ['A man is eating food.', 'patients readmitted within thirty days', 'weekly demand per store'];
+    const [a, b] = [await int8.embed(texts), await folded.embed(texts)];
+    a.forEach((v, i) => expect(cosine(v, b[i])).toBeGreaterThan(0.98));
   });
 
   it('ranks the bundled table catalog by meaning', async () => {

@@ -1,6 +1,6 @@
 /**
  * Sentence embeddings on this machine: all-MiniLM-L6-v2 (384 dimensions) as an int8 ONNX file,
- * run with onnxruntime-node and tokenized by @huggingface/tokenizers from the model's own
+ * computed in int8 (./int8-activations.ts says why), run with onnxruntime-node and tokenized by @huggingface/tokenizers from the model's own
  * tokenizer.json. Pooling follows sentence-transformers: mean over real tokens, then L2, so the
  * dot product of two vectors is their cosine similarity.
  *
@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { computeInInt8 } from './int8-activations';
 
 export interface TextEmbedder {
   /** e.g. "all-MiniLM-L6-v2 (int8 ONNX)" */
@@ -31,14 +32,25 @@ const BATCH = 1;
 const CLS = 101;
 const SEP = 102;
 
-export async function loadMiniLm(dir: string): Promise<TextEmbedder> {
-  const [{ Tokenizer }, ort, tokenizerJson] = await Promise.all([
+export interface MiniLmOptions {
+  /**
+   * Compute in int8 (default): rewrite the weight-only int8 file so onnxruntime keeps the weights
+   * int8 (./int8-activations.ts). `false` loads the file as it is; bench/embedding.ts compares.
+   */
+  int8Compute?: boolean;
+}
+
+export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Promise<TextEmbedder> {
+  const [{ Tokenizer }, ort, tokenizerJson, model] = await Promise.all([
     import('@huggingface/tokenizers'),
     import('onnxruntime-node'),
     readFile(path.join(dir, MINILM_FILES.tokenizer), 'utf8').then((t) => JSON.parse(t) as object),
+    readFile(path.join(dir, MINILM_FILES.model)).then((bytes) =>
+      options.int8Compute === false ? { bytes, matMuls: 0, gathers: 0 } : computeInInt8(bytes),
+    ),
   ]);
   const tokenizer = new Tokenizer(tokenizerJson, {});
-  const session = await ort.InferenceSession.create(path.join(dir, MINILM_FILES.model), {
+  const session = await ort.InferenceSession.create(model.bytes, {
     // Two cores are shared with everything else on the machine: one thread per call is enough.
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
@@ -89,7 +101,8 @@ export async function loadMiniLm(dir: string): Promise<TextEmbedder> {
   }
 
   return {
-    name: 'all-MiniLM-L6-v2 (int8 ONNX)',
+    // Part of the vector cache's key: vectors computed another way are not reused.
+    name: model.matMuls > 0 ? 'all-MiniLM-L6-v2 (int8 ONNX, int8 compute)' : 'all-MiniLM-L6-v2 (ONNX)',
     dimensions: MINILM_DIMENSIONS,
     async embed(texts) {
       // Batches of similar length: a batch is padded to its longest text, and attention costs
