@@ -1,8 +1,9 @@
 # The agent-flows image: every process compiled to plain JavaScript (`npm run build`), run by
 # node as the unprivileged `node` user (uid 1000). One image, one command per process:
-#   node --heap-growing-percent=15 dist/workers/worker.js
-#                                                the worker (default command; the flag bounds its
-#                                                memory under load, see bench/RESULTS.md)
+#   node --heap-growing-percent=15 --max-semi-space-size=4 dist/workers/worker.js
+#                                                the worker (default command; the flags and
+#                                                MALLOC_MMAP_THRESHOLD_ below bound its memory
+#                                                under load, see bench/RESULTS.md)
 #   node --optimize-for-size --max-semi-space-size=1 dist/server/main.js
 #                                                the control plane (memory flags: < 100 MB RSS)
 #   node dist/standin/main.js                    the offline model stand-in
@@ -42,10 +43,15 @@ COPY --from=build /src/dist ./dist
 # Writable by the process: PDFs and result files (ARTIFACT_DIR) and the control plane's
 # registration journal (CONTROL_PLANE_STORE). Named volumes mounted here inherit this ownership.
 RUN mkdir -p /app/out /app/.temporal && chown -R 1000:1000 /app/out /app/.temporal
+# MALLOC_MMAP_THRESHOLD_: glibc gives blocks of 128 KB and more back to the system when freed,
+# instead of keeping them in its heaps once its adaptive threshold has grown (−50 to −70 MB of a
+# busy worker's RSS, no measurable cost; bench/RESULTS.md). `npm start` and `npm run worker` set
+# it too.
 ENV ARTIFACT_DIR=/app/out \
-    CONTROL_PLANE_STORE=/app/.temporal/control-plane-agents.jsonl
+    CONTROL_PLANE_STORE=/app/.temporal/control-plane-agents.jsonl \
+    MALLOC_MMAP_THRESHOLD_=131072
 USER 1000:1000
 EXPOSE 8080 8234 8765 8787 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=4 \
   CMD ["node", "dist/workers/healthcheck.js", "worker"]
-CMD ["node", "--heap-growing-percent=15", "dist/workers/worker.js"]
+CMD ["node", "--heap-growing-percent=15", "--max-semi-space-size=4", "dist/workers/worker.js"]

@@ -97,13 +97,16 @@ async function waitUp(url: string): Promise<void> {
 }
 
 const MEMORY_FLAGS = ['--optimize-for-size', '--max-semi-space-size=1'];
+/** Set by the image (Dockerfile ENV) and the npm script, as for the worker. */
+const MEMORY_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
 const COMPILED = path.join(ROOT, 'out', 'bench-control-plane', 'server', 'main.js');
 const modes = [
-  { name: 'compiled, default V8 heap', args: [COMPILED] },
-  { name: 'compiled, memory flags', args: [...MEMORY_FLAGS, COMPILED] },
+  { name: 'compiled, default V8 heap', args: [COMPILED], env: {} },
+  { name: 'compiled, memory flags', args: [...MEMORY_FLAGS, COMPILED], env: MEMORY_ENV },
   {
     name: 'npm run control-plane (memory flags + tsx loader)',
     args: [...MEMORY_FLAGS, '--import', 'tsx', 'server/main.ts'],
+    env: MEMORY_ENV,
   },
 ];
 type Mode = (typeof modes)[number];
@@ -118,6 +121,7 @@ async function startServer(mode: Mode, port: number, store: string): Promise<Chi
       CONTROL_PLANE_HOST: '127.0.0.1',
       CONTROL_PLANE_STORE: store,
       LOG_LEVEL: 'info',
+      ...mode.env,
     },
     // JSON logs (one line per request) are written as in production, then discarded.
     stdio: ['ignore', 'ignore', 'inherit'],

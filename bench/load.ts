@@ -49,12 +49,17 @@ function rssMb(pid: number): number {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** The node flags `npm run worker` (and the image) start the worker with: the bench measures that process. */
-const WORKER_NODE_FLAGS = (
+/**
+ * The node flags and variables `npm run worker` (and the image) start the worker with
+ * (`NAME=value node --flag … workers/launch.cjs workers/worker.ts`): the bench measures that process.
+ */
+const WORKER_SCRIPT = (
   JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-).scripts.worker
-  .split(/\s+/)
-  .filter((arg) => arg.startsWith('--'));
+).scripts.worker.split(/\s+/);
+const WORKER_NODE_FLAGS = WORKER_SCRIPT.filter((arg) => arg.startsWith('--'));
+const WORKER_ENV = Object.fromEntries(
+  WORKER_SCRIPT.slice(0, WORKER_SCRIPT.indexOf('node')).map((assignment) => assignment.split('=', 2)),
+) as Record<string, string>;
 
 function spawnNode(script: string, env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
   // As `npm run worker` starts it: the build in dist/ when current (run `npm run build` first),
@@ -80,7 +85,10 @@ async function main() {
     ARTIFACT_DIR: path.join(ROOT, 'out', 'bench'),
   };
   const workers = Array.from({ length: Number(args.workers) }, () =>
-    spawnNode('workers/worker.ts', env, [...WORKER_NODE_FLAGS, ...args['worker-flags'].split(/\s+/).filter(Boolean)]),
+    spawnNode('workers/worker.ts', { ...WORKER_ENV, ...env }, [
+      ...WORKER_NODE_FLAGS,
+      ...args['worker-flags'].split(/\s+/).filter(Boolean),
+    ]),
   );
   // Schedules from SCR files are solved by the Python CP-SAT worker, as with `npm start`.
   const solver = await startSolverWorker({ address: server.address, readyTimeoutMs: 300_000 });
@@ -181,7 +189,11 @@ async function main() {
   );
   const build = checkBuild(path.join(ROOT, 'dist'));
   console.log(
-    `  worker run ${build.current ? 'from the build in dist/' : `from the sources through tsx (${build.reason})`}, node flags ${[...WORKER_NODE_FLAGS, args['worker-flags']].join(' ').trim()}`,
+    `  worker run ${build.current ? 'from the build in dist/' : `from the sources through tsx (${build.reason})`}, ${Object.entries(
+      WORKER_ENV,
+    )
+      .map(([k, v]) => `${k}=${v} `)
+      .join('')}node ${[...WORKER_NODE_FLAGS, args['worker-flags']].join(' ').trim()}`,
   );
   console.log(
     `  completed ${ok.length}/${durations.length}; flows per minute ${((ok.length / wallMs) * 60_000).toFixed(1)}; wall ${(wallMs / 1000).toFixed(1)} s`,

@@ -309,7 +309,9 @@ describe('the image', () => {
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
     expect(dockerfile).toMatch(/^USER 1000:1000$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK .*\n\s+CMD \["node", "dist\/workers\/healthcheck\.js", "worker"\]/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "--heap-growing-percent=15", "dist\/workers\/worker\.js"\]$/m);
+    expect(dockerfile).toMatch(
+      /^CMD \["node", "--heap-growing-percent=15", "--max-semi-space-size=4", "dist\/workers\/worker\.js"\]$/m,
+    );
     expect(dockerfile).not.toMatch(/API_KEY\s*=/);
   });
 
@@ -320,8 +322,14 @@ describe('the image', () => {
     ).scripts;
     const flags = (command: string[]) => command.filter((part) => part.startsWith('--'));
     const workerFlags = flags(scripts.worker.split(/\s+/));
-    expect(workerFlags).toEqual(['--heap-growing-percent=15']);
+    expect(workerFlags).toEqual(['--heap-growing-percent=15', '--max-semi-space-size=4']);
     expect(flags(scripts.start.split(/\s+/))).toEqual(workerFlags);
+    // The variables set in front of `node` in the scripts are the image's too.
+    const envPrefix = (script: string) => script.split(/\s+/).slice(0, script.split(/\s+/).indexOf('node'));
+    expect(envPrefix(scripts.worker)).toEqual(['MALLOC_MMAP_THRESHOLD_=131072']);
+    expect(envPrefix(scripts.start)).toEqual(envPrefix(scripts.worker));
+    for (const assignment of envPrefix(scripts.worker))
+      expect(dockerfile).toMatch(new RegExp(`^(ENV |\\s+)${assignment}( \\\\)?$`, 'm'));
     const cmd = JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]) as string[];
     expect(flags(cmd)).toEqual(workerFlags);
     const compose = parseAllDocuments(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8'))[0].toJS() as {
