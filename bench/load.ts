@@ -57,9 +57,13 @@ const WORKER_SCRIPT = (
   JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
 ).scripts.worker.split(/\s+/);
 const WORKER_NODE_FLAGS = WORKER_SCRIPT.filter((arg) => arg.startsWith('--'));
+if (!WORKER_SCRIPT.includes('node')) throw new Error(`npm run worker does not run node: ${WORKER_SCRIPT.join(' ')}`);
 const WORKER_ENV = Object.fromEntries(
-  WORKER_SCRIPT.slice(0, WORKER_SCRIPT.indexOf('node')).map((assignment) => assignment.split('=', 2)),
-) as Record<string, string>;
+  WORKER_SCRIPT.slice(0, WORKER_SCRIPT.indexOf('node')).map((assignment) => [
+    assignment.slice(0, assignment.indexOf('=')),
+    assignment.slice(assignment.indexOf('=') + 1),
+  ]),
+);
 
 function spawnNode(script: string, env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
   // As `npm run worker` starts it: the build in dist/ when current (run `npm run build` first),

@@ -32,9 +32,11 @@ export interface SolverWorkerOptions {
 
 export async function startSolverWorker(options: SolverWorkerOptions): Promise<SolverWorker> {
   const python = resolveSolverPython({ quiet: !options.verbose });
+  // The Node processes' malloc setting (package.json, Dockerfile) was measured for them, not for CP-SAT.
+  const { MALLOC_MMAP_THRESHOLD_: _nodeMallocSetting, ...env } = process.env;
   const child = spawn(python, ['-u', SOLVER_WORKER_SCRIPT], {
     env: {
-      ...process.env,
+      ...env,
       TEMPORAL_ADDRESS: options.address,
       TEMPORAL_NAMESPACE: options.namespace ?? 'default',
       SOLVER_TASK_QUEUE: options.taskQueue ?? SOLVER_TASK_QUEUE,

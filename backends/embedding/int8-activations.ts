@@ -12,9 +12,12 @@
  * median, against the folded model on the bundled search documents: `npx tsx bench/embedding.ts
  * --dir .tools/embedding/all-MiniLM-L6-v2-int8`), and `npm run eval` gives the same figures.
  *
- * A model without this pattern (a float model in a directory of the user's) comes back unchanged.
+ * Only the graph's node list changes: every other byte of the file (initializers, metadata, and
+ * fields of newer ONNX versions this code does not know) is copied as it is, at the protobuf wire
+ * level. A model without the pattern, with weights in external files, with subgraphs, or an
+ * opset too old for the int8 operators, comes back unchanged.
  */
-import { onnx } from 'onnx-proto';
+import protobuf from 'protobufjs';
 
 export interface Int8Rewrite {
   /** The model to load: the rewritten one, or the input when nothing matched. */
@@ -23,84 +26,222 @@ export interface Int8Rewrite {
   gathers: number;
 }
 
-type Node = onnx.INodeProto;
+/** The few ONNX fields read or written here (field numbers of onnx.proto, which is stable). */
+const onnx = protobuf.parse(`
+  syntax = "proto3";
+  message Tensor { repeated int64 dims = 1; int32 data_type = 2; string name = 8; int32 data_location = 14; }
+  message Attribute { string name = 1; int64 i = 3; Graph g = 6; repeated Graph graphs = 11; int32 type = 20; }
+  message Node { repeated string input = 1; repeated string output = 2; string name = 3; string op_type = 4;
+                 repeated Attribute attribute = 5; string domain = 7; }
+  message ValueInfo { string name = 1; }
+  message Graph { repeated Node node = 1; repeated Tensor initializer = 5; repeated ValueInfo input = 11;
+                  repeated ValueInfo output = 12; }
+  message OpsetId { string domain = 1; int64 version = 2; }
+  message Model { repeated OpsetId opset_import = 8; }
+`).root;
+const NodeType = onnx.lookupType('Node');
+const GraphType = onnx.lookupType('Graph');
+const ModelType = onnx.lookupType('Model');
 
-const { INT8, FLOAT } = onnx.TensorProto.DataType;
+interface Tensor {
+  dims: number[];
+  dataType: number;
+  name: string;
+  dataLocation: number;
+}
+interface Attribute {
+  name: string;
+  i?: number;
+  g?: unknown;
+  graphs?: unknown[];
+  type?: number;
+}
+interface Node {
+  input: string[];
+  output: string[];
+  name: string;
+  opType: string;
+  attribute: Attribute[];
+  domain: string;
+}
+
+const FLOAT = 1;
+const INT8 = 3;
+const EXTERNAL = 1;
+const ATTRIBUTE_INT = 2;
+const GRAPH_FIELD = 7; // ModelProto.graph
+const NODE_FIELD = 1; // GraphProto.node
+
+/** The top-level fields of a message as byte ranges of `bytes`, in order. */
+function wireFields(bytes: Uint8Array): Array<{ field: number; start: number; end: number; body?: Uint8Array }> {
+  const reader = protobuf.Reader.create(bytes);
+  const fields = [];
+  while (reader.pos < reader.len) {
+    const start = reader.pos;
+    const tag = reader.uint32();
+    if (tag >>> 3 === 0) throw new Error('not a protobuf message');
+    if ((tag & 7) === 2) {
+      const body = reader.bytes();
+      fields.push({ field: tag >>> 3, start, end: reader.pos, body });
+    } else {
+      reader.skipType(tag & 7);
+      fields.push({ field: tag >>> 3, start, end: reader.pos });
+    }
+  }
+  return fields;
+}
+
+/**
+ * Concatenates `message`'s fields in order, putting `parts` (as field `field`) where the first
+ * entry of that field was; the other entries of `field` are dropped.
+ */
+function splice(message: Uint8Array, field: number, parts: Uint8Array[]): Uint8Array {
+  const chunks: Uint8Array[] = [];
+  let placed = false;
+  for (const f of wireFields(message)) {
+    if (f.field !== field) {
+      chunks.push(message.subarray(f.start, f.end));
+    } else if (!placed) {
+      placed = true;
+      for (const part of parts)
+        chunks.push(
+          protobuf.Writer.create()
+            .uint32((field << 3) | 2)
+            .bytes(part)
+            .finish(),
+        );
+    }
+  }
+  if (!placed)
+    for (const part of parts)
+      chunks.push(
+        protobuf.Writer.create()
+          .uint32((field << 3) | 2)
+          .bytes(part)
+          .finish(),
+      );
+  return Buffer.concat(chunks);
+}
 
 export function computeInInt8(modelBytes: Uint8Array): Int8Rewrite {
-  const model = onnx.ModelProto.decode(modelBytes);
-  const graph = model.graph;
-  if (!graph?.node || !graph.initializer) return { bytes: modelBytes, matMuls: 0, gathers: 0 };
-  const initializers = new Map(graph.initializer.map((t) => [t.name ?? '', t]));
-  const producers = new Map<string, Node>();
-  for (const node of graph.node) for (const out of node.output ?? []) producers.set(out, node);
-  const dims = (name: string) => (initializers.get(name)?.dims ?? []).map(Number);
+  const unchanged = { bytes: modelBytes, matMuls: 0, gathers: 0 };
+  const modelFields = wireFields(modelBytes);
+  const graphFields = modelFields.filter((f) => f.field === GRAPH_FIELD);
+  // Protobuf merges repeated entries of a message field; a file written that way is left alone.
+  if (graphFields.length !== 1 || !graphFields[0].body) return unchanged;
+  const graphBytes = graphFields[0].body;
+  const model = ModelType.toObject(ModelType.decode(modelBytes), { longs: Number, defaults: true }) as {
+    opsetImport: Array<{ domain: string; version: number }>;
+  };
+  const graph = GraphType.toObject(GraphType.decode(graphBytes), { longs: Number, defaults: true }) as {
+    node: Node[];
+    initializer: Tensor[];
+    input: Array<{ name: string }>;
+    output: Array<{ name: string }>;
+  };
+  // Each node's own bytes, in order, so kept nodes are copied exactly.
+  const nodeBytes = wireFields(graphBytes)
+    .filter((f) => f.field === NODE_FIELD)
+    .map((f) => f.body!);
+  if (nodeBytes.length !== graph.node.length) return unchanged;
 
-  /** `name` = Mul(Cast(int8 initializer), float initializer): the weight, its scale and its shapes. */
+  const hasSubgraphs = graph.node.some((n) => n.attribute.some((a) => a.g || a.graphs?.length));
+  const external = graph.initializer.some((t) => t.dataLocation === EXTERNAL);
+  if (hasSubgraphs || external) return unchanged;
+  const opset = model.opsetImport.find((o) => o.domain === '' || o.domain === 'ai.onnx')?.version ?? 0;
+  // DynamicQuantizeLinear came with opset 11; the Gather rewrite uses only opset-1 operators.
+  const canQuantizeMatMul = opset >= 11;
+
+  const initializers = new Map(graph.initializer.map((t) => [t.name, t]));
+  const producers = new Map<string, Node>();
+  for (const n of graph.node) for (const out of n.output) producers.set(out, n);
+  const used = new Set<string>([
+    ...graph.initializer.map((t) => t.name),
+    ...graph.input.map((v) => v.name),
+    ...graph.node.flatMap((n) => [...n.input, ...n.output, n.name]),
+  ]);
+  /** A tensor or node name nothing in the model uses yet. */
+  const fresh = (base: string) => {
+    let name = base;
+    for (let k = 2; used.has(name); k++) name = `${base}_${k}`;
+    used.add(name);
+    return name;
+  };
+
+  /** `name` = Mul(Cast(int8 initializer), float initializer), either operand order. */
   function dequantized(name: string) {
     const mul = producers.get(name);
-    if (mul?.opType !== 'Mul' || mul.input?.length !== 2) return undefined;
-    const [castOut, scale] = mul.input;
-    const cast = producers.get(castOut);
-    const weight = cast?.opType === 'Cast' ? cast.input?.[0] : undefined;
-    if (!cast || !weight || initializers.get(weight)?.dataType !== INT8) return undefined;
-    if (initializers.get(scale)?.dataType !== FLOAT) return undefined;
-    return { mul, cast, weight, scale, weightDims: dims(weight), scaleDims: dims(scale) };
+    if (mul?.opType !== 'Mul' || mul.domain || mul.input.length !== 2) return undefined;
+    for (const [castOut, scale] of [mul.input, [...mul.input].reverse()]) {
+      const cast = producers.get(castOut);
+      const weight = cast?.opType === 'Cast' && !cast.domain ? cast.input[0] : undefined;
+      const w = weight ? initializers.get(weight) : undefined;
+      const s = initializers.get(scale);
+      if (!cast || !weight || w?.dataType !== INT8 || s?.dataType !== FLOAT) continue;
+      return { mul, cast, weight, scale, weightDims: w.dims.map(Number), scaleDims: s.dims.map(Number) };
+    }
+    return undefined;
   }
+  const isScalar = (dims: number[]) => dims.every((d) => d === 1);
 
-  let counter = 0;
-  const node = (opType: string, input: string[], output: string[], attribute: onnx.IAttributeProto[] = []): Node =>
-    onnx.NodeProto.create({ opType, input, output, attribute, name: `int8_${counter++}_${opType}` });
-  const toFloat = [onnx.AttributeProto.create({ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: FLOAT })];
+  const node = (opType: string, input: string[], output: string[], attribute: Attribute[] = []): Uint8Array =>
+    NodeType.encode(NodeType.fromObject({ opType, input, output, attribute, name: fresh(`int8_${opType}`) })).finish();
+  const toFloat = [{ name: 'to', type: ATTRIBUTE_INT, i: FLOAT }];
 
-  const rewritten: Node[] = [];
+  const rewritten: Array<{ bytes: Uint8Array; node?: Node; inputs: string[]; outputs: string[] }> = [];
+  const add = (bytes: Uint8Array, inputs: string[], outputs: string[]) => rewritten.push({ bytes, inputs, outputs });
   const replaced = new Set<Node>();
   let matMuls = 0;
   let gathers = 0;
-  for (const n of graph.node) {
-    const [a, b] = n.input ?? [];
-    const out = n.output?.[0] ?? '';
-    // MatMul(x, W·s) with W [K, N] and s [1, N]: one scale per output column.
-    const w = n.opType === 'MatMul' ? dequantized(b) : undefined;
-    if (w && w.weightDims.length === 2 && w.scaleDims.join() === `1,${w.weightDims[1]}`) {
-      rewritten.push(
-        node('DynamicQuantizeLinear', [a], [`${out}_q`, `${out}_q_scale`, `${out}_q_zero`]),
-        node('MatMulInteger', [`${out}_q`, w.weight, `${out}_q_zero`], [`${out}_i32`]),
-        node('Cast', [`${out}_i32`], [`${out}_f32`], toFloat),
-        node('Mul', [`${out}_q_scale`, w.scale], [`${out}_scale`]),
-        node('Mul', [`${out}_f32`, `${out}_scale`], [out]),
+  graph.node.forEach((n, index) => {
+    const [a, b] = n.input;
+    const out = n.output[0];
+    // MatMul(x, W·s) with W [K, N] and s one scale per output column ([N], [1, N]) or one in all.
+    const w = n.opType === 'MatMul' && !n.domain && canQuantizeMatMul ? dequantized(b) : undefined;
+    const perColumn = (dims: number[]) => dims.at(-1) === w?.weightDims[1] && isScalar(dims.slice(0, -1));
+    if (w && w.weightDims.length === 2 && (perColumn(w.scaleDims) || isScalar(w.scaleDims))) {
+      const [q, qScale, qZero, i32, f32, scale] = ['q', 'q_scale', 'q_zero', 'i32', 'f32', 'scale'].map((s) =>
+        fresh(`${out}_${s}`),
       );
+      add(node('DynamicQuantizeLinear', [a], [q, qScale, qZero]), [a], [q, qScale, qZero]);
+      add(node('MatMulInteger', [q, w.weight, qZero], [i32]), [q, w.weight, qZero], [i32]);
+      add(node('Cast', [i32], [f32], toFloat), [i32], [f32]);
+      add(node('Mul', [qScale, w.scale], [scale]), [qScale, w.scale], [scale]);
+      add(node('Mul', [f32, scale], [out]), [f32, scale], [out]);
       replaced.add(w.mul).add(w.cast);
       matMuls++;
-      continue;
+      return;
     }
-    // Gather(W·s, ids) on axis 0 with W [V, D] and s [V, 1]: one scale per table row.
-    const axis = Number(n.attribute?.find((x) => x.name === 'axis')?.i ?? 0);
-    const t = n.opType === 'Gather' && axis === 0 ? dequantized(a) : undefined;
+    // Gather(W·s, ids) on axis 0 with W [V, D] and s one scale per row ([V, 1]).
+    const axis = Number(n.attribute.find((x) => x.name === 'axis')?.i ?? 0);
+    const t = n.opType === 'Gather' && !n.domain && axis === 0 ? dequantized(a) : undefined;
     if (t && t.weightDims.length === 2 && t.scaleDims.join() === `${t.weightDims[0]},1`) {
-      rewritten.push(
-        node('Gather', [t.weight, b], [`${out}_i8`]),
-        node('Cast', [`${out}_i8`], [`${out}_f32`], toFloat),
-        node('Gather', [t.scale, b], [`${out}_scale`]),
-        node('Mul', [`${out}_f32`, `${out}_scale`], [out]),
-      );
+      const [i8, f32, scale] = ['i8', 'f32', 'scale'].map((s) => fresh(`${out}_${s}`));
+      add(node('Gather', [t.weight, b], [i8]), [t.weight, b], [i8]);
+      add(node('Cast', [i8], [f32], toFloat), [i8], [f32]);
+      add(node('Gather', [t.scale, b], [scale]), [t.scale, b], [scale]);
+      add(node('Mul', [f32, scale], [out]), [f32, scale], [out]);
       replaced.add(t.mul).add(t.cast);
       gathers++;
-      continue;
+      return;
     }
-    rewritten.push(n);
-  }
-  if (matMuls + gathers === 0) return { bytes: modelBytes, matMuls, gathers };
+    rewritten.push({ bytes: nodeBytes[index], node: n, inputs: n.input, outputs: n.output });
+  });
+  if (matMuls + gathers === 0) return unchanged;
 
   // The Cast/Mul pairs go unless something else still reads them (then they stay, unfolded).
   // A Mul goes first, then the Cast it was the only reader of: repeat until nothing changes.
   let kept = rewritten;
   for (;;) {
-    const read = new Set([...kept.flatMap((n) => n.input ?? []), ...(graph.output ?? []).map((o) => o.name)]);
-    const next = kept.filter((n) => !replaced.has(n) || (n.output ?? []).some((o) => read.has(o)));
+    const read = new Set([...kept.flatMap((n) => n.inputs), ...graph.output.map((o) => o.name)]);
+    const next = kept.filter((n) => !n.node || !replaced.has(n.node) || n.outputs.some((o) => read.has(o)));
     if (next.length === kept.length) break;
     kept = next;
   }
-  graph.node = kept;
-  return { bytes: onnx.ModelProto.encode(model).finish(), matMuls, gathers };
+  const newGraph = splice(
+    graphBytes,
+    NODE_FIELD,
+    kept.map((n) => n.bytes),
+  );
+  return { bytes: splice(modelBytes, GRAPH_FIELD, [newGraph]), matMuls, gathers };
 }

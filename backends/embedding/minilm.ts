@@ -9,9 +9,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { computeInInt8 } from './int8-activations';
+import { note } from '../../workers/logger';
 
 export interface TextEmbedder {
-  /** e.g. "all-MiniLM-L6-v2 (int8 ONNX)" */
+  /** e.g. "all-MiniLM-L6-v2 (int8 ONNX, int8 compute)"; part of the vector cache's key */
   readonly name: string;
   readonly dimensions: number;
   /** One unit-length vector per text, in order. */
@@ -41,20 +42,35 @@ export interface MiniLmOptions {
 }
 
 export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Promise<TextEmbedder> {
+  const modelFile = path.join(dir, MINILM_FILES.model);
   const [{ Tokenizer }, ort, tokenizerJson, model] = await Promise.all([
     import('@huggingface/tokenizers'),
     import('onnxruntime-node'),
     readFile(path.join(dir, MINILM_FILES.tokenizer), 'utf8').then((t) => JSON.parse(t) as object),
-    readFile(path.join(dir, MINILM_FILES.model)).then((bytes) =>
-      options.int8Compute === false ? { bytes, matMuls: 0, gathers: 0 } : computeInInt8(bytes),
-    ),
+    options.int8Compute === false
+      ? { bytes: undefined, matMuls: 0, gathers: 0 }
+      : readFile(modelFile).then(computeInInt8),
   ]);
   const tokenizer = new Tokenizer(tokenizerJson, {});
-  const session = await ort.InferenceSession.create(model.bytes, {
-    // Two cores are shared with everything else on the machine: one thread per call is enough.
-    intraOpNumThreads: 1,
-    interOpNumThreads: 1,
-  });
+  // Two cores are shared with everything else on the machine: one thread per call is enough.
+  const sessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1 };
+  let int8 = model.matMuls > 0;
+  let session: Awaited<ReturnType<typeof ort.InferenceSession.create>>;
+  try {
+    // Unchanged models load from their path, so weights in files beside them are found.
+    session = int8
+      ? await ort.InferenceSession.create(model.bytes!, sessionOptions)
+      : await ort.InferenceSession.create(modelFile, sessionOptions);
+  } catch (err) {
+    if (!int8) throw err;
+    // A model the rewrite got wrong still loads, as it is.
+    note('search', 'the embedding model does not load computed in int8; loading it as it is', {
+      dir,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    int8 = false;
+    session = await ort.InferenceSession.create(modelFile, sessionOptions);
+  }
   const wantsTypeIds = session.inputNames.includes('token_type_ids');
 
   const encode = (text: string): number[] => {
@@ -102,7 +118,7 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
 
   return {
     // Part of the vector cache's key: vectors computed another way are not reused.
-    name: model.matMuls > 0 ? 'all-MiniLM-L6-v2 (int8 ONNX, int8 compute)' : 'all-MiniLM-L6-v2 (ONNX)',
+    name: int8 ? 'all-MiniLM-L6-v2 (int8 ONNX, int8 compute)' : 'all-MiniLM-L6-v2 (ONNX)',
     dimensions: MINILM_DIMENSIONS,
     async embed(texts) {
       // Batches of similar length: a batch is padded to its longest text, and attention costs

@@ -1,63 +1,114 @@
-import { onnx } from 'onnx-proto';
 import * as ort from 'onnxruntime-node';
+import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
 import { computeInInt8 } from '../../backends/embedding/int8-activations';
 
-const { FLOAT, INT8 } = onnx.TensorProto.DataType;
+/**
+ * Writes small ONNX models for the tests. Its schema is written here on purpose, with fields the
+ * module under test does not know (metadata_props), to check that they survive the rewrite.
+ */
+const schema = protobuf.parse(`
+  syntax = "proto3";
+  message Entry { string key = 1; string value = 2; }
+  message Tensor { repeated int64 dims = 1; int32 data_type = 2; string name = 8; bytes raw_data = 9;
+                   repeated Entry external_data = 13; int32 data_location = 14; }
+  message Attribute { string name = 1; int64 i = 3; Graph g = 6; int32 type = 20; }
+  message Node { repeated string input = 1; repeated string output = 2; string name = 3; string op_type = 4;
+                 repeated Attribute attribute = 5; string domain = 7; repeated Entry metadata_props = 9; }
+  message Dim { int64 dim_value = 1; }
+  message Shape { repeated Dim dim = 1; }
+  message TensorType { int32 elem_type = 1; Shape shape = 2; }
+  message Type { TensorType tensor_type = 1; }
+  message ValueInfo { string name = 1; Type type = 2; }
+  message Graph { repeated Node node = 1; string name = 2; repeated Tensor initializer = 5;
+                  repeated ValueInfo input = 11; repeated ValueInfo output = 12; }
+  message OpsetId { string domain = 1; int64 version = 2; }
+  message Model { int64 ir_version = 1; Graph graph = 7; repeated OpsetId opset_import = 8;
+                  repeated Entry metadata_props = 14; }
+`).root;
+const Model = schema.lookupType('Model');
 
-const tensor = (name: string, dims: number[], values: number[], dataType: number) =>
-  onnx.TensorProto.create({
-    name,
-    dims,
-    dataType,
-    rawData:
-      dataType === INT8
-        ? new Uint8Array(Int8Array.from(values).buffer)
-        : new Uint8Array(Float32Array.from(values).buffer),
-  });
-const input = (name: string, elemType: number, dims: number[]) =>
-  onnx.ValueInfoProto.create({
-    name,
-    type: { tensorType: { elemType, shape: { dim: dims.map((dimValue) => ({ dimValue })) } } },
-  });
-const node = (opType: string, inputs: string[], outputs: string[], attribute: onnx.IAttributeProto[] = []) =>
-  onnx.NodeProto.create({ opType, input: inputs, output: outputs, attribute, name: `${opType}_${outputs[0]}` });
-const castToFloat = [onnx.AttributeProto.create({ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: FLOAT })];
+const FLOAT = 1;
+const INT8 = 3;
+const INT64 = 7;
+
+type NodeSpec = {
+  opType: string;
+  input: string[];
+  output: string[];
+  attribute?: object[];
+  metadataProps?: object[];
+};
+
+const tensor = (name: string, dims: number[], values: number[], dataType: number) => ({
+  name,
+  dims,
+  dataType,
+  rawData: new Uint8Array(dataType === INT8 ? Int8Array.from(values).buffer : Float32Array.from(values).buffer),
+});
+const valueInfo = (name: string, elemType: number, dims: number[]) => ({
+  name,
+  type: { tensorType: { elemType, shape: { dim: dims.map((dimValue) => ({ dimValue })) } } },
+});
+const node = (opType: string, input: string[], output: string[], extra: Partial<NodeSpec> = {}): NodeSpec => ({
+  opType,
+  input,
+  output,
+  ...extra,
+});
+const castToFloat = { attribute: [{ name: 'to', type: 2, i: FLOAT }] };
 
 /** Pseudo-random but fixed weights, so a failure is reproducible. */
 const values = (n: number, seed: number, scale: number) =>
   Array.from({ length: n }, (_, i) => Math.round(Math.sin(seed * 7919 + i * 104729) * scale));
+const W8 = values(24, 1, 127);
+const W_SCALE = [0.01, 0.02, 0.005, 0.03];
+const X = Float32Array.from(values(12, 3, 1000).map((v) => v / 100));
+
+interface ModelSpec {
+  opset?: number;
+  /** Mul(scale, Cast(w)) instead of Mul(Cast(w), scale). */
+  scaleFirst?: boolean;
+  extraNodes?: NodeSpec[];
+  extraOutputs?: object[];
+  tableLocation?: number;
+  modelMetadata?: object[];
+}
 
 /**
  * A model the way the installed MiniLM file is written: int8 weights turned into float by
  * Cast → Mul(scale) in front of a MatMul (a scale per output column) and of a Gather (per row).
  */
-function weightOnlyInt8Model(): Uint8Array {
-  const graph = onnx.GraphProto.create({
+function weightOnlyInt8Model(spec: ModelSpec = {}): Uint8Array {
+  const graph = {
     name: 'weight-only-int8',
-    input: [input('x', FLOAT, [2, 6]), input('ids', onnx.TensorProto.DataType.INT64, [3])],
-    output: [input('y', FLOAT, [2, 4]), input('e', FLOAT, [3, 6])],
+    input: [valueInfo('x', FLOAT, [2, 6]), valueInfo('ids', INT64, [3])],
+    output: [valueInfo('y', FLOAT, [2, 4]), valueInfo('e', FLOAT, [3, 6]), ...(spec.extraOutputs ?? [])],
     initializer: [
-      tensor('w8', [6, 4], values(24, 1, 127), INT8),
-      tensor('w_scale', [1, 4], [0.01, 0.02, 0.005, 0.03], FLOAT),
-      tensor('t8', [5, 6], values(30, 2, 127), INT8),
+      tensor('w8', [6, 4], W8, INT8),
+      tensor('w_scale', [1, 4], W_SCALE, FLOAT),
+      { ...tensor('t8', [5, 6], values(30, 2, 127), INT8), dataLocation: spec.tableLocation ?? 0 },
       tensor('t_scale', [5, 1], [0.1, 0.2, 0.3, 0.4, 0.5], FLOAT),
     ],
     node: [
       node('Cast', ['w8'], ['w_f'], castToFloat),
-      node('Mul', ['w_f', 'w_scale'], ['w']),
+      node('Mul', spec.scaleFirst ? ['w_scale', 'w_f'] : ['w_f', 'w_scale'], ['w']),
       node('MatMul', ['x', 'w'], ['y']),
       node('Cast', ['t8'], ['t_f'], castToFloat),
       node('Mul', ['t_f', 't_scale'], ['t']),
       node('Gather', ['t', 'ids'], ['e']),
-    ],
-  });
-  return onnx.ModelProto.encode(
-    onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 17 }], graph }),
+      ...(spec.extraNodes ?? []),
+    ].map((n, i) => ({ name: `n${i}`, ...n })),
+  };
+  return Model.encode(
+    Model.fromObject({
+      irVersion: 8,
+      opsetImport: [{ domain: '', version: spec.opset ?? 17 }],
+      graph,
+      metadataProps: spec.modelMetadata ?? [],
+    }),
   ).finish();
 }
-
-const X = Float32Array.from(values(12, 3, 1000).map((v) => v / 100));
 
 async function run(model: Uint8Array) {
   const session = await ort.InferenceSession.create(model);
@@ -65,7 +116,27 @@ async function run(model: Uint8Array) {
     x: new ort.Tensor('float32', X, [2, 6]),
     ids: new ort.Tensor('int64', BigInt64Array.from([4n, 0n, 2n]), [3]),
   });
-  return { y: Array.from(out.y.data as Float32Array), e: Array.from(out.e.data as Float32Array) };
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, Array.from(v.data as Float32Array)]));
+}
+
+const decode = (bytes: Uint8Array) =>
+  Model.toObject(Model.decode(bytes), { defaults: true }) as {
+    graph: {
+      node: Array<{ opType: string; input: string[]; output: string[]; name: string; metadataProps: object[] }>;
+    };
+    metadataProps: object[];
+  };
+
+/**
+ * DynamicQuantizeLinear rounds each input to a step of (range incl. 0) / 255: an output can be off
+ * by at most half a step times its column's absolute weights.
+ */
+function expectWithinQuantization(after: number[], before: number[]) {
+  const step = (Math.max(0, ...X) - Math.min(0, ...X)) / 255;
+  const bound = (col: number) =>
+    (step / 2) * [0, 1, 2, 3, 4, 5].reduce((sum, k) => sum + Math.abs(W8[k * 4 + col] * W_SCALE[col]), 0);
+  expect(after).not.toEqual(before); // computed another way, not copied
+  after.forEach((v, i) => expect(Math.abs(v - before[i])).toBeLessThanOrEqual(bound(i % 4) * 1.0001));
 }
 
 describe('computing a weight-only int8 model in int8', () => {
@@ -74,39 +145,89 @@ describe('computing a weight-only int8 model in int8', () => {
     const rewritten = computeInInt8(original);
     expect(rewritten).toMatchObject({ matMuls: 1, gathers: 1 });
 
-    const graph = onnx.ModelProto.decode(rewritten.bytes).graph!;
-    const ops = graph.node!.map((n) => n.opType);
-    expect(ops).toContain('MatMulInteger');
+    const nodes = decode(rewritten.bytes).graph.node;
+    expect(nodes.map((n) => n.opType)).toContain('MatMulInteger');
     // No Cast of an int8 initializer is left for onnxruntime to fold into float weights.
-    expect(graph.node!.filter((n) => n.opType === 'Cast' && ['w8', 't8'].includes(n.input![0]))).toEqual([]);
+    expect(nodes.filter((n) => n.opType === 'Cast' && ['w8', 't8'].includes(n.input[0]))).toEqual([]);
 
     const [before, after] = [await run(original), await run(rewritten.bytes)];
     // Table rows: the same int8 values times the same row scale.
     expect(after.e).toEqual(before.e);
-    // DynamicQuantizeLinear rounds each input to a step of (range incl. 0) / 255: an output can be
-    // off by at most half a step times the column's absolute weights.
-    const step = (Math.max(0, ...X) - Math.min(0, ...X)) / 255;
-    const w8 = values(24, 1, 127);
-    const wScale = [0.01, 0.02, 0.005, 0.03];
-    const bound = (col: number) =>
-      (step / 2) * [0, 1, 2, 3, 4, 5].reduce((sum, k) => sum + Math.abs(w8[k * 4 + col] * wScale[col]), 0);
-    expect(after.y).not.toEqual(before.y); // computed another way, not copied
-    after.y.forEach((v, i) => expect(Math.abs(v - before.y[i])).toBeLessThanOrEqual(bound(i % 4) * 1.0001));
+    expectWithinQuantization(after.y, before.y);
   });
 
-  it('leaves a model without the pattern untouched', () => {
-    const graph = onnx.GraphProto.create({
-      name: 'float',
-      input: [input('x', FLOAT, [1, 2])],
-      output: [input('y', FLOAT, [1, 2])],
-      initializer: [tensor('w', [2, 2], [1, 2, 3, 4], FLOAT)],
-      node: [node('MatMul', ['x', 'w'], ['y'])],
+  it('finds the scale on either side of the Mul', async () => {
+    const original = weightOnlyInt8Model({ scaleFirst: true });
+    const rewritten = computeInInt8(original);
+    expect(rewritten).toMatchObject({ matMuls: 1, gathers: 1 });
+    expectWithinQuantization((await run(rewritten.bytes)).y, (await run(original)).y);
+  });
+
+  it('copies what it does not know (newer fields, metadata) byte for byte', async () => {
+    const marker = { key: 'kept', value: 'a field this code has no name for' };
+    const original = weightOnlyInt8Model({
+      extraNodes: [node('Identity', ['y'], ['y_copy'], { metadataProps: [marker] })],
+      extraOutputs: [valueInfo('y_copy', FLOAT, [2, 4])],
+      modelMetadata: [{ key: 'producer note', value: 'also kept' }],
     });
-    const model = onnx.ModelProto.encode(
-      onnx.ModelProto.create({ irVersion: 8, opsetImport: [{ domain: '', version: 17 }], graph }),
-    ).finish();
-    const result = computeInInt8(model);
-    expect(result).toMatchObject({ matMuls: 0, gathers: 0 });
-    expect(result.bytes).toBe(model);
+    const rewritten = computeInInt8(original);
+    expect(rewritten.matMuls).toBe(1);
+    const model = decode(rewritten.bytes);
+    expect(model.graph.node.find((n) => n.opType === 'Identity')!.metadataProps).toEqual([marker]);
+    expect(model.metadataProps).toEqual([{ key: 'producer note', value: 'also kept' }]);
+    const after = await run(rewritten.bytes);
+    expect(after.y_copy).toEqual(after.y);
+  });
+
+  it('keeps a dequantized weight that something else reads, and picks names nothing uses', async () => {
+    const original = weightOnlyInt8Model({
+      // Another reader of the float weights, and a tensor already named as the rewrite would name one.
+      extraNodes: [node('Identity', ['w'], ['w_copy']), node('Identity', ['x'], ['y_q'])],
+      extraOutputs: [valueInfo('w_copy', FLOAT, [6, 4]), valueInfo('y_q', FLOAT, [2, 6])],
+    });
+    const rewritten = computeInInt8(original);
+    expect(rewritten).toMatchObject({ matMuls: 1, gathers: 1 });
+    const nodes = decode(rewritten.bytes).graph.node;
+    expect(nodes.filter((n) => n.input.includes('w8') && n.opType === 'Cast')).toHaveLength(1);
+    const names = nodes.flatMap((n) => n.output);
+    expect(new Set(names).size).toBe(names.length);
+    const [before, after] = [await run(original), await run(rewritten.bytes)];
+    expect(after.w_copy).toEqual(before.w_copy);
+    expect(after.y_q).toEqual(before.y_q);
+    expectWithinQuantization(after.y, before.y);
+  });
+
+  it('rewrites only the Gather below opset 11 (no DynamicQuantizeLinear there)', async () => {
+    const original = weightOnlyInt8Model({ opset: 10 });
+    const rewritten = computeInInt8(original);
+    expect(rewritten).toMatchObject({ matMuls: 0, gathers: 1 });
+    const [before, after] = [await run(original), await run(rewritten.bytes)];
+    expect(after).toEqual(before);
+  });
+
+  it('leaves alone models with weights in external files, subgraphs, or no pattern', () => {
+    for (const model of [
+      weightOnlyInt8Model({ tableLocation: 1 }),
+      weightOnlyInt8Model({
+        extraNodes: [node('If', ['cond'], ['z'], { attribute: [{ name: 'then_branch', type: 5, g: { name: 'b' } }] })],
+      }),
+      Model.encode(
+        Model.fromObject({
+          irVersion: 8,
+          opsetImport: [{ domain: '', version: 17 }],
+          graph: {
+            name: 'float',
+            input: [valueInfo('x', FLOAT, [1, 2])],
+            output: [valueInfo('y', FLOAT, [1, 2])],
+            initializer: [tensor('w', [2, 2], [1, 2, 3, 4], FLOAT)],
+            node: [node('MatMul', ['x', 'w'], ['y'])],
+          },
+        }),
+      ).finish(),
+    ]) {
+      const result = computeInInt8(model);
+      expect(result).toMatchObject({ matMuls: 0, gathers: 0 });
+      expect(result.bytes).toBe(model);
+    }
   });
 });
