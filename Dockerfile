@@ -43,14 +43,15 @@ COPY --from=build /src/dist ./dist
 # Writable by the process: PDFs and result files (ARTIFACT_DIR) and the control plane's
 # registration journal (CONTROL_PLANE_STORE). Named volumes mounted here inherit this ownership.
 RUN mkdir -p /app/out /app/.temporal && chown -R 1000:1000 /app/out /app/.temporal
-# MALLOC_MMAP_THRESHOLD_ (glibc only; musl and macOS ignore it): blocks of 128 KB and more go
-# back to the system when freed, instead of staying in malloc's heaps once its adaptive threshold
-# has grown (−50 to −70 MB of a busy worker's RSS, a few MB of the control plane's, no measurable
-# cost; bench/RESULTS.md). The npm scripts of the worker, the stack and the control plane set it
-# too; the Python solver worker is started without it.
+# MALLOC_MMAP_THRESHOLD_ (glibc only; musl and macOS ignore it): blocks of 1 MB and more go back
+# to the system when freed. By default glibc raises that threshold (up to 32 MB) each time such a
+# block is freed, and keeps ever larger freed blocks in its heaps: −40 to −60 MB of a busy
+# worker's RSS, no measurable cost at 1 MB (128 KB cost ~10 % of the throughput; bench/RESULTS.md).
+# The npm scripts of the worker, the stack and the control plane set it too; the Python solver
+# worker is started without it.
 ENV ARTIFACT_DIR=/app/out \
     CONTROL_PLANE_STORE=/app/.temporal/control-plane-agents.jsonl \
-    MALLOC_MMAP_THRESHOLD_=131072
+    MALLOC_MMAP_THRESHOLD_=1048576
 USER 1000:1000
 EXPOSE 8080 8234 8765 8787 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=4 \

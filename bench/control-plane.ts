@@ -98,7 +98,7 @@ async function waitUp(url: string): Promise<void> {
 
 const MEMORY_FLAGS = ['--optimize-for-size', '--max-semi-space-size=1'];
 /** Set by the image (Dockerfile ENV) and the npm script, as for the worker. */
-const MEMORY_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' };
+const MEMORY_ENV = { MALLOC_MMAP_THRESHOLD_: '1048576' };
 const COMPILED = path.join(ROOT, 'out', 'bench-control-plane', 'server', 'main.js');
 const modes = [
   { name: 'compiled, default V8 heap', args: [COMPILED], env: {} },

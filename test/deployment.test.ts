@@ -326,7 +326,7 @@ describe('the image', () => {
     expect(flags(scripts.start.split(/\s+/))).toEqual(workerFlags);
     // The variables set in front of `node` in the scripts are the image's too.
     const envPrefix = (script: string) => script.split(/\s+/).slice(0, script.split(/\s+/).indexOf('node'));
-    expect(envPrefix(scripts.worker)).toEqual(['MALLOC_MMAP_THRESHOLD_=131072']);
+    expect(envPrefix(scripts.worker)).toEqual(['MALLOC_MMAP_THRESHOLD_=1048576']);
     expect(envPrefix(scripts.start)).toEqual(envPrefix(scripts.worker));
     for (const assignment of envPrefix(scripts.worker))
       expect(dockerfile).toMatch(new RegExp(`^(ENV |\\s+)${assignment}( \\\\)?$`, 'm'));
