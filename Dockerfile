@@ -45,8 +45,8 @@ COPY --from=build /src/dist ./dist
 RUN mkdir -p /app/out /app/.temporal && chown -R 1000:1000 /app/out /app/.temporal
 # MALLOC_MMAP_THRESHOLD_ (glibc only; musl and macOS ignore it): blocks of 1 MB and more go back
 # to the system when freed. By default glibc raises that threshold (up to 32 MB) each time such a
-# block is freed, and keeps ever larger freed blocks in its heaps: −40 to −60 MB of a busy
-# worker's RSS, no measurable cost at 1 MB (128 KB cost ~10 % of the throughput; bench/RESULTS.md).
+# block is freed, and keeps ever larger freed blocks in its heaps: −30 to −60 MB of a busy
+# worker's RSS, no measurable cost at 1 MB (128 KB cost ~7 % of the throughput; bench/RESULTS.md).
 # The npm scripts of the worker, the stack and the control plane set it too; the Python solver
 # worker is started without it.
 ENV ARTIFACT_DIR=/app/out \
