@@ -41,15 +41,25 @@ export interface MiniLmOptions {
   int8Compute?: boolean;
 }
 
+/** The model computed in int8, or (a file the rewrite cannot read) nothing to rewrite: loaded as it is. */
+function rewritten(bytes: Uint8Array): { bytes?: Uint8Array; matMuls: number; gathers: number } {
+  try {
+    return computeInInt8(bytes);
+  } catch (err) {
+    note('search', 'the embedding model cannot be read for int8 compute; loading it as it is', {
+      error: err instanceof Error ? err.message : String(err),
+    });
+    return { matMuls: 0, gathers: 0 };
+  }
+}
+
 export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Promise<TextEmbedder> {
   const modelFile = path.join(dir, MINILM_FILES.model);
   const [{ Tokenizer }, ort, tokenizerJson, model] = await Promise.all([
     import('@huggingface/tokenizers'),
     import('onnxruntime-node'),
     readFile(path.join(dir, MINILM_FILES.tokenizer), 'utf8').then((t) => JSON.parse(t) as object),
-    options.int8Compute === false
-      ? { bytes: undefined, matMuls: 0, gathers: 0 }
-      : readFile(modelFile).then(computeInInt8),
+    options.int8Compute === false ? { bytes: undefined, matMuls: 0, gathers: 0 } : readFile(modelFile).then(rewritten),
   ]);
   const tokenizer = new Tokenizer(tokenizerJson, {});
   // Two cores are shared with everything else on the machine: one thread per call is enough.

@@ -231,3 +231,14 @@ describe('computing a weight-only int8 model in int8', () => {
     }
   });
 });
+
+describe('a file that is not a model', () => {
+  it('is refused with an error (the loader then loads the file as it is)', () => {
+    for (const junk of [
+      Uint8Array.from([0xff, 0xff, 0xff]),
+      new TextEncoder().encode('not a model at all'),
+      new Uint8Array([0x3a, 0x7f]),
+    ])
+      expect(() => computeInInt8(junk)).toThrow();
+  });
+});
