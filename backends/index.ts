@@ -121,7 +121,10 @@ export function parseEndpoint(endpoint: string): { host: string; port?: number; 
 export async function createBackends(config: Config): Promise<Backends> {
   registerConfiguredSecrets(config);
   const warehouse = await createWarehouse(config);
-  const search = await createSearch(config);
+  const search = await createSearch(config).catch(async (err: unknown) => {
+    await warehouse.close();
+    throw err;
+  });
   return {
     model: createModel(config),
     warehouse,
