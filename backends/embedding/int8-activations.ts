@@ -96,30 +96,22 @@ function wireFields(bytes: Uint8Array): Array<{ field: number; start: number; en
  * entry of that field was; the other entries of `field` are dropped.
  */
 function splice(message: Uint8Array, field: number, parts: Uint8Array[]): Uint8Array {
+  const entries = parts.map((part) =>
+    protobuf.Writer.create()
+      .uint32((field << 3) | 2)
+      .bytes(part)
+      .finish(),
+  );
   const chunks: Uint8Array[] = [];
   let placed = false;
   for (const f of wireFields(message)) {
-    if (f.field !== field) {
-      chunks.push(message.subarray(f.start, f.end));
-    } else if (!placed) {
+    if (f.field !== field) chunks.push(message.subarray(f.start, f.end));
+    else if (!placed) {
       placed = true;
-      for (const part of parts)
-        chunks.push(
-          protobuf.Writer.create()
-            .uint32((field << 3) | 2)
-            .bytes(part)
-            .finish(),
-        );
+      chunks.push(...entries);
     }
   }
-  if (!placed)
-    for (const part of parts)
-      chunks.push(
-        protobuf.Writer.create()
-          .uint32((field << 3) | 2)
-          .bytes(part)
-          .finish(),
-      );
+  if (!placed) chunks.push(...entries);
   return Buffer.concat(chunks);
 }
 
