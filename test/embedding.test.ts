@@ -3,14 +3,16 @@
  * keyword search serves, nothing throws), and the embedded search ranking by meaning. Tests that
  * need the model itself run where it is installed (npm test installs it on first use).
  */
-import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import protobuf from 'protobufjs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { embeddingModelDir, embeddingModelPresent, type TextEmbedder } from '../backends/embedding';
 import { computeInInt8 } from '../backends/embedding/int8-activations';
-import { cosine, loadMiniLm, MINILM_FILES } from '../backends/embedding/minilm';
+import { cosine, loadMiniLm, MINILM_FILES, modelError } from '../backends/embedding/minilm';
 import { EmbeddedSearch, MIN_SIMILARITY } from '../backends/search/embedded';
 import { embeddingModelSetting, parseConfig } from '../contracts/config';
 import { PROJECT_ROOT } from '../contracts/project-root';
@@ -158,6 +160,20 @@ describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 
     a.forEach((v, i) => expect(cosine(v, b[i])).toBeGreaterThan(0.98));
   });
 
+  it('refuses at load a model file that is not a regular file, or of another shape, with a short reason', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'odd-model-'));
+    writeFileSync(path.join(dir, MINILM_FILES.tokenizer), await readFile(path.join(modelDir!, MINILM_FILES.tokenizer)));
+    // A named pipe would block a read forever.
+    execFileSync('mkfifo', [path.join(dir, MINILM_FILES.model)]);
+    await expect(loadMiniLm(dir)).rejects.toThrow(/not a regular file/);
+    // A model whose output is not 384 numbers per token (here: the input ids, cast) loads in
+    // onnxruntime but would serve NaN vectors: refused at load, so search falls back to keywords.
+    rmSync(path.join(dir, MINILM_FILES.model));
+    writeFileSync(path.join(dir, MINILM_FILES.model), castIdsModel());
+    await expect(loadMiniLm(dir)).rejects.toThrow(/not 384 each/);
+    expect(modelError(new Error(`bad node ${'n'.repeat(2_000_000)}\n`)).length).toBeLessThan(400);
+  });
+
   it('ranks the bundled table catalog by meaning', async () => {
     const embedder = await loadMiniLm(modelDir!);
     const search = new EmbeddedSearch(path.resolve(__dirname, '..', 'data', 'search'), {
@@ -171,3 +187,44 @@ describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 
     expect(hits.map((h) => h.id)).toContain('clinical-dw.risk.readmission_scores');
   });
 });
+
+/** A valid ONNX model with MiniLM's inputs whose output is the input ids as floats: [batch, tokens]. */
+function castIdsModel(): Uint8Array {
+  const root = protobuf.parse(`
+    syntax = "proto3";
+    message Attribute { string name = 1; int64 i = 3; int32 type = 20; }
+    message Node { repeated string input = 1; repeated string output = 2; string op_type = 4; repeated Attribute attribute = 5; }
+    message Dim { string dim_param = 2; }
+    message Shape { repeated Dim dim = 1; }
+    message TensorType { int32 elem_type = 1; Shape shape = 2; }
+    message Type { TensorType tensor_type = 1; }
+    message ValueInfo { string name = 1; Type type = 2; }
+    message Graph { repeated Node node = 1; string name = 2; repeated ValueInfo input = 11; repeated ValueInfo output = 12; }
+    message OpsetId { string domain = 1; int64 version = 2; }
+    message Model { int64 ir_version = 1; Graph graph = 7; repeated OpsetId opset_import = 8; }
+  `).root;
+  const Model = root.lookupType('Model');
+  const io = (name: string, elemType: number) => ({
+    name,
+    type: { tensorType: { elemType, shape: { dim: [{ dimParam: 'b' }, { dimParam: 's' }] } } },
+  });
+  return Model.encode(
+    Model.fromObject({
+      irVersion: 8,
+      opsetImport: [{ domain: '', version: 17 }],
+      graph: {
+        name: 'cast-ids',
+        input: [io('input_ids', 7), io('attention_mask', 7)],
+        output: [io('last_hidden_state', 1)],
+        node: [
+          {
+            opType: 'Cast',
+            input: ['input_ids'],
+            output: ['last_hidden_state'],
+            attribute: [{ name: 'to', type: 2, i: 1 }],
+          },
+        ],
+      },
+    }),
+  ).finish();
+}

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { embeddingModelSetting } from '../../contracts/config';
 import { toolsDir } from '../../contracts/project-root';
-import { loadMiniLm, MINILM_FILES, type TextEmbedder } from './minilm';
+import { loadMiniLm, MINILM_FILES, modelError, type TextEmbedder } from './minilm';
 import { note } from '../../workers/logger';
 
 export type { TextEmbedder } from './minilm';
@@ -74,8 +74,7 @@ async function loadStatus(setting: string): Promise<EmbedderStatus> {
     const message = `offline search ranks by meaning with ${embedder.name} (loaded in ${Math.round(loadMs)} ms)`;
     return { embedder, loadMs, message };
   } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return { message: `${fallback}: the embedding model in ${dir} did not load (${why})` };
+    return { message: `${fallback}: the embedding model in ${dir} did not load (${modelError(err)})` };
   }
 }
 

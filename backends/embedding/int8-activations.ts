@@ -35,7 +35,7 @@ const onnx = protobuf.parse(`
                  repeated Attribute attribute = 5; string domain = 7; }
   message ValueInfo { string name = 1; }
   message Graph { repeated Node node = 1; repeated Tensor initializer = 5; repeated ValueInfo input = 11;
-                  repeated ValueInfo output = 12; }
+                  repeated ValueInfo output = 12; repeated ValueInfo value_info = 13; }
   message OpsetId { string domain = 1; int64 version = 2; }
   message Model { repeated OpsetId opset_import = 8; }
 `).root;
@@ -71,6 +71,24 @@ const EXTERNAL = 1;
 const ATTRIBUTE_INT = 2;
 const GRAPH_FIELD = 7; // ModelProto.graph
 const NODE_FIELD = 1; // GraphProto.node
+/**
+ * More nodes than this and the model is left as it is, before anything is decoded: MiniLM has
+ * ~500, and decoding costs ~300 bytes of heap per node, so a file of millions of empty nodes
+ * would otherwise exhaust the process (which no catch survives).
+ */
+export const MAX_REWRITE_NODES = 100_000;
+
+/** How many entries of length-delimited field `field` a message has (one pass, nothing kept). */
+function countField(bytes: Uint8Array, field: number): number {
+  const reader = protobuf.Reader.create(bytes);
+  let count = 0;
+  while (reader.pos < reader.len) {
+    const tag = reader.uint32();
+    if (tag >>> 3 === field && (tag & 7) === 2) count++;
+    reader.skipType(tag & 7);
+  }
+  return count;
+}
 
 /** The top-level fields of a message as byte ranges of `bytes`, in order. */
 function wireFields(bytes: Uint8Array): Array<{ field: number; start: number; end: number; body?: Uint8Array }> {
@@ -122,6 +140,7 @@ export function computeInInt8(modelBytes: Uint8Array): Int8Rewrite {
   // Protobuf merges repeated entries of a message field; a file written that way is left alone.
   if (graphFields.length !== 1 || !graphFields[0].body) return unchanged;
   const graphBytes = graphFields[0].body;
+  if (countField(graphBytes, NODE_FIELD) > MAX_REWRITE_NODES) return unchanged;
   const model = ModelType.toObject(ModelType.decode(modelBytes), { longs: Number, defaults: true }) as {
     opsetImport: Array<{ domain: string; version: number }>;
   };
@@ -130,6 +149,7 @@ export function computeInInt8(modelBytes: Uint8Array): Int8Rewrite {
     initializer: Tensor[];
     input: Array<{ name: string }>;
     output: Array<{ name: string }>;
+    valueInfo: Array<{ name: string }>;
   };
   // Each node's own bytes, in order, so kept nodes are copied exactly.
   const nodeBytes = wireFields(graphBytes)
@@ -147,18 +167,26 @@ export function computeInInt8(modelBytes: Uint8Array): Int8Rewrite {
   const initializers = new Map(graph.initializer.map((t) => [t.name, t]));
   const producers = new Map<string, Node>();
   for (const n of graph.node) for (const out of n.output) producers.set(out, n);
+  // Every name the graph mentions, declared or used, so a new one never collides.
   const used = new Set<string>([
     ...graph.initializer.map((t) => t.name),
-    ...graph.input.map((v) => v.name),
+    ...[...graph.input, ...graph.output, ...graph.valueInfo].map((v) => v.name),
     ...graph.node.flatMap((n) => [...n.input, ...n.output, n.name]),
   ]);
-  /** A tensor or node name nothing in the model uses yet. */
+  const nextSuffix = new Map<string, number>();
+  /** A tensor or node name nothing in the model uses yet (a counter per base: no rescans). */
   const fresh = (base: string) => {
-    let name = base;
-    for (let k = 2; used.has(name); k++) name = `${base}_${k}`;
+    let k = nextSuffix.get(base) ?? 1;
+    let name = k === 1 ? base : `${base}_${k}`;
+    while (used.has(name)) name = `${base}_${++k}`;
+    nextSuffix.set(base, k + 1);
     used.add(name);
     return name;
   };
+  /** Exactly the attributes given, each an INT of that value (no others, no other types). */
+  const intAttributes = (n: Node, expected: Record<string, number>) =>
+    n.attribute.length === Object.keys(expected).length &&
+    n.attribute.every((a) => a.type === ATTRIBUTE_INT && a.name in expected && Number(a.i) === expected[a.name]);
 
   /** `name` = Mul(Cast(int8 initializer), float initializer), either operand order. */
   function dequantized(name: string) {
@@ -166,7 +194,8 @@ export function computeInInt8(modelBytes: Uint8Array): Int8Rewrite {
     if (mul?.opType !== 'Mul' || mul.domain || mul.input.length !== 2) return undefined;
     for (const [castOut, scale] of [mul.input, [...mul.input].reverse()]) {
       const cast = producers.get(castOut);
-      const weight = cast?.opType === 'Cast' && !cast.domain ? cast.input[0] : undefined;
+      const castsToFloat = cast?.opType === 'Cast' && !cast.domain && intAttributes(cast, { to: FLOAT });
+      const weight = castsToFloat ? cast.input[0] : undefined;
       const w = weight ? initializers.get(weight) : undefined;
       const s = initializers.get(scale);
       if (!cast || !weight || w?.dataType !== INT8 || s?.dataType !== FLOAT) continue;
@@ -205,8 +234,8 @@ export function computeInInt8(modelBytes: Uint8Array): Int8Rewrite {
       return;
     }
     // Gather(W·s, ids) on axis 0 with W [V, D] and s one scale per row ([V, 1]).
-    const axis = Number(n.attribute.find((x) => x.name === 'axis')?.i ?? 0);
-    const t = n.opType === 'Gather' && !n.domain && axis === 0 ? dequantized(a) : undefined;
+    const onAxis0 = intAttributes(n, {}) || intAttributes(n, { axis: 0 });
+    const t = n.opType === 'Gather' && !n.domain && onAxis0 ? dequantized(a) : undefined;
     if (t && t.weightDims.length === 2 && t.scaleDims.join() === `${t.weightDims[0]},1`) {
       const [i8, f32, scale] = ['i8', 'f32', 'scale'].map((s) => fresh(`${out}_${s}`));
       add(node('Gather', [t.weight, b], [i8]), [t.weight, b], [i8]);

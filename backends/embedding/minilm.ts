@@ -7,10 +7,11 @@
  *
  * The files come from PyPI (see workers/embedding-model.ts); nothing is downloaded at run time.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { computeInInt8 } from './int8-activations';
 import { note } from '../../workers/logger';
+import { truncate } from '../../contracts/common';
 
 export interface TextEmbedder {
   /** e.g. "all-MiniLM-L6-v2 (int8 ONNX, int8 compute)"; part of the vector cache's key */
@@ -48,19 +49,31 @@ function rewritten(bytes: Uint8Array): { bytes?: Uint8Array; matMuls: number; ga
     return computeInInt8(bytes);
   } catch (err) {
     note('search', 'the embedding model cannot be read for int8 compute; loading it as it is', {
-      error: err instanceof Error ? err.message : String(err),
+      error: modelError(err),
     });
     return { matMuls: 0, gathers: 0 };
   }
 }
 
+/** A model or onnxruntime error as a short line: they can quote names of any length from the file. */
+export function modelError(err: unknown): string {
+  return truncate((err instanceof Error ? err.message : String(err)).replace(/[\u0000-\u001f\u007f]+/g, ' '), 300);
+}
+
+/** Larger model files are not read into memory here (MiniLM is 23 MB); onnxruntime may still load them. */
+const MAX_MODEL_BYTES = 512 * 1024 * 1024;
+
 export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Promise<TextEmbedder> {
   const modelFile = path.join(dir, MINILM_FILES.model);
+  // A pipe or a device (a symlink to /dev/zero) would block or fill memory when read.
+  const file = await stat(modelFile);
+  if (!file.isFile()) throw new Error(`${MINILM_FILES.model} is not a regular file`);
+  const readable = options.int8Compute !== false && file.size <= MAX_MODEL_BYTES;
   const [{ Tokenizer }, ort, tokenizerJson, model] = await Promise.all([
     import('@huggingface/tokenizers'),
     import('onnxruntime-node'),
     readFile(path.join(dir, MINILM_FILES.tokenizer), 'utf8').then((t) => JSON.parse(t) as object),
-    options.int8Compute === false ? { bytes: undefined, matMuls: 0, gathers: 0 } : readFile(modelFile).then(rewritten),
+    readable ? readFile(modelFile).then(rewritten) : { bytes: undefined, matMuls: 0, gathers: 0 },
   ]);
   const tokenizer = new Tokenizer(tokenizerJson, {});
   // Two cores are shared with everything else on the machine: one thread per call is enough.
@@ -77,11 +90,14 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
     // A model the rewrite got wrong still loads, as it is.
     note('search', 'the embedding model does not load computed in int8; loading it as it is', {
       dir,
-      error: err instanceof Error ? err.message : String(err),
+      error: modelError(err),
     });
     int8 = false;
     session = await ort.InferenceSession.create(modelFile, sessionOptions);
   }
+  for (const input of ['input_ids', 'attention_mask'])
+    if (!session.inputNames.includes(input))
+      throw new Error(`the model takes no ${input} (its inputs: ${session.inputNames.join(', ')})`);
   const wantsTypeIds = session.inputNames.includes('token_type_ids');
 
   const encode = (text: string): number[] => {
@@ -113,6 +129,8 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
     const output = await session.run(feeds);
     const hidden = (output.last_hidden_state ?? output[session.outputNames[0]]).data as Float32Array;
     const dims = MINILM_DIMENSIONS;
+    if (hidden.length !== texts.length * width * dims)
+      throw new Error(`the model gives ${hidden.length} values for ${texts.length * width} tokens, not ${dims} each`);
     return encoded.map((row, i) => {
       const v = new Float32Array(dims);
       for (let j = 0; j < row.length; j++) {
@@ -121,11 +139,16 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
       }
       let norm = 0;
       for (let d = 0; d < dims; d++) norm += (v[d] /= row.length) ** 2;
+      if (!Number.isFinite(norm)) throw new Error('the model gives values that are not finite numbers');
       norm = Math.sqrt(norm) || 1;
       for (let d = 0; d < dims; d++) v[d] /= norm;
       return v;
     });
   }
+
+  // A model of another shape fails here, at load (search then falls back to keywords), not at
+  // every search.
+  await embedBatch(['a probe sentence']);
 
   return {
     // Part of the vector cache's key: vectors computed another way are not reused.

@@ -1,7 +1,7 @@
 import * as ort from 'onnxruntime-node';
 import protobuf from 'protobufjs';
 import { describe, expect, it } from 'vitest';
-import { computeInInt8 } from '../../backends/embedding/int8-activations';
+import { computeInInt8, MAX_REWRITE_NODES } from '../../backends/embedding/int8-activations';
 
 /**
  * Writes small ONNX models for the tests. Its schema is written here on purpose, with fields the
@@ -240,5 +240,52 @@ describe('a file that is not a model', () => {
       new Uint8Array([0x3a, 0x7f]),
     ])
       expect(() => computeInInt8(junk)).toThrow();
+  });
+});
+
+describe('what the rewrite will not touch', () => {
+  it('a Cast to anything but float, and names the graph declares without producing', () => {
+    const toDouble = weightOnlyInt8Model();
+    const doubled = decode(toDouble);
+    expect(doubled.graph.node[0].opType).toBe('Cast');
+    const castToDouble = Model.encode(
+      Model.fromObject({
+        ...Model.toObject(Model.decode(toDouble)),
+        graph: {
+          ...Model.toObject(Model.decode(toDouble)).graph,
+          node: Model.toObject(Model.decode(toDouble)).graph.node.map((n: NodeSpec) =>
+            n.opType === 'Cast' ? { ...n, attribute: [{ name: 'to', type: 2, i: 11 }] } : n,
+          ),
+        },
+      }),
+    ).finish();
+    expect(computeInInt8(castToDouble)).toMatchObject({ matMuls: 0, gathers: 0 });
+
+    // `y_q` is a declared output nothing produces: the rewrite must not start producing it.
+    const declared = weightOnlyInt8Model({ extraOutputs: [valueInfo('y_q', FLOAT, [2, 6])] });
+    const produced = decode(computeInInt8(declared).bytes).graph.node.flatMap((n) => n.output);
+    expect(produced).not.toContain('y_q');
+  });
+
+  it('a graph of more nodes than MAX_REWRITE_NODES, before decoding any of them', () => {
+    // The rewritable model, padded with empty nodes (field 1, length 0) as a file built to
+    // exhaust memory would be: under the cap it is rewritten, over it left alone.
+    const padded = (count: number) => {
+      const model = Model.toObject(Model.decode(weightOnlyInt8Model()));
+      const graph = Model.encode(Model.fromObject({ graph: model.graph })).finish();
+      const body = protobuf.Reader.create(graph);
+      body.uint32();
+      const nodes = new Uint8Array(count * 2).map((_, i) => (i % 2 === 0 ? 0x0a : 0));
+      const withoutGraph = Model.encode(Model.fromObject({ ...model, graph: undefined })).finish();
+      const graphEntry = protobuf.Writer.create()
+        .uint32((7 << 3) | 2)
+        .bytes(Uint8Array.from([...body.bytes(), ...nodes]))
+        .finish();
+      return Uint8Array.from([...withoutGraph, ...graphEntry]);
+    };
+    expect(computeInInt8(padded(10)).matMuls).toBe(1);
+    const over = padded(MAX_REWRITE_NODES);
+    expect(computeInInt8(over)).toMatchObject({ matMuls: 0, gathers: 0 });
+    expect(computeInInt8(over).bytes).toBe(over);
   });
 });
