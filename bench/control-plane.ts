@@ -15,7 +15,7 @@
  * Targets: p95 < 10 ms, ≥ 2,000 req/s, RSS < 100 MB.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { syntheticAgent } from './synthetic-agents';
@@ -42,7 +42,14 @@ const AGENTS = 500;
 const CAPABILITIES = 20;
 const API = '/api/v1/discovery/capabilities';
 
-const scenarios: Array<{ name: string; paths?: string[]; random?: () => string }> = [
+const distinctQuery = () => {
+  const id = () => `agent-${String(1 + Math.floor(Math.random() * AGENTS)).padStart(4, '0')}`;
+  const tags = ['ml*', 'nlp', '*search', 'web', 'vision', 'data'];
+  return `?agent_ids=${id()},${id()},${id()}&tags=${tags[Math.floor(Math.random() * tags.length)]}&include_input_schema=${Math.random() < 0.5}`;
+};
+
+/** `churn`: meanwhile, one agent a second registers a new version, so the registry is read again each time. */
+const scenarios: Array<{ name: string; paths?: string[]; random?: () => string; churn?: boolean }> = [
   {
     name: 'no schemas (query mix)',
     paths: [
@@ -64,19 +71,25 @@ const scenarios: Array<{ name: string; paths?: string[]; random?: () => string }
   },
   {
     name: 'distinct queries (each rendered anew)',
-    random: () => {
-      const id = () => `agent-${String(1 + Math.floor(Math.random() * AGENTS)).padStart(4, '0')}`;
-      const tags = ['ml*', 'nlp', '*search', 'web', 'vision', 'data'];
-      return `?agent_ids=${id()},${id()},${id()}&tags=${tags[Math.floor(Math.random() * tags.length)]}&include_input_schema=${Math.random() < 0.5}`;
-    },
+    random: distinctQuery,
   },
   { name: 'default page (100 agents, ~2,000 capabilities)', paths: ['?'] },
+  { name: 'distinct queries + a new agent version every second', random: distinctQuery, churn: true },
 ];
 
 function rssMb(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+}
+
+/** Resets the process's peak RSS (VmHWM), so each scenario's own peak can be read after it. */
+function resetPeak(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not allowed here: the peaks printed are then running maxima.
+  }
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -130,6 +143,35 @@ async function startServer(mode: Mode, port: number, store: string): Promise<Chi
   return child;
 }
 
+async function postAgent(url: string, agent: object): Promise<void> {
+  const res = await fetch(`${url}/api/v1/agents`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(agent),
+  });
+  if (res.status !== 201 && res.status !== 200) throw new Error(`registration: HTTP ${res.status} ${await res.text()}`);
+}
+
+/** Re-registers agents 1, 2, 3... with a new version once a second until stopped; returns how many. */
+function churn(url: string): { stop: () => Promise<number> } {
+  let running = true;
+  let count = 0;
+  const loop = (async () => {
+    while (running) {
+      count += 1;
+      await postAgent(url, { ...syntheticAgent(1 + (count % AGENTS), { capabilities: CAPABILITIES }), version: `2.0.${count}` });
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return count;
+    },
+  };
+}
+
 async function register(url: string): Promise<number> {
   const t0 = performance.now();
   let next = 1;
@@ -137,12 +179,7 @@ async function register(url: string): Promise<number> {
     Array.from({ length: 20 }, async () => {
       while (next <= AGENTS) {
         const i = next++;
-        const res = await fetch(`${url}/api/v1/agents`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(syntheticAgent(i, { capabilities: CAPABILITIES })),
-        });
-        if (res.status !== 201) throw new Error(`registration ${i}: HTTP ${res.status} ${await res.text()}`);
+        await postAgent(url, syntheticAgent(i, { capabilities: CAPABILITIES }));
       }
     }),
   );
@@ -169,12 +206,15 @@ async function runMode(mode: Mode, seconds: number, connections: number) {
     console.log(
       `\n## ${mode.name}: ${AGENTS} agents × ${CAPABILITIES} capabilities registered in ${(registerMs / 1000).toFixed(1)} s; idle RSS ${rssMb(server.pid!).rss.toFixed(0)} MB`,
     );
-    console.log('| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | avg body |');
-    console.log('|---|---:|---:|---:|---:|---:|---:|');
+    console.log('| scenario | req/s | p50 ms | p95 ms | p99 ms | errors | avg body | peak RSS |');
+    console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+    let peak = rssMb(server.pid!).peak;
     const rows = [];
     for (const s of scenarios) {
       const times: number[] = [];
       let bytes = 0;
+      resetPeak(server.pid!);
+      const registrations = s.churn ? churn(url) : undefined;
       const instance = autocannon({
         url,
         connections,
@@ -195,31 +235,34 @@ async function runMode(mode: Mode, seconds: number, connections: number) {
         bytes += resBytes;
       });
       const result = await instance;
+      const registered = await registrations?.stop();
       times.sort((a, b) => a - b);
       const row = {
-        scenario: s.name,
+        scenario: registered ? s.name.replace('every second', `every second (${registered})`) : s.name,
         rps: result.requests.average,
         p50: percentile(times, 50),
         p95: percentile(times, 95),
         p99: percentile(times, 99),
         errors: result.errors + result.non2xx,
         avgBody: times.length ? bytes / times.length : 0,
+        peak: rssMb(server.pid!).peak,
       };
+      peak = Math.max(peak, row.peak);
       rows.push(row);
       console.log(
-        `| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p95.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} | ${(row.avgBody / 1024).toFixed(1)} KB |`,
+        `| ${row.scenario} | ${row.rps.toFixed(0)} | ${row.p50.toFixed(2)} | ${row.p95.toFixed(2)} | ${row.p99.toFixed(2)} | ${row.errors} | ${(row.avgBody / 1024).toFixed(1)} KB | ${row.peak.toFixed(0)} MB |`,
       );
     }
     const hits = await metric(url, 'agentfield_discovery_cache_hits_total');
     const misses = await metric(url, 'agentfield_discovery_cache_misses_total');
     const memo = await metric(url, 'agentfield_discovery_response_memo_hits_total');
-    const { rss, peak } = rssMb(server.pid!);
+    const { rss } = rssMb(server.pid!);
     const maxSampled = Math.max(...rssSamples);
     console.log(
       `cache: ${hits} hits, ${misses} misses → hit rate ${((100 * hits) / (hits + misses)).toFixed(3)} %; rendered-response memo hits ${memo}`,
     );
     console.log(
-      `RSS: now ${rss.toFixed(0)} MB, peak (VmHWM) ${peak.toFixed(0)} MB, max sampled under load ${maxSampled.toFixed(0)} MB`,
+      `RSS: now ${rss.toFixed(0)} MB, peak (VmHWM, highest of the scenarios) ${peak.toFixed(0)} MB, max sampled under load ${maxSampled.toFixed(0)} MB`,
     );
     return { rows, hits, misses, rss, peak };
   } finally {

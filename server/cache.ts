@@ -1,7 +1,12 @@
 /**
- * The discovery cache: read-through, 30 s TTL, invalidated on registration and
- * deregistration. Concurrent misses share one load, so a burst of requests after an
- * invalidation costs one storage read, not one per request.
+ * The discovery cache: read-through, 30 s TTL. Registrations and deregistrations through this
+ * process update the cached value in place; anything else that changes storage invalidates it.
+ * Concurrent misses share one load, so a burst of requests after an invalidation costs one
+ * storage read, not one per request.
+ *
+ * An expired value may be revalidated instead of reloaded: when storage has not changed since
+ * it was read, only what moves with time (health, heartbeat times) is derived again. Re-reading
+ * and re-parsing every manifest twice a minute cost a burst of memory the size of the registry.
  *
  * Plus a small memo of rendered response bodies per snapshot: identical queries within a
  * snapshot's life are answered from the memo (bounded by bytes, least recently used first out).
@@ -21,11 +26,22 @@ export class ReadThroughCache<T> {
     private readonly load: () => Promise<T>,
     readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** The expired value brought up to date without a storage read, or undefined to reload. */
+    private readonly revalidate: (stale: T) => T | undefined = () => undefined,
   ) {}
 
   async get(): Promise<CacheRead<T>> {
     const current = this.current;
     if (current && this.now() - current.loadedAt < this.ttlMs) return { value: current.value, hit: true };
+    if (current && !this.inflight) {
+      const fresh = this.revalidate(current.value);
+      if (fresh !== undefined) {
+        this.current = { value: fresh, loadedAt: this.now() };
+        return { value: fresh, hit: true };
+      }
+      // Requests waiting for the reload do not need the expired value: let it be collected.
+      this.current = undefined;
+    }
     if (this.inflight) return { value: await this.inflight, hit: true };
     const generation = this.generation;
     const loading = this.load().then((value) => {
@@ -44,6 +60,18 @@ export class ReadThroughCache<T> {
   /** The cached value if there is one, fresh or not (never reads storage). */
   peek(): T | undefined {
     return this.current?.value;
+  }
+
+  /**
+   * Swaps the cached value for `update(value)`, keeping its age (the storage read it came from
+   * is as old as before). Without a value, or with a reload under way, invalidates instead.
+   */
+  replace(update: (value: T) => T): void {
+    if (!this.current || this.inflight) {
+      this.invalidate();
+      return;
+    }
+    this.current = { value: update(this.current.value), loadedAt: this.current.loadedAt };
   }
 
   invalidate(): void {

@@ -155,6 +155,8 @@ export interface StoreIndexEntry {
   secrets: Map<string, string>;
   /** manifestDigest of the latest registration. */
   digest: string;
+  /** What the agent last said about its own health, if anything. */
+  reported_health?: HealthStatus;
   /** Bytes of its latest `put` line: the agent's share of a compact journal. */
   bytes: number;
 }
@@ -178,6 +180,12 @@ export interface StoredRemoval {
 export interface RegistryStore {
   /** How many times storage has been read in full (one per cache miss). */
   readonly reads: number;
+  /**
+   * Stores that are the only writer of their storage: a count that moves with every change
+   * listAgents() would show (heartbeat times excepted: those come from the index). The same
+   * count as at a read means that read is still what storage holds.
+   */
+  readonly changes?: number;
   listAgents(): Promise<StoredAgent[]>;
   has(agentId: string): boolean;
   entry(agentId: string): Readonly<StoreIndexEntry> | undefined;
@@ -219,6 +227,7 @@ export abstract class IndexedRegistryStore {
 export class JournalRegistryStore extends IndexedRegistryStore implements RegistryStore {
   /** How many times the journal has been read (tests check "one read per cache miss"). */
   reads = 0;
+  changes = 0;
   private handle: FileHandle | undefined;
   private pending: Array<{ line: string; done: () => void; fail: (e: unknown) => void }> = [];
   private writing: Promise<void> = Promise.resolve();
@@ -313,6 +322,7 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
     };
     await this.append(line);
     this.applyToIndex(line, digest);
+    this.changes += 1;
     this.compactIfWasteful();
     return { created: !entry, changed: true };
   }
@@ -329,8 +339,11 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
       instance,
       ...(reported !== undefined ? { reported } : {}),
     };
+    // A health report is part of the agent as listed; a plain heartbeat only moves the index.
+    const listingChanges = reported !== undefined && (reported ?? undefined) !== this.index.get(agentId)?.reported_health;
     await this.append(line);
     this.applyToIndex(line);
+    if (listingChanges) this.changes += 1;
     return true;
   }
 
@@ -342,6 +355,8 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
     await this.append(line);
     this.applyToIndex(line);
     const left = this.index.get(agentId);
+    // An instance leaving only moves heartbeat times; the agent leaving changes the listing.
+    if (!left) this.changes += 1;
     this.compactIfWasteful();
     return { removed: !left, remainingInstances: left?.instances.size ?? 0 };
   }
@@ -419,12 +434,16 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
           secrets,
           digest: digest ?? manifestDigest(line.agent),
           bytes,
+          ...(line.agent.reported_health ? { reported_health: line.agent.reported_health } : {}),
         });
         break;
       }
-      case 'beat':
-        this.index.get(line.id)?.instances.set(line.instance, line.at);
+      case 'beat': {
+        const entry = this.index.get(line.id);
+        entry?.instances.set(line.instance, line.at);
+        if (entry && line.reported !== undefined) entry.reported_health = line.reported ?? undefined;
         break;
+      }
       case 'del': {
         const entry = this.index.get(line.id);
         if (!entry) break;

@@ -1,7 +1,7 @@
 /**
- * The agent registry: registrations go to the journal store and invalidate the discovery cache;
- * discovery reads go through the cache (one storage read per miss); a health monitor asks
- * Temporal for each task queue's pollers and invalidates the cache when an agent's health changes.
+ * The agent registry: registrations go to the store and are applied to the cached discovery
+ * snapshot; discovery reads go through the cache (one storage read per miss); a health monitor
+ * asks Temporal for each task queue's pollers and re-derives the snapshot's health when it changes.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AgentRegistration, HealthStatus } from '../contracts/capabilities';
@@ -14,10 +14,11 @@ import {
   type AgentOwner,
   type RegistryStore,
   type StoredAgent,
+  type StoredManifest,
   type StoredRemoval,
   type StoreIndexEntry,
 } from './registry-store';
-import { buildSnapshot, isoSeconds, type Snapshot } from './snapshot';
+import { buildSnapshot, isoSeconds, refreshSnapshot, withAgent, type Snapshot } from './snapshot';
 import type { TemporalAccess } from './temporal';
 
 export interface RegistryLog {
@@ -96,7 +97,12 @@ export class Registry {
   constructor(private readonly options: RegistryOptions) {
     this.now = options.now ?? Date.now;
     this.heartbeatTimeoutMs = options.heartbeatTimeoutMs ?? 30_000;
-    this.cache = new ReadThroughCache(() => this.load(), options.cacheTtlMs ?? 30_000, this.now);
+    this.cache = new ReadThroughCache(
+      () => this.load(),
+      options.cacheTtlMs ?? 30_000,
+      this.now,
+      (stale) => this.revalidate(stale),
+    );
     // A shared store: another instance's (de)registration invalidates this instance's cache too.
     options.store.onExternalChange?.(() => this.cache.invalidate());
   }
@@ -144,6 +150,7 @@ export class Registry {
     const secret = caller.secret ? secretDigest(caller.secret) : undefined;
     const claimed = secret && (!entry || isOwner || caller.authenticated) ? { secret, instance } : undefined;
     const stored = toStoredManifest(manifest);
+    const changesBefore = this.store.changes;
     const { created, changed } = await this.store.put(stored, instance, at, claimed ?? owner, secret);
     const result: RegistrationResult = {
       agent_id: manifest.agent_id,
@@ -157,7 +164,7 @@ export class Registry {
       this.afterBeat(manifest.agent_id, undefined);
       return result;
     }
-    this.cache.invalidate();
+    this.patchSnapshot(manifest.agent_id, stored, changesBefore);
     if (manifest.task_queue) this.trackQueue(manifest.namespace, manifest.task_queue);
     this.options.log.info(
       {
@@ -203,7 +210,7 @@ export class Registry {
     const current = this.cache.peek()?.byId.get(agentId);
     // A changed self-report, or an agent coming back, shows at once rather than after the TTL.
     if (current && reported !== undefined && reported !== current.reported_health) this.cache.invalidate();
-    else if (current && this.health(current).status !== current.health_status) this.cache.invalidate();
+    else if (current && this.health(current).status !== current.health_status) this.refreshHealth();
   }
 
   /**
@@ -232,8 +239,11 @@ export class Registry {
         );
       }
     }
+    const changesBefore = this.store.changes;
     const result = await this.store.remove(agentId, instance ?? null, this.now());
-    this.cache.invalidate();
+    if (result.removed) this.patchSnapshot(agentId, undefined, changesBefore);
+    // An instance left: the agent stays, its last heartbeat may have moved.
+    else this.refreshHealth();
     this.options.log.info(
       {
         agent_id: agentId,
@@ -303,7 +313,7 @@ export class Registry {
     const changed = current.agents.filter((a) => this.health(a).status !== a.health_status).map((a) => a.agent_id);
     if (changed.length) {
       this.options.log.info({ agents: changed.slice(0, 20), count: changed.length }, 'agent health changed');
-      this.cache.invalidate();
+      this.refreshHealth();
     }
     return changed;
   }
@@ -330,9 +340,49 @@ export class Registry {
     this.queues.set(queueKey(ns, taskQueue), { namespace: ns, taskQueue });
   }
 
+  private get memoBytes(): number {
+    return this.options.memoBytes ?? 4 * 1024 * 1024;
+  }
+
+  /**
+   * Applies this instance's own registration change to the cached snapshot instead of reading
+   * storage again. The snapshot stays "as read at the store's change count" only if it was in
+   * step before the change; otherwise its next expiry reads storage.
+   */
+  private patchSnapshot(agentId: string, manifest: StoredManifest | undefined, changesBefore: number | undefined) {
+    const changesAfter = this.store.changes;
+    this.cache.replace((snapshot) => {
+      snapshot.responses.clear();
+      const patched = withAgent(snapshot, agentId, manifest, (a) => this.health(a), this.now(), this.memoBytes);
+      patched.storeChanges = snapshot.storeChanges === changesBefore ? changesAfter : snapshot.storeChanges;
+      this.options.metrics.registeredAgents.set(patched.agents.length);
+      this.options.metrics.cacheSize.set(patched.bytes);
+      return patched;
+    });
+  }
+
+  /** Health is derived, not stored: a change needs no storage read, only the snapshot re-derived. */
+  private refreshHealth(): void {
+    this.cache.replace((snapshot) => {
+      snapshot.responses.clear();
+      return refreshSnapshot(snapshot, (a) => this.health(a), this.now(), this.memoBytes);
+    });
+  }
+
+  /** An expired snapshot of a store that has not changed since: re-derive health, keep the rest. */
+  private revalidate(stale: Snapshot): Snapshot | undefined {
+    const changes = this.store.changes;
+    if (changes === undefined || stale.storeChanges !== changes) return undefined;
+    stale.responses.clear();
+    const snapshot = refreshSnapshot(stale, (a) => this.health(a), this.now(), this.memoBytes);
+    this.options.metrics.cacheSize.set(snapshot.bytes);
+    return snapshot;
+  }
+
   private async load(): Promise<Snapshot> {
-    // The expired snapshot's rendered responses are stale: free them before reading the new data.
+    // The old snapshot's rendered responses are stale: free them before reading the new data.
     this.cache.peek()?.responses.clear();
+    const changes = this.store.changes;
     const stored = await this.store.listAgents();
     this.queues.clear();
     for (const a of stored) if (a.task_queue) this.trackQueue(a.namespace, a.task_queue);
@@ -340,8 +390,9 @@ export class Registry {
       stored,
       (a) => this.health(a),
       this.now(),
-      this.options.memoBytes ?? 4 * 1024 * 1024,
+      this.memoBytes,
     );
+    snapshot.storeChanges = changes;
     this.options.metrics.registeredAgents.set(snapshot.agents.length);
     this.options.metrics.cacheSize.set(snapshot.bytes);
     return snapshot;

@@ -229,6 +229,7 @@ describe('control plane over HTTP with our workers', () => {
       Array.from({ length: 100 }, (_, i) => post(syntheticAgent(i + 1)).then((r) => r.status)),
     );
     expect(statuses.every((s) => s === 201)).toBe(true);
+    cp.registry.cache.invalidate();
     const reads = cp.store.reads;
     const queries = [
       'limit=20',

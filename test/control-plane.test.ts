@@ -2,6 +2,7 @@
  * The discovery API's unit cases and the registration API,
  * against the real Fastify app (in-process requests), a real journal file and a fake clock.
  */
+import fc from 'fast-check';
 import { XMLParser } from 'fast-xml-parser';
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -10,9 +11,10 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../contracts/config';
 import { startControlPlane } from '../server/main';
-import { JournalRegistryStore } from '../server/registry-store';
+import { JournalRegistryStore, toStoredManifest } from '../server/registry-store';
 import { rawHttp } from './hostile-helpers';
 import {
+  agentRegistrationSchema,
   compactDiscoveryResponseSchema,
   discoveryResponseSchema,
   parseInvocationTarget,
@@ -282,8 +284,11 @@ describe('discovery API (seed unit cases)', () => {
     // The vision agent's fresh heartbeat keeps its own report (degraded) in force.
     expect(ids((await cp.get(`${API}?health_status=degraded`)).json)).toEqual(['agent-vision-002']);
     // A heartbeat brings the research agent back at once, a self-report changes it at once.
+    const reads = cp.store.reads;
     await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-research-001/heartbeat', payload: {} });
     expect(ids((await cp.get(`${API}?health_status=active`)).json)).toEqual(['agent-research-001']);
+    // Health is derived, not stored: showing the change needed no storage read.
+    expect(cp.store.reads).toBe(reads);
     await cp.app.inject({
       method: 'POST',
       url: '/api/v1/agents/agent-vision-002/heartbeat',
@@ -292,7 +297,7 @@ describe('discovery API (seed unit cases)', () => {
     expect(ids((await cp.get(`${API}?health_status=active`)).json)).toEqual(['agent-research-001', 'agent-vision-002']);
   });
 
-  it('15. cache: one storage read per miss; hits within the TTL; invalidation on (de)registration', async () => {
+  it('15. cache: one storage read per miss; hits within the TTL; revalidation without a read when storage is unchanged; (de)registrations applied in place', async () => {
     const reads = () => cp.store.reads;
     const start = reads();
     await cp.get(API);
@@ -300,30 +305,54 @@ describe('discovery API (seed unit cases)', () => {
     await cp.get(`${API}?tags=web`);
     await cp.get(`${API}?format=xml`);
     expect(reads()).toBe(start + 1);
-    // TTL (30 s) expiry: one more read.
+    // A heartbeat within the TTL is not shown yet: the cached snapshot answers.
+    const research = (body: any) => body.capabilities.find((a: any) => a.agent_id === 'agent-research-001');
+    cp.clock.advance(10_000);
+    await cp.app.inject({ method: 'POST', url: '/api/v1/agents/agent-research-001/heartbeat', payload: {} });
+    expect(research((await cp.get(API)).json).last_heartbeat).toBe('2026-01-01T12:00:00Z');
+    // TTL (30 s) expiry with storage unchanged: revalidated without a read. Heartbeat times and
+    // health are derived again and discovered_at moves on.
+    cp.clock.advance(20_001);
+    const revalidated = (await cp.get(API)).json;
+    expect(reads()).toBe(start + 1);
+    expect(revalidated.discovered_at).toBe('2026-01-01T12:00:30Z');
+    expect(research(revalidated).last_heartbeat).toBe('2026-01-01T12:00:10Z');
+    expect(research(revalidated).health_status).toBe('active');
+    // Storage changed without the cache being told: the next expiry reads it.
+    await cp.store.put(toStoredManifest(agentRegistrationSchema.parse({ ...opsAgent, agent_id: 'agent-direct-006' })), 'default', cp.clock.now);
+    expect((await cp.get(`${API}?agent=agent-direct-006`)).json.total_agents).toBe(0);
+    // A registration through this process meanwhile is applied, but does not hide that change.
+    await cp.register({ ...opsAgent, agent_id: 'agent-other-007' });
     cp.clock.advance(30_001);
-    await cp.get(API);
+    expect((await cp.get(`${API}?agent=agent-direct-006`)).json.total_agents).toBe(1);
+    expect(reads()).toBe(start + 2);
+    // A registration through this process is applied to the cached snapshot: no read.
+    await cp.register({ ...opsAgent, agent_id: 'agent-new-005' });
+    expect((await cp.get(`${API}?agent=agent-new-005`)).json.total_agents).toBe(1);
     expect(reads()).toBe(start + 2);
     // A burst after an invalidation shares a single read.
-    await cp.register({ ...opsAgent, agent_id: 'agent-new-005' });
+    cp.registry.cache.invalidate();
     const burst = await Promise.all(Array.from({ length: 50 }, () => cp.get(`${API}?agent=agent-new-005`)));
     expect(burst.every((r) => r.status === 200 && r.json.total_agents === 1)).toBe(true);
     expect(reads()).toBe(start + 3);
-    // Deregistration invalidates too.
+    // Deregistration is applied in place too; storage is read again at the next miss.
     expect((await cp.app.inject({ method: 'DELETE', url: '/api/v1/agents/agent-new-005' })).statusCode).toBe(200);
+    expect((await cp.get(`${API}?agent=agent-new-005`)).json.total_agents).toBe(0);
+    expect(reads()).toBe(start + 3);
+    cp.registry.cache.invalidate();
     expect((await cp.get(`${API}?agent=agent-new-005`)).json.total_agents).toBe(0);
     expect(reads()).toBe(start + 4);
 
     const metrics = (await cp.app.inject({ url: '/metrics' })).body;
     const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1]);
     expect(value('agentfield_discovery_cache_misses_total')).toBe(4);
-    expect(value('agentfield_discovery_cache_hits_total')).toBe(51);
+    expect(value('agentfield_discovery_cache_hits_total')).toBe(56);
     expect(value('agentfield_discovery_response_memo_hits_total')).toBeGreaterThanOrEqual(49);
     expect(value('agentfield_discovery_cache_size_bytes')).toBeGreaterThan(0);
     expect(metrics).toMatch(/agentfield_discovery_requests_total\{format="xml",status="success"\} 1/);
-    expect(metrics).toMatch(/agentfield_discovery_filter_usage\{filter_type="agent"\} 51/);
+    expect(metrics).toMatch(/agentfield_discovery_filter_usage\{filter_type="agent"\} 55/);
     expect(metrics).toMatch(/agentfield_discovery_filter_usage\{filter_type="tag"\} 1/);
-    expect(metrics).toMatch(/agentfield_discovery_request_duration_seconds_count\{format="json"\} 54/);
+    expect(metrics).toMatch(/agentfield_discovery_request_duration_seconds_count\{format="json"\} 59/);
 
     const line = cp.logs.find((l) => l.message === 'discovery request completed' && (l.filters as any)?.tags);
     expect(line).toMatchObject({
@@ -636,5 +665,87 @@ describe('registration journal: compaction on delete, an unusable store, exposur
     }
     const loopback = await startControlPlane(config({}));
     await loopback.close();
+  });
+});
+
+describe('discovery cache kept in step with storage', () => {
+  // Registrations, heartbeats and deregistrations are applied to the cached snapshot without a
+  // storage read; after any sequence of them the snapshot must be what a storage read gives.
+  const agentIds = ['agent-a', 'agent-b', 'agent-c', 'agent-d'];
+  const operation = fc.oneof(
+    fc.record({
+      kind: fc.constant('register' as const),
+      agent: fc.nat(agentIds.length - 1),
+      version: fc.nat(3),
+      capabilities: fc.nat(3),
+      queue: fc.boolean(),
+      reported: fc.constantFrom(undefined, 'active', 'degraded'),
+      instance: fc.constantFrom('default', 'second'),
+    }),
+    fc.record({
+      kind: fc.constant('beat' as const),
+      agent: fc.nat(agentIds.length - 1),
+      instance: fc.constantFrom('default', 'second'),
+      reported: fc.constantFrom(undefined, 'active', 'degraded', 'inactive'),
+    }),
+    fc.record({
+      kind: fc.constant('deregister' as const),
+      agent: fc.nat(agentIds.length - 1),
+      instance: fc.constantFrom(undefined, 'default', 'second'),
+    }),
+    fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min: 0, max: 40_000 }) }),
+    fc.record({ kind: fc.constant('health check' as const) }),
+  );
+
+  it('after any sequence of changes, the cached answer equals a fresh storage read', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 25 }), async (operations) => {
+        const cp = await testControlPlane();
+        try {
+          await cp.get(API);
+          for (const op of operations) {
+            if (op.kind === 'register') {
+              const capability = (n: number) => ({ id: `cap_${n}_v${op.version}`, tags: [`t${n % 2}`] });
+              await cp.register({
+                agent_id: agentIds[op.agent],
+                base_url: `http://${agentIds[op.agent]}:8080`,
+                version: `1.${op.version}.0`,
+                instance_id: op.instance,
+                ...(op.queue ? { task_queue: `queue-${op.agent}` } : {}),
+                ...(op.reported ? { health_status: op.reported } : {}),
+                reasoners: Array.from({ length: op.capabilities }, (_, n) => capability(n)),
+                skills: op.capabilities > 1 ? [capability(9)] : [],
+              });
+            } else if (op.kind === 'beat') {
+              await cp.app.inject({
+                method: 'POST',
+                url: `/api/v1/agents/${agentIds[op.agent]}/heartbeat`,
+                payload: { instance_id: op.instance, ...(op.reported ? { health_status: op.reported } : {}) },
+              });
+            } else if (op.kind === 'deregister') {
+              await cp.app.inject({
+                method: 'DELETE',
+                url: `/api/v1/agents/${agentIds[op.agent]}${op.instance ? `?instance_id=${op.instance}` : ''}`,
+              });
+            } else if (op.kind === 'wait') cp.clock.advance(op.ms);
+            else await cp.registry.checkHealth();
+            await cp.get(API);
+          }
+          // Past the TTL: the cache revalidates (health and heartbeat times derived again) without
+          // a read, since every change went through this process.
+          cp.clock.advance(30_001);
+          const reads = cp.store.reads;
+          const cached = await cp.get(`${API}?include_input_schema=true&include_examples=true&limit=500`);
+          expect(cp.store.reads).toBe(reads);
+          cp.registry.cache.invalidate();
+          const fresh = await cp.get(`${API}?include_input_schema=true&include_examples=true&limit=500`);
+          expect(cp.store.reads).toBe(reads + 1);
+          expect(cached.json).toEqual(fresh.json);
+        } finally {
+          await cp.close();
+        }
+      }),
+      { numRuns: 40, seed: 20261126 },
+    );
   });
 });
