@@ -3,7 +3,7 @@
  * process, autocannon as the client. Prints requests per second, p50/p95/p99 latency with and
  * without schemas, the cache hit rate (from /metrics) and the server's RSS.
  *
- *   npx tsx bench/control-plane.ts [seconds per scenario = 10] [connections = 10]
+ *   npx tsx bench/control-plane.ts [seconds per scenario = 10] [connections = 10] [mode names containing…]
  *
  * The server runs in three ways: compiled to JavaScript (tsc → out/bench-control-plane/) on
  * plain node with V8's default heap sizing and compiler; the same with the memory flags the npm
@@ -316,9 +316,11 @@ async function main() {
       .map((l) => l.toFixed(1))
       .join(' ')}), ${seconds} s per scenario, ${connections} connections, node ${process.version}`,
   );
+  const only = process.argv[4];
   compile();
   const results = [];
-  for (const mode of modes) results.push({ mode, ...(await runMode(mode, seconds, connections)) });
+  for (const mode of modes.filter((m) => !only || m.name.includes(only)))
+    results.push({ mode, ...(await runMode(mode, seconds, connections)) });
   console.log('\n## targets (no-schema query mix): p95 < 10 ms, ≥ 2,000 req/s, peak RSS < 100 MB');
   for (const r of results) {
     const row = r.rows[0];

@@ -28,7 +28,14 @@ export class ReadThroughCache<T> {
     private readonly now: () => number = Date.now,
     /** The expired value brought up to date without a storage read, or undefined to reload. */
     private readonly revalidate: (stale: T) => T | undefined = () => undefined,
+    /** Called with each value that becomes the cached one (a load kept, a revalidation, a replace). */
+    private readonly onCommit: (value: T) => void = () => undefined,
   ) {}
+
+  private commit(value: T, loadedAt: number): void {
+    this.current = { value, loadedAt };
+    this.onCommit(value);
+  }
 
   async get(): Promise<CacheRead<T>> {
     const current = this.current;
@@ -36,7 +43,7 @@ export class ReadThroughCache<T> {
     if (current && !this.inflight) {
       const fresh = this.revalidate(current.value);
       if (fresh !== undefined) {
-        this.current = { value: fresh, loadedAt: this.now() };
+        this.commit(fresh, this.now());
         return { value: fresh, hit: true };
       }
       // Requests waiting for the reload do not need the expired value: let it be collected.
@@ -46,7 +53,7 @@ export class ReadThroughCache<T> {
     const generation = this.generation;
     const loading = this.load().then((value) => {
       // A registration during the read may not be in it: keep the result only if none happened.
-      if (generation === this.generation) this.current = { value, loadedAt: this.now() };
+      if (generation === this.generation) this.commit(value, this.now());
       return value;
     });
     this.inflight = loading;
@@ -71,7 +78,7 @@ export class ReadThroughCache<T> {
       this.invalidate();
       return;
     }
-    this.current = { value: update(this.current.value), loadedAt: this.current.loadedAt };
+    this.commit(update(this.current.value), this.current.loadedAt);
   }
 
   invalidate(): void {

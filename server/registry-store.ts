@@ -281,11 +281,7 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
   /** The single storage read: every registered agent, folded from the journal. */
   async listAgents(): Promise<StoredAgent[]> {
     const agents = await this.readAll(true);
-    if (this.lines > 2 * agents.length + 1000 && !this.closed) {
-      this.enqueueRewrite().catch(() => {
-        // Compaction is housekeeping: the journal stays valid if it fails.
-      });
-    }
+    this.compactIfWasteful();
     return agents;
   }
 
@@ -344,6 +340,7 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
     await this.append(line);
     this.applyToIndex(line);
     if (listingChanges) this.changes += 1;
+    this.compactIfWasteful();
     return true;
   }
 
@@ -460,10 +457,16 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
     }
   }
 
-  /** Rewrites the journal when most of its bytes belong to replaced or deleted registrations. */
+  /**
+   * Rewrites the journal when most of its bytes belong to replaced or deleted registrations, or
+   * when it holds many more lines than agents (heartbeats: a stable fleet only ever sends those,
+   * and the discovery cache no longer reads the journal while it is unchanged).
+   */
   private compactIfWasteful(): void {
     const garbage = this.fileBytes + this.pendingBytes() - this.liveBytes;
-    if (this.closed || this.compacting || garbage < Math.max(MIN_GARBAGE_BYTES, this.liveBytes)) return;
+    const manyLines = this.lines > 2 * this.index.size + 1000;
+    if (this.closed || this.compacting) return;
+    if (!manyLines && garbage < Math.max(MIN_GARBAGE_BYTES, this.liveBytes)) return;
     this.compacting = true;
     this.enqueueRewrite()
       .catch(() => {
@@ -503,6 +506,9 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
         if (batch.some((b) => !b.line.startsWith('{"op":"beat"'))) await this.handle.datasync();
         for (const b of batch) b.done();
       } catch (err) {
+        // The lines may be in the file even though the write failed (a failed fsync): what
+        // storage holds is no longer known, so the next cache expiry must read it.
+        this.changes += 1;
         for (const b of batch) b.fail(err);
       }
     });
@@ -556,6 +562,7 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
           secrets: new Map(Object.entries(secrets ?? {})),
           digest: manifestDigest(manifest),
           bytes,
+          ...(a.reported_health ? { reported_health: a.reported_health } : {}),
         });
       });
       const text = lines.join('');

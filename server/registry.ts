@@ -102,6 +102,7 @@ export class Registry {
       options.cacheTtlMs ?? 30_000,
       this.now,
       (stale) => this.revalidate(stale),
+      (snapshot) => this.committed(snapshot),
     );
     // A shared store: another instance's (de)registration invalidates this instance's cache too.
     options.store.onExternalChange?.(() => this.cache.invalidate());
@@ -209,7 +210,8 @@ export class Registry {
   private afterBeat(agentId: string, reported: HealthStatus | undefined): void {
     const current = this.cache.peek()?.byId.get(agentId);
     // A changed self-report, or an agent coming back, shows at once rather than after the TTL.
-    if (current && reported !== undefined && reported !== current.reported_health) this.cache.invalidate();
+    // With no snapshot, a reload may be under way that read storage before this report.
+    if (reported !== undefined && (!current || reported !== current.reported_health)) this.cache.invalidate();
     else if (current && this.health(current).status !== current.health_status) this.refreshHealth();
   }
 
@@ -355,8 +357,6 @@ export class Registry {
       snapshot.responses.clear();
       const patched = withAgent(snapshot, agentId, manifest, (a) => this.health(a), this.now(), this.memoBytes);
       patched.storeChanges = snapshot.storeChanges === changesBefore ? changesAfter : snapshot.storeChanges;
-      this.options.metrics.registeredAgents.set(patched.agents.length);
-      this.options.metrics.cacheSize.set(patched.bytes);
       return patched;
     });
   }
@@ -369,14 +369,26 @@ export class Registry {
     });
   }
 
-  /** An expired snapshot of a store that has not changed since: re-derive health, keep the rest. */
+  /**
+   * An expired snapshot of a store that has not changed since: re-derive health, keep the rest.
+   * After about a registry's worth of patches, read storage anyway: the interned text of
+   * replaced registrations is dropped only with a fresh snapshot.
+   */
   private revalidate(stale: Snapshot): Snapshot | undefined {
     const changes = this.store.changes;
     if (changes === undefined || stale.storeChanges !== changes) return undefined;
+    if (stale.patches > Math.max(100, stale.agents.length)) return undefined;
     stale.responses.clear();
-    const snapshot = refreshSnapshot(stale, (a) => this.health(a), this.now(), this.memoBytes);
+    return refreshSnapshot(stale, (a) => this.health(a), this.now(), this.memoBytes);
+  }
+
+  /** What follows the cached snapshot: the task queues health checks poll, and the gauges. */
+  private committed(snapshot: Snapshot): void {
+    this.queues.clear();
+    for (const a of snapshot.agents) if (a.task_queue) this.trackQueue(a.namespace, a.task_queue);
+    for (const key of this.pollers.keys()) if (!this.queues.has(key)) this.pollers.delete(key);
+    this.options.metrics.registeredAgents.set(snapshot.agents.length);
     this.options.metrics.cacheSize.set(snapshot.bytes);
-    return snapshot;
   }
 
   private async load(): Promise<Snapshot> {
@@ -384,17 +396,12 @@ export class Registry {
     this.cache.peek()?.responses.clear();
     const changes = this.store.changes;
     const stored = await this.store.listAgents();
-    this.queues.clear();
+    // Health is derived from the pollers of these queues: track them before deriving it.
     for (const a of stored) if (a.task_queue) this.trackQueue(a.namespace, a.task_queue);
-    const snapshot = buildSnapshot(
-      stored,
-      (a) => this.health(a),
-      this.now(),
-      this.memoBytes,
-    );
+    const snapshot = buildSnapshot(stored, (a) => this.health(a), this.now(), this.memoBytes);
+    // Changes during the read may be missing from it: the count from before makes the next
+    // expiry read again.
     snapshot.storeChanges = changes;
-    this.options.metrics.registeredAgents.set(snapshot.agents.length);
-    this.options.metrics.cacheSize.set(snapshot.bytes);
     return snapshot;
   }
 }

@@ -44,6 +44,10 @@ export interface Snapshot {
   loadedAt: number;
   /** The store's change count when it was read (stores that count changes). */
   storeChanges?: number;
+  /** One copy of each schema, example and tag text, shared by the agents patched in later. */
+  intern: (text: string) => string;
+  /** Agents patched in since the storage read (their replaced text stays in `intern`). */
+  patches: number;
   /** Approximate bytes of the cached agent data. */
   bytes: number;
   responses: ResponseMemo;
@@ -58,13 +62,12 @@ export function isoSeconds(ms: number): string {
  * Agents of one version share schemas and tags: identical strings are kept once per snapshot
  * (the journal's JSON.parse gives every copy its own string).
  */
-function interner(countNew: (text: string) => void): (text: string) => string {
+function interner(): (text: string) => string {
   const seen = new Map<string, string>();
   return (text) => {
     const known = seen.get(text);
     if (known !== undefined) return known;
     seen.set(text, text);
-    countNew(text);
     return text;
   };
 }
@@ -103,6 +106,7 @@ export function refreshSnapshot(previous: Snapshot, health: AgentHealth, now: nu
     byId: new Map(agents.map((a) => [a.agent_id, a])),
     discoveredAt: isoSeconds(now),
     loadedAt: now,
+    bytes: totalBytes(agents),
     responses: new ResponseMemo(memoBytes),
   };
 }
@@ -134,11 +138,17 @@ function snapshotAgent(a: StoredManifest, health: AgentHealth, intern: (text: st
   };
 }
 
-/** Approximate bytes an agent's cached data takes, not counting text shared with other agents. */
-function agentBytes(agent: SnapshotAgent): number {
-  let bytes = agent.jsonHead.length;
-  for (const c of [...agent.reasoners, ...agent.skills])
-    bytes += c.id.length + c.target.length + (c.description?.length ?? 0);
+/** Approximate bytes of the agents' cached text (text shared between agents counted for each). */
+function totalBytes(agents: SnapshotAgent[]): number {
+  let bytes = 0;
+  for (const agent of agents) {
+    bytes += agent.jsonHead.length;
+    for (const c of [...agent.reasoners, ...agent.skills]) {
+      bytes += c.id.length + c.target.length + (c.description?.length ?? 0);
+      bytes += (c.inputSchema?.length ?? 0) + (c.outputSchema?.length ?? 0) + (c.examples?.length ?? 0);
+      for (const tag of c.tags) bytes += tag.length;
+    }
+  }
   return bytes;
 }
 
@@ -156,8 +166,7 @@ export function withAgent(
   now: number,
   memoBytes: number,
 ): Snapshot {
-  const old = previous.byId.get(agentId);
-  const added = manifest ? snapshotAgent(manifest, health, (text) => text) : undefined;
+  const added = manifest ? snapshotAgent(manifest, health, previous.intern) : undefined;
   let agents = previous.agents.filter((a) => a.agent_id !== agentId);
   if (added) {
     // The list is sorted: insert in place (a new agent id usually sorts last).
@@ -173,7 +182,8 @@ export function withAgent(
     agents,
     byId,
     discoveredAt: isoSeconds(now),
-    bytes: previous.bytes - (old ? agentBytes(old) : 0) + (added ? agentBytes(added) : 0),
+    bytes: totalBytes(agents),
+    patches: previous.patches + 1,
     responses: new ResponseMemo(memoBytes),
   };
 }
@@ -184,16 +194,16 @@ export function buildSnapshot(
   loadedAt: number,
   memoBytes: number,
 ): Snapshot {
-  let bytes = 0;
-  const intern = interner((text) => (bytes += text.length));
+  const intern = interner();
   const agents = stored.map((a) => snapshotAgent(a, health, intern)).sort(byAgentId);
-  for (const agent of agents) bytes += agentBytes(agent);
   return {
     agents,
     byId: new Map(agents.map((a) => [a.agent_id, a])),
     discoveredAt: isoSeconds(loadedAt),
     loadedAt,
-    bytes,
+    bytes: totalBytes(agents),
+    intern,
+    patches: 0,
     responses: new ResponseMemo(memoBytes),
   };
 }
