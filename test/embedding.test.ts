@@ -13,8 +13,6 @@ import { describe, expect, it } from 'vitest';
 import { embeddingModelDir, embeddingModelPresent, type TextEmbedder } from '../backends/embedding';
 import { computeInInt8 } from '../backends/embedding/int8-activations';
 import { cosine, loadMiniLm, MINILM_FILES, modelError } from '../backends/embedding/minilm';
-import { loadMiniLmInThread, THREAD_STOPPED } from '../backends/embedding/threaded';
-import { threadId } from 'node:worker_threads';
 import { EmbeddedSearch, MIN_SIMILARITY } from '../backends/search/embedded';
 import { embeddingModelSetting, parseConfig } from '../contracts/config';
 import { PROJECT_ROOT } from '../contracts/project-root';
@@ -174,40 +172,6 @@ describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 
     writeFileSync(path.join(dir, MINILM_FILES.model), castIdsModel());
     await expect(loadMiniLm(dir)).rejects.toThrow(/not 384 each/);
     expect(modelError(new Error(`bad node ${'n'.repeat(2_000_000)}\n`)).length).toBeLessThan(400);
-  });
-
-  it('computes in a thread of its own, the same vectors as on the calling thread', async () => {
-    const [threaded, local] = [await loadMiniLmInThread(modelDir!), await loadMiniLm(modelDir!)];
-    try {
-      expect(threaded.name).toBe(local.name);
-      expect(threaded.threadId).not.toBe(threadId);
-      const texts = ['weather at kickoff', '', 'word '.repeat(400), 'NFL injury report'];
-      // Calls made together are answered each with its own texts' vectors.
-      const [a, b] = await Promise.all([threaded.embed(texts), threaded.embed(texts.slice(2))]);
-      const expected = await local.embed(texts);
-      expect(a).toEqual(expected);
-      expect(b).toEqual(expected.slice(2));
-      expect(await threaded.embed([])).toEqual([]);
-      // A thread that stopped is started again by the next call.
-      const first = threaded.threadId;
-      await threaded.close();
-      expect(await threaded.embed(texts.slice(0, 1))).toEqual(expected.slice(0, 1));
-      expect(threaded.threadId).not.toBe(first);
-    } finally {
-      await threaded.close();
-    }
-  });
-
-  it('reports a model the thread cannot load as the model error, not as a thread failure', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'odd-model-'));
-    writeFileSync(path.join(dir, MINILM_FILES.tokenizer), await readFile(path.join(modelDir!, MINILM_FILES.tokenizer)));
-    writeFileSync(path.join(dir, MINILM_FILES.model), castIdsModel());
-    const failure = await loadMiniLmInThread(dir).then(
-      () => undefined,
-      (err: Error) => err.message,
-    );
-    expect(failure).toMatch(/not 384 each/);
-    expect(failure).not.toContain(THREAD_STOPPED);
   });
 
   it('ranks the bundled table catalog by meaning', async () => {

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { embeddingModelSetting } from '../../contracts/config';
 import { toolsDir } from '../../contracts/project-root';
 import { loadMiniLm, MINILM_FILES, modelError, type TextEmbedder } from './minilm';
-import { loadMiniLmInThread, THREAD_STOPPED } from './threaded';
 import { note } from '../../workers/logger';
 
 export type { TextEmbedder } from './minilm';
@@ -70,14 +69,7 @@ async function loadStatus(setting: string): Promise<EmbedderStatus> {
   }
   const t0 = performance.now();
   try {
-    const embedder = await loadMiniLmInThread(dir).catch((err: Error) => {
-      // The thread itself could not run (not the model): compute on this thread instead.
-      if (!err.message.startsWith(THREAD_STOPPED)) throw err;
-      note('search', 'the embedding thread did not start; embeddings are computed on the main thread', {
-        error: modelError(err),
-      });
-      return loadMiniLm(dir);
-    });
+    const embedder = await loadMiniLm(dir);
     const loadMs = performance.now() - t0;
     const message = `offline search ranks by meaning with ${embedder.name} (loaded in ${Math.round(loadMs)} ms)`;
     return { embedder, loadMs, message };
