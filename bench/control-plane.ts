@@ -159,7 +159,10 @@ function churn(url: string): { stop: () => Promise<number> } {
   const loop = (async () => {
     while (running) {
       count += 1;
-      await postAgent(url, { ...syntheticAgent(1 + (count % AGENTS), { capabilities: CAPABILITIES }), version: `2.0.${count}` });
+      await postAgent(url, {
+        ...syntheticAgent(1 + (count % AGENTS), { capabilities: CAPABILITIES }),
+        version: `2.0.${count}`,
+      });
       await new Promise((r) => setTimeout(r, 1000));
     }
   })();

@@ -336,7 +336,8 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
       ...(reported !== undefined ? { reported } : {}),
     };
     // A health report is part of the agent as listed; a plain heartbeat only moves the index.
-    const listingChanges = reported !== undefined && (reported ?? undefined) !== this.index.get(agentId)?.reported_health;
+    const listingChanges =
+      reported !== undefined && (reported ?? undefined) !== this.index.get(agentId)?.reported_health;
     await this.append(line);
     this.applyToIndex(line);
     if (listingChanges) this.changes += 1;

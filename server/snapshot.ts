@@ -111,7 +111,8 @@ export function refreshSnapshot(previous: Snapshot, health: AgentHealth, now: nu
   };
 }
 
-const byAgentId = (x: SnapshotAgent, y: SnapshotAgent) => (x.agent_id < y.agent_id ? -1 : x.agent_id > y.agent_id ? 1 : 0);
+const byAgentId = (x: SnapshotAgent, y: SnapshotAgent) =>
+  x.agent_id < y.agent_id ? -1 : x.agent_id > y.agent_id ? 1 : 0;
 
 /** One agent as discovery serves it; `intern` keeps one copy of repeated schema and tag text. */
 function snapshotAgent(a: StoredManifest, health: AgentHealth, intern: (text: string) => string): SnapshotAgent {

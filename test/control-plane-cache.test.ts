@@ -29,7 +29,13 @@ const fakeTemporal = () => {
   const unused = async () => {
     throw new Error('unused');
   };
-  const temporal = { client: unused, runner: unused, defaultNamespace: () => 'default', pollers, close: async () => {} };
+  const temporal = {
+    client: unused,
+    runner: unused,
+    defaultNamespace: () => 'default',
+    pollers,
+    close: async () => {},
+  };
   return { temporal: temporal as unknown as TemporalAccess, pollers };
 };
 /** The next listAgents() reads the journal, then waits for release(). */
@@ -115,10 +121,7 @@ it('the cache size gauge is the same after a patch or a revalidation as after a 
   await cp.get(FULL);
   const patched = [cp.registry.cache.peek()!.bytes, await metric(cp, 'agentfield_discovery_cache_size_bytes')];
   await freshRead(cp);
-  expect(patched).toEqual([
-    cp.registry.cache.peek()!.bytes,
-    await metric(cp, 'agentfield_discovery_cache_size_bytes'),
-  ]);
+  expect(patched).toEqual([cp.registry.cache.peek()!.bytes, await metric(cp, 'agentfield_discovery_cache_size_bytes')]);
   cp.clock.advance(40_000); // the heartbeat times out: active → inactive, a longer JSON head
   await cp.get(FULL); // revalidated
   const revalidated = cp.registry.cache.peek()!.bytes;

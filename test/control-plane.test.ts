@@ -319,7 +319,11 @@ describe('discovery API (seed unit cases)', () => {
     expect(research(revalidated).last_heartbeat).toBe('2026-01-01T12:00:10Z');
     expect(research(revalidated).health_status).toBe('active');
     // Storage changed without the cache being told: the next expiry reads it.
-    await cp.store.put(toStoredManifest(agentRegistrationSchema.parse({ ...opsAgent, agent_id: 'agent-direct-006' })), 'default', cp.clock.now);
+    await cp.store.put(
+      toStoredManifest(agentRegistrationSchema.parse({ ...opsAgent, agent_id: 'agent-direct-006' })),
+      'default',
+      cp.clock.now,
+    );
     expect((await cp.get(`${API}?agent=agent-direct-006`)).json.total_agents).toBe(0);
     // A registration through this process meanwhile is applied, but does not hide that change.
     await cp.register({ ...opsAgent, agent_id: 'agent-other-007' });
