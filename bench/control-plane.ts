@@ -1,7 +1,9 @@
 /**
  * Capability discovery under load: 500 registered agents × 20 capabilities, one control-plane
  * process, autocannon as the client. Prints requests per second, p50/p95/p99 latency with and
- * without schemas, the cache hit rate (from /metrics) and the server's RSS.
+ * without schemas, the cache hit rate (from /metrics) and the server's RSS: each scenario's own
+ * peak (VmHWM reset before it) and the run's. The last scenario registers a new version of one
+ * agent every second while distinct queries run, so the registry changes under load.
  *
  *   npx tsx bench/control-plane.ts [seconds per scenario = 10] [connections = 10] [mode names containing…]
  *
