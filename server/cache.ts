@@ -17,9 +17,19 @@ export interface CacheRead<T> {
   hit: boolean;
 }
 
+interface Load<T> {
+  promise: Promise<T>;
+  /** The cache generation the result is for: a change after the read makes it stale. */
+  generation: number;
+  /** Whether it has begun reading storage (one that has not will see every change so far). */
+  started: boolean;
+}
+
+const ignore = () => undefined;
+
 export class ReadThroughCache<T> {
   private current: { value: T; loadedAt: number } | undefined;
-  private inflight: Promise<T> | undefined;
+  private inflight: Load<T> | undefined;
   private generation = 0;
 
   constructor(
@@ -39,7 +49,9 @@ export class ReadThroughCache<T> {
 
   async get(): Promise<CacheRead<T>> {
     const current = this.current;
-    if (current && this.now() - current.loadedAt < this.ttlMs) return { value: current.value, hit: true };
+    const age = current ? this.now() - current.loadedAt : -1;
+    // A clock set back gives a negative age: expired, rather than fresh for longer than the TTL.
+    if (current && age >= 0 && age < this.ttlMs) return { value: current.value, hit: true };
     if (current && !this.inflight) {
       const fresh = this.revalidate(current.value);
       if (fresh !== undefined) {
@@ -49,18 +61,29 @@ export class ReadThroughCache<T> {
       // Requests waiting for the reload do not need the expired value: let it be collected.
       this.current = undefined;
     }
-    if (this.inflight) return { value: await this.inflight, hit: true };
-    const generation = this.generation;
-    const loading = this.load().then((value) => {
-      // A registration during the read may not be in it: keep the result only if none happened.
-      if (generation === this.generation) this.commit(value, this.now());
-      return value;
-    });
-    this.inflight = loading;
+    const inflight = this.inflight;
+    if (inflight && (inflight.generation === this.generation || !inflight.started)) {
+      inflight.generation = this.generation;
+      return { value: await inflight.promise, hit: true };
+    }
+    // None under way, or one that read storage before the latest change: one more, after it.
+    // Never two reads at once, however many changes arrive during a slow one.
+    const load: Load<T> = { promise: undefined as unknown as Promise<T>, generation: this.generation, started: false };
+    load.promise = (inflight ? inflight.promise.then(ignore, ignore) : Promise.resolve())
+      .then(() => {
+        load.started = true;
+        return this.load();
+      })
+      .then((value) => {
+        // A registration during the read may not be in it: keep the result only if none happened.
+        if (load.generation === this.generation) this.commit(value, this.now());
+        return value;
+      });
+    this.inflight = load;
     try {
-      return { value: await loading, hit: false };
+      return { value: await load.promise, hit: false };
     } finally {
-      if (this.inflight === loading) this.inflight = undefined;
+      if (this.inflight === load) this.inflight = undefined;
     }
   }
 
@@ -81,10 +104,17 @@ export class ReadThroughCache<T> {
     this.commit(update(this.current.value), this.current.loadedAt);
   }
 
+  /**
+   * Re-derives the cached value, if there is one, keeping its age. For what a load derives
+   * itself when it builds its value (nothing to invalidate when none is cached).
+   */
+  update(update: (value: T) => T): void {
+    if (this.current) this.commit(update(this.current.value), this.current.loadedAt);
+  }
+
   invalidate(): void {
     this.generation += 1;
     this.current = undefined;
-    this.inflight = undefined;
   }
 }
 

@@ -349,6 +349,9 @@ export class JournalRegistryStore extends IndexedRegistryStore implements Regist
   async remove(agentId: string, instance: string | null, at: number): Promise<StoredRemoval> {
     const entry = this.index.get(agentId);
     if (!entry) return { removed: false, remainingInstances: 0 };
+    // An instance the agent does not have: nothing to write (anyone may ask, so it costs nothing).
+    if (instance !== null && !entry.instances.has(instance))
+      return { removed: false, remainingInstances: entry.instances.size };
     const line: JournalLine = { op: 'del', at, id: agentId, instance };
     await this.append(line);
     this.applyToIndex(line);
@@ -590,16 +593,17 @@ function fold(agents: Map<string, StoredAgent>, line: JournalLine): void {
   switch (line.op) {
     case 'put': {
       const previous = agents.get(line.agent.agent_id);
-      const instances: Record<string, number> = {};
+      const instances: Record<string, number> = Object.create(null);
       if (line.instances) Object.assign(instances, line.instances);
       else if (previous) {
         for (const [id, seen] of Object.entries(previous.instances))
           if (seen >= line.at - INSTANCE_EXPIRY_MS) instances[id] = seen;
       }
       if (!line.instances) instances[line.instance] = line.at;
-      const secrets: Record<string, string> = { ...(line.secrets ?? {}) };
+      const secrets: Record<string, string> = Object.assign(Object.create(null), line.secrets ?? {});
       if (!line.secrets && previous?.secrets) {
-        for (const [id, secret] of Object.entries(previous.secrets)) if (id in instances) secrets[id] = secret;
+        for (const [id, secret] of Object.entries(previous.secrets))
+          if (Object.hasOwn(instances, id)) secrets[id] = secret;
       }
       if (line.secret) secrets[line.instance] = line.secret;
       agents.set(line.agent.agent_id, {

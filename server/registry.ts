@@ -196,9 +196,10 @@ export class Registry {
         `Only the instance that registered agent ${agentId} (same x-agent-secret) may report its health`,
       );
     }
+    const changesBefore = this.store.changes;
     const known = await this.store.beat(agentId, instance ?? 'default', this.now(), reported);
     if (!known) return false;
-    this.afterBeat(agentId, reported);
+    this.afterBeat(agentId, reported, changesBefore === undefined || this.store.changes !== changesBefore);
     return true;
   }
 
@@ -207,11 +208,14 @@ export class Registry {
     return this.store.fresh ? this.store.fresh(agentId) : this.store.entry(agentId);
   }
 
-  private afterBeat(agentId: string, reported: HealthStatus | undefined): void {
-    const current = this.cache.peek()?.byId.get(agentId);
+  private afterBeat(agentId: string, reported: HealthStatus | undefined, storeMoved = true): void {
+    const snapshot = this.cache.peek();
+    const current = snapshot?.byId.get(agentId);
     // A changed self-report, or an agent coming back, shows at once rather than after the TTL.
-    // With no snapshot, a reload may be under way that read storage before this report.
-    if (reported !== undefined && (!current || reported !== current.reported_health)) this.cache.invalidate();
+    // With no snapshot, a reload may be under way that read storage before this report: it is
+    // invalidated if the report changed what storage holds (not for the same report again).
+    const reportChanged = snapshot ? reported !== current?.reported_health || !current : storeMoved;
+    if (reported !== undefined && reportChanged) this.cache.invalidate();
     else if (current && this.health(current).status !== current.health_status) this.refreshHealth();
   }
 
@@ -292,6 +296,9 @@ export class Registry {
   }
 
   private async runHealthCheck(): Promise<string[]> {
+    // The queues to poll follow the cached snapshot: with none (at start, after an
+    // invalidation), read one first rather than poll queues of agents that have gone.
+    if (!this.cache.peek()) await this.cache.get().catch(() => undefined);
     const temporal = this.options.temporal;
     if (temporal) {
       await Promise.all(
@@ -353,17 +360,21 @@ export class Registry {
    */
   private patchSnapshot(agentId: string, manifest: StoredManifest | undefined, changesBefore: number | undefined) {
     const changesAfter = this.store.changes;
+    const current = this.cache.peek();
+    if (current && current.patches >= Math.max(100, current.agents.length)) return this.cache.invalidate();
     this.cache.replace((snapshot) => {
       snapshot.responses.clear();
       const patched = withAgent(snapshot, agentId, manifest, (a) => this.health(a), this.now(), this.memoBytes);
-      patched.storeChanges = snapshot.storeChanges === changesBefore ? changesAfter : snapshot.storeChanges;
+      const own = changesBefore === undefined || changesAfter === changesBefore + 1;
+      patched.storeChanges = own && snapshot.storeChanges === changesBefore ? changesAfter : snapshot.storeChanges;
       return patched;
     });
   }
 
   /** Health is derived, not stored: a change needs no storage read, only the snapshot re-derived. */
   private refreshHealth(): void {
-    this.cache.replace((snapshot) => {
+    // A load under way derives health itself, after its read: nothing to invalidate.
+    this.cache.update((snapshot) => {
       snapshot.responses.clear();
       return refreshSnapshot(snapshot, (a) => this.health(a), this.now(), this.memoBytes);
     });

@@ -114,7 +114,7 @@ export function discoveryRoutes(app: FastifyInstance, registry: Registry, metric
           skills: result.totalSkills,
         } satisfies RenderedBody;
         snapshot.responses.set(key, rendered);
-        metrics.cacheSize.set(snapshot.bytes + snapshot.responses.size);
+        if (registry.cache.peek() === snapshot) metrics.cacheSize.set(snapshot.bytes + snapshot.responses.size);
       }
 
       const seconds = (performance.now() - started) / 1000;
