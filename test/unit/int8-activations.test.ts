@@ -245,15 +245,15 @@ describe('a file that is not a model', () => {
 
 describe('what the rewrite will not touch', () => {
   it('a Cast to anything but float, and names the graph declares without producing', () => {
-    const toDouble = weightOnlyInt8Model();
-    const doubled = decode(toDouble);
-    expect(doubled.graph.node[0].opType).toBe('Cast');
+    // The same model with its Cast turned to DOUBLE (11) instead of FLOAT.
+    const model = Model.toObject(Model.decode(weightOnlyInt8Model()));
+    expect(model.graph.node[0].opType).toBe('Cast');
     const castToDouble = Model.encode(
       Model.fromObject({
-        ...Model.toObject(Model.decode(toDouble)),
+        ...model,
         graph: {
-          ...Model.toObject(Model.decode(toDouble)).graph,
-          node: Model.toObject(Model.decode(toDouble)).graph.node.map((n: NodeSpec) =>
+          ...model.graph,
+          node: model.graph.node.map((n: NodeSpec) =>
             n.opType === 'Cast' ? { ...n, attribute: [{ name: 'to', type: 2, i: 11 }] } : n,
           ),
         },
