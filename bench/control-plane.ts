@@ -23,6 +23,7 @@ import path from 'node:path';
 import { syntheticAgent } from './synthetic-agents';
 import { freePort } from '../workers/dev-server';
 import { emitSummary } from './summary';
+import { npmScriptLaunch } from './npm-script';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -111,9 +112,8 @@ async function waitUp(url: string): Promise<void> {
   throw new Error(`control plane at ${url} did not come up`);
 }
 
-const MEMORY_FLAGS = ['--optimize-for-size', '--max-semi-space-size=1'];
-/** Set by the image (Dockerfile ENV) and the npm script, as for the worker. */
-const MEMORY_ENV = { MALLOC_MMAP_THRESHOLD_: '1048576' };
+/** The node flags and variables of `npm run control-plane` (the image and k8s use the same). */
+const { nodeFlags: MEMORY_FLAGS, env: MEMORY_ENV } = npmScriptLaunch('control-plane');
 const COMPILED = path.join(ROOT, 'out', 'bench-control-plane', 'server', 'main.js');
 const modes = [
   { name: 'compiled, default V8 heap', args: [COMPILED], env: {} },

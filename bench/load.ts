@@ -22,6 +22,7 @@ import { startStandin } from '../standin/server';
 import { freePort, startDevServer } from '../workers/dev-server';
 import { startSolverWorker } from '../workers/solver-worker';
 import { checkBuild } from '../workers/build-stamp';
+import { npmScriptLaunch } from './npm-script';
 
 const ROOT = path.resolve(__dirname, '..');
 const { values: args } = parseArgs({
@@ -49,21 +50,8 @@ function rssMb(pid: number): number {
 const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/**
- * The node flags and variables `npm run worker` (and the image) start the worker with
- * (`NAME=value node --flag … workers/launch.cjs workers/worker.ts`): the bench measures that process.
- */
-const WORKER_SCRIPT = (
-  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
-).scripts.worker.split(/\s+/);
-const WORKER_NODE_FLAGS = WORKER_SCRIPT.filter((arg) => arg.startsWith('--'));
-if (!WORKER_SCRIPT.includes('node')) throw new Error(`npm run worker does not run node: ${WORKER_SCRIPT.join(' ')}`);
-const WORKER_ENV = Object.fromEntries(
-  WORKER_SCRIPT.slice(0, WORKER_SCRIPT.indexOf('node')).map((assignment) => [
-    assignment.slice(0, assignment.indexOf('=')),
-    assignment.slice(assignment.indexOf('=') + 1),
-  ]),
-);
+/** The node flags and variables `npm run worker` (and the image) start the worker with: the bench measures that process. */
+const { env: WORKER_ENV, nodeFlags: WORKER_NODE_FLAGS } = npmScriptLaunch('worker');
 
 function spawnNode(script: string, env: Record<string, string>, nodeFlags: string[] = []): ChildProcess {
   // As `npm run worker` starts it: the build in dist/ when current (run `npm run build` first),
