@@ -1,11 +1,15 @@
 /**
  * The steps of `discoverFromPrp`: plan (one model call over the whole PRP), search (one catalog
- * search per step) and validate (one model call per candidate). Every call heartbeats and stops
- * when Temporal cancels the activity (see `backendCall`).
+ * search per step) and validate (one activity per step, one model call per candidate). Every call
+ * heartbeats and stops when Temporal cancels the activity (see `backendCall`).
  */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import type { Backends } from '../backends';
+import type { ModelBackend } from '../backends/model/types';
 import type { SearchHit } from '../backends/search/types';
+import { capMessage, tokenUsageSchema } from '../contracts/common';
 import {
   candidateTableSchema,
   DISCOVERY_COLLECTION,
@@ -14,9 +18,16 @@ import {
   type CandidateTable,
   type Column,
   type SearchStep,
+  type ValidationVerdict,
 } from '../contracts/discovery';
 import { ModelTask } from '../contracts/model-tasks';
-import { acceptingLegacyPositionalArgs, askModel, backendCall } from './support';
+import {
+  acceptingLegacyPositionalArgs,
+  askModel,
+  backendCall,
+  type BackendCallOptions,
+  type ModelAnswer,
+} from './support';
 
 const PLAN_INSTRUCTIONS = `You plan a data discovery search over a warehouse table catalog for the requirements document (PRP) below.
 Read the whole PRP for context, then split the target schema's columns into conceptual groups of data that would come from the same kind of source table (e.g. game metadata, model predictions, actual results).
@@ -102,6 +113,26 @@ export interface CandidateValidationInput {
   candidate: CandidateTable;
 }
 
+/** Candidates of one step against the step's target columns, validated in one activity. */
+export interface CandidatesValidationInput {
+  step: Pick<SearchStep, 'conceptual_group'>;
+  targetColumns: Column[];
+  /** Validated all at once: the workflow sends as many as it has concurrency slots for. */
+  candidates: CandidateTable[];
+  /** The activity's maximum attempts: on the last one a candidate's failure becomes its verdict. */
+  attempts: number;
+}
+
+/** The model's verdict on a candidate, or why there is none; null while not yet validated. */
+export type StepVerdict = { answer: ValidationAnswer } | { error: string } | null;
+
+/** One verdict per candidate, in the candidates' order. */
+export interface CandidatesValidationOutput {
+  verdicts: StepVerdict[];
+}
+
+export type ValidationAnswer = ModelAnswer<ValidationVerdict>;
+
 export function createDiscoveryActivities({ model, search }: Backends) {
   return {
     /** One model call over the whole PRP and the target schema; every step's columns belong to the schema. */
@@ -134,35 +165,129 @@ export function createDiscoveryActivities({ model, search }: Backends) {
       (query: string, limit: number): CatalogSearchInput => ({ query, limit }),
     ),
 
-    /** The validator sees the candidate's full schema, only this step's target columns, and the group. */
+    /**
+     * One candidate, one activity: how runs started before step validation was batched validate
+     * (their retries and replays still call it). New runs call `discoveryValidateCandidates`.
+     */
     discoveryValidateCandidate: acceptingLegacyPositionalArgs(
-      async ({ step, targetColumns, candidate }: CandidateValidationInput) => {
-        const verdict = await askModel(model, {
-          task: ModelTask.discoveryValidate,
-          instructions: VALIDATE_INSTRUCTIONS,
-          sections: {
-            conceptual_group: step.conceptual_group,
-            target_columns: compact(targetColumns),
-            candidate_table: compact(candidate),
-          },
-          schema: validationVerdictSchema,
-        });
-        // The model may only vouch for this step's target columns: anything else it names (an
-        // injected "password" column, another table) is dropped, as uncited literature is.
-        const allowed = new Set(targetColumns.map((c) => c.name));
-        return {
-          ...verdict,
-          data: {
-            ...verdict.data,
-            matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)),
-          },
-        };
-      },
+      async ({ step, targetColumns, candidate }: CandidateValidationInput) =>
+        validateCandidate(model, { step, targetColumns, candidate }),
       (
         step: Pick<SearchStep, 'conceptual_group'>,
         targetColumns: Column[],
         candidate: CandidateTable,
       ): CandidateValidationInput => ({ step, targetColumns, candidate }),
     ),
+
+    /**
+     * Some of a step's candidates in one activity, all at once (the workflow sizes the group to
+     * its free concurrency slots). A candidate that fails is retried by Temporal retrying this
+     * activity, which resumes from its last heartbeat and asks only about the candidates still
+     * open; on the last attempt (or at once for a permanent error) the failure becomes that
+     * candidate's verdict. Why not one activity per candidate: each activity completion costs
+     * the workflow a workflow task, and those were most of the time between a step's search and
+     * its last verdict.
+     */
+    discoveryValidateCandidates: async (input: CandidatesValidationInput): Promise<CandidatesValidationOutput> => {
+      const ctx = Context.current();
+      const { candidates } = input;
+      const verdicts = resumedVerdicts(ctx.info.heartbeatDetails, candidates.length);
+      const heartbeatDetails = (): CandidatesValidationOutput => ({ verdicts });
+      const lastAttempt = ctx.info.attempt >= input.attempts;
+      const retryLater: unknown[] = [];
+      const open = candidates.map((_, i) => i).filter((i) => verdicts[i] === null);
+      await settleEach(open, async (i) => {
+        try {
+          const answer = await validateCandidate(
+            model,
+            { step: input.step, targetColumns: input.targetColumns, candidate: candidates[i] },
+            { heartbeatDetails },
+          );
+          verdicts[i] = { answer };
+        } catch (err) {
+          if (ctx.cancellationSignal.aborted) throw err;
+          if (lastAttempt || isPermanent(err)) verdicts[i] = { error: failureText(err) };
+          else retryLater.push(err);
+        }
+        ctx.heartbeat(heartbeatDetails());
+      });
+      if (retryLater.length) {
+        const first = retryLater[0];
+        throw ApplicationFailure.create({
+          message: capMessage(
+            `${retryLater.length} of ${candidates.length} validation(s) failed, retried with the next attempt: ${failureText(first)}`,
+          ),
+          type: first instanceof ApplicationFailure && first.type ? first.type : undefined,
+          cause: first instanceof Error ? first : undefined,
+        });
+      }
+      return heartbeatDetails();
+    },
   };
 }
+
+/** One candidate against one step's target columns. */
+async function validateCandidate(
+  model: ModelBackend,
+  { step, targetColumns, candidate }: CandidateValidationInput,
+  options?: BackendCallOptions,
+): Promise<ValidationAnswer> {
+  const verdict = await askModel(
+    model,
+    {
+      task: ModelTask.discoveryValidate,
+      instructions: VALIDATE_INSTRUCTIONS,
+      sections: {
+        conceptual_group: step.conceptual_group,
+        target_columns: compact(targetColumns),
+        candidate_table: compact(candidate),
+      },
+      schema: validationVerdictSchema,
+    },
+    options,
+  );
+  // The model may only vouch for this step's target columns: anything else it names (an
+  // injected "password" column, another table) is dropped, as uncited literature is.
+  const allowed = new Set(targetColumns.map((c) => c.name));
+  return {
+    ...verdict,
+    data: {
+      ...verdict.data,
+      matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)),
+    },
+  };
+}
+
+const stepVerdictsSchema = z.object({
+  verdicts: z.array(
+    z.union([
+      z.null(),
+      z.object({ answer: z.object({ data: validationVerdictSchema, usage: tokenUsageSchema }) }).strict(),
+      z.object({ error: z.string() }).strict(),
+    ]),
+  ),
+});
+
+/**
+ * The verdicts a previous attempt reported in its last heartbeat, or none yet. Anything else
+ * (another shape, another number of candidates) starts afresh: re-validating costs tokens,
+ * trusting a wrong record would cost a wrong answer.
+ */
+function resumedVerdicts(details: unknown, count: number): StepVerdict[] {
+  const fresh = (): StepVerdict[] => Array.from({ length: count }, () => null);
+  const parsed = stepVerdictsSchema.safeParse(details);
+  if (!parsed.success || parsed.data.verdicts.length !== count) return fresh();
+  return parsed.data.verdicts;
+}
+
+/** Runs `work` for every item at once; waits for all, then rethrows the first error. */
+async function settleEach<T>(items: T[], work: (item: T) => Promise<void>): Promise<void> {
+  const settled = await Promise.allSettled(items.map(work));
+  const failed = settled.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** A failure no retry can mend (a rejected request, a non-retryable failure). */
+const isPermanent = (err: unknown): boolean => err instanceof ApplicationFailure && err.nonRetryable === true;
+
+const failureText = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -29,17 +29,30 @@ export function toFailure(err: unknown): unknown {
   return err;
 }
 
+export interface BackendCallOptions {
+  heartbeatEveryMs?: number;
+  /**
+   * What each heartbeat carries: an activity that resumes from its last heartbeat (a retry reads
+   * it back) passes its progress here, since a heartbeat without details would erase it.
+   */
+  heartbeatDetails?: () => unknown;
+}
+
 /**
  * Runs a backend call inside an activity: heartbeats every few seconds (so a lost worker is
  * noticed at the heartbeat timeout, not the start-to-close timeout), passes the cancellation
  * signal on, and converts backend errors.
  */
-export async function backendCall<T>(work: (signal: AbortSignal) => Promise<T>, heartbeatEveryMs = 2000): Promise<T> {
+export async function backendCall<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  { heartbeatEveryMs = 2000, heartbeatDetails }: BackendCallOptions = {},
+): Promise<T> {
   // Activities run in an activity context; tests and benches give them one (MockActivityEnvironment).
   const ctx = Context.current();
-  const timer = setInterval(() => ctx.heartbeat(), heartbeatEveryMs);
+  const beat = () => ctx.heartbeat(heartbeatDetails?.());
+  const timer = setInterval(beat, heartbeatEveryMs);
   try {
-    ctx.heartbeat();
+    beat();
     return await work(ctx.cancellationSignal);
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
@@ -64,8 +77,9 @@ export type TaskRequest<T extends ModelTaskId, S extends z.ZodType> = Omit<
 export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
   model: ModelBackend,
   request: TaskRequest<T, S>,
+  options?: BackendCallOptions,
 ): Promise<ModelAnswer<z.output<S>>> {
-  const reply = await backendCall((signal) => model.generate<S>({ ...request, signal }));
+  const reply = await backendCall((signal) => model.generate<S>({ ...request, signal }), options);
   return { data: reply.data, usage: reply.usage };
 }
 

@@ -99,9 +99,10 @@ async function analyse(handle: WorkflowHandle, out: DiscoverFromPrpOutput) {
     const search = timings.find(
       (t) => t.type === 'discoverySearchCatalog' && (t.args[0] as { query: string }).query === step.search_query,
     );
+    // A step's validation: one activity for all its candidates, or (earlier releases) one per candidate.
     const validations = timings.filter(
       (t) =>
-        t.type === 'discoveryValidateCandidate' &&
+        (t.type === 'discoveryValidateCandidates' || t.type === 'discoveryValidateCandidate') &&
         (t.args[0] as { step: { conceptual_group: string } }).step.conceptual_group === step.conceptual_group,
     );
     return (search ? exec(search) : 0) + Math.max(0, ...validations.map(exec));

@@ -305,6 +305,19 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     expect(
       hooks.validateRequests.filter((v) => v.table === 'sports-analytics-prod.nfl_results.final_scores'),
     ).toHaveLength(4);
+    // The step's candidates are validated together: its retries resumed from the last heartbeat
+    // and asked the model again only about the failing candidate.
+    const asked = hooks.validateRequests.map((v) => `${v.group} ${v.table}`);
+    for (const key of new Set(asked)) {
+      if (!key.endsWith(' sports-analytics-prod.nfl_results.final_scores'))
+        expect(
+          asked.filter((k) => k === key),
+          key,
+        ).toHaveLength(1);
+    }
+    // On its last attempt the step's activity completed with the failure as that candidate's verdict.
+    const { events } = await activityEvents(handle);
+    expect(events.filter((e) => e.activityTaskFailedEventAttributes)).toHaveLength(0);
     expect(fitsFor(out, 'predicted_home_score')[0]).toBe(
       'sports-analytics-prod.nfl_predictions.backtest_regression_inferences',
     );
@@ -340,13 +353,14 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       // (answering can take a moment) finish normally. Wait for three new ones.
       const atFaults = h.standin.stats().requests;
       // Wait on this workflow's own activities (a global in-flight count can include an earlier
-      // test's stragglers): three of them running, each holding a hanging model call.
+      // test's stragglers): a step's validation running, holding three hanging model calls (the
+      // concurrency bound).
       const pending = async () => (await handle.describe()).raw.pendingActivities?.length ?? 0;
       const hanging = () => h.standin.stats().requests - atFaults;
-      for (let i = 0; i < 300 && (hanging() < 3 || (await pending()) < 3); i++)
+      for (let i = 0; i < 300 && (hanging() < 3 || (await pending()) < 1); i++)
         await new Promise((r) => setTimeout(r, 100));
       expect(hanging()).toBeGreaterThanOrEqual(3);
-      expect(await pending()).toBeGreaterThanOrEqual(3);
+      expect(await pending()).toBeGreaterThanOrEqual(1);
       expect(hooks.modelInFlight).toBeGreaterThanOrEqual(3);
       const requestsBefore = h.standin.stats().requests;
 
@@ -374,7 +388,7 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
         JSON.stringify(
           closes.slice(-5).map((e) => [e.eventType, e.activityTaskFailedEventAttributes?.failure?.message]),
         ),
-      ).toBeGreaterThanOrEqual(3);
+      ).toBeGreaterThanOrEqual(1);
       await new Promise((r) => setTimeout(r, 500));
       expect(h.standin.stats().requests).toBe(requestsBefore);
       expect(await handle.query(progressQuery)).toMatchObject({ status: 'cancelled' });

@@ -62,13 +62,17 @@ export const FLOW_CASES: FlowCase[] = [
 
 export const caseByName = (name: FlowCase['name']): FlowCase => FLOW_CASES.find((c) => c.name === name)!;
 
-/** The model task each activity calls (one call per attempt when the stand-in has no faults). */
+/**
+ * The model task each activity calls: one call per attempt when the stand-in has no faults, or
+ * one per candidate for a step's validation (`modelCallsPerAttempt`).
+ */
 export const MODEL_TASK_OF_ACTIVITY: Record<string, string> = {
   summarizeFindings: 'platform.summarize',
   extractBomFocusTerms: 'bom.focus_terms',
   explainBomAnswer: 'bom.explain',
   discoveryPlanSearch: 'discovery.plan',
   discoveryValidateCandidate: 'discovery.validate',
+  discoveryValidateCandidates: 'discovery.validate',
   formulateProblem: 'proposal.problem_formulation',
   defineObjectives: 'proposal.objectives',
   recommendMethodology: 'proposal.methodology',
@@ -92,6 +96,8 @@ export interface ActivityRun {
   closedAt?: number;
   /** The attempt that closed it: 2 means it ran twice. */
   attempt: number;
+  /** At most this many model calls per attempt: a step's validation asks about each of its candidates. */
+  modelCallsPerAttempt: number;
   outcome: 'completed' | 'failed' | 'timed-out' | 'cancelled' | 'open';
   /**
    * How long the server waits before it retries an attempt whose worker died: the heartbeat
@@ -129,6 +135,7 @@ export async function activityRuns(client: Client, workflowId: string, runId?: s
           activityId: scheduled.activityId ?? '',
           scheduledAt: at,
           attempt: 1,
+          modelCallsPerAttempt: modelCallsPerAttempt(scheduled.activityType?.name, scheduled.input?.payloads),
           outcome: 'open',
           lossDetectionMs,
         };
@@ -166,14 +173,24 @@ export function scheduledCounts(runs: ActivityRun[]): Record<string, number> {
   return counts;
 }
 
-/** Model calls an activity history accounts for: one per attempt of each model activity, by task. */
+/** Model calls an activity history accounts for, by task: at most `modelCallsPerAttempt` per attempt of each model activity. */
 export function modelCallsByTask(runs: ActivityRun[]): Record<string, number> {
   const calls: Record<string, number> = {};
   for (const r of runs) {
     const task = MODEL_TASK_OF_ACTIVITY[r.type];
-    if (task) calls[task] = (calls[task] ?? 0) + r.attempt;
+    if (task) calls[task] = (calls[task] ?? 0) + r.attempt * r.modelCallsPerAttempt;
   }
   return calls;
+}
+
+/** One, or a step validation's candidates (read from its input: these tests run with plain JSON payloads). */
+function modelCallsPerAttempt(
+  type: string | null | undefined,
+  payloads: Array<{ data?: Uint8Array | null }> | null | undefined,
+) {
+  if (type !== 'discoveryValidateCandidates') return 1;
+  const input = JSON.parse(Buffer.from(payloads?.[0]?.data ?? []).toString('utf8')) as { candidates: unknown[] };
+  return input.candidates.length;
 }
 
 /** The stand-in's per-task counters restricted to one flow's tasks. */

@@ -196,7 +196,7 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
         expect(kinds(hostile.activities)).toEqual([
           'discoveryPlanSearch',
           'discoverySearchCatalog',
-          'discoveryValidateCandidate',
+          'discoveryValidateCandidates',
         ]);
         expect(hostile.activities.filter((a) => a === 'discoveryPlanSearch')).toHaveLength(1);
         // The obedient planner added a search step: bounded by the plan schema, and its columns are target columns.
@@ -272,7 +272,7 @@ describe('prompt injection cannot change the activities or the SQL (obedient mod
           expect([...new Set(activities)].sort()).toEqual([
             'discoveryPlanSearch',
             'discoverySearchCatalog',
-            'discoveryValidateCandidate',
+            'discoveryValidateCandidates',
           ]);
         } finally {
           await search().index('table-catalog', CATALOG);

@@ -2,8 +2,8 @@ import {
   ActivityCancellationType,
   ApplicationFailure,
   isCancellation,
+  patched,
   proxyActivities,
-  rootCause,
   setHandler,
 } from '@temporalio/workflow';
 import type { createDiscoveryActivities } from '../activities/discovery';
@@ -19,10 +19,18 @@ import {
   type StepResult,
 } from '../contracts/discovery';
 import { extractTargetSchema } from '../domain/prp-schema';
-import { LONG_MODEL, MODEL, SEARCH, withOptions } from './lib/activity-options';
+import { LONG_MODEL, SEARCH, withOptions } from './lib/activity-options';
 import { beginFlow } from './lib/flow';
-import type { ProgressTracker } from './lib/progress';
-import { DiscoveryTally, sortVerdicts, type Verdict } from './discovery/discovery-tally';
+import { DiscoveryTally, sortVerdicts } from './discovery/discovery-tally';
+import { Limiter } from './discovery/limiter';
+import {
+  failureMessage,
+  settleAll,
+  validateEachCandidate,
+  validateInGroups,
+  VALIDATE_IN_GROUPS,
+  type StepRun,
+} from './discovery/validation';
 import { FailureType } from '../contracts/failures';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
@@ -47,47 +55,6 @@ const { discoveryPlanSearch } = proxyActivities<DiscoveryActivities>(
     cancellationType,
   }),
 );
-// One validation per candidate; a validation that keeps failing is recorded and fails closed.
-const { discoveryValidateCandidate } = proxyActivities<DiscoveryActivities>(
-  withOptions(MODEL, { heartbeatTimeout: '5 seconds', retry: { maximumAttempts: 4 }, cancellationType }),
-);
-
-/**
- * At most `limit` activities at once across all steps. A plain FIFO of waiters (deterministic:
- * workflow code runs single-threaded and promises resolve in order), handing a freed slot
- * straight to the next waiter.
- */
-class Limiter {
-  private active = 0;
-  private readonly waiting: Array<() => void> = [];
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(work: () => Promise<T>): Promise<T> {
-    if (this.active < this.limit) this.active++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
-    try {
-      return await work();
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    }
-  }
-}
-
-/** The message a person can act on: the activity's own failure rather than "Activity task failed". */
-function failureMessage(err: unknown): string {
-  return rootCause(err) ?? String(err);
-}
-
-/** Waits for every promise; rethrows a cancellation (the workflow ends as cancelled) only once all have settled. */
-async function settleAll<T>(promises: Array<Promise<T>>): Promise<T[]> {
-  const settled = await Promise.allSettled(promises);
-  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (failed) throw failed.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
-}
 
 interface StepOutcome {
   result: StepResult;
@@ -96,11 +63,16 @@ interface StepOutcome {
 }
 
 /**
- * Plan → search per step → validate per candidate → aggregate, with steps and validations in
- * parallel under one concurrency bound. Failures stay inside their step; cancellation stops all.
+ * Plan → search per step → validate each step's candidates → aggregate, with steps and
+ * validations in parallel under one concurrency bound. Failures stay inside their step;
+ * cancellation stops all.
  */
 export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPrpOutput> {
   const { input, progress } = beginFlow(discoverFromPrpFlow.type, discoverFromPrpFlow.input, rawInput);
+  // Runs started before candidates were validated in groups validate each in its own activity.
+  // Asked in the first workflow task: the patch records a marker and a search-attribute update,
+  // which would otherwise slow the task between a step's search and its validations.
+  const validate = patched(VALIDATE_IN_GROUPS) ? validateInGroups : validateEachCandidate;
   const tally = new DiscoveryTally();
   const { counts } = tally;
   setHandler(discoveryCountsQuery, () => counts);
@@ -130,7 +102,7 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     counts.planned = steps.length;
 
     progress.stage('discovery orchestrator', tally.line(), steps.length);
-    const run: StepRun = { limiter: new Limiter(input.concurrency), tally, progress, input };
+    const run: StepSearchRun = { limiter: new Limiter(input.concurrency), tally, progress, input, validate };
     const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
     const outcomes = await settleAll(
       steps.map((step) =>
@@ -166,16 +138,14 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
   }
 }
 
-/** What every step of one run shares. */
-interface StepRun {
-  limiter: Limiter;
-  tally: DiscoveryTally;
-  progress: ProgressTracker;
+/** What every step of one run shares, how many candidates a search returns, and how they are validated. */
+interface StepSearchRun extends StepRun {
   input: { maxCandidatesPerStep: number };
+  validate: typeof validateInGroups;
 }
 
 /** One planned step: its catalog search, then each candidate validated against the step's target columns. */
-async function runStep(run: StepRun, step: SearchStep, targetColumns: Column[]): Promise<StepOutcome> {
+async function runStep(run: StepSearchRun, step: SearchStep, targetColumns: Column[]): Promise<StepOutcome> {
   const { limiter, tally, progress } = run;
   const counts = tally.counts;
   const base = {
@@ -195,7 +165,7 @@ async function runStep(run: StepRun, step: SearchStep, targetColumns: Column[]):
     };
   };
   try {
-    ({ candidates, skipped } = await limiter.run(() =>
+    ({ candidates, skipped } = await limiter.run(1, () =>
       discoverySearchCatalog({ query: step.search_query, limit: run.input.maxCandidatesPerStep }),
     ));
   } catch (err) {
@@ -214,25 +184,7 @@ async function runStep(run: StepRun, step: SearchStep, targetColumns: Column[]):
   progress.setTotal((progress.current.total ?? 0) + candidates.length);
   progress.advance(1, tally.line());
 
-  const verdicts = await settleAll(
-    candidates.map(async (candidate): Promise<Verdict> => {
-      try {
-        const answer = await limiter.run(() =>
-          discoveryValidateCandidate({ step: { conceptual_group: step.conceptual_group }, targetColumns, candidate }),
-        );
-        counts.validated++;
-        if (answer.data.is_good_fit) counts.fits++;
-        progress.tokens(answer.usage);
-        progress.advance(1, tally.line());
-        return { candidate, answer, error: undefined };
-      } catch (err) {
-        if (isCancellation(err)) throw err;
-        counts.validationsFailed++;
-        progress.advance(1, tally.line());
-        return { candidate, answer: undefined, error: failureMessage(err) };
-      }
-    }),
-  );
+  const verdicts = await run.validate(run, { step, targetColumns, candidates });
 
   const { discovered, rejected, usage } = sortVerdicts(step, verdicts);
   const failures = verdicts.filter((v) => !v.answer);

@@ -24,6 +24,7 @@ import { duckDbDialect } from '../../backends/warehouse/sql';
 import type { Warehouse } from '../../backends/warehouse/types';
 import { PROJECT_ROOT } from '../../contracts/project-root';
 import { EXAMPLE_PROFILE } from '../../contracts/proposal';
+import { OBJECT_FORM } from '../helpers/legacy-object-form';
 import { inActivityEnvironment } from '../helpers/activity-env';
 import { fakeBackends, fakeModel } from './fake-backends';
 
@@ -206,22 +207,6 @@ async function outcome(call: (acts: Changed) => Promise<unknown>) {
   );
   return { result, ...seen() };
 }
-
-/** The object form of each changed activity's positional arguments, stated here independently of the converters. */
-const OBJECT_FORM: Record<string, (args: any[]) => object> = {
-  searchPlatformDocs: ([topic, limit]) => ({ topic, limit }),
-  queryComponents: ([topic, limit]) => ({ topic, limit }),
-  summarizeFindings: ([topic, documents, rows]) => ({ topic, documents, rows }),
-  loadPursuitPlan: ([eadsId]) => ({ eadsId }),
-  describeFixture: ([fixtureId]) => ({ fixtureId }),
-  searchLiterature: ([profile, focusTerms]) => ({ profile, focusTerms }),
-  defineObjectives: ([profile, problem]) => ({ profile, problem }),
-  recommendMethodology: ([profile, problem, objectives]) => ({ profile, problem, objectives }),
-  planDataCollection: ([profile, objectives, methodology]) => ({ profile, objectives, methodology }),
-  discoveryPlanSearch: ([prp, targetSchema]) => ({ prp, targetSchema }),
-  discoverySearchCatalog: ([query, limit]) => ({ query, limit }),
-  discoveryValidateCandidate: ([step, targetColumns, candidate]) => ({ step, targetColumns, candidate }),
-};
 
 const asWorker = (acts: Changed, name: string, args: unknown[]) =>
   (acts[name as keyof Changed] as unknown as (...a: unknown[]) => Promise<unknown>)(...args);

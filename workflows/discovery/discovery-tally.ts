@@ -3,7 +3,7 @@
  * `discoveryCounts` query, and a step's verdicts sorted into fits and rejections. No Temporal
  * calls here, so unit tests construct and call it.
  */
-import type { createDiscoveryActivities } from '../../activities/discovery';
+import type { ValidationAnswer } from '../../activities/discovery';
 import { addUsage, zeroUsage, type TokenUsage } from '../../contracts/common';
 import {
   tableName,
@@ -13,8 +13,6 @@ import {
   type RejectedCandidate,
   type SearchStep,
 } from '../../contracts/discovery';
-
-type ValidationAnswer = Awaited<ReturnType<ReturnType<typeof createDiscoveryActivities>['discoveryValidateCandidate']>>;
 
 export class DiscoveryTally {
   readonly counts: DiscoveryCounts = {
