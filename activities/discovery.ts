@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { Backends } from '../backends';
 import type { ModelBackend } from '../backends/model/types';
 import type { SearchHit } from '../backends/search/types';
-import { capMessage, tokenUsageSchema } from '../contracts/common';
+import { capMessage } from '../contracts/common';
 import {
   candidateTableSchema,
   DISCOVERY_COLLECTION,
@@ -17,6 +17,9 @@ import {
   validationVerdictSchema,
   type CandidateTable,
   type Column,
+  readGroupVerdicts,
+  type GroupVerdict,
+  type GroupVerdicts,
   type SearchStep,
   type ValidationVerdict,
 } from '../contracts/discovery';
@@ -123,13 +126,8 @@ export interface CandidatesValidationInput {
   attempts: number;
 }
 
-/** The model's verdict on a candidate, or why there is none; null while not yet validated. */
-export type StepVerdict = { answer: ValidationAnswer } | { error: string } | null;
-
 /** One verdict per candidate, in the candidates' order. */
-export interface CandidatesValidationOutput {
-  verdicts: StepVerdict[];
-}
+export type CandidatesValidationOutput = GroupVerdicts;
 
 export type ValidationAnswer = ModelAnswer<ValidationVerdict>;
 
@@ -191,9 +189,13 @@ export function createDiscoveryActivities({ model, search }: Backends) {
     discoveryValidateCandidates: async (input: CandidatesValidationInput): Promise<CandidatesValidationOutput> => {
       const ctx = Context.current();
       const { candidates } = input;
-      const verdicts = resumedVerdicts(ctx.info.heartbeatDetails, candidates.length);
+      // What an earlier attempt settled, from its last heartbeat; anything else starts afresh.
+      const verdicts: GroupVerdict[] =
+        readGroupVerdicts(ctx.info.heartbeatDetails, candidates.length) ?? candidates.map(() => null);
       const heartbeatDetails = (): CandidatesValidationOutput => ({ verdicts });
-      const lastAttempt = ctx.info.attempt >= input.attempts;
+      // The policy the server retries by; the workflow's figure when the server does not say.
+      const maxAttempts = ctx.info.retryPolicy?.maximumAttempts ?? input.attempts;
+      const lastAttempt = maxAttempts > 0 && ctx.info.attempt >= maxAttempts;
       const retryLater: unknown[] = [];
       const open = candidates.map((_, i) => i).filter((i) => verdicts[i] === null);
       await settleEach(open, async (i) => {
@@ -256,28 +258,6 @@ async function validateCandidate(
       matched_columns: [...new Set(verdict.data.matched_columns)].filter((c) => allowed.has(c)),
     },
   };
-}
-
-const stepVerdictsSchema = z.object({
-  verdicts: z.array(
-    z.union([
-      z.null(),
-      z.object({ answer: z.object({ data: validationVerdictSchema, usage: tokenUsageSchema }) }).strict(),
-      z.object({ error: z.string() }).strict(),
-    ]),
-  ),
-});
-
-/**
- * The verdicts a previous attempt reported in its last heartbeat, or none yet. Anything else
- * (another shape, another number of candidates) starts afresh: re-validating costs tokens,
- * trusting a wrong record would cost a wrong answer.
- */
-function resumedVerdicts(details: unknown, count: number): StepVerdict[] {
-  const fresh = (): StepVerdict[] => Array.from({ length: count }, () => null);
-  const parsed = stepVerdictsSchema.safeParse(details);
-  if (!parsed.success || parsed.data.verdicts.length !== count) return fresh();
-  return parsed.data.verdicts;
 }
 
 /** Runs `work` for every item at once; waits for all, then rethrows the first error. */

@@ -114,6 +114,34 @@ export const validationVerdictSchema = z.object({
 });
 export type ValidationVerdict = z.output<typeof validationVerdictSchema>;
 
+/**
+ * The verdicts of a group of candidates validated in one activity, in the candidates' order:
+ * the model's answer, the error that kept it from one, or null while open. The activity reports
+ * them in its heartbeats; a retry resumes from them, and the workflow keeps them when the
+ * activity's last attempt times out.
+ */
+export const groupVerdictsSchema = z.object({
+  verdicts: z.array(
+    z.union([
+      z.null(),
+      z.object({ answer: z.object({ data: validationVerdictSchema, usage: tokenUsageSchema }).strict() }).strict(),
+      z.object({ error: z.string() }).strict(),
+    ]),
+  ),
+});
+export type GroupVerdicts = z.output<typeof groupVerdictsSchema>;
+export type GroupVerdict = GroupVerdicts['verdicts'][number];
+
+/**
+ * The verdicts recorded for `count` candidates, or undefined when `details` are not such a
+ * record (another shape, another number of candidates): re-validating costs tokens, trusting a
+ * wrong record would cost a wrong answer.
+ */
+export function readGroupVerdicts(details: unknown, count: number): GroupVerdict[] | undefined {
+  const parsed = groupVerdictsSchema.safeParse(details);
+  return parsed.success && parsed.data.verdicts.length === count ? parsed.data.verdicts : undefined;
+}
+
 export const discoveredTableSchema = candidateTableSchema.extend({
   relevance_score: z.number(),
   reasoning: z.string(),

@@ -3,7 +3,8 @@
  * with the same arguments, in the same order, as the history recorded. The replay test proper
  * (test/replay.test.ts) cannot see this: Temporal matches an activity on replay by type and id
  * only, so code that asked about candidates in another order would replay "cleanly" and then
- * hand each verdict to the wrong candidate.
+ * hand each verdict to the wrong candidate; and it never compares the result. So this test also
+ * checks that each completed history's recorded result is what the workflow returns on replay.
  */
 import { tracingWorkerOptions } from '../workers/tracing';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
@@ -25,6 +26,16 @@ interface Scheduled {
   args: unknown;
 }
 
+/** The result a completed history recorded, as JSON (undefined when it did not complete or is not plain JSON). */
+function recordedResult(history: ReturnType<typeof historyFromJSON>): { value: unknown } | undefined {
+  const done = history.events?.find(
+    (e) => e.workflowExecutionCompletedEventAttributes,
+  )?.workflowExecutionCompletedEventAttributes;
+  const payload = done?.result?.payloads?.[0];
+  if (!payload || Buffer.from(payload.metadata?.encoding ?? []).toString() !== 'json/plain') return undefined;
+  return { value: JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) };
+}
+
 /** The activities a history scheduled, with their arguments as JSON (undefined when not plain JSON, e.g. encrypted). */
 function recorded(history: ReturnType<typeof historyFromJSON>): Scheduled[] | undefined {
   const out: Scheduled[] = [];
@@ -43,7 +54,7 @@ function recorded(history: ReturnType<typeof historyFromJSON>): Scheduled[] | un
   return out;
 }
 
-describe('replay schedules the recorded activity arguments', () => {
+describe('replay reproduces the recorded activity arguments and result', () => {
   let bundlePath: string;
   beforeAll(async () => {
     const options = workflowBundleOptions(WORKFLOWS_PATH);
@@ -66,6 +77,7 @@ describe('replay schedules the recorded activity arguments', () => {
     const expected = recorded(history);
     if (!expected) return; // encrypted payloads: the codec test's histories
     const scheduled: Scheduled[] = [];
+    const results: unknown[] = [];
     const { sinks } = tracingWorkerOptions();
     await Worker.runReplayHistory(
       {
@@ -79,6 +91,10 @@ describe('replay schedules the recorded activity arguments', () => {
                 void scheduled.push({ type, args: JSON.parse(JSON.stringify(args)) }),
               callDuringReplay: true,
             },
+            completed: {
+              fn: (_info: unknown, result: unknown) => void results.push(JSON.parse(JSON.stringify(result ?? null))),
+              callDuringReplay: true,
+            },
           },
         },
       },
@@ -87,5 +103,9 @@ describe('replay schedules the recorded activity arguments', () => {
     // The recorded activities come first, in order, each with the arguments it had; today's
     // code may add fields a later release introduced (the activities accept both).
     expect(scheduled.slice(0, expected.length)).toMatchObject(expected);
+    // And the recorded result is what the same activity results give today: each answer went
+    // to the call that asked for it (a field a later release added may be present).
+    const result = recordedResult(history);
+    if (result) expect(results).toMatchObject([result.value]);
   });
 });

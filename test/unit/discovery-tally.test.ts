@@ -51,4 +51,12 @@ describe('sortVerdicts', () => {
     ]);
     expect(sorted.usage.totalTokens).toBe(15);
   });
+
+  it('keeps only the step’s target columns among the matched ones, whatever the verdict claims', () => {
+    const ordersStep = { ...step, target_columns_for_validation: ['order_id', 'total'] } as SearchStep;
+    const claimed = answer(true, 0.8);
+    claimed.data.matched_columns = ['order_id', 'password', 'total'] as never;
+    const sorted = sortVerdicts(ordersStep, [{ candidate: candidate('a'), answer: claimed, error: undefined }]);
+    expect(sorted.discovered[0].matched_columns).toEqual(['order_id', 'total']);
+  });
 });

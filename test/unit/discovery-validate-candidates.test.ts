@@ -4,14 +4,15 @@
  * failure becomes a candidate's verdict on the last attempt (or at once when permanent).
  * And the workflow's Limiter, which hands a step the slots it validates with.
  */
+import type { Info } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import {
   createDiscoveryActivities,
   type CandidatesValidationInput,
   type CandidatesValidationOutput,
-  type StepVerdict,
 } from '../../activities/discovery';
+import type { GroupVerdict } from '../../contracts/discovery';
 import { BackendError } from '../../backends/errors';
 import type { ModelRequest } from '../../backends/model/types';
 import { Limiter } from '../../workflows/discovery/limiter';
@@ -48,7 +49,7 @@ const rejected = () =>
 async function attempt(
   answer: (id: string) => unknown,
   stepInput: CandidatesValidationInput,
-  info: { attempt?: number; heartbeatDetails?: unknown } = {},
+  info: Partial<Info> = {},
 ) {
   const model = fakeModel((r) => answer(tableOf(r as never)));
   const env = mockActivityEnvironment(info);
@@ -96,7 +97,7 @@ describe('discoveryValidateCandidates', () => {
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe('ModelUnavailable');
     expect(failure.message).toMatch(/^1 of 3 validation\(s\) failed, retried with the next attempt: model overloaded/);
-    const details = first.last as { verdicts: StepVerdict[] };
+    const details = first.last as { verdicts: GroupVerdict[] };
     expect(details.verdicts.map((v) => (v === null ? null : 'answer' in v))).toEqual([true, null, true]);
     // Every heartbeat carries the progress (a bare heartbeat would erase what a retry resumes from).
     expect(first.beats.every((b) => b !== undefined)).toBe(true);
@@ -121,6 +122,20 @@ describe('discoveryValidateCandidates', () => {
     // A verdict recorded as an error is not asked again on a later attempt.
     const resumed = await attempt(fit, input(['a', 'b']), { attempt: 2, heartbeatDetails: permanent.out });
     expect(resumed.asked).toEqual([]);
+  });
+
+  it('takes the last attempt from the retry policy the server runs it with, else from its input', async () => {
+    const failingB = (id: string) => (id === 'b' ? Promise.reject(overloaded()) : fit(id));
+    const byPolicy = await attempt(failingB, input(['a', 'b'], { attempts: 4 }), {
+      attempt: 2,
+      retryPolicy: { maximumAttempts: 2 },
+    });
+    expect(byPolicy.out!.verdicts[1]).toEqual({ error: 'model overloaded' });
+    const unlimited = await attempt(failingB, input(['a', 'b'], { attempts: 4 }), {
+      attempt: 9,
+      retryPolicy: { maximumAttempts: 0 },
+    });
+    expect(unlimited.failure).toBeInstanceOf(ApplicationFailure);
   });
 
   it('starts afresh from details it cannot trust: another shape, another number of candidates, a forged verdict', async () => {

@@ -51,6 +51,7 @@ export function sortVerdicts(
   const discovered: DiscoveredTable[] = [];
   const rejected: RejectedCandidate[] = [];
   let usage = zeroUsage();
+  const stepColumns = new Set(step.target_columns_for_validation);
   for (const v of verdicts) {
     const table = tableName(v.candidate);
     if (!v.answer) {
@@ -65,7 +66,10 @@ export function sortVerdicts(
       continue;
     }
     usage = addUsage(usage, v.answer.usage);
-    const { is_good_fit, relevance_score, reasoning, matched_columns } = v.answer.data;
+    const { is_good_fit, relevance_score, reasoning } = v.answer.data;
+    // The activity keeps only the step's columns; a verdict read back from heartbeat details
+    // is held to the same rule here.
+    const matched_columns = v.answer.data.matched_columns.filter((c) => stepColumns.has(c));
     if (is_good_fit) discovered.push({ ...v.candidate, relevance_score, reasoning, matched_columns });
     else
       rejected.push({

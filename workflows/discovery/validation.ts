@@ -4,9 +4,22 @@
  * Either way each candidate ends with the model's verdict or the error that kept it from one,
  * and the run's counters and progress line follow.
  */
-import { ActivityCancellationType, isCancellation, proxyActivities, rootCause } from '@temporalio/workflow';
-import type { createDiscoveryActivities, StepVerdict } from '../../activities/discovery';
-import type { CandidateTable, Column, SearchStep } from '../../contracts/discovery';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  isCancellation,
+  proxyActivities,
+  rootCause,
+  TimeoutFailure,
+} from '@temporalio/workflow';
+import type { createDiscoveryActivities } from '../../activities/discovery';
+import {
+  readGroupVerdicts,
+  type CandidateTable,
+  type Column,
+  type GroupVerdict,
+  type SearchStep,
+} from '../../contracts/discovery';
 import { MODEL, withOptions } from '../lib/activity-options';
 import type { ProgressTracker } from '../lib/progress';
 import type { DiscoveryTally, Verdict } from './discovery-tally';
@@ -68,7 +81,7 @@ export async function validateInGroups(run: StepRun, work: StepCandidates): Prom
 
 /** One activity for these candidates; its verdicts enter the counters and progress as it completes. */
 async function validateGroup(run: StepRun, { step, targetColumns, candidates }: StepCandidates): Promise<Verdict[]> {
-  let verdicts: StepVerdict[];
+  let verdicts: GroupVerdict[];
   try {
     ({ verdicts } = await discoveryValidateCandidates({
       step: { conceptual_group: step.conceptual_group },
@@ -78,9 +91,14 @@ async function validateGroup(run: StepRun, { step, targetColumns, candidates }: 
     }));
   } catch (err) {
     if (isCancellation(err)) throw err;
-    // The activity itself gave up (timed out, its worker kept dying): no verdicts; all fail closed.
+    // The activity itself gave up (its last attempt timed out, its worker kept dying): the
+    // verdicts its last heartbeat recorded stand; the candidates still open fail closed.
     const error = failureMessage(err);
-    verdicts = candidates.map(() => ({ error }));
+    const recorded =
+      err instanceof ActivityFailure && err.cause instanceof TimeoutFailure
+        ? readGroupVerdicts(err.cause.lastHeartbeatDetails, candidates.length)
+        : undefined;
+    verdicts = candidates.map((_, i) => recorded?.[i] ?? { error });
   }
   return candidates.map((candidate, i): Verdict => {
     const v = verdicts[i];
