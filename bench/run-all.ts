@@ -96,7 +96,8 @@ function rows(results: Map<string, Figures[]>): string[][] {
   if (memory)
     out.push([
       'memory per cached workflow',
-      `${num(memory.projectMb, 2)} MB (contracts per workflow: ${num(memory.unsharedMb, 2)} MB; bare: ${num(memory.bareMb, 2)} MB)`,
+      // A difference of two RSS readings: below zero means smaller than their noise, not negative memory.
+      `${Number(memory.projectMb) < 0 ? `< 0.1 MB (measured ${num(memory.projectMb, 2)}: below the RSS noise)` : `${num(memory.projectMb, 2)} MB`} (contracts per workflow: ${num(memory.unsharedMb, 2)} MB; bare: ${num(memory.bareMb, 2)} MB)`,
       '≤ 1 MB',
       verdict(Number(memory.projectMb) <= 1),
     ]);
