@@ -4,7 +4,7 @@
  * need the model itself run where it is installed (npm test installs it on first use).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import protobuf from 'protobufjs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -128,6 +128,27 @@ describe('embedded search by meaning', () => {
       { id: 'd', title: 'x', text: 'y' },
     ]);
     expect(embedded).toBe(7);
+  });
+
+  it('keeps the newest two cache files of a collection that keeps changing, and leaves other collections alone', async () => {
+    const cacheDir = tmp();
+    const search = new EmbeddedSearch(tmp(), { embedder: async () => toy, vectorCacheDir: cacheDir });
+    await search.index('other', docs);
+    for (let version = 0; version < 5; version++) {
+      await search.index('docs', [...docs, { id: `v${version}`, title: 'x', text: `version ${version}` }]);
+      await new Promise((r) => setTimeout(r, 15)); // distinct modification times
+    }
+    const files = readdirSync(cacheDir).sort();
+    expect(files.filter((f) => f.startsWith('docs.'))).toHaveLength(2);
+    expect(files.filter((f) => f.startsWith('other.'))).toHaveLength(1);
+    // The newest version is one of the two kept: indexing it again embeds nothing.
+    let embedded = 0;
+    const counting: TextEmbedder = { ...toy, embed: (texts) => ((embedded += texts.length), toy.embed(texts)) };
+    await new EmbeddedSearch(tmp(), { embedder: async () => counting, vectorCacheDir: cacheDir }).index('docs', [
+      ...docs,
+      { id: 'v4', title: 'x', text: 'version 4' },
+    ]);
+    expect(embedded).toBe(0);
   });
 });
 

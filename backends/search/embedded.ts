@@ -11,7 +11,7 @@
  */
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackendError } from '../errors';
 import type { TextEmbedder } from '../embedding';
@@ -107,11 +107,39 @@ async function documentVectors(
       const tmp = `${file}.${process.pid}.tmp`;
       await writeFile(tmp, Buffer.from(all.buffer));
       await rename(tmp, file);
+      await pruneVectorCache(cacheDir!, name);
     } catch {
       // A read-only install only costs the next start the same embedding time.
     }
   }
   return vectors;
+}
+
+/** Cache files a collection keeps: the one just written and the one before it. */
+const VECTOR_FILES_KEPT = 2;
+
+/**
+ * Removes a collection's older cache files. A collection that changes while the worker runs
+ * (the BOM's learned query patterns: a new file with every pattern) would otherwise leave one
+ * file per version behind, each as large as the collection. The one before the newest stays for
+ * a worker of the previous release sharing the folder during a deploy; losing a file only costs
+ * its embedding time again.
+ */
+async function pruneVectorCache(cacheDir: string, name: string): Promise<void> {
+  const ownFile = new RegExp(`^${name.replace(/[^A-Za-z0-9_-]/g, '\\$&')}\\.[0-9a-f]{24}\\.f32$`);
+  const files = (await readdir(cacheDir)).filter((f) => ownFile.test(f));
+  if (files.length <= VECTOR_FILES_KEPT) return;
+  const dated = await Promise.all(
+    files.map(async (f) => ({
+      f,
+      mtime: await stat(path.join(cacheDir, f)).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    })),
+  );
+  dated.sort((a, b) => b.mtime - a.mtime);
+  await Promise.all(dated.slice(VECTOR_FILES_KEPT).map(({ f }) => unlink(path.join(cacheDir, f)).catch(() => {})));
 }
 
 export class EmbeddedSearch implements SearchBackend {
