@@ -1,7 +1,8 @@
 /**
  * The steps of `discoverFromPrp`: plan (one model call over the whole PRP), search (one catalog
- * search per step) and validate (one activity per step, one model call per candidate). Every call
- * heartbeats and stops when Temporal cancels the activity (see `backendCall`).
+ * search per step) and validate (a step's candidates in one activity, or as few as the concurrency
+ * bound allows; one model call per candidate). Every call heartbeats and stops when Temporal
+ * cancels the activity (see `backendCall`).
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
@@ -164,8 +165,9 @@ export function createDiscoveryActivities({ model, search }: Backends) {
     ),
 
     /**
-     * One candidate, one activity: how runs started before step validation was batched validate
-     * (their retries and replays still call it). New runs call `discoveryValidateCandidates`.
+     * One candidate, one activity: how runs started before candidates were validated in groups
+     * validate (their retries and replays still call it). New runs call
+     * `discoveryValidateCandidates`.
      */
     discoveryValidateCandidate: acceptingLegacyPositionalArgs(
       async ({ step, targetColumns, candidate }: CandidateValidationInput) =>
