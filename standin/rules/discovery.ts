@@ -14,7 +14,7 @@
  *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
  *   least half of the group's columns, not only with join keys, fits.
  */
-import { meaningSpace } from '../meaning';
+import { meaningSpace, type MeaningSpace } from '../meaning';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from '../../contracts/model-tasks';
 import { taskRule, type StandinRule } from '../types';
