@@ -53,7 +53,11 @@ async function main(argv: string[]): Promise<void> {
   let stopping = false;
 
   if (opts.http) {
-    const limits = { maxSessions: config.MCP_MAX_SESSIONS, sessionIdleMs: config.MCP_SESSION_IDLE_MS };
+    const limits = {
+      maxSessions: config.MCP_MAX_SESSIONS,
+      maxSessionsPerClient: config.MCP_MAX_SESSIONS_PER_CLIENT,
+      sessionIdleMs: config.MCP_SESSION_IDLE_MS,
+    };
     const server = await listening('The MCP HTTP server', `${opts.host}:${opts.port}`, 'MCP_PORT (or --port)', () =>
       startMcpHttpServer(ctx, {
         host: opts.host,
