@@ -168,6 +168,14 @@ const processSettings = {
   MCP_PORT: port.default(8787),
   /** Bearer token every MCP HTTP request must carry, when set. */
   MCP_TOKEN: optionalString,
+  /**
+   * Keys the workflow ids of MCP tool calls, so a retried call attaches across MCP server
+   * restarts and replicas; default a random key per process. At least 16 characters.
+   */
+  MCP_WORKFLOW_ID_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'expected at least 16 characters (openssl rand -base64 32)',
+  ),
   /** Tests only: the queue the MCP server starts flows on. */
   MCP_TASK_QUEUE: z
     .string()

@@ -64,6 +64,7 @@ async function main(argv: string[]): Promise<void> {
         port: Number(opts.port),
         log,
         bearerToken: config.MCP_TOKEN,
+        workflowIdSecret: config.MCP_WORKFLOW_ID_SECRET,
         ...limits,
       }),
     );
@@ -83,7 +84,12 @@ async function main(argv: string[]): Promise<void> {
 
   const disconnected = new AbortController();
   const calls = new FlowCalls(log);
-  const server = createMcpServer(ctx, { calls, log, disconnectSignal: () => disconnected.signal });
+  const server = createMcpServer(ctx, {
+    calls,
+    log,
+    disconnectSignal: () => disconnected.signal,
+    workflowIdSecret: config.MCP_WORKFLOW_ID_SECRET,
+  });
   const shutdown = async (why: string) => {
     if (stopping) return;
     stopping = true;
