@@ -95,6 +95,38 @@ describe('MCP workflow ids', () => {
     );
   });
 
+  it('are not attached to a run whose start input cannot be read (another key, garbage)', async () => {
+    const mcp = await mcpWith(SECRET);
+    const input = { topic: `battery ${randomUUID().slice(0, 8)}` };
+    const id = stableWorkflowId(platformCheckFlow, platformCheckFlow.input.parse(input), SECRET);
+    // Started with the raw API, as a client with its own (or no) codec can: the input claims to be
+    // encrypted but is not ours to decrypt.
+    await h.client.workflowService.startWorkflowExecution({
+      namespace: 'default',
+      workflowId: id,
+      workflowType: { name: platformCheckFlow.type },
+      taskQueue: { name: `squatter-${randomUUID().slice(0, 8)}` },
+      input: {
+        payloads: [
+          {
+            metadata: { encoding: Buffer.from('binary/encrypted'), 'encryption-key-id': Buffer.from('not-ours') },
+            data: randomBytes(64),
+          },
+        ],
+      },
+      requestId: randomUUID(),
+      identity: 'squatter',
+    });
+    const call = mcp.callTool({ name: platformCheckFlow.mcpTool, arguments: input });
+    await waitFor(() => logs.find((l) => l.includes(id)), 'the MCP server to choose its workflow');
+    await h.client.workflow.getHandle(id).terminate('the test ends the squatting run');
+    const result = await call;
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect((result.structuredContent as PlatformCheckOutput).topic).toBe(input.topic);
+    expect(workflowIdOf(result)).toMatch(new RegExp(`^${id}-[0-9a-f]{16}$`));
+    expect(logs.join('\n')).toMatch(new RegExp(`not attaching to workflow ${id}: it could not be checked`));
+  });
+
   it('refuses an EADS interview id held by another workflow type, naming it', async () => {
     const mcp = await mcpWith(SECRET);
     const projectId = `squatted-${randomUUID().slice(0, 8)}`;
