@@ -117,8 +117,13 @@ export const networkSecuritySettings = {
   CONTROL_PLANE_MAX_SCHEMA_DEPTH: wholeNumber(8, 1000).transform((v) => v ?? 64),
   /** Bearer token the codec endpoint requires (`temporal --codec-auth "Bearer <token>"`). */
   CODEC_AUTH_TOKEN: optionalString,
-  /** Open MCP HTTP sessions at most; an `initialize` beyond it is answered 503. */
+  /**
+   * Open MCP HTTP sessions at most; a new one closes an idle one first (503 only when every
+   * session has a call running).
+   */
   MCP_MAX_SESSIONS: wholeNumber(1, 10_000).transform((v) => v ?? 100),
+  /** Open MCP HTTP sessions one client (remote address) holds at most; default a quarter of MCP_MAX_SESSIONS. */
+  MCP_MAX_SESSIONS_PER_CLIENT: wholeNumber(1, 10_000),
   /** An MCP HTTP session with no request and no running call for this long is closed. */
   MCP_SESSION_IDLE_MS: wholeNumber(1000, 24 * 60 * 60 * 1000).transform((v) => v ?? 10 * 60 * 1000),
 };
@@ -163,6 +168,14 @@ const processSettings = {
   MCP_PORT: port.default(8787),
   /** Bearer token every MCP HTTP request must carry, when set. */
   MCP_TOKEN: optionalString,
+  /**
+   * Keys the workflow ids of MCP tool calls, so a retried call attaches across MCP server
+   * restarts and replicas; default a random key per process. At least 16 characters.
+   */
+  MCP_WORKFLOW_ID_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'expected at least 16 characters (openssl rand -base64 32)',
+  ),
   /** Tests only: the queue the MCP server starts flows on. */
   MCP_TASK_QUEUE: z
     .string()

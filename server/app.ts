@@ -17,6 +17,7 @@ import { installErrorHandlers } from './routes/errors';
 import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
 import { consolePlugin } from './console/plugin';
+import type { ConsoleSessionOptions } from './console/sessions';
 import { logDestination, loggerOptions } from '../workers/logger';
 
 export interface ControlPlaneOptions {
@@ -53,7 +54,7 @@ export interface ControlPlaneOptions {
   flows?: FlowDefinition[];
   processMetrics?: boolean;
   /** Serve the web console at /console/ (needs `temporal`); ARTIFACT_DIR is where its files are. */
-  console?: { artifactDir: string; taskQueue?: string };
+  console?: { artifactDir: string; taskQueue?: string; sessions?: ConsoleSessionOptions };
   now?: () => number;
 }
 
@@ -194,7 +195,12 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   );
   app.get('/healthz', { schema: { operationId: 'healthz', summary: 'Liveness' } }, async () => ({ status: 'ok' }));
   if (options.console && options.temporal) {
-    await app.register(consolePlugin, { ...options.console, temporal: options.temporal, token: options.token });
+    await app.register(consolePlugin, {
+      ...options.console,
+      sessions: { now: options.now, ...options.console.sessions },
+      temporal: options.temporal,
+      token: options.token,
+    });
   }
 
   if (options.healthCheckMs) registry.startMonitor(options.healthCheckMs);
