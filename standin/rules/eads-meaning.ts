@@ -1,0 +1,240 @@
+/**
+ * What the EADS stand-in knows about scheduling, as short general descriptions it compares
+ * meanings with (standin/meaning.ts): the ways work can be organised, the usual kinds of trouble
+ * a scheduler meets, and what people mean by a good schedule. Each idea is said several ways in
+ * everyday words, so that a firm's sentence resembling one of them is heard whatever its nouns.
+ *
+ * Nothing here names an EADS or a choice key: the rules attach each idea to the choice of the
+ * EADS whose own definition means the same thing (`describeChoices`), so an EADS with other
+ * choices is read by the same ideas wherever its definitions speak of them, and a choice no idea
+ * matches is read by its own definition alone.
+ */
+import type { Choice } from '../../domain/eads-structure';
+import { choiceLabel } from '../../domain/eads-structure';
+import { decide, type Choice as MeaningChoice } from '../meaning';
+
+export const IDEAS: Record<string, readonly string[]> = {
+  // How work is organised.
+  'one-sequence-for-all': [
+    'every item follows the same sequence of steps',
+    'all products go through the same stages in the same order',
+    'one production line that everything moves along',
+    'the same route for all of them',
+    'a fixed series of stations passed in turn',
+  ],
+  'route-per-job': [
+    'each order follows a different sequence of machines',
+    'the route depends on the job',
+    'every job takes its own path through the workshop',
+    'the order of operations differs from one job to the next',
+    'no two jobs visit the machines in the same order',
+  ],
+  'events-in-time-slots': [
+    'people and rooms are booked into time slots of a weekly timetable',
+    'sessions are assigned to periods in a recurring schedule',
+    'appointments are placed in slots in a diary',
+    'each lesson is given a teacher, a place and a time',
+  ],
+  'one-off-project': [
+    'a one-off project with activities and milestones',
+    'dates for the tasks of a single large undertaking',
+    'planning the phases of a construction project',
+  ],
+  'one-shared-machine': [
+    'deciding the order of jobs on one machine',
+    'everything is processed by a single shared machine in turn',
+  ],
+  // Trouble.
+  'materials-late': [
+    'materials arrive late from suppliers',
+    'parts we need are missing or out of stock',
+    'supplier deliveries are late or never come',
+    'we run short of materials',
+    'waiting for components from the supplier',
+    'the raw material does not turn up on time',
+  ],
+  'work-unforeseeable': [
+    'we never know what customers will order',
+    'orders come in unannounced at short notice',
+    'we cannot predict what work will arrive',
+    'walk-in customers and last-minute requests',
+    'we find out what is needed only on the day',
+  ],
+  'promises-missed': [
+    'we miss the delivery dates we promised',
+    'orders reach customers late',
+    'we struggle to finish jobs by the promised time',
+    'customers wait longer than we told them',
+    'deadlines slip',
+  ],
+  'demand-swings': [
+    'demand is much higher in some seasons than others',
+    'busy months and quiet months',
+    'seasonal peaks in orders',
+    'demand doubles at certain times of year',
+    'a rush at one time of year and a lull at another',
+    'the workload rises and falls over the year',
+  ],
+  'upkeep-planned': [
+    'machines must be taken out of service for maintenance',
+    'regular servicing of equipment has to be planned',
+    'scheduled maintenance downtime',
+    'periodic inspections take equipment offline',
+    'routine service visits for the machines',
+  ],
+  'booked-together': [
+    'several resources must be booked together for the same time',
+    'a person and a room and equipment are needed at once',
+    'each session needs a teacher and a place at the same hour',
+    'matching staff, rooms and equipment to each appointment',
+    'two or more things must be free at the same moment',
+  ],
+  'switching-costs-time': [
+    'switching a machine from one product to the next takes a long time',
+    'changing tools, dies or settings between jobs',
+    'set-up time between different products',
+    'cleaning the equipment between batches of different products',
+    'changeovers waste hours',
+    'preparing the machine for a different job is slow',
+  ],
+  breakdowns: [
+    'a machine breaks down',
+    'equipment failures stop production',
+    'breakdowns make the machine unavailable',
+    'the machine stops working without warning',
+    'unplanned downtime of equipment',
+  ],
+  'equipment-idle': [
+    'an expensive machine stands idle',
+    'equipment is underused',
+    'a costly machine sits unused much of the time',
+    'we do not keep the equipment busy enough',
+    'capacity we paid for goes to waste',
+  ],
+  'too-few-people': [
+    'we do not have enough staff',
+    'we are short of workers',
+    'people left and were not replaced',
+    'hard to hire and keep employees',
+    'too few people to cover the shifts',
+    'nobody wants the job so posts stay empty',
+  ],
+  'few-qualified': [
+    'only a few people are qualified for some work',
+    'only one person is certified to do certain jobs',
+    'few staff have the needed skill or licence',
+    'the work needs a specialist and we have very few',
+    'just one employee can do that task',
+  ],
+  'one-step-limits-all': [
+    'one step limits the output of everything',
+    'a bottleneck machine sets the pace',
+    'work piles up waiting for one station',
+    'everything waits on one resource',
+    'the slowest step holds up the rest',
+    'one machine cannot handle as much as the others',
+  ],
+  'many-processes': [
+    'similar products are made in many different ways',
+    'many different routes through the workshop',
+    'the process differs for each kind of product',
+  ],
+  'many-products': [
+    'we make many different products',
+    'every order is a custom one-off item',
+    'a wide range of variants and designs',
+    'hardly any two products are the same',
+    'made to order to customer specifications',
+    "each piece is built to the customer's own measurements",
+  ],
+  'targets-to-hit': [
+    'we must hit targets such as on-time delivery rate',
+    'performance indicators we are measured on',
+    'utilisation targets set by management',
+  ],
+  // What makes a schedule good.
+  'on-time': ['finish every order by the date promised', 'being on time for the customer matters most'],
+  'done-early': ['finish all the work as early as possible', 'the whole lot completed in the shortest time'],
+  'most-output': ['get as much output as possible through the busiest machine', 'produce the largest amount per day'],
+  'fewest-switches': ['as few switches between products as possible', 'fewer set-ups and cleanings'],
+  'even-load': ['spread the work evenly over people and machines', 'nobody overloaded while others wait'],
+  'wishes-honoured': ['people get the times they asked for', 'honour what staff and customers prefer'],
+};
+
+/** What a sentence says when it says none of the above: what the firm is, does and has. */
+export const NOTHING_IN_PARTICULAR: readonly string[] = [
+  'we make products for our customers',
+  'what the business does',
+  'the firm has staff and premises',
+  'who our customers are',
+  'the services we offer',
+  'how big the company is',
+  'we have employees at several sites',
+];
+
+export const NONE = '(none)';
+
+/**
+ * The things a scheduling interview asks about, as a person would ask them. A question and a
+ * firm's fact are compared through these as well as directly: a question and a statement rarely
+ * share their words ("how does work move" against "the route each order takes"), but they sit
+ * near the same interview topic.
+ */
+export const INTERVIEW_TOPICS: readonly string[] = [
+  'What do you make or which services do you offer?',
+  'What makes planning your work difficult?',
+  'How does the work move from step to step?',
+  'What are the steps of the work, in order?',
+  'How long does each step take?',
+  'Which machines, tools or rooms do you use?',
+  'How many people work for you?',
+  'When are you open, and which shifts do you run?',
+  'Which materials go into the work?',
+  'What comes out at the end?',
+  'Which records or systems do you keep?',
+  'What makes a plan good or bad for you?',
+  'Which rules can a plan never break?',
+  'What would you prefer a plan to do?',
+  'Does the plan repeat each week?',
+  'Do you work in separate batches or continuously?',
+  'Do most jobs follow a few standard routes?',
+  'Which kinds of events or sessions do you schedule?',
+  'Which time slots do you use?',
+  'Who are your customers?',
+  'How do orders reach you?',
+];
+
+const attached = new Map<string, Promise<string | undefined>>();
+
+/** The idea a choice's own definition means, if one clearly fits it. */
+function ideaOf(choice: Choice, label: string): Promise<string | undefined> {
+  const text = `${label}: ${choice.definition}`;
+  let found = attached.get(text);
+  if (!found) {
+    const ideas = Object.entries(IDEAS).map(([key, descriptions]) => ({ key, descriptions }));
+    found = decide(text, ideas, { topK: 2, floor: 0.3, margin: 0.02 }).then((d) => d.key);
+    attached.set(text, found);
+  }
+  return found;
+}
+
+/**
+ * Each choice with the descriptions it is recognised by: its definition, its readable name and
+ * the phrasings of the idea its definition means. Yes/no choices are read by other means.
+ */
+export async function describeChoices(choices: readonly Choice[]): Promise<MeaningChoice[]> {
+  const keys = choices.map((c) => c.key);
+  return Promise.all(
+    choices.map(async (c) => {
+      const label = choiceLabel(c.key, keys);
+      const idea = c.definition ? await ideaOf(c, label) : undefined;
+      const own = c.definition ? [c.definition] : [label];
+      return { key: c.key, descriptions: [...own, ...(idea ? IDEAS[idea] : [])] };
+    }),
+  );
+}
+
+/** The choices plus "none of them", so a sentence about something else is not forced into one. */
+export async function withNone(choices: readonly Choice[]): Promise<MeaningChoice[]> {
+  return [...(await describeChoices(choices)), { key: NONE, descriptions: NOTHING_IN_PARTICULAR }];
+}
