@@ -170,6 +170,12 @@ export const NOTHING_IN_PARTICULAR: readonly string[] = [
   'the services we offer',
   'how big the company is',
   'we have employees at several sites',
+  'one step of the work and how long it takes',
+  'a machine turns the material into the next stage',
+  'the shifts and opening hours',
+  'how much goes into one batch',
+  'the records and spreadsheets we keep',
+  'the rules and wishes a plan should respect',
 ];
 
 export const NONE = '(none)';
@@ -204,34 +210,61 @@ export const INTERVIEW_TOPICS: readonly string[] = [
   'How do orders reach you?',
 ];
 
-const attached = new Map<string, Promise<string | undefined>>();
+const attached = new Map<string, Promise<Map<string, string>>>();
 
-/** The idea a choice's own definition means, if one clearly fits it. */
-function ideaOf(choice: Choice, label: string): Promise<string | undefined> {
-  const text = `${label}: ${choice.definition}`;
-  let found = attached.get(text);
+/**
+ * Which idea each choice's own definition means: the nearest pairs first, each idea to one choice
+ * and each choice to one idea (so two choices whose definitions share words do not both take the
+ * idea one of them means), and only pairs near enough to count.
+ */
+function ideasOf(choices: readonly Choice[]): Promise<Map<string, string>> {
+  const keys = choices.map((c) => c.key);
+  const texts = choices.map((c) => `${choiceLabel(c.key, keys)}: ${c.definition}`);
+  const cacheKey = JSON.stringify(texts);
+  let found = attached.get(cacheKey);
   if (!found) {
-    const ideas = Object.entries(IDEAS).map(([key, descriptions]) => ({ key, descriptions }));
-    found = decide(text, ideas, { topK: 2, floor: 0.3, margin: 0.02 }).then((d) => d.key);
-    attached.set(text, found);
+    found = (async () => {
+      const ideas = Object.entries(IDEAS);
+      const pairs: Array<{ choice: string; idea: string; score: number }> = [];
+      for (const [i, c] of choices.entries()) {
+        if (!c.definition) continue;
+        const d = await decide(
+          texts[i],
+          ideas.map(([key, descriptions]) => ({ key, descriptions })),
+          { topK: 2, floor: 0, margin: 0 },
+        );
+        for (const r of d.ranked) pairs.push({ choice: c.key, idea: r.key, score: r.score });
+      }
+      const result = new Map<string, string>();
+      const taken = new Set<string>();
+      for (const p of pairs.sort((a, b) => b.score - a.score)) {
+        if (p.score < ATTACH_FLOOR) break;
+        if (result.has(p.choice) || taken.has(p.idea)) continue;
+        result.set(p.choice, p.idea);
+        taken.add(p.idea);
+      }
+      return result;
+    })();
+    attached.set(cacheKey, found);
   }
   return found;
 }
 
+const ATTACH_FLOOR = 0.3;
+
 /**
- * Each choice with the descriptions it is recognised by: its definition, its readable name and
- * the phrasings of the idea its definition means. Yes/no choices are read by other means.
+ * Each choice with the descriptions it is recognised by: the phrasings of the idea its definition
+ * means, else the definition itself. Yes/no choices are read by other means.
  */
 export async function describeChoices(choices: readonly Choice[]): Promise<MeaningChoice[]> {
   const keys = choices.map((c) => c.key);
-  return Promise.all(
-    choices.map(async (c) => {
-      const label = choiceLabel(c.key, keys);
-      const idea = c.definition ? await ideaOf(c, label) : undefined;
-      const own = c.definition ? [c.definition] : [label];
-      return { key: c.key, descriptions: [...own, ...(idea ? IDEAS[idea] : [])] };
-    }),
-  );
+  const ideas = await ideasOf(choices);
+  return choices.map((c) => {
+    const idea = ideas.get(c.key);
+    // The idea's short phrasings, when one fits: a long definition shares words with many sentences.
+    if (idea) return { key: c.key, descriptions: IDEAS[idea] };
+    return { key: c.key, descriptions: [c.definition || choiceLabel(c.key, keys)] };
+  });
 }
 
 /** The choices plus "none of them", so a sentence about something else is not forced into one. */

@@ -145,8 +145,13 @@ export function parseYesNo(text: string): boolean | undefined {
 
 const choiceOf = (c: Choice | string): Choice => (typeof c === 'string' ? { key: c, definition: '' } : c);
 
-/** How sure a reading must be: the mean of a choice's two best phrasings, clear of "none of them" and the runner-up. */
-const READ = { topK: 2, floor: 0.3, margin: 0.04 } as const;
+/**
+ * How sure a reading must be: the mean of a choice's two best phrasings, clear of "none of them"
+ * and the runner-up. One choice for the whole answer (a wrong one misleads the rest of the
+ * interview) needs a wider margin than one of several tags.
+ */
+const READ_ONE = { topK: 2, floor: 0.4, margin: 0.1 } as const;
+const READ_SEVERAL = { topK: 2, floor: 0.33, margin: 0.02 } as const;
 
 /**
  * The units an answer is read in: its sentences, and their clauses where a sentence joins two
@@ -179,13 +184,13 @@ export async function readChoice(text: string, rawChoices: Array<Choice | string
   const described = await withNone(choices);
   const votes = new Map<string, number>();
   for (const unit of unitsOf(text)) {
-    const d = await decide(unit, described, READ);
+    const d = await decide(unit, described, READ_ONE);
     if (d.key && d.key !== NONE) votes.set(d.key, (votes.get(d.key) ?? 0) + 1);
   }
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
   if (!first) return undefined;
-  // A reading that other units contradict as often as half the time is not settled.
-  return !second || first[1] >= 2 * second[1] ? first[0] : undefined;
+  // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
+  return second ? undefined : first[0];
 }
 
 /** Several choices (e.g. the troubles a firm names): every choice some sentence or clause clearly means. */
@@ -194,7 +199,7 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const described = await withNone(choices);
   const found = new Set<string>();
   for (const unit of unitsOf(text)) {
-    const d = await decide(unit, described, READ);
+    const d = await decide(unit, described, READ_SEVERAL);
     if (d.key && d.key !== NONE) found.add(d.key);
   }
   return choices.map((c) => c.key).filter((k) => found.has(k));
