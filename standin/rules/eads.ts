@@ -45,7 +45,7 @@ const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[
 const asObject = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
 const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
 /** A fact must score at least this for the question to be said at all, and two facts this close are equally near. */
-const SURROGATE_FLOOR = 0.2;
+const SURROGATE_FLOOR = 0.15;
 const SURROGATE_MARGIN = 0.02;
 
 /** Similarities to the interview topics, sharpened so that the nearest few topics dominate. */
@@ -760,17 +760,28 @@ export const eadsRules: StandinRule[] = [
       // interview topic (a question and a statement seldom share words, but they share a topic).
       const asked = question.question ?? '';
       const abouts = facts.map((f) => f.about);
-      const [direct, askedTopics, ...factTopics] = await Promise.all([
+      const [direct, askedTopics, ...sides] = await Promise.all([
         meaning.similarities(asked, abouts),
         meaning.similarities(asked, INTERVIEW_TOPICS),
-        ...abouts.map((a) => meaning.similarities(a, INTERVIEW_TOPICS)),
+        ...facts.flatMap((f) => [
+          meaning.similarities(f.about, INTERVIEW_TOPICS),
+          meaning.similarities(f.answer, INTERVIEW_TOPICS),
+        ]),
       ]);
+      // A fact's topic: what its label or its words say, whichever is nearer to each topic.
+      const factTopics = facts.map((_, i) => sides[2 * i].map((x, k) => Math.max(x, sides[2 * i + 1][k])));
       const profile = topicProfile(askedTopics);
       const scored = facts
-        .map((f, i) => ({ f, i, score: profileAgreement(profile, topicProfile(factTopics[i])) + 0.5 * direct[i] }))
+        .map((f, i) => ({
+          f,
+          i,
+          near: direct[i],
+          score: profileAgreement(profile, topicProfile(factTopics[i])) + 0.5 * direct[i],
+        }))
         .sort((a, b) => b.score - a.score || a.i - b.i);
       const [first, second] = scored;
-      if (first.score < SURROGATE_FLOOR) return notSure;
+      // Nothing the firm said is near the question at all: a person says they do not know.
+      if (Math.max(...direct) < SURROGATE_FLOOR) return notSure;
       // Two facts about equally near: a person asked to characterise the work says both.
       if (question.question_type === 'choice' && second && first.score - second.score < SURROGATE_MARGIN)
         return { answer: `${first.f.answer} ${second.f.answer}` };
