@@ -158,7 +158,13 @@ export const IDEAS: Record<string, readonly string[]> = {
   'most-output': ['get as much output as possible through the busiest machine', 'produce the largest amount per day'],
   'fewest-switches': ['as few switches between products as possible', 'fewer set-ups and cleanings'],
   'even-load': ['spread the work evenly over people and machines', 'nobody overloaded while others wait'],
-  'wishes-honoured': ['people get the times they asked for', 'honour what staff and customers prefer'],
+  'wishes-honoured': [
+    'people get the times they asked for',
+    'honour what staff and customers prefer',
+    'requests from employees are granted',
+    'staff get the days off they wanted',
+    'respecting the wishes of the people involved',
+  ],
 };
 
 /** What a sentence says when it says none of the above: what the firm is, does and has. */
@@ -270,4 +276,45 @@ export async function describeChoices(choices: readonly Choice[]): Promise<Meani
 /** The choices plus "none of them", so a sentence about something else is not forced into one. */
 export async function withNone(choices: readonly Choice[]): Promise<MeaningChoice[]> {
   return [...(await describeChoices(choices)), { key: NONE, descriptions: NOTHING_IN_PARTICULAR }];
+}
+
+/** The two ideas a sentence embedding barely tells apart: "the same order" and "a different order" read alike to it. */
+const SAME_ROUTE = 'one-sequence-for-all';
+const OWN_ROUTE = 'route-per-job';
+
+/**
+ * The choices that mean "one route for all" and "a route per job", when the EADS has both. A
+ * sentence about routes resembles both of them; which one it says is in its words of sameness or
+ * difference (`routeSaid`).
+ */
+export async function routeChoices(choices: readonly Choice[]): Promise<{ same: string; own: string } | undefined> {
+  const ideas = await ideasOf(choices);
+  let same: string | undefined;
+  let own: string | undefined;
+  for (const [choice, idea] of ideas) {
+    if (idea === SAME_ROUTE) same = choice;
+    if (idea === OWN_ROUTE) own = choice;
+  }
+  return same && own ? { same, own } : undefined;
+}
+
+/**
+ * Whether a sentence says the work follows the same path every time or a path of its own: read
+ * from its words of sameness ("the same", "identical", "fixed") and of difference ("differs",
+ * "its own", "depends on", "no two … the same"). A sentence saying both, or neither, says nothing.
+ */
+export function routeSaid(sentence: string): 'same' | 'own' | undefined {
+  const s = sentence.toLowerCase();
+  const negatedSame =
+    /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
+  const own =
+    negatedSame ||
+    /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
+      s,
+    );
+  const same =
+    !negatedSame &&
+    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
+  if (own === same) return undefined;
+  return same ? 'same' : 'own';
 }

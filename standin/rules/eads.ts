@@ -25,7 +25,7 @@ import { mapHeaders } from '../../domain/text-match';
 import { ModelTask, type PromptedQuestion } from '../../contracts/model-tasks';
 import { decide, meaningSpace } from '../meaning';
 import { taskRule, type StandinRule } from '../types';
-import { INTERVIEW_TOPICS, NONE, withNone } from './eads-meaning';
+import { INTERVIEW_TOPICS, NONE, routeChoices, routeSaid, withNone } from './eads-meaning';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -182,15 +182,37 @@ export async function readChoice(text: string, rawChoices: Array<Choice | string
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
   const described = await withNone(choices);
+  const routes = await routeChoices(choices);
   const votes = new Map<string, number>();
   for (const unit of unitsOf(text)) {
     const d = await decide(unit, described, READ_ONE);
-    if (d.key && d.key !== NONE) votes.set(d.key, (votes.get(d.key) ?? 0) + 1);
+    const key = d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined);
+    if (key && key !== NONE) votes.set(key, (votes.get(key) ?? 0) + 1);
   }
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
   if (!first) return undefined;
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
   return second ? undefined : first[0];
+}
+
+/**
+ * A sentence clearly about routes whose meaning sits between "one route for all" and "a route per
+ * job" (an embedding hears "the same order" and "a different order" alike): when those two lead
+ * every other choice by the usual margin, the sentence's own words of sameness or difference
+ * decide between them.
+ */
+function routeRead(
+  unit: string,
+  ranked: Array<{ key: string; score: number }>,
+  routes: { same: string; own: string },
+): string | undefined {
+  const isRoute = (k: string) => k === routes.same || k === routes.own;
+  const best = ranked[0];
+  const other = ranked.find((r) => !isRoute(r.key));
+  if (!best || !isRoute(best.key) || best.score < READ_ONE.floor) return undefined;
+  if (other && best.score - other.score < READ_ONE.margin) return undefined;
+  const said = routeSaid(unit);
+  return said === 'same' ? routes.same : said === 'own' ? routes.own : undefined;
 }
 
 /** Several choices (e.g. the troubles a firm names): every choice some sentence or clause clearly means. */

@@ -11,6 +11,7 @@ import { embeddingModelDir, embeddingModelPresent } from '../../backends/embeddi
 import { embeddingModelSetting } from '../../contracts/config';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
 import { eadsRules, listItems, readChoice, readChoices } from '../../standin/rules/eads';
+import { routeSaid } from '../../standin/rules/eads-meaning';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
 const field = (eads: string, name: string) => library.get(eads)!.fields.find((f) => f.name === name)!;
@@ -114,6 +115,35 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(decided).toBeGreaterThanOrEqual(3);
     // Opening hours and a stage list are not descriptions of how work is routed.
     expect(await readChoice('Two shifts, 06:00 to 22:00, Monday to Saturday.', problemType.choices!)).toBeUndefined();
+  });
+
+  it('decides a route sentence by its words of sameness or difference, which the embedding hears alike', async () => {
+    const choices = problemType.choices!;
+    expect(
+      await readChoice(
+        'Every load passes the same stations in the same order: cutting, welding, painting, packing.',
+        choices,
+      ),
+    ).toBe(FLOW);
+    expect(
+      await readChoice(
+        'Each order takes its own way through the machines; the order of visits differs every time.',
+        choices,
+      ),
+    ).toBe(JOB);
+    // Both said at once: nothing is taken.
+    expect(routeSaid('Some jobs follow the same order, others differ.')).toBeUndefined();
+    expect(routeSaid('No two jobs go round in the same order.')).toBe('own');
+  });
+
+  it('hears a wish to honour what people asked for as that objective', async () => {
+    const objective = field('optimality/objectives', 'primary-objective');
+    expect(
+      await readChoice(
+        "Granting the nurses' requests: their days off, and a fair share of weekends.",
+        objective.choices!,
+      ),
+    ).toBe('SATISFY-PREFERENCES');
   });
 
   it('hears troubles said in paraphrase, and none in a sentence about the business', async () => {
