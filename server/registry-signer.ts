@@ -12,8 +12,11 @@ const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'he
 export interface RegistrySigner {
   /** The public key (64 hex characters) the registry workflows check changes with. */
   readonly publicKey: string;
-  /** The change as an Update argument for shard `shard` of `namespace`, signed now with a fresh nonce. */
-  sign(operation: RegistryOperation, namespace: string, shard: string): SignedUpdate;
+  /**
+   * The change as an Update argument for shard `shard` of `namespace`, run chain `chain` (its
+   * first run's id), signed now with a fresh nonce.
+   */
+  sign(operation: RegistryOperation, namespace: string, shard: string, chain: string): SignedUpdate;
 }
 
 export function registrySigner(secret: string): RegistrySigner {
@@ -29,11 +32,12 @@ export function registrySigner(secret: string): RegistrySigner {
   const publicKey = Buffer.from(spki.subarray(spki.length - 32)).toString('hex');
   return {
     publicKey,
-    sign(operation, namespace, shard) {
+    sign(operation, namespace, shard, chain) {
       const body: SignedRegistryOperation = {
         v: 1,
         namespace,
         shard,
+        chain,
         issued: Date.now(),
         nonce: randomBytes(16).toString('hex'),
         ...operation,

@@ -130,7 +130,9 @@ describe('a Temporal client without the control planes key', () => {
     // The owner's digest and instance are readable through a query: presenting them proves nothing.
     const asOwner: RegistryPut = { ...forgedPut, instance: stored!.owner!.instance, owner: stored!.owner };
     const attacker = registrySigner('an attacker key');
-    const signedByAttacker = attacker.sign({ op: 'put', arg: forgedPut }, 'default', handle.workflowId);
+    // Everything a signed change names is readable: the shard's id, namespace and run chain.
+    const { chain } = await handle.query(registryVersionQuery);
+    const signedByAttacker = attacker.sign({ op: 'put', arg: forgedPut }, 'default', handle.workflowId, chain);
     const attempts: Array<[string, unknown]> = [
       ['registryPut', forgedPut],
       ['registryPut', asOwner],
@@ -140,7 +142,7 @@ describe('a Temporal client without the control planes key', () => {
       ['registryRemove', { id: AGENT, instance: 'worker-1', at: Date.now() }],
       [
         'registryRemove',
-        attacker.sign({ op: 'remove', arg: { id: AGENT, instance: null, at: 1 } }, 'default', handle.workflowId),
+        attacker.sign({ op: 'remove', arg: { id: AGENT, instance: null, at: 1 } }, 'default', handle.workflowId, chain),
       ],
       ['registryBeats', [{ id: AGENT, instance: 'worker-1', at: Date.now(), reported: 'unhealthy' }]],
       ['registryBeats', [{ id: AGENT, instance: 'evil', at: Date.now() }]],
@@ -253,6 +255,8 @@ describe('a shard someone else restarted', () => {
       instance: 'evil',
       at: Date.now(),
     };
+    // A registration the control plane signed minutes ago, kept to be sent to the next run.
+    const captured = (await acceptedUpdates(handle)).filter((u) => u.name === 'registryPut').at(-1)!;
     await handle.terminate('attacker');
     const run = await h.client.workflow.start(AGENT_REGISTRY_WORKFLOW, {
       workflowId: handle.workflowId,
@@ -262,7 +266,7 @@ describe('a shard someone else restarted', () => {
     // The attacker's own run takes the attacker's signature (unless the control plane replaced it first).
     await run
       .executeUpdate(registryPutUpdate, {
-        args: [attacker.sign({ op: 'put', arg: forged }, 'default', run.workflowId)],
+        args: [attacker.sign({ op: 'put', arg: forged }, 'default', run.workflowId, run.firstExecutionRunId)],
       })
       .catch(() => undefined);
     // Whatever the control plane answers meanwhile, it never starts a flow on the attacker's queue.
@@ -275,6 +279,9 @@ describe('a shard someone else restarted', () => {
       'the shard replaced under the control planes key',
       { retryErrors: true },
     );
+    // The new run knows none of the old run's nonces: the captured change names the old run's chain.
+    await refused(handle.executeUpdate('registryPut', { args: [captured.arg] }));
+    expect(await executeOn(AGENT)).toBe(404);
     // The worker's next heartbeat registers it again.
     await waitFor(
       async () => ((await register(manifestOf(AGENT, h.taskQueue))) < 300 ? true : undefined),
