@@ -348,6 +348,11 @@ export const configSchema = z
       .default('agent-registry'),
     /** How many registry workflows share the agents; fixed for a deployment (an agent's shard is a hash of its id). */
     CONTROL_PLANE_REGISTRY_SHARDS: z.coerce.number().int().min(1).max(256).default(32),
+    /**
+     * Shared registry: the secret every control-plane instance shares; the registry workflows accept
+     * only changes signed with a key derived from it. Default: the registration token.
+     */
+    CONTROL_PLANE_REGISTRY_KEY: optionalString,
     /** How often each instance asks the shared registry whether another instance changed it. */
     CONTROL_PLANE_REGISTRY_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

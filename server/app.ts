@@ -27,7 +27,14 @@ export interface ControlPlaneOptions {
    * Share registrations with other instances through the `agentRegistry` workflow on Temporal
    * (needs `temporal`, and a worker polling `taskQueue`) instead of the local journal.
    */
-  sharedRegistry?: { workflowId: string; shards: number; taskQueue: string; pollMs: number };
+  sharedRegistry?: {
+    workflowId: string;
+    shards: number;
+    taskQueue: string;
+    pollMs: number;
+    /** The secret every instance shares; the registry's changes are signed with a key derived from it. */
+    key: string;
+  };
   temporal?: TemporalAccess;
   /** When set, every /api/* request needs `Authorization: Bearer <token>`. */
   token?: string;
@@ -113,6 +120,12 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
       client,
       ...options.sharedRegistry,
       onPollError: (err) => app.log.warn({ err: String(err).slice(0, 200) }, 'shared registry poll failed'),
+      onDistrust: ({ workflowId, runId }) =>
+        app.log.warn(
+          { workflow_id: workflowId, run_id: runId },
+          'shared registry shard answered under another signing key (started by someone else, or before ' +
+            'changes were signed): its answer is not used and the run is replaced',
+        ),
     });
   } else {
     store = await JournalRegistryStore.open(options.storePath);
