@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { progressQuery } from '../contracts/progress-messages';
 import { MAX_TIME_LIMIT_SECONDS, scheduleFromScrFlow, type ScheduleFromScrOutput } from '../contracts/schedule';
 import { startSolverWorker, type SolverWorker } from '../workers/solver-worker';
-import { createHarness, type Harness } from './helpers/harness';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { hardShop } from './helpers/hard-shop';
 import { logLines } from './helpers/log-lines';
 import { waitFor } from './helpers/wait';
@@ -25,6 +25,7 @@ describe('sharing the solver between callers', () => {
   let harness: Harness;
   let solver: SolverWorker;
   let solverOutput = '';
+  let solverErrors = '';
   const handles: WorkflowHandle[] = [];
 
   beforeAll(async () => {
@@ -39,6 +40,7 @@ describe('sharing the solver between callers', () => {
       readyTimeoutMs: 300_000,
     });
     solver.process.stdout!.on('data', (d: Buffer) => (solverOutput += d.toString()));
+    solver.process.stderr!.on('data', (d: Buffer) => (solverErrors += d.toString()));
     harness = await createHarness({ namespace: NAMESPACE });
   });
   afterAll(async () => {
@@ -111,6 +113,10 @@ describe('sharing the solver between callers', () => {
       "the worker to stop caller A's search",
     );
     expect(logLines(solverOutput).filter((l) => l.message === 'solve started')).toHaveLength(2);
+    // The worker's output is JSON lines only, its SDK's and core's included: no colour codes.
+    const whole = solverOutput.slice(0, solverOutput.lastIndexOf('\n'));
+    expect(logLines(whole).length, whole).toBe(whole.split('\n').filter((l) => l.trim()).length);
+    expect(`${solverOutput}${solverErrors}`.includes('\u001b'), solverErrors).toBe(false);
   });
 
   it(`refuses a time limit above ${MAX_TIME_LIMIT_SECONDS} s at the start, naming the field`, async () => {
@@ -121,6 +127,7 @@ describe('sharing the solver between callers', () => {
       const cause = (err as WorkflowFailedError).cause as { type?: string; message: string };
       expect(cause.type).toBe('InvalidInput');
       expect(cause.message).toMatch(/timeLimitSeconds/);
+      if (limit === 600) await recordHistory(h, 'schedule-from-scr-time-limit-over-cap');
     }
   });
 });

@@ -27,8 +27,9 @@ export interface SolverWorkerOptions {
   /** A job whose time limit is at most this many seconds is short (SOLVER_SHORT_JOB_SECONDS, default 10). */
   shortJobSeconds?: number;
   /**
-   * Log the worker's output, a JSON line (component solver) for each line it prints; otherwise it is
-   * kept and shown only if it fails to start.
+   * Log the worker's output, a JSON line (component solver) for each line it prints; otherwise only
+   * its warnings and errors are logged (the Temporal core's included), and the rest is kept and
+   * shown only if it fails to start.
    */
   verbose?: boolean;
   /** How long to wait for the worker to poll (installing the packages can come first). */
@@ -62,14 +63,15 @@ export async function startSolverWorker(options: SolverWorkerOptions): Promise<S
     return (chunk: Buffer) => {
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
-      for (const line of lines) relayLine(log, line, level);
+      for (const line of lines) relayLine(log, line, level, { warningsOnly: !options.verbose });
     };
   };
   const relayOut = relay('info');
   const relayErr = relay('warn');
   const keep = (chunk: Buffer, stream: 'stdout' | 'stderr') => {
     output = (output + chunk.toString()).slice(-8000);
-    if (options.verbose) (stream === 'stdout' ? relayOut : relayErr)(chunk);
+    if (stream === 'stdout') relayOut(chunk);
+    else if (options.verbose) relayErr(chunk);
   };
   child.stderr!.on('data', (chunk: Buffer) => keep(chunk, 'stderr'));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -106,8 +108,16 @@ const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 /** Colour codes and other control characters, which a terminal would act on: never passed on. */
 const CONTROL = /\u001b\[[0-9;?]*[ -/]*[@-~]|[\u0000-\u0008\u000b-\u001f\u007f]/g;
 
-/** One line of the Python worker's output as a JSON line of ours, its level and fields kept. */
-export function relayLine(log: Logger, line: string, fallback: 'info' | 'warn'): void {
+/**
+ * One line of the Python worker's output as a JSON line of ours, its level and fields kept. With
+ * `warningsOnly`, only its JSON lines at warn and error are written.
+ */
+export function relayLine(
+  log: Logger,
+  line: string,
+  fallback: 'info' | 'warn',
+  options: { warningsOnly?: boolean } = {},
+): void {
   const text = line.trimEnd();
   if (!text) return;
   let parsed: unknown;
@@ -124,9 +134,11 @@ export function relayLine(log: Logger, line: string, fallback: 'info' | 'warn'):
       component: _component,
       ...fields
     } = parsed as Record<string, unknown>;
-    const at = typeof level === 'string' && LEVELS.has(level) ? (level as 'info') : fallback;
+    const at =
+      typeof level === 'string' && LEVELS.has(level) ? (level as 'debug' | 'info' | 'warn' | 'error') : fallback;
+    if (options.warningsOnly && at !== 'warn' && at !== 'error') return;
     log[at]({ source: 'python', ...fields }, String(message ?? '').replace(CONTROL, ''));
-  } else {
+  } else if (!options.warningsOnly) {
     log[fallback]({ source: 'python' }, text.replace(CONTROL, ''));
   }
 }
