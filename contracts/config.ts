@@ -296,6 +296,10 @@ export const configSchema = z
     EADS_FIXTURES_DIR: z.string().min(1).default('data/eads-fixtures'), // runEadsInterview: surrogate-expert firm fixtures
     SOLVER_TIME_LIMIT_SECONDS: decimal(0.1, 3600).default(30), // scheduleFromScr: the CP-SAT solver worker's cap on one solve
     SOLVER_WORKERS: int(1, 64).default(2), // scheduleFromScr: CP-SAT search threads per solve
+    SOLVER_MAX_CONCURRENT: int(1, 64).default(2), // scheduleFromScr: searches the solver worker runs at once
+    SOLVER_LONG_SLOTS: int(1, 64).optional(), // scheduleFromScr: of those, the most long jobs may hold (default: all but one, kept for short jobs)
+    SOLVER_SHORT_JOB_SECONDS: decimal(0.1, 3600).default(10), // scheduleFromScr: a solve with a time limit up to this is a short job
+    SOLVER_QUEUE: int(0, 10_000).default(64), // scheduleFromScr: requests the solver worker takes beyond the running ones, served in its fair order
     CONTROL_PLANE_URL: z.url().optional(), // control plane: the worker registers its manifest there when set (npm start sets it)
     CONTROL_PLANE_TOKEN: optionalString, // control plane: bearer token required on /api/* and sent by the worker, when set
     CONTROL_PLANE_STORE: z.string().min(1).default('.temporal/control-plane-agents.jsonl'), // control plane: registration journal (survives restarts)
