@@ -4,7 +4,8 @@
  * in that time) hold one slot and a place in the queue; caller C's short schedule is given the
  * other slot at once and completes while both of A's are still open. Every waiting run's progress
  * says where it stands. Asserted on order and progress state only: no durations measured (the
- * figures are in bench/solver-fairness.ts).
+ * figures are in bench/solver-fairness.ts). The one premise: A's first search, given 60 s on an
+ * instance it cannot close, is still running when C's sub-second schedule has completed.
  *
  * Also: a time limit above the documented maximum fails at the workflow's start, naming the field,
  * and cancelling a run stops its search on the worker.
