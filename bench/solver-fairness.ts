@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { TASK_QUEUE } from '../contracts/common';
 import { progressQuery } from '../contracts/progress-messages';
-import { MAX_TIME_LIMIT_SECONDS, scheduleFromScrFlow } from '../contracts/schedule';
+import { MAX_TIME_LIMIT_SECONDS, scheduleFromScrFlow } from '../flows/schedule/contract';
 import { startOfflineStack } from '../workers/offline-stack';
 import { hardShop } from '../test/helpers/hard-shop';
 

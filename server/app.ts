@@ -18,7 +18,7 @@ import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
 import { consolePlugin } from './console/plugin';
 import type { ConsoleSessionOptions } from './console/sessions';
-import { logDestination, loggerOptions } from '../workers/logger';
+import { logDestination, loggerOptions } from '../plumbing/logger';
 
 export interface ControlPlaneOptions {
   /** The registration journal (created if missing); unused with `sharedRegistry`. */
@@ -91,7 +91,7 @@ declare module 'fastify' {
 
 export async function buildControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const app = Fastify({
-    // The processes' shared logger configuration (workers/logger.ts): same fields, redaction, stdout.
+    // The processes' shared logger configuration (plumbing/logger.ts): same fields, redaction, stdout.
     logger: {
       ...loggerOptions({ component: 'control-plane', level: options.logLevel ?? 'info' }),
       stream: options.logStream ?? logDestination(),

@@ -1,10 +1,10 @@
 /**
- * Signs the shared registry's changes (contracts/agent-registry.ts says why). Every control-plane
+ * Signs the shared registry's changes (flows/agent-registry/contract.ts says why). Every control-plane
  * instance derives the same Ed25519 key pair from CONTROL_PLANE_REGISTRY_KEY; the registry
  * workflows hold only the public key, and no secret ever enters a workflow's history.
  */
 import { createPrivateKey, createPublicKey, hkdfSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import type { RegistryOperation, SignedRegistryOperation, SignedUpdate } from '../contracts/agent-registry';
+import type { RegistryOperation, SignedRegistryOperation, SignedUpdate } from '../flows/agent-registry/contract';
 
 /** DER prefix of a PKCS#8 Ed25519 private key; the 32-byte seed follows it (RFC 8410). */
 const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');

@@ -1,7 +1,7 @@
 """The schedule solver: a Temporal activity worker (Python SDK) on task queue `agent-flows-solver`.
 
 It registers one activity, `solveSchedule`, called by name from the TypeScript workflows. The
-input is the scheduling problem built by contracts/schedule-model.ts (jobs with ordered tasks,
+input is the scheduling problem built by domain/schedule-model.ts (jobs with ordered tasks,
 resources with quantities, release and due times, the objective); the reply is the schedule
 found by Google OR-Tools CP-SAT, its status, objective, best bound and solve time.
 
@@ -50,7 +50,7 @@ from payload_codec import codec_from_env  # noqa: E402
 from slots import Job, SolverSlots  # noqa: E402
 
 TASK_QUEUE = os.environ.get("SOLVER_TASK_QUEUE", "agent-flows-solver")
-#: The workflow's signal for a request's place in the queue (contracts/schedule.ts, solverQueueSignal).
+#: The workflow's signal for a request's place in the queue (flows/schedule/contract.ts, solverQueueSignal).
 QUEUE_SIGNAL = "solverQueue"
 #: Longest caller key kept (Temporal's fairness keys are at most 64 bytes).
 MAX_CALLER = 64

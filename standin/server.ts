@@ -11,11 +11,11 @@ import { geminiSchemaProblems } from '../backends/model/gemini-schema';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { readSections, readTask } from '../backends/model/prompt';
-import { rules as defaultRules } from './rules';
-import type { StandinRule } from './types';
+import { loadStandinRules } from '../flows/registry';
+import type { StandinRule } from '../flows/lib/standin';
 import { mulberry32 } from '../contracts/common';
-import { faultSettingsSchema } from '../contracts/standin-faults';
-import { logDestination, loggerOptions } from '../workers/logger';
+import { faultSettingsSchema } from '../plumbing/standin-faults';
+import { logDestination, loggerOptions } from '../plumbing/logger';
 
 // The schema lives with the configuration (STANDIN_FAULTS is validated at process start).
 export { faultSettingsSchema };
@@ -99,7 +99,7 @@ export async function startStandin(
     log?: boolean;
   } = {},
 ): Promise<StandinServer> {
-  const rules = options.rules ?? defaultRules;
+  const rules = options.rules ?? (await loadStandinRules());
   let faults = faultSettingsSchema.parse(options.faults ?? {});
   let random = mulberry32(faults.seed);
   let burst429 = faults.burst429;
@@ -124,7 +124,7 @@ export async function startStandin(
   };
 
   const app = Fastify({
-    // The processes' shared logger configuration (workers/logger.ts): same fields, redaction, stdout.
+    // The processes' shared logger configuration (plumbing/logger.ts): same fields, redaction, stdout.
     logger: options.log ? { ...loggerOptions({ component: 'standin' }), stream: logDestination() } : false,
     bodyLimit: 32 * 1024 * 1024,
     forceCloseConnections: true,

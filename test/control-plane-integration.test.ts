@@ -11,12 +11,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../activities';
 import { discoveryResponseSchema, executeResponseSchema } from '../contracts/capabilities';
-import { flows } from '../contracts/flows';
-import { platformCheckOutput } from '../contracts/platform';
+import { createActivities, flows } from '../flows/registry';
+import { platformCheckOutput } from '../flows/platform/contract';
 import { buildControlPlane, type ControlPlane } from '../server/app';
-import { startAgentRegistration, type AgentRegistrationHandle } from '../server/agent-registration';
+import { startAgentRegistration, type AgentRegistrationHandle } from '../workers/agent-registration';
 import { buildLocalManifest, jsonSchemaOf } from '../server/manifest';
 import { syntheticAgent, syntheticAgentId } from '../bench/synthetic-agents';
 import { lazyTemporal } from '../server/temporal';
@@ -67,7 +66,7 @@ describe('control plane over HTTP with our workers', () => {
         taskQueue: h.taskQueue,
         namespace: 'default',
         address: inject('temporalAddress'),
-        activityNames: Object.keys(createActivities(h.backends)),
+        activityNames: Object.keys(await createActivities(h.backends)),
         instanceId: 'test-instance',
       }),
       heartbeatMs: 60_000,
@@ -91,9 +90,9 @@ describe('control plane over HTTP with our workers', () => {
     const agent = body.capabilities[0];
     expect(agent).toMatchObject({ agent_id: agentId, deployment_type: 'long_running', health_status: 'active' });
     expect(agent.base_url).toBe(`temporal://${inject('temporalAddress')}/default/${h.taskQueue}`);
-    // Every flow in contracts/flows.ts, whatever has been added, and every registered activity.
+    // Every flow in flows/registry.ts, whatever has been added, and every registered activity.
     expect(agent.reasoners.map((r) => r.id)).toEqual(flows.map((f) => f.type));
-    expect(agent.skills.map((s) => s.id)).toEqual(Object.keys(createActivities(h.backends)).sort());
+    expect(agent.skills.map((s) => s.id)).toEqual(Object.keys(await createActivities(h.backends)).sort());
     for (const flow of flows) {
       const reasoner = agent.reasoners.find((r) => r.id === flow.type)!;
       expect(reasoner.input_schema).toEqual(jsonSchemaOf(flow.input, 'input'));
@@ -106,7 +105,7 @@ describe('control plane over HTTP with our workers', () => {
       tags: ['platform', 'search', 'activity'],
       invocation_target: `${agentId}:skill:searchPlatformDocs`,
     });
-    // One argument, the input object (activities take one object: issue 15).
+    // One argument, the input object (every activity takes one object).
     const [arg, ...more] = (search.input_schema as any).prefixItems;
     expect(more).toEqual([]);
     expect(arg).toMatchObject({ type: 'object', required: ['topic', 'limit'] });

@@ -9,17 +9,19 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DATA_DIR } from '../backends';
-import { bomQuestionFlow } from '../contracts/bom';
+import { bomQuestionFlow } from '../flows/bom/contract';
 import type { FlowDefinition } from '../contracts/common';
-import { discoverFromPrpFlow } from '../contracts/discovery';
-import { runEadsInterviewFlow } from '../contracts/eads';
-import { platformCheckFlow } from '../contracts/platform';
-import { researchProposalFlow } from '../contracts/proposal';
-import { rules as defaultRules } from '../standin/rules';
-import type { StandinRule } from '../standin/types';
+import { discoverFromPrpFlow } from '../flows/discovery/contract';
+import { runEadsInterviewFlow } from '../flows/eads/contract';
+import { platformCheckFlow } from '../flows/platform/contract';
+import { researchProposalFlow } from '../flows/proposal/contract';
+import { loadStandinRules } from '../flows/registry';
+import type { StandinRule } from '../flows/lib/standin';
 import { TIGHT_PROFILE } from './proposal-helpers';
 import { mulberry32 } from '../contracts/common';
 import { waitFor } from './helpers/wait';
+
+const defaultRules = await loadStandinRules();
 
 export const ROOT = path.resolve(__dirname, '..');
 

@@ -1,10 +1,10 @@
 /**
- * The control plane's write and execute endpoints under hostile input (issue 9). The discovery
- * query strings are fuzzed in test/control-plane-fuzz.test.ts; this covers the rest: the
+ * The control plane's write and execute endpoints under hostile input (they face the network). The
+ * discovery query strings are fuzzed in test/control-plane-fuzz.test.ts; this covers the rest: the
  * registration body, heartbeats, deregistration, and execution (target, query, body, and each
- * flow's input). No request is answered with a 5xx other than the documented 503 "no Temporal"
- * for a valid execution; every 400 names what is wrong; execution input errors name the same
- * fields as the thin client; the registry stays consistent and survives a restart.
+ * flow's input). No request is answered with a 5xx other than the documented 503 "no Temporal" for
+ * a valid execution; every 400 names what is wrong; execution input errors name the same fields as
+ * the thin client; the registry stays consistent and survives a restart.
  *
  * No Temporal here: a control plane without a Temporal connection rejects everything it can
  * before touching Temporal, which is exactly the part under test.
@@ -12,10 +12,10 @@
 import fc from 'fast-check';
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateFlowInput, type InvalidFlowInput } from '../client/flow-client';
-import { bomQuestionFlow } from '../contracts/bom';
-import { flows } from '../contracts/flows';
-import { startAgentRegistration } from '../server/agent-registration';
+import { validateFlowInput, type InvalidFlowInput } from '../access/flow-client';
+import { bomQuestionFlow } from '../flows/bom/contract';
+import { flows } from '../flows/registry';
+import { startAgentRegistration } from '../workers/agent-registration';
 import { buildLocalManifest } from '../server/manifest';
 import { researchAgent, testControlPlane, type TestControlPlane } from './control-plane-fixtures';
 import { HOSTILE_STRINGS, hostileValue, mutationOf, rawHttp, SEED, shapeOf, withField } from './hostile-helpers';

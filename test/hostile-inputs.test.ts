@@ -1,9 +1,10 @@
 /**
- * Hostile input (issue 9): random and adversarial values at every flow's input, through the thin
- * client AND through raw `client.workflow.start` calls that bypass it, plus the queries and
- * updates the flows define (BOM `pipelineState`, discovery `discoveryCounts`, the proposal's
- * interview and review updates). EADS messages are in test/hostile-eads.test.ts, MCP tools in
- * test/hostile-mcp.test.ts, the control-plane API in test/control-plane-fuzz.test.ts.
+ * Hostile input, since every input comes from outside: random and adversarial values at every
+ * flow's input, through the thin client AND through raw `client.workflow.start` calls that bypass
+ * it, plus the queries and updates the flows define (BOM `pipelineState`, discovery
+ * `discoveryCounts`, the proposal's interview and review updates). EADS messages are in
+ * test/hostile-eads.test.ts, MCP tools in test/hostile-mcp.test.ts, the control-plane API in
+ * test/control-plane-fuzz.test.ts.
  *
  * The properties: a bad value is refused with an error naming the field; a workflow given bad
  * input fails at once with the non-retryable `InvalidInput` (never a workflow-task failure loop
@@ -16,21 +17,21 @@ import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidFlowInput, startFlow, validateFlowInput, type FlowOutput } from '../client/flow-client';
-import { bomQuestionFlow, pipelineStateQuery } from '../contracts/bom';
+import { InvalidFlowInput, startFlow, validateFlowInput, type FlowOutput } from '../access/flow-client';
+import { bomQuestionFlow, pipelineStateQuery } from '../flows/bom/contract';
 import type { FlowDefinition } from '../contracts/common';
-import { discoverFromPrpFlow, discoveryCountsQuery } from '../contracts/discovery';
-import { runEadsInterviewFlow, eadsInterviewQuery } from '../contracts/eads';
-import { scheduleFromScrFlow } from '../contracts/schedule';
-import { flows } from '../contracts/flows';
-import { platformCheckFlow } from '../contracts/platform';
-import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalStateView } from '../contracts/proposal';
+import { discoverFromPrpFlow, discoveryCountsQuery } from '../flows/discovery/contract';
+import { runEadsInterviewFlow, eadsInterviewQuery } from '../flows/eads/contract';
+import { scheduleFromScrFlow } from '../flows/schedule/contract';
+import { flows } from '../flows/registry';
+import { platformCheckFlow } from '../flows/platform/contract';
+import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalStateView } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
   proposalStateQuery,
   reviewProposalUpdate,
-} from '../contracts/proposal-messages';
+} from '../flows/proposal/messages';
 import { createHarness, type Harness } from './helpers/harness';
 import {
   fieldRejects,

@@ -1,6 +1,7 @@
 /**
- * SQL injection against the BOM flow (issue 9), asserted on what actually reached the warehouse
- * (`warehouse.executed`, every statement the DuckDB warehouse ran, with its parameters).
+ * SQL injection against the BOM flow (questions are free text), asserted on what actually reached
+ * the warehouse (`warehouse.executed`, every statement the DuckDB warehouse ran, with its
+ * parameters).
  *
  * The corpus (quotes, backticks, `;`, `--`, `/* *\/`, UNION, DROP, ATTACH/COPY, DuckDB file
  * functions, regex metacharacters, placeholders, unicode, control characters, null bytes, lone
@@ -13,7 +14,7 @@
  *     placeholder terms (so the text does not depend on the values),
  *   - a shipped query pattern rendered from the allow-list,
  * and the hostile text appears only in parameters. The guarantee rests on
- * `activities/bom-sql.ts` (builder + INFORMATION_SCHEMA allow-list) and the quoting dialect in
+ * `flows/bom/activities/sql.ts` (builder + INFORMATION_SCHEMA allow-list) and the quoting dialect in
  * `backends/warehouse/sql.ts`, not on the model: whatever the focus terms are, they only ever
  * become parameter values.
  *
@@ -23,8 +24,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBomActivities, type QueryPattern } from '../activities/bom';
-import { createPlatformActivities } from '../activities/platform';
+import { createBomActivities, type QueryPattern } from '../flows/bom/activities';
+import { createPlatformActivities } from '../flows/platform/activities';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   BOM_PLAN,
@@ -33,12 +34,12 @@ import {
   normaliseTerms,
   patternTemplateProblem,
   renderPatternTemplate,
-} from '../activities/bom-sql';
+} from '../flows/bom/activities/sql';
 import { DATA_DIR } from '../backends';
 import type { EmbeddedSearch } from '../backends/search/embedded';
 import type { ExecutedQuery } from '../backends/warehouse/types';
 import { duckDbDialect, sampleDistinctSql } from '../backends/warehouse/sql';
-import { bomQuestionFlow, type BomQuestionOutput, type StrategyNumber } from '../contracts/bom';
+import { bomQuestionFlow, type BomQuestionOutput, type StrategyNumber } from '../flows/bom/contract';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { HOSTILE_STRINGS, leftRunning, settle } from './hostile-helpers';
 import { inActivityEnvironment } from './helpers/activity-env';

@@ -12,8 +12,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, createMcpServer, FlowCalls, stableWorkflowId } from '../client/mcp/server';
-import { eadsInterviewWorkflowId } from '../contracts/eads';
-import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
+import { eadsInterviewWorkflowId } from '../flows/eads/contract';
+import { platformCheckFlow, type PlatformCheckOutput } from '../flows/platform/contract';
 import { createHarness, type Harness } from './helpers/harness';
 import { waitFor } from './helpers/wait';
 

@@ -1,20 +1,20 @@
 /**
- * Oversized fields at every entry point (issue 12). A validation error used to quote what it
- * was given: a 1 MB unknown input key, or a 1.2 MB `questionId` / `eadsId` in an update, made
- * the failure (message, details and stack) larger than Temporal's 2 MB payload limit, so the
- * workflow task failed forever in a hot loop. Every start of every flow (and of the `pursueEads`
- * child), every update and every signal gets a 1.2 MB field here: the start or update fails at
- * once with a short message naming the field, and the workflow stays healthy (queries answer,
- * no WorkflowTaskFailed event in its history). A `resume` (continue-as-new state) sent by a
- * starter is validated like the rest of the input.
+ * Oversized fields at every entry point, so no caller can make a failure too big to record. A
+ * validation error used to quote what it was given: a 1 MB unknown input key, or a 1.2 MB
+ * `questionId` / `eadsId` in an update, made the failure (message, details and stack) larger than
+ * Temporal's 2 MB payload limit, so the workflow task failed forever in a hot loop. Every start of
+ * every flow (and of the `pursueEads` child), every update and every signal gets a 1.2 MB field
+ * here: the start or update fails at once with a short message naming the field, and the workflow
+ * stays healthy (queries answer, no WorkflowTaskFailed event in its history). A `resume`
+ * (continue-as-new state) sent by a starter is validated like the rest of the input.
  */
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bomQuestionFlow } from '../contracts/bom';
-import { discoverFromPrpFlow } from '../contracts/discovery';
+import { bomQuestionFlow } from '../flows/bom/contract';
+import { discoverFromPrpFlow } from '../flows/discovery/contract';
 import {
   answerUpdate,
   eadsInterviewQuery,
@@ -27,15 +27,16 @@ import {
   type InterviewView,
   eadsRecordQuery,
   aggregatedScrQuery,
-} from '../contracts/eads';
-import { platformCheckFlow } from '../contracts/platform';
-import { EXAMPLE_PROFILE, researchProposalFlow } from '../contracts/proposal';
+} from '../flows/eads/contract';
+import { platformCheckFlow } from '../flows/platform/contract';
+import { flows } from '../flows/registry';
+import { EXAMPLE_PROFILE, researchProposalFlow } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
   reviewProposalUpdate,
   proposalStateQuery,
-} from '../contracts/proposal-messages';
+} from '../flows/proposal/messages';
 import { createHarness, type Harness } from './helpers/harness';
 import { messageOf, recommendation, settle } from './hostile-helpers';
 import { until } from './proposal-helpers';
@@ -108,12 +109,9 @@ describe('oversized fields at every entry point', () => {
     expect(await workflowTaskFailures(handle)).toEqual([]);
   }
 
+  // Every flow from its first example (whatever flows are added), and the interview's child workflow.
   const bases: Record<string, Record<string, unknown>> = {
-    [platformCheckFlow.type]: { topic: 'battery' },
-    [bomQuestionFlow.type]: { question: 'Which BOMs use capacitor components?' },
-    [discoverFromPrpFlow.type]: { prp: '# PRP\n\nFind customer tables.' },
-    [researchProposalFlow.type]: { mode: 'autonomous', profile: EXAMPLE_PROFILE },
-    [runEadsInterviewFlow.type]: { projectId: 'oversized', mode: 'human' },
+    ...Object.fromEntries(flows.map((f) => [f.type, f.examples[0] as Record<string, unknown>])),
     pursueEads: { projectId: 'oversized', eadsId: 'process/scheduling-problem-type', pursuitNo: 1, mode: 'human' },
   };
 

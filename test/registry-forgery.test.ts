@@ -15,7 +15,7 @@ import {
   registryPutUpdate,
   registryVersionQuery,
   type RegistryPut,
-} from '../contracts/agent-registry';
+} from '../flows/agent-registry/contract';
 import { agentRegistrationSchema } from '../contracts/capabilities';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import { buildLocalManifest } from '../server/manifest';

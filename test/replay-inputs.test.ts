@@ -6,14 +6,13 @@
  * hand each verdict to the wrong candidate; and it never compares the result. So this test also
  * checks that each completed history's recorded result is what the workflow returns on replay.
  */
-import { tracingWorkerOptions } from '../workers/tracing';
+import { tracingWorkerOptions } from '../plumbing/tracing';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { workflowBundleOptions } from '../workers/workflow-bundle';
-import { WORKFLOWS_PATH } from '../workers/worker';
 import { REPLAY_DIR } from './helpers/harness';
 import { OBJECT_FORM } from './helpers/legacy-object-form';
 
@@ -47,7 +46,7 @@ function recorded(history: ReturnType<typeof historyFromJSON>): Scheduled[] | un
     if (!plain) return undefined;
     const type = s.activityType?.name ?? '';
     const args: unknown[] = payloads.map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')));
-    // Scheduled before issue 15 with positional arguments: compare in today's one-object form.
+    // Scheduled by the previous release with positional arguments: compare in today's one-object form.
     const legacy = OBJECT_FORM[type] && !(args.length === 1 && typeof args[0] === 'object' && !Array.isArray(args[0]));
     out.push({ type, args: legacy ? [OBJECT_FORM[type](args)] : args });
   }
@@ -57,7 +56,7 @@ function recorded(history: ReturnType<typeof historyFromJSON>): Scheduled[] | un
 describe('replay reproduces the recorded activity arguments and result', () => {
   let bundlePath: string;
   beforeAll(async () => {
-    const options = workflowBundleOptions(WORKFLOWS_PATH);
+    const options = workflowBundleOptions();
     const { code } = await bundleWorkflowCode({
       ...options,
       workflowInterceptorModules: [

@@ -13,7 +13,7 @@
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { progressQuery } from '../contracts/progress-messages';
-import { MAX_TIME_LIMIT_SECONDS, scheduleFromScrFlow, type ScheduleFromScrOutput } from '../contracts/schedule';
+import { MAX_TIME_LIMIT_SECONDS, scheduleFromScrFlow, type ScheduleFromScrOutput } from '../flows/schedule/contract';
 import { startSolverWorker, type SolverWorker } from '../workers/solver-worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { hardShop } from './helpers/hard-shop';

@@ -1,5 +1,5 @@
 /**
- * The MCP server: one tool per flow, generated from `contracts/flows.ts`, plus the tools that
+ * The MCP server: one tool per flow, generated from `flows/registry.ts`, plus the tools that
  * flows register through `tools.ts`. A tool call starts the flow's workflow on Temporal (or
  * attaches to the one already running for the same request, after checking that it is one),
  * reports its `progress` query as MCP progress notifications, and returns the result. When the
@@ -16,8 +16,8 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { slugify, type FlowDefinition } from '../../contracts/common';
-import { flows as registeredFlows } from '../../contracts/flows';
-import { startFlow, webUiLink } from '../flow-client';
+import { flows as registeredFlows } from '../../flows/registry';
+import { startFlow, webUiLink } from '../../access/flow-client';
 import { extraToolRegistrars, type McpContext, type ToolRegistrar } from './tools';
 import { progressQuery } from '../../contracts/progress-messages';
 

@@ -16,8 +16,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFlow } from '../../client/flow-client';
-import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../../contracts/discovery';
+import { startFlow } from '../../access/flow-client';
+import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../../flows/discovery/contract';
 import {
   readJson,
   sealedDir,

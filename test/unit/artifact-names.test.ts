@@ -1,6 +1,6 @@
 /**
  * Each workflow run writes its artifacts (the proposal PDF, the schedule's model, data and
- * chart) under a name of its own (activities/artifact-names.ts): workflow ids that read the same
+ * chart) under a name of its own (flows/lib/activities/artifact-names.ts): workflow ids that read the same
  * once made safe (`adv:pdf` and `adv_pdf`, long ids with one prefix) and later runs under the
  * same id no longer overwrite a file an earlier result points to. The activities run in the SDK's
  * mock activity context with the inputs recorded in old histories (test/replay), so those
@@ -10,10 +10,10 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runArtifactName } from '../../activities/artifact-names';
-import { createProposalActivities } from '../../activities/proposal';
-import type { ProposalPdfInfo } from '../../activities/proposal-pdf';
-import { createScheduleActivities, type ScheduleArtifacts } from '../../activities/schedule';
+import { runArtifactName } from '../../flows/lib/activities/artifact-names';
+import { createProposalActivities } from '../../flows/proposal/activities';
+import type { ProposalPdfInfo } from '../../flows/proposal/activities/pdf';
+import { createScheduleActivities, type ScheduleArtifacts } from '../../flows/schedule/activities';
 import { REPLAY_DIR } from '../helpers/harness';
 import { mockActivityEnvironment } from '../helpers/activity-env';
 import { fakeBackends } from './fake-backends';

@@ -1,8 +1,8 @@
 /**
- * Activities take one input object (issue 15); for one release they also accept the positional
- * arguments a worker of the previous release scheduled (`acceptingLegacyPositionalArgs`,
- * activities/support.ts). The helper on its own, then the wrapped activities called both ways,
- * including with the very arguments recorded in the replay corpus (what running workflows
+ * Activities take one input object; for one release they also accept the positional arguments a
+ * worker of the previous release scheduled (`acceptingLegacyPositionalArgs`,
+ * flows/lib/activities/support.ts). The helper on its own, then the wrapped activities called both
+ * ways, including with the very arguments recorded in the replay corpus (what running workflows
  * scheduled before the change).
  */
 import { arrayFromPayloads, defaultPayloadConverter } from '@temporalio/common';
@@ -13,17 +13,17 @@ import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEadsActivities } from '../../activities/eads';
-import { createPlatformActivities } from '../../activities/platform';
-import { createProposalActivities } from '../../activities/proposal';
-import { createDiscoveryActivities } from '../../activities/discovery';
-import { acceptingLegacyPositionalArgs, isInputObjectCall } from '../../activities/support';
+import { createEadsActivities } from '../../flows/eads/activities';
+import { createPlatformActivities } from '../../flows/platform/activities';
+import { createProposalActivities } from '../../flows/proposal/activities';
+import { createDiscoveryActivities } from '../../flows/discovery/activities';
+import { acceptingLegacyPositionalArgs, isInputObjectCall } from '../../flows/lib/activities/support';
 import type { Backends } from '../../backends';
 import type { SearchBackend } from '../../backends/search/types';
 import { duckDbDialect } from '../../backends/warehouse/sql';
 import type { Warehouse } from '../../backends/warehouse/types';
-import { PROJECT_ROOT } from '../../contracts/project-root';
-import { EXAMPLE_PROFILE } from '../../contracts/proposal';
+import { PROJECT_ROOT } from '../../plumbing/project-root';
+import { EXAMPLE_PROFILE } from '../../flows/proposal/contract';
 import { OBJECT_FORM } from '../helpers/legacy-object-form';
 import { inActivityEnvironment } from '../helpers/activity-env';
 import { fakeBackends, fakeModel } from './fake-backends';

@@ -1,10 +1,10 @@
 /**
- * The processes' one logger (workers/logger.ts): JSON lines with component, level, timestamp and
+ * The processes' one logger (plumbing/logger.ts): JSON lines with component, level, timestamp and
  * message; secret-bearing fields redacted; the Temporal SDK's lines through it, filtered as before.
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loggerOptions, ownLevel, sdkLogger, type Component } from '../../workers/logger';
+import { loggerOptions, ownLevel, sdkLogger, type Component } from '../../plumbing/logger';
 
 function capture(component?: Component) {
   const lines: Array<Record<string, unknown>> = [];

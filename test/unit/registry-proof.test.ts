@@ -6,9 +6,9 @@
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2';
 import { describe, expect, it } from 'vitest';
-import { PROOF_WINDOW_MS, type RegistryOperation } from '../../contracts/agent-registry';
+import { PROOF_WINDOW_MS, type RegistryOperation } from '../../flows/agent-registry/contract';
 import { registrySigner } from '../../server/registry-signer';
-import { checkProof, pruneNonces, type ProofContext } from '../../domain/registry-proof';
+import { checkProof, pruneNonces, type ProofContext } from '../../flows/agent-registry/proof';
 
 const signer = registrySigner('the control planes shared secret');
 const put: RegistryOperation = {

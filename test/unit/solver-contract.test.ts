@@ -4,7 +4,7 @@
  * the run's progress reads it. Pure: no Temporal, no solver.
  */
 import { describe, expect, it } from 'vitest';
-import { runEadsInterviewInput } from '../../contracts/eads';
+import { runEadsInterviewInput } from '../../flows/eads/contract';
 import {
   describeSolverWait,
   lowerLegacyTimeLimit,
@@ -12,7 +12,7 @@ import {
   scheduleFromScrFlow,
   solverCaller,
   solverQueueUpdateSchema,
-} from '../../contracts/schedule';
+} from '../../flows/schedule/contract';
 
 const example = scheduleFromScrFlow.examples[0]!;
 

@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loggerOptions } from '../../workers/logger';
+import { loggerOptions } from '../../plumbing/logger';
 import { relayLine } from '../../workers/solver-worker';
 
 function capture() {

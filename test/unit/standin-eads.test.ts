@@ -6,12 +6,12 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cachedLibrary } from '../../activities/eads-library';
+import { cachedLibrary } from '../../flows/eads/activities/library';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { embeddingModelSetting } from '../../contracts/config';
+import { embeddingModelSetting } from '../../plumbing/config';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
-import { eadsRules, listItems, readChoice, readChoices } from '../../standin/rules/eads';
-import { routeSaid } from '../../standin/rules/eads-meaning';
+import { eadsRules, listItems, readChoice, readChoices } from '../../flows/eads/standin';
+import { routeSaid } from '../../flows/eads/standin/meaning';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
 const field = (eads: string, name: string) => library.get(eads)!.fields.find((f) => f.name === name)!;

@@ -1,0 +1,304 @@
+/** The parts of `discoverFromPrp` that need no Temporal: section-9 parsing, candidate parsing, the stand-in's rules. */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCandidate } from '../../flows/discovery/activities';
+import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
+import { loadMiniLm } from '../../backends/embedding/minilm';
+import { embeddingModelSetting } from '../../plumbing/config';
+import { DATA_DIR } from '../../backends';
+import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../../flows/discovery/contract';
+import { extractTargetSchema } from '../../flows/discovery/prp-schema';
+import { columnMatch, domainOf, planSteps, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
+
+const PRP_DIR = path.join(DATA_DIR, 'prp');
+const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<
+  Record<string, unknown>
+>;
+const table = (id: string) => parseCandidate({ id, score: 1, data: catalog.find((t) => t.id === id)! })!;
+
+describe('target schema from section 9', () => {
+  it('reads the table of each bundled PRP, whatever its header names and backticks', () => {
+    const betting = extractTargetSchema(readFileSync(path.join(PRP_DIR, 'nfl-betting-edge.md'), 'utf8'));
+    expect(betting[0]).toEqual({ name: 'game_id', type: 'STRING', description: 'NFL game identifier' });
+    expect(betting.map((c) => c.name)).toContain('moneyline_home');
+    expect(extractTargetSchema(readFileSync(path.join(PRP_DIR, 'nfl-weather-scoring.md'), 'utf8'))).toHaveLength(11);
+  });
+
+  it(
+    'reads a "- name (TYPE): description" list, a named heading, escaped pipes, and ' +
+      'ignores headings in code fences',
+    () => {
+      const prp = [
+        '# PRP: x',
+        '```md',
+        '## 9. Not this one',
+        '```',
+        '## Target schema',
+        '- `order_id` (STRING): Order identifier',
+        '- amount (NUMERIC)',
+        '## 10. Next',
+        '- `ignored` (STRING): outside the section',
+      ].join('\n');
+      expect(extractTargetSchema(prp)).toEqual([
+        { name: 'order_id', type: 'STRING', description: 'Order identifier' },
+        { name: 'amount', type: 'NUMERIC' },
+      ]);
+      const piped =
+        '## 9) Output\n| Name | Type | Notes |\n|--|--|--|\n| **a** | STRING | one \\| two |\n| a | INT64 | duplicate |\n';
+      expect(extractTargetSchema(piped)).toEqual([{ name: 'a', type: 'STRING', description: 'one | two' }]);
+    },
+  );
+
+  it('returns nothing when there is no section 9 or it has no columns', () => {
+    expect(extractTargetSchema('# PRP\n\n## 1. Goal\nStuff\n')).toEqual([]);
+    expect(extractTargetSchema('# PRP\n\n## 9. Target Schema\nTBD\n')).toEqual([]);
+  });
+
+  it('titles the workflow id after the PRP', () => {
+    expect(prpTitle('# PRP: NFL Game Prediction Accuracy Tracker\n')).toBe('NFL Game Prediction Accuracy Tracker');
+    expect(discoverFromPrpFlow.idKey(discoverFromPrpFlow.input.parse({ prp: '# PRP: Weather & Scoring!\n' }))).toBe(
+      'weather-scoring',
+    );
+  });
+
+  it('ships each PRP as a ready workflow input (for --input-file and npm run flow)', () => {
+    for (const file of readdirSync(PRP_DIR).filter((f) => f.endsWith('.md'))) {
+      const input = JSON.parse(readFileSync(path.join(PRP_DIR, file.replace(/\.md$/, '.json')), 'utf8'));
+      expect(input, file).toEqual({ prp: readFileSync(path.join(PRP_DIR, file), 'utf8') });
+      expect(discoverFromPrpFlow.input.safeParse(input).success).toBe(true);
+    }
+  });
+});
+
+describe('search plan schema', () => {
+  it('accepts only target columns of the schema, so the model is sent back with the error otherwise', () => {
+    const schema = searchPlanSchema(['a', 'b']);
+    expect(
+      schema.safeParse({
+        steps: [{ conceptual_group: 'Group', search_query: 'find a', target_columns_for_validation: ['a'] }],
+      }).success,
+    ).toBe(true);
+    const bad = schema.safeParse({
+      steps: [{ conceptual_group: 'Group', search_query: 'find c', target_columns_for_validation: ['c'] }],
+    });
+    expect(bad.success).toBe(false);
+  });
+});
+
+describe('catalog documents as candidates', () => {
+  it(
+    'parses schemas given as lists, JSON strings or BigQuery { fields } and skips ' + 'documents that are not tables',
+    () => {
+      const fields = [{ name: 'x', type: 'INT64', description: null }];
+      expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: fields } })).toEqual({
+        table_id: 't',
+        project_id: '',
+        dataset_id: '',
+        description: '',
+        schema: [{ name: 'x', type: 'INT64' }],
+      });
+      expect(
+        parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: JSON.stringify(fields) } })?.schema,
+      ).toEqual([{ name: 'x', type: 'INT64' }]);
+      expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: { fields } } })?.schema).toEqual([
+        { name: 'x', type: 'INT64' },
+      ]);
+      expect(parseCandidate({ id: '1', score: 1, data: { title: 'a document', text: 'no table' } })).toBeUndefined();
+      expect(parseCandidate({ id: '1', score: 1, data: { table_id: 't', schema: 'not json' } })).toBeUndefined();
+    },
+  );
+});
+
+describe('stand-in planner (content-based, so a new PRP gets a sensible plan)', () => {
+  it('finds the domain and groups a PRP it has never seen by what its columns say', async () => {
+    useEmbedder(undefined);
+    const prp = '# PRP: NFL quarterback availability\n\nHow injuries of NFL quarterbacks change passing output.\n';
+    const steps = await planSteps(prp, [
+      { name: 'player_id', type: 'STRING', description: 'NFL player identifier' },
+      { name: 'passing_yards', type: 'INT64', description: 'Passing yards in the game' },
+      { name: 'injury_type', type: 'STRING', description: 'Reported injury' },
+      { name: 'practice_status', type: 'STRING', description: 'Practice participation' },
+      { name: 'report_date', type: 'DATE', description: 'Date of the injury report' },
+      { name: 'yards_per_attempt', type: 'FLOAT64', description: 'Computed from passing yards and attempts' },
+    ]);
+    expect(domainOf(prp)).toBe('NFL');
+    // Every column that a table can supply is planned once; the computed one is left to the query.
+    expect(steps.flatMap((s) => s.target_columns_for_validation).sort()).toEqual([
+      'injury_type',
+      'passing_yards',
+      'player_id',
+      'practice_status',
+      'report_date',
+    ]);
+    const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c));
+    expect(groupOf('player_id')).toBe(groupOf('passing_yards'));
+    expect(groupOf('injury_type')).toBe(groupOf('report_date'));
+    expect(groupOf('injury_type')).not.toBe(groupOf('passing_yards'));
+    for (const s of steps) {
+      expect(s.conceptual_group).toContain('NFL quarterback availability');
+      expect(s.search_query.length).toBeLessThanOrEqual(400);
+    }
+    expect(groupOf('passing_yards')!.search_query).toMatch(/player id.*passing yards/);
+  });
+
+  it('plans estimates apart from facts and outcomes, and names no group after another PRP', async () => {
+    useEmbedder(undefined);
+    const steps = await planSteps('# Store demand review\n', [
+      { name: 'store_id', type: 'STRING', description: 'Branch' },
+      { name: 'units_forecast', type: 'FLOAT64', description: 'Units the planning model expected to sell' },
+      { name: 'units_forecast_high', type: 'FLOAT64', description: 'Upper end of the forecast interval' },
+      { name: 'units_sold', type: 'INT64', description: 'Units actually sold' },
+      { name: 'revenue', type: 'FLOAT64', description: 'Sales revenue' },
+    ]);
+    const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c))!;
+    expect(groupOf('units_forecast')).toBe(groupOf('units_forecast_high'));
+    expect(groupOf('units_forecast')).not.toBe(groupOf('units_sold'));
+    expect(groupOf('units_forecast').conceptual_group).toMatch(/^estimated /);
+    expect(steps.map((s) => s.conceptual_group).join(' ')).not.toMatch(/NFL|game|betting|weather/i);
+  });
+
+  it('groups columns no cue word claims by their leading name word', async () => {
+    useEmbedder(undefined);
+    const steps = await planSteps('# Orders', [
+      { name: 'order_total', type: 'NUMERIC' },
+      { name: 'order_channel', type: 'STRING' },
+      { name: 'sku_code', type: 'STRING' },
+    ]);
+    expect(steps.map((s) => s.target_columns_for_validation)).toEqual([['order_total', 'order_channel'], ['sku_code']]);
+  });
+});
+
+describe('stand-in validator', () => {
+  beforeAll(() => useEmbedder(undefined));
+  const group = 'NFL actual game results';
+  const targets = [
+    { name: 'actual_home_score', type: 'INT64', description: 'Final points scored by the home team' },
+    { name: 'actual_away_score', type: 'INT64', description: 'Final points scored by the away team' },
+  ];
+
+  it('accepts the table that holds the data under other names', async () => {
+    const v = await validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores'));
+    expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['actual_home_score', 'actual_away_score'] });
+    expect(v.reasoning).toContain('actual_home_score←home_score');
+    expect(v.relevance_score).toBeGreaterThan(0.8);
+  });
+
+  it('rejects same-shaped tables of another domain, and predictions offered as actual results', async () => {
+    expect(
+      await validateCandidate(group, targets, table('sports-analytics-prod.soccer.epl_match_results')),
+    ).toMatchObject({ is_good_fit: false });
+    expect(
+      (await validateCandidate(group, targets, table('sports-analytics-prod.college_football.cfb_games'))).reasoning,
+    ).toMatch(/not NFL data/);
+    expect(
+      await validateCandidate(
+        group,
+        targets,
+        table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'),
+      ),
+    ).toMatchObject({ is_good_fit: false });
+  });
+
+  it('keeps a partial source that provides half of the group’s columns', async () => {
+    const v = await validateCandidate(
+      'NFL model predictions',
+      [
+        { name: 'win_probability', type: 'FLOAT64', description: 'Model probability that the home team wins' },
+        { name: 'predicted_total', type: 'FLOAT64', description: 'Predicted combined points' },
+      ],
+      table('sports-analytics-prod.nfl_predictions.weekly_model_predictions'),
+    );
+    expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['win_probability'] });
+  });
+
+  it('weighs type compatibility', () => {
+    const target = { name: 'kickoff', type: 'TIMESTAMP', description: 'Kickoff time' };
+    expect(columnMatch(target, { name: 'kickoff', type: 'TIMESTAMP' })).toBe(1);
+    expect(
+      columnMatch(
+        { ...target, name: 'kickoff_at' },
+        { name: 'kickoff_time', type: 'BOOL', description: 'Kickoff time' },
+      ),
+    ).toBeLessThan(
+      columnMatch(
+        { ...target, name: 'kickoff_at' },
+        { name: 'kickoff_time', type: 'DATETIME', description: 'Kickoff time' },
+      ),
+    );
+  });
+});
+
+const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
+
+// Runs where the model is installed (npm test installs it on first use; see docs/discovery.md).
+describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  afterAll(() => useEmbedder(undefined));
+  const churn = [
+    {
+      name: 'attrition_risk',
+      type: 'FLOAT64',
+      description: 'Likelihood the retention model gave that the client leaves',
+    },
+    { name: 'flagged', type: 'BOOL', description: 'Whether the model put the client on the at-risk list' },
+  ];
+
+  it('matches columns that share no word with the target but mean the same', async () => {
+    const v = await validateCandidate(
+      'estimated attrition — Retention score calibration',
+      churn,
+      table('crm-prod.ml.churn_predictions'),
+    );
+    expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['attrition_risk', 'flagged'] });
+    useEmbedder(undefined);
+    expect(
+      await validateCandidate(
+        'estimated attrition — Retention score calibration',
+        churn,
+        table('crm-prod.ml.churn_predictions'),
+      ),
+    ).toMatchObject({ is_good_fit: false });
+    useEmbedder(await loadMiniLm(modelDir!));
+  });
+
+  it('still rejects another domain’s same-shaped tables and predictions offered as results', async () => {
+    const group = 'NFL actual game results';
+    const targets = [
+      { name: 'actual_home_score', type: 'INT64', description: 'Final points scored by the home team' },
+      { name: 'actual_away_score', type: 'INT64', description: 'Final points scored by the away team' },
+    ];
+    expect(
+      await validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores')),
+    ).toMatchObject({ is_good_fit: true });
+    for (const other of [
+      'sports-analytics-prod.soccer.epl_match_results',
+      'sports-analytics-prod.college_football.cfb_games',
+      'sports-analytics-prod.nba_results.box_scores',
+    ]) {
+      expect(await validateCandidate(group, targets, table(other)), other).toMatchObject({ is_good_fit: false });
+    }
+    expect(
+      await validateCandidate(
+        group,
+        targets,
+        table('sports-analytics-prod.nfl_predictions.backtest_regression_inferences'),
+      ),
+    ).toMatchObject({ is_good_fit: false });
+  });
+
+  it('plans a PRP from another field by meaning: forecasts apart, product facts together', async () => {
+    const steps = await planSteps('# Replenishment review\n', [
+      { name: 'sku', type: 'STRING', description: 'Article number' },
+      { name: 'category', type: 'STRING', description: 'Merchandise category' },
+      { name: 'brand', type: 'STRING', description: 'Manufacturer brand' },
+      { name: 'forecast_units', type: 'FLOAT64', description: 'Quantity the planning model expected to sell' },
+      { name: 'forecast_low', type: 'FLOAT64', description: 'Lower end of the model interval' },
+    ]);
+    const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c))!;
+    expect(groupOf('category')).toBe(groupOf('brand'));
+    expect(groupOf('forecast_units')).toBe(groupOf('forecast_low'));
+    expect(groupOf('forecast_units')).not.toBe(groupOf('brand'));
+  });
+});

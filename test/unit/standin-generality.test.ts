@@ -1,0 +1,300 @@
+/**
+ * The offline model on wording it was not written around: problem type and challenges from what
+ * a firm's answer says, tables with or without a header row or told in prose, yes/no from the
+ * alternative taken; proposals without echoed topics or pasted feedback, with a method that fits
+ * the field and honest literature. The sentences here are new, not the fixtures' or the eval's.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cachedLibrary } from '../../flows/eads/activities/library';
+import { mapHeaders, rankTexts } from '../../domain/text-match';
+import { eadsRules } from '../../flows/eads/standin';
+import { proposalRules } from '../../flows/proposal/standin';
+
+const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
+
+async function refine(
+  eadsId: string,
+  targets: string[],
+  questionText: string,
+  answer: string,
+  questionType = 'text',
+): Promise<Record<string, unknown>> {
+  const eads = library.get(eadsId)!;
+  const fields = eads.fields.map((f) => ({
+    name: f.name,
+    kind: f.kind,
+    derived: f.derived,
+    columns: f.columns,
+    choices: f.choices,
+    multiple: f.multiple,
+  }));
+  const rule = eadsRules.find((r) => r.task === 'eads.refine')!;
+  const reply = (await rule.answer({
+    task: 'eads.refine',
+    system: '',
+    turns: 1,
+    responseSchema: undefined,
+    sections: {
+      question: { question: questionText, question_type: questionType, targets },
+      answer,
+      fields,
+      data_structure: {},
+      context: {},
+      attempts: {},
+    },
+  })) as { update: Record<string, unknown> };
+  return reply.update;
+}
+
+const HOW = 'Which of these best describes how work moves through your operation?';
+const typeOf = async (answer: string) =>
+  (await refine('process/scheduling-problem-type', ['principal-problem-type'], HOW, answer))['principal-problem-type'];
+
+describe('EADS stand-in reads meaning', () => {
+  it('tells flow shop, job shop and timetabling apart from how the answer describes the work, or leaves it open', async () => {
+    const FLOW = 'FLOW-SHOP-SCHEDULING-PROBLEM';
+    const JOB = 'JOB-SHOP-SCHEDULING-PROBLEM';
+    const TT = 'TIMETABLING-PROBLEM';
+    const cases: Array<[string, string]> = [
+      [
+        'Each tray of seedlings is sown, germinated, pricked out and hardened off; all trays follow one fixed sequence.',
+        FLOW,
+      ],
+      ['Our bottles move down the same line every time: rinse, fill, cap, label. Nothing jumps ahead.', FLOW],
+      [
+        'Every casting has its own route, depending on the customer drawing: some go to the lathe first, others to the drill.',
+        JOB,
+      ],
+      ['It depends on the boat: which of the yard bays it visits, and in what order, differs from job to job.', JOB],
+      ['We allocate tutors and seminar rooms to teaching sessions in fixed weekly periods.', TT],
+      ['We book drivers and coaches into morning and afternoon slots of the weekly rota.', TT],
+    ];
+    // The orchestration's guarantee: a reading is the right type or an honest "undetermined"
+    // (asked again, then recorded as such), never another type; and most descriptions are read.
+    let decided = 0;
+    for (const [answer, want] of cases) {
+      const got = await typeOf(answer);
+      expect([want, undefined], answer).toContain(got);
+      if (got) decided++;
+    }
+    expect(decided).toBeGreaterThanOrEqual(4);
+  });
+
+  it('tags the challenges an answer names in its own words, and no others', async () => {
+    const answer =
+      'We roast coffee for cafés. Going from a dark roast to a decaf means purging the ' +
+      'whole roaster, which takes an hour. ' +
+      'The packing machine is the slowest step and bags queue up in front of it. Christmas orders double our volume. ' +
+      'Green beans sometimes arrive late from the port.';
+    const update = await refine(
+      'process/warm-up-with-challenges',
+      ['product-or-service-name', 'scheduling-challenges', 'one-more-thing'],
+      'What do you make, and what makes scheduling hard?',
+      answer,
+    );
+    const all = ['equipment-changeover', 'bottleneck-processes', 'variation-in-demand', 'raw-material-uncertainty'];
+    // Each tag heard is one the answer names (none invented), and at least half of them are heard.
+    const got = update['scheduling-challenges'] as string[];
+    for (const t of got) expect(all).toContain(t);
+    expect(got.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('hears the same troubles in other phrasings', async () => {
+    const tags = async (answer: string) =>
+      (
+        await refine(
+          'process/warm-up-with-challenges',
+          ['scheduling-challenges'],
+          'What makes scheduling hard?',
+          answer,
+        )
+      )['scheduling-challenges'];
+    expect(await tags('Each lesson needs a tutor and one of our study rooms at the same hour.')).toEqual([
+      'resource-assignment',
+    ]);
+    expect(await tags('Parts from overseas suppliers are often weeks late.')).toEqual(['raw-material-uncertainty']);
+    expect(await tags('We are chronically short of bakers for the night shift.')).toEqual(['worker-availability']);
+  });
+
+  it('reads a table answer with its header row, without it, and with the firm’s own column names', async () => {
+    const q = 'Walk through the production steps in order.';
+    const steps = async (answer: string) =>
+      (
+        (await refine('process/flow-shop', ['subprocesses'], q, answer, 'table')).subprocesses as Array<
+          Record<string, unknown>
+        >
+      )?.map((r) => r['process-id']);
+    const header = '| process-id | inputs | outputs | resources | duration |\n| --- | --- | --- | --- | --- |\n';
+    const rows =
+      '| rinse | bottles | clean bottles | rinser | 5 minutes |\n| fill | clean bottles, juice | filled bottles | filler | 10 minutes |\n';
+    expect(await steps(header + rows)).toEqual(['rinse', 'fill']);
+    expect(await steps(rows)).toEqual(['rinse', 'fill']);
+    expect(
+      await steps(
+        `| step | time | machine |\n| --- | --- | --- |\n| rinse | 5 minutes | rinser |\n| fill | 10 minutes | filler |`,
+      ),
+    ).toEqual(['rinse', 'fill']);
+    const prose = await refine(
+      'process/flow-shop',
+      ['subprocesses'],
+      q,
+      'First the hides are soaked, then they are tanned in the drums, after that the ' +
+        'leather is dried on the frames, and finally it is trimmed.',
+      'table',
+    );
+    const names = (prose.subprocesses as Array<Record<string, unknown>>).map((r) => String(r['process-id']));
+    expect(names).toHaveLength(4);
+    expect(names.map((n) => /soak|tann|dri|trim/.exec(n)?.[0])).toEqual(['soak', 'tann', 'dri', 'trim']);
+  });
+
+  it('reads steps told as a comma list, and takes no word overlap or washing for a reading', async () => {
+    const q = 'Walk through the production steps in order.';
+    const told = await refine(
+      'process/flow-shop',
+      ['subprocesses'],
+      q,
+      'Every crate takes the same route: it is graded, rinsed in the flume, sliced, ' +
+        'dried on the racks and bagged, then boxed.',
+      'table',
+    );
+    const names = (told.subprocesses as Array<Record<string, unknown>>).map((r) => String(r['process-id']));
+    expect(names.map((n) => /grad|rins|slic|dri|bag|box/.exec(n)?.[0])).toEqual([
+      'grad',
+      'rins',
+      'slic',
+      'dri',
+      'bag',
+      'box',
+    ]);
+    // "one customer's load at a time" shares words with single-machine sequencing but describes nothing.
+    expect(await typeOf('Loads go through one at a time, one customer per load.')).toBeUndefined();
+    const warmUp = await refine(
+      'process/warm-up-with-challenges',
+      ['scheduling-challenges'],
+      'What makes scheduling hard?',
+      'We wash and press uniforms for hospitals. Staff are hard to find for the night shift.',
+    );
+    expect(warmUp['scheduling-challenges']).toEqual(['worker-availability']);
+  });
+
+  it('answers a yes/no question put as two alternatives from the alternative the answer takes', async () => {
+    const q =
+      'Does product flow continuously from one step to the next, as in a refinery, or ' +
+      'do you work in discrete batches or jobs?';
+    expect(
+      (await refine('process/scheduling-problem-type', ['continuous?'], q, 'We work in separate lots of 200 kg each.'))[
+        'continuous?'
+      ],
+    ).toBe(false);
+  });
+
+  it('maps table headers and ranks facts by meaning', () => {
+    expect(
+      mapHeaders(
+        ['stage', 'consumes', 'yields', 'machine', 'time'],
+        ['process-id', 'inputs', 'outputs', 'resources', 'duration'],
+      ),
+    ).toEqual([0, 1, 2, 3, 4]);
+    const scores = rankTexts('Which raw materials or ingredients go into the product?', [
+      'what leaves the plant at the end',
+      'what is consumed: ingredients going into the bars',
+      'shift pattern and closures',
+    ]);
+    expect(scores.indexOf(Math.max(...scores))).toBe(1);
+  });
+});
+
+const MARINE = {
+  academic_program: "Master's",
+  field_of_study: 'Oceanography',
+  research_area: 'Drone imaging of seagrass meadows and seagrass meadow loss',
+  weekly_hours: 20,
+  total_timeline: { value: 9, unit: 'months' },
+  timeline_weeks: 39,
+  timeline: '9 months',
+  existing_skills: ['Drone piloting'],
+  missing_skills: ['Image classification'],
+  constraints: [],
+  additional_context: 'Mapping meadow extent from aerial photographs taken each season.',
+};
+const proposal = (task: string, sections: Record<string, unknown>) =>
+  proposalRules
+    .find((r) => r.task === task)!
+    .answer({ task, system: '', turns: 1, responseSchema: undefined, sections }) as Record<string, unknown>;
+
+describe('proposal stand-in on a topic outside the bundled literature', () => {
+  const unrelated = [
+    {
+      id: 'lit-x',
+      title: 'Attention is all you need',
+      source: 'NeurIPS',
+      year: 2017,
+      snippet: 'A sequence model based on attention, used for translation and other language tasks with',
+      keywords: ['deep learning', 'transformer'],
+    },
+  ];
+
+  it('cites nothing unrelated, says the literature is thin, and echoes no topic phrase', () => {
+    const out = proposal('proposal.problem_formulation', { profile: MARINE, search_results: unrelated }) as {
+      literature: unknown[];
+      problem_statement: string;
+      main_research_question: string;
+      secondary_questions: string[];
+    };
+    expect(out.literature).toEqual([]);
+    expect(out.problem_statement).toMatch(/literature available here is thin/);
+    for (const q of [out.main_research_question, ...out.secondary_questions]) {
+      const words = q.toLowerCase().match(/[a-z]+/g)!;
+      const bigrams = words
+        .slice(1)
+        .map((w, i) => `${words[i]} ${w}`)
+        .filter((b) => !/\b(?:the|of|and|in|a|how|do|to|what|which|with)\b/.test(b));
+      expect(new Set(bigrams).size, q).toBe(bigrams.length);
+    }
+  });
+
+  it('keeps feedback out of the problem statement and relevance notes to whole sentences', () => {
+    const first = proposal('proposal.problem_formulation', { profile: MARINE, search_results: [] });
+    const refined = proposal('proposal.problem_formulation', {
+      profile: MARINE,
+      search_results: [],
+      previous_definition: first,
+      refinement_feedback: ['Narrow the scope: fewer secondary questions, so the plan fits 39 weeks.'],
+    });
+    expect(refined.problem_statement).not.toMatch(/Narrow the scope|feedback/);
+    expect(refined.problem_statement).toContain('This version narrows the scope to 3 secondary questions.');
+    const cut = [
+      {
+        ...unrelated[0],
+        title: 'Seagrass loss from aerial imaging',
+        snippet: 'Seagrass meadows were mapped from drone imaging over five years. The loss rate was hig',
+        keywords: ['seagrass', 'drone imaging'],
+      },
+    ];
+    const cited = proposal('proposal.problem_formulation', { profile: MARINE, search_results: cut }) as {
+      literature: Array<{ relevance_note: string }>;
+    };
+    expect(cited.literature[0].relevance_note).toMatch(
+      /^Seagrass meadows were mapped from drone imaging over five years\.( |$)/,
+    );
+    expect(cited.literature[0].relevance_note).not.toContain('hig');
+  });
+
+  it('recommends a field method with image measurement for an imaging study, not a survey', () => {
+    const m = proposal('proposal.methodology', {
+      profile: MARINE,
+      problem: {},
+      objectives: { specific_objectives: ['a', 'b'] },
+    });
+    expect(m.recommended_methodology).toMatch(/field/i);
+    expect(m.recommended_methodology).not.toMatch(/survey|questionnaire|interview/i);
+    const plan = proposal('proposal.data_collection', {
+      profile: MARINE,
+      objectives: { specific_objectives: ['a', 'b'] },
+      methodology: { recommended_methodology: m.recommended_methodology },
+    });
+    expect(JSON.stringify(plan.collection_techniques)).toMatch(/image/i);
+    expect(JSON.stringify(plan)).not.toMatch(/questionnaire|LimeSurvey/i);
+  });
+});
