@@ -155,9 +155,9 @@ export function slugify(text: string, max = 40): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  const cut = slug.slice(0, max).replace(/-+[^-]*$/, (m) => (slug.length > max ? '' : m));
-  return cut.replace(/-+$/g, '') || 'run';
+    .replace(/^-+|(?<!-)-+$/g, '');
+  const cut = slug.slice(0, max).replace(/(?<!-)-+[^-]*$/, (m) => (slug.length > max ? '' : m));
+  return cut.replace(/(?<!-)-+$/g, '') || 'run';
 }
 
 /** Shortens text to one line of at most `max` characters for summaries. */

@@ -710,7 +710,7 @@ export function mznIdentifier(name: string, taken: Set<string>, prefix: string):
   let id = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
+    .replace(/^_+|(?<!_)_+$/g, '');
   if (!/^[a-z]/.test(id)) id = `${prefix}_${id}`;
   if (MZN_RESERVED.has(id)) id = `${prefix}_${id}`;
   let unique = id;
