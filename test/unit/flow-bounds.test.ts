@@ -12,6 +12,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MAX_INPUT_DEPTH, nestedTooDeep, parseFlowInput, safeParseFlowInput, zodIssues } from '../../contracts/common';
 import { discoverFromPrpInput, EXAMPLE_PRP } from '../../contracts/discovery';
 import { peakUnits, scheduleFromScrInput, summariseSchedule, type SolverReply } from '../../contracts/schedule';
 import { atxHeading, extractTargetSchema, isDelimiterRow, MAX_TARGET_COLUMNS } from '../../domain/prp-schema';
@@ -260,5 +261,34 @@ describe('a schedule is bounded by the work its SCR implies', () => {
       { numRuns: 2_000, seed: 29 },
     );
     expect(peakUnits([{ start: NaN, end: NaN, units: 1 }])).toBe(0);
+  });
+});
+
+describe('input nesting is bounded before anything walks it', () => {
+  /** `levels` arrays inside each other, as JSON.parse builds them from text (no recursion to make it). */
+  const nested = (levels: number) => JSON.parse(`${'['.repeat(levels)}"x"${']'.repeat(levels)}`) as unknown;
+
+  it.each([65, 100_000])('refuses input nested %i deep, naming where, without recursing', (levels) => {
+    const input = {
+      projectId: 'deep',
+      scr: { 'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM', x: nested(levels) },
+    };
+    const result = withinBudget('safeParseFlowInput', () => safeParseFlowInput(scheduleFromScrInput, input));
+    expect(result.success).toBe(false);
+    expect(zodIssues(result.error!)).toEqual([
+      { field: 'scr.x.0.0.0.0.…', message: `nested more than ${MAX_INPUT_DEPTH} levels deep` },
+    ]);
+    // The workflow's own check fails the same way (a non-retryable InvalidInput), not with a stack overflow.
+    expect(() => parseFlowInput('scheduleFromScr', scheduleFromScrInput, input)).toThrow(/invalid input: scr\.x\.0/);
+  });
+
+  it('accepts what the flows need', () => {
+    expect(nestedTooDeep({ a: [{ b: nested(MAX_INPUT_DEPTH - 3) }] })).toBeUndefined();
+    expect(nestedTooDeep({ a: [{ b: nested(MAX_INPUT_DEPTH) }] })).toEqual([
+      'a',
+      0,
+      'b',
+      ...Array(MAX_INPUT_DEPTH - 3).fill(0),
+    ]);
   });
 });
