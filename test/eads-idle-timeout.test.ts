@@ -15,6 +15,7 @@ import {
   finishInterviewUpdate,
   type RunEadsInterviewOutput,
 } from '../contracts/eads';
+import { EadsSession } from '../client/eads-session';
 import { startStandin, type StandinServer } from '../standin/server';
 import { createFlowWorker } from '../workers/worker';
 import { createTimeSkippingEnv, recordHistory, testConfig } from './helpers/harness';
@@ -83,8 +84,11 @@ describe('EADS interview idle timeouts (time-skipping)', () => {
     await recordHistory(handle, 'eads-interview-human-idle-timeout');
     await recordHistory(env.client.workflow.getHandle(pursuit.childWorkflowId), 'eads-pursuit-human-idle-timeout');
 
-    // Started again with `resume`: the same EADS is pursued again, as pursuit 2 of run 2.
-    const resumed = await start(projectId, { idleTimeoutMinutes: 45, resume: out.resume });
+    // The interview client (npm run eads, the MCP tools) starts it again with `resume`: the same
+    // EADS is pursued again, as pursuit 2 of run 2.
+    const session = new EadsSession(env.client, projectId);
+    expect(await session.ensure({ taskQueue, orchestration: 'auto' })).toEqual({ started: true, resumed: true });
+    const resumed = env.client.workflow.getHandle(eadsInterviewWorkflowId(projectId));
     const view = await until(async () => {
       const v = await resumed.query(eadsInterviewQuery);
       return v.status === 'pursuing' && v.current?.childWorkflowId ? v : undefined;
