@@ -57,6 +57,7 @@ import {
   STOP_ON_MODEL_REJECTION_PATCH,
 } from './pursue-eads';
 import { scheduleAfterInterview } from './eads-schedule-step';
+import { lowerLegacyTimeLimit, SCHEDULE_TIME_LIMIT_CAP_PATCH } from '../contracts/schedule';
 
 export { pursueEads };
 
@@ -78,7 +79,11 @@ const { chooseNextEads } = proxyActivities<EadsActivities>(
 );
 
 export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterviewOutput> {
-  const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, rawInput);
+  // A schedule time limit above the cap is refused, except in interviews recorded before the cap:
+  // they keep going with it lowered. (Asked only of such inputs: other histories stay as they were.)
+  const lowered = lowerLegacyTimeLimit(rawInput, ['schedule']);
+  const raw = lowered === rawInput || patched(SCHEDULE_TIME_LIMIT_CAP_PATCH) ? rawInput : lowered;
+  const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, raw);
   const session = new InterviewSession(input);
   setHandler(eadsInterviewQuery, () => session.view());
   setHandler(nextEadsQuery, () => session.nextEads);
