@@ -196,7 +196,8 @@ export function choiceFromPlainAnswer(answer: string, choices: readonly Choice[]
   const text = answer
     .toLowerCase()
     .trim()
-    .replace(/[.!]+$/, '')
+    // From the run's first character only: an answer of 20,000 dots must not be rescanned from each.
+    .replace(/(?<![.!])[.!]+$/, '')
     .trim();
   if (!text) return undefined;
   const numbered = /^(?:(?:option|choice|number|no\.?|#)\s*)?(\d{1,2})(?:\s*[).:-].*)?$/.exec(text);

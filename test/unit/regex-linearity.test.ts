@@ -39,6 +39,7 @@ const BUILT_AT_RUN_TIME: Record<string, string> = {
   'server/query-params.ts': 'caseInsensitive and integer: checked below',
   'server/routes/execute.ts': 'bounded quantifiers only ({0,127}), anchored: at most 128 steps per position',
   'domain/bom-text.ts': "the literal ITEM_NUMBER with the 'g' flag, checked as a literal",
+  'domain/eads-structure.ts': 'ordinal words: anchored, each whitespace run before a required word',
 };
 
 function sourcesUnder(dir: string): string[] {
