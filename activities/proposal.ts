@@ -272,7 +272,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
         // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
         // query lets common words dominate a keyword index, a short one finds the specific studies.
         const phrases = profile.research_area
-          .split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
+          .split(/(?<!\s)\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
           .filter((p) => p.trim().length >= 3);
         const queries = [
           ...new Set([
