@@ -20,12 +20,13 @@ WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm install --no-audit --no-fund --ignore-scripts
 COPY tsconfig.json tsconfig.build.json ./
+COPY plumbing ./plumbing
 COPY contracts ./contracts
 COPY domain ./domain
 COPY codec ./codec
 COPY backends ./backends
-COPY activities ./activities
-COPY workflows ./workflows
+COPY flows ./flows
+COPY access ./access
 COPY workers ./workers
 COPY client ./client
 COPY server ./server

@@ -6,7 +6,7 @@
  * protocol code is ~25 MB of sources and ~40 MB of worker heap that the offline default never uses.
  */
 import path from 'node:path';
-import { isSecretVariable, secretValues, type Config } from '../contracts/config';
+import { isSecretVariable, secretValues, type Config } from '../plumbing/config';
 import { registerSecrets } from './errors';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
@@ -15,7 +15,7 @@ import { EmbeddedSearch } from './search/embedded';
 import type { SearchBackend } from './search/types';
 import { DuckDbWarehouse } from './warehouse/duckdb';
 import type { Warehouse } from './warehouse/types';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT } from '../plumbing/project-root';
 
 export const DATA_DIR = path.join(PROJECT_ROOT, 'data');
 

@@ -14,9 +14,9 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import path from 'node:path';
 import { emitSummary } from './summary';
-import { createActivities } from '../activities';
+import { createActivities } from '../flows/activities';
 import { createBackends } from '../backends';
-import { parseConfig } from '../contracts/config';
+import { parseConfig } from '../plumbing/config';
 import { freePort, startDevServer } from '../workers/dev-server';
 import { flowWorkerOptions } from '../workers/worker';
 

@@ -14,7 +14,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { TASK_QUEUE } from '../contracts/common';
-import { PROJECT_ROOT as ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT as ROOT } from '../plumbing/project-root';
 import { startStandin } from '../standin/server';
 import { build } from '../workers/build';
 import { freePort, startDevServer } from '../workers/dev-server';

@@ -107,7 +107,7 @@ async function main() {
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: TASK_QUEUE,
-    workflowsPath: path.join(ROOT, 'workflows', 'agent-registry.ts'),
+    workflowsPath: path.join(ROOT, 'flows', 'agent-registry', 'workflow.ts'),
   });
   const running = worker.run();
   const procs: ChildProcess[] = [];

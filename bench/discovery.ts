@@ -15,13 +15,13 @@
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../activities';
+import { createActivities } from '../flows/activities';
 import { emitSummary } from './summary';
 import { createBackends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
-import { parseConfig } from '../contracts/config';
-import { discoverFromPrpFlow, type Column, type DiscoverFromPrpOutput } from '../contracts/discovery';
-import { startFlow } from '../client/flow-client';
+import { parseConfig } from '../plumbing/config';
+import { discoverFromPrpFlow, type Column, type DiscoverFromPrpOutput } from '../flows/discovery/contract';
+import { startFlow } from '../access/flow-client';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort, startDevServer } from '../workers/dev-server';

@@ -12,7 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { mulberry32 } from '../contracts/common';
-import type { SolverReply } from '../contracts/schedule';
+import type { SolverReply } from '../flows/schedule/contract';
 import { buildScheduleProblem, type OrderInput } from '../domain/schedule-model';
 import { resolveSolverPython, SOLVER_WORKER_SCRIPT } from '../workers/solver-tools';
 

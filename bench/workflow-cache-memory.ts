@@ -19,7 +19,7 @@ import { freePort, startDevServer } from '../workers/dev-server';
 import { emitSummary } from './summary';
 import { flowWorkerOptions } from '../workers/worker';
 import { workflowBundleOptions } from '../workers/workflow-bundle';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT } from '../plumbing/project-root';
 
 /** Bundles a bench entry file without webpack's progress output. */
 const bundle = (entry: string) =>

@@ -12,10 +12,10 @@ import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporal
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { Progress } from '../contracts/common';
-import { loadConfigOrExit } from '../contracts/config';
-import { findFlow, flows } from '../contracts/flows';
-import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
-import { loadTracingSettings, setupTracing } from '../workers/tracing';
+import { loadConfigOrExit } from '../plumbing/config';
+import { findFlow, flows } from '../flows/registry';
+import { connectClient, InvalidFlowInput, startFlow, webUiLink } from '../access/flow-client';
+import { loadTracingSettings, setupTracing } from '../plumbing/tracing';
 import { progressQuery } from '../contracts/progress-messages';
 
 function readInput(text: string | undefined): unknown {

@@ -14,10 +14,10 @@ import type { Client } from '@temporalio/client';
 import { Command } from 'commander';
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
-import { projectIdSchema } from '../contracts/eads';
-import { EadsSession, EadsSessionError } from './eads-session';
-import { loadConfigOrExit } from '../contracts/config';
-import { connectClient, webUiLink } from './flow-client';
+import { projectIdSchema } from '../flows/eads/contract';
+import { EadsSession, EadsSessionError } from '../access/eads-session';
+import { loadConfigOrExit } from '../plumbing/config';
+import { connectClient, webUiLink } from '../access/flow-client';
 
 export interface TerminalOptions {
   client: Client;

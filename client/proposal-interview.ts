@@ -16,15 +16,15 @@ import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@te
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { loadConfigOrExit } from '../contracts/config';
-import { researchProposalFlow, type ProposalOutput } from '../contracts/proposal';
+import { loadConfigOrExit } from '../plumbing/config';
+import { researchProposalFlow, type ProposalOutput } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
   proposalStateQuery,
   reviewProposalUpdate,
-} from '../contracts/proposal-messages';
-import { connectClient, InvalidFlowInput, startFlow, webUiLink } from './flow-client';
+} from '../flows/proposal/messages';
+import { connectClient, InvalidFlowInput, startFlow, webUiLink } from '../access/flow-client';
 import { progressQuery } from '../contracts/progress-messages';
 
 export interface InterviewIO {

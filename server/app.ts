@@ -17,7 +17,7 @@ import { installErrorHandlers } from './routes/errors';
 import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
 import { consolePlugin } from './console/plugin';
-import { logDestination, loggerOptions } from '../workers/logger';
+import { logDestination, loggerOptions } from '../plumbing/logger';
 
 export interface ControlPlaneOptions {
   /** The registration journal (created if missing); unused with `sharedRegistry`. */

@@ -6,10 +6,10 @@
  * the Web UI at TEMPORAL_UI_URL (default http://localhost:TEMPORAL_UI_PORT) call it from the
  * browser, and requires `Authorization: Bearer CODEC_AUTH_TOKEN` when that is set.
  */
-import { loadConfigOrExit, type Config } from '../contracts/config';
+import { loadConfigOrExit, type Config } from '../plumbing/config';
 import { payloadCodecFromEnv } from '../codec/payload-codec';
 import { startCodecServer } from './codec-server';
-import { errorText, useProcessLogging } from '../workers/logger';
+import { errorText, useProcessLogging } from '../plumbing/logger';
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 const log = useProcessLogging('codec');

@@ -5,4 +5,4 @@
  */
 export { isGrpcCancelledError, WorkflowFailedError } from '@temporalio/client';
 export { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-export { startFlow, webUiLink } from '../client/flow-client';
+export { startFlow, webUiLink } from '../access/flow-client';

@@ -3,13 +3,13 @@
  * CONTROL_PLANE_HOST:CONTROL_PLANE_PORT, talking to the Temporal server named by the `temporal`
  * CLI's variables (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE...). `npm start` runs it in the stack.
  */
-import { ConfigError, loadConfigOrExit, type Config } from '../contracts/config';
+import { ConfigError, loadConfigOrExit, type Config } from '../plumbing/config';
 import { buildControlPlane, type ControlPlane } from './app';
 import { isLoopbackHost } from './http-guard';
-import { explainListenError } from '../workers/ports';
+import { explainListenError } from '../plumbing/ports';
 import { lazyTemporal } from './temporal';
-import { currentTracing, setupTracing } from '../workers/tracing';
-import { errorText, logger, useProcessLogging } from '../workers/logger';
+import { currentTracing, setupTracing } from '../plumbing/tracing';
+import { errorText, logger, useProcessLogging } from '../plumbing/logger';
 
 /**
  * Builds and starts the control plane from the configuration; returns it with its URL.

@@ -15,9 +15,9 @@ import {
   type CapabilityExample,
 } from '../contracts/capabilities';
 import type { FlowDefinition } from '../contracts/common';
-import { flows as registeredFlows } from '../contracts/flows';
+import { flows as registeredFlows } from '../flows/registry';
 import { skillMetadata as defaultSkillMetadata, type SkillMetadata } from './skill-metadata';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT } from '../plumbing/project-root';
 
 /** JSON Schema for a zod schema; `{}` (anything) when a schema cannot be expressed. */
 export function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {

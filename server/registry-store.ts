@@ -22,10 +22,10 @@ import { createReadStream, mkdirSync } from 'node:fs';
 import { open, rename, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { INSTANCE_EXPIRY_MS, sameOwner, type AgentOwner } from '../contracts/agent-owner';
-import type { StoredAgent, StoredCapability, StoredManifest } from '../contracts/agent-registry';
+import type { StoredAgent, StoredCapability, StoredManifest } from '../flows/agent-registry/contract';
 import { HEALTH_STATUSES, type AgentRegistration, type HealthStatus } from '../contracts/capabilities';
 
-export type { AgentOwner, StoredAgent, StoredCapability, StoredManifest } from '../contracts/agent-registry';
+export type { AgentOwner, StoredAgent, StoredCapability, StoredManifest } from '../flows/agent-registry/contract';
 
 type JournalLine =
   | {

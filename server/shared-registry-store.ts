@@ -34,7 +34,7 @@ import {
   type RegistryBeat,
   type StoredAgent,
   type StoredManifest,
-} from '../contracts/agent-registry';
+} from '../flows/agent-registry/contract';
 import type { HealthStatus } from '../contracts/capabilities';
 import {
   IndexedRegistryStore,

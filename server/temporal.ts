@@ -44,7 +44,7 @@ export function lazyTemporal(options: LazyTemporalOptions = {}): TemporalAccess 
   const connect = async (): Promise<Client> => {
     if (base) return base;
     connecting ??= (async () => {
-      const { connectClient } = await import('../client/flow-client');
+      const { connectClient } = await import('../access/flow-client');
       return connectClient({ address: options.address, namespace });
     })();
     try {

@@ -1,8 +1,8 @@
 /** `npm run standin`: the offline Gemini-compatible model server on its own (STANDIN_PORT, STANDIN_FAULTS). */
-import { listening } from '../workers/ports';
+import { listening } from '../plumbing/ports';
 import { configOrExit } from '../workers/worker';
 import { startStandin } from './server';
-import { errorText, useProcessLogging } from '../workers/logger';
+import { errorText, useProcessLogging } from '../plumbing/logger';
 
 const log = useProcessLogging('standin');
 

@@ -11,11 +11,11 @@ import { geminiSchemaProblems } from '../backends/model/gemini-schema';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { readSections, readTask } from '../backends/model/prompt';
-import { rules as defaultRules } from './rules';
-import type { StandinRule } from './types';
+import { rules as defaultRules } from '../flows/standin-rules';
+import type { StandinRule } from '../flows/lib/standin';
 import { mulberry32 } from '../contracts/common';
-import { faultSettingsSchema } from '../contracts/standin-faults';
-import { logDestination, loggerOptions } from '../workers/logger';
+import { faultSettingsSchema } from '../plumbing/standin-faults';
+import { logDestination, loggerOptions } from '../plumbing/logger';
 
 // The schema lives with the configuration (STANDIN_FAULTS is validated at process start).
 export { faultSettingsSchema };

@@ -5,8 +5,8 @@
  */
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBomActivities } from '../activities/bom';
-import { bomQuestionFlow } from '../contracts/bom';
+import { createBomActivities } from '../flows/bom/activities';
+import { bomQuestionFlow } from '../flows/bom/contract';
 import { startBigQueryFake, type BigQueryFake } from './fakes/bigquery';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { inActivityEnvironment } from './helpers/activity-env';

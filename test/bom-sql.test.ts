@@ -19,13 +19,13 @@ import {
   pluralRegex,
   renderPatternTemplate,
   type BuiltQuery,
-} from '../activities/bom-sql';
-import type { QueryPattern } from '../activities/bom';
+} from '../flows/bom/activities/sql';
+import type { QueryPattern } from '../flows/bom/activities';
 import { DATA_DIR } from '../backends';
 import { DuckDbWarehouse } from '../backends/warehouse/duckdb';
 import { bigQuerySyntaxError } from './fakes/bigquery';
 import { bigQueryDialect, duckDbDialect, UnsafeIdentifierError, type SqlDialect } from '../backends/warehouse/sql';
-import type { StrategyNumber } from '../contracts/bom';
+import type { StrategyNumber } from '../flows/bom/contract';
 import {
   cosineSimilarity,
   exactForms,

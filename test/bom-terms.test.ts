@@ -13,8 +13,8 @@ import {
   pluralRegex,
   type BuiltQuery,
   type ConceptQuery,
-} from '../activities/bom-sql';
-import { alignConcepts, Vocabulary } from '../activities/bom-terms';
+} from '../flows/bom/activities/sql';
+import { alignConcepts, Vocabulary } from '../flows/bom/activities/terms';
 import { DATA_DIR } from '../backends';
 import { DuckDbWarehouse } from '../backends/warehouse/duckdb';
 import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../backends/warehouse/sql';

@@ -7,10 +7,10 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BackendError } from '../backends/errors';
 import type { SearchBackend } from '../backends/search/types';
-import { bomQuestionFlow, type PipelineState, pipelineStateQuery } from '../contracts/bom';
+import { bomQuestionFlow, type PipelineState, pipelineStateQuery } from '../flows/bom/contract';
 import { isStopWord } from '../domain/bom-text';
-import { rules as allRules } from '../standin/rules';
-import type { StandinRule } from '../standin/types';
+import { rules as allRules } from '../flows/standin-rules';
+import type { StandinRule } from '../flows/lib/standin';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { progressQuery } from '../contracts/progress-messages';
 

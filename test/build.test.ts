@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { TASK_QUEUE } from '../contracts/common';
-import { PROJECT_ROOT as ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT as ROOT } from '../plumbing/project-root';
 import { startStandin, type StandinServer } from '../standin/server';
 import { build } from '../workers/build';
 import { checkBuild, hashSources, STAMP_FILE, WORKFLOW_BUNDLE_FILE } from '../workers/build-stamp';
@@ -63,8 +63,8 @@ describe('build stamp', () => {
   let buildDir: string;
   beforeAll(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-stamp-'));
-    for (const dir of ['workflows', 'contracts', 'data/profiles']) mkdirSync(path.join(root, dir), { recursive: true });
-    writeFileSync(path.join(root, 'workflows', 'index.ts'), 'export {};\n');
+    for (const dir of ['flows', 'contracts', 'data/profiles']) mkdirSync(path.join(root, dir), { recursive: true });
+    writeFileSync(path.join(root, 'flows', 'workflows.ts'), 'export {};\n');
     writeFileSync(path.join(root, 'contracts', 'a.ts'), 'export const a = 1;\n');
     writeFileSync(path.join(root, 'data', 'profiles', 'p.json'), '{}\n');
     writeFileSync(path.join(root, 'package.json'), '{}\n');
@@ -106,7 +106,7 @@ describe('build stamp', () => {
     rmSync(path.join(buildDir, WORKFLOW_BUNDLE_FILE));
     expect(checkBuild(buildDir, root)).toMatchObject({ current: false });
     writeFileSync(path.join(buildDir, WORKFLOW_BUNDLE_FILE), '');
-    rmSync(path.join(root, 'workflows', 'index.ts'));
+    rmSync(path.join(root, 'flows', 'workflows.ts'));
     writeFileSync(path.join(root, 'contracts', 'a.ts'), 'changed');
     expect(checkBuild(buildDir, root)).toMatchObject({ current: true, reason: 'build without sources beside it' });
   });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { buildProgram, formatStatusProgress } from '../client/cli';
-import { runEadsInterviewFlow } from '../contracts/eads';
+import { runEadsInterviewFlow } from '../flows/eads/contract';
 import { createHarness, type Harness } from './helpers/harness';
 
 let h: Harness;

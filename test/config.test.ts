@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { NativeConnection } from '@temporalio/worker';
-import { ConfigError, parseConfig } from '../contracts/config';
+import { ConfigError, parseConfig } from '../plumbing/config';
 import { flowWorkerOptions } from '../workers/worker';
 
 const ROOT = path.resolve(__dirname, '..');

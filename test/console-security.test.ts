@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import { html } from '../server/console/html';
 import { gridToMarkdown, renderResult } from '../server/console/views';
-import { parseMarkdownTable } from '../standin/rules/eads';
+import { parseMarkdownTable } from '../flows/eads/standin';
 import type { TemporalAccess } from '../server/temporal';
 import * as flowRunner from '../server/flow-runner';
 

@@ -28,7 +28,7 @@ const os = require('node:os');
 const path = require('node:path');
 const { mkdtempSync } = require('node:fs');
 // The first load of each lazily loaded module fails, as it would with the process out of file descriptors.
-const failOnce = new Set(['server/console/runtime', 'contracts/flows', 'server/flow-runner']);
+const failOnce = new Set(['server/console/runtime', 'flows/registry', 'server/flow-runner']);
 const load = Module._load;
 Module._load = function (request, parent, ...rest) {
   let file = '';

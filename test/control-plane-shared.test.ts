@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AGENT_REGISTRY_WORKFLOW, registryAgentQuery, registryAgentsQuery } from '../contracts/agent-registry';
+import { AGENT_REGISTRY_WORKFLOW, registryAgentQuery, registryAgentsQuery } from '../flows/agent-registry/contract';
 import { agentRegistrationSchema } from '../contracts/capabilities';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import { toStoredManifest } from '../server/registry-store';

@@ -9,7 +9,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFi
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../contracts/config';
+import { ConfigError, parseConfig } from '../plumbing/config';
 import { startControlPlane } from '../server/main';
 import { JournalRegistryStore, toStoredManifest } from '../server/registry-store';
 import { rawHttp } from './hostile-helpers';

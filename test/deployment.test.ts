@@ -15,8 +15,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { TASK_QUEUE } from '../contracts/common';
-import { configSchema, parseConfig } from '../contracts/config';
-import { PROJECT_ROOT as ROOT } from '../contracts/project-root';
+import { configSchema, parseConfig } from '../plumbing/config';
+import { PROJECT_ROOT as ROOT } from '../plumbing/project-root';
 import {
   checkJsonSchema,
   composeConfig,

@@ -9,9 +9,9 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDiscoveryActivities } from '../activities/discovery';
+import { createDiscoveryActivities } from '../flows/discovery/activities';
 import { BackendError } from '../backends/errors';
-import type { DiscoverFromPrpOutput } from '../contracts/discovery';
+import type { DiscoverFromPrpOutput } from '../flows/discovery/contract';
 import { flowWorkerOptions } from '../workers/worker';
 import { fakeBackends, fakeModel } from './unit/fake-backends';
 

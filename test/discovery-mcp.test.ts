@@ -14,8 +14,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { DATA_DIR } from '../backends';
-import { discoverFromPrpFlow, type DiscoverFromPrpOutput } from '../contracts/discovery';
-import { flows } from '../contracts/flows';
+import { discoverFromPrpFlow, type DiscoverFromPrpOutput } from '../flows/discovery/contract';
+import { flows } from '../flows/registry';
 import { stableWorkflowId } from '../client/mcp/server';
 import { createHarness, type Harness } from './helpers/harness';
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_DIR } from '../backends';
-import { discoverFromPrpFlow, tableName } from '../contracts/discovery';
+import { discoverFromPrpFlow, tableName } from '../flows/discovery/contract';
 import { startDiscoveryEngineFake, type DiscoveryEngineFake } from './fakes/discoveryengine';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 

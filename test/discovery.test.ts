@@ -10,8 +10,8 @@ import {
   tableName,
   type DiscoverFromPrpOutput,
   discoveryCountsQuery,
-} from '../contracts/discovery';
-import { extractTargetSchema } from '../domain/prp-schema';
+} from '../flows/discovery/contract';
+import { extractTargetSchema } from '../flows/discovery/prp-schema';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { ModelTask, type DiscoveryValidateSections } from '../contracts/model-tasks';
 import { progressQuery } from '../contracts/progress-messages';

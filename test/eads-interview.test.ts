@@ -15,9 +15,9 @@ import {
   finishInterviewUpdate,
   runEadsInterviewFlow,
   type RunEadsInterviewOutput,
-} from '../contracts/eads';
+} from '../flows/eads/contract';
 import { isPlainObject, rowIdKey } from '../domain/eads-structure';
-import { EadsSession, waitFor } from '../client/eads-session';
+import { EadsSession, waitFor } from '../access/eads-session';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');

@@ -4,10 +4,10 @@
  * history, and each pursuit in the result says which interviewer ran it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEadsInterviewFlow } from '../contracts/eads';
-import { INTERVIEWERS } from '../activities/eads-interviewers';
-import { rules } from '../standin/rules';
-import type { StandinRule } from '../standin/types';
+import { runEadsInterviewFlow } from '../flows/eads/contract';
+import { INTERVIEWERS } from '../flows/eads/activities/interviewers';
+import { rules } from '../flows/standin-rules';
+import type { StandinRule } from '../flows/lib/standin';
 import { createHarness, type Harness } from './helpers/harness';
 
 describe('interviewer types in the question prompt', () => {

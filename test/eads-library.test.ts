@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { upstreamDir } from './helpers/eads-upstream';
-import { EadsLibraryError, loadEadsFile, loadEadsLibrary, loadFixture } from '../activities/eads-library';
+import { EadsLibraryError, loadEadsFile, loadEadsLibrary, loadFixture } from '../flows/eads/activities/library';
 import {
   aggregateScr,
   budgetUsed,
@@ -31,7 +31,7 @@ import {
   productName,
   scoreChoices,
   splitList,
-} from '../standin/rules/eads';
+} from '../flows/eads/standin';
 
 const LIBRARY = path.resolve(__dirname, '..', 'data', 'eads');
 const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');

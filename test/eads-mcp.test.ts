@@ -7,7 +7,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EadsSession } from '../client/eads-session';
+import { EadsSession } from '../access/eads-session';
 import { runTerminalInterview } from '../client/eads-interview';
 import { registerEadsTools } from '../client/mcp/eads-tools';
 import { createHarness, type Harness } from './helpers/harness';

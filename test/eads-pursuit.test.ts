@@ -10,8 +10,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { EadsSession, EadsSessionError } from '../client/eads-session';
-import { runEadsInterviewFlow, answerUpdate } from '../contracts/eads';
+import { EadsSession, EadsSessionError } from '../access/eads-session';
+import { runEadsInterviewFlow, answerUpdate } from '../flows/eads/contract';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 

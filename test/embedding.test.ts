@@ -14,8 +14,8 @@ import { embeddingModelDir, embeddingModelPresent, type TextEmbedder } from '../
 import { computeInInt8 } from '../backends/embedding/int8-activations';
 import { cosine, loadMiniLm, MINILM_FILES, modelError } from '../backends/embedding/minilm';
 import { EmbeddedSearch, MIN_SIMILARITY } from '../backends/search/embedded';
-import { embeddingModelSetting, parseConfig } from '../contracts/config';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { embeddingModelSetting, parseConfig } from '../plumbing/config';
+import { PROJECT_ROOT } from '../plumbing/project-root';
 import { ensureEmbeddingModel, installEmbeddingModel, withInstallLock } from '../workers/embedding-model';
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'agent-flows-embedding-test-'));

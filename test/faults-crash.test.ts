@@ -19,7 +19,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFlow } from '../client/flow-client';
+import { startFlow } from '../access/flow-client';
 import { startStandin, type StandinServer } from '../standin/server';
 import { freePort, isListening, startDevServer, type DevServer } from '../workers/dev-server';
 import {

@@ -12,10 +12,10 @@
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { BomQuestionOutput } from '../contracts/bom';
-import { tableName, type DiscoverFromPrpOutput } from '../contracts/discovery';
-import { pursuitWorkflowId, type RunEadsInterviewOutput } from '../contracts/eads';
-import type { ProposalOutput } from '../contracts/proposal';
+import type { BomQuestionOutput } from '../flows/bom/contract';
+import { tableName, type DiscoverFromPrpOutput } from '../flows/discovery/contract';
+import { pursuitWorkflowId, type RunEadsInterviewOutput } from '../flows/eads/contract';
+import type { ProposalOutput } from '../flows/proposal/contract';
 import {
   activityRuns,
   callsOfFlow,

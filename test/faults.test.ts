@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { platformCheckFlow } from '../contracts/platform';
+import { platformCheckFlow } from '../flows/platform/contract';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 describe('model faults from the stand-in, through Temporal retries', () => {

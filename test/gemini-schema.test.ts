@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cachedLibrary } from '../activities/eads-library';
+import { cachedLibrary } from '../flows/eads/activities/library';
 import { DATA_DIR } from '../backends';
 import { toResponseSchema } from '../backends/model/gemini';
 import {

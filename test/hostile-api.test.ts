@@ -12,10 +12,10 @@
 import fc from 'fast-check';
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateFlowInput, type InvalidFlowInput } from '../client/flow-client';
-import { bomQuestionFlow } from '../contracts/bom';
-import { flows } from '../contracts/flows';
-import { startAgentRegistration } from '../server/agent-registration';
+import { validateFlowInput, type InvalidFlowInput } from '../access/flow-client';
+import { bomQuestionFlow } from '../flows/bom/contract';
+import { flows } from '../flows/registry';
+import { startAgentRegistration } from '../workers/agent-registration';
 import { buildLocalManifest } from '../server/manifest';
 import { researchAgent, testControlPlane, type TestControlPlane } from './control-plane-fixtures';
 import { HOSTILE_STRINGS, hostileValue, mutationOf, rawHttp, SEED, shapeOf, withField } from './hostile-helpers';

@@ -16,7 +16,7 @@
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEadsActivities } from '../activities/eads';
+import { createEadsActivities } from '../flows/eads/activities';
 import {
   answerUpdate,
   eadsInterviewQuery,
@@ -32,9 +32,9 @@ import {
   type PursuitStatus,
   eadsRecordQuery,
   aggregatedScrQuery,
-} from '../contracts/eads';
-import { rules as defaultRules } from '../standin/rules';
-import type { StandinContext, StandinRule } from '../standin/types';
+} from '../flows/eads/contract';
+import { rules as defaultRules } from '../flows/standin-rules';
+import type { StandinContext, StandinRule } from '../flows/lib/standin';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { activitySequence, hostileValue, leftRunning, messageOf, recommendation, SEED } from './hostile-helpers';
 import { until } from './proposal-helpers';

@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { z } from 'zod';
 import type { FlowDefinition } from '../contracts/common';
-import { eadsInterviewQuery, type InterviewView } from '../contracts/eads';
+import { eadsInterviewQuery, type InterviewView } from '../flows/eads/contract';
 import { until } from './proposal-helpers';
 
 export const SEED = Number(process.env.HOSTILE_SEED ?? 92_026);

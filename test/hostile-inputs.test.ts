@@ -16,21 +16,21 @@ import { ApplicationFailure } from '@temporalio/common';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidFlowInput, startFlow, validateFlowInput, type FlowOutput } from '../client/flow-client';
-import { bomQuestionFlow, pipelineStateQuery } from '../contracts/bom';
+import { InvalidFlowInput, startFlow, validateFlowInput, type FlowOutput } from '../access/flow-client';
+import { bomQuestionFlow, pipelineStateQuery } from '../flows/bom/contract';
 import type { FlowDefinition } from '../contracts/common';
-import { discoverFromPrpFlow, discoveryCountsQuery } from '../contracts/discovery';
-import { runEadsInterviewFlow, eadsInterviewQuery } from '../contracts/eads';
-import { scheduleFromScrFlow } from '../contracts/schedule';
-import { flows } from '../contracts/flows';
-import { platformCheckFlow } from '../contracts/platform';
-import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalStateView } from '../contracts/proposal';
+import { discoverFromPrpFlow, discoveryCountsQuery } from '../flows/discovery/contract';
+import { runEadsInterviewFlow, eadsInterviewQuery } from '../flows/eads/contract';
+import { scheduleFromScrFlow } from '../flows/schedule/contract';
+import { flows } from '../flows/registry';
+import { platformCheckFlow } from '../flows/platform/contract';
+import { EXAMPLE_PROFILE, researchProposalFlow, type ProposalStateView } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
   proposalStateQuery,
   reviewProposalUpdate,
-} from '../contracts/proposal-messages';
+} from '../flows/proposal/messages';
 import { createHarness, type Harness } from './helpers/harness';
 import {
   fieldRejects,

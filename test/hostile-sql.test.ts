@@ -23,8 +23,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBomActivities, type QueryPattern } from '../activities/bom';
-import { createPlatformActivities } from '../activities/platform';
+import { createBomActivities, type QueryPattern } from '../flows/bom/activities';
+import { createPlatformActivities } from '../flows/platform/activities';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   BOM_PLAN,
@@ -33,12 +33,12 @@ import {
   normaliseTerms,
   patternTemplateProblem,
   renderPatternTemplate,
-} from '../activities/bom-sql';
+} from '../flows/bom/activities/sql';
 import { DATA_DIR } from '../backends';
 import type { EmbeddedSearch } from '../backends/search/embedded';
 import type { ExecutedQuery } from '../backends/warehouse/types';
 import { duckDbDialect, sampleDistinctSql } from '../backends/warehouse/sql';
-import { bomQuestionFlow, type BomQuestionOutput, type StrategyNumber } from '../contracts/bom';
+import { bomQuestionFlow, type BomQuestionOutput, type StrategyNumber } from '../flows/bom/contract';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { HOSTILE_STRINGS, leftRunning, settle } from './hostile-helpers';
 import { inActivityEnvironment } from './helpers/activity-env';

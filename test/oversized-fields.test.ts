@@ -13,8 +13,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bomQuestionFlow } from '../contracts/bom';
-import { discoverFromPrpFlow } from '../contracts/discovery';
+import { bomQuestionFlow } from '../flows/bom/contract';
+import { discoverFromPrpFlow } from '../flows/discovery/contract';
 import {
   answerUpdate,
   eadsInterviewQuery,
@@ -27,15 +27,15 @@ import {
   type InterviewView,
   eadsRecordQuery,
   aggregatedScrQuery,
-} from '../contracts/eads';
-import { platformCheckFlow } from '../contracts/platform';
-import { EXAMPLE_PROFILE, researchProposalFlow } from '../contracts/proposal';
+} from '../flows/eads/contract';
+import { platformCheckFlow } from '../flows/platform/contract';
+import { EXAMPLE_PROFILE, researchProposalFlow } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
   reviewProposalUpdate,
   proposalStateQuery,
-} from '../contracts/proposal-messages';
+} from '../flows/proposal/messages';
 import { createHarness, type Harness } from './helpers/harness';
 import { messageOf, recommendation, settle } from './hostile-helpers';
 import { until } from './proposal-helpers';

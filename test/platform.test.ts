@@ -2,7 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLOW_SEARCH_ATTRIBUTE } from '../contracts/common';
-import { platformCheckFlow } from '../contracts/platform';
+import { platformCheckFlow } from '../flows/platform/contract';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { progressQuery } from '../contracts/progress-messages';
 

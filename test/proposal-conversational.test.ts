@@ -7,8 +7,8 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelBackend } from '../backends/model/types';
-import { INTERVIEW_QUESTIONS, researchProposalFlow } from '../contracts/proposal';
-import { answerQuestionUpdate, currentQuestionQuery } from '../contracts/proposal-messages';
+import { INTERVIEW_QUESTIONS, researchProposalFlow } from '../flows/proposal/contract';
+import { answerQuestionUpdate, currentQuestionQuery } from '../flows/proposal/messages';
 import { createHarness, type Harness } from './helpers/harness';
 import { until } from './proposal-helpers';
 

@@ -1,7 +1,7 @@
 /** Shared by the proposal tests: read a PDF's text and link annotations with pdfjs-dist, and test profiles. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { UserProfile } from '../contracts/proposal';
+import type { UserProfile } from '../flows/proposal/contract';
 import { waitFor } from './helpers/wait';
 
 export interface PdfContent {

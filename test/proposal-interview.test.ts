@@ -2,15 +2,15 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError, type WorkflowHan
 import { NativeConnection } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startFlow } from '../client/flow-client';
+import { startFlow } from '../access/flow-client';
 import { conductInterview, main as interviewCli, type InterviewIO } from '../client/proposal-interview';
-import { researchProposalFlow, type InterviewQuestionView } from '../contracts/proposal';
+import { researchProposalFlow, type InterviewQuestionView } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
   proposalStateQuery,
   reviewProposalUpdate,
-} from '../contracts/proposal-messages';
+} from '../flows/proposal/messages';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { until } from './proposal-helpers';

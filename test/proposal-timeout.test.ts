@@ -7,9 +7,9 @@ import type { Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createBackends, type Backends } from '../backends';
-import { EXAMPLE_PROFILE, type ProposalOutput } from '../contracts/proposal';
+import { EXAMPLE_PROFILE, type ProposalOutput } from '../flows/proposal/contract';
 import { startStandin, type StandinServer } from '../standin/server';
-import { answerQuestionUpdate, proposalStateQuery } from '../contracts/proposal-messages';
+import { answerQuestionUpdate, proposalStateQuery } from '../flows/proposal/messages';
 import { createFlowWorker } from '../workers/worker';
 import { createTimeSkippingEnv, recordHistory, testConfig } from './helpers/harness';
 

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { citeFromHits, toLiteratureHit, type LiteratureHit } from '../activities/proposal';
+import { citeFromHits, toLiteratureHit, type LiteratureHit } from '../flows/proposal/activities';
 import {
   EXAMPLE_PROFILE,
   httpUrlSchema,
@@ -14,22 +14,22 @@ import {
   timelineWeeks,
   type DataCollectionPlan,
   type QualityValidation,
-} from '../contracts/proposal';
-import { proposalRules } from '../standin/rules/proposal';
-import { Interview } from '../workflows/proposal/interview';
+} from '../flows/proposal/contract';
+import { proposalRules } from '../flows/proposal/standin';
+import { Interview } from '../flows/proposal/workflow/interview';
 import {
   checkFeasibility,
   chooseBest,
   combineQuality,
   parseDurationWeeks,
   type ModelQualityAssessment,
-} from '../domain/proposal-quality';
+} from '../flows/proposal/quality';
 import {
   isValidTransition,
   ProposalStateMachine,
   TERMINAL_STATES,
   TRANSITIONS,
-} from '../workflows/proposal/state-machine';
+} from '../flows/proposal/workflow/state-machine';
 import { IMPOSSIBLE_PROFILE, TIGHT_PROFILE } from './proposal-helpers';
 
 describe('state machine', () => {

@@ -13,9 +13,9 @@ import {
   researchProposalFlow,
   type ProposalOutput,
   type ProposalStateView,
-} from '../contracts/proposal';
-import { isValidTransition } from '../workflows/proposal/state-machine';
-import { answerQuestionUpdate, proposalStateQuery, reviewProposalUpdate } from '../contracts/proposal-messages';
+} from '../flows/proposal/contract';
+import { isValidTransition } from '../flows/proposal/workflow/state-machine';
+import { answerQuestionUpdate, proposalStateQuery, reviewProposalUpdate } from '../flows/proposal/messages';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { CLIMATE_PROFILE, IMPOSSIBLE_PROFILE, readPdf, squash, TIGHT_PROFILE, until } from './proposal-helpers';
 

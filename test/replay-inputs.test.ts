@@ -6,7 +6,7 @@
  * hand each verdict to the wrong candidate; and it never compares the result. So this test also
  * checks that each completed history's recorded result is what the workflow returns on replay.
  */
-import { tracingWorkerOptions } from '../workers/tracing';
+import { tracingWorkerOptions } from '../plumbing/tracing';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';

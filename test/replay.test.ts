@@ -3,7 +3,7 @@
  * break running workflows (non-determinism) fails here. Refresh the corpus with
  * `RECORD_REPLAY=1 npx vitest run` (see docs/versioning.md before changing a workflow).
  */
-import { tracingWorkerOptions } from '../workers/tracing';
+import { tracingWorkerOptions } from '../plumbing/tracing';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { readdirSync, readFileSync } from 'node:fs';

@@ -15,8 +15,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerEadsTools } from '../client/mcp/eads-tools';
-import { conversationHistoryQuery, eadsInterviewWorkflowId, runEadsInterviewFlow } from '../contracts/eads';
-import { scheduleFromScrFlow, type ScheduleFromScrOutput } from '../contracts/schedule';
+import { conversationHistoryQuery, eadsInterviewWorkflowId, runEadsInterviewFlow } from '../flows/eads/contract';
+import { scheduleFromScrFlow, type ScheduleFromScrOutput } from '../flows/schedule/contract';
 import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../domain/schedule-model';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BackendError, redactCredentials, registerSecrets } from '../backends/errors';
 import { classifyBigQueryError } from '../backends/warehouse/bigquery';
 import { GeminiModel } from '../backends/model/gemini';
-import { platformCheckFlow } from '../contracts/platform';
+import { platformCheckFlow } from '../flows/platform/contract';
 import { startGeminiFake, type GeminiFake } from './fakes/gemini';
 import { createHarness, type Harness } from './helpers/harness';
 import { settle } from './hostile-helpers';

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startFlow } from '../client/flow-client';
+import { startFlow } from '../access/flow-client';
 import { startMcpHttpServer } from '../client/mcp/http';
-import { platformCheckFlow } from '../contracts/platform';
+import { platformCheckFlow } from '../flows/platform/contract';
 import { startStandin, type StandinServer } from '../standin/server';
 
 const ROOT = path.resolve(__dirname, '..');

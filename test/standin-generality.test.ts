@@ -6,10 +6,10 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cachedLibrary } from '../activities/eads-library';
+import { cachedLibrary } from '../flows/eads/activities/library';
 import { mapHeaders, rankTexts } from '../domain/text-match';
-import { eadsRules } from '../standin/rules/eads';
-import { proposalRules } from '../standin/rules/proposal';
+import { eadsRules } from '../flows/eads/standin';
+import { proposalRules } from '../flows/proposal/standin';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', 'data', 'eads')])();
 

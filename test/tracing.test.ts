@@ -7,10 +7,10 @@
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { connectClient, startFlow } from '../client/flow-client';
-import { bomQuestionFlow } from '../contracts/bom';
-import { setupTracing } from '../workers/tracing';
-import { TRACING_FOLLOWS_START } from '../workflows/lib/tracing-interceptors';
+import { connectClient, startFlow } from '../access/flow-client';
+import { bomQuestionFlow } from '../flows/bom/contract';
+import { setupTracing } from '../plumbing/tracing';
+import { TRACING_FOLLOWS_START } from '../flows/lib/workflow/tracing-interceptors';
 import { startBigQueryFake } from './fakes/bigquery';
 import { createHarness, type Harness } from './helpers/harness';
 

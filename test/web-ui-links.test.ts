@@ -9,7 +9,7 @@
  */
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { webUiLink } from '../client/flow-client';
+import { webUiLink } from '../access/flow-client';
 import { freePort, startDevServer, type DevServer } from '../workers/dev-server';
 
 let server: DevServer;

@@ -10,8 +10,8 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startFlow } from '../client/flow-client';
-import { platformCheckFlow, type PlatformCheckOutput } from '../contracts/platform';
+import { startFlow } from '../access/flow-client';
+import { platformCheckFlow, type PlatformCheckOutput } from '../flows/platform/contract';
 import { startStandin, type StandinServer } from '../standin/server';
 import { workerProcessEnv } from './helpers/worker-process';
 

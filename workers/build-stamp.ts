@@ -12,16 +12,17 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT } from '../plumbing/project-root';
 
 /** Folders compiled by tsconfig.build.json; the workflow bundle is built from workflows/, domain/ and contracts/. */
 export const SOURCE_DIRS = [
+  'plumbing',
   'contracts',
   'domain',
   'codec',
   'backends',
-  'activities',
-  'workflows',
+  'flows',
+  'access',
   'workers',
   'client',
   'server',
@@ -90,7 +91,7 @@ export function checkBuild(buildDir: string, root: string = PROJECT_ROOT): Build
   const stamp = readStamp(buildDir);
   const bundle = path.join(buildDir, WORKFLOW_BUNDLE_FILE);
   if (!stamp || !existsSync(bundle)) return { current: false, reason: `no complete build in ${buildDir}` };
-  const sourcesPresent = existsSync(path.join(root, 'workflows', 'index.ts'));
+  const sourcesPresent = existsSync(path.join(root, 'flows', 'workflows.ts'));
   if (!sourcesPresent) return { current: true, reason: 'build without sources beside it', bundlePath: bundle };
   if (hashSources(root, stamp.importedDataFiles) !== stamp.sourcesHash) {
     return {

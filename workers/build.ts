@@ -12,7 +12,7 @@ import { workflowBundleOptions } from './workflow-bundle';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT } from '../plumbing/project-root';
 import { hashSources, STAMP_FILE, WORKFLOW_BUNDLE_FILE, type BuildStamp } from './build-stamp';
 
 const quietLogger = {
@@ -59,7 +59,7 @@ export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): P
     if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.stdout}${compiled.stderr}`);
 
     const { code } = await bundleWorkflowCode({
-      ...workflowBundleOptions(path.join(PROJECT_ROOT, 'workflows', 'index.ts')),
+      ...workflowBundleOptions(path.join(PROJECT_ROOT, 'flows', 'workflows.ts')),
       logger: quietLogger as never,
     });
     writeFileSync(path.join(staging, WORKFLOW_BUNDLE_FILE), code);

@@ -16,13 +16,13 @@ import { NativeConnection } from '@temporalio/worker';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { createBackends, type Backends } from '../backends';
-import { startFlow } from '../client/flow-client';
-import { bomQuestionFlow } from '../contracts/bom';
+import { startFlow } from '../access/flow-client';
+import { bomQuestionFlow } from '../flows/bom/contract';
 import { addUsage, zeroUsage, type FlowDefinition, type TokenUsage } from '../contracts/common';
-import { loadConfigOrExit, type Config } from '../contracts/config';
-import { discoverFromPrpFlow } from '../contracts/discovery';
-import { platformCheckFlow } from '../contracts/platform';
-import { researchProposalFlow } from '../contracts/proposal';
+import { loadConfigOrExit, type Config } from '../plumbing/config';
+import { discoverFromPrpFlow } from '../flows/discovery/contract';
+import { platformCheckFlow } from '../flows/platform/contract';
+import { researchProposalFlow } from '../flows/proposal/contract';
 import { createFlowWorker, prebuiltWorkflowBundle } from './worker';
 
 export interface CheckLine {

@@ -9,10 +9,10 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TASK_QUEUE } from '../contracts/common';
-import { flows } from '../contracts/flows';
-import { runEadsInterviewFlow } from '../contracts/eads';
+import { flows } from '../flows/registry';
+import { runEadsInterviewFlow } from '../flows/eads/contract';
 import { followProgress } from '../client/cli';
-import { startFlow } from '../client/flow-client';
+import { startFlow } from '../access/flow-client';
 import { startOfflineStack } from './offline-stack';
 import { PROJECT_ROOT } from './temporal-cli';
 import { screenshotConsole } from './console-screenshots';

@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROJECT_ROOT } from '../contracts/project-root';
+import { PROJECT_ROOT } from '../plumbing/project-root';
 
 /** Pinned: the versions verified here (Compose v5.6.1, hadolint 2.15.1, Kubernetes 1.37 schemas, ShellCheck 0.11). */
 export const DEPLOY_TOOL_PACKAGES = [

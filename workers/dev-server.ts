@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { FLOW_SEARCH_ATTRIBUTE } from '../contracts/common';
-import { portInUseMessage } from './ports';
+import { portInUseMessage } from '../plumbing/ports';
 import { resolveTemporalCli } from './temporal-cli';
 
 /** Custom search attributes every flow relies on. */

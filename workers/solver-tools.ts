@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { isExecutable, PROJECT_ROOT, toolsDir, withToolsLock } from './temporal-cli';
-import { note } from './logger';
+import { note } from '../plumbing/logger';
 
 export const SOLVER_REQUIREMENTS = path.join(PROJECT_ROOT, 'solver', 'requirements.txt');
 export const SOLVER_WORKER_SCRIPT = path.join(PROJECT_ROOT, 'solver', 'worker.py');

@@ -6,9 +6,9 @@
  * alone against TEMPORAL_ADDRESS.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { SOLVER_TASK_QUEUE } from '../contracts/schedule';
+import { SOLVER_TASK_QUEUE } from '../flows/schedule/contract';
 import { resolveSolverPython, SOLVER_WORKER_SCRIPT } from './solver-tools';
-import { errorText, logger, useProcessLogging } from './logger';
+import { errorText, logger, useProcessLogging } from '../plumbing/logger';
 
 export interface SolverWorker {
   process: ChildProcess;

@@ -18,12 +18,12 @@ import { startCodecServerFromConfig } from '../server/codec-server';
 import { startStandin, type StandinServer } from '../standin/server';
 import { isListening, startDevServer, splitAddress, type DevServer } from './dev-server';
 import { startSolverWorker, type SolverWorker } from './solver-worker';
-import { listening } from './ports';
+import { listening } from '../plumbing/ports';
 import { ensureEmbeddingModel } from './embedding-model';
-import { currentTracing, setupTracing } from './tracing';
-import { startWorkerRegistration } from '../server/agent-registration';
+import { currentTracing, setupTracing } from '../plumbing/tracing';
+import { startWorkerRegistration } from './agent-registration';
 import { configOrExit, installRuntime, runWorker } from './worker';
-import { errorText, useProcessLogging } from './logger';
+import { errorText, useProcessLogging } from '../plumbing/logger';
 
 const log = useProcessLogging('stack');
 

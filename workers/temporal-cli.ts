@@ -24,8 +24,8 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { PROJECT_ROOT, toolsDir } from '../contracts/project-root';
-import { note } from './logger';
+import { PROJECT_ROOT, toolsDir } from '../plumbing/project-root';
+import { note } from '../plumbing/logger';
 
 export { PROJECT_ROOT, toolsDir };
 const venvDir = () => path.join(toolsDir(), 'venv');

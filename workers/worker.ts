@@ -10,26 +10,26 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createActivities } from '../activities';
+import { createActivities } from '../flows/activities';
 import { createBackends, type Backends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
-import { loadConfigOrExit, parseConfig, type Config } from '../contracts/config';
+import { loadConfigOrExit, parseConfig, type Config } from '../plumbing/config';
 import { dataConverterFromEnv } from '../codec/payload-codec';
-import { explainListenError } from './ports';
+import { explainListenError } from '../plumbing/ports';
 import { ensureSearchAttributes } from './search-attributes';
 import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
-import { PROJECT_ROOT } from '../contracts/project-root';
-import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
+import { PROJECT_ROOT } from '../plumbing/project-root';
+import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from '../plumbing/tracing';
 import { workflowBundleOptions } from './workflow-bundle';
-import { errorText, logger, sdkLogger, useProcessLogging } from './logger';
+import { errorText, logger, sdkLogger, useProcessLogging } from '../plumbing/logger';
 // Only the process entry at the bottom uses it: the worker factory knows no control plane.
-import { startWorkerRegistration } from '../server/agent-registration';
+import { startWorkerRegistration } from './agent-registration';
 
-const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
+const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'flows', 'workflows.ts');
 /** Entry point of the workflow code: the TypeScript sources, or the compiled copy in an image without them. */
 export const WORKFLOWS_PATH = existsSync(WORKFLOW_SOURCES)
   ? WORKFLOW_SOURCES
-  : path.resolve(__dirname, '..', 'workflows', 'index.js');
+  : path.resolve(__dirname, '..', 'flows', 'workflows.js');
 /** The build this code belongs to: its own folder when compiled, else `dist/` beside the sources. */
 const BUILD_DIR = __filename.endsWith('.js') ? path.resolve(__dirname, '..') : path.join(PROJECT_ROOT, 'dist');
 

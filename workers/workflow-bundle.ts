@@ -14,7 +14,7 @@
  */
 import path from 'node:path';
 import type { BundleOptions } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../plumbing/tracing';
 
 /**
  * Preloaded modules, by path from the project root without extension (so the compiled `.js` copy
@@ -22,7 +22,7 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from './tracing';
  * module workflow code uses and prepares their schemas for the freeze. test/workflow-bundle.test.ts
  * checks it against the workflows' imports.
  */
-export const PRELOADED_MODULES = ['contracts/workflow-preload'] as const;
+export const PRELOADED_MODULES = ['flows/lib/workflow/preload'] as const;
 
 /**
  * Options for `bundleWorkflowCode` for a workflows entry file. The project root is by default the

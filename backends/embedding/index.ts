@@ -6,10 +6,10 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { embeddingModelSetting } from '../../contracts/config';
-import { toolsDir } from '../../contracts/project-root';
+import { embeddingModelSetting } from '../../plumbing/config';
+import { toolsDir } from '../../plumbing/project-root';
 import { loadMiniLm, MINILM_FILES, modelError, type TextEmbedder } from './minilm';
-import { note } from '../../workers/logger';
+import { note } from '../../plumbing/logger';
 
 export type { TextEmbedder } from './minilm';
 export { cosine } from './minilm';

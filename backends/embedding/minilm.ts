@@ -10,7 +10,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { computeInInt8 } from './int8-activations';
-import { note } from '../../workers/logger';
+import { note } from '../../plumbing/logger';
 import { truncate } from '../../contracts/common';
 
 export interface TextEmbedder {

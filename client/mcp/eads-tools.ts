@@ -12,10 +12,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { projectIdSchema, type EadsCatalogEntry } from '../../contracts/eads';
-import { EadsSession, EadsSessionError } from '../eads-session';
+import { projectIdSchema, type EadsCatalogEntry } from '../../flows/eads/contract';
+import { EadsSession, EadsSessionError } from '../../access/eads-session';
 import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../../domain/schedule-model';
-import type { ConversationHistory } from '../../contracts/eads';
+import type { ConversationHistory } from '../../flows/eads/contract';
 
 export interface EadsToolsContext {
   client: Client;

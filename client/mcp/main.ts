@@ -11,15 +11,15 @@
  *
  * A closed stdin, SIGINT or SIGTERM cancels the workflows of calls still running, then exits.
  */
-import { loadTracingSettings, setupTracing } from '../../workers/tracing';
+import { loadTracingSettings, setupTracing } from '../../plumbing/tracing';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { Command } from 'commander';
 import { TASK_QUEUE } from '../../contracts/common';
-import { loadConfigOrExit } from '../../contracts/config';
-import { flows } from '../../contracts/flows';
-import { connectClient } from '../flow-client';
-import { listening } from '../../workers/ports';
-import { useProcessLogging } from '../../workers/logger';
+import { loadConfigOrExit } from '../../plumbing/config';
+import { flows } from '../../flows/registry';
+import { connectClient } from '../../access/flow-client';
+import { listening } from '../../plumbing/ports';
+import { useProcessLogging } from '../../plumbing/logger';
 import { startMcpHttpServer } from './http';
 import { createMcpServer, FlowCalls } from './server';
 

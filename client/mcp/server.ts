@@ -14,8 +14,8 @@ import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { slugify, type FlowDefinition } from '../../contracts/common';
-import { flows as registeredFlows } from '../../contracts/flows';
-import { startFlow, webUiLink } from '../flow-client';
+import { flows as registeredFlows } from '../../flows/registry';
+import { startFlow, webUiLink } from '../../access/flow-client';
 import { extraToolRegistrars, type McpContext, type ToolRegistrar } from './tools';
 import { progressQuery } from '../../contracts/progress-messages';
 

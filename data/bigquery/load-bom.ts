@@ -19,7 +19,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDbWarehouse } from '../../backends/warehouse/duckdb';
 import { assertIdentifier } from '../../backends/warehouse/sql';
-import { loadConfig } from '../../contracts/config';
+import { loadConfig } from '../../plumbing/config';
 
 export const BOM_TABLES = ['item_master', 'bom_details', 'supplier_catalog', 'engineering_change_orders'] as const;
 const HERE = __dirname;

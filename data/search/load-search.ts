@@ -22,7 +22,7 @@ const { SolutionType } = protos.google.cloud.discoveryengine.v1;
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEndpoint } from '../../backends';
-import { loadConfig } from '../../contracts/config';
+import { loadConfig } from '../../plumbing/config';
 
 const HERE = __dirname;
 /** Discovery Engine caps an inline import at 100 documents per request. */

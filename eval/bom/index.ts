@@ -14,8 +14,8 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFlow } from '../../client/flow-client';
-import { bomQuestionFlow, type BomQuestionOutput } from '../../contracts/bom';
+import { startFlow } from '../../access/flow-client';
+import { bomQuestionFlow, type BomQuestionOutput } from '../../flows/bom/contract';
 import type { SqlParam } from '../../backends/warehouse/types';
 import type { OfflineStack } from '../../workers/offline-stack';
 import type { EvalCaseFailure, EvalMetric, EvalReport, EvalSuite } from '../types';

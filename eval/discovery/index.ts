@@ -9,8 +9,8 @@
  *   according to the labels, over those columns.
  * Figures are pooled over all cases. `quick` runs only the cases marked quick.
  */
-import { startFlow } from '../../client/flow-client';
-import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../../contracts/discovery';
+import { startFlow } from '../../access/flow-client';
+import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../../flows/discovery/contract';
 import type { EvalCaseFailure, EvalReport, EvalSuite } from '../types';
 import { DEV_CASES, HELD_OUT_CASES, type DiscoveryCase } from './cases';
 

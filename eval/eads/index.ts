@@ -13,8 +13,8 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFlow } from '../../client/flow-client';
-import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../../contracts/eads';
+import { startFlow } from '../../access/flow-client';
+import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../../flows/eads/contract';
 import type { FlowDefinition } from '../../contracts/common';
 import type { OfflineStack } from '../../workers/offline-stack';
 import type { EvalCaseFailure, EvalReport, EvalSuite } from '../types';

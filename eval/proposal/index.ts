@@ -15,9 +15,9 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startFlow } from '../../client/flow-client';
+import { startFlow } from '../../access/flow-client';
 import type { FlowDefinition } from '../../contracts/common';
-import { researchProposalFlow, type ProposalOutput, type UserProfile } from '../../contracts/proposal';
+import { researchProposalFlow, type ProposalOutput, type UserProfile } from '../../flows/proposal/contract';
 import { readPdf } from '../../test/proposal-helpers';
 import type { OfflineStack } from '../../workers/offline-stack';
 import type { EvalCaseFailure, EvalSuite } from '../types';

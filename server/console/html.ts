@@ -3,7 +3,7 @@
  * unless it is already `Html` (built by this same template), so flow results and answers that
  * contain markup always render as text.
  */
-import { webUiBase } from '../../client/web-ui';
+import { webUiBase } from '../../access/web-ui';
 
 export class Html {
   constructor(readonly text: string) {}

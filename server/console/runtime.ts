@@ -7,10 +7,10 @@
  */
 export { rootCause } from '@temporalio/common';
 export { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
-export { EadsSession, EadsSessionError, updateErrorMessage } from '../../client/eads-session';
-export { InvalidFlowInput, startFlow, validateFlowInput } from '../../client/flow-client';
-export { eadsInterviewQuery } from '../../contracts/eads';
-export { flows, findFlow } from '../../contracts/flows';
-export { answerQuestionUpdate, reviewProposalUpdate } from '../../contracts/proposal-messages';
+export { EadsSession, EadsSessionError, updateErrorMessage } from '../../access/eads-session';
+export { InvalidFlowInput, startFlow, validateFlowInput } from '../../access/flow-client';
+export { eadsInterviewQuery } from '../../flows/eads/contract';
+export { flows, findFlow } from '../../flows/registry';
+export { answerQuestionUpdate, reviewProposalUpdate } from '../../flows/proposal/messages';
 export { formFields, inputFromForm, renderStartForm } from './forms';
 export { gridToMarkdown, snapshot } from './views';

@@ -7,9 +7,9 @@ import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Progress } from '../../contracts/common';
-import type { BomQuestionOutput } from '../../contracts/bom';
-import type { DiscoverFromPrpOutput } from '../../contracts/discovery';
-import { tableName } from '../../contracts/discovery';
+import type { BomQuestionOutput } from '../../flows/bom/contract';
+import type { DiscoverFromPrpOutput } from '../../flows/discovery/contract';
+import { tableName } from '../../flows/discovery/contract';
 import {
   eadsInterviewQuery,
   pursuitStatusQuery,
@@ -17,18 +17,18 @@ import {
   type InterviewView,
   type PursuitStatus,
   type RunEadsInterviewOutput,
-} from '../../contracts/eads';
+} from '../../flows/eads/contract';
 import {
   PROPOSAL_STATES,
   type InterviewQuestionView,
   type ProposalOutput,
   type ProposalStateView,
-} from '../../contracts/proposal';
-import { findFlow } from '../../contracts/flows';
-import { currentQuestionQuery, proposalStateQuery } from '../../contracts/proposal-messages';
+} from '../../flows/proposal/contract';
+import { findFlow } from '../../flows/registry';
+import { currentQuestionQuery, proposalStateQuery } from '../../flows/proposal/messages';
 import { html, renderTable, renderValue, tableHead, type Html } from './html';
 import { progressQuery } from '../../contracts/progress-messages';
-import { logger } from '../../workers/logger';
+import { logger } from '../../plumbing/logger';
 
 export interface WorkflowSnapshot {
   workflowId: string;

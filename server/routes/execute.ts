@@ -54,7 +54,7 @@ export function executeRoutes(
   };
   // Every flow's zod schemas: loaded with the first execution, not when the control plane starts.
   const flowList = loadOnce((): Promise<FlowDefinition[]> =>
-    options.flows ? Promise.resolve(options.flows) : import('../../contracts/flows').then((m) => m.flows),
+    options.flows ? Promise.resolve(options.flows) : import('../../flows/registry').then((m) => m.flows),
   );
   const ID = (pattern: RegExp) => pattern.source.slice(1, -1);
 

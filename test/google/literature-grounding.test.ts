@@ -8,8 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Backends } from '../../backends';
 import { GeminiModel } from '../../backends/model/gemini';
 import type { SearchBackend } from '../../backends/search/types';
-import { createProposalActivities } from '../../activities/proposal';
-import type { UserProfile } from '../../contracts/proposal';
+import { createProposalActivities } from '../../flows/proposal/activities';
+import type { UserProfile } from '../../flows/proposal/contract';
 import { startGeminiFake, type GeminiFake } from '../fakes/gemini';
 
 const profile = {

@@ -4,7 +4,7 @@
  * as a hint where a line of that text names it together with a term of the question.
  */
 import { describe, expect, it } from 'vitest';
-import { columnsNamedWithTerms, createBomActivities } from '../../activities/bom';
+import { columnsNamedWithTerms, createBomActivities } from '../../flows/bom/activities';
 import type { Backends } from '../../backends';
 import type { SearchBackend } from '../../backends/search/types';
 import { hitData } from '../../backends/search/vertex';

@@ -7,12 +7,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createBomActivities } from '../../activities/bom';
-import { createDiscoveryActivities } from '../../activities/discovery';
-import { createEadsActivities } from '../../activities/eads';
-import { createPlatformActivities } from '../../activities/platform';
-import { createProposalActivities } from '../../activities/proposal';
-import { askModel, backendCall } from '../../activities/support';
+import { createBomActivities } from '../../flows/bom/activities';
+import { createDiscoveryActivities } from '../../flows/discovery/activities';
+import { createEadsActivities } from '../../flows/eads/activities';
+import { createPlatformActivities } from '../../flows/platform/activities';
+import { createProposalActivities } from '../../flows/proposal/activities';
+import { askModel, backendCall } from '../../flows/lib/activities/support';
 import { BackendError } from '../../backends/errors';
 import { duckDbDialect } from '../../backends/warehouse/sql';
 import type { Warehouse } from '../../backends/warehouse/types';

@@ -1,7 +1,7 @@
 /** `BomPipeline` without Temporal: the pipeline state each step records, and the answer texts. */
 import { describe, expect, it } from 'vitest';
-import type { QueryRun, ResolvedColumns } from '../../activities/bom';
-import { answerText, BomPipeline, noResultsText } from '../../workflows/bom/bom-pipeline';
+import type { QueryRun, ResolvedColumns } from '../../flows/bom/activities';
+import { answerText, BomPipeline, noResultsText } from '../../flows/bom/workflow/bom-pipeline';
 
 const pipeline = () =>
   new BomPipeline('Which BOMs use capacitors?', { dataset: 'bom', ragEnabled: true, maxStrategies: 3 });

@@ -1,8 +1,8 @@
 /** `discoverFromPrp`'s bookkeeping without Temporal: the progress line and a step's verdicts. */
 import { describe, expect, it } from 'vitest';
 import { zeroUsage } from '../../contracts/common';
-import type { CandidateTable, SearchStep } from '../../contracts/discovery';
-import { DiscoveryTally, sortVerdicts } from '../../workflows/discovery/discovery-tally';
+import type { CandidateTable, SearchStep } from '../../flows/discovery/contract';
+import { DiscoveryTally, sortVerdicts } from '../../flows/discovery/workflow/discovery-tally';
 
 const step = {
   conceptual_group: 'orders',

@@ -11,11 +11,11 @@ import {
   createDiscoveryActivities,
   type CandidatesValidationInput,
   type CandidatesValidationOutput,
-} from '../../activities/discovery';
-import type { GroupVerdict } from '../../contracts/discovery';
+} from '../../flows/discovery/activities';
+import type { GroupVerdict } from '../../flows/discovery/contract';
 import { BackendError } from '../../backends/errors';
 import type { ModelRequest } from '../../backends/model/types';
-import { Limiter } from '../../workflows/discovery/limiter';
+import { Limiter } from '../../flows/discovery/workflow/limiter';
 import { mockActivityEnvironment } from '../helpers/activity-env';
 import { fakeBackends, fakeModel } from './fake-backends';
 

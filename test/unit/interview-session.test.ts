@@ -6,8 +6,8 @@ import {
   type EadsCatalogEntry,
   type PursuitResult,
   type Recommendation,
-} from '../../contracts/eads';
-import { InterviewSession } from '../../workflows/eads/interview-session';
+} from '../../flows/eads/contract';
+import { InterviewSession } from '../../flows/eads/workflow/interview-session';
 
 const CATALOG: EadsCatalogEntry[] = [
   {

@@ -4,7 +4,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { loggerOptions, ownLevel, sdkLogger, type Component } from '../../workers/logger';
+import { loggerOptions, ownLevel, sdkLogger, type Component } from '../../plumbing/logger';
 
 function capture(component?: Component) {
   const lines: Array<Record<string, unknown>> = [];

@@ -7,8 +7,8 @@ import {
   proposalInput,
   type ProblemDefinition,
   type QualityValidation,
-} from '../../contracts/proposal';
-import { ProposalRun, unresolvedIssues, type Version } from '../../workflows/proposal/proposal-run';
+} from '../../flows/proposal/contract';
+import { ProposalRun, unresolvedIssues, type Version } from '../../flows/proposal/workflow/proposal-run';
 
 const clock = () => {
   let t = Date.parse('2026-01-01T00:00:00Z');

@@ -1,7 +1,7 @@
 /** `Pursuit` without Temporal: its queries, validators, signal handler and question bookkeeping. */
 import { describe, expect, it } from 'vitest';
-import { pursueEadsInput, type PursuitPlan, type QuestionDraft } from '../../contracts/eads';
-import { MAX_FREE_QUESTIONS, Pursuit } from '../../workflows/eads/pursuit';
+import { pursueEadsInput, type PursuitPlan, type QuestionDraft } from '../../flows/eads/contract';
+import { MAX_FREE_QUESTIONS, Pursuit } from '../../flows/eads/workflow/pursuit';
 
 const PLAN: PursuitPlan = {
   id: 'process/flow-shop',

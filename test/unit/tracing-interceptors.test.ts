@@ -4,7 +4,7 @@
  */
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { startedWithTraceContext, TRACED_METHODS } from '../../workflows/lib/tracing-interceptors';
+import { startedWithTraceContext, TRACED_METHODS } from '../../flows/lib/workflow/tracing-interceptors';
 
 const header = (carrier: unknown) => ({ '_tracer-data': defaultPayloadConverter.toPayload(carrier) });
 const TRACEPARENT = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';

@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../contracts/project-root';
-import { PRELOADED } from '../../contracts/workflow-preload';
-import { flows } from '../../contracts/flows';
+import { PROJECT_ROOT } from '../../plumbing/project-root';
+import { PRELOADED } from '../../flows/lib/workflow/preload';
+import { flows } from '../../flows/registry';
 import { PRELOADED_MODULES } from '../../workers/workflow-bundle';
 
 /** Source files under a folder, recursively. */
@@ -55,12 +55,13 @@ function deepFreeze(object: unknown, visited = new WeakSet<object>()): unknown {
 
 describe('modules shared by every workflow', () => {
   it('preloads every contracts and domain module that workflow code imports', () => {
-    expect(PRELOADED_MODULES).toEqual(['contracts/workflow-preload']);
-    const preloaded = new Set(runtimeImports(path.join(PROJECT_ROOT, 'contracts', 'workflow-preload.ts')));
+    expect(PRELOADED_MODULES).toEqual(['flows/lib/workflow/preload']);
+    const preloaded = new Set(runtimeImports(path.join(PROJECT_ROOT, 'flows', 'lib', 'workflow', 'preload.ts')));
     const imported = new Set(
-      sourcesUnder(path.join(PROJECT_ROOT, 'workflows'))
+      sourcesUnder(path.join(PROJECT_ROOT, 'flows'))
+        .filter((f) => /\/workflow(\.ts$|\/)/.test(f))
         .flatMap(runtimeImports)
-        .filter((m) => /^(contracts|domain)\//.test(m)),
+        .filter((m) => /^(contracts|domain|flows)\//.test(m) && !/\/workflow(\/|$)/.test(m)),
     );
     expect(imported.size).toBeGreaterThan(5);
     expect([...imported].filter((m) => !preloaded.has(m))).toEqual([]);

@@ -1,0 +1,162 @@
+/**
+ * `answerBomQuestion`: a BOM question answered by schema search → column resolver →
+ * a refinement loop of at most three SQL strategies → explainer, with the original design's whole
+ * `pipeline_state` readable at any moment (query `pipelineState`) and returned with the answer.
+ */
+import { defineQuery } from '@temporalio/workflow';
+import { z } from 'zod';
+import { oneLine, slugify, tokenUsageSchema, type FlowDefinition } from '../../contracts/common';
+
+/** A BigQuery dataset / DuckDB schema name: the same rule the SQL dialect enforces. */
+export const DATASET_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+export const bomQuestionInput = z
+  .object({
+    question: z
+      .string()
+      .trim()
+      .min(3, 'question must have at least 3 characters')
+      .max(500)
+      .describe('A question about bills of materials, e.g. "List BOMs using battery or memory components"'),
+    /** Search the schema documentation (and the query-pattern library) first. Default: BOM_RAG_ENABLED. */
+    ragEnabled: z
+      .boolean()
+      .optional()
+      .describe('Search the schema documentation and reusable query patterns first (default from BOM_RAG_ENABLED)'),
+    /** Warehouse dataset holding item_master and bom_details. Default: BOM_DATASET. */
+    dataset: z
+      .string()
+      .regex(DATASET_NAME, 'dataset must be a plain identifier (letters, digits, _)')
+      .optional()
+      .describe('Dataset with item_master and bom_details (default from BOM_DATASET)'),
+    /** How many strategies of the ladder (exact → plural/singular regex → substring) to try. Default: BOM_MAX_STRATEGIES. */
+    maxStrategies: z
+      .number()
+      .int()
+      .min(1)
+      .max(3)
+      .optional()
+      .describe('Strategies to try, 1..3 (default from BOM_MAX_STRATEGIES)'),
+  })
+  .strict();
+
+export const STRATEGY_NAMES = { 1: 'exact match', 2: 'plural/singular regex', 3: 'substring contains' } as const;
+export type StrategyNumber = keyof typeof STRATEGY_NAMES;
+
+export const bomOutcome = z.enum(['answered', 'no_results', 'no_matching_columns']);
+
+/** The original design's pipeline_state, plus what makes the durable version auditable (reuse, fallbacks, reason). */
+export const pipelineStateSchema = z.object({
+  stage: z.string(),
+  dataset: z.string(),
+  rag_enabled: z.boolean(),
+  max_strategies: z.number().int(),
+  focus_terms: z.array(z.string()),
+  schema_hints: z.array(z.string()),
+  /** term → where the documentation says it lives, e.g. "battery": "item_master.category (BATTERIES)". */
+  domain_terms: z.record(z.string(), z.string()),
+  reuse: z.object({
+    checked: z.boolean(),
+    matched: z.boolean(),
+    pattern_id: z.string().nullable(),
+    similarity: z.number().nullable(),
+    threshold: z.number().nullable(),
+    params: z.record(z.string(), z.string()),
+  }),
+  tables: z.array(z.string()),
+  candidate_columns: z.array(z.string()),
+  /** STRING columns seen in INFORMATION_SCHEMA but outside the BOM tables, so never searched. */
+  ignored_columns: z.array(z.string()),
+  search_terms: z.array(z.string()),
+  /** The question's part phrases grounded in the BOM tables' values (strategy null: matches nothing). */
+  concepts: z
+    .array(
+      z.object({
+        term: z.string(),
+        asked: z.string(),
+        strategy: z.number().int().nullable(),
+        columns: z.array(z.string()),
+        example: z.string().nullable(),
+      }),
+    )
+    .default([]),
+  /** Phrases that match no value of the BOM tables: the question has no answer for them. */
+  missing_terms: z.array(z.string()).default([]),
+  /** "any": a BOM using one of the concepts; "all": a BOM using every one ("A and B"). */
+  match: z.enum(['any', 'all']).default('any'),
+  /** "direct": the BOMs whose own lines use the part; "top_level": the top-level items containing it at any depth. */
+  scope: z.enum(['direct', 'top_level']).default('direct'),
+  /** The kind of item the question asks for, e.g. "finished goods (item_master.item_type)"; null: any BOM. */
+  parent_kind: z.string().nullable().default(null),
+  strategy: z.number().int().min(0).max(3),
+  sql: z.string().nullable(),
+  params: z.record(z.string(), z.unknown()),
+  attempts_log: z.array(z.string()),
+  found_results: z.boolean(),
+  chosen_sql: z.string().nullable(),
+  chosen_params: z.record(z.string(), z.unknown()),
+  rows: z.array(z.record(z.string(), z.unknown())),
+  /** Matching BOMs before LIMIT 100. */
+  total_rows: z.number().int().nonnegative(),
+  /** column → its most frequent values: the clarifying options when nothing matched. */
+  suggestions: z.record(z.string(), z.array(z.string())),
+  reason: z.string().nullable(),
+  /** Steps answered by the deterministic fallback because the model failed after its retries. */
+  fallbacks: z.array(z.string()),
+});
+export type PipelineState = z.infer<typeof pipelineStateSchema>;
+
+export const bomQuestionOutput = z.object({
+  question: z.string(),
+  final_answer: z.string(),
+  outcome: bomOutcome,
+  pipeline_state: pipelineStateSchema,
+  usage: tokenUsageSchema,
+});
+export type BomQuestionInput = z.output<typeof bomQuestionInput>;
+export type BomQuestionOutput = z.output<typeof bomQuestionOutput>;
+
+/** The defaults the workflow asks for at start (workflows cannot read configuration). */
+export const bomSettingsSchema = z.object({
+  dataset: z.string(),
+  ragEnabled: z.boolean(),
+  maxStrategies: z.number().int().min(1).max(3),
+  reuseEnabled: z.boolean(),
+  reuseThreshold: z.number().min(0).max(1),
+});
+export type BomSettings = z.infer<typeof bomSettingsSchema>;
+
+export const bomQuestionFlow: FlowDefinition<typeof bomQuestionInput, typeof bomQuestionOutput> = {
+  type: 'answerBomQuestion',
+  slug: 'bom-question',
+  mcpTool: 'answer_bom_question',
+  title: 'BOM question',
+  description:
+    'Answers a question about bills of materials with parameterized SQL: schema ' +
+    'search, column resolver, then exact → plural/singular regex → substring ' +
+    'strategies until rows are found; returns the answer, the SQL used and the whole ' +
+    'pipeline state.',
+  tags: ['bom', 'sql', 'warehouse', 'rag', 'seed-001'],
+  input: bomQuestionInput,
+  output: bomQuestionOutput,
+  idKey: (input) => slugify(input.question, 30),
+  summary: (input) => `BOM question: “${oneLine(input.question, 90)}”`,
+  describeResult: (out) => {
+    const s = out.pipeline_state;
+    return [
+      out.final_answer.split('\n')[0],
+      `outcome: ${out.outcome}; ${s.reuse.matched ? `reused pattern ${s.reuse.pattern_id}` : `strategy ${s.strategy || '-'}`}; rows: ${s.rows.length}${s.total_rows > s.rows.length ? ` of ${s.total_rows}` : ''}`,
+      ...s.attempts_log.map((line) => `  ${line}`),
+      `tokens: ${out.usage.totalTokens} in ${out.usage.calls} model call(s)${s.fallbacks.length ? `; fallbacks: ${s.fallbacks.join(', ')}` : ''}`,
+    ];
+  },
+  examples: [
+    { question: 'List BOMs using battery or memory components' },
+    { question: 'Which BOMs use capacitor components?' },
+    { question: 'Which BOMs use fuse components?' },
+    { question: 'Where is part CMP-000023 used?' },
+  ],
+};
+
+/** The pipeline's state at any moment (the original design's `pipeline_state`). */
+export const pipelineStateQuery = defineQuery<PipelineState>('pipelineState');

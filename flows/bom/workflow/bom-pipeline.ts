@@ -1,0 +1,206 @@
+/**
+ * `answerBomQuestion`'s pipeline state (the original design's `pipeline_state`, answered by the
+ * `pipelineState` query) with the bookkeeping of each step, and the answer texts built from it.
+ * No Temporal calls here, so unit tests construct a pipeline and call it.
+ */
+import type { PatternMatch, QueryRun, ResolvedColumns } from '../activities';
+import { addUsage, zeroUsage, type TokenUsage } from '../../../contracts/common';
+import type { BomQuestionOutput, PipelineState } from '../contract';
+
+const MAX_LISTED_ROWS = 10;
+
+export class BomPipeline {
+  readonly state: PipelineState;
+  usage: TokenUsage = zeroUsage();
+
+  constructor(
+    readonly question: string,
+    settings: { dataset: string; ragEnabled: boolean; maxStrategies: number },
+  ) {
+    this.state = {
+      stage: 'starting',
+      dataset: settings.dataset,
+      rag_enabled: settings.ragEnabled,
+      max_strategies: settings.maxStrategies,
+      focus_terms: [],
+      schema_hints: [],
+      domain_terms: {},
+      reuse: { checked: false, matched: false, pattern_id: null, similarity: null, threshold: null, params: {} },
+      tables: [],
+      candidate_columns: [],
+      ignored_columns: [],
+      search_terms: [],
+      concepts: [],
+      missing_terms: [],
+      match: 'any',
+      scope: 'direct',
+      parent_kind: null,
+      strategy: 0,
+      sql: null,
+      params: {},
+      attempts_log: [],
+      found_results: false,
+      chosen_sql: null,
+      chosen_params: {},
+      rows: [],
+      total_rows: 0,
+      suggestions: {},
+      reason: null,
+      fallbacks: [],
+    };
+  }
+
+  spend(usage: TokenUsage): void {
+    this.usage = addUsage(this.usage, usage);
+  }
+
+  /** The query-pattern search's outcome (undefined when the search itself failed). */
+  recordReuse(match: PatternMatch | undefined, threshold: number): void {
+    this.state.reuse = {
+      checked: match !== undefined,
+      matched: match?.matched ?? false,
+      pattern_id: match?.pattern_id ?? null,
+      similarity: match?.similarity ?? null,
+      threshold,
+      params: match?.params ?? {},
+    };
+  }
+
+  /** The SQL just run (kept whether or not it found rows). */
+  recordQuery(run: QueryRun): void {
+    this.state.sql = run.sql;
+    this.state.params = run.params;
+  }
+
+  /** The rows that answer the question, and the SQL that found them. */
+  found(run: QueryRun): void {
+    const state = this.state;
+    state.found_results = true;
+    state.chosen_sql = run.sql;
+    state.chosen_params = run.params;
+    state.rows = run.rows;
+    state.total_rows = run.total_rows;
+  }
+
+  recordResolution(resolved: ResolvedColumns): void {
+    const state = this.state;
+    state.tables = resolved.tables;
+    state.candidate_columns = resolved.candidate_columns;
+    state.ignored_columns = resolved.ignored_columns;
+    state.search_terms = resolved.search_terms;
+    state.concepts = (resolved.concepts ?? []).map((c) => ({
+      term: c.term,
+      asked: c.asked,
+      strategy: c.level,
+      columns: c.level === null ? [] : c.columns[c.level],
+      example: c.example,
+    }));
+    state.missing_terms = resolved.missing_terms ?? [];
+    state.match = resolved.match ?? 'any';
+    state.scope = resolved.scope ?? 'direct';
+    state.parent_kind = resolved.parent_kind ? `${resolved.parent_kind.term} (${resolved.parent_kind.column})` : null;
+  }
+
+  /** The question's part phrases that match something in the BOM tables. */
+  grounded(): PipelineState['concepts'] {
+    return this.state.concepts.filter((c) => c.strategy !== null);
+  }
+
+  /** With "and", or when no phrase matched, a phrase that matches nothing means no answer. */
+  unanswerable(): boolean {
+    const state = this.state;
+    return state.missing_terms.length > 0 && (state.match === 'all' || this.grounded().length === 0);
+  }
+
+  output(outcome: BomQuestionOutput['outcome'], finalAnswer: string): BomQuestionOutput {
+    this.state.stage = 'done';
+    return {
+      question: this.question,
+      final_answer: finalAnswer,
+      outcome,
+      pipeline_state: this.state,
+      usage: this.usage,
+    };
+  }
+}
+
+/** The explainer's fallback: the count and the first examples, from the rows alone. */
+export function templateSummary(state: PipelineState, terms: string[]): string {
+  const examples = state.rows
+    .slice(0, 3)
+    .map((r) => Object.values(r).slice(0, 2).join(' '))
+    .join('; ');
+  const shown = state.total_rows > state.rows.length ? ` (showing the first ${state.rows.length})` : '';
+  return `Found ${state.total_rows} result(s) for ${terms.join(state.match === 'all' ? ' and ' : ' or ')}${shown}, e.g. ${examples}.`;
+}
+
+/** The closest real parts per missing phrase, as clarifying options keyed like the column samples. */
+export function closestParts(closest: Record<string, string[]>): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const [term, parts] of Object.entries(closest)) if (parts.length) out[`closest parts to "${term}"`] = parts;
+  return out;
+}
+
+export function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
+  const lines = Object.entries(closest).map(([term, parts]) =>
+    parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"`,
+  );
+  if (Object.values(closest).some((parts) => parts.length === 0)) {
+    // Nothing resembles the phrase: the frequent values of the searched columns, as the original design offered.
+    const frequent = Object.entries(state.suggestions).filter(([column]) => !column.startsWith('closest parts'));
+    lines.push(...frequent.slice(0, 2).map(([column, values]) => `- ${column}: ${values.join(', ')}`));
+  }
+  const found = state.concepts.filter((c) => c.strategy !== null).map((c) => `"${c.asked}"`);
+  return [
+    `No results found: no part in the BOM tables matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}` +
+      (found.length
+        ? ` (${found.join(', ')} alone would match, but the question asks for ${state.match === 'all' ? 'all of them' : 'that part'}).`
+        : '.'),
+    'Did you mean one of these parts?',
+    ...lines,
+  ].join('\n');
+}
+
+/** One line per row: the pattern's format, else the ladder's BOM line, else the row's values. */
+function formatRow(row: Record<string, unknown>, rowFormat?: string): string {
+  if (rowFormat) return rowFormat.replace(/\{(\w+)\}/g, (_m, key: string) => String(row[key] ?? ''));
+  if ('parent_item_number' in row && 'matching_components' in row) {
+    const n = Number(row.matching_components);
+    return `${row.parent_item_number}: ${row.parent_description ?? ''} (${n} matching component${n === 1 ? '' : 's'}, e.g. ${row.example_component})`;
+  }
+  return Object.values(row).join(' | ');
+}
+
+/** The original design's answer shape: the summary, the rows, then the exact SQL and its parameters. */
+export function answerText(summary: string, state: PipelineState, method: string, rowFormat?: string): string {
+  const lines = state.rows.slice(0, MAX_LISTED_ROWS).map((r) => `- ${formatRow(r, rowFormat)}`);
+  const more = state.total_rows - lines.length;
+  if (more > 0)
+    lines.push(
+      `- … and ${more} more${state.total_rows > state.rows.length ? ` (${state.rows.length} returned, LIMIT 100)` : ''}`,
+    );
+  return [
+    summary,
+    '',
+    ...lines,
+    '',
+    `SQL used (${method}):`,
+    '```sql',
+    state.chosen_sql ?? '',
+    '```',
+    `Parameters: ${JSON.stringify(state.chosen_params)}`,
+  ].join('\n');
+}
+
+export function noResultsText(state: PipelineState): string {
+  const options = Object.entries(state.suggestions)
+    .slice(0, 2)
+    .map(([column, values]) => `- ${column}: ${values.join(', ')}`);
+  const mapped = Object.entries(state.domain_terms).map(([term, where]) => `- "${term}" is documented as ${where}`);
+  return [
+    `No results found for ${state.search_terms.map((t) => `"${t}"`).join(', ')} after ${state.attempts_log.length} attempt(s) (${state.attempts_log.join('; ')}).`,
+    'Did you mean one of these values?',
+    ...mapped,
+    ...options,
+  ].join('\n');
+}

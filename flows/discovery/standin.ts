@@ -1,0 +1,689 @@
+/**
+ * Stand-in rules for `discoverFromPrp`: planning and validation computed from meaning, with no
+ * list of any PRP's or catalog's words.
+ *
+ * - `discovery.plan` leaves derived/computed columns to the query layer, splits the rest by the
+ *   variant they hold (a model's estimate, a measured outcome, or plain facts: general English
+ *   qualifier words), then clusters each part by what the columns mean: sentence embeddings when a
+ *   model is installed (backends/embedding), else shared name and description words. Each cluster
+ *   is one conceptual group, named by its columns' commonest words and the PRP's subject, with one
+ *   search query from the columns' names and descriptions.
+ * - `discovery.validate` matches each target column to the candidate's best column (by meaning when
+ *   the embedder serves, else by words; type compatibility; contradicting variants penalised) and
+ *   checks that the table is about the group's subject (embedding similarity of the group and the
+ *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
+ *   least half of the group's columns, not only with join keys, fits.
+ */
+import { cosine, sharedEmbedder, type TextEmbedder } from '../../backends/embedding';
+import { identifierWords, stemIdentifierWord } from '../../domain/text';
+import { ModelTask } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../lib/standin';
+
+interface ColumnLike {
+  name: string;
+  type?: string;
+  description?: string;
+}
+// Words and stems of column names: the identifier flavour of the shared text module.
+export const words = identifierWords;
+export const stem = stemIdentifierWord;
+
+const stems = (text: string): string[] => words(text).map(stem);
+
+const dice = (a: string[], b: string[]): number => {
+  if (!a.length || !b.length) return 0;
+  const sb = new Set(b);
+  const sa = new Set(a);
+  const shared = [...sa].filter((w) => sb.has(w)).length;
+  return (2 * shared) / (sa.size + sb.size);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Meaning: embeddings when the model serves, words otherwise
+// ---------------------------------------------------------------------------------------------
+
+/** A column as a sentence: its name spelt out, then its description. */
+export const columnText = (c: ColumnLike): string =>
+  `${words(c.name).join(' ') || c.name}: ${c.description ?? ''}`.trim();
+
+/** Vectors for texts, cached per text (plans and validations see the same columns again and again). */
+class MeaningSpace {
+  private readonly cache = new Map<string, Promise<Float32Array>>();
+  constructor(readonly embedder: TextEmbedder) {}
+  vector(text: string): Promise<Float32Array> {
+    let v = this.cache.get(text);
+    if (!v) {
+      if (this.cache.size > 20_000) this.cache.clear();
+      v = this.embedder.embed([text]).then((r) => r[0]);
+      this.cache.set(text, v);
+    }
+    return v;
+  }
+  /** Embeds the texts not seen yet in one batch: one model run instead of one per text. */
+  async prefetch(texts: string[]): Promise<void> {
+    const missing = [...new Set(texts)].filter((t) => !this.cache.has(t));
+    if (!missing.length) return;
+    if (this.cache.size > 20_000) this.cache.clear();
+    const batch = this.embedder.embed(missing);
+    missing.forEach((t, i) =>
+      this.cache.set(
+        t,
+        batch.then((r) => r[i]),
+      ),
+    );
+    await batch;
+  }
+  async similarity(a: string, b: string): Promise<number> {
+    const [va, vb] = await Promise.all([this.vector(a), this.vector(b)]);
+    return cosine(va, vb);
+  }
+}
+
+let space: Promise<MeaningSpace | undefined> | undefined;
+/** The stand-in's embedder, if one is installed (see backends/embedding); undefined: words only. */
+export function meaningSpace(): Promise<MeaningSpace | undefined> {
+  space ??= sharedEmbedder().then((s) => (s.embedder ? new MeaningSpace(s.embedder) : undefined));
+  return space;
+}
+/** Tests: run the rules with words only, or with a given embedder. */
+export function useEmbedder(embedder: TextEmbedder | undefined): void {
+  space = Promise.resolve(embedder ? new MeaningSpace(embedder) : undefined);
+}
+
+/** Which variant of a quantity a column holds: a model's estimate, a measured outcome, or neither. */
+export type Variant = 'estimate' | 'outcome' | 'plain';
+/** General qualifier words (stems) of English; they say which variant, not what is measured. */
+const ESTIMATE_WORDS = [
+  'predict',
+  'forecast',
+  'projected',
+  'projection',
+  'expected',
+  'expectation',
+  'estimat',
+  'foreseen',
+  'modelled',
+  'modeled',
+  'probability',
+  'likelihood',
+  'chance',
+  'risk',
+  'consensu',
+  'anticipat',
+].map(stem);
+const OUTCOME_WORDS = [
+  'actual',
+  'actually',
+  'final',
+  'observed',
+  'measured',
+  'realized',
+  'realised',
+  'materialised',
+  'materialized',
+  'certified',
+  'reported',
+  'recorded',
+  'real',
+  'really',
+  'fact',
+].map(stem);
+
+export function variantOf(column: ColumnLike): Variant {
+  const ws = [...stems(column.name), ...stems(column.description ?? '')];
+  const has = (list: string[]) =>
+    ws.some((w) => list.includes(w) || list.some((l) => l.length >= 6 && w.startsWith(l)));
+  const estimate = has(ESTIMATE_WORDS);
+  const outcome = has(OUTCOME_WORDS);
+  if (estimate && !outcome) return 'estimate';
+  if (outcome && !estimate) return 'outcome';
+  if (estimate && outcome) {
+    // "whether the person was in fact admitted again" vs "predicted probability": the name decides.
+    const name = stems(column.name);
+    if (name.some((w) => OUTCOME_WORDS.includes(w))) return 'outcome';
+    return 'estimate';
+  }
+  return 'plain';
+}
+
+/** Join keys: identifiers every table about the entity carries; they say little about a table's content. */
+export const isKey = (c: ColumnLike): boolean =>
+  /(^|_|\b)(id|key|uuid|pk)$/i.test(c.name.trim()) || /^(id|key)\b/i.test(c.name.trim());
+
+/** Calendar and version words: columns made only of them say when or which, not what. */
+const WHEN_WORDS = new Set(
+  [
+    'season',
+    'week',
+    'year',
+    'month',
+    'day',
+    'date',
+    'time',
+    'timestamp',
+    'quarter',
+    'period',
+    'hour',
+    'version',
+    'start',
+    'end',
+    'utc',
+    'at',
+    'on',
+  ].map(stem),
+);
+
+/**
+ * Generic columns: join keys and when/which columns (ids, dates, season, week, version). Nearly
+ * every table about the entity carries them, so they neither make a group nor a fit on their own.
+ */
+export const isGeneric = (c: ColumnLike): boolean =>
+  isKey(c) ||
+  ['date', 'timestamp'].includes(typeFamily(c.type)) ||
+  (stems(c.name).length > 0 && stems(c.name).every((w) => WHEN_WORDS.has(w)));
+
+/** Similarity of two columns' meanings in 0..1 (words: Dice of name and description stems). */
+async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSpace | undefined): Promise<number> {
+  const lexical = () => {
+    const an = stems(a.name);
+    const bn = stems(b.name);
+    const shareLead = an[0] !== undefined && an[0] === bn[0] && !isKey(a) && !isKey(b) ? 0.3 : 0;
+    return Math.min(
+      1,
+      shareLead + dice([...an, ...stems(a.description ?? '')], [...bn, ...stems(b.description ?? '')]),
+    );
+  };
+  if (!meaning) return lexical();
+  return Math.max(await meaning.similarity(columnText(a), columnText(b)), lexical());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Planning
+// ---------------------------------------------------------------------------------------------
+
+/** Columns computed from others (errors, flags, differences) come from the query layer, not a source table. */
+export function isDerived(column: ColumnLike): boolean {
+  return (
+    /\b(derived|computed|calculated)\b/i.test(column.description ?? '') ||
+    /^\s*(absolute |signed )?(difference|ratio) between\b/i.test(column.description ?? '')
+  );
+}
+
+const ACRONYM_STOP = new Set([
+  'PRP',
+  'KPI',
+  'KPIS',
+  'API',
+  'ID',
+  'UI',
+  'ML',
+  'AI',
+  'SQL',
+  'UTC',
+  'MVP',
+  'ETL',
+  'BI',
+  'CSV',
+  'JSON',
+  'US',
+  'USD',
+  'MAE',
+  'RMSE',
+  'TBD',
+  'FAQ',
+  'OK',
+  'II',
+  'III',
+  'IV',
+  'REG',
+  'POST',
+  'STRING',
+  'INT',
+  'DATE',
+  'BOOL',
+  'FLOAT',
+  'NUMERIC',
+  'TIMESTAMP',
+]);
+
+/** Acronyms of the PRP outside code and type names, most frequent first (e.g. "NFL"); they name its domain. */
+export function acronymsOf(text: string): string[] {
+  const counts = new Map<string, number>();
+  for (const m of text.replace(/`[^`]*`/g, ' ').matchAll(/\b[A-Z]{2,5}\b/g)) {
+    if (!ACRONYM_STOP.has(m[0]) && !/\d/.test(m[0])) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([a]) => a);
+}
+
+/**
+ * What a table description names as its domain: acronyms ("NFL", "NOAA") and proper names of two
+ * or more capitalised words ("English Premier League").
+ */
+export function domainMarkers(description: string): string[] {
+  const names = [...description.matchAll(/\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b/g)].map((m) => m[0]);
+  return [...acronymsOf(description), ...names];
+}
+
+/** The PRP's domain: its most frequent acronym, if any. */
+export function domainOf(prp: string): string | undefined {
+  return acronymsOf(prp)[0];
+}
+
+/** The PRP's subject as a short phrase: its first heading without a "PRP:" prefix. */
+export function subjectOf(prp: string): string {
+  const heading = prp.match(/^\s*#{1,3}\s+(.+)$/m)?.[1] ?? prp.split('\n').find((l) => l.trim()) ?? '';
+  return heading
+    .replace(/^\s*(PRP|Product requirements?( prompt| document)?)\s*[:\-–—]\s*/i, '')
+    .replace(/[*_`#]/g, '')
+    .trim()
+    .slice(0, 90)
+    .replace(/\s+\S*$/, (m) => (heading.length > 90 ? '' : m));
+}
+
+/**
+ * A column as words in a search query: its name spelt out plus a few telling words of its
+ * description (actual_home_score, "Final points scored by the home team" → "actual home score
+ * (final points scored)"), since catalogs name the same data differently.
+ */
+function columnPhrase(column: ColumnLike, skip: Set<string>): string {
+  const name = words(column.name);
+  const seen = new Set([...name, ...name.map(stem)]);
+  const extra = words(column.description ?? '')
+    .filter((w) => w.length > 2 && !skip.has(w) && !seen.has(w) && !seen.has(stem(w)) && seen.add(w))
+    .slice(0, 3);
+  return `${name.join(' ') || column.name}${extra.length ? ` (${extra.join(' ')})` : ''}`;
+}
+
+export interface PlannedStep {
+  conceptual_group: string;
+  search_query: string;
+  target_columns_for_validation: string[];
+}
+
+/** Similarity two clusters need to merge: calibrated for the embedding's cosine and for word overlap. */
+const MERGE_AT = { meaning: 0.3, words: 0.25 };
+/** A column alone in its cluster joins the closest cluster if at least this similar (a lone column finds anything). */
+const ADOPT_AT = { meaning: 0.12, words: 0.05 };
+/** More groups than this and the plan costs more searches than it gains. */
+const MAX_GROUPS = 8;
+
+/** Average-linkage clustering of columns by meaning; keys join the cluster they are closest to. */
+async function clusterColumns(columns: ColumnLike[], meaning: MeaningSpace | undefined): Promise<ColumnLike[][]> {
+  const n = columns.length;
+  await meaning?.prefetch(columns.map(columnText));
+  const sim: number[][] = Array.from({ length: n }, () => new Array<number>(n).fill(0));
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) sim[i][j] = sim[j][i] = await columnSimilarity(columns[i], columns[j], meaning);
+  }
+  const threshold = meaning ? MERGE_AT.meaning : MERGE_AT.words;
+  let clusters: number[][] = columns.map((_, i) => [i]);
+  const linkage = (a: number[], b: number[]) =>
+    a.reduce((t, i) => t + b.reduce((u, j) => u + sim[i][j], 0), 0) / (a.length * b.length);
+  for (;;) {
+    let best: [number, number, number] | undefined;
+    for (let a = 0; a < clusters.length; a++) {
+      for (let b = a + 1; b < clusters.length; b++) {
+        const l = linkage(clusters[a], clusters[b]);
+        if (!best || l > best[2]) best = [a, b, l];
+      }
+    }
+    if (!best || (best[2] < threshold && clusters.length <= MAX_GROUPS)) break;
+    const [a, b] = best;
+    clusters = [
+      ...clusters.filter((_, k) => k !== a && k !== b),
+      [...clusters[a], ...clusters[b]].sort((x, y) => x - y),
+    ];
+  }
+  // A lone column is a poor search and any table with one like it would fit: it joins the
+  // cluster it is closest to, unless it resembles none.
+  const adopt = meaning ? ADOPT_AT.meaning : ADOPT_AT.words;
+  for (;;) {
+    const lone = clusters.findIndex((c) => c.length === 1 && clusters.length > 1);
+    if (lone < 0) break;
+    const [i] = clusters[lone];
+    let best = -1;
+    for (let k = 0; k < clusters.length; k++)
+      if (k !== lone && (best < 0 || linkage([i], clusters[k]) > linkage([i], clusters[best]))) best = k;
+    if (linkage([i], clusters[best]) < adopt) break;
+    clusters[best] = [...clusters[best], i].sort((x, y) => x - y);
+    clusters.splice(lone, 1);
+  }
+  // A cluster of generic columns alone (keys, dates, season) would find every table that carries
+  // them: they go with the cluster of the same variant they are most similar to.
+  const keysOnly = clusters.filter((c) => c.every((i) => isGeneric(columns[i])));
+  const others = clusters.filter((c) => !c.every((i) => isGeneric(columns[i])));
+  if (others.length) {
+    for (const group of keysOnly) {
+      for (const i of group) {
+        const target = others.reduce((best, c) => (linkage([i], c) > linkage([i], best) ? c : best), others[0]);
+        target.push(i);
+        target.sort((x, y) => x - y);
+      }
+    }
+    clusters = others;
+  }
+  return clusters.sort((a, b) => a[0] - b[0]).map((c) => c.map((i) => columns[i]));
+}
+
+const VARIANT_LABEL: Record<Variant, string> = { estimate: 'estimated', outcome: 'actual', plain: '' };
+
+/** A cluster's name: its variant and its columns' commonest content words. */
+function clusterLabel(columns: ColumnLike[], variant: Variant, skip: Set<string>): string {
+  const counts = new Map<string, number>();
+  const firstSeen = new Map<string, number>();
+  let order = 0;
+  for (const c of columns) {
+    for (const [k, w] of [...words(c.name), ...words(c.description ?? '')].entries()) {
+      if (
+        w.length < 3 ||
+        skip.has(w) ||
+        /^\d+$/.test(w) ||
+        ESTIMATE_WORDS.includes(stem(w)) ||
+        OUTCOME_WORDS.includes(stem(w))
+      )
+        continue;
+      counts.set(w, (counts.get(w) ?? 0) + (k < words(c.name).length ? 2 : 1));
+      if (!firstSeen.has(w)) firstSeen.set(w, order++);
+    }
+  }
+  const top = [...counts.entries()]
+    .sort((a, b) => b[1] - a[1] || firstSeen.get(a[0])! - firstSeen.get(b[0])!)
+    .slice(0, 3)
+    .map(([w]) => w);
+  return [VARIANT_LABEL[variant], ...top].filter(Boolean).join(' ') || columns[0].name;
+}
+
+export async function planSteps(prp: string, schema: ColumnLike[]): Promise<PlannedStep[]> {
+  const meaning = await meaningSpace();
+  const domains = acronymsOf(prp).slice(0, 3);
+  const domain = domains.join('/') || undefined;
+  const subject = subjectOf(prp);
+  const sourced = schema.filter((c) => !isDerived(c));
+  const byVariant = new Map<Variant, ColumnLike[]>();
+  // Estimates come from a model's output table, everything else (facts and outcomes) from the
+  // record of what happened: the two are planned apart, outcomes cluster with the facts they describe.
+  const part = (c: ColumnLike): Variant => (variantOf(c) === 'estimate' ? 'estimate' : 'plain');
+  for (const c of sourced) byVariant.set(part(c), [...(byVariant.get(part(c)) ?? []), c]);
+  const skip = new Set([
+    'unique',
+    'identifier',
+    'column',
+    'value',
+    'whether',
+    'each',
+    ...domains.map((d) => d.toLowerCase()),
+  ]);
+  const planned: Array<{ variant: Variant; columns: ColumnLike[] }> = [];
+  for (const variant of ['plain', 'estimate'] as Variant[]) {
+    const columns = byVariant.get(variant);
+    if (columns?.length)
+      for (const cluster of await clusterColumns(columns, meaning)) planned.push({ variant, columns: cluster });
+  }
+  // A variant with one lone column (a single estimate among facts) is no group of its own: the
+  // column is searched with the facts it is closest to, where a table must hold more than it.
+  const adopt = meaning ? ADOPT_AT.meaning : ADOPT_AT.words;
+  for (const lone of planned.filter(
+    (p) => p.columns.length === 1 && planned.filter((q) => q.variant === p.variant).length === 1,
+  )) {
+    const others = planned.filter((p) => p !== lone);
+    if (!others.length) break;
+    const scored = await Promise.all(
+      others.map(async (p) => ({
+        p,
+        sim:
+          (await Promise.all(p.columns.map((c) => columnSimilarity(lone.columns[0], c, meaning)))).reduce(
+            (a, b) => a + b,
+            0,
+          ) / p.columns.length,
+      })),
+    );
+    const best = scored.sort((a, b) => b.sim - a.sim)[0];
+    if (best.sim < adopt) continue;
+    best.p.columns.push(lone.columns[0]);
+    planned.splice(planned.indexOf(lone), 1);
+  }
+  const steps: PlannedStep[] = [];
+  for (const { variant, columns: cluster } of planned) {
+    const label = clusterLabel(cluster, cluster.every((c) => variantOf(c) === variant) ? variant : 'plain', skip);
+    const context = subject && !label.toLowerCase().includes(subject.toLowerCase()) ? ` — ${subject}` : '';
+    const group = `${domain && !domains.every((d) => subject.includes(d)) ? `${domain} ` : ''}${label}${context}`.slice(
+      0,
+      200,
+    );
+    const phrases = [...new Set(cluster.map((c) => columnPhrase(c, skip)))];
+    let query = `${subject ? `${subject}: ` : ''}${phrases.join(', ')}`;
+    if (query.length > 380) query = `${query.slice(0, 377).replace(/\s+\S*$/, '')}...`;
+    const order = new Map(schema.map((c, i) => [c.name, i]));
+    steps.push({
+      conceptual_group: group,
+      search_query: query,
+      target_columns_for_validation: cluster.map((c) => c.name).sort((a, b) => order.get(a)! - order.get(b)!),
+    });
+  }
+  return steps.slice(0, 16);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+// ---------------------------------------------------------------------------------------------
+
+type TypeFamily = 'string' | 'integer' | 'number' | 'date' | 'timestamp' | 'boolean' | 'other';
+
+export function typeFamily(type: string | undefined): TypeFamily {
+  const t = (type ?? '').toLowerCase();
+  if (/^(string|varchar|char|text|nvarchar|character)/.test(t)) return 'string';
+  if (/^(int|integer|int64|bigint|smallint|tinyint)/.test(t)) return 'integer';
+  if (/^(float|float64|double|numeric|decimal|bignumeric|real|number)/.test(t)) return 'number';
+  if (/^date$/.test(t)) return 'date';
+  if (/^(timestamp|datetime|time)/.test(t)) return 'timestamp';
+  if (/^(bool|boolean)/.test(t)) return 'boolean';
+  return 'other';
+}
+
+/** 1 for the same kind of value, less for convertible ones (integer↔number, date↔timestamp). */
+export function typeCompatibility(a: string | undefined, b: string | undefined): number {
+  const fa = typeFamily(a);
+  const fb = typeFamily(b);
+  if (fa === fb || fa === 'other' || fb === 'other') return 1;
+  const pair = [fa, fb].sort().join('+');
+  if (pair === 'integer+number' || pair === 'date+timestamp') return 0.85;
+  if (pair === 'boolean+integer' || pair === 'integer+string' || pair === 'string+timestamp' || pair === 'date+string')
+    return 0.6;
+  return 0.4;
+}
+
+const QUALIFIERS = new Set([...ESTIMATE_WORDS, ...OUTCOME_WORDS]);
+
+/** How well a source column provides a target column by their words (0..1). */
+export function columnMatch(target: ColumnLike, source: ColumnLike): number {
+  const tn = stems(target.name);
+  const sn = stems(source.name);
+  const td = [...tn, ...stems(target.description ?? '')];
+  const sd = [...sn, ...stems(source.description ?? '')];
+  let similarity: number;
+  if (target.name.toLowerCase() === source.name.toLowerCase()) similarity = 1;
+  else {
+    // Qualifier words (predicted, actual, closing...) say which variant a column holds, not what
+    // it measures: compare the rest, then penalise variants that contradict each other.
+    const core = (ws: string[]) => {
+      const rest = ws.filter((w) => !QUALIFIERS.has(w));
+      return rest.length ? rest : ws;
+    };
+    const nameSim = dice(core(tn), core(sn));
+    const descSim = dice(core(td), core(sd));
+    similarity = Math.min(1, 0.6 * nameSim + 0.5 * descSim);
+  }
+  return similarity * variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+}
+
+/**
+ * An estimate offered for a fact or an outcome (or the reverse) is not the same data, however alike
+ * the words: a model's predicted spread is not the market's closing spread.
+ */
+function variantAgreement(target: ColumnLike, source: ColumnLike): number {
+  return (variantOf(target) === 'estimate') !== (variantOf(source) === 'estimate') ? 0.5 : 1;
+}
+
+/**
+ * Cosine of two column sentences mapped to 0..1: unrelated columns of this model sit below 0.3,
+ * the same data under other names around 0.55 to 0.8.
+ */
+const CONTEXT_LIFT = 0.15;
+const meaningScore = (cos: number): number => Math.max(0, Math.min(1, (cos - 0.25) / 0.35));
+
+/**
+ * Columns are read in their context, as a person reading a schema does: "probability" in a table of
+ * churn predictions means the chance a customer leaves, and the group says what the target is about.
+ */
+async function columnMatchByMeaning(
+  target: ColumnLike,
+  source: ColumnLike,
+  meaning: MeaningSpace | undefined,
+  context: { group: string; table: string },
+): Promise<number> {
+  const lexical = columnMatch(target, source);
+  if (!meaning) return lexical;
+  // Context may only sharpen a resemblance the columns already have: two columns of similar
+  // tables are otherwise alike by their context alone (season ≈ home score "in NFL games").
+  const plain = await meaning.similarity(columnText(target), columnText(source));
+  const inContext = await meaning.similarity(
+    `${columnText(target)} (${context.group})`,
+    `${columnText(source)} (${context.table})`,
+  );
+  const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
+  return Math.max(
+    lexical,
+    meaningScore(cos) * variantAgreement(target, source) * typeCompatibility(target.type, source.type),
+  );
+}
+
+export interface CandidateLike {
+  table_id?: string;
+  project_id?: string;
+  dataset_id?: string;
+  description?: string;
+  schema?: ColumnLike[];
+}
+
+export interface Verdict {
+  is_good_fit: boolean;
+  relevance_score: number;
+  reasoning: string;
+  matched_columns: string[];
+}
+
+const MATCH_THRESHOLD = 0.55;
+
+/** Acronyms in the conceptual group ("NFL model predictions" → NFL) that a fitting table must mention. */
+function groupDomains(group: string): string[] {
+  return [...group.matchAll(/\b[A-Z]{2,5}\b/g)].map((m) => m[0]).filter((a) => !ACRONYM_STOP.has(a));
+}
+
+export async function validateCandidate(
+  group: string,
+  targets: ColumnLike[],
+  candidate: CandidateLike,
+): Promise<Verdict> {
+  const meaning = await meaningSpace();
+  const schema = (candidate.schema ?? []).filter((c) => c && typeof c.name === 'string');
+  const name = [candidate.project_id, candidate.dataset_id, candidate.table_id].filter(Boolean).join('.');
+  if (!targets.length || !schema.length) {
+    return {
+      is_good_fit: false,
+      relevance_score: 0,
+      reasoning: `${name || 'the table'} has no schema to compare with the target columns.`,
+      matched_columns: [],
+    };
+  }
+  // One source column provides at most one target column (team_abbr is not both home_team and
+  // away_team): assign the best-scoring pairs first.
+  const context = { group, table: candidate.description || name };
+  await meaning?.prefetch([
+    ...targets.flatMap((t) => [columnText(t), `${columnText(t)} (${context.group})`]),
+    ...schema.flatMap((c) => [columnText(c), `${columnText(c)} (${context.table})`]),
+  ]);
+  const scored: Array<{ ti: number; target: string; source: string; score: number }> = [];
+  for (const [ti, target] of targets.entries()) {
+    for (const source of schema) {
+      scored.push({
+        ti,
+        target: target.name,
+        source: source.name,
+        score: await columnMatchByMeaning(target, source, meaning, context),
+      });
+    }
+  }
+  scored.sort((a, b) => b.score - a.score);
+  const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0 }));
+  const usedSources = new Set<string>();
+  for (const s of scored) {
+    if (pairs[s.ti].source || usedSources.has(s.source) || s.score <= 0) continue;
+    pairs[s.ti] = { target: s.target, source: s.source, score: s.score };
+    usedSources.add(s.source);
+  }
+  const matched = pairs.filter((p) => p.score >= MATCH_THRESHOLD);
+  const coverage = matched.length / targets.length;
+  const columnScore = pairs.reduce((n, p) => n + p.score, 0) / pairs.length;
+  // Generic columns alone do not make a source: every table about the entity carries keys,
+  // dates and seasons. Where the group has other columns, half of those must be provided.
+  const content = new Set(targets.filter((t) => !isGeneric(t)).map((t) => t.name));
+  const contentMatched = matched.filter((p) => content.has(p.target)).length;
+  const contentCoverage = content.size ? contentMatched / content.size : coverage;
+  // A table fits when it provides half of the group, or half of what the group is about.
+  const onlyKeys = content.size > 0 && contentMatched === 0;
+  const enough = coverage >= 0.5 || contentCoverage >= 0.5;
+
+  // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
+  // none of the group's is about something else, however alike its columns (NFL scores are not
+  // basketball scores). Tables that name no domain are judged by their columns alone.
+  let offSubject: string | undefined;
+  const domains = groupDomains(group);
+  const tableDomains = domainMarkers(candidate.description ?? '');
+  if (domains.length > 0 && tableDomains.length > 0 && !tableDomains.some((d) => domains.includes(d))) {
+    offSubject = `${tableDomains.join('/')} data, not ${domains.join('/')} data`;
+  }
+  const relevance = Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : 1) * 100) / 100;
+  const fit = !offSubject && !onlyKeys && enough && columnScore >= 0.35;
+
+  const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
+  const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
+  const reasoning = offSubject
+    ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
+    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; missing ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+  return {
+    is_good_fit: fit,
+    relevance_score: relevance,
+    reasoning,
+    matched_columns: fit ? matched.map((p) => p.target) : [],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const asColumns = (value: unknown): ColumnLike[] =>
+  (Array.isArray(value) ? value : []).filter(
+    (c): c is ColumnLike => !!c && typeof c === 'object' && typeof (c as ColumnLike).name === 'string',
+  );
+
+export const discoveryRules: StandinRule[] = [
+  taskRule({
+    task: ModelTask.discoveryPlan,
+    description: 'Groups the target columns into conceptual groups by meaning and writes one search query per group.',
+    answer: async ({ sections }) => {
+      const prp = typeof sections.prp === 'string' ? sections.prp : '';
+      const steps = await planSteps(prp, asColumns(sections.target_schema));
+      return { steps };
+    },
+  }),
+  taskRule({
+    task: ModelTask.discoveryValidate,
+    description: 'Judges whether a candidate table can provide the target columns of one conceptual group.',
+    answer: ({ sections }) => {
+      const group = typeof sections.conceptual_group === 'string' ? sections.conceptual_group : '';
+      const candidate = (
+        sections.candidate_table && typeof sections.candidate_table === 'object' ? sections.candidate_table : {}
+      ) as CandidateLike;
+      return validateCandidate(group, asColumns(sections.target_columns), candidate);
+    },
+  }),
+];

@@ -1,0 +1,204 @@
+import {
+  ActivityCancellationType,
+  ApplicationFailure,
+  isCancellation,
+  patched,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
+import type { createDiscoveryActivities } from './activities';
+import { addUsage, zeroUsage, type TokenUsage } from '../../contracts/common';
+import {
+  discoverFromPrpFlow,
+  discoveryCountsQuery,
+  type CandidateTable,
+  type Column,
+  type DiscoverFromPrpOutput,
+  type RejectedCandidate,
+  type SearchStep,
+  type StepResult,
+} from './contract';
+import { extractTargetSchema } from './prp-schema';
+import { LONG_MODEL, SEARCH, withOptions } from '../lib/workflow/activity-options';
+import { beginFlow } from '../lib/workflow/flow';
+import { DiscoveryTally, sortVerdicts } from './workflow/discovery-tally';
+import { Limiter } from './workflow/limiter';
+import {
+  failureMessage,
+  settleAll,
+  validateEachCandidate,
+  validateInGroups,
+  VALIDATE_IN_GROUPS,
+  type StepRun,
+} from './workflow/validation';
+import { FailureType } from '../../contracts/failures';
+
+type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
+
+// Every activity waits for its cancellation to be acknowledged (the activity heartbeats and stops
+// its HTTP call), so a cancelled workflow closes only once no search or model call is running.
+const cancellationType = ActivityCancellationType.WAIT_CANCELLATION_COMPLETED;
+
+// Searches are quick and cheap: fail over fast; after the retries the step records the error.
+const { discoverySearchCatalog } = proxyActivities<DiscoveryActivities>(
+  withOptions(SEARCH, {
+    heartbeatTimeout: '10 seconds',
+    retry: { maximumInterval: '5 seconds', maximumAttempts: 3 },
+    cancellationType,
+  }),
+);
+// The plan reads the whole PRP: a longer call, retried patiently (nothing happens without it).
+const { discoveryPlanSearch } = proxyActivities<DiscoveryActivities>(
+  withOptions(LONG_MODEL, {
+    heartbeatTimeout: '5 seconds',
+    retry: { backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 6 },
+    cancellationType,
+  }),
+);
+
+interface StepOutcome {
+  result: StepResult;
+  rejected: RejectedCandidate[];
+  usage: TokenUsage;
+}
+
+/**
+ * Plan → search per step → validate each step's candidates → aggregate, with steps and
+ * validations in parallel under one concurrency bound. Failures stay inside their step;
+ * cancellation stops all.
+ */
+export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPrpOutput> {
+  const { input, progress } = beginFlow(discoverFromPrpFlow.type, discoverFromPrpFlow.input, rawInput);
+  // Runs started before candidates were validated in groups validate each in its own activity.
+  // Asked in the first workflow task: the patch records a marker and a search-attribute update,
+  // which would otherwise slow the task between a step's search and its validations.
+  const validate = patched(VALIDATE_IN_GROUPS) ? validateInGroups : validateEachCandidate;
+  const tally = new DiscoveryTally();
+  const { counts } = tally;
+  setHandler(discoveryCountsQuery, () => counts);
+
+  try {
+    const schemaSource = input.targetSchema ? 'input' : 'prp';
+    const targetSchema = input.targetSchema ?? extractTargetSchema(input.prp);
+    if (!targetSchema.length) {
+      throw ApplicationFailure.nonRetryable(
+        'discoverFromPrp: no target schema: pass targetSchema, or give the PRP a section ' +
+          '9 (e.g. "## 9. Target Schema") with a markdown table of | Column | Type | ' +
+          'Description |',
+        FailureType.TargetSchemaMissing,
+      );
+    }
+
+    progress.stage(
+      'search planner',
+      `${targetSchema.length} target column(s) from the ${schemaSource === 'input' ? 'input' : 'PRP'}`,
+    );
+    const plan = await discoveryPlanSearch({ prp: input.prp, targetSchema });
+    let usage = addUsage(zeroUsage(), plan.usage);
+    progress.tokens(plan.usage);
+    const steps = plan.data.steps;
+    const covered = new Set(steps.flatMap((s) => s.target_columns_for_validation));
+    const uncovered = targetSchema.map((c) => c.name).filter((name) => !covered.has(name));
+    counts.planned = steps.length;
+
+    progress.stage('discovery orchestrator', tally.line(), steps.length);
+    const run: StepSearchRun = { limiter: new Limiter(input.concurrency), tally, progress, input, validate };
+    const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
+    const outcomes = await settleAll(
+      steps.map((step) =>
+        runStep(
+          run,
+          step,
+          [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean),
+        ),
+      ),
+    );
+
+    for (const o of outcomes) usage = addUsage(usage, o.usage);
+    const output: DiscoverFromPrpOutput = {
+      results: outcomes.map((o) => o.result),
+      rejected: outcomes.flatMap((o) => o.rejected),
+      uncovered_columns: uncovered,
+      target_schema: targetSchema,
+      schema_source: schemaSource,
+      stats: {
+        steps: steps.length,
+        searches_failed: counts.searchesFailed,
+        candidates: counts.candidates,
+        validations_failed: counts.validationsFailed,
+        fits: counts.fits,
+      },
+      usage,
+    };
+    progress.finish('completed', tally.line());
+    return output;
+  } catch (err) {
+    progress.finish(isCancellation(err) ? 'cancelled' : 'failed', `${tally.line()} — ${failureMessage(err)}`);
+    throw err;
+  }
+}
+
+/** What every step of one run shares, how many candidates a search returns, and how they are validated. */
+interface StepSearchRun extends StepRun {
+  input: { maxCandidatesPerStep: number };
+  validate: typeof validateInGroups;
+}
+
+/** One planned step: its catalog search, then each candidate validated against the step's target columns. */
+async function runStep(run: StepSearchRun, step: SearchStep, targetColumns: Column[]): Promise<StepOutcome> {
+  const { limiter, tally, progress } = run;
+  const counts = tally.counts;
+  const base = {
+    conceptual_group: step.conceptual_group,
+    search_query: step.search_query,
+    target_columns: targetColumns,
+  };
+  let candidates: CandidateTable[];
+  let skipped = 0;
+  const searchFailed = (error: string): StepOutcome => {
+    counts.searchesFailed++;
+    progress.advance(1, tally.line());
+    return {
+      result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error },
+      rejected: [],
+      usage: zeroUsage(),
+    };
+  };
+  try {
+    ({ candidates, skipped } = await limiter.run(1, () =>
+      discoverySearchCatalog({ query: step.search_query, limit: run.input.maxCandidatesPerStep }),
+    ));
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return searchFailed(`search failed: ${failureMessage(err)}`);
+  }
+  // Hits, but none of them a table description (a data store of other documents, a changed
+  // document schema): that is a broken catalog, not "no table fits".
+  if (candidates.length === 0 && skipped > 0) {
+    return searchFailed(
+      `search returned ${skipped} document(s), none describing a table (table_id and a schema): check the catalog data store`,
+    );
+  }
+  counts.searched++;
+  counts.candidates += candidates.length;
+  progress.setTotal((progress.current.total ?? 0) + candidates.length);
+  progress.advance(1, tally.line());
+
+  const verdicts = await run.validate(run, { step, targetColumns, candidates });
+
+  const { discovered, rejected, usage } = sortVerdicts(step, verdicts);
+  const failures = verdicts.filter((v) => !v.answer);
+  return {
+    result: {
+      ...base,
+      discovered_tables: discovered,
+      candidates_found: candidates.length,
+      status: failures.length ? 'partial' : 'ok',
+      ...(failures.length
+        ? { error: `${failures.length} of ${candidates.length} validation(s) failed: ${failures[0].error}` }
+        : {}),
+    },
+    rejected,
+    usage,
+  };
+}

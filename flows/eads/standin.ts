@@ -1,0 +1,759 @@
+/**
+ * Stand-in rules for the EADS interview. Each answer is computed from the prompt's sections:
+ *
+ *  - eads.orchestrate: topic order among the eligible candidates, ties broken by word overlap
+ *    with what the conversation revealed;
+ *  - eads.question: the opening question an objective quotes, else one question for the first
+ *    askable field (its comment's own question, or a template by field kind);
+ *  - eads.surrogate_answer: the firm's fact that best overlaps the question, or its table whose
+ *    columns match the question's table template, rendered as a markdown table;
+ *  - eads.refine: parses the answer by field kind (markdown tables, lists, quantities, yes/no,
+ *    choices scored by weighted keyword overlap with their definitions) and derives the fields
+ *    the EADS says not to ask about.
+ *
+ * Nothing here knows the demo firms: a new fixture or a new EADS gets sensible answers too.
+ */
+import { isPlainObject, type Choice, type FieldKind } from '../../domain/eads-structure';
+import { contentTokens, overlapCount } from '../../domain/text';
+import { mapHeaders, rankTexts } from '../../domain/text-match';
+import { ModelTask, type PromptedQuestion } from '../../contracts/model-tasks';
+import { taskRule, type StandinRule } from '../lib/standin';
+import { cuesOf, saySame, sharedCues } from './standin/cues';
+
+// ---------------------------------------------------------------------------------------------
+// Shapes of the sections (as the activities send them).
+
+interface PromptField {
+  name: string;
+  kind: FieldKind;
+  derived?: boolean;
+  question?: string;
+  comment?: string;
+  columns?: Array<{ name: string; kind: FieldKind }>;
+  choices?: Array<Choice | string>;
+  multiple?: boolean;
+}
+
+const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
+const asObject = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
+const humanize = (name: string) => name.replace(/\?$/, '').replace(/-+/g, ' ');
+const sentences = (text: string) =>
+  (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]?/g) ?? []).map((s) => s.trim()).filter(Boolean);
+
+// ---------------------------------------------------------------------------------------------
+// Parsing answers.
+
+/** A markdown (pipe) table: header cells and rows of cells. */
+export function parseMarkdownTable(text: string): { headers: string[]; rows: string[][] } | undefined {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('|'));
+  const cells = (line: string) => {
+    const parts = line.split('|').map((c) => c.trim());
+    if (parts[0] === '') parts.shift();
+    if (parts.length && parts[parts.length - 1] === '') parts.pop();
+    return parts;
+  };
+  const content = lines.filter((l) => !/^\|?\s*:?-{2,}/.test(l));
+  if (content.length < 2) return undefined;
+  const headers = cells(content[0]);
+  if (headers.length < 2) return undefined;
+  return {
+    headers,
+    rows: content
+      .slice(1)
+      .map(cells)
+      .filter((r) => r.some((c) => c !== '')),
+  };
+}
+
+/** Splits a list answer: commas, semicolons, new lines, and a final "and". */
+export function splitList(text: string): string[] {
+  let body = text.trim();
+  const lead = /^[^,\n]{0,80}?:\s+(?=\S)/.exec(body);
+  if (lead) body = body.slice(lead[0].length);
+  return body
+    .split(/\s*(?:,|;|\n)\s*|\s+and\s+(?=[^,]*$)/)
+    .map((item) =>
+      item
+        .replace(/^\s*(?:[-*•]|\d+[.)])\s*/, '')
+        .replace(/^(?:and|or)\s+/i, '')
+        .replace(/[.!]+$/, '')
+        .trim(),
+    )
+    .filter((item) => item.length > 0 && item.length < 200);
+}
+
+const UNIT_WORDS: Array<[RegExp, string]> = [
+  [/^(s|secs?|seconds?)$/i, 'seconds'],
+  [/^(m|mins?|minutes?)$/i, 'minutes'],
+  [/^(h|hrs?|hours?)$/i, 'hours'],
+  [/^(d|days?)$/i, 'days'],
+  [/^(w|wks?|weeks?)$/i, 'weeks'],
+  [/^(months?)$/i, 'months'],
+];
+
+/** "About 22 days", "1.5 h", "90 minutes" → `{ units, value-string }`. */
+export function parseQuantity(text: string): { units: string; 'value-string': string } | undefined {
+  const m =
+    /(\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?)\b/i.exec(
+      text,
+    );
+  if (!m) return undefined;
+  const unit = UNIT_WORDS.find(([re]) => re.test(m[2]))?.[1] ?? m[2].toLowerCase();
+  return { units: unit, 'value-string': m[1].replace(/\s+/g, ' ') };
+}
+
+/** A leading yes or no. */
+export function parseYesNo(text: string): boolean | undefined {
+  const t = text.trim().toLowerCase();
+  if (/^(yes|yeah|yep|true|correct|right|definitely|indeed|mostly yes)\b/.test(t)) return true;
+  if (/^(no|nope|false|not really|never|not at all)\b/.test(t)) return false;
+  return undefined;
+}
+
+const choiceOf = (c: Choice | string): Choice => (typeof c === 'string' ? { key: c, definition: '' } : c);
+
+/**
+ * Scores each choice against a text: shared words with its definition count 1, words of its
+ * key count more the fewer choices share them (so "bottleneck" weighs more than "demand").
+ */
+export function scoreChoices(
+  text: string,
+  rawChoices: Array<Choice | string>,
+  echo = '',
+): Array<{ key: string; score: number }> {
+  const choices = rawChoices.map(choiceOf);
+  // Words that only echo the question ("what makes scheduling hard?") say nothing about the choice.
+  const echoed = new Set(contentTokens(echo));
+  const tokens = new Set(contentTokens(text).filter((t) => !echoed.has(t)));
+  const keyTokens = choices.map((c) => [...new Set(contentTokens(c.key.replace(/[-_]+/g, ' ')))]);
+  const spread = new Map<string, number>();
+  for (const list of keyTokens) for (const t of list) spread.set(t, (spread.get(t) ?? 0) + 1);
+  const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
+  const said = cuesOf(text);
+  return choices
+    .map((c, i) => {
+      const definition = [...new Set(contentTokens(c.definition))];
+      const shared = overlapCount(tokens, definition);
+      // Saying the same thing in other words ("everything piles up in front of the oven" ~
+      // "one step throttles the pace") weighs more than sharing words.
+      let score = shared + CUE_WEIGHT * sharedCues(said, cuesOf(c.definition));
+      // A short definition mostly covered by the text is strong evidence ("short of staff").
+      if (definition.length > 0 && definition.length <= 5 && shared / definition.length >= 0.6) score += 1;
+      for (const t of keyTokens[i]) if (tokens.has(t)) score += 3 / (spread.get(t) ?? 1);
+      if (
+        flat.includes(
+          c.key
+            .toLowerCase()
+            .replace(/[-_?]+/g, ' ')
+            .trim(),
+        )
+      )
+        score += 5;
+      return { key: c.key, score: Math.round(score * 100) / 100 };
+    })
+    .sort((a, b) => b.score - a.score);
+}
+
+const MULTI_THRESHOLD = 3;
+const CUE_WEIGHT = 4;
+
+function pickChoice(text: string, choices: Array<Choice | string>, echo = ''): string | undefined {
+  const [best, second] = scoreChoices(text, choices, echo);
+  if (!best || best.score < 1) return undefined;
+  if (second && second.score === best.score) return undefined;
+  // When the picked choice's definition carries recognisable cues, the answer must say the same
+  // thing (or name it): a few shared words are not a description of how the work runs.
+  const picked = choices.map(choiceOf).find((c) => c.key === best.key)!;
+  if (cuesOf(picked.definition).size > 0) {
+    const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
+    if (
+      !saySame(cuesOf(text), cuesOf(picked.definition)) &&
+      !flat.includes(
+        picked.key
+          .toLowerCase()
+          .replace(/[-_?]+/g, ' ')
+          .trim(),
+      )
+    )
+      return undefined;
+  }
+  return best.key;
+}
+
+/**
+ * Several choices (e.g. scheduling challenges): each must be supported by one sentence on its
+ * own, and score at least MULTI_THRESHOLD and 40% of the best supported choice.
+ */
+function pickChoices(text: string, choices: Array<Choice | string>, echo = ''): string[] {
+  const best = new Map<string, number>();
+  const supported = new Set<string>();
+  const all = choices.map(choiceOf);
+  const defined = new Map(all.map((c) => [c.key, cuesOf(c.definition)]));
+  for (const sentence of sentences(text)) {
+    const said = cuesOf(sentence);
+    const flat = sentence.toLowerCase().replace(/[-_]+/g, ' ');
+    for (const { key, score } of scoreChoices(sentence, choices, echo)) {
+      best.set(key, Math.max(best.get(key) ?? 0, score));
+      // A choice whose definition has recognisable cues needs the sentence to say the same thing
+      // (or to name the choice): word overlap alone picks up too much from long sentences.
+      if (
+        saySame(said, defined.get(key)!) ||
+        flat.includes(
+          key
+            .toLowerCase()
+            .replace(/[-_?]+/g, ' ')
+            .trim(),
+        )
+      )
+        supported.add(key);
+    }
+  }
+  const top = Math.max(0, ...best.values());
+  return all
+    .map((c) => c.key)
+    .filter((k) =>
+      defined.get(k)!.size > 0 ? supported.has(k) : (best.get(k) ?? 0) >= Math.max(MULTI_THRESHOLD, 0.4 * top),
+    );
+}
+
+const OBJECT_END = String.raw`(?=\s*\(|\s*[.;:,]|\s+(?:and|for|to|in|from|with|at|which|that|who|so|but)\s)`;
+const SERVICE_RE = new RegExp(
+  String.raw`\b(?:we|i)\s+(?:mainly\s+|mostly\s+|primarily\s+)?(?:make|brew|produce|manufacture|build|machine|provide|offer|run|operate|bake|roast|cook|grow|print|assemble|sell|teach|deliver|repair|design|cast|weld|mill|fabricate|pack|package|process|distil|ferment|mould|mold|forge|extrude|coat|recycle|supply|distribute|install|maintain|sew|weave|publish|develop|host|serve|ship|clean|treat)\s+(.+?)` +
+    OBJECT_END,
+  'i',
+);
+const WE_ARE_RE = new RegExp(String.raw`\b(?:we are|we're|i am|i'm)\s+(?:a|an)\s+(.+?)` + OBJECT_END, 'i');
+
+/** "We brew four craft beers (…)" → "craft beers"; "We are a small bakery …" → "small bakery". */
+export function productName(text: string): string | undefined {
+  const m = SERVICE_RE.exec(text) ?? WE_ARE_RE.exec(text);
+  if (!m) return undefined;
+  const name = m[1]
+    .replace(
+      /^(?:a|an|the|our|some|several|many|various|all kinds of|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+/i,
+      '',
+    )
+    .replace(/^(?:a|an|the|\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s+/i, '')
+    .trim();
+  return name.length >= 3 ? name : undefined;
+}
+
+const slug = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/g, '');
+
+/** Converts one table cell by its column's kind. */
+function cellValue(cell: string, kind: FieldKind): unknown {
+  const text = cell.trim();
+  if (text === '' || text === '-') return undefined;
+  switch (kind) {
+    case 'list':
+      return splitList(text);
+    case 'quantity':
+      return parseQuantity(text) ?? { units: '', 'value-string': text };
+    case 'boolean':
+      return parseYesNo(text);
+    case 'number': {
+      const n = Number(text.replace(/[^\d.-]/g, ''));
+      return Number.isFinite(n) && /\d/.test(text) ? n : undefined;
+    }
+    default:
+      return text;
+  }
+}
+
+/** Reads a table answer into rows shaped like the field's columns: with or without a header row, or steps told in prose. */
+function readTable(answer: string, field: PromptField): Array<Record<string, unknown>> | undefined {
+  if (!field.columns?.length) return undefined;
+  const columns = field.columns;
+  // Pasted spreadsheet rows come tab-separated.
+  const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
+  const table = parseMarkdownTable(text) ?? headerlessRows(text);
+  if (!table) return stepsFromProse(answer, columns);
+  const mapping = mapHeaders(
+    table.headers,
+    columns.map((c) => c.name),
+  );
+  const named = mapping.filter((h) => h >= 0).length;
+  let rows = table.rows;
+  let byColumn = mapping;
+  // A header row is followed by a separator line, or at least names columns and holds no figures;
+  // otherwise the first line is data and the cells are in the template's order.
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('|'));
+  const separated = lines.length > 1 && /^\|?\s*:?-{2,}/.test(lines[1]);
+  const looksLikeHeader =
+    separated || (named >= Math.min(2, columns.length) && !table.headers.some((h) => /\d/.test(h)));
+  if (!looksLikeHeader) {
+    if (table.headers.length < 2) return undefined;
+    rows = [table.headers, ...table.rows];
+    byColumn = columns.map((_, i) => (i < table.headers.length ? i : -1));
+  }
+  const result = rows.map((cells) => {
+    const row: Record<string, unknown> = {};
+    columns.forEach((column, i) => {
+      const at = byColumn[i];
+      if (at < 0 || at >= cells.length) return;
+      const value = cellValue(cells[at], column.kind);
+      if (value !== undefined) row[column.name] = value;
+    });
+    return row;
+  });
+  const kept = result.filter((r) => Object.keys(r).length > 0);
+  return kept.length ? kept : undefined;
+}
+
+/** Pipe-separated lines with no header row (a single line too). */
+function headerlessRows(text: string): { headers: string[]; rows: string[][] } | undefined {
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l.includes('|') && !/^\|?\s*:?-{2,}/.test(l));
+  if (lines.length !== 1) return undefined;
+  const cells = lines[0].split('|').map((c) => c.trim());
+  if (cells[0] === '') cells.shift();
+  if (cells.length && cells[cells.length - 1] === '') cells.pop();
+  return cells.length >= 2 ? { headers: cells, rows: [] } : undefined;
+}
+
+const SEQUENCE_SPLIT =
+  /\s*;\s*|(?<=[a-z)])\.\s+|,?\s*\b(?:and then|then|after that|afterwards|next|finally|and finally|lastly)\b,?\s*/i;
+const LEAD = /^(?:and|first(?:ly)?|to start|at the start|in the end|the|a|an|it is|they are|it|they)\s+/i;
+const VERB_CUT =
+  /\s+(?:takes?|gives?|turns?|makes?|yields?|produces?|runs?|is|are|checks?|uses?|goes|moves)\b|\s+(?:on|in|at|through|into|onto|with) the\b|\s*\(/i;
+const FILLER = new Set([
+  'the',
+  'a',
+  'an',
+  'is',
+  'are',
+  'goes',
+  'go',
+  'through',
+  'into',
+  'onto',
+  'then',
+  'it',
+  'they',
+  'them',
+  'every',
+  'each',
+  'all',
+  'its',
+  'our',
+  'we',
+  'on',
+  'in',
+  'at',
+  'of',
+  'to',
+  'and',
+]);
+
+/**
+ * Steps told as a sequence ("First the paste is printed, then ..., finally ...", or "Sorting
+ * takes ... (15 minutes); washing ...") become rows in the order told: a name for the step's
+ * id column, and where the sentence says so, its duration, equipment, inputs and outputs.
+ */
+function stepsFromProse(
+  answer: string,
+  columns: NonNullable<PromptField['columns']>,
+): Array<Record<string, unknown>> | undefined {
+  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
+  if (!idColumn) return undefined;
+  // The told sequence runs from "first" to the clause after "finally" when the answer marks them.
+  let told = answer.replace(/^[^:]{0,80}:\s+/, '');
+  const start = /\b(?:first(?:ly)?|to start|we start by)\b/i.exec(told);
+  if (start) told = told.slice(start.index);
+  const end = /\b(?:finally|lastly|at the end)\b[^.;]*[.;]?/i.exec(told);
+  if (end) told = told.slice(0, end.index + end[0].length);
+  if (!start && !end) {
+    // Unmarked: the sequence is the sentence that lists the most steps.
+    const listed = (x: string) => (x.match(/,|;|\bthen\b/g) ?? []).length;
+    told = (told.match(/[^.!?]+[.!?]?/g) ?? [told]).reduce((a, b) => (listed(b) > listed(a) ? b : a));
+  }
+  // "sorted, washed, pressed and folded": a comma list of steps, its last item after "and".
+  const marked = /\b(?:first(?:ly)?|after that|afterwards|next|finally|lastly)\b/i.test(told);
+  const commaList = !marked && (told.match(/,/g) ?? []).length >= 3 && !told.includes(';');
+  const clauses = told
+    .split(commaList ? /\s*,\s*(?:and\s+|then\s+)?|\s+and\s+|,?\s*\bthen\b\s*/i : SEQUENCE_SPLIT)
+    .map((c) => (c ?? '').trim().replace(/[.!]+$/, ''))
+    // One word is a step in a comma list ("tumbled"), elsewhere a fragment.
+    .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
+  if (clauses.length < 3) return undefined;
+  const columnFor = (probe: string) => {
+    const mapped = mapHeaders(
+      [probe],
+      columns.map((c) => c.name),
+    ).findIndex((h) => h >= 0);
+    return mapped >= 0 ? columns[mapped] : undefined;
+  };
+  const duration = columns.find((c) => c.kind === 'quantity');
+  const resources = columnFor('machine equipment');
+  const inputs = columnFor('inputs consumed');
+  const outputs = columnFor('outputs yields');
+  const rows = clauses.map((clause) => {
+    const plain = clause.replace(LEAD, '').replace(LEAD, '');
+    const head = plain.split(VERB_CUT)[0].trim();
+    const headWords = head.split(/\s+/).filter((w) => !FILLER.has(w.toLowerCase()));
+    const words =
+      headWords.length >= 2 || /ing$/i.test(headWords[0] ?? '')
+        ? headWords
+        : plain
+            .split(/\s+/)
+            .filter((w) => !FILLER.has(w.toLowerCase()))
+            .slice(0, 4);
+    const row: Record<string, unknown> = { [idColumn.name]: slug(words.join(' ').replace(/\(.*$/, '')) };
+    const q = duration ? parseQuantity(clause) : undefined;
+    if (duration && q) row[duration.name] = q;
+    const where =
+      /\b(?:on|in|at|through|using) the ([a-z][a-z -]*?)(?=\s*\(|,|;|\s+(?:gives?|takes?|makes?|turns?|yields?)\b|$)/i.exec(
+        clause,
+      )?.[1];
+    if (resources && where && resources.kind === 'list') row[resources.name] = [where.trim()];
+    const took = /\btakes? (?:the )?([a-z][a-z -]*?)(?=\s+(?:on|in|at|from)\b|\s*\(|,|;|$)/i.exec(clause)?.[1];
+    if (inputs && took && inputs.kind === 'list') row[inputs.name] = [took.trim()];
+    const gave =
+      /\b(?:gives?|makes?|yields?|produces?|into) (?:the |a |an )?([a-z][a-z -]*?)(?=\s+(?:on|in|at|from)\b|\s*\(|,|;|$)/i.exec(
+        clause,
+      )?.[1];
+    if (outputs && gave && outputs.kind === 'list') row[outputs.name] = [gave.trim()];
+    return row;
+  });
+  const named = rows.filter((r) => typeof r[idColumn.name] === 'string' && (r[idColumn.name] as string).length > 1);
+  return named.length >= 3 ? named : undefined;
+}
+
+/**
+ * A yes/no question put as two alternatives ("Does it flow continuously ..., or do you work in
+ * discrete batches?") answered without yes or no: the alternative the answer speaks of decides.
+ */
+function sideTaken(answer: string, question: string): boolean | undefined {
+  // The alternatives split at the first ", or" (later "or"s list options within one alternative).
+  const asked = question.replace(/\?\s*$/, '');
+  const m = /^(.*?\S),\s+or\s+(.+)$/i.exec(asked) ?? /^(.*?\S)\s+or\s+(.+)$/i.exec(asked);
+  if (!m) return undefined;
+  const [first, second] = rankTexts(answer, [m[1], m[2]]);
+  if (Math.abs(first - second) < 0.5) return undefined;
+  return first > second;
+}
+
+/** Reads one asked-for field from the answer, by its kind. Undefined when the answer does not give it. */
+function readField(field: PromptField, answer: string, echo: string): unknown {
+  const choices = field.choices?.map(choiceOf);
+  switch (field.kind) {
+    case 'table':
+      return readTable(answer, field);
+    case 'boolean':
+      return parseYesNo(answer) ?? sideTaken(answer, echo);
+    case 'quantity':
+      return parseQuantity(answer);
+    case 'number': {
+      const m = /-?\d+(?:\.\d+)?/.exec(answer);
+      return m ? Number(m[0]) : undefined;
+    }
+    case 'list': {
+      if (choices?.length) {
+        const picked = pickChoices(answer, choices, echo);
+        return picked.length ? picked : undefined;
+      }
+      const items = splitList(answer);
+      return items.length ? items : undefined;
+    }
+    case 'text': {
+      if (choices?.length) return pickChoice(answer, choices, echo);
+      const text = answer.replace(/\s+/g, ' ').trim();
+      return text ? (text.length > 600 ? `${text.slice(0, 599)}…` : text) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Fills a field the EADS says not to ask about, from the answer and what is known. */
+function deriveField(
+  field: PromptField,
+  answer: string,
+  known: Record<string, unknown>,
+  context: Record<string, unknown>,
+  echo: string,
+): unknown {
+  const choices = field.choices?.map(choiceOf);
+  if (field.kind === 'list' && choices?.length) {
+    const picked = new Set(pickChoices(answer, choices, echo));
+    // A choice another field already settled (e.g. the principal problem type) belongs here too.
+    for (const value of Object.values(known))
+      if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
+    return picked.size ? choices.map((c) => c.key).filter((k) => picked.has(k)) : undefined;
+  }
+  if (field.kind === 'list') {
+    // E.g. all resources used: the same-named column of a table field.
+    const values = new Set<string>();
+    for (const value of Object.values(known)) {
+      for (const row of asArray<unknown>(value)) {
+        const cell = asObject(row)[field.name];
+        for (const v of asArray<unknown>(cell)) if (typeof v === 'string') values.add(v);
+      }
+    }
+    return values.size ? [...values] : undefined;
+  }
+  if (field.kind === 'text') {
+    if (choices?.length) return pickChoice(answer, choices, echo);
+    const product = typeof context.product === 'string' ? context.product : undefined;
+    if (/(^|-)id$/.test(field.name)) {
+      const base = product ?? productName(answer);
+      return base ? `${slug(base)}-production` : undefined;
+    }
+    if (/name/.test(field.name)) return productName(answer) ?? product;
+    // A free observation: the answer's last sentence, which the keywords rarely cover.
+    const last = sentences(answer).pop();
+    return last ? `They also said: ${last}` : undefined;
+  }
+  return undefined;
+}
+
+const DONE_RE = /\b(that'?s all|that is all|nothing (?:more|else)|no more to add|we'?re done|that is everything)\b/i;
+const UNKNOWN_RE = /^\s*(i don'?t know|i'?m not sure|not sure|no idea|n\/a|unknown|pass)\b/i;
+
+// ---------------------------------------------------------------------------------------------
+// The rules.
+
+export const eadsRules: StandinRule[] = [
+  taskRule({
+    task: ModelTask.eadsOrchestrate,
+    description:
+      'Picks the next EADS: earliest topic among the eligible candidates, ties broken ' +
+      'by overlap with the conversation.',
+    answer: ({ sections }) => {
+      const candidates = asArray<{
+        eads_id: string;
+        name?: string;
+        interviewer?: string;
+        objective?: string;
+        topic_rank?: number;
+      }>(sections.candidates);
+      if (candidates.length === 0) throw new Error('no candidates in the prompt');
+      const conversation = asObject(sections.conversation);
+      const said = contentTokens(
+        JSON.stringify([conversation.product, conversation.problem_type, conversation.scheduling_challenges]).replace(
+          /[-_]+/g,
+          ' ',
+        ),
+      );
+      const ranked = candidates
+        .map((c, i) => ({
+          c,
+          i,
+          rank: c.topic_rank ?? 9,
+          fit: overlapCount(said, contentTokens(`${c.name ?? ''} ${c.objective ?? ''}`)),
+        }))
+        .sort((a, b) => a.rank - b.rank || b.fit - a.fit || a.i - b.i);
+      const best = ranked[0].c;
+      const topic = ['process', 'data', 'resources', 'optimality'][ranked[0].rank] ?? 'the next';
+      const fit =
+        ranked[0].fit > 0
+          ? ` and fits what we learned (${[conversation.problem_type, conversation.product].filter(Boolean).join(', ') || 'the conversation'})`
+          : '';
+      return {
+        eads_id: best.eads_id,
+        rationale: `${best.name ?? best.eads_id} is the earliest open ${topic} topic${fit}.`,
+        interviewer_type: best.interviewer ?? best.eads_id.split('/')[0],
+        priority: Math.max(0.1, 1 - ranked[0].rank * 0.2),
+      };
+    },
+  }),
+  taskRule({
+    task: ModelTask.eadsQuestion,
+    description:
+      'Asks for the first askable remaining field: the question its comment suggests, or a template by kind.',
+    answer: ({ sections }) => {
+      const eads = asObject(sections.eads);
+      const fields = asArray<PromptField>(sections.remaining_fields);
+      const asked = asArray<{ targets?: string[]; charged?: boolean }>(sections.asked);
+      // A question whose table answer could not be read was free and is no attempt.
+      const attempts = (name: string) => asked.filter((a) => a.charged !== false && a.targets?.includes(name)).length;
+      const objective = typeof eads.objective === 'string' ? eads.objective : '';
+      const opening =
+        /'([A-Z][^'\n]*\?[^'\n]*)'/.exec(objective)?.[1] ?? /"([A-Z][^"\n]*\?[^"\n]*)"/.exec(objective)?.[1];
+      if (asked.length === 0 && opening) {
+        return {
+          question: opening.trim(),
+          question_type: 'text',
+          help_text: 'Answer in your own words; a few sentences are enough.',
+          targets: fields.map((f) => f.name).slice(0, 20),
+        };
+      }
+      const askable = fields.filter((f) => !f.derived && attempts(f.name) < 2);
+      const field = askable[0];
+      if (!field) {
+        const targets = fields.map((f) => f.name);
+        return {
+          question: `Is there anything else about ${String(eads.name ?? 'this topic').toLowerCase()} we should know before we move on?`,
+          question_type: 'text',
+          help_text: 'Say "that\'s all" if nothing comes to mind.',
+          targets: targets.length ? targets : ['(none)'],
+        };
+      }
+      const label = humanize(field.name);
+      const comment = (field.comment ?? '').trim();
+      const help = sentences(comment).find((s) => !s.endsWith('?'));
+      const choiceKeys = (field.choices ?? []).map((c) => choiceOf(c).key);
+      if (field.kind === 'table') {
+        const columns = field.columns ?? [];
+        return {
+          question: field.question ?? `Could you fill in this table about the ${label}?`,
+          question_type: 'table',
+          table_template: `| ${columns.map((c) => c.name).join(' | ')} |\n|${columns.map(() => ' --- |').join('')}`,
+          help_text: `${help ? `${help} ` : ''}One row each; separate several values in a cell with commas.`.trim(),
+          targets: [field.name],
+        };
+      }
+      if (choiceKeys.length && !field.multiple) {
+        const isYesNo = field.kind === 'boolean';
+        return {
+          question:
+            field.question ??
+            (isYesNo ? `Is this true for you: ${label}?` : `Which of these best describes your ${label}?`),
+          question_type: 'choice',
+          choices: choiceKeys,
+          help_text: isYesNo
+            ? 'Start with yes or no, then add any detail.'
+            : (help ?? 'Describe it in your own words if none fits exactly.'),
+          targets: [field.name],
+        };
+      }
+      const template: Record<string, string> = {
+        list: `What are the ${label}? Please list them, separated by commas.`,
+        quantity: `How long is the ${label}? A number and a unit, e.g. "2 hours".`,
+        number: `What is the ${label}? A number is enough.`,
+      };
+      return {
+        question: field.question ?? template[field.kind] ?? `Could you tell us about the ${label}?`,
+        question_type: 'text',
+        help_text: help ?? (field.kind === 'list' ? 'Separate items with commas.' : 'A sentence or two is enough.'),
+        targets: [field.name],
+      };
+    },
+  }),
+  taskRule({
+    task: ModelTask.eadsSurrogateAnswer,
+    description:
+      "Answers as the fixture's interviewee: best-matching table for table questions, else best-matching fact.",
+    answer: ({ sections }) => {
+      const question = asObject(sections.question) as unknown as PromptedQuestion;
+      const facts = asArray<{ about: string; answer: string }>(sections.facts);
+      const tables = asArray<{ name: string; rows: Array<Record<string, unknown>> }>(sections.tables);
+      if (question.question_type === 'table' && question.table_template) {
+        const wanted = question.table_template
+          .split('\n')[0]
+          .split('|')
+          .map((c) => c.trim())
+          .filter(Boolean);
+        // The firm's own column names ("stage", "time") are matched to the template's by meaning.
+        const nameFit = rankTexts(
+          question.question ?? '',
+          tables.map((t) => t.name),
+        );
+        const best = tables
+          .map((t, i) => {
+            const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
+            const match = mapHeaders(columns, wanted).map((h) => (h >= 0 ? columns[h] : undefined));
+            return { t, match, n: match.filter(Boolean).length, fit: nameFit[i] };
+          })
+          .sort((a, b) => b.n - a.n || b.fit - a.fit)[0];
+        if (best && best.n >= Math.min(2, wanted.length)) {
+          const format = (v: unknown): string => {
+            if (Array.isArray(v)) return v.map(format).join(', ');
+            if (isPlainObject(v) && 'value-string' in v)
+              return `${String(v['value-string'])} ${String(v.units ?? '')}`.trim();
+            return v === undefined || v === null ? '' : String(v);
+          };
+          const lines = [`| ${wanted.join(' | ')} |`, `|${wanted.map(() => ' --- |').join('')}`];
+          for (const row of best.t.rows)
+            lines.push(`| ${best.match.map((c) => (c ? format(row[c]) : '')).join(' | ')} |`);
+          return { answer: `Here is our ${best.t.name}:\n${lines.join('\n')}` };
+        }
+      }
+      const query = `${question.question} ${(question.targets ?? []).map(humanize).join(' ')}`;
+      const byAbout = rankTexts(
+        query,
+        facts.map((f) => f.about),
+      );
+      const byAnswer = rankTexts(
+        query,
+        facts.map((f) => f.answer),
+      );
+      // What a fact is about is its index; its answer's words count less (long answers share many).
+      const scored = facts
+        .map((f, i) => ({ f, i, score: 3 * byAbout[i] + byAnswer[i] }))
+        .sort((a, b) => b.score - a.score || a.i - b.i);
+      if (!scored[0] || scored[0].score < 1) return { answer: "I'm not sure; we don't really keep track of that." };
+      // Asked to characterise the work (a choice), a person says everything that bears on it:
+      // a second fact that fits nearly as well is added.
+      const [first, second] = scored;
+      if (question.question_type === 'choice' && second && second.score >= 0.8 * first.score)
+        return { answer: `${first.f.answer} ${second.f.answer}` };
+      return { answer: first.f.answer };
+    },
+  }),
+  taskRule({
+    task: ModelTask.eadsRefine,
+    description:
+      'Parses the answer by field kind (tables, lists, quantities, yes/no, scored ' +
+      'choices) and derives the fields not to ask about.',
+    answer: ({ sections }) => {
+      const question = asObject(sections.question) as unknown as PromptedQuestion;
+      const answer = typeof sections.answer === 'string' ? sections.answer : JSON.stringify(sections.answer ?? '');
+      const fields = asArray<PromptField>(sections.fields);
+      const known = asObject(sections.data_structure);
+      const context = asObject(sections.context);
+      const attempts = asObject(sections.attempts) as Record<string, number>;
+      const update: Record<string, unknown> = {};
+      if (!UNKNOWN_RE.test(answer)) {
+        for (const name of question.targets ?? []) {
+          const field = fields.find((f) => f.name === name);
+          if (!field || field.derived) continue;
+          const value = readField(field, answer, question.question ?? '');
+          if (value !== undefined) update[name] = value;
+        }
+        for (const field of fields.filter((f) => f.derived && known[f.name] === undefined)) {
+          const value = deriveField(field, answer, { ...known, ...update }, context, question.question ?? '');
+          if (value !== undefined) update[field.name] = value;
+        }
+      }
+      const filled = Object.keys(update);
+      const open = fields.filter((f) => !f.derived && known[f.name] === undefined && update[f.name] === undefined);
+      // A table answer that could not be read is no attempt (the pursuit does not charge it either).
+      const unreadTable =
+        /\||\t/.test(answer) &&
+        fields.some(
+          (f) => f.kind === 'table' && (question.targets ?? []).includes(f.name) && update[f.name] === undefined,
+        );
+      const thisCounts = unreadTable ? 0 : 1;
+      const triedEnough = open.every(
+        (f) => (attempts[f.name] ?? 0) + ((question.targets ?? []).includes(f.name) ? thisCounts : 0) >= 2,
+      );
+      const exhausted = DONE_RE.test(answer) || (filled.length === 0 && triedEnough);
+      const missed = (question.targets ?? []).filter(
+        (t) => !filled.includes(t) && fields.some((f) => f.name === t && !f.derived),
+      );
+      const notes = [
+        filled.length ? `Filled ${filled.join(', ')}.` : 'The answer did not settle any field.',
+        missed.length ? `Still open: ${missed.join(', ')}.` : '',
+        exhausted ? 'Nothing more to learn here.' : '',
+      ]
+        .filter(Boolean)
+        .join(' ');
+      return { update, commit_notes: notes, exhausted };
+    },
+  }),
+];

@@ -1,0 +1,230 @@
+/**
+ * `runEadsInterview`: one per project (workflow id `eads-interview-<projectId>`). The workflow
+ * IS the interview's durable state: the conversation, the pursued EADS with their data
+ * structures, the aggregated SCR with its conflicts, and the scheduling challenges.
+ *
+ * Loop: the orchestrator (an activity) picks the next EADS from the conversation and the
+ * library's prerequisites; `pursueEads` runs it as a child; its result joins the state. It ends
+ * when the orchestrator finds nothing left, after `maxPursuits`, or on the `finishInterview`
+ * update. Every `pursuitsPerRun` pursuits it continues as new, carrying the state, so history
+ * stays bounded however long the interview.
+ *
+ * The state, the handlers and their validators are in `InterviewSession` (eads/interview-session.ts).
+ */
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  ParentClosePolicy,
+  patched,
+  proxyActivities,
+  rootCause,
+  setHandler,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { createEadsActivities } from './activities';
+import { capMessage, flowSearchAttribute } from '../../contracts/common';
+import {
+  aggregatedScrQuery,
+  conversationHistoryQuery,
+  eadsInterviewQuery,
+  eadsInterviewWorkflowId,
+  eadsLibraryQuery,
+  eadsRecordQuery,
+  finishInterviewUpdate,
+  nextEadsQuery,
+  pursuitWorkflowId,
+  runEadsInterviewFlow,
+  startPursuitUpdate,
+  type EadsCatalogEntry,
+  type PursuitResult,
+  type Recommendation,
+  type RunEadsInterviewOutput,
+} from './contract';
+import { FailureType } from '../../contracts/failures';
+import { QUICK_READ, MODEL, withOptions } from '../lib/workflow/activity-options';
+import { beginFlow } from '../lib/workflow/flow';
+import type { ProgressTracker } from '../lib/workflow/progress';
+import { interviewContext, InterviewSession, type PursuitChoice } from './workflow/interview-session';
+import { MODEL_REJECTED, modelRejection, pursueEads, STOP_ON_MODEL_REJECTION_PATCH } from './workflow/pursue-eads';
+import { scheduleAfterInterview } from './workflow/schedule-step';
+
+export { pursueEads };
+
+type EadsActivities = ReturnType<typeof createEadsActivities>;
+
+const { loadEadsCatalog, describeFixture } = proxyActivities<EadsActivities>(
+  withOptions(QUICK_READ, { retry: { nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid] } }),
+);
+// The orchestrator falls back to the prerequisite order itself on the 3rd attempt, so 3 attempts always end with a pick.
+const { chooseNextEads } = proxyActivities<EadsActivities>(
+  withOptions(MODEL, {
+    startToCloseTimeout: '1 minute',
+    retry: {
+      maximumInterval: '10 seconds',
+      maximumAttempts: 3,
+      nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid],
+    },
+  }),
+);
+
+export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterviewOutput> {
+  const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, rawInput);
+  const session = new InterviewSession(input);
+  setHandler(eadsInterviewQuery, () => session.view());
+  setHandler(nextEadsQuery, () => session.nextEads);
+  setHandler(conversationHistoryQuery, () => session.history());
+  setHandler(aggregatedScrQuery, (filter) => session.aggregatedScr(filter));
+  setHandler(eadsRecordQuery, (eadsId) => session.record(eadsId));
+  setHandler(eadsLibraryQuery, () => session.catalog);
+  setHandler(startPursuitUpdate, (arg) => session.startPursuit(arg), {
+    validator: (arg) => session.validateStartPursuit(arg),
+  });
+  setHandler(finishInterviewUpdate, (arg) => session.finish(arg), { validator: (arg) => session.validateFinish(arg) });
+
+  progress.stage('load EADS library');
+  session.catalog = await loadEadsCatalog();
+  if (session.introducesSurrogate) {
+    const firm = await describeFixture({ fixtureId: input.fixture! });
+    progress.stage('surrogate expert', `${firm.interviewee} of ${firm.firm}`);
+  }
+  progress.setTotal(Math.min(input.maxPursuits, session.catalog.length));
+
+  let pursuitsThisRun = 0;
+  while (session.finishReason === null) {
+    if (session.pursuitCount >= input.maxPursuits) {
+      session.outcome = 'max-pursuits';
+      break;
+    }
+    const recommendation = session.takePendingRecommendation() ?? (await orchestrate(session, progress));
+    session.nextEads = recommendation;
+    if (recommendation.exhausted) {
+      session.outcome = 'exhausted';
+      break;
+    }
+    // Only when there is more to pursue, and never while an update waits on this run (a guided start).
+    const runIsLong = pursuitsThisRun >= input.pursuitsPerRun || workflowInfo().continueAsNewSuggested;
+    if (runIsLong && session.startRequest === null && allHandlersFinished())
+      return continueAsNew<typeof runEadsInterview>({ ...input, resume: session.resumeState(recommendation) });
+
+    const choice = await nextChoice(session, progress);
+    if (!choice) break;
+    await pursue(session, choice, progress);
+    pursuitsThisRun++;
+  }
+  return finish(session, progress);
+}
+
+/** Asks the orchestrator which EADS comes next. */
+async function orchestrate(session: InterviewSession, progress: ProgressTracker): Promise<Recommendation> {
+  session.phase = 'orchestrating';
+  progress.stage('orchestrator', `${session.pursuitCount} EADS pursued`);
+  const choice = await chooseNextEads(session.orchestratorRequest());
+  session.recordChoice(choice.recommendation, choice.usage);
+  progress.tokens(choice.usage);
+  return choice.recommendation;
+}
+
+/** Auto: the recommendation. Guided: the EADS a `startPursuit` asks for, or none when the interview finishes first. */
+async function nextChoice(session: InterviewSession, progress: ProgressTracker): Promise<PursuitChoice | null> {
+  if (session.input.orchestration !== 'guided') return session.recommendedChoice();
+  session.phase = 'awaiting-start';
+  progress.waiting(`recommended ${session.nextEads!.eads_id}; waiting for startPursuit`);
+  await condition(() => session.startRequest !== null || session.finishReason !== null);
+  return session.startRequest === null ? null : session.takeStartRequest();
+}
+
+/** Runs one pursuit as a child workflow and records its result (a failed pursuit is recorded as failed). */
+async function pursue(session: InterviewSession, choice: PursuitChoice, progress: ProgressTracker): Promise<void> {
+  const { input } = session;
+  const { eadsId } = choice;
+  const context = interviewContext(session.state.pursuits);
+  const pursuitNo = session.pursuitCount + 1;
+  // Children are named after the project, not this workflow's id: one interview per project, and
+  // histories that replay under any workflow id.
+  const childWorkflowId = pursuitWorkflowId(eadsInterviewWorkflowId(input.projectId), pursuitNo, eadsId);
+  session.phase = 'pursuing';
+  progress.stage('pursue EADS', `${eadsId} (${choice.source})`);
+  let child;
+  try {
+    child = await startChild(pursueEads, {
+      workflowId: childWorkflowId,
+      args: [
+        {
+          projectId: input.projectId,
+          eadsId,
+          pursuitNo,
+          mode: input.mode,
+          fixture: input.fixture,
+          questionsPerRun: input.questionsPerRun,
+          context,
+        },
+      ],
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+      typedSearchAttributes: [{ key: flowSearchAttribute, value: 'pursueEads' }],
+      staticSummary: `${eadsId} for ${input.projectId} (${input.mode})`,
+    });
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    throw ApplicationFailure.create({
+      message: `project "${input.projectId}" already has a running interview (pursuit ${childWorkflowId} is running); one interview per project`,
+      type: FailureType.InterviewAlreadyRunning,
+      nonRetryable: true,
+    });
+  }
+  session.beginPursuit(choice, pursuitNo, childWorkflowId);
+  // A finish that arrived while the child was starting.
+  if (session.finishReason !== null) await session.finalizeRunningPursuit(childWorkflowId);
+
+  let result: PursuitResult;
+  try {
+    result = await child.result();
+  } catch (err) {
+    const message = capMessage(rootCause(err) ?? String(err));
+    // The model rejects requests (invalid key, bad request): every later pursuit would fail the same way.
+    if (modelRejection(err) && patched(STOP_ON_MODEL_REJECTION_PATCH)) {
+      progress.finish('failed', `stopped at ${eadsId}: ${message}`);
+      throw ApplicationFailure.create({
+        type: MODEL_REJECTED,
+        nonRetryable: true,
+        message: `the interview stopped at pursuit ${pursuitNo} (${eadsId}): ${message}`,
+      });
+    }
+    result = session.failedPursuit(eadsId, pursuitNo, message);
+  }
+  session.recordPursuit(result, choice, childWorkflowId);
+  progress.tokens(result.usage);
+  progress.advance(1, `${eadsId}: ${result.status}, completeness ${result.completeness}`);
+}
+
+/** Ends the interview: the SCR, the schedule when asked for, and the result once every handler has replied. */
+async function finish(session: InterviewSession, progress: ProgressTracker): Promise<RunEadsInterviewOutput> {
+  const { input } = session;
+  session.outcome ??= 'finished';
+  session.phase = 'finished';
+  const scr = session.scr();
+  if (input.schedule) {
+    progress.stage('schedule', 'SCR to MiniZinc model, CP-SAT schedule and Gantt chart');
+    session.schedule = await scheduleAfterInterview({
+      projectId: input.projectId,
+      firm: input.projectName,
+      interviewWorkflowId: eadsInterviewWorkflowId(input.projectId),
+      mergedScr: scr.merged_scr,
+      options: input.schedule,
+    });
+  }
+  progress.finish(
+    'completed',
+    `${session.outcome}: ${session.pursuitCount} EADS pursued, ${scr.conflicts.length} conflict(s)`,
+  );
+  await condition(allHandlersFinished);
+  return session.output(scr);
+}
+
+/** The library's catalog, for clients with no interview yet (MCP `list_available_eads`). */
+export async function listEadsLibrary(): Promise<EadsCatalogEntry[]> {
+  return loadEadsCatalog();
+}

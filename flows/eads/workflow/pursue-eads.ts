@@ -1,0 +1,232 @@
+/**
+ * `pursueEads`: one EADS pursued to its end. The budget starts at 1.0 and each question costs
+ * the EADS's decrement; each answer (a validated update from a person, or the surrogate expert
+ * in surrogate mode) becomes a data-structure refinement checked against the EADS's example
+ * structure. The pursuit ends when every field is filled, when the answer marks it exhausted,
+ * when the budget cannot pay for another question, or on finalize. Long pursuits continue as
+ * new with their state.
+ *
+ * The state, the handlers and their validators are in `Pursuit` (eads/pursuit.ts).
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  patched,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { createEadsActivities } from '../activities';
+import { capMessage } from '../../../contracts/common';
+import {
+  answerUpdate,
+  currentQuestionQuery,
+  finalizePursuitSignal,
+  finalizePursuitUpdate,
+  pursueEadsInput,
+  pursuitInstructionsQuery,
+  pursuitQuestionsQuery,
+  pursuitStatusQuery,
+  type AskedQuestion,
+  type PursuitResult,
+} from '../contract';
+import { FailureType } from '../../../contracts/failures';
+import { MODEL, QUICK_READ, withOptions } from '../../lib/workflow/activity-options';
+import { beginFlow } from '../../lib/workflow/flow';
+import type { ProgressTracker } from '../../lib/workflow/progress';
+import { MAX_FREE_QUESTIONS, Pursuit, type PendingAnswer, type Refinement } from './pursuit';
+
+export { MAX_FREE_QUESTIONS };
+
+type EadsActivities = ReturnType<typeof createEadsActivities>;
+
+const nonRetryableErrorTypes = [FailureType.EadsLibraryInvalid, FailureType.UnknownEads];
+// Reading the library is quick and a broken file will not heal: few attempts.
+const { loadPursuitPlan } = proxyActivities<EadsActivities>(
+  withOptions(QUICK_READ, { retry: { nonRetryableErrorTypes } }),
+);
+// Model calls: patient retries with backoff (429/503 from the model are retried here, not in the client).
+const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyActivities<EadsActivities>(
+  withOptions(MODEL, { retry: { nonRetryableErrorTypes } }),
+);
+
+/**
+ * A table answer that could not be read (a broken paste) costs no budget: the question is asked
+ * again for free, at most MAX_FREE_QUESTIONS times per pursuit so that a pursuit still ends.
+ * Behind a patch: older executions charged every question.
+ */
+export const FREE_UNREAD_TABLE_PATCH = 'eads-unread-table-costs-no-budget';
+
+/**
+ * A model that rejects a request (invalid key, bad request: HTTP 400/401/403/404, non-retryable)
+ * will reject the next ones too. The pursuit then fails with that rejection and the interview
+ * stops on it (runEadsInterview), instead of failing pursuit after pursuit until maxPursuits.
+ * Behind a patch: older executions keep recording a failed pursuit and moving on.
+ */
+export const MODEL_REJECTED = FailureType.ModelRequestRejected;
+export const STOP_ON_MODEL_REJECTION_PATCH = 'eads-stop-on-model-rejection';
+export function modelRejection(err: unknown): ApplicationFailure | undefined {
+  const cause = err instanceof ActivityFailure || err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  return cause instanceof ApplicationFailure && cause.nonRetryable && cause.type === MODEL_REJECTED ? cause : undefined;
+}
+
+const failureMessage = (err: unknown): string => {
+  const cause = err instanceof ActivityFailure ? err.cause : err;
+  return capMessage(cause instanceof Error ? cause.message : String(cause));
+};
+
+export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
+  const { input, progress } = beginFlow('pursueEads', pursueEadsInput, rawInput);
+  const pursuit = new Pursuit(input);
+  // Handlers first, so queries and updates work from the first workflow task on.
+  setHandler(pursuitStatusQuery, () => pursuit.statusView());
+  setHandler(pursuitInstructionsQuery, () => pursuit.plan());
+  setHandler(currentQuestionQuery, () => pursuit.current);
+  setHandler(pursuitQuestionsQuery, () => pursuit.questions());
+  setHandler(answerUpdate, (raw) => pursuit.answer(raw), { validator: (raw) => pursuit.validateAnswer(raw) });
+  setHandler(finalizePursuitUpdate, (arg) => pursuit.finalize(arg), {
+    validator: (arg) => pursuit.validateFinalize(arg),
+  });
+  setHandler(finalizePursuitSignal, (arg) => pursuit.onFinalizeSignal(arg));
+
+  if (!pursuit.started) {
+    progress.stage('load EADS', input.eadsId);
+    pursuit.begin(await loadPursuitPlan({ eadsId: input.eadsId }));
+  }
+  progress.setTotal(pursuit.maxQuestions);
+
+  let questionsThisRun = 0;
+  for (;;) {
+    const end = pursuit.endReason();
+    if (end) {
+      pursuit.status = end;
+      break;
+    }
+    if (questionsThisRun >= input.questionsPerRun || workflowInfo().continueAsNewSuggested) {
+      // Between questions no answer is pending; let any finished update handler return first.
+      await condition(allHandlersFinished);
+      return continueAsNew<typeof pursueEads>({ ...input, resume: pursuit.resumeState() });
+    }
+    const question = await askQuestion(pursuit, progress);
+    if (!question) break;
+    questionsThisRun++;
+    const answer = await awaitAnswer(pursuit, question, progress);
+    if (answer === 'failed') break;
+    if (answer === 'finalized') continue;
+    progress.stage('refine data structure', question.id);
+    const refinement = await refine(pursuit, question, answer, progress);
+    const { commit_notes } = pursuit.recordAnswer(question, answer.answer, refinement);
+    progress.advance(1, `${question.id}: ${commit_notes}`);
+  }
+
+  pursuit.current = null;
+  progress.finish(
+    pursuit.status === 'failed' ? 'failed' : 'completed',
+    `${pursuit.status}: completeness ${pursuit.completion().completeness}, budget used ${pursuit.budgetUsed()}`,
+  );
+  // Let pending update handlers (answer, finalize) return before the workflow closes.
+  await condition(allHandlersFinished);
+  return pursuit.result();
+}
+
+/** Fails the pursuit with `error`; a model that rejects requests also stops the interview. */
+function failPursuit(pursuit: Pursuit, progress: ProgressTracker, error: string, err: unknown): void {
+  pursuit.fail(error);
+  if (!modelRejection(err) || !patched(STOP_ON_MODEL_REJECTION_PATCH)) return;
+  progress.finish('failed', error);
+  throw ApplicationFailure.create({ type: MODEL_REJECTED, nonRetryable: true, message: error });
+}
+
+/** The model's next question, asked (and charged); null when none could be generated. */
+async function askQuestion(pursuit: Pursuit, progress: ProgressTracker): Promise<AskedQuestion | null> {
+  const { state, input } = pursuit;
+  progress.stage('generate question', `${pursuit.completion().remainingFields.length} field(s) open`);
+  try {
+    const reply = await generateEadsQuestion({
+      eadsId: state.plan.id,
+      interviewer: state.plan.interviewer,
+      dataStructure: state.dataStructure,
+      asked: pursuit.asked(),
+      context: input.context,
+    });
+    pursuit.spend(reply.usage);
+    progress.tokens(reply.usage);
+    return pursuit.ask(reply.question);
+  } catch (err) {
+    failPursuit(pursuit, progress, `could not generate a question: ${failureMessage(err)}`, err);
+    return null;
+  }
+}
+
+/** The surrogate expert's answer, or a person's (by update); `finalized` when the pursuit ended before one came. */
+async function awaitAnswer(
+  pursuit: Pursuit,
+  question: AskedQuestion,
+  progress: ProgressTracker,
+): Promise<PendingAnswer | 'failed' | 'finalized'> {
+  const { state, input } = pursuit;
+  if (input.mode === 'surrogate') {
+    progress.stage('surrogate answers', question.id);
+    try {
+      const reply = await answerAsSurrogate({ fixtureId: input.fixture!, eadsId: state.plan.id, question });
+      pursuit.spend(reply.usage);
+      progress.tokens(reply.usage);
+      return { questionId: question.id, answer: reply.answer, exhausted: false };
+    } catch (err) {
+      failPursuit(pursuit, progress, `the surrogate expert could not answer: ${failureMessage(err)}`, err);
+      return 'failed';
+    }
+  }
+  progress.waiting(`waiting for the answer to ${question.id}: ${question.question.slice(0, 80)}`);
+  await condition(() => pursuit.pending !== null || pursuit.finalizeNotes !== null);
+  if (pursuit.pending) return pursuit.pending;
+  pursuit.recordFinalizedUnanswered(question);
+  return 'finalized';
+}
+
+/** What the answer changes in the data structure; a failed refinement keeps the answer and changes nothing. */
+async function refine(
+  pursuit: Pursuit,
+  question: AskedQuestion,
+  answer: PendingAnswer,
+  progress: ProgressTracker,
+): Promise<Refinement> {
+  const { state, input } = pursuit;
+  try {
+    const reply = await refineEadsStructure({
+      eadsId: state.plan.id,
+      question,
+      answer: answer.answer,
+      dataStructure: state.dataStructure,
+      asked: pursuit.asked(),
+      context: input.context,
+    });
+    pursuit.spend(reply.usage);
+    progress.tokens(reply.usage);
+    const refinement = {
+      update: reply.update,
+      notes: reply.commitNotes,
+      exhausted: answer.exhausted || reply.exhausted,
+      free: false,
+    };
+    if (pursuit.mayWaiveCharge(reply.unreadTable) && patched(FREE_UNREAD_TABLE_PATCH)) {
+      pursuit.waiveCharge();
+      refinement.free = true;
+      refinement.notes =
+        `${refinement.notes} The table could not be read, so this question is not charged to the budget.`.trim();
+    }
+    return refinement;
+  } catch (err) {
+    // The answer is kept; the next question can ask again.
+    return {
+      update: {},
+      notes: `the answer could not be turned into a refinement: ${failureMessage(err)}`,
+      exhausted: answer.exhausted,
+      free: false,
+    };
+  }
+}

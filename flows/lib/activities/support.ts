@@ -1,0 +1,135 @@
+/**
+ * What every activity shares: backend errors become the right Temporal failures, and long
+ * backend calls heartbeat and stop when Temporal cancels the activity.
+ */
+import { Context, log } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { z } from 'zod';
+import { BackendError, redactCredentials } from '../../../backends/errors';
+import type { ModelBackend, ModelRequest } from '../../../backends/model/types';
+import { capMessage, type TokenUsage } from '../../../contracts/common';
+import type { ModelTaskId, ModelTaskSections } from '../../../contracts/model-tasks';
+
+/** Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass through. */
+export function toFailure(err: unknown): unknown {
+  if (err instanceof BackendError) {
+    return ApplicationFailure.create({
+      // Capped: a provider's error body can be large, and the failure lands in history.
+      message: capMessage(err.message),
+      type: err.type,
+      nonRetryable: !err.retryable,
+      details: err.options.status !== undefined ? [{ status: err.options.status }] : undefined,
+    });
+  }
+  // Any other error keeps its type, with credentials cut from its message and stack (both reach history).
+  if (err instanceof Error) {
+    err.message = capMessage(redactCredentials(err.message));
+    if (err.stack) err.stack = capMessage(redactCredentials(err.stack), 8000);
+  }
+  return err;
+}
+
+export interface BackendCallOptions {
+  heartbeatEveryMs?: number;
+  /**
+   * What each heartbeat carries: an activity that resumes from its last heartbeat (a retry reads
+   * it back) passes its progress here, since a heartbeat without details would erase it.
+   */
+  heartbeatDetails?: () => unknown;
+}
+
+/**
+ * Runs a backend call inside an activity: heartbeats every few seconds (so a lost worker is
+ * noticed at the heartbeat timeout, not the start-to-close timeout), passes the cancellation
+ * signal on, and converts backend errors.
+ */
+export async function backendCall<T>(
+  work: (signal: AbortSignal) => Promise<T>,
+  { heartbeatEveryMs = 2000, heartbeatDetails }: BackendCallOptions = {},
+): Promise<T> {
+  // Activities run in an activity context; tests and benches give them one (MockActivityEnvironment).
+  const ctx = Context.current();
+  const beat = () => ctx.heartbeat(heartbeatDetails?.());
+  const timer = setInterval(beat, heartbeatEveryMs);
+  try {
+    beat();
+    return await work(ctx.cancellationSignal);
+  } catch (err) {
+    if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+    throw toFailure(err);
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+export interface ModelAnswer<T> {
+  data: T;
+  usage: TokenUsage;
+}
+
+/** A model request for one of the contract's tasks: its sections are the ones the task declares. */
+export type TaskRequest<T extends ModelTaskId, S extends z.ZodType> = Omit<
+  ModelRequest<S>,
+  'signal' | 'task' | 'sections'
+> & { task: T; sections: ModelTaskSections[T] };
+
+/** One structured model call as an activity step: returns the validated data and its token usage. */
+export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
+  model: ModelBackend,
+  request: TaskRequest<T, S>,
+  options?: BackendCallOptions,
+): Promise<ModelAnswer<z.output<S>>> {
+  const reply = await backendCall((signal) => model.generate<S>({ ...request, signal }), options);
+  return { data: reply.data, usage: reply.usage };
+}
+
+/**
+ * A legacy positional form the one-input-object form can always be told apart from: two or more
+ * arguments, or a single argument that is not an object. (A legacy form whose only argument is an
+ * object would look like the new call, so it does not type-check here.)
+ */
+export type DistinctLegacyArgs = [unknown, unknown, ...unknown[]] | [string | number | boolean | bigint];
+
+/** A call with exactly one argument that is an object (not null, not an array): the one-input-object form. */
+export function isInputObjectCall(args: readonly unknown[]): boolean {
+  return args.length === 1 && typeof args[0] === 'object' && args[0] !== null && !Array.isArray(args[0]);
+}
+
+/**
+ * An activity that takes one input object and, for ONE release, also its legacy positional
+ * arguments (converted by `fromLegacy`). Its type is the object form only, so workflows
+ * (`proxyActivities<typeof …>`) cannot call it the old way.
+ *
+ * Why: until issue 15 these activities took positional arguments. An activity task keeps the
+ * arguments it was scheduled with, so a task (or a retry of it) scheduled by a worker of the
+ * previous release can run on a worker of this release after a deploy, where it would otherwise
+ * read its input's fields off the first positional argument. (Workflow replay is not affected: the SDK compares an activity's
+ * type and id with history, not its arguments; see docs/versioning.md.)
+ *
+ * A call is the object form when it has exactly one argument and that argument is an object (not
+ * null, not an array); anything else is the legacy form. So an object-form call is never read as
+ * legacy, and `DistinctLegacyArgs` keeps out legacy forms that could look like one.
+ *
+ * Remove it, and each `fromLegacy` converter, in the release after the one that introduced it:
+ * once no workflow started before that deploy is still running, and the worker log no longer shows
+ * "activity called with legacy positional arguments".
+ */
+export function acceptingLegacyPositionalArgs<I extends object, R, L extends DistinctLegacyArgs>(
+  activity: (input: I) => Promise<R>,
+  fromLegacy: (...legacy: L) => I,
+): (input: I) => Promise<R> {
+  return async (...args: unknown[]) => {
+    if (isInputObjectCall(args)) return activity(args[0] as I);
+    noteLegacyCall(args.length);
+    return activity(fromLegacy(...(args as L)));
+  };
+}
+
+function noteLegacyCall(argumentCount: number): void {
+  try {
+    // The activity logger adds the activity type, workflow id and attempt.
+    log.warn('activity called with legacy positional arguments', { argumentCount });
+  } catch {
+    // Not in an activity context (a direct call): nothing to log to.
+  }
+}

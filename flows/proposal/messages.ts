@@ -1,0 +1,17 @@
+/**
+ * The proposal workflow's queries and updates, shared by the workflow and its clients
+ * (the interview client, tests). Definitions only: no workflow logic here.
+ */
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import type { InterviewAnswer, InterviewQuestionView, ProposalStateView, ReviewDecision } from './contract';
+
+/** The open interview question, or null when none is open. */
+export const currentQuestionQuery = defineQuery<InterviewQuestionView | null>('currentQuestion');
+/** State machine state, transition history, what the workflow waits for, and the draft under review. */
+export const proposalStateQuery = defineQuery<ProposalStateView>('proposalState');
+/** Answers the open question; rejected (with the reason) when the answer does not parse. Returns the next question. */
+export const answerQuestionUpdate = defineUpdate<InterviewQuestionView | null, [InterviewAnswer]>('answerQuestion');
+/** Approves the draft or requests changes (comments feed one more refinement round). */
+export const reviewProposalUpdate = defineUpdate<{ accepted: ReviewDecision['decision'] }, [ReviewDecision]>(
+  'reviewProposal',
+);

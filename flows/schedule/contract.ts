@@ -1,0 +1,327 @@
+/**
+ * `scheduleFromScr`: an EADS interview's SCR (plus orders) as a MiniZinc model, a schedule
+ * solved by OR-Tools CP-SAT on the Python solver worker, and a Gantt chart. Re-run it with new
+ * orders without repeating the interview. Also the shapes the solver activity exchanges.
+ *
+ * Imported by workflow code: deterministic, no I/O.
+ */
+import { z } from 'zod';
+import { oneLine, type FlowDefinition } from '../../contracts/common';
+import {
+  formatTime,
+  staticConflicts,
+  TIME_UNITS,
+  type ProblemConflict,
+  type ScheduleProblem,
+  type TimeUnit,
+} from '../../domain/schedule-model';
+
+/** The Python solver worker's task queue (solver/worker.py), apart from the flows' `agent-flows`. */
+export const SOLVER_TASK_QUEUE = 'agent-flows-solver';
+/** The solver activity's name, as the Python worker registers it. */
+export const SOLVE_SCHEDULE_ACTIVITY = 'solveSchedule';
+
+const timeUnitSchema = z.enum(Object.keys(TIME_UNITS) as [TimeUnit, ...TimeUnit[]]);
+const timeSchema = z.object({ value: z.number().min(0).max(1e6), units: timeUnitSchema }).strict();
+
+export const orderSchema = z
+  .object({
+    id: z.string().trim().min(1).max(60).optional(),
+    /** A product (flow shop) or a routing / kind of job (job shop), in the firm's words. */
+    product: z.string().trim().min(1).max(120),
+    quantity: z.number().int().min(1).max(1_000_000).default(1),
+    /** Due, counted from the start of the schedule. */
+    due: timeSchema.optional(),
+    /** Earliest start, counted from the start of the schedule. */
+    release: timeSchema.optional(),
+  })
+  .strict();
+export type Order = z.input<typeof orderSchema>;
+
+/** The schedule options `runEadsInterview` accepts too (its optional last step). */
+export const scheduleOptionsSchema = z
+  .object({
+    orders: z.array(orderSchema).max(500).optional(),
+    /** soft: lateness is minimised; hard: due dates are deadlines (missed ones make the instance infeasible). */
+    dueDates: z.enum(['soft', 'hard']).default('soft'),
+    /** Overrides the firm's objective. */
+    objective: z.enum(['makespan', 'total-tardiness']).optional(),
+    /** Solver time limit; capped by the solver worker's SOLVER_TIME_LIMIT_SECONDS. */
+    timeLimitSeconds: z.number().min(0.1).max(600).optional(),
+    /** Also write the Gantt chart (SVG and PNG) to the artifact folder. */
+    chart: z.boolean().default(true),
+  })
+  .strict();
+export type ScheduleOptions = z.input<typeof scheduleOptionsSchema>;
+
+const MAX_SCR_CHARS = 200_000;
+
+export const scheduleFromScrInput = z
+  .object({
+    projectId: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9-]{0,47}$/, 'expected lower-case letters, digits and dashes (at most 48)')
+      .describe('The project the SCR belongs to (names the files)'),
+    firm: z.string().trim().min(1).max(200).optional(),
+    /** The interview's `scr` (with `merged_scr`) or the merged SCR itself. */
+    scr: z
+      .record(z.string(), z.unknown())
+      .refine((v) => JSON.stringify(v).length <= MAX_SCR_CHARS, `must be at most ${MAX_SCR_CHARS} characters of JSON`),
+  })
+  .extend(scheduleOptionsSchema.shape)
+  .strict();
+export type ScheduleFromScrInput = z.input<typeof scheduleFromScrInput>;
+
+/** What the solver activity returns (solver/worker.py). */
+export interface SolverReply {
+  solver: string;
+  status: 'optimal' | 'feasible' | 'infeasible' | 'unknown' | 'invalid';
+  objectiveName: string;
+  objective: number | null;
+  bound: number | null;
+  makespan: number | null;
+  totalTardiness: number | null;
+  solveSeconds: number;
+  tasks: Array<{ job: string; step: string; start: number; end: number }>;
+  conflicts: Array<ProblemConflict & { jobs?: string[] }>;
+}
+
+export type SolverProblem = ScheduleProblem & { timeLimitSeconds?: number; workers?: number };
+
+const scheduledStepSchema = z.object({
+  step: z.string(),
+  start: z.number(),
+  end: z.number(),
+  resources: z.array(z.string()),
+});
+
+export const minizincResultsSchema = z.object({
+  status: z.enum(['optimal', 'feasible', 'infeasible', 'unknown', 'invalid']),
+  solver: z.string(),
+  objective: z.object({
+    name: z.string(),
+    firm: z.string().nullable(),
+    value: z.number().nullable(),
+    bound: z.number().nullable(),
+    gap: z.number().nullable(),
+    note: z.string().optional(),
+  }),
+  timeUnit: z.string(),
+  makespan: z.number().nullable(),
+  makespanText: z.string().nullable(),
+  totalTardiness: z.number().nullable(),
+  solveSeconds: z.number(),
+  jobs: z.array(
+    z.object({
+      id: z.string(),
+      product: z.string(),
+      quantity: z.number(),
+      route: z.string(),
+      due: z.number().nullable(),
+      end: z.number().nullable(),
+      late: z.number().nullable(),
+      steps: z.array(scheduledStepSchema),
+    }),
+  ),
+  resources: z.array(
+    z.object({
+      name: z.string(),
+      quantity: z.number(),
+      busy: z.number(),
+      utilisation: z.number(),
+      peak: z.number(),
+      changeovers: z.number(),
+      assumed: z.string().optional(),
+    }),
+  ),
+  conflicts: z.array(z.object({ kind: z.string(), detail: z.string() }).loose()),
+});
+export type MinizincResults = z.infer<typeof minizincResultsSchema>;
+
+export const scheduleFromScrOutput = z.object({
+  projectId: z.string(),
+  problemType: z.string(),
+  jobsSource: z.string(),
+  notes: z.array(z.string()),
+  minizinc: z.object({
+    model: z.string(),
+    data: z.string(),
+    files: z.object({ model: z.string(), data: z.string() }).nullable(),
+  }),
+  minizinc_results: minizincResultsSchema,
+  chart: z.object({ svg: z.string(), png: z.string() }).nullable(),
+});
+export type ScheduleFromScrOutput = z.infer<typeof scheduleFromScrOutput>;
+
+/** The merged SCR, whether given the interview's whole `scr` or the merged one. */
+export function mergedScrOf(scr: Record<string, unknown>): Record<string, unknown> {
+  const merged = scr.merged_scr;
+  return merged && typeof merged === 'object' && !Array.isArray(merged) ? (merged as Record<string, unknown>) : scr;
+}
+
+/** The solver's reply, read against the problem: per job and step, per resource, status and reasons. */
+export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply): MinizincResults {
+  const byKey = new Map<string, { start: number; end: number }[]>();
+  for (const t of reply.tasks) {
+    const key = `${t.job}\u0000${t.step}`;
+    byKey.set(key, [...(byKey.get(key) ?? []), t]);
+  }
+  const solved = reply.tasks.length > 0;
+  const jobs = problem.jobs.map((job) => {
+    const seen = new Map<string, number>();
+    const steps = solved
+      ? job.tasks.map((task) => {
+          const n = seen.get(task.step) ?? 0;
+          seen.set(task.step, n + 1);
+          const slot = byKey.get(`${job.id}\u0000${task.step}`)?.[n];
+          return {
+            step: task.step,
+            start: slot?.start ?? NaN,
+            end: slot?.end ?? NaN,
+            resources: task.uses.map((u) => u.resource),
+          };
+        })
+      : [];
+    const end = steps.length ? steps[steps.length - 1]!.end : null;
+    return {
+      id: job.id,
+      product: job.product,
+      quantity: job.quantity,
+      route: job.route,
+      due: job.due ?? null,
+      end,
+      late: end !== null && job.due !== undefined ? Math.max(0, end - job.due) : null,
+      steps,
+    };
+  });
+  const makespan = reply.makespan;
+  const resources = problem.resources.map((r) => {
+    const uses: Array<{ start: number; end: number; units: number; product: string }> = [];
+    for (const job of jobs) {
+      const problemJob = problem.jobs.find((j) => j.id === job.id)!;
+      job.steps.forEach((s, i) => {
+        for (const u of problemJob.tasks[i]!.uses)
+          if (u.resource === r.name) uses.push({ start: s.start, end: s.end, units: u.units, product: job.product });
+      });
+    }
+    const busy = uses.reduce((n, u) => n + (u.end - u.start) * u.units, 0);
+    let peak = 0;
+    for (const u of uses)
+      peak = Math.max(
+        peak,
+        uses.filter((v) => v.start <= u.start && u.start < v.end).reduce((n, v) => n + v.units, 0),
+      );
+    // A changeover: consecutive uses of the resource (in start order) for different products.
+    const ordered = [...uses].sort((a, b) => a.start - b.start);
+    const changeovers = ordered.reduce((n, u, i) => n + (i > 0 && ordered[i - 1]!.product !== u.product ? 1 : 0), 0);
+    const capacityTime = r.quantity * (makespan ?? 0);
+    return {
+      name: r.name,
+      quantity: r.quantity,
+      busy,
+      utilisation: capacityTime > 0 ? Math.round((busy / capacityTime) * 1000) / 1000 : 0,
+      peak,
+      changeovers,
+      ...(r.assumed ? { assumed: r.assumed } : {}),
+    };
+  });
+  const gap =
+    reply.objective !== null && reply.bound !== null
+      ? Math.round(((reply.objective - reply.bound) / Math.max(1, Math.abs(reply.objective))) * 10000) / 10000
+      : null;
+  return {
+    status: reply.status,
+    solver: reply.solver,
+    objective: {
+      name: problem.objective.solved,
+      firm: problem.objective.firm,
+      value: reply.objective,
+      bound: reply.bound,
+      gap,
+      ...(problem.objective.note ? { note: problem.objective.note } : {}),
+    },
+    timeUnit: problem.timeUnit,
+    makespan,
+    makespanText: makespan !== null ? formatTime(makespan, problem.timeUnit) : null,
+    totalTardiness: reply.totalTardiness,
+    solveSeconds: reply.solveSeconds,
+    jobs,
+    resources,
+    conflicts: reply.conflicts.map((c) => ({ ...c })),
+  };
+}
+
+/** One line: status, objective in the firm's time units, gap when not proven optimal, jobs. */
+export function describeSchedule(r: MinizincResults): string {
+  const unit = r.timeUnit as TimeUnit;
+  const late =
+    r.objective.name === 'total-tardiness' && r.totalTardiness !== null
+      ? `total lateness ${formatTime(r.totalTardiness, unit)}, `
+      : '';
+  const gap =
+    r.status === 'feasible' && r.objective.gap !== null ? ` (gap ${(r.objective.gap * 100).toFixed(1)}%)` : '';
+  return `${r.status}${gap}, ${late}makespan ${r.makespanText ?? '-'}, ${r.jobs.length} job(s)`;
+}
+
+/** The reply when the problem is infeasible before any search (conflicts found statically). */
+export function infeasibleReply(problem: ScheduleProblem, conflicts = staticConflicts(problem)): SolverReply {
+  return {
+    solver: 'static check (no search needed)',
+    status: 'infeasible',
+    objectiveName: problem.objective.solved,
+    objective: null,
+    bound: null,
+    makespan: null,
+    totalTardiness: null,
+    solveSeconds: 0,
+    tasks: [],
+    conflicts,
+  };
+}
+
+export const scheduleFromScrFlow: FlowDefinition<typeof scheduleFromScrInput, typeof scheduleFromScrOutput> = {
+  type: 'scheduleFromScr',
+  slug: 'schedule',
+  mcpTool: 'schedule_from_scr',
+  title: 'Schedule from an SCR',
+  description:
+    "Turns an EADS interview's SCR (flow shop or job shop) and a list of orders into " +
+    'a MiniZinc model, a schedule solved by OR-Tools CP-SAT, and a Gantt chart (SVG ' +
+    'and PNG); re-run it with new orders without repeating the interview.',
+  tags: ['eads', 'scheduling', 'minizinc', 'cp-sat', 'gantt'],
+  input: scheduleFromScrInput,
+  output: scheduleFromScrOutput,
+  idKey: (input) => input.projectId,
+  summary: (input) =>
+    `Schedule for ${oneLine(input.firm ?? input.projectId, 60)} (${input.orders?.length ?? 'SCR'} order(s), due dates ${input.dueDates})`,
+  describeResult: (out) => [
+    `${out.problemType}: ${describeSchedule(out.minizinc_results)}, solved in ${out.minizinc_results.solveSeconds} s`,
+    ...out.minizinc_results.conflicts.map((c) => `conflict: ${c.detail}`),
+    ...(out.chart ? [`Gantt chart: ${out.chart.svg} and ${out.chart.png}`] : []),
+    ...(out.minizinc.files ? [`MiniZinc: ${out.minizinc.files.model} ${out.minizinc.files.data}`] : []),
+    ...out.notes.map((n) => `note: ${n}`),
+  ],
+  examples: [
+    {
+      projectId: 'demo-harrow',
+      firm: 'Harrow Precision Engineering',
+      scr: {
+        'principal-problem-type': 'JOB-SHOP-SCHEDULING-PROBLEM',
+        'unit-processes': [
+          { 'process-id': 'saw-cut', resources: ['bandsaw'], duration: { units: 'minutes', 'value-string': '10' } },
+          {
+            'process-id': 'cnc-turning',
+            resources: ['cnc lathe'],
+            duration: { units: 'minutes', 'value-string': '35' },
+          },
+        ],
+        routings: [{ 'routing-id': 'shaft', steps: ['saw-cut', 'cnc-turning'] }],
+        'resource-pools': [
+          { 'resource-id': 'bandsaw', quantity: '1' },
+          { 'resource-id': 'cnc lathe', quantity: '3' },
+        ],
+      },
+      orders: [{ product: 'shaft', due: { value: 2, units: 'hours' } }],
+    },
+  ],
+};
