@@ -1,6 +1,6 @@
 /**
  * Where the upstream EADS examples are, for the upstream-compatibility check in
- * test/eads-library.test.ts, or why the check is skipped.
+ * test/unit/eads-library.test.ts, or why the check is skipped.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';

@@ -6,16 +6,16 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { cachedLibrary } from '../flows/eads/activities/library';
-import { DATA_DIR } from '../backends';
-import { toResponseSchema } from '../backends/model/gemini';
+import { cachedLibrary } from '../../flows/eads/activities/library';
+import { DATA_DIR } from '../../backends';
+import { toResponseSchema } from '../../backends/model/gemini';
 import {
   GEMINI_SCHEMA_LIMITS,
   geminiSchemaFigures,
   geminiSchemaProblems,
   toGeminiSchema,
-} from '../backends/model/gemini-schema';
-import { refinementSchema } from '../domain/eads-structure';
+} from '../../backends/model/gemini-schema';
+import { refinementSchema } from '../../domain/eads-structure';
 
 describe('the JSON Schema subset Gemini takes', () => {
   it('sends only supported keywords: string lengths, patterns, constants and defaults stay with zod', () => {

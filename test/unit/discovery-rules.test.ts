@@ -2,14 +2,14 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseCandidate } from '../flows/discovery/activities';
-import { embeddingModelDir, embeddingModelPresent } from '../backends/embedding';
-import { loadMiniLm } from '../backends/embedding/minilm';
-import { embeddingModelSetting } from '../plumbing/config';
-import { DATA_DIR } from '../backends';
-import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../flows/discovery/contract';
-import { extractTargetSchema } from '../flows/discovery/prp-schema';
-import { columnMatch, domainOf, planSteps, useEmbedder, validateCandidate } from '../flows/discovery/standin';
+import { parseCandidate } from '../../flows/discovery/activities';
+import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
+import { loadMiniLm } from '../../backends/embedding/minilm';
+import { embeddingModelSetting } from '../../plumbing/config';
+import { DATA_DIR } from '../../backends';
+import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../../flows/discovery/contract';
+import { extractTargetSchema } from '../../flows/discovery/prp-schema';
+import { columnMatch, domainOf, planSteps, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
 
 const PRP_DIR = path.join(DATA_DIR, 'prp');
 const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<

@@ -7,12 +7,12 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildControlPlane, type ControlPlane } from '../server/app';
-import { html } from '../server/console/html';
-import { gridToMarkdown, renderResult } from '../server/console/views';
-import { parseMarkdownTable } from '../flows/eads/standin';
-import type { TemporalAccess } from '../server/temporal';
-import * as flowRunner from '../server/flow-runner';
+import { buildControlPlane, type ControlPlane } from '../../server/app';
+import { html } from '../../server/console/html';
+import { gridToMarkdown, renderResult } from '../../server/console/views';
+import { parseMarkdownTable } from '../../flows/eads/standin';
+import type { TemporalAccess } from '../../server/temporal';
+import * as flowRunner from '../../server/flow-runner';
 
 const noTemporal: TemporalAccess = {
   client: async () => {

@@ -4,7 +4,7 @@
  * cut out of the logged url.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startStandin } from '../standin/server';
+import { startStandin } from '../../standin/server';
 
 describe('the stand-in request log', () => {
   afterEach(() => vi.restoreAllMocks());

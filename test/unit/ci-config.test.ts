@@ -8,7 +8,7 @@ import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '..', '..');
 const read = (file: string) => readFileSync(path.join(ROOT, file), 'utf8');
 const SUPPORTED = ['20', '22', '24'];
 /**

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { researchAgent, testControlPlane, type TestControlPlane } from './control-plane-fixtures';
+import { researchAgent, testControlPlane, type TestControlPlane } from '../control-plane-fixtures';
 
 const API = '/api/v1/discovery/capabilities';
 const EXECUTE = '/api/v1/execute/agent-research-001:deep_research';

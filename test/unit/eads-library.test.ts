@@ -8,8 +8,8 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { upstreamDir } from './helpers/eads-upstream';
-import { EadsLibraryError, loadEadsFile, loadEadsLibrary, loadFixture } from '../flows/eads/activities/library';
+import { upstreamDir } from '../helpers/eads-upstream';
+import { EadsLibraryError, loadEadsFile, loadEadsLibrary, loadFixture } from '../../flows/eads/activities/library';
 import {
   aggregateScr,
   budgetUsed,
@@ -22,7 +22,7 @@ import {
   refinementSchema,
   stripAnnotations,
   type Json,
-} from '../domain/eads-structure';
+} from '../../domain/eads-structure';
 import {
   eadsRules,
   parseMarkdownTable,
@@ -31,12 +31,12 @@ import {
   productName,
   scoreChoices,
   splitList,
-} from '../flows/eads/standin';
+} from '../../flows/eads/standin';
 
-const LIBRARY = path.resolve(__dirname, '..', 'data', 'eads');
-const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
+const LIBRARY = path.resolve(__dirname, '..', '..', 'data', 'eads');
+const FIXTURES = path.resolve(__dirname, '..', '..', 'data', 'eads-fixtures');
 /** The project's own EADS files written in upstream's format (no project-only keys). */
-const UPSTREAM_FORMAT = path.resolve(__dirname, 'fixtures', 'eads-upstream-format');
+const UPSTREAM_FORMAT = path.resolve(__dirname, '..', 'fixtures', 'eads-upstream-format');
 
 // The skip reason is printed once per run by test/setup/global.ts (a test file's own output is
 // shown only when it fails).

@@ -13,13 +13,13 @@ import {
   pluralRegex,
   type BuiltQuery,
   type ConceptQuery,
-} from '../flows/bom/activities/sql';
-import { alignConcepts, Vocabulary } from '../flows/bom/activities/terms';
-import { DATA_DIR } from '../backends';
-import { DuckDbWarehouse } from '../backends/warehouse/duckdb';
-import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../backends/warehouse/sql';
-import { editDistance, exactForms, isStopWord, parseBomQuestion } from '../domain/bom-text';
-import { translateBigQuerySql } from './fakes/bigquery';
+} from '../../flows/bom/activities/sql';
+import { alignConcepts, Vocabulary } from '../../flows/bom/activities/terms';
+import { DATA_DIR } from '../../backends';
+import { DuckDbWarehouse } from '../../backends/warehouse/duckdb';
+import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../../backends/warehouse/sql';
+import { editDistance, exactForms, isStopWord, parseBomQuestion } from '../../domain/bom-text';
+import { translateBigQuerySql } from '../fakes/bigquery';
 
 let duck: DuckDbWarehouse;
 let allow: ColumnAllowList;

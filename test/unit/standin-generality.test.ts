@@ -6,12 +6,12 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cachedLibrary } from '../flows/eads/activities/library';
-import { mapHeaders, rankTexts } from '../domain/text-match';
-import { eadsRules } from '../flows/eads/standin';
-import { proposalRules } from '../flows/proposal/standin';
+import { cachedLibrary } from '../../flows/eads/activities/library';
+import { mapHeaders, rankTexts } from '../../domain/text-match';
+import { eadsRules } from '../../flows/eads/standin';
+import { proposalRules } from '../../flows/proposal/standin';
 
-const library = cachedLibrary([path.resolve(__dirname, '..', 'data', 'eads')])();
+const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
 
 function refine(eadsId: string, targets: string[], questionText: string, answer: string, questionType = 'text') {
   const eads = library.get(eadsId)!;

@@ -3,7 +3,7 @@
  * validated configuration: defaults, parsing, and a clear error naming each bad variable.
  */
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../plumbing/config';
+import { ConfigError, parseConfig } from '../../plumbing/config';
 
 describe('network security settings', () => {
   it('have safe defaults', () => {

@@ -1,8 +1,8 @@
 /** The discovery eval's scoring, on hand-made results (the suite itself runs in test/eval.test.ts). */
 import { describe, expect, it } from 'vitest';
-import type { DiscoverFromPrpOutput } from '../flows/discovery/contract';
-import { DEV_CASES, HELD_OUT_CASES, type DiscoveryCase } from '../eval/discovery/cases';
-import { scoreCase, selectCases, summarize } from '../eval/discovery/index';
+import type { DiscoverFromPrpOutput } from '../../flows/discovery/contract';
+import { DEV_CASES, HELD_OUT_CASES, type DiscoveryCase } from '../../eval/discovery/cases';
+import { scoreCase, selectCases, summarize } from '../../eval/discovery/index';
 
 const c: DiscoveryCase = {
   id: 'toy',

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { InvalidFlowInput, validateFlowInput } from '../access/flow-client';
-import { excerpt, formatZodError, MAX_ECHO_CHARS, MAX_FAILURE_CHARS, zodIssues } from '../contracts/common';
-import { flows } from '../flows/registry';
+import { InvalidFlowInput, validateFlowInput } from '../../access/flow-client';
+import { excerpt, formatZodError, MAX_ECHO_CHARS, MAX_FAILURE_CHARS, zodIssues } from '../../contracts/common';
+import { flows } from '../../flows/registry';
 
 const BIG = 'k'.repeat(1_200_000);
 
