@@ -14,7 +14,7 @@
  *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
  *   least half of the group's columns, not only with join keys, fits.
  */
-import { cosine, sharedEmbedder, type TextEmbedder } from '../../backends/embedding';
+import { meaningSpace, type MeaningSpace } from '../meaning';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from '../../contracts/model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
@@ -46,49 +46,7 @@ const dice = (a: string[], b: string[]): number => {
 export const columnText = (c: ColumnLike): string =>
   `${words(c.name).join(' ') || c.name}: ${c.description ?? ''}`.trim();
 
-/** Vectors for texts, cached per text (plans and validations see the same columns again and again). */
-class MeaningSpace {
-  private readonly cache = new Map<string, Promise<Float32Array>>();
-  constructor(readonly embedder: TextEmbedder) {}
-  vector(text: string): Promise<Float32Array> {
-    let v = this.cache.get(text);
-    if (!v) {
-      if (this.cache.size > 20_000) this.cache.clear();
-      v = this.embedder.embed([text]).then((r) => r[0]);
-      this.cache.set(text, v);
-    }
-    return v;
-  }
-  /** Embeds the texts not seen yet in one batch: one model run instead of one per text. */
-  async prefetch(texts: string[]): Promise<void> {
-    const missing = [...new Set(texts)].filter((t) => !this.cache.has(t));
-    if (!missing.length) return;
-    if (this.cache.size > 20_000) this.cache.clear();
-    const batch = this.embedder.embed(missing);
-    missing.forEach((t, i) =>
-      this.cache.set(
-        t,
-        batch.then((r) => r[i]),
-      ),
-    );
-    await batch;
-  }
-  async similarity(a: string, b: string): Promise<number> {
-    const [va, vb] = await Promise.all([this.vector(a), this.vector(b)]);
-    return cosine(va, vb);
-  }
-}
-
-let space: Promise<MeaningSpace | undefined> | undefined;
-/** The stand-in's embedder, if one is installed (see backends/embedding); undefined: words only. */
-export function meaningSpace(): Promise<MeaningSpace | undefined> {
-  space ??= sharedEmbedder().then((s) => (s.embedder ? new MeaningSpace(s.embedder) : undefined));
-  return space;
-}
-/** Tests: run the rules with words only, or with a given embedder. */
-export function useEmbedder(embedder: TextEmbedder | undefined): void {
-  space = Promise.resolve(embedder ? new MeaningSpace(embedder) : undefined);
-}
+export { meaningSpace, useEmbedder } from '../meaning';
 
 /** Which variant of a quantity a column holds: a model's estimate, a measured outcome, or neither. */
 export type Variant = 'estimate' | 'outcome' | 'plain';
