@@ -14,7 +14,7 @@
  *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
  *   least half of the group's columns, not only with join keys, fits.
  */
-import { meaningSpace, type MeaningSpace } from '../meaning';
+import { meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from '../../contracts/model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
@@ -46,7 +46,7 @@ const dice = (a: string[], b: string[]): number => {
 export const columnText = (c: ColumnLike): string =>
   `${words(c.name).join(' ') || c.name}: ${c.description ?? ''}`.trim();
 
-export { meaningSpace, useEmbedder } from '../meaning';
+export { meaningSpace, useEmbedder } from '../lib/standin/meaning';
 
 /** Which variant of a quantity a column holds: a model's estimate, a measured outcome, or neither. */
 export type Variant = 'estimate' | 'outcome' | 'plain';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TextEmbedder } from '../../backends/embedding';
-import { decide, useEmbedder } from '../../standin/meaning';
+import { decide, useEmbedder } from '../../flows/lib/standin/meaning';
 
 /** A toy embedder: one dimension per word of a small vocabulary, so similarities are predictable. */
 function wordEmbedder(vocabulary: string[]): TextEmbedder {

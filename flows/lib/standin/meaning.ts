@@ -9,7 +9,7 @@
  * same order"), never phrases of one firm, question or document: a rule that needed a case's
  * wording to pass would only remember that case.
  */
-import { cosine, sharedEmbedder, type TextEmbedder } from '../backends/embedding';
+import { cosine, sharedEmbedder, type TextEmbedder } from '../../../backends/embedding';
 
 /** Vectors for texts, cached per text (prompts repeat the same descriptions and facts). */
 export class MeaningSpace {
