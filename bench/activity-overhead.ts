@@ -14,11 +14,13 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import path from 'node:path';
 import { emitSummary } from './summary';
-import { createActivities } from '../flows/activities';
+import { createActivities, FLOWS } from '../flows/registry';
+import trivialFlow from './flows/trivial';
 import { createBackends } from '../backends';
 import { parseConfig } from '../plumbing/config';
 import { freePort, startDevServer } from '../workers/dev-server';
 import { flowWorkerOptions } from '../workers/worker';
+import { workflowBundleOptions } from '../workers/workflow-bundle';
 
 export interface OverheadRow {
   n: number;
@@ -28,9 +30,10 @@ export interface OverheadRow {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-/** Bundles a bench entry file without webpack's progress output. */
-const bundle = (entry: string) =>
-  bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', entry), ...quietBundle });
+/** The trivial workflows alone, and beside the project's flows (as the project's worker bundles them), without webpack's progress output. */
+const bareBundle = () =>
+  bundleWorkflowCode({ workflowsPath: path.join(trivialFlow.folder, 'workflow.ts'), ...quietBundle });
+const projectBundle = () => bundleWorkflowCode({ ...workflowBundleOptions([...FLOWS, trivialFlow]), ...quietBundle });
 const quietBundle = { logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } };
 
 /** Runs the comparison and returns the median per-activity ms of each worker for each N. */
@@ -41,20 +44,17 @@ export async function measureActivityOverhead(sizes: number[], repeats: number):
   const client = new Client({ connection });
   const backends = await createBackends(parseConfig({}));
   try {
-    const [bareBundle, projectBundle] = await Promise.all([
-      bundle('trivial-activities.ts'),
-      bundle('project-and-trivial.ts'),
-    ]);
+    const [bareCode, projectCode] = await Promise.all([bareBundle(), projectBundle()]);
     const noop = async (i: number) => i;
     const bare = await Worker.create({
       connection: nativeConnection,
       taskQueue: 'bench-bare',
-      workflowBundle: bareBundle,
+      workflowBundle: bareCode,
       activities: { noop },
     });
     const project = await Worker.create({
-      ...flowWorkerOptions({ connection: nativeConnection, taskQueue: 'bench-project', workflowBundle: projectBundle }),
-      activities: { ...createActivities(backends), noop },
+      ...flowWorkerOptions({ connection: nativeConnection, taskQueue: 'bench-project', workflowBundle: projectCode }),
+      activities: { ...(await createActivities(backends)), noop },
     });
     const perActivity: Record<'bare' | 'project', Map<number, number[]>> = { bare: new Map(), project: new Map() };
     let id = 0;

@@ -15,7 +15,7 @@
  */
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { createActivities } from '../flows/activities';
+import { createActivities } from '../flows/registry';
 import { emitSummary } from './summary';
 import { createBackends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
@@ -25,7 +25,8 @@ import { startFlow } from '../access/flow-client';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { freePort, startDevServer } from '../workers/dev-server';
-import { createFlowWorker, installRuntime, WORKFLOWS_PATH } from '../workers/worker';
+import { createFlowWorker, installRuntime } from '../workers/worker';
+import { workflowBundleOptions } from '../workers/workflow-bundle';
 
 /** Eight conceptual groups the planner separates (identifiers, predictions, market, results, weather, venue, players, injuries). */
 const BENCH_SCHEMA: Column[] = [
@@ -184,8 +185,9 @@ async function main() {
       ? await Worker.create({
           connection: nativeConnection,
           taskQueue: TASK_QUEUE,
-          workflowsPath: WORKFLOWS_PATH,
-          activities: createActivities(backends),
+          workflowsPath: workflowBundleOptions().workflowsPath,
+          bundlerOptions: { webpackConfigHook: workflowBundleOptions().webpackConfigHook },
+          activities: await createActivities(backends),
           maxConcurrentActivityTaskExecutions: 200,
           ...(pollers ? { maxConcurrentActivityTaskPolls: pollers } : {}),
           ...(eager ? { maxEagerActivityReservationsPerWorkflowTask: eager } : {}),

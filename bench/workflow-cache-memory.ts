@@ -19,11 +19,12 @@ import { freePort, startDevServer } from '../workers/dev-server';
 import { emitSummary } from './summary';
 import { flowWorkerOptions } from '../workers/worker';
 import { workflowBundleOptions } from '../workers/workflow-bundle';
-import { PROJECT_ROOT } from '../plumbing/project-root';
+import { FLOWS } from '../flows/registry';
+import trivialFlow from './flows/trivial';
 
-/** Bundles a bench entry file without webpack's progress output. */
-const bundle = (entry: string) =>
-  bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows', entry), ...quietBundle });
+const benchFlows = [...FLOWS, trivialFlow];
+const withoutPreload = <T extends { preloadModules?: unknown }>({ preloadModules: _, ...rest }: T) => rest;
+
 const quietBundle = { logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mb = (bytes: number) => bytes / 2 ** 20;
@@ -43,12 +44,10 @@ async function main() {
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   const bundles = {
-    bare: await bundle('trivial-activities.ts'),
-    unshared: await bundle('project-and-trivial.ts'),
-    project: await bundleWorkflowCode({
-      ...workflowBundleOptions(path.join(__dirname, 'workflows', 'project-and-trivial.ts'), PROJECT_ROOT),
-      ...quietBundle,
-    }),
+    // The trivial workflows alone; beside the project's flows without preloading; as the worker bundles them.
+    bare: await bundleWorkflowCode({ workflowsPath: path.join(trivialFlow.folder, 'workflow.ts'), ...quietBundle }),
+    unshared: await bundleWorkflowCode({ ...withoutPreload(workflowBundleOptions(benchFlows)), ...quietBundle }),
+    project: await bundleWorkflowCode({ ...workflowBundleOptions(benchFlows), ...quietBundle }),
   };
   const perWorkflow: Record<keyof typeof bundles, number[]> = { bare: [], unshared: [], project: [] };
   let id = 0;

@@ -11,20 +11,10 @@
  * the runtime settings), so the worker always registers that sink. They trace a run only when it
  * was started with a trace context (workflows/lib/tracing-interceptors.ts says why).
  */
-import path from 'node:path';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { WorkerOptions } from '@temporalio/worker';
 import { parseSettings, tracingSettings, type Config } from './config';
-
-/**
- * The workflow interceptor module every workflow bundle includes (see the module comment): Temporal's
- * OpenTelemetry interceptors, on for the runs started with a trace context. Without extension, so
- * the compiled copy in `dist/` resolves as well as the source.
- */
-export const WORKFLOW_INTERCEPTOR_MODULES = [
-  path.join(__dirname, '..', 'flows', 'lib', 'workflow', 'tracing-interceptors'),
-];
 
 // The SDK's modules are loaded only where used: a control plane with tracing off stays as small
 // as before (its memory budget is 100 MB).
@@ -111,7 +101,6 @@ export function tracingWorkerOptions(
             }),
           ]
         : [],
-      workflowModules: WORKFLOW_INTERCEPTOR_MODULES,
     },
     sinks: { exporter: makeWorkflowExporter(tracing.processor, tracing.resource ?? new (resources().Resource)({})) },
   };

@@ -11,7 +11,7 @@ import { geminiSchemaProblems } from '../backends/model/gemini-schema';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { readSections, readTask } from '../backends/model/prompt';
-import { rules as defaultRules } from '../flows/standin-rules';
+import { loadStandinRules } from '../flows/registry';
 import type { StandinRule } from '../flows/lib/standin';
 import { mulberry32 } from '../contracts/common';
 import { faultSettingsSchema } from '../plumbing/standin-faults';
@@ -99,7 +99,7 @@ export async function startStandin(
     log?: boolean;
   } = {},
 ): Promise<StandinServer> {
-  const rules = options.rules ?? defaultRules;
+  const rules = options.rules ?? (await loadStandinRules());
   let faults = faultSettingsSchema.parse(options.faults ?? {});
   let random = mulberry32(faults.seed);
   let burst429 = faults.burst429;

@@ -9,10 +9,12 @@ import { BackendError } from '../backends/errors';
 import type { SearchBackend } from '../backends/search/types';
 import { bomQuestionFlow, type PipelineState, pipelineStateQuery } from '../flows/bom/contract';
 import { isStopWord } from '../domain/bom-text';
-import { rules as allRules } from '../flows/standin-rules';
+import { loadStandinRules } from '../flows/registry';
 import type { StandinRule } from '../flows/lib/standin';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { progressQuery } from '../contracts/progress-messages';
+
+const allRules = await loadStandinRules();
 
 describe('answerBomQuestion on the embedded backends', () => {
   let h: Harness;

@@ -11,9 +11,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createActivities } from '../flows/activities';
 import { discoveryResponseSchema, executeResponseSchema } from '../contracts/capabilities';
-import { flows } from '../flows/registry';
+import { createActivities, flows } from '../flows/registry';
 import { platformCheckOutput } from '../flows/platform/contract';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import { startAgentRegistration, type AgentRegistrationHandle } from '../workers/agent-registration';
@@ -67,7 +66,7 @@ describe('control plane over HTTP with our workers', () => {
         taskQueue: h.taskQueue,
         namespace: 'default',
         address: inject('temporalAddress'),
-        activityNames: Object.keys(createActivities(h.backends)),
+        activityNames: Object.keys(await createActivities(h.backends)),
         instanceId: 'test-instance',
       }),
       heartbeatMs: 60_000,
@@ -93,7 +92,7 @@ describe('control plane over HTTP with our workers', () => {
     expect(agent.base_url).toBe(`temporal://${inject('temporalAddress')}/default/${h.taskQueue}`);
     // Every flow in contracts/flows.ts, whatever has been added, and every registered activity.
     expect(agent.reasoners.map((r) => r.id)).toEqual(flows.map((f) => f.type));
-    expect(agent.skills.map((s) => s.id)).toEqual(Object.keys(createActivities(h.backends)).sort());
+    expect(agent.skills.map((s) => s.id)).toEqual(Object.keys(await createActivities(h.backends)).sort());
     for (const flow of flows) {
       const reasoner = agent.reasoners.find((r) => r.id === flow.type)!;
       expect(reasoner.input_schema).toEqual(jsonSchemaOf(flow.input, 'input'));

@@ -40,7 +40,7 @@ describe('control plane start', () => {
     const loaded = JSON.parse(out) as string[];
     expect(loaded.some((f) => f.includes('server/app'))).toBe(true);
     const heavy = loaded.filter((f) =>
-      /node_modules\/(@temporalio\/(client|workflow)|@grpc\/grpc-js|protobufjs)\/|contracts\/flows\.|server\/console\/runtime\./.test(
+      /node_modules\/(@temporalio\/(client|workflow)|@grpc\/grpc-js|protobufjs)\/|flows\/registry\.|server\/console\/runtime\./.test(
         f,
       ),
     );

@@ -13,7 +13,7 @@ import {
 } from '../flows/discovery/contract';
 import { extractTargetSchema } from '../flows/discovery/prp-schema';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
-import { ModelTask, type DiscoveryValidateSections } from '../contracts/model-tasks';
+import { ModelTask, type DiscoveryValidateSections } from '../flows/discovery/model-tasks';
 import { progressQuery } from '../contracts/progress-messages';
 
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');

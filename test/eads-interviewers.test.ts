@@ -6,9 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEadsInterviewFlow } from '../flows/eads/contract';
 import { INTERVIEWERS } from '../flows/eads/activities/interviewers';
-import { rules } from '../flows/standin-rules';
+import { loadStandinRules } from '../flows/registry';
 import type { StandinRule } from '../flows/lib/standin';
 import { createHarness, type Harness } from './helpers/harness';
+
+const rules = await loadStandinRules();
 
 describe('interviewer types in the question prompt', () => {
   const seen: Array<{ eads: string; interviewer: Record<string, string>; system: string }> = [];

@@ -15,11 +15,13 @@ import { discoverFromPrpFlow } from '../flows/discovery/contract';
 import { runEadsInterviewFlow } from '../flows/eads/contract';
 import { platformCheckFlow } from '../flows/platform/contract';
 import { researchProposalFlow } from '../flows/proposal/contract';
-import { rules as defaultRules } from '../flows/standin-rules';
+import { loadStandinRules } from '../flows/registry';
 import type { StandinRule } from '../flows/lib/standin';
 import { TIGHT_PROFILE } from './proposal-helpers';
 import { mulberry32 } from '../contracts/common';
 import { waitFor } from './helpers/wait';
+
+const defaultRules = await loadStandinRules();
 
 export const ROOT = path.resolve(__dirname, '..');
 

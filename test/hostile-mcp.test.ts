@@ -19,25 +19,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startMcpHttpServer } from '../client/mcp/http';
 import { createMcpServer } from '../client/mcp/server';
-import { bomQuestionFlow } from '../flows/bom/contract';
-import { discoverFromPrpFlow } from '../flows/discovery/contract';
-import { runEadsInterviewFlow } from '../flows/eads/contract';
 import { networkSecuritySettings, parseSettings } from '../plumbing/config';
-import { scheduleFromScrFlow } from '../flows/schedule/contract';
 import { flows } from '../flows/registry';
 import { platformCheckFlow } from '../flows/platform/contract';
-import { EXAMPLE_PROFILE, researchProposalFlow } from '../flows/proposal/contract';
 import { createHarness, type Harness } from './helpers/harness';
 import { fieldRejects, HOSTILE_STRINGS, hostileValue, mutationOf, SEED, shapeOf } from './hostile-helpers';
 
-const BASE: Record<string, Record<string, unknown>> = {
-  [platformCheckFlow.type]: { topic: 'battery' },
-  [bomQuestionFlow.type]: { question: 'Which BOMs use capacitor components?' },
-  [discoverFromPrpFlow.type]: { prp: discoverFromPrpFlow.examples[0].prp },
-  [researchProposalFlow.type]: { mode: 'autonomous', profile: EXAMPLE_PROFILE },
-  [runEadsInterviewFlow.type]: { projectId: 'hostile-mcp', mode: 'surrogate', fixture: 'brewery-flow-shop' },
-  [scheduleFromScrFlow.type]: { ...scheduleFromScrFlow.examples[0], timeLimitSeconds: 2 },
-};
+/** The valid input each flow's mutations start from: its first example (only refused mutations are sent). */
+const BASE: Record<string, Record<string, unknown>> = Object.fromEntries(
+  flows.map((f) => [f.type, f.examples[0] as Record<string, unknown>]),
+);
 
 /** The EADS tools' arguments, with the values a fuzzer should try for each. */
 const EADS_TOOL_ARGS: Record<string, string[]> = {
@@ -102,6 +93,7 @@ describe('MCP tools under hostile arguments', () => {
     it(`${flow.mcpTool}: hostile arguments are refused before any workflow starts, naming the field`, async () => {
       const keys = Object.keys(shapeOf(flow));
       const base = BASE[flow.type];
+      expect(base, flow.type).toBeDefined();
       const cases = fc.sample(
         fc.oneof(
           mutationOf(base, keys).map((m) => ({ m, args: m.input as unknown })),

@@ -29,6 +29,7 @@ import {
   aggregatedScrQuery,
 } from '../flows/eads/contract';
 import { platformCheckFlow } from '../flows/platform/contract';
+import { flows } from '../flows/registry';
 import { EXAMPLE_PROFILE, researchProposalFlow } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
@@ -108,12 +109,9 @@ describe('oversized fields at every entry point', () => {
     expect(await workflowTaskFailures(handle)).toEqual([]);
   }
 
+  // Every flow from its first example (whatever flows are added), and the interview's child workflow.
   const bases: Record<string, Record<string, unknown>> = {
-    [platformCheckFlow.type]: { topic: 'battery' },
-    [bomQuestionFlow.type]: { question: 'Which BOMs use capacitor components?' },
-    [discoverFromPrpFlow.type]: { prp: '# PRP\n\nFind customer tables.' },
-    [researchProposalFlow.type]: { mode: 'autonomous', profile: EXAMPLE_PROFILE },
-    [runEadsInterviewFlow.type]: { projectId: 'oversized', mode: 'human' },
+    ...Object.fromEntries(flows.map((f) => [f.type, f.examples[0] as Record<string, unknown>])),
     pursueEads: { projectId: 'oversized', eadsId: 'process/scheduling-problem-type', pursuitNo: 1, mode: 'human' },
   };
 

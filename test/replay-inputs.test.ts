@@ -13,7 +13,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { workflowBundleOptions } from '../workers/workflow-bundle';
-import { WORKFLOWS_PATH } from '../workers/worker';
 import { REPLAY_DIR } from './helpers/harness';
 import { OBJECT_FORM } from './helpers/legacy-object-form';
 
@@ -57,7 +56,7 @@ function recorded(history: ReturnType<typeof historyFromJSON>): Scheduled[] | un
 describe('replay reproduces the recorded activity arguments and result', () => {
   let bundlePath: string;
   beforeAll(async () => {
-    const options = workflowBundleOptions(WORKFLOWS_PATH);
+    const options = workflowBundleOptions();
     const { code } = await bundleWorkflowCode({
       ...options,
       workflowInterceptorModules: [

@@ -59,7 +59,7 @@ export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): P
     if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.stdout}${compiled.stderr}`);
 
     const { code } = await bundleWorkflowCode({
-      ...workflowBundleOptions(path.join(PROJECT_ROOT, 'flows', 'workflows.ts')),
+      ...workflowBundleOptions(),
       logger: quietLogger as never,
     });
     writeFileSync(path.join(staging, WORKFLOW_BUNDLE_FILE), code);

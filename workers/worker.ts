@@ -10,7 +10,8 @@ import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { createActivities } from '../flows/activities';
+import type { FlowModule } from '../flows/lib';
+import { createActivities, FLOWS } from '../flows/registry';
 import { createBackends, type Backends } from '../backends';
 import { TASK_QUEUE } from '../contracts/common';
 import { loadConfigOrExit, parseConfig, type Config } from '../plumbing/config';
@@ -19,17 +20,12 @@ import { explainListenError } from '../plumbing/ports';
 import { ensureSearchAttributes } from './search-attributes';
 import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../plumbing/project-root';
-import { setupTracing, tracingWorkerOptions, WORKFLOW_INTERCEPTOR_MODULES } from '../plumbing/tracing';
-import { workflowBundleOptions } from './workflow-bundle';
+import { setupTracing, tracingWorkerOptions } from '../plumbing/tracing';
+import { WORKFLOW_INTERCEPTOR_MODULES, workflowBundleOptions } from './workflow-bundle';
 import { errorText, logger, sdkLogger, useProcessLogging } from '../plumbing/logger';
 // Only the process entry at the bottom uses it: the worker factory knows no control plane.
 import { startWorkerRegistration } from './agent-registration';
 
-const WORKFLOW_SOURCES = path.join(PROJECT_ROOT, 'flows', 'workflows.ts');
-/** Entry point of the workflow code: the TypeScript sources, or the compiled copy in an image without them. */
-export const WORKFLOWS_PATH = existsSync(WORKFLOW_SOURCES)
-  ? WORKFLOW_SOURCES
-  : path.resolve(__dirname, '..', 'flows', 'workflows.js');
 /** The build this code belongs to: its own folder when compiled, else `dist/` beside the sources. */
 const BUILD_DIR = __filename.endsWith('.js') ? path.resolve(__dirname, '..') : path.join(PROJECT_ROOT, 'dist');
 
@@ -57,6 +53,8 @@ export interface FlowWorkerOptions {
   taskQueue?: string;
   /** A prebuilt bundle (tests build one per run); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** The flows whose workflows and activities it runs (default: every flow of flows/registry.ts). */
+  flows?: readonly FlowModule[];
   maxConcurrentActivityTaskExecutions?: number;
   /** Workflows kept in memory between tasks (default: WORKER_MAX_CACHED_WORKFLOWS's default). */
   maxCachedWorkflows?: number;
@@ -81,12 +79,7 @@ export function flowWorkerOptions(options: Omit<FlowWorkerOptions, 'backends'>):
     connection: options.connection,
     namespace: options.namespace ?? 'default',
     taskQueue: options.taskQueue ?? TASK_QUEUE,
-    ...(options.workflowBundle
-      ? { workflowBundle: options.workflowBundle }
-      : {
-          workflowsPath: WORKFLOWS_PATH,
-          bundlerOptions: { preloadModules: workflowBundleOptions(WORKFLOWS_PATH).preloadModules },
-        }),
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : bundledAtStart(options.flows)),
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions ?? 100,
     // Set explicitly: the SDK's default cache size follows the heap and never evicts in practice.
     maxCachedWorkflows,
@@ -110,8 +103,17 @@ export function flowWorkerOptions(options: Omit<FlowWorkerOptions, 'backends'>):
   };
 }
 
-export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
-  return Worker.create({ ...flowWorkerOptions(options), activities: createActivities(options.backends) });
+/** The worker's own bundling at start: the flows' generated entry and preload module. */
+function bundledAtStart(flows?: readonly FlowModule[]): Pick<WorkerOptions, 'workflowsPath' | 'bundlerOptions'> {
+  const { workflowsPath, preloadModules, webpackConfigHook } = workflowBundleOptions(flows);
+  return { workflowsPath, bundlerOptions: { preloadModules, webpackConfigHook } };
+}
+
+export async function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
+  return Worker.create({
+    ...flowWorkerOptions(options),
+    activities: await createActivities(options.backends, options.flows ?? FLOWS),
+  });
 }
 
 /** Installs the SDK runtime once per process: log level and the Prometheus endpoint. */
@@ -219,7 +221,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     // Best effort: an announcement that fails does not stop a worker that polls.
     const registration = await options
       .announce?.({
-        activityNames: Object.keys(createActivities(backends)),
+        activityNames: Object.keys(await createActivities(backends)),
         namespace,
         taskQueue: TASK_QUEUE,
         address: connectionOptions.address ?? 'localhost:7233',

@@ -1,40 +1,112 @@
 /**
- * How every workflow bundle of the project is made: the same options whether the worker bundles at
- * start, `npm run build` prebuilds it, or the tests and benches bundle once per run.
+ * How every workflow bundle of the project is made, from the flow registry: the same options
+ * whether the worker bundles at start, `npm run build` prebuilds it, or the tests and benches
+ * bundle once per run.
+ *
+ * The bundle's entry is made from the list of flows: each flow's workflows, exported from its workflow.ts,
+ * written to a small file in the temporary folder (the SDK bundles from a file), so a flow added
+ * to flows/registry.ts is in the bundle with nothing else to edit.
  *
  * Memory: the SDK runs every cached workflow in one shared V8 context but gives each workflow its
  * own copy of the modules it loads, so a module imported by workflow code is evaluated again for
  * every workflow in the cache. zod and the flow contracts cost ~2.5 MB per cached workflow that
- * way (bench/workflow-cache-memory.ts). The pure layers workflows import (the contracts with their
- * zod schemas, and the domain rules) are instead preloaded once, when the context is created, and
- * shared by every workflow: the SDK freezes them then (contracts/workflow-preload.ts readies the
- * schemas for it). They must hold no state that changes after
- * the module has loaded (ESLint's rules for contracts/ and domain/ forbid module-level `let` and
- * mutating module-level collections from functions); the workflows' own modules stay per workflow.
+ * way (bench/workflow-cache-memory.ts). The pure layers workflows import (each flow's contract
+ * and pure rules, the shared contracts and domain rules) are instead preloaded once, when the
+ * context is created, and shared by every workflow: the SDK freezes them then
+ * (flows/lib/workflow/preload.ts readies the schemas for it). They must hold no state that
+ * changes after the module has loaded (ESLint's rules for contracts/, domain/ and the flow
+ * folders forbid module-level `let` and mutating module-level collections from functions); the
+ * workflows' own modules stay per workflow.
  */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { BundleOptions } from '@temporalio/worker';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../plumbing/tracing';
+import { UNSHARED_MODULES, WORKFLOW_MODULE, type FlowModule } from '../flows/lib';
+import { FLOWS } from '../flows/registry';
+
+/** Where the flow folders' shared helpers are: beside this folder, in the sources as in `dist/`. */
+const FLOWS_LIB = path.join(__dirname, '..', 'flows', 'lib', 'workflow');
 
 /**
- * Preloaded modules, by path from the project root without extension (so the compiled `.js` copy
- * resolves as well as the `.ts` source): the one module that imports every contracts and domain
- * module workflow code uses and prepares their schemas for the freeze. test/workflow-bundle.test.ts
- * checks it against the workflows' imports.
+ * The workflow interceptor module every workflow bundle includes: Temporal's OpenTelemetry
+ * interceptors, on for the runs started with a trace context (plumbing/tracing.ts). Without
+ * extension, so the compiled copy in `dist/` resolves as well as the source.
  */
-export const PRELOADED_MODULES = ['flows/lib/workflow/preload'] as const;
+export const WORKFLOW_INTERCEPTOR_MODULES = [path.join(FLOWS_LIB, 'tracing-interceptors')];
 
-/**
- * Options for `bundleWorkflowCode` for a workflows entry file. The project root is by default the
- * folder above the entry's folder (`workflows/index.ts`, in the sources as in `dist/`).
- */
-export function workflowBundleOptions(
-  workflowsPath: string,
-  root: string = path.resolve(path.dirname(workflowsPath), '..'),
-): Pick<BundleOptions, 'workflowsPath' | 'workflowInterceptorModules' | 'preloadModules'> {
+/** A flow folder's top-level modules shared by every workflow (the contract, messages, pure rules), without extension. */
+export function sharedModulesOf(flow: FlowModule): string[] {
+  return readdirSync(flow.folder)
+    .filter((file) => /\.(ts|js)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => file.replace(/\.(ts|js)$/, ''))
+    .filter((name) => !UNSHARED_MODULES.has(name))
+    .sort()
+    .map((name) => path.join(flow.folder, name));
+}
+
+/** The two generated modules' text: the bundle's entry and the module preloaded into it. */
+export function generatedBundleModules(flows: readonly FlowModule[]): { entry: string; preload: string } {
+  const entry = flows
+    .filter((flow) => flow.workflows.length > 0)
+    .map(
+      (flow) =>
+        `export { ${flow.workflows.join(', ')} } from ${JSON.stringify(path.join(flow.folder, WORKFLOW_MODULE))};`,
+    );
+  const shared = flows.flatMap(sharedModulesOf);
+  const preload = [
+    `import { shareModules } from ${JSON.stringify(path.join(FLOWS_LIB, 'preload'))};`,
+    ...shared.map((module, i) => `import * as m${i} from ${JSON.stringify(module)};`),
+    `shareModules({ ${shared.map((module, i) => `${JSON.stringify(module)}: m${i}`).join(', ')} });`,
+  ];
   return {
-    workflowsPath,
+    entry: `// Generated by workers/workflow-bundle.ts from the flow registry.\n${entry.join('\n')}\n`,
+    preload: `// Generated by workers/workflow-bundle.ts from the flow registry.\n${preload.join('\n')}\n`,
+  };
+}
+
+/** Writes a file whole or not at all (workers starting at once write the same text). */
+function writeOnce(file: string, text: string): void {
+  if (existsSync(file)) return;
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, text);
+  renameSync(partial, file);
+}
+
+/** The node_modules folder the SDK's workflow library is installed in. */
+function nodeModulesDir(): string {
+  const workflowLibrary = require.resolve('@temporalio/workflow');
+  return workflowLibrary.slice(0, workflowLibrary.lastIndexOf(`${path.sep}node_modules${path.sep}`) + 13);
+}
+
+export type FlowBundleOptions = Pick<
+  BundleOptions,
+  'workflowsPath' | 'workflowInterceptorModules' | 'preloadModules' | 'webpackConfigHook'
+>;
+
+/**
+ * Options for `bundleWorkflowCode` (or a worker's own bundling) for the flows of the list: the
+ * generated entry, the generated preload module, the tracing interceptors.
+ */
+export function workflowBundleOptions(flows: readonly FlowModule[] = FLOWS): FlowBundleOptions {
+  const { entry, preload } = generatedBundleModules(flows);
+  // Named by content: the same flows make the same folder, so nothing piles up in the temporary folder.
+  const hash = createHash('sha256').update(entry).update(preload).digest('hex').slice(0, 16);
+  const dir = path.join(os.tmpdir(), `agent-flows-workflows-${hash}`);
+  mkdirSync(dir, { recursive: true });
+  writeOnce(path.join(dir, 'workflows.js'), entry);
+  writeOnce(path.join(dir, 'preload.js'), preload);
+  const modules = nodeModulesDir();
+  return {
+    workflowsPath: path.join(dir, 'workflows.js'),
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    preloadModules: PRELOADED_MODULES.map((module) => path.join(root, module)),
+    preloadModules: [path.join(dir, 'preload.js')],
+    // The SDK's own entry sits beside ours in the temporary folder, where no node_modules is above
+    // it: its imports of the workflow library resolve from the project's node_modules instead.
+    webpackConfigHook: (config) => ({
+      ...config,
+      resolve: { ...config.resolve, modules: [...(config.resolve?.modules ?? ['node_modules']), modules] },
+    }),
   };
 }

@@ -39,7 +39,7 @@ function manifestOf(agent: StoredAgent): string {
   return JSON.stringify(manifest);
 }
 
-export function applyPut(
+function applyPut(
   state: AgentRegistryState,
   put: RegistryPut,
 ): { created: boolean; changed: boolean; agent: StoredAgent } {
@@ -80,7 +80,7 @@ export function applyPut(
   return { created: !previous, changed: true, agent };
 }
 
-export function applyBeat(state: AgentRegistryState, beat: RegistryBeat): boolean {
+function applyBeat(state: AgentRegistryState, beat: RegistryBeat): boolean {
   const agent = state.agents[beat.id];
   if (!agent) return false;
   agent.instances[beat.instance] = Math.max(agent.instances[beat.instance] ?? 0, beat.at);
@@ -93,7 +93,7 @@ export function applyBeat(state: AgentRegistryState, beat: RegistryBeat): boolea
   return true;
 }
 
-export function applyRemove(
+function applyRemove(
   state: AgentRegistryState,
   remove: RegistryRemove,
 ): { removed: boolean; remainingInstances: number; agent: StoredAgent | null } {

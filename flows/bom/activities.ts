@@ -34,7 +34,7 @@ import {
   type ConceptQuery,
 } from './activities/sql';
 import { alignConcepts, Vocabulary, type GroundedConcept } from './activities/terms';
-import { ModelTask } from '../../contracts/model-tasks';
+import { ModelTask } from './model-tasks';
 import { askModel, backendCall, toFailure } from '../lib/activities/support';
 import { FailureType } from '../../contracts/failures';
 

@@ -3,7 +3,7 @@
  * a one-sentence answer composed from the result counts and the sample rows in the prompt.
  */
 import { extractFocusTerms, itemNumbersIn } from '../../domain/bom-text';
-import { ModelTask, type BomExplainSections } from '../../contracts/model-tasks';
+import { ModelTask, type BomExplainSections } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');

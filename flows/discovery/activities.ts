@@ -24,7 +24,7 @@ import {
   type SearchStep,
   type ValidationVerdict,
 } from './contract';
-import { ModelTask } from '../../contracts/model-tasks';
+import { ModelTask } from './model-tasks';
 import {
   acceptingLegacyPositionalArgs,
   askModel,

@@ -16,7 +16,7 @@
  */
 import { meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
-import { ModelTask } from '../../contracts/model-tasks';
+import { ModelTask } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 
 interface ColumnLike {

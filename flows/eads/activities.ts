@@ -38,7 +38,7 @@ import {
   type Fixture,
 } from './activities/library';
 import { mapHeaders, rankTexts } from '../../domain/text-match';
-import { ModelTask } from '../../contracts/model-tasks';
+import { ModelTask } from './model-tasks';
 import { acceptingLegacyPositionalArgs, askModel } from '../lib/activities/support';
 import { PROJECT_ROOT } from '../../plumbing/project-root';
 import { interviewerBrief } from './activities/interviewers';

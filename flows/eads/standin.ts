@@ -16,7 +16,7 @@
 import { isPlainObject, type Choice, type FieldKind } from '../../domain/eads-structure';
 import { contentTokens, overlapCount } from '../../domain/text';
 import { mapHeaders, rankTexts } from '../../domain/text-match';
-import { ModelTask, type PromptedQuestion } from '../../contracts/model-tasks';
+import { ModelTask, type PromptedQuestion } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 import { cuesOf, saySame, sharedCues } from './standin/cues';
 

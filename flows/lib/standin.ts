@@ -26,7 +26,7 @@ export interface TaskContext<T extends ModelTaskId> extends Omit<StandinContext,
 }
 
 /**
- * A rule for one task of `contracts/model-tasks.ts`. The shipped rules are all written this way,
+ * A rule for one task a flow declares in its `model-tasks.ts`. The shipped rules are all written this way,
  * so reading a section the activity does not send (a renamed one) fails to compile. Tests may
  * still write plain `StandinRule`s for made-up tasks.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Backends } from '../../backends';
 import type { PlatformCheckInput } from './contract';
-import { ModelTask } from '../../contracts/model-tasks';
+import { ModelTask } from './model-tasks';
 import { acceptingLegacyPositionalArgs, askModel, backendCall } from '../lib/activities/support';
 
 const summarySchema = z.object({

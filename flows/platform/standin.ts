@@ -1,5 +1,5 @@
 /** Rules for the platform check workflow: summarise search hits and warehouse rows. */
-import { ModelTask } from '../../contracts/model-tasks';
+import { ModelTask } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 
 export const platformRules: StandinRule[] = [

@@ -29,7 +29,7 @@ import {
 } from './contract';
 import { checkFeasibility, combineQuality } from './quality';
 import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './activities/pdf';
-import { ModelTask, WebSearchTask } from '../../contracts/model-tasks';
+import { ModelTask, WebSearchTask } from './model-tasks';
 import { acceptingLegacyPositionalArgs, askModel, backendCall } from '../lib/activities/support';
 
 /** One search result the problem formulation may cite. */

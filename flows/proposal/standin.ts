@@ -12,7 +12,8 @@
  * never passes, whatever the refinement.
  */
 import { PROPOSAL_STOP_WORDS, stemPlural } from '../../domain/text';
-import { ModelTask, type PromptedSearchResult, type ReceivedSections } from '../../contracts/model-tasks';
+import type { ReceivedSections } from '../../contracts/model-tasks';
+import { ModelTask, type PromptedSearchResult } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 
 // ------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import { parseConfig, type Config } from '../../plumbing/config';
 import { startFlow, type FlowOutput, type FlowWorkflow } from '../../access/flow-client';
 import { dataConverterFromEnv } from '../../codec/payload-codec';
 import { startStandin, type FaultSettingsInput, type StandinServer } from '../../standin/server';
+import { standinRulesOf, type FlowModule } from '../../flows/lib';
 import type { StandinRule } from '../../flows/lib/standin';
 import { SEARCH_ATTRIBUTES } from '../../workers/dev-server';
 import { INDEXED_TYPES } from '../../workers/search-attributes';
@@ -68,11 +69,17 @@ export async function createHarness(
     backends?: (b: Backends) => Backends;
     /** Encrypt payloads (worker and client) with this base64 key. */
     payloadKey?: string;
+    /**
+     * Other flows than the registry's: the worker bundles their workflows at start and registers
+     * their activities, and the stand-in answers their model tasks (unless `rules` says otherwise).
+     */
+    flows?: readonly FlowModule[];
   } = {},
 ): Promise<Harness> {
   installQuietRuntime();
   const address = inject('temporalAddress');
-  const standin = await startStandin({ faults: options.faults, rules: options.rules });
+  const rules = options.rules ?? (options.flows ? await standinRulesOf(options.flows) : undefined);
+  const standin = await startStandin({ faults: options.faults, rules });
   const config = testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url, ...options.config });
   const created = await createBackends(config);
   // Load the embedding model (when installed) before the first model call needs it, not inside it.
@@ -89,7 +96,7 @@ export async function createHarness(
     connection: nativeConnection,
     backends,
     taskQueue,
-    workflowBundle: { codePath: inject('workflowBundlePath') },
+    ...(options.flows ? { flows: options.flows } : { workflowBundle: { codePath: inject('workflowBundlePath') } }),
     dataConverter: dataConverter ?? {},
   });
   const running = worker.run();

@@ -15,7 +15,6 @@ import { startSolverWorker } from '../../workers/solver-worker';
 import { resolveTemporalCli, resolveTestServer } from '../../workers/temporal-cli';
 import { ensureEmbeddingModel } from '../../workers/embedding-model';
 import { workflowBundleOptions } from '../../workers/workflow-bundle';
-import { WORKFLOWS_PATH } from '../../workers/worker';
 import { upstreamDir } from '../helpers/eads-upstream';
 
 declare module 'vitest' {
@@ -68,7 +67,7 @@ export default async function setup(project: TestProject) {
     },
   });
   const { code } = await bundleWorkflowCode({
-    ...workflowBundleOptions(WORKFLOWS_PATH),
+    ...workflowBundleOptions(),
     logger: { info() {}, warn() {}, error: console.error, debug() {}, trace() {}, log() {} } as never,
   });
   const bundlePath = path.join(dir, 'workflow-bundle.js');

@@ -16,7 +16,10 @@ import { askModel, backendCall } from '../../flows/lib/activities/support';
 import { BackendError } from '../../backends/errors';
 import { duckDbDialect } from '../../backends/warehouse/sql';
 import type { Warehouse } from '../../backends/warehouse/types';
-import { ModelTask } from '../../contracts/model-tasks';
+import { ModelTask as BomTask } from '../../flows/bom/model-tasks';
+import { ModelTask as EadsTask } from '../../flows/eads/model-tasks';
+import { ModelTask as PlatformTask } from '../../flows/platform/model-tasks';
+import { ModelTask as ProposalTask } from '../../flows/proposal/model-tasks';
 import { inActivity, inActivityEnvironment, mockActivityEnvironment } from '../helpers/activity-env';
 import { fakeBackends, fakeModel } from './fake-backends';
 
@@ -49,7 +52,7 @@ describe('support', () => {
   it('needs an activity context: there is no silent fallback outside one', async () => {
     const model = fakeModel(() => ({ summary: 'x', highlights: [] }));
     const request = {
-      task: ModelTask.platformSummarize,
+      task: PlatformTask.platformSummarize,
       instructions: 'Summarise.',
       sections: { topic: 'battery', search_hits: [], warehouse_rows: [] },
       schema: z.object({ summary: z.string(), highlights: z.array(z.string()) }),
@@ -95,7 +98,7 @@ describe('bom', () => {
     const { extractBomFocusTerms } = inActivityEnvironment(createBomActivities(fakeBackends({ model })));
     const out = await extractBomFocusTerms({ question: 'Which BOMs use tantalum capacitors?' });
     expect(model.requests[0]).toMatchObject({
-      task: ModelTask.bomFocusTerms,
+      task: BomTask.bomFocusTerms,
       sections: { question: 'Which BOMs use tantalum capacitors?' },
     });
     // Generic words ("components") are dropped whatever the model says.
@@ -150,7 +153,7 @@ describe('proposal', () => {
     const { phraseInterviewQuestion } = inActivityEnvironment(createProposalActivities(fakeBackends({ model })));
     expect(await phraseInterviewQuestion(question)).toEqual({ prompt: 'Which field is your research in?' });
     expect(model.requests[0]).toMatchObject({
-      task: ModelTask.proposalInterviewQuestion,
+      task: ProposalTask.proposalInterviewQuestion,
       sections: { conversation: [], next_field: { field: 'research_area', number: 1, of: 8 } },
     });
   });
@@ -183,7 +186,7 @@ describe('eads', () => {
     expect(recommendation.source).toBe('fallback');
     expect(recommendation.rationale).toMatch(/not eligible/);
     expect(recommendation.candidates).toContain(recommendation.eads_id);
-    expect(model.requests[0].task).toBe(ModelTask.eadsOrchestrate);
+    expect(model.requests[0].task).toBe(EadsTask.eadsOrchestrate);
   });
 
   it('a transient model failure is retried first; the last allowed attempt falls back', async () => {

@@ -1,15 +1,30 @@
 /**
- * The modules preloaded into the workflow bundle (workers/workflow-bundle.ts): every contracts and
- * domain module that workflow code imports is among them, and their schemas still work once frozen
- * the way the SDK freezes preloaded modules.
+ * The modules preloaded into the workflow bundle (workers/workflow-bundle.ts): every module outside
+ * workflow code that workflow code imports (each flow's contract and pure rules, the shared
+ * contracts and domain rules) is among them, and their schemas still work once frozen the way the
+ * SDK freezes preloaded modules.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../plumbing/project-root';
-import { PRELOADED } from '../../flows/lib/workflow/preload';
-import { flows } from '../../flows/registry';
-import { PRELOADED_MODULES } from '../../workers/workflow-bundle';
+import { SHARED_MODULES, shareModules } from '../../flows/lib/workflow/preload';
+import { FLOWS, flows } from '../../flows/registry';
+import { generatedBundleModules, sharedModulesOf } from '../../workers/workflow-bundle';
+
+/** What the generated preload module imports, from the root without extension. */
+const preloadedPaths = [
+  ...runtimeImports(path.join(PROJECT_ROOT, 'flows', 'lib', 'workflow', 'preload.ts')),
+  ...FLOWS.flatMap(sharedModulesOf).map((m) => path.relative(PROJECT_ROOT, m)),
+];
+/** The same modules loaded here, readied for the freeze as the preload module readies them. */
+const flowModules: Record<string, unknown> = {};
+for (const module of FLOWS.flatMap(sharedModulesOf)) flowModules[module] = await import(module);
+shareModules(flowModules);
+const PRELOADED = { SHARED_MODULES, flowModules };
+
+/** Workflow code: each flow's workflow.ts and workflow/ folder, and the shared workflow helpers. */
+const isWorkflowCode = (module: string) => /(^|\/)workflow(\.ts$|\/|$)/.test(module);
 
 /** Source files under a folder, recursively. */
 function sourcesUnder(dir: string): string[] {
@@ -54,17 +69,26 @@ function deepFreeze(object: unknown, visited = new WeakSet<object>()): unknown {
 }
 
 describe('modules shared by every workflow', () => {
-  it('preloads every contracts and domain module that workflow code imports', () => {
-    expect(PRELOADED_MODULES).toEqual(['flows/lib/workflow/preload']);
-    const preloaded = new Set(runtimeImports(path.join(PROJECT_ROOT, 'flows', 'lib', 'workflow', 'preload.ts')));
+  it('preloads every module outside workflow code that workflow code imports', () => {
+    const preloaded = new Set(preloadedPaths);
     const imported = new Set(
       sourcesUnder(path.join(PROJECT_ROOT, 'flows'))
-        .filter((f) => /\/workflow(\.ts$|\/)/.test(f))
+        .filter((file) => isWorkflowCode(path.relative(PROJECT_ROOT, file)))
         .flatMap(runtimeImports)
-        .filter((m) => /^(contracts|domain|flows)\//.test(m) && !/\/workflow(\/|$)/.test(m)),
+        .filter((m) => /^(contracts|domain|flows)\//.test(m) && !isWorkflowCode(m)),
     );
     expect(imported.size).toBeGreaterThan(5);
     expect([...imported].filter((m) => !preloaded.has(m))).toEqual([]);
+  });
+
+  it('makes the bundle entry and the preload module from the flow list', () => {
+    const { entry, preload } = generatedBundleModules(FLOWS);
+    for (const flow of FLOWS) {
+      expect(entry).toContain(JSON.stringify(path.join(flow.folder, 'workflow')));
+      for (const module of sharedModulesOf(flow)) expect(preload).toContain(JSON.stringify(module));
+    }
+    // Never the workflow code itself (it stays per workflow), the activities or the stand-in rules.
+    expect(preload).not.toMatch(/\/(workflow|activities|standin|index)"/);
   });
 
   it('shares no RegExp with the g or y flag (frozen, it cannot move its position: every use would throw)', () => {
@@ -107,8 +131,8 @@ describe('modules shared by every workflow', () => {
     // Every other schema the workflows can reach (update and signal arguments, nested parts) parses
     // and refuses without tripping over the freeze.
     const schemas = new Set<{ safeParse(value: unknown): { success: boolean } }>();
-    for (const module of Object.values(PRELOADED))
-      for (const value of Object.values(module))
+    for (const module of [...Object.values(SHARED_MODULES), ...Object.values(flowModules)])
+      for (const value of Object.values(module as object))
         if (value && typeof value === 'object' && '_zod' in value && 'safeParse' in value)
           schemas.add(value as { safeParse(value: unknown): { success: boolean } });
     expect(schemas.size).toBeGreaterThan(30);

@@ -1,47 +1,35 @@
 /**
- * The contracts and domain rules that workflow code imports, loaded once per worker and shared by
- * every workflow (workers/workflow-bundle.ts preloads this module into the workflow bundle).
+ * The modules that workflow code imports beyond its own, loaded once per worker and shared by
+ * every workflow: the shared contracts and domain rules listed here, and each registered flow's
+ * contract and pure rules (workers/workflow-bundle.ts makes a preload module that imports them
+ * and calls `shareModules`).
  *
  * The SDK freezes preloaded modules so that no workflow can change what another one sees. zod
  * builds some members of a schema on first use (its methods, derived internals) and stores them
  * on the schema, which a frozen schema refuses: so every schema reachable from these modules has
  * those members built here, once, before the freeze.
  */
-import * as agentRegistry from '../../agent-registry/contract';
-import * as bom from '../../bom/contract';
 import * as common from '../../../contracts/common';
-import * as discovery from '../../discovery/contract';
-import * as eads from '../../eads/contract';
 import * as failures from '../../../contracts/failures';
-import * as platform from '../../platform/contract';
-import * as proposal from '../../proposal/contract';
 import * as progressMessages from '../../../contracts/progress-messages';
-import * as proposalMessages from '../../proposal/messages';
-import * as schedule from '../../schedule/contract';
 import * as bomText from '../../../domain/bom-text';
 import * as eadsStructure from '../../../domain/eads-structure';
-import * as proposalQuality from '../../proposal/quality';
-import * as prpSchema from '../../discovery/prp-schema';
 import * as scheduleModel from '../../../domain/schedule-model';
 
-export const PRELOADED = {
-  agentRegistry,
-  bom,
+/** The modules outside the flow folders that workflow code imports. */
+export const SHARED_MODULES = {
   common,
-  discovery,
-  eads,
   failures,
-  platform,
   progressMessages,
-  proposal,
-  proposalMessages,
-  schedule,
   bomText,
   eadsStructure,
-  proposalQuality,
-  prpSchema,
   scheduleModel,
 };
+
+/** Readies the shared modules and the flows' modules for the freeze (see the module comment). */
+export function shareModules(flowModules: Record<string, unknown>): void {
+  materializeLazyMembers({ SHARED_MODULES, flowModules });
+}
 
 /**
  * Reads every accessor on the prototypes of every object reachable from `root`, so that values
@@ -105,5 +93,3 @@ function resettableRegExp(pattern: RegExp): RegExp {
     set: (target, key, value) => (key === 'lastIndex' && value === target.lastIndex) || Reflect.set(target, key, value),
   });
 }
-
-materializeLazyMembers(PRELOADED);
