@@ -1,15 +1,14 @@
 // Lint rules that guard what the type checker cannot: determinism of workflow code, the layers of
-// docs/architecture.md, and promises nobody awaits. Formatting is Prettier's job (`npm run format`).
+// docs/architecture.md (eslint.layers.mjs), and promises nobody awaits. Formatting is Prettier's
+// job (`npm run format`).
 import { builtinModules } from 'node:module';
 import js from '@eslint/js';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint.layers.mjs';
 
 // Workflow code runs in Temporal's deterministic sandbox: no Node built-ins, no I/O.
 const NODE_BUILTINS = builtinModules.flatMap((m) => [m, `node:${m}`]);
-
-/** Imports a layer must not make, as no-restricted-imports patterns with the reason. */
-const layer = (message, group, allowTypeImports = false) => ({ group, message, allowTypeImports });
 
 // Exact module names (as patterns, "domain" would also match our own domain/ folder).
 const NODE_BUILTIN_PATHS = NODE_BUILTINS.map((name) => ({
@@ -17,19 +16,32 @@ const NODE_BUILTIN_PATHS = NODE_BUILTINS.map((name) => ({
   message: 'Workflow code must stay deterministic: no Node built-ins.',
 }));
 
-const WORKFLOW_IMPORTS = [
-  layer('Workflows never import backends: call an activity.', ['**/backends', '**/backends/**']),
-  layer('Workflows import activities as types only (proxyActivities<typeof …>).', ['**/activities/**'], true),
-  layer('Workflows never import processes, clients, the server or the stand-in.', [
-    '**/workers/**',
-    '**/client/**',
-    '**/server/**',
-    '**/standin/**',
-    '@temporalio/activity',
-    '@temporalio/client',
-    '@temporalio/worker',
-  ]),
+/** Packages a layer must not import, as no-restricted-imports patterns with the reason. */
+const packages = (message, group) => ({ group, message });
+
+const WORKFLOW_PACKAGES = packages('Workflow code never runs activities, clients or workers.', [
+  '@temporalio/activity',
+  '@temporalio/client',
+  '@temporalio/worker',
+]);
+
+/**
+ * Code bundled into the workflow sandbox: workflow code and the modules it shares (the shared
+ * contracts, the domain rules, each flow's contract, messages, model tasks and pure rules). The
+ * other kinds of flow file run in the worker or the stand-in (eslint.layers.mjs names them).
+ */
+const BUNDLED = ['contracts/**/*.ts', 'domain/**/*.ts', '**/flows/**/*.ts'];
+const NOT_BUNDLED = [
+  '**/flows/*/activities.ts',
+  '**/flows/*/activities/**',
+  '**/flows/*/standin.ts',
+  '**/flows/*/standin/**',
+  '**/flows/*/index.ts',
+  '**/flows/registry.ts',
 ];
+/** The bundled modules shared by every workflow (preloaded once per worker, workers/workflow-bundle.ts). */
+const SHARED_BY_WORKFLOWS = ['contracts/**/*.ts', 'domain/**/*.ts', '**/flows/*/*.ts'];
+const PER_WORKFLOW = [...NOT_BUNDLED, '**/flows/*/workflow.ts', '**/flows/lib/**'];
 
 export default tseslint.config(
   {
@@ -66,9 +78,19 @@ export default tseslint.config(
     },
   },
   {
-    files: ['workflows/**/*.ts', 'domain/**/*.ts'],
+    // The layers, for every folder: eslint.layers.mjs says who may import whom.
+    files: ['**/*.ts', '**/*.mts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/imports': 'error' },
+  },
+  {
+    files: BUNDLED,
+    ignores: NOT_BUNDLED,
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', { paths: NODE_BUILTIN_PATHS, patterns: WORKFLOW_IMPORTS }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: NODE_BUILTIN_PATHS, patterns: [WORKFLOW_PACKAGES] },
+      ],
       // Timers, randomness and time are replaced by the sandbox; these are not, or leak host state.
       'no-restricted-globals': [
         'error',
@@ -87,40 +109,16 @@ export default tseslint.config(
         'error',
         {
           paths: NODE_BUILTIN_PATHS,
-          patterns: [
-            ...WORKFLOW_IMPORTS,
-            layer('Domain logic is pure: it knows no Temporal.', ['@temporalio/**']),
-            layer('Domain logic never imports the layers built on it.', ['**/workflows/**', '**/activities/**']),
-          ],
+          patterns: [WORKFLOW_PACKAGES, packages('Domain logic is pure: it knows no Temporal.', ['@temporalio/**'])],
         },
       ],
     },
   },
   {
-    files: ['contracts/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            layer('Contracts are shared by every layer: they import none of them.', [
-              '**/workflows/**',
-              '**/activities/**',
-              '**/backends/**',
-              '**/workers/**',
-              '**/client/**',
-              '**/server/**',
-              '**/standin/**',
-            ]),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // contracts/ and domain/ are loaded once per worker and shared by every workflow
-    // (workers/workflow-bundle.ts): state that changes after loading would leak between workflows.
-    files: ['contracts/**/*.ts', 'domain/**/*.ts'],
+    // Loaded once per worker and shared by every workflow (workers/workflow-bundle.ts): state that
+    // changes after loading would leak between workflows.
+    files: SHARED_BY_WORKFLOWS,
+    ignores: PER_WORKFLOW,
     rules: {
       'no-restricted-syntax': [
         'error',
@@ -141,86 +139,13 @@ export default tseslint.config(
     },
   },
   {
-    files: ['activities/**/*.ts'],
+    files: ['client/**/*.ts', 'server/**/*.ts', 'access/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
           patterns: [
-            layer('Activities never import workflows: shared rules live in domain/ or contracts/.', [
-              '**/workflows/**',
-            ]),
-            layer('Activities receive their backends; they never import processes or clients.', [
-              '**/workers/**',
-              '**/client/**',
-              '**/server/**',
-              '**/standin/**',
-            ]),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['backends/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            layer('Backends never know flows.', [
-              '**/workflows/**',
-              '**/activities/**',
-              '**/domain/**',
-              '**/client/**',
-              '**/server/**',
-              '**/standin/**',
-              '**/contracts/bom',
-              '**/contracts/discovery',
-              '**/contracts/eads*',
-              '**/contracts/proposal*',
-              '**/contracts/platform',
-              '**/contracts/schedule*',
-              '**/contracts/flows',
-            ]),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['client/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            layer('The client talks to Temporal only.', [
-              '**/backends/**',
-              '**/activities/**',
-              '**/standin/**',
-              '@temporalio/worker',
-            ]),
-            layer('The client imports workflows as types only (start by name, typed).', ['**/workflows/**'], true),
-          ],
-        },
-      ],
-    },
-  },
-  {
-    files: ['server/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            layer('The control plane talks to Temporal and the registry, never to backends or activities.', [
-              '**/backends/**',
-              '**/activities/**',
-              '**/standin/**',
-              '@temporalio/worker',
-            ]),
-            layer('The control plane imports workflows as types only.', ['**/workflows/**'], true),
+            packages('Clients and the control plane talk to Temporal only: no worker.', ['@temporalio/worker']),
           ],
         },
       ],

@@ -2,42 +2,10 @@
  * Credentials never leave a backend in an error. A provider's error body can reflect the API key
  * (`key=...` in a quoted URL, a bearer token, the key itself), and backend errors become
  * workflow failures (stored in history) and log lines. Every BackendError message, and the
- * message of every error an activity lets through, passes through `redactCredentials`.
+ * message of every error an activity lets through, passes through `redactCredentials`
+ * (plumbing/redaction.ts).
  */
-const REDACTED = '[redacted]';
-/** The configured secret values (API keys, tokens), registered when the backends are created. */
-const secretValues = new Set<string>();
-
-/** Registers secret values (from the configuration) to be cut out of every backend error. */
-export function registerSecrets(...values: Array<string | undefined>): void {
-  // Very short values would redact ordinary words; a real credential is longer.
-  for (const v of values) if (v && v.trim().length >= 8) secretValues.add(v.trim());
-}
-
-const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
-  // Google API keys and OAuth access tokens.
-  [/AIza[0-9A-Za-z_-]{30,}/g, REDACTED],
-  [/ya29\.[0-9A-Za-z._-]+/g, REDACTED],
-  // Authorization: Bearer/Basic <token> (any case, with or without the header name).
-  [/\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, `$1$2${REDACTED}`],
-  // Credentials in a URL's user part: https://user:password@host/...
-  [/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, `$1${REDACTED}@`],
-  // Credentials in a query string: ?key=..., &access_token=...
-  [/([?&](?:key|api[_-]?key|access_token|token|sig|signature|client_secret|password)=)[^&\s"'#<>]+/gi, `$1${REDACTED}`],
-  // "x-goog-api-key: ...", "api_key": "...", "authorization=..." in headers, JSON or logs.
-  [
-    /((?:x-goog-api-key|x-api-key|api[_-]?key|apikey|access_token|client_secret|password|authorization)["']?\s*[:=]\s*["']?)(?!bearer\b|basic\b)[^\s"',;}&]+/gi,
-    `$1${REDACTED}`,
-  ],
-];
-
-/** Cuts credentials out of a text: known token shapes, `key=` parameters and the configured secrets. */
-export function redactCredentials(text: string): string {
-  let out = text;
-  for (const secret of secretValues) out = out.split(secret).join(REDACTED);
-  for (const [pattern, replacement] of CREDENTIAL_PATTERNS) out = out.replace(pattern, replacement);
-  return out;
-}
+import { redactCredentials } from '../plumbing/redaction';
 
 /** A copy of an error safe to keep as a cause: redacted message, no body or request (which can hold the key). */
 function redactedCause(cause: unknown): unknown {

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { isSecretVariable, secretValues, type Config } from '../plumbing/config';
-import { registerSecrets } from './errors';
+import { registerSecrets } from '../plumbing/redaction';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
 import { embeddingModelDir, sharedEmbedder } from './embedding';

@@ -23,7 +23,7 @@
  */
 import type { LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { redactCredentials, registerSecrets } from '../backends/errors';
+import { redactCredentials, registerSecrets } from './redaction';
 import { secretValues } from './config';
 
 export type Component = 'stack' | 'worker' | 'solver' | 'codec' | 'standin' | 'control-plane' | 'mcp';

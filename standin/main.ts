@@ -1,13 +1,13 @@
 /** `npm run standin`: the offline Gemini-compatible model server on its own (STANDIN_PORT, STANDIN_FAULTS). */
 import { listening } from '../plumbing/ports';
-import { configOrExit } from '../workers/worker';
+import { loadConfigOrExit } from '../plumbing/config';
 import { startStandin } from './server';
 import { errorText, useProcessLogging } from '../plumbing/logger';
 
 const log = useProcessLogging('standin');
 
 async function main() {
-  const config = configOrExit();
+  const config = loadConfigOrExit();
   const faults = config.STANDIN_FAULTS;
   const standin = await listening(
     'The model stand-in',

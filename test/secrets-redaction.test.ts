@@ -6,7 +6,8 @@
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BackendError, redactCredentials, registerSecrets } from '../backends/errors';
+import { BackendError } from '../backends/errors';
+import { redactCredentials, registerSecrets } from '../plumbing/redaction';
 import { classifyBigQueryError } from '../backends/warehouse/bigquery';
 import { GeminiModel } from '../backends/model/gemini';
 import { platformCheckFlow } from '../flows/platform/contract';

@@ -5,7 +5,8 @@
 import { Context, log } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
-import { BackendError, redactCredentials } from '../../../backends/errors';
+import { BackendError } from '../../../backends/errors';
+import { redactCredentials } from '../../../plumbing/redaction';
 import type { ModelBackend, ModelRequest } from '../../../backends/model/types';
 import { capMessage, type TokenUsage } from '../../../contracts/common';
 import type { ModelTaskId, ModelTaskSections } from '../../../contracts/model-tasks';
