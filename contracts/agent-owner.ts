@@ -1,6 +1,6 @@
 /**
  * Agent ownership rules shared by the local journal (server/registry-store.ts) and the shared
- * `agentRegistry` workflow (contracts/agent-registry.ts re-exports them). Kept apart from the
+ * `agentRegistry` workflow (flows/agent-registry/contract.ts re-exports them). Kept apart from the
  * workflow's Update and Query definitions so that the control plane's journal store does not load
  * the workflow library (@temporalio/workflow) at start.
  */

@@ -48,7 +48,7 @@ export type Progress = z.infer<typeof progressSchema>;
 
 /**
  * Everything the thin client, the MCP server and the control plane need to know about a flow.
- * Each flow's contracts file exports one of these; `contracts/flows.ts` lists them all.
+ * Each flow's contracts file exports one of these; `flows/registry.ts` lists them all.
  */
 // The callbacks are declared as methods: method parameters are checked bivariantly, so a flow's
 // definition (FlowDefinition<ItsInput>) is a FlowDefinition of the list without casts.

@@ -67,7 +67,7 @@ const optionalString = z
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? undefined : v.trim()));
 
-// --- network-facing security settings (control plane, codec endpoint, MCP HTTP; issue 12) ---
+// --- network-facing security settings (control plane, codec endpoint, MCP HTTP) ---
 /** Comma-separated host names (no scheme or port), e.g. `control-plane,cp.example.com`. */
 const hostList = z
   .string()
@@ -98,7 +98,7 @@ const wholeNumber = (min: number, max: number) =>
       }
       return Number(v);
     });
-/** Tracing (workers/tracing.ts): also read alone by the thin clients, which load no other setting. */
+/** Tracing (plumbing/tracing.ts): also read alone by the thin clients, which load no other setting. */
 export const tracingSettings = {
   /** OTLP/HTTP collector base URL (e.g. http://localhost:4318): traces are exported there; unset = off. */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),

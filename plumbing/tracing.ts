@@ -9,7 +9,7 @@
  * The workflow-side interceptors run inside the workflow sandbox and hand finished spans to the
  * worker through a sink (`exporter`); they are always bundled (a bundle is built once, whatever
  * the runtime settings), so the worker always registers that sink. They trace a run only when it
- * was started with a trace context (workflows/lib/tracing-interceptors.ts says why).
+ * was started with a trace context (flows/lib/workflow/tracing-interceptors.ts says why).
  */
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';

@@ -83,7 +83,7 @@ declare module 'fastify' {
 
 export async function buildControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
   const app = Fastify({
-    // The processes' shared logger configuration (workers/logger.ts): same fields, redaction, stdout.
+    // The processes' shared logger configuration (plumbing/logger.ts): same fields, redaction, stdout.
     logger: {
       ...loggerOptions({ component: 'control-plane', level: options.logLevel ?? 'info' }),
       stream: options.logStream ?? logDestination(),

@@ -1,5 +1,5 @@
 /**
- * Builds the manifest our worker registers: its reasoners are the flows in contracts/flows.ts
+ * Builds the manifest our worker registers: its reasoners are the flows in flows/registry.ts
  * (input/output JSON Schemas generated with `z.toJSONSchema` from the same zod schemas the
  * workflows validate with, the flows' examples), its skills the activities it actually
  * registered (names given at run time, so flows added later appear without changes here).

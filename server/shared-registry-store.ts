@@ -1,6 +1,6 @@
 /**
  * Registrations shared by every control-plane instance: kept by `agentRegistry` workflows
- * (workflows/agent-registry.ts) on the Temporal cluster the workers already need.
+ * (flows/agent-registry/workflow.ts) on the Temporal cluster the workers already need.
  *
  *  - The agents are spread over CONTROL_PLANE_REGISTRY_SHARDS workflows by a hash of their id: a
  *    workflow's state travels whole in a query answer and a continue-as-new input, which Temporal

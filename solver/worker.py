@@ -1,7 +1,7 @@
 """The schedule solver: a Temporal activity worker (Python SDK) on task queue `agent-flows-solver`.
 
 It registers one activity, `solveSchedule`, called by name from the TypeScript workflows. The
-input is the scheduling problem built by contracts/schedule-model.ts (jobs with ordered tasks,
+input is the scheduling problem built by domain/schedule-model.ts (jobs with ordered tasks,
 resources with quantities, release and due times, the objective); the reply is the schedule
 found by Google OR-Tools CP-SAT, its status, objective, best bound and solve time.
 

@@ -124,7 +124,7 @@ export async function startStandin(
   };
 
   const app = Fastify({
-    // The processes' shared logger configuration (workers/logger.ts): same fields, redaction, stdout.
+    // The processes' shared logger configuration (plumbing/logger.ts): same fields, redaction, stdout.
     logger: options.log ? { ...loggerOptions({ component: 'standin' }), stream: logDestination() } : false,
     bodyLimit: 32 * 1024 * 1024,
     forceCloseConnections: true,

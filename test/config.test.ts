@@ -86,7 +86,8 @@ describe('configuration', () => {
     expect(result.stderr).toMatch(/MODEL_TIMEOUT_MS: .*\(got "soon"\)/);
   });
 
-  // Issue 12: every variable the processes read goes through the validated config.
+  // Every variable the processes read goes through the validated config, so a bad value stops
+  // the start instead of failing a later request.
   const problemsOf = (env: Record<string, string>): string => {
     try {
       parseConfig(env);

@@ -90,7 +90,7 @@ describe('control plane over HTTP with our workers', () => {
     const agent = body.capabilities[0];
     expect(agent).toMatchObject({ agent_id: agentId, deployment_type: 'long_running', health_status: 'active' });
     expect(agent.base_url).toBe(`temporal://${inject('temporalAddress')}/default/${h.taskQueue}`);
-    // Every flow in contracts/flows.ts, whatever has been added, and every registered activity.
+    // Every flow in flows/registry.ts, whatever has been added, and every registered activity.
     expect(agent.reasoners.map((r) => r.id)).toEqual(flows.map((f) => f.type));
     expect(agent.skills.map((s) => s.id)).toEqual(Object.keys(await createActivities(h.backends)).sort());
     for (const flow of flows) {
@@ -105,7 +105,7 @@ describe('control plane over HTTP with our workers', () => {
       tags: ['platform', 'search', 'activity'],
       invocation_target: `${agentId}:skill:searchPlatformDocs`,
     });
-    // One argument, the input object (activities take one object: issue 15).
+    // One argument, the input object (every activity takes one object).
     const [arg, ...more] = (search.input_schema as any).prefixItems;
     expect(more).toEqual([]);
     expect(arg).toMatchObject({ type: 'object', required: ['topic', 'limit'] });

@@ -1,10 +1,10 @@
 /**
- * The control plane's write and execute endpoints under hostile input (issue 9). The discovery
- * query strings are fuzzed in test/control-plane-fuzz.test.ts; this covers the rest: the
+ * The control plane's write and execute endpoints under hostile input (they face the network). The
+ * discovery query strings are fuzzed in test/control-plane-fuzz.test.ts; this covers the rest: the
  * registration body, heartbeats, deregistration, and execution (target, query, body, and each
- * flow's input). No request is answered with a 5xx other than the documented 503 "no Temporal"
- * for a valid execution; every 400 names what is wrong; execution input errors name the same
- * fields as the thin client; the registry stays consistent and survives a restart.
+ * flow's input). No request is answered with a 5xx other than the documented 503 "no Temporal" for
+ * a valid execution; every 400 names what is wrong; execution input errors name the same fields as
+ * the thin client; the registry stays consistent and survives a restart.
  *
  * No Temporal here: a control plane without a Temporal connection rejects everything it can
  * before touching Temporal, which is exactly the part under test.

@@ -1,7 +1,7 @@
 /**
- * EADS interviews under hostile input (issue 9): every update, signal and query argument of
- * `runEadsInterview` and `pursueEads` fuzzed against live workflows, and prompt injection in
- * an interview answer.
+ * EADS interviews under hostile input (a person types the answers): every update, signal and query
+ * argument of `runEadsInterview` and `pursueEads` fuzzed against live workflows, and prompt
+ * injection in an interview answer.
  *
  * Messages: a bad update argument is rejected by its validator (never reaching history), the
  * workflows stay healthy and accept a good one afterwards; queries answer or refuse with a clear

@@ -1,9 +1,10 @@
 /**
- * Hostile input (issue 9): random and adversarial values at every flow's input, through the thin
- * client AND through raw `client.workflow.start` calls that bypass it, plus the queries and
- * updates the flows define (BOM `pipelineState`, discovery `discoveryCounts`, the proposal's
- * interview and review updates). EADS messages are in test/hostile-eads.test.ts, MCP tools in
- * test/hostile-mcp.test.ts, the control-plane API in test/control-plane-fuzz.test.ts.
+ * Hostile input, since every input comes from outside: random and adversarial values at every
+ * flow's input, through the thin client AND through raw `client.workflow.start` calls that bypass
+ * it, plus the queries and updates the flows define (BOM `pipelineState`, discovery
+ * `discoveryCounts`, the proposal's interview and review updates). EADS messages are in
+ * test/hostile-eads.test.ts, MCP tools in test/hostile-mcp.test.ts, the control-plane API in
+ * test/control-plane-fuzz.test.ts.
  *
  * The properties: a bad value is refused with an error naming the field; a workflow given bad
  * input fails at once with the non-retryable `InvalidInput` (never a workflow-task failure loop

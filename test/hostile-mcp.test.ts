@@ -1,9 +1,9 @@
 /**
- * Hostile MCP tool arguments (issue 9): every tool the MCP server offers (one per flow, plus the
- * EADS tools) is called with random and adversarial arguments through the SDK's client over an
- * in-memory transport. Each bad call comes back as an MCP error (a tool result with `isError`,
- * or a protocol error for arguments that are not even an object) naming the problem; no bad call
- * starts a workflow; the server keeps answering good calls afterwards.
+ * Hostile MCP tool arguments (an AI client sends whatever it likes): every tool the MCP server
+ * offers (one per flow, plus the EADS tools) is called with random and adversarial arguments
+ * through the SDK's client over an in-memory transport. Each bad call comes back as an MCP error (a
+ * tool result with `isError`, or a protocol error for arguments that are not even an object) naming
+ * the problem; no bad call starts a workflow; the server keeps answering good calls afterwards.
  *
  * The EADS tools' deeper paths (answers to an open question, finalize) are fuzzed against a live
  * interview in test/hostile-eads.test.ts.

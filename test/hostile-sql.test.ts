@@ -1,6 +1,7 @@
 /**
- * SQL injection against the BOM flow (issue 9), asserted on what actually reached the warehouse
- * (`warehouse.executed`, every statement the DuckDB warehouse ran, with its parameters).
+ * SQL injection against the BOM flow (questions are free text), asserted on what actually reached
+ * the warehouse (`warehouse.executed`, every statement the DuckDB warehouse ran, with its
+ * parameters).
  *
  * The corpus (quotes, backticks, `;`, `--`, `/* *\/`, UNION, DROP, ATTACH/COPY, DuckDB file
  * functions, regex metacharacters, placeholders, unicode, control characters, null bytes, lone
@@ -13,7 +14,7 @@
  *     placeholder terms (so the text does not depend on the values),
  *   - a shipped query pattern rendered from the allow-list,
  * and the hostile text appears only in parameters. The guarantee rests on
- * `activities/bom-sql.ts` (builder + INFORMATION_SCHEMA allow-list) and the quoting dialect in
+ * `flows/bom/activities/sql.ts` (builder + INFORMATION_SCHEMA allow-list) and the quoting dialect in
  * `backends/warehouse/sql.ts`, not on the model: whatever the focus terms are, they only ever
  * become parameter values.
  *

@@ -1,12 +1,12 @@
 /**
- * Oversized fields at every entry point (issue 12). A validation error used to quote what it
- * was given: a 1 MB unknown input key, or a 1.2 MB `questionId` / `eadsId` in an update, made
- * the failure (message, details and stack) larger than Temporal's 2 MB payload limit, so the
- * workflow task failed forever in a hot loop. Every start of every flow (and of the `pursueEads`
- * child), every update and every signal gets a 1.2 MB field here: the start or update fails at
- * once with a short message naming the field, and the workflow stays healthy (queries answer,
- * no WorkflowTaskFailed event in its history). A `resume` (continue-as-new state) sent by a
- * starter is validated like the rest of the input.
+ * Oversized fields at every entry point, so no caller can make a failure too big to record. A
+ * validation error used to quote what it was given: a 1 MB unknown input key, or a 1.2 MB
+ * `questionId` / `eadsId` in an update, made the failure (message, details and stack) larger than
+ * Temporal's 2 MB payload limit, so the workflow task failed forever in a hot loop. Every start of
+ * every flow (and of the `pursueEads` child), every update and every signal gets a 1.2 MB field
+ * here: the start or update fails at once with a short message naming the field, and the workflow
+ * stays healthy (queries answer, no WorkflowTaskFailed event in its history). A `resume`
+ * (continue-as-new state) sent by a starter is validated like the rest of the input.
  */
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';

@@ -46,7 +46,7 @@ function recorded(history: ReturnType<typeof historyFromJSON>): Scheduled[] | un
     if (!plain) return undefined;
     const type = s.activityType?.name ?? '';
     const args: unknown[] = payloads.map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')));
-    // Scheduled before issue 15 with positional arguments: compare in today's one-object form.
+    // Scheduled by the previous release with positional arguments: compare in today's one-object form.
     const legacy = OBJECT_FORM[type] && !(args.length === 1 && typeof args[0] === 'object' && !Array.isArray(args[0]));
     out.push({ type, args: legacy ? [OBJECT_FORM[type](args)] : args });
   }

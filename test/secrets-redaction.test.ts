@@ -1,8 +1,9 @@
 /**
- * Credentials never leave a backend in an error (issue 12). A model endpoint whose error body
- * reflects the API key (as the key itself, in a quoted `?key=` URL, as a bearer token) used to
- * have it copied into the activity failure, the workflow failure (history) and the worker's log
- * lines. The Gemini wire fake plays that endpoint here; the key must appear nowhere.
+ * Credentials never leave a backend in an error, because errors end up in history and logs. A model
+ * endpoint whose error body reflects the API key (as the key itself, in a quoted `?key=` URL, as a
+ * bearer token) used to have it copied into the activity failure, the workflow failure (history)
+ * and the worker's log lines. The Gemini wire fake plays that endpoint here; the key must appear
+ * nowhere.
  */
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -13,7 +13,7 @@ const ROOT = path.resolve(__dirname, '..');
 const probe = (env: Record<string, string>) => `
 const path = require('node:path');
 const { createBackends } = require('./backends');
-const { parseConfig } = require('./contracts/config');
+const { parseConfig } = require('./plumbing/config');
 (async () => {
   const backends = await createBackends(parseConfig(${JSON.stringify(env)}));
   const loaded = Object.keys(require.cache).map((f) => path.relative(process.cwd(), f));

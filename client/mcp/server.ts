@@ -1,5 +1,5 @@
 /**
- * The MCP server: one tool per flow, generated from `contracts/flows.ts`, plus the tools that
+ * The MCP server: one tool per flow, generated from `flows/registry.ts`, plus the tools that
  * flows register through `tools.ts`. A tool call starts the flow's workflow on Temporal (or
  * attaches to the one already running for the same request), reports its `progress` query as
  * MCP progress notifications, and returns the result. When the caller cancels the request or

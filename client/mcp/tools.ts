@@ -1,5 +1,5 @@
 /**
- * The MCP server's plug-in point. Every flow in `contracts/flows.ts` gets its tool automatically
+ * The MCP server's plug-in point. Every flow in `flows/registry.ts` gets its tool automatically
  * (tool name = `flow.mcpTool`); a flow that needs more tools than "run me" (e.g. the EADS
  * pursuit controls) exports a `ToolRegistrar` and is listed in `extraToolRegistrars` below.
  *

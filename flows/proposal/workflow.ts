@@ -3,7 +3,7 @@
  * literature search → objectives → methodology → data collection plan → quality control, with a
  * bounded refinement loop, an optional review gate, and a PDF written by an activity.
  *
- * Every step moves an explicit state machine (workflows/proposal/state-machine.ts); the
+ * Every step moves an explicit state machine (flows/proposal/workflow/state-machine.ts); the
  * transitions, with workflow timestamps, come back in the result and through the
  * `proposalState` query. An unrecoverable stage error ends in the ERROR state with the message
  * in the result; retryable faults are retried by Temporal per activity.

@@ -38,7 +38,7 @@ export function parseTimeout(text: string): number | undefined {
 
 export interface ExecuteOptions {
   temporal?: TemporalAccess;
-  /** The flows this control plane can start; default: contracts/flows.ts. */
+  /** The flows this control plane can start; default: flows/registry.ts. */
   flows?: FlowDefinition[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * Activities that took positional arguments until issue 15 and one input object since: the
+ * Activities that took positional arguments in the previous release and one input object since: the
  * object form of their positional arguments, stated here independently of the activities' own
  * converters (test/unit/legacy-positional-args.test.ts checks the converters against it).
  */

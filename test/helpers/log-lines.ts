@@ -1,5 +1,5 @@
 /**
- * The JSON log lines of a process's output (workers/logger.ts), for tests that wait for a line or
+ * The JSON log lines of a process's output (plumbing/logger.ts), for tests that wait for a line or
  * read a value from one. Lines that are not JSON objects (a child's plain output) are skipped.
  */
 export function logLines(output: string): Array<Record<string, unknown>> {

@@ -1,7 +1,8 @@
 /**
- * The one zod issue formatter (contracts/common.ts) caps what it echoes (issue 12): a field
- * path built from a caller's keys, an issue message quoting an unknown key, the number of
- * issues listed, and the whole message. The thin client's validation uses the same formatter.
+ * The one zod issue formatter (contracts/common.ts) caps what it echoes, so an error never carries
+ * a caller's whole value: a field path built from a caller's keys, an issue message quoting an
+ * unknown key, the number of issues listed, and the whole message. The thin client's validation
+ * uses the same formatter.
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

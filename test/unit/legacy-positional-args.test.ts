@@ -1,8 +1,8 @@
 /**
- * Activities take one input object (issue 15); for one release they also accept the positional
- * arguments a worker of the previous release scheduled (`acceptingLegacyPositionalArgs`,
- * activities/support.ts). The helper on its own, then the wrapped activities called both ways,
- * including with the very arguments recorded in the replay corpus (what running workflows
+ * Activities take one input object; for one release they also accept the positional arguments a
+ * worker of the previous release scheduled (`acceptingLegacyPositionalArgs`,
+ * flows/lib/activities/support.ts). The helper on its own, then the wrapped activities called both
+ * ways, including with the very arguments recorded in the replay corpus (what running workflows
  * scheduled before the change).
  */
 import { arrayFromPayloads, defaultPayloadConverter } from '@temporalio/common';

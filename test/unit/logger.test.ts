@@ -1,5 +1,5 @@
 /**
- * The processes' one logger (workers/logger.ts): JSON lines with component, level, timestamp and
+ * The processes' one logger (plumbing/logger.ts): JSON lines with component, level, timestamp and
  * message; secret-bearing fields redacted; the Temporal SDK's lines through it, filtered as before.
  */
 import pino from 'pino';

@@ -1,5 +1,5 @@
 /**
- * The stand-in's request log (VERBOSE_STANDIN) is the processes' JSON logger (workers/logger.ts):
+ * The stand-in's request log (VERBOSE_STANDIN) is the processes' JSON logger (plumbing/logger.ts):
  * same fields, and a key sent in the query string (`?key=`, as Gemini's REST API accepts it) is
  * cut out of the logged url.
  */
@@ -12,7 +12,7 @@ describe('the stand-in request log', () => {
   it('writes JSON lines of the shared shape, without the key of a ?key= url', async () => {
     const apiKey = 'AIzaSyA1234567890abcdefghijklmnopqrstuv';
     const lines: string[] = [];
-    // In the test runner the process logger writes through console.log (workers/logger.ts).
+    // In the test runner the process logger writes through console.log (plumbing/logger.ts).
     vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
     const standin = await startStandin({ port: 0, log: true });
     try {

@@ -101,11 +101,11 @@ export function isInputObjectCall(args: readonly unknown[]): boolean {
  * arguments (converted by `fromLegacy`). Its type is the object form only, so workflows
  * (`proxyActivities<typeof …>`) cannot call it the old way.
  *
- * Why: until issue 15 these activities took positional arguments. An activity task keeps the
- * arguments it was scheduled with, so a task (or a retry of it) scheduled by a worker of the
+ * Why: in the previous release these activities took positional arguments. An activity task keeps
+ * the arguments it was scheduled with, so a task (or a retry of it) scheduled by a worker of the
  * previous release can run on a worker of this release after a deploy, where it would otherwise
- * read its input's fields off the first positional argument. (Workflow replay is not affected: the SDK compares an activity's
- * type and id with history, not its arguments; see docs/versioning.md.)
+ * read its input's fields off the first positional argument. (Workflow replay is not affected: the
+ * SDK compares an activity's type and id with history, not its arguments; see docs/versioning.md.)
  *
  * A call is the object form when it has exactly one argument and that argument is an object (not
  * null, not an array); anything else is the legacy form. So an object-form call is never read as
