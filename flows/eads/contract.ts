@@ -128,6 +128,12 @@ export const questionDraftSchema = z.object({
   question_type: questionTypeSchema,
   table_template: z.string().max(4000).optional(),
   choices: z.array(z.string().min(1)).max(30).optional(),
+  /**
+   * What each choice means, for people: "Flow shop: every job … the same order", in the order of
+   * `choices`. Filled from the EADS by the question step (never left to the model), so consoles
+   * show names and definitions rather than keys.
+   */
+  choice_labels: z.array(z.string().min(1).max(400)).max(30).optional(),
   help_text: z.string().max(1500),
   /** The EADS fields the question aims to fill. */
   targets: z.array(z.string()).min(1).max(20),

@@ -51,6 +51,7 @@ import type { ProgressTracker } from '../lib/workflow/progress';
 import { interviewContext, InterviewSession, type PursuitChoice } from './workflow/interview-session';
 import { MODEL_REJECTED, modelRejection, pursueEads, STOP_ON_MODEL_REJECTION_PATCH } from './workflow/pursue-eads';
 import { scheduleAfterInterview } from './workflow/schedule-step';
+import { lowerLegacyTimeLimit, SCHEDULE_TIME_LIMIT_CAP_PATCH } from '../schedule/contract';
 
 export { pursueEads };
 
@@ -72,7 +73,11 @@ const { chooseNextEads } = proxyActivities<EadsActivities>(
 );
 
 export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterviewOutput> {
-  const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, rawInput);
+  // A schedule time limit above the cap is refused, except in interviews recorded before the cap:
+  // they keep going with it lowered. (Asked only of such inputs: other histories stay as they were.)
+  const lowered = lowerLegacyTimeLimit(rawInput, ['schedule']);
+  const raw = lowered === rawInput || patched(SCHEDULE_TIME_LIMIT_CAP_PATCH) ? rawInput : lowered;
+  const { input, progress } = beginFlow(runEadsInterviewFlow.type, runEadsInterviewFlow.input, raw);
   const session = new InterviewSession(input);
   setHandler(eadsInterviewQuery, () => session.view());
   setHandler(nextEadsQuery, () => session.nextEads);

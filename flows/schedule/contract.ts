@@ -5,6 +5,7 @@
  *
  * Imported by workflow code: deterministic, no I/O.
  */
+import { defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, type FlowDefinition } from '../../contracts/common';
 import {
@@ -20,6 +21,89 @@ import {
 export const SOLVER_TASK_QUEUE = 'agent-flows-solver';
 /** The solver activity's name, as the Python worker registers it. */
 export const SOLVE_SCHEDULE_ACTIVITY = 'solveSchedule';
+
+/**
+ * The longest solve a request may ask for (`timeLimitSeconds`), in seconds. The solver worker may
+ * cap it lower (SOLVER_TIME_LIMIT_SECONDS, default 30). Every solve also ends: an infeasible
+ * instance's explanation takes at most the same time again.
+ */
+export const MAX_TIME_LIMIT_SECONDS = 60;
+/** The bound before MAX_TIME_LIMIT_SECONDS: runs recorded with it are read with their limit lowered. */
+const LEGACY_MAX_TIME_LIMIT_SECONDS = 600;
+/** The `patched()` id of rejecting time limits above MAX_TIME_LIMIT_SECONDS at the workflow's start. */
+export const SCHEDULE_TIME_LIMIT_CAP_PATCH = 'schedule-time-limit-cap';
+
+/**
+ * The raw input of a run recorded before the cap, with a `timeLimitSeconds` between the cap and
+ * the old bound lowered to the cap (at `path`, e.g. ['schedule'] in an interview's input), so
+ * that it passes the schema again on replay instead of failing a run that is already under way.
+ * Anything else is returned as it is (the same object), for the schema to judge.
+ */
+export function lowerLegacyTimeLimit(raw: unknown, path: string[] = []): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const record = raw as Record<string, unknown>;
+  if (path.length > 0) {
+    const [head, ...rest] = path as [string, ...string[]];
+    const inner = lowerLegacyTimeLimit(record[head], rest);
+    return inner === record[head] ? raw : { ...record, [head]: inner };
+  }
+  const limit = record.timeLimitSeconds;
+  return typeof limit === 'number' && limit > MAX_TIME_LIMIT_SECONDS && limit <= LEGACY_MAX_TIME_LIMIT_SECONDS
+    ? { ...record, timeLimitSeconds: MAX_TIME_LIMIT_SECONDS }
+    : raw;
+}
+
+/**
+ * Where a request stands on the solver worker, sent by the worker to the requesting workflow
+ * (solver/worker.py): waiting for a slot with `ahead` requests to be served first, or solving
+ * (`admitted`: its turn on that worker). `lane` is long when its time limit is above the worker's
+ * short-job bound: long jobs share `longSlots` of the `slots`, the rest are kept for short ones.
+ */
+export const solverQueueUpdateSchema = z.object({
+  seq: z.number().int().min(0).max(1e9),
+  state: z.enum(['waiting', 'solving']),
+  ahead: z.number().int().min(0).max(1e6).optional(),
+  admitted: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  lane: z.enum(['short', 'long']),
+  slots: z.number().int().min(1).max(1e4),
+  longSlots: z.number().int().min(1).max(1e4),
+  running: z.number().int().min(0).max(1e4),
+});
+export type SolverQueueUpdate = z.infer<typeof solverQueueUpdateSchema>;
+/** The solver worker's signal to a waiting or solving `scheduleFromScr` run. */
+export const solverQueueSignal = defineSignal<[unknown]>('solverQueue');
+
+/** The progress detail for a request waiting on the solver worker. */
+export function describeSolverWait(update: SolverQueueUpdate): string {
+  const ahead = update.ahead ?? 0;
+  const lane =
+    update.lane === 'long' ? ` (long jobs share ${update.longSlots} of the solver's ${update.slots} slot(s))` : '';
+  return `waiting for a solver slot, ${ahead} ahead${lane}`;
+}
+
+/** Longest caller key: Temporal's fairness keys are at most 64 bytes. */
+const MAX_CALLER_CHARS = 64;
+
+/**
+ * Who is asking for a solve, for the solver worker's round robin between callers (sent as the
+ * activity's Temporal fairness key): the fairness key the run was started with (a client may name
+ * its tenant), else the workflow at the root of the run (an interview for its schedule step), else
+ * the run's own workflow. A claim, not an authenticated identity: see docs/schedule.md.
+ * Printable ASCII of at most 64 characters: a longer or unusual id keeps a readable prefix and a hash.
+ */
+export function solverCaller(info: {
+  workflowId: string;
+  root?: { workflowId: string } | null;
+  priority?: { fairnessKey?: string } | null;
+}): string {
+  const key = info.priority?.fairnessKey || info.root?.workflowId || info.workflowId;
+  if (/^[\x21-\x7e]{1,64}$/.test(key)) return key;
+  // FNV-1a over the UTF-16 code units: stable, deterministic, no Node built-ins (workflow code).
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  const prefix = key.replace(/[^\x21-\x7e]+/g, '_').slice(0, MAX_CALLER_CHARS - 10);
+  return `${prefix}~${hash.toString(16).padStart(8, '0')}`;
+}
 
 const timeUnitSchema = z.enum(Object.keys(TIME_UNITS) as [TimeUnit, ...TimeUnit[]]);
 const timeSchema = z.object({ value: z.number().min(0).max(1e6), units: timeUnitSchema }).strict();
@@ -46,8 +130,8 @@ export const scheduleOptionsSchema = z
     dueDates: z.enum(['soft', 'hard']).default('soft'),
     /** Overrides the firm's objective. */
     objective: z.enum(['makespan', 'total-tardiness']).optional(),
-    /** Solver time limit; capped by the solver worker's SOLVER_TIME_LIMIT_SECONDS. */
-    timeLimitSeconds: z.number().min(0.1).max(600).optional(),
+    /** Solver time limit in seconds (at most MAX_TIME_LIMIT_SECONDS); capped by the solver worker's SOLVER_TIME_LIMIT_SECONDS. */
+    timeLimitSeconds: z.number().min(0.1).max(MAX_TIME_LIMIT_SECONDS).optional(),
     /** Also write the Gantt chart (SVG and PNG) to the artifact folder. */
     chart: z.boolean().default(true),
   })

@@ -74,6 +74,8 @@ export async function createHarness(
      * their activities, and the stand-in answers their model tasks (unless `rules` says otherwise).
      */
     flows?: readonly FlowModule[];
+    /** A namespace of the dev server's other than `default` (test/setup/global.ts lists them). */
+    namespace?: string;
   } = {},
 ): Promise<Harness> {
   installQuietRuntime();
@@ -90,11 +92,13 @@ export async function createHarness(
   const dataConverter = options.payloadKey
     ? dataConverterFromEnv({ AGENT_FLOWS_PAYLOAD_KEY: options.payloadKey })
     : undefined;
-  const client = new Client({ connection, namespace: 'default', dataConverter });
+  const namespace = options.namespace ?? 'default';
+  const client = new Client({ connection, namespace, dataConverter });
   const taskQueue = `test-${randomUUID().slice(0, 8)}`;
   const worker = await createFlowWorker({
     connection: nativeConnection,
     backends,
+    namespace,
     taskQueue,
     ...(options.flows ? { flows: options.flows } : { workflowBundle: { codePath: inject('workflowBundlePath') } }),
     dataConverter: dataConverter ?? {},

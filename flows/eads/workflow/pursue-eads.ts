@@ -62,6 +62,14 @@ const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyAc
 export const FREE_UNREAD_TABLE_PATCH = 'eads-unread-table-costs-no-budget';
 
 /**
+ * An answer to a choice question that names none of the choices ("flow shop" before plain answers
+ * were read, "hmm, a bit of both") costs no budget the first time: the next question spells the
+ * choices out, and a second miss records the field as undetermined. Behind a patch: older
+ * executions charged it.
+ */
+export const FREE_UNREAD_CHOICE_PATCH = 'eads-unread-choice-costs-no-budget';
+
+/**
  * A model that rejects a request (invalid key, bad request: HTTP 400/401/403/404, non-retryable)
  * will reject the next ones too. The pursuit then fails with that rejection and the interview
  * stops on it (runEadsInterview), instead of failing pursuit after pursuit until maxPursuits.
@@ -218,6 +226,10 @@ async function refine(
       refinement.free = true;
       refinement.notes =
         `${refinement.notes} The table could not be read, so this question is not charged to the budget.`.trim();
+    } else if (pursuit.mayWaiveCharge(reply.unreadChoice) && patched(FREE_UNREAD_CHOICE_PATCH)) {
+      pursuit.waiveCharge();
+      refinement.free = true;
+      refinement.notes = `${refinement.notes} This question is not charged to the budget.`.trim();
     }
     return refinement;
   } catch (err) {

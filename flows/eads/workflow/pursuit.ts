@@ -288,9 +288,9 @@ export class Pursuit {
     this.current = null;
   }
 
-  /** A table answer that could not be read may be asked again for free, a few times per pursuit. */
-  mayWaiveCharge(unreadTable: boolean | undefined): boolean {
-    return !!unreadTable && (this.state.freeQuestions ?? 0) < MAX_FREE_QUESTIONS;
+  /** An answer that could not be read (a table, a choice) may be asked again for free, a few times per pursuit. */
+  mayWaiveCharge(unread: boolean | undefined): boolean {
+    return !!unread && (this.state.freeQuestions ?? 0) < MAX_FREE_QUESTIONS;
   }
 
   waiveCharge(): void {
