@@ -234,10 +234,12 @@ export class Vocabulary {
     let best: { index: number; run: string[]; level: number } | null = null;
     runs.forEach((whole, index) => {
       // In a scene ("Orion Interconnect stops supplying us") a run may be the part and then what
-      // happens to it: its longest beginning that grounds is the part. Elsewhere a run is whole.
+      // happens to it, told with a verb form ("-ing", "-ed"): its longest beginning that grounds
+      // is the part. Otherwise a run is whole ("stepper drivers" is not "stepper").
       const ends = options.scene ? whole.map((_, k) => whole.length - k) : [whole.length];
       for (const end of ends) {
         const run = whole.slice(0, end);
+        if (end < whole.length && !whole.slice(end).some((w) => VERB_FORM.test(w))) continue;
         if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
         if (run.length === words.length) continue;
         const grounded = this.ground(run.join(' '));
@@ -334,6 +336,9 @@ export class Vocabulary {
       .map(([name]) => name);
   }
 }
+
+/** A word shaped like a verb's "-ing" or "-ed" form: what a scene says happens to its part. */
+const VERB_FORM = /^[a-z]{2,}(?:ing|ed)$/;
 
 /** A phrase's runs of words, split where no part name goes on: frame words, auxiliaries, "not". */
 export function phraseRuns(phrase: string): string[][] {

@@ -86,10 +86,10 @@ export const pipelineStateSchema = z.object({
       }),
     )
     .default([]),
-  /** Excluded phrases ("but not Y") that match no part: nothing was left out for them. */
-  excluded_missing: z.array(z.string()).default([]),
-  /** Missing phrase → its words nothing in the data means ("resettable fuses" → ["resettable"]). */
-  not_understood: z.record(z.string(), z.array(z.string())).default({}),
+  /** Excluded phrases ("but not Y") that match no part: nothing was left out for them (absent: none). */
+  excluded_missing: z.array(z.string()).optional(),
+  /** Missing phrase → its words nothing in the data means ("resettable fuses" → ["resettable"]; absent: none). */
+  not_understood: z.record(z.string(), z.array(z.string())).optional(),
   /** Phrases that match no value of the BOM tables: the question has no answer for them. */
   missing_terms: z.array(z.string()).default([]),
   /** "any": a BOM using one of the concepts; "all": a BOM using every one ("A and B"). */

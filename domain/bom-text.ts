@@ -60,6 +60,7 @@ export function isPhraseBoundary(word: string): boolean {
     isClauseVerb(w) ||
     SUBORDINATORS.has(w) ||
     PRONOUNS.has(w) ||
+    SUPPLY_ROLES.has(w) ||
     w === 'not' ||
     w === 'no' ||
     !/[\p{L}\p{N}]/u.test(w)
@@ -196,6 +197,13 @@ const QUESTION_WORDS = new Set('which what where who whom whose how list show fi
 /** Words that open a condition or a situation: "If our supplier of X went bust, which …". */
 const SUBORDINATORS = new Set(
   'if suppose supposing assuming imagine when whenever once unless provided given because since after'.split(' '),
+);
+/**
+ * Who provides a part, in a scene ("our LDO supplier went bust", "the maker of X"): the part is
+ * next to these words, never one of them.
+ */
+const SUPPLY_ROLES = new Set(
+  'supplier suppliers vendor vendors maker makers manufacturer manufacturers distributor distributors'.split(' '),
 );
 /** Pronouns that point back at a part named elsewhere ("… which boards use them?"). */
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));

@@ -32,8 +32,6 @@ export class BomPipeline {
       search_terms: [],
       concepts: [],
       missing_terms: [],
-      excluded_missing: [],
-      not_understood: {},
       match: 'any',
       scope: 'direct',
       parent_kind: null,
@@ -101,8 +99,10 @@ export class BomPipeline {
       ...(c.exclude ? { exclude: c.exclude } : {}),
     }));
     state.missing_terms = resolved.missing_terms ?? [];
-    state.excluded_missing = resolved.excluded_missing ?? [];
-    state.not_understood = resolved.unclear ?? {};
+    // Set only when there is something to say, so a question without exclusions or unknown
+    // words keeps the state it always had.
+    if (resolved.excluded_missing?.length) state.excluded_missing = resolved.excluded_missing;
+    if (resolved.unclear && Object.keys(resolved.unclear).length) state.not_understood = resolved.unclear;
     state.match = resolved.match ?? 'any';
     state.scope = resolved.scope ?? 'direct';
     state.parent_kind = resolved.parent_kind ? `${resolved.parent_kind.term} (${resolved.parent_kind.column})` : null;
@@ -167,7 +167,7 @@ export function exclusionNote(state: PipelineState): string {
   const notes = [
     ...(boms.length ? [`Left out: the ${kind} that also use ${quoted(boms)}.`] : []),
     ...(lines.length ? [`Not counted: ${quoted(lines)} (the parts asked for, other than these).`] : []),
-    ...(state.excluded_missing.length
+    ...(state.excluded_missing?.length
       ? [
           `Nothing was left out for ${state.excluded_missing.map((t) => `"${t}"`).join(', ')}: no part in the BOM tables matches it.`,
         ]
@@ -178,7 +178,7 @@ export function exclusionNote(state: PipelineState): string {
 
 /** "did not understand …" for the missing phrases whose words nothing in the data means. */
 function notUnderstood(state: PipelineState): string {
-  const words = Object.entries(state.not_understood).filter(([, w]) => w.length > 0);
+  const words = Object.entries(state.not_understood ?? {}).filter(([, w]) => w.length > 0);
   if (!words.length) return '';
   return ` Not understood: ${words.map(([term, w]) => `${w.map((x) => `"${x}"`).join(', ')} in "${term}"`).join('; ')}.`;
 }
@@ -199,7 +199,7 @@ export function noSuchPartText(state: PipelineState, closest: Record<string, str
         ? ` (${found.join(', ')} alone would match, but the question asks for ${state.match === 'all' ? 'all of them' : 'that part'}).`
         : '.') +
       notUnderstood(state),
-    'Did you mean one of these parts (nearest first)?',
+    'Did you mean one of these parts?',
     ...lines,
   ].join('\n');
 }
