@@ -510,10 +510,24 @@ export class Grounder {
     const runs = phraseRuns(phrase);
     for (const run of runs) {
       if (run.length < 2 || !isGenericHead(run[run.length - 1])) continue;
-      const qualifier = this.vocabulary.groundWithCorrection(run.slice(0, -1).join(' '));
+      // The qualifier must name parts, not only an assembly or a product ("GPS" of "GPS
+      // Tracker" makes "GPS module" no part of the data).
+      const words = run.slice(0, -1);
+      if (this.names.length && !words.every((w) => /\d/.test(w) || this.names.some((n) => nameHolds(n.name, w))))
+        continue;
+      const qualifier = this.vocabulary.groundWithCorrection(words.join(' '));
       if (qualifier.level !== null) return { ...qualifier, asked: phrase, via: 'qualifier' };
     }
-    if (lexical.level !== null) return { ...lexical, via: 'words' };
+    // Its words on one item in any order ("25MHz crystal"): words of parts, not of an assembly's
+    // or a product's name ("GPS module" is not "Battery module for GPS Tracker").
+    const partWords = (g: GroundedConcept) =>
+      !this.names.length ||
+      g.term
+        .split(/\s+/)
+        // Specs ("100uF", "TO-92") are no part of a name: the vocabulary checked them already.
+        .filter((w) => !isStopWord(w) && !/\d/.test(w))
+        .every((w) => this.names.some((n) => nameHolds(n.name, w)));
+    if (lexical.level !== null && partWords(lexical)) return { ...lexical, via: 'words' };
     let best: GroundedConcept | undefined;
     for (const run of runs) {
       const decided = await this.byMeaning(run);
@@ -524,6 +538,10 @@ export class Grounder {
     const { unknown } = this.splitKnown(named.split(' ').filter((w) => !isPhraseBoundary(w)));
     return {
       ...lexical,
+      level: null,
+      columns: { 1: [], 2: [], 3: [] },
+      example: null,
+      any_order: undefined,
       asked: named,
       unclear: unknown.length ? unknown : named.split(' '),
       nearest: await this.nearest(named),

@@ -11,6 +11,7 @@ import type { ColumnInfo } from '../backends/warehouse/types';
 import { bomSettingsSchema, type BomSettings, type StrategyNumber } from '../contracts/bom';
 import {
   cosineSimilarity,
+  exactForms,
   isIdentifierLike,
   isStopWord,
   itemNumbersIn,
@@ -346,43 +347,60 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     meaning: Meaning | undefined,
     allow: ColumnAllowList,
   ): Promise<{ column: string; term: string; top: boolean } | undefined> {
-    const isTop = async (column: string, term: string) => {
-      const built = buildKindUsageQuery({ dialect: warehouse.dialect, allow, kind: { column, term } });
-      return (await count('bom-kind-usage', built)) === 0;
+    const isTop = (column: string, term: string) =>
+      cached(`${warehouse.name}:${allow.dataset}:kind-top:${column}:${term}`, async () => {
+        const built = buildKindUsageQuery({ dialect: warehouse.dialect, allow, kind: { column, term } });
+        return (await count('bom-kind-usage', built)) === 0;
+      });
+    // A kind is a value the BOMs' own items hold ("SUBASSEMBLY", "PRODUCT"), never one only parts
+    // hold ("SENSOR" in "Which sensor boards …" is no kind of BOM).
+    const heldByBoms = async (column: string, term: string) => {
+      const forms = new Set(exactForms(term));
+      return (await itemValuesOf(allow, column, true)).some((v) => forms.has(v.toLowerCase()));
     };
-    if (parsed.subject) {
-      const words = parsed.subject.split(' ');
+    // The subject first, then the words that asked for the top of the BOMs wherever they stood
+    // ("What happens to our finished goods if …").
+    for (const phrase of [parsed.subject, parsed.topLevelWords]) {
+      if (!phrase) continue;
+      const words = phrase.split(' ');
       const pairs = words.slice(1).map((w, i) => `${words[i]} ${w}`);
-      for (const candidate of [parsed.subject, ...pairs.reverse(), ...[...words].reverse()]) {
-        const hit = vocabulary.ground(candidate).columns[1].find((c) => itemColumns.includes(c));
-        if (hit) return { column: hit, term: candidate, top: await isTop(hit, candidate) };
+      for (const candidate of [phrase, ...pairs.reverse(), ...[...words].reverse()]) {
+        for (const hit of vocabulary.ground(candidate).columns[1].filter((c) => itemColumns.includes(c))) {
+          if (await heldByBoms(hit, candidate)) return { column: hit, term: candidate, top: await isTop(hit, candidate) };
+        }
       }
     }
     if (!meaning || !parsed.subjectText) return undefined;
     // The kinds a BOM itself can be: the few values of a column that only the BOMs' own items
     // hold (their type, category …), not their names, and not what any part may be too (a
     // status, a unit).
-    const kinds: Array<{ column: string; value: string; name: string }> = [];
+    const kinds: Array<{ column: string; value: string; top: boolean }> = [];
     for (const column of itemColumns) {
       const values = await itemValuesOf(allow, column, true);
       if (values.length > 50) continue;
       const leaves = new Set(await itemValuesOf(allow, column, false));
       for (const n of partNames(values.filter((v) => !leaves.has(v))))
-        kinds.push({ column, value: n.name, name: n.name });
+        kinds.push({ column, value: n.name, top: await isTop(column, n.name) });
     }
-    if (kinds.length < 2) return undefined;
+    if (!kinds.some((k) => k.top)) return undefined;
     const scores = await meaning.similarities(
       parsed.subjectText,
-      kinds.map((k) => k.name),
+      kinds.map((k) => k.value),
     );
-    const order = scores.map((score, i) => ({ score, i })).sort((a, b) => b.score - a.score);
-    const [best, second] = order;
-    if (best.score < MEANING_THRESHOLDS.kindFloor || best.score - (second?.score ?? 0) < MEANING_THRESHOLDS.kindMargin)
+    // Only the kind the BOMs end in is taken by meaning, against the kinds that are not ("the
+    // things we sell" are products; "assemblies" is a way of saying "BOMs", not subassemblies).
+    // Two names of that kind (FINISHED_GOOD, PRODUCT) are one choice, not rivals.
+    const best = (top: boolean) =>
+      kinds.reduce<{ i: number; score: number }>(
+        (b, k, i) => (k.top === top && scores[i] > b.score ? { i, score: scores[i] } : b),
+        { i: -1, score: -1 },
+      );
+    const top = best(true);
+    const other = best(false);
+    if (top.score < MEANING_THRESHOLDS.kindFloor || top.score - Math.max(0, other.score) < MEANING_THRESHOLDS.kindMargin)
       return undefined;
-    const kind = kinds[best.i];
-    // Only the kind the BOMs end in is taken by meaning: "assemblies" is a way of saying "BOMs",
-    // not the subassemblies alone.
-    return (await isTop(kind.column, kind.value)) ? { column: kind.column, term: kind.value, top: true } : undefined;
+    const kind = kinds[top.i];
+    return { column: kind.column, term: kind.value, top: true };
   }
 
   return {

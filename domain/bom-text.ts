@@ -152,6 +152,8 @@ export interface ParsedBomQuestion {
    * where a part is the subject of the clause and the words after it are what happens to it.
    */
   scene: boolean;
+  /** The words that asked for the top of the BOMs ("finished goods", "end products"), wherever they stood. */
+  topLevelWords: string | null;
 }
 
 /** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
@@ -208,10 +210,10 @@ const SUPPLY_ROLES = new Set(
 /** Pronouns that point back at a part named elsewhere ("… which boards use them?"). */
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
 /** Words that join part phrases; "and"-like ones mean every phrase must be on the BOM. */
-const OR_WORDS = new Set(['or', 'nor', '/', 'and/or']);
+const OR_WORDS = new Set(['or', '/', 'and/or']);
 const AND_WORDS = new Set(['and', '&', 'plus']);
 /** Exclusions whose parts the BOM must not use at all. */
-const WITHOUT_WORDS = new Set(['without', 'lacking', 'minus']);
+const WITHOUT_WORDS = new Set(['without', 'lack', 'lacks', 'lacking', 'minus', 'neither']);
 /** Two-word and one-word markers of "the parts asked for, other than these". */
 const OTHER_THAN_PAIRS = new Set(['other than', 'apart from', 'aside from', 'except for', 'save for', 'rather than']);
 const OTHER_THAN_WORDS = new Set(['except', 'excepting', 'excluding', 'exclude', 'besides', 'bar']);
@@ -409,7 +411,7 @@ function takeExclusions(tokens: string[]): Exclusions {
     while (kept.length && joining.includes(kept[kept.length - 1])) kept.pop();
     let chunk: string[] = [];
     for (const w of span) {
-      if (OR_WORDS.has(w) || AND_WORDS.has(w) || w === ',' || w === 'nor') {
+      if (OR_WORDS.has(w) || AND_WORDS.has(w) || w === ',' || (w === 'nor' && t === 'neither')) {
         if (chunk.length) excluded.push(chunk);
         chunk = [];
       } else chunk.push(w);
@@ -431,7 +433,8 @@ interface ClauseReading {
 
 /** A clause's subject (before its verb) and object (what it uses), by its usage verb. */
 function readClause(tokens: string[]): ClauseReading {
-  const active = tokens.findIndex((t) => ACTIVE_PIVOTS.has(t));
+  // "has to be redesigned", "need to stop": a verb of use before "to" is a modal, not a use.
+  const active = tokens.findIndex((t, i) => ACTIVE_PIVOTS.has(t) && tokens[i + 1] !== 'to');
   const passive = tokens.findIndex(
     (t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)),
   );
@@ -461,6 +464,8 @@ function readClause(tokens: string[]): ClauseReading {
     // The subject ends at the clause's verb ("which products | are affected"), four words at most.
     const end = tokens.findIndex((w, k) => k >= j && (INVERTED.has(w) || isClauseVerb(w) || PASSIVE_PIVOTS.has(w)));
     subjectWords = tokens.slice(wh, Math.min(end < 0 ? tokens.length : end, j + 4));
+    // The subject is the kind of BOM asked about, never a part ("which sensor boards lack X").
+    return { object: [...tokens.slice(0, wh), ...tokens.slice(wh + subjectWords.length)], subjectWords, pivot: false };
   }
   return { object: tokens, subjectWords, pivot: false };
 }
@@ -518,7 +523,8 @@ function namesNothing(object: string[]): boolean {
 export function parseBomQuestion(question: string): ParsedBomQuestion {
   const text = normaliseQuestion(question);
   const lower = ` ${text.replace(/[;,]/g, ' ').replace(/\s+/g, ' ').trim()} `;
-  const scope: WhereUsedScope = TOP_LEVEL_PHRASES.some((p) => lower.includes(` ${p} `)) ? 'top_level' : 'direct';
+  const topLevelWords = TOP_LEVEL_PHRASES.find((p) => lower.includes(` ${p} `)) ?? null;
+  const scope: WhereUsedScope = topLevelWords ? 'top_level' : 'direct';
   const excluded: string[] = [];
   let exclusion: ParsedBomQuestion['exclusion'] = null;
   const clauses = splitClauses(parseTokens(text)).map((clause) => {
@@ -570,6 +576,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     excluded: excluded.filter((e) => !concepts.includes(e)),
     exclusion: excluded.length ? exclusion : null,
     scene: fromScene,
+    topLevelWords,
   };
 }
 
