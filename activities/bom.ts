@@ -366,7 +366,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       const pairs = words.slice(1).map((w, i) => `${words[i]} ${w}`);
       for (const candidate of [phrase, ...pairs.reverse(), ...[...words].reverse()]) {
         for (const hit of vocabulary.ground(candidate).columns[1].filter((c) => itemColumns.includes(c))) {
-          if (await heldByBoms(hit, candidate)) return { column: hit, term: candidate, top: await isTop(hit, candidate) };
+          if (await heldByBoms(hit, candidate))
+            return { column: hit, term: candidate, top: await isTop(hit, candidate) };
         }
       }
     }
@@ -397,7 +398,10 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       );
     const top = best(true);
     const other = best(false);
-    if (top.score < MEANING_THRESHOLDS.kindFloor || top.score - Math.max(0, other.score) < MEANING_THRESHOLDS.kindMargin)
+    if (
+      top.score < MEANING_THRESHOLDS.kindFloor ||
+      top.score - Math.max(0, other.score) < MEANING_THRESHOLDS.kindMargin
+    )
       return undefined;
     const kind = kinds[top.i];
     return { column: kind.column, term: kind.value, top: true };
