@@ -133,6 +133,11 @@ export interface ConceptQuery {
   /** Strategy 2 searches each word on its own, all in the same value, in any order. */
   anyOrder?: boolean;
   /**
+   * Only parts match, not an assembly or a product whose name holds the words ("charger" is the
+   * "Battery charger IC", not the "Main controller board for Hearing Aid Charger").
+   */
+  partsOnly?: boolean;
+  /**
    * A part the question excludes: `bom` leaves out the BOMs that use it ("X but not Y"),
    * `component` leaves out its lines from the other parts' ("sensors other than accelerometers").
    */
@@ -235,12 +240,21 @@ export function buildStrategyQuery(options: {
   const params: Record<string, SqlParam> = {};
   const arrayTypes: NonNullable<BuiltQuery['arrayTypes']> = {};
   const refsOf = (c: ConceptQuery) => (c.columns?.length ? columnRefs(c.columns) : defaultRefs);
-  const conditionOf = (c: ConceptQuery, i: number) => conceptCondition(d, c, i, refsOf(c), params, arrayTypes);
+  // A component that is itself some BOM's parent is an assembly: `own.item` is set for it.
+  const partsOnly = concepts.some((c) => c.partsOnly);
+  const onlyParts = (c: ConceptQuery, condition: string) =>
+    c.partsOnly ? `(${condition} AND own.item IS NULL)` : condition;
+  const conditionOf = (c: ConceptQuery, i: number) =>
+    onlyParts(c, conceptCondition(d, c, i, refsOf(c), params, arrayTypes));
   const included = concepts.filter((c) => !c.exclude);
   const excludesLines = concepts.some((c) => c.exclude === 'component');
   const excludesBoms = concepts.some((c) => c.exclude === 'bom');
   const sameShape = concepts.every(
-    (c) => !c.anyOrder && c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join(),
+    (c) =>
+      !c.anyOrder &&
+      c.strategy === concepts[0].strategy &&
+      refsOf(c).join() === refsOf(concepts[0]).join() &&
+      !c.partsOnly === !concepts[0].partsOnly,
   );
   let conceptConditions: string[];
   /** "X but not Y": the conditions a BOM (or top-level item) must have none of. */
@@ -261,7 +275,7 @@ export function buildStrategyQuery(options: {
       concepts.forEach((c, i) => (params[`term_${i}`] = c.substring ?? c.term));
       conditions = refs.flatMap((ref) => concepts.map((_, i) => d.containsText(`LOWER(${ref})`, `term_${i}`)));
     }
-    conceptConditions = [`(${conditions.join('\n    OR ')})`];
+    conceptConditions = [onlyParts(concepts[0], `(${conditions.join('\n    OR ')})`)];
   } else {
     // One condition per concept, each with its own parameter, so "and" can ask for all of them.
     const built = concepts.map((c, i) => ({ c, condition: conditionOf(c, i) }));
@@ -296,6 +310,7 @@ export function buildStrategyQuery(options: {
   const t = (table: string) => d.table(allow.dataset, table);
   const col = (alias: string, column: string) => `${alias}.${d.column(column)}`;
   const hasActive = allow.has('bom_details.is_active');
+  const ownJoin = `LEFT JOIN (SELECT DISTINCT ${col('pl', 'parent_item_number')} AS item FROM ${t('bom_details')} pl) own ON own.item = ${col('c', 'item_number')}`;
   const activeFilter = hasActive ? `${col('bd', 'is_active')} = TRUE\n  AND ` : '';
   // The kind of BOM the question names ("finished goods", "subassemblies"): an item column value.
   let parentKindCondition: string | undefined;
@@ -330,6 +345,7 @@ export function buildStrategyQuery(options: {
       `    ${col('c', 'item_description')} AS component_description, 1 AS depth, ${flags.join(', ')}`,
       `  FROM ${t('bom_details')} bd`,
       `  JOIN ${t('item_master')} c ON ${col('c', 'item_number')} = ${col('bd', 'component_item_number')}`,
+      ...(partsOnly ? [`  ${ownJoin}`] : []),
       `  WHERE ${activeFilter}(${matchedConditions.join('\n    OR ')})`,
       '  UNION ALL',
       `  SELECT ${col('up', 'parent_item_number')}, m.component, m.component_description, m.depth + 1, ${carried.join(', ')}`,
@@ -365,6 +381,7 @@ export function buildStrategyQuery(options: {
     `  COUNT(*) OVER () AS total_rows`,
     `FROM ${t('bom_details')} bd`,
     `JOIN ${t('item_master')} c ON ${col('c', 'item_number')} = ${col('bd', 'component_item_number')}`,
+    ...(partsOnly ? [ownJoin] : []),
     `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = ${col('bd', 'parent_item_number')}`,
     `WHERE ${activeFilter}(${matchedConditions.join('\n    OR ')})${parentKindCondition ? `\n  AND ${parentKindCondition}` : ''}`,
     `GROUP BY ${col('bd', 'parent_item_number')}, ${col('p', 'item_description')}`,

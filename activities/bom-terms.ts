@@ -58,6 +58,11 @@ export interface GroundedConcept {
   unclear?: string[];
   nearest?: string[];
   /**
+   * The phrase names parts (a leaf part's name holds its words): assemblies and products whose
+   * own names hold the words do not match ("wireless" is the SoC, not "Wireless module for X").
+   */
+  parts_only?: boolean;
+  /**
    * An excluded part ("but not Y", "other than Y"): `bom`, the BOMs that use it are left out;
    * `component`, its lines are (the parts asked for, other than these).
    */
@@ -505,6 +510,16 @@ export class Grounder {
   }
 
   async ground(phrase: string, options: { scene?: boolean } = {}): Promise<GroundedConcept> {
+    const grounded = await this.groundPhrase(phrase, options);
+    // Matched inside descriptions (not a whole category value), and some part's name holds all
+    // its words: only parts answer it.
+    if (grounded.level === null || grounded.level < 2 || !this.names.length) return grounded;
+    const words = grounded.term.split(/\s+/).filter((w) => !isStopWord(w) && !/\d/.test(w));
+    const named = words.length > 0 && this.names.some((n) => words.every((w) => nameHolds(n.name, w)));
+    return named ? { ...grounded, parts_only: true } : grounded;
+  }
+
+  private async groundPhrase(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
     const lexical = this.vocabulary.groundWithCorrection(phrase, options);
     if (lexical.level !== null && !lexical.any_order) return { ...lexical, via: 'words' };
     const runs = phraseRuns(phrase);

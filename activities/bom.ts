@@ -729,6 +729,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             ...(c.substring ? { substring: c.substring } : {}),
             ...(c.any_order ? { anyOrder: true } : {}),
             ...(c.exclude ? { exclude: c.exclude } : {}),
+            ...(c.parts_only ? { partsOnly: true } : {}),
           };
         });
       let built;

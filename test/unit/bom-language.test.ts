@@ -41,6 +41,7 @@ CREATE OR REPLACE TABLE shop.item_master AS SELECT * FROM (VALUES
   ('P-007', 'Serial flash 8Mb', 'MEMORY', 'COMPONENT', 'ACTIVE', 'Evergreen Silicon'),
   ('P-008', 'Touch display 4.3in', 'DISPLAYS', 'COMPONENT', 'ACTIVE', 'Evergreen Silicon'),
   ('P-009', 'Thermoblock heater 1300W', 'HEATERS', 'COMPONENT', 'ACTIVE', 'Delta Thermal'),
+  ('P-010', 'Control knob', 'KNOBS', 'COMPONENT', 'ACTIVE', 'Brightwater'),
   ('A-101', 'Hydraulic unit for Barista One', 'SUBASSEMBLY', 'SUBASSEMBLY', 'ACTIVE', 'In-house'),
   ('A-102', 'Control board for Barista One', 'SUBASSEMBLY', 'SUBASSEMBLY', 'ACTIVE', 'In-house'),
   ('A-103', 'Hydraulic unit for Barista Two', 'SUBASSEMBLY', 'SUBASSEMBLY', 'ACTIVE', 'In-house'),
@@ -53,6 +54,7 @@ CREATE OR REPLACE TABLE shop.bom_details AS SELECT * FROM (VALUES
   ('A-101', 'P-009', TRUE),
   ('A-102', 'P-007', TRUE), ('A-102', 'P-008', TRUE), ('A-102', 'P-006', TRUE),
   ('A-103', 'P-002', TRUE), ('A-103', 'P-004', TRUE), ('A-103', 'P-006', TRUE), ('A-103', 'P-009', TRUE),
+  ('A-103', 'P-010', TRUE),
   ('A-199', 'P-007', TRUE), ('A-199', 'P-005', TRUE),
   ('F-001', 'A-101', TRUE), ('F-001', 'A-102', TRUE),
   ('F-002', 'A-103', TRUE), ('F-002', 'P-008', FALSE)
@@ -312,6 +314,17 @@ describe('exclusions, overlap and kinds in SQL (both dialects)', () => {
       });
       // The spare board (A-199) has a probe and no parent: it is no product.
       expect(await ids(dialect, withProbe)).toEqual(['F-001']);
+      // A part word: the control knob's BOM, not the product whose control board holds the word.
+      expect(await ids(dialect, build([concept('control', 2)]))).toEqual(['A-103', 'F-001']);
+      expect(await ids(dialect, build([concept('control', 2, { partsOnly: true })]))).toEqual(['A-103']);
+      expect(
+        await ids(
+          dialect,
+          build([concept('control', 2, { partsOnly: true })], 'top_level', {
+            parentKind: { column: 'item_master.item_type', term: 'finished good' },
+          }),
+        ),
+      ).toEqual(['F-002']);
     });
 
     it(`${dialect.name}: tells whether two phrases share a part, and which kinds the BOMs end in`, async () => {
@@ -407,6 +420,13 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(absent.resolved.closest?.['peristaltic pump']?.[0]).toBe('PUMPS');
     const scene = await answer('If our supplier of milk frothers went bust, which products would be hit?');
     expect(scene.resolved.missing_terms).toEqual(['milk frothers']);
+  });
+
+  it('answers a part word with parts, not with the assemblies whose names hold it', async () => {
+    // "Control board for Barista One" (in F-001) is an assembly; the control knob (in A-103) a part.
+    const { resolved, ids } = await answer('Which BOMs have a control?');
+    expect(resolved.concepts?.[0]).toMatchObject({ term: 'control', parts_only: true });
+    expect(ids).toEqual(['A-103']);
   });
 
   it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {
