@@ -20,10 +20,13 @@ import {
   type Recommendation,
 } from '../contracts/eads';
 import {
+  choiceFromPlainAnswer,
+  choiceLabel,
   computeCompleteness,
   eligibleEads,
   refinementSchema,
   topicRank,
+  UNDETERMINED,
   type EadsField,
   type JsonObject,
 } from '../domain/eads-structure';
@@ -150,6 +153,86 @@ export function rankFixture(
     })
     .sort((a, b) => b.score - a.score);
   return { facts, tables };
+}
+
+/** At most this many facts of a surrogate firm go into one answer's prompt. */
+const MAX_SURROGATE_FACTS = 24;
+
+const sameWords = (a: string, b: string) =>
+  a.toLowerCase().replace(/\s+/g, ' ').trim() === b.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/** "Flow shop: every job … in the same order" for each of `keys`, from the field's choices. */
+function choiceLabels(field: EadsField, keys: string[]): string[] {
+  const all = (field.choices ?? []).map((c) => c.key);
+  return keys.map((key) => {
+    const c = field.choices?.find((x) => x.key === key);
+    const label = choiceLabel(key, all);
+    return truncate(c?.definition ? `${label}: ${c.definition}` : label, 400);
+  });
+}
+
+/** A question already asked, put another way: a choice with its options numbered, else a plainer request. */
+function askedAnotherWay(question: QuestionDraft, field: EadsField | undefined): Partial<QuestionDraft> {
+  if (question.question_type === 'choice' && field?.choices?.length) {
+    const keys = field.choices.map((c) => c.key);
+    const labels = choiceLabels(field, keys);
+    return {
+      question: `To put it another way, which of these comes closest? ${labels.map((l, i) => `${i + 1}) ${l}`).join(' ')}`,
+      choices: keys,
+      choice_labels: labels,
+      help_text: 'A number is enough; say so if none fits.',
+    };
+  }
+  const what = field ? field.name.replace(/\?$/, '').replace(/-+/g, ' ') : 'this';
+  return { question: `To put it another way: what can you tell us about the ${what}? ${question.question}` };
+}
+
+/**
+ * The choice a question asked for, settled by code where a model must not decide: a plain answer
+ * (a number, the key, the choice's name) is taken as it is, whatever the model made of it; a
+ * choice still open after it was asked twice is recorded as UNDETERMINED rather than left to look
+ * unasked; and every choice taken is confirmed in the notes in words ("Understood: Flow shop —
+ * …"), so the person sees what was understood.
+ */
+function settleChoice(
+  fields: EadsField[],
+  args: { question: AskedQuestion; answer: string; asked: AskedSummary[] },
+  update: Record<string, unknown>,
+): { notes: string; unread: boolean } {
+  const notes: string[] = [];
+  let unread = false;
+  for (const name of args.question.targets) {
+    const field = fields.find((f) => f.name === name);
+    if (!field?.choices?.length || field.multiple || field.derived) continue;
+    const keys = field.choices.map((c) => c.key);
+    const plain = choiceFromPlainAnswer(args.answer, field.choices);
+    if (field.kind === 'boolean') {
+      if (plain && update[name] === undefined) update[name] = plain === 'yes';
+      if (typeof update[name] === 'boolean') notes.push(`Understood: ${update[name] ? 'yes' : 'no'} to "${name}".`);
+      continue;
+    }
+    if (field.kind !== 'text') continue;
+    if (plain) update[name] = plain;
+    const value = update[name];
+    if (typeof value === 'string' && keys.includes(value)) {
+      const c = field.choices.find((x) => x.key === value)!;
+      notes.push(
+        `Understood: ${choiceLabel(value, keys)}${c.definition ? ` — ${c.definition.replace(/\.$/, '')}` : ''}.`,
+      );
+      continue;
+    }
+    // Not a choice (a model's free text) or nothing: open, and asked again once in other words.
+    delete update[name];
+    const askedBefore = args.asked.filter((a) => a.targets.includes(name)).length;
+    if (askedBefore >= 1) {
+      update[name] = UNDETERMINED;
+      notes.push(`Still not clear after asking again: "${name}" is recorded as undetermined.`);
+    } else {
+      unread = true;
+      notes.push(`The answer did not say which choice fits "${name}"; the next question spells the choices out.`);
+    }
+  }
+  return { notes: notes.join(' '), unread };
 }
 
 export interface OrchestratorArgs extends OrchestratorRequest {
@@ -352,8 +435,9 @@ export function createEadsActivities({ model, config }: Backends) {
             objective: args.asked.length === 0 ? truncate(eads.objective, 900) : firstSentence(eads.objective, 200),
           },
           // Derived fields are not asked about: their name is enough.
+          // Choices with their definitions, so a question asked again can spell them out.
           remaining_fields: remaining.map((f) =>
-            f.derived ? { name: f.name, kind: f.kind, derived: true } : fieldForPrompt(f, false),
+            f.derived ? { name: f.name, kind: f.kind, derived: true } : fieldForPrompt(f, !f.multiple),
           ),
           asked: args.asked.slice(-12).map((a) => ({
             targets: a.targets,
@@ -376,6 +460,12 @@ export function createEadsActivities({ model, config }: Backends) {
         question.table_template = tableTemplate(main.columns);
       if (question.question_type === 'choice' && !question.choices?.length && main?.choices)
         question.choices = main.choices.map((c) => c.key);
+      if (question.question_type === 'choice' && main?.choices?.length)
+        question.choice_labels = choiceLabels(main, question.choices ?? []);
+      else delete question.choice_labels;
+      // The same words again get the same answer: a question asked before is put another way.
+      if (args.asked.some((a) => sameWords(a.question, question.question)))
+        Object.assign(question, askedAnotherWay(question, main));
       return { question, interviewer: interviewer.type, usage };
     },
 
@@ -406,13 +496,13 @@ export function createEadsActivities({ model, config }: Backends) {
           },
           // Retrieval first, to keep the prompt small: the best table for a table question, else the best facts.
           // A table counts when it has at least two of the template's columns (under any name).
+          // Every fact (a firm's briefing is short), the likeliest first: words shared with the
+          // question are no reliable guide to which fact answers it ("working hours" is not "how
+          // work moves"), so the model judges by meaning among them all.
           facts:
             args.question.question_type === 'table' && tables[0]?.matched >= 2
               ? []
-              : facts
-                  .slice(0, 3)
-                  .filter((x) => x.score > 0)
-                  .map((x) => x.fact),
+              : facts.slice(0, MAX_SURROGATE_FACTS).map((x) => x.fact),
           tables:
             args.question.question_type === 'table'
               ? tables
@@ -443,6 +533,8 @@ export function createEadsActivities({ model, config }: Backends) {
       commitNotes: string;
       exhausted: boolean;
       unreadTable: boolean;
+      /** A choice question whose answer named no choice, asked for the first time: not charged, asked again with the choices spelled out. */
+      unreadChoice?: boolean;
       usage: TokenUsage;
     }> {
       const eads = requireEads(args.eadsId);
@@ -497,7 +589,9 @@ export function createEadsActivities({ model, config }: Backends) {
         },
         schema,
       });
-      const update = Object.fromEntries(Object.entries(data.update).filter(([, v]) => v !== undefined));
+      const update: Record<string, unknown> = Object.fromEntries(
+        Object.entries(data.update).filter(([, v]) => v !== undefined),
+      );
       // Judged by code, not the model: a table question answered with rows (pipes or tabs) of which
       // no targeted table field could be read. The pursuit then does not charge the question.
       const tableTargets = eads.fields
@@ -505,7 +599,16 @@ export function createEadsActivities({ model, config }: Backends) {
         .map((f) => f.name);
       const unreadTable =
         tableTargets.length > 0 && tableTargets.every((t) => update[t] === undefined) && /\||\t/.test(args.answer);
-      return { update, commitNotes: data.commit_notes, exhausted: data.exhausted, unreadTable, usage };
+      const choice = settleChoice(eads.fields, args, update);
+      const commitNotes = [choice.notes, data.commit_notes].filter(Boolean).join(' ');
+      return {
+        update,
+        commitNotes,
+        exhausted: data.exhausted && !choice.unread,
+        unreadTable,
+        ...(choice.unread ? { unreadChoice: true } : {}),
+        usage,
+      };
     },
   };
 }

@@ -9,6 +9,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
 import { DATA_DIR } from '../backends';
+import { runArtifactName } from './artifact-names';
 import {
   formatTimeline,
   type ProposalDocument,
@@ -19,6 +20,9 @@ import {
 
 export interface ProposalPdfInput {
   workflowId: string;
+  /** The run writing it (with its namespace): the file is named per run. */
+  runId?: string;
+  namespace?: string;
   /** Workflow time of the render, ISO 8601 (keeps the PDF's date deterministic per run). */
   generatedAt: string;
   profile: UserProfile;
@@ -44,9 +48,12 @@ const LINK_COLOR = '#1a4d8f';
 const TEXT_COLOR = '#1b1b1b';
 const MUTED = '#555555';
 
-/** Safe file name from a workflow id (ids may contain anything the caller chose). */
-export function pdfFileName(workflowId: string): string {
-  return `${workflowId.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 150) || 'proposal'}.pdf`;
+/**
+ * Safe file name for a run's PDF (ids may contain anything the caller chose): unique per run,
+ * so no other run's PDF, and no later run's under the same id, replaces the one a result names.
+ */
+export function pdfFileName(workflowId: string, run: { runId?: string; namespace?: string } = {}): string {
+  return `${runArtifactName({ workflowId, runId: run.runId ?? '', namespace: run.namespace }, 80)}.pdf`;
 }
 
 export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Buffer; pages: number; links: number }> {
@@ -316,7 +323,7 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
 export async function writeProposalPdf(input: ProposalPdfInput, dir: string): Promise<ProposalPdfInfo> {
   const { buffer, pages, links } = await renderProposalPdf(input);
   await mkdir(dir, { recursive: true });
-  const file = path.join(dir, pdfFileName(input.workflowId));
+  const file = path.join(dir, pdfFileName(input.workflowId, input));
   const tmp = `${file}.${process.pid}.tmp`;
   await writeFile(tmp, buffer);
   await rename(tmp, file);

@@ -3,7 +3,6 @@
  * returns the original design's contract, validated by zod; the literature comes from the search backend
  * and is cited by result id, so every URL in a proposal is one the search returned.
  */
-import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
 import { z } from 'zod';
@@ -28,6 +27,7 @@ import {
   type UserProfile,
 } from '../contracts/proposal';
 import { checkFeasibility, combineQuality } from '../domain/proposal-quality';
+import { currentRun } from './artifact-names';
 import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './proposal-pdf';
 import { ModelTask, WebSearchTask } from '../contracts/model-tasks';
 import { acceptingLegacyPositionalArgs, askModel, backendCall } from './support';
@@ -272,7 +272,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
         // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
         // query lets common words dominate a keyword index, a short one finds the specific studies.
         const phrases = profile.research_area
-          .split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
+          .split(/(?<!\s)\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
           .filter((p) => p.trim().length >= 3);
         const queries = [
           ...new Set([
@@ -508,10 +508,12 @@ export function createProposalActivities({ model, search, config }: Backends) {
     },
 
     /** Writes the PDF to the artifact store; only its path and a few figures go into history. */
-    async renderProposalPdf(input: Omit<ProposalPdfInput, 'workflowId'>): Promise<ProposalPdfInfo> {
-      const workflowId = Context.current().info.workflowExecution?.workflowId ?? 'proposal';
+    async renderProposalPdf(
+      input: Omit<ProposalPdfInput, 'workflowId' | 'runId' | 'namespace'>,
+    ): Promise<ProposalPdfInfo> {
+      const run = currentRun() ?? { workflowId: 'proposal', runId: '' };
       // backendCall for its heartbeats (the workflow declares a heartbeat time-out) and cancellation.
-      return backendCall(() => writeProposalPdf({ ...input, workflowId }, path.join(artifactDir, 'research-proposal')));
+      return backendCall(() => writeProposalPdf({ ...input, ...run }, path.join(artifactDir, 'research-proposal')));
     },
   };
 }

@@ -4,12 +4,12 @@
  *
  * The solving itself is the Python worker's activity (`solveSchedule`, solver/worker.py).
  */
-import { Context } from '@temporalio/activity';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Backends } from '../backends';
 import { slugify } from '../contracts/common';
 import type { MinizincResults } from '../contracts/schedule';
+import { currentRun, runArtifactName } from './artifact-names';
 import { ganttSvg } from './schedule-chart';
 
 export interface ScheduleArtifactsInput {
@@ -57,11 +57,10 @@ export async function writeScheduleArtifacts(
 export function createScheduleActivities({ config }: Pick<Backends, 'config'>) {
   const dir = path.join(path.resolve(config?.ARTIFACT_DIR ?? 'out'), 'schedule');
   return {
-    /** Writes the .mzn/.dzn and the Gantt chart; named after the workflow run, so re-runs keep earlier files. */
+    /** Writes the .mzn/.dzn and the Gantt chart, named after the workflow run: each run keeps its own files. */
     async writeScheduleArtifacts(input: ScheduleArtifactsInput): Promise<ScheduleArtifacts> {
-      const info = Context.current().info.workflowExecution;
-      const name = info ? `${slugify(info.workflowId, 60)}-${info.runId.slice(-8)}` : slugify(input.projectId, 40);
-      return writeScheduleArtifacts(input, dir, name);
+      const run = currentRun();
+      return writeScheduleArtifacts(input, dir, run ? runArtifactName(run) : slugify(input.projectId, 40));
     },
   };
 }

@@ -111,7 +111,9 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
       }
       out(`\n[${question.id}] ${question.question}`);
       if (question.help_text) out(`  (${question.help_text})`);
-      if (question.choices?.length) out(`  choices: ${question.choices.join(' | ')}`);
+      // People read names and meanings; a number, a name or their own words are all accepted.
+      if (question.choices?.length)
+        (question.choice_labels ?? question.choices).forEach((c, i) => out(`  ${i + 1}) ${c}`));
       if (question.table_template) out(`  reply as a table, then an empty line:\n${question.table_template}`);
       out(
         `  budget left ${status.budget_remaining} (this question costs ${question.budget_cost}); completeness ${status.completeness}`,

@@ -2,6 +2,13 @@
  * The shared agent registry (many control-plane instances, docs/scale-out.md): one long-running
  * `agentRegistry` workflow per namespace holds every registration; control-plane instances change
  * it with Updates and read it with Queries. Also the shapes the local journal stores.
+ *
+ * Anyone who reaches the Temporal frontend can send an Update, so the workflow accepts a change
+ * only with a proof it can check: the change is sent as the exact text a control plane signed
+ * (Ed25519, key derived from CONTROL_PLANE_REGISTRY_KEY; the workflow holds only the public key),
+ * naming the namespace, shard and run chain it is for, when it was signed and a one-time nonce. A client
+ * without the key cannot make one, and a signed change read back from history is refused when
+ * sent again (its nonce was used, or it is older than PROOF_WINDOW_MS).
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { AgentOwner } from './agent-owner';
@@ -50,6 +57,51 @@ export interface AgentRegistryState {
   version: number;
   /** Bumped by every heartbeat: instances poll it to refresh last-heartbeat times. */
   beats: number;
+  /**
+   * The control planes' public key (Ed25519, 64 hex characters) that every change must be signed
+   * with. A run without one (started before changes were signed) accepts no change.
+   */
+  key?: string;
+  /** Nonces of the signed changes accepted within the last PROOF_WINDOW_MS -> when each was signed. */
+  nonces?: Record<string, number>;
+}
+
+/**
+ * A signed change is accepted only within this long of the workflow's clock (either side, for
+ * clock skew between the control plane and the Temporal server); its nonce is remembered as long.
+ */
+export const PROOF_WINDOW_MS = 5 * 60 * 1000;
+/**
+ * Longest signed text the workflow looks at: checking a signature hashes the whole text, so an
+ * unauthenticated sender's work is bounded before anything else. Temporal refuses payloads past
+ * 2 MB by default; a registration body is at most CONTROL_PLANE_MAX_MANIFEST_BYTES (1 MB default).
+ */
+export const MAX_SIGNED_CHARS = 4 * 1024 * 1024;
+
+/** What a control plane signs: one change, for one shard of one namespace, once. */
+export type RegistryOperation =
+  { op: 'put'; arg: RegistryPut } | { op: 'beats'; arg: RegistryBeat[] } | { op: 'remove'; arg: RegistryRemove };
+export type SignedRegistryOperation = RegistryOperation & {
+  v: 1;
+  namespace: string;
+  /** The shard's workflow id. */
+  shard: string;
+  /**
+   * The shard's execution chain (the id of its first run; continue-as-new keeps it): a change
+   * signed for a run that was since terminated and started again is refused by the new one,
+   * which does not know the old one's nonces.
+   */
+  chain: string;
+  /** When it was signed (the control plane's clock, ms). */
+  issued: number;
+  /** 32 hex characters, random: a change is accepted once. */
+  nonce: string;
+};
+/** An Update's argument: the signed text exactly as signed (JSON of a SignedRegistryOperation) and its signature. */
+export interface SignedUpdate {
+  signed: string;
+  /** Ed25519 signature of the UTF-8 bytes of `signed`, 128 hex characters. */
+  sig: string;
 }
 
 export interface RegistryPut {
@@ -74,17 +126,37 @@ export interface RegistryRemove {
 
 export const registryPutUpdate = defineUpdate<
   { created: boolean; changed: boolean; agent: StoredAgent },
-  [RegistryPut]
+  [SignedUpdate]
 >('registryPut');
 /** Heartbeats batched per instance; the answer says, per beat, whether the agent is known. */
-export const registryBeatsUpdate = defineUpdate<boolean[], [RegistryBeat[]]>('registryBeats');
+export const registryBeatsUpdate = defineUpdate<boolean[], [SignedUpdate]>('registryBeats');
 export const registryRemoveUpdate = defineUpdate<
   { removed: boolean; remainingInstances: number; agent: StoredAgent | null },
-  [RegistryRemove]
+  [SignedUpdate]
 >('registryRemove');
-export const registryAgentsQuery = defineQuery<{ version: number; agents: StoredAgent[] }>('registryAgents');
+
+/**
+ * Which key the answering run checks changes with, and which run answered: a control plane trusts
+ * an answer only when the key is its own (otherwise someone else started the shard, or it predates
+ * signed changes), and replaces that run.
+ */
+export interface RegistryAnswerKey {
+  key: string | null;
+  runId: string;
+  /** The execution chain the answering run belongs to: changes are signed for it. */
+  chain: string;
+}
+export const registryAgentsQuery = defineQuery<{ version: number; agents: StoredAgent[] } & RegistryAnswerKey>(
+  'registryAgents',
+);
 export const registryAgentQuery = defineQuery<StoredAgent | null, [string]>('registryAgent');
-export const registryVersionQuery = defineQuery<{ version: number; beats: number }>('registryVersion');
+/** One agent with the key that vouches for it (ownership decisions use this one). */
+export const registryAgentCheckedQuery = defineQuery<{ agent: StoredAgent | null } & RegistryAnswerKey, [string]>(
+  'registryAgentChecked',
+);
+export const registryVersionQuery = defineQuery<{ version: number; beats: number } & RegistryAnswerKey>(
+  'registryVersion',
+);
 /** agent id -> instance id -> last heartbeat: small, for refreshing health between full reads. */
 export const registryHeartbeatsQuery = defineQuery<{
   beats: number;

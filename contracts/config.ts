@@ -117,8 +117,13 @@ export const networkSecuritySettings = {
   CONTROL_PLANE_MAX_SCHEMA_DEPTH: wholeNumber(8, 1000).transform((v) => v ?? 64),
   /** Bearer token the codec endpoint requires (`temporal --codec-auth "Bearer <token>"`). */
   CODEC_AUTH_TOKEN: optionalString,
-  /** Open MCP HTTP sessions at most; an `initialize` beyond it is answered 503. */
+  /**
+   * Open MCP HTTP sessions at most; a new one closes an idle one first (503 only when every
+   * session has a call running).
+   */
   MCP_MAX_SESSIONS: wholeNumber(1, 10_000).transform((v) => v ?? 100),
+  /** Open MCP HTTP sessions one client (remote address) holds at most; default a quarter of MCP_MAX_SESSIONS. */
+  MCP_MAX_SESSIONS_PER_CLIENT: wholeNumber(1, 10_000),
   /** An MCP HTTP session with no request and no running call for this long is closed. */
   MCP_SESSION_IDLE_MS: wholeNumber(1000, 24 * 60 * 60 * 1000).transform((v) => v ?? 10 * 60 * 1000),
 };
@@ -163,6 +168,14 @@ const processSettings = {
   MCP_PORT: port.default(8787),
   /** Bearer token every MCP HTTP request must carry, when set. */
   MCP_TOKEN: optionalString,
+  /**
+   * Keys the workflow ids of MCP tool calls, so a retried call attaches across MCP server
+   * restarts and replicas; default a random key per process. At least 16 characters.
+   */
+  MCP_WORKFLOW_ID_SECRET: optionalString.refine(
+    (v) => v === undefined || v.length >= 16,
+    'expected at least 16 characters (openssl rand -base64 32)',
+  ),
   /** Tests only: the queue the MCP server starts flows on. */
   MCP_TASK_QUEUE: z
     .string()
@@ -283,6 +296,10 @@ export const configSchema = z
     EADS_FIXTURES_DIR: z.string().min(1).default('data/eads-fixtures'), // runEadsInterview: surrogate-expert firm fixtures
     SOLVER_TIME_LIMIT_SECONDS: decimal(0.1, 3600).default(30), // scheduleFromScr: the CP-SAT solver worker's cap on one solve
     SOLVER_WORKERS: int(1, 64).default(2), // scheduleFromScr: CP-SAT search threads per solve
+    SOLVER_MAX_CONCURRENT: int(1, 64).default(2), // scheduleFromScr: searches the solver worker runs at once
+    SOLVER_LONG_SLOTS: int(1, 64).optional(), // scheduleFromScr: of those, the most long jobs may hold (default: all but one, kept for short jobs)
+    SOLVER_SHORT_JOB_SECONDS: decimal(0.1, 3600).default(10), // scheduleFromScr: a solve with a time limit up to this is a short job
+    SOLVER_QUEUE: int(0, 10_000).default(64), // scheduleFromScr: requests the solver worker takes beyond the running ones, served in its fair order
     CONTROL_PLANE_URL: z.url().optional(), // control plane: the worker registers its manifest there when set (npm start sets it)
     CONTROL_PLANE_TOKEN: optionalString, // control plane: bearer token required on /api/* and sent by the worker, when set
     CONTROL_PLANE_STORE: z.string().min(1).default('.temporal/control-plane-agents.jsonl'), // control plane: registration journal (survives restarts)
@@ -335,6 +352,11 @@ export const configSchema = z
       .default('agent-registry'),
     /** How many registry workflows share the agents; fixed for a deployment (an agent's shard is a hash of its id). */
     CONTROL_PLANE_REGISTRY_SHARDS: z.coerce.number().int().min(1).max(256).default(32),
+    /**
+     * Shared registry: the secret every control-plane instance shares; the registry workflows accept
+     * only changes signed with a key derived from it. Default: the registration token.
+     */
+    CONTROL_PLANE_REGISTRY_KEY: optionalString,
     /** How often each instance asks the shared registry whether another instance changed it. */
     CONTROL_PLANE_REGISTRY_POLL_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),

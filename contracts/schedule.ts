@@ -5,10 +5,13 @@
  *
  * Imported by workflow code: deterministic, no I/O.
  */
+import { defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, type FlowDefinition } from './common';
+import type { JsonObject } from '../domain/eads-structure';
 import {
   formatTime,
+  scheduleWorkIssues,
   staticConflicts,
   TIME_UNITS,
   type ProblemConflict,
@@ -20,6 +23,89 @@ import {
 export const SOLVER_TASK_QUEUE = 'agent-flows-solver';
 /** The solver activity's name, as the Python worker registers it. */
 export const SOLVE_SCHEDULE_ACTIVITY = 'solveSchedule';
+
+/**
+ * The longest solve a request may ask for (`timeLimitSeconds`), in seconds. The solver worker may
+ * cap it lower (SOLVER_TIME_LIMIT_SECONDS, default 30). Every solve also ends: an infeasible
+ * instance's explanation takes at most the same time again.
+ */
+export const MAX_TIME_LIMIT_SECONDS = 60;
+/** The bound before MAX_TIME_LIMIT_SECONDS: runs recorded with it are read with their limit lowered. */
+const LEGACY_MAX_TIME_LIMIT_SECONDS = 600;
+/** The `patched()` id of rejecting time limits above MAX_TIME_LIMIT_SECONDS at the workflow's start. */
+export const SCHEDULE_TIME_LIMIT_CAP_PATCH = 'schedule-time-limit-cap';
+
+/**
+ * The raw input of a run recorded before the cap, with a `timeLimitSeconds` between the cap and
+ * the old bound lowered to the cap (at `path`, e.g. ['schedule'] in an interview's input), so
+ * that it passes the schema again on replay instead of failing a run that is already under way.
+ * Anything else is returned as it is (the same object), for the schema to judge.
+ */
+export function lowerLegacyTimeLimit(raw: unknown, path: string[] = []): unknown {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  const record = raw as Record<string, unknown>;
+  if (path.length > 0) {
+    const [head, ...rest] = path as [string, ...string[]];
+    const inner = lowerLegacyTimeLimit(record[head], rest);
+    return inner === record[head] ? raw : { ...record, [head]: inner };
+  }
+  const limit = record.timeLimitSeconds;
+  return typeof limit === 'number' && limit > MAX_TIME_LIMIT_SECONDS && limit <= LEGACY_MAX_TIME_LIMIT_SECONDS
+    ? { ...record, timeLimitSeconds: MAX_TIME_LIMIT_SECONDS }
+    : raw;
+}
+
+/**
+ * Where a request stands on the solver worker, sent by the worker to the requesting workflow
+ * (solver/worker.py): waiting for a slot with `ahead` requests to be served first, or solving
+ * (`admitted`: its turn on that worker). `lane` is long when its time limit is above the worker's
+ * short-job bound: long jobs share `longSlots` of the `slots`, the rest are kept for short ones.
+ */
+export const solverQueueUpdateSchema = z.object({
+  seq: z.number().int().min(0).max(1e9),
+  state: z.enum(['waiting', 'solving']),
+  ahead: z.number().int().min(0).max(1e6).optional(),
+  admitted: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  lane: z.enum(['short', 'long']),
+  slots: z.number().int().min(1).max(1e4),
+  longSlots: z.number().int().min(1).max(1e4),
+  running: z.number().int().min(0).max(1e4),
+});
+export type SolverQueueUpdate = z.infer<typeof solverQueueUpdateSchema>;
+/** The solver worker's signal to a waiting or solving `scheduleFromScr` run. */
+export const solverQueueSignal = defineSignal<[unknown]>('solverQueue');
+
+/** The progress detail for a request waiting on the solver worker. */
+export function describeSolverWait(update: SolverQueueUpdate): string {
+  const ahead = update.ahead ?? 0;
+  const lane =
+    update.lane === 'long' ? ` (long jobs share ${update.longSlots} of the solver's ${update.slots} slot(s))` : '';
+  return `waiting for a solver slot, ${ahead} ahead${lane}`;
+}
+
+/** Longest caller key: Temporal's fairness keys are at most 64 bytes. */
+const MAX_CALLER_CHARS = 64;
+
+/**
+ * Who is asking for a solve, for the solver worker's round robin between callers (sent as the
+ * activity's Temporal fairness key): the fairness key the run was started with (a client may name
+ * its tenant), else the workflow at the root of the run (an interview for its schedule step), else
+ * the run's own workflow. A claim, not an authenticated identity: see docs/schedule.md.
+ * Printable ASCII of at most 64 characters: a longer or unusual id keeps a readable prefix and a hash.
+ */
+export function solverCaller(info: {
+  workflowId: string;
+  root?: { workflowId: string } | null;
+  priority?: { fairnessKey?: string } | null;
+}): string {
+  const key = info.priority?.fairnessKey || info.root?.workflowId || info.workflowId;
+  if (/^[\x21-\x7e]{1,64}$/.test(key)) return key;
+  // FNV-1a over the UTF-16 code units: stable, deterministic, no Node built-ins (workflow code).
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193) >>> 0;
+  const prefix = key.replace(/[^\x21-\x7e]+/g, '_').slice(0, MAX_CALLER_CHARS - 10);
+  return `${prefix}~${hash.toString(16).padStart(8, '0')}`;
+}
 
 const timeUnitSchema = z.enum(Object.keys(TIME_UNITS) as [TimeUnit, ...TimeUnit[]]);
 const timeSchema = z.object({ value: z.number().min(0).max(1e6), units: timeUnitSchema }).strict();
@@ -46,8 +132,8 @@ export const scheduleOptionsSchema = z
     dueDates: z.enum(['soft', 'hard']).default('soft'),
     /** Overrides the firm's objective. */
     objective: z.enum(['makespan', 'total-tardiness']).optional(),
-    /** Solver time limit; capped by the solver worker's SOLVER_TIME_LIMIT_SECONDS. */
-    timeLimitSeconds: z.number().min(0.1).max(600).optional(),
+    /** Solver time limit in seconds (at most MAX_TIME_LIMIT_SECONDS); capped by the solver worker's SOLVER_TIME_LIMIT_SECONDS. */
+    timeLimitSeconds: z.number().min(0.1).max(MAX_TIME_LIMIT_SECONDS).optional(),
     /** Also write the Gantt chart (SVG and PNG) to the artifact folder. */
     chart: z.boolean().default(true),
   })
@@ -69,7 +155,18 @@ export const scheduleFromScrInput = z
       .refine((v) => JSON.stringify(v).length <= MAX_SCR_CHARS, `must be at most ${MAX_SCR_CHARS} characters of JSON`),
   })
   .extend(scheduleOptionsSchema.shape)
-  .strict();
+  .strict()
+  .superRefine((input, ctx) => {
+    // The work the SCR implies (orders × steps, tasks × resources, table and name sizes), checked
+    // here so that no workflow task builds a problem too large to schedule or to send anywhere.
+    const merged = input.scr.merged_scr === mergedScrOf(input.scr);
+    for (const issue of scheduleWorkIssues(mergedScrOf(input.scr) as JsonObject, input.orders?.length ?? 0))
+      ctx.addIssue({
+        code: 'custom',
+        path: issue.path.length ? ['scr', ...(merged ? ['merged_scr'] : []), ...issue.path] : ['orders'],
+        message: issue.message,
+      });
+  });
 export type ScheduleFromScrInput = z.input<typeof scheduleFromScrInput>;
 
 /** What the solver activity returns (solver/worker.py). */
@@ -195,22 +292,21 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
     };
   });
   const makespan = reply.makespan;
+  // Each resource's uses, gathered in one pass over the tasks (jobs and problem jobs share their order).
+  const usesOf = new Map<string, Array<{ start: number; end: number; units: number; product: string }>>();
+  jobs.forEach((job, j) => {
+    job.steps.forEach((s, i) => {
+      for (const u of problem.jobs[j]!.tasks[i]!.uses) {
+        const list = usesOf.get(u.resource) ?? [];
+        list.push({ start: s.start, end: s.end, units: u.units, product: job.product });
+        usesOf.set(u.resource, list);
+      }
+    });
+  });
   const resources = problem.resources.map((r) => {
-    const uses: Array<{ start: number; end: number; units: number; product: string }> = [];
-    for (const job of jobs) {
-      const problemJob = problem.jobs.find((j) => j.id === job.id)!;
-      job.steps.forEach((s, i) => {
-        for (const u of problemJob.tasks[i]!.uses)
-          if (u.resource === r.name) uses.push({ start: s.start, end: s.end, units: u.units, product: job.product });
-      });
-    }
+    const uses = usesOf.get(r.name) ?? [];
     const busy = uses.reduce((n, u) => n + (u.end - u.start) * u.units, 0);
-    let peak = 0;
-    for (const u of uses)
-      peak = Math.max(
-        peak,
-        uses.filter((v) => v.start <= u.start && u.start < v.end).reduce((n, v) => n + v.units, 0),
-      );
+    const peak = peakUnits(uses);
     // A changeover: consecutive uses of the resource (in start order) for different products.
     const ordered = [...uses].sort((a, b) => a.start - b.start);
     const changeovers = ordered.reduce((n, u, i) => n + (i > 0 && ordered[i - 1]!.product !== u.product ? 1 : 0), 0);
@@ -249,6 +345,30 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
     resources,
     conflicts: reply.conflicts.map((c) => ({ ...c })),
   };
+}
+
+/**
+ * The most units in use at once: at each use's start, the units of the uses running then
+ * (start <= t < end). A sweep over the sorted starts and ends, not a scan of all uses per use:
+ * this runs in workflow code, on up to SCHEDULE_LIMITS.tasks tasks. Uses without a slot (NaN)
+ * count nowhere, as before.
+ */
+export function peakUnits(uses: ReadonlyArray<{ start: number; end: number; units: number }>): number {
+  const events: Array<[time: number, delta: number]> = [];
+  for (const u of uses) {
+    if (!(u.start < u.end)) continue; // NaN, or a use that holds nothing at any instant
+    events.push([u.start, u.units], [u.end, -u.units]);
+  }
+  // Ends before starts at the same instant: a use that ends at t is not running at t.
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let running = 0;
+  let peak = 0;
+  for (let i = 0; i < events.length; i++) {
+    running += events[i]![1];
+    const last = i + 1 === events.length || events[i + 1]![0] !== events[i]![0];
+    if (last && events[i]![1] > 0) peak = Math.max(peak, running);
+  }
+  return peak;
 }
 
 /** One line: status, objective in the firm's time units, gap when not proven optimal, jobs. */

@@ -22,6 +22,7 @@ import * as bomText from '../domain/bom-text';
 import * as eadsStructure from '../domain/eads-structure';
 import * as proposalQuality from '../domain/proposal-quality';
 import * as prpSchema from '../domain/prp-schema';
+import * as registryProof from '../domain/registry-proof';
 import * as scheduleModel from '../domain/schedule-model';
 
 export const PRELOADED = {
@@ -40,6 +41,7 @@ export const PRELOADED = {
   eadsStructure,
   proposalQuality,
   prpSchema,
+  registryProof,
   scheduleModel,
 };
 

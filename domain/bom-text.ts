@@ -266,10 +266,11 @@ function normaliseQuestion(question: string): string {
 /** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/" ";". */
 function parseTokens(text: string): string[] {
   const tokens: string[] = [];
-  const clean = text.replace(/['’]s\b/g, '');
   const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*|[,&/;]/gu;
-  for (let m = re.exec(clean); m; m = re.exec(clean)) {
-    tokens.push(m[0].toLowerCase().replace(/[-_]+$/, ''));
+  // The possessive-free text once, not once per token (that was quadratic in the question).
+  const plain = text.replace(/['’]s\b/g, '');
+  for (let m = re.exec(plain); m; m = re.exec(plain)) {
+    tokens.push(m[0].toLowerCase().replace(/(?<![-_])[-_]+$/, ''));
   }
   return tokens.filter((t) => t.length > 0);
 }

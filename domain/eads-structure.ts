@@ -144,18 +144,95 @@ export function kindOf(value: Json): FieldKind {
 /** Enumerations in a comment: lines like ` 3) delivery-schedules : they miss promise dates`. */
 export function parseChoices(comment: string): Choice[] {
   const choices: Choice[] = [];
-  const re = /^\s*\d+\)\s*([A-Za-z][\w?-]*)\s*:\s*(.+)$/gm;
+  // Horizontal whitespace only: `\s` would let one line's match attempt run over every following empty line.
+  const re = /^[ \t]*\d+\)[ \t]*([A-Za-z][\w?-]*)[ \t]*:(.+)$/gm;
   for (let m = re.exec(comment); m; m = re.exec(comment)) {
     if (!choices.some((c) => c.key === m![1])) choices.push({ key: m[1], definition: m[2].trim() });
   }
   return choices.length >= 2 ? choices : [];
 }
 
+/**
+ * A choice field that stayed unsettled after it was asked again with its choices spelled out:
+ * recorded explicitly, so the SCR says "we asked and could not tell" rather than leaving a gap
+ * that looks unasked, or holding a guess. It matches no `applies-when`, so no EADS that assumes
+ * a particular choice is pursued on it.
+ */
+export const UNDETERMINED = 'UNDETERMINED';
+
+const words = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean);
+
+/**
+ * A readable name for a choice key: its words, without those most of the field's keys share
+ * ("FLOW-SHOP-SCHEDULING-PROBLEM" among other "...-PROBLEM" keys reads "Flow shop").
+ */
+export function choiceLabel(key: string, allKeys: readonly string[] = [key]): string {
+  const own = words(key);
+  const counts = new Map<string, number>();
+  for (const k of allKeys) for (const w of new Set(words(k))) counts.set(w, (counts.get(w) ?? 0) + 1);
+  const distinctive = allKeys.length > 2 ? own.filter((w) => (counts.get(w) ?? 0) <= allKeys.length / 2) : own;
+  const chosen = distinctive.length ? distinctive : own;
+  const text = chosen.join(' ');
+  return text ? text.charAt(0).toUpperCase() + text.slice(1) : key;
+}
+
+const ORDINALS = ['first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth'];
+const NEGATED = /\b(?:not|no|never|isn'?t|aren'?t|don'?t|doesn'?t|neither|nor)\b/;
+
+/**
+ * The choice a plain answer names, if it names one: its number ("2", "option 2", "the second"),
+ * its key in any case or spacing, or a short answer that carries its label's words and no other
+ * choice's ("flow shop", "it's a job shop"). Undefined for anything longer or less clear, which
+ * is then read for its meaning. Deterministic, so a person's plain answer never depends on a model.
+ */
+export function choiceFromPlainAnswer(answer: string, choices: readonly Choice[]): string | undefined {
+  if (!choices.length) return undefined;
+  const text = answer
+    .toLowerCase()
+    .trim()
+    // From the run's first character only: an answer of 20,000 dots must not be rescanned from each.
+    .replace(/(?<![.!])[.!]+$/, '')
+    .trim();
+  if (!text) return undefined;
+  const numbered = /^(?:(?:option|choice|number|no\.?|#)\s*)?(\d{1,2})(?:\s*[).:-].*)?$/.exec(text);
+  if (numbered) {
+    const n = Number(numbered[1]);
+    return n >= 1 && n <= choices.length ? choices[n - 1].key : undefined;
+  }
+  const ordinal = new RegExp(`^(?:the\\s+)?(${ORDINALS.join('|')})(?:\\s+(?:one|option|choice))?$`).exec(text);
+  if (ordinal) return choices[ORDINALS.indexOf(ordinal[1])]?.key;
+  const flat = words(text).join(' ');
+  const exact = choices.find((c) => words(c.key).join(' ') === flat);
+  if (exact) return exact.key;
+  const said = words(text);
+  if (said.length > 8 || NEGATED.test(text)) return undefined;
+  const keys = choices.map((c) => c.key);
+  const named = choices.filter((c) => {
+    const label = words(choiceLabel(c.key, keys));
+    return label.length > 0 && label.every((w) => said.includes(w));
+  });
+  // Two choices named ("flow shop or job shop?") is no answer; a label inside another (rare) takes the longer.
+  if (named.length === 1) return named[0].key;
+  if (named.length > 1) {
+    const longest = named.sort((a, b) => words(b.key).length - words(a.key).length);
+    const inner = longest.slice(1).every((c) => words(c.key).every((w) => words(longest[0].key).includes(w)));
+    return inner ? longest[0].key : undefined;
+  }
+  return undefined;
+}
+
 const DERIVED_RE = /\b(do not ask|don't ask|dont ask|without asking|based only on)\b/i;
 
 /** The comment's first sentence that is a question, if any. */
 export function suggestedQuestion(comment: string): string | undefined {
-  const sentences = comment.replace(/\s+/g, ' ').match(/[^.?!]+[.?!]/g) ?? [];
+  // A sentence starts where the last one ended: no attempt from inside a sentence rescans it.
+  const sentences = comment.replace(/\s+/g, ' ').match(/(?<![^.?!])[^.?!]+[.?!]/g) ?? [];
   const q = sentences.find((s) => s.trim().endsWith('?'));
   return q?.trim();
 }

@@ -18,8 +18,9 @@ import {
 export const PASS_THRESHOLD = 0.7;
 
 const UNIT_WEEKS: Record<string, number> = { day: 1 / 7, week: 1, month: 52 / 12, year: 52 };
+// A number is read from its first digit only: an attempt inside a long run of digits would rescan it.
 const DURATION =
-  /(\d+(?:\.\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:\.\d+)?))?\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b/gi;
+  /(?<!\d)(\d+(?:\.\d+)?)(?:\s*(?:-|–|to)\s*(\d+(?:\.\d+)?))?\s*(days?|weeks?|wks?|months?|mos?|years?|yrs?)\b/gi;
 
 /**
  * Reads a duration written by a person or a model ("14 weeks", "3-4 months", "1 year and 2

@@ -3,7 +3,24 @@
  * `index.ts` whose default export is an `EvalSuite`. Ground truth is computed independently of the
  * flow's own code (hand-written SQL, labelled tables, firms described in their own words).
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { OfflineStack } from '../workers/offline-stack';
+
+/**
+ * Which cases a run uses. `dev`: the sets in `eval/<flow>/`, which the people changing the rules
+ * may read. `sealed`: the sets in `eval/sealed/<flow>/`, written by someone who never read the
+ * rules and never shown to whoever changes them (see eval/sealed/README.md).
+ */
+export type EvalSet = 'dev' | 'sealed';
+export const EVAL_SETS: readonly EvalSet[] = ['dev', 'sealed'];
+
+export interface EvalRunOptions {
+  quick: boolean;
+  outDir: string;
+  /** Default `dev`, so callers that predate the sealed sets keep their meaning. */
+  set?: EvalSet;
+}
 
 export interface EvalMetric {
   /** e.g. "precision", "problem-type accuracy". */
@@ -34,9 +51,36 @@ export interface EvalSuite {
    * Runs the set on the offline stack (its worker polls until the stack closes). `quick` runs a
    * small subset fast enough for `npm test`.
    */
-  run(stack: OfflineStack, options: { quick: boolean; outDir: string }): Promise<EvalReport>;
+  run(stack: OfflineStack, options: EvalRunOptions): Promise<EvalReport>;
 }
 
 export function meetsTarget(m: EvalMetric): boolean {
   return m.higherIsBetter === false ? m.value <= m.target : m.value >= m.target;
+}
+
+/** `eval/sealed/<flow>/`: where a flow's sealed set lives. */
+export function sealedDir(flow: string): string {
+  return path.join(__dirname, 'sealed', flow);
+}
+
+/**
+ * The sealed set's files of one kind, oldest first: each batch of cases is a file named with the
+ * date it was written (`questions-2026-11-27.json`), so later batches add to the set.
+ */
+export function sealedFiles(flow: string, prefix: string, ext = '.json'): string[] {
+  const dir = sealedDir(flow);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.startsWith(`${prefix}-`) && n.endsWith(ext))
+    .sort()
+    .map((n) => path.join(dir, n));
+}
+
+export function readJson<T>(file: string): T {
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
 }

@@ -17,6 +17,7 @@ import { installErrorHandlers } from './routes/errors';
 import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
 import { consolePlugin } from './console/plugin';
+import type { ConsoleSessionOptions } from './console/sessions';
 import { logDestination, loggerOptions } from '../workers/logger';
 
 export interface ControlPlaneOptions {
@@ -26,7 +27,14 @@ export interface ControlPlaneOptions {
    * Share registrations with other instances through the `agentRegistry` workflow on Temporal
    * (needs `temporal`, and a worker polling `taskQueue`) instead of the local journal.
    */
-  sharedRegistry?: { workflowId: string; shards: number; taskQueue: string; pollMs: number };
+  sharedRegistry?: {
+    workflowId: string;
+    shards: number;
+    taskQueue: string;
+    pollMs: number;
+    /** The secret every instance shares; the registry's changes are signed with a key derived from it. */
+    key: string;
+  };
   temporal?: TemporalAccess;
   /** When set, every /api/* request needs `Authorization: Bearer <token>`. */
   token?: string;
@@ -53,7 +61,7 @@ export interface ControlPlaneOptions {
   flows?: FlowDefinition[];
   processMetrics?: boolean;
   /** Serve the web console at /console/ (needs `temporal`); ARTIFACT_DIR is where its files are. */
-  console?: { artifactDir: string; taskQueue?: string };
+  console?: { artifactDir: string; taskQueue?: string; sessions?: ConsoleSessionOptions };
   now?: () => number;
 }
 
@@ -112,6 +120,12 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
       client,
       ...options.sharedRegistry,
       onPollError: (err) => app.log.warn({ err: String(err).slice(0, 200) }, 'shared registry poll failed'),
+      onDistrust: ({ workflowId, runId }) =>
+        app.log.warn(
+          { workflow_id: workflowId, run_id: runId },
+          'shared registry shard answered under another signing key (started by someone else, or before ' +
+            'changes were signed): its answer is not used and the run is replaced',
+        ),
     });
   } else {
     store = await JournalRegistryStore.open(options.storePath);
@@ -194,7 +208,12 @@ export async function buildControlPlane(options: ControlPlaneOptions): Promise<C
   );
   app.get('/healthz', { schema: { operationId: 'healthz', summary: 'Liveness' } }, async () => ({ status: 'ok' }));
   if (options.console && options.temporal) {
-    await app.register(consolePlugin, { ...options.console, temporal: options.temporal, token: options.token });
+    await app.register(consolePlugin, {
+      ...options.console,
+      sessions: { now: options.now, ...options.console.sessions },
+      temporal: options.temporal,
+      token: options.token,
+    });
   }
 
   if (options.healthCheckMs) registry.startMonitor(options.healthCheckMs);

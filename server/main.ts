@@ -36,15 +36,25 @@ export async function startControlPlane(
       );
     }
   }
+  // The shared registry's changes are signed with a key every instance derives from one secret.
+  const registryKey = config.CONTROL_PLANE_REGISTRY_KEY ?? registrationToken;
+  if (config.CONTROL_PLANE_REGISTRY === 'temporal' && !registryKey) {
+    throw new ConfigError([
+      'CONTROL_PLANE_REGISTRY_KEY: required with CONTROL_PLANE_REGISTRY=temporal (the same secret on every ' +
+        'control-plane instance: the shared registry accepts only changes signed with it), or set ' +
+        'CONTROL_PLANE_REGISTRATION_TOKEN / CONTROL_PLANE_TOKEN, which it then defaults to; e.g. openssl rand -base64 32',
+    ]);
+  }
   const controlPlane = await buildControlPlane({
     storePath: config.CONTROL_PLANE_STORE,
-    ...(config.CONTROL_PLANE_REGISTRY === 'temporal'
+    ...(config.CONTROL_PLANE_REGISTRY === 'temporal' && registryKey
       ? {
           sharedRegistry: {
             workflowId: config.CONTROL_PLANE_REGISTRY_ID,
             shards: config.CONTROL_PLANE_REGISTRY_SHARDS,
             taskQueue: config.CONTROL_PLANE_REGISTRY_TASK_QUEUE,
             pollMs: config.CONTROL_PLANE_REGISTRY_POLL_MS,
+            key: registryKey,
           },
         }
       : {}),

@@ -87,6 +87,12 @@ export interface DecideOptions {
   margin?: number;
   /** And be at least this similar to the text at all. */
   floor?: number;
+  /**
+   * A choice's score is the mean of its `topK` best descriptions (default 1: the best one). With
+   * several phrasings per choice, 2 asks that the text resemble more than one of them, which keeps
+   * a single lucky phrasing from deciding.
+   */
+  topK?: number;
 }
 
 /** Defaults calibrated for MiniLM's cosine on short sentences: unrelated text sits near 0.0–0.2. */
@@ -105,6 +111,7 @@ export async function decide<K extends string>(
 ): Promise<Decision<K>> {
   const margin = options.margin ?? DEFAULT_MARGIN;
   const floor = options.floor ?? DEFAULT_FLOOR;
+  const topK = Math.max(1, options.topK ?? 1);
   if (!text.trim() || !choices.length) return { ranked: [], reason: 'empty' };
   const meaning = await meaningSpace();
   if (!meaning) return { ranked: choices.map((c) => ({ key: c.key, score: 0 })), reason: 'no-model' };
@@ -113,8 +120,9 @@ export async function decide<K extends string>(
   let i = 0;
   const ranked = choices
     .map((c) => {
-      const best = Math.max(...c.descriptions.map(() => scores[i++]));
-      return { key: c.key, score: best };
+      const own = c.descriptions.map(() => scores[i++]).sort((a, b) => b - a);
+      const top = own.slice(0, Math.min(topK, own.length));
+      return { key: c.key, score: top.reduce((a, b) => a + b, 0) / top.length };
     })
     .sort((a, b) => b.score - a.score);
   const [first, second] = ranked;

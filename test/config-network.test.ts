@@ -25,11 +25,13 @@ describe('network security settings', () => {
         CONTROL_PLANE_ALLOWED_HOSTS: ' control-plane, CP.Example.com ,[::1]',
         CONTROL_PLANE_MAX_SCHEMA_DEPTH: '32',
         MCP_MAX_SESSIONS: '7',
+        MCP_MAX_SESSIONS_PER_CLIENT: '3',
       }),
     ).toMatchObject({
       CONTROL_PLANE_ALLOWED_HOSTS: ['control-plane', 'cp.example.com', '[::1]'],
       CONTROL_PLANE_MAX_SCHEMA_DEPTH: 32,
       MCP_MAX_SESSIONS: 7,
+      MCP_MAX_SESSIONS_PER_CLIENT: 3,
     });
     expect(parseConfig({ CODEC_AUTH_TOKEN: '  tok  ', CONTROL_PLANE_REGISTRATION_TOKEN: '' })).toMatchObject({
       CODEC_AUTH_TOKEN: 'tok',
@@ -47,6 +49,7 @@ describe('network security settings', () => {
     ['MCP_MAX_SESSIONS', '0'],
     ['MCP_MAX_SESSIONS', '-1'],
     ['MCP_SESSION_IDLE_MS', '1.5'],
+    ['MCP_MAX_SESSIONS_PER_CLIENT', '0'],
   ])('%s=%s stops the process naming the variable', (name, value) => {
     let error: unknown;
     try {

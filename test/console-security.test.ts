@@ -126,7 +126,7 @@ describe('web console defences', () => {
     expect(gridToMarkdown(['a'], ['', '']).markdown).toBe('');
   });
 
-  it('asks for the token when one is configured, and keeps it in an HttpOnly cookie', async () => {
+  it('asks for the token when one is configured, and keeps a session in an HttpOnly cookie', async () => {
     const anonymous = await locked.app.inject('/console/');
     expect(anonymous.statusCode).toBe(302);
     expect(anonymous.headers.location).toBe('/console/login?next=%2Fconsole%2F');
@@ -154,7 +154,9 @@ describe('web console defences', () => {
     expect(right.statusCode).toBe(303);
     expect(right.headers.location).toBe('/console/');
     const cookie = String(right.headers['set-cookie']);
-    expect(cookie).toMatch(/HttpOnly; SameSite=Strict; Path=\/console/);
+    expect(cookie).toMatch(/; Path=\/console; Max-Age=\d+; HttpOnly; SameSite=Strict/);
+    // A session id, not the token (test/unit/console-sessions.test.ts has the rest).
+    expect(cookie).not.toContain('s3cret-token');
     const signed = await locked.app.inject({
       url: '/console/artifacts/proposal/p.pdf',
       headers: { cookie: cookie.split(';')[0] },

@@ -4,6 +4,7 @@
  * (de)registration on one shows on the others within the poll interval, far inside the 30 s
  * cache TTL; killing an instance loses nothing; ownership holds across instances.
  */
+import { NativeConnection } from '@temporalio/worker';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -12,16 +13,21 @@ import { AGENT_REGISTRY_WORKFLOW, registryAgentQuery, registryAgentsQuery } from
 import { agentRegistrationSchema } from '../contracts/capabilities';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import { toStoredManifest } from '../server/registry-store';
+import { registrySigner } from '../server/registry-signer';
 import { SharedRegistryStore, shardOf, shardWorkflowId } from '../server/shared-registry-store';
 import { lazyTemporal } from '../server/temporal';
 import { opsAgent, researchAgent, tempStorePath, visionAgent } from './control-plane-fixtures';
-import { createHarness, type Harness } from './helpers/harness';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { logLines } from './helpers/log-lines';
+import { waitFor } from './helpers/wait';
+import { createFlowWorker } from '../workers/worker';
 
 const ROOT = path.resolve(__dirname, '..');
 const API = '/api/v1/discovery/capabilities';
 const POLL_MS = 200;
 const SHARDS = 4;
+/** The secret the instances share: the registry accepts only changes signed with it. */
+const REGISTRY_KEY = `registry-key-${randomUUID()}`;
 /** The discovery cache TTL every instance keeps: visibility must come from invalidation, not expiry. */
 const CACHE_TTL_MS = 30_000;
 
@@ -39,7 +45,13 @@ async function inProcess(): Promise<Instance> {
   const cp = await buildControlPlane({
     storePath: tempStorePath(),
     temporal: lazyTemporal({ address: inject('temporalAddress') }),
-    sharedRegistry: { workflowId: registryId, shards: SHARDS, taskQueue: h.taskQueue, pollMs: POLL_MS },
+    sharedRegistry: {
+      workflowId: registryId,
+      shards: SHARDS,
+      taskQueue: h.taskQueue,
+      pollMs: POLL_MS,
+      key: REGISTRY_KEY,
+    },
     cacheTtlMs: CACHE_TTL_MS,
     healthCheckMs: 0,
     logLevel: 'silent',
@@ -66,6 +78,7 @@ async function separateProcess(): Promise<Instance & { kill(): Promise<void> }> 
       CONTROL_PLANE_REGISTRY_TASK_QUEUE: h.taskQueue,
       CONTROL_PLANE_REGISTRY_POLL_MS: String(POLL_MS),
       CONTROL_PLANE_REGISTRY_SHARDS: String(SHARDS),
+      CONTROL_PLANE_REGISTRY_KEY: REGISTRY_KEY,
       CONTROL_PLANE_CACHE_TTL_MS: String(CACHE_TTL_MS),
       LOG_LEVEL: 'error',
     },
@@ -231,13 +244,56 @@ describe('three control-plane instances on one shared registry', () => {
   }, 60_000);
 });
 
+describe('a control plane started before any worker runs the registry', () => {
+  it('starts, and serves registrations once a worker runs the registry (npm start starts the worker after it)', async () => {
+    const id = `agent-registry-late-${randomUUID().slice(0, 8)}`;
+    const queue = `registry-late-${randomUUID().slice(0, 8)}`;
+    // Before: opening read the registry, a query no worker answered, and the control plane never started.
+    const late = await buildControlPlane({
+      storePath: tempStorePath(),
+      temporal: lazyTemporal({ address: inject('temporalAddress') }),
+      sharedRegistry: { workflowId: id, shards: 2, taskQueue: queue, pollMs: POLL_MS, key: REGISTRY_KEY },
+      cacheTtlMs: CACHE_TTL_MS,
+      healthCheckMs: 0,
+      logLevel: 'silent',
+      processMetrics: false,
+    });
+    instances.push(late);
+    const url = await late.listen('127.0.0.1', 0);
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const worker = await createFlowWorker({
+      connection,
+      backends: h.backends,
+      taskQueue: queue,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    const running = worker.run();
+    try {
+      await waitFor(
+        async () => ((await register(url, researchAgent)).status === 201 ? true : undefined),
+        'a registration once a worker runs the registry',
+        { retryErrors: true },
+      );
+      expect(await agentIds(url)).toEqual([researchAgent.agent_id]);
+    } finally {
+      await late.close();
+      await Promise.allSettled(
+        [0, 1].map((i) => h.client.workflow.getHandle(shardWorkflowId(id, i)).terminate('test over')),
+      );
+      worker.shutdown();
+      await running;
+      await connection.close();
+    }
+  }, 120_000);
+});
+
 describe('the registry workflow', () => {
   it('continues as new before its history grows large, keeping every registration', async () => {
     const id = `agent-registry-can-${randomUUID().slice(0, 8)}`;
     const first = await h.client.workflow.start(AGENT_REGISTRY_WORKFLOW, {
       workflowId: shardWorkflowId(id, 0),
       taskQueue: h.taskQueue,
-      args: [{ maxHistoryEvents: 30 }],
+      args: [{ maxHistoryEvents: 30, key: registrySigner(REGISTRY_KEY).publicKey }],
     });
     const store = await SharedRegistryStore.open({
       client: h.client,
@@ -245,6 +301,7 @@ describe('the registry workflow', () => {
       shards: 1,
       taskQueue: h.taskQueue,
       pollMs: 60_000,
+      key: REGISTRY_KEY,
     });
     try {
       const at = Date.now();
@@ -252,7 +309,9 @@ describe('the registry workflow', () => {
         const manifest = toStoredManifest(agentRegistrationSchema.parse({ ...opsAgent, agent_id: `agent-can-${i}` }));
         expect((await store.put(manifest, 'i-1', at + i)).created).toBe(true);
       }
-      expect(await store.beat('agent-can-3', 'i-2', at + 100)).toBe(true);
+      expect(await store.beat('agent-can-3', 'i-1', at + 100)).toBe(true);
+      // As in the local journal, a heartbeat never adds an instance the agent does not have.
+      expect(await store.beat('agent-can-3', 'i-2', at + 100)).toBe(false);
       expect(await store.beat('agent-can-unknown', 'i-2', at + 100)).toBe(false);
       expect(await store.remove('agent-can-0', null, at + 200)).toEqual({ removed: true, remainingInstances: 0 });
       const handle = h.client.workflow.getHandle(shardWorkflowId(id, 0));
@@ -262,7 +321,13 @@ describe('the registry workflow', () => {
       expect(agents.map((a) => a.agent_id).sort()).toEqual(
         Array.from({ length: 24 }, (_, i) => `agent-can-${i + 1}`).sort(),
       );
-      expect(agents.find((a) => a.agent_id === 'agent-can-3')?.instances).toEqual({ 'i-1': at + 3, 'i-2': at + 100 });
+      expect(agents.find((a) => a.agent_id === 'agent-can-3')?.instances).toEqual({ 'i-1': at + 100 });
+      // Signed changes in both runs: the replay corpus keeps them (RECORD_REPLAY=1).
+      await recordHistory(
+        h.client.workflow.getHandle(handle.workflowId, first.firstExecutionRunId),
+        'agent-registry-signed-updates-continued-as-new',
+      );
+      await recordHistory(handle, 'agent-registry-signed-updates-after-continue-as-new');
     } finally {
       await store.close();
       await h.client.workflow

@@ -25,11 +25,14 @@ const MAIN = path.join(ROOT, 'client', 'mcp', 'main.ts');
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
 
 let h: Harness;
+/** The servers' workflow-id key, so this file can name the workflow a call runs. */
+const ID_SECRET = 'discovery-mcp-test-secret';
 const serverEnv = () => ({
   ...(process.env as Record<string, string>),
   TEMPORAL_ADDRESS: inject('temporalAddress'),
   TEMPORAL_NAMESPACE: 'default',
   MCP_TASK_QUEUE: h.taskQueue,
+  MCP_WORKFLOW_ID_SECRET: ID_SECRET,
 });
 
 async function connectStdio(): Promise<{ client: McpClient; transport: StdioClientTransport; stderr: () => string }> {
@@ -49,7 +52,7 @@ async function connectStdio(): Promise<{ client: McpClient; transport: StdioClie
 
 /** Waits until the workflow for this input exists and is running, then returns its handle. */
 async function runningWorkflow(input: unknown) {
-  const id = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input));
+  const id = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input), ID_SECRET);
   const handle = h.client.workflow.getHandle(id);
   for (let i = 0; i < 150; i++) {
     const status = await handle.describe().then(
@@ -109,7 +112,7 @@ describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
         // Groups are named from their columns: find the one that searched for the wind.
         const weather = out.results.find((r) => r.target_columns.some((c) => c.name === 'wind_mph'))!;
         expect(weather.discovered_tables[0].table_id).toBe('weather_at_kickoff');
-        const workflowId = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input));
+        const workflowId = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input), ID_SECRET);
         expect(result._meta).toMatchObject({ 'agent-flows/workflowId': workflowId });
         expect((result.content as Array<{ text: string }>)[0].text).toContain(weather.conceptual_group);
 

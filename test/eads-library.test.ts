@@ -29,7 +29,8 @@ import {
   parseQuantity,
   parseYesNo,
   productName,
-  scoreChoices,
+  readChoice,
+  readChoices,
   splitList,
 } from '../standin/rules/eads';
 
@@ -170,13 +171,14 @@ describe("EADS files in upstream format (the project's own fixtures)", () => {
     ]);
   });
 
-  it('gives the stand-in enough to ask their questions and read answers', () => {
+  it('gives the stand-in enough to ask their questions and read answers', async () => {
     const warmUp = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'bakery-warm-up.json'));
-    const draft = standinFirstQuestion(warmUp);
+    const draft = await standinFirstQuestion(warmUp);
     expect(draft.question).toMatch(/^What do you bake, who buys it/);
     const lineType = loadEadsFile(path.join(UPSTREAM_FORMAT, 'process', 'packaging-line.json')).fields[0];
-    const [best] = scoreChoices('Small groups of stations each finish whole orders by themselves.', lineType.choices!);
-    expect(best.key).toBe('CELL');
+    // A plain answer names the choice by its number or its name.
+    expect(await readChoice('2', lineType.choices!)).toBe(lineType.choices![1].key);
+    expect(await readChoice(lineType.choices![0].key.toLowerCase(), lineType.choices!)).toBe(lineType.choices![0].key);
   });
 });
 
@@ -221,16 +223,12 @@ describe.skipIf(!UPSTREAM.dir)('upstream EADS examples (EADS_UPSTREAM_DIR)', () 
     expect(warmUp.fields.find((f) => f.name === 'scheduling-challenges')!.choices).toHaveLength(15);
   });
 
-  it('gives the stand-in enough to ask upstream questions and read answers', () => {
+  it('gives the stand-in enough to ask upstream questions and read answers', async () => {
     const warmUp = loadEadsFile(path.join(dir, 'process', 'warm-up-with-challenges.json'));
-    const draft = standinFirstQuestion(warmUp);
+    const draft = await standinFirstQuestion(warmUp);
     expect(draft.question).toMatch(/^What are the products you make or the services you provide/);
     const principal = loadEadsFile(path.join(dir, 'process', 'scheduling-problem-type.json')).fields[0];
-    const [best] = scoreChoices(
-      'Every order gets its own route: the order in which jobs visit our machines varies by job type.',
-      principal.choices!,
-    );
-    expect(best.key).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
+    expect(await readChoice('job shop', principal.choices!)).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
   });
 });
 
@@ -499,21 +497,18 @@ describe('stand-in answer parsing', () => {
     expect(productName('We print custom packaging for local shops.')).toBe('custom packaging');
   });
 
-  it('scores choices by weighted overlap, ignoring words that echo the question', () => {
+  it('reads several choices by meaning, and none from a sentence about something else', async () => {
     const choices = [
       { key: 'delivery-schedules', definition: 'they struggle to ship orders by the dates promised to customers.' },
       { key: 'bottleneck-processes', definition: 'one or a few steps throttle the pace of everything else.' },
     ];
-    const answer = 'Scheduling is hard: the paint booth is our bottleneck.';
-    expect(scoreChoices(answer, choices, 'What makes scheduling hard?')[0]).toMatchObject({
-      key: 'bottleneck-processes',
-    });
-    expect(
-      scoreChoices(answer, choices, 'What makes scheduling hard?').find((c) => c.key === 'delivery-schedules')!.score,
-    ).toBe(0);
+    expect(await readChoices('Scheduling is hard: the paint booth is our bottleneck.', choices)).toEqual([
+      'bottleneck-processes',
+    ]);
+    expect(await readChoices('We paint garden furniture for shops.', choices)).toEqual([]);
   });
 
-  it('answers as the surrogate from the best-matching fact, and admits not knowing', () => {
+  it('answers as the surrogate from the best-matching fact, and admits not knowing', async () => {
     const rule = eadsRules.find((r) => r.task === 'eads.surrogate_answer')!;
     const facts = [
       { about: 'raw materials that go into the product', answer: 'flour, water, salt' },
@@ -527,8 +522,8 @@ describe('stand-in answer parsing', () => {
         turns: 1,
         sections: { question: { question, question_type: 'text', targets: ['x'] }, facts, tables: [] },
       });
-    expect(ask('Which raw materials go into your bread?')).toEqual({ answer: 'flour, water, salt' });
-    expect(ask('How many delivery vans do you own?')).toEqual({
+    expect(await ask('Which raw materials go into your bread?')).toEqual({ answer: 'flour, water, salt' });
+    expect(await ask('How many delivery vans do you own?')).toEqual({
       answer: "I'm not sure; we don't really keep track of that.",
     });
   });

@@ -57,7 +57,7 @@ describe('pursueEads answered by a person', () => {
 
     const result = await session.answer(warmUp, 'q1', WARM_UP_ANSWER);
     expect(result.question_id).toBe('q1');
-    expect(result.data_structure_update).toMatchObject({ 'product-or-service-name': 'sourdough bread' });
+    expect(result.data_structure_update['product-or-service-name']).toMatch(/^sourdough bread\b/);
     expect(result.data_structure_update['scheduling-challenges']).toEqual(
       expect.arrayContaining(['bottleneck-processes', 'variation-in-demand']),
     );
@@ -321,5 +321,55 @@ describe('pursueEads: a table answer that cannot be read costs no budget', () =>
       questions: 4,
       budgetUsed: 1,
     });
+  });
+});
+
+describe('pursueEads: a choice answer that names no choice costs no budget the first time', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    const libraryDir = mkdtempSync(path.join(os.tmpdir(), 'eads-unread-choice-'));
+    writeFileSync(
+      path.join(libraryDir, 'process--work-kind.json'),
+      JSON.stringify({
+        'message-type': 'EADS-INSTRUCTIONS',
+        'interview-objective': 'How the work is organised.',
+        'budget-decrement': 0.5,
+        EADS: {
+          'EADS-id': 'process/work-kind',
+          'work-kind': {
+            val: 'LINE',
+            comment:
+              'Which of these describes how work moves? The value must be one of:\n' +
+              ' 1) LINE : every job goes through the same steps in the same order.\n' +
+              ' 2) WORKSHOP : each job takes its own route through the machines.',
+          },
+        },
+      }),
+    );
+    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir } });
+  });
+  afterAll(async () => h?.close());
+
+  it('asks again with the choices numbered for free, then records the choice as undetermined', async () => {
+    const session = new EadsSession(h.client, `unread-choice-${Date.now().toString(36)}`);
+    await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
+    const { handle } = await waitForPursuit(session, 'process/work-kind');
+    const first = await session.question(handle);
+    expect(first.question?.question_type).toBe('choice');
+    const unread = await session.answer(handle, first.question!.id, 'Hard to say, really.');
+    expect(unread.data_structure_update['work-kind']).toBeUndefined();
+    const again = await session.question(handle);
+    expect(again.question?.id).toBe('q2');
+    // Spelled out by number and name, and the first question was not charged.
+    expect(again.question?.question).toMatch(/1\) Line\b[\s\S]*2\) Workshop\b/);
+    expect((await session.eadsStatus('process/work-kind')).budget_used).toBe(0.5);
+    const settled = await session.answer(handle, 'q2', 'Still hard to say.');
+    expect(settled.data_structure_update['work-kind']).toBe('UNDETERMINED');
+    const final = await session.handle.result();
+    expect(final.pursuits[0]).toMatchObject({ eadsId: 'process/work-kind', questions: 2, budgetUsed: 0.5 });
+    await recordHistory(
+      h.client.workflow.getHandle(final.pursuits[0].childWorkflowId),
+      'eads-pursuit-unread-choice-free-2026-11-27',
+    );
   });
 });

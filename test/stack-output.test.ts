@@ -1,8 +1,10 @@
 /**
  * `npm start` prints its few lines, JSON lines like every long-running process's: what runs where,
  * and how to start a flow. The SDK's INFO lines, the workflow bundler's output and the control
- * plane's request log appear only with LOG_LEVEL.
+ * plane's request log appear only with LOG_LEVEL; the Rust core's warnings (a workflow task that
+ * keeps failing) are JSON lines too, never ANSI-coloured text.
  */
+import { Client, Connection } from '@temporalio/client';
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +12,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freePort } from '../workers/dev-server';
 import { logLines } from './helpers/log-lines';
+import { waitFor } from './helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 
@@ -36,6 +39,7 @@ describe('npm start output', () => {
     child.stdout.on('data', (d: Buffer) => (output += d));
     child.stderr.on('data', (d: Buffer) => (output += d));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    let brokenRunId = '(not started)';
     try {
       const deadline = Date.now() + 120_000;
       while (!/registered agent/.test(output) && child.exitCode === null && Date.now() < deadline)
@@ -66,6 +70,25 @@ describe('npm start output', () => {
       const listed = await (await fetch(`${cp}/api/v1/discovery/capabilities?agent=agent-flows`)).json();
       expect(JSON.stringify(listed)).toContain('"agent-flows"');
       expect(JSON.stringify(listed)).not.toContain('attacker-q');
+      // A workflow whose task fails: the Rust core's warning is a JSON line too (not ANSI text on stderr).
+      const connection = await Connection.connect({ address: env.TEMPORAL_ADDRESS! });
+      try {
+        const broken = await new Client({ connection }).workflow.start('noSuchFlow', {
+          taskQueue: 'agent-flows',
+          workflowId: 'stack-output-broken',
+        });
+        brokenRunId = broken.firstExecutionRunId;
+        await waitFor(
+          () =>
+            logLines(output).find(
+              (l) => l.level === 'warn' && l.sdkComponent === 'core' && /Failing workflow task/.test(String(l.message)),
+            ),
+          "the core's warning as a JSON line",
+        );
+        await broken.terminate('seen');
+      } finally {
+        await connection.close();
+      }
     } finally {
       process.kill(-child.pid!, 'SIGINT');
     }
@@ -79,9 +102,12 @@ describe('npm start output', () => {
       expect(['stack', 'worker'], output).toContain(line.component);
       expect(line, output).toMatchObject({ level: expect.any(String), timestamp: expect.any(String) });
       expect(typeof line.message, output).toBe('string');
-      expect(line.sdkComponent, output).toBeUndefined();
+      // The SDK's and the core's lines show only for the broken run (at warn and error).
+      if (line.sdkComponent !== undefined) expect(JSON.stringify(line), output).toContain(brokenRunId);
     }
+    expect(output.includes('\u001b'), output).toBe(false);
     expect(parsed.at(-1), output).toMatchObject({ component: 'stack', message: 'stopped' });
-    expect(lines.length, output).toBeLessThanOrEqual(16);
+    const aboutBrokenRun = parsed.filter((l) => JSON.stringify(l).includes(brokenRunId)).length;
+    expect(lines.length - aboutBrokenRun, output).toBeLessThanOrEqual(16);
   }, 180_000);
 });

@@ -7,7 +7,8 @@
  */
 import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { IllegalStateError, type LogLevel } from '@temporalio/common';
+import { NativeConnection, Runtime, Worker, type RuntimeOptions, type WorkerOptions } from '@temporalio/worker';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../activities';
@@ -116,12 +117,13 @@ export function createFlowWorker(options: FlowWorkerOptions): Promise<Worker> {
 
 /** Installs the SDK runtime once per process: log level and the Prometheus endpoint. */
 export function installRuntime(config: Config, options: { handleSignals?: boolean } = {}): void {
-  // One runtime per process, and the first installer's settings hold: a process that already has
-  // one (a test runner, a bench that made its own) keeps it.
-  if (Runtime._instance) return;
   try {
-    installRuntimeOnce(config, options);
+    Runtime.install(runtimeOptions(config, options));
   } catch (err) {
+    // One runtime per process, and the first installer's settings hold: a process that already has
+    // one (a test runner, a bench that made its own) keeps it. The SDK says so with this error
+    // type, before it binds anything.
+    if (err instanceof IllegalStateError) return;
     throw explainListenError(
       err,
       "The worker's metrics endpoint",
@@ -131,23 +133,36 @@ export function installRuntime(config: Config, options: { handleSignals?: boolea
   }
 }
 
-function installRuntimeOnce(config: Config, options: { handleSignals?: boolean }): void {
-  Runtime.install({
-    // The SDK's, the core's, workflows' and activities' lines: JSON through the process's logger.
-    logger: sdkLogger(
-      config.LOG_LEVEL === 'debug'
-        ? 'DEBUG'
-        : config.LOG_LEVEL === 'error'
-          ? 'ERROR'
-          : config.LOG_LEVEL === 'warn'
-            ? 'WARN'
-            : 'INFO',
-    ),
-    telemetryOptions: config.WORKER_METRICS_PORT
-      ? { metrics: { prometheus: { bindAddress: `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}` } } }
-      : undefined,
+/** The SDK level LOG_LEVEL asks for. */
+function sdkLevel(config: Config): LogLevel {
+  return config.LOG_LEVEL === 'debug'
+    ? 'DEBUG'
+    : config.LOG_LEVEL === 'error'
+      ? 'ERROR'
+      : config.LOG_LEVEL === 'warn'
+        ? 'WARN'
+        : 'INFO';
+}
+
+/**
+ * The runtime's options: the SDK's, workflows' and activities' lines through the process's JSON
+ * logger, and the Rust core's lines forwarded to the same logger. Left alone, the core writes its
+ * own ANSI-coloured text to stderr, so its warnings (`Failing workflow task` on every retry of a
+ * broken workflow task, `[TMPRL1103]` for an oversized payload) escape a `jq` filter on `level`.
+ * Both follow LOG_LEVEL (the core's own chatter below it stays out).
+ */
+export function runtimeOptions(config: Config, options: { handleSignals?: boolean } = {}): RuntimeOptions {
+  const level = sdkLevel(config);
+  return {
+    logger: sdkLogger(level),
+    telemetryOptions: {
+      logging: { filter: { core: level, other: 'ERROR' }, forward: {} },
+      ...(config.WORKER_METRICS_PORT
+        ? { metrics: { prometheus: { bindAddress: `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}` } } }
+        : {}),
+    },
     ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),
-  });
+  };
 }
 
 /** What a running worker offers, for whoever announces it (the control plane registration). */

@@ -8,10 +8,23 @@
  * Same rules as the local journal (server/registry-store.ts): an identical re-registration is a
  * heartbeat; an instance keeps the secret it first registered with; instances silent for an hour
  * are dropped when their agent registers again; the agent goes when its last instance does.
+ *
+ * Who may change it: only a control plane. Every Update carries a change signed with the control
+ * planes' key, and its validator (domain/registry-proof.ts) refuses anything else before it
+ * is accepted, so a refused change leaves no trace in history. The control planes decide who may
+ * move or remove an agent (server/registry.ts); the workflow checks that one of them did.
  */
-import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  setDefaultSignalHandler,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   INSTANCE_EXPIRY_MS,
+  registryAgentCheckedQuery,
   registryAgentQuery,
   registryAgentsQuery,
   registryBeatsUpdate,
@@ -26,6 +39,7 @@ import {
   type RegistryRemove,
   type StoredAgent,
 } from '../contracts/agent-registry';
+import { checkProof, isRegistryKey, pruneNonces } from '../domain/registry-proof';
 
 /**
  * Continue as new past this many history events or bytes (each registration's manifest is in
@@ -33,6 +47,8 @@ import {
  */
 const MAX_HISTORY_EVENTS = 1000;
 const MAX_HISTORY_BYTES = 4 * 1024 * 1024;
+/** A smaller limit (tests) is raised to this: anyone may start a run, and must not make it continue as new in a loop. */
+const MIN_HISTORY_EVENTS = 20;
 
 function manifestOf(agent: StoredAgent): string {
   const { registered_at: _r, updated_at: _u, instances: _i, owner: _o, secrets: _s, ...manifest } = agent;
@@ -80,9 +96,15 @@ export function applyPut(
   return { created: !previous, changed: true, agent };
 }
 
-export function applyBeat(state: AgentRegistryState, beat: RegistryBeat): boolean {
-  const agent = state.agents[beat.id];
-  if (!agent) return false;
+/**
+ * A heartbeat for an instance the agent has. With `knownInstancesOnly` (every signed change) a
+ * heartbeat never adds one, as in the local journal: anyone allowed to send heartbeats could
+ * otherwise keep an agent alive after its last real instance left. Histories from before signed
+ * changes replay as they were recorded.
+ */
+export function applyBeat(state: AgentRegistryState, beat: RegistryBeat, knownInstancesOnly = false): boolean {
+  const agent = Object.hasOwn(state.agents, beat.id) ? state.agents[beat.id] : undefined;
+  if (!agent || (knownInstancesOnly && !Object.hasOwn(agent.instances, beat.instance))) return false;
   agent.instances[beat.instance] = Math.max(agent.instances[beat.instance] ?? 0, beat.at);
   state.beats += 1;
   if (beat.reported !== undefined && (beat.reported ?? undefined) !== agent.reported_health) {
@@ -111,25 +133,105 @@ export function applyRemove(
   return { removed: false, remainingInstances: Object.keys(agent.instances).length, agent };
 }
 
+/**
+ * Registrations a run may start from: only those its own previous run carried over. Anyone who
+ * reaches Temporal may start (or, after terminating it, restart) a shard with any input, and the
+ * key in that input is public: a run started, retried or scheduled with agents in its input would
+ * serve their routing under the control planes' key. Only continue-as-new carries state here.
+ */
+function carriedOver(): boolean {
+  const info = workflowInfo();
+  return info.continuedFromExecutionRunId !== undefined && info.attempt === 1 && info.cronSchedule === undefined;
+}
+
+interface OperationArgs {
+  put: RegistryPut;
+  beats: RegistryBeat[];
+  remove: RegistryRemove;
+}
+
+const isSigned = (update: unknown) => typeof update === 'object' && update !== null && 'signed' in update;
+
+/**
+ * An Update's change, its nonce recorded: checked in full by the validator (live), or taken from
+ * history (replay, where validators do not run). Histories from before signed changes hold the
+ * bare change.
+ */
+function changeOf<T extends keyof OperationArgs>(state: AgentRegistryState, update: unknown, _op: T): OperationArgs[T] {
+  if (isSigned(update)) {
+    const signed = JSON.parse((update as { signed: string }).signed) as {
+      arg: OperationArgs[T];
+      nonce: string;
+      issued: number;
+    };
+    const nonces = (state.nonces ??= {});
+    nonces[signed.nonce] = signed.issued;
+    pruneNonces(nonces, Date.now());
+    return signed.arg;
+  }
+  return update as OperationArgs[T];
+}
+
 export async function agentRegistry(
   input?: Partial<AgentRegistryState> & { maxHistoryEvents?: number },
 ): Promise<never> {
+  const carried = carriedOver();
   const state: AgentRegistryState = {
-    agents: input?.agents ?? {},
-    version: input?.version ?? 0,
-    beats: input?.beats ?? 0,
+    agents: (carried && input?.agents) || {},
+    version: (carried && input?.version) || 0,
+    beats: (carried && input?.beats) || 0,
+    ...(isRegistryKey(input?.key) ? { key: input.key } : {}),
+    nonces: (carried && input?.nonces) || {},
   };
-  setHandler(registryPutUpdate, (put) => applyPut(state, put));
-  setHandler(registryBeatsUpdate, (beats) => beats.map((beat) => applyBeat(state, beat)));
-  setHandler(registryRemoveUpdate, (remove) => applyRemove(state, remove));
-  setHandler(registryAgentsQuery, () => ({ version: state.version, agents: Object.values(state.agents) }));
-  setHandler(registryAgentQuery, (id) => state.agents[id] ?? null);
-  setHandler(registryVersionQuery, () => ({ version: state.version, beats: state.beats }));
+  const proofContext = () => {
+    const info = workflowInfo();
+    return {
+      key: state.key,
+      namespace: info.namespace,
+      shard: info.workflowId,
+      chain: info.firstExecutionRunId,
+      now: Date.now(),
+      nonces: state.nonces ?? {},
+    };
+  };
+  setHandler(registryPutUpdate, (update) => applyPut(state, changeOf(state, update, 'put')), {
+    validator: (update) => void checkProof(update, 'put', proofContext()),
+  });
+  setHandler(
+    registryBeatsUpdate,
+    (update) => changeOf(state, update, 'beats').map((beat) => applyBeat(state, beat, isSigned(update))),
+    {
+      validator: (update) => void checkProof(update, 'beats', proofContext()),
+    },
+  );
+  setHandler(registryRemoveUpdate, (update) => applyRemove(state, changeOf(state, update, 'remove')), {
+    validator: (update) => void checkProof(update, 'remove', proofContext()),
+  });
+  // The registry takes no signals: ones sent anyway are dropped rather than kept until the next run.
+  setDefaultSignalHandler(() => undefined);
+  const answerKey = () => ({
+    key: state.key ?? null,
+    runId: workflowInfo().runId,
+    chain: workflowInfo().firstExecutionRunId,
+  });
+  setHandler(registryAgentsQuery, () => ({
+    version: state.version,
+    agents: Object.values(state.agents),
+    ...answerKey(),
+  }));
+  setHandler(registryAgentQuery, (id) =>
+    typeof id === 'string' && Object.hasOwn(state.agents, id) ? state.agents[id] : null,
+  );
+  setHandler(registryAgentCheckedQuery, (id) => ({
+    agent: typeof id === 'string' && Object.hasOwn(state.agents, id) ? state.agents[id] : null,
+    ...answerKey(),
+  }));
+  setHandler(registryVersionQuery, () => ({ version: state.version, beats: state.beats, ...answerKey() }));
   setHandler(registryHeartbeatsQuery, () => ({
     beats: state.beats,
     instances: Object.fromEntries(Object.entries(state.agents).map(([id, a]) => [id, a.instances])),
   }));
-  const maxEvents = input?.maxHistoryEvents ?? MAX_HISTORY_EVENTS;
+  const maxEvents = Math.max(MIN_HISTORY_EVENTS, input?.maxHistoryEvents ?? MAX_HISTORY_EVENTS);
   await condition(() => {
     const info = workflowInfo();
     return info.continueAsNewSuggested || info.historyLength > maxEvents || info.historySize > MAX_HISTORY_BYTES;

@@ -4,17 +4,16 @@
  * Gantt chart and model files (an activity on this worker). Deterministic; re-run it with new
  * orders and the interview is not repeated.
  */
-import { ApplicationFailure, proxyActivities, rootCause } from '@temporalio/workflow';
+import { ApplicationFailure, patched, proxyActivities } from '@temporalio/workflow';
 import type { createScheduleActivities } from '../activities/schedule';
 import {
   infeasibleReply,
+  lowerLegacyTimeLimit,
   mergedScrOf,
+  SCHEDULE_TIME_LIMIT_CAP_PATCH,
   scheduleFromScrFlow,
-  SOLVE_SCHEDULE_ACTIVITY,
-  SOLVER_TASK_QUEUE,
   summariseSchedule,
   type ScheduleFromScrOutput,
-  type SolverProblem,
   type SolverReply,
 } from '../contracts/schedule';
 import {
@@ -27,6 +26,7 @@ import {
 import type { JsonObject } from '../domain/eads-structure';
 import { beginFlow } from './lib/flow';
 import { FailureType } from '../contracts/failures';
+import { solveOnSharedSolver } from './schedule/solver-call';
 
 type ScheduleActivities = ReturnType<typeof createScheduleActivities>;
 
@@ -35,26 +35,15 @@ const { writeScheduleArtifacts } = proxyActivities<ScheduleActivities>({
   retry: { maximumAttempts: 3 },
 });
 
-/** The solver runs on its own queue and may take its whole time limit: the timeout follows it. */
-function solverActivity(timeLimitSeconds: number) {
-  return proxyActivities<Record<typeof SOLVE_SCHEDULE_ACTIVITY, (problem: SolverProblem) => Promise<SolverReply>>>({
-    taskQueue: SOLVER_TASK_QUEUE,
-    // Waiting for a solver worker is not solving: a missing worker shows as a schedule-to-start timeout.
-    scheduleToStartTimeout: '5 minutes',
-    startToCloseTimeout: `${Math.ceil(timeLimitSeconds * 2 + 60)} seconds`,
-    retry: {
-      initialInterval: '1 second',
-      maximumAttempts: 3,
-      nonRetryableErrorTypes: [FailureType.ScheduleProblemInvalid],
-    },
-  })[SOLVE_SCHEDULE_ACTIVITY];
-}
-
 /** Default solver time limit when the input gives none (the solver worker caps it with SOLVER_TIME_LIMIT_SECONDS). */
 export const DEFAULT_TIME_LIMIT_SECONDS = 10;
 
 export async function scheduleFromScr(rawInput: unknown): Promise<ScheduleFromScrOutput> {
-  const { input, progress } = beginFlow(scheduleFromScrFlow.type, scheduleFromScrFlow.input, rawInput);
+  // A time limit above the cap is refused, except in runs recorded before the cap: they keep going
+  // with it lowered. (Asked only of such inputs: other runs' histories stay as they were.)
+  const lowered = lowerLegacyTimeLimit(rawInput);
+  const raw = lowered === rawInput || patched(SCHEDULE_TIME_LIMIT_CAP_PATCH) ? rawInput : lowered;
+  const { input, progress } = beginFlow(scheduleFromScrFlow.type, scheduleFromScrFlow.input, raw);
   progress.stage('model', 'SCR to scheduling problem and MiniZinc');
   let problem: ScheduleProblem;
   try {
@@ -82,17 +71,7 @@ export async function scheduleFromScr(rawInput: unknown): Promise<ScheduleFromSc
   if (conflicts.length) {
     reply = infeasibleReply(problem, conflicts);
   } else {
-    progress.stage('solve', `${problem.jobs.length} job(s) on CP-SAT, at most ${timeLimitSeconds} s`);
-    try {
-      reply = await solverActivity(timeLimitSeconds)({ ...problem, timeLimitSeconds });
-    } catch (err) {
-      const cause = rootCause(err) ?? String(err);
-      throw ApplicationFailure.create({
-        message: `scheduleFromScr: the solver failed: ${cause}`,
-        type: FailureType.SolverFailed,
-        nonRetryable: true,
-      });
-    }
+    reply = await solveOnSharedSolver(problem, timeLimitSeconds, progress);
   }
   const results = summariseSchedule(problem, reply);
   progress.stage('draw', results.status);

@@ -5,14 +5,22 @@
  * The SDK does not turn a dropped HTTP connection into an aborted tool call, so each `tools/call`
  * POST is watched here: if its response closes before the answer was written, the call's
  * disconnect signal aborts and the workflow is cancelled. Binds 127.0.0.1 by default and checks
- * the Host and Origin headers against local names (DNS-rebinding protection). Sessions are
- * capped (an `initialize` beyond `maxSessions` is answered 503) and closed when idle.
+ * the Host and Origin headers against local names (DNS-rebinding protection).
+ *
+ * Sessions are bounded without letting one client lock the others out: each client (remote
+ * address; an IPv6 /64; every loopback address is one client) holds at most
+ * `maxSessionsPerClient`, and a new `initialize` beyond that, or beyond `maxSessions` in all,
+ * closes a session without a running call instead of being refused: first one that never got
+ * past `initialize`, then the least recently used, taken from the client holding the most. Only
+ * when every candidate has a call running is the newcomer refused (429 for its own quota, 503
+ * for the server's). Sessions close when idle, and much sooner when they never got past
+ * `initialize`. A session answers only the client that opened it.
  */
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { isIPv6, type AddressInfo } from 'node:net';
 import { createMcpServer, FlowCalls, type McpServerOptions } from './server';
 import type { McpContext } from './tools';
 
@@ -29,6 +37,17 @@ export interface McpHttpOptions extends Omit<McpServerOptions, 'disconnectSignal
   sessionIdleMs?: number;
   /** Open sessions at most (each holds an MCP server instance); default 100. */
   maxSessions?: number;
+  /** Open sessions one client (remote address) holds at most; default a quarter of `maxSessions`. */
+  maxSessionsPerClient?: number;
+  /** A session that sent nothing after its `initialize` is closed after this long; default 30 s (at most `sessionIdleMs`). */
+  handshakeMs?: number;
+  /**
+   * Which client a request comes from, for the per-client quota; default `clientOf` its remote
+   * address (behind a reverse proxy every caller has the proxy's address: pass one that reads
+   * the proxy's header).
+   */
+  clientOf?: (req: IncomingMessage) => string;
+  now?: () => number;
 }
 
 export interface McpHttpServer {
@@ -42,6 +61,10 @@ export interface McpHttpServer {
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  /** Who opened it (clientOf): only that client may use it. */
+  client: string;
+  /** False until a request after `initialize` arrives: a bare `initialize` is the cheapest flood. */
+  established: boolean;
   lastSeen: number;
   /** Open `tools/call` requests of this session, by JSON-RPC id: aborted when their HTTP response closes early. */
   calls: Map<string, AbortController>;
@@ -60,11 +83,33 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 
 const LOCAL_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
+/**
+ * Who is asking, for the per-client session quota: the remote address; all of an IPv6 /64 is
+ * one client (anyone holding one can use any address in it); every loopback address is one
+ * client, as local processes cannot be told apart by address.
+ */
+export function clientOf(address: string | undefined): string {
+  const ip = (address ?? '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
+  if (/^127\./.test(ip) || ip === '::1') return 'loopback';
+  if (!isIPv6(ip)) return ip || 'unknown';
+  const [head, tail = ''] = ip.toLowerCase().split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = ip.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
 function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
   res
     .writeHead(status, { 'content-type': 'application/json' })
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
+
+/** Enough of a session id to follow it in the log, not enough to use it. */
+const shortId = (id: string) => `${id.slice(0, 8)}…`;
 
 async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const chunks: Buffer[] = [];
@@ -88,9 +133,14 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
   const calls = new FlowCalls(log);
   const sessions = new Map<string, Session>();
   const maxSessions = options.maxSessions ?? 100;
+  const perClient = Math.min(maxSessions, options.maxSessionsPerClient ?? Math.max(1, Math.ceil(maxSessions / 4)));
   const idleMs = options.sessionIdleMs ?? 10 * 60 * 1000;
-  /** Sessions being opened (not yet in `sessions`): they count against the cap too. */
+  const handshakeMs = Math.min(idleMs, options.handshakeMs ?? 30_000);
+  const now = options.now ?? Date.now;
+  const clientOfRequest = options.clientOf ?? ((req: IncomingMessage) => clientOf(req.socket.remoteAddress));
+  /** Sessions being opened (not yet in `sessions`), in all and per client: they count against the caps too. */
   let opening = 0;
+  const openingBy = new Map<string, number>();
   let port = options.port ?? 0;
 
   const hostAllowed = (header: string | undefined): boolean => {
@@ -112,24 +162,59 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
     }
   };
 
-  function closeIdle(now: number): void {
+  function closeSession(id: string, session: Session): void {
+    sessions.delete(id); // at once: the slot may be needed by the caller
+    void session.transport.close();
+  }
+
+  function closeIdle(at: number): void {
     for (const [id, session] of sessions) {
-      if (session.calls.size === 0 && now - session.lastSeen > idleMs) {
-        sessions.delete(id); // at once: the slot may be needed by the caller
-        void session.transport.close();
-      }
+      const limit = session.established ? idleMs : handshakeMs;
+      if (session.calls.size === 0 && at - session.lastSeen > limit) closeSession(id, session);
     }
   }
 
-  async function openSession(): Promise<Session> {
+  const heldBy = (client: string) =>
+    [...sessions.values()].filter((s) => s.client === client).length + (openingBy.get(client) ?? 0);
+
+  /**
+   * Closes one session without a running call to make room, from `client`'s own when given, else
+   * from whichever client holds the most: one that never got past `initialize` first, then the
+   * least recently used. False when every candidate has a call running.
+   */
+  function makeRoom(client?: string): boolean {
+    const held = new Map<string, number>();
+    for (const s of sessions.values()) held.set(s.client, (held.get(s.client) ?? 0) + 1);
+    let victim: [string, Session] | undefined;
+    const rank = (s: Session) => [client ? 0 : -(held.get(s.client) ?? 0), s.established ? 1 : 0, s.lastSeen];
+    for (const entry of sessions) {
+      const s = entry[1];
+      if (s.calls.size > 0 || (client && s.client !== client)) continue;
+      if (!victim) {
+        victim = entry;
+        continue;
+      }
+      const [a, b] = [rank(s), rank(victim[1])];
+      const i = a.findIndex((v, k) => v !== b[k]);
+      if (i >= 0 && a[i] < b[i]) victim = entry;
+    }
+    if (!victim) return false;
+    log(`session ${shortId(victim[0])} closed to make room (client ${victim[1].client})`);
+    closeSession(...victim);
+    return true;
+  }
+
+  async function openSession(client: string): Promise<Session> {
     const session: Session = {
-      lastSeen: Date.now(),
+      client,
+      established: false,
+      lastSeen: now(),
       calls: new Map(),
       transport: new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, session);
-          log(`session ${id} opened`);
+          log(`session ${shortId(id)} opened (client ${client})`);
         },
       }),
     };
@@ -138,7 +223,7 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
       if (id) sessions.delete(id);
       for (const call of session.calls.values()) call.abort(new Error('MCP session closed'));
       session.calls.clear();
-      if (id) log(`session ${id} closed`);
+      if (id) log(`session ${shortId(id)} closed`);
     };
     const server = createMcpServer(ctx, {
       ...options,
@@ -185,8 +270,11 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
       jsonRpcError(res, 401, -32001, 'missing or wrong bearer token');
       return;
     }
+    const client = clientOfRequest(req);
     const sessionId = req.headers['mcp-session-id'];
-    const existing = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const found = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    // Another client's session id (leaked, or guessed) is answered as an unknown one.
+    const existing = found?.client === client ? found : undefined;
     if (req.method === 'POST') {
       const body = await readJson(req, options.maxBodyBytes ?? 4 * 1024 * 1024);
       let session = existing;
@@ -194,25 +282,43 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
         if (sessionId) return jsonRpcError(res, 404, -32001, 'session not found: initialize a new one');
         const initialize = Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
         if (!initialize) return jsonRpcError(res, 400, -32000, 'no session: send an initialize request first');
-        if (sessions.size + opening >= maxSessions) closeIdle(Date.now());
-        if (sessions.size + opening >= maxSessions) {
-          res.setHeader('retry-after', String(Math.ceil(Math.min(idleMs, 60_000) / 1000)));
+        const retryAfter = String(Math.ceil(Math.min(idleMs, 60_000) / 1000));
+        closeIdle(now());
+        // A client at its quota makes room from its own sessions: a replayed or forgotten
+        // initialize costs only its sender.
+        while (heldBy(client) >= perClient) {
+          if (makeRoom(client)) continue;
+          res.setHeader('retry-after', retryAfter);
           const why =
-            `too many MCP sessions (${maxSessions} open, MCP_MAX_SESSIONS): ` + 'end one with DELETE or retry later';
+            `too many MCP sessions for this client (${perClient} busy or opening, ` +
+            'MCP_MAX_SESSIONS_PER_CLIENT): end one with DELETE or retry later';
+          return jsonRpcError(res, 429, -32000, why);
+        }
+        while (sessions.size + opening >= maxSessions) {
+          if (makeRoom()) continue;
+          res.setHeader('retry-after', retryAfter);
+          const why =
+            `too many MCP sessions (${maxSessions} busy or opening, MCP_MAX_SESSIONS): ` +
+            'end one with DELETE or retry later';
           return jsonRpcError(res, 503, -32000, why);
         }
         // Counted from now until its initialize is handled (then it is in `sessions`, or failed).
         opening += 1;
+        openingBy.set(client, (openingBy.get(client) ?? 0) + 1);
         try {
-          session = await openSession();
-          session.lastSeen = Date.now();
+          session = await openSession(client);
+          session.lastSeen = now();
           await session.transport.handleRequest(req, res, body);
         } finally {
           opening -= 1;
+          const left = (openingBy.get(client) ?? 1) - 1;
+          if (left > 0) openingBy.set(client, left);
+          else openingBy.delete(client);
         }
         return;
       }
-      session.lastSeen = Date.now();
+      session.lastSeen = now();
+      session.established = true;
       watchToolCalls(session, body, res);
       await session.transport.handleRequest(req, res, body);
       return;
@@ -225,7 +331,8 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
           -32000,
           sessionId ? 'session not found' : 'missing mcp-session-id header',
         );
-      existing.lastSeen = Date.now();
+      existing.lastSeen = now();
+      existing.established = true;
       await existing.transport.handleRequest(req, res);
       return;
     }
@@ -239,7 +346,7 @@ export async function startMcpHttpServer(ctx: McpContext, options: McpHttpOption
       else res.end();
     });
   });
-  const sweeper = setInterval(() => closeIdle(Date.now()), Math.min(idleMs, 60_000));
+  const sweeper = setInterval(() => closeIdle(now()), Math.min(handshakeMs, 60_000));
   sweeper.unref();
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);

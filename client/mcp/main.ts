@@ -53,13 +53,18 @@ async function main(argv: string[]): Promise<void> {
   let stopping = false;
 
   if (opts.http) {
-    const limits = { maxSessions: config.MCP_MAX_SESSIONS, sessionIdleMs: config.MCP_SESSION_IDLE_MS };
+    const limits = {
+      maxSessions: config.MCP_MAX_SESSIONS,
+      maxSessionsPerClient: config.MCP_MAX_SESSIONS_PER_CLIENT,
+      sessionIdleMs: config.MCP_SESSION_IDLE_MS,
+    };
     const server = await listening('The MCP HTTP server', `${opts.host}:${opts.port}`, 'MCP_PORT (or --port)', () =>
       startMcpHttpServer(ctx, {
         host: opts.host,
         port: Number(opts.port),
         log,
         bearerToken: config.MCP_TOKEN,
+        workflowIdSecret: config.MCP_WORKFLOW_ID_SECRET,
         ...limits,
       }),
     );
@@ -79,7 +84,12 @@ async function main(argv: string[]): Promise<void> {
 
   const disconnected = new AbortController();
   const calls = new FlowCalls(log);
-  const server = createMcpServer(ctx, { calls, log, disconnectSignal: () => disconnected.signal });
+  const server = createMcpServer(ctx, {
+    calls,
+    log,
+    disconnectSignal: () => disconnected.signal,
+    workflowIdSecret: config.MCP_WORKFLOW_ID_SECRET,
+  });
   const shutdown = async (why: string) => {
     if (stopping) return;
     stopping = true;

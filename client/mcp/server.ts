@@ -1,17 +1,19 @@
 /**
  * The MCP server: one tool per flow, generated from `contracts/flows.ts`, plus the tools that
  * flows register through `tools.ts`. A tool call starts the flow's workflow on Temporal (or
- * attaches to the one already running for the same request), reports its `progress` query as
- * MCP progress notifications, and returns the result. When the caller cancels the request or
- * goes away, the workflow is cancelled, unless another caller still waits on it.
+ * attaches to the one already running for the same request, after checking that it is one),
+ * reports its `progress` query as MCP progress notifications, and returns the result. When the
+ * caller cancels the request or goes away, the workflow is cancelled, unless another caller
+ * still waits on it.
  *
  * It talks to Temporal only: no backends, no activities.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { createHash } from 'node:crypto';
+import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
+import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { slugify, type FlowDefinition } from '../../contracts/common';
 import { flows as registeredFlows } from '../../contracts/flows';
@@ -32,7 +34,15 @@ export interface McpServerOptions {
   calls?: FlowCalls;
   progressIntervalMs?: number;
   log?: (line: string) => void;
+  /**
+   * Keys the workflow ids of tool calls (MCP_WORKFLOW_ID_SECRET), so no one without it can
+   * predict the id a request will use; default a random one per process.
+   */
+  workflowIdSecret?: string;
 }
+
+/** The key when none is configured: ids stay stable for this process's lifetime. */
+const PROCESS_SECRET = randomBytes(32).toString('base64url');
 
 /** Sorted keys at every level: the same request always serialises the same way. */
 export function canonicalJson(value: unknown): string {
@@ -48,17 +58,52 @@ export function canonicalJson(value: unknown): string {
 }
 
 /**
- * `<slug>-<readable key>-<12 hex of sha256(tool + canonical input)>`: the same request maps to the
- * same workflow, so a retried call attaches to the running workflow instead of starting another.
- * `input` is the parsed input (defaults applied), so `{prp}` and `{prp, maxCandidatesPerStep: 5}` match.
+ * `<slug>-<readable key>-<16 hex of HMAC-SHA256(secret, tool + canonical input)>`: the same
+ * request maps to the same workflow, so a retried call attaches to the running workflow instead
+ * of starting another; keyed, so no one without the secret can start a workflow under the id a
+ * request will use before it does. `input` is the parsed input (defaults applied), so `{prp}` and
+ * `{prp, maxCandidatesPerStep: 5}` match. Flows that name their own workflow (one EADS interview
+ * per project) keep that name.
  */
-export function stableWorkflowId(flow: FlowDefinition, input: unknown): string {
+export function stableWorkflowId(flow: FlowDefinition, input: unknown, secret: string = PROCESS_SECRET): string {
   if (flow.workflowId) return flow.workflowId(input as never);
-  const hash = createHash('sha256')
+  const hash = createHmac('sha256', secret)
     .update(`${flow.mcpTool}\n${canonicalJson(input)}`)
     .digest('hex')
-    .slice(0, 12);
+    .slice(0, 16);
   return `${flow.slug}-${slugify(flow.idKey(input as never), 40)}-${hash}`;
+}
+
+/**
+ * Why the run under the id is not this request's (a different workflow type, or for flows whose
+ * id comes from the request, a different start input), or undefined when it is. Read from the
+ * run's first history event, which no one can change after the start: an id someone learned
+ * (from a listing, a log, an earlier result) and started something else under is not attached to.
+ */
+export async function foreignRun(
+  client: Client,
+  flow: FlowDefinition,
+  input: unknown,
+  execution: { workflowId: string; runId: string },
+): Promise<string | undefined> {
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution,
+    maximumPageSize: 1,
+  });
+  const started = history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  if (!started) return 'its start event could not be read';
+  const type = started.workflowType?.name ?? '(none)';
+  if (type !== flow.type) return `it runs ${type.slice(0, 60)}`;
+  // One interview per project, whoever started it and with what: the type is what must match.
+  if (flow.workflowId) return undefined;
+  const theirs = flow.input.safeParse(
+    await decodeFromPayloadsAtIndex(client.options.loadedDataConverter, 0, started.input?.payloads),
+  );
+  if (!theirs.success || canonicalJson(theirs.data) !== canonicalJson(flow.input.parse(input))) {
+    return 'it was started with another input';
+  }
+  return undefined;
 }
 
 /**
@@ -68,8 +113,23 @@ export function stableWorkflowId(flow: FlowDefinition, input: unknown): string {
 export class FlowCalls {
   private readonly waiting = new Map<string, number>();
   private readonly cancelling = new Set<Promise<void>>();
+  /** Calls between their start request and `join` (the start and the check of the run take a while). */
+  private readonly starting = new Set<Promise<void>>();
 
   constructor(private readonly log: (line: string) => void = () => undefined) {}
+
+  /**
+   * A call is starting its workflow: it counts as active, and `settled` waits for it, so a server
+   * stopping meanwhile still cancels the workflow the call then joins. Call the returned
+   * function once the call has joined (or given up).
+   */
+  starts(): () => void {
+    let done!: () => void;
+    const started = new Promise<void>((resolve) => (done = resolve));
+    this.starting.add(started);
+    void started.then(() => this.starting.delete(started));
+    return done;
+  }
 
   join(workflowId: string): void {
     this.waiting.set(workflowId, (this.waiting.get(workflowId) ?? 0) + 1);
@@ -95,17 +155,23 @@ export class FlowCalls {
   }
 
   get active(): number {
-    return [...this.waiting.values()].reduce((a, b) => a + b, 0);
+    return [...this.waiting.values()].reduce((a, b) => a + b, 0) + this.starting.size;
   }
 
-  /** Resolves once every cancel request sent so far has been answered (or after `timeoutMs`). */
+  /**
+   * Resolves once every call still starting has joined and every cancel request sent so far (or
+   * sent by those calls) has been answered, or after `timeoutMs`.
+   */
   async settled(timeoutMs = 5000): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      Promise.allSettled([...this.cancelling]),
-      new Promise((r) => (timer = setTimeout(r, timeoutMs))),
-    ]);
-    clearTimeout(timer);
+    const deadline = Date.now() + timeoutMs;
+    while ((this.cancelling.size || this.starting.size) && Date.now() < deadline) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...this.cancelling, ...this.starting]),
+        new Promise((r) => (timer = setTimeout(r, deadline - Date.now()))),
+      ]);
+      clearTimeout(timer);
+    }
   }
 }
 
@@ -171,6 +237,41 @@ function followProgress(handle: WorkflowHandle, extra: ToolExtra, everyMs: numbe
   };
 }
 
+/**
+ * Starts the call's workflow, or attaches to the run already open under its id when that run is
+ * this request's (foreignRun); a foreign run gets the call a run of its own under an unguessable
+ * id, except for flows that name their run themselves, where the call is refused.
+ */
+async function startOwnRun(
+  ctx: McpContext,
+  flow: FlowDefinition,
+  args: unknown,
+  secret: string | undefined,
+  log: (line: string) => void,
+): Promise<{ workflowId: string; handle: WorkflowHandle } | { refused: CallToolResult }> {
+  // `args` is already validated by the SDK against flow.input, defaults applied.
+  const workflowId = stableWorkflowId(flow, args, secret);
+  const handle = await startFlow(ctx.client, flow, args, { taskQueue: ctx.taskQueue, workflowId, useExisting: true });
+  const foreign = await foreignRun(ctx.client, flow, args, { workflowId, runId: handle.firstExecutionRunId }).catch(
+    (err: Error) => `it could not be checked (${err.message.slice(0, 100)})`,
+  );
+  if (!foreign) return { workflowId, handle };
+  if (flow.workflowId) {
+    // The flow's own name for the run (one interview per project) is taken by something else:
+    // another name would not be found by the tools that follow it, so say so instead.
+    log(`${flow.mcpTool}: not attaching to workflow ${workflowId}: ${foreign}`);
+    const text = `${flow.title}: workflow ${workflowId} is not a ${flow.type} run: ${foreign}`;
+    return { refused: { isError: true, content: [{ type: 'text', text }] } };
+  }
+  // Not ours to attach to: this request gets a run of its own, under an id no one can guess.
+  log(`${flow.mcpTool}: not attaching to workflow ${workflowId}: ${foreign}; starting a new one`);
+  const ownId = `${workflowId}-${randomBytes(8).toString('hex')}`;
+  return {
+    workflowId: ownId,
+    handle: await startFlow(ctx.client, flow, args, { taskQueue: ctx.taskQueue, workflowId: ownId }),
+  };
+}
+
 export function registerFlowTool(
   server: McpServer,
   ctx: McpContext,
@@ -189,13 +290,19 @@ export function registerFlowTool(
       ...(outputSchema ? { outputSchema } : {}),
     },
     async (args: unknown, extra: ToolExtra): Promise<CallToolResult> => {
-      // `args` is already validated by the SDK against flow.input, defaults applied.
-      const workflowId = stableWorkflowId(flow, args);
-      const handle = await startFlow(ctx.client, flow, args, {
-        taskQueue: ctx.taskQueue,
-        workflowId,
-        useExisting: true,
-      });
+      const joined = calls.starts();
+      let run: Awaited<ReturnType<typeof startOwnRun>>;
+      try {
+        run = await startOwnRun(ctx, flow, args, options.workflowIdSecret, log);
+      } catch (err) {
+        joined();
+        throw err;
+      }
+      if ('refused' in run) {
+        joined();
+        return run.refused;
+      }
+      const { workflowId, handle } = run;
       const link = webUiLink(ctx.client.options.namespace, workflowId);
       log(`${flow.mcpTool}: workflow ${workflowId} (${link})`);
       calls.join(workflowId);
@@ -209,6 +316,7 @@ export function registerFlowTool(
       };
       stop.addEventListener('abort', onStop, { once: true });
       if (stop.aborted) onStop();
+      joined();
       const stopProgress = followProgress(handle, extra, options.progressIntervalMs ?? 500);
       try {
         const result = await handle.result();

@@ -8,11 +8,27 @@
  * - columns covered: target columns (derived ones excepted) that some accepted table can supply
  *   according to the labels, over those columns.
  * Figures are pooled over all cases. `quick` runs only the cases marked quick.
+ *
+ * The sealed set (`--set sealed`: `eval/sealed/discovery/cases-<date>.json`, each PRP a markdown
+ * file beside it whose column table is the target schema) also reports the lowest table precision
+ * and recall of any one PRP (the targets hold on every PRP, not only pooled), and the runs that
+ * end with no table while naming no column they could not source (a silent empty answer).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { startFlow } from '../../client/flow-client';
 import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../../contracts/discovery';
-import type { EvalCaseFailure, EvalReport, EvalSuite } from '../types';
-import { DEV_CASES, HELD_OUT_CASES, type DiscoveryCase } from './cases';
+import {
+  readJson,
+  sealedDir,
+  sealedFiles,
+  type EvalCaseFailure,
+  type EvalMetric,
+  type EvalReport,
+  type EvalSet,
+  type EvalSuite,
+} from '../types';
+import { DEV_CASES, HELD_OUT_CASES, type DiscoveryCase, type LabelledColumn } from './cases';
 
 export interface CaseScore {
   id: string;
@@ -26,10 +42,15 @@ export interface CaseScore {
   missedTables: string[];
   wrongTables: string[];
   uncoveredColumns: string[];
+  /** No table accepted, and no column reported as unsourced: an empty answer that says nothing. */
+  silentEmpty?: boolean;
 }
 
 /** Scores one flow result against a case's labels; pure, so it is unit-tested on its own. */
-export function scoreCase(c: DiscoveryCase, out: Pick<DiscoverFromPrpOutput, 'results'>): CaseScore {
+export function scoreCase(
+  c: DiscoveryCase,
+  out: Pick<DiscoverFromPrpOutput, 'results'> & Partial<Pick<DiscoverFromPrpOutput, 'uncovered_columns'>>,
+): CaseScore {
   const accepted = [...new Set(out.results.flatMap((r) => r.discovered_tables.map((t) => tableName(t))))].sort();
   const relevant = new Set(c.relevant);
   const acceptable = new Set(c.acceptable ?? []);
@@ -48,10 +69,19 @@ export function scoreCase(c: DiscoveryCase, out: Pick<DiscoverFromPrpOutput, 're
     missedTables: c.relevant.filter((t) => !accepted.includes(t)),
     wrongTables: judgedTables.filter((t) => !relevant.has(t)),
     uncoveredColumns: uncovered,
+    silentEmpty: accepted.length === 0 && (out.uncovered_columns?.length ?? 0) === 0,
   };
 }
 
-export function summarize(scores: CaseScore[]): EvalReport {
+/** One PRP's table precision (nothing judged: 0 when it has relevant tables) and recall. */
+export function perPrp(s: CaseScore): { precision: number; recall: number } {
+  return {
+    precision: s.judged ? s.truePositives / s.judged : s.relevant ? 0 : 1,
+    recall: s.relevant ? s.truePositives / s.relevant : 1,
+  };
+}
+
+export function summarize(scores: CaseScore[], set: EvalSet = 'dev'): EvalReport {
   const sum = (f: (s: CaseScore) => number) => scores.reduce((n, s) => n + f(s), 0);
   const judged = sum((s) => s.judged);
   const relevant = sum((s) => s.relevant);
@@ -63,31 +93,54 @@ export function summarize(scores: CaseScore[]): EvalReport {
       s.wrongTables.length ? `wrongly accepted ${s.wrongTables.join(', ')}` : '',
       s.uncoveredColumns.length ? `columns not covered: ${s.uncoveredColumns.join(', ')}` : '',
     ].filter(Boolean);
+    if (s.silentEmpty) why.push('no table accepted and no column reported unsourced');
     if (why.length) failures.push({ id: s.id, why: why.join('; ') });
   }
-  return {
-    metrics: [
+  const metrics: EvalMetric[] = [
+    {
+      metric: 'table precision',
+      value: judged ? sum((s) => s.truePositives) / judged : 0,
+      target: 0.8,
+      cases: scores.length,
+    },
+    {
+      metric: 'table recall',
+      value: relevant ? sum((s) => s.truePositives) / relevant : 0,
+      target: 0.8,
+      cases: scores.length,
+    },
+    {
+      metric: 'columns covered',
+      value: columns ? sum((s) => s.covered) / columns : 0,
+      target: 0.8,
+      cases: scores.length,
+    },
+  ];
+  if (set === 'sealed' && scores.length > 0) {
+    const each = scores.map(perPrp);
+    metrics.push(
       {
-        metric: 'table precision',
-        value: judged ? sum((s) => s.truePositives) / judged : 0,
+        metric: 'lowest table precision of a PRP',
+        value: Math.min(...each.map((e) => e.precision)),
         target: 0.8,
         cases: scores.length,
       },
       {
-        metric: 'table recall',
-        value: relevant ? sum((s) => s.truePositives) / relevant : 0,
+        metric: 'lowest table recall of a PRP',
+        value: Math.min(...each.map((e) => e.recall)),
         target: 0.8,
         cases: scores.length,
       },
       {
-        metric: 'columns covered',
-        value: columns ? sum((s) => s.covered) / columns : 0,
-        target: 0.8,
+        metric: 'silent empty answers',
+        value: scores.filter((s) => s.silentEmpty).length,
+        target: 0,
+        higherIsBetter: false,
         cases: scores.length,
       },
-    ],
-    failures,
-  };
+    );
+  }
+  return { metrics, failures };
 }
 
 /**
@@ -99,10 +152,57 @@ export function selectCases(quick: boolean, env: NodeJS.ProcessEnv = process.env
   return quick ? all.filter((c) => c.quick) : all;
 }
 
+interface SealedCaseFile {
+  cases: Array<{
+    id: string;
+    prp: string;
+    relevant: string[];
+    acceptable?: string[];
+    sources: Record<string, string[]>;
+  }>;
+}
+
+/** The column table of a PRP (`| Column | Type | Description |`), as the target schema. */
+export function schemaFromPrp(prp: string): Array<{ name: string; type: string; description: string }> {
+  const rows = prp.split(/\r?\n/).filter((l) => /^\s*\|/.test(l));
+  const cells = (l: string) =>
+    l
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((c) => c.trim());
+  const start = rows.findIndex((l) => /^column$/i.test(cells(l)[0] ?? ''));
+  if (start < 0) return [];
+  return rows
+    .slice(start + 1)
+    .map(cells)
+    .filter((c) => c.length >= 2 && !/^-+$/.test(c[0]))
+    .map(([name, type, description = '']) => ({ name, type, description }));
+}
+
+/** The sealed PRPs, with their labels; a column the labels miss is an error, not a silent gap. */
+export function loadSealedCases(): DiscoveryCase[] {
+  return sealedFiles('discovery', 'cases').flatMap((file) =>
+    readJson<SealedCaseFile>(file).cases.map((c) => {
+      const prp = readFileSync(path.join(sealedDir('discovery'), c.prp), 'utf8');
+      const columns: LabelledColumn[] = schemaFromPrp(prp).map((col) => {
+        const sources = c.sources[col.name];
+        if (!sources) throw new Error(`${file}: ${c.id} has no sources label for column ${col.name}`);
+        return { ...col, sources };
+      });
+      if (columns.length !== Object.keys(c.sources).length)
+        throw new Error(
+          `${file}: ${c.id} labels ${Object.keys(c.sources).length} columns, its PRP has ${columns.length}`,
+        );
+      return { id: c.id, prp, columns, relevant: c.relevant, acceptable: c.acceptable ?? [] };
+    }),
+  );
+}
+
 const suite: EvalSuite = {
   name: 'discovery',
-  async run(stack, { quick }) {
-    const cases = selectCases(quick);
+  async run(stack, { quick, set = 'dev' }) {
+    const cases = set === 'sealed' ? loadSealedCases() : selectCases(quick);
     const scores = await Promise.all(
       cases.map(async (c) => {
         const input = {
@@ -114,7 +214,7 @@ const suite: EvalSuite = {
         return scoreCase(c, out);
       }),
     );
-    const report = summarize(scores);
+    const report = summarize(scores, set);
     if (process.env.DISCOVERY_EVAL_VERBOSE) {
       for (const s of scores) console.error(`[eval] discovery ${s.id}: accepted ${s.accepted.join(', ') || '(none)'}`);
     }

@@ -10,6 +10,7 @@ body { font: 16px/1.5 system-ui, sans-serif; color: var(--fg); background: var(-
 .skip { position: absolute; left: -999px; } .skip:focus { left: 8px; top: 8px; background: #fff; padding: 4px; }
 .top { display: flex; justify-content: space-between; align-items: center; padding: 8px 24px; background: #f2f4f8; border-bottom: 1px solid var(--line); }
 .top a { color: var(--accent); font-weight: 600; }
+.signout { margin: 0; } .signout button { margin: 0; padding: 4px 12px; }
 main { max-width: 1000px; margin: 0 auto; padding: 16px 24px 48px; }
 h1 { font-size: 1.6rem; } h2 { font-size: 1.25rem; margin-top: 1.5rem; } h3 { font-size: 1.05rem; }
 a { color: var(--accent); }

@@ -47,7 +47,14 @@ export interface PageOptions {
   workflow?: { namespace: string; workflowId: string; runId?: string };
   /** When set, the page script polls this URL and reloads when its answer changes. */
   watch?: { url: string; key: string };
+  /** Offer sign-out (a console that asks for a token). */
+  signOut?: boolean;
 }
+
+/** Sign-out is a form post: a link (GET) could be triggered by any page embedding it. */
+const SIGN_OUT = html`<form method="post" action="/console/logout" class="signout">
+  <button type="submit" class="secondary">Sign out</button>
+</form>`;
 
 export function page(options: PageOptions): string {
   const ui = options.workflow
@@ -67,6 +74,7 @@ export function page(options: PageOptions): string {
 <header class="top">
   <nav aria-label="Console"><a href="/console/">agent-flows console</a></nav>
   ${ui ? html`<a class="temporal" href="${ui}" target="_blank" rel="noopener">Open in Temporal Web UI</a>` : ''}
+  ${options.signOut ? SIGN_OUT : ''}
 </header>
 <main id="main">
 <h1>${options.title}</h1>

@@ -5,8 +5,11 @@
  * PDF, charts) are served from `/console/artifacts/`. The console is a Temporal client only: all
  * state lives in the workflows, so a restarted console picks every interview up where it was.
  *
- * With a token (the control plane's), the browser signs in once at `/console/login`; the token is
- * then kept in an HttpOnly, SameSite=Strict cookie. Posts from other origins are refused.
+ * With a token (the control plane's), the browser signs in at `/console/login` and gets a session:
+ * a random id in an HttpOnly, SameSite=Strict cookie (Secure, and `__Host-` prefixed, when served
+ * over https), never the token itself, since cookies are not scoped by port and any other local
+ * service would receive it. Sessions end when idle, when old, and at sign-out (server/console/
+ * sessions.ts). Posts from other origins are refused.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createReadStream, promises as fs } from 'node:fs';
@@ -18,7 +21,8 @@ import type { TemporalAccess } from '../temporal';
 import { loadOnce } from '../load-once';
 import { CONSOLE_CSS, CONSOLE_JS } from './assets';
 import type { FormValues } from './forms';
-import { html, page, type Html } from './html';
+import { html, page as renderPage, type Html, type PageOptions } from './html';
+import { ConsoleSessions, MAX_SESSION_ID_LENGTH, type ConsoleSessionOptions } from './sessions';
 import type { ViewContext } from './views';
 
 type Runtime = typeof import('./runtime');
@@ -33,12 +37,31 @@ export interface ConsoleOptions {
   token?: string;
   /** Task queue for flows started here (tests use their own). */
   taskQueue?: string;
+  /** Sign-in session limits (defaults: 1,000 sessions, 2 hours idle, 12 hours in all). */
+  sessions?: ConsoleSessionOptions;
 }
 
+/**
+ * The session cookie's name: over https the `__Host-` form, which a browser only accepts from a
+ * secure page, with Path=/ and no Domain (so no other host or plain-http port can set it).
+ */
 const COOKIE = 'agent_flows_console';
+const SECURE_COOKIE = `__Host-${COOKIE}`;
+/** Routes anyone may reach: signing in and out, and the stylesheet and script the sign-in page uses. */
+const OPEN_ROUTES = new Set([
+  '/console',
+  '/console/login',
+  '/console/logout',
+  '/console/assets/console.css',
+  '/console/assets/console.js',
+]);
 const CSP =
   "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+
+const ARTIFACT_CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 const CONTENT_TYPES: Record<string, string> = {
   '.pdf': 'application/pdf',
@@ -52,18 +75,38 @@ const CONTENT_TYPES: Record<string, string> = {
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-function cookieValue(header: string | undefined, name: string): string | undefined {
+/**
+ * Every value sent under the session cookie's names. All are tried: a page on another port of
+ * the same host can set a cookie of the same name (a more specific path sends it first), which
+ * must not shadow the real one. Values that cannot be a session id are skipped unread.
+ */
+function sessionCookies(header: string | undefined): string[] {
+  const values: string[] = [];
   for (const part of (header ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k === name) {
-      try {
-        return decodeURIComponent(v.join('='));
-      } catch {
-        return undefined;
-      }
-    }
+    const eq = part.indexOf('=');
+    const name = part.slice(0, eq).trim();
+    if (eq < 0 || (name !== COOKIE && name !== SECURE_COOKIE)) continue;
+    const value = part.slice(eq + 1).trim();
+    if (value.length <= MAX_SESSION_ID_LENGTH && /^[A-Za-z0-9_-]+$/.test(value)) values.push(value);
+    if (values.length >= 8) break;
   }
-  return undefined;
+  return values;
+}
+
+/**
+ * Whether the browser reached the console over https: TLS here, or a TLS proxy in front saying
+ * so (X-Forwarded-Proto), or the page's own origin. Only ever adds Secure to the cookie; a client
+ * that claims https over plain http just gets a cookie its browser will not keep.
+ */
+function overHttps(request: FastifyRequest): boolean {
+  const forwarded = String(request.headers['x-forwarded-proto'] ?? '')
+    .split(',')[0]
+    .trim();
+  return (
+    request.protocol === 'https' ||
+    forwarded.toLowerCase() === 'https' ||
+    /^https:\/\//i.test(String(request.headers.origin ?? ''))
+  );
 }
 
 /**
@@ -88,11 +131,25 @@ export async function resolveArtifact(artifactDir: string, requested: string): P
 
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   const tokenDigest = options.token ? digest(options.token) : undefined;
+  const sessions = new ConsoleSessions(options.sessions);
   const signedIn = (request: FastifyRequest) => {
     if (!tokenDigest) return true;
-    const value = cookieValue(request.headers.cookie, COOKIE);
-    return value !== undefined && timingSafeEqual(digest(value), tokenDigest);
+    // Every candidate is looked at (no early exit), so each live one counts as used.
+    return sessionCookies(request.headers.cookie).reduce((live, id) => sessions.use(id) || live, false);
   };
+  const sessionCookie = (request: FastifyRequest, id: string) => {
+    const secure = overHttps(request);
+    const lifetime = Math.floor(sessions.lifetimeMs / 1000);
+    return secure
+      ? `${SECURE_COOKIE}=${id}; Path=/; Max-Age=${lifetime}; HttpOnly; SameSite=Strict; Secure`
+      : `${COOKIE}=${id}; Path=/console; Max-Age=${lifetime}; HttpOnly; SameSite=Strict`;
+  };
+  // Every page of a signed-in console offers sign-out, which ends the session here too.
+  const page = (o: PageOptions) => renderPage({ signOut: tokenDigest !== undefined, ...o });
+  const clearedCookies = [
+    `${COOKIE}=; Path=/console; Max-Age=0; HttpOnly; SameSite=Strict`,
+    `${SECURE_COOKIE}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict; Secure`,
+  ];
   const client = (): Promise<Client> => options.temporal.client();
   const ctxFor = async (extra: Partial<ViewContext> = {}): Promise<ViewContext> => ({
     client: await client(),
@@ -113,6 +170,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     reply.header('content-security-policy', CSP);
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'same-origin');
+    // frame-ancestors for browsers that predate it.
+    reply.header('x-frame-options', 'DENY');
     if (request.method === 'POST') {
       // Cross-site form posts (CSRF): a browser always names the origin of a POST.
       const origin = request.headers.origin;
@@ -129,7 +188,9 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
         return reply.code(403).type('text/plain').send('cross-origin form posts are refused');
       }
     }
-    const open = request.url.startsWith('/console/login') || request.url.startsWith('/console/assets/');
+    // Decided by the route that matched, not the request's text: no spelling of a path
+    // (absolute-form, percent-encoded, dot segments) reaches a closed route as an open one.
+    const open = OPEN_ROUTES.has(request.routeOptions.url ?? '');
     if (!open && !signedIn(request)) {
       if (request.method === 'GET') return reply.redirect(`/console/login?next=${encodeURIComponent(request.url)}`);
       return reply.code(401).type('text/plain').send('sign in at /console/login');
@@ -154,7 +215,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   app.get<{ Querystring: { next?: string } }>('/console/login', async (request, reply) => {
     if (!tokenDigest) return reply.redirect('/console/');
-    return send(reply, page({ title: 'Sign in', body: loginForm(safeNext(request.query.next)) }));
+    return send(reply, page({ title: 'Sign in', body: loginForm(safeNext(request.query.next)), signOut: false }));
   });
   app.post('/console/login', async (request, reply) => {
     const body = params(request);
@@ -162,12 +223,24 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     if (!tokenDigest || !timingSafeEqual(digest(token), tokenDigest)) {
       return send(
         reply,
-        page({ title: 'Sign in', body: loginForm(safeNext(body.get('next')), 'That token is not right.') }),
+        page({
+          title: 'Sign in',
+          body: loginForm(safeNext(body.get('next')), 'That token is not right.'),
+          signOut: false,
+        }),
         401,
       );
     }
-    reply.header('set-cookie', `${COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/console`);
+    // A new id at every sign-in (an id planted beforehand, e.g. from another port, is never
+    // promoted); the ones the browser sent are ended.
+    for (const old of sessionCookies(request.headers.cookie)) sessions.revoke(old);
+    reply.header('set-cookie', sessionCookie(request, sessions.create()));
     return reply.redirect(safeNext(body.get('next')), 303);
+  });
+  app.post('/console/logout', async (request, reply) => {
+    for (const id of sessionCookies(request.headers.cookie)) sessions.revoke(id);
+    reply.header('set-cookie', clearedCookies);
+    return reply.redirect(tokenDigest ? '/console/login' : '/console/', 303);
   });
 
   app.get('/console/', async (_req, reply) => {
@@ -419,8 +492,11 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const type = CONTENT_TYPES[path.extname(file).toLowerCase()];
     if (type) reply.type(type);
     else reply.type('application/octet-stream').header('content-disposition', 'attachment');
-    // An SVG opened on its own must not run script.
-    reply.header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:");
+    // An SVG opened on its own must not run script; no page may frame a file (clickjacking), and
+    // no page of another origin (another local port included) may embed or read one.
+    reply.header('content-security-policy', ARTIFACT_CSP);
+    reply.header('cross-origin-resource-policy', 'same-origin');
+    reply.header('cache-control', 'private, no-store');
     return reply.send(createReadStream(file));
   });
 }

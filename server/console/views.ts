@@ -345,7 +345,7 @@ function eadsQuestion(
               value="${c}"
               ${error?.value === c ? html` checked` : ''}${invalid}
             />
-            <label for="choice-${i}">${c}</label>
+            <label for="choice-${i}">${q.choice_labels?.[i] ?? c}</label>
           </div>`,
       )}
       <div class="field">

@@ -13,12 +13,19 @@
  *
  * Nothing here knows the demo firms: a new fixture or a new EADS gets sensible answers too.
  */
-import { isPlainObject, type Choice, type FieldKind } from '../../domain/eads-structure';
-import { contentTokens, overlapCount } from '../../domain/text';
-import { mapHeaders, rankTexts } from '../../domain/text-match';
+import {
+  choiceFromPlainAnswer,
+  choiceLabel,
+  isPlainObject,
+  UNDETERMINED,
+  type Choice,
+  type FieldKind,
+} from '../../domain/eads-structure';
+import { mapHeaders } from '../../domain/text-match';
 import { ModelTask, type PromptedQuestion } from '../../contracts/model-tasks';
+import { decide, meaningSpace } from '../meaning';
 import { taskRule, type StandinRule } from '../types';
-import { cuesOf, saySame, sharedCues } from './eads-cues';
+import { INTERVIEW_TOPICS, NONE, routeChoices, routeSaid, withNone } from './eads-meaning';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -36,6 +43,29 @@ interface PromptField {
 
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 const asObject = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
+const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
+/** A fact must score at least this for the question to be said at all, and two facts this close are equally near. */
+const SURROGATE_FLOOR = 0.15;
+const SURROGATE_MARGIN = 0.02;
+
+/** Similarities to the interview topics, sharpened so that the nearest few topics dominate. */
+function topicProfile(similarities: number[]): number[] {
+  const top = Math.max(...similarities);
+  return similarities.map((s) => Math.exp((s - top) / 0.03));
+}
+
+/** How far two topic profiles point the same way (cosine). */
+function profileAgreement(a: number[], b: number[]): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  a.forEach((x, i) => {
+    dot += x * b[i];
+    na += x * x;
+    nb += b[i] * b[i];
+  });
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+}
 const humanize = (name: string) => name.replace(/\?$/, '').replace(/-+/g, ' ');
 const sentences = (text: string) =>
   (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]?/g) ?? []).map((s) => s.trim()).filter(Boolean);
@@ -116,120 +146,100 @@ export function parseYesNo(text: string): boolean | undefined {
 const choiceOf = (c: Choice | string): Choice => (typeof c === 'string' ? { key: c, definition: '' } : c);
 
 /**
- * Scores each choice against a text: shared words with its definition count 1, words of its
- * key count more the fewer choices share them (so "bottleneck" weighs more than "demand").
+ * How sure a reading must be: the mean of a choice's two best phrasings, clear of "none of them"
+ * and the runner-up. One choice for the whole answer (a wrong one misleads the rest of the
+ * interview) needs a wider margin than one of several tags.
  */
-export function scoreChoices(
-  text: string,
-  rawChoices: Array<Choice | string>,
-  echo = '',
-): Array<{ key: string; score: number }> {
-  const choices = rawChoices.map(choiceOf);
-  // Words that only echo the question ("what makes scheduling hard?") say nothing about the choice.
-  const echoed = new Set(contentTokens(echo));
-  const tokens = new Set(contentTokens(text).filter((t) => !echoed.has(t)));
-  const keyTokens = choices.map((c) => [...new Set(contentTokens(c.key.replace(/[-_]+/g, ' ')))]);
-  const spread = new Map<string, number>();
-  for (const list of keyTokens) for (const t of list) spread.set(t, (spread.get(t) ?? 0) + 1);
-  const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
-  const said = cuesOf(text);
-  return choices
-    .map((c, i) => {
-      const definition = [...new Set(contentTokens(c.definition))];
-      const shared = overlapCount(tokens, definition);
-      // Saying the same thing in other words ("everything piles up in front of the oven" ~
-      // "one step throttles the pace") weighs more than sharing words.
-      let score = shared + CUE_WEIGHT * sharedCues(said, cuesOf(c.definition));
-      // A short definition mostly covered by the text is strong evidence ("short of staff").
-      if (definition.length > 0 && definition.length <= 5 && shared / definition.length >= 0.6) score += 1;
-      for (const t of keyTokens[i]) if (tokens.has(t)) score += 3 / (spread.get(t) ?? 1);
-      if (
-        flat.includes(
-          c.key
-            .toLowerCase()
-            .replace(/[-_?]+/g, ' ')
-            .trim(),
-        )
-      )
-        score += 5;
-      return { key: c.key, score: Math.round(score * 100) / 100 };
-    })
-    .sort((a, b) => b.score - a.score);
-}
+const READ_ONE = { topK: 2, floor: 0.4, margin: 0.1 } as const;
+const READ_SEVERAL = { topK: 2, floor: 0.33, margin: 0.02 } as const;
 
-const MULTI_THRESHOLD = 3;
-const CUE_WEIGHT = 4;
-
-function pickChoice(text: string, choices: Array<Choice | string>, echo = ''): string | undefined {
-  const [best, second] = scoreChoices(text, choices, echo);
-  if (!best || best.score < 1) return undefined;
-  if (second && second.score === best.score) return undefined;
-  // When the picked choice's definition carries recognisable cues, the answer must say the same
-  // thing (or name it): a few shared words are not a description of how the work runs.
-  const picked = choices.map(choiceOf).find((c) => c.key === best.key)!;
-  if (cuesOf(picked.definition).size > 0) {
-    const flat = text.toLowerCase().replace(/[-_]+/g, ' ');
-    if (
-      !saySame(cuesOf(text), cuesOf(picked.definition)) &&
-      !flat.includes(
-        picked.key
-          .toLowerCase()
-          .replace(/[-_?]+/g, ' ')
-          .trim(),
+/**
+ * The units an answer is read in: its sentences, and their clauses where a sentence joins two
+ * thoughts ("…, but …", "…; …", "…: …"), so that one sentence naming two troubles is heard twice.
+ */
+export function unitsOf(text: string): string[] {
+  const units: string[] = [];
+  for (const sentence of sentences(text)) {
+    units.push(sentence);
+    const clauses = sentence
+      .split(
+        /\s*[;:]\s+|,\s+(?=(?:but|so|and|because|since|although|while|whereas)\b)|\s+(?=(?:but|because|since|although|whereas)\b)/i,
       )
-    )
-      return undefined;
+      .map((c) => c.replace(/^(?:but|so|and|because|since|although|while|whereas)\s+/i, '').trim());
+    if (clauses.length > 1) for (const c of clauses) if (c.split(/\s+/).length >= 3) units.push(c);
   }
-  return best.key;
+  return [...new Set(units)];
 }
 
 /**
- * Several choices (e.g. scheduling challenges): each must be supported by one sentence on its
- * own, and score at least MULTI_THRESHOLD and 40% of the best supported choice.
+ * Which one choice an answer means: a plain answer (a number, the key, its name) at once; else
+ * each sentence and clause is read by meaning against the choices and "none of them", and a
+ * choice is taken when the units that mean something agree on it. Two readings that disagree,
+ * or none, leave it open: the interviewer asks again rather than guess.
  */
-function pickChoices(text: string, choices: Array<Choice | string>, echo = ''): string[] {
-  const best = new Map<string, number>();
-  const supported = new Set<string>();
-  const all = choices.map(choiceOf);
-  const defined = new Map(all.map((c) => [c.key, cuesOf(c.definition)]));
-  for (const sentence of sentences(text)) {
-    const said = cuesOf(sentence);
-    const flat = sentence.toLowerCase().replace(/[-_]+/g, ' ');
-    for (const { key, score } of scoreChoices(sentence, choices, echo)) {
-      best.set(key, Math.max(best.get(key) ?? 0, score));
-      // A choice whose definition has recognisable cues needs the sentence to say the same thing
-      // (or to name the choice): word overlap alone picks up too much from long sentences.
-      if (
-        saySame(said, defined.get(key)!) ||
-        flat.includes(
-          key
-            .toLowerCase()
-            .replace(/[-_?]+/g, ' ')
-            .trim(),
-        )
-      )
-        supported.add(key);
-    }
+export async function readChoice(text: string, rawChoices: Array<Choice | string>): Promise<string | undefined> {
+  const choices = rawChoices.map(choiceOf);
+  const plain = choiceFromPlainAnswer(text, choices);
+  if (plain) return plain;
+  const described = await withNone(choices);
+  const routes = await routeChoices(choices);
+  const votes = new Map<string, number>();
+  for (const unit of unitsOf(text)) {
+    const d = await decide(unit, described, READ_ONE);
+    const key = d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined);
+    if (key && key !== NONE) votes.set(key, (votes.get(key) ?? 0) + 1);
   }
-  const top = Math.max(0, ...best.values());
-  return all
-    .map((c) => c.key)
-    .filter((k) =>
-      defined.get(k)!.size > 0 ? supported.has(k) : (best.get(k) ?? 0) >= Math.max(MULTI_THRESHOLD, 0.4 * top),
-    );
+  const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
+  if (!first) return undefined;
+  // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
+  return second ? undefined : first[0];
 }
 
-const OBJECT_END = String.raw`(?=\s*\(|\s*[.;:,]|\s+(?:and|for|to|in|from|with|at|which|that|who|so|but)\s)`;
-const SERVICE_RE = new RegExp(
-  String.raw`\b(?:we|i)\s+(?:mainly\s+|mostly\s+|primarily\s+)?(?:make|brew|produce|manufacture|build|machine|provide|offer|run|operate|bake|roast|cook|grow|print|assemble|sell|teach|deliver|repair|design|cast|weld|mill|fabricate|pack|package|process|distil|ferment|mould|mold|forge|extrude|coat|recycle|supply|distribute|install|maintain|sew|weave|publish|develop|host|serve|ship|clean|treat)\s+(.+?)` +
+/**
+ * A sentence clearly about routes whose meaning sits between "one route for all" and "a route per
+ * job" (an embedding hears "the same order" and "a different order" alike): when those two lead
+ * every other choice by the usual margin, the sentence's own words of sameness or difference
+ * decide between them.
+ */
+function routeRead(
+  unit: string,
+  ranked: Array<{ key: string; score: number }>,
+  routes: { same: string; own: string },
+): string | undefined {
+  const isRoute = (k: string) => k === routes.same || k === routes.own;
+  const best = ranked[0];
+  const other = ranked.find((r) => !isRoute(r.key));
+  if (!best || !isRoute(best.key) || best.score < READ_ONE.floor) return undefined;
+  if (other && best.score - other.score < READ_ONE.margin) return undefined;
+  const said = routeSaid(unit);
+  return said === 'same' ? routes.same : said === 'own' ? routes.own : undefined;
+}
+
+/** Several choices (e.g. the troubles a firm names): every choice some sentence or clause clearly means. */
+export async function readChoices(text: string, rawChoices: Array<Choice | string>): Promise<string[]> {
+  const choices = rawChoices.map(choiceOf);
+  const described = await withNone(choices);
+  const found = new Set<string>();
+  for (const unit of unitsOf(text)) {
+    const d = await decide(unit, described, READ_SEVERAL);
+    if (d.key && d.key !== NONE) found.add(d.key);
+  }
+  return choices.map((c) => c.key).filter((k) => found.has(k));
+}
+
+// Where the object of "we <verb> …" ends: a bracket, a clause mark, or a preposition or clause word.
+const OBJECT_END = String.raw`(?=\s*\(|\s*[.;:,]|\s+(?:for|to|in|from|with|at|across|around|which|that|who|so|but|because|since)\s|$)`;
+// "We <verb>[, <verb> and <verb>] <object>": any verbs, so no list of trades is needed.
+const WE_DO_RE = new RegExp(
+  String.raw`\b(?:we|i)\s+(?:\w+ly\s+)?(?!are\b|am\b|have\b|had\b|were\b|was\b)[a-z]+(?:(?:,\s*|\s+and\s+|\s+or\s+)[a-z]+)*\s+(.+?)` +
     OBJECT_END,
   'i',
 );
 const WE_ARE_RE = new RegExp(String.raw`\b(?:we are|we're|i am|i'm)\s+(?:a|an)\s+(.+?)` + OBJECT_END, 'i');
-
 /** "We brew four craft beers (…)" → "craft beers"; "We are a small bakery …" → "small bakery". */
 export function productName(text: string): string | undefined {
-  const m = SERVICE_RE.exec(text) ?? WE_ARE_RE.exec(text);
+  const first = sentences(text)[0] ?? '';
+  const m = WE_ARE_RE.exec(first) ?? WE_DO_RE.exec(first);
   if (!m) return undefined;
   const name = m[1]
     .replace(
@@ -241,13 +251,21 @@ export function productName(text: string): string | undefined {
   return name.length >= 3 ? name : undefined;
 }
 
-const slug = (text: string) =>
-  text
+/** A kebab-case id of whole words (never a word cut in two), at most about 40 characters. */
+const slug = (text: string) => {
+  const parts = text
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/g, '');
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim()
+    .split(' ')
+    .filter(Boolean);
+  const kept: string[] = [];
+  for (const w of parts) {
+    if (kept.length && [...kept, w].join('-').length > 40) break;
+    kept.push(w);
+  }
+  return kept.join('-');
+};
 
 /** Converts one table cell by its column's kind. */
 function cellValue(cell: string, kind: FieldKind): unknown {
@@ -435,26 +453,48 @@ function stepsFromProse(
 
 /**
  * A yes/no question put as two alternatives ("Does it flow continuously ..., or do you work in
- * discrete batches?") answered without yes or no: the alternative the answer speaks of decides.
+ * discrete batches?") answered without yes or no: the alternative the answer means decides.
  */
-function sideTaken(answer: string, question: string): boolean | undefined {
+async function sideTaken(answer: string, question: string): Promise<boolean | undefined> {
   // The alternatives split at the first ", or" (later "or"s list options within one alternative).
   const asked = question.replace(/\?\s*$/, '');
   const m = /^(.*?\S),\s+or\s+(.+)$/i.exec(asked) ?? /^(.*?\S)\s+or\s+(.+)$/i.exec(asked);
   if (!m) return undefined;
-  const [first, second] = rankTexts(answer, [m[1], m[2]]);
-  if (Math.abs(first - second) < 0.5) return undefined;
-  return first > second;
+  const d = await decide(
+    answer,
+    [
+      { key: 'first', descriptions: [m[1]] },
+      { key: 'second', descriptions: [m[2]] },
+    ],
+    { floor: 0.2, margin: 0.05 },
+  );
+  return d.key === undefined ? undefined : d.key === 'first';
+}
+
+/**
+ * Items of a list answer, when the answer is a list: short names, each whole. A sentence split at
+ * its commas is not a list ("the vans leave at half past four, …" names no product), so an
+ * answer with an item that reads as a clause gives nothing rather than fragments.
+ */
+export function listItems(answer: string, field: PromptField): string[] | undefined {
+  const items = splitList(answer);
+  if (!items.length) return undefined;
+  // Rules and preferences are short sentences by nature; names are not.
+  const ofNames = !/\b(?:rules?|preferences?|constraints?)\b/i.test(`${field.name} ${field.comment ?? ''}`);
+  const limit = ofNames ? 6 : 16;
+  const clause = /^(?:we|i|you|they|it|he|she|there|this|that|these|those)\b|\b(?:we|i|you|they)\s+\w+/i;
+  if (items.some((i) => i.split(/\s+/).length > limit || (ofNames && clause.test(i)))) return undefined;
+  return items;
 }
 
 /** Reads one asked-for field from the answer, by its kind. Undefined when the answer does not give it. */
-function readField(field: PromptField, answer: string, echo: string): unknown {
+async function readField(field: PromptField, answer: string, echo: string): Promise<unknown> {
   const choices = field.choices?.map(choiceOf);
   switch (field.kind) {
     case 'table':
       return readTable(answer, field);
     case 'boolean':
-      return parseYesNo(answer) ?? sideTaken(answer, echo);
+      return parseYesNo(answer) ?? yesNoOf(choices, answer) ?? (await sideTaken(answer, echo));
     case 'quantity':
       return parseQuantity(answer);
     case 'number': {
@@ -463,33 +503,45 @@ function readField(field: PromptField, answer: string, echo: string): unknown {
     }
     case 'list': {
       if (choices?.length) {
-        const picked = pickChoices(answer, choices, echo);
+        const picked = await readChoices(answer, choices);
         return picked.length ? picked : undefined;
       }
-      const items = splitList(answer);
-      return items.length ? items : undefined;
+      return listItems(answer, field);
     }
     case 'text': {
-      if (choices?.length) return pickChoice(answer, choices, echo);
+      if (choices?.length) return readChoice(answer, choices);
       const text = answer.replace(/\s+/g, ' ').trim();
-      return text ? (text.length > 600 ? `${text.slice(0, 599)}…` : text) : undefined;
+      return text ? (text.length > 600 ? `${wholeWords(text, 599)}…` : text) : undefined;
     }
     default:
       return undefined;
   }
 }
 
+/** "1"/"yes" or "2"/"no" to a yes/no question whose choices were spelled out. */
+function yesNoOf(choices: Choice[] | undefined, answer: string): boolean | undefined {
+  const key = choices ? choiceFromPlainAnswer(answer, choices) : undefined;
+  return key === 'yes' ? true : key === 'no' ? false : undefined;
+}
+
+/** At most `max` characters, ending at a word boundary. */
+function wholeWords(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const space = cut.lastIndexOf(' ');
+  return (space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, '');
+}
+
 /** Fills a field the EADS says not to ask about, from the answer and what is known. */
-function deriveField(
+async function deriveField(
   field: PromptField,
   answer: string,
   known: Record<string, unknown>,
   context: Record<string, unknown>,
-  echo: string,
-): unknown {
+): Promise<unknown> {
   const choices = field.choices?.map(choiceOf);
   if (field.kind === 'list' && choices?.length) {
-    const picked = new Set(pickChoices(answer, choices, echo));
+    const picked = new Set(await readChoices(answer, choices));
     // A choice another field already settled (e.g. the principal problem type) belongs here too.
     for (const value of Object.values(known))
       if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
@@ -507,7 +559,7 @@ function deriveField(
     return values.size ? [...values] : undefined;
   }
   if (field.kind === 'text') {
-    if (choices?.length) return pickChoice(answer, choices, echo);
+    if (choices?.length) return readChoice(answer, choices);
     const product = typeof context.product === 'string' ? context.product : undefined;
     if (/(^|-)id$/.test(field.name)) {
       const base = product ?? productName(answer);
@@ -532,8 +584,8 @@ export const eadsRules: StandinRule[] = [
     task: ModelTask.eadsOrchestrate,
     description:
       'Picks the next EADS: earliest topic among the eligible candidates, ties broken ' +
-      'by overlap with the conversation.',
-    answer: ({ sections }) => {
+      'by how near its objective is in meaning to what the conversation revealed.',
+    answer: async ({ sections }) => {
       const candidates = asArray<{
         eads_id: string;
         name?: string;
@@ -543,26 +595,28 @@ export const eadsRules: StandinRule[] = [
       }>(sections.candidates);
       if (candidates.length === 0) throw new Error('no candidates in the prompt');
       const conversation = asObject(sections.conversation);
-      const said = contentTokens(
-        JSON.stringify([conversation.product, conversation.problem_type, conversation.scheduling_challenges]).replace(
-          /[-_]+/g,
-          ' ',
-        ),
-      );
+      const learned = [
+        conversation.product,
+        conversation.problem_type,
+        ...asArray<string>(conversation.scheduling_challenges),
+      ]
+        .filter((x): x is string => typeof x === 'string' && x !== UNDETERMINED)
+        .map(humanize)
+        .join('; ');
+      const meaning = learned ? await meaningSpace() : undefined;
+      const fits = meaning
+        ? await meaning.similarities(
+            learned,
+            candidates.map((c) => `${c.name ?? ''}. ${c.objective ?? ''}`),
+          )
+        : candidates.map(() => 0);
       const ranked = candidates
-        .map((c, i) => ({
-          c,
-          i,
-          rank: c.topic_rank ?? 9,
-          fit: overlapCount(said, contentTokens(`${c.name ?? ''} ${c.objective ?? ''}`)),
-        }))
+        .map((c, i) => ({ c, i, rank: c.topic_rank ?? 9, fit: fits[i] }))
         .sort((a, b) => a.rank - b.rank || b.fit - a.fit || a.i - b.i);
       const best = ranked[0].c;
       const topic = ['process', 'data', 'resources', 'optimality'][ranked[0].rank] ?? 'the next';
-      const fit =
-        ranked[0].fit > 0
-          ? ` and fits what we learned (${[conversation.problem_type, conversation.product].filter(Boolean).join(', ') || 'the conversation'})`
-          : '';
+      const tied = ranked.filter((r) => r.rank === ranked[0].rank).length > 1;
+      const fit = tied && learned ? ` and the nearest to what we learned (${learned})` : '';
       return {
         eads_id: best.eads_id,
         rationale: `${best.name ?? best.eads_id} is the earliest open ${topic} topic${fit}.`,
@@ -574,13 +628,17 @@ export const eadsRules: StandinRule[] = [
   taskRule({
     task: ModelTask.eadsQuestion,
     description:
-      'Asks for the first askable remaining field: the question its comment suggests, or a template by kind.',
+      'Asks for the first askable remaining field: the question its comment suggests, or a template by kind; ' +
+      'a field asked before and still open is asked in other words (a choice with its options numbered).',
     answer: ({ sections }) => {
       const eads = asObject(sections.eads);
       const fields = asArray<PromptField>(sections.remaining_fields);
-      const asked = asArray<{ targets?: string[]; charged?: boolean }>(sections.asked);
-      // A question whose table answer could not be read was free and is no attempt.
-      const attempts = (name: string) => asked.filter((a) => a.charged !== false && a.targets?.includes(name)).length;
+      const asked = asArray<{ targets?: string[]; charged?: boolean; question?: string }>(sections.asked);
+      // A question whose table answer could not be read was free and is no attempt; a choice
+      // answer that named no choice was free too, but it was asked: the next try spells the choices out.
+      const attempts = (f: PromptField) =>
+        asked.filter((a) => a.targets?.includes(f.name) && (a.charged !== false || !!f.choices?.length)).length;
+      const earlier = new Set(asked.map((a) => normalise(a.question ?? '')));
       const objective = typeof eads.objective === 'string' ? eads.objective : '';
       const opening =
         /'([A-Z][^'\n]*\?[^'\n]*)'/.exec(objective)?.[1] ?? /"([A-Z][^"\n]*\?[^"\n]*)"/.exec(objective)?.[1];
@@ -592,7 +650,7 @@ export const eadsRules: StandinRule[] = [
           targets: fields.map((f) => f.name).slice(0, 20),
         };
       }
-      const askable = fields.filter((f) => !f.derived && attempts(f.name) < 2);
+      const askable = fields.filter((f) => !f.derived && attempts(f) < 2);
       const field = askable[0];
       if (!field) {
         const targets = fields.map((f) => f.name);
@@ -603,14 +661,20 @@ export const eadsRules: StandinRule[] = [
           targets: targets.length ? targets : ['(none)'],
         };
       }
+      const again = attempts(field) > 0;
       const label = humanize(field.name);
       const comment = (field.comment ?? '').trim();
-      const help = sentences(comment).find((s) => !s.endsWith('?'));
-      const choiceKeys = (field.choices ?? []).map((c) => choiceOf(c).key);
+      const help = sentences(comment).find((s) => !s.endsWith('?') && !/:$/.test(s));
+      const choices = (field.choices ?? []).map(choiceOf);
+      const choiceKeys = choices.map((c) => c.key);
       if (field.kind === 'table') {
         const columns = field.columns ?? [];
+        const first = field.question ?? `Could you fill in this table about the ${label}?`;
         return {
-          question: field.question ?? `Could you fill in this table about the ${label}?`,
+          question:
+            again || earlier.has(normalise(first))
+              ? `Could you give the ${label} as rows, one per line, with these columns?`
+              : first,
           question_type: 'table',
           table_template: `| ${columns.map((c) => c.name).join(' | ')} |\n|${columns.map(() => ' --- |').join('')}`,
           help_text: `${help ? `${help} ` : ''}One row each; separate several values in a cell with commas.`.trim(),
@@ -619,15 +683,33 @@ export const eadsRules: StandinRule[] = [
       }
       if (choiceKeys.length && !field.multiple) {
         const isYesNo = field.kind === 'boolean';
+        const first =
+          field.question ??
+          (isYesNo ? `Is this true for you: ${label}?` : `Which of these best describes your ${label}?`);
+        if (again || earlier.has(normalise(first))) {
+          // Asked before and not settled: the same question again would get the same answer.
+          const numbered = isYesNo
+            ? `1) yes  2) no`
+            : choices
+                .map((c, i) => `${i + 1}) ${choiceLabel(c.key, choiceKeys)}${c.definition ? `: ${c.definition}` : ''}`)
+                .join('\n');
+          return {
+            question: isYesNo
+              ? `I could not tell from that. ${first.replace(/\?$/, '')}? Please answer yes or no.`
+              : `I could not tell which of these fits best. Which number comes closest to how you work?\n${numbered}`,
+            question_type: 'choice',
+            choices: choiceKeys,
+            help_text: 'A number is enough; say so if none fits.',
+            targets: [field.name],
+          };
+        }
         return {
-          question:
-            field.question ??
-            (isYesNo ? `Is this true for you: ${label}?` : `Which of these best describes your ${label}?`),
+          question: first,
           question_type: 'choice',
           choices: choiceKeys,
           help_text: isYesNo
             ? 'Start with yes or no, then add any detail.'
-            : (help ?? 'Describe it in your own words if none fits exactly.'),
+            : 'Pick one (its number or name), or describe it in your own words.',
           targets: [field.name],
         };
       }
@@ -636,8 +718,15 @@ export const eadsRules: StandinRule[] = [
         quantity: `How long is the ${label}? A number and a unit, e.g. "2 hours".`,
         number: `What is the ${label}? A number is enough.`,
       };
+      const first = field.question ?? template[field.kind] ?? `Could you tell us about the ${label}?`;
+      const other = template[field.kind] ?? `In a sentence or two, what about the ${label}?`;
       return {
-        question: field.question ?? template[field.kind] ?? `Could you tell us about the ${label}?`,
+        question:
+          again || earlier.has(normalise(first))
+            ? normalise(other) === normalise(first)
+              ? `Put another way: ${other}`
+              : other
+            : first,
         question_type: 'text',
         help_text: help ?? (field.kind === 'list' ? 'Separate items with commas.' : 'A sentence or two is enough.'),
         targets: [field.name],
@@ -647,22 +736,26 @@ export const eadsRules: StandinRule[] = [
   taskRule({
     task: ModelTask.eadsSurrogateAnswer,
     description:
-      "Answers as the fixture's interviewee: best-matching table for table questions, else best-matching fact.",
-    answer: ({ sections }) => {
+      "Answers as the fixture's interviewee: the table whose columns match a table question's, else the " +
+      'fact nearest in meaning to the question (two when they are equally near), else "not sure".',
+    answer: async ({ sections }) => {
       const question = asObject(sections.question) as unknown as PromptedQuestion;
       const facts = asArray<{ about: string; answer: string }>(sections.facts);
       const tables = asArray<{ name: string; rows: Array<Record<string, unknown>> }>(sections.tables);
+      const meaning = await meaningSpace();
       if (question.question_type === 'table' && question.table_template) {
         const wanted = question.table_template
           .split('\n')[0]
           .split('|')
           .map((c) => c.trim())
           .filter(Boolean);
-        // The firm's own column names ("stage", "time") are matched to the template's by meaning.
-        const nameFit = rankTexts(
-          question.question ?? '',
-          tables.map((t) => t.name),
-        );
+        // The firm's own column names ("stage", "time") are matched to the template's.
+        const nameFit = meaning
+          ? await meaning.similarities(
+              question.question ?? '',
+              tables.map((t) => t.name),
+            )
+          : tables.map(() => 0);
         const best = tables
           .map((t, i) => {
             const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
@@ -683,24 +776,36 @@ export const eadsRules: StandinRule[] = [
           return { answer: `Here is our ${best.t.name}:\n${lines.join('\n')}` };
         }
       }
-      const query = `${question.question} ${(question.targets ?? []).map(humanize).join(' ')}`;
-      const byAbout = rankTexts(
-        query,
-        facts.map((f) => f.about),
-      );
-      const byAnswer = rankTexts(
-        query,
-        facts.map((f) => f.answer),
-      );
-      // What a fact is about is its index; its answer's words count less (long answers share many).
+      const notSure = { answer: "I'm not sure; we don't really keep track of that." };
+      if (!meaning || !facts.length) return notSure;
+      // A fact is chosen by what it is about: near the question directly, and near the same
+      // interview topic (a question and a statement seldom share words, but they share a topic).
+      const asked = question.question ?? '';
+      const abouts = facts.map((f) => f.about);
+      const [direct, askedTopics, ...sides] = await Promise.all([
+        meaning.similarities(asked, abouts),
+        meaning.similarities(asked, INTERVIEW_TOPICS),
+        ...facts.flatMap((f) => [
+          meaning.similarities(f.about, INTERVIEW_TOPICS),
+          meaning.similarities(f.answer, INTERVIEW_TOPICS),
+        ]),
+      ]);
+      // A fact's topic: what its label or its words say, whichever is nearer to each topic.
+      const factTopics = facts.map((_, i) => sides[2 * i].map((x, k) => Math.max(x, sides[2 * i + 1][k])));
+      const profile = topicProfile(askedTopics);
       const scored = facts
-        .map((f, i) => ({ f, i, score: 3 * byAbout[i] + byAnswer[i] }))
+        .map((f, i) => ({
+          f,
+          i,
+          near: direct[i],
+          score: profileAgreement(profile, topicProfile(factTopics[i])) + 0.5 * direct[i],
+        }))
         .sort((a, b) => b.score - a.score || a.i - b.i);
-      if (!scored[0] || scored[0].score < 1) return { answer: "I'm not sure; we don't really keep track of that." };
-      // Asked to characterise the work (a choice), a person says everything that bears on it:
-      // a second fact that fits nearly as well is added.
       const [first, second] = scored;
-      if (question.question_type === 'choice' && second && second.score >= 0.8 * first.score)
+      // Nothing the firm said is near the question at all: a person says they do not know.
+      if (Math.max(...direct) < SURROGATE_FLOOR) return notSure;
+      // Two facts about equally near: a person asked to characterise the work says both.
+      if (question.question_type === 'choice' && second && first.score - second.score < SURROGATE_MARGIN)
         return { answer: `${first.f.answer} ${second.f.answer}` };
       return { answer: first.f.answer };
     },
@@ -708,9 +813,9 @@ export const eadsRules: StandinRule[] = [
   taskRule({
     task: ModelTask.eadsRefine,
     description:
-      'Parses the answer by field kind (tables, lists, quantities, yes/no, scored ' +
-      'choices) and derives the fields not to ask about.',
-    answer: ({ sections }) => {
+      'Parses the answer by field kind (tables, lists, quantities, yes/no, choices read by ' +
+      'meaning) and derives the fields not to ask about.',
+    answer: async ({ sections }) => {
       const question = asObject(sections.question) as unknown as PromptedQuestion;
       const answer = typeof sections.answer === 'string' ? sections.answer : JSON.stringify(sections.answer ?? '');
       const fields = asArray<PromptField>(sections.fields);
@@ -722,11 +827,11 @@ export const eadsRules: StandinRule[] = [
         for (const name of question.targets ?? []) {
           const field = fields.find((f) => f.name === name);
           if (!field || field.derived) continue;
-          const value = readField(field, answer, question.question ?? '');
+          const value = await readField(field, answer, question.question ?? '');
           if (value !== undefined) update[name] = value;
         }
         for (const field of fields.filter((f) => f.derived && known[f.name] === undefined)) {
-          const value = deriveField(field, answer, { ...known, ...update }, context, question.question ?? '');
+          const value = await deriveField(field, answer, { ...known, ...update }, context);
           if (value !== undefined) update[field.name] = value;
         }
       }

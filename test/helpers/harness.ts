@@ -68,6 +68,8 @@ export async function createHarness(
     backends?: (b: Backends) => Backends;
     /** Encrypt payloads (worker and client) with this base64 key. */
     payloadKey?: string;
+    /** A namespace of the dev server's other than `default` (test/setup/global.ts lists them). */
+    namespace?: string;
   } = {},
 ): Promise<Harness> {
   installQuietRuntime();
@@ -83,11 +85,13 @@ export async function createHarness(
   const dataConverter = options.payloadKey
     ? dataConverterFromEnv({ AGENT_FLOWS_PAYLOAD_KEY: options.payloadKey })
     : undefined;
-  const client = new Client({ connection, namespace: 'default', dataConverter });
+  const namespace = options.namespace ?? 'default';
+  const client = new Client({ connection, namespace, dataConverter });
   const taskQueue = `test-${randomUUID().slice(0, 8)}`;
   const worker = await createFlowWorker({
     connection: nativeConnection,
     backends,
+    namespace,
     taskQueue,
     workflowBundle: { codePath: inject('workflowBundlePath') },
     dataConverter: dataConverter ?? {},

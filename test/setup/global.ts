@@ -63,6 +63,7 @@ export default async function setup(project: TestProject) {
       // Extra namespaces let tests that run the real worker process stay apart from the others.
       extraArgs: [
         ...['--namespace', 'crash-test', '--namespace', 'security-test', '--namespace', 'fleet-test'],
+        ...['--namespace', 'log-test', '--namespace', 'solver-test'],
         ...['--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
       ],
     },

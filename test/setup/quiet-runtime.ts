@@ -7,7 +7,6 @@
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 
 export function installQuietRuntime(): void {
-  if (Runtime._instance) return;
   try {
     Runtime.install({
       logger: new DefaultLogger('WARN', ({ level, message, meta }) =>
@@ -20,7 +19,7 @@ export function installQuietRuntime(): void {
       shutdownSignals: [],
     });
   } catch {
-    // already installed in this process
+    // already installed in this process (the SDK throws IllegalStateError): the first one holds
   }
 }
 

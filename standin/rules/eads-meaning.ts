@@ -1,0 +1,320 @@
+/**
+ * What the EADS stand-in knows about scheduling, as short general descriptions it compares
+ * meanings with (standin/meaning.ts): the ways work can be organised, the usual kinds of trouble
+ * a scheduler meets, and what people mean by a good schedule. Each idea is said several ways in
+ * everyday words, so that a firm's sentence resembling one of them is heard whatever its nouns.
+ *
+ * Nothing here names an EADS or a choice key: the rules attach each idea to the choice of the
+ * EADS whose own definition means the same thing (`describeChoices`), so an EADS with other
+ * choices is read by the same ideas wherever its definitions speak of them, and a choice no idea
+ * matches is read by its own definition alone.
+ */
+import type { Choice } from '../../domain/eads-structure';
+import { choiceLabel } from '../../domain/eads-structure';
+import { decide, type Choice as MeaningChoice } from '../meaning';
+
+export const IDEAS: Record<string, readonly string[]> = {
+  // How work is organised.
+  'one-sequence-for-all': [
+    'every item follows the same sequence of steps',
+    'all products go through the same stages in the same order',
+    'one production line that everything moves along',
+    'the same route for all of them',
+    'a fixed series of stations passed in turn',
+  ],
+  'route-per-job': [
+    'each order follows a different sequence of machines',
+    'the route depends on the job',
+    'every job takes its own path through the workshop',
+    'the order of operations differs from one job to the next',
+    'no two jobs visit the machines in the same order',
+  ],
+  'events-in-time-slots': [
+    'people and rooms are booked into time slots of a weekly timetable',
+    'sessions are assigned to periods in a recurring schedule',
+    'appointments are placed in slots in a diary',
+    'each lesson is given a teacher, a place and a time',
+  ],
+  'one-off-project': [
+    'a one-off project with activities and milestones',
+    'dates for the tasks of a single large undertaking',
+    'planning the phases of a construction project',
+  ],
+  'one-shared-machine': [
+    'deciding the order of jobs on one machine',
+    'everything is processed by a single shared machine in turn',
+  ],
+  // Trouble.
+  'materials-late': [
+    'materials arrive late from suppliers',
+    'parts we need are missing or out of stock',
+    'supplier deliveries are late or never come',
+    'we run short of materials',
+    'waiting for components from the supplier',
+    'the raw material does not turn up on time',
+  ],
+  'work-unforeseeable': [
+    'we never know what customers will order',
+    'orders come in unannounced at short notice',
+    'we cannot predict what work will arrive',
+    'walk-in customers and last-minute requests',
+    'we find out what is needed only on the day',
+  ],
+  'promises-missed': [
+    'we miss the delivery dates we promised',
+    'orders reach customers late',
+    'we struggle to finish jobs by the promised time',
+    'customers wait longer than we told them',
+    'deadlines slip',
+  ],
+  'demand-swings': [
+    'demand is much higher in some seasons than others',
+    'busy months and quiet months',
+    'seasonal peaks in orders',
+    'demand doubles at certain times of year',
+    'a rush at one time of year and a lull at another',
+    'the workload rises and falls over the year',
+  ],
+  'upkeep-planned': [
+    'machines must be taken out of service for maintenance',
+    'regular servicing of equipment has to be planned',
+    'scheduled maintenance downtime',
+    'periodic inspections take equipment offline',
+    'routine service visits for the machines',
+  ],
+  'booked-together': [
+    'several resources must be booked together for the same time',
+    'a person and a room and equipment are needed at once',
+    'each session needs a teacher and a place at the same hour',
+    'matching staff, rooms and equipment to each appointment',
+    'two or more things must be free at the same moment',
+  ],
+  'switching-costs-time': [
+    'switching a machine from one product to the next takes a long time',
+    'changing tools, dies or settings between jobs',
+    'set-up time between different products',
+    'cleaning the equipment between batches of different products',
+    'changeovers waste hours',
+    'preparing the machine for a different job is slow',
+  ],
+  breakdowns: [
+    'a machine breaks down',
+    'equipment failures stop production',
+    'breakdowns make the machine unavailable',
+    'the machine stops working without warning',
+    'unplanned downtime of equipment',
+  ],
+  'equipment-idle': [
+    'an expensive machine stands idle',
+    'equipment is underused',
+    'a costly machine sits unused much of the time',
+    'we do not keep the equipment busy enough',
+    'capacity we paid for goes to waste',
+  ],
+  'too-few-people': [
+    'we do not have enough staff',
+    'we are short of workers',
+    'people left and were not replaced',
+    'hard to hire and keep employees',
+    'too few people to cover the shifts',
+    'nobody wants the job so posts stay empty',
+  ],
+  'few-qualified': [
+    'only a few people are qualified for some work',
+    'only one person is certified to do certain jobs',
+    'few staff have the needed skill or licence',
+    'the work needs a specialist and we have very few',
+    'just one employee can do that task',
+  ],
+  'one-step-limits-all': [
+    'one step limits the output of everything',
+    'a bottleneck machine sets the pace',
+    'work piles up waiting for one station',
+    'everything waits on one resource',
+    'the slowest step holds up the rest',
+    'one machine cannot handle as much as the others',
+  ],
+  'many-processes': [
+    'similar products are made in many different ways',
+    'many different routes through the workshop',
+    'the process differs for each kind of product',
+  ],
+  'many-products': [
+    'we make many different products',
+    'every order is a custom one-off item',
+    'a wide range of variants and designs',
+    'hardly any two products are the same',
+    'made to order to customer specifications',
+    "each piece is built to the customer's own measurements",
+  ],
+  'targets-to-hit': [
+    'we must hit targets such as on-time delivery rate',
+    'performance indicators we are measured on',
+    'utilisation targets set by management',
+  ],
+  // What makes a schedule good.
+  'on-time': ['finish every order by the date promised', 'being on time for the customer matters most'],
+  'done-early': ['finish all the work as early as possible', 'the whole lot completed in the shortest time'],
+  'most-output': ['get as much output as possible through the busiest machine', 'produce the largest amount per day'],
+  'fewest-switches': ['as few switches between products as possible', 'fewer set-ups and cleanings'],
+  'even-load': ['spread the work evenly over people and machines', 'nobody overloaded while others wait'],
+  'wishes-honoured': [
+    'people get the times they asked for',
+    'honour what staff and customers prefer',
+    'requests from employees are granted',
+    'staff get the days off they wanted',
+    'respecting the wishes of the people involved',
+  ],
+};
+
+/** What a sentence says when it says none of the above: what the firm is, does and has. */
+export const NOTHING_IN_PARTICULAR: readonly string[] = [
+  'we make products for our customers',
+  'what the business does',
+  'the firm has staff and premises',
+  'who our customers are',
+  'the services we offer',
+  'how big the company is',
+  'we have employees at several sites',
+  'one step of the work and how long it takes',
+  'a machine turns the material into the next stage',
+  'the shifts and opening hours',
+  'how much goes into one batch',
+  'the records and spreadsheets we keep',
+  'the rules and wishes a plan should respect',
+];
+
+export const NONE = '(none)';
+
+/**
+ * The things a scheduling interview asks about, as a person would ask them. A question and a
+ * firm's fact are compared through these as well as directly: a question and a statement rarely
+ * share their words ("how does work move" against "the route each order takes"), but they sit
+ * near the same interview topic.
+ */
+export const INTERVIEW_TOPICS: readonly string[] = [
+  'What do you make or which services do you offer?',
+  'What makes planning your work difficult?',
+  'How does the work move from step to step?',
+  'What are the steps of the work, in order?',
+  'How long does each step take?',
+  'Which machines, tools or rooms do you use?',
+  'How many people work for you?',
+  'When are you open, and which shifts do you run?',
+  'Which materials go into the work?',
+  'What comes out at the end?',
+  'Which records or systems do you keep?',
+  'What makes a plan good or bad for you?',
+  'Which rules can a plan never break?',
+  'What would you prefer a plan to do?',
+  'Does the plan repeat each week?',
+  'Do you work in separate batches or continuously?',
+  'Do most jobs follow a few standard routes?',
+  'Which kinds of events or sessions do you schedule?',
+  'Which time slots do you use?',
+  'Who are your customers?',
+  'How do orders reach you?',
+];
+
+const attached = new Map<string, Promise<Map<string, string>>>();
+
+/**
+ * Which idea each choice's own definition means: the nearest pairs first, each idea to one choice
+ * and each choice to one idea (so two choices whose definitions share words do not both take the
+ * idea one of them means), and only pairs near enough to count.
+ */
+function ideasOf(choices: readonly Choice[]): Promise<Map<string, string>> {
+  const keys = choices.map((c) => c.key);
+  const texts = choices.map((c) => `${choiceLabel(c.key, keys)}: ${c.definition}`);
+  const cacheKey = JSON.stringify(texts);
+  let found = attached.get(cacheKey);
+  if (!found) {
+    found = (async () => {
+      const ideas = Object.entries(IDEAS);
+      const pairs: Array<{ choice: string; idea: string; score: number }> = [];
+      for (const [i, c] of choices.entries()) {
+        if (!c.definition) continue;
+        const d = await decide(
+          texts[i],
+          ideas.map(([key, descriptions]) => ({ key, descriptions })),
+          { topK: 2, floor: 0, margin: 0 },
+        );
+        for (const r of d.ranked) pairs.push({ choice: c.key, idea: r.key, score: r.score });
+      }
+      const result = new Map<string, string>();
+      const taken = new Set<string>();
+      for (const p of pairs.sort((a, b) => b.score - a.score)) {
+        if (p.score < ATTACH_FLOOR) break;
+        if (result.has(p.choice) || taken.has(p.idea)) continue;
+        result.set(p.choice, p.idea);
+        taken.add(p.idea);
+      }
+      return result;
+    })();
+    attached.set(cacheKey, found);
+  }
+  return found;
+}
+
+const ATTACH_FLOOR = 0.3;
+
+/**
+ * Each choice with the descriptions it is recognised by: the phrasings of the idea its definition
+ * means, else the definition itself. Yes/no choices are read by other means.
+ */
+export async function describeChoices(choices: readonly Choice[]): Promise<MeaningChoice[]> {
+  const keys = choices.map((c) => c.key);
+  const ideas = await ideasOf(choices);
+  return choices.map((c) => {
+    const idea = ideas.get(c.key);
+    // The idea's short phrasings, when one fits: a long definition shares words with many sentences.
+    if (idea) return { key: c.key, descriptions: IDEAS[idea] };
+    return { key: c.key, descriptions: [c.definition || choiceLabel(c.key, keys)] };
+  });
+}
+
+/** The choices plus "none of them", so a sentence about something else is not forced into one. */
+export async function withNone(choices: readonly Choice[]): Promise<MeaningChoice[]> {
+  return [...(await describeChoices(choices)), { key: NONE, descriptions: NOTHING_IN_PARTICULAR }];
+}
+
+/** The two ideas a sentence embedding barely tells apart: "the same order" and "a different order" read alike to it. */
+const SAME_ROUTE = 'one-sequence-for-all';
+const OWN_ROUTE = 'route-per-job';
+
+/**
+ * The choices that mean "one route for all" and "a route per job", when the EADS has both. A
+ * sentence about routes resembles both of them; which one it says is in its words of sameness or
+ * difference (`routeSaid`).
+ */
+export async function routeChoices(choices: readonly Choice[]): Promise<{ same: string; own: string } | undefined> {
+  const ideas = await ideasOf(choices);
+  let same: string | undefined;
+  let own: string | undefined;
+  for (const [choice, idea] of ideas) {
+    if (idea === SAME_ROUTE) same = choice;
+    if (idea === OWN_ROUTE) own = choice;
+  }
+  return same && own ? { same, own } : undefined;
+}
+
+/**
+ * Whether a sentence says the work follows the same path every time or a path of its own: read
+ * from its words of sameness ("the same", "identical", "fixed") and of difference ("differs",
+ * "its own", "depends on", "no two … the same"). A sentence saying both, or neither, says nothing.
+ */
+export function routeSaid(sentence: string): 'same' | 'own' | undefined {
+  const s = sentence.toLowerCase();
+  const negatedSame =
+    /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
+  const own =
+    negatedSame ||
+    /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
+      s,
+    );
+  const same =
+    !negatedSame &&
+    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
+  if (own === same) return undefined;
+  return same ? 'same' : 'own';
+}

@@ -1,0 +1,221 @@
+/**
+ * The evaluation harness's own logic: which sets a run uses, the scorers the targets for unseen
+ * input need, and that every sealed file loads. Pure: no stack, no flow; nothing here prints or
+ * asserts a sealed case's text.
+ */
+import { DuckDBInstance } from '@duckdb/node-api';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadFixture } from '../../activities/eads-library';
+import type { RunEadsInterviewOutput } from '../../contracts/eads';
+import type { ProposalOutput } from '../../contracts/proposal';
+import { loadQuestions } from '../../eval/bom/index';
+import { loadSealedCases, perPrp, schemaFromPrp, scoreCase } from '../../eval/discovery/index';
+import { loadTruth, scoreFirm, summarise, typeOutcome } from '../../eval/eads/index';
+import {
+  cutLines,
+  durationMonths,
+  loadCases,
+  methodFamilies,
+  pastedPhrase,
+  planLengthCheck,
+  type ProfileCase,
+} from '../../eval/proposal/index';
+import { parseArgs } from '../../eval/run';
+import { sealedDir } from '../../eval/types';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+describe('eval sets on the command line', () => {
+  it('runs both sets by default, one with --set, and only development sets with --quick', () => {
+    expect(parseArgs([]).sets).toEqual(['dev', 'sealed']);
+    expect(parseArgs(['--set', 'sealed', 'bom']).sets).toEqual(['sealed']);
+    expect(parseArgs(['--set', 'sealed', 'bom']).names).toEqual(['bom']);
+    expect(parseArgs(['--set=dev']).sets).toEqual(['dev']);
+    expect(parseArgs(['--set', 'both']).sets).toEqual(['dev', 'sealed']);
+    expect(parseArgs(['--quick']).sets).toEqual(['dev']);
+    expect(() => parseArgs(['--quick', '--set', 'sealed'])).toThrow(/development sets only/);
+    expect(() => parseArgs(['--set', 'held'])).toThrow(/dev, sealed or both/);
+  });
+});
+
+describe('proposal scorers', () => {
+  it('reads plan durations in months', () => {
+    expect(durationMonths('16 weeks')).toBeCloseTo(16 * (12 / 52));
+    expect(durationMonths('Three years (36 months)')).toBe(36);
+    expect(durationMonths('10-12 months')).toBe(11);
+    expect(durationMonths('it depends')).toBeNull();
+  });
+
+  const profileCase = (value: number, unit: 'weeks' | 'months' | 'years', feasible: boolean): ProfileCase =>
+    ({
+      'in-corpus': false,
+      method: [],
+      relevant: [],
+      acceptable: [],
+      'timeline-feasible': feasible,
+      profile: { total_timeline: { value, unit } },
+    }) as unknown as ProfileCase;
+  const withPlan = (estimated: string, isFeasible: boolean, assessment = 'Fits.'): ProposalOutput =>
+    ({
+      proposal: {
+        methodology: { timeline_fit: { is_feasible: isFeasible, estimated_duration: estimated, key_phases: [] } },
+        research_objectives: { feasibility_notes: { timeline_assessment: assessment } },
+        data_collection_plan: { timeline_breakdown: { total_duration: estimated } },
+      },
+    }) as unknown as ProposalOutput;
+
+  it('holds a plan to within 20 % of the timeline, or to stating that the timeline cannot hold the study', () => {
+    expect(planLengthCheck(profileCase(3, 'years', true), withPlan('34 months', true))).toBeUndefined();
+    expect(planLengthCheck(profileCase(3, 'years', true), withPlan('16 weeks', true))).toMatch(/plan of 3.7 months/);
+    expect(planLengthCheck(profileCase(6, 'weeks', false), withPlan('6 weeks', true))).toMatch(/not stated/);
+    expect(planLengthCheck(profileCase(6, 'weeks', false), withPlan('6 weeks', false))).toBeUndefined();
+    expect(
+      planLengthCheck(profileCase(6, 'weeks', false), withPlan('6 weeks', true, 'Six weeks is too short for this.')),
+    ).toBeUndefined();
+    expect(planLengthCheck(profileCase(9, 'months', true), withPlan('9 months', false))).toMatch(/called infeasible/);
+  });
+
+  it('finds PDF lines cut inside a word, and not lines that end where a word ends', () => {
+    const sources = ['Tide pools and the snails that graze them', 'A short note on sampling design.'];
+    expect(cutLines(['Tide pools and the snails that gra'], sources)).toHaveLength(1);
+    expect(cutLines(['Tide pools and the snails that', 'A short note on sampling'], sources)).toEqual([]);
+  });
+
+  it('finds a long phrase pasted into many sections, not one repeated a few times', () => {
+    const phrase = 'grazing snails on rocky shore tide pools';
+    expect(pastedPhrase(Array.from({ length: 6 }, (_, i) => `Part ${i}: ${phrase}.`))?.texts).toBe(6);
+    expect(pastedPhrase(Array.from({ length: 3 }, (_, i) => `Part ${i}: ${phrase}.`))).toBeUndefined();
+  });
+
+  it('does not read a field of study as field work, nor a site survey as a questionnaire', () => {
+    expect(methodFamilies('a study in the field of education')).toEqual([]);
+    expect(methodFamilies('a habitat survey of the shore')).toEqual([]);
+    expect(methodFamilies('a survey of teachers')).toEqual(['survey']);
+    expect(methodFamilies('field measurements at three sites')).toEqual(['field-measurement']);
+  });
+});
+
+describe('EADS scorer', () => {
+  const result = (over: Partial<RunEadsInterviewOutput>): RunEadsInterviewOutput =>
+    ({
+      problemType: null,
+      schedulingChallenges: [],
+      pursuits: [],
+      scr: { scr_by_eads: {}, merged_scr: {}, conflicts: [] },
+      ...over,
+    }) as unknown as RunEadsInterviewOutput;
+  const asked = [{ eadsId: 'process/scheduling-problem-type', questions: 2 }] as RunEadsInterviewOutput['pursuits'];
+
+  it('tells a right type from one left open after asking and from a wrong one', () => {
+    expect(typeOutcome(result({ problemType: 'TIMETABLING-PROBLEM' }), 'TIMETABLING-PROBLEM')).toBe('right');
+    expect(typeOutcome(result({ pursuits: asked }), 'TIMETABLING-PROBLEM')).toBe('undetermined');
+    expect(typeOutcome(result({}), 'TIMETABLING-PROBLEM')).toBe('wrong');
+    expect(
+      typeOutcome(result({ problemType: 'FLOW-SHOP-SCHEDULING-PROBLEM', pursuits: asked }), 'TIMETABLING-PROBLEM'),
+    ).toBe('wrong');
+  });
+
+  it('leaves acceptable challenges out of precision, and firms without steps out of "steps in order"', () => {
+    const truth = {
+      'problem-type': 'SINGLE-MACHINE-SCHEDULING-PROBLEM',
+      challenges: { 'equipment-changeover': 'long heat-up between cycles' },
+      'acceptable-challenges': ['bottleneck-processes'],
+      steps: [],
+      resources: ['vacuum furnace'],
+    };
+    const score = scoreFirm(
+      'f',
+      truth,
+      result({
+        problemType: 'SINGLE-MACHINE-SCHEDULING-PROBLEM',
+        schedulingChallenges: ['equipment-changeover', 'bottleneck-processes', 'delivery-schedules'],
+        scr: {
+          scr_by_eads: { 'resources/resource-pools': { 'resource-pools': [{ 'resource-id': 'vacuum furnaces' }] } },
+          merged_scr: {},
+          conflicts: [],
+        },
+      }),
+    );
+    expect(score).toMatchObject({ typeOk: true, found: 1, tagged: 2, stepsOk: null, resourcesFound: 1 });
+    const metrics = Object.fromEntries(summarise([score], 'sealed').metrics.map((m) => [m.metric, m]));
+    expect(metrics['challenge precision'].value).toBe(0.5);
+    expect(metrics['steps in order'].cases).toBe(0);
+    expect(metrics['problem type wrong'].value).toBe(0);
+  });
+});
+
+describe('discovery scorer', () => {
+  it('reads the target schema from a PRP table and scores each PRP on its own', () => {
+    const prp =
+      '# T\n\n| Column | Type | Description |\n|---|---|---|\n| a | STRING | first |\n| b | INT64 | second |\n';
+    expect(schemaFromPrp(prp)).toEqual([
+      { name: 'a', type: 'STRING', description: 'first' },
+      { name: 'b', type: 'INT64', description: 'second' },
+    ]);
+    const c = { id: 'x', prp, relevant: ['p.d.t1', 'p.d.t2'], columns: [] };
+    const table = (id: string) => {
+      const [project_id, dataset_id, table_id] = id.split('.');
+      return { project_id, dataset_id, table_id };
+    };
+    const none = scoreCase(c, { results: [], uncovered_columns: [] } as never);
+    expect(none.silentEmpty).toBe(true);
+    expect(perPrp(none)).toEqual({ precision: 0, recall: 0 });
+    const some = scoreCase(c, {
+      results: [{ discovered_tables: [table('p.d.t1'), table('p.d.other')] }],
+      uncovered_columns: [],
+    } as never);
+    expect(perPrp(some)).toEqual({ precision: 0.5, recall: 0.5 });
+  });
+});
+
+describe('sealed sets load', () => {
+  it('every BOM truth query runs on the demo data, and absent parts have empty truth', async () => {
+    const questions = loadQuestions('sealed');
+    expect(questions.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(questions.map((q) => q.id)).size).toBe(questions.length);
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    try {
+      await connection.run(readFileSync(path.join(ROOT, 'data', 'warehouse', '010_bom.sql'), 'utf8'));
+      for (const q of questions) {
+        const rows = (await connection.runAndReadAll(q.truth_sql)).getRowObjectsJS();
+        expect(rows.length === 0, q.id).toBe(q.kind === 'absent');
+      }
+    } finally {
+      connection.closeSync();
+      instance.closeSync();
+    }
+  });
+
+  it('every sealed firm has a fixture the surrogate can read', () => {
+    const truth = loadTruth('sealed');
+    expect(Object.keys(truth).length).toBeGreaterThanOrEqual(4);
+    for (const firm of Object.keys(truth))
+      expect(loadFixture([path.join(sealedDir('eads'), 'firms')], firm)['fixture-id']).toBe(firm);
+  });
+
+  it('every sealed profile and PRP is labelled against the bundled corpus and catalog', () => {
+    const corpus = new Set(
+      (
+        JSON.parse(readFileSync(path.join(ROOT, 'data', 'search', 'literature.json'), 'utf8')) as Array<{ id: string }>
+      ).map((d) => d.id),
+    );
+    const profiles = Object.values(loadCases('sealed'));
+    expect(profiles.length).toBeGreaterThanOrEqual(4);
+    for (const p of profiles) for (const id of [...p.relevant, ...p.acceptable]) expect(corpus.has(id), id).toBe(true);
+    const catalog = new Set(
+      (
+        JSON.parse(readFileSync(path.join(ROOT, 'data', 'search', 'table-catalog.json'), 'utf8')) as Array<{
+          id: string;
+        }>
+      ).map((t) => t.id),
+    );
+    const prps = loadSealedCases();
+    expect(prps.length).toBeGreaterThanOrEqual(3);
+    for (const c of prps) {
+      for (const t of [...c.relevant, ...c.columns.flatMap((col) => col.sources)]) expect(catalog.has(t), t).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * The EADS stand-in on wording nobody wrote it around: plain answers to choice questions, a
+ * firm's own words read by meaning (the right choice or an honest "undetermined", never another
+ * choice), troubles said in paraphrase, the surrogate answering with the fact that means the same
+ * thing as the question, and a question never asked twice in the same words.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cachedLibrary } from '../../activities/eads-library';
+import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
+import { embeddingModelSetting } from '../../contracts/config';
+import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
+import { eadsRules, listItems, readChoice, readChoices } from '../../standin/rules/eads';
+import { routeSaid } from '../../standin/rules/eads-meaning';
+
+const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
+const field = (eads: string, name: string) => library.get(eads)!.fields.find((f) => f.name === name)!;
+const problemType = field('process/scheduling-problem-type', 'principal-problem-type');
+const challenges = field('process/warm-up-with-challenges', 'scheduling-challenges');
+const [FLOW, JOB, TIMETABLING] = ['FLOW-SHOP-SCHEDULING-PROBLEM', 'JOB-SHOP-SCHEDULING-PROBLEM', 'TIMETABLING-PROBLEM'];
+
+const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
+const rule = (task: string) => eadsRules.find((r) => r.task === task)!;
+const run = (task: string, sections: Record<string, unknown>) =>
+  Promise.resolve(rule(task).answer({ task, system: '', turns: 1, responseSchema: undefined, sections })) as Promise<
+    Record<string, unknown>
+  >;
+
+describe('plain answers to a choice question (no model needed)', () => {
+  it('take a number, an ordinal, the key in any spelling, or the choice’s name', () => {
+    const choices = problemType.choices!;
+    expect(choiceFromPlainAnswer('1', choices)).toBe(FLOW);
+    expect(choiceFromPlainAnswer('option 2', choices)).toBe(JOB);
+    expect(choiceFromPlainAnswer('the third', choices)).toBe(TIMETABLING);
+    expect(choiceFromPlainAnswer('flow-shop-scheduling-problem', choices)).toBe(FLOW);
+    expect(choiceFromPlainAnswer('flow shop', choices)).toBe(FLOW);
+    expect(choiceFromPlainAnswer("It's a job shop.", choices)).toBe(JOB);
+    expect(choiceFromPlainAnswer('Timetabling', choices)).toBe(TIMETABLING);
+  });
+
+  it('refuse what names no single choice: out of range, negated, two names, a description', () => {
+    const choices = problemType.choices!;
+    expect(choiceFromPlainAnswer('9', choices)).toBeUndefined();
+    expect(choiceFromPlainAnswer('not a flow shop', choices)).toBeUndefined();
+    expect(choiceFromPlainAnswer('flow shop or job shop?', choices)).toBeUndefined();
+    expect(choiceFromPlainAnswer('the same for all of them', choices)).toBeUndefined();
+  });
+
+  it('name the choices for people, not by their keys', () => {
+    const keys = problemType.choices!.map((c) => c.key);
+    expect(keys.map((k) => choiceLabel(k, keys))).toEqual([
+      'Flow shop',
+      'Job shop',
+      'Timetabling',
+      'Project',
+      'Single machine',
+    ]);
+  });
+
+  it('a list answer that is a sentence gives no items rather than fragments of it', () => {
+    const outputs = { name: 'outputs', kind: 'list' as const, comment: 'Which finished products come out at the end?' };
+    expect(listItems('clean towels, pressed sheets', outputs)).toEqual(['clean towels', 'pressed sheets']);
+    expect(
+      listItems('The vans pull out at half past four, loaded the night before, and we are back by noon.', outputs),
+    ).toBeUndefined();
+  });
+});
+
+describe('never the same question twice (no model needed)', () => {
+  it('asks a choice again with its options numbered, in other words', async () => {
+    const fields = library.get('process/scheduling-problem-type')!.fields.map((f) => ({
+      name: f.name,
+      kind: f.kind,
+      derived: f.derived,
+      question: f.suggestedQuestion,
+      comment: f.comment,
+      choices: f.choices,
+      multiple: f.multiple,
+    }));
+    const first = await run('eads.question', {
+      eads: { name: 'Scheduling problem type', objective: 'Classify the problem.' },
+      remaining_fields: fields,
+      asked: [{ targets: ['process/warm-up'], question: 'What do you make?' }],
+    });
+    expect(first.targets).toEqual(['principal-problem-type']);
+    const again = await run('eads.question', {
+      eads: { name: 'Scheduling problem type', objective: 'Classify the problem.' },
+      remaining_fields: fields,
+      asked: [{ targets: ['principal-problem-type'], question: first.question, charged: false }],
+    });
+    expect(again.targets).toEqual(['principal-problem-type']);
+    expect(again.question).not.toBe(first.question);
+    expect(again.question).toMatch(/1\) Flow shop: every job/);
+    expect(again.question).toMatch(/2\) Job shop: /);
+  });
+});
+
+describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
+  it('a firm described in new words gets its problem type or an honest undetermined, never another type', async () => {
+    const cases: Array<[string, string]> = [
+      ['No two jobs visit our machines in the same order; the route depends on the job.', JOB],
+      ['Every order has a different routing through our presses, brakes and welders.', JOB],
+      ['All boards travel down the one line in a fixed sequence.', FLOW],
+      ['Whatever the product, it moves along the line from one station to the next in the same sequence.', FLOW],
+      ['We book instructors, cars and learners into lesson slots across the week.', TIMETABLING],
+      ['We allocate coaches and courts to sessions in a weekly programme of periods.', TIMETABLING],
+    ];
+    let decided = 0;
+    for (const [text, want] of cases) {
+      const got = await readChoice(text, problemType.choices!);
+      expect([want, undefined], text).toContain(got);
+      if (got) decided++;
+    }
+    expect(decided).toBeGreaterThanOrEqual(3);
+    // Opening hours and a stage list are not descriptions of how work is routed.
+    expect(await readChoice('Two shifts, 06:00 to 22:00, Monday to Saturday.', problemType.choices!)).toBeUndefined();
+  });
+
+  it('decides a route sentence by its words of sameness or difference, which the embedding hears alike', async () => {
+    const choices = problemType.choices!;
+    expect(
+      await readChoice(
+        'Every load passes the same stations in the same order: cutting, welding, painting, packing.',
+        choices,
+      ),
+    ).toBe(FLOW);
+    expect(
+      await readChoice(
+        'Each order takes its own way through the machines; the order of visits differs every time.',
+        choices,
+      ),
+    ).toBe(JOB);
+    // Both said at once: nothing is taken.
+    expect(routeSaid('Some jobs follow the same order, others differ.')).toBeUndefined();
+    expect(routeSaid('No two jobs go round in the same order.')).toBe('own');
+  });
+
+  it('hears a wish to honour what people asked for as that objective', async () => {
+    const objective = field('optimality/objectives', 'primary-objective');
+    expect(
+      await readChoice(
+        "Granting the nurses' requests: their days off, and a fair share of weekends.",
+        objective.choices!,
+      ),
+    ).toBe('SATISFY-PREFERENCES');
+  });
+
+  it('hears troubles said in paraphrase, and none in a sentence about the business', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
+    expect(await tags('Our customers keep complaining their orders arrive after the agreed day.')).toEqual([
+      'delivery-schedules',
+    ]);
+    expect(await tags('We lost three drivers last year and nobody replaced them.')).toEqual(['worker-availability']);
+    expect(await tags('We bake bread and rolls for cafes in town.')).toEqual([]);
+  });
+
+  // Known gap, kept visible: MiniLM puts "how work moves" nearer to "opening hours and the shifts"
+  // than to "the route each order takes"; `it.fails` turns red once the surrogate gets this right.
+  it.fails('the surrogate answers with the fact that means what was asked, though their words differ', async () => {
+    const facts = [
+      { about: 'opening hours and the shifts we run', answer: 'Seven in the morning until six, weekdays only.' },
+      {
+        about: 'the route each order takes around the yard',
+        answer: 'It depends on the boat: some go to the paint bay first, others straight to rigging.',
+      },
+      { about: 'what counts as a good week for us', answer: 'Every boat handed back on the day we said.' },
+    ];
+    const answer = await run('eads.surrogate_answer', {
+      question: {
+        question: 'Which of these best describes how work moves through your operation?',
+        question_type: 'choice',
+        targets: ['principal-problem-type'],
+      },
+      facts,
+      tables: [],
+    });
+    expect(answer.answer).toMatch(/It depends on the boat/);
+    expect(answer.answer).not.toMatch(/Seven in the morning/);
+  });
+});
