@@ -176,7 +176,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
 
   // --- 3. Literature
   heading('3. Preliminary literature');
-  if (pd.preliminary_literature.length === 0) para('No matching literature was found by the search.', { color: MUTED });
+  if (pd.preliminary_literature.length === 0)
+    para('No matching literature was found in the searched collection.', { color: MUTED });
   pd.preliminary_literature.forEach((entry, i) => {
     ensureRoom(60);
     doc
@@ -286,7 +287,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
             ? 'after review comments'
             : 'after failed quality control';
       const fb = r.feedback.length ? ` Feedback: ${r.feedback.join(' ')}` : '';
-      return `Version ${r.round + 1} (${why}): overall ${r.overall.toFixed(1)}, coherence ${r.coherence.toFixed(2)}, feasibility ${r.feasibility.toFixed(2)}, ${r.passed ? 'passed' : 'not passed'}, ${r.secondaryQuestions} secondary question(s), plan ${r.planWeeks ?? '?'} weeks.${fb}${chosen}`;
+      const questions = `${r.secondaryQuestions} secondary question${r.secondaryQuestions === 1 ? '' : 's'}`;
+      return `Version ${r.round + 1} (${why}): overall ${r.overall.toFixed(1)}, coherence ${r.coherence.toFixed(2)}, feasibility ${r.feasibility.toFixed(2)}, ${r.passed ? 'passed' : 'not passed'}, ${questions}, plan ${r.planWeeks ?? '?'} weeks.${fb}${chosen}`;
     }),
   );
   if (input.review.length) {
@@ -298,7 +300,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
     );
   }
 
-  // --- Footer with page numbers (drawn last, when the page count is known)
+  // --- Footer with page numbers (drawn last, when the page count is known). No running title:
+  // the title is on the first page, and a title repeated (or cut to fit) on every page is noise.
   const range = doc.bufferedPageRange();
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
@@ -308,7 +311,7 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
       .font('Body')
       .fontSize(8)
       .fillColor(MUTED)
-      .text(`${proposal.title.slice(0, 80)} · page ${i + 1} of ${range.count}`, left, doc.page.height - 36, {
+      .text(`Research proposal · page ${i + 1} of ${range.count}`, left, doc.page.height - 36, {
         width,
         align: 'center',
         lineBreak: false,
