@@ -5,6 +5,7 @@
  * DejaVu Sans (shipped in data/fonts with its licence) is embedded so names like "Zürich" or
  * "Başar" print correctly; pdfkit's built-in Helvetica only covers WinAnsi.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
@@ -225,9 +226,15 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   );
   if (me.alternative_methodologies.length) {
     label('Alternatives');
+    // Items may end in their own full stop (models write them as sentences): one mark, not two.
+    const items = (xs: string[]) =>
+      xs
+        .map((x) => x.trim().replace(/[.;]+$/, ''))
+        .filter(Boolean)
+        .join('; ') || '-';
     bullets(
       me.alternative_methodologies.map(
-        (a) => `${a.name}. Pros: ${a.pros.join('; ') || '-'}. Cons: ${a.cons.join('; ') || '-'}.`,
+        (a) => `${a.name.trim().replace(/\.+$/, '')}. Pros: ${items(a.pros)}. Cons: ${items(a.cons)}.`,
       ),
     );
   }
@@ -322,12 +329,21 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   return done.then((buffer) => ({ buffer, pages: range.count, links: linked.size }));
 }
 
+/**
+ * The temporary file one write goes through: unique per call, not per process. A render that
+ * outlives its heartbeat time-out is retried while it still runs; with a shared name the first
+ * attempt's rename took the second's file away (ENOENT) and failed the retry.
+ */
+export function pdfTempName(file: string): string {
+  return `${file}.${process.pid}.${randomUUID()}.tmp`;
+}
+
 /** Renders and writes atomically (temp file + rename), so a retried activity never leaves half a PDF. */
 export async function writeProposalPdf(input: ProposalPdfInput, dir: string): Promise<ProposalPdfInfo> {
   const { buffer, pages, links } = await renderProposalPdf(input);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, pdfFileName(input.workflowId, input));
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = pdfTempName(file);
   await writeFile(tmp, buffer);
   await rename(tmp, file);
   return { path: file, pages, bytes: buffer.length, links };

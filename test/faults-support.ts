@@ -17,7 +17,7 @@ import { platformCheckFlow } from '../contracts/platform';
 import { researchProposalFlow } from '../contracts/proposal';
 import { rules as defaultRules } from '../standin/rules';
 import type { StandinRule } from '../standin/types';
-import { TIGHT_PROFILE } from './proposal-helpers';
+import { IMPOSSIBLE_PROFILE } from './proposal-helpers';
 import { mulberry32 } from '../contracts/common';
 import { waitFor } from './helpers/wait';
 
@@ -47,11 +47,12 @@ export const FLOW_CASES: FlowCase[] = [
     flow: discoverFromPrpFlow as unknown as FlowDefinition,
     input: () => ({ prp, maxCandidatesPerStep: 5 }),
   },
-  // Fails quality control twice: three versions, 15 model calls, then the PDF.
+  // A study that cannot fit its month at 4 hours a week never passes quality control: three
+  // versions (two refinements), 15 model calls, then the PDF.
   {
     name: 'proposal',
     flow: researchProposalFlow as unknown as FlowDefinition,
-    input: () => ({ mode: 'autonomous', profile: TIGHT_PROFILE }),
+    input: () => ({ mode: 'autonomous', profile: IMPOSSIBLE_PROFILE, maxRefinements: 2 }),
   },
   {
     name: 'eads',

@@ -37,7 +37,10 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
   },
   {
     key: 'interviews',
-    descriptions: ['interviews with people about their experiences', 'talking with people about what they do and why'],
+    descriptions: [
+      'interviews with people about their experiences',
+      'conversations in which people explain their actions and reasons',
+    ],
   },
   {
     key: 'field',
@@ -56,7 +59,11 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
   },
   {
     key: 'dataset',
-    descriptions: ['an existing dataset or published statistics', 'official figures collected by others'],
+    descriptions: [
+      'an existing dataset or published statistics',
+      'official figures collected by others',
+      'numbers recorded over many years and published for anyone to use',
+    ],
   },
   {
     key: 'computational',
@@ -69,7 +76,7 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
   {
     key: 'practice',
     descriptions: [
-      "a teacher's own lessons and pupils' work in the classroom",
+      "a teacher studying their own teaching and their learners' work in class",
       'creative practice in a studio or rehearsal',
     ],
   },
@@ -112,6 +119,8 @@ export const DESIGN = {
   margin: 0.04,
   /** A second kind joins the design when it scores this share of the first and complements it. */
   companion: 0.8,
+  /** Below the floor, a kind this far ahead of the next is still taken (tentatively). */
+  standsOut: 0.1,
 } as const;
 
 export interface ProfileWords {
@@ -172,8 +181,14 @@ export async function studyDesign(p: ProfileWords): Promise<StudyDesign> {
   const evidence = d.best;
   if (d.reason === 'no-model' || d.reason === 'empty' || !ranked.length)
     return { kinds: [], open: [], ranked, evidence, reason: d.reason };
-  if (d.reason === 'below-floor')
-    return { kinds: [], open: ranked.slice(0, 2).map((r) => r.key), ranked, evidence, reason: d.reason };
+  if (d.reason === 'below-floor') {
+    // The profile says little about its data: a kind that still stands out is assumed (and the
+    // proposal says so); two that do not are left open.
+    const [a, b] = ranked;
+    if (!b || a.score - b.score >= DESIGN.standsOut)
+      return { kinds: [a.key], open: [], ranked, evidence, reason: d.reason };
+    return { kinds: [], open: [a.key, b.key], ranked, evidence, reason: d.reason };
+  }
   const [first, second] = ranked;
   if (second && (pairIn(SUBSUMES, first.key, second.key) || pairIn(COMPLEMENTS, first.key, second.key))) {
     if (second.score >= DESIGN.companion * first.score)
@@ -227,6 +242,8 @@ export const LITERATURE = {
   concept: 0.5,
   /** And it must be closer to the topic than to research in general by this much. */
   overGeneral: 0.05,
+  /** Quality control, which sees only a title and a note, flags a citation below this as off topic. */
+  clearlyOff: 0.3,
 } as const;
 
 /** Research in general: a study that only resembles this is a method reference, not topical literature. */
@@ -298,7 +315,7 @@ const DATA_STATE: readonly Choice<'existing' | 'new'>[] = [
       'data that already exist and were collected in the past',
       'records that were already kept',
       'data that is already available to use',
-      'data nobody has analysed yet',
+      'data gathered earlier that has never been studied',
     ],
   },
   { key: 'new', descriptions: ['I will collect new data', 'measurements I plan to make', 'people I will ask'] },

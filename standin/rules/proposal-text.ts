@@ -13,10 +13,10 @@ export interface Casing {
 
 /**
  * Learns the researcher's casing from their own prose: a word they capitalise right after a
- * lower-case word is a name ("between Welsh and English"); a run of capitals at the start of a
+ * lower-case word is a name; a run of capitals at the start of a
  * phrase teaches nothing (it may be a form's title casing).
  */
-export function learnCasing(prose: readonly string[]): Casing {
+export function learnCasing(prose: readonly string[], usage: readonly string[] = []): Casing {
   const proper = new Set<string>();
   const lower = new Set<string>();
   for (const text of prose) {
@@ -28,11 +28,19 @@ export function learnCasing(prose: readonly string[]): Casing {
       });
     }
   }
+  // Other people's text on the topic (search results) shows which words are common nouns: a
+  // word they write in lower case is not a name, however the researcher's form capitalised it.
+  for (const text of usage)
+    for (const w of text.match(/[\p{L}][\p{L}'’-]*/gu) ?? []) if (/^\p{Ll}/u.test(w)) lower.add(w);
   return { proper, lower };
 }
 
-/** A capital only at the start ("Teaching", "Multi-agent"), not an acronym or a name with inner capitals ("HPV", "PyTorch", "Multi-Agent"). */
+/** A capital only at the start ("Teaching", "Multi-agent"), not an acronym or a name with inner capitals ("HPV", "PyTorch"). */
 const plainCapitalised = (w: string) => /^\p{Lu}[\p{Ll}'’]*(?:-[\p{Ll}'’]+)*$/u.test(w) && w.length > 1;
+
+/** Title casing of a word or a compound: every part a capital then lower case ("Multi-Agent", "Learning"). */
+const titleWord = (w: string) =>
+  w.split('-').every((part) => /^\p{Lu}[\p{Ll}'’]+$/u.test(part) || /^\p{Ll}+$/u.test(part));
 
 /**
  * The researcher's phrase placed inside a sentence: a plain first capital is lowered (it was
@@ -44,11 +52,22 @@ const plainCapitalised = (w: string) => /^\p{Lu}[\p{Ll}'’]*(?:-[\p{Ll}'’]+)*
 export function inSentence(phrase: string, casing: Casing, options: { label?: boolean } = {}): string {
   const t = phrase.trim();
   if (options.label) return lowerLabelWords(t, casing);
-  const m = /^([\p{L}][\p{L}'’-]*)(\s+(\S+))?(.*)$/su.exec(t);
-  if (!m) return t;
-  const [, first, , next] = m;
-  if (!plainCapitalised(first) || casing.proper.has(first.toLowerCase())) return t;
-  if (next && /^\p{Lu}/u.test(next)) return t;
+  const words = t.split(/\s+/);
+  const first = words[0] ?? '';
+  if (casing.proper.has(first.toLowerCase())) return t;
+  // A run of capitals at the start ("Multi-Agent Systems with …") is title casing when every
+  // word of it is one that is written in lower case elsewhere; otherwise it is a name ("New
+  // Zealand farms") and stays as written.
+  let run = 0;
+  while (run < words.length && /^\p{Lu}/u.test(words[run]) && !/[.!?]$/.test(words[run - 1] ?? '')) run++;
+  if (run >= 2) {
+    const lead = words.slice(0, run);
+    const common = lead.every(
+      (w) => titleWord(w) && casing.lower.has(w.toLowerCase()) && !casing.proper.has(w.toLowerCase()),
+    );
+    return common ? [...lead.map((w) => w.toLowerCase()), ...words.slice(run)].join(' ') : t;
+  }
+  if (!plainCapitalised(first)) return t;
   return first.toLowerCase() + t.slice(first.length);
 }
 
@@ -62,7 +81,7 @@ export function isTitleCase(text: string): boolean {
 
 function lowerLabelWords(text: string, casing: Casing): string {
   return text.replace(/[\p{L}][\p{L}'’-]*/gu, (w) =>
-    plainCapitalised(w) && !casing.proper.has(w.toLowerCase()) ? w.toLowerCase() : w,
+    titleWord(w) && !casing.proper.has(w.toLowerCase()) ? w.toLowerCase() : w,
   );
 }
 

@@ -18,6 +18,7 @@ import { meaningSpace } from '../meaning';
 import {
   DESIGN,
   existingData,
+  LITERATURE,
   firstSentence,
   holdsSkill,
   methodFits,
@@ -67,7 +68,8 @@ interface Profile {
   casing: Casing;
 }
 
-function readProfile(v: unknown): Profile {
+/** `usage`: other text on the topic (search results), which shows the words written in lower case. */
+function readProfile(v: unknown, usage: string[] = []): Profile {
   const p = obj(v);
   const t = obj(p.total_timeline);
   const value = num(t.value, 6);
@@ -89,7 +91,7 @@ function readProfile(v: unknown): Profile {
     missing_skills: strings(p.missing_skills),
     constraints,
     additional_context: context,
-    casing: learnCasing([area, context, ...constraints]),
+    casing: learnCasing([area, context, ...constraints], usage),
   };
 }
 
@@ -639,8 +641,11 @@ function mainQuestion(profile: Profile, evidence: string): string {
 }
 
 async function problemFormulation(sections: ReceivedSections<'proposal.problem_formulation'>) {
-  const profile = readProfile(sections.profile);
   const hits = readHits(sections.search_results);
+  const profile = readProfile(
+    sections.profile,
+    hits.flatMap((h) => [h.title, h.snippet, ...h.keywords]),
+  );
   const previous = sections.previous_definition ? obj(sections.previous_definition) : undefined;
   const feedbackText = strings(sections.refinement_feedback).join(' ');
 
@@ -719,8 +724,8 @@ function literatureSentence(cited: PromptedSearchResult[]): string {
       'thin, so the first phase includes a systematic search of specialised databases.'
     );
   return (
-    'No matching literature was found in the searched collection, so the first phase includes a ' +
-    'systematic search of specialised databases; nothing unrelated is cited in its place.'
+    'No matching literature was found in the searched collection. The first phase therefore includes ' +
+    'a systematic search of specialised databases, and nothing unrelated is cited in its place.'
   );
 }
 
@@ -729,16 +734,21 @@ function designSentence(design: Design, profile: Profile, quote = false): string
   const study = design.study;
   if (design.reduced) {
     const intended = study.kinds.length ? study.kinds : study.open;
-    const what = intended.length ? joinList(intended.map((k) => METHODS[k].data)) : 'new data';
+    const through = intended.length
+      ? `, through ${joinList(
+          intended.map((k) => METHODS[k].evidence),
+          study.kinds.length ? 'and' : 'or',
+        )},`
+      : '';
     const time = `${profile.weekly_hours} hours a week for ${profile.timeline}`;
+    const cannot = `The study as described${through} cannot be completed in ${time}`;
     if (design.reduced.to === 'existing-data')
       return quote
-        ? `A study of ${what} cannot be completed in ${time}; the feasible scope is an analysis of the data that already exist: “${design.reduced.quote}”`
-        : `A study of ${what} cannot be completed in ${time}; the feasible scope is an analysis of the data that already exist, which the researcher describes above.`;
-    return (
-      `A study of ${what} cannot be completed in ${time}; the feasible scope is a review of published ` +
-      'studies and a protocol for the empirical study.'
-    );
+        ? `${cannot}; the feasible scope is an analysis of the data that already exist: “${design.reduced.quote}”`
+        : `${cannot}; the feasible scope is an analysis of the data that already exist, which the researcher describes above.`;
+    return design.reduced.fits
+      ? `${cannot}; the feasible scope is a review of published studies and a protocol for the empirical study.`
+      : `${cannot}, and neither can a full literature review; the feasible scope is a study protocol with a first search of published studies.`;
   }
   if (design.open.length === 2) {
     const [a, b] = design.open.map((k) => METHODS[k]);
@@ -753,6 +763,8 @@ function designSentence(design: Design, profile: Profile, quote = false): string
     );
   }
   if (!m.kinds.length) return 'The profile does not yet say what data the study will use; the first phase settles it.';
+  if (study.reason === 'below-floor')
+    return `The profile says little about the data the study will use; the plan assumes ${joinList(m.kinds.map((k) => METHODS[k].data))}, to be confirmed in the first phase.`;
   return `The study works with ${joinList(m.kinds.map((k) => METHODS[k].data))}.`;
 }
 
@@ -948,12 +960,7 @@ async function dataCollectionRule(sections: ReceivedSections<'proposal.data_coll
       },
       collection: {
         duration: span(plan.parts[1], plan.unit),
-        activities: [
-          kinds.includes('review')
-            ? 'Search and screen the published studies'
-            : 'Collect the data as the protocol sets out',
-          'Record where every item comes from',
-        ],
+        activities: [...kinds.map((k) => METHODS[k].collect.replace(/\.$/, '')), 'Record where every item comes from'],
       },
       quality_check: {
         duration: span(plan.parts[2] + plan.parts[3], plan.unit),
@@ -997,6 +1004,10 @@ async function recordsImages(design: Design): Promise<boolean> {
 // Quality control: what the proposal claims, checked against the profile by meaning
 // ------------------------------------------------------------------------------------------
 
+/** Coherence at most, with an off-topic citation or a method that does not fit the data: below the pass mark (0.7). */
+const OFF_TOPIC_COHERENCE = 0.6;
+const WRONG_METHOD_COHERENCE = 0.5;
+
 interface Issue {
   severity: 'critical' | 'major' | 'minor';
   component: string;
@@ -1021,14 +1032,16 @@ async function qualityRule(sections: ReceivedSections<'proposal.quality_control'
   for (const entry of literature) {
     const title = str(entry.title);
     const fit = await topicFit({ title, snippet: str(entry.relevance_note) }, profile);
-    if (!fit.onTopic) {
+    // Quality control sees a title and a note, not the whole record: it flags what is clearly off topic.
+    if (fit.score < LITERATURE.clearlyOff) {
       issues.push({
         severity: 'major',
         component: 'problem_definition',
         description: `“${title}” is not about the topic of the proposal.`,
         impact: 'An off-topic citation misrepresents what is known.',
       });
-      coherence -= 0.2;
+      // An off-topic citation keeps the draft below the pass mark, however well the rest reads.
+      coherence = Math.min(coherence - 0.1, OFF_TOPIC_COHERENCE);
       targets.add('problem_definition');
     }
   }
@@ -1066,7 +1079,7 @@ async function qualityRule(sections: ReceivedSections<'proposal.quality_control'
     });
     recommendations.push('Choose a method made for the data the study works with, as the profile describes it.');
     targets.add('methodology').add('data_collection');
-    coherence -= 0.3;
+    coherence = Math.min(coherence - 0.1, WRONG_METHOD_COHERENCE);
   }
 
   // Every secondary question has an objective (by meaning, not shared words).
