@@ -276,6 +276,37 @@ export interface TopicFit {
   concept?: { keyword: string; phrase: string; score: number };
 }
 
+/** The texts `topicFit` compares, for one study and the topic. */
+function topicTexts(study: StudyText, p: Pick<ProfileWords, 'research_area' | 'additional_context'>) {
+  const topics = [p.research_area, `${p.research_area}. ${p.additional_context ?? ''}`.trim()];
+  return {
+    topics,
+    topicPhrases: phrases(topics[1]),
+    keywords: study.keywords?.length ? study.keywords : phrases(study.title),
+    withKeywords: `${study.title}. ${(study.keywords ?? []).join(', ')}`,
+    withSentence: `${study.title}. ${firstSentence(study.snippet) ?? ''}`.trim(),
+  };
+}
+
+/**
+ * Embeds the texts `topicFit` compares first for these studies, in one batch (one model run, not
+ * dozens): the topic and each study's two short forms. Keywords are embedded later, and only for
+ * the studies that come close enough to need them.
+ */
+export async function prefetchTopicFit(
+  studies: readonly StudyText[],
+  p: Pick<ProfileWords, 'research_area' | 'additional_context'>,
+): Promise<void> {
+  const meaning = await meaningSpace();
+  if (!meaning) return;
+  const texts = new Set<string>([GENERAL_RESEARCH]);
+  for (const study of studies) {
+    const t = topicTexts(study, p);
+    for (const x of [...t.topics, t.withKeywords, t.withSentence]) texts.add(x);
+  }
+  await meaning.prefetch([...texts]);
+}
+
 /** Whether a study is about the research topic, by meaning: similar enough, naming a shared concept, more than research in general. */
 export async function topicFit(
   study: StudyText,
@@ -283,25 +314,21 @@ export async function topicFit(
 ): Promise<TopicFit> {
   const meaning = await meaningSpace();
   if (!meaning) return { onTopic: false, score: 0 };
-  const topics = [p.research_area, `${p.research_area}. ${p.additional_context ?? ''}`.trim()];
-  const keywords = study.keywords?.length ? study.keywords : phrases(study.title);
-  const withKeywords = `${study.title}. ${(study.keywords ?? []).join(', ')}`;
-  const withSentence = `${study.title}. ${firstSentence(study.snippet) ?? ''}`.trim();
+  const { topics, topicPhrases, keywords, withKeywords, withSentence } = topicTexts(study, p);
   const a = Math.max(...(await meaning.similarities(withKeywords, topics)));
   const b = Math.max(...(await meaning.similarities(withSentence, topics)));
   const score = (a + b) / 2;
   const general = (await meaning.similarities(withSentence, [GENERAL_RESEARCH]))[0];
-  const topicPhrases = phrases(topics[1]);
+  if (score < LITERATURE.floor || score - general < LITERATURE.overGeneral) return { onTopic: false, score };
+  // Close enough: does one of its keywords name something the topic names?
+  await meaning.prefetch([...keywords, ...topicPhrases]);
   let concept: TopicFit['concept'];
   for (const keyword of keywords) {
     const s = await meaning.similarities(keyword, topicPhrases);
     const i = s.indexOf(Math.max(...s));
     if (i >= 0 && (!concept || s[i] > concept.score)) concept = { keyword, phrase: topicPhrases[i], score: s[i] };
   }
-  const onTopic =
-    score >= LITERATURE.floor &&
-    (concept?.score ?? 0) >= LITERATURE.concept &&
-    score - general >= LITERATURE.overGeneral;
+  const onTopic = (concept?.score ?? 0) >= LITERATURE.concept;
   return { onTopic, score, concept };
 }
 

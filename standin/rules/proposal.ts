@@ -24,6 +24,7 @@ import {
   methodFits,
   methodReading,
   phrases,
+  prefetchTopicFit,
   studyDesign,
   topicFit,
   type DataKind,
@@ -650,6 +651,7 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
   const feedbackText = strings(sections.refinement_feedback).join(' ');
 
   // Literature: only studies about the topic, by meaning; at most five, the closest first.
+  await prefetchTopicFit(hits, profile);
   const fits = [];
   for (const h of hits) fits.push({ h, fit: await topicFit(h, profile) });
   const cited = fits
