@@ -85,6 +85,7 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
     descriptions: [
       'half of the participants receive a treatment and the other half do not',
       'testing whether a new programme works better than usual practice',
+      'participants split into two groups that are treated differently and then compared',
     ],
   },
 ];
@@ -100,7 +101,6 @@ const COMPLEMENTS: ReadonlyArray<readonly [DataKind, DataKind]> = [
   ['survey', 'interviews'],
   ['survey', 'dataset'],
   ['practice', 'survey'],
-  ['practice', 'interviews'],
   ['dataset', 'computational'],
 ];
 const SUBSUMES: ReadonlyArray<readonly [DataKind, DataKind]> = [

@@ -68,6 +68,10 @@ export function inSentence(phrase: string, casing: Casing, options: { label?: bo
     return common ? [...lead.map((w) => w.toLowerCase()), ...words.slice(run)].join(' ') : t;
   }
   if (!plainCapitalised(first)) return t;
+  // "Shakespeare's sonnets": a capitalised word in the possessive is a name, unless the word is
+  // known in lower case ("women's", "children's" written so elsewhere).
+  const possessive = /^(.+?)['’]s$/u.exec(first);
+  if (possessive && !casing.lower.has(possessive[1].toLowerCase()) && !casing.lower.has(first.toLowerCase())) return t;
   return first.toLowerCase() + t.slice(first.length);
 }
 

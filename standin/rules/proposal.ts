@@ -316,7 +316,7 @@ const METHODS: Record<Kind, Method> = {
   intervention: {
     name: 'Comparison of an intervention group and a comparison group, with a short participant questionnaire',
     evidence: 'a comparison of groups with and without the intervention',
-    data: 'outcomes of people who take part in something new and of people who do not',
+    data: 'outcomes of participants who receive something new, compared with others who do not',
     type: 'quantitative',
     skills: ['research design', 'statistics', 'questionnaire design'],
     techniques: ['Outcome records of both groups', 'Participant questionnaire'],
@@ -675,15 +675,26 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
   ].slice(0, n);
 
   const area = profile.research_area.replace(/[.!?]+$/, '');
+  // Key variables: the phrases of the area (of a question, without its question word, and only
+  // the short ones: a long phrase of a question carries its verb).
+  const asked = /\?\s*$/.test(profile.research_area);
   const keyVariables = [
     ...(focus ? [inSentence(focus, profile.casing)] : []),
     ...phrases(area)
-      .filter((p) => /\p{L}{3}/u.test(p))
-      .map((p) => areaInSentence(p.replace(/^(?:the|a|an|its|their|our|my|his|her)\s+/i, ''), profile)),
+      .map((p) =>
+        p.replace(
+          /^(?:the|a|an|its|their|our|my|his|her|does|do|did|is|are|was|were|can|could|will|would|should|how|what|which|why|whether)\s+/i,
+          '',
+        ),
+      )
+      .filter((p) => /\p{L}{3}/u.test(p) && (!asked || p.split(/\s+/).length <= 3))
+      .map((p) => areaInSentence(p, profile)),
   ].slice(0, 5);
 
   const statement = [
-    `This proposal is about ${areaInSentence(area, profile)}.`,
+    /\?\s*$/.test(profile.research_area)
+      ? `This proposal asks: ${capitalise(profile.research_area.trim())}`
+      : `This proposal is about ${areaInSentence(area, profile)}.`,
     profile.additional_context ? `In the researcher’s words: “${profile.additional_context.replace(/\s+/g, ' ')}”` : '',
     literatureSentence(cited.map((c) => c.h)),
     designSentence(design, profile),
@@ -696,7 +707,7 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
     .join(' ');
 
   return {
-    working_title: capitalise(area).slice(0, 200),
+    working_title: capitalise(profile.research_area.trim()).slice(0, 200),
     problem_statement: statement,
     main_research_question: mainQuestion(profile, method.evidence),
     secondary_questions: secondary,
@@ -774,7 +785,7 @@ function revisionSentence(narrowed: boolean, n: number, focus: string | undefine
   return [
     narrowed
       ? `This version narrows the scope to ${count(n, 'secondary question')}.`
-      : 'This version revises the questions after review.',
+      : 'This version revises the questions.',
     focus ? `It gives particular attention to ${inSentence(focus, profile.casing)}.` : '',
   ]
     .filter(Boolean)

@@ -37,6 +37,15 @@ describe('writing from the researcher’s words', () => {
     expect(inSentence('New Zealand dairy farms', casing)).toBe('New Zealand dairy farms');
     expect(inSentence('Multi-Agent Systems with agents', casing)).toBe('Multi-Agent Systems with agents');
     expect(inSentence('Machine Learning for Climate', casing, { label: true })).toBe('machine learning for climate');
+    // A capitalised possessive is a name unless the word is known in lower case.
+    expect(inSentence("Shakespeare's sonnets in school anthologies", casing)).toBe(
+      "Shakespeare's sonnets in school anthologies",
+    );
+    expect(inSentence("Farmers' records", learnCasing(['what farmers keep']))).toBe("farmers' records");
+    // A run of capitals at the start is title casing only when those words are written in lower case elsewhere.
+    expect(inSentence('Multi-Agent Systems with agents', learnCasing([], ['multi-agent systems are studied']))).toBe(
+      'multi-agent systems with agents',
+    );
   });
 
   it('lowers form labels inside sentences, keeping names', () => {

@@ -263,6 +263,20 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(d.problem.main_research_question).toMatch(/^(What|How|Which|Why|Does|Do|Is|Can)\b.*\?$/);
   }, 60_000);
 
+  it('takes a research area written as a question as the researcher’s own question', async () => {
+    const d = await draft(
+      base({
+        research_area: 'Does cold-water swimming change resting heart rate in older adults?',
+        additional_context: 'Volunteers would be split into a swimming group and a walking group for eight weeks.',
+      }),
+    );
+    expect(d.title).toBe('Does cold-water swimming change resting heart rate in older adults?');
+    expect(d.problem.main_research_question).toBe(d.title);
+    expect(d.problem.problem_statement).not.toMatch(/about does/i);
+    expect(d.problem.key_variables.join(' ')).not.toMatch(/\bdoes\b/i);
+    expect(checkWriting(proposalTexts(d.problem, d.objectives, d.methodology, d.plan)).issues).toEqual([]);
+  }, 60_000);
+
   it('plans the whole timeline in phases that add up to it', async () => {
     const phd = await draft(
       base({
