@@ -59,7 +59,7 @@ export function inSentence(phrase: string, casing: Casing, options: { label?: bo
   // word of it is one that is written in lower case elsewhere; otherwise it is a name ("New
   // Zealand farms") and stays as written.
   let run = 0;
-  while (run < words.length && /^\p{Lu}/u.test(words[run]) && !/[.!?]$/.test(words[run - 1] ?? '')) run++;
+  while (run < words.length && titleWord(words[run]) && /^\p{Lu}/u.test(words[run])) run++;
   if (run >= 2) {
     const lead = words.slice(0, run);
     const common = lead.every(

@@ -729,7 +729,9 @@ function questionPool(kinds: Kind[]): string[] {
 
 function literatureSentence(cited: PromptedSearchResult[]): string {
   const ref = (h: PromptedSearchResult) => `“${h.title}” (${h.source}${h.year ? `, ${h.year}` : ''})`;
-  if (cited.length >= 2)
+  if (cited.length === 2)
+    return `Two studies in the searched collection bear on it directly: ${ref(cited[0])} and ${ref(cited[1])}.`;
+  if (cited.length > 2)
     return `${capitalise(count(cited.length, 'study', 'studies'))} in the searched collection bear on it directly, among them ${ref(cited[0])} and ${ref(cited[1])}.`;
   if (cited.length === 1)
     return (

@@ -34,6 +34,9 @@ describe('writing from the researcher’s words', () => {
     );
     expect(inSentence('Welsh speakers in family chats', casing)).toBe('Welsh speakers in family chats');
     expect(inSentence('HPV vaccine uptake', casing)).toBe('HPV vaccine uptake');
+    expect(inSentence('Single-cell RNA-seq profiles of T cells', casing)).toBe(
+      'single-cell RNA-seq profiles of T cells',
+    );
     expect(inSentence('New Zealand dairy farms', casing)).toBe('New Zealand dairy farms');
     expect(inSentence('Multi-Agent Systems with agents', casing)).toBe('Multi-Agent Systems with agents');
     expect(inSentence('Machine Learning for Climate', casing, { label: true })).toBe('machine learning for climate');
