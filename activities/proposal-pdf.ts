@@ -102,12 +102,12 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
     ensureRoom(30);
     doc.moveDown(0.3).font('Bold').fontSize(10.5).fillColor(TEXT_COLOR).text(text, left, doc.y, { width });
   };
-  const para = (text: string, options: { color?: string; size?: number } = {}) => {
+  const para = (text: string, options: { color?: string; size?: number; align?: 'justify' | 'left' } = {}) => {
     doc
       .font('Body')
       .fontSize(options.size ?? 10)
       .fillColor(options.color ?? TEXT_COLOR)
-      .text(text, left, doc.y, { width, align: 'justify' });
+      .text(text, left, doc.y, { width, align: options.align ?? 'justify' });
   };
   const field = (name: string, value: string) => {
     doc
@@ -144,6 +144,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   para(`Generated ${input.generatedAt.slice(0, 10)} by writeResearchProposal (${input.workflowId})`, {
     color: MUTED,
     size: 9,
+    // A long workflow id does not break: justified, the line's words would be spread apart.
+    align: 'left',
   });
   const qv = proposal.quality_validation;
   doc.moveDown(0.4);
