@@ -28,6 +28,7 @@ import {
   type InterviewView,
   type PursuitPlan,
   type PursuitStatus,
+  type RunEadsInterviewOutput,
 } from '../flows/eads/contract';
 import type { AggregatedScr } from '../domain/eads-structure';
 import { startFlow, type FlowWorkflow } from './flow-client';
@@ -95,11 +96,16 @@ export class EadsSession {
     }
   }
 
-  /** Finds the project's interview, or starts one (human answers) when there is none. */
+  /**
+   * Finds the project's interview, or starts one (human answers) when there is none. An interview
+   * that ended as abandoned (nobody answered within its idle timeout) is started again from its
+   * `resume`, so it goes on where it stopped.
+   */
   async ensure(
     options: { taskQueue?: string; orchestration?: 'auto' | 'guided'; projectName?: string } = {},
-  ): Promise<{ started: boolean }> {
-    if (await this.exists()) return { started: false };
+  ): Promise<{ started: boolean; resumed?: boolean }> {
+    const resume = (await this.exists()) ? await this.abandonedState() : undefined;
+    if (resume === null) return { started: false };
     await startFlow(
       this.client,
       runEadsInterviewFlow,
@@ -108,10 +114,19 @@ export class EadsSession {
         mode: 'human',
         orchestration: options.orchestration ?? 'guided',
         ...(options.projectName ? { projectName: options.projectName } : {}),
+        ...(resume ? { resume } : {}),
       },
       { workflowId: this.workflowId, taskQueue: options.taskQueue, useExisting: true },
     );
-    return { started: true };
+    return { started: true, ...(resume ? { resumed: true } : {}) };
+  }
+
+  /** The `resume` of the project's interview when its last run ended as abandoned; null otherwise. */
+  private async abandonedState(): Promise<RunEadsInterviewOutput['resume'] | null> {
+    const { status } = await this.handle.describe();
+    if (status.name !== 'COMPLETED') return null;
+    const out = (await this.handle.result()) as RunEadsInterviewOutput;
+    return out.status === 'abandoned' && out.resume ? out.resume : null;
   }
 
   private async require(): Promise<void> {

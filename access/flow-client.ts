@@ -17,6 +17,7 @@ import { dataConverterFromEnv } from '../codec/payload-codec';
 import {
   flowSearchAttribute,
   formatIssues,
+  safeParseFlowInput,
   slugify,
   TASK_QUEUE,
   zodIssues,
@@ -50,7 +51,7 @@ export class InvalidFlowInput extends Error {
 
 /** Validates input on the client side too, so a bad call never creates a workflow. */
 export function validateFlowInput(flow: FlowDefinition, input: unknown): unknown {
-  const result = flow.input.safeParse(input);
+  const result = safeParseFlowInput(flow.input, input);
   if (!result.success) {
     throw new InvalidFlowInput(flow.type, zodIssues(result.error));
   }

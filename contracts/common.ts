@@ -137,9 +137,49 @@ export function formatZodError(error: z.ZodError, root = '(input)'): string {
   return formatIssues(zodIssues(error, root), error.issues.length);
 }
 
+/** How deep a flow's input may nest (objects in arrays in objects...): far more than any flow's shape needs. */
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * The path to the first value nested deeper than `max` levels, or undefined. Iterative, so that
+ * input nested 100,000 deep (a few hundred KB of brackets) is refused here instead of exhausting
+ * the stack of a recursive walk: zod's, JSON.stringify's, a flow's own.
+ */
+export function nestedTooDeep(value: unknown, max = MAX_INPUT_DEPTH): Array<string | number> | undefined {
+  const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value, path: [] }];
+  while (stack.length) {
+    const { value: v, path } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (path.length >= max) return path;
+    for (const [key, child] of Object.entries(v)) {
+      if (child !== null && typeof child === 'object')
+        stack.push({ value: child, path: [...path, Array.isArray(v) ? Number(key) : key] });
+    }
+  }
+  return undefined;
+}
+
+/** A flow's input checked as the workflow and every client check it: its nesting first, then its schema. */
+export function safeParseFlowInput<S extends z.ZodType>(schema: S, raw: unknown): z.ZodSafeParseResult<z.output<S>> {
+  const deep = nestedTooDeep(raw);
+  if (deep) {
+    const error = new z.ZodError([
+      {
+        code: 'custom',
+        // The first few levels say where; the rest would only repeat them.
+        path: deep.slice(0, 6).concat(deep.length > 6 ? ['…'] : []),
+        message: `nested more than ${MAX_INPUT_DEPTH} levels deep`,
+        input: undefined,
+      },
+    ]);
+    return { success: false, error: error as z.ZodError<z.output<S>> };
+  }
+  return schema.safeParse(raw);
+}
+
 /** Validates a workflow's single JSON argument; a bad one fails the workflow at once, naming the field. */
 export function parseFlowInput<S extends z.ZodType>(flow: string, schema: S, raw: unknown): z.output<S> {
-  const result = schema.safeParse(raw);
+  const result = safeParseFlowInput(schema, raw);
   if (result.success) return result.data;
   throw ApplicationFailure.nonRetryable(
     `${flow}: invalid input: ${formatZodError(result.error)}`,
@@ -155,9 +195,9 @@ export function slugify(text: string, max = 40): string {
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  const cut = slug.slice(0, max).replace(/-+[^-]*$/, (m) => (slug.length > max ? '' : m));
-  return cut.replace(/-+$/g, '') || 'run';
+    .replace(/^-+|(?<!-)-+$/g, '');
+  const cut = slug.slice(0, max).replace(/(?<!-)-+[^-]*$/, (m) => (slug.length > max ? '' : m));
+  return cut.replace(/(?<!-)-+$/g, '') || 'run';
 }
 
 /** Shortens text to one line of at most `max` characters for summaries. */

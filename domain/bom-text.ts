@@ -31,6 +31,42 @@ export function isStopWord(word: string): boolean {
   return BOM_FRAME_WORDS.has(word.toLowerCase());
 }
 
+/**
+ * Head nouns that name "a part" in general, not which one ("memory chips", "protection devices",
+ * "sensor modules"): English words for a thing, like "part" and "component". A phrase ending in
+ * one is tried whole first (the data may name "battery module"), then by its qualifier alone.
+ */
+const GENERIC_HEADS = new Set(
+  (
+    'chip chips device devices module modules unit units piece pieces element elements ' +
+    'hardware ic ics part parts component components item items thing things stuff bits'
+  ).split(' '),
+);
+
+/** True for a word that names a part in general ("chips", "devices", "modules"). */
+export function isGenericHead(word: string): boolean {
+  return GENERIC_HEADS.has(word.toLowerCase());
+}
+
+/**
+ * True for a word that cannot be inside a part's name but separates the clause around it: frame
+ * and function words, auxiliaries and modals ("is", "would"), "went"/"got" of a scenario, "not"
+ * and "no", and the words that open a condition ("if", "suppose").
+ */
+export function isPhraseBoundary(word: string): boolean {
+  const w = word.toLowerCase();
+  return (
+    BOM_FRAME_WORDS.has(w) ||
+    isClauseVerb(w) ||
+    SUBORDINATORS.has(w) ||
+    PRONOUNS.has(w) ||
+    SUPPLY_ROLES.has(w) ||
+    w === 'not' ||
+    w === 'no' ||
+    !/[\p{L}\p{N}]/u.test(w)
+  );
+}
+
 const SIBILANT = /(s|x|z|ch|sh)$/;
 
 /** The term with its plural and singular forms (English rules; extra forms are harmless in a regex). */
@@ -100,6 +136,24 @@ export interface ParsedBomQuestion {
   scope: WhereUsedScope;
   /** The kind of BOM asked about ("finished goods" in "Which finished goods contain X?"), or null. */
   subject: string | null;
+  /** The subject as written, with its pronouns ("things we sell"): what its meaning is judged on. */
+  subjectText: string | null;
+  /** Part phrases the question leaves out ("but not X", "without X", "other than X"). */
+  excluded: string[];
+  /**
+   * How they are left out: `bom`, the BOM must not use them at all ("but not", "without", "no",
+   * "do not use"); `other_than`, the parts asked for other than these ("sensors other than
+   * accelerometers", "except", "excluding", "apart from"), which the data decides: the excluded
+   * parts are of the asked kind (leave those lines out) or another (leave those BOMs out).
+   */
+  exclusion: 'bom' | 'other_than' | null;
+  /**
+   * The parts come from the scene the question sets ("if the LDO regulator goes end of life"),
+   * where a part is the subject of the clause and the words after it are what happens to it.
+   */
+  scene: boolean;
+  /** The words that asked for the top of the BOMs ("finished goods", "end products"), wherever they stood. */
+  topLevelWords: string | null;
 }
 
 /** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
@@ -131,9 +185,42 @@ const PASSIVE_PIVOTS = new Set(
   'used contained included needed required found fitted installed incorporated featured employed consumed'.split(' '),
 );
 const AUXILIARIES = new Set('is are was were be been gets get'.split(' '));
+/** Modal and auxiliary verbs: where a clause's verb starts, so a part phrase ends before them. */
+const MODALS = new Set('would will could can should might may must shall'.split(' '));
+/** Auxiliaries a question puts before its subject ("What would X affect?", "What does X go into?"). */
+const INVERTED = new Set([...MODALS, 'do', 'does', 'did', 'is', 'are', 'was', 'were', 'has', 'have', 'had']);
+/**
+ * Forms of "go" and "get" that act as auxiliaries in a scenario ("X went bust", "X goes end of
+ * life", "X got discontinued"): a part phrase ends before them.
+ */
+const LIGHT_VERBS = new Set('go goes went gone going got gotten becomes became'.split(' '));
+/** Words that open a question or a request: the clause that holds them is the question. */
+const QUESTION_WORDS = new Set('which what where who whom whose how list show find give tell name'.split(' '));
+/** Words that open a condition or a situation: "If our supplier of X went bust, which …". */
+const SUBORDINATORS = new Set(
+  'if suppose supposing assuming imagine when whenever once unless provided given because since after'.split(' '),
+);
+/**
+ * Who provides a part, in a scene ("our LDO supplier went bust", "the maker of X"): the part is
+ * next to these words, never one of them.
+ */
+const SUPPLY_ROLES = new Set(
+  'supplier suppliers vendor vendors maker makers manufacturer manufacturers distributor distributors'.split(' '),
+);
+/** Pronouns that point back at a part named elsewhere ("… which boards use them?"). */
+const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
 /** Words that join part phrases; "and"-like ones mean every phrase must be on the BOM. */
-const OR_WORDS = new Set(['or', 'nor', '/', 'and/or']);
+const OR_WORDS = new Set(['or', '/', 'and/or']);
 const AND_WORDS = new Set(['and', '&', 'plus']);
+/** Exclusions whose parts the BOM must not use at all. */
+const WITHOUT_WORDS = new Set(['without', 'lack', 'lacks', 'lacking', 'minus', 'neither']);
+/** Two-word and one-word markers of "the parts asked for, other than these". */
+const OTHER_THAN_PAIRS = new Set(['other than', 'apart from', 'aside from', 'except for', 'save for', 'rather than']);
+const OTHER_THAN_WORDS = new Set(['except', 'excepting', 'excluding', 'exclude', 'besides', 'bar']);
+/** Words after "no" that make it an idiom of time or quantity, not an exclusion ("no longer"). */
+const NO_IDIOMS = new Set(['longer', 'more', 'later', 'matter', 'sooner', 'less', 'fewer', 'doubt']);
+/** Words that may sit between "not"/"no" and the verb or part it negates. */
+const NEGATION_FILLERS = new Set('any also even ever actually currently a an the still'.split(' '));
 /** Phrases that ask for the top-level items containing a part at any depth (indented where-used). */
 const TOP_LEVEL_PHRASES = [
   'ultimately',
@@ -160,12 +247,30 @@ const TOP_LEVEL_PHRASES = [
   'product',
 ];
 
-/** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/". */
+/**
+ * The question's text as parsing reads it: lower case, contractions spelt out ("don't" → "do
+ * not", "can't" → "can not"), and a dash, colon or full stop between clauses as a ";".
+ */
+function normaliseQuestion(question: string): string {
+  return question
+    .toLowerCase()
+    .replace(/[’‘`]/g, "'")
+    .replace(/\bcan't\b/g, 'can not')
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/\bcannot\b/g, 'can not')
+    .replace(/n't\b/g, ' not')
+    .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
+    .replace(/[.!?](?=\s|$)/g, ' ; ');
+}
+
+/** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/" ";". */
 function parseTokens(text: string): string[] {
   const tokens: string[] = [];
   const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*|[,&/;]/gu;
-  for (let m = re.exec(text.replace(/['’]s\b/g, '')); m; m = re.exec(text.replace(/['’]s\b/g, ''))) {
-    tokens.push(m[0].toLowerCase().replace(/[-_]+$/, ''));
+  // The possessive-free text once, not once per token (that was quadratic in the question).
+  const plain = text.replace(/['’]s\b/g, '');
+  for (let m = re.exec(plain); m; m = re.exec(plain)) {
+    tokens.push(m[0].toLowerCase().replace(/(?<![-_])[-_]+$/, ''));
   }
   return tokens.filter((t) => t.length > 0);
 }
@@ -179,53 +284,204 @@ function trimStopWords(words: string[]): string[] {
   return words.slice(start, end);
 }
 
+/** True for the verb of a clause that is not a usage verb: auxiliaries, modals, "went", "got". */
+function isClauseVerb(word: string): boolean {
+  return MODALS.has(word) || AUXILIARIES.has(word) || LIGHT_VERBS.has(word);
+}
+
 /**
- * Reads a BOM question's structure: the subject ("Which boards …", "Which finished goods …") is
- * the kind of BOM asked about, not a part; the object (after "use", "contain", "with" …, or
- * between "are" and "used") holds the part phrases, split at "or"/"and"/",". Each phrase stays
- * whole ("tantalum capacitors" is one concept); the column resolver grounds it in the warehouse.
+ * The question cut into clauses: at ";", before a word that opens a condition ("… if the X were
+ * discontinued"), and at a comma that closes a condition or opens a question ("If X went bust,
+ * which …"). A comma inside a list ("tantalum, ceramic or electrolytic") stays.
  */
-export function parseBomQuestion(question: string): ParsedBomQuestion {
-  const lower = ` ${question
-    .toLowerCase()
-    .replace(/[?!.]+/g, ' ')
-    .replace(/\s+/g, ' ')} `;
-  const scope: WhereUsedScope = TOP_LEVEL_PHRASES.some((p) => lower.includes(` ${p} `) || lower.includes(` ${p},`))
-    ? 'top_level'
-    : 'direct';
-  const tokens = parseTokens(question);
-  const active = tokens.findIndex((t) => ACTIVE_PIVOTS.has(t));
+function splitClauses(tokens: string[]): string[][] {
+  const clauses: string[][] = [[]];
+  let conditional = false;
+  tokens.forEach((token, i) => {
+    const current = clauses[clauses.length - 1];
+    const next = tokens[i + 1];
+    const opensCondition =
+      SUBORDINATORS.has(token) && !(next !== undefined && INVERTED.has(next) && (token === 'when' || token === 'once'));
+    if (token === ';') {
+      if (current.length) clauses.push([]);
+      conditional = false;
+      return;
+    }
+    if (
+      token === ',' &&
+      (conditional || (next !== undefined && (QUESTION_WORDS.has(next) || SUBORDINATORS.has(next))))
+    ) {
+      if (current.length) clauses.push([]);
+      conditional = false;
+      return;
+    }
+    if (opensCondition && current.length > 0) clauses.push([]);
+    if (opensCondition) conditional = true;
+    clauses[clauses.length - 1].push(token);
+  });
+  return clauses.filter((c) => c.length > 0);
+}
+
+interface Exclusions {
+  kept: string[];
+  excluded: string[][];
+  kind: 'bom' | 'other_than' | null;
+}
+
+/** Where an exclusion's span ends: the clause's end, or "but/and/," before a usage verb ("… but do use Y"). */
+function exclusionEnd(tokens: string[], from: number): number {
+  for (let i = from; i < tokens.length; i++) {
+    const t = tokens[i];
+    if (t === ';' || QUESTION_WORDS.has(t)) return i;
+    if (t === 'but' || t === 'and' || t === ',') {
+      let j = i + 1;
+      while (j < tokens.length && (t === ',' ? tokens[j] === 'but' || tokens[j] === 'and' : false)) j++;
+      while (j < tokens.length && (tokens[j] === 'do' || tokens[j] === 'does' || tokens[j] === 'did')) j++;
+      if (j < tokens.length && (ACTIVE_PIVOTS.has(tokens[j]) || tokens[j] === 'also')) return i;
+    }
+  }
+  return tokens.length;
+}
+
+/**
+ * Takes the exclusions out of a clause: "but not X", "without X", "X but no Y", "do not use X",
+ * "other than X", "except (those that use) X", "excluding X". Returns the clause without them and
+ * the excluded words (each span split at or/and/,). A negation of anything but a usage verb or a
+ * part ("we can not get X", "no longer") is the situation, not an exclusion.
+ */
+function takeExclusions(tokens: string[]): Exclusions {
+  const kept: string[] = [];
+  const excluded: string[][] = [];
+  let kind: Exclusions['kind'] = null;
+  let i = 0;
+  const skipFillers = (j: number) => {
+    while (j < tokens.length && NEGATION_FILLERS.has(tokens[j])) j++;
+    return j;
+  };
+  while (i < tokens.length) {
+    const t = tokens[i];
+    const prev = kept[kept.length - 1];
+    const pair = `${t} ${tokens[i + 1] ?? ''}`;
+    let start = -1;
+    let markerKind: 'bom' | 'other_than' | null = null;
+    if (OTHER_THAN_PAIRS.has(pair)) {
+      start = i + 2;
+      markerKind = 'other_than';
+    } else if (OTHER_THAN_WORDS.has(t)) {
+      start = i + 1;
+      markerKind = 'other_than';
+    } else if (WITHOUT_WORDS.has(t)) {
+      start = i + 1;
+      markerKind = 'bom';
+    } else if (t === 'not') {
+      const j = skipFillers(i + 1);
+      if (j < tokens.length && ACTIVE_PIVOTS.has(tokens[j])) start = j + 1;
+      else if ((prev === 'but' || prev === 'and' || prev === ',') && j < tokens.length) start = j;
+      if (start >= 0) markerKind = 'bom';
+      // "parts that are not obsolete": the parts asked for, other than those.
+      else if (prev !== undefined && AUXILIARIES.has(prev) && j < tokens.length && !isClauseVerb(tokens[j])) {
+        start = j;
+        markerKind = 'other_than';
+      }
+    } else if (t === 'no' && !NO_IDIOMS.has(tokens[i + 1] ?? '')) {
+      if (prev === 'but' || prev === 'and' || prev === ',' || (prev !== undefined && ACTIVE_PIVOTS.has(prev))) {
+        start = i + 1;
+        markerKind = 'bom';
+      }
+    }
+    if (start < 0 || markerKind === null) {
+      kept.push(t);
+      i++;
+      continue;
+    }
+    const end = exclusionEnd(tokens, start);
+    let span = tokens.slice(start, end);
+    // "except those that also have X", "excluding any that use X": the BOMs must not use X.
+    const pivot = span.reduce((last, w, k) => (ACTIVE_PIVOTS.has(w) ? k : last), -1);
+    if (pivot >= 0) {
+      span = span.slice(pivot + 1);
+      markerKind = 'bom';
+    }
+    // The words that joined the exclusion to the clause go with it ("X, but not Y", "do not use").
+    const joining =
+      t === 'no'
+        ? ['but', 'and', ',', 'with']
+        : markerKind === 'other_than' && t === 'not'
+          ? [...AUXILIARIES]
+          : ['but', 'and', ',', 'do', 'does', 'did'];
+    while (kept.length && joining.includes(kept[kept.length - 1])) kept.pop();
+    let chunk: string[] = [];
+    for (const w of span) {
+      if (OR_WORDS.has(w) || AND_WORDS.has(w) || w === ',' || (w === 'nor' && t === 'neither')) {
+        if (chunk.length) excluded.push(chunk);
+        chunk = [];
+      } else chunk.push(w);
+    }
+    if (chunk.length) excluded.push(chunk);
+    kind = kind === 'bom' || markerKind === 'bom' ? 'bom' : 'other_than';
+    i = end;
+    // "… but do use Y": the positive clause goes on after the joining word.
+    if (i < tokens.length && (tokens[i] === 'but' || tokens[i] === 'and' || tokens[i] === ',')) i++;
+  }
+  return { kept, excluded, kind };
+}
+
+interface ClauseReading {
+  object: string[];
+  subjectWords: string[];
+  pivot: boolean;
+}
+
+/** A clause's subject (before its verb) and object (what it uses), by its usage verb. */
+function readClause(tokens: string[]): ClauseReading {
+  // "has to be redesigned", "need to stop": a verb of use before "to" is a modal, not a use.
+  const active = tokens.findIndex((t, i) => ACTIVE_PIVOTS.has(t) && tokens[i + 1] !== 'to');
   const passive = tokens.findIndex(
     (t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)),
   );
-  let object: string[];
-  let subjectWords: string[] = [];
   if (passive >= 0 && (active < 0 || passive < active)) {
     const aux = tokens.slice(0, passive).reduce((last, w, i) => (AUXILIARIES.has(w) ? i : last), -1);
-    object = tokens.slice(aux + 1, passive);
-    subjectWords = tokens.slice(0, Math.max(0, aux));
-  } else if (active >= 0) {
-    object = tokens.slice(active + 1);
-    subjectWords = tokens.slice(0, active);
-  } else {
-    object = tokens;
+    return { object: tokens.slice(aux + 1, passive), subjectWords: tokens.slice(0, Math.max(0, aux)), pivot: true };
   }
-  const subjectStart = subjectWords.findIndex((w) => !OPENERS.has(w));
-  const subjectEnd =
-    subjectWords.length - [...subjectWords].reverse().findIndex((w) => !OPENERS.has(w) && !AUXILIARIES.has(w));
-  const subject =
-    subjectStart >= 0
-      ? subjectWords
-          .slice(subjectStart, subjectEnd)
-          .filter((w) => !FRAME_ADVERBS.has(w))
-          .join(' ') || null
-      : null;
-  // Words of the top-level frame inside the object ("at any level", "through subassemblies") go.
-  const objectText = ` ${object.join(' ')} `;
-  let cleaned = objectText;
-  for (const p of TOP_LEVEL_PHRASES) cleaned = cleaned.split(` ${p} `).join(' ');
-  object = cleaned.trim().split(' ').filter(Boolean);
+  if (active >= 0) {
+    // The object ends where another clause's verb starts ("… with X would be hit").
+    const rest = tokens.slice(active + 1);
+    const stop = rest.findIndex((w) => MODALS.has(w));
+    return { object: stop >= 0 ? rest.slice(0, stop) : rest, subjectWords: tokens.slice(0, active), pivot: true };
+  }
+  // "What would an end-of-life notice on X affect?", "What does X go into?": the question word is
+  // the object, the words after the auxiliary are the subject, and the last one is the verb.
+  if (tokens.length > 2 && QUESTION_WORDS.has(tokens[0]) && INVERTED.has(tokens[1])) {
+    const words = trimStopWords(tokens.slice(2));
+    return { object: words.slice(0, -1), subjectWords: [], pivot: false };
+  }
+  // A question without a usage verb: its subject is the noun after the question word ("which
+  // products are affected by …"), the whole clause is searched for the part.
+  const wh = tokens.findIndex((t) => t === 'which' || t === 'what');
+  let subjectWords: string[] = [];
+  if (wh >= 0) {
+    let j = wh + 1;
+    while (j < tokens.length && OPENERS.has(tokens[j]) && tokens[j] !== 'which' && tokens[j] !== 'what') j++;
+    // The subject ends at the clause's verb ("which products | are affected"), four words at most.
+    const end = tokens.findIndex((w, k) => k >= j && (INVERTED.has(w) || isClauseVerb(w) || PASSIVE_PIVOTS.has(w)));
+    subjectWords = tokens.slice(wh, Math.min(end < 0 ? tokens.length : end, j + 4));
+    // The subject is the kind of BOM asked about, never a part ("which sensor boards lack X").
+    return { object: [...tokens.slice(0, wh), ...tokens.slice(wh + subjectWords.length)], subjectWords, pivot: false };
+  }
+  return { object: tokens, subjectWords, pivot: false };
+}
 
+function subjectOf(words: string[]): { subject: string | null; text: string | null } {
+  const start = words.findIndex((w) => !OPENERS.has(w));
+  if (start < 0) return { subject: null, text: null };
+  const end = words.length - [...words].reverse().findIndex((w) => !OPENERS.has(w) && !AUXILIARIES.has(w));
+  const span = words.slice(start, end).filter((w) => w !== ',' && !INVERTED.has(w));
+  const subject = span.filter((w) => !FRAME_ADVERBS.has(w)).join(' ') || null;
+  return { subject, text: span.join(' ') || null };
+}
+
+/** The part phrases of an object: split at "or"/"and"/",", each trimmed of frame words and cut. */
+function phrasesOf(object: string[]): { chunks: string[][]; sawAnd: boolean; sawOr: boolean } {
   const chunks: string[][] = [[]];
   let sawAnd = false;
   let sawOr = false;
@@ -239,15 +495,90 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     }
   }
   if (object.includes('both')) sawAnd = true;
+  return { chunks, sawAnd, sawOr };
+}
+
+/** Words of the top-level frame inside an object ("at any level", "through subassemblies") go. */
+function withoutTopLevelWords(object: string[]): string[] {
+  let cleaned = ` ${object.join(' ')} `;
+  for (const p of TOP_LEVEL_PHRASES) cleaned = cleaned.split(` ${p} `).join(' ');
+  return cleaned.trim().split(' ').filter(Boolean);
+}
+
+/** True when an object names nothing: empty, or only frame words and pronouns ("use them"). */
+function namesNothing(object: string[]): boolean {
+  return trimStopWords(object).every((w) => PRONOUNS.has(w) || BOM_FRAME_WORDS.has(w) || /^[,&/;]$/.test(w));
+}
+
+/**
+ * Reads a BOM question's structure: the subject ("Which boards …", "Which finished goods …") is
+ * the kind of BOM asked about, not a part; the object (after "use", "contain", "with" …, or
+ * between "are" and "used") holds the part phrases, split at "or"/"and"/",". Each phrase stays
+ * whole ("tantalum capacitors" is one concept); the column resolver grounds it in the warehouse.
+ *
+ * A question may also set a scene ("If our supplier of X went bust, which products would be
+ * affected?"): its clauses are read apart, the question's own clause gives the subject, and when
+ * it names no part ("… be affected", "… use them") the part comes from the scene. Exclusions
+ * ("but not Y", "without Y", "other than Y") are taken out first and returned on their own.
+ */
+export function parseBomQuestion(question: string): ParsedBomQuestion {
+  const text = normaliseQuestion(question);
+  const lower = ` ${text.replace(/[;,]/g, ' ').replace(/\s+/g, ' ').trim()} `;
+  const topLevelWords = TOP_LEVEL_PHRASES.find((p) => lower.includes(` ${p} `)) ?? null;
+  const scope: WhereUsedScope = topLevelWords ? 'top_level' : 'direct';
+  const excluded: string[] = [];
+  let exclusion: ParsedBomQuestion['exclusion'] = null;
+  const clauses = splitClauses(parseTokens(text)).map((clause) => {
+    const taken = takeExclusions(clause);
+    for (const words of taken.excluded) {
+      const phrase = cutPhrase(trimStopWords(withoutTopLevelWords(words)));
+      if (phrase && !excluded.includes(phrase)) excluded.push(phrase);
+    }
+    if (taken.kind) exclusion = exclusion === 'bom' || taken.kind === 'bom' ? 'bom' : 'other_than';
+    return taken.kept;
+  });
+  const main = clauses.find((c) => QUESTION_WORDS.has(c[0]) || c.some((w) => ACTIVE_PIVOTS.has(w))) ?? clauses[0] ?? [];
+  const reading = readClause(main);
+  let object = withoutTopLevelWords(reading.object);
+  let fromScene = false;
+  // The question's clause names no part ("which products would be affected?", "which boards use
+  // them?"): the part is in the scene the other clauses set.
+  if (clauses.length > 1 && (!reading.pivot || namesNothing(object))) {
+    const scene = clauses
+      .filter((c) => c !== main)
+      .map((c) => {
+        const words = SUBORDINATORS.has(c[0]) ? c.slice(1) : c;
+        const r = readClause(words);
+        return withoutTopLevelWords(r.pivot ? r.object : words);
+      })
+      .filter((words) => !namesNothing(words));
+    if (scene.length) {
+      object = scene.flatMap((words, i) => (i ? [';', ...words] : words));
+      fromScene = true;
+    }
+  }
+  const { subject, text: subjectText } = subjectOf(reading.subjectWords);
+  const { chunks, sawAnd, sawOr } = phrasesOf(object);
   const concepts: string[] = [];
   for (const chunk of chunks) {
     // A longer run is cut; grounding looks for the part named inside it.
     const phrase = cutPhrase(trimStopWords(chunk));
-    if (phrase && !concepts.includes(phrase)) concepts.push(phrase);
+    if (phrase && !concepts.includes(phrase) && !namesNothing(chunk)) concepts.push(phrase);
   }
   const wholeWords = trimStopWords(object.filter((w) => w !== ','));
-  const whole = chunks.length > 1 && wholeWords.length > 0 ? cutPhrase(wholeWords) : null;
-  return { concepts, whole, match: sawAnd && !sawOr ? 'all' : 'any', scope, subject };
+  const whole = chunks.length > 1 && wholeWords.length > 0 && !object.includes(';') ? cutPhrase(wholeWords) : null;
+  return {
+    concepts,
+    whole,
+    match: sawAnd && !sawOr ? 'all' : 'any',
+    scope,
+    subject,
+    subjectText,
+    excluded: excluded.filter((e) => !concepts.includes(e)),
+    exclusion: excluded.length ? exclusion : null,
+    scene: fromScene,
+    topLevelWords,
+  };
 }
 
 /**

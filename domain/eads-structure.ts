@@ -144,7 +144,8 @@ export function kindOf(value: Json): FieldKind {
 /** Enumerations in a comment: lines like ` 3) delivery-schedules : they miss promise dates`. */
 export function parseChoices(comment: string): Choice[] {
   const choices: Choice[] = [];
-  const re = /^\s*\d+\)\s*([A-Za-z][\w?-]*)\s*:\s*(.+)$/gm;
+  // Horizontal whitespace only: `\s` would let one line's match attempt run over every following empty line.
+  const re = /^[ \t]*\d+\)[ \t]*([A-Za-z][\w?-]*)[ \t]*:(.+)$/gm;
   for (let m = re.exec(comment); m; m = re.exec(comment)) {
     if (!choices.some((c) => c.key === m![1])) choices.push({ key: m[1], definition: m[2].trim() });
   }
@@ -195,7 +196,8 @@ export function choiceFromPlainAnswer(answer: string, choices: readonly Choice[]
   const text = answer
     .toLowerCase()
     .trim()
-    .replace(/[.!]+$/, '')
+    // From the run's first character only: an answer of 20,000 dots must not be rescanned from each.
+    .replace(/(?<![.!])[.!]+$/, '')
     .trim();
   if (!text) return undefined;
   const numbered = /^(?:(?:option|choice|number|no\.?|#)\s*)?(\d{1,2})(?:\s*[).:-].*)?$/.exec(text);
@@ -229,7 +231,8 @@ const DERIVED_RE = /\b(do not ask|don't ask|dont ask|without asking|based only o
 
 /** The comment's first sentence that is a question, if any. */
 export function suggestedQuestion(comment: string): string | undefined {
-  const sentences = comment.replace(/\s+/g, ' ').match(/[^.?!]+[.?!]/g) ?? [];
+  // A sentence starts where the last one ended: no attempt from inside a sentence rescans it.
+  const sentences = comment.replace(/\s+/g, ' ').match(/(?<![^.?!])[^.?!]+[.?!]/g) ?? [];
   const q = sentences.find((s) => s.trim().endsWith('?'));
   return q?.trim();
 }

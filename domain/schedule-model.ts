@@ -126,7 +126,8 @@ export function durationMinutes(value: unknown): number | undefined {
     typeof v['value-string'] === 'string' ? v['value-string'] : typeof v.value === 'number' ? String(v.value) : '';
   const numbers = [...text.matchAll(/\d+(?:\.\d+)?/g)].map((m) => Number(m[0]));
   if (!unit || numbers.length === 0) return undefined;
-  return Math.round(Math.max(...numbers) * TIME_UNITS[unit]);
+  // reduce, not Math.max(...numbers): a long value-string must not become that many arguments.
+  return Math.round(numbers.reduce((a, b) => Math.max(a, b)) * TIME_UNITS[unit]);
 }
 
 function rows(value: unknown): Array<Record<string, unknown>> {
@@ -182,25 +183,218 @@ export function shopKindOf(scr: JsonObject): ShopKind | undefined {
 
 /** Order rows the data EADS may carry: any table whose rows name a product and a quantity or a due date. */
 export function ordersFromScr(scr: JsonObject): OrderInput[] {
-  for (const [field, value] of Object.entries(scr)) {
-    const table = rows(value);
-    if (!table.length || !/order/.test(field)) continue;
-    const orders: OrderInput[] = [];
-    for (const [i, row] of table.entries()) {
-      const product = text(row.product) ?? text(row['product-id']) ?? text(row.part) ?? text(row['routing-id']);
-      if (!product) continue;
-      const quantity = Number(String(row.quantity ?? '1').match(/\d+/)?.[0] ?? 1);
-      const dueMinutes = durationMinutes(row['due-in'] ?? row.due);
-      orders.push({
-        id: text(row['order-id']) ?? text(row['order-number']) ?? `order-${i + 1}`,
-        product,
-        quantity,
-        ...(dueMinutes !== undefined ? { due: { value: dueMinutes, units: 'minutes' as const } } : {}),
-      });
-    }
-    if (orders.length) return orders;
+  const table = ordersTable(scr);
+  if (!table) return [];
+  const orders: OrderInput[] = [];
+  for (const [i, row] of table.rows.entries()) {
+    const product = orderProduct(row);
+    if (!product) continue;
+    const quantity = Number(String(row.quantity ?? '1').match(/\d+/)?.[0] ?? 1);
+    const dueMinutes = durationMinutes(row['due-in'] ?? row.due);
+    orders.push({
+      id: text(row['order-id']) ?? text(row['order-number']) ?? `order-${i + 1}`,
+      product,
+      quantity,
+      ...(dueMinutes !== undefined ? { due: { value: dueMinutes, units: 'minutes' as const } } : {}),
+    });
   }
-  return [];
+  return orders;
+}
+
+const orderProduct = (row: Record<string, unknown>): string | undefined =>
+  text(row.product) ?? text(row['product-id']) ?? text(row.part) ?? text(row['routing-id']);
+
+/** The SCR's order table: the first field named like "order" whose rows name a product. */
+function ordersTable(scr: JsonObject): { field: string; rows: Array<Record<string, unknown>> } | undefined {
+  for (const [field, value] of Object.entries(scr)) {
+    if (!field.includes('order')) continue;
+    const table = rows(value);
+    if (table.some((row) => orderProduct(row) !== undefined)) return { field, rows: table };
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What an SCR implies, bounded before any of it is built.
+
+/**
+ * How large a scheduling problem may grow. An SCR is small text that multiplies: every order
+ * becomes a job with every step of its route, each step a row of the MiniZinc `use` matrix with
+ * a column per resource, and all of it travels in the solver activity's input, the artifacts
+ * activity's input and the workflow's result (Temporal refuses payloads over 2 MB, and the
+ * workflow task that tries is retried forever). 300 orders × 200 steps made a 3.96 MB problem.
+ * At these limits the largest problem is a few hundred KB and is built in well under a second.
+ */
+export const SCHEDULE_LIMITS = {
+  /** Flow-shop `subprocesses` or job-shop `unit-processes`. */
+  steps: 200,
+  routings: 100,
+  /** All routings' steps together. */
+  routingSteps: 2_000,
+  resourcePools: 100,
+  /** Resources one step names. */
+  resourcesPerStep: 10,
+  /** Order rows in the SCR (the input's `orders` have the same cap in their schema). */
+  orders: 500,
+  /** Products in a flow-shop SCR's `outputs` (one job each when there are no orders). */
+  outputs: 500,
+  /** A step's, routing's or resource's name: each is repeated per task. */
+  nameChars: 80,
+  /** An order's product (as in the input's orders): repeated per job. */
+  productChars: 120,
+  /** One step's duration, in minutes (about 19 years). */
+  durationMinutes: 10_000_000,
+  /** Jobs × the longest route: the tasks the solver schedules. */
+  tasks: 1_000,
+  /** Each task's resources, counted over all tasks: each use names its resource in every payload. */
+  uses: 2_000,
+  /** Tasks × resources: the cells of the MiniZinc `use` matrix. */
+  useCells: 20_000,
+} as const;
+
+export interface ScheduleWorkIssue {
+  /** The field, from the SCR's root (e.g. ["subprocesses", 3, "process-id"]); [] for the SCR as a whole. */
+  path: Array<string | number>;
+  message: string;
+}
+
+const count = (n: number) => n.toLocaleString('en-US');
+
+/**
+ * Whether building a schedule from this (merged) SCR and `inputOrders` orders stays within
+ * SCHEDULE_LIMITS: the sizes of its tables and names, and the products of counts they imply
+ * (orders × steps, tasks × resources). Linear in the SCR; the first few problems, each naming
+ * its field. The input schema runs it, so an SCR that would blow up is refused with the input.
+ */
+export function scheduleWorkIssues(scr: JsonObject, inputOrders = 0): ScheduleWorkIssue[] {
+  const issues: ScheduleWorkIssue[] = [];
+  const kind = shopKindOf(scr);
+  if (!kind) return issues; // Nothing will be built: buildScheduleProblem says why.
+  const L = SCHEDULE_LIMITS;
+  const tooMany = (path: ScheduleWorkIssue['path'], n: number, max: number, what: string) => {
+    if (n > max) issues.push({ path, message: `has ${count(n)} ${what}; at most ${count(max)}` });
+  };
+  const longName = (path: ScheduleWorkIssue['path'], v: unknown, max: number = L.nameChars) => {
+    if (typeof v === 'string' && v.trim().length > max)
+      issues.push({ path, message: `is ${count(v.trim().length)} characters long; at most ${max}` });
+  };
+  const resourceNames = new Set<string>();
+  const stepRows = (field: 'subprocesses' | 'unit-processes') => {
+    const table = rows(scr[field]);
+    tooMany([field], table.length, L.steps, 'steps');
+    table.slice(0, L.steps).forEach((row, i) => {
+      longName([field, i, 'process-id'], row['process-id']);
+      const named = list(row.resources);
+      tooMany([field, i, 'resources'], named.length, L.resourcesPerStep, 'resources');
+      for (const r of named.slice(0, L.resourcesPerStep)) {
+        longName([field, i, 'resources'], r);
+        resourceNames.add(r);
+      }
+      const minutes = durationMinutes(row.duration);
+      if (minutes !== undefined && !(minutes <= L.durationMinutes))
+        issues.push({ path: [field, i, 'duration'], message: `is longer than ${count(L.durationMinutes)} minutes` });
+    });
+    return table.length;
+  };
+
+  // The longest route, in steps and in resource uses (a job follows one route).
+  let longestRoute: number;
+  let mostUses: number;
+  let routeCount: number;
+  let stepsField: string;
+  if (kind === 'flow-shop') {
+    longestRoute = stepRows('subprocesses');
+    mostUses = rows(scr.subprocesses).reduce((n, row) => n + list(row.resources).length, 0);
+    stepsField = 'subprocesses';
+    routeCount = 1;
+  } else {
+    stepRows('unit-processes');
+    // A unit process's resources by its id (a routing may also name it loosely: then counted as the most any step has).
+    const usesById = new Map<string, number>();
+    let mostPerStep = 0;
+    for (const row of rows(scr['unit-processes'])) {
+      const n = list(row.resources).length;
+      mostPerStep = Math.max(mostPerStep, n);
+      const id = text(row['process-id']);
+      if (id !== undefined) usesById.set(id, n);
+    }
+    const routings = rows(scr.routings);
+    tooMany(['routings'], routings.length, L.routings, 'routings');
+    let total = 0;
+    longestRoute = 0;
+    mostUses = 0;
+    routings.slice(0, L.routings).forEach((r, i) => {
+      longName(['routings', i, 'routing-id'], r['routing-id']);
+      const steps = list(r.steps);
+      total += steps.length;
+      longestRoute = Math.max(longestRoute, steps.length);
+      mostUses = Math.max(
+        mostUses,
+        steps.reduce((n, step) => n + (usesById.get(step) ?? mostPerStep), 0),
+      );
+      const long = steps.find((step) => step.length > L.nameChars);
+      if (long !== undefined) longName(['routings', i, 'steps'], long);
+    });
+    tooMany(['routings'], total, L.routingSteps, 'steps in all');
+    stepsField = 'routings.steps';
+    routeCount = routings.length;
+  }
+  const pools = rows(scr['resource-pools']);
+  tooMany(['resource-pools'], pools.length, L.resourcePools, 'resource pools');
+  pools.slice(0, L.resourcePools).forEach((p, i) => {
+    longName(['resource-pools', i, 'resource-id'], p['resource-id']);
+    if (typeof p['resource-id'] === 'string') resourceNames.add(p['resource-id']);
+  });
+
+  // The jobs, as buildScheduleProblem takes them: the SCR's orders, else the input's, else one per product.
+  const scrOrders = ordersTable(scr);
+  let jobs: number;
+  let jobsFrom: ScheduleWorkIssue['path'];
+  if (scrOrders) {
+    tooMany([scrOrders.field], scrOrders.rows.length, L.orders, 'orders');
+    scrOrders.rows
+      .slice(0, L.orders)
+      .forEach((row, i) => longName([scrOrders.field, i, 'product'], orderProduct(row), L.productChars));
+    jobs = scrOrders.rows.length;
+    jobsFrom = [scrOrders.field];
+  } else if (inputOrders > 0) {
+    jobs = inputOrders;
+    jobsFrom = ['(input orders)'];
+  } else if (kind === 'flow-shop' && list(scr.outputs).length) {
+    const outputs = list(scr.outputs);
+    tooMany(['outputs'], outputs.length, L.outputs, 'products');
+    jobs = outputs.length;
+    jobsFrom = ['outputs'];
+  } else {
+    jobs = routeCount;
+    jobsFrom = [kind === 'flow-shop' ? 'subprocesses' : 'routings'];
+  }
+  if (issues.length) return issues.slice(0, 5);
+
+  const tasks = jobs * longestRoute;
+  if (tasks > L.tasks) {
+    issues.push({
+      path: jobsFrom[0] === '(input orders)' ? [] : jobsFrom,
+      message:
+        `${count(jobs)} job(s) × up to ${count(longestRoute)} step(s) each (${stepsField}) = ${count(tasks)} tasks to ` +
+        `schedule; at most ${count(L.tasks)}: fewer orders or steps`,
+    });
+  } else if (jobs * mostUses > L.uses) {
+    issues.push({
+      path: jobsFrom[0] === '(input orders)' ? [] : jobsFrom,
+      message:
+        `${count(jobs)} job(s) × up to ${count(mostUses)} resource use(s) each (the resources of ${stepsField}) = ` +
+        `${count(jobs * mostUses)} uses to schedule; at most ${count(L.uses)}`,
+    });
+  } else if (tasks * resourceNames.size > L.useCells) {
+    issues.push({
+      path: ['resource-pools'],
+      message:
+        `${count(tasks)} tasks × ${count(resourceNames.size)} resources = ${count(tasks * resourceNames.size)} ` +
+        `cells in the model's resource-use table; at most ${count(L.useCells)}`,
+    });
+  }
+  return issues;
 }
 
 interface Step {
@@ -272,6 +466,11 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
       'principal-problem-type',
     );
   }
+  const tooMuch = scheduleWorkIssues(scr, options.orders?.length ?? 0)[0];
+  if (tooMuch) {
+    const field = tooMuch.path.filter((p) => typeof p === 'string').join('.') || 'scr';
+    throw new ScheduleModelError(`${field}: ${tooMuch.message}`, field);
+  }
   const notes: string[] = [];
 
   // Routes: name -> steps in order.
@@ -293,10 +492,16 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
     );
     const routings = rows(scr.routings);
     if (!routings.length) throw new ScheduleModelError('the job-shop SCR has no routings', 'routings');
+    // A step named again by another routing is looked up once.
+    const named = new Map<string, Step | undefined>();
+    const stepNamed = (s: string): Step | undefined => {
+      if (!named.has(s)) named.set(s, byId.get(s) ?? [...byId.values()].find((u) => sameName(u.step, s)));
+      return named.get(s);
+    };
     for (const [i, r] of routings.entries()) {
       const id = text(r['routing-id']) ?? `routing-${i + 1}`;
       const steps = list(r.steps).map((s) => {
-        const found = byId.get(s) ?? [...byId.values()].find((u) => sameName(u.step, s));
+        const found = stepNamed(s);
         if (!found)
           throw new ScheduleModelError(
             `routing "${short(id)}" names step "${short(s)}", which is not among the unit processes (${shortList([...byId.keys()])})`,
@@ -315,9 +520,14 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
   // Resources: the pools, plus any a step names that the pools lack (assumed one).
   const pools = rows(scr['resource-pools']);
   const resources: ProblemResource[] = [];
+  // Each name is resolved once: every task of every job names its step's resources again.
+  const resolved = new Map<string, ProblemResource>();
   const resourceFor = (name: string): ProblemResource => {
-    const known = resources.find((r) => sameName(r.name, name));
-    if (known) return known;
+    const known = resolved.get(name) ?? resources.find((r) => sameName(r.name, name));
+    if (known) {
+      resolved.set(name, known);
+      return known;
+    }
     // The pool of the same name, else one whose name contains the other ("lathe" / "cnc lathe").
     const named = pools.filter((p) => text(p['resource-id']));
     const pool =
@@ -338,6 +548,7 @@ export function buildScheduleProblem(scr: JsonObject, options: BuildProblemOptio
     }
     if (resource.assumed) notes.push(`"${resource.name}": ${resource.assumed}`);
     resources.push(resource);
+    resolved.set(name, resource);
     return resource;
   };
   for (const steps of routes.values()) for (const s of steps) for (const r of s.resources) resourceFor(r);
@@ -499,7 +710,7 @@ export function mznIdentifier(name: string, taken: Set<string>, prefix: string):
   let id = name
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '');
+    .replace(/^_+|(?<!_)_+$/g, '');
   if (!/^[a-z]/.test(id)) id = `${prefix}_${id}`;
   if (MZN_RESERVED.has(id)) id = `${prefix}_${id}`;
   let unique = id;

@@ -133,7 +133,7 @@ export function headerMatch(header: string, column: string): number {
     s
       .toLowerCase()
       .replace(/[^a-z0-9?]+/g, '-')
-      .replace(/^-+|-+$/g, '');
+      .replace(/^-+|(?<!-)-+$/g, '');
   if (norm(header) === norm(column)) return 10;
   const h = new Set(conceptTokens(header.replace(/\bid\b/gi, '')));
   const c = conceptTokens(column.replace(/\bid\b/gi, ''));

@@ -42,7 +42,7 @@ export const BOM_FRAME_WORDS: ReadonlySet<string> = new Set(
 export function tokenizeBomQuestion(text: string): string[] {
   const tokens: string[] = [];
   const re = /[A-Za-z]{1,6}-\d{2,8}|[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*/gu;
-  for (let m = re.exec(text); m; m = re.exec(text)) tokens.push(m[0].toLowerCase().replace(/[-_]+$/, ''));
+  for (let m = re.exec(text); m; m = re.exec(text)) tokens.push(m[0].toLowerCase().replace(/(?<![-_])[-_]+$/, ''));
   return tokens.filter((t) => t.length > 0);
 }
 

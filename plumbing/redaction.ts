@@ -21,7 +21,9 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   // Authorization: Bearer/Basic <token> (any case, with or without the header name).
   [/\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, `$1$2${REDACTED}`],
   // Credentials in a URL's user part: https://user:password@host/...
-  [/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"'<>]+@/gi, `$1${REDACTED}@`],
+  // A scheme is read as its last 32 characters at most: unbounded, a long word with no "://" was
+  // rescanned from each of its letters. With no word boundary required, a longer scheme is still caught.
+  [/([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"'<>]+@/gi, `$1${REDACTED}@`],
   // Credentials in a query string: ?key=..., &access_token=...
   [/([?&](?:key|api[_-]?key|access_token|token|sig|signature|client_secret|password)=)[^&\s"'#<>]+/gi, `$1${REDACTED}`],
   // "x-goog-api-key: ...", "api_key": "...", "authorization=..." in headers, JSON or logs.

@@ -45,7 +45,8 @@ const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
 export function caseInsensitive(words: readonly string[]): RegExp {
   const word = (w: string) =>
     [...w].map((c) => (/[a-z]/i.test(c) ? `[${c.toLowerCase()}${c.toUpperCase()}]` : c)).join('');
-  return new RegExp(`^\\s*(${words.map(word).join('|')})?\\s*$`);
+  // The trailing spaces belong to the word: `^\s*(w)?\s*$` let two runs trade spaces (quadratic).
+  return new RegExp(`^\\s*(?:(${words.map(word).join('|')})\\s*)?$`);
 }
 
 /**
@@ -83,7 +84,7 @@ function oneOf<T extends string>(name: string, words: readonly T[], description:
 /** `digits` matches 0..max (leading zeros are fine); anything else, `1e3` or `1.5` included, is refused. */
 function integer(name: string, digits: string, max: number, fallback: number, description: string) {
   return matching(
-    new RegExp(`^\\s*(0*(${digits}))?\\s*$`),
+    new RegExp(`^\\s*(?:(0*(${digits}))\\s*)?$`),
     `Invalid ${name} parameter. Must be an integer from 0 to ${max}`,
     [`0-${max}`],
   )

@@ -213,7 +213,11 @@ export async function startStandin(
         turns: userTurns.length,
       });
     } catch (err) {
-      return fail(reply, 500, `stand-in rule for ${task} failed: ${err instanceof Error ? err.message : String(err)}`);
+      // A rule may say the request is one it must refuse for good (a test's scripted model asked
+      // for more than it scripted): a 4xx status ends the call at once instead of being retried.
+      const status = (err as { status?: unknown }).status;
+      const code = typeof status === 'number' && status >= 400 && status < 500 ? status : 500;
+      return fail(reply, code, `stand-in rule for ${task} failed: ${err instanceof Error ? err.message : String(err)}`);
     }
     let text = JSON.stringify(answer);
     if (faultsApply) {

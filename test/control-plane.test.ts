@@ -629,6 +629,19 @@ describe('registration journal: compaction on delete, an unusable store, exposur
     expect(statSync('/dev/full').isCharacterDevice()).toBe(true); // never replaced by a rename
   });
 
+  it('refuses a shared registry without a secret to sign its changes with, naming the variable', async () => {
+    const config = parseConfig({
+      CONTROL_PLANE_PORT: '0',
+      CONTROL_PLANE_STORE: path.join(mkdtempSync(path.join(os.tmpdir(), 'cp-')), 'a.jsonl'),
+      CONTROL_PLANE_REGISTRY: 'temporal',
+    });
+    // Before anything connects: the registry workflows would accept no change of this instance's.
+    await expect(startControlPlane(config)).rejects.toThrow(
+      /CONTROL_PLANE_REGISTRY_KEY: required with CONTROL_PLANE_REGISTRY=temporal/,
+    );
+    await expect(startControlPlane(config)).rejects.toBeInstanceOf(ConfigError);
+  });
+
   it('refuses to listen beyond loopback without a registration token, naming the variable', async () => {
     const config = (env: Record<string, string>) =>
       parseConfig({

@@ -26,6 +26,7 @@ import {
   activityRuns,
   callsOfFlow,
   caseByName,
+  CRASH_TEST_RULES,
   deterministicPart,
   FLOW_CASES,
   flowOfTask,
@@ -117,7 +118,7 @@ describe('worker crash and server restart in the middle of every flow (real work
     standin = await startStandin({ faults: { latencyMs: LATENCY_MS }, rules: observedRules(onAnswer) });
 
     // Undisturbed runs on an in-process worker of the shared dev server, all at once.
-    h = await createHarness();
+    h = await createHarness({ rules: CRASH_TEST_RULES });
     await Promise.all(
       FLOW_CASES.map(async (c) => {
         const handle = await h.start(c.flow, c.input(runKey));

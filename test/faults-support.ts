@@ -17,7 +17,8 @@ import { platformCheckFlow } from '../flows/platform/contract';
 import { researchProposalFlow } from '../flows/proposal/contract';
 import { loadStandinRules } from '../flows/registry';
 import type { StandinRule } from '../flows/lib/standin';
-import { TIGHT_PROFILE } from './proposal-helpers';
+import { ScriptedModel } from './helpers/scripted-model';
+import { IMPOSSIBLE_PROFILE, passingScript, PROPOSAL_STAGE_TASKS, scriptedQuality } from './proposal-helpers';
 import { mulberry32 } from '../contracts/common';
 import { waitFor } from './helpers/wait';
 
@@ -49,11 +50,12 @@ export const FLOW_CASES: FlowCase[] = [
     flow: discoverFromPrpFlow as unknown as FlowDefinition,
     input: () => ({ prp, maxCandidatesPerStep: 5 }),
   },
-  // Fails quality control twice: three versions, 15 model calls, then the PDF.
+  // Quality control never passes (a study that cannot fit a month at 4 hours a week; in the crash
+  // tests, a scripted model that fails every version): three versions, 15 model calls, the PDF.
   {
     name: 'proposal',
     flow: researchProposalFlow as unknown as FlowDefinition,
-    input: () => ({ mode: 'autonomous', profile: TIGHT_PROFILE }),
+    input: () => ({ mode: 'autonomous', profile: IMPOSSIBLE_PROFILE, maxRefinements: 2 }),
   },
   {
     name: 'eads',
@@ -215,9 +217,22 @@ export function deterministicPart(result: unknown, runKey?: string, options: { w
 /** A small seeded PRNG: the same seed gives the same kill points. */
 export const seededRandom = mulberry32;
 
-/** The stand-in's rules, each calling `onAnswer(task)` just before it answers (to count or to act at an exact call). */
+/**
+ * The model for the crash tests: the stand-in's rules, except the proposal's stages, which answer
+ * from a script (quality control fails every version, so the flow runs its three versions). The
+ * crash tests are about orchestration: they compare a run with kills against an undisturbed one,
+ * and need neither to depend on the offline model's wording nor to wait on its embedding work.
+ */
+export const CRASH_TEST_RULES: StandinRule[] = [
+  ...new ScriptedModel()
+    .script({ ...passingScript(), 'proposal.quality_control': { always: scriptedQuality(false) } })
+    .rules(PROPOSAL_STAGE_TASKS),
+  ...defaultRules.filter((r) => !r.task.startsWith('proposal.') || r.task === 'proposal.interview_question'),
+];
+
+/** The crash tests' rules, each calling `onAnswer(task)` just before it answers (to count or to act at an exact call). */
 export function observedRules(onAnswer: (task: string) => void): StandinRule[] {
-  return defaultRules.map((rule) => ({
+  return CRASH_TEST_RULES.map((rule) => ({
     ...rule,
     answer(ctx) {
       onAnswer(ctx.task);

@@ -29,6 +29,8 @@ import { createPlatformActivities } from '../flows/platform/activities';
 import { ApplicationFailure } from '@temporalio/common';
 import {
   BOM_PLAN,
+  buildKindUsageQuery,
+  buildLeafValuesQuery,
   buildStrategyQuery,
   ColumnAllowList,
   normaliseTerms,
@@ -172,6 +174,40 @@ describe('SQL injection corpus against answerBomQuestion', () => {
         return 'terms is not a string array';
       if (n === 2 && !(typeof q.params.pattern === 'string' && q.params.pattern.startsWith('(?i)\\b(')))
         return 'pattern is not the built regex';
+      return undefined;
+    }
+    // The grounding's own reads: part names and kinds (the builder's text for an allow-listed
+    // item column, no parameters), whether a kind is ever a component, whether two phrases share
+    // a part (builder-only text, no literal, the strategies' parameter names).
+    if (q.label === 'bom-item-values') {
+      const built = bomStringColumns
+        .filter((c) => c.startsWith('item_master.'))
+        .flatMap((column) =>
+          [false, true].map((parents) => buildLeafValuesQuery({ dialect: duckDbDialect, allow, column, parents }).sql),
+        );
+      return built.includes(q.sql) && Object.keys(q.params).length === 0
+        ? undefined
+        : 'item values outside the allow-list';
+    }
+    if (q.label === 'bom-kind-usage') {
+      const column = /LOWER\(c\."(\w+)"\)/.exec(q.sql)?.[1] ?? '';
+      const rebuilt = allow.has(`item_master.${column}`)
+        ? buildKindUsageQuery({ dialect: duckDbDialect, allow, kind: { column: `item_master.${column}`, term: 'x' } })
+            .sql
+        : '';
+      if (rebuilt !== q.sql) return 'kind usage query differs from the builder';
+      return Object.keys(q.params).join() === 'kind' && Array.isArray(q.params.kind)
+        ? undefined
+        : 'kind is not a parameter';
+    }
+    if (q.label === 'bom-overlap') {
+      const columns = [
+        ...new Set([...q.sql.matchAll(/\b(c|bd)\."(\w+)"/g)].map((m) => `${ALIAS_TABLE[m[1]]}.${m[2]}`)),
+      ];
+      if (columns.some((c) => !allow.has(c))) return `columns outside the allow-list: ${columns.join(', ')}`;
+      if (q.sql.includes("'") || FOREIGN_SQL.test(q.sql)) return 'foreign SQL in the overlap query';
+      if (!Object.keys(q.params).every((k) => /^(terms|pattern|term)(_\d+){1,2}$/.test(k)))
+        return `unexpected parameters ${Object.keys(q.params).join()}`;
       return undefined;
     }
     const pattern = /^bom-pattern-(.+)$/.exec(q.label ?? '');

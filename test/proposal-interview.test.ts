@@ -13,7 +13,8 @@ import {
 } from '../flows/proposal/messages';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
-import { until } from './proposal-helpers';
+import { ScriptedModel } from './helpers/scripted-model';
+import { passingScript, PROPOSAL_STAGE_TASKS, until } from './proposal-helpers';
 
 const openQuestion = (handle: WorkflowHandle, field: string) =>
   until(async () => {
@@ -54,10 +55,15 @@ function scriptedIO(answers: Array<string | null>): InterviewIO & { transcript: 
 
 describe('writeResearchProposal, interactive', () => {
   let h: Harness;
+  // The interview is what these tests are about: the stages after it answer from a script.
+  const model = new ScriptedModel().script(passingScript());
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ rules: model.rules(PROPOSAL_STAGE_TASKS) });
   });
-  afterAll(async () => h?.close());
+  afterAll(async () => {
+    expect(model.unexpected).toEqual([]);
+    await h?.close();
+  });
 
   it('interviews through updates: a bad answer is rejected and the same question stays open', async () => {
     const handle = await h.start(researchProposalFlow, { mode: 'interactive' });

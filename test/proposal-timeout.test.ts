@@ -12,6 +12,8 @@ import { startStandin, type StandinServer } from '../standin/server';
 import { answerQuestionUpdate, proposalStateQuery } from '../flows/proposal/messages';
 import { createFlowWorker } from '../workers/worker';
 import { createTimeSkippingEnv, recordHistory, testConfig } from './helpers/harness';
+import { ScriptedModel } from './helpers/scripted-model';
+import { passingScript, PROPOSAL_STAGE_TASKS } from './proposal-helpers';
 
 describe('writeResearchProposal idle timeouts (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
@@ -23,7 +25,8 @@ describe('writeResearchProposal idle timeouts (time-skipping)', () => {
 
   beforeAll(async () => {
     env = await createTimeSkippingEnv();
-    standin = await startStandin();
+    // The stages answer from a script: these tests are about the idle clocks, not the proposal.
+    standin = await startStandin({ rules: new ScriptedModel().script(passingScript()).rules(PROPOSAL_STAGE_TASKS) });
     backends = await createBackends(testConfig({ GOOGLE_GEMINI_BASE_URL: standin.url }));
     worker = await createFlowWorker({
       connection: env.nativeConnection,

@@ -1,4 +1,4 @@
-/** The proposal flow's pure parts, without Temporal: state machine, quality rules, parsers, citations, stand-in rules. */
+/** The proposal flow's pure parts, without Temporal: state machine, quality rules, parsers, citations. (The stand-in's rules: test/unit/standin-proposal.test.ts.) */
 import { ApplicationFailure } from '@temporalio/common';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,6 @@ import {
   type DataCollectionPlan,
   type QualityValidation,
 } from '../flows/proposal/contract';
-import { proposalRules } from '../flows/proposal/standin';
 import { Interview } from '../flows/proposal/workflow/interview';
 import {
   checkFeasibility,
@@ -30,7 +29,6 @@ import {
   TERMINAL_STATES,
   TRANSITIONS,
 } from '../flows/proposal/workflow/state-machine';
-import { IMPOSSIBLE_PROFILE, TIGHT_PROFILE } from './proposal-helpers';
 
 describe('state machine', () => {
   const clock = () => {
@@ -129,13 +127,17 @@ describe('quality control by code', () => {
     expect(timelineWeeks({ value: 6, unit: 'months' })).toBe(26);
   });
 
-  it('checks the plan against the timeline: fits → 1, overruns → ratio and a critical issue', () => {
-    expect(checkFeasibility(EXAMPLE_PROFILE, plan('16 weeks'))).toMatchObject({
-      planWeeks: 16,
+  it('checks the plan against the timeline: fits → 1, overruns → ratio and a critical issue, far short → an issue', () => {
+    expect(checkFeasibility(EXAMPLE_PROFILE, plan('24 weeks'))).toMatchObject({
+      planWeeks: 24,
       timelineWeeks: 26,
       score: 1,
       issues: [],
     });
+    // 16 of 26 weeks: most of a plan, but the rest of the time is unplanned.
+    const short = checkFeasibility(EXAMPLE_PROFILE, plan('16 weeks'));
+    expect(short.score).toBeLessThan(1);
+    expect(short.issues[0]).toMatchObject({ severity: 'major', component: 'data_collection' });
     const over = checkFeasibility(EXAMPLE_PROFILE, plan('40 weeks'));
     expect(over.score).toBe(0.65);
     expect(over.issues[0]).toMatchObject({ severity: 'critical', component: 'data_collection' });
@@ -144,7 +146,7 @@ describe('quality control by code', () => {
   });
 
   it('applies the pass rule: both scores ≥ 0.7 and no critical issue; overall = mean × 100', () => {
-    const fits = checkFeasibility(EXAMPLE_PROFILE, plan('16 weeks'));
+    const fits = checkFeasibility(EXAMPLE_PROFILE, plan('24 weeks'));
     expect(combineQuality(model(0.7, 0.7), fits)).toMatchObject({
       validation_passed: true,
       overall_quality_score: 70,
@@ -312,90 +314,5 @@ describe('literature', () => {
       expect(toLiteratureHit(String(e.id), 1, e), String(e.id)).toBeDefined();
       expect(typeof e.abstract === 'string' && typeof e.venue === 'string' && Array.isArray(e.keywords)).toBe(true);
     }
-  });
-});
-
-describe('stand-in rules compute from content', () => {
-  const rule = (task: string) => proposalRules.find((r) => r.task === task)!;
-  const answer = (task: string, sections: Record<string, unknown>) =>
-    rule(task).answer({ task, system: '', sections, responseSchema: undefined, turns: 1 }) as Record<string, any>;
-  const profile = (p: typeof EXAMPLE_PROFILE) => ({ ...p, timeline_weeks: timelineWeeks(p.total_timeline) });
-
-  it('cites nothing when no result matches a new topic, and quality control says so', () => {
-    const marine = {
-      ...EXAMPLE_PROFILE,
-      field_of_study: 'Marine Biology',
-      research_area: 'Coral reef bleaching',
-      additional_context: undefined,
-    };
-    const pf = answer('proposal.problem_formulation', {
-      profile: profile(marine),
-      search_results: [
-        {
-          id: 'lit-alphafold',
-          title: 'Highly accurate protein structure prediction with AlphaFold',
-          source: 'Nature',
-          year: 2021,
-          snippet: 'A neural network predicts protein structures.',
-          keywords: ['biology', 'protein structure'],
-        },
-      ],
-    });
-    expect(pf.literature).toEqual([]);
-    expect(pf.main_research_question).toMatch(/coral reef bleaching/i);
-    const qc = answer('proposal.quality_control', {
-      profile: profile(marine),
-      problem: {
-        main_research_question: pf.main_research_question,
-        secondary_questions: pf.secondary_questions,
-        literature_count: 0,
-      },
-      objectives: { general_objective: 'g', specific_objectives: pf.secondary_questions },
-      methodology: { justification: '' },
-      data_collection: { timeline_breakdown: { total_duration: '10 weeks' } },
-    });
-    expect(qc.issues_identified.map((i: { description: string }) => i.description).join(' ')).toMatch(/Only 0 stud/);
-  });
-
-  it('narrows the scope on feedback and takes up a reviewer focus', () => {
-    const first = answer('proposal.problem_formulation', { profile: profile(TIGHT_PROFILE), search_results: [] });
-    expect(first.secondary_questions).toHaveLength(4);
-    const narrowed = answer('proposal.problem_formulation', {
-      profile: profile(TIGHT_PROFILE),
-      search_results: [],
-      previous_definition: first,
-      refinement_feedback: ['Narrow the scope: fewer secondary questions.'],
-    });
-    expect(narrowed.secondary_questions).toHaveLength(3);
-    const focused = answer('proposal.problem_formulation', {
-      profile: profile(TIGHT_PROFILE),
-      search_results: [],
-      previous_definition: narrowed,
-      refinement_feedback: ['Please focus on sleep quality.'],
-    });
-    expect(focused.secondary_questions).toHaveLength(3);
-    // With no literature to pair it with, the focus alone carries the main question (no filler variable).
-    expect(focused.main_research_question).toBe(
-      'How does sleep quality relate to social media use and adolescent well-being?',
-    );
-    expect(focused.problem_statement).toContain('It now centres on sleep quality.');
-    expect(focused.problem_statement).not.toContain('Please focus on');
-  });
-
-  it('derives the plan length from workload and weekly hours', () => {
-    const plan = (p: typeof EXAMPLE_PROFILE, n: number) =>
-      answer('proposal.data_collection', {
-        profile: profile(p),
-        objectives: { specific_objectives: Array.from({ length: n }, (_, i) => `o${i}`) },
-        methodology: {},
-      }).timeline_breakdown.total_duration;
-    expect([4, 3, 2].map((n) => plan(TIGHT_PROFILE, n))).toEqual(['19 weeks', '16 weeks', '12 weeks']);
-    expect(plan(IMPOSSIBLE_PROFILE, 1)).toBe('25 weeks'); // 8 + 12 + 5 weeks at 4 h/week, against 4.3 available
-    const tools = answer('proposal.data_collection', {
-      profile: profile(TIGHT_PROFILE),
-      objectives: { specific_objectives: ['o'] },
-      methodology: {},
-    }).recommended_tools.map((t: { name: string }) => t.name);
-    expect(tools).not.toContain('SPSS'); // "No budget": no licensed software
   });
 });

@@ -48,12 +48,20 @@ export function sharedModulesOf(flow: FlowModule): string[] {
 
 /** The two generated modules' text: the bundle's entry and the module preloaded into it. */
 export function generatedBundleModules(flows: readonly FlowModule[]): { entry: string; preload: string } {
-  const entry = flows
+  // A flow's workflows are exported as they are, or marked first so an error thrown in them ends
+  // the run (flows/lib/workflow/flow.ts, endsOnError) unless the flow runs for good.
+  const entry = [`import { endsOnError } from ${JSON.stringify(path.join(FLOWS_LIB, 'flow'))};`];
+  flows
     .filter((flow) => flow.workflows.length > 0)
-    .map(
-      (flow) =>
-        `export { ${flow.workflows.join(', ')} } from ${JSON.stringify(path.join(flow.folder, WORKFLOW_MODULE))};`,
-    );
+    .forEach((flow, i) => {
+      const module = JSON.stringify(path.join(flow.folder, WORKFLOW_MODULE));
+      if (!flow.endsOnError) {
+        entry.push(`export { ${flow.workflows.join(', ')} } from ${module};`);
+        return;
+      }
+      entry.push(`import * as flow${i} from ${module};`);
+      for (const name of flow.workflows) entry.push(`export const ${name} = endsOnError(flow${i}.${name});`);
+    });
   const shared = flows.flatMap(sharedModulesOf);
   const preload = [
     `import { shareModules } from ${JSON.stringify(path.join(FLOWS_LIB, 'preload'))};`,

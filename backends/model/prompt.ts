@@ -44,7 +44,8 @@ export function readSections(text: string): Record<string, unknown> {
  */
 export function extractJson(text: string): unknown {
   const attempts: string[] = [text.trim()];
-  const fenced = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
+  // The body is trimmed below: no `\s*` before it to trade characters with it.
+  const fenced = /```(?:json)?([\s\S]*?)```/i.exec(text);
   if (fenced) attempts.push(fenced[1].trim());
   for (const [open, close] of [
     ['{', '}'],

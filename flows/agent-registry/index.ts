@@ -5,4 +5,4 @@
 import { defineFlow } from '../lib';
 import type * as workflow from './workflow';
 
-export default defineFlow<typeof workflow>({ folder: __dirname, workflows: ['agentRegistry'] });
+export default defineFlow<typeof workflow>({ folder: __dirname, workflows: ['agentRegistry'], endsOnError: false });

@@ -4,7 +4,7 @@
  * Everything here is synchronous and cheap before the signature is known good: it runs in an
  * Update validator, on arguments anyone who reaches the Temporal frontend can send.
  *
- * Here rather than beside the workflow so that it is preloaded (contracts/workflow-preload.ts):
+ * Here rather than beside the workflow so that it is preloaded (flows/lib/workflow/preload.ts):
  * the signature library and its SHA-512 then load once per worker instead of once per cached
  * workflow of every type (~45 KB each, measured in a bare V8 context).
  */

@@ -11,6 +11,7 @@ import type { ColumnInfo } from '../../backends/warehouse/types';
 import { bomSettingsSchema, type BomSettings, type StrategyNumber } from './contract';
 import {
   cosineSimilarity,
+  exactForms,
   isIdentifierLike,
   isStopWord,
   itemNumbersIn,
@@ -19,12 +20,16 @@ import {
   similarityTokens,
   valueShape,
   type ConceptMatch,
+  type ParsedBomQuestion,
   type WhereUsedScope,
 } from '../../domain/bom-text';
 import { configSchema, type Config } from '../../plumbing/config';
 import {
   BOM_PLAN,
   BomSqlError,
+  buildKindUsageQuery,
+  buildLeafValuesQuery,
+  buildOverlapQuery,
   buildStrategyQuery,
   ColumnAllowList,
   normaliseTerms,
@@ -33,7 +38,18 @@ import {
   ROW_LIMIT,
   type ConceptQuery,
 } from './activities/sql';
-import { alignConcepts, Vocabulary, type GroundedConcept } from './activities/terms';
+import {
+  alignConcepts,
+  EmbeddingMeaning,
+  Grounder,
+  MEANING_THRESHOLDS,
+  partNames,
+  Vocabulary,
+  type GroundedConcept,
+  type Meaning,
+  type PartName,
+} from './activities/terms';
+import { sharedEmbedder } from '../../backends/embedding';
 import { ModelTask } from './model-tasks';
 import { askModel, backendCall, toFailure } from '../lib/activities/support';
 import { FailureType } from '../../contracts/failures';
@@ -47,6 +63,8 @@ const SAMPLE_SIZE = 25;
 const SUGGESTIONS_PER_COLUMN = 6;
 /** Distinct values per column the terms are grounded in (the dialect's sampling cap). */
 const VOCABULARY_SIZE = 1000;
+/** Fewer distinct values than this among the parts, and a column names states, not parts. */
+const MIN_NAME_VALUES = 5;
 
 const focusTermsSchema = z.object({
   focus_terms: z
@@ -125,6 +143,10 @@ export interface ResolvedColumns {
   scope?: WhereUsedScope;
   /** Top-level scope: the kind of item asked for ("finished goods") and the item column that holds it. */
   parent_kind?: { column: string; term: string };
+  /** Excluded phrases ("but not Y") that match nothing: nothing is left out for them. */
+  excluded_missing?: string[];
+  /** Missing phrase → its words that nothing in the data means ("resettable" in "resettable fuses"). */
+  unclear?: Record<string, string[]>;
 }
 
 export interface QueryRun {
@@ -191,8 +213,33 @@ function asFailure(err: unknown): unknown {
   return err;
 }
 
-export function createBomActivities({ model, warehouse, search, config }: Backends) {
+/**
+ * Judging meaning embeds texts (the parts' names once per worker, ~100 on a cold start): on a
+ * busy machine that outlasts the activity's heartbeat timeout unless it heartbeats meanwhile,
+ * as a backend call does (the embedder lets the event loop run between texts).
+ */
+function heartbeating(meaning: Meaning | undefined): Meaning | undefined {
+  if (!meaning) return undefined;
+  return { similarities: (text, others) => backendCall(() => meaning.similarities(text, others)) };
+}
+
+export interface BomActivityOptions {
+  /**
+   * How the grounding judges meaning (synonyms, "did you mean"). Default: the process's sentence
+   * embedder (backends/embedding), or none when no model is installed (then words only).
+   */
+  meaning?: () => Promise<Meaning | undefined>;
+}
+
+export function createBomActivities({ model, warehouse, search, config }: Backends, options: BomActivityOptions = {}) {
   const catalog = new Map<string, { at: number; value: Promise<unknown> }>();
+  let defaultMeaning: Promise<Meaning | undefined> | undefined;
+  const meaningOf =
+    options.meaning ??
+    (() =>
+      (defaultMeaning ??= sharedEmbedder({ setting: config?.AGENT_FLOWS_EMBEDDING_MODEL }).then((s) =>
+        s.embedder ? new EmbeddingMeaning(s.embedder) : undefined,
+      )));
   /** Caches INFORMATION_SCHEMA listings and samples per worker for a few minutes; failures are not cached. */
   function cached<T>(key: string, load: () => Promise<T>): Promise<T> {
     const hit = catalog.get(key);
@@ -231,6 +278,143 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     return cached(`${warehouse.name}:${dataset}:vocabulary:${qualified}`, async () =>
       (await backendCall(() => warehouse.sampleDistinct(dataset, table, column, VOCABULARY_SIZE))).map((v) => v.value),
     );
+  }
+
+  /** Runs one of the grounding's own small queries (built by bom-sql, values as parameters). */
+  async function count(
+    label: string,
+    built: {
+      sql: string;
+      params: Record<string, unknown>;
+      arrayTypes?: Record<string, 'STRING' | 'INT64' | 'FLOAT64'>;
+    },
+  ): Promise<number> {
+    const result = await backendCall((signal) =>
+      warehouse.query({ signal, sql: built.sql, params: built.params as never, arrayTypes: built.arrayTypes, label }),
+    );
+    const row = result.rows[0] ?? {};
+    return Number(Object.values(row)[0] ?? 0);
+  }
+
+  /** The names of the parts the BOMs are made of (leaf items), from every item column, cached like the vocabulary. */
+  function partNamesOf(dataset: string, allow: ColumnAllowList, columns: string[]): Promise<PartName[]> {
+    return cached(`${warehouse.name}:${dataset}:part-names:${columns.join(',')}`, async () => {
+      const values: string[] = [];
+      for (const column of columns) {
+        const columnValues = await itemValuesOf(allow, column, false);
+        // A column of a handful of values (a status, a unit, an item type) says what state a
+        // part is in, not what it is.
+        if (columnValues.length >= MIN_NAME_VALUES) values.push(...columnValues);
+      }
+      return partNames(values);
+    });
+  }
+
+  /** The values of an item column among the parts (leaves) or among the BOMs' own items (parents). */
+  function itemValuesOf(allow: ColumnAllowList, column: string, parents: boolean): Promise<string[]> {
+    return cached(`${warehouse.name}:${allow.dataset}:${parents ? 'parent' : 'leaf'}-values:${column}`, async () => {
+      let built;
+      try {
+        built = buildLeafValuesQuery({ dialect: warehouse.dialect, allow, column, parents });
+      } catch (err) {
+        throw asFailure(err);
+      }
+      const result = await backendCall((signal) =>
+        warehouse.query({ signal, sql: built.sql, params: built.params, label: 'bom-item-values' }),
+      );
+      return result.rows.map((r) => String((r as { value: unknown }).value));
+    });
+  }
+
+  /** Whether two grounded phrases match one component of an active line ("sensors" and "accelerometers"). */
+  async function sharesParts(allow: ColumnAllowList, a: GroundedConcept, b: GroundedConcept): Promise<boolean> {
+    const query = (c: GroundedConcept) => ({
+      term: c.term,
+      strategy: c.level as StrategyNumber,
+      columns: c.columns[c.level as StrategyNumber],
+      ...(c.substring ? { substring: c.substring } : {}),
+      ...(c.any_order ? { anyOrder: true } : {}),
+    });
+    let built;
+    try {
+      built = buildOverlapQuery({ dialect: warehouse.dialect, allow, concepts: [query(a), query(b)] });
+    } catch (err) {
+      throw asFailure(err);
+    }
+    return (await count('bom-overlap', built)) > 0;
+  }
+
+  /**
+   * The kind of item the question asks for, as a value of an item column: the subject or one of
+   * its words exactly ("finished goods" = FINISHED_GOOD, "subassemblies" = SUBASSEMBLY), or, for
+   * the kind the BOMs end in only, by meaning ("the things we sell" = PRODUCT). `top`: no BOM uses
+   * items of this kind as a component.
+   */
+  async function kindAsked(
+    parsed: ParsedBomQuestion,
+    vocabulary: Vocabulary,
+    itemColumns: string[],
+    meaning: Meaning | undefined,
+    allow: ColumnAllowList,
+  ): Promise<{ column: string; term: string; top: boolean } | undefined> {
+    const isTop = (column: string, term: string) =>
+      cached(`${warehouse.name}:${allow.dataset}:kind-top:${column}:${term}`, async () => {
+        const built = buildKindUsageQuery({ dialect: warehouse.dialect, allow, kind: { column, term } });
+        return (await count('bom-kind-usage', built)) === 0;
+      });
+    // A kind is a value the BOMs' own items hold ("SUBASSEMBLY", "PRODUCT"), never one only parts
+    // hold ("SENSOR" in "Which sensor boards …" is no kind of BOM).
+    const heldByBoms = async (column: string, term: string) => {
+      const forms = new Set(exactForms(term));
+      return (await itemValuesOf(allow, column, true)).some((v) => forms.has(v.toLowerCase()));
+    };
+    // The subject first, then the words that asked for the top of the BOMs wherever they stood
+    // ("What happens to our finished goods if …").
+    for (const phrase of [parsed.subject, parsed.topLevelWords]) {
+      if (!phrase) continue;
+      const words = phrase.split(' ');
+      const pairs = words.slice(1).map((w, i) => `${words[i]} ${w}`);
+      for (const candidate of [phrase, ...pairs.reverse(), ...[...words].reverse()]) {
+        for (const hit of vocabulary.ground(candidate).columns[1].filter((c) => itemColumns.includes(c))) {
+          if (await heldByBoms(hit, candidate))
+            return { column: hit, term: candidate, top: await isTop(hit, candidate) };
+        }
+      }
+    }
+    if (!meaning || !parsed.subjectText) return undefined;
+    // The kinds a BOM itself can be: the few values of a column that only the BOMs' own items
+    // hold (their type, category …), not their names, and not what any part may be too (a
+    // status, a unit).
+    const kinds: Array<{ column: string; value: string; top: boolean }> = [];
+    for (const column of itemColumns) {
+      const values = await itemValuesOf(allow, column, true);
+      if (values.length > 50) continue;
+      const leaves = new Set(await itemValuesOf(allow, column, false));
+      for (const n of partNames(values.filter((v) => !leaves.has(v))))
+        kinds.push({ column, value: n.name, top: await isTop(column, n.name) });
+    }
+    if (!kinds.some((k) => k.top)) return undefined;
+    const scores = await meaning.similarities(
+      parsed.subjectText,
+      kinds.map((k) => k.value),
+    );
+    // Only the kind the BOMs end in is taken by meaning, against the kinds that are not ("the
+    // things we sell" are products; "assemblies" is a way of saying "BOMs", not subassemblies).
+    // Two names of that kind (FINISHED_GOOD, PRODUCT) are one choice, not rivals.
+    const best = (top: boolean) =>
+      kinds.reduce<{ i: number; score: number }>(
+        (b, k, i) => (k.top === top && scores[i] > b.score ? { i, score: scores[i] } : b),
+        { i: -1, score: -1 },
+      );
+    const top = best(true);
+    const other = best(false);
+    if (
+      top.score < MEANING_THRESHOLDS.kindFloor ||
+      top.score - Math.max(0, other.score) < MEANING_THRESHOLDS.kindMargin
+    )
+      return undefined;
+    const kind = kinds[top.i];
+    return { column: kind.column, term: kind.value, top: true };
   }
 
   return {
@@ -315,7 +499,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           'capacitors", not "tantalum" and "capacitors"). ' +
           'Keep the words as written (lower case, singular or plural as in the question). ' +
           'Omit generic words: BOM, component, part, list, use, ' +
-          'and the kind of BOM asked about (boards, assemblies, finished goods).',
+          'and the kind of BOM asked about (boards, assemblies, finished goods). ' +
+          'Omit the parts the question excludes ("but not", "without", "other than", "except"), ' +
+          'and the situation around a part ("if our supplier of X went bust" gives only X).',
         sections: { question: input.question },
         schema: focusTermsSchema,
       });
@@ -371,7 +557,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       question?: string;
     }): Promise<ResolvedColumns> {
       const parsed = input.question === undefined ? undefined : parseBomQuestion(input.question);
-      const terms = normaliseTerms(parsed ? alignConcepts(parsed.concepts, input.focusTerms) : input.focusTerms);
+      const terms = normaliseTerms(
+        parsed ? alignConcepts(parsed.concepts, input.focusTerms, parsed.excluded) : input.focusTerms,
+      );
       const empty = (reason: string, extra: Partial<ResolvedColumns> = {}): ResolvedColumns => ({
         tables: [],
         candidate_columns: [],
@@ -381,7 +569,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         reason,
         ...extra,
       });
-      if (terms.length === 0)
+      if (terms.length === 0 && !parsed?.excluded.length)
         return empty('the question names nothing to search for (no focus terms after removing generic words)');
       const allow = await allowList(input.dataset);
       if (allow.tables.size === 0)
@@ -421,16 +609,21 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       // Grounding (when the question is known): each part phrase against the BOM tables' values.
       let grounding: Pick<
         ResolvedColumns,
-        'concepts' | 'missing_terms' | 'closest' | 'match' | 'scope' | 'parent_kind'
+        'concepts' | 'missing_terms' | 'closest' | 'match' | 'scope' | 'parent_kind' | 'excluded_missing'
       > = {};
       let searchTerms = terms;
       const groundedColumns: string[] = [];
       if (parsed) {
+        const allowed = allow;
         const vocabulary = new Vocabulary(
           await Promise.all(
             inPlan.map(async (column) => ({ column, values: await vocabularyOf(input.dataset, column) })),
           ),
         );
+        const meaning = heartbeating(await meaningOf());
+        const itemColumns = inPlan.filter((c) => c.startsWith(`${BOM_PLAN.itemTable}.`));
+        const names = await partNamesOf(input.dataset, allowed, itemColumns);
+        const grounder = new Grounder(vocabulary, meaning, names);
         // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
         // (strategy 1 or 2) is not split at its "and"/"or".
         const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;
@@ -438,32 +631,48 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           whole && whole.level !== null && whole.level <= 2 && !whole.any_order
             ? normaliseTerms([parsed.whole!])
             : terms;
-        const concepts = phrases.map((phrase) => vocabulary.groundWithCorrection(phrase));
+        const concepts: GroundedConcept[] = [];
+        for (const phrase of phrases) concepts.push(await grounder.ground(phrase, { scene: parsed.scene }));
         const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
         const closest: Record<string, string[]> = {};
-        for (const term of missing) closest[term] = vocabulary.closest(term);
-        for (const c of concepts) for (const level of [1, 2, 3] as const) groundedColumns.push(...c.columns[level]);
+        const unclear: Record<string, string[]> = {};
+        for (const c of concepts.filter((x) => x.level === null)) {
+          closest[c.asked] = c.nearest ?? vocabulary.closest(c.asked);
+          if (c.unclear?.length) unclear[c.asked] = c.unclear;
+        }
+        // "X but not Y", "X other than Y": Y is grounded the same way, then left out: its BOMs, or,
+        // when Y's parts are among X's ("sensors other than accelerometers"), its lines.
+        const excluded: GroundedConcept[] = [];
+        const excludedMissing: string[] = [];
+        const first = concepts.find((c) => c.level !== null);
+        for (const phrase of normaliseTerms(parsed.excluded)) {
+          const c = await grounder.ground(phrase);
+          if (c.level === null) {
+            excludedMissing.push(c.asked);
+            continue;
+          }
+          // With no part asked for ("parts that are not obsolete"), "other than" leaves out lines.
+          const lines = parsed.exclusion === 'other_than' && (first ? await sharesParts(allowed, first, c) : true);
+          excluded.push({ ...c, exclude: lines ? 'component' : 'bom' });
+        }
+        for (const c of [...concepts, ...excluded])
+          for (const level of [1, 2, 3] as const) groundedColumns.push(...c.columns[level]);
         grounding = {
-          concepts,
+          concepts: [...concepts, ...excluded],
           missing_terms: missing,
           closest,
           match: phrases.length > 1 ? parsed.match : 'any',
           scope: parsed.scope,
+          ...(excludedMissing.length ? { excluded_missing: excludedMissing } : {}),
         };
-        // "Which finished goods …", "Which subassemblies …" name a kind of item: when the subject
-        // (or its last word) is exactly a value of an item column (FINISHED_GOOD, SUBASSEMBLY,
-        // PRODUCT), the answer lists that kind only. A subject that is no such value ("boards",
-        // "assemblies") is a way of saying "BOMs" and filters nothing.
-        if (parsed.subject) {
-          const itemColumns = inPlan.filter((c) => c.startsWith(`${BOM_PLAN.itemTable}.`));
-          const words = parsed.subject.split(' ');
-          for (const candidate of [parsed.subject, words[words.length - 1]]) {
-            const hit = vocabulary.ground(candidate).columns[1].find((c) => itemColumns.includes(c));
-            if (hit) {
-              grounding.parent_kind = { column: hit, term: candidate };
-              break;
-            }
-          }
+        if (Object.keys(unclear).length) (grounding as ResolvedColumns).unclear = unclear;
+        // The kind of item asked about ("Which finished goods …", "Which subassemblies …", "the
+        // things we sell"): a value of an item column. A kind no BOM uses as a component is what
+        // the BOMs end in, so the question means those items at any level.
+        const kind = await kindAsked(parsed, vocabulary, itemColumns, meaning, allowed);
+        if (kind) {
+          grounding.parent_kind = { column: kind.column, term: kind.term };
+          if (kind.top) grounding.scope = 'top_level';
         }
         searchTerms = concepts.filter((c) => c.level !== null).map((c) => c.term);
         if (searchTerms.length === 0) searchTerms = concepts.map((c) => c.term);
@@ -514,8 +723,13 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       const concepts: ConceptQuery[] | undefined = input.concepts
         ?.filter((c) => c.level !== null)
         .map((c) => {
+          // An excluded part keeps the strategy it grounded at: loosening it would leave out more.
           const strategy = (
-            c.level !== null && c.level <= max ? Math.max(input.strategy, c.level) : input.strategy
+            c.exclude
+              ? c.level
+              : c.level !== null && c.level <= max
+                ? Math.max(input.strategy, c.level)
+                : input.strategy
           ) as StrategyNumber;
           const columns = c.columns[strategy].filter((col) => input.candidateColumns.includes(col));
           return {
@@ -524,6 +738,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             columns,
             ...(c.substring ? { substring: c.substring } : {}),
             ...(c.any_order ? { anyOrder: true } : {}),
+            ...(c.exclude ? { exclude: c.exclude } : {}),
+            ...(c.parts_only ? { partsOnly: true } : {}),
           };
         });
       let built;

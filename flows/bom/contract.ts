@@ -77,9 +77,19 @@ export const pipelineStateSchema = z.object({
         strategy: z.number().int().nullable(),
         columns: z.array(z.string()),
         example: z.string().nullable(),
+        /** Found without its generic head ("memory chips" → memory) or by meaning ("screen" → DISPLAY). */
+        via: z.enum(['qualifier', 'meaning']).optional(),
+        /** By meaning: how close (cosine of sentence embeddings). */
+        similarity: z.number().optional(),
+        /** An excluded part: its BOMs (`bom`) or its lines (`component`) are left out of the answer. */
+        exclude: z.enum(['bom', 'component']).optional(),
       }),
     )
     .default([]),
+  /** Excluded phrases ("but not Y") that match no part: nothing was left out for them (absent: none). */
+  excluded_missing: z.array(z.string()).optional(),
+  /** Missing phrase → its words nothing in the data means ("resettable fuses" → ["resettable"]; absent: none). */
+  not_understood: z.record(z.string(), z.array(z.string())).optional(),
   /** Phrases that match no value of the BOM tables: the question has no answer for them. */
   missing_terms: z.array(z.string()).default([]),
   /** "any": a BOM using one of the concepts; "all": a BOM using every one ("A and B"). */

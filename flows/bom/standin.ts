@@ -39,7 +39,9 @@ export const bomRules: StandinRule[] = [
         ? `row${total === 1 ? '' : 's'} for ${terms}`
         : result.rows_are === 'top_level_items'
           ? `top-level item${total === 1 ? '' : 's'} containing ${terms} at some BOM level`
-          : `BOM${total === 1 ? '' : 's'} using ${terms} components`;
+          : (result.search_terms ?? []).length
+            ? `BOM${total === 1 ? '' : 's'} using ${terms} components`
+            : `BOM${total === 1 ? '' : 's'}`;
       return { summary: `Found ${total} ${what}${shown}${examples.length ? `, e.g. ${examples.join('; ')}` : ''}.` };
     },
   }),

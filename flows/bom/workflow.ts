@@ -35,6 +35,7 @@ import {
   answerText,
   BomPipeline,
   closestParts,
+  exclusionNote,
   noResultsText,
   noSuchPartText,
   templateSummary,
@@ -293,8 +294,9 @@ async function explainLadderAnswer(run: BomRun, resolved: ResolvedColumns): Prom
           .join(', ') || 'none'
       }.`
     : '';
+  const excluded = exclusionNote(state);
   return answerText(
-    summary + missingNote,
+    summary + (excluded ? ` ${excluded}` : '') + missingNote,
     state,
     `strategy ${state.strategy}: ${STRATEGY_NAMES[state.strategy as StrategyNumber]}${scopeNote}`,
   );

@@ -9,18 +9,12 @@
 import { defineQuery } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, slugify, tokenUsageSchema, type FlowDefinition } from '../../contracts/common';
+import { columnSchema, extractTargetSchema, MAX_TARGET_COLUMNS, type Column } from './prp-schema';
 
 /** The search collection holding one document per table (embedded: data/search/table-catalog.json). */
 export const DISCOVERY_COLLECTION = 'table-catalog';
 
-export const columnSchema = z
-  .object({
-    name: z.string().trim().min(1, 'column name must not be empty').max(128),
-    type: z.string().trim().min(1).max(64),
-    description: z.string().trim().max(2000).optional(),
-  })
-  .strict();
-export type Column = z.output<typeof columnSchema>;
+export { columnSchema, MAX_TARGET_COLUMNS, type Column };
 
 export const discoverFromPrpInput = z
   .object({
@@ -33,7 +27,7 @@ export const discoverFromPrpInput = z
     targetSchema: z
       .array(columnSchema)
       .min(1)
-      .max(200)
+      .max(MAX_TARGET_COLUMNS)
       .optional()
       .describe('Target columns; when absent they are read from the table in the PRP’s section 9'),
     maxCandidatesPerStep: z
@@ -53,6 +47,17 @@ export const discoverFromPrpInput = z
   })
   .strict()
   .superRefine((input, ctx) => {
+    // Section 9 is read here too (linear in the PRP), so a table the workflow could not plan for
+    // is refused with the input instead of after the run has started.
+    if (!input.targetSchema) {
+      const columns = extractTargetSchema(input.prp).length;
+      if (columns > MAX_TARGET_COLUMNS)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['prp'],
+          message: `the target schema in section 9 has ${columns} columns; at most ${MAX_TARGET_COLUMNS}`,
+        });
+    }
     const seen = new Set<string>();
     input.targetSchema?.forEach((column, i) => {
       const key = column.name.toLowerCase();

@@ -1,8 +1,29 @@
 /**
  * Reading a PRP's target schema: the markdown table (or list) in its section 9, or under a
  * heading that names the target schema. Pure text parsing, used by the discovery workflow.
+ *
+ * It runs in workflow code on a document anyone may send (up to 200,000 characters), where a
+ * task that runs past the worker's 5-second limit is retried forever: every step is linear in
+ * the length of the PRP. Headings and table delimiter rows are read by hand, not with regular
+ * expressions whose adjacent `\s*` / `.*?` could trade characters (a heading line of 2,000
+ * spaces took 43 s with the pattern this replaces); the patterns left are anchored and cannot
+ * backtrack over a run more than once (test/unit/regex-linearity.test.ts runs them all on
+ * 50 KB pathological lines).
  */
-import { columnSchema, type Column } from './contract';
+import { z } from 'zod';
+
+/** One target column (the discovery input's `targetSchema` items, and what section 9 yields). */
+export const columnSchema = z
+  .object({
+    name: z.string().trim().min(1, 'column name must not be empty').max(128),
+    type: z.string().trim().min(1).max(64),
+    description: z.string().trim().max(2000).optional(),
+  })
+  .strict();
+export type Column = z.output<typeof columnSchema>;
+
+/** At most this many target columns, given or read from section 9: each is planned and validated. */
+export const MAX_TARGET_COLUMNS = 200;
 
 // ---------------------------------------------------------------------------------------------
 // Section 9 of a PRP: the target schema table.
@@ -21,6 +42,43 @@ const cleanCell = (cell: string): string =>
     .replace(/^`(.*)`$/, '$1')
     .trim();
 
+/** JavaScript's `\s`, one character at a time (a one-character test cannot backtrack). */
+const isSpace = (ch: string | undefined): boolean => ch !== undefined && /^\s$/.test(ch);
+/** Characters `.` does not match: a heading's text cannot contain one (as in the pattern this replaces). */
+const isLineBreak = (ch: string): boolean => ch === '\r' || ch === '\n' || ch === '\u2028' || ch === '\u2029';
+
+/**
+ * An ATX heading (`## 9. Target Schema ##`): its level and text, or undefined. The same lines and
+ * texts as `/^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/`, read in one pass from each end.
+ */
+export function atxHeading(line: string): { level: number; text: string } | undefined {
+  let i = 0;
+  while (i < 3 && isSpace(line[i])) i++;
+  let level = 0;
+  while (line[i + level] === '#') level++;
+  if (level < 1 || level > 6) return undefined;
+  i += level;
+  if (!isSpace(line[i])) return undefined;
+  while (isSpace(line[i])) i++;
+  // The text ends before the trailing whitespace, closing #s and whitespace (each part optional).
+  let end = line.length;
+  while (end > i && isSpace(line[end - 1])) end--;
+  while (end > i && line[end - 1] === '#') end--;
+  while (end > i && isSpace(line[end - 1])) end--;
+  const text = line.slice(i, end);
+  for (const ch of text) if (isLineBreak(ch)) return undefined;
+  return { level, text };
+}
+
+/** A table's delimiter row (`|---|:--:|`): cells of dashes with optional colons, pipes at the ends optional. */
+export function isDelimiterRow(line: string): boolean {
+  let row = line.trim();
+  if (row.startsWith('|')) row = row.slice(1);
+  if (row.endsWith('|')) row = row.slice(0, -1);
+  // Anchored, one character class per position: linear.
+  return row.split('|').every((cell) => /^:?-+:?$/.test(cell.trim()));
+}
+
 function splitRow(line: string): string[] {
   const trimmed = line.trim().replace(/^\|/, '').replace(/\|$/, '');
   return trimmed.split(/(?<!\\)\|/).map((c) => c.replace(/\\\|/g, '|'));
@@ -32,8 +90,8 @@ function findSchemaSection(lines: string[]): string[] | undefined {
   let fenced = false;
   lines.forEach((line, i) => {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
-    const m = fenced ? null : /^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
-    if (m) headings.push({ line: i, level: m[1].length, text: m[2] });
+    const heading = fenced ? undefined : atxHeading(line);
+    if (heading) headings.push({ line: i, ...heading });
   });
   const numbered = headings.find((h) => /^(?:section\s+)?9(?:[.):\s]|$)/i.test(h.text.replace(/[*_]/g, '')));
   const named = headings.find((h) => /\b(target|output|final)\s+(data\s+)?schema\b/i.test(h.text));
@@ -44,8 +102,7 @@ function findSchemaSection(lines: string[]): string[] | undefined {
 }
 
 function columnsFromTable(section: string[]): Column[] {
-  const delimiter = /^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/;
-  const start = section.findIndex((line, i) => line.trim().startsWith('|') && delimiter.test(section[i + 1] ?? ''));
+  const start = section.findIndex((line, i) => line.trim().startsWith('|') && isDelimiterRow(section[i + 1] ?? ''));
   if (start < 0) return [];
   const header = splitRow(section[start]).map((c) => cleanCell(c).toLowerCase());
   const find = (re: RegExp) => header.findIndex((h) => re.test(h));
@@ -74,8 +131,14 @@ function columnsFromTable(section: string[]): Column[] {
 function columnsFromList(section: string[]): Column[] {
   const columns: Column[] = [];
   for (const line of section) {
-    const m = /^\s*[-*+]\s+`?([A-Za-z_][\w.]*)`?\s*\(([^)]+)\)\s*(?:[:—–-]\s*(.*))?$/.exec(line);
-    if (m) columns.push({ name: m[1], type: m[2].trim(), ...(m[3]?.trim() ? { description: m[3].trim() } : {}) });
+    // The name and type by an anchored pattern; the description is the rest of the line after a separator.
+    const m = /^\s*[-*+]\s+`?([A-Za-z_][\w.]*)`?\s*\(([^)]+)\)/.exec(line);
+    if (!m) continue;
+    const rest = line.slice(m[0].length).trim();
+    if (rest && !'-:—–'.includes(rest[0])) continue;
+    const description = rest.slice(1).trim();
+    if ([...description].some(isLineBreak)) continue;
+    columns.push({ name: m[1], type: m[2].trim(), ...(description ? { description } : {}) });
   }
   return columns;
 }

@@ -182,7 +182,16 @@ export const answerInputSchema = z
   .strict();
 export type AnswerInput = z.input<typeof answerInputSchema>;
 
-export const PURSUIT_STATUSES = ['working', 'complete', 'exhausted', 'budget-spent', 'finalized', 'failed'] as const;
+/** `abandoned`: nobody answered a question within the input's `idleTimeoutMinutes`. */
+export const PURSUIT_STATUSES = [
+  'working',
+  'complete',
+  'exhausted',
+  'budget-spent',
+  'finalized',
+  'failed',
+  'abandoned',
+] as const;
 export type PursuitStatusName = (typeof PURSUIT_STATUSES)[number];
 
 /** The reply to `get_eads_status` (plus context). */
@@ -250,6 +259,18 @@ export const interviewModeSchema = z.enum(['human', 'surrogate']);
 export const fixtureIdSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected a fixture id such as "brewery-flow-shop"');
+/**
+ * How long a person may leave a question (or, guided, the choice of the next EADS) unanswered
+ * before the interview ends as `abandoned`; each answer starts the clock again. As the research
+ * proposal's interview: default 7 days, at most 90.
+ */
+export const idleTimeoutMinutesSchema = z
+  .number()
+  .int()
+  .min(1)
+  .max(60 * 24 * 90)
+  .default(60 * 24 * 7);
+
 export const projectIdSchema = z
   .string()
   .regex(
@@ -320,6 +341,8 @@ export const pursueEadsInput = z
     fixture: fixtureIdSchema.optional(),
     /** Continue-as-new after this many questions in one run (bounded history). */
     questionsPerRun: z.number().int().min(1).max(200).default(25),
+    /** A question left unanswered this long ends the pursuit as `abandoned` (human mode). */
+    idleTimeoutMinutes: idleTimeoutMinutesSchema,
     context: pursuitContextSchema.default({ schedulingChallenges: [] }),
     /** Carried by continue-as-new: the pursuit so far. */
     resume: pursuitResumeSchema.optional(),
@@ -427,6 +450,8 @@ export const runEadsInterviewInput = z
     pursuitsPerRun: z.number().int().min(1).max(100).default(6),
     /** Passed to each pursuit: continue-as-new after this many questions in one run. */
     questionsPerRun: z.number().int().min(1).max(200).default(25),
+    /** No answer (or, guided, no startPursuit) for this long ends the interview as `abandoned`, with its `resume`. */
+    idleTimeoutMinutes: idleTimeoutMinutesSchema,
     /** At the end, solve a schedule from the SCR (scheduleFromScr as a child): true, or orders and options. */
     schedule: z.union([z.boolean(), scheduleOptionsSchema]).optional(),
     /** Carried by continue-as-new: the interview so far. */
@@ -456,7 +481,7 @@ const pursuitSummarySchema = z.object({
 
 export const runEadsInterviewOutput = z.object({
   projectId: z.string(),
-  status: z.enum(['exhausted', 'finished', 'max-pursuits']),
+  status: z.enum(['exhausted', 'finished', 'max-pursuits', 'abandoned']),
   product: z.string().nullable(),
   problemType: z.string().nullable(),
   schedulingChallenges: z.array(z.string()),
@@ -477,6 +502,12 @@ export const runEadsInterviewOutput = z.object({
   questionsAsked: z.number().int(),
   usage: tokenUsageSchema,
   runs: z.number().int(),
+  /**
+   * Abandoned only: the interview so far. Start the project's interview again with this as its
+   * `resume` (and the same other input) to go on where it stopped: the EADS left unanswered is
+   * pursued again first.
+   */
+  resume: interviewResumeSchema.optional(),
   /** With input `schedule`: the schedule solved from the SCR, or why there is none. */
   schedule: z
     .union([scheduleFromScrOutput, z.object({ skipped: z.string() }), z.object({ error: z.string() })])

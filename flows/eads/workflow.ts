@@ -49,7 +49,13 @@ import { QUICK_READ, MODEL, withOptions } from '../lib/workflow/activity-options
 import { beginFlow } from '../lib/workflow/flow';
 import type { ProgressTracker } from '../lib/workflow/progress';
 import { interviewContext, InterviewSession, type PursuitChoice } from './workflow/interview-session';
-import { MODEL_REJECTED, modelRejection, pursueEads, STOP_ON_MODEL_REJECTION_PATCH } from './workflow/pursue-eads';
+import {
+  EADS_IDLE_TIMEOUT_PATCH,
+  MODEL_REJECTED,
+  modelRejection,
+  pursueEads,
+  STOP_ON_MODEL_REJECTION_PATCH,
+} from './workflow/pursue-eads';
 import { scheduleAfterInterview } from './workflow/schedule-step';
 import { lowerLegacyTimeLimit, SCHEDULE_TIME_LIMIT_CAP_PATCH } from '../schedule/contract';
 
@@ -119,6 +125,8 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     if (!choice) break;
     await pursue(session, choice, progress);
     pursuitsThisRun++;
+    // Nobody answered the pursuit's question: the interview ends too, to be resumed.
+    if (session.outcome === 'abandoned') break;
   }
   return finish(session, progress);
 }
@@ -138,7 +146,17 @@ async function nextChoice(session: InterviewSession, progress: ProgressTracker):
   if (session.input.orchestration !== 'guided') return session.recommendedChoice();
   session.phase = 'awaiting-start';
   progress.waiting(`recommended ${session.nextEads!.eads_id}; waiting for startPursuit`);
-  await condition(() => session.startRequest !== null || session.finishReason !== null);
+  const decided = () => session.startRequest !== null || session.finishReason !== null;
+  if (patched(EADS_IDLE_TIMEOUT_PATCH)) {
+    const { idleTimeoutMinutes } = session.input;
+    await condition(decided, idleTimeoutMinutes * 60_000);
+    if (!decided()) {
+      session.abandon(session.nextEads!, `no pursuit was started within ${idleTimeoutMinutes} minute(s)`);
+      return null;
+    }
+  } else {
+    await condition(decided);
+  }
   return session.startRequest === null ? null : session.takeStartRequest();
 }
 
@@ -165,6 +183,8 @@ async function pursue(session: InterviewSession, choice: PursuitChoice, progress
           mode: input.mode,
           fixture: input.fixture,
           questionsPerRun: input.questionsPerRun,
+          // Runs recorded before the idle timeout started their pursuits without it.
+          ...(patched(EADS_IDLE_TIMEOUT_PATCH) ? { idleTimeoutMinutes: input.idleTimeoutMinutes } : {}),
           context,
         },
       ],
@@ -201,6 +221,7 @@ async function pursue(session: InterviewSession, choice: PursuitChoice, progress
     result = session.failedPursuit(eadsId, pursuitNo, message);
   }
   session.recordPursuit(result, choice, childWorkflowId);
+  if (result.status === 'abandoned') session.abandon(session.recommendationFor(eadsId, choice), result.notes);
   progress.tokens(result.usage);
   progress.advance(1, `${eadsId}: ${result.status}, completeness ${result.completeness}`);
 }
@@ -211,7 +232,8 @@ async function finish(session: InterviewSession, progress: ProgressTracker): Pro
   session.outcome ??= 'finished';
   session.phase = 'finished';
   const scr = session.scr();
-  if (input.schedule) {
+  // An abandoned interview's SCR is unfinished: no schedule from it (the resumed interview makes one).
+  if (input.schedule && session.outcome !== 'abandoned') {
     progress.stage('schedule', 'SCR to MiniZinc model, CP-SAT schedule and Gantt chart');
     session.schedule = await scheduleAfterInterview({
       projectId: input.projectId,
@@ -222,8 +244,9 @@ async function finish(session: InterviewSession, progress: ProgressTracker): Pro
     });
   }
   progress.finish(
-    'completed',
-    `${session.outcome}: ${session.pursuitCount} EADS pursued, ${scr.conflicts.length} conflict(s)`,
+    session.outcome === 'abandoned' ? 'cancelled' : 'completed',
+    `${session.outcome}${session.abandonedBecause ? ` (${session.abandonedBecause})` : ''}: ` +
+      `${session.pursuitCount} EADS pursued, ${scr.conflicts.length} conflict(s)`,
   );
   await condition(allHandlersFinished);
   return session.output(scr);

@@ -50,6 +50,12 @@ export interface FlowModuleOptions<W> {
   activities?: () => Promise<ActivityFactory>;
   /** The stand-in's rules for the model tasks, loaded by the stand-in only. */
   standinRules?: () => Promise<StandinRule[]>;
+  /**
+   * Whether an error thrown in its workflow code fails the run (the default: every flow ends; see
+   * endsOnError in flows/lib/workflow/flow.ts). A workflow that runs for good, like the agent
+   * registry, says false: a failing task there waits for a fix instead of losing its state.
+   */
+  endsOnError?: boolean;
 }
 
 export interface FlowModule {
@@ -61,6 +67,7 @@ export interface FlowModule {
   modelTasks: readonly ModelTaskId[];
   activities?: () => Promise<ActivityFactory>;
   standinRules?: () => Promise<StandinRule[]>;
+  endsOnError: boolean;
 }
 
 /**
@@ -79,6 +86,7 @@ export function defineFlow<W>(options: FlowModuleOptions<W>): FlowModule {
     workflows: options.workflows,
     definitions: options.definitions ?? [],
     modelTasks: options.modelTasks ?? [],
+    endsOnError: options.endsOnError ?? true,
     ...(options.activities ? { activities: options.activities } : {}),
     ...(options.standinRules ? { standinRules: options.standinRules } : {}),
   };

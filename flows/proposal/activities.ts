@@ -26,7 +26,7 @@ import {
   type ResearchObjectives,
   type UserProfile,
 } from './contract';
-import { checkFeasibility, combineQuality } from './quality';
+import { checkFeasibility, checkWriting, combineQuality, proposalTexts } from './quality';
 import { currentRun } from '../lib/activities/artifact-names';
 import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './activities/pdf';
 import { ModelTask, WebSearchTask } from './model-tasks';
@@ -272,7 +272,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
         // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
         // query lets common words dominate a keyword index, a short one finds the specific studies.
         const phrases = profile.research_area
-          .split(/\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
+          .split(/(?<!\s)\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)
           .filter((p) => p.trim().length >= 3);
         const queries = [
           ...new Set([
@@ -464,7 +464,7 @@ export function createProposalActivities({ model, search, config }: Backends) {
       ): DataCollectionInput => ({ profile, objectives, methodology }),
     ),
 
-    /** Quality control: coherence from the model, feasibility from the model AND from code. */
+    /** Quality control: coherence from the model, feasibility from the model AND from code, writing faults from code. */
     async checkQuality(args: {
       profile: UserProfile;
       problem: ProblemDefinition;
@@ -483,12 +483,23 @@ export function createProposalActivities({ model, search, config }: Backends) {
           'concrete recommendations for a refinement.',
         sections: {
           profile: profileSection(profile),
-          problem: { ...problemQuestionsSection(problem), literature_count: problem.preliminary_literature.length },
-          objectives: objectivesSection(objectives),
+          problem: {
+            ...problemQuestionsSection(problem),
+            literature_count: problem.preliminary_literature.length,
+            literature: problem.preliminary_literature.map((l) => ({
+              title: l.title,
+              relevance_note: l.relevance_note,
+            })),
+          },
+          objectives: {
+            ...objectivesSection(objectives),
+            timeline_assessment: objectives.feasibility_notes.timeline_assessment,
+          },
           methodology: {
             ...methodologyChoiceSection(methodology),
             justification: methodology.justification,
             estimated_duration: methodology.timeline_fit.estimated_duration,
+            is_feasible: methodology.timeline_fit.is_feasible,
           },
           data_collection: {
             collection_techniques: plan.collection_techniques,
@@ -500,7 +511,11 @@ export function createProposalActivities({ model, search, config }: Backends) {
       return {
         data: conform(
           qualityValidationSchema,
-          combineQuality(data, checkFeasibility(profile, plan)),
+          combineQuality(
+            data,
+            checkFeasibility(profile, plan),
+            checkWriting(proposalTexts(problem, objectives, methodology, plan)),
+          ),
           'quality control',
         ),
         usage,

@@ -265,7 +265,9 @@ function parseList(field: ProfileField, maxItem: number) {
 }
 
 export function parseWeeklyHours(answer: string): ParsedAnswer {
-  const m = /^\s*(\d{1,3})\s*(h|hrs?|hours?)?\s*((per|a|\/)\s*(week|wk))?\s*$/i.exec(answer);
+  // Trimmed first, and each whitespace run stands before a required word: no two runs can trade
+  // characters (the answer is read by the update's validator, inside a workflow task).
+  const m = /^(\d{1,3})(?:\s*(?:h|hrs?|hours?))?(?:\s*(?:per|a|\/)\s*(?:week|wk))?$/i.exec(answer.trim());
   const hours = m ? Number(m[1]) : NaN;
   if (!Number.isInteger(hours) || hours < 1 || hours > 80) {
     return {

@@ -53,13 +53,17 @@ export interface ProposalQualityControlSections {
     secondary_questions: string[];
     key_variables: unknown;
     literature_count: number;
+    /** What the proposal cites, so quality control can judge whether it is on topic. */
+    literature?: Array<{ title: string; relevance_note: string }>;
   };
-  objectives: { general_objective: string; specific_objectives: unknown[] };
+  objectives: { general_objective: string; specific_objectives: unknown[]; timeline_assessment?: string };
   methodology: {
     recommended_methodology: string;
     methodology_type: string;
     justification: string;
     estimated_duration: unknown;
+    /** Whether the methodology says the study fits the timeline. */
+    is_feasible?: boolean;
   };
   data_collection: { collection_techniques: unknown[]; timeline_breakdown: unknown };
 }

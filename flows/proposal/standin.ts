@@ -2,78 +2,57 @@
  * Stand-in rules for `writeResearchProposal`: each stage's answer is computed from the prompt's
  * sections (the profile, the search results, the earlier stages), never looked up.
  *
- * The arithmetic is a small workload model, which is what makes quality control react to content:
- *   hours = 30 (preparation) + effort per objective × objectives + 20 (quality check),
- *   effort per objective by program level (undergraduate 35 h, master's 45 h, PhD 120 h),
- *   each phase lasts ceil(hours / weekly_hours) weeks.
- * A first formulation asks four secondary questions (the seed's upper bound); feedback asking to
- * narrow the scope drops the last one. So a tight profile (10 h/week for 3 months) fails quality
- * control twice and passes on the third version, and an impossible one (4 h/week for 1 month)
- * never passes, whatever the refinement.
+ * Judgements are made by meaning (standin/meaning.ts beside this file): the kind of data the profile describes
+ * decides the method (or, when two kinds fit about equally, the proposal says the choice is
+ * open); a study is cited only when it is about the topic; a reduced scope uses data the
+ * profile says already exist. The text is built from the researcher's own words in sentences
+ * that cannot echo them or paste them everywhere (standin/text.ts): the research area appears
+ * in the title, the problem statement and the main question, and nowhere else.
+ *
+ * The plan fills the profile's timeline, in phases scaled to it. A study that cannot be done in
+ * the time at all (too few hours or weeks for its kind of data) says so and plans what fits.
  */
-import { PROPOSAL_STOP_WORDS, stemPlural } from '../../domain/text';
 import type { ReceivedSections } from '../../contracts/model-tasks';
 import { ModelTask, type PromptedSearchResult } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
+import { meaningSpace } from '../lib/standin/meaning';
+import {
+  DESIGN,
+  existingData,
+  LITERATURE,
+  firstSentence,
+  holdsSkill,
+  methodFits,
+  methodReading,
+  phrases,
+  prefetchTopicFit,
+  studyDesign,
+  topicFit,
+  type DataKind,
+  type StudyDesign,
+} from './standin/meaning';
+import {
+  capitalise,
+  count,
+  echoedPhrase,
+  inSentence,
+  isTitleCase,
+  joinList,
+  labelInSentence,
+  learnCasing,
+  sentence,
+  type Casing,
+} from './standin/text';
 
 // ------------------------------------------------------------------------------------------
-// Text helpers
+// Reading the prompt
 // ------------------------------------------------------------------------------------------
-
-const STOP = PROPOSAL_STOP_WORDS;
-
-const stem = stemPlural;
-
-function terms(text: string): Set<string> {
-  const out = new Set<string>();
-  for (const raw of text.toLowerCase().match(/[a-z0-9][a-z0-9-]*/g) ?? []) {
-    if (raw.length < 3 || STOP.has(raw)) continue;
-    out.add(stem(raw));
-    // "multi-agent" also counts as "agent": hyphenated compounds share their parts.
-    if (raw.includes('-'))
-      for (const part of raw.split('-')) if (part.length >= 3 && !STOP.has(part)) out.add(stem(part));
-  }
-  return out;
-}
-
-/** Coarser keys for topical matching: the first six letters ("cooperating" ~ "cooperation", "reliable" ~ "reliability"). */
-function roots(text: string): Set<string> {
-  return new Set([...terms(text)].map((t) => t.slice(0, 6)));
-}
-
-/** Keywords that name a kind of publication or a tool, not something to study. */
-const GENERIC_KEYWORDS = new Set([
-  'survey',
-  'benchmark',
-  'software library',
-  'meta-analysis',
-  'reporting guideline',
-  'systematic review',
-  'large language models',
-  'deep learning',
-  'machine learning',
-]);
-
-/** Roots of words any research text uses: they say nothing about the topic. */
-const GENERIC_ROOTS = roots(
-  'data model models study studies research science scientific analysis method ' +
-    'methods result results system systems approach based using new large evidence ' +
-    'effect effects review paper work first',
-);
-
-function shared(a: Set<string>, b: Set<string>): string[] {
-  return [...a].filter((t) => b.has(t));
-}
 
 const str = (v: unknown, fallback = ''): string => (typeof v === 'string' ? v : fallback);
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 const num = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) ? v : fallback);
 const obj = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
-const weeks = (n: number) => `${n} week${n === 1 ? '' : 's'}`;
-/** Lower-cases the first letter for use inside a sentence, unless the phrase has capitals of its own ("Multi-Agent Systems", "LLM agents"). */
-const inSentence = (s: string) => (/[A-Z]/.test(s.slice(1)) ? s : s.charAt(0).toLowerCase() + s.slice(1));
 
 interface Profile {
   academic_program: string;
@@ -82,627 +61,371 @@ interface Profile {
   weekly_hours: number;
   timeline: string;
   timeline_weeks: number;
+  unit: string;
+  value: number;
   existing_skills: string[];
   missing_skills: string[];
   constraints: string[];
   additional_context: string;
+  casing: Casing;
 }
 
-function readProfile(v: unknown): Profile {
+/** `usage`: other text on the topic (search results), which shows the words written in lower case. */
+function readProfile(v: unknown, usage: string[] = []): Profile {
   const p = obj(v);
   const t = obj(p.total_timeline);
+  const value = num(t.value, 6);
+  const unit = str(t.unit, 'months');
+  const perUnit = unit === 'weeks' ? 1 : unit === 'years' ? 52 : 52 / 12;
+  const area = str(p.research_area).trim() || str(p.field_of_study, 'this study');
+  const context = str(p.additional_context).trim();
+  const constraints = strings(p.constraints);
   return {
-    academic_program: str(p.academic_program, 'Graduate'),
-    field_of_study: str(p.field_of_study, 'the field'),
-    research_area: str(p.research_area, 'the research area'),
+    academic_program: str(p.academic_program),
+    field_of_study: str(p.field_of_study),
+    research_area: area,
     weekly_hours: Math.max(1, num(p.weekly_hours, 10)),
-    timeline: str(p.timeline, `${num(t.value, 6)} ${str(t.unit, 'months')}`),
-    timeline_weeks: num(p.timeline_weeks, 26),
+    timeline: str(p.timeline, `${value} ${value === 1 ? unit.replace(/s$/, '') : unit}`),
+    timeline_weeks: num(p.timeline_weeks, value * perUnit),
+    unit,
+    value,
     existing_skills: strings(p.existing_skills),
     missing_skills: strings(p.missing_skills),
-    constraints: strings(p.constraints),
-    additional_context: str(p.additional_context),
+    constraints,
+    additional_context: context,
+    casing: learnCasing([area, context, ...constraints], usage),
   };
+}
+
+type Level = 'undergraduate' | 'masters' | 'doctoral';
+
+/** The program's level, from its usual names (a structured field of the profile, not a topic). */
+function level(program: string): Level {
+  if (/ph\.?\s?d|doctor|d\.?phil/i.test(program)) return 'doctoral';
+  if (/bachelor|undergrad|b\.?sc|\bba\b|\bbs\b|honours/i.test(program)) return 'undergraduate';
+  return 'masters';
 }
 
 // ------------------------------------------------------------------------------------------
-// The workload model shared by methodology, data collection and quality control
+// Methods by kind of data
 // ------------------------------------------------------------------------------------------
 
-function effortPerObjective(program: string): number {
-  const p = program.toLowerCase();
-  if (/ph\.?d|doctor/.test(p)) return 120;
-  if (/bachelor|undergrad|b\.?sc|ba\b/.test(p)) return 35;
-  return 45;
-}
+type Kind = DataKind | 'review';
 
-export function workload(profile: Profile, objectives: number) {
-  const hours = {
-    preparation: 30,
-    collection: effortPerObjective(profile.academic_program) * Math.max(1, objectives),
-    qualityCheck: 20,
-  };
-  const weeks = {
-    preparation: Math.ceil(hours.preparation / profile.weekly_hours),
-    collection: Math.ceil(hours.collection / profile.weekly_hours),
-    qualityCheck: Math.ceil(hours.qualityCheck / profile.weekly_hours),
-  };
-  const totalWeeks = weeks.preparation + weeks.collection + weeks.qualityCheck;
-  return { hours, weeks, totalWeeks, totalHours: hours.preparation + hours.collection + hours.qualityCheck };
-}
-
-type MethodKind =
-  | 'simulation'
-  | 'benchmark'
-  | 'forecasting'
-  | 'survey'
-  | 'interviews'
-  | 'mixed'
-  | 'review'
-  | 'field'
-  | 'secondary'
-  | 'comparison'
-  | 'oral-history';
-
-interface MethodChoice {
+interface Method {
+  /** The method's name, as the methodology recommends it. */
   name: string;
+  /** The evidence it gives, inside "What can … show about …?". */
+  evidence: string;
+  /** What the data are, inside "The study works with …". */
+  data: string;
   type: 'quantitative' | 'qualitative' | 'mixed-methods';
-  kind: MethodKind;
   skills: string[];
+  techniques: string[];
+  sources: string[];
+  sample: string;
+  pro: string;
+  /** What the collection phase does. */
+  collect: string;
+  /** Studies with people need ethics approval before anything is collected. */
+  people: boolean;
+  resources: string[];
+  /** What a study of this kind needs at the least: hours at undergraduate level, and calendar weeks. */
+  minimum: { hours: number; weeks: number };
+  questions: string[];
 }
 
-const METHODS: Record<MethodKind, MethodChoice> = {
-  simulation: {
-    kind: 'simulation',
-    name: 'Controlled simulation experiments on agent benchmarks',
-    type: 'quantitative',
-    skills: ['Python', 'Experimental design', 'Statistics'],
-  },
-  benchmark: {
-    kind: 'benchmark',
-    name: 'Controlled experiments on public benchmark tasks',
-    type: 'quantitative',
-    skills: ['Python', 'Experimental design', 'Statistics'],
-  },
-  forecasting: {
-    kind: 'forecasting',
-    name: 'Retrospective benchmark experiments on historical observations',
-    type: 'quantitative',
-    skills: ['Python', 'Time-series analysis', 'Deep learning'],
+const METHODS: Record<Kind, Method> = {
+  documents: {
+    name: 'Documentary analysis of archival and published primary sources',
+    evidence: 'the surviving records',
+    data: 'written records',
+    type: 'qualitative',
+    skills: ['archival research', 'source criticism', 'qualitative coding'],
+    techniques: ['Systematic reading and coding of the documents', 'Transcription of key passages'],
+    sources: ['Primary sources: the records and documents described in the profile'],
+    sample:
+      'every record series that covers the period: short series read in full, long ones by a systematic selection',
+    pro: 'Direct evidence from the period or setting studied',
+    collect: 'Read, photograph and code the records.',
+    people: false,
+    resources: ['Archive visits and permission to photograph documents'],
+    minimum: { hours: 60, weeks: 4 },
+    questions: [
+      'Which records survive, and how complete and reliable are they?',
+      'What patterns and changes over time do the records show?',
+      'How do the findings compare with earlier accounts?',
+      'Which questions can the records not answer, and which other sources could?',
+    ],
   },
   survey: {
-    kind: 'survey',
-    name: 'Cross-sectional online survey with validated scales',
+    name: 'Cross-sectional questionnaire survey with validated scales',
+    evidence: 'a questionnaire survey',
+    data: 'answers from many people',
     type: 'quantitative',
-    skills: ['Survey design', 'Statistics'],
+    skills: ['questionnaire design', 'statistics'],
+    techniques: ['Online or paper questionnaire with validated scales'],
+    sources: ['Questionnaire responses from the people the study is about'],
+    sample: 'about 85 complete responses (power analysis: r = 0.3, α = 0.05, power 0.8)',
+    pro: 'Results that generalise to a population and can be tested statistically',
+    collect: 'Run the questionnaire and follow up those who have not answered.',
+    people: true,
+    resources: ['A questionnaire platform'],
+    minimum: { hours: 80, weeks: 8 },
+    questions: [
+      'Which groups of respondents differ, and by how much?',
+      'Which factors are associated with the differences?',
+      'How do the results compare with earlier studies?',
+      'What do the findings imply for practice?',
+    ],
   },
   interviews: {
-    kind: 'interviews',
     name: 'Semi-structured interviews with thematic analysis',
+    evidence: 'interviews with the people involved',
+    data: 'what people say about their experience',
     type: 'qualitative',
-    skills: ['Interviewing', 'Qualitative coding'],
-  },
-  mixed: {
-    kind: 'mixed',
-    name: 'Explanatory sequential mixed-methods design (survey, then interviews)',
-    type: 'mixed-methods',
-    skills: ['Survey design', 'Statistics', 'Interviewing'],
-  },
-  review: {
-    kind: 'review',
-    name: 'Systematic literature review with a small empirical study',
-    type: 'mixed-methods',
-    skills: ['Systematic searching', 'Critical appraisal'],
+    skills: ['interviewing', 'qualitative coding'],
+    techniques: ['Semi-structured interviews, recorded and transcribed', 'Thematic coding of the transcripts'],
+    sources: ['Interview transcripts'],
+    sample: '12 to 15 participants, until no new themes appear',
+    pro: 'Rich accounts of how and why, in the participants’ own words',
+    collect: 'Hold, record and transcribe the interviews.',
+    people: true,
+    resources: ['A voice recorder and transcription time'],
+    minimum: { hours: 80, weeks: 8 },
+    questions: [
+      'Which experiences do participants describe as most important?',
+      'How and why do their accounts differ?',
+      'How do the accounts compare with what earlier studies report?',
+      'What do the findings imply for practice?',
+    ],
   },
   field: {
-    kind: 'field',
-    name: 'In-situ field measurements at the study sites',
+    name: 'Field measurements at the study sites',
+    evidence: 'measurements on site',
+    data: 'measurements made on site',
     type: 'quantitative',
-    skills: ['Field protocols', 'Statistics'],
+    skills: ['field protocols', 'statistics'],
+    techniques: ['Instrumented measurements on site with sensors or loggers', 'Repeated measurements at fixed points'],
+    sources: ['Field records from the study sites'],
+    sample: 'at least two sites, each measured on repeated visits across the collection phase',
+    pro: 'Evidence from real conditions rather than a model of them',
+    collect: 'Make the measurements at the sites.',
+    people: false,
+    resources: ['Transport to the sites and the measuring equipment'],
+    minimum: { hours: 100, weeks: 10 },
+    questions: [
+      'How large are the measured quantities, and how much do they vary between sites and over time?',
+      'Which conditions explain the variation?',
+      'How do the measurements compare with earlier studies?',
+      'What do the results imply for practice?',
+    ],
   },
-  secondary: {
-    kind: 'secondary',
-    name: 'Secondary analysis of public datasets with a reproducible analysis pipeline',
+  lab: {
+    name: 'Controlled laboratory tests',
+    evidence: 'controlled laboratory tests',
+    data: 'tests under controlled conditions',
     type: 'quantitative',
-    skills: ['Data analysis', 'Statistics'],
+    skills: ['laboratory testing', 'statistics'],
+    techniques: [
+      'Test runs at each level of the condition studied, with repeats',
+      'Measurement with calibrated instruments',
+    ],
+    sources: ['Laboratory test records'],
+    sample: 'three repeats at each level of the condition tested',
+    pro: 'Clear causes: one condition changes while the others stay fixed',
+    collect: 'Run the tests at each level of the condition studied.',
+    people: false,
+    resources: ['Laboratory time and consumables'],
+    minimum: { hours: 80, weeks: 6 },
+    questions: [
+      'How does the measured outcome change as the test condition changes?',
+      'How repeatable are the results across test runs?',
+      'Which condition gives the best result, and why?',
+      'How do the results compare with earlier studies?',
+    ],
   },
-  comparison: {
-    kind: 'comparison',
+  dataset: {
+    name: 'Secondary analysis of existing data with a reproducible analysis pipeline',
+    evidence: 'an analysis of the existing data',
+    data: 'data that already exist',
+    type: 'quantitative',
+    skills: ['data analysis', 'statistics'],
+    techniques: ['Retrieval and documentation of the existing data', 'Reproducible statistical analysis'],
+    sources: ['The existing data described in the profile'],
+    sample: 'the whole existing dataset, with its documentation',
+    pro: 'No new collection: the time goes into the analysis',
+    collect: 'Retrieve, clean and document the existing data.',
+    people: false,
+    resources: ['Access to the existing data and its documentation'],
+    minimum: { hours: 40, weeks: 3 },
+    questions: [
+      'What trends and differences does the existing data show?',
+      'Which factors are associated with them, once others are accounted for?',
+      'How robust are the results to other ways of analysing the data?',
+      'What do the findings imply for practice or policy?',
+    ],
+  },
+  computational: {
+    name: 'Controlled computational experiments on benchmark tasks',
+    evidence: 'controlled computational experiments',
+    data: 'software and models run on test tasks',
+    type: 'quantitative',
+    skills: ['Python', 'experimental design', 'statistics'],
+    techniques: ['Benchmark runs with automated metric collection', 'Versioned storage of every model output'],
+    sources: ['Public benchmark datasets and the outputs of each run'],
+    sample: 'each condition run with three random seeds on each benchmark task',
+    pro: 'Fast, repeatable comparisons under controlled conditions',
+    collect: 'Run the experiments and keep every output.',
+    people: false,
+    resources: ['Computing time (a shared cluster or a free cloud tier)'],
+    minimum: { hours: 60, weeks: 4 },
+    questions: [
+      'How well does the approach perform against a fair baseline?',
+      'Under which conditions does it fail, and why?',
+      'How do the main design choices change the results?',
+      'What does it cost to run, and is that practical?',
+    ],
+  },
+  practice: {
     name:
-      'Quasi-experimental comparison of an intervention group and a comparison group, ' +
-      'with a participant questionnaire',
-    type: 'mixed-methods',
-    skills: ['Research design', 'Statistics', 'Questionnaire design'],
-  },
-  'oral-history': {
-    kind: 'oral-history',
-    name: 'Oral history interviews with archival document analysis',
+      'Practice-based research in the researcher’s own teaching or creative practice: structured ' +
+      'observation notes, a reflective journal, samples of participants’ work and short interviews',
+    evidence: 'close study of the researcher’s own practice',
+    data: 'the researcher’s own practice and the work of the people in it',
     type: 'qualitative',
-    skills: ['Interviewing', 'Archival research', 'Qualitative coding'],
+    skills: ['reflective practice', 'qualitative coding'],
+    techniques: [
+      'Structured observation notes after each session',
+      'A reflective journal',
+      'Short interviews with participants',
+    ],
+    sources: ['Observation notes, journal entries and samples of participants’ work', 'Interview transcripts'],
+    sample: 'the researcher’s own groups over the whole collection phase, every session noted',
+    pro: 'Evidence from inside the practice, where changes can be tried at once',
+    collect: 'Teach or practise as planned, noting each session.',
+    people: true,
+    resources: ['Consent from participants (and parents or guardians where they are children)'],
+    minimum: { hours: 60, weeks: 8 },
+    questions: [
+      'What changes in the participants’ work and engagement over the period?',
+      'Which parts of the practice seem to make the difference, and why?',
+      'How do the participants describe the experience?',
+      'What could other practitioners take from the findings?',
+    ],
+  },
+  intervention: {
+    name: 'Comparison of an intervention group and a comparison group, with a short participant questionnaire',
+    evidence: 'a comparison of groups with and without the intervention',
+    data: 'outcomes of participants who receive something new, compared with others who do not',
+    type: 'quantitative',
+    skills: ['research design', 'statistics', 'questionnaire design'],
+    techniques: ['Outcome records of both groups', 'Participant questionnaire'],
+    sources: ['Outcome records of both groups', 'Questionnaire responses'],
+    sample: 'two groups of similar size, about 30 participants each',
+    pro: 'A direct test of whether the change makes a difference',
+    collect: 'Run the intervention and record the outcomes of both groups.',
+    people: true,
+    resources: ['Agreement of the settings where both groups take part'],
+    minimum: { hours: 100, weeks: 10 },
+    questions: [
+      'How do the outcomes of the two groups differ?',
+      'For whom does the intervention work best?',
+      'How do participants experience it?',
+      'What would it take to adopt it more widely?',
+    ],
+  },
+  review: {
+    name: 'Scoping review of published studies',
+    evidence: 'a review of published studies',
+    data: 'published studies',
+    type: 'qualitative',
+    skills: ['systematic searching', 'critical appraisal'],
+    techniques: ['Structured database searches', 'Screening and charting of the studies found'],
+    sources: ['Published studies from bibliographic databases'],
+    sample: 'the studies that meet the inclusion criteria, typically 20 to 60',
+    pro: 'Feasible in little time and sets up the empirical study',
+    collect: 'Search the databases and screen what they return.',
+    people: false,
+    resources: ['Library access to bibliographic databases'],
+    minimum: { hours: 30, weeks: 2 },
+    questions: [
+      'What do published studies report on the topic?',
+      'Which methods have they used, and with what results?',
+      'Where are the gaps that a later study could fill?',
+    ],
   },
 };
 
-/**
- * What kind of study the profile describes, read from its field, topic, context and skills: the
- * data it works with (people's answers, recordings made on site, public datasets, archives,
- * model runs) decides the method family, not the field's name alone. Each family has a few
- * general cues; the family with most cues wins, and some pairs combine (interviews and
- * archives make an oral history; field work with specimens adds laboratory tests).
- */
-const METHOD_CUES: Record<string, RegExp[]> = {
-  agents: [/multi-agent|\bagents?\b/, /reinforcement|game theory/, /simulat/],
-  computing: [
-    /language models?|\bllms?\b|neural|algorithm|benchmark|artificial intelligence|\bai\b/,
-    /computer science|software|machine learning|deep learning/,
-    /retriev|hallucinat|classifier|prompt/,
-  ],
-  forecasting: [/forecast|nowcast/, /weather|climate|precipitation/, /time[- ]series/],
-  secondary: [
-    /bioinformatic|genom|rna-?seq|single-cell|gene expression|proteom/,
-    /public (?:datasets?|data)|published datasets|re-?analy|registry|administrative data|census/,
-    /econometric/,
-  ],
-  field: [
-    /\bfield\b(?! of)|in-situ|on site|in-service|study sites?/,
-    /marine|reef|ecolog|forest|soil|crops?\b|plots?\b|agronom|farm|geolog|ocean|river|coast|wildlife|habitat/,
-    /underwater|imaging|photogra|video|camera|drone|transects?/,
-    /sensors?|strain|gauges?|monitor|moisture|measur/,
-    /bridges?|structur|building|pipeline|railway/,
-  ],
-  lab: [/laborator|\blab\b|specimens?|fatigue tests?|assays?|material testing|test rig|chemical/],
-  survey: [
-    /survey|questionnaire/,
-    /psycholog|well-being|wellbeing|attitude|opinion|self-report/,
-    /social media|behaviou?r|perception/,
-  ],
-  comparison: [
-    /educat|pedagog|teaching|classroom/,
-    /students?|course|lecture|curricul/,
-    /intervention|peer instruction|comparing|compare[sd]?|control group/,
-  ],
-  interviews: [
-    /interview|qualitative|thematic|ethnograph/,
-    /oral history|memories|life[- ]stor|lived experience|narrative|testimon/,
-  ],
-  archival: [/histor/, /archiv|minutes|newspapers?|manuscripts?|letters/],
-};
-
-function methodScores(text: string): Record<string, number> {
-  const t = text.toLowerCase();
-  return Object.fromEntries(Object.entries(METHOD_CUES).map(([k, res]) => [k, res.filter((re) => re.test(t)).length]));
-}
-
-function chooseMethod(text: string): MethodChoice {
-  const s = methodScores(text);
-  const imaging = /underwater|imaging|photogra|video|camera|drone/i.test(text);
-  const candidates: Array<[number, MethodChoice]> = [
-    [s.agents >= 1 ? s.agents + s.computing : 0, METHODS.simulation],
-    [s.computing, METHODS.benchmark],
-    [s.forecasting, METHODS.forecasting],
-    [s.secondary, METHODS.secondary],
-    [
-      s.field,
-      s.lab > 0
-        ? {
-            ...METHODS.field,
-            name: 'In-situ field measurements combined with laboratory tests',
-            skills: [...METHODS.field.skills, 'Laboratory testing'],
-          }
-        : imaging
-          ? {
-              ...METHODS.field,
-              name: 'Field observation with image-based measurement at the study sites',
-              skills: ['Field protocols', 'Image annotation', 'Statistics'],
-            }
-          : METHODS.field,
-    ],
-    [
-      s.lab,
-      {
-        ...METHODS.field,
-        name: 'Controlled laboratory tests on specimens',
-        skills: ['Laboratory testing', 'Statistics'],
-      },
-    ],
-    [s.interviews && s.archival ? s.interviews + s.archival : 0, METHODS['oral-history']],
-    [s.comparison >= 2 ? s.comparison : 0, METHODS.comparison],
-    [s.survey && s.interviews ? s.survey + s.interviews : 0, METHODS.mixed],
-    [s.survey, METHODS.survey],
-    [s.interviews, METHODS.interviews],
-    [
-      s.archival,
-      {
-        ...METHODS['oral-history'],
-        name: 'Archival document analysis of primary sources',
-        skills: ['Archival research'],
-      },
-    ],
-  ];
-  const [score, best] = candidates.reduce((a, b) => (b[0] > a[0] ? b : a));
-  return score > 0 ? best : METHODS.review;
-}
-
-function profileText(p: Profile, extra: string[] = []): string {
-  return [
-    p.field_of_study,
-    p.research_area,
-    p.additional_context,
-    ...p.existing_skills,
-    ...p.missing_skills,
-    ...extra,
-  ].join(' ');
-}
-
-// ------------------------------------------------------------------------------------------
-// Rules
-// ------------------------------------------------------------------------------------------
-
-const NARROW = /narrow|scope|fit|shorten|reduce|fewer|too long|timeline/i;
-
-function problemFormulation(sections: ReceivedSections<'proposal.problem_formulation'>) {
-  const profile = readProfile(sections.profile);
-  const hits: PromptedSearchResult[] = (Array.isArray(sections.search_results) ? sections.search_results : []).map(
-    (h) => {
-      const o = obj(h);
-      return {
-        id: str(o.id),
-        title: str(o.title),
-        source: str(o.source),
-        year: typeof o.year === 'number' ? o.year : null,
-        snippet: str(o.snippet),
-        keywords: strings(o.keywords),
-      };
-    },
-  );
-  const previous = sections.previous_definition ? obj(sections.previous_definition) : undefined;
-  const feedback = strings(sections.refinement_feedback);
-  const feedbackText = feedback.join(' ');
-
-  // Which results bear on the topic: words of the area and field count fully, words of the
-  // context half, words every kind of research uses not at all; a study must share at least one
-  // area or field word and score 2. Unrelated results are not cited, however few remain.
-  const areaRoots = roots(`${profile.research_area} ${profile.field_of_study}`);
-  const contextRoots = roots(`${profile.additional_context}`);
-  const purpose = /\bfor\s+(.{3,})$/i.exec(profile.research_area)?.[1];
-  const purposeRoots = purpose ? new Set([...roots(purpose)].filter((t) => !GENERIC_ROOTS.has(t))) : undefined;
-  const interests = roots(`${profile.additional_context} ${profile.missing_skills.join(' ')}`);
-  // The researcher's skills are means of the work (Python, statistics, R), not what it studies: a
-  // study keyword naming one is never a research variable ("How do statistics and python shape X?").
-  const skillRoots = roots([...profile.existing_skills, ...profile.missing_skills].join(' '));
-  const relevant = hits
-    .map((h, order) => {
-      const overlap = [...roots(`${h.title} ${h.snippet} ${h.keywords.join(' ')}`)].filter(
-        (t) => !GENERIC_ROOTS.has(t),
-      );
-      const onArea = overlap.filter((t) => areaRoots.has(t));
-      const onContext = overlap.filter((t) => !areaRoots.has(t) && contextRoots.has(t));
-      return {
-        h,
-        overlap: [...onArea, ...onContext],
-        score: onArea.length + 0.5 * onContext.length,
-        onArea: onArea.length,
-        order,
-      };
-    })
-    // "X for Y": Y names what the work is for (the application), X the means; a study that
-    // shares only the means ("machine learning") is not literature on Y.
-    .filter((r) => r.onArea >= 1 && r.score >= 2 && (!purposeRoots || r.overlap.some((t) => purposeRoots.has(t))))
-    .sort((a, b) => b.score - a.score || a.order - b.order)
-    .slice(0, 5);
-
-  // Key variables: the cited studies' keywords that add something to the area's own words,
-  // ranked by how often they occur and whether they match what the researcher said they care about.
-  const scores = new Map<string, number>();
-  for (const { h } of relevant) {
-    for (const keyword of h.keywords) {
-      const k = keyword.toLowerCase();
-      const keys = [...roots(k)];
-      // A keyword that repeats the area's own words adds nothing (and would echo the topic).
-      if (GENERIC_KEYWORDS.has(k) || keys.some((t) => areaRoots.has(t) || skillRoots.has(t))) continue;
-      const bonus = keys.some((t) => interests.has(t)) ? 2 : 0;
-      scores.set(k, (scores.get(k) ?? bonus) + 1);
-    }
-  }
-  let variables: string[] = [];
-  for (const [k] of [...scores.entries()].sort((a, b) => b[1] - a[1])) {
-    // "human-agent cooperation" adds nothing once "cooperation" is in.
-    const keys = roots(k);
-    if (!variables.some((v) => shared(roots(v), keys).length > 0)) variables.push(k);
-  }
-  const focus = /focus (?:more )?on ([^.;,!?]+)/i.exec(feedbackText)?.[1]?.trim().toLowerCase();
-  if (focus) variables = [focus, ...variables.filter((v) => v !== focus)];
-  variables = variables.slice(0, 4);
-  // With fewer than two variables from the literature, the questions are about the area itself:
-  // no filler variable is invented.
-  const literatureBacked = variables.length >= 2;
-
-  // Scope: four secondary questions at first; each "narrow the scope" feedback drops the last one.
-  const previousCount = previous ? strings(previous.secondary_questions).length : 0;
-  const narrowed = previous !== undefined && NARROW.test(feedbackText);
-  const count = previous ? Math.max(1, previousCount - (narrowed ? 1 : 0)) : 4;
-  const area = inSentence(profile.research_area);
-  const field = inSentence(profile.field_of_study);
-  const templates = literatureBacked
-    ? [
-        (v: string) => `How is ${v} defined and measured in current research on ${area}?`,
-        (v: string) => `How does ${v} relate to the outcomes that matter in ${area}?`,
-        (v: string) => `Under which conditions does ${v} change, and why?`,
-        (v: string) => `What do findings on ${v} imply for practice in ${field}?`,
-      ]
-    : [
-        () => `What is already known about ${area}, and where are the gaps?`,
-        () => 'Which factors explain the differences this study observes?',
-        () => `How do the new observations compare with earlier accounts in ${field}?`,
-        () => `What do the findings imply for practice in ${field}?`,
-      ];
-  const secondary = Array.from({ length: count }, (_, i) =>
-    templates[i % templates.length](variables[i % Math.max(1, variables.length)] ?? ''),
-  );
-  const context = firstClause(profile.additional_context);
-  const main = [
-    literatureBacked ? `How do ${variables[0]} and ${variables[1]} shape ${area}?` : '',
-    focus ? `How does ${focus} relate to ${area}?` : '',
-    context ? `What can ${inSentence(context)} reveal about ${area}?` : '',
-    `Which open questions about ${area} can one project answer with the data it can collect?`,
-  ].find((q) => q && !echoedPhrase(q))!;
-
-  const cite = relevant.slice(0, 2).map(({ h }) => `“${h.title}” (${h.source}${h.year ? `, ${h.year}` : ''})`);
-  const literatureSentence =
-    relevant.length >= 2
-      ? `${relevant.length} of the retrieved studies bear on it directly, for example ${cite.join(' and ')}${literatureBacked ? `, but they leave open how ${variables.slice(0, 3).join(', ')} interact in settings like this one` : ''}.`
-      : relevant.length === 1
-        ? `Only one retrieved study bears on it directly, ${cite[0]}; the literature available here is thin, so a systematic search of specialised databases is part of the first phase.`
-        : 'The literature search found no study on this topic in the searched collection: ' +
-          'the literature available here is thin, so a systematic search of specialised ' +
-          'databases is part of the first phase, and no unrelated work is cited in its ' +
-          'place.';
-  // What changed since the last version, in the proposal's own words (the feedback itself stays in the refinement history).
-  const revision = previous
-    ? [
-        narrowed
-          ? `This version narrows the scope to ${count} secondary question${count === 1 ? '' : 's'}.`
-          : 'This version revises the questions after review.',
-        focus ? `It now centres on ${focus}.` : '',
-      ]
-        .filter(Boolean)
-        .join(' ')
-    : '';
-  const statement = [
-    relevant.length >= 2
-      ? `${capitalise(area)} is an active topic in ${field}.`
-      : `This proposal addresses ${area}, a topic in ${field}.`,
-    literatureSentence,
-    profile.constraints.length
-      ? `The work has to respect these constraints: ${profile.constraints.map(inSentence).join(', ')}.`
-      : '',
-    `The project asks ${count} secondary question${count === 1 ? '' : 's'} so that it fits ${profile.timeline} at ${profile.weekly_hours} hours per week.`,
-    revision,
-  ]
-    .filter(Boolean)
-    .join(' ');
-
-  return {
-    working_title: literatureBacked
-      ? `${capitalise(variables[0])} and ${variables[1]} in ${profile.research_area}`
-      : `${capitalise(profile.research_area)}: a study plan in ${field}`,
-    problem_statement: statement,
-    main_research_question: main,
-    secondary_questions: secondary,
-    key_variables: variables.length ? variables : [profile.research_area],
-    literature: relevant.map(({ h }) => {
-      const common = shared(
-        terms(`${h.title} ${h.keywords.join(' ')}`),
-        terms(`${profile.research_area} ${profile.additional_context} ${variables.join(' ')}`),
-      );
-      const named = common.filter(
-        (t) =>
-          !common.some((o) => o !== t && o.includes(t)) &&
-          !GENERIC_ROOTS.has(t.slice(0, 6)) &&
-          !['large', 'small', 'based'].includes(t),
-      );
-      return {
-        result_id: h.id,
-        relevance_note: `${firstSentence(h.snippet) ?? `${h.title}.`}${named.length ? ` Relevant for: ${named.slice(0, 3).join(', ')}.` : ''}`,
-      };
-    }),
-  };
-}
-
-/** The first whole sentence of a text (an abstract may arrive cut mid-word), or undefined. */
-function firstSentence(text: string): string | undefined {
-  const m = /^(.{20,}?[.!?])(?:\s|$)/.exec(text.trim());
-  return m ? m[1] : undefined;
-}
-
-/** The first clause of a sentence, without its full stop ("Counting reef fish from video."). */
-function firstClause(text: string): string {
-  const clause =
-    text
-      .trim()
-      .split(/[.;:!?]\s|[.;:!?]$/)[0]
-      ?.trim() ?? '';
-  return clause.length >= 10 && clause.length <= 140 ? clause : '';
-}
-
-/** A two-word phrase that occurs twice in one sentence ("How do X and Y shape X?"): poor writing. */
-function echoedPhrase(sentence: string): string | undefined {
-  const words = sentence.toLowerCase().match(/[a-z0-9][a-z0-9'-]*/g) ?? [];
-  const seen = new Set<string>();
-  for (let i = 0; i + 1 < words.length; i++) {
-    if (STOP.has(words[i]) || STOP.has(words[i + 1])) continue;
-    const key = `${words[i]} ${words[i + 1]}`;
-    if (seen.has(key)) return key;
-    seen.add(key);
-  }
-  return undefined;
-}
-
-function objectivesRule(sections: ReceivedSections<'proposal.objectives'>) {
-  const profile = readProfile(sections.profile);
-  const problem = obj(sections.problem);
-  const main = str(problem.main_research_question, 'the main research question');
-  const secondary = strings(problem.secondary_questions);
-  const n = Math.max(1, secondary.length);
-  const weeks = Math.max(1, Math.floor(profile.timeline_weeks));
-  const specific = secondary.map(
-    (q, i) =>
-      `By week ${Math.max(1, Math.round((weeks * (i + 1)) / (n + 1)))}, produce a documented, evidence-based answer to: ${q}`,
-  );
-  const mainTerms = terms(main);
-  const covered = secondary.filter((q) => shared(terms(q), mainTerms).length > 0).length;
-  return {
-    general_objective: `To answer, with evidence gathered within ${profile.timeline}, the question: ${main}`,
-    specific_objectives: specific.length ? specific : [`By week ${weeks}, answer: ${main}`],
-    feasibility_notes: {
-      timeline_assessment: `${n} specific objective${n === 1 ? '' : 's'} in ${profile.timeline} at ${profile.weekly_hours} hours per week (about ${Math.round(profile.timeline_weeks * profile.weekly_hours)} hours in total).`,
-      skills_required: [...new Set([...profile.missing_skills, ...profile.existing_skills])].slice(0, 6),
-      risk_factors: [
-        ...profile.constraints.map((c) => `Constraint: ${c}`),
-        ...profile.missing_skills.map((s) => `Time needed to learn ${s}`),
-      ].slice(0, 6),
-    },
-    alignment_check: {
-      coverage_analysis: `Each of the ${n} secondary question(s) maps to one specific objective; the general objective restates the main question. ${covered} of ${n} secondary question(s) share terms with the main question.`,
-      coherence_score: covered >= Math.ceil(n / 2) ? 'High' : covered > 0 ? 'Medium' : 'Low',
-    },
-  };
-}
-
-function methodologyRule(sections: ReceivedSections<'proposal.methodology'>) {
-  const profile = readProfile(sections.profile);
-  const objectives = obj(sections.objectives);
-  const specific = strings(objectives.specific_objectives);
-  // The profile alone decides, so the data collection plan reaches the same method.
-  const method = chooseMethod(profileText(profile));
-  const load = workload(profile, specific.length);
-  const alternatives = (Object.values(METHODS) as MethodChoice[])
-    .filter((m) => m.kind !== method.kind && m.kind !== 'review')
-    .slice(0, 2);
-  const have = profile.existing_skills.map((s) => s.toLowerCase());
-  return {
-    recommended_methodology: method.name,
-    methodology_type: method.type,
-    justification: `${method.name} answers the ${specific.length} specific objective(s) directly and builds on the researcher's skills (${profile.existing_skills.join(', ') || 'none listed'}). It needs about ${load.totalHours} hours, i.e. ${load.totalWeeks} weeks at ${profile.weekly_hours} hours per week${profile.constraints.length ? `, and respects: ${profile.constraints.join(', ')}` : ''}.`,
-    required_skills: [...new Set([...method.skills, ...profile.missing_skills])].filter(
-      (s) => !have.includes(s.toLowerCase()),
-    ),
-    timeline_fit: {
-      is_feasible: load.totalWeeks <= profile.timeline_weeks,
-      estimated_duration: weeks(load.totalWeeks),
-      key_phases: [
-        {
-          name: 'Preparation',
-          duration: weeks(load.weeks.preparation),
-          description: 'Finalise instruments, set up tools, complete the literature search.',
-        },
-        {
-          name: 'Data collection',
-          duration: weeks(load.weeks.collection),
-          description: `Collect data for ${specific.length} objective(s).`,
-        },
-        {
-          name: 'Analysis and quality check',
-          duration: weeks(load.weeks.qualityCheck),
-          description: 'Clean, analyse and check the data; write up.',
-        },
-      ],
-    },
-    alternative_methodologies: alternatives.map((m) => ({
-      name: m.name,
-      pros: [
-        m.type === 'qualitative'
-          ? 'Rich, contextual insight'
-          : 'Results that generalise and can be tested statistically',
-      ],
-      cons: [
-        m.skills.some((s) => !have.includes(s.toLowerCase()))
-          ? `Needs skills the researcher lacks (${m.skills.join(', ')})`
-          : 'Less suited to the objectives as stated',
-      ],
-    })),
-  };
-}
-
-interface Tool {
+/** Tools per kind; paid ones are left out when the profile has no budget. */
+const TOOLS: Array<{
   name: string;
   type: string;
   accessibility: string;
   learning_curve: string;
-  for: MethodChoice['kind'][];
+  for: Kind[];
   paid?: boolean;
-}
-
-const TOOLS: Tool[] = [
+}> = [
   {
-    name: 'PettingZoo',
-    type: 'Software library',
-    accessibility: 'Free / open source',
-    learning_curve: 'Medium',
-    for: ['simulation'],
-  },
-  {
-    name: 'Python with pandas',
-    type: 'Programming language',
-    accessibility: 'Free / open source',
-    learning_curve: 'Low for Python users',
-    for: ['simulation', 'benchmark', 'forecasting', 'survey', 'mixed', 'secondary'],
-  },
-  {
-    name: 'MLflow',
-    type: 'Experiment tracking',
-    accessibility: 'Free / open source',
-    learning_curve: 'Medium',
-    for: ['simulation', 'benchmark', 'forecasting'],
-  },
-  {
-    name: 'xarray',
-    type: 'Software library',
-    accessibility: 'Free / open source',
-    learning_curve: 'Medium',
-    for: ['forecasting'],
-  },
-  {
-    name: 'LimeSurvey Community Edition',
-    type: 'Survey platform',
+    name: 'Zotero',
+    type: 'Reference manager',
     accessibility: 'Free / open source',
     learning_curve: 'Low',
-    for: ['survey', 'mixed', 'comparison'],
+    for: [
+      'documents',
+      'survey',
+      'interviews',
+      'field',
+      'lab',
+      'dataset',
+      'computational',
+      'practice',
+      'intervention',
+      'review',
+    ],
   },
   {
-    name: 'JASP',
-    type: 'Statistics software',
+    name: 'Tropy',
+    type: 'Organising photographs of documents',
     accessibility: 'Free / open source',
     learning_curve: 'Low',
-    for: ['survey', 'mixed', 'comparison'],
-  },
-  {
-    name: 'SPSS',
-    type: 'Statistics software',
-    accessibility: 'Commercial licence',
-    learning_curve: 'Low',
-    for: ['survey', 'mixed'],
-    paid: true,
+    for: ['documents'],
   },
   {
     name: 'Taguette',
     type: 'Qualitative coding',
     accessibility: 'Free / open source',
     learning_curve: 'Low',
-    for: ['interviews', 'mixed', 'oral-history'],
+    for: ['documents', 'interviews', 'practice'],
+  },
+  {
+    name: 'LimeSurvey Community Edition',
+    type: 'Questionnaire platform',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low',
+    for: ['survey', 'intervention'],
+  },
+  {
+    name: 'JASP',
+    type: 'Statistics software',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low',
+    for: ['survey', 'intervention', 'lab'],
+  },
+  {
+    name: 'SPSS',
+    type: 'Statistics software',
+    accessibility: 'Commercial licence',
+    learning_curve: 'Low',
+    for: ['survey', 'intervention'],
+    paid: true,
   },
   {
     name: 'R',
     type: 'Statistics software',
     accessibility: 'Free / open source',
     learning_curve: 'Medium',
-    for: ['field', 'secondary', 'comparison'],
-  },
-  {
-    name: 'Fiji (ImageJ)',
-    type: 'Image analysis',
-    accessibility: 'Free / open source',
-    learning_curve: 'Medium',
-    for: ['field'],
+    for: ['field', 'lab', 'dataset'],
   },
   {
     name: 'QGIS',
@@ -712,282 +435,744 @@ const TOOLS: Tool[] = [
     for: ['field'],
   },
   {
-    name: 'Snakemake',
-    type: 'Analysis workflow manager',
+    name: 'Python with pandas',
+    type: 'Programming language',
+    accessibility: 'Free / open source',
+    learning_curve: 'Low for Python users',
+    for: ['dataset', 'computational'],
+  },
+  {
+    name: 'MLflow',
+    type: 'Experiment tracking',
     accessibility: 'Free / open source',
     learning_curve: 'Medium',
-    for: ['secondary'],
+    for: ['computational'],
   },
   {
     name: 'Audacity',
     type: 'Audio recording and editing',
     accessibility: 'Free / open source',
     learning_curve: 'Low',
-    for: ['oral-history'],
+    for: ['interviews'],
   },
-  {
-    name: 'Zotero',
-    type: 'Reference manager',
-    accessibility: 'Free / open source',
-    learning_curve: 'Low',
-    for: [
-      'simulation',
-      'benchmark',
-      'forecasting',
-      'survey',
-      'interviews',
-      'mixed',
-      'review',
-      'field',
-      'secondary',
-      'comparison',
-      'oral-history',
-    ],
-  },
+  { name: 'Rayyan', type: 'Screening of studies', accessibility: 'Free tier', learning_curve: 'Low', for: ['review'] },
 ];
 
-function dataCollectionRule(sections: ReceivedSections<'proposal.data_collection'>) {
+// ------------------------------------------------------------------------------------------
+// The design: kinds of data, feasibility in the time available, the plan's phases
+// ------------------------------------------------------------------------------------------
+
+interface Design {
+  study: StudyDesign;
+  /** The kinds the plan rests on (after any reduction of scope). */
+  kinds: Kind[];
+  /** The choice left open, when the profile fits two kinds about equally. */
+  open: DataKind[];
+  feasible: boolean;
+  /** The study as described does not fit; what the plan does instead. */
+  reduced?: { to: 'existing-data' | 'review'; quote?: string; fits: boolean };
+  availableHours: number;
+  neededHours: number;
+  neededWeeks: number;
+  /** The clause of the profile that the design rests on, in the researcher's words. */
+  because?: string;
+}
+
+const PROGRAM_FACTOR: Record<Level, number> = { undergraduate: 1, masters: 1.5, doctoral: 3 };
+
+function needs(kinds: Kind[], program: string): { hours: number; weeks: number } {
+  const factor = PROGRAM_FACTOR[level(program)];
+  const ms = kinds.map((k) => METHODS[k].minimum);
+  const hours = ms.reduce((sum, m, i) => sum + (i === 0 ? m.hours : m.hours / 2), 0) * factor;
+  return { hours: Math.round(hours), weeks: Math.max(...ms.map((m) => m.weeks)) };
+}
+
+async function designFor(profile: Profile): Promise<Design> {
+  const study = await studyDesign(profile);
+  const planned: Kind[] = study.kinds.length ? study.kinds : study.open.length ? [study.open[0]] : ['review'];
+  const availableHours = Math.round(profile.weekly_hours * profile.timeline_weeks);
+  const need = needs(planned, profile.academic_program);
+  const because = study.kinds[0] ? study.evidence[study.kinds[0]] : undefined;
+  const base = { study, availableHours, neededHours: need.hours, neededWeeks: need.weeks, because };
+  const fits = (n: { hours: number; weeks: number }) => n.hours <= availableHours && n.weeks <= profile.timeline_weeks;
+  if (fits(need)) return { ...base, kinds: study.kinds.length ? study.kinds : [], open: study.open, feasible: true };
+  // Too little time for the study as described: analyse data the profile says already exist, or
+  // else review what is published and plan the study for later.
+  const quote = planned.includes('dataset') ? undefined : await existingData(profile.additional_context);
+  if (quote && fits(needs(['dataset'], profile.academic_program)))
+    return {
+      ...base,
+      kinds: ['dataset'],
+      open: [],
+      feasible: false,
+      reduced: { to: 'existing-data', quote, fits: true },
+    };
+  return {
+    ...base,
+    kinds: ['review'],
+    open: [],
+    feasible: false,
+    reduced: { to: 'review', fits: fits(needs(['review'], profile.academic_program)) },
+  };
+}
+
+/** What the plan is made of, in the words the proposal uses. */
+function methodOf(design: Design): { name: string; evidence: string; type: Method['type']; kinds: Kind[] } {
+  const { kinds, open, study } = design;
+  const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+  if (design.reduced?.to === 'review') {
+    const later = study.kinds.length ? study.kinds : study.open;
+    const what = later.length ? joinList(later.map((k) => METHODS[k].evidence)) : 'the empirical study';
+    const name = design.reduced.fits
+      ? `${METHODS.review.name} and a protocol for ${what}`
+      : `A study protocol for ${what}, with a first search of published studies`;
+    return { name, evidence: METHODS.review.evidence, type: 'qualitative', kinds: ['review'] };
+  }
+  if (open.length === 2) {
+    const [a, b] = open.map((k) => METHODS[k]);
+    return {
+      name: `${a.name} or ${lowerFirst(b.name)}, to be settled in the first phase`,
+      evidence: `${a.evidence} or ${b.evidence}`,
+      type: a.type === b.type ? a.type : 'mixed-methods',
+      kinds: open,
+    };
+  }
+  if (kinds.length === 2) {
+    const [a, b] = kinds.map((k) => METHODS[k]);
+    const name =
+      kinds.includes('survey') && kinds.includes('interviews')
+        ? 'Mixed-methods design: a questionnaire survey followed by semi-structured interviews'
+        : `${a.name} combined with ${lowerFirst(b.name)}`;
+    return {
+      name,
+      evidence: `${a.evidence} and ${b.evidence}`,
+      type: a.type === b.type ? a.type : 'mixed-methods',
+      kinds,
+    };
+  }
+  if (kinds.length === 1) {
+    const m = METHODS[kinds[0]];
+    return { name: m.name, evidence: m.evidence, type: m.type, kinds };
+  }
+  return {
+    name: 'A design to be settled in the first phase, once the kind of data available is clear',
+    evidence: 'the data this project can collect',
+    type: 'mixed-methods',
+    kinds: [],
+  };
+}
+
+type Unit = 'days' | 'weeks' | 'months';
+
+/** The timeline in the unit a plan of its length is written in, and phases that add up to it exactly. */
+function phasePlan(profile: Profile, shares: number[]): { unit: Unit; total: number; parts: number[] } {
+  const weeks = profile.timeline_weeks;
+  const unit: Unit = weeks < 4 ? 'days' : weeks < 26 ? 'weeks' : 'months';
+  const total =
+    unit === 'days'
+      ? Math.floor(weeks * 7)
+      : unit === 'weeks'
+        ? Math.floor(weeks)
+        : profile.unit === 'years'
+          ? profile.value * 12
+          : profile.unit === 'months'
+            ? profile.value
+            : Math.round((weeks * 12) / 52);
+  // Largest remainder, with at least one unit per phase when there are enough units.
+  const raw = shares.map((s) => s * total);
+  const parts = raw.map((r) => Math.max(total >= shares.length ? 1 : 0, Math.floor(r)));
+  let left = total - parts.reduce((a, b) => a + b, 0);
+  const order = raw.map((r, i) => ({ i, rest: r - Math.floor(r) })).sort((a, b) => b.rest - a.rest);
+  for (let k = 0; left > 0; k = (k + 1) % order.length, left--) parts[order[k].i]++;
+  for (let i = parts.length - 1; left < 0 && i >= 0; i--)
+    while (left < 0 && parts[i] > 1) {
+      parts[i]--;
+      left++;
+    }
+  return { unit, total, parts };
+}
+
+const span = (n: number, unit: Unit) => `${n} ${n === 1 ? unit.slice(0, -1) : unit}`;
+
+/** An alternative method is worth naming when the profile fits it at least this share as well as the best. */
+const ALTERNATIVE = 0.6;
+
+/** Four phases: preparation, collection, analysis, writing up. */
+const PHASE_SHARES = [0.15, 0.4, 0.25, 0.2];
+
+// ------------------------------------------------------------------------------------------
+// Problem formulation
+// ------------------------------------------------------------------------------------------
+
+const NARROW = /narrow|scope|fit|shorten|reduce|fewer|too long|timeline/i;
+
+function readHits(v: unknown): PromptedSearchResult[] {
+  return (Array.isArray(v) ? v : []).map((h) => {
+    const o = obj(h);
+    return {
+      id: str(o.id),
+      title: str(o.title),
+      source: str(o.source),
+      year: typeof o.year === 'number' ? o.year : null,
+      snippet: str(o.snippet),
+      keywords: strings(o.keywords),
+    };
+  });
+}
+
+/** The number of secondary questions a first version asks: more for a longer program. */
+const QUESTIONS: Record<Level, number> = { undergraduate: 2, masters: 3, doctoral: 4 };
+
+/** A phrase of the research area inside a sentence: a wholly title-cased area is a label. */
+function areaInSentence(phrase: string, profile: Profile): string {
+  return inSentence(phrase, profile.casing, { label: isTitleCase(profile.research_area) });
+}
+
+/** The research area as a question's subject; a question the researcher wrote is used as it stands. */
+function mainQuestion(profile: Profile, evidence: string): string {
+  const own = [profile.research_area, ...profile.additional_context.split(/(?<=[.!?])\s+/)].find((s) =>
+    /\?\s*$/.test(s.trim()),
+  );
+  if (own && own.trim().length >= 10) return capitalise(own.trim());
+  const area = areaInSentence(profile.research_area.replace(/[.!?]+$/, ''), profile);
+  const candidates = [
+    `What can ${evidence} show about ${area}?`,
+    `What is known, and what can be found out, about ${area}?`,
+  ];
+  return candidates.find((q) => !echoedPhrase(q)) ?? candidates[candidates.length - 1];
+}
+
+async function problemFormulation(sections: ReceivedSections<'proposal.problem_formulation'>) {
+  const hits = readHits(sections.search_results);
+  const profile = readProfile(
+    sections.profile,
+    hits.flatMap((h) => [h.title, h.snippet, ...h.keywords]),
+  );
+  const previous = sections.previous_definition ? obj(sections.previous_definition) : undefined;
+  const feedbackText = strings(sections.refinement_feedback).join(' ');
+
+  // Literature: only studies about the topic, by meaning; at most five, the closest first.
+  await prefetchTopicFit(hits, profile);
+  const fits = [];
+  for (const h of hits) fits.push({ h, fit: await topicFit(h, profile) });
+  const cited = fits
+    .filter((f) => f.fit.onTopic)
+    .sort((a, b) => b.fit.score - a.fit.score)
+    .slice(0, 5);
+
+  const design = await designFor(profile);
+  const method = methodOf(design);
+
+  // Scope: the first version asks more questions the longer the program; "narrow the scope" drops one.
+  const previousCount = previous ? strings(previous.secondary_questions).length : 0;
+  const narrowed = previous !== undefined && NARROW.test(feedbackText);
+  const first = design.reduced ? 2 : QUESTIONS[level(profile.academic_program)];
+  const n = previous ? Math.max(1, previousCount - (narrowed ? 1 : 0)) : first;
+  const focus = /focus (?:more )?on ([^.;!?]+)/i.exec(feedbackText)?.[1]?.trim().replace(/,$/, '');
+  const pool = questionPool(method.kinds);
+  const secondary = [
+    ...(focus ? [`What does the study find about ${inSentence(focus, profile.casing)}?`] : []),
+    ...pool,
+  ].slice(0, n);
+
+  const area = profile.research_area.replace(/[.!?]+$/, '');
+  // Key variables: the phrases of the area (of a question, without its question word, and only
+  // the short ones: a long phrase of a question carries its verb).
+  const asked = /\?\s*$/.test(profile.research_area);
+  const keyVariables = [
+    ...(focus ? [inSentence(focus, profile.casing)] : []),
+    ...phrases(area)
+      .map((p) =>
+        p.replace(
+          /^(?:the|a|an|its|their|our|my|his|her|does|do|did|is|are|was|were|can|could|will|would|should|how|what|which|why|whether)\s+/i,
+          '',
+        ),
+      )
+      .filter((p) => /\p{L}{3}/u.test(p) && (!asked || p.split(/\s+/).length <= 3))
+      .map((p) => areaInSentence(p, profile)),
+  ].slice(0, 5);
+
+  const statement = [
+    /\?\s*$/.test(profile.research_area)
+      ? `This proposal asks: ${capitalise(profile.research_area.trim())}`
+      : `This proposal is about ${areaInSentence(area, profile)}.`,
+    profile.additional_context ? `In the researcher’s words: “${profile.additional_context.replace(/\s+/g, ' ')}”` : '',
+    literatureSentence(cited.map((c) => c.h)),
+    designSentence(design, profile),
+    profile.constraints.length
+      ? `The plan respects the ${profile.constraints.length === 1 ? 'constraint' : 'constraints'} the researcher named: ${joinList(profile.constraints.map((c) => `“${c.trim()}”`))}.`
+      : '',
+    previous ? revisionSentence(narrowed, n, focus, profile) : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+
+  return {
+    working_title: capitalise(profile.research_area.trim()).slice(0, 200),
+    problem_statement: statement,
+    main_research_question: mainQuestion(profile, method.evidence),
+    secondary_questions: secondary,
+    key_variables: keyVariables.length ? keyVariables : [areaInSentence(area, profile)],
+    literature: cited.map(({ h, fit }) => {
+      const opening = firstSentence(h.snippet) ?? sentence(h.title);
+      const bears = fit.concept ? ` Relevant through its work on ${fit.concept.keyword}.` : '';
+      return { result_id: h.id, relevance_note: `${opening}${bears}` };
+    }),
+  };
+}
+
+function questionPool(kinds: Kind[]): string[] {
+  const lists = (kinds.length ? kinds : (['review'] as Kind[])).map((k) => METHODS[k].questions);
+  const out: string[] = [];
+  for (let i = 0; out.length < 6 && i < 6; i++) for (const l of lists) if (l[i] && !out.includes(l[i])) out.push(l[i]);
+  return out;
+}
+
+function literatureSentence(cited: PromptedSearchResult[]): string {
+  const ref = (h: PromptedSearchResult) => `“${h.title}” (${h.source}${h.year ? `, ${h.year}` : ''})`;
+  if (cited.length === 2)
+    return `Two studies in the searched collection bear on it directly: ${ref(cited[0])} and ${ref(cited[1])}.`;
+  if (cited.length > 2)
+    return `${capitalise(count(cited.length, 'study', 'studies'))} in the searched collection bear on it directly, among them ${ref(cited[0])} and ${ref(cited[1])}.`;
+  if (cited.length === 1)
+    return (
+      `One study in the searched collection bears on it directly, ${ref(cited[0])}; the literature found is ` +
+      'thin, so the first phase includes a systematic search of specialised databases.'
+    );
+  return (
+    'No matching literature was found in the searched collection. The first phase therefore includes ' +
+    'a systematic search of specialised databases, and nothing unrelated is cited in its place.'
+  );
+}
+
+function designSentence(design: Design, profile: Profile, quote = false): string {
+  const m = methodOf(design);
+  const study = design.study;
+  if (design.reduced) {
+    const intended = study.kinds.length ? study.kinds : study.open;
+    const through = intended.length
+      ? `, through ${joinList(
+          intended.map((k) => METHODS[k].evidence),
+          study.kinds.length ? 'and' : 'or',
+        )},`
+      : '';
+    const time = `${profile.weekly_hours} hours a week for ${profile.timeline}`;
+    const cannot = `The study as described${through} cannot be completed in ${time}`;
+    if (design.reduced.to === 'existing-data')
+      return quote
+        ? `${cannot}; the feasible scope is an analysis of the data that already exist: “${design.reduced.quote}”`
+        : `${cannot}; the feasible scope is an analysis of the data that already exist, which the researcher describes above.`;
+    return design.reduced.fits
+      ? `${cannot}; the feasible scope is a review of published studies and a protocol for the empirical study.`
+      : `${cannot}, and neither can a full literature review; the feasible scope is a study protocol with a first search of published studies.`;
+  }
+  if (design.open.length === 2) {
+    const [a, b] = design.open.map((k) => METHODS[k]);
+    if (study.reason === 'below-floor')
+      return (
+        `The profile does not yet make clear whether the study rests on ${a.data} or on ${b.data}, so ` +
+        'the choice is left open: the first phase settles it.'
+      );
+    return (
+      `The profile fits ${a.data} and ${b.data} about equally well, so which of the two the study ` +
+      'rests on is left open: the first phase settles it, once access to both is checked.'
+    );
+  }
+  if (!m.kinds.length) return 'The profile does not yet say what data the study will use; the first phase settles it.';
+  if (study.reason === 'below-floor')
+    return `The profile says little about the data the study will use; the plan assumes ${joinList(m.kinds.map((k) => METHODS[k].data))}, to be confirmed in the first phase.`;
+  return `The study works with ${joinList(m.kinds.map((k) => METHODS[k].data))}.`;
+}
+
+function revisionSentence(narrowed: boolean, n: number, focus: string | undefined, profile: Profile): string {
+  return [
+    narrowed
+      ? `This version narrows the scope to ${count(n, 'secondary question')}.`
+      : 'This version revises the questions.',
+    focus ? `It gives particular attention to ${inSentence(focus, profile.casing)}.` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+// ------------------------------------------------------------------------------------------
+// Objectives
+// ------------------------------------------------------------------------------------------
+
+async function objectivesRule(sections: ReceivedSections<'proposal.objectives'>) {
   const profile = readProfile(sections.profile);
-  const objectives = obj(sections.objectives);
-  const methodology = obj(sections.methodology);
-  const n = Math.max(1, strings(objectives.specific_objectives).length);
-  const chosen = chooseMethod(profileText(profile));
-  const method =
-    chosen.name === str(methodology.recommended_methodology)
-      ? chosen
-      : ((Object.values(METHODS) as MethodChoice[]).find((m) => m.name === str(methodology.recommended_methodology)) ??
-        chosen);
-  const noBudget = profile.constraints.some((c) => /no budget|no funding|zero budget|unfunded/i.test(c));
-  const tools = TOOLS.filter((t) => t.for.includes(method.kind) && !(noBudget && t.paid)).map(
+  const problem = obj(sections.problem);
+  const secondary = strings(problem.secondary_questions);
+  const design = await designFor(profile);
+  const method = methodOf(design);
+  const plan = phasePlan(profile, PHASE_SHARES);
+  // Answers fall due across the collection and analysis phases, in order.
+  const start = plan.parts[0];
+  const end = plan.parts[0] + plan.parts[1] + plan.parts[2];
+  const unitWord = plan.unit === 'months' ? 'month' : plan.unit === 'weeks' ? 'week' : 'day';
+  const n = Math.max(1, secondary.length);
+  const due = (i: number) => Math.max(1, Math.round(start + ((end - start) * (i + 1)) / n));
+  const specific = secondary.map((q, i) => `By ${unitWord} ${due(i)}, answer: ${q}`);
+  const have = [];
+  for (const s of method.kinds.flatMap((k) => METHODS[k].skills))
+    if (!(await holdsSkill(s, profile.existing_skills))) have.push(s);
+  return {
+    general_objective: `To answer the main research question through ${method.evidence}, within ${profile.timeline}.`,
+    specific_objectives: specific.length ? specific : [`By ${unitWord} ${end}, answer the main research question.`],
+    feasibility_notes: {
+      timeline_assessment: timelineAssessment(design, profile, n),
+      skills_required: [...new Set([...profile.missing_skills, ...have.map(capitalise)])].slice(0, 6),
+      risk_factors: [
+        ...profile.constraints.map((c) => `The plan has to respect “${c}”.`),
+        ...profile.missing_skills.map(
+          (s) => `Learning ${labelInSentence(s, profile.casing)} takes time early in the project.`,
+        ),
+        ...(design.open.length ? ['The choice of method is still open and settles in the first phase.'] : []),
+      ].slice(0, 6),
+    },
+    alignment_check: {
+      coverage_analysis:
+        `Each of the ${count(n, 'secondary question')} has one specific objective, due in the order ` +
+        'the phases run; the general objective answers the main question.',
+      coherence_score: 'High',
+    },
+  };
+}
+
+function timelineAssessment(design: Design, profile: Profile, objectives: number): string {
+  const time = `${profile.timeline} at ${profile.weekly_hours} hours a week`;
+  const available = `about ${design.availableHours} hours`;
+  if (!design.reduced)
+    return `${capitalise(count(objectives, 'specific objective'))} in ${time} (${available}); the plan spans the whole period.`;
+  const needed = `at least ${design.neededHours} hours over ${design.neededWeeks} weeks`;
+  const instead =
+    design.reduced.to === 'existing-data'
+      ? 'what fits is an analysis of the data that already exist'
+      : design.reduced.fits
+        ? 'what fits is a review of published studies and a protocol for the study'
+        : 'not even a review of published studies fits; the plan prepares a protocol only';
+  return `The study as described needs ${needed}, and ${time} gives ${available}: it cannot be completed in this time, so ${instead}.`;
+}
+
+// ------------------------------------------------------------------------------------------
+// Methodology
+// ------------------------------------------------------------------------------------------
+
+async function methodologyRule(sections: ReceivedSections<'proposal.methodology'>) {
+  const profile = readProfile(sections.profile);
+  const design = await designFor(profile);
+  const method = methodOf(design);
+  const plan = phasePlan(profile, PHASE_SHARES);
+  const skills = method.kinds.flatMap((k) => METHODS[k].skills);
+  const required: string[] = [];
+  for (const s of [...new Set([...skills, ...profile.missing_skills])])
+    if (!(await holdsSkill(s, profile.existing_skills))) required.push(s);
+  const existing = profile.existing_skills.map((s) => labelInSentence(s, profile.casing));
+  const justification = [
+    design.reduced || design.open.length === 2 || !method.kinds.length
+      ? designSentence(design, profile, true)
+      : `The study works with ${joinList(method.kinds.map((k) => METHODS[k].data))}, and this method is made for data of that kind.`,
+    existing.length ? `It builds on the researcher’s existing skills: ${joinList(existing)}.` : '',
+    `The phases below fill the ${profile.timeline} at ${profile.weekly_hours} hours a week.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+
+  // Alternatives: the kinds the profile fits next; with a reduced scope, the study as described.
+  const intended = design.study.kinds.length ? design.study.kinds : design.study.open;
+  const others = design.reduced
+    ? intended.map((key) => ({ key, score: 0 }))
+    : design.study.ranked
+        .filter((r) => !method.kinds.includes(r.key) && r.score >= ALTERNATIVE * (design.study.ranked[0]?.score ?? 0))
+        .slice(0, 2);
+  const alternatives = [];
+  for (const r of others) {
+    const m = METHODS[r.key];
+    const lacking = [];
+    for (const s of m.skills) if (!(await holdsSkill(s, profile.existing_skills))) lacking.push(s);
+    alternatives.push({
+      name: m.name,
+      pros: [m.pro],
+      cons: [
+        design.reduced
+          ? 'Cannot be completed in the time available.'
+          : r.score < DESIGN.companion * (design.study.ranked[0]?.score ?? 0)
+            ? 'Fits the data the profile describes less directly.'
+            : 'About as close a fit to the profile; the first phase decides between them.',
+        ...(lacking.length ? [`Needs skills the profile does not list: ${joinList(lacking)}.`] : []),
+      ],
+    });
+  }
+
+  const kinds: Kind[] = method.kinds.length ? method.kinds : ['review'];
+  const names = [
+    'Preparation',
+    kinds.includes('review')
+      ? 'Searching and screening'
+      : kinds.includes('dataset') && kinds.length === 1
+        ? 'Preparing the data'
+        : 'Data collection',
+    'Analysis',
+    'Writing up',
+  ];
+  const what = [
+    kinds.some((k) => METHODS[k].people)
+      ? 'Ethics approval, instruments and access to participants; the literature search.'
+      : 'Access to the sources, the tools and the protocol; the literature search.',
+    kinds.map((k) => METHODS[k].collect).join(' '),
+    'Analyse the data against each secondary question.',
+    'Write up, check against the objectives and revise.',
+  ];
+  return {
+    recommended_methodology: method.name,
+    methodology_type: method.type,
+    justification,
+    required_skills: required.map(capitalise),
+    timeline_fit: {
+      is_feasible: !design.reduced || (design.reduced.to === 'existing-data' && design.reduced.fits),
+      estimated_duration: span(plan.total, plan.unit),
+      key_phases: names.map((name, i) => ({ name, duration: span(plan.parts[i], plan.unit), description: what[i] })),
+    },
+    alternative_methodologies: alternatives,
+  };
+}
+
+// ------------------------------------------------------------------------------------------
+// Data collection
+// ------------------------------------------------------------------------------------------
+
+async function dataCollectionRule(sections: ReceivedSections<'proposal.data_collection'>) {
+  const profile = readProfile(sections.profile);
+  const design = await designFor(profile);
+  const method = methodOf(design);
+  const kinds: Kind[] = method.kinds.length ? method.kinds : ['review'];
+  const noBudget = await hasNoBudget(profile.constraints);
+  const tools = TOOLS.filter((t) => t.for.some((k) => kinds.includes(k)) && !(noBudget && t.paid)).map(
     ({ name, type, accessibility, learning_curve }) => ({ name, type, accessibility, learning_curve }),
   );
-  const load = workload(profile, n);
-  const human =
-    ['survey', 'interviews', 'mixed', 'comparison'].includes(method.kind) ||
-    (method.kind === 'oral-history' && /interview/i.test(method.name));
-  const byKind: Record<MethodChoice['kind'], { techniques: string[]; sources: string[]; sample: string }> = {
-    simulation: {
-      techniques: ['Simulation logs', 'Automated metric collection'],
-      sources: ['Generated synthetic data from simulated episodes'],
-      sample: `${200 * n} episodes (${n} condition(s) × 200 seeds)`,
-    },
-    forecasting: {
-      techniques: ['Retrieval of historical observations', 'Model output archiving'],
-      sources: ['Public reanalysis and station records'],
-      sample: '10 years of daily observations per region',
-    },
-    survey: {
-      techniques: ['Online questionnaire with validated scales'],
-      sources: ['Responses from the target population'],
-      sample: `about ${Math.ceil(84 * (1 + 0.1 * (n - 1)))} respondents (power analysis: r = 0.3, α = 0.05, power 0.8)`,
-    },
-    interviews: {
-      techniques: ['Semi-structured interviews'],
-      sources: ['Interview transcripts'],
-      sample: '12-15 participants, until thematic saturation',
-    },
-    mixed: {
-      techniques: ['Online questionnaire', 'Follow-up semi-structured interviews'],
-      sources: ['Survey responses', 'Interview transcripts'],
-      sample: `about ${Math.ceil(84 * (1 + 0.1 * (n - 1)))} respondents and 8-12 interviewees`,
-    },
-    review: {
-      techniques: ['Systematic database search', 'Structured data extraction'],
-      sources: ['Published studies'],
-      sample: '30-60 included studies',
-    },
-    benchmark: {
-      techniques: ['Benchmark runs with automated metric collection', 'Archiving of model outputs'],
-      sources: ['Public benchmark datasets and model outputs'],
-      sample: `${n} condition(s) × 3 seeds on each benchmark`,
-    },
-    field: fieldSpec(method.name, n),
-    secondary: {
-      techniques: [
-        'Retrieval of published datasets from public repositories',
-        'Reproducible analysis pipeline with documented parameters',
-      ],
-      sources: ['Public data repositories'],
-      sample: `${2 + n} published datasets`,
-    },
-    comparison: {
-      techniques: ['Outcome records of the intervention and comparison groups', 'Participant questionnaire'],
-      sources: ['Outcome records (e.g. assessments) of both groups', 'Questionnaire responses'],
-      sample: 'two groups of about 60 participants each',
-    },
-    'oral-history': /interview/i.test(method.name)
-      ? {
-          techniques: ['Recorded life-story interviews', 'Archival document analysis'],
-          sources: ['Interview recordings and transcripts', 'Archive records'],
-          sample: '12-20 narrators and the matching archive series',
-        }
-      : {
-          techniques: ['Archival document analysis'],
-          sources: ['Archive records'],
-          sample: 'the archive series that cover the period',
-        },
-  };
-  const spec = byKind[method.kind];
+  const plan = phasePlan(profile, PHASE_SHARES);
+  const people = kinds.some((k) => METHODS[k].people);
+  const imaging = kinds.includes('field') && (await recordsImages(design));
+  const techniques = kinds.flatMap((k) =>
+    k === 'field' && imaging
+      ? [
+          'Standardised photographs or video recorded at fixed points on each site',
+          'Annotation and measurement of the recorded images',
+        ]
+      : METHODS[k].techniques,
+  );
   return {
-    collection_techniques: spec.techniques,
+    collection_techniques: techniques,
     recommended_tools: tools,
-    data_sources: [...spec.sources, 'Published studies from the literature review'],
-    estimated_sample_size: spec.sample,
+    data_sources: [...kinds.flatMap((k) => METHODS[k].sources), 'Published studies found in the literature search'],
+    estimated_sample_size: kinds.map((k) => METHODS[k].sample).join('; '),
     timeline_breakdown: {
       preparation: {
-        duration: weeks(load.weeks.preparation),
+        duration: span(plan.parts[0], plan.unit),
         activities: [
-          'Finalise instruments and protocol',
-          human ? 'Obtain ethics approval' : 'Set up the environment and pipelines',
+          people ? 'Obtain ethics approval' : 'Arrange access to the sources and the equipment',
+          'Finalise the protocol and the instruments',
         ],
       },
       collection: {
-        duration: weeks(load.weeks.collection),
-        activities: [`Collect data for ${n} objective(s)`, 'Log provenance of every record'],
+        duration: span(plan.parts[1], plan.unit),
+        activities: [...kinds.map((k) => METHODS[k].collect.replace(/\.$/, '')), 'Record where every item comes from'],
       },
       quality_check: {
-        duration: weeks(load.weeks.qualityCheck),
-        activities: ['Check completeness and outliers', 'Document the dataset'],
+        duration: span(plan.parts[2] + plan.parts[3], plan.unit),
+        activities: ['Check completeness and consistency', 'Analyse the data and write up the findings'],
       },
-      total_duration: weeks(load.totalWeeks),
+      total_duration: span(plan.total, plan.unit),
     },
     resource_requirements: [
       'A personal computer with internet access',
-      ...(method.kind === 'forecasting' || /reinforcement|deep learning/i.test(profileText(profile))
-        ? ['GPU time (shared cluster or free cloud tier)']
-        : []),
-      ...(human ? ['Ethics approval for research with human participants'] : []),
-      `${load.totalHours} researcher hours`,
+      ...kinds.flatMap((k) => METHODS[k].resources),
+      ...(people ? ['Ethics approval for research with human participants'] : []),
+      `About ${design.availableHours} researcher hours (${profile.weekly_hours} a week)`,
     ],
   };
 }
 
-/** Field work: what is recorded on site (images or instrument readings), plus laboratory tests when the study has them. */
-function fieldSpec(name: string, n: number): { techniques: string[]; sources: string[]; sample: string } {
-  const imaging = /image/i.test(name);
-  const lab = /laborator/i.test(name);
-  const onSite = /field|in-situ/i.test(name);
+/** Whether the constraints rule out paid tools, by meaning. */
+async function hasNoBudget(constraints: string[]): Promise<boolean> {
+  const meaning = await meaningSpace();
+  if (!meaning) return false;
+  for (const c of constraints) {
+    const [money] = await meaning.similarities(c, ['no money for software or equipment']);
+    if (money >= 0.45) return true;
+  }
+  return false;
+}
+
+/** Whether the site work records images (photographs, video) rather than instrument readings. */
+async function recordsImages(design: Design): Promise<boolean> {
+  const meaning = await meaningSpace();
+  const text = design.study.evidence.field;
+  if (!meaning || !text) return false;
+  const [images, readings] = await meaning.similarities(text, [
+    'photographs, video or images taken at the sites',
+    'readings from sensors, gauges or loggers',
+  ]);
+  return images > readings;
+}
+
+// ------------------------------------------------------------------------------------------
+// Quality control: what the proposal claims, checked against the profile by meaning
+// ------------------------------------------------------------------------------------------
+
+/** Coherence at most, with an off-topic citation or a method that does not fit the data: below the pass mark (0.7). */
+const OFF_TOPIC_COHERENCE = 0.6;
+const WRONG_METHOD_COHERENCE = 0.5;
+
+interface Issue {
+  severity: 'critical' | 'major' | 'minor';
+  component: string;
+  description: string;
+  impact: string;
+}
+
+async function qualityRule(sections: ReceivedSections<'proposal.quality_control'>) {
+  const profile = readProfile(sections.profile);
+  const problem = obj(sections.problem);
+  const objectives = obj(sections.objectives);
+  const methodology = obj(sections.methodology);
+  const plan = obj(obj(sections.data_collection).timeline_breakdown);
+  const issues: Issue[] = [];
+  const recommendations: string[] = [];
+  const targets = new Set<string>();
+  let coherence = 0.9;
+
+  // The cited literature is about the topic.
+  const literature = (Array.isArray(problem.literature) ? problem.literature : []).map(obj);
+  const count_ = literature.length || num(problem.literature_count, 0);
+  for (const entry of literature) {
+    const title = str(entry.title);
+    const fit = await topicFit({ title, snippet: str(entry.relevance_note) }, profile);
+    // Quality control sees a title and a note, not the whole record: it flags what is clearly off topic.
+    if (fit.score < LITERATURE.clearlyOff) {
+      issues.push({
+        severity: 'major',
+        component: 'problem_definition',
+        description: `“${title}” is not about the topic of the proposal.`,
+        impact: 'An off-topic citation misrepresents what is known.',
+      });
+      // An off-topic citation keeps the draft below the pass mark, however well the rest reads.
+      coherence = Math.min(coherence - 0.1, OFF_TOPIC_COHERENCE);
+      targets.add('problem_definition');
+    }
+  }
+  if (issues.length)
+    recommendations.push('Cite only studies about the topic; say plainly when the searched collection has none.');
+  if (count_ === 0) {
+    issues.push({
+      severity: 'major',
+      component: 'problem_definition',
+      description: 'No matching literature was found in the searched collection.',
+      impact: 'The research gap is not yet evidenced.',
+    });
+    recommendations.push('Search specialised databases for studies on the topic before the questions are fixed.');
+  } else if (count_ === 1) {
+    issues.push({
+      severity: 'major',
+      component: 'problem_definition',
+      description: 'Only one study in the searched collection supports the problem definition.',
+      impact: 'The research gap is weakly evidenced.',
+    });
+    recommendations.push('Search specialised databases for more studies on the topic.');
+  }
+
+  // The method fits the kind of data the profile describes.
+  const design = await studyDesign(profile);
+  const reads = await methodReading(str(methodology.recommended_methodology));
+  const reduced = methodology.is_feasible === false || /cannot be completed/i.test(str(objectives.timeline_assessment));
+  // A reduced scope (stated as such) is judged by the feasibility check, not here.
+  if (!reduced && !methodFits(reads, design)) {
+    issues.push({
+      severity: 'major',
+      component: 'methodology',
+      description: `The method (${str(methodology.recommended_methodology)}) does not fit the kind of data the profile describes.`,
+      impact: 'The data collected would not answer the questions.',
+    });
+    recommendations.push('Choose a method made for the data the study works with, as the profile describes it.');
+    targets.add('methodology').add('data_collection');
+    coherence = Math.min(coherence - 0.1, WRONG_METHOD_COHERENCE);
+  }
+
+  // Every secondary question has an objective (by meaning, not shared words).
+  const secondary = strings(problem.secondary_questions);
+  const specific = strings(objectives.specific_objectives);
+  const meaning = await meaningSpace();
+  let uncovered = 0;
+  if (meaning)
+    for (const q of secondary) {
+      const s = specific.length ? Math.max(...(await meaning.similarities(q, specific))) : 0;
+      if (s < 0.6) uncovered++;
+    }
+  if (uncovered) {
+    issues.push({
+      severity: 'major',
+      component: 'research_objectives',
+      description: `${capitalise(count(uncovered, 'secondary question'))} ${uncovered === 1 ? 'has' : 'have'} no matching objective.`,
+      impact: 'Part of the problem would go unanswered.',
+    });
+    recommendations.push('Give each secondary question one specific objective.');
+    targets.add('research_objectives');
+    coherence -= 0.1 * uncovered;
+  }
+
+  // The plan's length against the timeline, and what the methodology says about feasibility.
+  const planWeeks = weeksIn(str(plan.total_duration));
+  const ratio = planWeeks ? planWeeks / Math.max(1, profile.timeline_weeks) : null;
+  let feasibility = ratio === null ? 0.6 : ratio > 1 ? Math.max(0, 0.9 / ratio) : ratio < 0.8 ? 0.6 : 0.9;
+  if (ratio !== null && ratio < 0.8) {
+    issues.push({
+      severity: 'major',
+      component: 'data_collection',
+      description: `The plan covers about ${Math.round(planWeeks!)} weeks of the ${Math.round(profile.timeline_weeks)} available.`,
+      impact: 'The time the researcher has is not planned.',
+    });
+    recommendations.push('Scale the phases to the whole timeline.');
+    targets.add('data_collection');
+  }
+  if (reduced) {
+    feasibility = Math.min(feasibility, methodology.is_feasible === false ? 0.4 : 0.75);
+    issues.push({
+      severity: methodology.is_feasible === false ? 'critical' : 'major',
+      component: 'methodology',
+      description: 'The study as described does not fit the time available; the plan covers a reduced scope.',
+      impact: 'The original questions are only partly answered.',
+    });
+    recommendations.push('Agree the reduced scope with the supervisor, or extend the timeline.');
+  }
+  for (const skill of profile.missing_skills.slice(0, 2))
+    issues.push({
+      severity: 'minor',
+      component: 'methodology',
+      description: `Learning ${labelInSentence(skill, profile.casing)} is part of the plan.`,
+      impact: 'Adds learning time early in the project.',
+    });
+  if (!recommendations.length)
+    recommendations.push('Proceed as planned; review the time budget at each phase boundary.');
+  const round2 = (x: number) => Math.round(Math.min(1, Math.max(0, x)) * 100) / 100;
   return {
-    techniques: [
-      ...(onSite && imaging
-        ? [
-            'Standardised in-situ image or video recording at fixed sites',
-            'Annotation and measurement of the recorded images',
-          ]
-        : []),
-      ...(onSite && !imaging
-        ? ['Instrumented in-situ measurements with sensors or loggers', 'Repeated monitoring at fixed points']
-        : []),
-      ...(lab ? ['Laboratory tests on specimens or samples'] : []),
-    ],
-    sources: [
-      ...(onSite ? ['Field recordings from the study sites'] : []),
-      ...(lab ? ['Laboratory test records'] : []),
-    ],
-    sample: `${2 * n} site visits${lab ? ` and ${6 * n} laboratory specimens` : ''}`,
+    coherence_score: round2(coherence),
+    feasibility_score: round2(feasibility),
+    issues_identified: issues.slice(0, 10),
+    recommendations: [...new Set(recommendations)].slice(0, 8),
+    refinement_targets: [...targets].slice(0, 4),
   };
 }
 
 function weeksIn(text: string): number | null {
   let total = 0;
   let found = false;
-  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(weeks?|months?|years?)/gi)) {
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(days?|weeks?|months?|years?)/gi)) {
     const v = Number(m[1]);
-    total += m[2].toLowerCase().startsWith('w') ? v : m[2].toLowerCase().startsWith('m') ? (v * 52) / 12 : v * 52;
+    const u = m[2].toLowerCase();
+    total += u.startsWith('d') ? v / 7 : u.startsWith('w') ? v : u.startsWith('m') ? (v * 52) / 12 : v * 52;
     found = true;
   }
   return found ? total : null;
-}
-
-function qualityRule(sections: ReceivedSections<'proposal.quality_control'>) {
-  const profile = readProfile(sections.profile);
-  const problem = obj(sections.problem);
-  const objectives = obj(sections.objectives);
-  const methodology = obj(sections.methodology);
-  const plan = obj(obj(sections.data_collection).timeline_breakdown);
-  const secondary = strings(problem.secondary_questions);
-  const specific = strings(objectives.specific_objectives);
-  const literature = num(problem.literature_count, 0);
-
-  // Coherence: every secondary question is covered by an objective, and the method speaks to the question.
-  const covered = secondary.filter((q) => {
-    const qt = terms(q);
-    return specific.some((o) => shared(qt, terms(o)).length >= Math.ceil(qt.size / 2));
-  }).length;
-  const coverage = secondary.length ? covered / secondary.length : 0;
-  const mainTerms = terms(str(problem.main_research_question));
-  const methodLinked =
-    shared(mainTerms, terms(`${str(methodology.justification)} ${str(objectives.general_objective)}`)).length > 0;
-  const coherence = Math.min(
-    1,
-    Math.max(0, 0.5 + 0.3 * coverage + (literature >= 2 ? 0.05 : -0.1) + (methodLinked ? 0.05 : -0.05)),
-  );
-
-  const planWeeks = weeksIn(str(plan.total_duration));
-  const ratio = planWeeks ? profile.timeline_weeks / planWeeks : null;
-  const feasibility =
-    ratio === null
-      ? 0.6
-      : ratio >= 1
-        ? Math.max(0.75, 0.9 - 0.03 * profile.missing_skills.length)
-        : Math.max(0, ratio * 0.95);
-
-  const issues: Array<{
-    severity: 'critical' | 'major' | 'minor';
-    component: string;
-    description: string;
-    impact: string;
-  }> = [];
-  const recommendations: string[] = [];
-  const targets: string[] = [];
-  if (ratio !== null && ratio < 1) {
-    issues.push({
-      severity: 'major',
-      component: 'data_collection',
-      description: `The plan (${Math.round(planWeeks!)} weeks) is longer than the ${profile.timeline} available.`,
-      impact: 'Objectives would be left unfinished.',
-    });
-    recommendations.push(
-      `Narrow the scope: fewer secondary questions, so the plan fits ${Math.floor(profile.timeline_weeks)} weeks.`,
-    );
-    targets.push('problem_definition', 'data_collection');
-  }
-  if (literature < 2) {
-    issues.push({
-      severity: 'major',
-      component: 'problem_definition',
-      description: `Only ${literature} study/studies support the problem definition.`,
-      impact: 'The research gap is weakly evidenced.',
-    });
-    recommendations.push('Broaden the literature search with synonyms of the key variables.');
-  }
-  if (coverage < 1) {
-    issues.push({
-      severity: 'major',
-      component: 'research_objectives',
-      description: `${secondary.length - covered} secondary question(s) have no matching objective.`,
-      impact: 'Part of the problem would go unanswered.',
-    });
-    recommendations.push('Align each specific objective with one secondary question.');
-    targets.push('research_objectives');
-  }
-  for (const skill of profile.missing_skills.slice(0, 2)) {
-    issues.push({
-      severity: 'minor',
-      component: 'methodology',
-      description: `${skill} still has to be learned.`,
-      impact: 'Adds learning time early in the project.',
-    });
-  }
-  if (!recommendations.length)
-    recommendations.push('Proceed as planned; review the weekly time budget at each phase boundary.');
-  return {
-    coherence_score: Math.round(coherence * 100) / 100,
-    feasibility_score: Math.round(feasibility * 100) / 100,
-    issues_identified: issues,
-    recommendations,
-    refinement_targets: [...new Set(targets)],
-  };
 }
 
 /**
@@ -1014,27 +1199,27 @@ export const proposalRules: StandinRule[] = [
   }),
   taskRule({
     task: ModelTask.proposalProblemFormulation,
-    description: 'Research problem from the profile and the literature search results (cites result ids only).',
+    description: 'Research problem from the profile; cites search results that are about the topic by meaning.',
     answer: ({ sections }) => problemFormulation(sections),
   }),
   taskRule({
     task: ModelTask.proposalObjectives,
-    description: 'General and SMART specific objectives from the research questions.',
+    description: 'A general objective and one specific objective per secondary question, due across the plan.',
     answer: ({ sections }) => objectivesRule(sections),
   }),
   taskRule({
     task: ModelTask.proposalMethodology,
-    description: 'Methodology chosen from field, topic and skills; duration from the workload model.',
+    description: 'Methodology for the kind of data the profile describes (by meaning), phased over the timeline.',
     answer: ({ sections }) => methodologyRule(sections),
   }),
   taskRule({
     task: ModelTask.proposalDataCollection,
-    description: 'Data collection plan with a phased timeline from the workload model.',
+    description: 'Data collection plan for the chosen method, phased over the whole timeline.',
     answer: ({ sections }) => dataCollectionRule(sections),
   }),
   taskRule({
     task: ModelTask.proposalQualityControl,
-    description: 'Coherence from question/objective coverage; feasibility from plan length vs timeline.',
+    description: 'Checks topic fit of the literature and of the method by meaning, coverage, and plan length.',
     answer: ({ sections }) => qualityRule(sections),
   }),
 ];

@@ -8,8 +8,10 @@
 import { defineSignal } from '@temporalio/workflow';
 import { z } from 'zod';
 import { oneLine, type FlowDefinition } from '../../contracts/common';
+import type { JsonObject } from '../../domain/eads-structure';
 import {
   formatTime,
+  scheduleWorkIssues,
   staticConflicts,
   TIME_UNITS,
   type ProblemConflict,
@@ -153,7 +155,18 @@ export const scheduleFromScrInput = z
       .refine((v) => JSON.stringify(v).length <= MAX_SCR_CHARS, `must be at most ${MAX_SCR_CHARS} characters of JSON`),
   })
   .extend(scheduleOptionsSchema.shape)
-  .strict();
+  .strict()
+  .superRefine((input, ctx) => {
+    // The work the SCR implies (orders × steps, tasks × resources, table and name sizes), checked
+    // here so that no workflow task builds a problem too large to schedule or to send anywhere.
+    const merged = input.scr.merged_scr === mergedScrOf(input.scr);
+    for (const issue of scheduleWorkIssues(mergedScrOf(input.scr) as JsonObject, input.orders?.length ?? 0))
+      ctx.addIssue({
+        code: 'custom',
+        path: issue.path.length ? ['scr', ...(merged ? ['merged_scr'] : []), ...issue.path] : ['orders'],
+        message: issue.message,
+      });
+  });
 export type ScheduleFromScrInput = z.input<typeof scheduleFromScrInput>;
 
 /** What the solver activity returns (solver/worker.py). */
@@ -279,22 +292,21 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
     };
   });
   const makespan = reply.makespan;
+  // Each resource's uses, gathered in one pass over the tasks (jobs and problem jobs share their order).
+  const usesOf = new Map<string, Array<{ start: number; end: number; units: number; product: string }>>();
+  jobs.forEach((job, j) => {
+    job.steps.forEach((s, i) => {
+      for (const u of problem.jobs[j]!.tasks[i]!.uses) {
+        const list = usesOf.get(u.resource) ?? [];
+        list.push({ start: s.start, end: s.end, units: u.units, product: job.product });
+        usesOf.set(u.resource, list);
+      }
+    });
+  });
   const resources = problem.resources.map((r) => {
-    const uses: Array<{ start: number; end: number; units: number; product: string }> = [];
-    for (const job of jobs) {
-      const problemJob = problem.jobs.find((j) => j.id === job.id)!;
-      job.steps.forEach((s, i) => {
-        for (const u of problemJob.tasks[i]!.uses)
-          if (u.resource === r.name) uses.push({ start: s.start, end: s.end, units: u.units, product: job.product });
-      });
-    }
+    const uses = usesOf.get(r.name) ?? [];
     const busy = uses.reduce((n, u) => n + (u.end - u.start) * u.units, 0);
-    let peak = 0;
-    for (const u of uses)
-      peak = Math.max(
-        peak,
-        uses.filter((v) => v.start <= u.start && u.start < v.end).reduce((n, v) => n + v.units, 0),
-      );
+    const peak = peakUnits(uses);
     // A changeover: consecutive uses of the resource (in start order) for different products.
     const ordered = [...uses].sort((a, b) => a.start - b.start);
     const changeovers = ordered.reduce((n, u, i) => n + (i > 0 && ordered[i - 1]!.product !== u.product ? 1 : 0), 0);
@@ -333,6 +345,30 @@ export function summariseSchedule(problem: ScheduleProblem, reply: SolverReply):
     resources,
     conflicts: reply.conflicts.map((c) => ({ ...c })),
   };
+}
+
+/**
+ * The most units in use at once: at each use's start, the units of the uses running then
+ * (start <= t < end). A sweep over the sorted starts and ends, not a scan of all uses per use:
+ * this runs in workflow code, on up to SCHEDULE_LIMITS.tasks tasks. Uses without a slot (NaN)
+ * count nowhere, as before.
+ */
+export function peakUnits(uses: ReadonlyArray<{ start: number; end: number; units: number }>): number {
+  const events: Array<[time: number, delta: number]> = [];
+  for (const u of uses) {
+    if (!(u.start < u.end)) continue; // NaN, or a use that holds nothing at any instant
+    events.push([u.start, u.units], [u.end, -u.units]);
+  }
+  // Ends before starts at the same instant: a use that ends at t is not running at t.
+  events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let running = 0;
+  let peak = 0;
+  for (let i = 0; i < events.length; i++) {
+    running += events[i]![1];
+    const last = i + 1 === events.length || events[i + 1]![0] !== events[i]![0];
+    if (last && events[i]![1] > 0) peak = Math.max(peak, running);
+  }
+  return peak;
 }
 
 /** One line: status, objective in the firm's time units, gap when not proven optimal, jobs. */

@@ -17,7 +17,7 @@ import {
   parseInvocationTarget,
   type ExecuteResponse,
 } from '../../contracts/capabilities';
-import type { FlowDefinition } from '../../contracts/common';
+import { safeParseFlowInput, type FlowDefinition } from '../../contracts/common';
 import type { ControlPlaneMetrics } from '../metrics';
 import { BOOLEAN_VALUES, caseInsensitive, matching } from '../query-params';
 import type { Registry } from '../registry';
@@ -140,7 +140,7 @@ export function executeRoutes(
           `${target.agentId}:${target.id} is not a workflow this control plane can start${agent.task_queue ? '' : ' (the agent names no Temporal task queue)'}`,
         );
       }
-      const input = flow.input.safeParse(body.input);
+      const input = safeParseFlowInput(flow.input, body.input);
       if (!input.success) {
         const { issues, text } = issuesOf(input.error, '(input)');
         return fail(reply, 400, 'invalid_input', `${flow.type}: invalid input: ${text}`, { issues });

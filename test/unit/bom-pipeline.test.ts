@@ -1,7 +1,13 @@
 /** `BomPipeline` without Temporal: the pipeline state each step records, and the answer texts. */
 import { describe, expect, it } from 'vitest';
 import type { QueryRun, ResolvedColumns } from '../../flows/bom/activities';
-import { answerText, BomPipeline, noResultsText } from '../../flows/bom/workflow/bom-pipeline';
+import {
+  answerText,
+  BomPipeline,
+  exclusionNote,
+  noResultsText,
+  noSuchPartText,
+} from '../../flows/bom/workflow/bom-pipeline';
 
 const pipeline = () =>
   new BomPipeline('Which BOMs use capacitors?', { dataset: 'bom', ragEnabled: true, maxStrategies: 3 });
@@ -86,6 +92,49 @@ describe('BomPipeline', () => {
       question: 'Which BOMs use capacitors?',
       pipeline_state: { stage: 'done', total_rows: 1 },
     });
+  });
+
+  it('keeps excluded parts apart from the parts asked for, and says what was left out', () => {
+    const bom = pipeline();
+    bom.recordResolution(
+      resolution({
+        concepts: [
+          { term: 'valve', asked: 'valves', level: 2, columns: { 2: ['c.d'] }, example: 'Valve 1' },
+          { term: 'pump', asked: 'gear pumps', level: 2, columns: { 2: ['c.d'] }, example: 'Pump 1', exclude: 'bom' },
+          { term: 'probe', asked: 'probes', level: 1, columns: { 1: ['c.k'] }, example: 'PROBE', exclude: 'component' },
+        ],
+        excluded_missing: ['frothers'],
+      } as unknown as Partial<ResolvedColumns>),
+    );
+    expect(bom.grounded().map((c) => c.term)).toEqual(['valve']);
+    expect(bom.excluded().map((c) => c.exclude)).toEqual(['bom', 'component']);
+    const note = exclusionNote(bom.state);
+    expect(note).toContain('Left out: the BOMs that also use "gear pumps".');
+    expect(note).toContain('Not counted: "probes"');
+    expect(note).toContain('Nothing was left out for "frothers"');
+    // Only an excluded part matched: the question asks for nothing that exists.
+    bom.recordResolution(
+      resolution({
+        concepts: [
+          { term: 'grinder', asked: 'grinders', level: null, columns: { 1: [], 2: [], 3: [] }, example: null },
+          { term: 'pump', asked: 'pumps', level: 2, columns: { 2: ['c.d'] }, example: 'Pump 1', exclude: 'bom' },
+        ],
+        missing_terms: ['grinders'],
+        unclear: { grinders: ['grinders'] },
+      } as unknown as Partial<ResolvedColumns>),
+    );
+    expect(bom.unanswerable()).toBe(true);
+    const text = noSuchPartText(bom.state, { grinders: ['Gear pump'] });
+    expect(text).toContain('Not understood: "grinders" in "grinders".');
+    expect(text).toContain('- instead of "grinders": Gear pump');
+  });
+
+  it('keeps the state of a question without exclusions or unknown words as it always was', () => {
+    const bom = pipeline();
+    bom.recordResolution(resolution());
+    expect('excluded_missing' in bom.state).toBe(false);
+    expect('not_understood' in bom.state).toBe(false);
+    expect(exclusionNote(bom.state)).toBe('');
   });
 
   it('without rows, offers the frequent values of the searched columns', () => {

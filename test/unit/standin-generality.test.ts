@@ -1,15 +1,14 @@
 /**
  * The offline model on wording it was not written around: problem type and challenges from what
  * a firm's answer says, tables with or without a header row or told in prose, yes/no from the
- * alternative taken; proposals without echoed topics or pasted feedback, with a method that fits
- * the field and honest literature. The sentences here are new, not the fixtures' or the eval's.
+ * alternative taken. (The proposal stand-in's: test/unit/standin-proposal.test.ts.) The sentences
+ * here are new, not the fixtures' or the eval's.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cachedLibrary } from '../../flows/eads/activities/library';
 import { mapHeaders, rankTexts } from '../../domain/text-match';
 import { eadsRules } from '../../flows/eads/standin';
-import { proposalRules } from '../../flows/proposal/standin';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
 
@@ -202,99 +201,5 @@ describe('EADS stand-in reads meaning', () => {
       'shift pattern and closures',
     ]);
     expect(scores.indexOf(Math.max(...scores))).toBe(1);
-  });
-});
-
-const MARINE = {
-  academic_program: "Master's",
-  field_of_study: 'Oceanography',
-  research_area: 'Drone imaging of seagrass meadows and seagrass meadow loss',
-  weekly_hours: 20,
-  total_timeline: { value: 9, unit: 'months' },
-  timeline_weeks: 39,
-  timeline: '9 months',
-  existing_skills: ['Drone piloting'],
-  missing_skills: ['Image classification'],
-  constraints: [],
-  additional_context: 'Mapping meadow extent from aerial photographs taken each season.',
-};
-const proposal = (task: string, sections: Record<string, unknown>) =>
-  proposalRules
-    .find((r) => r.task === task)!
-    .answer({ task, system: '', turns: 1, responseSchema: undefined, sections }) as Record<string, unknown>;
-
-describe('proposal stand-in on a topic outside the bundled literature', () => {
-  const unrelated = [
-    {
-      id: 'lit-x',
-      title: 'Attention is all you need',
-      source: 'NeurIPS',
-      year: 2017,
-      snippet: 'A sequence model based on attention, used for translation and other language tasks with',
-      keywords: ['deep learning', 'transformer'],
-    },
-  ];
-
-  it('cites nothing unrelated, says the literature is thin, and echoes no topic phrase', () => {
-    const out = proposal('proposal.problem_formulation', { profile: MARINE, search_results: unrelated }) as {
-      literature: unknown[];
-      problem_statement: string;
-      main_research_question: string;
-      secondary_questions: string[];
-    };
-    expect(out.literature).toEqual([]);
-    expect(out.problem_statement).toMatch(/literature available here is thin/);
-    for (const q of [out.main_research_question, ...out.secondary_questions]) {
-      const words = q.toLowerCase().match(/[a-z]+/g)!;
-      const bigrams = words
-        .slice(1)
-        .map((w, i) => `${words[i]} ${w}`)
-        .filter((b) => !/\b(?:the|of|and|in|a|how|do|to|what|which|with)\b/.test(b));
-      expect(new Set(bigrams).size, q).toBe(bigrams.length);
-    }
-  });
-
-  it('keeps feedback out of the problem statement and relevance notes to whole sentences', () => {
-    const first = proposal('proposal.problem_formulation', { profile: MARINE, search_results: [] });
-    const refined = proposal('proposal.problem_formulation', {
-      profile: MARINE,
-      search_results: [],
-      previous_definition: first,
-      refinement_feedback: ['Narrow the scope: fewer secondary questions, so the plan fits 39 weeks.'],
-    });
-    expect(refined.problem_statement).not.toMatch(/Narrow the scope|feedback/);
-    expect(refined.problem_statement).toContain('This version narrows the scope to 3 secondary questions.');
-    const cut = [
-      {
-        ...unrelated[0],
-        title: 'Seagrass loss from aerial imaging',
-        snippet: 'Seagrass meadows were mapped from drone imaging over five years. The loss rate was hig',
-        keywords: ['seagrass', 'drone imaging'],
-      },
-    ];
-    const cited = proposal('proposal.problem_formulation', { profile: MARINE, search_results: cut }) as {
-      literature: Array<{ relevance_note: string }>;
-    };
-    expect(cited.literature[0].relevance_note).toMatch(
-      /^Seagrass meadows were mapped from drone imaging over five years\.( |$)/,
-    );
-    expect(cited.literature[0].relevance_note).not.toContain('hig');
-  });
-
-  it('recommends a field method with image measurement for an imaging study, not a survey', () => {
-    const m = proposal('proposal.methodology', {
-      profile: MARINE,
-      problem: {},
-      objectives: { specific_objectives: ['a', 'b'] },
-    });
-    expect(m.recommended_methodology).toMatch(/field/i);
-    expect(m.recommended_methodology).not.toMatch(/survey|questionnaire|interview/i);
-    const plan = proposal('proposal.data_collection', {
-      profile: MARINE,
-      objectives: { specific_objectives: ['a', 'b'] },
-      methodology: { recommended_methodology: m.recommended_methodology },
-    });
-    expect(JSON.stringify(plan.collection_techniques)).toMatch(/image/i);
-    expect(JSON.stringify(plan)).not.toMatch(/questionnaire|LimeSurvey/i);
   });
 });

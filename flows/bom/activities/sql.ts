@@ -132,6 +132,16 @@ export interface ConceptQuery {
   substring?: string;
   /** Strategy 2 searches each word on its own, all in the same value, in any order. */
   anyOrder?: boolean;
+  /**
+   * Only parts match, not an assembly or a product whose name holds the words ("charger" is the
+   * "Battery charger IC", not the "Main controller board for Hearing Aid Charger").
+   */
+  partsOnly?: boolean;
+  /**
+   * A part the question excludes: `bom` leaves out the BOMs that use it ("X but not Y"),
+   * `component` leaves out its lines from the other parts' ("sensors other than accelerometers").
+   */
+  exclude?: 'bom' | 'component';
 }
 
 export interface BuiltQuery {
@@ -147,6 +157,39 @@ function checkedColumn(allow: ColumnAllowList, qualified: string, d: SqlDialect)
   if (!allow.has(qualified))
     throw new BomSqlError(`column ${qualified} is not in ${allow.dataset}'s INFORMATION_SCHEMA`);
   return `${ALIAS[table]}.${d.column(column)}`;
+}
+
+/**
+ * One part phrase as a condition on a BOM line (`c` the component's item, `bd` the line), its
+ * values as parameters named after its index `i` (`terms_i`, `pattern_i`, `pattern_i_j`, `term_i`).
+ */
+function conceptCondition(
+  d: SqlDialect,
+  c: ConceptQuery,
+  i: number,
+  refs: string[],
+  params: Record<string, SqlParam>,
+  arrayTypes: NonNullable<BuiltQuery['arrayTypes']>,
+): string {
+  let conditions: string[];
+  if (c.strategy === 1) {
+    params[`terms_${i}`] = normaliseTerms(exactForms(c.term));
+    arrayTypes[`terms_${i}`] = 'STRING';
+    conditions = refs.map((ref) => d.inArray(`LOWER(${ref})`, `terms_${i}`));
+  } else if (c.strategy === 2 && c.anyOrder) {
+    // Every word on the same item, each in any of the concept's columns.
+    const content = c.term.split(/\s+/).filter((w) => !isStopWord(w));
+    const words = (content.length ? content : [c.term]).slice(0, MAX_TERMS);
+    words.forEach((w, j) => (params[`pattern_${i}_${j}`] = wordRegex(w)));
+    return `(${words.map((_, j) => `(${refs.map((ref) => d.regexpContains(ref, `pattern_${i}_${j}`)).join(' OR ')})`).join(' AND ')})`;
+  } else if (c.strategy === 2) {
+    params[`pattern_${i}`] = pluralRegex([c.term]);
+    conditions = refs.map((ref) => d.regexpContains(ref, `pattern_${i}`));
+  } else {
+    params[`term_${i}`] = c.substring ?? c.term;
+    conditions = refs.map((ref) => d.containsText(`LOWER(${ref})`, `term_${i}`));
+  }
+  return `(${conditions.join(' OR ')})`;
 }
 
 /**
@@ -173,7 +216,7 @@ export function buildStrategyQuery(options: {
 }): BuiltQuery {
   const { dialect: d, allow } = options;
   const terms = normaliseTerms(options.terms);
-  if (terms.length === 0) throw new BomSqlError('no search terms');
+  if (terms.length === 0 && !options.concepts?.length) throw new BomSqlError('no search terms');
   if (options.columns.length === 0) throw new BomSqlError('no candidate columns');
   const missing = allow.missingForPlan();
   if (missing.length) throw new BomSqlError(`dataset ${allow.dataset} lacks ${missing.join(', ')}`);
@@ -197,11 +240,26 @@ export function buildStrategyQuery(options: {
   const params: Record<string, SqlParam> = {};
   const arrayTypes: NonNullable<BuiltQuery['arrayTypes']> = {};
   const refsOf = (c: ConceptQuery) => (c.columns?.length ? columnRefs(c.columns) : defaultRefs);
+  // A component that is itself some BOM's parent is an assembly: `own.item` is set for it.
+  const partsOnly = concepts.some((c) => c.partsOnly);
+  const onlyParts = (c: ConceptQuery, condition: string) =>
+    c.partsOnly ? `(${condition} AND own.item IS NULL)` : condition;
+  const conditionOf = (c: ConceptQuery, i: number) =>
+    onlyParts(c, conceptCondition(d, c, i, refsOf(c), params, arrayTypes));
+  const included = concepts.filter((c) => !c.exclude);
+  const excludesLines = concepts.some((c) => c.exclude === 'component');
+  const excludesBoms = concepts.some((c) => c.exclude === 'bom');
   const sameShape = concepts.every(
-    (c) => !c.anyOrder && c.strategy === concepts[0].strategy && refsOf(c).join() === refsOf(concepts[0]).join(),
+    (c) =>
+      !c.anyOrder &&
+      c.strategy === concepts[0].strategy &&
+      refsOf(c).join() === refsOf(concepts[0]).join() &&
+      !c.partsOnly === !concepts[0].partsOnly,
   );
   let conceptConditions: string[];
-  if (match === 'any' && sameShape) {
+  /** "X but not Y": the conditions a BOM (or top-level item) must have none of. */
+  let excludedConditions: string[] = [];
+  if (match === 'any' && sameShape && !excludesLines && !excludesBoms) {
     // One condition for all the terms (one parameter per strategy), as the original design's ladder wrote it.
     const refs = refsOf(concepts[0]);
     const strategy = concepts[0].strategy;
@@ -217,37 +275,42 @@ export function buildStrategyQuery(options: {
       concepts.forEach((c, i) => (params[`term_${i}`] = c.substring ?? c.term));
       conditions = refs.flatMap((ref) => concepts.map((_, i) => d.containsText(`LOWER(${ref})`, `term_${i}`)));
     }
-    conceptConditions = [`(${conditions.join('\n    OR ')})`];
+    conceptConditions = [onlyParts(concepts[0], `(${conditions.join('\n    OR ')})`)];
   } else {
     // One condition per concept, each with its own parameter, so "and" can ask for all of them.
-    conceptConditions = concepts.map((c, i) => {
-      const refs = refsOf(c);
-      let conditions: string[];
-      if (c.strategy === 1) {
-        params[`terms_${i}`] = normaliseTerms(exactForms(c.term));
-        arrayTypes[`terms_${i}`] = 'STRING';
-        conditions = refs.map((ref) => d.inArray(`LOWER(${ref})`, `terms_${i}`));
-      } else if (c.strategy === 2 && c.anyOrder) {
-        // Every word on the same item, each in any of the concept's columns.
-        const content = c.term.split(/\s+/).filter((w) => !isStopWord(w));
-        const words = (content.length ? content : [c.term]).slice(0, MAX_TERMS);
-        words.forEach((w, j) => (params[`pattern_${i}_${j}`] = wordRegex(w)));
-        return `(${words.map((_, j) => `(${refs.map((ref) => d.regexpContains(ref, `pattern_${i}_${j}`)).join(' OR ')})`).join(' AND ')})`;
-      } else if (c.strategy === 2) {
-        params[`pattern_${i}`] = pluralRegex([c.term]);
-        conditions = refs.map((ref) => d.regexpContains(ref, `pattern_${i}`));
-      } else {
-        params[`term_${i}`] = c.substring ?? c.term;
-        conditions = refs.map((ref) => d.containsText(`LOWER(${ref})`, `term_${i}`));
-      }
-      return `(${conditions.join(' OR ')})`;
-    });
+    const built = concepts.map((c, i) => ({ c, condition: conditionOf(c, i) }));
+    // "sensors other than accelerometers": a line counts only when its part is not an excluded one
+    // (a NULL in an excluded column is "not excluded").
+    const notExcluded = built
+      .filter(({ c }) => c.exclude === 'component')
+      .map(({ condition }) => `NOT COALESCE(${condition}, FALSE)`);
+    // Only exclusions ("Which boards have no RGB LED?"): every line is a candidate.
+    const wanted = included.length ? built.filter(({ c }) => !c.exclude).map(({ condition }) => condition) : ['TRUE'];
+    conceptConditions = wanted.map((condition) =>
+      notExcluded.length ? `(${condition} AND ${notExcluded.join(' AND ')})` : condition,
+    );
+    excludedConditions = built.filter(({ c }) => c.exclude === 'bom').map(({ condition }) => condition);
   }
   const needsAll = match === 'all' && conceptConditions.length > 1;
+  const matchedConditions = [...conceptConditions, ...excludedConditions];
+  /** The HAVING that keeps the groups using the parts asked for (all or any) and none excluded. */
+  const having = (flag: (i: number) => string): string[] => {
+    if (!needsAll && excludedConditions.length === 0) return [];
+    const wanted = needsAll
+      ? conceptConditions.map((_, i) => `${flag(i)} = 1`)
+      : [
+          conceptConditions.length === 1
+            ? `${flag(0)} = 1`
+            : `(${conceptConditions.map((_, i) => `${flag(i)} = 1`).join(' OR ')})`,
+        ];
+    const unwanted = excludedConditions.map((_, j) => `${flag(conceptConditions.length + j)} = 0`);
+    return [`HAVING ${[...wanted, ...unwanted].join('\n  AND ')}`];
+  };
 
   const t = (table: string) => d.table(allow.dataset, table);
   const col = (alias: string, column: string) => `${alias}.${d.column(column)}`;
   const hasActive = allow.has('bom_details.is_active');
+  const ownJoin = `LEFT JOIN (SELECT DISTINCT ${col('pl', 'parent_item_number')} AS item FROM ${t('bom_details')} pl) own ON own.item = ${col('c', 'item_number')}`;
   const activeFilter = hasActive ? `${col('bd', 'is_active')} = TRUE\n  AND ` : '';
   // The kind of BOM the question names ("finished goods", "subassemblies"): an item column value.
   let parentKindCondition: string | undefined;
@@ -269,8 +332,8 @@ export function buildStrategyQuery(options: {
     // Each matching line starts a path; each step adds the BOM that uses the previous parent.
     // `has_<i>` carries which concept the path started from, for "and". Depth is bounded so a
     // cyclic BOM cannot loop (BigQuery also caps recursion itself).
-    const flags = conceptConditions.map((cond, i) => `CASE WHEN ${cond} THEN 1 ELSE 0 END AS has_${i}`);
-    const carried = conceptConditions.map((_, i) => `m.has_${i}`);
+    const flags = matchedConditions.map((cond, i) => `CASE WHEN ${cond} THEN 1 ELSE 0 END AS has_${i}`);
+    const carried = matchedConditions.map((_, i) => `m.has_${i}`);
     const upActive = hasActive ? ` AND ${col('up', 'is_active')} = TRUE` : '';
     const usedActive = hasActive ? ` WHERE ${col('u', 'is_active')} = TRUE` : '';
     // "Which finished goods …": the ancestors of that kind, at any level. Otherwise the top of
@@ -282,7 +345,8 @@ export function buildStrategyQuery(options: {
       `    ${col('c', 'item_description')} AS component_description, 1 AS depth, ${flags.join(', ')}`,
       `  FROM ${t('bom_details')} bd`,
       `  JOIN ${t('item_master')} c ON ${col('c', 'item_number')} = ${col('bd', 'component_item_number')}`,
-      `  WHERE ${activeFilter}(${conceptConditions.join('\n    OR ')})`,
+      ...(partsOnly ? [`  ${ownJoin}`] : []),
+      `  WHERE ${activeFilter}(${matchedConditions.join('\n    OR ')})`,
       '  UNION ALL',
       `  SELECT ${col('up', 'parent_item_number')}, m.component, m.component_description, m.depth + 1, ${carried.join(', ')}`,
       '  FROM matched m',
@@ -301,7 +365,11 @@ export function buildStrategyQuery(options: {
           ]),
       `WHERE ${ancestorFilter}`,
       `GROUP BY m.ancestor, ${col('p', 'item_description')}`,
-      ...(needsAll ? [`HAVING ${conceptConditions.map((_, i) => `MAX(m.has_${i}) = 1`).join(' AND ')}`] : []),
+      ...(excludedConditions.length
+        ? having((i) => `MAX(m.has_${i})`)
+        : needsAll
+          ? [`HAVING ${conceptConditions.map((_, i) => `MAX(m.has_${i}) = 1`).join(' AND ')}`]
+          : []),
       'ORDER BY m.ancestor',
       `LIMIT ${ROW_LIMIT}`,
     ]);
@@ -313,15 +381,115 @@ export function buildStrategyQuery(options: {
     `  COUNT(*) OVER () AS total_rows`,
     `FROM ${t('bom_details')} bd`,
     `JOIN ${t('item_master')} c ON ${col('c', 'item_number')} = ${col('bd', 'component_item_number')}`,
+    ...(partsOnly ? [ownJoin] : []),
     `LEFT JOIN ${t('item_master')} p ON ${col('p', 'item_number')} = ${col('bd', 'parent_item_number')}`,
-    `WHERE ${activeFilter}(${conceptConditions.join('\n    OR ')})${parentKindCondition ? `\n  AND ${parentKindCondition}` : ''}`,
+    `WHERE ${activeFilter}(${matchedConditions.join('\n    OR ')})${parentKindCondition ? `\n  AND ${parentKindCondition}` : ''}`,
     `GROUP BY ${col('bd', 'parent_item_number')}, ${col('p', 'item_description')}`,
-    ...(needsAll
-      ? [`HAVING ${conceptConditions.map((cond) => `MAX(CASE WHEN ${cond} THEN 1 ELSE 0 END) = 1`).join('\n  AND ')}`]
-      : []),
+    ...(excludedConditions.length
+      ? having((i) => `MAX(CASE WHEN ${matchedConditions[i]} THEN 1 ELSE 0 END)`)
+      : needsAll
+        ? [`HAVING ${conceptConditions.map((cond) => `MAX(CASE WHEN ${cond} THEN 1 ELSE 0 END) = 1`).join('\n  AND ')}`]
+        : []),
     `ORDER BY ${col('bd', 'parent_item_number')}`,
     `LIMIT ${ROW_LIMIT}`,
   ]);
+}
+
+/**
+ * Whether two part phrases share items: one active BOM line whose component matches both. Decides
+ * how "X other than Y" excludes: Y a kind of X ("sensors other than accelerometers") leaves Y's
+ * lines out; Y another part ("accelerometers, except those with a Hall sensor") leaves its BOMs out.
+ */
+export function buildOverlapQuery(options: {
+  dialect: SqlDialect;
+  allow: ColumnAllowList;
+  concepts: readonly [ConceptQuery, ConceptQuery];
+}): BuiltQuery {
+  const { dialect: d, allow } = options;
+  const missing = allow.missingForPlan();
+  if (missing.length) throw new BomSqlError(`dataset ${allow.dataset} lacks ${missing.join(', ')}`);
+  const params: Record<string, SqlParam> = {};
+  const arrayTypes: NonNullable<BuiltQuery['arrayTypes']> = {};
+  const conditions = options.concepts.map((raw, i) => {
+    const c = { ...raw, term: normaliseTerms([raw.term])[0] ?? '' };
+    if (!c.term) throw new BomSqlError('no search terms');
+    const columns = c.columns?.length ? c.columns : BOM_PLAN.defaultColumns;
+    const refs = [...new Set(columns)].map((col) => checkedColumn(allow, col, d));
+    return conceptCondition(d, c, i, refs, params, arrayTypes);
+  });
+  const active = allow.has('bom_details.is_active') ? `bd.${d.column('is_active')} = TRUE\n  AND ` : '';
+  return {
+    sql: [
+      'SELECT COUNT(*) AS overlap',
+      `FROM ${d.table(allow.dataset, 'bom_details')} bd`,
+      `JOIN ${d.table(allow.dataset, 'item_master')} c ON c.${d.column('item_number')} = bd.${d.column('component_item_number')}`,
+      `WHERE ${active}${conditions.join('\n  AND ')}`,
+      `LIMIT ${ROW_LIMIT}`,
+    ].join('\n'),
+    params,
+    ...(Object.keys(arrayTypes).length ? { arrayTypes } : {}),
+  };
+}
+
+/**
+ * Whether items of a kind (a value of an item column: "FINISHED_GOOD", "PRODUCT") are ever an
+ * active BOM line's component. A kind that never is, is what the BOMs end in: "products" and
+ * "finished goods" mean those items, found through every level of the where-used.
+ */
+export function buildKindUsageQuery(options: {
+  dialect: SqlDialect;
+  allow: ColumnAllowList;
+  kind: { column: string; term: string };
+}): BuiltQuery {
+  const { dialect: d, allow } = options;
+  const [table, column] = options.kind.column.split('.');
+  if (table !== BOM_PLAN.itemTable) throw new BomSqlError('the kind of item must be a column of the item table');
+  checkedColumn(allow, options.kind.column, d);
+  const missing = allow.missingForPlan();
+  if (missing.length) throw new BomSqlError(`dataset ${allow.dataset} lacks ${missing.join(', ')}`);
+  const active = allow.has('bom_details.is_active') ? `bd.${d.column('is_active')} = TRUE AND ` : '';
+  return {
+    sql: [
+      `SELECT COUNT(*) AS used_as_component`,
+      `FROM ${d.table(allow.dataset, 'bom_details')} bd`,
+      `JOIN ${d.table(allow.dataset, 'item_master')} c ON c.${d.column('item_number')} = bd.${d.column('component_item_number')}`,
+      `WHERE ${active}${d.inArray(`LOWER(c.${d.column(column)})`, 'kind')}`,
+      `LIMIT ${ROW_LIMIT}`,
+    ].join('\n'),
+    params: { kind: normaliseTerms(exactForms(options.kind.term)) },
+    arrayTypes: { kind: 'STRING' },
+  };
+}
+
+/**
+ * The most frequent values of an item column among the parts the BOMs are made of (items that
+ * are no BOM's parent): the names meaning is judged against, without the subassemblies' and
+ * products' own descriptions.
+ */
+export function buildLeafValuesQuery(options: {
+  dialect: SqlDialect;
+  allow: ColumnAllowList;
+  column: string;
+  /** The values of the BOMs themselves (items that are some BOM's parent) instead. */
+  parents?: boolean;
+}): BuiltQuery {
+  const { dialect: d, allow } = options;
+  const [table, column] = options.column.split('.');
+  if (table !== BOM_PLAN.itemTable) throw new BomSqlError('part names come from the item table');
+  checkedColumn(allow, options.column, d);
+  const col = `c.${d.column(column)}`;
+  return {
+    sql: [
+      `SELECT CAST(${col} AS ${d.name === 'bigquery' ? 'STRING' : 'VARCHAR'}) AS value, COUNT(*) AS count`,
+      `FROM ${d.table(allow.dataset, 'item_master')} c`,
+      `WHERE ${col} IS NOT NULL`,
+      `  AND ${options.parents ? '' : 'NOT '}EXISTS (SELECT 1 FROM ${d.table(allow.dataset, 'bom_details')} bd WHERE bd.${d.column('parent_item_number')} = c.${d.column('item_number')})`,
+      `GROUP BY 1`,
+      `ORDER BY count DESC, value`,
+      `LIMIT 1000`,
+    ].join('\n'),
+    params: {},
+  };
 }
 
 /** What a pattern template may call: aggregates, windows (OVER), IN lists and case folding. */

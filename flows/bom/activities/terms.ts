@@ -9,11 +9,14 @@
  * closest vocabulary words; if it still grounds nowhere, it is missing: the flow answers "no such
  * part" and offers the closest real parts, rather than dropping the words that matched nothing.
  */
+import { cosine, type TextEmbedder } from '../../../backends/embedding';
 import type { StrategyNumber } from '../contract';
 import {
   editDistance,
   exactForms,
+  isGenericHead,
   isIdentifierLike,
+  isPhraseBoundary,
   isStopWord,
   phraseRegexAlternative,
   pluralVariants,
@@ -45,12 +48,32 @@ export interface GroundedConcept {
    * "Crystal 25MHz 18pF"): each word is searched on its own, all of them on the same item.
    */
   any_order?: boolean;
+  /**
+   * How the phrase found its part: by its own words, by its qualifier without a generic head
+   * ("memory chips" → memory), or by meaning (a synonym: "screen" → DISPLAY), with the similarity.
+   */
+  via?: 'words' | 'qualifier' | 'meaning';
+  similarity?: number;
+  /** Missing phrases: the words of it nothing in the data means, and the nearest parts by meaning. */
+  unclear?: string[];
+  nearest?: string[];
+  /**
+   * The phrase names parts (a leaf part's name holds its words): assemblies and products whose
+   * own names hold the words do not match ("wireless" is the SoC, not "Wireless module for X").
+   */
+  parts_only?: boolean;
+  /**
+   * An excluded part ("but not Y", "other than Y"): `bom`, the BOMs that use it are left out;
+   * `component`, its lines are (the parts asked for, other than these).
+   */
+  exclude?: 'bom' | 'component';
 }
 
 /** The vocabulary, prepared once per resolver call: values lower-cased, words with their forms. */
 export class Vocabulary {
   private readonly columns: Array<{ column: string; values: string[]; lower: string[] }>;
   private words: Map<string, number> | undefined;
+  private spelling: string[] | undefined;
 
   constructor(columns: VocabularyColumn[]) {
     this.columns = columns.map((c) => ({
@@ -62,6 +85,10 @@ export class Vocabulary {
 
   /** Words of the vocabulary (no digits: part numbers and specs are not spelling targets) and how often they occur. */
   private wordCounts(): Map<string, number> {
+    if (!this.words && this.spelling) {
+      this.words = new Map();
+      for (const word of this.spelling) this.words.set(word, (this.words.get(word) ?? 0) + 1);
+    }
     if (!this.words) {
       this.words = new Map();
       for (const c of this.columns) {
@@ -72,6 +99,16 @@ export class Vocabulary {
       }
     }
     return this.words;
+  }
+
+  /**
+   * Corrects spelling towards these words only (the words of the parts' names): a misspelt part
+   * becomes a part ("tantallum" → tantalum), never a word of an assembly's or a product's name
+   * ("drivers" is not "Motor drive board").
+   */
+  spellWith(words: Iterable<string>): void {
+    this.spelling = [...words].filter((w) => !/\d/.test(w) && w.length >= 3);
+    this.words = undefined;
   }
 
   /** Where a phrase matches at each strategy. Part numbers ground by shape, not by value. */
@@ -85,7 +122,8 @@ export class Vocabulary {
     // Strategy 3 looks for the longest form of the phrase that some value holds inside a word.
     const forms = /\s/.test(term)
       ? exactForms(term).filter((f) => !f.includes('_'))
-      : pluralVariants(term).filter((v) => v.length >= 3);
+      : // Inside a word only from four letters: "fuse" in eFuse, but "ram" is not in "ceramic".
+        pluralVariants(term).filter((v) => v.length >= 4);
     let substring: string | null = null;
     for (const c of this.columns) {
       c.lower.forEach((value, i) => {
@@ -170,10 +208,10 @@ export class Vocabulary {
    * run describe the situation, not the part, unless the vocabulary holds them (a package, a
    * rating): those stay as qualifiers of the same item.
    */
-  groundWithCorrection(phrase: string): GroundedConcept {
+  groundWithCorrection(phrase: string, options: { scene?: boolean } = {}): GroundedConcept {
     const first = this.groundSpelled(phrase);
     if (first.level !== null) return first;
-    const head = this.partInClause(phrase);
+    const head = this.partInClause(phrase, options);
     if (head === null || head === phrase.toLowerCase().trim()) return first;
     const inner = this.groundSpelled(head);
     return { ...inner, asked: inner.level !== null ? inner.asked : phrase };
@@ -189,40 +227,69 @@ export class Vocabulary {
   }
 
   /**
-   * The part a clause names: the longest run of content words (no stop words inside) that grounds
-   * as a phrase in order (strategy 1 or 2), preferring the stricter match and then the later run,
-   * extended left over the content words that precede it. Null when no run grounds.
+   * The part a clause names: of its runs of words (split at frame words, auxiliaries, "not", the
+   * "went" of a scenario: `phraseRuns`), the longest that grounds whole as a phrase (strategy 1
+   * or 2 in order), the stricter and then the later one on a tie. A run is never cut: "LED
+   * drivers" does not ground, so it does not become "LED". Null when no run grounds.
    */
-  partInClause(phrase: string): string | null {
+  partInClause(phrase: string, options: { scene?: boolean } = {}): string | null {
+    const runs = phraseRuns(phrase);
     const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
-    if (words.length < 2) return null;
-    let best: { start: number; end: number; level: number } | null = null;
-    for (let start = 0; start < words.length; start++) {
-      for (let end = start + 1; end <= words.length; end++) {
-        const span = words.slice(start, end);
-        if (span.some((w) => isStopWord(w) || !/[\p{L}\p{N}]/u.test(w))) break;
-        if (span.length === 1 && span[0].length < 3 && !/\d/.test(span[0])) continue;
-        if (end - start === words.length) continue;
-        const grounded = this.ground(span.join(' '));
+    if (runs.length === 1 && runs[0].length === words.length && !options.scene) return null;
+    let best: { index: number; run: string[]; level: number } | null = null;
+    runs.forEach((whole, index) => {
+      // In a scene ("Orion Interconnect stops supplying us") a run may be the part and then what
+      // happens to it, told with a verb form ("-ing", "-ed"): its longest beginning that grounds
+      // is the part. Otherwise a run is whole ("stepper drivers" is not "stepper").
+      const ends = options.scene ? whole.map((_, k) => whole.length - k) : [whole.length];
+      for (const end of ends) {
+        const run = whole.slice(0, end);
+        if (end < whole.length && !whole.slice(end).some((w) => VERB_FORM.test(w))) continue;
+        if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
+        if (run.length === words.length) continue;
+        const grounded = this.ground(run.join(' '));
         if (grounded.level === null || grounded.level > 2 || grounded.any_order) continue;
         const better =
-          !best ||
-          end - start > best.end - best.start ||
-          (end - start === best.end - best.start && grounded.level <= best.level);
-        if (better) best = { start, end, level: grounded.level };
+          !best || run.length > best.run.length || (run.length === best.run.length && grounded.level <= best.level);
+        if (better) best = { index, run, level: grounded.level };
+        break;
       }
-    }
+    });
     if (!best) return null;
-    let start = best.start;
-    while (start > 0 && !isStopWord(words[start - 1]) && /[\p{L}\p{N}]/u.test(words[start - 1])) start--;
+    const { index, run } = best;
     // After the part, words the vocabulary holds still describe it ("… in a TO-92 package" keeps
     // "to-92"): they must be on the same item. Words it never holds describe the situation.
-    const after = words.slice(best.end).filter((w) => !isStopWord(w) && this.hasWord(w));
-    return [...words.slice(start, best.end), ...after].join(' ');
+    const after = runs
+      .slice(index + 1)
+      .flat()
+      .filter((w) => this.hasWord(w));
+    return [...run, ...after].join(' ');
+  }
+
+  /** True when some value holds the word, whole (plural/singular alike) or, from 4 letters, inside a word ("fuse" in eFuse). */
+  knows(word: string): boolean {
+    if (this.hasWord(word)) return true;
+    const forms = pluralVariants(word).filter((f) => f.length >= 4);
+    return forms.length > 0 && this.columns.some((c) => c.lower.some((value) => forms.some((f) => value.includes(f))));
+  }
+
+  /** The longest vocabulary word (5+ letters) inside an unknown word ("capacitor" in "supercapacitor"), or null. */
+  knownInside(word: string): string | null {
+    let best: string | null = null;
+    for (const candidate of this.wordCounts().keys()) {
+      if (
+        candidate.length >= 5 &&
+        candidate !== word &&
+        word.includes(candidate) &&
+        (!best || candidate.length > best.length)
+      )
+        best = candidate;
+    }
+    return best;
   }
 
   /** True when some value holds the word as a whole word (plural/singular alike). */
-  private hasWord(word: string): boolean {
+  hasWord(word: string): boolean {
     if (!/[\p{L}\p{N}]/u.test(word)) return false;
     const regex = new RegExp(wordRegex(word).replace('(?i)', ''), 'i');
     return this.columns.some((c) => c.lower.some((value) => regex.test(value)));
@@ -275,6 +342,333 @@ export class Vocabulary {
   }
 }
 
+/** A word shaped like a verb's "-ing" or "-ed" form: what a scene says happens to its part. */
+const VERB_FORM = /^[a-z]{2,}(?:ing|ed)$/;
+
+/** A phrase's runs of words, split where no part name goes on: frame words, auxiliaries, "not". */
+export function phraseRuns(phrase: string): string[][] {
+  const runs: string[][] = [[]];
+  for (const word of phrase.toLowerCase().split(/\s+/).filter(Boolean)) {
+    if (isPhraseBoundary(word)) {
+      if (runs[runs.length - 1].length) runs.push([]);
+    } else runs[runs.length - 1].push(word);
+  }
+  return runs.filter((run) => run.length > 0);
+}
+
+/** How many runs of one phrase meaning judges at most. */
+const MAX_JUDGED_RUNS = 2;
+
+/** Prepositions after which a scenario names its part ("supplier of X", "notice on X", "shortage of X"). */
+const PART_PREPOSITIONS = new Set(['of', 'on', 'for', 'about', 'from']);
+
+/**
+ * The run of a clause that names its part, when none grounds: the one after "of"/"on"/"for"
+ * ("our supplier of piezo buzzers went bust" → "piezo buzzers"), else the longest, else the first.
+ * What the answer reports as missing: never the words of the situation around it.
+ */
+export function namedRun(phrase: string): string {
+  const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+  const runs: Array<{ words: string[]; afterPreposition: boolean }> = [];
+  let preposition = false;
+  let current: string[] = [];
+  for (const word of words) {
+    if (isPhraseBoundary(word)) {
+      if (current.length) runs.push({ words: current, afterPreposition: preposition });
+      if (current.length) preposition = false;
+      current = [];
+      if (PART_PREPOSITIONS.has(word)) preposition = true;
+    } else current.push(word);
+  }
+  if (current.length) runs.push({ words: current, afterPreposition: preposition });
+  if (runs.length <= 1) return runs[0]?.words.join(' ') ?? phrase;
+  const complement = runs.filter((r) => r.afterPreposition);
+  const pool = complement.length ? complement : runs;
+  return pool.reduce((best, r) => (r.words.length > best.words.length ? r : best)).words.join(' ');
+}
+
+/** How similar a text is to each of some others, by meaning (sentence embeddings); 1 is the same. */
+export interface Meaning {
+  similarities(text: string, others: readonly string[]): Promise<number[]>;
+}
+
+/** Meaning from a sentence embedder, each text's vector computed once (part names repeat on every question). */
+export class EmbeddingMeaning implements Meaning {
+  private readonly vectors = new Map<string, Promise<Float32Array>>();
+  constructor(private readonly embedder: TextEmbedder) {}
+
+  async similarities(text: string, others: readonly string[]): Promise<number[]> {
+    const missing = [...new Set([text, ...others])].filter((t) => !this.vectors.has(t));
+    if (this.vectors.size + missing.length > 20_000) this.vectors.clear();
+    if (missing.length) {
+      const batch = this.embedder.embed(missing);
+      missing.forEach((t, i) =>
+        this.vectors.set(
+          t,
+          batch.then((r) => r[i]),
+        ),
+      );
+      // A failed batch is not kept: the next question tries again.
+      batch.catch(() => missing.forEach((t) => this.vectors.delete(t)));
+    }
+    const get = (t: string) => this.vectors.get(t) ?? this.embedder.embed([t]).then((r) => r[0]);
+    const v = await get(text);
+    return Promise.all(others.map(async (o) => cosine(v, await get(o))));
+  }
+}
+
+/** A part's name as meaning is judged on: a value without its specs ("Ceramic capacitor 100nF 50V X7R" → "Ceramic capacitor X7R"). */
+export interface PartName {
+  /** Lower case, "_" as a space: what is embedded and grounded. */
+  name: string;
+  /** As the data writes it, for the reader. */
+  display: string;
+}
+
+/** The part names of some values: specs (words with digits) dropped, duplicates merged; identifiers skipped. */
+export function partNames(values: readonly string[]): PartName[] {
+  const out = new Map<string, PartName>();
+  for (const value of values) {
+    if (isIdentifierLike(value)) continue;
+    const display = value
+      .split(/\s+/)
+      .filter((w) => w && !/\d/.test(w))
+      .join(' ');
+    const name = display.replace(/_/g, ' ').toLowerCase();
+    // A bare "component" or "part" names no part in particular.
+    if (name.length >= 3 && /\p{L}/u.test(name) && !isGenericHead(name) && !out.has(name))
+      out.set(name, { name, display });
+  }
+  return [...out.values()];
+}
+
+/**
+ * How sure meaning must be, for MiniLM's cosine on short names (unrelated names sit near 0.1–0.3,
+ * a name and its own category near 0.6–0.9). Set on general pairs (a screen is a display; a
+ * plutonium battery is no battery of the data), not on any question.
+ */
+export const MEANING_THRESHOLDS = {
+  /**
+   * Words the data does not use, beside words it does ("lithium" in "lithium batteries"): those
+   * words alone must be this close to one of the parts the known words allow…
+   */
+  qualifierFloor: 0.3,
+  /** … and this much closer than to any other part those words allow… */
+  qualifierMargin: 0.1,
+  /** … and the phrase, with those words, must move this much more towards that part than towards any other. */
+  pullMargin: 0.08,
+  /** A phrase none of whose words the data uses ("screen"): this close to one part name at least… */
+  synonymFloor: 0.6,
+  /** … and this much closer than to any part name that is not a kind of it. */
+  synonymMargin: 0.15,
+  /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
+  kindFloor: 0.4,
+  /** … and this much closer than to any other kind. */
+  kindMargin: 0.1,
+} as const;
+
+const wordSet = (text: string) =>
+  new Set(
+    text
+      .toLowerCase()
+      .split(/[\s_-]+/)
+      .filter(Boolean)
+      .map((w) => pluralVariants(w).sort()[0]),
+  );
+
+/** Two names are nested when one's words hold the other's ("oled display" and "display"): kinds of one thing. */
+function nested(a: string, b: string): boolean {
+  const x = wordSet(a);
+  const y = wordSet(b);
+  return [...x].every((w) => y.has(w)) || [...y].every((w) => x.has(w));
+}
+
+/** True when the name holds the word: whole, plural or singular, or (4+ letters) inside one of its words. */
+function nameHolds(name: string, word: string): boolean {
+  const words = name.split(/[\s_-]+/);
+  const forms = pluralVariants(word);
+  return words.some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
+}
+
+/**
+ * Grounds a part phrase in the warehouse's own values, the same way whichever model proposed it:
+ *
+ * 1. by its words (`Vocabulary.groundWithCorrection`: as a value, as words in order, respelt, or
+ *    the part inside a clause);
+ * 2. without a generic head noun ("memory chips" → "memory", "protection devices" → "protection");
+ * 3. its words on one item in any order;
+ * 4. by meaning, against the names of the parts the data holds (`partNames` of the leaf items):
+ *    words the data does not use must point at one part clearly ("haptic motor" → the vibration
+ *    motor; "screen" → DISPLAY), never just at the kind the other words name ("plutonium battery"
+ *    is no battery of the data);
+ * 5. otherwise it is missing: the words nothing means, and the nearest parts by meaning.
+ */
+export class Grounder {
+  constructor(
+    readonly vocabulary: Vocabulary,
+    private readonly meaning?: Meaning,
+    private readonly names: readonly PartName[] = [],
+  ) {
+    if (names.length) vocabulary.spellWith(names.flatMap((n) => tokenizeBomQuestion(n.name)));
+  }
+
+  async ground(phrase: string, options: { scene?: boolean } = {}): Promise<GroundedConcept> {
+    const grounded = await this.groundPhrase(phrase, options);
+    // Matched inside descriptions (not a whole category value), and some part's name holds all
+    // its words: only parts answer it.
+    if (grounded.level === null || grounded.level < 2 || !this.names.length) return grounded;
+    const words = grounded.term.split(/\s+/).filter((w) => !isStopWord(w) && !/\d/.test(w));
+    const named = words.length > 0 && this.names.some((n) => words.every((w) => nameHolds(n.name, w)));
+    return named ? { ...grounded, parts_only: true } : grounded;
+  }
+
+  private async groundPhrase(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+    const lexical = this.vocabulary.groundWithCorrection(phrase, options);
+    if (lexical.level !== null && !lexical.any_order) return { ...lexical, via: 'words' };
+    const runs = phraseRuns(phrase);
+    for (const run of runs) {
+      if (run.length < 2 || !isGenericHead(run[run.length - 1])) continue;
+      // The qualifier must name parts, not only an assembly or a product ("GPS" of "GPS
+      // Tracker" makes "GPS module" no part of the data).
+      const words = run.slice(0, -1);
+      if (this.names.length && !words.every((w) => /\d/.test(w) || this.names.some((n) => nameHolds(n.name, w))))
+        continue;
+      const qualifier = this.vocabulary.groundWithCorrection(words.join(' '));
+      if (qualifier.level !== null) return { ...qualifier, asked: phrase, via: 'qualifier' };
+    }
+    // Its words on one item in any order ("25MHz crystal"): words of parts, not of an assembly's
+    // or a product's name ("GPS module" is not "Battery module for GPS Tracker").
+    const partWords = (g: GroundedConcept) =>
+      !this.names.length ||
+      g.term
+        .split(/\s+/)
+        // Specs ("100uF", "TO-92") are no part of a name: the vocabulary checked them already.
+        .filter((w) => !isStopWord(w) && !/\d/.test(w))
+        .every((w) => this.names.some((n) => nameHolds(n.name, w)));
+    if (lexical.level !== null && partWords(lexical)) return { ...lexical, via: 'words' };
+    let best: GroundedConcept | undefined;
+    // Meaning is judged on the run that names the part (after "of"/"on", else the longest) and
+    // the longest other one: a long clause costs two judgements, not one per run.
+    const named = namedRun(phrase);
+    const judged = [
+      ...runs.filter((r) => r.join(' ') === named),
+      ...[...runs].sort((a, b) => b.length - a.length).filter((r) => r.join(' ') !== named),
+    ].slice(0, MAX_JUDGED_RUNS);
+    for (const run of judged) {
+      const decided = await this.byMeaning(run);
+      if (decided && (!best || (decided.similarity ?? 0) > (best.similarity ?? 0))) best = decided;
+    }
+    if (best) return { ...best, asked: phrase };
+    const { unknown } = this.splitKnown(named.split(' ').filter((w) => !isPhraseBoundary(w)));
+    return {
+      ...lexical,
+      level: null,
+      columns: { 1: [], 2: [], 3: [] },
+      example: null,
+      any_order: undefined,
+      asked: named,
+      unclear: unknown.length ? unknown : named.split(' '),
+      nearest: await this.nearest(named),
+    };
+  }
+
+  /** The words the data uses (whole, inside a word, or inside an unknown compound) and the rest. */
+  private splitKnown(words: string[]): { known: string[]; unknown: string[] } {
+    const known: string[] = [];
+    const unknown: string[] = [];
+    // With the parts' names at hand, a word is known when a part's name holds it (not an
+    // assembly's or a product's: "pump" of "Infusion Pump" names no part).
+    const knows = (word: string) =>
+      this.names.length ? this.names.some((n) => nameHolds(n.name, word)) : this.vocabulary.knows(word);
+    for (const word of words) {
+      if (knows(word)) {
+        known.push(word);
+        continue;
+      }
+      const inside = this.vocabulary.knownInside(word);
+      if (!inside) {
+        unknown.push(word);
+        continue;
+      }
+      known.push(inside);
+      const rest = word
+        .replace(inside, ' ')
+        .replace(/[\s_-]+/g, ' ')
+        .trim();
+      if (rest) unknown.push(rest);
+    }
+    return { known, unknown };
+  }
+
+  /** Step 4: the part a run of words means, or undefined when meaning is not clear enough. */
+  private async byMeaning(run: string[]): Promise<GroundedConcept | undefined> {
+    if (!this.meaning || this.names.length === 0) return undefined;
+    const { known, unknown } = this.splitKnown(run);
+    if (unknown.length === 0) return undefined;
+    const names = this.names.map((n) => n.name);
+    const text = run.join(' ');
+    const t = MEANING_THRESHOLDS;
+    let chosen: { name: string; score: number } | undefined;
+    if (known.length) {
+      // Only the parts the known words allow, and not the bare kind they name (that would drop
+      // the unknown words): "haptic motor" may be a kind of motor, never every motor.
+      const candidates = names.filter(
+        (n) =>
+          known.every((k) => nameHolds(n, k)) && !n.split(/[\s_-]+/).every((w) => known.some((k) => nameHolds(w, k))),
+      );
+      if (candidates.length === 0) return undefined;
+      // The unknown words must pull the phrase towards one part: closer with them than the known
+      // words alone are (a plutonium battery is no closer to any battery than "battery" is), and
+      // those words by themselves must be close to that part, clearly more than to the others.
+      const [withThem, withoutThem, themAlone] = await Promise.all([
+        this.meaning.similarities(text, candidates),
+        this.meaning.similarities(known.join(' '), candidates),
+        this.meaning.similarities(unknown.join(' '), candidates),
+      ]);
+      const pull = candidates.map((_, i) => withThem[i] - withoutThem[i]);
+      const top = pull.indexOf(Math.max(...pull));
+      const others = (scores: number[]) =>
+        Math.max(-1, ...candidates.map((n, i) => (i === top || nested(n, candidates[top]) ? -1 : scores[i])));
+      if (
+        pull[top] < 0 ||
+        pull[top] - others(pull) < t.pullMargin ||
+        themAlone[top] < t.qualifierFloor ||
+        themAlone[top] - others(themAlone) < t.qualifierMargin
+      )
+        return undefined;
+      chosen = { name: candidates[top], score: withThem[top] };
+    } else {
+      const scores = await this.meaning.similarities(text, names);
+      const index = scores.indexOf(Math.max(...scores));
+      const top = names[index];
+      const rival = Math.max(-1, ...names.map((n, i) => (i === index || nested(n, top) ? -1 : scores[i])));
+      if (scores[index] < t.synonymFloor || scores[index] - rival < t.synonymMargin) return undefined;
+      chosen = { name: top, score: scores[index] };
+    }
+    const grounded = this.vocabulary.ground(chosen.name);
+    if (grounded.level === null) return undefined;
+    return { ...grounded, via: 'meaning', similarity: Math.round(chosen.score * 1000) / 1000 };
+  }
+
+  /**
+   * The parts nearest a phrase, for "did you mean": by meaning (the parts its known words allow
+   * first), or without a model the values sharing its words. Never the most frequent values.
+   */
+  async nearest(phrase: string, max = 5): Promise<string[]> {
+    if (!this.meaning || this.names.length === 0) return this.vocabulary.closest(phrase, max);
+    const words = phrase.split(/\s+/).filter((w) => w && !isPhraseBoundary(w));
+    const { known } = this.splitKnown(words);
+    const names = this.names.map((n) => n.name);
+    const scores = await this.meaning.similarities(phrase, names);
+    const allowed = (n: string) => known.length > 0 && known.every((k) => nameHolds(n, k));
+    return this.names
+      .map((n, i) => ({ n, score: scores[i] + (allowed(n.name) ? 1 : 0) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, max)
+      .map(({ n }) => n.display);
+  }
+}
+
 /**
  * The concepts to search for: the question's part phrases, checked against the focus terms the
  * model (or the fallback) gave. A question phrase is kept when a focus term overlaps it (the
@@ -282,12 +676,15 @@ export class Vocabulary {
  * qualifier the model left out is not dropped). Focus terms that are in no question phrase (a
  * synonym the model supplied) are added. With no overlap at all, the question's phrases win.
  */
-export function alignConcepts(questionPhrases: string[], focusTerms: string[]): string[] {
+export function alignConcepts(questionPhrases: string[], focusTerms: string[], excluded: string[] = []): string[] {
   const wordsOf = (s: string) => s.toLowerCase().split(/\s+/).filter(Boolean);
   const overlaps = (a: string, b: string) =>
     wordsOf(a).some((w) => wordsOf(b).some((x) => pluralVariants(w).includes(x)));
   const kept = questionPhrases.filter((p) => focusTerms.some((t) => overlaps(p, t)));
-  const extra = focusTerms.filter((t) => !questionPhrases.some((p) => overlaps(p, t)));
+  // A term of an excluded phrase ("but not Y") is not something to search for.
+  const extra = focusTerms.filter(
+    (t) => !questionPhrases.some((p) => overlaps(p, t)) && !excluded.some((e) => overlaps(e, t)),
+  );
   const out = kept.length || extra.length ? [...kept, ...extra] : [...questionPhrases];
   return [...new Set(out.length ? out : focusTerms)];
 }

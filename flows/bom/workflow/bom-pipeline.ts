@@ -94,16 +94,28 @@ export class BomPipeline {
       strategy: c.level,
       columns: c.level === null ? [] : c.columns[c.level],
       example: c.example,
+      ...(c.via === 'qualifier' || c.via === 'meaning' ? { via: c.via } : {}),
+      ...(c.similarity !== undefined ? { similarity: c.similarity } : {}),
+      ...(c.exclude ? { exclude: c.exclude } : {}),
     }));
     state.missing_terms = resolved.missing_terms ?? [];
+    // Set only when there is something to say, so a question without exclusions or unknown
+    // words keeps the state it always had.
+    if (resolved.excluded_missing?.length) state.excluded_missing = resolved.excluded_missing;
+    if (resolved.unclear && Object.keys(resolved.unclear).length) state.not_understood = resolved.unclear;
     state.match = resolved.match ?? 'any';
     state.scope = resolved.scope ?? 'direct';
     state.parent_kind = resolved.parent_kind ? `${resolved.parent_kind.term} (${resolved.parent_kind.column})` : null;
   }
 
-  /** The question's part phrases that match something in the BOM tables. */
+  /** The question's part phrases that match something in the BOM tables (not the excluded ones). */
   grounded(): PipelineState['concepts'] {
-    return this.state.concepts.filter((c) => c.strategy !== null);
+    return this.state.concepts.filter((c) => c.strategy !== null && !c.exclude);
+  }
+
+  /** The parts the question excludes ("but not Y", "other than Y") that match something. */
+  excluded(): PipelineState['concepts'] {
+    return this.state.concepts.filter((c) => c.strategy !== null && c.exclude);
   }
 
   /** With "and", or when no phrase matched, a phrase that matches nothing means no answer. */
@@ -131,7 +143,8 @@ export function templateSummary(state: PipelineState, terms: string[]): string {
     .map((r) => Object.values(r).slice(0, 2).join(' '))
     .join('; ');
   const shown = state.total_rows > state.rows.length ? ` (showing the first ${state.rows.length})` : '';
-  return `Found ${state.total_rows} result(s) for ${terms.join(state.match === 'all' ? ' and ' : ' or ')}${shown}, e.g. ${examples}.`;
+  const what = terms.length ? ` for ${terms.join(state.match === 'all' ? ' and ' : ' or ')}` : '';
+  return `Found ${state.total_rows} result(s)${what}${shown}, e.g. ${examples}.`;
 }
 
 /** The closest real parts per missing phrase, as clarifying options keyed like the column samples. */
@@ -139,6 +152,35 @@ export function closestParts(closest: Record<string, string[]>): Record<string, 
   const out: Record<string, string[]> = {};
   for (const [term, parts] of Object.entries(closest)) if (parts.length) out[`closest parts to "${term}"`] = parts;
   return out;
+}
+
+/**
+ * What the answer leaves out, in words: the BOMs that use an excluded part ("X but not Y"), the
+ * lines of the parts "other than" the asked ones, and excluded phrases that matched nothing.
+ */
+export function exclusionNote(state: PipelineState): string {
+  const quoted = (cs: PipelineState['concepts']) => cs.map((c) => `"${c.asked}"`).join(', ');
+  const excluded = state.concepts.filter((c) => c.strategy !== null && c.exclude);
+  const boms = excluded.filter((c) => c.exclude === 'bom');
+  const lines = excluded.filter((c) => c.exclude === 'component');
+  const kind = state.scope === 'top_level' ? 'items' : 'BOMs';
+  const notes = [
+    ...(boms.length ? [`Left out: the ${kind} that also use ${quoted(boms)}.`] : []),
+    ...(lines.length ? [`Not counted: ${quoted(lines)} (the parts asked for, other than these).`] : []),
+    ...(state.excluded_missing?.length
+      ? [
+          `Nothing was left out for ${state.excluded_missing.map((t) => `"${t}"`).join(', ')}: no part in the BOM tables matches it.`,
+        ]
+      : []),
+  ];
+  return notes.join(' ');
+}
+
+/** "did not understand …" for the missing phrases whose words nothing in the data means. */
+function notUnderstood(state: PipelineState): string {
+  const words = Object.entries(state.not_understood ?? {}).filter(([, w]) => w.length > 0);
+  if (!words.length) return '';
+  return ` Not understood: ${words.map(([term, w]) => `${w.map((x) => `"${x}"`).join(', ')} in "${term}"`).join('; ')}.`;
 }
 
 export function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
@@ -150,12 +192,13 @@ export function noSuchPartText(state: PipelineState, closest: Record<string, str
     const frequent = Object.entries(state.suggestions).filter(([column]) => !column.startsWith('closest parts'));
     lines.push(...frequent.slice(0, 2).map(([column, values]) => `- ${column}: ${values.join(', ')}`));
   }
-  const found = state.concepts.filter((c) => c.strategy !== null).map((c) => `"${c.asked}"`);
+  const found = state.concepts.filter((c) => c.strategy !== null && !c.exclude).map((c) => `"${c.asked}"`);
   return [
     `No results found: no part in the BOM tables matches ${state.missing_terms.map((t) => `"${t}"`).join(', ')}` +
       (found.length
         ? ` (${found.join(', ')} alone would match, but the question asks for ${state.match === 'all' ? 'all of them' : 'that part'}).`
-        : '.'),
+        : '.') +
+      notUnderstood(state),
     'Did you mean one of these parts?',
     ...lines,
   ].join('\n');

@@ -90,6 +90,8 @@ export class InterviewSession {
   finishReason: string | null = null;
   outcome: RunEadsInterviewOutput['status'] | null = null;
   schedule: InterviewSchedule | undefined;
+  /** Abandoned: where a resumed interview picks up (the EADS left unanswered), and why it stopped. */
+  private abandoned: { next: Recommendation; reason: string } | null = null;
   readonly state: InterviewState;
 
   constructor(readonly input: InterviewInput) {
@@ -277,7 +279,10 @@ export class InterviewSession {
   /** What the orchestrator decides from: the EADS pursued, the facts prerequisites test, the conversation. */
   orchestratorRequest(): OrchestratorRequest {
     const pursuits = this.state.pursuits;
-    const pursued = [...new Set(pursuits.filter((p) => p.status !== 'failed').map((p) => p.eadsId))];
+    // A failed or abandoned pursuit leaves its EADS to be pursued again.
+    const pursued = [
+      ...new Set(pursuits.filter((p) => p.status !== 'failed' && p.status !== 'abandoned').map((p) => p.eadsId)),
+    ];
     const facts: Facts = {};
     for (const c of this.catalog) {
       if (!c.appliesWhen) continue;
@@ -337,6 +342,31 @@ export class InterviewSession {
     this.current = { eadsId: choice.eadsId, pursuitNo, childWorkflowId, rationale: choice.rationale, interviewer };
   }
 
+  /** Nobody answered within the idle timeout: the interview ends, and `next` is pursued first when resumed. */
+  abandon(next: Recommendation, reason: string): void {
+    this.outcome = 'abandoned';
+    this.abandoned = { next, reason };
+  }
+
+  /** Why the interview was abandoned, if it was. */
+  get abandonedBecause(): string | null {
+    return this.abandoned?.reason ?? null;
+  }
+
+  /** A recommendation to pursue `eadsId` again (the orchestrator's own when it is the one pursued). */
+  recommendationFor(eadsId: string, choice: PursuitChoice): Recommendation {
+    if (this.nextEads?.eads_id === eadsId) return this.nextEads;
+    return {
+      eads_id: eadsId,
+      rationale: choice.rationale,
+      interviewer_type: this.entry(eadsId)?.interviewer ?? null,
+      priority: 1,
+      source: 'fallback',
+      exhausted: false,
+      candidates: [eadsId],
+    };
+  }
+
   /** The result recorded for a pursuit whose workflow failed: nothing learnt, nothing charged. */
   failedPursuit(eadsId: string, pursuitNo: number, message: string): PursuitResult {
     const entry = this.entry(eadsId);
@@ -380,6 +410,7 @@ export class InterviewSession {
       questionsAsked: this.state.pursuits.reduce((n, p) => n + p.questions.length, 0),
       usage: this.state.usage,
       runs: this.state.runs,
+      ...(this.abandoned ? { resume: this.resumeState(this.abandoned.next) } : {}),
       ...(this.schedule ? { schedule: this.schedule } : {}),
     };
   }

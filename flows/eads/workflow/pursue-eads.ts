@@ -55,6 +55,12 @@ const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyAc
 );
 
 /**
+ * A question nobody answers within the input's `idleTimeoutMinutes` ends the pursuit as
+ * `abandoned` (and the interview with it). Behind a patch: older executions wait without end.
+ */
+export const EADS_IDLE_TIMEOUT_PATCH = 'eads-idle-timeout';
+
+/**
  * A table answer that could not be read (a broken paste) costs no budget: the question is asked
  * again for free, at most MAX_FREE_QUESTIONS times per pursuit so that a pursuit still ends.
  * Behind a patch: older executions charged every question.
@@ -123,7 +129,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     if (!question) break;
     questionsThisRun++;
     const answer = await awaitAnswer(pursuit, question, progress);
-    if (answer === 'failed') break;
+    if (answer === 'failed' || answer === 'abandoned') break;
     if (answer === 'finalized') continue;
     progress.stage('refine data structure', question.id);
     const refinement = await refine(pursuit, question, answer, progress);
@@ -133,7 +139,7 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
 
   pursuit.current = null;
   progress.finish(
-    pursuit.status === 'failed' ? 'failed' : 'completed',
+    pursuit.status === 'failed' ? 'failed' : pursuit.status === 'abandoned' ? 'cancelled' : 'completed',
     `${pursuit.status}: completeness ${pursuit.completion().completeness}, budget used ${pursuit.budgetUsed()}`,
   );
   // Let pending update handlers (answer, finalize) return before the workflow closes.
@@ -170,12 +176,15 @@ async function askQuestion(pursuit: Pursuit, progress: ProgressTracker): Promise
   }
 }
 
-/** The surrogate expert's answer, or a person's (by update); `finalized` when the pursuit ended before one came. */
+/**
+ * The surrogate expert's answer, or a person's (by update); `finalized` when the pursuit ended
+ * before one came, `abandoned` when nobody answered within the idle timeout.
+ */
 async function awaitAnswer(
   pursuit: Pursuit,
   question: AskedQuestion,
   progress: ProgressTracker,
-): Promise<PendingAnswer | 'failed' | 'finalized'> {
+): Promise<PendingAnswer | 'failed' | 'finalized' | 'abandoned'> {
   const { state, input } = pursuit;
   if (input.mode === 'surrogate') {
     progress.stage('surrogate answers', question.id);
@@ -190,7 +199,17 @@ async function awaitAnswer(
     }
   }
   progress.waiting(`waiting for the answer to ${question.id}: ${question.question.slice(0, 80)}`);
-  await condition(() => pursuit.pending !== null || pursuit.finalizeNotes !== null);
+  const arrived = () => pursuit.pending !== null || pursuit.finalizeNotes !== null;
+  if (patched(EADS_IDLE_TIMEOUT_PATCH)) {
+    // Durable: the timer survives worker restarts. An answer in the same task as the timer still counts.
+    await condition(arrived, input.idleTimeoutMinutes * 60_000);
+    if (!arrived()) {
+      pursuit.abandon(question, input.idleTimeoutMinutes);
+      return 'abandoned';
+    }
+  } else {
+    await condition(arrived);
+  }
   if (pursuit.pending) return pursuit.pending;
   pursuit.recordFinalizedUnanswered(question);
   return 'finalized';

@@ -53,6 +53,8 @@ export class Pursuit {
   /** Set by finalize (update or signal): the pursuit ends after the question it is on. */
   finalizeNotes: string | null;
   error: string | undefined;
+  /** Why the pursuit was abandoned, once it was. */
+  private abandonedNote: string | null = null;
   /** Replies to the answers processed in this run, by question id (a retried answer gets the same reply). */
   private readonly results = new Map<string, AnswerResult>();
   /** Undefined until the plan is loaded (a new pursuit's first steps). */
@@ -288,6 +290,23 @@ export class Pursuit {
     this.current = null;
   }
 
+  /** Nobody answered `question` within the idle timeout: the pursuit ends with what it has. */
+  abandon(question: AskedQuestion, minutes: number): void {
+    this.state.questions.push({
+      id: question.id,
+      question: question.question,
+      question_type: question.question_type,
+      targets: question.targets,
+      answer: '',
+      filled: [],
+      commit_notes: `not answered within ${minutes} minute(s)`,
+    });
+    this.current = null;
+    this.status = 'abandoned';
+    this.error = undefined;
+    this.abandonedNote = `abandoned: ${question.id} was not answered within ${minutes} minute(s)`;
+  }
+
   /** An answer that could not be read (a table, a choice) may be asked again for free, a few times per pursuit. */
   mayWaiveCharge(unread: boolean | undefined): boolean {
     return !!unread && (this.state.freeQuestions ?? 0) < MAX_FREE_QUESTIONS;
@@ -361,7 +380,11 @@ export class Pursuit {
       budgetRemaining: Math.round((1 - used) * 1e6) / 1e6,
       budgetDecrement: s.plan.budgetDecrement,
       questions: s.questions,
-      notes: this.error ?? this.finalizeNotes ?? `${this.status} after ${s.questionsAsked} question(s)`,
+      notes:
+        this.error ??
+        this.abandonedNote ??
+        this.finalizeNotes ??
+        `${this.status} after ${s.questionsAsked} question(s)`,
       ...(this.error ? { error: this.error } : {}),
       usage: s.usage,
       runs: s.runs,

@@ -130,3 +130,76 @@ export async function decide<K extends string>(
   if (second && first.score - second.score < margin) return { ranked, reason: 'thin-margin' };
   return { key: first.key, ranked };
 }
+
+/** One piece of text that speaks for a choice, and how much it counts. */
+export interface Evidence {
+  text: string;
+  /** Multiplies the text's similarities (default 1). */
+  weight?: number;
+  /**
+   * `primary`: what the decision is about (a description of the work); `supporting`: side
+   * evidence (a skill, a field's name) that only adds a fraction of its best match.
+   */
+  role?: 'primary' | 'supporting';
+}
+
+export interface EvidenceOptions extends DecideOptions {
+  /** How much a choice's second-best primary text adds to its best one (default 0.5). */
+  second?: number;
+  /** How much the best supporting text adds (default 0.35). */
+  support?: number;
+}
+
+export interface EvidenceDecision<K extends string = string> extends Decision<K> {
+  /** For each choice, the primary text that matched it best. */
+  best: Partial<Record<K, string>>;
+}
+
+/**
+ * Which choice several texts mean together: a description split into clauses, plus side
+ * evidence. One text rarely says everything (the kind of data sits in one clause, the place in
+ * another), so each choice scores its best primary text, plus `second` × its next best (a choice
+ * two clauses speak for beats one a single phrase brushes against), plus `support` × its best
+ * supporting text. The floor and margin apply to these scores, as in `decide`.
+ */
+export async function decideFromEvidence<K extends string>(
+  evidence: readonly Evidence[],
+  choices: readonly Choice<K>[],
+  options: EvidenceOptions = {},
+): Promise<EvidenceDecision<K>> {
+  const margin = options.margin ?? DEFAULT_MARGIN;
+  const floor = options.floor ?? DEFAULT_FLOOR;
+  const secondWeight = options.second ?? 0.5;
+  const supportWeight = options.support ?? 0.35;
+  const texts = evidence.filter((e) => e.text.trim());
+  if (!texts.some((e) => (e.role ?? 'primary') === 'primary') || !choices.length)
+    return { ranked: [], reason: 'empty', best: {} };
+  const meaning = await meaningSpace();
+  if (!meaning) return { ranked: choices.map((c) => ({ key: c.key, score: 0 })), reason: 'no-model', best: {} };
+  const all = choices.flatMap((c) => c.descriptions);
+  await meaning.prefetch([...texts.map((e) => e.text), ...all]);
+  const rows = await Promise.all(texts.map((e) => meaning.similarities(e.text, all)));
+  const best: Partial<Record<K, string>> = {};
+  let offset = 0;
+  const ranked = choices
+    .map((c) => {
+      const primary: Array<{ score: number; text: string }> = [];
+      let supporting = 0;
+      texts.forEach((e, t) => {
+        const own = Math.max(...c.descriptions.map((_, d) => rows[t][offset + d])) * (e.weight ?? 1);
+        if ((e.role ?? 'primary') === 'primary') primary.push({ score: own, text: e.text });
+        else supporting = Math.max(supporting, own);
+      });
+      offset += c.descriptions.length;
+      primary.sort((a, b) => b.score - a.score);
+      if (primary[0]) best[c.key] = primary[0].text;
+      const score =
+        (primary[0]?.score ?? 0) + secondWeight * Math.max(0, primary[1]?.score ?? 0) + supportWeight * supporting;
+      return { key: c.key, score };
+    })
+    .sort((a, b) => b.score - a.score);
+  const [first, second] = ranked;
+  if (first.score < floor) return { ranked, reason: 'below-floor', best };
+  if (second && first.score - second.score < margin) return { ranked, reason: 'thin-margin', best };
+  return { key: first.key, ranked, best };
+}

@@ -5,6 +5,7 @@
  * DejaVu Sans (shipped in data/fonts with its licence) is embedded so names like "Zürich" or
  * "Başar" print correctly; pdfkit's built-in Helvetica only covers WinAnsi.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
@@ -101,12 +102,12 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
     ensureRoom(30);
     doc.moveDown(0.3).font('Bold').fontSize(10.5).fillColor(TEXT_COLOR).text(text, left, doc.y, { width });
   };
-  const para = (text: string, options: { color?: string; size?: number } = {}) => {
+  const para = (text: string, options: { color?: string; size?: number; align?: 'justify' | 'left' } = {}) => {
     doc
       .font('Body')
       .fontSize(options.size ?? 10)
       .fillColor(options.color ?? TEXT_COLOR)
-      .text(text, left, doc.y, { width, align: 'justify' });
+      .text(text, left, doc.y, { width, align: options.align ?? 'justify' });
   };
   const field = (name: string, value: string) => {
     doc
@@ -143,6 +144,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   para(`Generated ${input.generatedAt.slice(0, 10)} by writeResearchProposal (${input.workflowId})`, {
     color: MUTED,
     size: 9,
+    // A long workflow id does not break: justified, the line's words would be spread apart.
+    align: 'left',
   });
   const qv = proposal.quality_validation;
   doc.moveDown(0.4);
@@ -176,7 +179,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
 
   // --- 3. Literature
   heading('3. Preliminary literature');
-  if (pd.preliminary_literature.length === 0) para('No matching literature was found by the search.', { color: MUTED });
+  if (pd.preliminary_literature.length === 0)
+    para('No matching literature was found in the searched collection.', { color: MUTED });
   pd.preliminary_literature.forEach((entry, i) => {
     ensureRoom(60);
     doc
@@ -224,9 +228,15 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   );
   if (me.alternative_methodologies.length) {
     label('Alternatives');
+    // Items may end in their own full stop (models write them as sentences): one mark, not two.
+    const items = (xs: string[]) =>
+      xs
+        .map((x) => x.trim().replace(/[.;]+$/, ''))
+        .filter(Boolean)
+        .join('; ') || '-';
     bullets(
       me.alternative_methodologies.map(
-        (a) => `${a.name}. Pros: ${a.pros.join('; ') || '-'}. Cons: ${a.cons.join('; ') || '-'}.`,
+        (a) => `${a.name.trim().replace(/\.+$/, '')}. Pros: ${items(a.pros)}. Cons: ${items(a.cons)}.`,
       ),
     );
   }
@@ -286,7 +296,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
             ? 'after review comments'
             : 'after failed quality control';
       const fb = r.feedback.length ? ` Feedback: ${r.feedback.join(' ')}` : '';
-      return `Version ${r.round + 1} (${why}): overall ${r.overall.toFixed(1)}, coherence ${r.coherence.toFixed(2)}, feasibility ${r.feasibility.toFixed(2)}, ${r.passed ? 'passed' : 'not passed'}, ${r.secondaryQuestions} secondary question(s), plan ${r.planWeeks ?? '?'} weeks.${fb}${chosen}`;
+      const questions = `${r.secondaryQuestions} secondary question${r.secondaryQuestions === 1 ? '' : 's'}`;
+      return `Version ${r.round + 1} (${why}): overall ${r.overall.toFixed(1)}, coherence ${r.coherence.toFixed(2)}, feasibility ${r.feasibility.toFixed(2)}, ${r.passed ? 'passed' : 'not passed'}, ${questions}, plan ${r.planWeeks ?? '?'} weeks.${fb}${chosen}`;
     }),
   );
   if (input.review.length) {
@@ -298,7 +309,8 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
     );
   }
 
-  // --- Footer with page numbers (drawn last, when the page count is known)
+  // --- Footer with page numbers (drawn last, when the page count is known). No running title:
+  // the title is on the first page, and a title repeated (or cut to fit) on every page is noise.
   const range = doc.bufferedPageRange();
   for (let i = range.start; i < range.start + range.count; i++) {
     doc.switchToPage(i);
@@ -308,7 +320,7 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
       .font('Body')
       .fontSize(8)
       .fillColor(MUTED)
-      .text(`${proposal.title.slice(0, 80)} · page ${i + 1} of ${range.count}`, left, doc.page.height - 36, {
+      .text(`Research proposal · page ${i + 1} of ${range.count}`, left, doc.page.height - 36, {
         width,
         align: 'center',
         lineBreak: false,
@@ -319,12 +331,21 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
   return done.then((buffer) => ({ buffer, pages: range.count, links: linked.size }));
 }
 
+/**
+ * The temporary file one write goes through: unique per call, not per process. A render that
+ * outlives its heartbeat time-out is retried while it still runs; with a shared name the first
+ * attempt's rename took the second's file away (ENOENT) and failed the retry.
+ */
+export function pdfTempName(file: string): string {
+  return `${file}.${process.pid}.${randomUUID()}.tmp`;
+}
+
 /** Renders and writes atomically (temp file + rename), so a retried activity never leaves half a PDF. */
 export async function writeProposalPdf(input: ProposalPdfInput, dir: string): Promise<ProposalPdfInfo> {
   const { buffer, pages, links } = await renderProposalPdf(input);
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, pdfFileName(input.workflowId, input));
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = pdfTempName(file);
   await writeFile(tmp, buffer);
   await rename(tmp, file);
   return { path: file, pages, bytes: buffer.length, links };

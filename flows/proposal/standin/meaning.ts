@@ -1,0 +1,384 @@
+/**
+ * The proposal stand-in's judgements, made by meaning (flows/lib/standin/meaning.ts): what kind of data a
+ * study works with (so which method fits), whether a study from the search is about the topic,
+ * whether the profile mentions data that already exist, whether the researcher already has a
+ * skill. Every class is described in general words; no field, topic or case is named here.
+ */
+import {
+  decide,
+  decideFromEvidence,
+  meaningSpace,
+  type Choice,
+  type Evidence,
+  type EvidenceDecision,
+} from '../../lib/standin/meaning';
+
+/** The kinds of data (and so of method) a study can rest on. */
+export type DataKind =
+  'documents' | 'survey' | 'interviews' | 'field' | 'lab' | 'dataset' | 'computational' | 'practice' | 'intervention';
+
+/** Each kind in general words: what the study collects or works with, never a topic. */
+export const DATA_KINDS: readonly Choice<DataKind>[] = [
+  {
+    key: 'documents',
+    descriptions: [
+      'old documents, letters and records kept in an archive',
+      'historical records, registers and minutes',
+      'written texts such as reports, judgments, messages or published documents',
+    ],
+  },
+  {
+    key: 'survey',
+    descriptions: [
+      'a questionnaire answered by many people',
+      "people's views and attitudes measured with a survey",
+      'rating scales filled in by respondents',
+    ],
+  },
+  {
+    key: 'interviews',
+    descriptions: [
+      'interviews with people about their experiences',
+      'conversations in which people explain their actions and reasons',
+    ],
+  },
+  {
+    key: 'field',
+    descriptions: [
+      'readings from sensors and instruments installed on site',
+      'measurements, samples and recordings made outdoors at study sites',
+    ],
+  },
+  {
+    key: 'lab',
+    descriptions: [
+      'measurements of samples or specimens in a laboratory',
+      'making test batches under different conditions and measuring each one',
+      'testing the strength or properties of materials',
+    ],
+  },
+  {
+    key: 'dataset',
+    descriptions: [
+      'an existing dataset or published statistics',
+      'official figures collected by others',
+      'numbers recorded over many years and published for anyone to use',
+    ],
+  },
+  {
+    key: 'computational',
+    descriptions: [
+      'software, algorithms and machine learning models',
+      'an experiment run on a computer with code and models',
+      "measuring how accurate a computer system's answers are",
+    ],
+  },
+  {
+    key: 'practice',
+    descriptions: [
+      "a teacher studying their own teaching and their learners' work in class",
+      'creative practice in a studio or rehearsal',
+    ],
+  },
+  {
+    key: 'intervention',
+    descriptions: [
+      'half of the participants receive a treatment and the other half do not',
+      'testing whether a new programme works better than usual practice',
+      'participants split into two groups that are treated differently and then compared',
+    ],
+  },
+];
+
+/**
+ * Designs that combine well: the second kind adds a strand the first lacks (documents and the
+ * memories of people who were there; site measurements and laboratory tests). `subsumes`: the
+ * first already works with the second (computational experiments run on existing datasets).
+ */
+const COMPLEMENTS: ReadonlyArray<readonly [DataKind, DataKind]> = [
+  ['documents', 'interviews'],
+  ['field', 'lab'],
+  ['survey', 'interviews'],
+  ['survey', 'dataset'],
+  ['practice', 'survey'],
+  ['dataset', 'computational'],
+];
+const SUBSUMES: ReadonlyArray<readonly [DataKind, DataKind]> = [
+  ['computational', 'dataset'],
+  ['dataset', 'computational'],
+];
+
+const pairIn = (pairs: ReadonlyArray<readonly [DataKind, DataKind]>, a: DataKind, b: DataKind) =>
+  pairs.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+
+/** Scores on the evidence scale (best clause + half the next + a third of the best skill). */
+export const DESIGN = {
+  /** Below this, the profile says too little about its data to choose. */
+  floor: 0.4,
+  /** Two kinds closer than this are too close to call (unless they combine). */
+  margin: 0.04,
+  /** A second kind joins the design when it scores this share of the first and complements it. */
+  companion: 0.8,
+  /** Below the floor, a kind this far ahead of the next is still taken (tentatively). */
+  standsOut: 0.1,
+} as const;
+
+export interface ProfileWords {
+  research_area: string;
+  additional_context: string;
+  field_of_study: string;
+  existing_skills: string[];
+  missing_skills: string[];
+}
+
+export interface StudyDesign {
+  /** The kinds the study rests on: one, or two that complement each other. Empty when open. */
+  kinds: DataKind[];
+  /** When the profile fits two kinds about equally well (or none clearly): the choice left open. */
+  open: DataKind[];
+  /** Every kind's score, highest first. */
+  ranked: Array<{ key: DataKind; score: number }>;
+  /** For each kind, the clause of the profile that speaks for it most (the user's words). */
+  evidence: Partial<Record<DataKind, string>>;
+  reason?: EvidenceDecision['reason'];
+}
+
+/** The profile's description split into clauses: each says one thing about the work. */
+export function clauses(text: string): string[] {
+  return text
+    .split(/[.;:!?]\s+|[.;:!?]$|,\s+|\s+(?:and|but|combined with|while|then|which|so that|so)\s+/i)
+    .map((s) => s.trim().replace(/[.!?]$/, ''))
+    .filter((s) => s.split(/\s+/).length >= 3);
+}
+
+/** Runs of six words across the description: a phrase that carries the kind of data inside a long clause. */
+function windows(text: string, size = 6): string[] {
+  const words = text
+    .replace(/[.;:!?,]/g, ' ')
+    .split(/\s+/)
+    .filter(Boolean);
+  if (words.length <= size) return [];
+  const out: string[] = [];
+  for (let i = 0; i + size <= words.length; i += Math.ceil(size / 2)) out.push(words.slice(i, i + size).join(' '));
+  return out;
+}
+
+export function profileEvidence(p: ProfileWords): Evidence[] {
+  const context = p.additional_context ?? '';
+  return [
+    { text: p.research_area },
+    ...clauses(context).map((text) => ({ text })),
+    ...windows(context).map((text) => ({ text, weight: 0.9 })),
+    ...(p.field_of_study ? [{ text: p.field_of_study, role: 'supporting' as const }] : []),
+    ...[...p.existing_skills, ...p.missing_skills].map((text) => ({ text, role: 'supporting' as const })),
+  ];
+}
+
+/** What the study works with, by meaning: the kinds it rests on, or the choice it leaves open. */
+export async function studyDesign(p: ProfileWords): Promise<StudyDesign> {
+  const d = await decideFromEvidence(profileEvidence(p), DATA_KINDS, { floor: DESIGN.floor, margin: 0 });
+  const ranked = d.ranked;
+  const evidence = d.best;
+  if (d.reason === 'no-model' || d.reason === 'empty' || !ranked.length)
+    return { kinds: [], open: [], ranked, evidence, reason: d.reason };
+  if (d.reason === 'below-floor') {
+    // The profile says little about its data: a kind that still stands out is assumed (and the
+    // proposal says so); two that do not are left open.
+    const [a, b] = ranked;
+    if (!b || a.score - b.score >= DESIGN.standsOut)
+      return { kinds: [a.key], open: [], ranked, evidence, reason: d.reason };
+    return { kinds: [], open: [a.key, b.key], ranked, evidence, reason: d.reason };
+  }
+  const [first, second] = ranked;
+  if (second && (pairIn(SUBSUMES, first.key, second.key) || pairIn(COMPLEMENTS, first.key, second.key))) {
+    if (second.score >= DESIGN.companion * first.score)
+      return {
+        kinds: pairIn(SUBSUMES, first.key, second.key) ? [first.key] : [first.key, second.key],
+        open: [],
+        ranked,
+        evidence,
+      };
+  } else if (second && first.score - second.score < DESIGN.margin) {
+    return { kinds: [], open: [first.key, second.key], ranked, evidence, reason: 'thin-margin' };
+  }
+  return { kinds: [first.key], open: [], ranked, evidence };
+}
+
+/**
+ * The kinds a written method reads as: its name against the same descriptions, every kind
+ * within a small margin of the best (a practice-based design with interviews reads as both).
+ */
+export async function methodReading(methodName: string): Promise<DataKind[]> {
+  const d = await decide(methodName, DATA_KINDS, { floor: 0.2, margin: 0 });
+  const top = d.ranked[0]?.score ?? 0;
+  return d.key ? d.ranked.filter((r) => r.score >= top - 0.05).map((r) => r.key) : [];
+}
+
+/**
+ * Whether a method fits the study the profile describes: one of the kinds it reads as is in the
+ * design (or the choice left open), or scores for the profile nearly as well as the best kind.
+ */
+export function methodFits(reads: readonly DataKind[], design: StudyDesign): boolean {
+  if (!reads.length || !design.ranked.length) return true;
+  const top = design.ranked[0].score;
+  const score = (k: DataKind) => design.ranked.find((r) => r.key === k)?.score ?? 0;
+  return reads.some((k) => design.kinds.includes(k) || design.open.includes(k) || score(k) >= DESIGN.companion * top);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Literature
+
+/** A study from the search, as the prompt shows it. */
+export interface StudyText {
+  title: string;
+  snippet?: string;
+  keywords?: string[];
+}
+
+export const LITERATURE = {
+  /** Mean similarity of the study to the topic (title with keywords, title with first sentence). */
+  floor: 0.4,
+  /** And one of its keywords (or title phrases) must name something the topic names. */
+  concept: 0.5,
+  /** And it must be closer to the topic than to research in general by this much. */
+  overGeneral: 0.05,
+  /** Quality control, which sees only a title and a note, flags a citation below this as off topic. */
+  clearlyOff: 0.3,
+} as const;
+
+/** Research in general: a study that only resembles this is a method reference, not topical literature. */
+const GENERAL_RESEARCH = 'a research study that collects and analyses data';
+
+/** The first whole sentence of a text (an abstract may arrive cut mid-word), or undefined. */
+export function firstSentence(text: string | undefined): string | undefined {
+  const m = /^(.{20,}?[.!?])(?:\s|$)/.exec((text ?? '').trim());
+  return m ? m[1] : undefined;
+}
+
+/** Short phrases of a text: what its parts name, split at function words and punctuation. */
+export function phrases(text: string): string[] {
+  return [
+    ...new Set(
+      text
+        .split(
+          /[.;:!?,()]\s*|\s+(?:and|or|but|with|in|of|for|from|on|at|to|by|among|between|about|before|after|during|using|that|which|who|what|how|i|we|my|our|their|the|a|an)\s+/i,
+        )
+        .map((s) => s.trim())
+        .filter((s) => s.length >= 4),
+    ),
+  ];
+}
+
+export interface TopicFit {
+  onTopic: boolean;
+  score: number;
+  /** The study's keyword (or title phrase) closest to the topic, and the topic's phrase it matched. */
+  concept?: { keyword: string; phrase: string; score: number };
+}
+
+/** The texts `topicFit` compares, for one study and the topic. */
+function topicTexts(study: StudyText, p: Pick<ProfileWords, 'research_area' | 'additional_context'>) {
+  const topics = [p.research_area, `${p.research_area}. ${p.additional_context ?? ''}`.trim()];
+  return {
+    topics,
+    topicPhrases: phrases(topics[1]),
+    keywords: study.keywords?.length ? study.keywords : phrases(study.title),
+    withKeywords: `${study.title}. ${(study.keywords ?? []).join(', ')}`,
+    withSentence: `${study.title}. ${firstSentence(study.snippet) ?? ''}`.trim(),
+  };
+}
+
+/**
+ * Embeds the texts `topicFit` compares first for these studies, in one batch (one model run, not
+ * dozens): the topic and each study's two short forms. Keywords are embedded later, and only for
+ * the studies that come close enough to need them.
+ */
+export async function prefetchTopicFit(
+  studies: readonly StudyText[],
+  p: Pick<ProfileWords, 'research_area' | 'additional_context'>,
+): Promise<void> {
+  const meaning = await meaningSpace();
+  if (!meaning) return;
+  const texts = new Set<string>([GENERAL_RESEARCH]);
+  for (const study of studies) {
+    const t = topicTexts(study, p);
+    for (const x of [...t.topics, t.withKeywords, t.withSentence]) texts.add(x);
+  }
+  await meaning.prefetch([...texts]);
+}
+
+/** Whether a study is about the research topic, by meaning: similar enough, naming a shared concept, more than research in general. */
+export async function topicFit(
+  study: StudyText,
+  p: Pick<ProfileWords, 'research_area' | 'additional_context'>,
+): Promise<TopicFit> {
+  const meaning = await meaningSpace();
+  if (!meaning) return { onTopic: false, score: 0 };
+  const { topics, topicPhrases, keywords, withKeywords, withSentence } = topicTexts(study, p);
+  const a = Math.max(...(await meaning.similarities(withKeywords, topics)));
+  const b = Math.max(...(await meaning.similarities(withSentence, topics)));
+  const score = (a + b) / 2;
+  const general = (await meaning.similarities(withSentence, [GENERAL_RESEARCH]))[0];
+  if (score < LITERATURE.floor || score - general < LITERATURE.overGeneral) return { onTopic: false, score };
+  // Close enough: does one of its keywords name something the topic names?
+  await meaning.prefetch([...keywords, ...topicPhrases]);
+  let concept: TopicFit['concept'];
+  for (const keyword of keywords) {
+    const s = await meaning.similarities(keyword, topicPhrases);
+    const i = s.indexOf(Math.max(...s));
+    if (i >= 0 && (!concept || s[i] > concept.score)) concept = { keyword, phrase: topicPhrases[i], score: s[i] };
+  }
+  const onTopic = (concept?.score ?? 0) >= LITERATURE.concept;
+  return { onTopic, score, concept };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Existing data and skills
+
+const DATA_STATE: readonly Choice<'existing' | 'new'>[] = [
+  {
+    key: 'existing',
+    descriptions: [
+      'data that already exist and were collected in the past',
+      'records that were already kept',
+      'data that is already available to use',
+      'data gathered earlier that has never been studied',
+    ],
+  },
+  { key: 'new', descriptions: ['I will collect new data', 'measurements I plan to make', 'people I will ask'] },
+];
+
+/**
+ * The profile's own sentence about data that already exist (for a reduced scope), if it has one:
+ * a sentence, or a clause of it, that reads as data already there rather than data to collect.
+ */
+export async function existingData(context: string): Promise<string | undefined> {
+  const sentences = context
+    .split(/(?<=[.!?;])\s+/)
+    .map((s) => s.trim())
+    .filter((s) => s.split(/\s+/).length >= 4);
+  let best: { text: string; score: number } | undefined;
+  for (const text of sentences) {
+    for (const part of [text, ...clauses(text)]) {
+      const d = await decide(part, DATA_STATE, { floor: 0.3, margin: 0.05 });
+      const score = d.ranked.find((r) => r.key === 'existing')?.score ?? 0;
+      if (d.key === 'existing' && (!best || score > best.score)) best = { text, score };
+    }
+  }
+  return best?.text;
+}
+
+/** Whether the researcher already has a skill: the same words, or the same meaning. */
+export async function holdsSkill(skill: string, held: readonly string[]): Promise<boolean> {
+  const norm = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9+#]+/g, ' ')
+      .trim();
+  const s = norm(skill);
+  if (held.some((h) => norm(h) === s || ` ${norm(h)} `.includes(` ${s} `) || ` ${s} `.includes(` ${norm(h)} `)))
+    return true;
+  const meaning = await meaningSpace();
+  if (!meaning || !held.length) return false;
+  return Math.max(...(await meaning.similarities(skill, [...held]))) >= 0.75;
+}

@@ -1,0 +1,468 @@
+/**
+ * How the BOM flow reads a question and grounds it, on a small warehouse of its own (an espresso
+ * machine maker, not the demo data): exclusions as set difference, a scene reduced to its part
+ * with the frame never reported missing, generic head nouns, synonyms by meaning with a margin,
+ * "products" as the items the BOMs end in at every level, and absent parts answered as absent
+ * with the nearest parts by meaning. Meaning comes from a scripted table here, so these tests
+ * check the decisions, not the embedding model.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBomActivities, type ResolvedColumns } from '../../flows/bom/activities';
+import {
+  buildKindUsageQuery,
+  buildLeafValuesQuery,
+  buildOverlapQuery,
+  buildStrategyQuery,
+  ColumnAllowList,
+  type BuiltQuery,
+  type ConceptQuery,
+} from '../../flows/bom/activities/sql';
+import { Grounder, namedRun, partNames, Vocabulary, type Meaning } from '../../flows/bom/activities/terms';
+import type { Backends } from '../../backends';
+import { DuckDbWarehouse } from '../../backends/warehouse/duckdb';
+import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../../backends/warehouse/sql';
+import type { StrategyNumber } from '../../flows/bom/contract';
+import { isGenericHead, parseBomQuestion } from '../../domain/bom-text';
+import { inActivityEnvironment, mockActivityEnvironment } from '../helpers/activity-env';
+import { translateBigQuerySql } from '../fakes/bigquery';
+
+const SHOP = `
+CREATE SCHEMA IF NOT EXISTS shop;
+CREATE OR REPLACE TABLE shop.item_master AS SELECT * FROM (VALUES
+  ('P-001', 'Solenoid valve 12V', 'VALVES', 'COMPONENT', 'ACTIVE', 'Brightwater'),
+  ('P-002', 'Pinch valve 24V', 'VALVES', 'COMPONENT', 'ACTIVE', 'Brightwater'),
+  ('P-003', 'Gear pump 15bar', 'PUMPS', 'COMPONENT', 'ACTIVE', 'Corvid Fluidics'),
+  ('P-004', 'Vibratory pump 48W', 'PUMPS', 'COMPONENT', 'OBSOLETE', 'Corvid Fluidics'),
+  ('P-005', 'NTC probe 10k', 'SENSORS', 'COMPONENT', 'ACTIVE', 'Delta Thermal'),
+  ('P-006', 'Pressure transducer 16bar', 'SENSORS', 'COMPONENT', 'ACTIVE', 'Delta Thermal'),
+  ('P-007', 'Serial flash 8Mb', 'MEMORY', 'COMPONENT', 'ACTIVE', 'Evergreen Silicon'),
+  ('P-008', 'Touch display 4.3in', 'DISPLAYS', 'COMPONENT', 'ACTIVE', 'Evergreen Silicon'),
+  ('P-009', 'Thermoblock heater 1300W', 'HEATERS', 'COMPONENT', 'ACTIVE', 'Delta Thermal'),
+  ('P-010', 'Control knob', 'KNOBS', 'COMPONENT', 'ACTIVE', 'Brightwater'),
+  ('A-101', 'Hydraulic unit for Barista One', 'SUBASSEMBLY', 'SUBASSEMBLY', 'ACTIVE', 'In-house'),
+  ('A-102', 'Control board for Barista One', 'SUBASSEMBLY', 'SUBASSEMBLY', 'ACTIVE', 'In-house'),
+  ('A-103', 'Hydraulic unit for Barista Two', 'SUBASSEMBLY', 'SUBASSEMBLY', 'ACTIVE', 'In-house'),
+  ('A-199', 'Spare control board', 'SUBASSEMBLY', 'SUBASSEMBLY', 'ACTIVE', 'In-house'),
+  ('F-001', 'Barista One', 'PRODUCT', 'FINISHED_GOOD', 'ACTIVE', 'In-house'),
+  ('F-002', 'Barista Two', 'PRODUCT', 'FINISHED_GOOD', 'ACTIVE', 'In-house')
+) AS t(item_number, item_description, category, item_type, lifecycle_status, manufacturer);
+CREATE OR REPLACE TABLE shop.bom_details AS SELECT * FROM (VALUES
+  ('A-101', 'P-001', TRUE), ('A-101', 'P-003', TRUE), ('A-101', 'P-005', TRUE), ('A-101', 'P-006', TRUE),
+  ('A-101', 'P-009', TRUE),
+  ('A-102', 'P-007', TRUE), ('A-102', 'P-008', TRUE), ('A-102', 'P-006', TRUE),
+  ('A-103', 'P-002', TRUE), ('A-103', 'P-004', TRUE), ('A-103', 'P-006', TRUE), ('A-103', 'P-009', TRUE),
+  ('A-103', 'P-010', TRUE),
+  ('A-199', 'P-007', TRUE), ('A-199', 'P-005', TRUE),
+  ('F-001', 'A-101', TRUE), ('F-001', 'A-102', TRUE),
+  ('F-002', 'A-103', TRUE), ('F-002', 'P-008', FALSE)
+) AS t(parent_item_number, component_item_number, is_active);
+`;
+
+/**
+ * Meaning from a table: pairs the test declares close, everything else far apart (0.1), a text
+ * equal to itself 1. Enough to drive every decision of the grounding.
+ */
+function scriptedMeaning(pairs: Record<string, number>): Meaning & { asked: string[] } {
+  const asked: string[] = [];
+  const score = (a: string, b: string) => (a === b ? 1 : (pairs[`${a}|${b}`] ?? pairs[`${b}|${a}`] ?? 0.1));
+  return {
+    asked,
+    async similarities(text, others) {
+      asked.push(text);
+      return others.map((o) => score(text, o));
+    },
+  };
+}
+
+const MEANING = scriptedMeaning({
+  // A synonym of one part, with no word of the data: "screen" is the touch display.
+  'screen|touch display': 0.8,
+  'screen|displays': 0.7,
+  'screen|heaters': 0.3,
+  // A qualifier that points at one of the pumps: an oscillating pump is the vibratory one.
+  'oscillating|vibratory pump': 0.55,
+  'oscillating pump|vibratory pump': 0.75,
+  'oscillating pump|gear pump': 0.45,
+  'pump|vibratory pump': 0.5,
+  'pump|gear pump': 0.5,
+  // A qualifier that points at no pump in particular: the phrase stays missing.
+  'peristaltic pump|gear pump': 0.48,
+  'peristaltic pump|vibratory pump': 0.52,
+  'peristaltic pump|pumps': 0.6,
+  'peristaltic|vibratory pump': 0.2,
+  // … though alone it is close to the bare kind, which would drop it ("pumps" is every pump).
+  'peristaltic|pumps': 0.35,
+  // A qualifier close to one pump alone, that still moves the phrase away from it.
+  'rotary|gear pump': 0.45,
+  'rotary pump|gear pump': 0.4,
+  // A kind of item by meaning: "the machines we sell" are the products.
+  'machines we sell|product': 0.6,
+  'machines we sell|finished good': 0.35,
+  'machines we sell|subassembly': 0.2,
+});
+
+let duck: DuckDbWarehouse;
+let allow: ColumnAllowList;
+let vocabulary: Vocabulary;
+let names: ReturnType<typeof partNames>;
+
+beforeAll(async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bom-language-'));
+  writeFileSync(path.join(dir, '010_shop.sql'), SHOP);
+  duck = await DuckDbWarehouse.open({ path: ':memory:', seedDir: dir });
+  allow = new ColumnAllowList('shop', await duck.listColumns('shop'));
+  const columns = allow.stringColumns();
+  vocabulary = new Vocabulary(
+    await Promise.all(
+      columns.map(async (column) => {
+        const [table, name] = column.split('.');
+        return { column, values: (await duck.sampleDistinct('shop', table, name, 1000)).map((v) => v.value) };
+      }),
+    ),
+  );
+  const leaves: string[] = [];
+  for (const column of columns.filter((c) => c === 'item_master.item_description' || c === 'item_master.category')) {
+    const built = buildLeafValuesQuery({ dialect: duckDbDialect, allow, column });
+    leaves.push(...(await duck.query({ sql: built.sql, params: built.params })).rows.map((r) => String(r.value)));
+  }
+  names = partNames(leaves);
+});
+afterAll(async () => duck?.close());
+
+async function ids(dialect: SqlDialect, built: BuiltQuery, key = 'parent_item_number'): Promise<string[]> {
+  const sql = dialect.name === 'bigquery' ? translateBigQuerySql(built.sql) : built.sql;
+  const { rows } = await duck.query({ sql, params: built.params, arrayTypes: built.arrayTypes });
+  return rows.map((r) => String(r[key])).sort();
+}
+
+describe('reading a question', () => {
+  it('takes exclusions out, whatever the wording, and says whether whole BOMs or lines go', () => {
+    const read = (q: string) => {
+      const p = parseBomQuestion(q);
+      return { concepts: p.concepts, excluded: p.excluded, exclusion: p.exclusion };
+    };
+    expect(read('Which units carry a heater but not a gear pump?')).toEqual({
+      concepts: ['heater'],
+      excluded: ['gear pump'],
+      exclusion: 'bom',
+    });
+    expect(read('List the boards that have a probe without any solenoid valve')).toMatchObject({
+      concepts: ['probe'],
+      excluded: ['solenoid valve'],
+      exclusion: 'bom',
+    });
+    expect(read('Which machines use pumps but no gear pumps?')).toMatchObject({
+      concepts: ['pumps'],
+      excluded: ['gear pumps'],
+    });
+    expect(read("Which units don't use a pinch valve but do use a heater?")).toEqual({
+      concepts: ['heater'],
+      excluded: ['pinch valve'],
+      exclusion: 'bom',
+    });
+    expect(read('Which units use sensors other than probes?')).toEqual({
+      concepts: ['sensors'],
+      excluded: ['probes'],
+      exclusion: 'other_than',
+    });
+    // "except those that …", "excluding any that …": about the BOMs, whatever the marker.
+    expect(read('Which boards use a transducer, excluding any that also use a heater?')).toEqual({
+      concepts: ['transducer'],
+      excluded: ['heater'],
+      exclusion: 'bom',
+    });
+    expect(read('Which units use valves except those with a gear pump?').exclusion).toBe('bom');
+    expect(read('Which boards use parts that are not obsolete?')).toEqual({
+      concepts: [],
+      excluded: ['obsolete'],
+      exclusion: 'other_than',
+    });
+    expect(read('Which boards have no touch display?')).toEqual({
+      concepts: [],
+      excluded: ['touch display'],
+      exclusion: 'bom',
+    });
+  });
+
+  it('does not read a negated situation as an exclusion', () => {
+    expect(parseBomQuestion("We can't source gear pumps; which products can we no longer build?").excluded).toEqual([]);
+    expect(parseBomQuestion('Which boards no longer use a pinch valve?').excluded).toEqual([]);
+  });
+
+  it('reads a scene: the part comes from the scene, the subject from the question, frame words are no part', () => {
+    const bust = parseBomQuestion('If the maker of our gear pumps went bankrupt, which products would be hit?');
+    expect(bust).toMatchObject({ subject: 'products', scope: 'top_level', scene: true });
+    expect(bust.concepts).toHaveLength(1);
+    expect(bust.concepts[0]).toContain('gear pumps');
+    expect(bust.concepts.join(' ')).not.toMatch(/would|hit/);
+    const pronoun = parseBomQuestion('Suppose the pinch valves are recalled: which units use them?');
+    expect(pronoun).toMatchObject({ subject: 'units', scene: true });
+    expect(pronoun.concepts[0]).toContain('pinch valves');
+    const after = parseBomQuestion('Which machines are affected if the thermoblock heater is discontinued?');
+    expect(after).toMatchObject({ subject: 'machines', scene: true });
+    expect(after.concepts[0]).toContain('thermoblock heater');
+    // "What would X affect?": the last word is the verb, not a part.
+    expect(parseBomQuestion('What would a price rise on the pressure transducer affect?').concepts).toEqual([
+      'price rise on the pressure transducer',
+    ]);
+    // No subordinate clause, no verb of use: the subject is still the noun after "which".
+    expect(parseBomQuestion('Which products are exposed to a shortage of probes?').subject).toBe('products');
+  });
+
+  it('knows generic head nouns as English for "a part", not as part names', () => {
+    for (const word of ['chips', 'devices', 'modules', 'components', 'parts']) expect(isGenericHead(word)).toBe(true);
+    for (const word of ['valves', 'pump', 'drivers', 'display']) expect(isGenericHead(word)).toBe(false);
+  });
+});
+
+describe('grounding a phrase in the warehouse values', () => {
+  const grounder = () => new Grounder(vocabulary, MEANING, names);
+
+  it('drops a generic head noun only when the whole phrase names nothing', async () => {
+    const memory = await grounder().ground('memory chips');
+    expect(memory).toMatchObject({ term: 'memory', level: 1, via: 'qualifier', asked: 'memory chips' });
+    // The data names "control board" (an assembly): the whole phrase wins over its qualifier.
+    expect(await grounder().ground('control boards')).toMatchObject({ via: 'words', level: 2 });
+  });
+
+  it('never cuts a run of words: a head noun the data does not know keeps the phrase missing', async () => {
+    const drivers = await grounder().ground('valve drivers');
+    expect(drivers.level).toBeNull();
+    expect(drivers.unclear).toEqual(['drivers']);
+  });
+
+  it('takes a synonym by meaning only with a clear margin, and grounds it as the data writes it', async () => {
+    expect(await grounder().ground('screen')).toMatchObject({
+      via: 'meaning',
+      term: 'touch display',
+      level: 2,
+      columns: { 2: ['item_master.item_description'] },
+    });
+    expect(await grounder().ground('oscillating pump')).toMatchObject({ via: 'meaning', term: 'vibratory pump' });
+    // Without a model, the same phrase is missing rather than guessed.
+    expect((await new Grounder(vocabulary, undefined, names).ground('screen')).level).toBeNull();
+  });
+
+  it('never lets a qualifier it does not understand fall away: the phrase is missing, nearest by meaning', async () => {
+    const peristaltic = await grounder().ground('peristaltic pump');
+    expect(peristaltic.level).toBeNull();
+    expect(peristaltic.unclear).toEqual(['peristaltic']);
+    // Nearest by meaning, the parts its known words allow first: not the most frequent values.
+    expect(peristaltic.nearest?.slice(0, 3)).toEqual(['PUMPS', 'Vibratory pump', 'Gear pump']);
+    expect((await grounder().ground('rotary pump')).level).toBeNull();
+  });
+
+  it('corrects spelling towards the parts’ names only, never towards an assembly’s words', async () => {
+    expect(await grounder().ground('thermoblok heater')).toMatchObject({ term: 'thermoblock heater', level: 2 });
+    // "hydraulic" is a word of assemblies' names ("Hydraulic unit for …"), not of any part.
+    const g = grounder();
+    expect(g.vocabulary.correct('hydralic valves')).toBeNull();
+  });
+
+  it('names the part of a scene when nothing grounds, not the situation around it', () => {
+    expect(namedRun('our supplier of ceramic grinders went bust')).toBe('ceramic grinders');
+    expect(namedRun('a recall notice on the brass boilers')).toBe('brass boilers');
+    expect(namedRun('grinders')).toBe('grinders');
+  });
+});
+
+describe('exclusions, overlap and kinds in SQL (both dialects)', () => {
+  const bigQuery = bigQueryDialect('fake-project');
+  const DEFAULTS = ['item_master.category', 'item_master.item_description'];
+  const concept = (term: string, strategy: StrategyNumber, extra: Partial<ConceptQuery> = {}): ConceptQuery => ({
+    term,
+    strategy,
+    columns: strategy === 1 ? ['item_master.category'] : ['item_master.item_description'],
+    ...extra,
+  });
+
+  for (const dialect of [duckDbDialect, bigQuery]) {
+    it(`${dialect.name}: leaves out the BOMs that use an excluded part, or only its lines`, async () => {
+      const build = (concepts: ConceptQuery[], scope: 'direct' | 'top_level' = 'direct', extra = {}) =>
+        buildStrategyQuery({
+          dialect,
+          allow,
+          strategy: 2,
+          columns: DEFAULTS,
+          terms: concepts.filter((c) => !c.exclude).map((c) => c.term),
+          concepts,
+          scope,
+          ...extra,
+        });
+      // Heater: A-101, A-103; the gear pump is on A-101.
+      const butNot = build([concept('heater', 2), concept('gear pump', 2, { exclude: 'bom' })]);
+      expect(butNot.sql).toContain('= 0');
+      expect(butNot.sql).not.toMatch(/heater|gear/i);
+      expect(await ids(dialect, butNot)).toEqual(['A-103']);
+      // Sensors other than pressure transducers: the lines of the other sensors (A-101's and
+      // A-199's probes), not the BOMs without any transducer (A-199 alone).
+      const otherThan = build([concept('sensors', 1), concept('pressure transducer', 2, { exclude: 'component' })]);
+      expect(await ids(dialect, otherThan)).toEqual(['A-101', 'A-199']);
+      // Only an exclusion: every BOM with active lines, but those that use it.
+      const none = build([concept('touch display', 2, { exclude: 'bom' })]);
+      expect(await ids(dialect, none)).toEqual(['A-101', 'A-103', 'A-199', 'F-001', 'F-002']);
+      // Through every level: the products with a probe, but none with a touch display.
+      const products = build([concept('probe', 2), concept('touch display', 2, { exclude: 'bom' })], 'top_level', {
+        parentKind: { column: 'item_master.item_type', term: 'finished good' },
+      });
+      expect(await ids(dialect, products)).toEqual([]);
+      const withProbe = build([concept('probe', 2)], 'top_level', {
+        parentKind: { column: 'item_master.item_type', term: 'finished good' },
+      });
+      // The spare board (A-199) has a probe and no parent: it is no product.
+      expect(await ids(dialect, withProbe)).toEqual(['F-001']);
+      // A part word: the control knob's BOM, not the product whose control board holds the word.
+      expect(await ids(dialect, build([concept('control', 2)]))).toEqual(['A-103', 'F-001']);
+      expect(await ids(dialect, build([concept('control', 2, { partsOnly: true })]))).toEqual(['A-103']);
+      expect(
+        await ids(
+          dialect,
+          build([concept('control', 2, { partsOnly: true })], 'top_level', {
+            parentKind: { column: 'item_master.item_type', term: 'finished good' },
+          }),
+        ),
+      ).toEqual(['F-002']);
+    });
+
+    it(`${dialect.name}: tells whether two phrases share a part, and which kinds the BOMs end in`, async () => {
+      const overlap = async (a: ConceptQuery, b: ConceptQuery) =>
+        Number((await ids(dialect, buildOverlapQuery({ dialect, allow, concepts: [a, b] }), 'overlap'))[0]);
+      // Two active lines carry a probe, which is a sensor; no line is both a heater and a probe.
+      expect(await overlap(concept('sensors', 1), concept('probe', 2))).toBe(2);
+      expect(await overlap(concept('heater', 2), concept('probe', 2))).toBe(0);
+      const used = (column: string, term: string) =>
+        ids(dialect, buildKindUsageQuery({ dialect, allow, kind: { column, term } }), 'used_as_component');
+      expect(await used('item_master.item_type', 'finished goods')).toEqual(['0']);
+      expect(await used('item_master.item_type', 'subassemblies')).not.toEqual(['0']);
+      const leaves = buildLeafValuesQuery({ dialect, allow, column: 'item_master.item_type' });
+      expect(await ids(dialect, leaves, 'value')).toEqual(['COMPONENT']);
+    });
+  }
+});
+
+describe('the resolver and the ladder on the small warehouse', () => {
+  const acts = () =>
+    inActivityEnvironment(
+      createBomActivities({ warehouse: duck, close: async () => {} } as unknown as Backends, {
+        meaning: async () => MEANING,
+      }),
+    );
+
+  async function answer(question: string): Promise<{ resolved: ResolvedColumns; ids: string[] }> {
+    const a = acts();
+    const parsed = parseBomQuestion(question);
+    const resolved = await a.resolveBomColumns({
+      dataset: 'shop',
+      focusTerms: parsed.concepts,
+      schemaHints: [],
+      question,
+    });
+    const levels = (resolved.concepts ?? []).filter((c) => c.level !== null && !c.exclude).map((c) => c.level!);
+    if ((resolved.missing_terms ?? []).length && !levels.length) return { resolved, ids: [] };
+    for (let n = Math.min(1, ...levels); n <= 3; n++) {
+      const run = await a.runBomStrategy({
+        dataset: 'shop',
+        strategy: n as StrategyNumber,
+        candidateColumns: resolved.candidate_columns,
+        searchTerms: resolved.search_terms,
+        concepts: resolved.concepts,
+        match: resolved.match,
+        scope: resolved.scope,
+        ...(resolved.parent_kind ? { parentKind: resolved.parent_kind } : {}),
+      });
+      if (run.rows.length) return { resolved, ids: run.rows.map((r) => String(r.parent_item_number)).sort() };
+    }
+    return { resolved, ids: [] };
+  }
+
+  it('"products" in a scene: the finished items at every level, never an orphan assembly or a frame word', async () => {
+    const { resolved, ids } = await answer('If our serial flash supplier went bust, which products would be hit?');
+    expect(resolved.missing_terms).toEqual([]);
+    expect(resolved.scope).toBe('top_level');
+    expect(resolved.parent_kind).toMatchObject({ column: expect.stringMatching(/^item_master\./) });
+    // Serial flash is on A-102 (in F-001) and on the spare board A-199, which no product uses.
+    expect(ids).toEqual(['F-001']);
+  });
+
+  it('"the machines we sell" are the products, by meaning, through every level', async () => {
+    const { resolved, ids } = await answer('Which of the machines we sell contain a pinch valve?');
+    expect(resolved.scope).toBe('top_level');
+    expect(ids).toEqual(['F-002']);
+  });
+
+  it('answers "X but not Y" as a set difference and "other than" by what the parts share', async () => {
+    const butNot = await answer('Which units carry a heater but not a gear pump?');
+    expect(butNot.resolved.concepts?.find((c) => c.exclude)).toMatchObject({ term: 'gear pump', exclude: 'bom' });
+    expect(butNot.resolved.search_terms).toEqual(['heater']);
+    expect(butNot.ids).toEqual(['A-103']);
+    const otherThan = await answer('Which units use sensors other than pressure transducers?');
+    expect(otherThan.resolved.concepts?.find((c) => c.exclude)?.exclude).toBe('component');
+    expect(otherThan.ids).toEqual(['A-101', 'A-199']);
+    // Y is another part altogether: "other than" leaves out the BOMs that use it.
+    const another = await answer('Which units use valves other than those with a gear pump?');
+    expect(another.ids).toEqual(['A-103']);
+    // An excluded phrase that matches nothing leaves nothing out, and says so.
+    const nothing = await answer('Which units carry a heater but not a milk frother?');
+    expect(nothing.resolved.excluded_missing).toEqual(['milk frother']);
+    expect(nothing.ids).toEqual(['A-101', 'A-103']);
+  });
+
+  it('answers generic heads and synonyms from the data, and an absent part as absent', async () => {
+    expect((await answer('Which boards have memory chips on them?')).ids).toEqual(['A-102', 'A-199']);
+    expect((await answer('Which products have a screen?')).ids).toEqual(['F-001']);
+    const absent = await answer('Which units use a peristaltic pump?');
+    expect(absent.ids).toEqual([]);
+    expect(absent.resolved.missing_terms).toEqual(['peristaltic pump']);
+    expect(absent.resolved.unclear).toEqual({ 'peristaltic pump': ['peristaltic'] });
+    expect(absent.resolved.closest?.['peristaltic pump']?.[0]).toBe('PUMPS');
+    const scene = await answer('If our supplier of milk frothers went bust, which products would be hit?');
+    expect(scene.resolved.missing_terms).toEqual(['milk frothers']);
+  });
+
+  it('answers a part word with parts, not with the assemblies whose names hold it', async () => {
+    // "Control board for Barista One" (in F-001) is an assembly; the control knob (in A-103) a part.
+    const { resolved, ids } = await answer('Which BOMs have a control?');
+    expect(resolved.concepts?.[0]).toMatchObject({ term: 'control', parts_only: true });
+    expect(ids).toEqual(['A-103']);
+  });
+
+  it('heartbeats while it judges meaning (a cold embedder may take longer than the heartbeat timeout)', async () => {
+    const env = mockActivityEnvironment();
+    let beats = 0;
+    env.on('heartbeat', () => beats++);
+    const seen: number[] = [];
+    const meaning: Meaning = {
+      similarities: async (text, others) => {
+        seen.push(beats);
+        return MEANING.similarities(text, others);
+      },
+    };
+    const { resolveBomColumns } = createBomActivities(
+      { warehouse: duck, close: async () => {} } as unknown as Backends,
+      {
+        meaning: async () => meaning,
+      },
+    );
+    await env.run(resolveBomColumns, {
+      dataset: 'shop',
+      focusTerms: ['oscillating pump'],
+      schemaHints: [],
+      question: 'Which units use an oscillating pump?',
+    });
+    expect(seen.length).toBeGreaterThan(1);
+    // Each judgement runs inside a heartbeat of its own, even three started at once.
+    seen.forEach((n, i) => expect(n).toBeGreaterThan(i ? seen[i - 1] : 0));
+  });
+
+  it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {
+    const maker = await answer('If Brightwater stops shipping, which units are affected?');
+    expect(maker.resolved.search_terms).toEqual(['brightwater']);
+    expect(maker.ids).toEqual(['A-101', 'A-103']);
+    const drivers = await answer('If our supplier of valve drivers went bust, which products would be hit?');
+    expect(drivers.resolved.missing_terms).toEqual(['valve drivers']);
+    expect(drivers.ids).toEqual([]);
+  });
+});

@@ -1,0 +1,429 @@
+/**
+ * The proposal stand-in on profiles written for this test (none is a fixture, an eval case or a
+ * bundled profile): the method follows the kind of data by meaning, literature is cited only
+ * when it is about the topic, the text is built from the researcher's words without artifacts,
+ * the plan follows the timeline (or says it cannot and plans what fits), skills the profile lists
+ * are never called missing, and quality control checks what it claims.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TextEmbedder } from '../../backends/embedding';
+import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
+import { loadMiniLm } from '../../backends/embedding/minilm';
+import { embeddingModelSetting } from '../../plumbing/config';
+import {
+  formatTimeline,
+  timelineWeeks,
+  type DataCollectionPlan,
+  type MethodologyRecommendation,
+  type ProblemDefinition,
+  type ResearchObjectives,
+  type UserProfile,
+} from '../../flows/proposal/contract';
+import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/proposal/quality';
+import { useEmbedder } from '../../flows/lib/standin/meaning';
+import { proposalRules } from '../../flows/proposal/standin';
+import { methodReading, studyDesign, type DataKind } from '../../flows/proposal/standin/meaning';
+
+type Sections = Record<string, unknown>;
+const ask = async <T = Record<string, any>>(task: string, sections: Sections): Promise<T> =>
+  (await proposalRules
+    .find((r) => r.task === `proposal.${task}`)!
+    .answer({ task: `proposal.${task}`, system: '', turns: 1, responseSchema: undefined, sections })) as T;
+
+const prompted = (p: UserProfile) => ({
+  ...p,
+  timeline_weeks: timelineWeeks(p.total_timeline),
+  timeline: formatTimeline(p.total_timeline),
+});
+
+interface Hit {
+  id: string;
+  title: string;
+  source: string;
+  year: number | null;
+  snippet: string;
+  keywords: string[];
+}
+
+/** Runs the five stages as the activities would, and assembles what the proposal would hold. */
+async function draft(p: UserProfile, hits: Hit[] = []) {
+  const profile = prompted(p);
+  const pf = await ask('problem_formulation', { profile, search_results: hits });
+  const byId = new Map(hits.map((h) => [h.id, h]));
+  const problem: ProblemDefinition = {
+    problem_statement: pf.problem_statement,
+    main_research_question: pf.main_research_question,
+    secondary_questions: pf.secondary_questions,
+    key_variables: pf.key_variables,
+    preliminary_literature: (pf.literature as Array<{ result_id: string; relevance_note: string }>).map((l) => ({
+      title: byId.get(l.result_id)!.title,
+      url: `https://example.org/${l.result_id}`,
+      relevance_note: l.relevance_note,
+      source: byId.get(l.result_id)!.source,
+    })),
+    refinement_history: [],
+  };
+  const questions = {
+    main_research_question: problem.main_research_question,
+    secondary_questions: problem.secondary_questions,
+    key_variables: problem.key_variables,
+  };
+  const objectives = await ask<ResearchObjectives>('objectives', { profile, problem: questions });
+  const methodology = await ask<MethodologyRecommendation>('methodology', {
+    profile,
+    problem: { main_research_question: problem.main_research_question, key_variables: problem.key_variables },
+    objectives: {
+      general_objective: objectives.general_objective,
+      specific_objectives: objectives.specific_objectives,
+    },
+  });
+  const plan = await ask<DataCollectionPlan>('data_collection', {
+    profile,
+    objectives: { specific_objectives: objectives.specific_objectives },
+    methodology: {
+      recommended_methodology: methodology.recommended_methodology,
+      methodology_type: methodology.methodology_type,
+      key_phases: methodology.timeline_fit.key_phases.map((k) => k.name),
+    },
+  });
+  return { profile, title: pf.working_title as string, problem, objectives, methodology, plan };
+}
+
+/** What quality control is shown, as the activity sends it. */
+function qualitySections(d: Awaited<ReturnType<typeof draft>>) {
+  return {
+    profile: d.profile,
+    problem: {
+      main_research_question: d.problem.main_research_question,
+      secondary_questions: d.problem.secondary_questions,
+      key_variables: d.problem.key_variables,
+      literature_count: d.problem.preliminary_literature.length,
+      literature: d.problem.preliminary_literature.map((l) => ({ title: l.title, relevance_note: l.relevance_note })),
+    },
+    objectives: {
+      general_objective: d.objectives.general_objective,
+      specific_objectives: d.objectives.specific_objectives,
+      timeline_assessment: d.objectives.feasibility_notes.timeline_assessment,
+    },
+    methodology: {
+      recommended_methodology: d.methodology.recommended_methodology,
+      methodology_type: d.methodology.methodology_type,
+      justification: d.methodology.justification,
+      estimated_duration: d.methodology.timeline_fit.estimated_duration,
+      is_feasible: d.methodology.timeline_fit.is_feasible,
+    },
+    data_collection: {
+      collection_techniques: d.plan.collection_techniques,
+      timeline_breakdown: d.plan.timeline_breakdown,
+    },
+  };
+}
+
+const base = (over: Partial<UserProfile>): UserProfile => ({
+  academic_program: "Master's",
+  field_of_study: 'Geography',
+  research_area: 'x',
+  weekly_hours: 20,
+  total_timeline: { value: 9, unit: 'months' },
+  existing_skills: [],
+  missing_skills: [],
+  constraints: [],
+  ...over,
+});
+
+const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
+
+// Runs where the embedding model is installed (npm test installs it on first use).
+describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  afterAll(() => useEmbedder(undefined));
+
+  const kindOf = async (research_area: string, additional_context: string, field_of_study = '') =>
+    (await studyDesign({ research_area, additional_context, field_of_study, existing_skills: [], missing_skills: [] }))
+      .kinds;
+
+  it('chooses the method from the kind of data the profile describes', async () => {
+    const cases: Array<[string, string, DataKind]> = [
+      [
+        'Land charters of a Benedictine abbey',
+        'The charters survive in a cartulary now kept in the cathedral library.',
+        'documents',
+      ],
+      [
+        'How volunteer firefighters balance call-outs with paid work',
+        'Long conversations with volunteers from rural stations about their week.',
+        'interviews',
+      ],
+      [
+        'Student attitudes to online exams',
+        'A short questionnaire to all second-year students in my faculty.',
+        'survey',
+      ],
+      [
+        'Microplastics in allotment garden soils',
+        'I will take soil cores from twenty allotment plots and count particles under the microscope.',
+        'lab',
+      ],
+      [
+        'Teaching fractions through cooking in a Year 4 class',
+        'I will plan six cooking lessons for my class and collect their worksheets.',
+        'practice',
+      ],
+    ];
+    for (const [area, context, kind] of cases) expect(await kindOf(area, context), area).toContain(kind);
+  }, 60_000);
+
+  it('never proposes site measurements for teaching in a classroom', async () => {
+    const d = await draft(
+      base({
+        field_of_study: 'Music Education',
+        research_area: 'Group recorder lessons and pupils’ ensemble skills',
+        additional_context: 'I run weekly recorder groups with my own Year 3 class and keep notes on each session.',
+        existing_skills: ['Recorder teaching'],
+      }),
+    );
+    const method = [d.methodology.recommended_methodology, ...d.plan.collection_techniques].join(' ');
+    expect(method).not.toMatch(/field|site|sensor|in-situ|laborator/i);
+    expect(await methodReading(d.methodology.recommended_methodology)).toContain('practice');
+  }, 60_000);
+
+  const marsh = base({
+    field_of_study: 'Physical Geography',
+    research_area: 'Salt marsh retreat under rising sea levels',
+    additional_context: 'Comparing marsh edges on aerial photographs from 1990 and 2020.',
+  });
+  const onTopic: Hit = {
+    id: 'marsh-1',
+    title: 'Salt marsh edge erosion under accelerating sea-level rise',
+    source: 'Estuarine Studies',
+    year: 2019,
+    snippet:
+      'Marsh edges retreated by up to two metres a year where sea level rose fastest. Wave energy mattered more than',
+    keywords: ['salt marsh', 'sea-level rise', 'erosion'],
+  };
+  const offTopic: Hit[] = [
+    {
+      id: 'flu',
+      title: 'Detecting influenza epidemics using search engine query data',
+      source: 'Nature',
+      year: 2009,
+      snippet: 'Search queries can track influenza-like illness across regions of the United States.',
+      keywords: ['public health', 'epidemiology', 'big data'],
+    },
+    {
+      id: 'agents',
+      title: 'Cooperative agents that divide work by debate',
+      source: 'arXiv',
+      year: 2023,
+      snippet: 'Language model agents debate to improve the factuality of their answers.',
+      keywords: ['multi-agent debate', 'large language models'],
+    },
+  ];
+
+  it('cites only studies about the topic, whole sentences, and says plainly when the collection has none', async () => {
+    const withOne = await draft(marsh, [offTopic[0], onTopic, offTopic[1]]);
+    expect(withOne.problem.preliminary_literature.map((l) => l.title)).toEqual([onTopic.title]);
+    expect(withOne.problem.preliminary_literature[0].relevance_note).toMatch(/^Marsh edges retreated[^.]*\.( |$)/);
+    expect(withOne.problem.preliminary_literature[0].relevance_note).not.toContain('more than');
+    expect(withOne.problem.problem_statement).toMatch(/thin/);
+
+    const withNone = await draft(marsh, offTopic);
+    expect(withNone.problem.preliminary_literature).toEqual([]);
+    expect(withNone.problem.problem_statement).toContain(
+      'No matching literature was found in the searched collection.',
+    );
+    expect(JSON.stringify(withNone)).not.toMatch(/\b0 stud|study\/studies|\w\(s\)/);
+  }, 60_000);
+
+  it('writes from the researcher’s words: no artifacts, their names kept, labels lowered, the area where it belongs', async () => {
+    const p = base({
+      field_of_study: 'Civil Engineering',
+      research_area: 'Accessibility of Welsh council websites under the 2018 regulations',
+      additional_context: 'I will audit forty council websites with automated checkers and by hand.',
+      existing_skills: ['Finite Element Analysis', 'Python'],
+      missing_skills: ['Reinforcement Learning', 'Statistics'],
+      constraints: ['No budget', 'Evenings only'],
+    });
+    const d = await draft(p, offTopic);
+    const texts = proposalTexts(d.problem, d.objectives, d.methodology, d.plan);
+    expect(checkWriting(texts).issues).toEqual([]);
+    const all = texts.map((t) => t.text);
+    // Names as the researcher writes them; labels from the form in lower case inside sentences.
+    expect(all.filter((t) => /welsh/i.test(t)).every((t) => t.includes('Welsh'))).toBe(true);
+    expect(d.objectives.feasibility_notes.risk_factors).toContain(
+      'Learning reinforcement learning takes time early in the project.',
+    );
+    expect(d.objectives.feasibility_notes.risk_factors).toContain(
+      'Learning statistics takes time early in the project.',
+    );
+    // The area is in the statement and the main question, not pasted into every section.
+    expect(all.filter((t) => t.includes('council websites under the 2018 regulations')).length).toBeLessThanOrEqual(2);
+    // A main question, not a clause fragment, and no echo of the area inside it.
+    expect(d.problem.main_research_question).toMatch(/^(What|How|Which|Why|Does|Do|Is|Can)\b.*\?$/);
+  }, 60_000);
+
+  it('takes a research area written as a question as the researcher’s own question', async () => {
+    const d = await draft(
+      base({
+        research_area: 'Does cold-water swimming change resting heart rate in older adults?',
+        additional_context: 'Volunteers would be split into a swimming group and a walking group for eight weeks.',
+      }),
+    );
+    expect(d.title).toBe('Does cold-water swimming change resting heart rate in older adults?');
+    expect(d.problem.main_research_question).toBe(d.title);
+    expect(d.problem.problem_statement).not.toMatch(/about does/i);
+    expect(d.problem.key_variables.join(' ')).not.toMatch(/\bdoes\b/i);
+    expect(checkWriting(proposalTexts(d.problem, d.objectives, d.methodology, d.plan)).issues).toEqual([]);
+  }, 60_000);
+
+  it('plans the whole timeline in phases that add up to it', async () => {
+    const phd = await draft(
+      base({
+        academic_program: 'PhD',
+        research_area: 'Land charters of a Benedictine abbey',
+        additional_context: 'The charters survive in a cartulary now kept in the cathedral library.',
+        total_timeline: { value: 3, unit: 'years' },
+      }),
+    );
+    expect(parseDurationWeeks(phd.methodology.timeline_fit.estimated_duration)).toBe(156);
+    const phases = phd.methodology.timeline_fit.key_phases.map((k) => parseDurationWeeks(k.duration)!);
+    expect(Math.round(phases.reduce((a, b) => a + b, 0))).toBe(156);
+    expect(parseDurationWeeks(phd.plan.timeline_breakdown.total_duration)).toBe(156);
+    expect(phd.methodology.timeline_fit.is_feasible).toBe(true);
+
+    const short = await draft(
+      base({
+        research_area: 'Student attitudes to online exams',
+        additional_context: 'A short questionnaire to all second-year students in my faculty.',
+        total_timeline: { value: 14, unit: 'weeks' },
+      }),
+    );
+    expect(short.methodology.timeline_fit.estimated_duration).toBe('14 weeks');
+    expect(short.plan.timeline_breakdown.total_duration).toBe('14 weeks');
+  }, 60_000);
+
+  it('says when the time is too short, and plans what fits: data that already exist, else a review and a protocol', async () => {
+    const withData = await draft(
+      base({
+        academic_program: 'Undergraduate',
+        research_area: 'Noise levels around a primary school during the morning drop-off',
+        additional_context:
+          'The council already recorded two years of noise readings outside the school, which nobody has looked at. I would like to place my own meters too.',
+        weekly_hours: 15,
+        total_timeline: { value: 3, unit: 'weeks' },
+      }),
+    );
+    expect(withData.objectives.feasibility_notes.timeline_assessment).toMatch(/cannot be completed/);
+    expect(withData.methodology.recommended_methodology).toMatch(/existing data/i);
+    expect(withData.methodology.justification).toContain('The council already recorded two years of noise readings');
+    expect(parseDurationWeeks(withData.methodology.timeline_fit.estimated_duration)).toBe(3);
+
+    const without = await draft(
+      base({
+        research_area: 'How volunteer firefighters balance call-outs with paid work',
+        additional_context: 'Long conversations with volunteers from rural stations about their week.',
+        weekly_hours: 2,
+        total_timeline: { value: 2, unit: 'weeks' },
+      }),
+    );
+    expect(without.methodology.timeline_fit.is_feasible).toBe(false);
+    expect(without.objectives.feasibility_notes.timeline_assessment).toMatch(/cannot be completed/);
+    expect(without.methodology.recommended_methodology).toMatch(/protocol/i);
+  }, 60_000);
+
+  it('never calls a skill missing that the profile lists', async () => {
+    const d = await draft(
+      base({
+        research_area: 'How volunteer firefighters balance call-outs with paid work',
+        additional_context: 'Long conversations with volunteers from rural stations about their week.',
+        existing_skills: ['Interviewing', 'Qualitative coding', 'Statistics', 'Questionnaire design'],
+      }),
+    );
+    const claimed = [
+      ...d.methodology.required_skills,
+      ...d.objectives.feasibility_notes.skills_required,
+      ...d.methodology.alternative_methodologies.flatMap((a) => a.cons),
+    ].join(' ');
+    expect(claimed).not.toMatch(/interviewing|qualitative coding|statistics|questionnaire design/i);
+  }, 60_000);
+
+  it('quality control checks topic fit of the citations and of the method, not word overlap', async () => {
+    const classroom = base({
+      field_of_study: 'Music Education',
+      research_area: 'Group recorder lessons and pupils’ ensemble skills',
+      additional_context: 'I run weekly recorder groups with my own Year 3 class and keep notes on each session.',
+    });
+    const good = await draft(classroom);
+    const clean = await ask('quality_control', qualitySections(good));
+    expect(clean.coherence_score).toBeGreaterThanOrEqual(0.7);
+    expect(JSON.stringify(clean.issues_identified)).not.toMatch(/not about the topic|does not fit the kind of data/);
+
+    const offTopicCited = qualitySections(good);
+    offTopicCited.problem.literature = [{ title: offTopic[0].title, relevance_note: offTopic[0].snippet }];
+    offTopicCited.problem.literature_count = 1;
+    const q1 = await ask('quality_control', offTopicCited);
+    expect(q1.coherence_score).toBeLessThan(0.7);
+    expect(JSON.stringify(q1.issues_identified)).toMatch(/not about the topic/);
+
+    const wrongMethod = qualitySections(good);
+    wrongMethod.methodology.recommended_methodology =
+      'In-situ field measurements with strain sensors at the study sites';
+    const q2 = await ask('quality_control', wrongMethod);
+    expect(q2.coherence_score).toBeLessThan(0.7);
+    expect(JSON.stringify(q2.issues_identified)).toMatch(/does not fit the kind of data/);
+  }, 90_000);
+});
+
+/** A toy embedder: one dimension per word of a small vocabulary, so similarities are predictable. */
+function wordEmbedder(vocabulary: string[]): TextEmbedder {
+  return {
+    name: 'toy',
+    dimensions: vocabulary.length,
+    async embed(texts: string[]) {
+      return texts.map((t) => {
+        const v = new Float32Array(vocabulary.length);
+        for (const w of t.toLowerCase().split(/\W+/)) {
+          const i = vocabulary.indexOf(w);
+          if (i >= 0) v[i] += 1;
+        }
+        const n = Math.hypot(...v) || 1;
+        return v.map((x) => x / n);
+      });
+    },
+  } as unknown as TextEmbedder;
+}
+
+describe('proposal stand-in when two kinds of data fit alike', () => {
+  afterAll(() => useEmbedder(undefined));
+
+  it('says which choice is open instead of picking one', async () => {
+    // Only "archive" and "laboratory" carry meaning here: one speaks for documents, the other
+    // for laboratory tests, equally.
+    useEmbedder(wordEmbedder(['archive', 'laboratory']));
+    const p = base({ research_area: 'Archive and laboratory', additional_context: '' });
+    const design = await studyDesign({ ...p, additional_context: '' });
+    expect(design.kinds).toEqual([]);
+    expect(new Set(design.open)).toEqual(new Set(['documents', 'lab']));
+    const d = await draft(p);
+    expect(d.problem.problem_statement).toMatch(/left open/);
+    expect(d.methodology.recommended_methodology).toMatch(/ or .*settled in the first phase/);
+    expect(d.objectives.feasibility_notes.risk_factors.join(' ')).toMatch(/still open/);
+  });
+
+  it('without a model it decides nothing and says so', async () => {
+    useEmbedder(undefined);
+    const design = await studyDesign({
+      research_area: 'Archive and laboratory',
+      additional_context: '',
+      field_of_study: '',
+      existing_skills: [],
+      missing_skills: [],
+    });
+    expect(design.kinds).toEqual([]);
+    expect(design.reason).toBe('no-model');
+    const d = await draft(base({ research_area: 'Archive and laboratory' }));
+    expect(d.problem.preliminary_literature).toEqual([]);
+    expect(d.methodology.recommended_methodology).toMatch(/settled in the first phase/);
+  });
+});
