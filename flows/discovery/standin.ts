@@ -46,7 +46,7 @@ const dice = (a: string[], b: string[]): number => {
 export const columnText = (c: ColumnLike): string =>
   `${words(c.name).join(' ') || c.name}: ${c.description ?? ''}`.trim();
 
-export { meaningSpace, useEmbedder } from '../lib/standin/meaning';
+export { meaningSpace, restoreEmbedder, useEmbedder } from '../lib/standin/meaning';
 
 /** Which variant of a quantity a column holds: a model's estimate, a measured outcome, or neither. */
 export type Variant = 'estimate' | 'outcome' | 'plain';

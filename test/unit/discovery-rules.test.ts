@@ -9,7 +9,14 @@ import { embeddingModelSetting } from '../../plumbing/config';
 import { DATA_DIR } from '../../backends';
 import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../../flows/discovery/contract';
 import { extractTargetSchema } from '../../flows/discovery/prp-schema';
-import { columnMatch, domainOf, planSteps, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
+import {
+  columnMatch,
+  domainOf,
+  planSteps,
+  restoreEmbedder,
+  useEmbedder,
+  validateCandidate,
+} from '../../flows/discovery/standin';
 
 const PRP_DIR = path.join(DATA_DIR, 'prp');
 const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<
@@ -109,6 +116,9 @@ describe('catalog documents as candidates', () => {
     },
   );
 });
+
+// Tests below choose the embedder; the next file in this worker gets the installed model back.
+afterAll(() => restoreEmbedder());
 
 describe('stand-in planner (content-based, so a new PRP gets a sensible plan)', () => {
   it('finds the domain and groups a PRP it has never seen by what its columns say', async () => {
@@ -235,7 +245,7 @@ const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
 // Runs where the model is installed (npm test installs it on first use; see docs/discovery.md).
 describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
-  afterAll(() => useEmbedder(undefined));
+  afterAll(() => restoreEmbedder());
   const churn = [
     {
       name: 'attrition_risk',

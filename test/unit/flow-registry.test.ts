@@ -167,7 +167,12 @@ describe('a sample flow added with one line', () => {
 
   it('has its workflow in the bundle entry, its contract preloaded, its activity and stand-in rule registered', async () => {
     const { entry, preload } = generatedBundleModules(withSample);
-    expect(entry).toContain(`export { sampleEcho } from ${JSON.stringify(path.join(sample.folder, 'workflow'))};`);
+    const module = JSON.stringify(path.join(sample.folder, 'workflow'));
+    const imported = new RegExp(
+      `import \\* as (flow\\d+) from ${module.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')};`,
+    ).exec(entry);
+    expect(imported, 'the sample workflow module is imported').not.toBeNull();
+    expect(entry).toContain(`export const sampleEcho = endsOnError(${imported![1]}.sampleEcho);`);
     expect(sharedModulesOf(sample).map((m) => path.basename(m))).toEqual(['contract', 'model-tasks']);
     for (const module of sharedModulesOf(sample)) expect(preload).toContain(JSON.stringify(module));
     const model = fakeModel(() => ({ shouted: 'HELLO' }));

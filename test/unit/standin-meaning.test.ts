@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TextEmbedder } from '../../backends/embedding';
-import { decide, useEmbedder } from '../../flows/lib/standin/meaning';
+import { decide, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 
 /** A toy embedder: one dimension per word of a small vocabulary, so similarities are predictable. */
 function wordEmbedder(vocabulary: string[]): TextEmbedder {
@@ -27,7 +27,7 @@ const choices = [
 ];
 
 describe('decide', () => {
-  afterEach(() => useEmbedder(undefined));
+  afterEach(() => restoreEmbedder());
 
   it('takes the choice that wins by the margin', async () => {
     useEmbedder(wordEmbedder(['same', 'machines', 'order', 'own', 'route', 'each']));

@@ -20,7 +20,7 @@ import {
   type UserProfile,
 } from '../../flows/proposal/contract';
 import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/proposal/quality';
-import { useEmbedder } from '../../flows/lib/standin/meaning';
+import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { proposalRules } from '../../flows/proposal/standin';
 import { methodReading, studyDesign, type DataKind } from '../../flows/proposal/standin/meaning';
 
@@ -137,7 +137,7 @@ const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
 // Runs where the embedding model is installed (npm test installs it on first use).
 describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
-  afterAll(() => useEmbedder(undefined));
+  afterAll(() => restoreEmbedder());
 
   const kindOf = async (research_area: string, additional_context: string, field_of_study = '') =>
     (await studyDesign({ research_area, additional_context, field_of_study, existing_skills: [], missing_skills: [] }))
@@ -395,7 +395,7 @@ function wordEmbedder(vocabulary: string[]): TextEmbedder {
 }
 
 describe('proposal stand-in when two kinds of data fit alike', () => {
-  afterAll(() => useEmbedder(undefined));
+  afterAll(() => restoreEmbedder());
 
   it('says which choice is open instead of picking one', async () => {
     // Only "archive" and "laboratory" carry meaning here: one speaks for documents, the other

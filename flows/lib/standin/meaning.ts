@@ -67,6 +67,11 @@ export function useEmbedder(embedder: TextEmbedder | undefined): void {
   space = Promise.resolve(embedder ? new MeaningSpace(embedder) : undefined);
 }
 
+/** Tests: back to the installed model (what a test that chose an embedder must leave behind). */
+export function restoreEmbedder(): void {
+  space = undefined;
+}
+
 /** One choice, described in general words. Several descriptions: the best one speaks for it. */
 export interface Choice<K extends string = string> {
   key: K;
