@@ -1,14 +1,16 @@
 /**
- * What the thin CLI says when something goes wrong, or after the fact: the cause of a failed run
- * (not "Activity task failed"), where it tried to connect and what to do, a typo'd flow name, a
- * missing input file, a cancel of a run that already ended, and `result` in the same readable
- * form as `start`.
+ * The thin CLI against a real server. `flow status` shows the workflow's real status next to its
+ * last progress (a workflow cancelled while waiting for answers still reports "waiting" through
+ * its progress query). And what it says when something goes wrong, or after the fact: the cause
+ * of a failed run (not "Activity task failed"), where it tried to connect and what to do, a
+ * mistyped flow name, a missing input file, a cancel of a run that already ended, and `result` in
+ * the same readable form as `start`.
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectClient, failureReason, TemporalUnreachable } from '../access/flow-client';
-import { buildProgram, flowNamed } from '../client/cli';
+import { buildProgram, flowNamed, formatStatusProgress } from '../client/cli';
 import { runEadsInterviewFlow } from '../flows/eads/contract';
 import { platformCheckFlow } from '../flows/platform/contract';
 import { createHarness, type Harness } from './helpers/harness';
@@ -23,6 +25,53 @@ beforeAll(async () => {
 afterAll(async () => {
   process.env = { ...saved };
   await h?.close();
+});
+
+async function status(workflowId: string): Promise<string[]> {
+  const lines: string[] = [];
+  await buildProgram((line) => lines.push(line))
+    .exitOverride()
+    .parseAsync(['status', workflowId], { from: 'user' });
+  return lines;
+}
+
+describe('flow status', () => {
+  it('after cancel shows CANCELLED beside the last progress, not a bare "running"', async () => {
+    const handle = await h.start(runEadsInterviewFlow, { projectId: 'cli-status-cancel', mode: 'human' });
+    // Wait until it asks its first question (progress says it waits for an answer).
+    let before: string[] = [];
+    for (let i = 0; i < 100; i++) {
+      before = await status(handle.workflowId);
+      if (before.length === 3 && /\[(waiting|running)/.test(before[2])) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(before[0]).toMatch(/ runEadsInterview RUNNING \(started /);
+    expect(before[2]).not.toMatch(/the workflow is/);
+
+    await handle.cancel();
+    await handle.result().catch(() => undefined);
+    const after = await status(handle.workflowId);
+    expect(after[0]).toMatch(/ runEadsInterview CANCELLED \(started .*, closed /);
+    expect(after[1]).toMatch(/web ui: http.*\/workflows\/eads-interview-cli-status-cancel\/[0-9a-f-]{36}\/history$/);
+    expect(after[2]).toMatch(/\[(waiting|running).*last progress reported; the workflow is CANCELLED$/);
+  });
+
+  it('labels only progress that still claims to be active', () => {
+    const p = {
+      flow: 'runEadsInterview',
+      stage: 'interview',
+      status: 'running' as const,
+      done: 1,
+      total: 4,
+      detail: '',
+      tokens: 0,
+    };
+    expect(formatStatusProgress(p, 'RUNNING')).toBe('  … interview [running 1/4]');
+    expect(formatStatusProgress(p, 'TERMINATED')).toBe(
+      '  … interview [running 1/4] — last progress reported; the workflow is TERMINATED',
+    );
+    expect(formatStatusProgress({ ...p, status: 'completed' }, 'COMPLETED')).toBe('  … interview [completed 1/4]');
+  });
 });
 
 async function cli(...args: string[]): Promise<string[]> {
