@@ -278,6 +278,10 @@ export class Pursuit {
 
   /** A question the pursuit was finalized on before it was answered. */
   recordFinalizedUnanswered(question: AskedQuestion): void {
+    this.recordUnanswered(question, 'not answered: the pursuit was finalized');
+  }
+
+  private recordUnanswered(question: AskedQuestion, why: string): void {
     this.state.questions.push({
       id: question.id,
       question: question.question,
@@ -285,23 +289,14 @@ export class Pursuit {
       targets: question.targets,
       answer: '',
       filled: [],
-      commit_notes: 'not answered: the pursuit was finalized',
+      commit_notes: why,
     });
     this.current = null;
   }
 
   /** Nobody answered `question` within the idle timeout: the pursuit ends with what it has. */
   abandon(question: AskedQuestion, minutes: number): void {
-    this.state.questions.push({
-      id: question.id,
-      question: question.question,
-      question_type: question.question_type,
-      targets: question.targets,
-      answer: '',
-      filled: [],
-      commit_notes: `not answered within ${minutes} minute(s)`,
-    });
-    this.current = null;
+    this.recordUnanswered(question, `not answered within ${minutes} minute(s)`);
     this.status = 'abandoned';
     this.error = undefined;
     this.abandonedNote = `abandoned: ${question.id} was not answered within ${minutes} minute(s)`;
