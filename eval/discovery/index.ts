@@ -116,7 +116,9 @@ export function summarize(scores: CaseScore[], set: EvalSet = 'dev'): EvalReport
       cases: scores.length,
     },
   ];
-  if (set === 'sealed' && scores.length > 0) {
+  // The lowest of any one PRP and the silent empty answers are reported for every set: a pooled
+  // figure hides one PRP that gets nothing.
+  if (scores.length > 0) {
     const each = scores.map(perPrp);
     metrics.push(
       {
@@ -215,8 +217,13 @@ const suite: EvalSuite = {
       }),
     );
     const report = summarize(scores, set);
-    if (process.env.DISCOVERY_EVAL_VERBOSE) {
-      for (const s of scores) console.error(`[eval] discovery ${s.id}: accepted ${s.accepted.join(', ') || '(none)'}`);
+    if (process.env.DISCOVERY_EVAL_VERBOSE && set !== 'sealed') {
+      for (const s of scores) {
+        const { precision, recall } = perPrp(s);
+        console.error(
+          `[eval] discovery ${s.id}: precision ${precision.toFixed(2)} recall ${recall.toFixed(2)}; accepted ${s.accepted.join(', ') || '(none)'}`,
+        );
+      }
     }
     return report;
   },
