@@ -25,7 +25,6 @@ import {
   type EvalCaseFailure,
   type EvalMetric,
   type EvalReport,
-  type EvalSet,
   type EvalSuite,
 } from '../types';
 import { DEV_CASES, HELD_OUT_CASES, type DiscoveryCase, type LabelledColumn } from './cases';
@@ -81,7 +80,7 @@ export function perPrp(s: CaseScore): { precision: number; recall: number } {
   };
 }
 
-export function summarize(scores: CaseScore[], set: EvalSet = 'dev'): EvalReport {
+export function summarize(scores: CaseScore[]): EvalReport {
   const sum = (f: (s: CaseScore) => number) => scores.reduce((n, s) => n + f(s), 0);
   const judged = sum((s) => s.judged);
   const relevant = sum((s) => s.relevant);
@@ -216,7 +215,7 @@ const suite: EvalSuite = {
         return scoreCase(c, out);
       }),
     );
-    const report = summarize(scores, set);
+    const report = summarize(scores);
     if (process.env.DISCOVERY_EVAL_VERBOSE && set !== 'sealed') {
       for (const s of scores) {
         const { precision, recall } = perPrp(s);
