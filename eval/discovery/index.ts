@@ -48,7 +48,8 @@ export interface CaseScore {
 /** Scores one flow result against a case's labels; pure, so it is unit-tested on its own. */
 export function scoreCase(
   c: DiscoveryCase,
-  out: Pick<DiscoverFromPrpOutput, 'results'> & Partial<Pick<DiscoverFromPrpOutput, 'uncovered_columns'>>,
+  out: Pick<DiscoverFromPrpOutput, 'results'> &
+    Partial<Pick<DiscoverFromPrpOutput, 'uncovered_columns' | 'unsourced_columns'>>,
 ): CaseScore {
   const accepted = [...new Set(out.results.flatMap((r) => r.discovered_tables.map((t) => tableName(t))))].sort();
   const relevant = new Set(c.relevant);
@@ -68,7 +69,8 @@ export function scoreCase(
     missedTables: c.relevant.filter((t) => !accepted.includes(t)),
     wrongTables: judgedTables.filter((t) => !relevant.has(t)),
     uncoveredColumns: uncovered,
-    silentEmpty: accepted.length === 0 && (out.uncovered_columns?.length ?? 0) === 0,
+    silentEmpty:
+      accepted.length === 0 && (out.uncovered_columns?.length ?? 0) === 0 && (out.unsourced_columns?.length ?? 0) === 0,
   };
 }
 

@@ -658,7 +658,9 @@ export async function validateCandidate(
     is_good_fit: fit,
     relevance_score: relevance,
     reasoning,
-    matched_columns: fit ? matched.map((p) => p.target) : [],
+    // Also when it is no fit: the columns a same-subject table could supply show the workflow how
+    // to split a group no single table covers enough of.
+    matched_columns: fit || !offSubject ? matched.map((p) => p.target) : [],
   };
 }
 
@@ -675,8 +677,9 @@ export const discoveryRules: StandinRule[] = [
     description: 'Groups the target columns into conceptual groups by meaning and writes one search query per group.',
     answer: async ({ sections }) => {
       const prp = typeof sections.prp === 'string' ? sections.prp : '';
-      const steps = await planSteps(prp, asColumns(sections.target_schema));
-      return { steps };
+      const columns = asColumns(sections.target_schema);
+      const steps = await planSteps(prp, columns);
+      return { steps, derived_columns: columns.filter(isDerived).map((c) => c.name) };
     },
   }),
   taskRule({
