@@ -59,7 +59,6 @@ const ESTIMATE_WORDS = [
   'expected',
   'expectation',
   'estimat',
-  'foreseen',
   'modelled',
   'modeled',
   'probability',
