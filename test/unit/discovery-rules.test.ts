@@ -318,7 +318,7 @@ describe.runIf(modelInstalled)('stand-in: groups that span several tables (embed
   afterAll(() => restoreEmbedder());
   // A PRP whose commonest acronym names no domain of the data, and whose columns three tables hold.
   const prp =
-    '# ABC review: do enrolled people return less?\n\nThe ABC board asks, for the ABC audit, whether people in ' +
+    '# Review: do enrolled people return less?\n\nThe ABC board asks, for the ABC audit, whether people in ' +
     'a research study come back to hospital less often. ABC rules count returns within a month.\n';
   const columns = [
     { name: 'stay_ref', type: 'STRING', description: 'Inpatient stay that ended' },
