@@ -558,6 +558,119 @@ const EARNINGS: LabelledColumn[] = [
   },
 ];
 
+// Development cases written after users reported two failures: a plan that merged columns three
+// tables hold into one group (no table then covered half of it), and group names carrying the
+// document's most frequent acronym, so a table naming another acronym was refused. Labels set by
+// reading data/search/table-catalog.json by hand.
+const CARE_PATHWAY: LabelledColumn[] = [
+  {
+    name: 'stay_ref',
+    type: 'STRING',
+    description: 'Inpatient stay that ended with the patient going home',
+    sources: ['clinical-dw.risk.readmission_scores'],
+  },
+  {
+    name: 'person_ref',
+    type: 'STRING',
+    description: 'Patient the record belongs to',
+    sources: ['clinical-dw.risk.readmission_scores', 'clinical-dw.encounters.visits', 'clinical-dw.trials.enrollments'],
+  },
+  {
+    name: 'return_score',
+    type: 'FLOAT64',
+    description: 'Score the risk model gave for another admission within a month',
+    sources: ['clinical-dw.risk.readmission_scores'],
+  },
+  {
+    name: 'was_readmitted',
+    type: 'BOOL',
+    description: 'Whether the patient really was admitted again within a month',
+    sources: ['clinical-dw.risk.readmission_scores'],
+  },
+  {
+    name: 'followup_day',
+    type: 'DATE',
+    description: 'Date of an outpatient appointment after the stay',
+    sources: ['clinical-dw.encounters.visits'],
+  },
+  {
+    name: 'diagnosis',
+    type: 'STRING',
+    description: 'ICD code the doctor recorded at that appointment',
+    sources: ['clinical-dw.encounters.visits'],
+  },
+  {
+    name: 'seen_by',
+    type: 'STRING',
+    description: 'Doctor or nurse who held the appointment',
+    sources: ['clinical-dw.encounters.visits'],
+  },
+  {
+    name: 'study_ref',
+    type: 'STRING',
+    description: 'Research study the patient signed up for',
+    sources: ['clinical-dw.trials.enrollments'],
+  },
+  {
+    name: 'study_arm',
+    type: 'STRING',
+    description: 'Treatment group the patient was randomised to',
+    sources: ['clinical-dw.trials.enrollments'],
+  },
+];
+
+const SHELF_WEATHER: LabelledColumn[] = [
+  { name: 'sku', type: 'STRING', description: 'SKU of the article', sources: ['retail-dw.sales.daily_store_sales'] },
+  {
+    name: 'branch',
+    type: 'STRING',
+    description: 'Shop the SKU was sold in',
+    sources: ['retail-dw.sales.daily_store_sales'],
+  },
+  {
+    name: 'trading_day',
+    type: 'DATE',
+    description: 'Calendar day of the sales',
+    sources: ['retail-dw.sales.daily_store_sales'],
+  },
+  {
+    name: 'units',
+    type: 'INT64',
+    description: 'How many of the SKU went through the tills that day',
+    sources: ['retail-dw.sales.daily_store_sales'],
+  },
+  {
+    name: 'takings_usd',
+    type: 'NUMERIC',
+    description: 'Money taken for the SKU that day in US dollars',
+    sources: ['retail-dw.sales.daily_store_sales'],
+  },
+  {
+    name: 'high_temp_f',
+    type: 'FLOAT64',
+    description: 'Warmest reading at the nearest weather station that day, in Fahrenheit',
+    sources: ['weather-data.noaa.daily_station_observations'],
+  },
+  {
+    name: 'low_temp_f',
+    type: 'FLOAT64',
+    description: 'Coldest reading at the nearest weather station that day, in Fahrenheit',
+    sources: ['weather-data.noaa.daily_station_observations'],
+  },
+  {
+    name: 'rain_in',
+    type: 'FLOAT64',
+    description: 'Rain that fell at the station that day, in inches',
+    sources: ['weather-data.noaa.daily_station_observations'],
+  },
+  {
+    name: 'units_per_degree',
+    type: 'FLOAT64',
+    description: 'Calculated: change in units sold per degree of warmest reading',
+    sources: [],
+  },
+];
+
 export const DEV_CASES: DiscoveryCase[] = [
   {
     id: 'retail-forecast-error',
@@ -689,6 +802,43 @@ each ended hospital stay we need the score, whether the person came back within 
 person's clinical contacts (date, diagnosis, clinician) so that outcomes can be split by diagnosis.
 
 ${schemaTable(READMISSION, '## Data specification')}
+`,
+  },
+  {
+    id: 'readmission-trial-followup',
+    columns: CARE_PATHWAY,
+    relevant: [
+      'clinical-dw.risk.readmission_scores',
+      'clinical-dw.encounters.visits',
+      'clinical-dw.trials.enrollments',
+    ],
+    prp: `# HRRP exposure: do study patients come back less?
+
+## Why
+Our HRRP penalty grew again. The EHR team thinks patients enrolled in research studies get closer
+follow-up and return to hospital less. Before the HRRP review, the CMO wants the EHR numbers side by
+side.
+
+## What
+For every stay that ended, the EHR risk score and whether the patient returned within a month; the
+patient's outpatient appointments afterwards (day, ICD code, who held it); and, if the patient is in
+a research study, which study and which treatment group. HRRP rules count returns within 30 days.
+
+${schemaTable(CARE_PATHWAY, '## 9. Columns')}
+`,
+  },
+  {
+    id: 'sku-sales-and-weather',
+    columns: SHELF_WEATHER,
+    relevant: ['retail-dw.sales.daily_store_sales', 'weather-data.noaa.daily_station_observations'],
+    acceptable: ['retail-dw.inventory.stock_levels'],
+    prp: `# Which SKUs sell on hot days?
+
+Buyers want to stock seasonal SKUs by the weather. Per SKU, shop and day we need the units and the
+takings, next to what the closest weather station measured that day (warmest and coldest reading,
+rain). SKU ranges differ per shop, so keep the shop. Measured weather only: no forecasts.
+
+${schemaTable(SHELF_WEATHER, '## Output')}
 `,
   },
 ];

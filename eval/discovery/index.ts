@@ -25,7 +25,6 @@ import {
   type EvalCaseFailure,
   type EvalMetric,
   type EvalReport,
-  type EvalSet,
   type EvalSuite,
 } from '../types';
 import { DEV_CASES, HELD_OUT_CASES, type DiscoveryCase, type LabelledColumn } from './cases';
@@ -49,7 +48,8 @@ export interface CaseScore {
 /** Scores one flow result against a case's labels; pure, so it is unit-tested on its own. */
 export function scoreCase(
   c: DiscoveryCase,
-  out: Pick<DiscoverFromPrpOutput, 'results'> & Partial<Pick<DiscoverFromPrpOutput, 'uncovered_columns'>>,
+  out: Pick<DiscoverFromPrpOutput, 'results'> &
+    Partial<Pick<DiscoverFromPrpOutput, 'uncovered_columns' | 'unsourced_columns'>>,
 ): CaseScore {
   const accepted = [...new Set(out.results.flatMap((r) => r.discovered_tables.map((t) => tableName(t))))].sort();
   const relevant = new Set(c.relevant);
@@ -69,7 +69,8 @@ export function scoreCase(
     missedTables: c.relevant.filter((t) => !accepted.includes(t)),
     wrongTables: judgedTables.filter((t) => !relevant.has(t)),
     uncoveredColumns: uncovered,
-    silentEmpty: accepted.length === 0 && (out.uncovered_columns?.length ?? 0) === 0,
+    silentEmpty:
+      accepted.length === 0 && (out.uncovered_columns?.length ?? 0) === 0 && (out.unsourced_columns?.length ?? 0) === 0,
   };
 }
 
@@ -81,7 +82,7 @@ export function perPrp(s: CaseScore): { precision: number; recall: number } {
   };
 }
 
-export function summarize(scores: CaseScore[], set: EvalSet = 'dev'): EvalReport {
+export function summarize(scores: CaseScore[]): EvalReport {
   const sum = (f: (s: CaseScore) => number) => scores.reduce((n, s) => n + f(s), 0);
   const judged = sum((s) => s.judged);
   const relevant = sum((s) => s.relevant);
@@ -116,7 +117,9 @@ export function summarize(scores: CaseScore[], set: EvalSet = 'dev'): EvalReport
       cases: scores.length,
     },
   ];
-  if (set === 'sealed' && scores.length > 0) {
+  // The lowest of any one PRP and the silent empty answers are reported for every set: a pooled
+  // figure hides one PRP that gets nothing.
+  if (scores.length > 0) {
     const each = scores.map(perPrp);
     metrics.push(
       {
@@ -214,9 +217,14 @@ const suite: EvalSuite = {
         return scoreCase(c, out);
       }),
     );
-    const report = summarize(scores, set);
-    if (process.env.DISCOVERY_EVAL_VERBOSE) {
-      for (const s of scores) console.error(`[eval] discovery ${s.id}: accepted ${s.accepted.join(', ') || '(none)'}`);
+    const report = summarize(scores);
+    if (process.env.DISCOVERY_EVAL_VERBOSE && set !== 'sealed') {
+      for (const s of scores) {
+        const { precision, recall } = perPrp(s);
+        console.error(
+          `[eval] discovery ${s.id}: precision ${precision.toFixed(2)} recall ${recall.toFixed(2)}; accepted ${s.accepted.join(', ') || '(none)'}`,
+        );
+      }
     }
     return report;
   },

@@ -36,12 +36,13 @@ import {
 const PLAN_INSTRUCTIONS = `You plan a data discovery search over a warehouse table catalog for the requirements document (PRP) below.
 Read the whole PRP for context, then split the target schema's columns into conceptual groups of data that would come from the same kind of source table (e.g. game metadata, model predictions, actual results).
 For each group return: conceptual_group (a short description), search_query (one focused sentence for a semantic search over table descriptions and column names), target_columns_for_validation (names from target_schema only).
-Cover every target column that a source table could provide; leave out columns the PRP says are derived or computed.`;
+Cover every target column that a source table could provide; leave out columns the PRP says are derived or computed, and list those in derived_columns.
+A group is what one kind of source table holds: when the columns of a topic would come from different tables (a score table, a visit log, an enrolment list), make one group per table.`;
 
 const VALIDATE_INSTRUCTIONS = `Decide whether the candidate table is a good source for the target columns of one conceptual group.
 Judge only these target columns, not the whole requirement: a table that provides part of them is still a good fit if it provides the data the group is about.
 Compare names, types and descriptions; the table must hold the same kind of data (same domain and meaning), not only similar column names.
-Return is_good_fit, relevance_score (0 to 1), a short reasoning naming the matching columns, and matched_columns (target column names the table provides).`;
+Return is_good_fit, relevance_score (0 to 1), a short reasoning naming the matching columns, and matched_columns (target column names the table provides, also when it is not a fit: they show how the group could be split).`;
 
 /** Compact JSON: the prompt carries schemas, and pretty-printing them would only cost tokens. */
 const compact = (value: unknown): string => JSON.stringify(value);

@@ -87,9 +87,11 @@ export function searchPlanSchema(columnNames: string[]) {
       .array(searchStepSchema.extend({ target_columns_for_validation: z.array(column).min(1) }))
       .min(1)
       .max(16),
+    /** Columns the PRP computes from others (errors, differences): no table is searched for them. */
+    derived_columns: z.array(column).optional(),
   });
 }
-export type SearchPlan = { steps: SearchStep[] };
+export type SearchPlan = { steps: SearchStep[]; derived_columns?: string[] };
 
 export const tableColumnSchema = z.object({
   name: z.string(),
@@ -171,9 +173,17 @@ export const stepResultSchema = z.object({
   target_columns: z.array(columnSchema),
   discovered_tables: z.array(discoveredTableSchema),
   candidates_found: z.number().int().nonnegative(),
-  /** ok: searched and every candidate validated; partial: some validations failed; failed: the search failed. */
-  status: z.enum(['ok', 'partial', 'failed']),
+  /**
+   * ok: searched, every candidate validated, and a table found; partial: some validations failed;
+   * failed: the search failed; no_source: searched and validated, but no table supplies any of
+   * the step's columns (never "ok" with no table).
+   */
+  status: z.enum(['ok', 'partial', 'failed', 'no_source']),
   error: z.string().optional(),
+  /** The step's columns no accepted table of this step (or of the searches it was split into) supplies. */
+  unsourced_columns: z.array(z.string()).optional(),
+  /** For a search run for part of another step's columns: that step's group. */
+  split_from: z.string().optional(),
 });
 export type StepResult = z.output<typeof stepResultSchema>;
 
@@ -181,6 +191,13 @@ export const discoverFromPrpOutput = z.object({
   results: z.array(stepResultSchema),
   rejected: z.array(rejectedCandidateSchema),
   uncovered_columns: z.array(z.string()),
+  /**
+   * Target columns no accepted table supplies, derived ones excepted: what is still missing. A
+   * run that found no table names every column here. (Absent from runs started before it existed.)
+   */
+  unsourced_columns: z.array(z.string()).optional(),
+  /** Columns the plan says are computed from other columns, so no table is searched for them. */
+  derived_columns: z.array(z.string()).optional(),
   target_schema: z.array(columnSchema),
   schema_source: z.enum(['input', 'prp']),
   stats: z.object({
@@ -257,6 +274,8 @@ export const discoverFromPrpFlow: FlowDefinition<typeof discoverFromPrpInput, ty
         `${r.conceptual_group} [${r.status}]: ${r.discovered_tables.map((t) => `${tableName(t)} (${t.relevance_score.toFixed(2)})`).join(', ') || '(none)'}${r.error ? ` — ${r.error}` : ''}`,
     ),
     ...(out.uncovered_columns.length ? [`not covered by any search: ${out.uncovered_columns.join(', ')}`] : []),
+    ...(out.derived_columns?.length ? [`derived from other columns: ${out.derived_columns.join(', ')}`] : []),
+    ...(out.unsourced_columns?.length ? [`no table supplies: ${out.unsourced_columns.join(', ')}`] : []),
     `tokens: ${out.usage.totalTokens} in ${out.usage.calls} model call(s)`,
   ],
   examples: [{ prp: EXAMPLE_PRP, maxCandidatesPerStep: 6 }],

@@ -14,7 +14,7 @@
  *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
  *   least half of the group's columns, not only with join keys, fits.
  */
-import { meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
+import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
@@ -59,7 +59,6 @@ const ESTIMATE_WORDS = [
   'expected',
   'expectation',
   'estimat',
-  'foreseen',
   'modelled',
   'modeled',
   'probability',
@@ -354,7 +353,6 @@ function clusterLabel(columns: ColumnLike[], variant: Variant, skip: Set<string>
 export async function planSteps(prp: string, schema: ColumnLike[]): Promise<PlannedStep[]> {
   const meaning = await meaningSpace();
   const domains = acronymsOf(prp).slice(0, 3);
-  const domain = domains.join('/') || undefined;
   const subject = subjectOf(prp);
   const sourced = schema.filter((c) => !isDerived(c));
   const byVariant = new Map<Variant, ColumnLike[]>();
@@ -404,10 +402,10 @@ export async function planSteps(prp: string, schema: ColumnLike[]): Promise<Plan
   for (const { variant, columns: cluster } of planned) {
     const label = clusterLabel(cluster, cluster.every((c) => variantOf(c) === variant) ? variant : 'plain', skip);
     const context = subject && !label.toLowerCase().includes(subject.toLowerCase()) ? ` — ${subject}` : '';
-    const group = `${domain && !domains.every((d) => subject.includes(d)) ? `${domain} ` : ''}${label}${context}`.slice(
-      0,
-      200,
-    );
+    // No acronym prefix: a group is named by its columns and the PRP's subject. The document's
+    // commonest acronym (a unit such as SKU as often as a domain) would otherwise decide which
+    // tables are "about something else".
+    const group = `${label}${context}`.slice(0, 200);
     const phrases = [...new Set(cluster.map((c) => columnPhrase(c, skip)))];
     let query = `${subject ? `${subject}: ` : ''}${phrases.join(', ')}`;
     if (query.length > 380) query = `${query.slice(0, 377).replace(/\s+\S*$/, '')}...`;
@@ -531,10 +529,56 @@ export interface Verdict {
 }
 
 const MATCH_THRESHOLD = 0.55;
+/** A partial source: at least this many of the group's non-generic columns, matched this well on average. */
+const PARTIAL_COLUMNS = 2;
+const PARTIAL_MEAN = 0.6;
 
 /** Acronyms in the conceptual group ("NFL model predictions" → NFL) that a fitting table must mention. */
 function groupDomains(group: string): string[] {
   return [...group.matchAll(/\b[A-Z]{2,5}\b/g)].map((m) => m[0]).filter((a) => !ACRONYM_STOP.has(a));
+}
+
+/**
+ * The margin and floor of the subject decision (cosine, MiniLM). Leaving any word out of a
+ * description brings it a little closer to a text that does not use it, so a name that is merely
+ * unknown to the group sits near the margin: measured on the development PRPs, 0.06 let other
+ * leagues' tables through, 0.03 keeps them out.
+ */
+const SUBJECT_DECISION = { margin: 0.03, floor: 0.2 };
+
+/**
+ * Whether the table's description names a domain of its own (an acronym, a proper name) that is
+ * not the group's: decided by meaning, as a reader would. The description is compared with the
+ * group twice, with and without the names it gives; when the names clearly pull it away from the
+ * group (their meaning is another subject's), the table is about something else. Names that agree
+ * with the group, or say nothing either way (a unit such as SKU, an agency whose data the group
+ * wants), leave the verdict to the columns. A group that names a domain itself (its PRP's
+ * heading may) and a table naming only others is off subject either way (two leagues' tables are
+ * alike in meaning, not in data); without the model that is the only evidence.
+ */
+export async function namesAnotherDomain(group: string, description: string): Promise<string | undefined> {
+  const markers = domainMarkers(description);
+  if (!markers.length) return undefined;
+  const domains = groupDomains(group);
+  const contradicts = domains.length > 0 && !markers.some((d) => domains.includes(d));
+  const named = `${markers.join('/')} data, not ${domains.join('/')} data`;
+  const meaning = await meaningSpace();
+  if (!meaning) return contradicts ? named : undefined;
+  const bare = markers
+    .reduce((text, m) => text.split(m).join(' '), description)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (!bare) return undefined;
+  const decision = await decide(
+    group,
+    [
+      { key: 'as-named', descriptions: [description] },
+      { key: 'unnamed', descriptions: [bare] },
+    ],
+    SUBJECT_DECISION,
+  );
+  if (contradicts) return named;
+  return decision.key === 'unnamed' ? `${markers.join('/')} data, another subject than the group's` : undefined;
 }
 
 export async function validateCandidate(
@@ -594,25 +638,28 @@ export async function validateCandidate(
   // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
   // none of the group's is about something else, however alike its columns (NFL scores are not
   // basketball scores). Tables that name no domain are judged by their columns alone.
-  let offSubject: string | undefined;
-  const domains = groupDomains(group);
-  const tableDomains = domainMarkers(candidate.description ?? '');
-  if (domains.length > 0 && tableDomains.length > 0 && !tableDomains.some((d) => domains.includes(d))) {
-    offSubject = `${tableDomains.join('/')} data, not ${domains.join('/')} data`;
-  }
+  const offSubject = await namesAnotherDomain(group, candidate.description ?? '');
   const relevance = Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : 1) * 100) / 100;
-  const fit = !offSubject && !onlyKeys && enough && columnScore >= 0.35;
+  // A table that holds part of a group well is a source for that part (a group may span several
+  // tables): two or more of the group's own columns, each matched clearly. The verdict names the
+  // columns it supplies, and the rest of the group is left to other tables.
+  const matchedContent = matched.filter((p) => content.has(p.target));
+  const matchedMean = matchedContent.reduce((n, p) => n + p.score, 0) / Math.max(1, matchedContent.length);
+  const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
+  const fit = !offSubject && !onlyKeys && ((enough && columnScore >= 0.35) || partial);
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
-    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; missing ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,
     relevance_score: relevance,
     reasoning,
-    matched_columns: fit ? matched.map((p) => p.target) : [],
+    // Also when it is no fit: the columns a same-subject table could supply show the workflow how
+    // to split a group no single table covers enough of.
+    matched_columns: fit || !offSubject ? matched.map((p) => p.target) : [],
   };
 }
 
@@ -629,8 +676,9 @@ export const discoveryRules: StandinRule[] = [
     description: 'Groups the target columns into conceptual groups by meaning and writes one search query per group.',
     answer: async ({ sections }) => {
       const prp = typeof sections.prp === 'string' ? sections.prp : '';
-      const steps = await planSteps(prp, asColumns(sections.target_schema));
-      return { steps };
+      const columns = asColumns(sections.target_schema);
+      const steps = await planSteps(prp, columns);
+      return { steps, derived_columns: columns.filter(isDerived).map((c) => c.name) };
     },
   }),
   taskRule({

@@ -32,6 +32,7 @@ import {
   type StepRun,
 } from './workflow/validation';
 import { FailureType } from '../../contracts/failures';
+import { RESPLIT_UNSOURCED, splitUnsupplied, type CandidateCover } from './workflow/resplit';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
 
@@ -60,6 +61,62 @@ interface StepOutcome {
   result: StepResult;
   rejected: RejectedCandidate[];
   usage: TokenUsage;
+  /** The columns each candidate could supply, fit or not (what a re-split follows). */
+  covers: CandidateCover[];
+}
+
+/** The columns some accepted table of these outcomes supplies. */
+const suppliedBy = (outcomes: StepOutcome[]): Set<string> =>
+  new Set(outcomes.flatMap((o) => o.result.discovered_tables.flatMap((t) => t.matched_columns)));
+
+/** What is still missing: target columns no accepted table supplies, the derived ones apart. */
+function sourcing(
+  targetSchema: Column[],
+  outcomes: StepOutcome[],
+  derivedByPlan: string[],
+): { unsourced_columns: string[]; derived_columns: string[] } {
+  const names = new Set(targetSchema.map((c) => c.name));
+  const derived = [...new Set(derivedByPlan)].filter((n) => names.has(n));
+  const supplied = suppliedBy(outcomes);
+  return {
+    unsourced_columns: targetSchema.map((c) => c.name).filter((n) => !supplied.has(n) && !derived.includes(n)),
+    derived_columns: derived,
+  };
+}
+
+/**
+ * A step, then, if its accepted tables leave some of its columns unsupplied, one round of
+ * smaller searches for those columns (see workflow/resplit.ts). The step reports the columns
+ * that neither it nor its follow-ups found a table for; a step that searched and validated but
+ * found no table says so (`no_source`), never `ok`.
+ */
+async function runStepAndSplits(
+  run: StepSearchRun,
+  step: SearchStep,
+  columnsOf: (step: SearchStep) => Column[],
+): Promise<StepOutcome[]> {
+  const targetColumns = columnsOf(step);
+  const first = await runStep(run, step, targetColumns);
+  const splits =
+    first.result.status === 'failed' ? [] : splitUnsupplied(step, targetColumns, first.covers, suppliedBy([first]));
+  if (splits.length) {
+    run.tally.counts.planned += splits.length;
+    run.progress.advance(0, run.tally.line());
+  }
+  const more = await settleAll(splits.map((s) => runStep(run, s, columnsOf(s))));
+  const all = [first, ...more];
+  for (const o of more) o.result = { ...o.result, split_from: step.conceptual_group };
+  const supplied = suppliedBy(all);
+  for (const o of all) {
+    const missing = o.result.target_columns.map((c) => c.name).filter((n) => !supplied.has(n));
+    const noSource = o.result.status === 'ok' && o.result.discovered_tables.length === 0;
+    o.result = {
+      ...o.result,
+      ...(noSource ? { status: 'no_source' as const } : {}),
+      ...(missing.length ? { unsourced_columns: missing } : {}),
+    };
+  }
+  return all;
 }
 
 /**
@@ -73,6 +130,8 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
   // Asked in the first workflow task: the patch records a marker and a search-attribute update,
   // which would otherwise slow the task between a step's search and its validations.
   const validate = patched(VALIDATE_IN_GROUPS) ? validateInGroups : validateEachCandidate;
+  // Runs started before groups were re-split report steps as before: no follow-up searches.
+  const resplit = patched(RESPLIT_UNSOURCED);
   const tally = new DiscoveryTally();
   const { counts } = tally;
   setHandler(discoveryCountsQuery, () => counts);
@@ -104,21 +163,22 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     progress.stage('discovery orchestrator', tally.line(), steps.length);
     const run: StepSearchRun = { limiter: new Limiter(input.concurrency), tally, progress, input, validate };
     const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
-    const outcomes = await settleAll(
-      steps.map((step) =>
-        runStep(
-          run,
-          step,
-          [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean),
+    const columnsOf = (step: SearchStep) =>
+      [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean);
+    const outcomes = (
+      await settleAll(
+        steps.map((step) =>
+          resplit ? runStepAndSplits(run, step, columnsOf) : runStep(run, step, columnsOf(step)).then((o) => [o]),
         ),
-      ),
-    );
+      )
+    ).flat();
 
     for (const o of outcomes) usage = addUsage(usage, o.usage);
     const output: DiscoverFromPrpOutput = {
       results: outcomes.map((o) => o.result),
       rejected: outcomes.flatMap((o) => o.rejected),
       uncovered_columns: uncovered,
+      ...(resplit ? sourcing(targetSchema, outcomes, plan.data.derived_columns ?? []) : {}),
       target_schema: targetSchema,
       schema_source: schemaSource,
       stats: {
@@ -162,6 +222,7 @@ async function runStep(run: StepSearchRun, step: SearchStep, targetColumns: Colu
       result: { ...base, discovered_tables: [], candidates_found: 0, status: 'failed', error },
       rejected: [],
       usage: zeroUsage(),
+      covers: [],
     };
   };
   try {
@@ -200,5 +261,6 @@ async function runStep(run: StepSearchRun, step: SearchStep, targetColumns: Colu
     },
     rejected,
     usage,
+    covers: verdicts.flatMap((v) => (v.answer ? [{ matched: v.answer.data.matched_columns }] : [])),
   };
 }

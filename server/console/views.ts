@@ -510,7 +510,8 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
           }
         </section>`,
     )}
-    ${out.uncovered_columns.length ? html`<p>Not covered: ${out.uncovered_columns.join(', ')}</p>` : ''}`;
+    ${out.uncovered_columns.length ? html`<p>Not covered: ${out.uncovered_columns.join(', ')}</p>` : ''}
+    ${out.unsourced_columns?.length ? html`<p>No table supplies: ${out.unsourced_columns.join(', ')}</p>` : ''}`;
 }
 
 function proposalResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ProposalOutput): Html {

@@ -312,3 +312,47 @@ describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model insta
     expect(groupOf('forecast_units')).not.toBe(groupOf('brand'));
   });
 });
+
+describe.runIf(modelInstalled)('stand-in: groups that span several tables (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  afterAll(() => restoreEmbedder());
+  // A PRP whose commonest acronym names no domain of the data, and whose columns three tables hold.
+  const prp =
+    '# Review: do enrolled people return less?\n\nThe ABC board asks, for the ABC audit, whether people in ' +
+    'a research study come back to hospital less often. ABC rules count returns within a month.\n';
+  const columns = [
+    { name: 'stay_ref', type: 'STRING', description: 'Inpatient stay that ended' },
+    { name: 'return_score', type: 'FLOAT64', description: 'Score the risk model gave for another admission' },
+    { name: 'was_readmitted', type: 'BOOL', description: 'Whether the patient really was admitted again' },
+    { name: 'followup_day', type: 'DATE', description: 'Date of an outpatient appointment' },
+    { name: 'diagnosis', type: 'STRING', description: 'Diagnosis code recorded at that appointment' },
+    { name: 'seen_by', type: 'STRING', description: 'Doctor or nurse who held the appointment' },
+    { name: 'study_ref', type: 'STRING', description: 'Research study the patient signed up for' },
+    { name: 'study_arm', type: 'STRING', description: 'Treatment group the patient was randomised to' },
+  ];
+
+  it('names no group after the document’s commonest acronym', async () => {
+    const steps = await planSteps(prp, columns);
+    for (const s of steps) expect(s.conceptual_group).not.toMatch(/^ABC\b/);
+  });
+
+  it('accepts a table that supplies part of a group, and says which columns it supplies', async () => {
+    const steps = await planSteps(prp, columns);
+    const supplied = new Set<string>();
+    for (const id of [
+      'clinical-dw.risk.readmission_scores',
+      'clinical-dw.encounters.visits',
+      'clinical-dw.trials.enrollments',
+    ]) {
+      const fits = [];
+      for (const s of steps) {
+        const targets = columns.filter((c) => s.target_columns_for_validation.includes(c.name));
+        const v = await validateCandidate(s.conceptual_group, targets, table(id));
+        if (v.is_good_fit) fits.push(v);
+        v.matched_columns.forEach((c) => supplied.add(c));
+      }
+      expect(fits.length, id).toBeGreaterThan(0);
+    }
+    expect([...supplied]).toEqual(expect.arrayContaining(['was_readmitted', 'diagnosis', 'study_arm']));
+  });
+});

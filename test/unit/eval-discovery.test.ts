@@ -58,6 +58,9 @@ describe('discovery eval scoring', () => {
       ['table precision', 3 / 4],
       ['table recall', 3 / 4],
       ['columns covered', 3 / 4],
+      ['lowest table precision of a PRP', 1 / 2],
+      ['lowest table recall of a PRP', 1 / 2],
+      ['silent empty answers', 0],
     ]);
     expect(report.failures.map((f) => f.id)).toEqual(['toy']);
     expect(summarize([scoreCase(c, accepted())]).metrics[0].value).toBe(0);
