@@ -212,12 +212,12 @@ function routeRead(
 }
 
 /**
- * Several choices (e.g. the troubles a firm names), read sentence by sentence. A sentence and its
- * clauses are weighed together (decideFromEvidence: a trouble two of them speak for beats one a
- * single phrase brushes against); a sentence that as a whole says nothing in particular (what the
- * firm makes, a list of its services) adds nothing, whatever one of its phrases resembles. Else
- * its trouble, and any trouble one of its clauses clearly means on its own (one sentence may name
- * two): nearer to that trouble than to any other and to "nothing in particular", each by a margin.
+ * Several choices (e.g. the troubles a firm names), read sentence by sentence. A sentence that,
+ * read whole, is nearest to "nothing in particular" (what the firm makes, a list of its services)
+ * adds nothing, whatever one of its phrases resembles. Else the trouble its clauses speak for
+ * together (decideFromEvidence: a trouble two of them speak for beats one a single phrase brushes
+ * against), and any trouble one of them clearly means on its own (one sentence may name two):
+ * nearer to that trouble than to any other and than to "nothing in particular", by a margin.
  */
 export async function readChoices(text: string, rawChoices: Array<Choice | string>): Promise<string[]> {
   const choices = rawChoices.map(choiceOf);
@@ -225,15 +225,19 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const found = new Set<string>();
   for (const sentence of sentences(text)) {
     const units = unitsOf(sentence);
-    const whole = await decideFromEvidence(
+    const readings = await Promise.all(
+      units.map((u) => decide(u, described, { topK: READ_SEVERAL.topK, floor: 0, margin: 0 })),
+    );
+    // The sentence read whole (the first unit) is nearest to nothing in particular: its phrases
+    // ("routine services, repairs, tyres") only brush against a trouble.
+    if (readings[0]?.ranked[0]?.key === NONE) continue;
+    const together = await decideFromEvidence(
       units.map((u) => ({ text: u })),
       described,
       READ_SENTENCE,
     );
-    if (whole.key === NONE) continue;
-    if (whole.key) found.add(whole.key);
-    for (const unit of units) {
-      const d = await decide(unit, described, { topK: READ_SEVERAL.topK, floor: 0, margin: 0 });
+    if (together.key && together.key !== NONE) found.add(together.key);
+    for (const d of readings) {
       const [first, second] = d.ranked;
       const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
       if (first.key === NONE || first.score < READ_SEVERAL.floor) continue;
