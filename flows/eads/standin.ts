@@ -182,7 +182,10 @@ export async function readChoice(text: string, rawChoices: Array<Choice | string
   const votes = new Map<string, number>();
   for (const unit of unitsOf(text)) {
     const d = await decide(unit, described, READ_ONE);
-    const key = d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined);
+    // A route choice the unit's own words contradict is no reading of it.
+    const said = routes && d.key && (d.key === routes.same || d.key === routes.own) ? routeSaid(unit) : undefined;
+    const contradicted = said && d.key !== (said === 'same' ? routes?.same : routes?.own);
+    const key = contradicted ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
     if (key && key !== NONE) votes.set(key, (votes.get(key) ?? 0) + 1);
   }
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
@@ -192,10 +195,17 @@ export async function readChoice(text: string, rawChoices: Array<Choice | string
 }
 
 /**
- * A sentence clearly about routes whose meaning sits between "one route for all" and "a route per
- * job" (an embedding hears "the same order" and "a different order" alike): when those two lead
- * every other choice by the usual margin, the sentence's own words of sameness or difference
- * decide between them.
+ * How sure a sentence must be to be about routes at all: MiniLM scores a firm's own nouns low
+ * ("bays", "the plant"), so the floor is low and the lead over every other choice (and "none of
+ * them") is what counts. Which of the two route choices it means is never the embedding's call (it
+ * hears "the same order" and "a different order" alike): the sentence's own words decide.
+ */
+const ROUTE_READ = { floor: 0.25, margin: 0.05 } as const;
+
+/**
+ * A sentence about routes whose meaning sits between "one route for all" and "a route per job":
+ * when those two lead every other choice by a margin, the sentence's own words of sameness or
+ * difference of the route decide between them (`routeSaid`), and without such words nothing is read.
  */
 function routeRead(
   unit: string,
@@ -205,8 +215,8 @@ function routeRead(
   const isRoute = (k: string) => k === routes.same || k === routes.own;
   const best = ranked[0];
   const other = ranked.find((r) => !isRoute(r.key));
-  if (!best || !isRoute(best.key) || best.score < READ_ONE.floor) return undefined;
-  if (other && best.score - other.score < READ_ONE.margin) return undefined;
+  if (!best || !isRoute(best.key) || best.score < ROUTE_READ.floor) return undefined;
+  if (other && best.score - other.score < ROUTE_READ.margin) return undefined;
   const said = routeSaid(unit);
   return said === 'same' ? routes.same : said === 'own' ? routes.own : undefined;
 }

@@ -274,10 +274,14 @@ export async function routeChoices(choices: readonly Choice[]): Promise<{ same: 
 /**
  * Whether a sentence says the work follows the same path every time or a path of its own: read
  * from its words of sameness ("the same", "identical", "fixed") and of difference ("differs",
- * "its own", "depends on", "no two … the same"). A sentence saying both, or neither, says nothing.
+ * "its own", "depends on", "no two … the same"), in a sentence that speaks of a route, path,
+ * order, sequence or steps at all. A sentence saying both, or neither, says nothing.
  */
 export function routeSaid(sentence: string): 'same' | 'own' | undefined {
   const s = sentence.toLowerCase();
+  // Sameness or difference of something else ("its own lot", "a different colour") says nothing of the route.
+  if (!/\b(?:routes?|routings?|paths?|ways?|order|sequences?|visits?|steps?|stages?|stations?)\b/.test(s))
+    return undefined;
   const negatedSame =
     /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
   const own =
