@@ -814,7 +814,7 @@ export const eadsRules: StandinRule[] = [
       // A fact is chosen by the meaning of the question against what the fact is about (its
       // label) and what it says (its answer): words shared with the label alone mislead ("working
       // hours" is no answer to "how does work move").
-      // A choice question asks which of its choices fits: they are part of what it means.
+      // A choice question asks which of its choices fits: the choices in words are part of what it means.
       const offered = question.choice_labels?.length
         ? question.choice_labels
         : (question.choices ?? []).map((c) => humanize(c).toLowerCase());
@@ -841,7 +841,12 @@ export const eadsRules: StandinRule[] = [
       // Only sentences are said together: a list answer ("a, b, c") stays one fact's list, or the
       // second fact's words would be read as items of the first.
       const prose = (text: string) => /[.!?]$/.test(text.trim());
+      // A choice is answered with the one fact nearest to it: a second one read with it would blur
+      // the choice. Asked again with the choices spelled out ("1) …"), the first answer left it
+      // open, and a person says more of what they know.
+      const askedAgain = /(?:^|\s)1\)\s/.test(question.question ?? '');
       const both =
+        (question.question_type === 'text' || askedAgain) &&
         question.question_type !== 'table' &&
         !!second &&
         first.score - second.score < SURROGATE_MARGIN &&
