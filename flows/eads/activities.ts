@@ -492,6 +492,8 @@ export function createEadsActivities({ model, config }: Backends) {
             question_type: args.question.question_type,
             table_template: args.question.table_template,
             choices: args.question.choices,
+            // The choices in words, as a person sees them: what the question asks is among them.
+            ...(args.question.choice_labels?.length ? { choice_labels: args.question.choice_labels } : {}),
             targets: args.question.targets,
           },
           // Retrieval first, to keep the prompt small: the best table for a table question, else the best facts.

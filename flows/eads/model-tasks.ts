@@ -20,6 +20,8 @@ export interface PromptedQuestion {
   question_type: 'text' | 'table' | 'choice';
   table_template?: string;
   choices?: string[];
+  /** The choices in words ("Flow shop: every job …"), when the question offers them. */
+  choice_labels?: string[];
   targets: string[];
 }
 

@@ -5,8 +5,10 @@
  *    with what the conversation revealed;
  *  - eads.question: the opening question an objective quotes, else one question for the first
  *    askable field (its comment's own question, or a template by field kind);
- *  - eads.surrogate_answer: the firm's fact that best overlaps the question, or its table whose
- *    columns match the question's table template, rendered as a markdown table;
+ *  - eads.surrogate_answer: the firm's table whose columns match a table question's template,
+ *    rendered as a markdown table; else the fact nearest in meaning to the question (its choices
+ *    included), by the fact's label and its answer, two when they are about as near, "not sure"
+ *    when none is near;
  *  - eads.refine: parses the answer by field kind (markdown tables, lists, quantities, yes/no,
  *    choices scored by weighted keyword overlap with their definitions) and derives the fields
  *    the EADS says not to ask about.
@@ -23,9 +25,9 @@ import {
 } from '../../domain/eads-structure';
 import { mapHeaders } from '../../domain/text-match';
 import { ModelTask, type PromptedQuestion } from './model-tasks';
-import { decide, meaningSpace } from '../lib/standin/meaning';
+import { decide, decideFromEvidence, meaningSpace } from '../lib/standin/meaning';
 import { taskRule, type StandinRule } from '../lib/standin';
-import { INTERVIEW_TOPICS, NONE, routeChoices, routeSaid, withNone } from './standin/meaning';
+import { NONE, routeChoices, routeSaid, withNone } from './standin/meaning';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -44,28 +46,15 @@ interface PromptField {
 const asArray = <T>(value: unknown): T[] => (Array.isArray(value) ? (value as T[]) : []);
 const asObject = (value: unknown): Record<string, unknown> => (isPlainObject(value) ? value : {});
 const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
-/** A fact must score at least this for the question to be said at all, and two facts this close are equally near. */
-const SURROGATE_FLOOR = 0.15;
-const SURROGATE_MARGIN = 0.02;
-
-/** Similarities to the interview topics, sharpened so that the nearest few topics dominate. */
-function topicProfile(similarities: number[]): number[] {
-  const top = Math.max(...similarities);
-  return similarities.map((s) => Math.exp((s - top) / 0.03));
-}
-
-/** How far two topic profiles point the same way (cosine). */
-function profileAgreement(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  a.forEach((x, i) => {
-    dot += x * b[i];
-    na += x * x;
-    nb += b[i] * b[i];
-  });
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-}
+/**
+ * How the surrogate picks a fact (calibrated for MiniLM's cosine on short texts): a fact's label says
+ * what it is about and weighs most, its answer says what the firm actually told and adds the rest.
+ * Below the floor nothing the firm said is close and a person says they are not sure; a second
+ * fact within the margin of the best is as likely meant, and a person unsure which was meant says both.
+ */
+const SURROGATE_LABEL_WEIGHT = 0.65;
+const SURROGATE_FLOOR = 0.22;
+const SURROGATE_MARGIN = 0.04;
 const humanize = (name: string) => name.replace(/\?$/, '').replace(/-+/g, ' ');
 const sentences = (text: string) =>
   (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]?/g) ?? []).map((s) => s.trim()).filter(Boolean);
@@ -151,7 +140,14 @@ const choiceOf = (c: Choice | string): Choice => (typeof c === 'string' ? { key:
  * interview) needs a wider margin than one of several tags.
  */
 const READ_ONE = { topK: 2, floor: 0.4, margin: 0.1 } as const;
-const READ_SEVERAL = { topK: 2, floor: 0.33, margin: 0.02 } as const;
+/**
+ * One of several tags, per phrase: MiniLM scores a firm's own nouns low against general words
+ * ("certified mechanics" against "one person is certified"), so the floor is low and the margin
+ * over every other trouble and over "nothing in particular" is what makes a phrase clear.
+ */
+const READ_SEVERAL = { topK: 2, floor: 0.25, margin: 0.03, marginOverNone: 0.03 } as const;
+/** A sentence with its clauses: the best of them plus half the next (decideFromEvidence). */
+const READ_SENTENCE = { floor: 0.5, margin: 0.03, second: 0.5 } as const;
 
 /**
  * The units an answer is read in: its sentences, and their clauses where a sentence joins two
@@ -186,7 +182,10 @@ export async function readChoice(text: string, rawChoices: Array<Choice | string
   const votes = new Map<string, number>();
   for (const unit of unitsOf(text)) {
     const d = await decide(unit, described, READ_ONE);
-    const key = d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined);
+    // A route choice the unit's own words contradict is no reading of it.
+    const said = routes && d.key && (d.key === routes.same || d.key === routes.own) ? routeSaid(unit) : undefined;
+    const contradicted = said && d.key !== (said === 'same' ? routes?.same : routes?.own);
+    const key = contradicted ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
     if (key && key !== NONE) votes.set(key, (votes.get(key) ?? 0) + 1);
   }
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
@@ -196,10 +195,17 @@ export async function readChoice(text: string, rawChoices: Array<Choice | string
 }
 
 /**
- * A sentence clearly about routes whose meaning sits between "one route for all" and "a route per
- * job" (an embedding hears "the same order" and "a different order" alike): when those two lead
- * every other choice by the usual margin, the sentence's own words of sameness or difference
- * decide between them.
+ * How sure a sentence must be to be about routes at all: MiniLM scores a firm's own nouns low
+ * ("bays", "the plant"), so the floor is low and the lead over every other choice (and "none of
+ * them") is what counts. Which of the two route choices it means is never the embedding's call (it
+ * hears "the same order" and "a different order" alike): the sentence's own words decide.
+ */
+const ROUTE_READ = { floor: 0.25, margin: 0.05 } as const;
+
+/**
+ * A sentence about routes whose meaning sits between "one route for all" and "a route per job":
+ * when those two lead every other choice by a margin, the sentence's own words of sameness or
+ * difference of the route decide between them (`routeSaid`), and without such words nothing is read.
  */
 function routeRead(
   unit: string,
@@ -209,20 +215,46 @@ function routeRead(
   const isRoute = (k: string) => k === routes.same || k === routes.own;
   const best = ranked[0];
   const other = ranked.find((r) => !isRoute(r.key));
-  if (!best || !isRoute(best.key) || best.score < READ_ONE.floor) return undefined;
-  if (other && best.score - other.score < READ_ONE.margin) return undefined;
+  if (!best || !isRoute(best.key) || best.score < ROUTE_READ.floor) return undefined;
+  if (other && best.score - other.score < ROUTE_READ.margin) return undefined;
   const said = routeSaid(unit);
   return said === 'same' ? routes.same : said === 'own' ? routes.own : undefined;
 }
 
-/** Several choices (e.g. the troubles a firm names): every choice some sentence or clause clearly means. */
+/**
+ * Several choices (e.g. the troubles a firm names), read sentence by sentence. A sentence that,
+ * read whole, is nearest to "nothing in particular" (what the firm makes, a list of its services)
+ * adds nothing, whatever one of its phrases resembles. Else the trouble its clauses speak for
+ * together (decideFromEvidence: a trouble two of them speak for beats one a single phrase brushes
+ * against), and any trouble one of them clearly means on its own (one sentence may name two):
+ * nearer to that trouble than to any other and than to "nothing in particular", by a margin.
+ */
 export async function readChoices(text: string, rawChoices: Array<Choice | string>): Promise<string[]> {
   const choices = rawChoices.map(choiceOf);
   const described = await withNone(choices);
   const found = new Set<string>();
-  for (const unit of unitsOf(text)) {
-    const d = await decide(unit, described, READ_SEVERAL);
-    if (d.key && d.key !== NONE) found.add(d.key);
+  for (const sentence of sentences(text)) {
+    const units = unitsOf(sentence);
+    const readings = await Promise.all(
+      units.map((u) => decide(u, described, { topK: READ_SEVERAL.topK, floor: 0, margin: 0 })),
+    );
+    // The sentence read whole (the first unit) is nearest to nothing in particular: its phrases
+    // ("routine services, repairs, tyres") only brush against a trouble.
+    if (readings[0]?.ranked[0]?.key === NONE) continue;
+    const together = await decideFromEvidence(
+      units.map((u) => ({ text: u })),
+      described,
+      READ_SENTENCE,
+    );
+    if (together.key && together.key !== NONE) found.add(together.key);
+    for (const d of readings) {
+      const [first, second] = d.ranked;
+      const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
+      if (first.key === NONE || first.score < READ_SEVERAL.floor) continue;
+      if (first.score - none < READ_SEVERAL.marginOverNone) continue;
+      if (second && second.key !== NONE && first.score - second.score < READ_SEVERAL.margin) continue;
+      found.add(first.key);
+    }
   }
   return choices.map((c) => c.key).filter((k) => found.has(k));
 }
@@ -737,7 +769,8 @@ export const eadsRules: StandinRule[] = [
     task: ModelTask.eadsSurrogateAnswer,
     description:
       "Answers as the fixture's interviewee: the table whose columns match a table question's, else the " +
-      'fact nearest in meaning to the question (two when they are equally near), else "not sure".',
+      'fact nearest in meaning to the question by its label and its answer (two sentences when they are ' +
+      'about as near), else "not sure".',
     answer: async ({ sections }) => {
       const question = asObject(sections.question) as unknown as PromptedQuestion;
       const facts = asArray<{ about: string; answer: string }>(sections.facts);
@@ -778,36 +811,48 @@ export const eadsRules: StandinRule[] = [
       }
       const notSure = { answer: "I'm not sure; we don't really keep track of that." };
       if (!meaning || !facts.length) return notSure;
-      // A fact is chosen by what it is about: near the question directly, and near the same
-      // interview topic (a question and a statement seldom share words, but they share a topic).
-      const asked = question.question ?? '';
-      const abouts = facts.map((f) => f.about);
-      const [direct, askedTopics, ...sides] = await Promise.all([
-        meaning.similarities(asked, abouts),
-        meaning.similarities(asked, INTERVIEW_TOPICS),
-        ...facts.flatMap((f) => [
-          meaning.similarities(f.about, INTERVIEW_TOPICS),
-          meaning.similarities(f.answer, INTERVIEW_TOPICS),
-        ]),
+      // A fact is chosen by the meaning of the question against what the fact is about (its
+      // label) and what it says (its answer): words shared with the label alone mislead ("working
+      // hours" is no answer to "how does work move").
+      // A choice question asks which of its choices fits: the choices in words are part of what it means.
+      const offered = question.choice_labels?.length
+        ? question.choice_labels
+        : (question.choices ?? []).map((c) => humanize(c).toLowerCase());
+      const asked = [question.question ?? '', ...offered].join(' ').trim();
+      const [byLabel, byAnswer] = await Promise.all([
+        meaning.similarities(
+          asked,
+          facts.map((f) => f.about),
+        ),
+        meaning.similarities(
+          asked,
+          facts.map((f) => f.answer),
+        ),
       ]);
-      // A fact's topic: what its label or its words say, whichever is nearer to each topic.
-      const factTopics = facts.map((_, i) => sides[2 * i].map((x, k) => Math.max(x, sides[2 * i + 1][k])));
-      const profile = topicProfile(askedTopics);
       const scored = facts
         .map((f, i) => ({
           f,
           i,
-          near: direct[i],
-          score: profileAgreement(profile, topicProfile(factTopics[i])) + 0.5 * direct[i],
+          score: SURROGATE_LABEL_WEIGHT * byLabel[i] + (1 - SURROGATE_LABEL_WEIGHT) * byAnswer[i],
         }))
-        .sort((a, b) => b.score - a.score || a.i - b.i);
+        .sort((x, y) => y.score - x.score || x.i - y.i);
       const [first, second] = scored;
-      // Nothing the firm said is near the question at all: a person says they do not know.
-      if (Math.max(...direct) < SURROGATE_FLOOR) return notSure;
-      // Two facts about equally near: a person asked to characterise the work says both.
-      if (question.question_type === 'choice' && second && first.score - second.score < SURROGATE_MARGIN)
-        return { answer: `${first.f.answer} ${second.f.answer}` };
-      return { answer: first.f.answer };
+      if (first.score < SURROGATE_FLOOR) return notSure;
+      // Only sentences are said together: a list answer ("a, b, c") stays one fact's list, or the
+      // second fact's words would be read as items of the first.
+      const prose = (text: string) => /[.!?]$/.test(text.trim());
+      // A choice is answered with the one fact nearest to it: a second one read with it would blur
+      // the choice. Asked again with the choices spelled out ("1) …"), the first answer left it
+      // open, and a person says more of what they know.
+      const askedAgain = /(?:^|\s)1\)\s/.test(question.question ?? '');
+      const both =
+        (question.question_type === 'text' || askedAgain) &&
+        question.question_type !== 'table' &&
+        !!second &&
+        first.score - second.score < SURROGATE_MARGIN &&
+        prose(first.f.answer) &&
+        prose(second.f.answer);
+      return { answer: both ? `${first.f.answer} ${second.f.answer}` : first.f.answer };
     },
   }),
   taskRule({

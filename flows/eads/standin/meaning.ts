@@ -74,6 +74,8 @@ export const IDEAS: Record<string, readonly string[]> = {
     'demand doubles at certain times of year',
     'a rush at one time of year and a lull at another',
     'the workload rises and falls over the year',
+    'some weeks bring far more orders than usual',
+    'order volumes jump up and down',
   ],
   'upkeep-planned': [
     'machines must be taken out of service for maintenance',
@@ -81,6 +83,7 @@ export const IDEAS: Record<string, readonly string[]> = {
     'scheduled maintenance downtime',
     'periodic inspections take equipment offline',
     'routine service visits for the machines',
+    'servicing has to be fitted in between the jobs',
   ],
   'booked-together': [
     'several resources must be booked together for the same time',
@@ -95,7 +98,7 @@ export const IDEAS: Record<string, readonly string[]> = {
     'set-up time between different products',
     'cleaning the equipment between batches of different products',
     'changeovers waste hours',
-    'preparing the machine for a different job is slow',
+    'getting a machine ready for a different product takes hours',
   ],
   breakdowns: [
     'a machine breaks down',
@@ -186,36 +189,6 @@ export const NOTHING_IN_PARTICULAR: readonly string[] = [
 
 export const NONE = '(none)';
 
-/**
- * The things a scheduling interview asks about, as a person would ask them. A question and a
- * firm's fact are compared through these as well as directly: a question and a statement rarely
- * share their words ("how does work move" against "the route each order takes"), but they sit
- * near the same interview topic.
- */
-export const INTERVIEW_TOPICS: readonly string[] = [
-  'What do you make or which services do you offer?',
-  'What makes planning your work difficult?',
-  'How does the work move from step to step?',
-  'What are the steps of the work, in order?',
-  'How long does each step take?',
-  'Which machines, tools or rooms do you use?',
-  'How many people work for you?',
-  'When are you open, and which shifts do you run?',
-  'Which materials go into the work?',
-  'What comes out at the end?',
-  'Which records or systems do you keep?',
-  'What makes a plan good or bad for you?',
-  'Which rules can a plan never break?',
-  'What would you prefer a plan to do?',
-  'Does the plan repeat each week?',
-  'Do you work in separate batches or continuously?',
-  'Do most jobs follow a few standard routes?',
-  'Which kinds of events or sessions do you schedule?',
-  'Which time slots do you use?',
-  'Who are your customers?',
-  'How do orders reach you?',
-];
-
 const attached = new Map<string, Promise<Map<string, string>>>();
 
 /**
@@ -301,10 +274,14 @@ export async function routeChoices(choices: readonly Choice[]): Promise<{ same: 
 /**
  * Whether a sentence says the work follows the same path every time or a path of its own: read
  * from its words of sameness ("the same", "identical", "fixed") and of difference ("differs",
- * "its own", "depends on", "no two … the same"). A sentence saying both, or neither, says nothing.
+ * "its own", "depends on", "no two … the same"), in a sentence that speaks of a route, path,
+ * order, sequence or steps at all. A sentence saying both, or neither, says nothing.
  */
 export function routeSaid(sentence: string): 'same' | 'own' | undefined {
   const s = sentence.toLowerCase();
+  // Sameness or difference of something else ("its own lot", "a different colour") says nothing of the route.
+  if (!/\b(?:routes?|routings?|paths?|ways?|order|sequences?|visits?|steps?|stages?|stations?)\b/.test(s))
+    return undefined;
   const negatedSame =
     /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
   const own =
