@@ -3,14 +3,18 @@
  * question or review left to answer), and the `progress` query says `cancelled` with where it
  * stopped (before, only discovery said so: a cancelled proposal or platform check kept saying it
  * was waiting or running). A failed step fails the run: the proposal too, which used to complete
- * with status `error`; the terminal interview shows the partial result the failure carries.
+ * with status `error`; the terminal interview and the MCP tool show the partial result the failure carries.
  */
+import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpServer } from '../client/mcp/server';
+import type { FlowDefinition } from '../contracts/common';
 import { progressQuery } from '../contracts/progress-messages';
 import { platformCheckFlow } from '../flows/platform/contract';
-import { researchProposalFlow } from '../flows/proposal/contract';
+import { EXAMPLE_PROFILE, researchProposalFlow } from '../flows/proposal/contract';
 import { currentQuestionQuery, proposalStateQuery } from '../flows/proposal/messages';
 import { main as interviewCli, type InterviewIO } from '../client/proposal-interview';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
@@ -99,5 +103,32 @@ describe('how runs end', () => {
     expect(text).toMatch(/^ {2}error \(ERROR\)/m);
     expect(text).toMatch(/error in PROBLEM_FORMULATION: proposal\.problem_formulation: .*HTTP 400/);
     expect((await handle.describe()).status.name).toBe('FAILED');
+  });
+
+  it('the MCP tool of a failed proposal is an error that carries the partial result', async () => {
+    const server = createMcpServer(
+      { client: h.client, taskQueue: h.taskQueue },
+      { flows: [researchProposalFlow as unknown as FlowDefinition], registrars: [] },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const mcp = new McpClient({ name: 'ending-test', version: '1.0.0' });
+    await Promise.all([server.connect(serverSide), mcp.connect(clientSide)]);
+    try {
+      const call = await mcp.callTool({
+        name: 'write_research_proposal',
+        arguments: { mode: 'autonomous', profile: EXAMPLE_PROFILE },
+      });
+      expect(call.isError).toBe(true);
+      const content = call.content as Array<{ type: string; text: string }>;
+      expect(content[0].text).toMatch(/did not complete: ProposalStageFailed: PROBLEM_FORMULATION: /);
+      expect(JSON.parse(content[1].text)).toMatchObject({
+        status: 'error',
+        state: 'ERROR',
+        error: { state: 'PROBLEM_FORMULATION', type: 'ModelRequestRejected' },
+      });
+    } finally {
+      await mcp.close();
+      await server.close();
+    }
   });
 });
