@@ -12,8 +12,9 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: 2,
     // Tests print only failures: a passing test's console output (worker logs, progress lines)
-    // is dropped, a failing one's is shown with it; the dot reporter lists failures, not files.
+    // is dropped, a failing one's is shown with it; the dot reporter lists failures, not files,
+    // and the progress reporter says how far the run is every 20 seconds.
     silent: 'passed-only',
-    reporters: ['dot'],
+    reporters: ['dot', './test/setup/progress-reporter.ts'],
   },
 });

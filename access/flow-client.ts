@@ -24,12 +24,44 @@ import {
   type FlowDefinition,
 } from '../contracts/common';
 
+/** Connecting to Temporal failed: says where it tried and what to do next. */
+export class TemporalUnreachable extends Error {
+  constructor(
+    readonly address: string,
+    cause: unknown,
+  ) {
+    const local = isLoopback(address);
+    super(
+      `cannot reach Temporal at ${address}: ${cause instanceof Error ? cause.message : String(cause)}. ` +
+        (local
+          ? 'Start the local stack with `npm start` (or point TEMPORAL_ADDRESS at a running server).'
+          : 'Check TEMPORAL_ADDRESS, the network and the TLS settings (TEMPORAL_TLS_*, TEMPORAL_API_KEY).'),
+      { cause },
+    );
+    this.name = 'TemporalUnreachable';
+  }
+}
+
+function isLoopback(address: string): boolean {
+  const host = address.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}
+
 export async function connectClient(overrides: { address?: string; namespace?: string } = {}): Promise<Client> {
   const { connectionOptions, namespace } = loadClientConnectConfig();
-  const connection = await Connection.connect({
+  const options = {
     ...(connectionOptions as Parameters<typeof Connection.connect>[0]),
     ...(overrides.address ? { address: overrides.address } : {}),
-  });
+  };
+  const address = options?.address ?? 'localhost:7233';
+  // A server on this machine that is not running refuses at once: say so in seconds, not after
+  // the SDK's 10-second deadline. A remote server keeps the SDK's deadline.
+  const connectTimeout = options?.connectTimeout ?? (isLoopback(address) ? '3s' : undefined);
+  const connection = await Connection.connect({ ...options, ...(connectTimeout ? { connectTimeout } : {}) }).catch(
+    (err: unknown) => {
+      throw new TemporalUnreachable(address, err);
+    },
+  );
   return new Client({
     connection,
     namespace: overrides.namespace ?? namespace ?? 'default',
@@ -98,6 +130,8 @@ export async function startFlow<F extends FlowDefinition>(
     ...(options.useExisting ? { workflowIdConflictPolicy: 'USE_EXISTING' as const } : {}),
   });
 }
+
+export { failureReason } from './failure-reason';
 
 // The Web UI links live in their own module (no Temporal client library): the control plane's
 // console renders them before anything has loaded the client.

@@ -10,17 +10,25 @@
  */
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { Command, CommanderError } from 'commander';
+import { closest, distance } from 'fastest-levenshtein';
 import { readFileSync } from 'node:fs';
 import type { Progress } from '../contracts/common';
 import { loadConfigOrExit } from '../plumbing/config';
 import { findFlow, flows } from '../flows/registry';
-import { connectClient, InvalidFlowInput, startFlow, webUiLink } from '../access/flow-client';
+import {
+  connectClient,
+  failureReason,
+  InvalidFlowInput,
+  startFlow,
+  TemporalUnreachable,
+  webUiLink,
+} from '../access/flow-client';
 import { loadTracingSettings, setupTracing } from '../plumbing/tracing';
 import { progressQuery } from '../contracts/progress-messages';
 
 function readInput(text: string | undefined): unknown {
   if (text === undefined) return {};
-  const source = text.startsWith('@') ? readFileSync(text.slice(1), 'utf8') : text;
+  const source = text.startsWith('@') ? readInputFile(text.slice(1)) : text;
   try {
     return JSON.parse(source);
   } catch (err) {
@@ -28,6 +36,41 @@ function readInput(text: string | undefined): unknown {
       `input is not valid JSON${text.startsWith('@') ? ` (${text.slice(1)})` : ''}: ${(err as Error).message}`,
     );
   }
+}
+
+function readInputFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new Error(`input file not found: ${file} (give a path after @, or the JSON itself)`);
+    if (code === 'EISDIR') throw new Error(`input file is a folder: ${file}`);
+    throw new Error(`cannot read the input file ${file}: ${(err as Error).message}`);
+  }
+}
+
+/** The flow a name means, or an error that lists them and suggests the nearest. */
+export function flowNamed(name: string) {
+  const flow = findFlow(name);
+  if (flow) return flow;
+  const names = flows.flatMap((f) => [f.type, f.slug]);
+  const nearest = closest(
+    name.toLowerCase(),
+    names.map((n) => n.toLowerCase()),
+  );
+  const suggestion = names.find((n) => n.toLowerCase() === nearest)!;
+  const close = distance(name.toLowerCase(), nearest) <= Math.max(2, Math.floor(nearest.length / 3));
+  throw new Error(
+    `unknown flow "${name.slice(0, 60)}"${close ? `; did you mean ${suggestion}?` : ''} ` +
+      `(known: ${flows.map((f) => f.type).join(', ')}; \`npm run flow -- flows\` lists them)`,
+  );
+}
+
+/** The result lines people read, from a flow's own summary of its output. */
+function describeOutput(type: string, result: unknown): string[] {
+  const flow = findFlow(type);
+  const parsed = flow?.output.safeParse(result);
+  return flow && parsed?.success ? flow.describeResult(parsed.data) : [JSON.stringify(result)];
 }
 
 function formatProgress(p: Progress): string {
@@ -112,8 +155,7 @@ export function buildProgram(out: (line: string) => void = console.log): Command
     .option('--json', 'print only the result JSON')
     .action(
       async (name: string, inputText: string | undefined, opts: { id?: string; detach?: boolean; json?: boolean }) => {
-        const flow = findFlow(name);
-        if (!flow) throw new Error(`unknown flow "${name}"; known: ${flows.map((f) => f.type).join(', ')}`);
+        const flow = flowNamed(name);
         const input = readInput(inputText);
         await withClient(async (client) => {
           const handle = await startFlow(client, flow, input, { workflowId: opts.id });
@@ -124,9 +166,7 @@ export function buildProgram(out: (line: string) => void = console.log): Command
           if (opts.json) out(JSON.stringify(result, null, 2));
           else {
             out(`completed ${handle.workflowId}`);
-            const parsed = flow.output.safeParse(result);
-            for (const line of parsed.success ? flow.describeResult(parsed.data) : [JSON.stringify(result)])
-              out(`  ${line}`);
+            for (const line of describeOutput(flow.type, result)) out(`  ${line}`);
           }
         });
       },
@@ -157,12 +197,18 @@ export function buildProgram(out: (line: string) => void = console.log): Command
 
   program
     .command('result')
-    .description('wait for and print a workflow result as JSON')
+    .description('wait for a workflow and print its result as `start` does (--json: the result JSON)')
     .argument('<workflowId>')
-    .action(async (workflowId: string) => {
-      await withClient(async (client) =>
-        out(JSON.stringify(await client.workflow.getHandle(workflowId).result(), null, 2)),
-      );
+    .option('--json', 'print only the result JSON')
+    .action(async (workflowId: string, opts: { json?: boolean }) => {
+      await withClient(async (client) => {
+        const handle = client.workflow.getHandle(workflowId);
+        const result = await handle.result();
+        if (opts.json) return out(JSON.stringify(result, null, 2));
+        const { type } = await handle.describe();
+        out(`completed ${workflowId} (${type})`);
+        for (const line of describeOutput(type, result)) out(`  ${line}`);
+      });
     });
 
   program
@@ -171,7 +217,11 @@ export function buildProgram(out: (line: string) => void = console.log): Command
     .argument('<workflowId>')
     .action(async (workflowId: string) => {
       await withClient(async (client) => {
-        await client.workflow.getHandle(workflowId).cancel();
+        const handle = client.workflow.getHandle(workflowId);
+        const { status } = await handle.describe();
+        // Temporal accepts a cancel request for a closed run and does nothing with it.
+        if (status.name !== 'RUNNING') throw new Error(`${workflowId} is already ${status.name}: nothing to cancel`);
+        await handle.cancel();
         out(`cancellation requested for ${workflowId}`);
       });
     });
@@ -185,8 +235,8 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof InvalidFlowInput) console.error(err.message);
-    else if (err instanceof WorkflowFailedError) console.error(`workflow failed: ${err.cause?.message ?? err.message}`);
+    if (err instanceof InvalidFlowInput || err instanceof TemporalUnreachable) console.error(err.message);
+    else if (err instanceof WorkflowFailedError) console.error(`workflow failed: ${failureReason(err)}`);
     else console.error(err instanceof Error ? err.message : String(err));
     return 1;
   }

@@ -145,6 +145,10 @@ export const discoveryResponseSchema = z.object({
   total_skills: z.number().int(),
   pagination: z.object({ limit: z.number().int(), offset: z.number().int(), has_more: z.boolean() }),
   capabilities: z.array(agentCapabilitySchema),
+  hint: z
+    .string()
+    .optional()
+    .describe('Only when the filters matched nothing: why, and ids they match when case is ignored'),
 });
 export type DiscoveryResponse = z.infer<typeof discoveryResponseSchema>;
 

@@ -25,6 +25,8 @@ export interface DiscoveryResult {
   offset: number;
   hasMore: boolean;
   page: MatchedAgent[];
+  /** Said when patterns matched nothing: why, and the ids they would match with case ignored. */
+  hint?: string;
 }
 
 function selectCapabilities(
@@ -58,6 +60,7 @@ export function discover(snapshot: Snapshot, q: DiscoveryQuery): DiscoveryResult
     matched.push({ agent, reasoners, skills });
   }
 
+  const hint = emptyHint(candidates, q, totalReasoners, totalSkills);
   const start = Math.min(q.offset, matched.length);
   const end = Math.min(start + q.limit, matched.length);
   return {
@@ -69,5 +72,35 @@ export function discover(snapshot: Snapshot, q: DiscoveryQuery): DiscoveryResult
     offset: q.offset,
     hasMore: end < matched.length,
     page: matched.slice(start, end),
+    ...(hint ? { hint } : {}),
   };
+}
+
+/**
+ * Patterns are case-sensitive (as specified), so `*bom*` finds nothing where ids read `*BOM*`:
+ * a pattern that matched none of its kind says so, and names up to three ids it matches when
+ * case is ignored.
+ */
+function emptyHint(
+  agents: readonly SnapshotAgent[],
+  q: DiscoveryQuery,
+  reasoners: number,
+  skills: number,
+): string | undefined {
+  const empty = [
+    ...(q.reasoner !== undefined && reasoners === 0
+      ? [{ pattern: q.reasoner, of: (a: SnapshotAgent) => a.reasoners }]
+      : []),
+    ...(q.skill !== undefined && skills === 0 ? [{ pattern: q.skill, of: (a: SnapshotAgent) => a.skills }] : []),
+  ];
+  const tagsMatchedNothing = q.tags.length > 0 && reasoners + skills === 0;
+  if (empty.length === 0 && !tagsMatchedNothing) return undefined;
+  const near = new Set<string>();
+  for (const { pattern, of } of empty) {
+    const folded = compileGlob(pattern.toLowerCase());
+    for (const agent of agents) for (const c of of(agent)) if (folded(c.id.toLowerCase())) near.add(c.id);
+  }
+  const base = `No ${empty.length === 1 && !tagsMatchedNothing ? (empty[0].pattern === q.reasoner ? 'reasoner' : 'skill') : 'capability'} matches. Patterns are case-sensitive and anchored; * is the only wildcard.`;
+  const examples = [...near].slice(0, 3);
+  return examples.length ? `${base} Ignoring case they would match: ${examples.join(', ')}.` : base;
 }

@@ -111,7 +111,12 @@ describe('discovery API (seed unit cases)', () => {
     expect(reasonerIds((await cp.get(`${API}?reasoner=*research`)).json)).toEqual(['deep_research']);
     expect(reasonerIds((await cp.get(`${API}?reasoner=summary`)).json)).toEqual(['summary']);
     expect(reasonerIds((await cp.get(`${API}?reasoner=research`)).json)).toEqual([]);
-    expect(reasonerIds((await cp.get(`${API}?reasoner=*RESEARCH*`)).json)).toEqual([]);
+    const upper = (await cp.get(`${API}?reasoner=*RESEARCH*`)).json;
+    expect(reasonerIds(upper)).toEqual([]);
+    // An empty answer says why, and what the pattern would match with case ignored.
+    expect(upper.hint).toMatch(/case-sensitive.*Ignoring case they would match: .*deep_research/);
+    expect((await cp.get(`${API}?reasoner=*research*`)).json.hint).toBeUndefined();
+    expect((await cp.get(`${API}?reasoner=nothing_like_it`)).json.hint).toMatch(/^No reasoner matches\. [^I]*$/);
     expect(reasonerIds((await cp.get(`${API}?reasoner=deep%3Fresearch`)).json)).toEqual([]);
     expect(reasonerIds((await cp.get(`${API}?reasoner=*`)).json)).toHaveLength(5);
 

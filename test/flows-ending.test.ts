@@ -120,7 +120,9 @@ describe('how runs end', () => {
       });
       expect(call.isError).toBe(true);
       const content = call.content as Array<{ type: string; text: string }>;
-      expect(content[0].text).toMatch(/did not complete: ProposalStageFailed: PROBLEM_FORMULATION: /);
+      expect(content[0].text).toMatch(
+        /did not complete: ModelRequestRejected: proposal\.problem_formulation: .*HTTP 400/,
+      );
       expect(JSON.parse(content[1].text)).toMatchObject({
         status: 'error',
         state: 'ERROR',

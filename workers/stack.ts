@@ -27,6 +27,16 @@ import { errorText, useProcessLogging } from '../plumbing/logger';
 
 const log = useProcessLogging('stack');
 
+/** Whether an agent-flows control plane answers at this URL (its liveness route, within a second). */
+async function answersAsControlPlane(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1000) });
+    return res.ok && ((await res.json()) as { status?: unknown }).status === 'ok';
+  } catch {
+    return false;
+  }
+}
+
 async function main() {
   const config = configOrExit();
   // First start installs the search's embedding model (a missing Python only means keyword search).
@@ -64,6 +74,17 @@ async function main() {
     config.CONTROL_PLANE_REGISTRATION_TOKEN ??
     config.CONTROL_PLANE_TOKEN ??
     (config.CONTROL_PLANE_URL ? undefined : randomBytes(32).toString('base64url'));
+  // A second `npm start` would first meet the worker's metrics port and report that clash; the
+  // person needs to hear that the stack already runs, and where.
+  const controlPlaneUrl = `http://${config.CONTROL_PLANE_HOST === '0.0.0.0' ? '127.0.0.1' : config.CONTROL_PLANE_HOST}:${config.CONTROL_PLANE_PORT}`;
+  if (await answersAsControlPlane(controlPlaneUrl)) {
+    log.error(
+      `agent-flows is already running on this machine (its control plane answers at ${controlPlaneUrl}). ` +
+        'Use that stack, or stop it (Ctrl-C in its terminal) before starting another; a second stack ' +
+        'needs its own ports (CONTROL_PLANE_PORT, WORKER_METRICS_PORT, STANDIN_PORT, TEMPORAL_ADDRESS).',
+    );
+    process.exit(1);
+  }
   installRuntime(quiet, { handleSignals: false });
   // Declared before `abandon`, which closes it if a later component fails to start.
   // eslint-disable-next-line prefer-const
@@ -149,6 +170,7 @@ async function main() {
       searchWorkers: config.SOLVER_WORKERS,
       verbose: config.LOG_LEVEL === 'debug',
     });
+    log.info({ taskQueue: 'agent-flows-solver' }, 'solver worker started (CP-SAT, for scheduleFromScr)');
   } catch (err) {
     log.warn({ error: errorText(err) }, 'solver worker not started; scheduleFromScr will wait for one');
   }

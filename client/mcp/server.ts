@@ -17,7 +17,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { slugify, type FlowDefinition } from '../../contracts/common';
 import { flows as registeredFlows } from '../../flows/registry';
-import { startFlow, webUiLink } from '../../access/flow-client';
+import { failureReason, startFlow, webUiLink } from '../../access/flow-client';
 import { failedProposal } from '../../access/proposal-result';
 import { extraToolRegistrars, type McpContext, type ToolRegistrar } from './tools';
 import { progressQuery } from '../../contracts/progress-messages';
@@ -192,15 +192,8 @@ function outputSchemaOf(flow: FlowDefinition): z.ZodObject | undefined {
 }
 
 function describeFailure(err: WorkflowFailedError): { cancelled: boolean; message: string } {
-  const cause = err.cause as (Error & { type?: string; cause?: Error }) | undefined;
-  const cancelled = cause?.name === 'CancelledFailure';
-  const inner = cause?.cause?.message ? `: ${cause.cause.message}` : '';
-  return {
-    cancelled,
-    message: cancelled
-      ? 'the workflow was cancelled'
-      : `${cause?.type ? `${cause.type}: ` : ''}${cause?.message ?? err.message}${inner}`,
-  };
+  const cancelled = err.cause?.name === 'CancelledFailure';
+  return { cancelled, message: cancelled ? 'the workflow was cancelled' : failureReason(err) };
 }
 
 /** Polls the `progress` query and sends a notification each time the work done grows. */

@@ -29,6 +29,7 @@ import { currentQuestionQuery, proposalStateQuery } from '../../flows/proposal/m
 import { html, renderTable, renderValue, tableHead, type Html } from './html';
 import { progressQuery } from '../../contracts/progress-messages';
 import { logger } from '../../plumbing/logger';
+import { failureReason } from '../../access/failure-reason';
 
 export interface WorkflowSnapshot {
   workflowId: string;
@@ -74,13 +75,8 @@ export async function snapshot(ctx: ViewContext, workflowId: string): Promise<Wo
     try {
       await handle.result();
     } catch (err) {
-      const cause =
-        err instanceof Error && err.cause instanceof Error
-          ? err.cause.message
-          : err instanceof Error
-            ? err.message
-            : String(err);
-      message = cause;
+      // The innermost cause ("unknown fixture …"), not the wrapper ("Activity task failed").
+      message = failureReason(err);
     }
     return {
       ...base,

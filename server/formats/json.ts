@@ -26,6 +26,6 @@ export function renderJson(result: DiscoveryResult, q: DiscoveryQuery): string {
       `${i ? ',' : ''}${m.agent.jsonHead},"reasoners":[${m.reasoners.map((c) => capabilityJson(c, q)).join(',')}],"skills":[${m.skills.map((c) => capabilityJson(c, q)).join(',')}]}`,
     );
   });
-  parts.push(']}');
+  parts.push(result.hint ? `],"hint":${JSON.stringify(result.hint)}}` : ']}');
   return parts.join('');
 }

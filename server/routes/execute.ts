@@ -25,6 +25,7 @@ import { TemporalUnavailable, type TemporalAccess } from '../temporal';
 import { issuesOf } from './errors';
 import { json } from './validation';
 import { loadOnce } from '../load-once';
+import { failureReason } from '../../access/failure-reason';
 
 /** 1-600 seconds (`30`, `30s`), 1-600000 ms (`500ms`) or 1-10 minutes (`2m`); also the OpenAPI pattern. */
 export const TIMEOUT_PATTERN = /^(?:(?:[1-9]\d{0,4}|[1-5]\d{5}|600000)ms|(?:[1-9]\d?|[1-5]\d{2}|600)s?|(?:[1-9]|10)m)$/;
@@ -222,7 +223,7 @@ export function executeRoutes(
           return reply.code(200).send({
             ...response,
             status,
-            error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message },
+            error: { ...(cause?.type ? { type: cause.type } : {}), message: failureReason(err) },
           });
         }
         request.log.warn({ err: (err as Error).message }, 'lost track of the workflow while waiting');

@@ -5,7 +5,7 @@
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -39,6 +39,9 @@ function quietCli(cliPath: string, dir: string): string {
 }
 
 export default async function setup(project: TestProject) {
+  // What tests write for people to look at (PDFs, charts, console screenshots) is the last run's
+  // only: out/test would otherwise grow with every run.
+  rmSync(path.join(process.cwd(), 'out', 'test'), { recursive: true, force: true });
   // The one check that needs material from outside the repository says, once per run, why it is skipped.
   const upstream = upstreamDir();
   if (!upstream.dir) process.stdout.write(`[eads-library.test] upstream EADS examples skipped: ${upstream.reason}\n`);

@@ -6,7 +6,6 @@
  * are never called missing, and quality control checks what it claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TextEmbedder } from '../../backends/embedding';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { loadMiniLm } from '../../backends/embedding/minilm';
 import { embeddingModelSetting } from '../../plumbing/config';
@@ -23,6 +22,7 @@ import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/pro
 import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { proposalRules } from '../../flows/proposal/standin';
 import { methodReading, studyDesign, type DataKind } from '../../flows/proposal/standin/meaning';
+import { wordEmbedder } from '../helpers/word-embedder';
 
 type Sections = Record<string, unknown>;
 const ask = async <T = Record<string, any>>(task: string, sections: Sections): Promise<T> =>
@@ -374,25 +374,6 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(JSON.stringify(q2.issues_identified)).toMatch(/does not fit the kind of data/);
   }, 90_000);
 });
-
-/** A toy embedder: one dimension per word of a small vocabulary, so similarities are predictable. */
-function wordEmbedder(vocabulary: string[]): TextEmbedder {
-  return {
-    name: 'toy',
-    dimensions: vocabulary.length,
-    async embed(texts: string[]) {
-      return texts.map((t) => {
-        const v = new Float32Array(vocabulary.length);
-        for (const w of t.toLowerCase().split(/\W+/)) {
-          const i = vocabulary.indexOf(w);
-          if (i >= 0) v[i] += 1;
-        }
-        const n = Math.hypot(...v) || 1;
-        return v.map((x) => x / n);
-      });
-    },
-  } as unknown as TextEmbedder;
-}
 
 describe('proposal stand-in when two kinds of data fit alike', () => {
   afterAll(() => restoreEmbedder());
