@@ -25,6 +25,7 @@ import {
   reviewProposalUpdate,
 } from '../flows/proposal/messages';
 import { connectClient, InvalidFlowInput, startFlow, webUiLink } from '../access/flow-client';
+import { failedProposal } from '../access/proposal-result';
 import { progressQuery } from '../contracts/progress-messages';
 
 export interface InterviewIO {
@@ -80,6 +81,9 @@ export async function conductInterview(
     },
     (err) => {
       finished = true;
+      // A failed stage fails the run: its partial result (status `error`) is shown like any result.
+      const partial = failedProposal(err);
+      if (partial) return partial;
       throw err;
     },
   );

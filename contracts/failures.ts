@@ -35,6 +35,9 @@ export const FailureType = {
   ScheduleModelError: 'ScheduleModelError',
   SolverFailed: 'SolverFailed',
 
+  /** A proposal stage failed: the run fails, its partial result (status `error`) in the details. */
+  ProposalStageFailed: 'ProposalStageFailed',
+
   // Research proposal interview and review (update validators).
   NoOpenQuestion: 'NoOpenQuestion',
   StaleAnswer: 'StaleAnswer',

@@ -16,6 +16,7 @@ import type { BomQuestionOutput } from '../flows/bom/contract';
 import { tableName, type DiscoverFromPrpOutput } from '../flows/discovery/contract';
 import { pursuitWorkflowId, type RunEadsInterviewOutput } from '../flows/eads/contract';
 import type { ProposalOutput } from '../flows/proposal/contract';
+import { failedProposal } from '../access/proposal-result';
 import {
   activityRuns,
   callsOfFlow,
@@ -207,8 +208,11 @@ describe('model faults in every flow (stand-in, real Gemini client)', () => {
         );
       }
 
-      // The proposal ends in its ERROR state, with the stage and the rejection in the result.
-      const proposal = byName.get('proposal')!.result as ProposalOutput;
+      // The proposal fails in its ERROR state, with the stage and the rejection in the partial
+      // result the failure carries.
+      const proposalRun = byName.get('proposal')!;
+      expect(proposalRun.error).toBeInstanceOf(WorkflowFailedError);
+      const proposal = failedProposal(proposalRun.error) as ProposalOutput;
       expect(proposal).toMatchObject({
         status: 'error',
         state: 'ERROR',

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ModelBackend } from '../backends/model/types';
 import { INTERVIEW_QUESTIONS, researchProposalFlow } from '../flows/proposal/contract';
 import { answerQuestionUpdate, currentQuestionQuery } from '../flows/proposal/messages';
-import { createHarness, type Harness } from './helpers/harness';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { until } from './proposal-helpers';
 
 const ANSWERS: Record<string, string> = {
@@ -67,6 +67,7 @@ describe('conversational proposal interview', () => {
     const out = await handle.result();
     expect(out.status).toMatch(/^completed/);
     expect(out.profile).toMatchObject({ field_of_study: 'Ecology', weekly_hours: 20 });
+    await recordHistory(handle, 'research-proposal-conversational-interview');
   });
 
   it('falls back to the form’s wording when the model fails', async () => {

@@ -14,6 +14,7 @@ import {
   type ProposalOutput,
   type ProposalStateView,
 } from '../flows/proposal/contract';
+import { progressQuery } from '../contracts/progress-messages';
 import { isValidTransition } from '../flows/proposal/workflow/state-machine';
 import { answerQuestionUpdate, proposalStateQuery, reviewProposalUpdate } from '../flows/proposal/messages';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
@@ -49,6 +50,23 @@ function expectLawfulTransitions(out: ProposalOutput) {
     }
   }
   expect(out.transitions[out.transitions.length - 1].to).toBe(out.state);
+}
+
+/**
+ * A run whose stage failed: it fails (non-retryable `ProposalStageFailed`, the stage's failure as
+ * its cause) and carries the partial result, status `error`, in the failure's details.
+ */
+async function stageFailure(handle: WorkflowHandle): Promise<ProposalOutput> {
+  const err = await handle.result().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(WorkflowFailedError);
+  const failure = (err as WorkflowFailedError).cause;
+  expect(failure).toBeInstanceOf(ApplicationFailure);
+  expect(failure).toMatchObject({ type: 'ProposalStageFailed', nonRetryable: true });
+  expect((await handle.describe()).status.name).toBe('FAILED');
+  return (failure as ApplicationFailure).details![0] as ProposalOutput;
 }
 
 // The model is scripted per test: these tests are about orchestration (stages, refinement bounds,
@@ -240,26 +258,30 @@ describe('writeResearchProposal, autonomous', () => {
     expect(pdf.text).toContain('São Paulo');
   });
 
-  it('ends in the ERROR state with the message when a stage fails non-retryably', async () => {
+  it('fails the run when a stage fails non-retryably: ERROR state, the partial result in the failure', async () => {
     model.script(passingScript());
     h.standin.setFaults({ permanentStatus: 400, tasks: ['proposal.methodology'] });
     const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE });
-    const out = await handle.result();
+    const out = await stageFailure(handle);
     expect(out.status).toBe('error');
     expect(out.state).toBe('ERROR');
     expect(out.error).toMatchObject({ state: 'METHODOLOGY', type: 'ModelRequestRejected' });
     expect(out.error!.message).toMatch(/proposal\.methodology.*HTTP 400/);
     expect(out.transitions.map((t) => t.to).slice(-2)).toEqual(['METHODOLOGY', 'ERROR']);
     expect(out.pdf).toBeNull();
+    // What was written before the failure is kept: the profile and the stages before methodology.
+    expect(out.profile).toMatchObject({ research_area: EXAMPLE_PROFILE.research_area });
     // Non-retryable: one attempt, not five.
     expect(h.standin.stats().byTask['proposal.methodology']).toBe(1);
     expectLawfulTransitions(out);
-    await recordHistory(handle, 'research-proposal-stage-error');
+    expect(await handle.query(progressQuery)).toMatchObject({ status: 'failed', stage: 'methodology' });
+    await recordHistory(handle, 'research-proposal-stage-failed');
   });
 
-  it('a model call the test did not script ends the run at once, naming the call', async () => {
+  it('a model call the test did not script fails the run at once, naming the call', async () => {
     model.script({ 'proposal.problem_formulation': [scriptedProblem(2)] });
-    const out = await h.run(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE });
+    const handle = await h.start(researchProposalFlow, { mode: 'autonomous', profile: EXAMPLE_PROFILE });
+    const out = await stageFailure(handle);
     expect(out).toMatchObject({ status: 'error', error: { state: 'OBJECTIVES', type: 'ModelRequestRejected' } });
     expect(out.error!.message).toMatch(/unscripted call 1 to proposal\.objectives/);
     expect(model.unexpected).toEqual(['unscripted call 1 to proposal.objectives']);

@@ -1,7 +1,8 @@
 /**
  * Replays every history in test/replay/ against the current workflow code: a change that would
  * break running workflows (non-determinism) fails here. Refresh the corpus with
- * `RECORD_REPLAY=1 npx vitest run` (see docs/versioning.md before changing a workflow).
+ * `RECORD_REPLAY=1 npx vitest run test/<file>.test.ts`, which adds dated files and never replaces one
+ * (see docs/versioning.md before changing a workflow).
  */
 import { tracingWorkerOptions } from '../plumbing/tracing';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';

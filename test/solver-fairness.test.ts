@@ -11,6 +11,7 @@
  * and cancelling a run stops its search on the worker.
  */
 import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { progressQuery } from '../contracts/progress-messages';
 import { MAX_TIME_LIMIT_SECONDS, scheduleFromScrFlow, type ScheduleFromScrOutput } from '../flows/schedule/contract';
@@ -113,6 +114,14 @@ describe('sharing the solver between callers', () => {
           : undefined,
       "the worker to stop caller A's search",
     );
+    // Both runs end Cancelled (they used to fail with SolverFailed), and say so in their progress.
+    for (const a of [a1, a2]) {
+      const err = await a.result().catch((e: unknown) => e);
+      expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect((await a.describe()).status.name).toBe('CANCELLED');
+      expect(await progressOf(a)).toMatchObject({ stage: 'solve', status: 'cancelled' });
+    }
+    await recordHistory(a1, 'schedule-from-scr-cancelled-solving');
     expect(logLines(solverOutput).filter((l) => l.message === 'solve started')).toHaveLength(2);
     // The worker's output is JSON lines only, its SDK's and core's included: no colour codes.
     const whole = solverOutput.slice(0, solverOutput.lastIndexOf('\n'));

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { slugify, type FlowDefinition } from '../../contracts/common';
 import { flows as registeredFlows } from '../../flows/registry';
 import { failureReason, startFlow, webUiLink } from '../../access/flow-client';
+import { failedProposal } from '../../access/proposal-result';
 import { extraToolRegistrars, type McpContext, type ToolRegistrar } from './tools';
 import { progressQuery } from '../../contracts/progress-messages';
 
@@ -326,10 +327,13 @@ export function registerFlowTool(
       } catch (err) {
         if (!(err instanceof WorkflowFailedError)) throw err;
         const { message } = describeFailure(err);
+        // A proposal whose stage failed carries what it had written: the caller gets it too.
+        const partial = failedProposal(err);
         return {
           isError: true,
           content: [
             { type: 'text', text: `${flow.title}: workflow ${workflowId} did not complete: ${message} (${link})` },
+            ...(partial ? [{ type: 'text' as const, text: JSON.stringify(partial) }] : []),
           ],
           _meta: { 'agent-flows/workflowId': workflowId },
         };

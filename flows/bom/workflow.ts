@@ -24,11 +24,13 @@ import {
   bomQuestionFlow,
   pipelineStateQuery,
   STRATEGY_NAMES,
+  type BomQuestionInput,
   type BomQuestionOutput,
   type StrategyNumber,
 } from './contract';
 import { extractFocusTerms } from '../../domain/bom-text';
 import { MODEL, SEARCH, WAREHOUSE, withOptions } from '../lib/workflow/activity-options';
+import { endingAsEveryFlow } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
 import type { ProgressTracker } from '../lib/workflow/progress';
 import {
@@ -66,6 +68,10 @@ const { extractBomFocusTerms, explainBomAnswer } = proxyActivities<BomActivities
 
 export async function answerBomQuestion(rawInput: unknown): Promise<BomQuestionOutput> {
   const { input, progress } = beginFlow(bomQuestionFlow.type, bomQuestionFlow.input, rawInput);
+  return endingAsEveryFlow(progress, () => answer(input, progress));
+}
+
+async function answer(input: BomQuestionInput, progress: ProgressTracker): Promise<BomQuestionOutput> {
   const settings = await bomSettings();
   const ragEnabled = input.ragEnabled ?? settings.ragEnabled;
   const maxStrategies = input.maxStrategies ?? settings.maxStrategies;

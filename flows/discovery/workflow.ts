@@ -20,6 +20,7 @@ import {
 } from './contract';
 import { extractTargetSchema } from './prp-schema';
 import { LONG_MODEL, SEARCH, withOptions } from '../lib/workflow/activity-options';
+import { recordEnd } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
 import { DiscoveryTally, sortVerdicts } from './workflow/discovery-tally';
 import { Limiter } from './workflow/limiter';
@@ -193,7 +194,7 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     progress.finish('completed', tally.line());
     return output;
   } catch (err) {
-    progress.finish(isCancellation(err) ? 'cancelled' : 'failed', `${tally.line()} — ${failureMessage(err)}`);
+    await recordEnd(progress, err, { detail: () => tally.line() });
     throw err;
   }
 }

@@ -46,6 +46,7 @@ import {
 } from './contract';
 import { FailureType } from '../../contracts/failures';
 import { QUICK_READ, MODEL, withOptions } from '../lib/workflow/activity-options';
+import { endingAsEveryFlow } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
 import type { ProgressTracker } from '../lib/workflow/progress';
 import { interviewContext, InterviewSession, type PursuitChoice } from './workflow/interview-session';
@@ -95,7 +96,14 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     validator: (arg) => session.validateStartPursuit(arg),
   });
   setHandler(finishInterviewUpdate, (arg) => session.finish(arg), { validator: (arg) => session.validateFinish(arg) });
+  return endingAsEveryFlow(progress, () => interview(session, progress), {
+    onCancel: () => void (session.phase = 'finished'),
+  });
+}
 
+/** One pursuit after another, until the interview ends (or continues as new). */
+async function interview(session: InterviewSession, progress: ProgressTracker): Promise<RunEadsInterviewOutput> {
+  const { input } = session;
   progress.stage('load EADS library');
   session.catalog = await loadEadsCatalog();
   if (session.introducesSurrogate) {

@@ -1,8 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
-import { platformCheckFlow, type PlatformCheckOutput } from './contract';
+import { platformCheckFlow, type PlatformCheckInput, type PlatformCheckOutput } from './contract';
 import type { createPlatformActivities } from './activities';
 import { MODEL, SEARCH, withOptions } from '../lib/workflow/activity-options';
+import { endingAsEveryFlow } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
+import type { ProgressTracker } from '../lib/workflow/progress';
 import { FailureType } from '../../contracts/failures';
 
 type PlatformActivities = ReturnType<typeof createPlatformActivities>;
@@ -24,6 +26,10 @@ const { summarizeFindings } = proxyActivities<PlatformActivities>(
 /** Search → warehouse → model: proves every backend works through Temporal activities. */
 export async function platformCheck(rawInput: unknown): Promise<PlatformCheckOutput> {
   const { input, progress } = beginFlow(platformCheckFlow.type, platformCheckFlow.input, rawInput);
+  return endingAsEveryFlow(progress, () => check(input, progress));
+}
+
+async function check(input: PlatformCheckInput, progress: ProgressTracker): Promise<PlatformCheckOutput> {
   progress.setTotal(3);
 
   const backends = await describeBackends();

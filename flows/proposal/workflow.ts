@@ -5,8 +5,9 @@
  *
  * Every step moves an explicit state machine (flows/proposal/workflow/state-machine.ts); the
  * transitions, with workflow timestamps, come back in the result and through the
- * `proposalState` query. An unrecoverable stage error ends in the ERROR state with the message
- * in the result; retryable faults are retried by Temporal per activity.
+ * `proposalState` query. An unrecoverable stage error ends in the ERROR state and fails the run
+ * (`ProposalStageFailed`, the partial result in the failure's details); retryable faults are
+ * retried by Temporal per activity.
  *
  * The state, the handlers and their validators are in `ProposalRun` (proposal/proposal-run.ts).
  */
@@ -31,7 +32,9 @@ import {
 } from './contract';
 import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from './messages';
 import { LONG_MODEL, QUICK_READ, SEARCH, withOptions } from '../lib/workflow/activity-options';
+import { recordEnd } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
+import { FailureType } from '../../contracts/failures';
 import type { ProgressTracker } from '../lib/workflow/progress';
 import type { Interview } from './workflow/interview';
 import { asProposalDocument, ProposalRun, toRound, unresolvedIssues, type Version } from './workflow/proposal-run';
@@ -44,6 +47,8 @@ const { interviewStyle, phraseInterviewQuestion } = proxyActivities<ProposalActi
 );
 /** Interviews started after this change ask in the model's words when a general model is configured. */
 export const CONVERSATIONAL_INTERVIEW_PATCH = 'conversational-interview';
+/** Runs started after this change fail when a stage fails (before, they completed with status `error`). */
+export const STAGE_FAILURE_FAILS_RUN_PATCH = 'proposal-stage-failure-fails-run';
 // The search is quick and cheap: fail over fast.
 const { searchLiterature } = proxyActivities<ProposalActivities>(SEARCH);
 // Model stages: the original design's retry policy (5 attempts, exponential base 7) on 429/5xx/time-outs;
@@ -98,13 +103,28 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
     }
     return await renderPdf(run, progress);
   } catch (err) {
-    // Cancellation and programming errors (e.g. an invalid transition) are not proposal errors.
-    if (isCancellation(err) || !(err instanceof ActivityFailure)) throw err;
+    // Cancellation and programming errors (e.g. an invalid transition) are not proposal errors:
+    // they end the run as in every flow.
+    if (isCancellation(err) || !(err instanceof ActivityFailure)) {
+      // Cancelled: nothing is left open to answer or review.
+      await recordEnd(progress, err, { onCancel: () => run.closeInterview() });
+      throw err;
+    }
     const { message, type } = describeFailure(err);
     run.awaiting = null;
     run.sm.transition('ERROR', message);
     progress.finish('failed', `${run.failedIn}: ${message}`);
-    return run.result('error', { error: { state: run.failedIn, message, type } });
+    const partial = run.result('error', { error: { state: run.failedIn, message, type } });
+    // A failed stage fails the run, as in every flow; what was written so far is in the failure's
+    // details. Runs started before this change complete with it as their result.
+    if (!patched(STAGE_FAILURE_FAILS_RUN_PATCH)) return partial;
+    throw ApplicationFailure.create({
+      type: FailureType.ProposalStageFailed,
+      message: `${run.failedIn}: ${message}`,
+      nonRetryable: true,
+      details: [partial],
+      cause: err,
+    });
   }
 }
 

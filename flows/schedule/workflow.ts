@@ -24,7 +24,10 @@ import {
   type ScheduleProblem,
 } from '../../domain/schedule-model';
 import type { JsonObject } from '../../domain/eads-structure';
+import type { z } from 'zod';
+import { endingAsEveryFlow } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
+import type { ProgressTracker } from '../lib/workflow/progress';
 import { FailureType } from '../../contracts/failures';
 import { solveOnSharedSolver } from './workflow/solver-call';
 
@@ -44,6 +47,13 @@ export async function scheduleFromScr(rawInput: unknown): Promise<ScheduleFromSc
   const lowered = lowerLegacyTimeLimit(rawInput);
   const raw = lowered === rawInput || patched(SCHEDULE_TIME_LIMIT_CAP_PATCH) ? rawInput : lowered;
   const { input, progress } = beginFlow(scheduleFromScrFlow.type, scheduleFromScrFlow.input, raw);
+  return endingAsEveryFlow(progress, () => schedule(input, progress));
+}
+
+async function schedule(
+  input: z.output<typeof scheduleFromScrFlow.input>,
+  progress: ProgressTracker,
+): Promise<ScheduleFromScrOutput> {
   progress.stage('model', 'SCR to scheduling problem and MiniZinc');
   let problem: ScheduleProblem;
   try {

@@ -13,7 +13,7 @@ import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { addToCorpus } from './replay-corpus';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { createBackends, type Backends } from '../../backends';
@@ -151,10 +151,14 @@ export const REPLAY_DIR = path.resolve(__dirname, '..', 'replay');
 
 /**
  * Saves a finished workflow's history into the replay corpus when RECORD_REPLAY=1, so
- * `npm run record-replay` refreshes the corpus from the tests' own runs.
+ * `RECORD_REPLAY=1 npx vitest run test/<file>.test.ts` adds histories from the tests' own runs.
+ * The corpus only grows: each history is dated (`<name>-YYYY-MM-DD.json`, UTC) and never
+ * replaces a file already there (a second recording the same day gets `-2`, `-3`...), because
+ * the older files are the histories the previous releases wrote, which running workflows still
+ * have and the current code must keep replaying (docs/versioning.md).
  */
-export async function recordHistory(handle: WorkflowHandle, name: string): Promise<void> {
-  if (!process.env.RECORD_REPLAY) return;
+export async function recordHistory(handle: WorkflowHandle, name: string): Promise<string | undefined> {
+  if (!process.env.RECORD_REPLAY) return undefined;
   const history = await handle.fetchHistory();
-  writeFileSync(path.join(REPLAY_DIR, `${name}.json`), `${historyToJSON(history)}\n`);
+  return addToCorpus(REPLAY_DIR, name, `${historyToJSON(history)}\n`);
 }

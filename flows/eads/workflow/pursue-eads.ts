@@ -36,6 +36,7 @@ import {
 } from '../contract';
 import { FailureType } from '../../../contracts/failures';
 import { MODEL, QUICK_READ, withOptions } from '../../lib/workflow/activity-options';
+import { endingAsEveryFlow } from '../../lib/workflow/ending';
 import { beginFlow } from '../../lib/workflow/flow';
 import type { ProgressTracker } from '../../lib/workflow/progress';
 import { MAX_FREE_QUESTIONS, Pursuit, type PendingAnswer, type Refinement } from './pursuit';
@@ -106,7 +107,14 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     validator: (arg) => pursuit.validateFinalize(arg),
   });
   setHandler(finalizePursuitSignal, (arg) => pursuit.onFinalizeSignal(arg));
+  return endingAsEveryFlow(progress, () => pursue(pursuit, progress), {
+    onCancel: () => void (pursuit.current = null),
+  });
+}
 
+/** Asks, waits for the answer and refines, question after question, until the pursuit ends. */
+async function pursue(pursuit: Pursuit, progress: ProgressTracker): Promise<PursuitResult> {
+  const { input } = pursuit;
   if (!pursuit.started) {
     progress.stage('load EADS', input.eadsId);
     pursuit.begin(await loadPursuitPlan({ eadsId: input.eadsId }));

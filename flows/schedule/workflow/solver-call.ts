@@ -4,7 +4,15 @@
  * and what the run's progress says meanwhile, from the worker's `solverQueue` signals:
  * "waiting for a solver slot, N ahead" until the search starts, then "solving".
  */
-import { ApplicationFailure, proxyActivities, rootCause, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  isCancellation,
+  patched,
+  proxyActivities,
+  rootCause,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { FailureType } from '../../../contracts/failures';
 import {
   describeSolverWait,
@@ -45,11 +53,15 @@ function solverActivity(timeLimitSeconds: number, caller: string) {
   })[SOLVE_SCHEDULE_ACTIVITY];
 }
 
+/** The `patched()` id of a cancelled schedule ending Cancelled (it used to fail with SolverFailed). */
+export const SCHEDULE_CANCEL_PATCH = 'schedule-cancel-ends-cancelled';
+
 /**
  * Solves `problem` on the solver worker with `timeLimitSeconds`, keeping `progress` on stage
  * `solve`: waiting (with the place in the worker's queue once it is known), then running.
- * A failure of the solver becomes a non-retryable SolverFailed (a cancelled run's too, as before:
- * recorded histories end that way).
+ * A failure of the solver becomes a non-retryable SolverFailed. A cancelled run ends Cancelled,
+ * as every flow does; runs started before SCHEDULE_CANCEL_PATCH failed with SolverFailed then too
+ * (their histories end that way).
  */
 export async function solveOnSharedSolver(
   problem: SolverProblem,
@@ -73,6 +85,7 @@ export async function solveOnSharedSolver(
   try {
     return await solverActivity(timeLimitSeconds, solverCaller(workflowInfo()))({ ...problem, timeLimitSeconds });
   } catch (err) {
+    if (isCancellation(err) && patched(SCHEDULE_CANCEL_PATCH)) throw err;
     const cause = rootCause(err) ?? String(err);
     throw ApplicationFailure.create({
       message: `scheduleFromScr: the solver failed: ${cause}`,
