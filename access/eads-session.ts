@@ -1,10 +1,19 @@
 /**
  * Client-side helpers for EADS interviews, over the Temporal client only: find or start a
- * project's interview, read its state with queries (waiting for a question without writing
- * history), and change it with validated updates. Used by the MCP tools and the terminal client.
+ * project's interview, read its state with queries, change it with validated updates, and wait
+ * for what comes next with the `nextStep` and `nextQuestion` updates. Those wait in the workflow
+ * until it has the answer (the interview's next pursuit or recommendation, the pursuit's next
+ * question, or the end), so no client here polls a query to guess whether the workflow is about
+ * to move on. Used by the MCP tools, the terminal client and the console.
  */
 import { rootCause } from '@temporalio/common';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import {
   aggregatedScrQuery,
   answerUpdate,
@@ -16,6 +25,8 @@ import {
   eadsRecordQuery,
   finalizePursuitUpdate,
   finishInterviewUpdate,
+  nextQuestionUpdate,
+  nextStepUpdate,
   pursuitInstructionsQuery,
   pursuitQuestionsQuery,
   pursuitStatusQuery,
@@ -25,13 +36,15 @@ import {
   type AskedQuestion,
   type ConversationHistory,
   type FinalizeResult,
+  type InterviewStep,
   type InterviewView,
   type PursuitPlan,
   type PursuitStatus,
+  type PursuitStep,
   type RunEadsInterviewOutput,
 } from '../flows/eads/contract';
 import type { AggregatedScr } from '../domain/eads-structure';
-import { startFlow, type FlowWorkflow } from './flow-client';
+import { flowStartOptions, startFlow, type FlowWorkflow } from './flow-client';
 
 /** A problem the caller can act on (no interview, wrong EADS, rejected answer...). */
 export class EadsSessionError extends Error {
@@ -49,28 +62,28 @@ export function updateErrorMessage(err: unknown): string {
   return /already completed/i.test(message) ? `that workflow has already ended (${message})` : message;
 }
 
-export async function waitFor<T>(
-  read: () => Promise<T>,
-  ready: (value: T) => boolean,
-  options: { timeoutMs?: number; everyMs?: number; what: string },
-): Promise<T> {
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await read();
-      if (ready(value)) return value;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) throw err;
-      // Not answerable yet (the first workflow task has not run): try again.
-      last = err;
-    }
-    if (Date.now() > deadline)
-      throw new EadsSessionError(
-        `timed out waiting for ${options.what}${last instanceof Error ? ` (${last.message})` : ''}`,
-      );
-    await new Promise((r) => setTimeout(r, options.everyMs ?? 100));
-  }
+/** The server refused an update because the workflow has closed (it ended between two calls). */
+function closedWorkflow(err: unknown): boolean {
+  return (
+    err instanceof WorkflowNotFoundError ||
+    (err instanceof Error && !(err instanceof WorkflowUpdateFailedError) && /already completed/i.test(err.message))
+  );
+}
+
+/**
+ * A run that continues as new tells the updates waiting on it to ask again (`continuing`): the
+ * next one reaches the new run. A run continues as new every few pursuits or questions, so a few
+ * tries always reach a run that answers.
+ */
+const MAX_CONTINUING_REPLIES = 5;
+
+/** Options for starting the project's interview. */
+export interface InterviewStartOptions {
+  taskQueue?: string;
+  orchestration?: 'auto' | 'guided';
+  projectName?: string;
+  /** Bounds of each run (continue-as-new), as in the interview's input; the defaults when left out. */
+  limits?: { pursuitsPerRun?: number; questionsPerRun?: number };
 }
 
 export class EadsSession {
@@ -87,38 +100,85 @@ export class EadsSession {
 
   /** True when an interview (running or closed) exists for the project. */
   async exists(): Promise<boolean> {
+    return (await this.runStatus()) !== null;
+  }
+
+  /** The interview's execution status (RUNNING, COMPLETED...), or null when there is none. */
+  private async runStatus(): Promise<string | null> {
     try {
-      await this.handle.describe();
-      return true;
+      return (await this.handle.describe()).status.name;
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return false;
+      if (err instanceof WorkflowNotFoundError) return null;
       throw err;
     }
+  }
+
+  /** The input that starts (or resumes) the project's interview with human answers. */
+  private startInput(options: InterviewStartOptions, resume?: RunEadsInterviewOutput['resume']) {
+    return {
+      projectId: this.projectId,
+      mode: 'human',
+      orchestration: options.orchestration ?? 'guided',
+      ...(options.projectName ? { projectName: options.projectName } : {}),
+      ...options.limits,
+      ...(resume ? { resume } : {}),
+    };
   }
 
   /**
    * Finds the project's interview, or starts one (human answers) when there is none. An interview
    * that ended as abandoned (nobody answered within its idle timeout) is started again from its
-   * `resume`, so it goes on where it stopped.
+   * `resume`, so it goes on where it stopped. Returns at once, without waiting for the workflow.
    */
-  async ensure(
-    options: { taskQueue?: string; orchestration?: 'auto' | 'guided'; projectName?: string } = {},
-  ): Promise<{ started: boolean; resumed?: boolean }> {
+  async ensure(options: InterviewStartOptions = {}): Promise<{ started: boolean; resumed?: boolean }> {
     const resume = (await this.exists()) ? await this.abandonedState() : undefined;
     if (resume === null) return { started: false };
-    await startFlow(
-      this.client,
-      runEadsInterviewFlow,
-      {
-        projectId: this.projectId,
-        mode: 'human',
-        orchestration: options.orchestration ?? 'guided',
-        ...(options.projectName ? { projectName: options.projectName } : {}),
-        ...(resume ? { resume } : {}),
-      },
-      { workflowId: this.workflowId, taskQueue: options.taskQueue, useExisting: true },
-    );
+    await startFlow(this.client, runEadsInterviewFlow, this.startInput(options, resume), {
+      workflowId: this.workflowId,
+      taskQueue: options.taskQueue,
+      useExisting: true,
+    });
     return { started: true, ...(resume ? { resumed: true } : {}) };
+  }
+
+  /**
+   * Finds or starts the project's interview (as `ensure`) and returns its next step once the
+   * interview has one. Starting and asking are one call (update-with-start): the reply comes when
+   * the new interview has its first pursuit or recommendation.
+   */
+  async begin(
+    options: InterviewStartOptions = {},
+  ): Promise<{ started: boolean; resumed?: boolean; step: Exclude<InterviewStep, { kind: 'continuing' }> }> {
+    const status = await this.runStatus();
+    if (status === 'RUNNING') return { started: false, step: await this.nextStep() };
+    const resume = status === null ? undefined : await this.abandonedState();
+    if (resume === null) return { started: false, step: await this.endedStep() };
+    const startWorkflowOperation = new WithStartWorkflowOperation<FlowWorkflow<typeof runEadsInterviewFlow>>(
+      runEadsInterviewFlow.type,
+      {
+        ...flowStartOptions(runEadsInterviewFlow, this.startInput(options, resume), {
+          workflowId: this.workflowId,
+          taskQueue: options.taskQueue,
+        }),
+        // Another client starting the same project's interview at the same moment joins it.
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      },
+    );
+    let step: InterviewStep;
+    try {
+      step = await this.client.workflow.executeUpdateWithStart(nextStepUpdate, {
+        args: [{}],
+        startWorkflowOperation,
+      });
+    } catch (err) {
+      throw new EadsSessionError(updateErrorMessage(err));
+    }
+    // No interview was running: this call started it (or joined one started a moment before).
+    return {
+      started: true,
+      ...(resume ? { resumed: true } : {}),
+      step: step.kind === 'continuing' ? await this.nextStep() : step,
+    };
   }
 
   /** The `resume` of the project's interview when its last run ended as abandoned; null otherwise. */
@@ -129,6 +189,12 @@ export class EadsSession {
     return out.status === 'abandoned' && out.resume ? out.resume : null;
   }
 
+  /** The step of an interview that has closed: its result (or the failure it ended with). */
+  private async endedStep(): Promise<Extract<InterviewStep, { kind: 'ended' }>> {
+    const result = (await this.handle.result()) as RunEadsInterviewOutput;
+    return { kind: 'ended', view: await this.handle.query(eadsInterviewQuery), result };
+  }
+
   private async require(): Promise<void> {
     if (!(await this.exists()))
       throw new EadsSessionError(
@@ -136,46 +202,82 @@ export class EadsSession {
       );
   }
 
-  async view(): Promise<InterviewView> {
-    await this.require();
-    return waitFor(
-      () => this.handle.query(eadsInterviewQuery),
-      () => true,
-      { what: 'the interview state' },
-    );
+  /**
+   * Waits, in the workflow, for the interview's next step: a running pursuit (never
+   * `afterPursuit`, one the caller saw end), a recommendation to start (guided), or the end.
+   */
+  async nextStep(afterPursuit?: string): Promise<Exclude<InterviewStep, { kind: 'continuing' }>> {
+    for (let tries = 0; tries < MAX_CONTINUING_REPLIES; tries++) {
+      let step: InterviewStep;
+      try {
+        step = await this.handle.executeUpdate(nextStepUpdate, {
+          args: [afterPursuit !== undefined ? { afterPursuit } : {}],
+        });
+      } catch (err) {
+        if (closedWorkflow(err) && (await this.runStatus()) !== 'RUNNING') return this.endedStep();
+        throw new EadsSessionError(updateErrorMessage(err));
+      }
+      if (step.kind !== 'continuing') return step;
+    }
+    throw new EadsSessionError(`the interview kept continuing as new (workflow ${this.workflowId}); try again`);
   }
 
   /**
-   * Waits until the orchestrator has a recommendation, a pursuit is running, or the interview has
-   * ended. A pursuit that has just ended does not count: the interview is about to move on.
+   * Waits, in the pursuit's workflow, for its next question (never `after`, one the caller has
+   * answered or dropped), or for its end.
+   */
+  async nextQuestion(pursuit: WorkflowHandle, after?: string): Promise<Exclude<PursuitStep, { kind: 'continuing' }>> {
+    for (let tries = 0; tries < MAX_CONTINUING_REPLIES; tries++) {
+      let step: PursuitStep;
+      try {
+        step = await pursuit.executeUpdate(nextQuestionUpdate, { args: [after !== undefined ? { after } : {}] });
+      } catch (err) {
+        if (closedWorkflow(err)) return { kind: 'ended', status: await pursuit.query(pursuitStatusQuery) };
+        throw new EadsSessionError(updateErrorMessage(err));
+      }
+      if (step.kind !== 'continuing') return step;
+    }
+    throw new EadsSessionError(`the pursuit kept continuing as new (workflow ${pursuit.workflowId}); try again`);
+  }
+
+  async view(): Promise<InterviewView> {
+    await this.require();
+    return this.handle.query(eadsInterviewQuery);
+  }
+
+  /**
+   * The orchestrator's recommendation, the running pursuit, or the end, once the interview has
+   * one. A pursuit that has just ended does not count: the interview is about to move on, so this
+   * waits for the step after it.
    */
   async nextEads(): Promise<InterviewView> {
     await this.require();
-    const read = async (): Promise<{ view: InterviewView; currentEnded: boolean }> => {
-      const view = await this.handle.query(eadsInterviewQuery);
-      if (!view.current) return { view, currentEnded: false };
-      const status = await this.client.workflow.getHandle(view.current.childWorkflowId).query(pursuitStatusQuery);
-      return { view, currentEnded: status.status !== 'working' };
-    };
-    const { view } = await waitFor(
-      read,
-      ({ view: v, currentEnded }) =>
-        v.status === 'finished' ||
-        (v.current !== null && !currentEnded) ||
-        (v.nextEads !== null && v.status === 'awaiting-start') ||
-        (v.status !== 'pursuing' && (v.nextEads?.exhausted ?? false)),
-      { what: 'the orchestrator' },
-    );
-    return view;
+    return (await this.settled(await this.nextStep())).view;
+  }
+
+  /** `begin`, then as `nextEads`: what `get_next_eads` replies, starting the interview when there is none. */
+  async recommend(options: InterviewStartOptions = {}): Promise<{ started: boolean; view: InterviewView }> {
+    const { started, step } = await this.begin(options);
+    return { started, view: (await this.settled(step)).view };
+  }
+
+  /** `step`, or the one after it when its pursuit has already ended (the interview is recording it). */
+  private async settled(
+    step: Exclude<InterviewStep, { kind: 'continuing' }>,
+  ): Promise<Exclude<InterviewStep, { kind: 'continuing' }>> {
+    if (step.kind !== 'pursuing') return step;
+    const child = this.client.workflow.getHandle(step.pursuit.childWorkflowId);
+    const { status } = await child.query(pursuitStatusQuery);
+    return status === 'working' ? step : this.nextStep(step.pursuit.childWorkflowId);
   }
 
   async library() {
     await this.require();
-    return waitFor(
-      () => this.handle.query(eadsLibraryQuery),
-      (c) => c.length > 0,
-      { what: 'the EADS library' },
-    );
+    const catalog = await this.handle.query(eadsLibraryQuery);
+    if (catalog.length > 0) return catalog;
+    // The interview loads its library before it has a first step.
+    await this.nextStep();
+    return this.handle.query(eadsLibraryQuery);
   }
 
   async startPursuit(eadsId: string) {
@@ -200,34 +302,38 @@ export class EadsSession {
     return { handle: this.client.workflow.getHandle(view.current.childWorkflowId), view };
   }
 
+  /** The pursuit's status once it has loaded its EADS (it has by its first question). */
   async pursuitStatus(handle: WorkflowHandle): Promise<PursuitStatus> {
-    return waitFor(
-      () => handle.query(pursuitStatusQuery),
-      (s) => s.budget_decrement > 0,
-      { what: 'the pursuit to load its EADS' },
-    );
+    const status = await handle.query(pursuitStatusQuery);
+    if (status.budget_decrement > 0 || status.status !== 'working') return status;
+    await this.loaded(handle);
+    return handle.query(pursuitStatusQuery);
   }
 
   async instructions(handle: WorkflowHandle): Promise<PursuitPlan> {
-    const plan = await waitFor(
-      () => handle.query(pursuitInstructionsQuery),
-      (p) => p !== null,
-      { what: 'the EADS instructions' },
-    );
-    return plan!;
+    const plan = await handle.query(pursuitInstructionsQuery);
+    if (plan) return plan;
+    await this.loaded(handle);
+    const loaded = await handle.query(pursuitInstructionsQuery);
+    if (!loaded) throw new EadsSessionError(`the pursuit ${handle.workflowId} ended before it loaded its EADS`);
+    return loaded;
   }
 
-  /** Waits for the pursuit's next question; null when the pursuit ended instead. */
+  /** Waits until a pursuit has loaded its EADS: it has by its first question (or its end). */
+  private async loaded(handle: WorkflowHandle): Promise<void> {
+    await this.nextQuestion(handle).catch((err: unknown) => {
+      // A surrogate's pursuit asks no person: nothing to wait on there, the caller reads what there is.
+      if (!(err instanceof EadsSessionError)) throw err;
+    });
+  }
+
+  /** The pursuit's next question (never `after`), once it has one; null when the pursuit ended instead. */
   async question(
     handle: WorkflowHandle,
-    timeoutMs = 60_000,
+    after?: string,
   ): Promise<{ question: AskedQuestion | null; status: PursuitStatus }> {
-    const status = await waitFor(
-      () => handle.query(pursuitStatusQuery),
-      (s) => s.status !== 'working' || (s.current_question !== null && s.waiting_for_answer),
-      { what: 'the next question', timeoutMs },
-    );
-    return { question: status.status === 'working' ? status.current_question : null, status };
+    const step = await this.nextQuestion(handle, after);
+    return { question: step.kind === 'question' ? step.question : null, status: step.status };
   }
 
   async currentQuestion(handle: WorkflowHandle): Promise<AskedQuestion | null> {
@@ -264,11 +370,7 @@ export class EadsSession {
   /** The conversation: finished pursuits from the interview, plus the running one's questions so far. */
   async conversation(): Promise<ConversationHistory> {
     await this.require();
-    const history = await waitFor(
-      () => this.handle.query(conversationHistoryQuery),
-      () => true,
-      { what: 'the conversation' },
-    );
+    const history = await this.handle.query(conversationHistoryQuery);
     const view = await this.view();
     if (view.current) {
       const child = this.client.workflow.getHandle(view.current.childWorkflowId);
@@ -289,11 +391,7 @@ export class EadsSession {
 
   async scr(filter?: string[]): Promise<AggregatedScr> {
     await this.require();
-    return waitFor(
-      () => this.handle.query(aggregatedScrQuery, filter),
-      () => true,
-      { what: 'the aggregated SCR' },
-    );
+    return this.handle.query(aggregatedScrQuery, filter);
   }
 
   /** Status of an EADS: the running pursuit's live state, or the last finished pursuit's record. */

@@ -8,6 +8,7 @@ import {
   Connection,
   WorkflowIdReusePolicy,
   type WorkflowHandleWithFirstExecutionRunId,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry/lib/client';
@@ -116,9 +117,22 @@ export async function startFlow<F extends FlowDefinition>(
   rawInput: unknown,
   options: StartOptions = {},
 ): Promise<WorkflowHandleWithFirstExecutionRunId<FlowWorkflow<F>>> {
+  return client.workflow.start<FlowWorkflow<F>>(flow.type, flowStartOptions(flow, rawInput, options));
+}
+
+/**
+ * How a flow is started (validated input, id, search attribute, summary, memo): what `startFlow`
+ * sends, and what a client passes to `WithStartWorkflowOperation` to start a flow and send it an
+ * update in one call (update-with-start).
+ */
+export function flowStartOptions<F extends FlowDefinition>(
+  flow: F,
+  rawInput: unknown,
+  options: StartOptions = {},
+): WorkflowStartOptions<FlowWorkflow<F>> {
   const parsed = validateFlowInput(flow, rawInput);
   const workflowId = options.workflowId ?? workflowIdFor(flow, parsed);
-  return client.workflow.start<FlowWorkflow<F>>(flow.type, {
+  return {
     taskQueue: options.taskQueue ?? TASK_QUEUE,
     workflowId,
     // The raw input goes to the workflow, which validates it again (and applies defaults).
@@ -128,7 +142,7 @@ export async function startFlow<F extends FlowDefinition>(
     memo: { flow: flow.type, input: flow.summary(parsed as never) },
     workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
     ...(options.useExisting ? { workflowIdConflictPolicy: 'USE_EXISTING' as const } : {}),
-  });
+  };
 }
 
 export { failureReason } from './failure-reason';

@@ -53,20 +53,20 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
 
   const session = new EadsSession(options.client, options.projectId);
   try {
-    const { started } = await session.ensure({
+    // One call finds or starts the interview and waits, in the workflow, for its first step.
+    const begun = await session.begin({
       taskQueue: options.taskQueue,
       orchestration: options.orchestration ?? 'auto',
       projectName: options.projectName,
     });
     out(
-      `${started ? 'Started' : 'Resuming'} the EADS interview for "${options.projectId}" (workflow ${session.workflowId})`,
+      `${begun.started ? 'Started' : 'Resuming'} the EADS interview for "${options.projectId}" (workflow ${session.workflowId})`,
     );
     out(`  web ui: ${webUiLink(options.client.options.namespace, session.workflowId)}`);
-    let lastPursuit = '';
+    let step = begun.step;
     for (;;) {
-      const view = await session.view();
-      if (view.status === 'finished') {
-        const result = await session.handle.result();
+      if (step.kind === 'ended') {
+        const { result } = step;
         out(
           `\nThe interview has ended (${result.status}): ${result.pursuits.length} EADS, ${result.questionsAsked} question(s).`,
         );
@@ -75,39 +75,41 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
         for (const c of result.scr.conflicts) out(`  conflict: ${c.detail}`);
         return 0;
       }
-      if (view.status === 'awaiting-start' && view.nextEads?.eads_id) {
-        out(`\nThe orchestrator recommends ${view.nextEads.eads_id}: ${view.nextEads.rationale}`);
+      if (step.kind === 'awaiting-start') {
+        const recommended = step.recommendation;
+        out(`\nThe orchestrator recommends ${recommended.eads_id}: ${recommended.rationale}`);
         const choice = await ask(`Start it? (Enter = yes, or type another EADS id, :quit) `);
         if (choice === null || choice.trim() === ':quit') return quit(out, options.projectId);
-        await session.startPursuit(choice.trim() || view.nextEads.eads_id);
+        try {
+          await session.startPursuit(choice.trim() || recommended.eads_id!);
+        } catch (err) {
+          if (!(err instanceof EadsSessionError)) throw err;
+          out(`  not accepted: ${err.message}`);
+        }
+        step = await session.nextStep();
         continue;
       }
-      if (!view.current) {
-        await new Promise((r) => setTimeout(r, 200));
-        continue;
-      }
-      // The pursuit may end between this view and the next query: then the interview is choosing
-      // the next EADS, and the loop looks again.
-      const found = await session.pursuit(view.current.eadsId).catch((err: unknown) => {
-        if (err instanceof EadsSessionError) return undefined;
-        throw err;
-      });
-      if (!found) {
-        await new Promise((r) => setTimeout(r, 100));
-        continue;
-      }
-      const { handle } = found;
-      const { question, status } = await session.question(handle, 120_000);
-      if (!question) {
-        // The pursuit just ended; the interview is recording it and choosing the next EADS.
-        await new Promise((r) => setTimeout(r, 100));
-        continue;
-      }
-      if (view.current.childWorkflowId !== lastPursuit) {
-        lastPursuit = view.current.childWorkflowId;
-        out(
-          `\n== ${status.name} (${status.eads_id}, ${status.interviewer_type} interviewer) — ${view.current.rationale}`,
-        );
+      const quitting = await pursue(step.pursuit);
+      if (quitting) return quit(out, options.projectId);
+      // This pursuit has ended: wait for what the interview does after it.
+      step = await session.nextStep(step.pursuit.childWorkflowId);
+    }
+  } finally {
+    rl.close();
+  }
+
+  /** Asks the pursuit's questions until it ends; true when the person quits. */
+  async function pursue(pursuit: { childWorkflowId: string; rationale: string }): Promise<boolean> {
+    const handle = options.client.workflow.getHandle(pursuit.childWorkflowId);
+    let shownHeader = false;
+    let after: string | undefined;
+    for (;;) {
+      const next = await session.nextQuestion(handle, after);
+      if (next.kind === 'ended') return false;
+      const { question, status } = next;
+      if (!shownHeader) {
+        shownHeader = true;
+        out(`\n== ${status.name} (${status.eads_id}, ${status.interviewer_type} interviewer) — ${pursuit.rationale}`);
       }
       out(`\n[${question.id}] ${question.question}`);
       if (question.help_text) out(`  (${question.help_text})`);
@@ -120,18 +122,18 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
       );
       const answer = await readAnswer(question.question_type === 'table');
       const command = answer?.trim() ?? ':quit';
-      if (command === ':quit') return quit(out, options.projectId);
+      if (command === ':quit') return true;
       try {
         if (command === ':finish') {
           await session.finish('the interviewee ended the interview');
-          continue;
+          return false;
         }
         if (command === ':finalize') {
           const result = await session.finalize(handle, 'ended by the interviewee');
           out(
             `  ${status.eads_id} finalized; missing: ${result.validation_results.missing_fields.join(', ') || 'nothing'}`,
           );
-          continue;
+          return false;
         }
         const exhausted = command === ':done';
         const result = await session.answer(
@@ -141,13 +143,13 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
           exhausted || undefined,
         );
         out(`  ${result.commit_notes} (completeness ${result.completeness}, next: ${result.next_action})`);
+        after = question.id;
       } catch (err) {
         if (!(err instanceof EadsSessionError)) throw err;
+        // Not taken: the same question is asked again (unless the pursuit has moved on).
         out(`  not accepted: ${err.message}`);
       }
     }
-  } finally {
-    rl.close();
   }
 }
 

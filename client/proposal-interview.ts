@@ -6,13 +6,21 @@
  *   npm run proposal:interview -- --prefill @p.json ... skipping the questions p.json answers
  *   npm run proposal:interview -- --id <workflowId> resume an interview already in progress
  *
- * It shows the open question (the `currentQuestion` query), reads the answer, sends it with the
- * `answerQuestion` update (a rejected answer prints the reason and the same question is asked
- * again), follows the stages, handles the review gate, and prints the result. Closing stdin
- * (Ctrl-D) leaves the interview waiting durably; `--id` picks it up again, from any machine.
+ * It waits in the workflow for what comes next (the `nextProposalStep` update replies once the
+ * workflow has the next question, the draft to review, or the result; a new interview is started
+ * and asked in one call, update-with-start), reads the answer, sends it with the `answerQuestion`
+ * update (a rejected answer prints the reason and the same question is asked again), handles the
+ * review gate, and prints the result. Closing stdin (Ctrl-D) leaves the interview waiting
+ * durably; `--id` picks it up again, from any machine.
  */
 import { rootCause } from '@temporalio/common';
-import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -20,13 +28,12 @@ import { loadConfigOrExit } from '../plumbing/config';
 import { researchProposalFlow, type ProposalOutput } from '../flows/proposal/contract';
 import {
   answerQuestionUpdate,
-  currentQuestionQuery,
-  proposalStateQuery,
+  nextProposalStepUpdate,
   reviewProposalUpdate,
+  type ProposalStep,
 } from '../flows/proposal/messages';
-import { connectClient, InvalidFlowInput, startFlow, webUiLink } from '../access/flow-client';
+import { connectClient, flowStartOptions, InvalidFlowInput, webUiLink, type FlowWorkflow } from '../access/flow-client';
 import { failedProposal } from '../access/proposal-result';
-import { progressQuery } from '../contracts/progress-messages';
 
 export interface InterviewIO {
   /** Resolves with the next line, or null when input has ended. */
@@ -63,44 +70,53 @@ export function terminalIO(
 const updateError = (err: unknown) =>
   err instanceof WorkflowUpdateFailedError ? (rootCause(err.cause) ?? err.message) : undefined;
 
+/** The server refused an update because the workflow has closed. */
+const closedWorkflow = (err: unknown) =>
+  err instanceof WorkflowNotFoundError ||
+  (err instanceof Error && !(err instanceof WorkflowUpdateFailedError) && /already completed/i.test(err.message));
+
+/** The run's result; a run failed by a stage is shown by the partial result its failure carries. */
+async function resultOrPartial(handle: WorkflowHandle): Promise<ProposalOutput> {
+  try {
+    return (await handle.result()) as ProposalOutput;
+  } catch (err) {
+    const partial = failedProposal(err);
+    if (partial) return partial;
+    throw err;
+  }
+}
+
 /**
  * Runs the interview loop against a workflow until it finishes (returns its result) or input
- * ends (returns undefined; the workflow keeps waiting).
+ * ends (returns undefined; the workflow keeps waiting). Each turn waits in the workflow for the
+ * next step; `first` is a step already received (from update-with-start).
  */
 export async function conductInterview(
   handle: WorkflowHandle,
   io: InterviewIO,
-  options: { pollMs?: number } = {},
+  options: { first?: ProposalStep } = {},
 ): Promise<ProposalOutput | undefined> {
-  const pollMs = options.pollMs ?? 300;
-  let finished = false;
-  const result = handle.result().then(
-    (r) => {
-      finished = true;
-      return r as ProposalOutput;
-    },
-    (err) => {
-      finished = true;
-      // A failed stage fails the run: its partial result (status `error`) is shown like any result.
-      const partial = failedProposal(err);
-      if (partial) return partial;
-      throw err;
-    },
-  );
-  result.catch(() => undefined); // awaited below; this only keeps an early return from leaving it unhandled
-  let lastStage = '';
-  while (!finished) {
-    let state;
-    try {
-      state = await handle.query(proposalStateQuery);
-    } catch {
-      // the first workflow task has not run yet, or the workflow just closed
-      await new Promise((r) => setTimeout(r, pollMs));
-      continue;
+  let after: string | undefined;
+  let step: ProposalStep | undefined = options.first;
+  for (;;) {
+    if (!step) {
+      try {
+        step = await handle.executeUpdate(nextProposalStepUpdate, { args: [after !== undefined ? { after } : {}] });
+      } catch (err) {
+        // Closed already (a resumed interview that has ended): its result, or the failure it ended with.
+        if (!closedWorkflow(err)) throw err;
+        step = { kind: 'ended', result: await resultOrPartial(handle) };
+      }
     }
-    if (state.awaiting === 'answer') {
-      const q = await handle.query(currentQuestionQuery);
-      if (!q) continue;
+    const current: ProposalStep = step;
+    step = undefined;
+    if (current.kind === 'ended') {
+      io.print('');
+      for (const line of researchProposalFlow.describeResult(current.result)) io.print(`  ${line}`);
+      return current.result;
+    }
+    if (current.kind === 'question') {
+      const q = current.question;
       const answer = await io.ask(`\n(${q.number}/${q.of}) ${q.prompt}\n    ${q.hint}\n> `);
       if (answer === null) {
         io.print(
@@ -110,52 +126,41 @@ export async function conductInterview(
       }
       try {
         await handle.executeUpdate(answerQuestionUpdate, { args: [{ answer, questionId: q.id }] });
+        after = current.id;
       } catch (err) {
         const reason = updateError(err);
         if (reason === undefined) throw err;
+        // Not taken: the same question comes back (unless the interview has moved on).
         io.print(`  ✗ ${reason}`);
       }
       continue;
     }
-    if (state.awaiting === 'review' && state.draft) {
-      const d = state.draft;
-      io.print(`\nDraft ready for review: ${d.title}`);
-      io.print(`  quality ${d.overall.toFixed(1)}/100, ${d.passed ? 'passed' : 'not passed'}`);
-      for (const issue of d.issues) io.print(`  ${issue}`);
-      const decision = await io.ask('approve, or request changes? [a/r] > ');
-      if (decision === null) {
-        io.print(
-          `\ninput closed: the review waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`,
-        );
-        return undefined;
-      }
-      const approve = /^a(pprove)?$/i.test(decision.trim());
-      const comments = approve ? undefined : await io.ask('what should change? > ');
-      if (!approve && comments === null) return undefined;
-      try {
-        await handle.executeUpdate(reviewProposalUpdate, {
-          args: [{ decision: approve ? 'approve' : 'request-changes', ...(comments ? { comments } : {}) }],
-        });
-      } catch (err) {
-        const reason = updateError(err);
-        if (reason === undefined) throw err;
-        io.print(`  ✗ ${reason}`);
-      }
-      continue;
+    const d = current.draft;
+    io.print(`\nDraft ready for review: ${d.title}`);
+    io.print(`  quality ${d.overall.toFixed(1)}/100, ${d.passed ? 'passed' : 'not passed'}`);
+    for (const issue of d.issues) io.print(`  ${issue}`);
+    const decision = await io.ask('approve, or request changes? [a/r] > ');
+    if (decision === null) {
+      io.print(
+        `\ninput closed: the review waits for you. Resume with: npm run proposal:interview -- --id ${handle.workflowId}`,
+      );
+      return undefined;
     }
+    const approve = /^a(pprove)?$/i.test(decision.trim());
+    const comments = approve ? undefined : await io.ask('what should change? > ');
+    if (!approve && comments === null) return undefined;
     try {
-      const p = await handle.query(progressQuery);
-      const line = `  … ${p.stage}${p.detail ? `: ${p.detail}` : ''}`;
-      if (line !== lastStage) io.print((lastStage = line));
-    } catch {
-      // closed between the two queries
+      await handle.executeUpdate(reviewProposalUpdate, {
+        args: [{ decision: approve ? 'approve' : 'request-changes', ...(comments ? { comments } : {}) }],
+      });
+      after = current.id;
+      io.print(approve ? '  … writing the PDF' : '  … refining the proposal');
+    } catch (err) {
+      const reason = updateError(err);
+      if (reason === undefined) throw err;
+      io.print(`  ✗ ${reason}`);
     }
-    await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, pollMs))]);
   }
-  const out = await result;
-  io.print('');
-  for (const line of researchProposalFlow.describeResult(out)) io.print(`  ${line}`);
-  return out;
 }
 
 function readJsonArg(text: string): unknown {
@@ -167,6 +172,8 @@ export async function main(
   argv: string[],
   io: InterviewIO & { close?(): void } = terminalIO(),
   client?: Client,
+  /** Where a new interview runs (tests: their own task queue); the flows' queue otherwise. */
+  taskQueue?: string,
 ): Promise<number> {
   const program = new Command('proposal-interview')
     .description('Conduct (or resume) a research proposal interview in the terminal')
@@ -185,6 +192,7 @@ export async function main(
   const ownClient = client ?? (await connectClient());
   try {
     let handle: WorkflowHandle;
+    let first: ProposalStep | undefined;
     if (opts.id) {
       handle = ownClient.workflow.getHandle(opts.id);
       const d = await handle.describe();
@@ -197,12 +205,21 @@ export async function main(
         ...(opts.maxRefinements ? { maxRefinements: Number(opts.maxRefinements) } : {}),
         ...(opts.idleTimeoutMinutes ? { idleTimeoutMinutes: Number(opts.idleTimeoutMinutes) } : {}),
       };
-      handle = await startFlow(ownClient, researchProposalFlow, input);
+      // Start and ask for the first question in one call (update-with-start).
+      const start = new WithStartWorkflowOperation<FlowWorkflow<typeof researchProposalFlow>>(
+        researchProposalFlow.type,
+        { ...flowStartOptions(researchProposalFlow, input, { taskQueue }), workflowIdConflictPolicy: 'FAIL' },
+      );
+      first = await ownClient.workflow.executeUpdateWithStart(nextProposalStepUpdate, {
+        args: [{}],
+        startWorkflowOperation: start,
+      });
+      handle = await start.workflowHandle();
       io.print(
         `started ${handle.workflowId}\n  web ui: ${webUiLink(ownClient.options.namespace, handle.workflowId)}\n  resume later with: npm run proposal:interview -- --id ${handle.workflowId}`,
       );
     }
-    const out = await conductInterview(handle, io);
+    const out = await conductInterview(handle, io, { first });
     return out === undefined || out.status !== 'error' ? 0 : 1;
   } catch (err) {
     io.print(

@@ -157,7 +157,7 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
       const handle = await h.start(researchProposalFlow, { mode: 'interactive', review: true });
       const answers = [...PROPOSAL_ANSWERS, 'a'];
       const io: InterviewIO = { ask: async () => answers.shift() ?? null, print: () => undefined };
-      const viaTerminal = await conductInterview(handle, io, { pollMs: 50 });
+      const viaTerminal = await conductInterview(handle, io);
       expect(viaPage.status).toBe(viaTerminal!.status);
       expect(viaPage.profile).toEqual(viaTerminal!.profile);
       expect(viaPage.title).toBe(viaTerminal!.title);

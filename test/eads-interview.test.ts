@@ -17,7 +17,8 @@ import {
   type RunEadsInterviewOutput,
 } from '../flows/eads/contract';
 import { isPlainObject, rowIdKey } from '../domain/eads-structure';
-import { EadsSession, waitFor } from '../access/eads-session';
+import { EadsSession } from '../access/eads-session';
+import { waitFor } from './helpers/wait';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
 const FIXTURES = path.resolve(__dirname, '..', 'data', 'eads-fixtures');
@@ -282,10 +283,10 @@ describe('runEadsInterview with surrogate experts', () => {
       () =>
         child.describe().then(
           () => true,
-          () => false,
+          () => undefined,
         ),
-      (exists) => exists,
-      { what: 'the first pursuit' },
+      'the first pursuit',
+      { timeoutMs: 30_000, everyMs: 100 },
     );
     await new EadsSession(h.client, 'twice').question(child);
     // Through any client the interview id is the project's, so a second start is refused outright...

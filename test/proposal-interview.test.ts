@@ -8,9 +8,11 @@ import { researchProposalFlow, type InterviewQuestionView } from '../flows/propo
 import {
   answerQuestionUpdate,
   currentQuestionQuery,
+  nextProposalStepUpdate,
   proposalStateQuery,
   reviewProposalUpdate,
 } from '../flows/proposal/messages';
+import { flowStartOptions } from '../access/flow-client';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { ScriptedModel } from './helpers/scripted-model';
@@ -227,7 +229,7 @@ describe('writeResearchProposal, interactive', () => {
     });
     // First session: a bad answer, a good one, then the input ends (Ctrl-D).
     const session1 = scriptedIO(['lots', '20', null]);
-    expect(await conductInterview(handle, session1, { pollMs: 50 })).toBeUndefined();
+    expect(await conductInterview(handle, session1)).toBeUndefined();
     expect(session1.transcript.join('\n')).toMatch(/✗ weekly_hours must be a whole number/);
     expect(session1.transcript.filter((l) => l.includes('How many hours per week'))).toHaveLength(2);
     expect(session1.transcript.join('\n')).toContain(`--id ${handle.workflowId}`);
@@ -247,5 +249,65 @@ describe('writeResearchProposal, interactive', () => {
       additional_context: 'Loss of access to the GPU cluster',
     });
     expect(out.review.outcome).toBe('approved');
+  });
+
+  const PREFILL = {
+    academic_program: "Master's",
+    field_of_study: 'Environmental Science',
+    research_area: 'Machine learning for weather forecasting',
+    existing_skills: ['Python'],
+    missing_skills: ['Deep Learning'],
+    constraints: [],
+  };
+
+  it('nextProposalStep replies once the workflow has the next question, the draft to review, then the result', async () => {
+    // Started and asked in one call: the reply is the first open question.
+    const start = new WithStartWorkflowOperation(researchProposalFlow.type, {
+      ...flowStartOptions(
+        researchProposalFlow,
+        { mode: 'interactive', review: true, profile: PREFILL },
+        {
+          taskQueue: h.taskQueue,
+        },
+      ),
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    const first = await h.client.workflow.executeUpdateWithStart(nextProposalStepUpdate, {
+      args: [{}],
+      startWorkflowOperation: start,
+    });
+    const handle = await start.workflowHandle();
+    expect(first).toMatchObject({ kind: 'question', id: 'weekly_hours', question: { number: 1, of: 3 } });
+    // Sent before the answer: it can only reply with the question after it.
+    const second = handle.executeUpdate(nextProposalStepUpdate, { args: [{ after: 'weekly_hours' }] });
+    await answer(handle, '20', 'weekly_hours');
+    expect(await second).toMatchObject({ kind: 'question', id: 'total_timeline', question: { number: 2 } });
+    expect(await handle.query(currentQuestionQuery)).toMatchObject({ field: 'total_timeline' });
+    await answer(handle, '1 year', 'total_timeline');
+    // Waiting past the last question: the draft, once the stages have written and checked it.
+    const draft = handle.executeUpdate(nextProposalStepUpdate, { args: [{ after: 'additional_context' }] });
+    await answer(handle, 'none', 'additional_context');
+    const review = await draft;
+    expect(review).toMatchObject({ kind: 'review', id: 'review-1', draft: { passed: true } });
+    expect((await handle.query(proposalStateQuery)).state).toBe('AWAITING_REVIEW');
+    await expect(
+      handle.executeUpdate(nextProposalStepUpdate, { args: [{ after: 7 } as never] }),
+    ).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    const ending = handle.executeUpdate(nextProposalStepUpdate, { args: [{ after: 'review-1' }] });
+    await handle.executeUpdate(reviewProposalUpdate, { args: [{ decision: 'approve' }] });
+    const ended = await ending;
+    expect(ended).toMatchObject({ kind: 'ended', result: { status: 'completed', review: { outcome: 'approved' } } });
+    expect(ended).toEqual({ kind: 'ended', result: await handle.result() });
+    await recordHistory(handle, 'research-proposal-next-step-2026-11-27');
+  });
+
+  it('the terminal client starts an interview with its first question in one call and never polls', async () => {
+    const io = scriptedIO(['20', '1 year', 'none', 'a']);
+    expect(await interviewCli(['--review', '--prefill', JSON.stringify(PREFILL)], io, h.client, h.taskQueue)).toBe(0);
+    const transcript = io.transcript.join('\n');
+    expect(transcript).toMatch(/^started research-proposal-/m);
+    expect(transcript).toMatch(/\(1\/3\) How many hours per week/);
+    expect(transcript).toMatch(/Draft ready for review/);
+    expect(transcript).toMatch(/completed \(COMPLETE\)/);
   });
 });

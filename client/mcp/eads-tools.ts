@@ -72,8 +72,8 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
     async ({ project_id, conversation_id }) =>
       guarded(async () => {
         const s = session(project_id);
-        const { started } = await s.ensure({ taskQueue: ctx.taskQueue, orchestration: 'guided' });
-        const view = await s.nextEads();
+        // Starts the interview when there is none and waits, in the workflow, for its recommendation.
+        const { started, view } = await s.recommend({ taskQueue: ctx.taskQueue, orchestration: 'guided' });
         const rec = view.nextEads;
         const payload = {
           project_id,

@@ -574,12 +574,49 @@ export const finishInterviewUpdate = defineUpdate<{ status: string; pursuits: nu
   'finishInterview',
 );
 
+/**
+ * What an interview client does next, as the `nextStep` update replies once the interview has it
+ * (the early-return pattern: the update waits in the workflow, the client never polls):
+ * - `pursuing`: a pursuit is running; ask its workflow (`pursuit.childWorkflowId`) for the
+ *   question with `nextQuestion`;
+ * - `awaiting-start` (guided): the orchestrator recommends `recommendation`; start it (or
+ *   another EADS) with `startPursuit`;
+ * - `ended`: the interview is over, with its result;
+ * - `continuing`: this run is continuing as new; send `nextStep` again (it reaches the new run).
+ */
+export type InterviewStep =
+  | { kind: 'pursuing'; view: InterviewView; pursuit: NonNullable<InterviewView['current']> }
+  | { kind: 'awaiting-start'; view: InterviewView; recommendation: Recommendation }
+  | { kind: 'ended'; view: InterviewView; result: RunEadsInterviewOutput }
+  | { kind: 'continuing' };
+
+/** `nextStep`'s argument: `afterPursuit` names a pursuit the client saw end, so it is not the answer again. */
+export interface NextStepInput {
+  afterPursuit?: string;
+}
+
+/** What a pursuit's client does next, as the `nextQuestion` update replies once the pursuit has it. */
+export type PursuitStep =
+  | { kind: 'question'; question: AskedQuestion; status: PursuitStatus }
+  | { kind: 'ended'; status: PursuitStatus }
+  | { kind: 'continuing' };
+
+/** `nextQuestion`'s argument: `after` names the question the client has dealt with (answered or dropped). */
+export interface NextQuestionInput {
+  after?: string;
+}
+
+/** Waits (in the workflow) until the interview has a pursuit, a recommendation to start, or has ended. */
+export const nextStepUpdate = defineUpdate<InterviewStep, [NextStepInput]>('nextStep');
+
 export const pursuitStatusQuery = defineQuery<PursuitStatus>('pursuitStatus');
 export const pursuitInstructionsQuery = defineQuery<PursuitPlan | null>('pursuitInstructions');
 export const currentQuestionQuery = defineQuery<AskedQuestion | null>('currentQuestion');
 export const pursuitQuestionsQuery = defineQuery<QuestionAnswer[]>('pursuitQuestions');
 export const answerUpdate = defineUpdate<AnswerResult, [AnswerInput]>('answer');
 export const finalizePursuitUpdate = defineUpdate<FinalizeResult, [{ notes?: string }]>('finalize');
+/** Waits (in the workflow) until the pursuit asks a question the client has not dealt with, or ends. */
+export const nextQuestionUpdate = defineUpdate<PursuitStep, [NextQuestionInput]>('nextQuestion');
 /** The interview asks its running pursuit to stop (workflows cannot send updates to each other). */
 export const finalizePursuitSignal = defineSignal<[{ notes?: string }]>('finalizePursuit');
 

@@ -24,7 +24,7 @@ import {
   startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { HandlerUnfinishedPolicy, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { createEadsActivities } from './activities';
 import { capMessage, flowSearchAttribute } from '../../contracts/common';
 import {
@@ -36,6 +36,7 @@ import {
   eadsRecordQuery,
   finishInterviewUpdate,
   nextEadsQuery,
+  nextStepUpdate,
   pursuitWorkflowId,
   runEadsInterviewFlow,
   startPursuitUpdate,
@@ -96,6 +97,12 @@ export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterv
     validator: (arg) => session.validateStartPursuit(arg),
   });
   setHandler(finishInterviewUpdate, (arg) => session.finish(arg), { validator: (arg) => session.validateFinish(arg) });
+  // Clients wait here for what comes next instead of polling the queries. Only a read: a run that
+  // fails while one waits leaves it unanswered on purpose (the client sees the failure).
+  setHandler(nextStepUpdate, (arg) => session.awaitNextStep(arg), {
+    validator: (arg) => session.validateNextStep(arg),
+    unfinishedPolicy: HandlerUnfinishedPolicy.ABANDON,
+  });
   return endingAsEveryFlow(progress, () => interview(session, progress), {
     onCancel: () => void (session.phase = 'finished'),
   });
@@ -126,6 +133,13 @@ async function interview(session: InterviewSession, progress: ProgressTracker): 
     }
     // Only when there is more to pursue, and never while an update waits on this run (a guided start).
     const runIsLong = pursuitsThisRun >= input.pursuitsPerRun || workflowInfo().continueAsNewSuggested;
+    if (runIsLong && session.startRequest === null && session.stepWaiters > 0) {
+      // Clients waiting on nextStep would hold this run open: they are told to ask again, which
+      // reaches the new run. (Runs nobody waited on this way never come here: nothing changes for them.)
+      session.continuing = true;
+      await condition(() => allHandlersFinished() || session.finishReason !== null || session.startRequest !== null);
+      session.continuing = false;
+    }
     if (runIsLong && session.startRequest === null && allHandlersFinished())
       return continueAsNew<typeof runEadsInterview>({ ...input, resume: session.resumeState(recommendation) });
 
@@ -256,8 +270,10 @@ async function finish(session: InterviewSession, progress: ProgressTracker): Pro
     `${session.outcome}${session.abandonedBecause ? ` (${session.abandonedBecause})` : ''}: ` +
       `${session.pursuitCount} EADS pursued, ${scr.conflicts.length} conflict(s)`,
   );
+  // Known before the handlers finish: clients waiting on nextStep get the result with their reply.
+  session.finalOutput = session.output(scr);
   await condition(allHandlersFinished);
-  return session.output(scr);
+  return session.finalOutput;
 }
 
 /** The library's catalog, for clients with no interview yet (MCP `list_available_eads`). */

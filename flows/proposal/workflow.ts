@@ -13,6 +13,7 @@
  */
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   condition,
   isCancellation,
@@ -30,7 +31,14 @@ import {
   type ProposalState,
   type ReviewDecision,
 } from './contract';
-import { answerQuestionUpdate, currentQuestionQuery, proposalStateQuery, reviewProposalUpdate } from './messages';
+import { HandlerUnfinishedPolicy } from '@temporalio/common';
+import {
+  answerQuestionUpdate,
+  currentQuestionQuery,
+  nextProposalStepUpdate,
+  proposalStateQuery,
+  reviewProposalUpdate,
+} from './messages';
 import { LONG_MODEL, QUICK_READ, SEARCH, withOptions } from '../lib/workflow/activity-options';
 import { recordEnd } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
@@ -75,7 +83,26 @@ export async function writeResearchProposal(rawInput: unknown): Promise<Proposal
   setHandler(reviewProposalUpdate, (decision) => run.review(decision), {
     validator: (decision) => run.validateReview(decision),
   });
+  // Clients wait here for what comes next instead of polling the queries (a read: a run that
+  // fails while one waits leaves it unanswered, and the client sees the failure).
+  setHandler(nextProposalStepUpdate, (arg) => run.awaitNextStep(arg), {
+    validator: (arg) => run.validateNextStep(arg),
+    unfinishedPolicy: HandlerUnfinishedPolicy.ABANDON,
+  });
 
+  const out = await proposal(run, progress);
+  if (run.stepWaiters > 0) {
+    // Clients waiting for the next step get the result with their reply. (Runs nobody waited on
+    // this way end exactly as before.)
+    run.finalOutput = out;
+    await condition(allHandlersFinished);
+  }
+  return out;
+}
+
+/** The proposal from the interview (or the given profile) to the PDF, or how it ended early. */
+async function proposal(run: ProposalRun, progress: ProgressTracker): Promise<ProposalOutput> {
+  const { input } = run;
   try {
     if (input.mode === 'interactive') {
       if (!(await interview(run, progress))) return run.result('abandoned');
@@ -158,6 +185,7 @@ async function interview(run: ProposalRun, progress: ProgressTracker): Promise<b
     const q = interview.current!;
     const before = interview.answered;
     progress.waiting(`question ${q.number}/${q.of}: ${q.prompt}`);
+    run.questionReady = q.id;
     // Durable wait: survives worker restarts; an idle interview ends cleanly at the timeout.
     const answered = await condition(() => interview.answered > before, idleTimeoutMinutes * 60_000);
     if (!answered) {

@@ -227,4 +227,47 @@ describe('InterviewSession', () => {
     expect(s.aggregatedScr(null)).toMatchObject({ conflicts: [] });
     expect(s.aggregatedScr(['process/flow-shop'])).toMatchObject({ conflicts: [] });
   });
+
+  it('nextStep: nothing until there is a pursuit, a recommendation to start, or the end; never a pursuit seen to end', () => {
+    const s = session();
+    expect(s.nextStep()).toBeNull();
+    s.phase = 'pursuing';
+    s.beginPursuit({ eadsId: 'process/flow-shop', source: 'model', rationale: 'r' }, 1, 'child-1');
+    expect(s.nextStep()).toMatchObject({ kind: 'pursuing', pursuit: { childWorkflowId: 'child-1' } });
+    // The client saw child-1 end: the interview is recording it, so not yet.
+    expect(s.nextStep('child-1')).toBeNull();
+    s.recordPursuit(pursuitResult('process/flow-shop', 1, { processes: 'bake' }), recommendedChoice(), 'child-1');
+    s.phase = 'orchestrating';
+    expect(s.nextStep('child-1')).toBeNull();
+    s.continuing = true;
+    expect(s.nextStep('child-1')).toEqual({ kind: 'continuing' });
+    s.continuing = false;
+
+    const guided = session({ orchestration: 'guided' });
+    guided.phase = 'awaiting-start';
+    guided.nextEads = recommend('process/flow-shop');
+    expect(guided.nextStep()).toMatchObject({
+      kind: 'awaiting-start',
+      recommendation: { eads_id: 'process/flow-shop' },
+    });
+    guided.startRequest = 'process/flow-shop';
+    expect(guided.nextStep()).toBeNull();
+
+    s.finalOutput = s.output(s.scr());
+    expect(s.nextStep('child-1')).toMatchObject({ kind: 'ended', result: { projectId: 'bakery' } });
+  });
+
+  it('nextStep validator: an object with an optional pursuit id', () => {
+    const s = session();
+    expect(() => s.validateNextStep(undefined)).not.toThrow();
+    expect(() => s.validateNextStep({ afterPursuit: 'child-1' })).not.toThrow();
+    expect(() => s.validateNextStep('x' as never)).toThrow(/must be an object/);
+    expect(() => s.validateNextStep({ afterPursuit: '' })).toThrow(/afterPursuit must be/);
+    expect(() => s.validateNextStep({ afterPursuit: 'x'.repeat(301) })).toThrow(/afterPursuit must be/);
+    expect(() => s.validateNextStep({ after: 'q1' } as never)).toThrow(/unknown field/);
+  });
 });
+
+function recommendedChoice() {
+  return { eadsId: 'process/flow-shop', source: 'model' as const, rationale: 'r' };
+}

@@ -119,6 +119,46 @@ describe('ProposalRun', () => {
     expect(() => r.validateReview({ decision: 'approve' })).not.toThrow();
   });
 
+  it('nextStep: a question once it is waited on, never one dealt with; the draft per review round; the result', () => {
+    const r = run({ mode: 'interactive', review: true });
+    const first = INTERVIEW_QUESTIONS[0].field;
+    // Open but not waited on yet (a conversational interview is still wording it): not yet.
+    expect(r.nextStep()).toBeNull();
+    r.awaiting = 'answer';
+    r.questionReady = first;
+    expect(r.nextStep()).toMatchObject({ kind: 'question', id: first, question: { number: 1 } });
+    expect(r.nextStep(first)).toBeNull();
+    r.interview!.accept({ questionId: first, answer: "Master's" });
+    // The next question is open but the loop has not come round to it.
+    expect(r.nextStep(first)).toBeNull();
+    r.questionReady = INTERVIEW_QUESTIONS[1].field;
+    expect(r.nextStep(first)).toMatchObject({ kind: 'question', id: INTERVIEW_QUESTIONS[1].field });
+
+    r.closeInterview();
+    r.versions.push(version(0, 90, true));
+    r.choose();
+    r.awaiting = 'review';
+    expect(r.nextStep()).toMatchObject({ kind: 'review', id: 'review-1', draft: { title: 'Version 1' } });
+    r.review({ decision: 'request-changes', comments: 'more data' });
+    expect(r.nextStep()).toBeNull();
+    r.requestChanges(r.takeReview());
+    r.versions.push(version(1, 92, true));
+    r.choose();
+    expect(r.nextStep('review-1')).toMatchObject({ kind: 'review', id: 'review-2' });
+
+    r.finalOutput = r.result('abandoned');
+    expect(r.nextStep('review-2')).toMatchObject({ kind: 'ended', result: { status: 'abandoned' } });
+  });
+
+  it('nextStep validator: an object with an optional step id', () => {
+    const r = run({ mode: 'interactive' });
+    expect(() => r.validateNextStep(undefined)).not.toThrow();
+    expect(() => r.validateNextStep({ after: 'weekly_hours' })).not.toThrow();
+    expect(() => r.validateNextStep('x')).toThrow(/must be an object/);
+    expect(() => r.validateNextStep({ after: '' })).toThrow(/after must be a step id/);
+    expect(() => r.validateNextStep({ after: 'x', more: 1 })).toThrow(/unknown field/);
+  });
+
   it("counts tokens and reports the state machine's transitions in the result", () => {
     const r = autonomous();
     r.spend({ promptTokens: 3, outputTokens: 4, totalTokens: 7, calls: 1 } as never);

@@ -173,4 +173,40 @@ describe('Pursuit', () => {
       runs: 2,
     });
   });
+
+  it('nextQuestion: nothing until a question the client has not dealt with is asked, or the pursuit ends', () => {
+    const p = new Pursuit(pursueEadsInput.parse({ projectId: 'bakery', eadsId: PLAN.id, pursuitNo: 1, mode: 'human' }));
+    expect(p.nextQuestion()).toBeNull();
+    p.begin(PLAN);
+    expect(p.nextQuestion()).toBeNull();
+    const q1 = p.ask(DRAFT);
+    expect(p.nextQuestion()).toMatchObject({
+      kind: 'question',
+      question: { id: 'q1' },
+      status: { questions_asked: 1 },
+    });
+    // The client answered q1 (or dropped it): not q1 again.
+    expect(p.nextQuestion('q1')).toBeNull();
+    p.takeAnswer({ questionId: 'q1', answer: 'mixing' });
+    expect(p.nextQuestion()).toBeNull();
+    p.recordAnswer(q1, 'mixing', refinement({ processes: 'mixing' }));
+    expect(p.nextQuestion('q1')).toBeNull();
+    p.ask(DRAFT);
+    expect(p.nextQuestion('q1')).toMatchObject({ kind: 'question', question: { id: 'q2' } });
+    p.continuing = true;
+    expect(p.nextQuestion('q2')).toEqual({ kind: 'continuing' });
+    p.status = 'finalized';
+    expect(p.nextQuestion('q2')).toMatchObject({ kind: 'ended', status: { status: 'finalized' } });
+  });
+
+  it('nextQuestion validator: an optional question id, and only for a person', () => {
+    const p = pursuit();
+    expect(() => p.validateNextQuestion(undefined)).not.toThrow();
+    expect(() => p.validateNextQuestion({ after: 'q12' })).not.toThrow();
+    expect(() => p.validateNextQuestion({ after: 'twelve' })).toThrow(/after must be a question id/);
+    expect(() => p.validateNextQuestion([] as never)).toThrow(/must be an object/);
+    expect(() => p.validateNextQuestion({ afterPursuit: 'x' } as never)).toThrow(/unknown field/);
+    const surrogate = pursuit({ mode: 'surrogate', fixture: 'brewery-flow-shop' });
+    expect(() => surrogate.validateNextQuestion({})).toThrow(/surrogate expert/);
+  });
 });

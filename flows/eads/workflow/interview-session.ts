@@ -12,7 +12,9 @@ import {
   type ConversationHistory,
   type EadsCatalogEntry,
   type InterviewState,
+  type InterviewStep,
   type InterviewView,
+  type NextStepInput,
   type OrchestratorRequest,
   type PursuitContext,
   type PursuitRecord,
@@ -90,6 +92,12 @@ export class InterviewSession {
   finishReason: string | null = null;
   outcome: RunEadsInterviewOutput['status'] | null = null;
   schedule: InterviewSchedule | undefined;
+  /** Set once the interview has ended, just before the workflow returns it: `nextStep` replies with it. */
+  finalOutput: RunEadsInterviewOutput | undefined;
+  /** `nextStep` updates waiting now; the run continues as new only once they have replied. */
+  stepWaiters = 0;
+  /** The run is about to continue as new: waiting `nextStep` updates reply `continuing`. */
+  continuing = false;
   /** Abandoned: where a resumed interview picks up (the EADS left unanswered), and why it stopped. */
   private abandoned: { next: Recommendation; reason: string } | null = null;
   readonly state: InterviewState;
@@ -240,6 +248,45 @@ export class InterviewSession {
       budget: 1,
       budget_decrement: this.entry(eadsId)?.budgetDecrement ?? 0,
     };
+  }
+
+  // --- nextStep
+
+  validateNextStep(arg: NextStepInput | undefined): void {
+    if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg)))
+      throw new Error('the argument must be an object: { afterPursuit?: string }');
+    const unknown = Object.keys(arg ?? {}).filter((k) => k !== 'afterPursuit');
+    if (unknown.length)
+      throw new Error(`unknown field ${excerpt(unknown[0])}; the argument is { afterPursuit?: string }`);
+    if (
+      arg?.afterPursuit !== undefined &&
+      (typeof arg.afterPursuit !== 'string' || arg.afterPursuit.length === 0 || arg.afterPursuit.length > 300)
+    )
+      throw new Error('afterPursuit must be a pursuit workflow id (1 to 300 characters)');
+  }
+
+  /** What the client does next, as soon as the interview has it (never `after`, a pursuit the client saw end). */
+  nextStep(after?: string): InterviewStep | null {
+    if (this.finalOutput) return { kind: 'ended', view: this.view(), result: this.finalOutput };
+    if (this.continuing) return { kind: 'continuing' };
+    const current = this.current;
+    if (current && current.childWorkflowId !== '' && current.childWorkflowId !== after)
+      return { kind: 'pursuing', view: this.view(), pursuit: current };
+    if (this.phase === 'awaiting-start' && !current && this.nextEads?.eads_id && this.startRequest === null)
+      return { kind: 'awaiting-start', view: this.view(), recommendation: this.nextEads };
+    return null;
+  }
+
+  /** The `nextStep` update: replies once there is a next step (the early-return pattern). */
+  async awaitNextStep(arg: NextStepInput | undefined): Promise<InterviewStep> {
+    const after = arg?.afterPursuit;
+    this.stepWaiters++;
+    try {
+      await condition(() => this.nextStep(after) !== null);
+    } finally {
+      this.stepWaiters--;
+    }
+    return this.nextStep(after)!;
   }
 
   // --- finishInterview

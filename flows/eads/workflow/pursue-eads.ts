@@ -20,6 +20,7 @@ import {
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
+import { HandlerUnfinishedPolicy } from '@temporalio/common';
 import type { createEadsActivities } from '../activities';
 import { capMessage } from '../../../contracts/common';
 import {
@@ -27,6 +28,7 @@ import {
   currentQuestionQuery,
   finalizePursuitSignal,
   finalizePursuitUpdate,
+  nextQuestionUpdate,
   pursueEadsInput,
   pursuitInstructionsQuery,
   pursuitQuestionsQuery,
@@ -107,6 +109,12 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
     validator: (arg) => pursuit.validateFinalize(arg),
   });
   setHandler(finalizePursuitSignal, (arg) => pursuit.onFinalizeSignal(arg));
+  // Clients wait here for the next question instead of polling the status query (a read: a run
+  // that fails while one waits leaves it unanswered, and the client sees the failure).
+  setHandler(nextQuestionUpdate, (arg) => pursuit.awaitNextQuestion(arg), {
+    validator: (arg) => pursuit.validateNextQuestion(arg),
+    unfinishedPolicy: HandlerUnfinishedPolicy.ABANDON,
+  });
   return endingAsEveryFlow(progress, () => pursue(pursuit, progress), {
     onCancel: () => void (pursuit.current = null),
   });
@@ -130,6 +138,8 @@ async function pursue(pursuit: Pursuit, progress: ProgressTracker): Promise<Purs
     }
     if (questionsThisRun >= input.questionsPerRun || workflowInfo().continueAsNewSuggested) {
       // Between questions no answer is pending; let any finished update handler return first.
+      // A client waiting for the next question is told to ask again: it reaches the new run.
+      pursuit.continuing = true;
       await condition(allHandlersFinished);
       return continueAsNew<typeof pursueEads>({ ...input, resume: pursuit.resumeState() });
     }

@@ -12,11 +12,13 @@ import {
   type AnswerResult,
   type AskedQuestion,
   type FinalizeResult,
+  type NextQuestionInput,
   type pursueEadsInput,
   type PursuitPlan,
   type PursuitResult,
   type PursuitState,
   type PursuitStatus,
+  type PursuitStep,
   type PursuitStatusName,
   type QuestionAnswer,
   type QuestionDraft,
@@ -53,6 +55,8 @@ export class Pursuit {
   /** Set by finalize (update or signal): the pursuit ends after the question it is on. */
   finalizeNotes: string | null;
   error: string | undefined;
+  /** The run is about to continue as new: waiting `nextQuestion` updates reply `continuing`. */
+  continuing = false;
   /** Why the pursuit was abandoned, once it was. */
   private abandonedNote: string | null = null;
   /** Replies to the answers processed in this run, by question id (a retried answer gets the same reply). */
@@ -156,6 +160,35 @@ export class Pursuit {
         notes: this.error ?? this.finalizeNotes ?? '',
       },
     };
+  }
+
+  // --- nextQuestion
+
+  validateNextQuestion(arg: NextQuestionInput | undefined): void {
+    if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg)))
+      throw new Error('the argument must be an object: { after?: string }');
+    const unknown = Object.keys(arg ?? {}).filter((k) => k !== 'after');
+    if (unknown.length) throw new Error(`unknown field ${excerpt(unknown[0])}; the argument is { after?: string }`);
+    if (arg?.after !== undefined && (typeof arg.after !== 'string' || !/^q\d{1,6}$/.test(arg.after)))
+      throw new Error(`after must be a question id such as "q3", not ${excerpt(String(arg.after))}`);
+    if (this.input.mode === 'surrogate')
+      throw new Error('this pursuit is answered by the surrogate expert: no question waits for a person');
+  }
+
+  /** The question waiting for the client (never `after`, one it has dealt with), the end, or null for not yet. */
+  nextQuestion(after?: string): PursuitStep | null {
+    if (this.status !== 'working') return { kind: 'ended', status: this.statusView() };
+    if (this.continuing) return { kind: 'continuing' };
+    const current = this.current;
+    if (current && this.pending === null && current.id !== after)
+      return { kind: 'question', question: current, status: this.statusView() };
+    return null;
+  }
+
+  /** The `nextQuestion` update: replies once the pursuit has a question for the client, or has ended. */
+  async awaitNextQuestion(arg: NextQuestionInput | undefined): Promise<PursuitStep> {
+    await condition(() => this.nextQuestion(arg?.after) !== null);
+    return this.nextQuestion(arg?.after)!;
   }
 
   // --- answer

@@ -5,6 +5,7 @@
  * plain code, so unit tests construct a run and call it.
  */
 import { ApplicationFailure } from '@temporalio/common';
+import { condition } from '@temporalio/workflow';
 import { addUsage, formatZodError, zeroUsage, type TokenUsage } from '../../../contracts/common';
 import {
   MAX_REVIEW_ROUNDS,
@@ -25,6 +26,7 @@ import {
   type UserProfile,
 } from '../contract';
 import { FailureType } from '../../../contracts/failures';
+import type { ProposalStep } from '../messages';
 import { chooseBest } from '../quality';
 import { Interview } from './interview';
 import { ProposalStateMachine } from './state-machine';
@@ -101,6 +103,12 @@ export class ProposalRun {
   usage: TokenUsage = zeroUsage();
   /** The state a stage error is reported in. */
   failedIn: ProposalState;
+  /** The open question once it is worded and waited on (conversational interviews reword it first). */
+  questionReady: string | null = null;
+  /** `nextProposalStep` updates waiting now. */
+  stepWaiters = 0;
+  /** The run's result, once known: waiting `nextProposalStep` updates reply with it. */
+  finalOutput: ProposalOutput | undefined;
 
   /** `now` is the workflow's deterministic clock in the workflow, any clock in tests. */
   constructor(
@@ -138,6 +146,40 @@ export class ProposalRun {
             }
           : null,
     };
+  }
+
+  // --- nextProposalStep
+
+  validateNextStep(arg: unknown): void {
+    if (arg !== undefined && (typeof arg !== 'object' || arg === null || Array.isArray(arg)))
+      throw new Error('the argument must be an object: { after?: string }');
+    const { after, ...rest } = (arg ?? {}) as { after?: unknown };
+    if (Object.keys(rest).length) throw new Error('unknown field; the argument is { after?: string }');
+    if (after !== undefined && (typeof after !== 'string' || after.length === 0 || after.length > 100))
+      throw new Error('after must be a step id (1 to 100 characters)');
+  }
+
+  /** What the client does next (never the step `after`, one it has dealt with), or null for not yet. */
+  nextStep(after?: string): ProposalStep | null {
+    if (this.finalOutput) return { kind: 'ended', result: this.finalOutput };
+    const question = this.currentQuestion();
+    if (this.awaiting === 'answer' && question && this.questionReady === question.id && question.id !== after)
+      return { kind: 'question', id: question.id, question };
+    const draft = this.stateView().draft;
+    const reviewId = `review-${this.reviews.length + 1}`;
+    if (draft && !this.pendingReview && reviewId !== after) return { kind: 'review', id: reviewId, draft };
+    return null;
+  }
+
+  /** The `nextProposalStep` update: replies once there is a next step (the early-return pattern). */
+  async awaitNextStep(arg: { after?: string } | undefined): Promise<ProposalStep> {
+    this.stepWaiters++;
+    try {
+      await condition(() => this.nextStep(arg?.after) !== null);
+    } finally {
+      this.stepWaiters--;
+    }
+    return this.nextStep(arg?.after)!;
   }
 
   // --- answerQuestion

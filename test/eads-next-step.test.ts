@@ -1,0 +1,184 @@
+/**
+ * Clients wait on the EADS interview instead of polling it: the `nextStep` update (interview)
+ * and the `nextQuestion` update (pursuit) reply once the workflow has what comes next; the
+ * interview is started and asked in one call (update-with-start); a run that continues as new
+ * tells the waiting clients to ask again, and the next call reaches the new run.
+ */
+import { temporal } from '@temporalio/proto';
+import type { WorkflowHandle } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { currentQuestionQuery, nextQuestionUpdate, nextStepUpdate } from '../flows/eads/contract';
+import { EadsSession } from '../access/eads-session';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
+
+const WARM_UP_ANSWER =
+  'We bake sourdough bread and pastries for cafés. Scheduling is hard because the ' +
+  'ovens are the bottleneck every morning, and demand has seasonal peaks before ' +
+  'holidays.';
+const FLOW_SHOP_ANSWER =
+  'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.';
+
+/** The names of the updates accepted in a run's history, in order. */
+async function acceptedUpdates(handle: WorkflowHandle): Promise<string[]> {
+  const history = await handle.fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.eventType === temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED)
+    .map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name ?? '?');
+}
+
+describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await createHarness();
+  });
+  afterAll(async () => h?.close());
+
+  it('starts the interview with its first question in one call, and each reply waits for the workflow', async () => {
+    const projectId = `early-${Date.now().toString(36)}`;
+    const session = new EadsSession(h.client, projectId);
+
+    // Update-with-start: the interview did not exist; the reply is its first pursuit.
+    const begun = await session.begin({ taskQueue: h.taskQueue, orchestration: 'auto' });
+    expect(begun.started).toBe(true);
+    expect(begun.step).toMatchObject({
+      kind: 'pursuing',
+      pursuit: { eadsId: 'process/warm-up-with-challenges' },
+      view: { status: 'pursuing' },
+    });
+    if (begun.step.kind !== 'pursuing') throw new Error('unreachable');
+    expect((await session.handle.describe()).status.name).toBe('RUNNING');
+    // A second client joins the same interview (no second start).
+    const again = await new EadsSession(h.client, projectId).begin({ taskQueue: h.taskQueue });
+    expect(again).toMatchObject({ started: false, step: { kind: 'pursuing', pursuit: begun.step.pursuit } });
+
+    const warmUpId = begun.step.pursuit.childWorkflowId;
+    const warmUp = h.client.workflow.getHandle(warmUpId);
+    // Sent before anything is answered: it can only reply with what comes after q1.
+    const afterQ1 = session.nextQuestion(warmUp, 'q1');
+    const first = await session.nextQuestion(warmUp);
+    expect(first).toMatchObject({ kind: 'question', question: { id: 'q1' }, status: { waiting_for_answer: true } });
+    if (first.kind !== 'question') throw new Error('unreachable');
+    expect(first.question.question).toMatch(/What do you make/);
+    expect(await warmUp.query(currentQuestionQuery)).toEqual(first.question);
+    // Likewise for the interview: not the warm-up pursuit again, the step after it.
+    const afterWarmUp = session.nextStep(warmUpId);
+
+    expect((await session.answer(warmUp, 'q1', WARM_UP_ANSWER)).next_action).toBe('complete');
+    expect(await afterQ1).toMatchObject({ kind: 'ended', status: { status: 'complete', completeness: 1 } });
+    const problemStep = await afterWarmUp;
+    expect(problemStep).toMatchObject({ kind: 'pursuing', pursuit: { eadsId: 'process/scheduling-problem-type' } });
+    if (problemStep.kind !== 'pursuing') throw new Error('unreachable');
+    expect(problemStep.view.pursuits.map((p) => [p.eadsId, p.status])).toEqual([
+      ['process/warm-up-with-challenges', 'complete'],
+    ]);
+
+    const problemType = h.client.workflow.getHandle(problemStep.pursuit.childWorkflowId);
+    const q1 = await session.nextQuestion(problemType);
+    expect(q1).toMatchObject({ kind: 'question', question: { id: 'q1', question_type: 'choice' } });
+    const next = session.nextQuestion(problemType, 'q1');
+    expect((await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER)).next_action).toBe('continue');
+    const q2 = await next;
+    expect(q2).toMatchObject({ kind: 'question', question: { id: 'q2' }, status: { questions_asked: 2 } });
+    if (q2.kind !== 'question') throw new Error('unreachable');
+    expect(await problemType.query(currentQuestionQuery)).toEqual(q2.question);
+
+    // Malformed waits are refused by the validators, before they reach history.
+    await expect(
+      problemType.executeUpdate(nextQuestionUpdate, { args: [{ after: 'not a question' }] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/after must be a question id/) } });
+    await expect(
+      session.handle.executeUpdate(nextStepUpdate, { args: [{ afterPursuit: 7 } as never] }),
+    ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/afterPursuit must be/) } });
+
+    // The end: a client waiting past the running pursuit gets the interview's result.
+    const ending = session.nextStep(problemStep.pursuit.childWorkflowId);
+    await session.finish('the baker has to go');
+    const ended = await ending;
+    expect(ended).toMatchObject({
+      kind: 'ended',
+      result: { status: 'finished', problemType: 'FLOW-SHOP-SCHEDULING-PROBLEM' },
+    });
+    // Asked once more after the end: the result again, from the closed workflow.
+    expect(await session.nextStep()).toMatchObject({ kind: 'ended', result: { status: 'finished' } });
+    expect(await session.begin({ taskQueue: h.taskQueue })).toMatchObject({
+      started: false,
+      step: { kind: 'ended', result: { status: 'finished' } },
+    });
+
+    // Every wait is in the history as an update (the validators' refusals are not).
+    expect((await acceptedUpdates(session.handle)).sort()).toEqual([
+      'finishInterview',
+      'nextStep',
+      'nextStep',
+      'nextStep',
+      'nextStep',
+    ]);
+    expect((await acceptedUpdates(problemType)).sort()).toEqual(['answer', 'nextQuestion', 'nextQuestion']);
+    await recordHistory(session.handle, 'eads-interview-human-next-step-2026-11-27');
+    await recordHistory(problemType, 'eads-pursuit-human-next-question-2026-11-27');
+  });
+
+  it('guided: replies with the recommendation to start, then with the pursuit started', async () => {
+    const projectId = `early-guided-${Date.now().toString(36)}`;
+    const session = new EadsSession(h.client, projectId);
+    const begun = await session.begin({ taskQueue: h.taskQueue, orchestration: 'guided' });
+    expect(begun).toMatchObject({
+      started: true,
+      step: { kind: 'awaiting-start', recommendation: { eads_id: 'process/warm-up-with-challenges' } },
+    });
+    await session.startPursuit('process/warm-up-with-challenges');
+    expect(await session.nextStep()).toMatchObject({
+      kind: 'pursuing',
+      pursuit: { eadsId: 'process/warm-up-with-challenges', pursuitNo: 1 },
+    });
+    await session.finish('enough');
+    expect(await session.nextStep()).toMatchObject({ kind: 'ended', result: { status: 'finished' } });
+  });
+
+  it('a run that continues as new tells its waiting clients to ask again, and they reach the new run', async () => {
+    const projectId = `early-can-${Date.now().toString(36)}`;
+    const session = new EadsSession(h.client, projectId);
+    const begun = await session.begin({
+      taskQueue: h.taskQueue,
+      orchestration: 'auto',
+      limits: { pursuitsPerRun: 1, questionsPerRun: 1 },
+    });
+    if (begun.step.kind !== 'pursuing') throw new Error(`expected a pursuit, got ${begun.step.kind}`);
+    const firstRun = h.client.workflow.getHandle(session.workflowId, (await session.handle.describe()).runId);
+    const warmUpId = begun.step.pursuit.childWorkflowId;
+    const warmUp = h.client.workflow.getHandle(warmUpId);
+
+    // Waiting, as a client does, while the interview's first run ends its one pursuit.
+    const waiting = session.handle.executeUpdate(nextStepUpdate, { args: [{ afterPursuit: warmUpId }] });
+    const q1 = await session.nextQuestion(warmUp);
+    await session.answer(warmUp, (q1 as { question: { id: string } }).question.id, WARM_UP_ANSWER);
+    expect(await waiting).toEqual({ kind: 'continuing' });
+    const step = await session.nextStep(warmUpId);
+    expect(step).toMatchObject({
+      kind: 'pursuing',
+      pursuit: { eadsId: 'process/scheduling-problem-type' },
+      view: { runs: 2 },
+    });
+    if (step.kind !== 'pursuing') throw new Error('unreachable');
+
+    // The pursuit continues as new after each question: the wait for q2 is told to ask again.
+    const problemType = h.client.workflow.getHandle(step.pursuit.childWorkflowId);
+    const pursuitFirstRunId = (await problemType.describe()).runId;
+    const pursuitFirstRun = h.client.workflow.getHandle(step.pursuit.childWorkflowId, pursuitFirstRunId);
+    await session.nextQuestion(problemType);
+    const waitingQ2 = problemType.executeUpdate(nextQuestionUpdate, { args: [{ after: 'q1' }] });
+    await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER);
+    expect(await waitingQ2).toEqual({ kind: 'continuing' });
+    const q2 = await session.nextQuestion(problemType, 'q1');
+    expect(q2).toMatchObject({ kind: 'question', question: { id: 'q2' }, status: { questions_asked: 2 } });
+    expect((await problemType.describe()).runId).not.toBe(pursuitFirstRunId);
+
+    await session.finish('enough');
+    expect(await session.nextStep(step.pursuit.childWorkflowId)).toMatchObject({
+      kind: 'ended',
+      result: { status: 'finished', runs: 2 },
+    });
+    await recordHistory(firstRun, 'eads-interview-next-step-continued-as-new-2026-11-27');
+    await recordHistory(pursuitFirstRun, 'eads-pursuit-next-question-continued-as-new-2026-11-27');
+  });
+});
