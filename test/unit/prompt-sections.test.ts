@@ -29,7 +29,21 @@ describe('readSections', () => {
 
   it('finds the same sections as the pattern it replaces', () => {
     const random = mulberry32(7);
-    const pieces = ['<a>\n', '\n</a>', '<b>\n', '\n</b>', '<a-1>\n', '\n</a-1>', 'x', '\n', '<', '>', '{"k":1}', '<a>', '</a>'];
+    const pieces = [
+      '<a>\n',
+      '\n</a>',
+      '<b>\n',
+      '\n</b>',
+      '<a-1>\n',
+      '\n</a-1>',
+      'x',
+      '\n',
+      '<',
+      '>',
+      '{"k":1}',
+      '<a>',
+      '</a>',
+    ];
     for (let round = 0; round < 3000; round++) {
       let text = '';
       for (let k = Math.floor(random() * 12); k > 0; k--) text += pieces[Math.floor(random() * pieces.length)];
