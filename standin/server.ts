@@ -130,6 +130,17 @@ export async function startStandin(
     forceCloseConnections: true,
   });
 
+  const fail = (reply: import('fastify').FastifyReply, code: number, message: string) =>
+    reply.code(code).send({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
+
+  // Its callers are the model clients of the worker and the tests, never a browser. A browser names
+  // the Origin of every request that can change something (PUT, POST), same-origin ones included,
+  // so refusing those keeps a web page, or a DNS-rebinding one posing as this host, from switching
+  // faults on (every model call failing) or sending it work.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.headers.origin !== undefined) return fail(reply, 403, 'the stand-in does not answer browsers');
+  });
+
   app.get('/healthz', async () => ({ ok: true, rules: rules.length }));
   app.get('/__standin/stats', async () => stats);
   app.get('/__standin/rules', async () => rules.map((r) => ({ task: r.task, description: r.description })));
@@ -144,9 +155,6 @@ export async function startStandin(
     setFaults(req.body as FaultSettingsInput);
     return faults;
   });
-
-  const fail = (reply: import('fastify').FastifyReply, code: number, message: string) =>
-    reply.code(code).send({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
 
   // Gemini API path: /v1beta/models/{model}:generateContent. The segment holds "model:method".
   app.post('/:version/models/:modelAction', async (req, reply) => {
