@@ -44,6 +44,10 @@ const requestSchema = z
   })
   .loose();
 
+/** The longest task id the stand-in reads from a prompt, and how many distinct ones its stats count. */
+const MAX_TASK_CHARS = 100;
+const MAX_COUNTED_TASKS = 1_000;
+
 /** About four characters per token, as Gemini's tokenizer gives for English text. */
 export const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
@@ -168,8 +172,13 @@ export async function startStandin(
     const system = (body.data.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n');
     const userTurns = body.data.contents.filter((c) => c.role !== 'model');
     const firstText = (userTurns[0]?.parts ?? []).map((p) => p.text ?? '').join('\n');
-    const task = readTask(system) ?? 'unknown';
-    stats.byTask[task] = (stats.byTask[task] ?? 0) + 1;
+    const named = readTask(system);
+    // Task ids are short (`discovery.plan`) and few. A longer name is nobody's task: kept in the
+    // stats, or echoed in an error, a name of 32 MB per request would fill the memory for good.
+    const task = named !== undefined && named.length <= MAX_TASK_CHARS ? named : 'unknown';
+    const counted =
+      Object.hasOwn(stats.byTask, task) || Object.keys(stats.byTask).length < MAX_COUNTED_TASKS ? task : '(others)';
+    stats.byTask[counted] = (stats.byTask[counted] ?? 0) + 1;
     // As Gemini does: a response schema outside the supported subset is refused, so a schema the
     // real service would reject fails here, in every test and demo run, first.
     const schemaProblems = geminiSchemaProblems(body.data.generationConfig?.responseJsonSchema ?? {});

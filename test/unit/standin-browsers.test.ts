@@ -27,3 +27,22 @@ describe('the stand-in and browsers', () => {
     }
   });
 });
+
+describe("the stand-in's task names", () => {
+  it('neither keeps nor echoes a task name longer than any task id', async () => {
+    const standin = await startStandin({ port: 0, rules: [] });
+    try {
+      const long = `x${'y'.repeat(1_000_000)}`;
+      const res = await fetch(`${standin.url}/v1beta/models/m:generateContent`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ systemInstruction: { parts: [{ text: `Task: ${long}` }] }, contents: [] }),
+      });
+      expect(res.status).toBe(400);
+      expect((await res.text()).length).toBeLessThan(1_000);
+      expect(JSON.stringify(standin.stats()).length).toBeLessThan(1_000);
+    } finally {
+      await standin.close();
+    }
+  });
+});
