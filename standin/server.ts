@@ -44,6 +44,10 @@ const requestSchema = z
   })
   .loose();
 
+/** The longest task id the stand-in reads from a prompt, and how many distinct ones its stats count. */
+const MAX_TASK_CHARS = 100;
+const MAX_COUNTED_TASKS = 1_000;
+
 /** About four characters per token, as Gemini's tokenizer gives for English text. */
 export const estimateTokens = (text: string): number => Math.max(1, Math.ceil(text.length / 4));
 
@@ -130,6 +134,17 @@ export async function startStandin(
     forceCloseConnections: true,
   });
 
+  const fail = (reply: import('fastify').FastifyReply, code: number, message: string) =>
+    reply.code(code).send({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
+
+  // Its callers are the model clients of the worker and the tests, never a browser. A browser names
+  // the Origin of every request that can change something (PUT, POST), same-origin ones included,
+  // so refusing those keeps a web page, or a DNS-rebinding one posing as this host, from switching
+  // faults on (every model call failing) or sending it work.
+  app.addHook('onRequest', async (req, reply) => {
+    if (req.headers.origin !== undefined) return fail(reply, 403, 'the stand-in does not answer browsers');
+  });
+
   app.get('/healthz', async () => ({ ok: true, rules: rules.length }));
   app.get('/__standin/stats', async () => stats);
   app.get('/__standin/rules', async () => rules.map((r) => ({ task: r.task, description: r.description })));
@@ -145,9 +160,6 @@ export async function startStandin(
     return faults;
   });
 
-  const fail = (reply: import('fastify').FastifyReply, code: number, message: string) =>
-    reply.code(code).send({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
-
   // Gemini API path: /v1beta/models/{model}:generateContent. The segment holds "model:method".
   app.post('/:version/models/:modelAction', async (req, reply) => {
     const { modelAction } = req.params as { modelAction: string };
@@ -160,8 +172,13 @@ export async function startStandin(
     const system = (body.data.systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n');
     const userTurns = body.data.contents.filter((c) => c.role !== 'model');
     const firstText = (userTurns[0]?.parts ?? []).map((p) => p.text ?? '').join('\n');
-    const task = readTask(system) ?? 'unknown';
-    stats.byTask[task] = (stats.byTask[task] ?? 0) + 1;
+    const named = readTask(system);
+    // Task ids are short (`discovery.plan`) and few. A longer name is nobody's task: kept in the
+    // stats, or echoed in an error, a name of 32 MB per request would fill the memory for good.
+    const task = named !== undefined && named.length <= MAX_TASK_CHARS ? named : 'unknown';
+    const counted =
+      Object.hasOwn(stats.byTask, task) || Object.keys(stats.byTask).length < MAX_COUNTED_TASKS ? task : '(others)';
+    stats.byTask[counted] = (stats.byTask[counted] ?? 0) + 1;
     // As Gemini does: a response schema outside the supported subset is refused, so a schema the
     // real service would reject fails here, in every test and demo run, first.
     const schemaProblems = geminiSchemaProblems(body.data.generationConfig?.responseJsonSchema ?? {});

@@ -23,16 +23,40 @@ export function readTask(system: string): string | undefined {
   return /^Task: (\S+)/m.exec(system)?.[1];
 }
 
-/** Reads the tagged sections back; JSON bodies are parsed, other bodies stay strings. */
+/**
+ * Reads the tagged sections back; JSON bodies are parsed, other bodies stay strings.
+ *
+ * The same sections as `/<([a-zA-Z_][\w-]*)>\n([\s\S]*?)\n<\/\1>/g`, found in linear time: that
+ * pattern retries its lazy body from every opening tag that has no closing one, so a prompt of
+ * repeated `<a>\n` (a PRP, an answer) took the stand-in quadratic time (320 KB: 10 s with its
+ * event loop blocked). Here every closing tag is listed once, and each opening tag takes the
+ * first closing tag of its name after it.
+ */
 export function readSections(text: string): Record<string, unknown> {
   const sections: Record<string, unknown> = {};
-  const re = /<([a-zA-Z_][\w-]*)>\n([\s\S]*?)\n<\/\1>/g;
-  for (let m = re.exec(text); m; m = re.exec(text)) {
-    const body = m[2];
+  const closings = new Map<string, number[]>();
+  for (const m of text.matchAll(/\n<\/([a-zA-Z_][\w-]*)>/g)) {
+    const list = closings.get(m[1]) ?? [];
+    list.push(m.index);
+    closings.set(m[1], list);
+  }
+  // Per name, how many of its closing tags lie before the current position (openings come in order).
+  const passed = new Map<string, number>();
+  const opening = /<([a-zA-Z_][\w-]*)>\n/g;
+  for (let m = opening.exec(text); m; m = opening.exec(text)) {
+    const name = m[1];
+    const start = m.index + m[0].length;
+    const list = closings.get(name) ?? [];
+    let i = passed.get(name) ?? 0;
+    while (i < list.length && list[i] < start) i++;
+    passed.set(name, i);
+    if (i === list.length) continue; // no closing tag after it: not a section
+    const body = text.slice(start, list[i]);
+    opening.lastIndex = list[i] + name.length + 4; // past `\n</name>`
     try {
-      sections[m[1]] = JSON.parse(body);
+      sections[name] = JSON.parse(body);
     } catch {
-      sections[m[1]] = body;
+      sections[name] = body;
     }
   }
   return sections;

@@ -228,7 +228,11 @@ export function domainOf(prp: string): string | undefined {
 
 /** The PRP's subject as a short phrase: its first heading without a "PRP:" prefix. */
 export function subjectOf(prp: string): string {
-  const heading = prp.match(/^\s*#{1,3}\s+(.+)$/m)?.[1] ?? prp.split('\n').find((l) => l.trim()) ?? '';
+  // Leading blanks of one line only: `^\s*` also ran over line breaks, so a PRP of blank lines
+  // (200,000 characters pass the contract) was rescanned from every line, a minute of the
+  // stand-in's event loop. A heading after blank lines is still found, from its own line.
+  const heading =
+    /^[^\S\r\n\u2028\u2029]*#{1,3}\s+(.+)$/m.exec(prp)?.[1] ?? prp.split('\n').find((l) => l.trim()) ?? '';
   return heading
     .replace(/^\s*(PRP|Product requirements?( prompt| document)?)\s*[:\-–—]\s*/i, '')
     .replace(/[*_`#]/g, '')

@@ -1,0 +1,42 @@
+/**
+ * The stand-in's rules run on prompt text a flow's input fills (a PRP passes the contract at up
+ * to 200,000 characters): what they do with it must stay linear, or one run blocks the stand-in
+ * for every other run.
+ */
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../contracts/common';
+import { subjectOf } from '../../flows/discovery/standin';
+import { withinBudget } from '../helpers/work-budget';
+
+describe("the discovery stand-in's PRP subject", () => {
+  it('is the first heading, also after blank lines, else the first line', () => {
+    expect(subjectOf('\n\n   \n## PRP: Sales ledger\ntext')).toBe('Sales ledger');
+    expect(subjectOf('intro\n  \t\n# Orders and returns\n')).toBe('Orders and returns');
+    expect(subjectOf('no heading here\nsecond')).toBe('no heading here');
+  });
+
+  it('gives what the version it replaces gave', () => {
+    /** subjectOf as it was, with `^\s*`, which ran over line breaks. */
+    const before = (prp: string) => {
+      const heading = prp.match(/^\s*#{1,3}\s+(.+)$/m)?.[1] ?? prp.split('\n').find((l) => l.trim()) ?? '';
+      return heading
+        .replace(/^\s*(PRP|Product requirements?( prompt| document)?)\s*[:\-–—]\s*/i, '')
+        .replace(/[*_`#]/g, '')
+        .trim()
+        .slice(0, 90)
+        .replace(/\s+\S*$/, (m) => (heading.length > 90 ? '' : m));
+    };
+    const random = mulberry32(3);
+    const pieces = ['#', '##', ' ', '\t', '\n', '\r\n', 'x', 'PRP: y', '####', '\u00a0'];
+    for (let round = 0; round < 5000; round++) {
+      let prp = '';
+      for (let k = Math.floor(random() * 14); k > 0; k--) prp += pieces[Math.floor(random() * pieces.length)];
+      expect(subjectOf(prp), JSON.stringify(prp)).toBe(before(prp));
+    }
+  });
+
+  it('stays linear on a PRP of blank lines', () => {
+    for (const prp of ['a' + ' \n'.repeat(99_000) + 'b', 'a' + '\n'.repeat(199_000) + 'b', '#' + ' \n'.repeat(99_000)])
+      withinBudget('subjectOf', () => subjectOf(prp), 2_000);
+  });
+});
