@@ -103,8 +103,9 @@ export async function conductInterview(
       try {
         step = await handle.executeUpdate(nextProposalStepUpdate, { args: [after !== undefined ? { after } : {}] });
       } catch (err) {
-        // Closed already (a resumed interview that has ended): its result, or the failure it ended with.
-        if (!closedWorkflow(err)) throw err;
+        // Closed already (a resumed interview that has ended, or one whose stage failed while we
+        // waited): its result, or the partial result its failure carries.
+        if (!closedWorkflow(err) && (await handle.describe()).status.name === 'RUNNING') throw err;
         step = { kind: 'ended', result: await resultOrPartial(handle) };
       }
     }

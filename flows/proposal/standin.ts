@@ -145,7 +145,7 @@ const METHODS: Record<Kind, Method> = {
     techniques: ['Systematic reading and coding of the documents', 'Transcription of key passages'],
     sources: ['Primary sources: the records and documents described in the profile'],
     sample:
-      'every record series that covers the period: short series read in full, long ones by a systematic selection',
+      'every record series that covers the period: short series read completely, long ones by a systematic selection',
     pro: 'Direct evidence from the period or setting studied',
     collect: 'Read, photograph and code the records.',
     people: false,
@@ -290,14 +290,14 @@ const METHODS: Record<Kind, Method> = {
   practice: {
     name:
       'Practice-based research in the researcher’s own teaching or creative practice: structured ' +
-      'observation notes, a reflective journal, samples of participants’ work and short interviews',
+      'observation notes, a journal of the researcher’s reflections, samples of participants’ work and short interviews',
     evidence: 'close study of the researcher’s own practice',
     data: 'the researcher’s own practice and the work of the people in it',
     type: 'qualitative',
     skills: ['reflective practice', 'qualitative coding'],
     techniques: [
       'Structured observation notes after each session',
-      'A reflective journal',
+      'A journal of reflections',
       'Short interviews with participants',
     ],
     sources: ['Observation notes, journal entries and samples of participants’ work', 'Interview transcripts'],
@@ -1053,7 +1053,7 @@ async function qualityRule(sections: ReceivedSections<'proposal.quality_control'
       issues.push({
         severity: 'major',
         component: 'problem_definition',
-        description: `“${title}” is not about the topic of the proposal.`,
+        description: `“${title}” is not on the topic of the proposal.`,
         impact: 'An off-topic citation misrepresents what is known.',
       });
       // An off-topic citation keeps the draft below the pass mark, however well the rest reads.
@@ -1062,7 +1062,7 @@ async function qualityRule(sections: ReceivedSections<'proposal.quality_control'
     }
   }
   if (issues.length)
-    recommendations.push('Cite only studies about the topic; say plainly when the searched collection has none.');
+    recommendations.push('Cite only studies on the topic; say plainly when the searched collection has none.');
   if (count_ === 0) {
     issues.push({
       severity: 'major',
@@ -1199,7 +1199,7 @@ export const proposalRules: StandinRule[] = [
   }),
   taskRule({
     task: ModelTask.proposalProblemFormulation,
-    description: 'Research problem from the profile; cites search results that are about the topic by meaning.',
+    description: 'Research problem from the profile; cites search results that are on the topic by meaning.',
     answer: ({ sections }) => problemFormulation(sections),
   }),
   taskRule({

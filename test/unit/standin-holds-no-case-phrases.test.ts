@@ -12,7 +12,9 @@
  *   base forms).
  *
  * Case files: the EADS fixtures and firms, the profiles, the bundled PRPs, and the evaluation
- * sets (development and sealed). The sealed sets are read to look for the rule's words in them,
+ * sets (development and sealed); a flow's rules against its own flow's cases, the shared rules
+ * against all. A long word the rules use on three or more lines of their own is their vocabulary,
+ * and the EADS library's definitions count as the product's own words, not as cases. The sealed sets are read to look for the rule's words in them,
  * and nothing of theirs is ever printed: a hit names the rule file, its line and the rule's own
  * phrase. (Whoever fixes a rule must not learn the sealed cases from this test either.)
  */
@@ -56,18 +58,36 @@ export function ruleFiles(root = ROOT): string[] {
 const TEXT = /\.(json|md|ts|txt|ya?ml|csv)$/i;
 
 /** The case files: fixtures, profiles, PRPs and the evaluation sets (their suite code aside). */
-export function caseFiles(root = ROOT): string[] {
+export function caseFiles(root = ROOT, flow?: string): string[] {
   const evalDir = path.join(root, 'eval');
-  const evalFlows = readdirSync(evalDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => path.join(evalDir, d.name));
+  const evalFlows = [evalDir, path.join(evalDir, 'sealed')].flatMap((dir) =>
+    readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory() && d.name !== 'sealed' && (!flow || d.name === flow))
+      .map((d) => path.join(dir, d.name)),
+  );
+  // The EADS library (data/eads) is not a case: it is the definitions the product runs on, whose
+  // questions and choices the stand-in is asked about in every interview.
+  const data = Object.entries(CASE_DATA)
+    .filter(([owner]) => !flow || owner === flow)
+    .map(([, dir]) => dir);
   return [
-    ...['data/eads-fixtures', 'data/eads', 'data/profiles', 'data/prp'].flatMap((d) =>
-      walk(path.join(root, d), (f) => TEXT.test(f)),
-    ),
+    ...data.flatMap((d) => walk(path.join(root, d), (f) => TEXT.test(f))),
     // eval/<flow>/ (development) and eval/sealed/<flow>/; a suite's index.ts is scoring code.
     ...evalFlows.flatMap((d) => walk(d, (f) => TEXT.test(f) && path.basename(f) !== 'index.ts')),
   ];
+}
+
+/** The bundled cases of each flow: a rule is checked against its own flow's cases (a shared rule against all). */
+const CASE_DATA: Record<string, string> = {
+  eads: 'data/eads-fixtures',
+  proposal: 'data/profiles',
+  discovery: 'data/prp',
+};
+
+/** The flow a rule file belongs to (flows/<flow>/...), or undefined for the shared rules. */
+function flowOf(relative: string): string | undefined {
+  const [top, flow] = relative.split(path.sep);
+  return top === 'flows' && flow !== 'lib' ? flow : undefined;
 }
 
 /** One literal of a rule file, as the phrases it holds (runs of words between punctuation). */
@@ -167,6 +187,9 @@ export function generalTexts(root = ROOT): string[] {
       .filter((n) => /^lib\..*\.d\.ts$/.test(n))
       .map((n) => path.join(tsLib, n)),
   );
+  // The EADS library's definitions are the product's own words (the choices' names and what they
+  // mean), which the rules are meant to speak: "changeover" is the name of a challenge there.
+  files.push(...walk(path.join(root, 'data', 'eads'), (f) => f.endsWith('.json')));
   return files.map((f) => readFileSync(f, 'utf8'));
 }
 
@@ -210,6 +233,24 @@ export function isCommonWord(word: string, general: CaseIndex, vocabulary: Reado
 /** A word several cases use is common vocabulary, not one case's wording. */
 export const COMMON_IN_FILES = 3;
 const LONG_WORD = 8;
+const OWN_VOCABULARY_LINES = 3;
+
+/** The words rule literals use on three or more lines (of one file or across the files given). */
+export function vocabularyOf(files: RuleLiteral[][]): Set<string> {
+  const lines = new Map<string, number>();
+  for (const literals of files) {
+    // Each word once per line of this file.
+    const seen = new Set<string>();
+    for (const { line, phrases } of literals)
+      for (const words of phrases)
+        for (const w of words) {
+          if (seen.has(`${line} ${w}`)) continue;
+          seen.add(`${line} ${w}`);
+          lines.set(w, (lines.get(w) ?? 0) + 1);
+        }
+  }
+  return new Set([...lines].filter(([, n]) => n >= OWN_VOCABULARY_LINES).map(([w]) => w));
+}
 
 /**
  * The hits of one rule file against the cases: `file:line: phrase` (the rule's side only).
@@ -222,9 +263,18 @@ export function caseWordingIn(
   cases: CaseIndex,
   general: CaseIndex,
   vocabulary: ReadonlySet<string> = new Set(),
+  /** Words the flow's rules use on several lines of their own (their vocabulary); default: this file's. */
+  ownWords?: ReadonlySet<string>,
+  /** How many case files of every flow hold a word (whether a phrase's words are common); default: `cases`. */
+  allFiles: ReadonlyMap<string, number> = cases.files,
 ): string[] {
   const hits = new Set<string>();
   const inFiles = (w: string) => cases.files.get(w) ?? 0;
+  const inAnyFiles = (w: string) => allFiles.get(w) ?? 0;
+  // A long word the rules write on several lines of their own is their vocabulary (a method's
+  // name, say), not one case's wording picked up to pass it.
+  const own = ownWords ?? vocabularyOf([literals]);
+  const ownVocabulary = (w: string) => own.has(w);
   for (const { line, phrases } of literals) {
     for (const words of phrases) {
       for (let i = 0; i + 2 < words.length; i++) {
@@ -234,12 +284,18 @@ export function caseWordingIn(
         if (
           cases.trigrams.get(text) === 1 &&
           !general.trigrams.has(text) &&
-          run.some((w) => inFiles(w) < COMMON_IN_FILES)
+          run.some((w) => inAnyFiles(w) < COMMON_IN_FILES)
         )
           hits.add(`${file}:${line}: phrase "${text}"`);
       }
       for (const w of words) {
-        if (w.length >= LONG_WORD && /^[a-z]+$/.test(w) && inFiles(w) === 1 && !isCommonWord(w, general, vocabulary))
+        if (
+          w.length >= LONG_WORD &&
+          /^[a-z]+$/.test(w) &&
+          inFiles(w) === 1 &&
+          !ownVocabulary(w) &&
+          !isCommonWord(w, general, vocabulary)
+        )
           hits.add(`${file}:${line}: uncommon word "${w}"`);
       }
     }
@@ -292,16 +348,26 @@ describe('stand-in rules hold no case wording', () => {
   });
 
   // The texts are read once and only searched; no part of a case reaches a message.
-  let corpus: { cases: CaseIndex; general: CaseIndex; vocabulary: Set<string> } | undefined;
-  const loadCorpus = () =>
-    (corpus ??= {
-      cases: indexCases(caseFiles().map((f) => readFileSync(f, 'utf8'))),
-      general: indexCases(generalTexts()),
-      vocabulary: modelVocabulary(),
-    });
+  let common: { general: CaseIndex; vocabulary: Set<string> } | undefined;
+  const casesOf = new Map<string, CaseIndex>();
+  const loadCorpus = (flow: string | undefined) => {
+    common ??= { general: indexCases(generalTexts()), vocabulary: modelVocabulary() };
+    const index = (key: string | undefined) => {
+      if (!casesOf.has(key ?? '*'))
+        casesOf.set(key ?? '*', indexCases(caseFiles(ROOT, key).map((f) => readFileSync(f, 'utf8'))));
+      return casesOf.get(key ?? '*')!;
+    };
+    // A rule's flow's own cases hold its phrases and words; whether a word is common, all cases say.
+    return { cases: index(flow), allFiles: index(undefined).files, ...common };
+  };
+  const rules = ruleFiles().map((f) => path.relative(ROOT, f));
+  const ownWordsOf = (flow: string | undefined) =>
+    vocabularyOf(rules.filter((r) => flowOf(r) === flow).map((r) => literalsOf(path.join(ROOT, r))));
 
-  it.each(ruleFiles().map((f) => path.relative(ROOT, f)))('%s holds no phrase or uncommon word of a case', (file) => {
-    const { cases, general, vocabulary } = loadCorpus();
-    expect(caseWordingIn(file, literalsOf(path.join(ROOT, file)), cases, general, vocabulary)).toEqual([]);
+  it.each(rules)('%s holds no phrase or uncommon word of a case', (file) => {
+    const flow = flowOf(file);
+    const { cases, allFiles, general, vocabulary } = loadCorpus(flow);
+    const literals = literalsOf(path.join(ROOT, file));
+    expect(caseWordingIn(file, literals, cases, general, vocabulary, ownWordsOf(flow), allFiles)).toEqual([]);
   });
 });

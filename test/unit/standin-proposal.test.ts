@@ -364,7 +364,7 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     offTopicCited.problem.literature_count = 1;
     const q1 = await ask('quality_control', offTopicCited);
     expect(q1.coherence_score).toBeLessThan(0.7);
-    expect(JSON.stringify(q1.issues_identified)).toMatch(/not about the topic/);
+    expect(JSON.stringify(q1.issues_identified)).toMatch(/not on the topic/);
 
     const wrongMethod = qualitySections(good);
     wrongMethod.methodology.recommended_methodology =

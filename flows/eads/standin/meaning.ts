@@ -27,7 +27,7 @@ export const IDEAS: Record<string, readonly string[]> = {
     'the route depends on the job',
     'every job takes its own path through the workshop',
     'the order of operations differs from one job to the next',
-    'no two jobs visit the machines in the same order',
+    'no two orders pass the machines in the same sequence',
   ],
   'events-in-time-slots': [
     'people and rooms are booked into time slots of a weekly timetable',
@@ -61,7 +61,7 @@ export const IDEAS: Record<string, readonly string[]> = {
     'we find out what is needed only on the day',
   ],
   'promises-missed': [
-    'we miss the delivery dates we promised',
+    'we deliver later than we told customers',
     'orders reach customers late',
     'we struggle to finish jobs by the promised time',
     'customers wait longer than we told them',
@@ -101,7 +101,7 @@ export const IDEAS: Record<string, readonly string[]> = {
     'getting a machine ready for a different product takes hours',
   ],
   breakdowns: [
-    'a machine breaks down',
+    'a breakdown stops a machine',
     'equipment failures stop production',
     'breakdowns make the machine unavailable',
     'the machine stops working without warning',
@@ -139,7 +139,7 @@ export const IDEAS: Record<string, readonly string[]> = {
   ],
   'many-processes': [
     'similar products are made in many different ways',
-    'many different routes through the workshop',
+    'many different paths across the shop floor',
     'the process differs for each kind of product',
   ],
   'many-products': [
@@ -162,7 +162,7 @@ export const IDEAS: Record<string, readonly string[]> = {
   'fewest-switches': ['as few switches between products as possible', 'fewer set-ups and cleanings'],
   'even-load': ['spread the work evenly over people and machines', 'nobody overloaded while others wait'],
   'wishes-honoured': [
-    'people get the times they asked for',
+    'people are given the slots they requested',
     'honour what staff and customers prefer',
     'requests from employees are granted',
     'staff get the days off they wanted',
