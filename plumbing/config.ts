@@ -196,7 +196,12 @@ export const SECRET_VARIABLES: readonly string[] = [
 ];
 /** Any variable named like a credential counts as secret too (settings added later included). */
 export function isSecretVariable(name: string): boolean {
-  return SECRET_VARIABLES.includes(name) || /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?$/i.test(name);
+  // A credential's name may end in a word of its own kind (…_KEY) or in how it is given (…_KEY_DATA,
+  // …_TOKEN_FILE_CONTENT): any credential word at the end or followed only by such a suffix.
+  return (
+    SECRET_VARIABLES.includes(name) ||
+    /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)S?(_(DATA|VALUE|CONTENTS?|B64|BASE64|PEM|JSON))?$/i.test(name)
+  );
 }
 
 /** The secret values set in an environment (for redaction). */

@@ -165,3 +165,16 @@ describe('secrets the field names do not reveal', () => {
     expect(lines[0]).toMatchObject({ url: 'http://127.0.0.1:8080/x', count: 3, when: '1970-01-01T00:00:00.000Z' });
   });
 });
+
+describe('which environment variables are secret', () => {
+  it('counts a credential given as data or contents, and not its path or settings', async () => {
+    const { isSecretVariable, secretValues } = await import('../../plumbing/config');
+    for (const name of ['TEMPORAL_TLS_CLIENT_KEY_DATA', 'SOME_TOKEN_VALUE', 'SERVICE_ACCOUNT_KEY_JSON', 'API_KEY'])
+      expect(isSecretVariable(name), name).toBe(true);
+    for (const name of ['TEMPORAL_TLS_CLIENT_KEY_PATH', 'TEMPORAL_ADDRESS', 'KEY_ROTATION_DAYS'])
+      expect(isSecretVariable(name), name).toBe(false);
+    expect(secretValues({ TEMPORAL_TLS_CLIENT_KEY_DATA: '-----BEGIN PRIVATE KEY-----abc' })).toEqual([
+      '-----BEGIN PRIVATE KEY-----abc',
+    ]);
+  });
+});
