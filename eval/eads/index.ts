@@ -23,6 +23,7 @@ import path from 'node:path';
 import { startFlow } from '../../access/flow-client';
 import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../../flows/eads/contract';
 import type { FlowDefinition } from '../../contracts/common';
+import { UNDETERMINED } from '../../domain/eads-structure';
 import type { OfflineStack } from '../../workers/offline-stack';
 import {
   readJson,
@@ -145,7 +146,9 @@ export interface FirmScore {
 export function typeOutcome(result: RunEadsInterviewOutput, expected: string): TypeOutcome {
   if (result.problemType === expected) return 'right';
   const asked = result.pursuits.some((p) => p.eadsId === 'process/scheduling-problem-type' && p.questions > 0);
-  return !result.problemType && asked ? 'undetermined' : 'wrong';
+  // No type, or the interview's explicit "undetermined" (a choice still open after it was asked).
+  const open = !result.problemType || result.problemType === UNDETERMINED;
+  return open && asked ? 'undetermined' : 'wrong';
 }
 
 export function scoreFirm(firm: string, truth: FirmTruth, result: RunEadsInterviewOutput): FirmScore {
@@ -205,17 +208,16 @@ export function summarise(scores: FirmScore[], set: EvalSet = 'dev'): EvalReport
     .map((s) => ({ id: s.firm, why: s.why.join('; ') }));
   const share = (k: TypeOutcome) => (n ? scores.filter((s) => s.typeOutcome === k).length / n : 0);
   const metrics: EvalMetric[] = [{ metric: 'problem-type accuracy', value: share('right'), target: 1, cases: n }];
-  if (set === 'sealed') {
-    metrics.push(
-      {
-        metric: 'problem type right or undetermined after asking',
-        value: share('right') + share('undetermined'),
-        target: 1,
-        cases: n,
-      },
-      { metric: 'problem type wrong', value: share('wrong'), target: 0, higherIsBetter: false, cases: n },
-    );
-  }
+  // Both sets: never confidently wrong is the target that matters most.
+  metrics.push(
+    {
+      metric: 'problem type right or undetermined after asking',
+      value: share('right') + share('undetermined'),
+      target: 1,
+      cases: n,
+    },
+    { metric: 'problem type wrong', value: share('wrong'), target: 0, higherIsBetter: false, cases: n },
+  );
   metrics.push(
     { metric: 'challenge recall', value: named ? found / named : 0, target: targets.challengeRecall, cases: n },
     // Tagging nothing is not precise: with nothing tagged, precision is 0 when the firm named any.

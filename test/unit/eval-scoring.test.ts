@@ -112,6 +112,11 @@ describe('EADS scorer', () => {
     expect(typeOutcome(result({ problemType: 'TIMETABLING-PROBLEM' }), 'TIMETABLING-PROBLEM')).toBe('right');
     expect(typeOutcome(result({ pursuits: asked }), 'TIMETABLING-PROBLEM')).toBe('undetermined');
     expect(typeOutcome(result({}), 'TIMETABLING-PROBLEM')).toBe('wrong');
+    // The interview records a choice still open after asking as UNDETERMINED: open, not another type.
+    expect(typeOutcome(result({ problemType: 'UNDETERMINED', pursuits: asked }), 'TIMETABLING-PROBLEM')).toBe(
+      'undetermined',
+    );
+    expect(typeOutcome(result({ problemType: 'UNDETERMINED' }), 'TIMETABLING-PROBLEM')).toBe('wrong');
     expect(
       typeOutcome(result({ problemType: 'FLOW-SHOP-SCHEDULING-PROBLEM', pursuits: asked }), 'TIMETABLING-PROBLEM'),
     ).toBe('wrong');
