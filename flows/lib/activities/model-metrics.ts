@@ -22,9 +22,15 @@ export const ModelMetric = {
   inputTokens: 'agent_flows_model_input_tokens',
   outputTokens: 'agent_flows_model_output_tokens',
   repairs: 'agent_flows_model_repairs',
-  latency: 'agent_flows_model_latency',
+  latency: 'agent_flows_model_latency_ms',
   cost: 'agent_flows_model_estimated_cost_microdollars',
 } as const;
+
+/**
+ * The latency histogram's buckets, in milliseconds: the SDK's default ones stop at 10 s, and a
+ * real model call (repairs included) often takes longer (MODEL_TIMEOUT_MS is 60 s by default).
+ */
+export const MODEL_LATENCY_BUCKETS_MS = [100, 250, 500, 1000, 2500, 5000, 10_000, 20_000, 30_000, 60_000, 120_000];
 
 export type ModelCallOutcome = 'ok' | 'repaired' | 'failed';
 
