@@ -50,6 +50,7 @@ export function createModel(config: Config): ModelBackend {
     model: config.GEMINI_MODEL,
     timeoutMs: config.MODEL_TIMEOUT_MS,
     maxRepairs: config.MODEL_MAX_REPAIRS,
+    price: config.modelPrice,
   };
   switch (config.model) {
     case 'vertex':

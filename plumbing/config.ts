@@ -226,6 +226,12 @@ export const configSchema = z
     MODEL_TIMEOUT_MS: int(100, 600_000).default(60_000),
     /** How many times a reply that fails schema validation is sent back to the model with the error. */
     MODEL_MAX_REPAIRS: int(0, 5).default(2),
+    /**
+     * What the model charges, in US dollars per million tokens (prompt and output): set both and
+     * the worker's metrics estimate the cost of each model call; unset, no cost is shown.
+     */
+    MODEL_PRICE_INPUT_USD_PER_MTOK: decimal(0, 1_000_000).optional(),
+    MODEL_PRICE_OUTPUT_USD_PER_MTOK: decimal(0, 1_000_000).optional(),
 
     STANDIN_HOST: z.string().min(1).default('127.0.0.1'),
     STANDIN_PORT: port.default(8765),
@@ -394,6 +400,15 @@ export const configSchema = z
         message: 'required when AGENT_FLOWS_SEARCH=vertex',
       });
     }
+    // One price without the other would estimate a cost that looks right and is not.
+    for (const [set, unset] of [
+      ['MODEL_PRICE_INPUT_USD_PER_MTOK', 'MODEL_PRICE_OUTPUT_USD_PER_MTOK'],
+      ['MODEL_PRICE_OUTPUT_USD_PER_MTOK', 'MODEL_PRICE_INPUT_USD_PER_MTOK'],
+    ] as const) {
+      if (c[set] !== undefined && c[unset] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [unset], message: `required when ${set} is set` });
+      }
+    }
     if (c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS > c.WORKER_MAX_CACHED_WORKFLOWS) {
       const message = `at most WORKER_MAX_CACHED_WORKFLOWS (${c.WORKER_MAX_CACHED_WORKFLOWS})`;
       ctx.addIssue({ code: 'custom', path: ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'], message });
@@ -405,6 +420,13 @@ export const configSchema = z
       c.AGENT_FLOWS_MODEL ??
       ((c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin') as 'standin' | 'gemini' | 'vertex'),
     geminiApiKey: c.GEMINI_API_KEY ?? c.GOOGLE_API_KEY,
+    modelPrice:
+      c.MODEL_PRICE_INPUT_USD_PER_MTOK !== undefined && c.MODEL_PRICE_OUTPUT_USD_PER_MTOK !== undefined
+        ? {
+            inputPerMillionTokens: c.MODEL_PRICE_INPUT_USD_PER_MTOK,
+            outputPerMillionTokens: c.MODEL_PRICE_OUTPUT_USD_PER_MTOK,
+          }
+        : undefined,
   }));
 
 export type Config = z.output<typeof configSchema>;

@@ -23,6 +23,7 @@ import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../plumbing/project-root';
 import { setupTracing, tracingWorkerOptions } from '../plumbing/tracing';
 import { WORKFLOW_INTERCEPTOR_MODULES, workflowBundleOptions } from './workflow-bundle';
+import { MODEL_LATENCY_BUCKETS_MS, ModelMetric } from '../flows/lib/activities/model-metrics';
 import { errorText, logger, sdkLogger, useProcessLogging } from '../plumbing/logger';
 // Only the process entry at the bottom uses it: the worker factory knows no control plane.
 import { startWorkerRegistration } from './agent-registration';
@@ -160,7 +161,15 @@ export function runtimeOptions(config: Config, options: { handleSignals?: boolea
     telemetryOptions: {
       logging: { filter: { core: level, other: 'ERROR' }, forward: {} },
       ...(config.WORKER_METRICS_PORT
-        ? { metrics: { prometheus: { bindAddress: `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}` } } }
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: `${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}`,
+                // The model-call metrics (flows/lib/activities/model-metrics.ts) come out here too.
+                histogramBucketOverrides: { [ModelMetric.latency]: MODEL_LATENCY_BUCKETS_MS },
+              },
+            },
+          }
         : {}),
     },
     ...(options.handleSignals === false ? { shutdownSignals: [] } : {}),

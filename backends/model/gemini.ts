@@ -13,7 +13,15 @@ import { toGeminiSchema } from './gemini-schema';
 import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
 import { BackendError, isRetryableStatus, isTransportError } from '../errors';
 import { extractJson, renderSections, renderSystem } from './prompt';
-import type { ModelBackend, ModelReply, ModelRequest, WebSearchReply, WebSearchRequest, WebSource } from './types';
+import type {
+  ModelBackend,
+  ModelPrice,
+  ModelReply,
+  ModelRequest,
+  WebSearchReply,
+  WebSearchRequest,
+  WebSource,
+} from './types';
 import { FailureType } from '../../contracts/failures';
 
 export interface GeminiModelOptions {
@@ -30,6 +38,8 @@ export interface GeminiModelOptions {
   /** A general model that may phrase interview questions (real Gemini; the stand-in is not). */
   conversational?: boolean;
   /** Vertex mode only: credentials other than Application Default Credentials (tests pass a fake token). */
+  /** US dollars per million tokens, when configured: the model-call metrics estimate the cost. */
+  price?: ModelPrice;
   googleAuthOptions?: NonNullable<ConstructorParameters<typeof GoogleGenAI>[0]>['googleAuthOptions'];
 }
 
@@ -40,12 +50,16 @@ export function toResponseSchema(schema: z.ZodType): Record<string, unknown> {
 
 export class GeminiModel implements ModelBackend {
   readonly name: string;
+  readonly modelName: string;
+  readonly price?: ModelPrice;
   private readonly client: GoogleGenAI;
   readonly searchWeb?: (request: WebSearchRequest) => Promise<WebSearchReply>;
   readonly canConverse: boolean;
 
   constructor(private readonly options: GeminiModelOptions) {
     this.name = options.label;
+    this.modelName = options.model;
+    if (options.price) this.price = options.price;
     this.canConverse = options.conversational === true;
     if (options.webSearch) this.searchWeb = (request) => this.groundedSearch(request);
     const httpOptions = {

@@ -52,8 +52,18 @@ export interface WebSearchReply {
 }
 
 /** A model that answers with structured output. Gemini (API key or Vertex) and the stand-in share one adapter. */
+/** What a model charges, in US dollars per million tokens (MODEL_PRICE_* settings). */
+export interface ModelPrice {
+  inputPerMillionTokens: number;
+  outputPerMillionTokens: number;
+}
+
 export interface ModelBackend {
   readonly name: string;
+  /** The model's name (e.g. `gemini-2.5-flash`), from the configuration: a metrics label. */
+  readonly modelName?: string;
+  /** Set when a price is configured: the model-call metrics then estimate the cost. */
+  readonly price?: ModelPrice;
   generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>>;
   /**
    * True for a general model (Gemini) that can hold a conversation: the proposal interview lets it

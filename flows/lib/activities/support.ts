@@ -10,6 +10,7 @@ import { redactCredentials } from '../../../plumbing/redaction';
 import type { ModelBackend, ModelRequest } from '../../../backends/model/types';
 import { capMessage, type TokenUsage } from '../../../contracts/common';
 import type { ModelTaskId, ModelTaskSections } from '../../../contracts/model-tasks';
+import { errorKind, recordModelCall } from './model-metrics';
 
 /** Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass through. */
 export function toFailure(err: unknown): unknown {
@@ -74,14 +75,41 @@ export type TaskRequest<T extends ModelTaskId, S extends z.ZodType> = Omit<
   'signal' | 'task' | 'sections'
 > & { task: T; sections: ModelTaskSections[T] };
 
-/** One structured model call as an activity step: returns the validated data and its token usage. */
+/**
+ * One structured model call as an activity step: returns the validated data and its token usage,
+ * and records the call's outcome, tokens, repairs, latency and estimated cost (model-metrics.ts).
+ */
 export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
   model: ModelBackend,
   request: TaskRequest<T, S>,
   options?: BackendCallOptions,
 ): Promise<ModelAnswer<z.output<S>>> {
-  const reply = await backendCall((signal) => model.generate<S>({ ...request, signal }), options);
-  return { data: reply.data, usage: reply.usage };
+  const started = performance.now();
+  let signal: AbortSignal | undefined;
+  try {
+    const reply = await backendCall((s) => {
+      signal = s;
+      return model.generate<S>({ ...request, signal: s });
+    }, options);
+    recordModelCall({
+      model,
+      task: request.task,
+      durationMs: performance.now() - started,
+      outcome: reply.repairs > 0 ? 'repaired' : 'ok',
+      usage: reply.usage,
+      repairs: reply.repairs,
+    });
+    return { data: reply.data, usage: reply.usage };
+  } catch (err) {
+    recordModelCall({
+      model,
+      task: request.task,
+      durationMs: performance.now() - started,
+      outcome: 'failed',
+      errorKind: errorKind(err, signal?.aborted === true),
+    });
+    throw err;
+  }
 }
 
 /**
