@@ -240,11 +240,12 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
   const view = config?.BOM_SCHEMA_MAPPING
     ? new BomSchemaView(loadBomSchemaMapping(config.BOM_SCHEMA_MAPPING))
     : undefined;
-  const dialect = view ? view.dialect(warehouse.dialect) : warehouse.dialect;
+  // Read when a query is built, not here: a worker may hold these activities without a warehouse.
+  const dialectOf = () => (view ? view.dialect(warehouse.dialect) : warehouse.dialect);
   /** The most frequent distinct values of a logical column (through the mapping's derived table, if any). */
   async function distinct(dataset: string, table: string, column: string, limit: number) {
     if (!view) return warehouse.sampleDistinct(dataset, table, column, limit);
-    const { sql } = sampleDistinctSql(dialect, dataset, table, column, limit);
+    const { sql } = sampleDistinctSql(dialectOf(), dataset, table, column, limit);
     const { rows } = await warehouse.query<{ value: unknown; count: unknown }>({ sql, label: 'sample-distinct' });
     return rows.map((r) => ({ value: String(r.value), count: Number(r.count) }));
   }
@@ -330,7 +331,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     return cached(`${warehouse.name}:${allow.dataset}:${parents ? 'parent' : 'leaf'}-values:${column}`, async () => {
       let built;
       try {
-        built = buildLeafValuesQuery({ dialect, allow, column, parents });
+        built = buildLeafValuesQuery({ dialect: dialectOf(), allow, column, parents });
       } catch (err) {
         throw asFailure(err);
       }
@@ -352,7 +353,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     });
     let built;
     try {
-      built = buildOverlapQuery({ dialect, allow, concepts: [query(a), query(b)] });
+      built = buildOverlapQuery({ dialect: dialectOf(), allow, concepts: [query(a), query(b)] });
     } catch (err) {
       throw asFailure(err);
     }
@@ -374,7 +375,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
   ): Promise<{ column: string; term: string; top: boolean } | undefined> {
     const isTop = (column: string, term: string) =>
       cached(`${warehouse.name}:${allow.dataset}:kind-top:${column}:${term}`, async () => {
-        const built = buildKindUsageQuery({ dialect, allow, kind: { column, term } });
+        const built = buildKindUsageQuery({ dialect: dialectOf(), allow, kind: { column, term } });
         return (await count('bom-kind-usage', built)) === 0;
       });
     // A kind is a value the BOMs' own items hold ("SUBASSEMBLY", "PRODUCT"), never one only parts
@@ -488,7 +489,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       let built;
       try {
         built = renderPatternTemplate({
-          dialect,
+          dialect: dialectOf(),
           allow,
           template: input.pattern.sql,
           params: input.params,
@@ -760,7 +761,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       let built;
       try {
         built = buildStrategyQuery({
-          dialect,
+          dialect: dialectOf(),
           allow,
           strategy: input.strategy,
           columns: input.candidateColumns,
