@@ -299,6 +299,7 @@ export const configSchema = z
       .string()
       .regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/)
       .default('bom_demo'), // answerBomQuestion: dataset with item_master and bom_details
+    BOM_SCHEMA_MAPPING: z.string().trim().min(1).max(1000).optional(), // answerBomQuestion: JSON file saying where the BOM lines and items are in the warehouse (docs/bom.md, "Your own schema"); unset: the demo's item_master and bom_details
     BOM_RAG_ENABLED: bool.default(true), // answerBomQuestion: search schema docs and query patterns first (input ragEnabled overrides)
     BOM_MAX_STRATEGIES: int(1, 3).default(3), // answerBomQuestion: strategies of the refinement loop (input maxStrategies overrides)
     BOM_QUERY_REUSE_ENABLED: bool.default(true), // answerBomQuestion: reuse validated query patterns from data/search/bom-query-patterns.json

@@ -51,6 +51,8 @@ import {
 } from './activities/terms';
 import { sharedEmbedder } from '../../backends/embedding';
 import { ModelTask } from './model-tasks';
+import { BomSchemaView, loadBomSchemaMapping } from './activities/mapping';
+import { sampleDistinctSql } from '../../backends/warehouse/sql';
 import { askModel, backendCall, toFailure } from '../lib/activities/support';
 import { FailureType } from '../../contracts/failures';
 
@@ -233,6 +235,20 @@ export interface BomActivityOptions {
 
 export function createBomActivities({ model, warehouse, search, config }: Backends, options: BomActivityOptions = {}) {
   const catalog = new Map<string, { at: number; value: Promise<unknown> }>();
+  // The user's own schema (BOM_SCHEMA_MAPPING), read once at worker start so a bad file stops the
+  // worker rather than a question; without it the demo's tables are read as they are.
+  const view = config?.BOM_SCHEMA_MAPPING
+    ? new BomSchemaView(loadBomSchemaMapping(config.BOM_SCHEMA_MAPPING))
+    : undefined;
+  // Read when a query is built, not here: a worker may hold these activities without a warehouse.
+  const dialectOf = () => (view ? view.dialect(warehouse.dialect) : warehouse.dialect);
+  /** The most frequent distinct values of a logical column (through the mapping's derived table, if any). */
+  async function distinct(dataset: string, table: string, column: string, limit: number) {
+    if (!view) return warehouse.sampleDistinct(dataset, table, column, limit);
+    const { sql } = sampleDistinctSql(dialectOf(), dataset, table, column, limit);
+    const { rows } = await warehouse.query<{ value: unknown; count: unknown }>({ sql, label: 'sample-distinct' });
+    return rows.map((r) => ({ value: String(r.value), count: Number(r.count) }));
+  }
   let defaultMeaning: Promise<Meaning | undefined> | undefined;
   const meaningOf =
     options.meaning ??
@@ -262,13 +278,13 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         }
       }),
     );
-    return new ColumnAllowList(dataset, columns);
+    return new ColumnAllowList(dataset, view ? view.logicalColumns(columns) : columns);
   }
 
   function sample(dataset: string, qualified: string): Promise<Array<{ value: string; count: number }>> {
     const [table, column] = qualified.split('.');
     return cached(`${warehouse.name}:${dataset}:sample:${qualified}`, () =>
-      backendCall(() => warehouse.sampleDistinct(dataset, table, column, SAMPLE_SIZE)),
+      backendCall(() => distinct(dataset, table, column, SAMPLE_SIZE)),
     );
   }
 
@@ -276,7 +292,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
   function vocabularyOf(dataset: string, qualified: string): Promise<string[]> {
     const [table, column] = qualified.split('.');
     return cached(`${warehouse.name}:${dataset}:vocabulary:${qualified}`, async () =>
-      (await backendCall(() => warehouse.sampleDistinct(dataset, table, column, VOCABULARY_SIZE))).map((v) => v.value),
+      (await backendCall(() => distinct(dataset, table, column, VOCABULARY_SIZE))).map((v) => v.value),
     );
   }
 
@@ -315,7 +331,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     return cached(`${warehouse.name}:${allow.dataset}:${parents ? 'parent' : 'leaf'}-values:${column}`, async () => {
       let built;
       try {
-        built = buildLeafValuesQuery({ dialect: warehouse.dialect, allow, column, parents });
+        built = buildLeafValuesQuery({ dialect: dialectOf(), allow, column, parents });
       } catch (err) {
         throw asFailure(err);
       }
@@ -337,7 +353,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     });
     let built;
     try {
-      built = buildOverlapQuery({ dialect: warehouse.dialect, allow, concepts: [query(a), query(b)] });
+      built = buildOverlapQuery({ dialect: dialectOf(), allow, concepts: [query(a), query(b)] });
     } catch (err) {
       throw asFailure(err);
     }
@@ -359,7 +375,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
   ): Promise<{ column: string; term: string; top: boolean } | undefined> {
     const isTop = (column: string, term: string) =>
       cached(`${warehouse.name}:${allow.dataset}:kind-top:${column}:${term}`, async () => {
-        const built = buildKindUsageQuery({ dialect: warehouse.dialect, allow, kind: { column, term } });
+        const built = buildKindUsageQuery({ dialect: dialectOf(), allow, kind: { column, term } });
         return (await count('bom-kind-usage', built)) === 0;
       });
     // A kind is a value the BOMs' own items hold ("SUBASSEMBLY", "PRODUCT"), never one only parts
@@ -473,7 +489,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       let built;
       try {
         built = renderPatternTemplate({
-          dialect: warehouse.dialect,
+          dialect: dialectOf(),
           allow,
           template: input.pattern.sql,
           params: input.params,
@@ -745,7 +761,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       let built;
       try {
         built = buildStrategyQuery({
-          dialect: warehouse.dialect,
+          dialect: dialectOf(),
           allow,
           strategy: input.strategy,
           columns: input.candidateColumns,

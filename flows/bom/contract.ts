@@ -170,3 +170,130 @@ export const bomQuestionFlow: FlowDefinition<typeof bomQuestionInput, typeof bom
 
 /** The pipeline's state at any moment (the original design's `pipeline_state`). */
 export const pipelineStateQuery = defineQuery<PipelineState>('pipelineState');
+
+/** A plain SQL identifier (table or column): the rule the dialects quote. */
+const SCHEMA_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const schemaIdentifier = z.string().regex(SCHEMA_IDENTIFIER, 'must be a plain identifier (letters, digits, _)');
+/** `column` of the mapped table, or `table.column` of the table or one of its joins. */
+const columnRef = z
+  .string()
+  .regex(
+    /^(?:[A-Za-z_][A-Za-z0-9_]{0,127}\.)?[A-Za-z_][A-Za-z0-9_]{0,127}$/,
+    'must be column or table.column (plain identifiers)',
+  );
+/**
+ * A value the SQL compares a column with (an active flag's true value, the item type meaning a
+ * finished good). It is written into the SQL as a literal, so a string is only plain words.
+ */
+const flagValue = z.union([
+  z.boolean(),
+  z.number().finite(),
+  z.string().regex(/^[A-Za-z0-9 _./-]{1,64}$/, 'must be 1-64 letters, digits, spaces or _ . / -'),
+]);
+/** `JOIN table ON table.column = <on>`: `on` names the mapped table's or an earlier join's column. */
+const tableJoin = z.strictObject({ table: schemaIdentifier, column: schemaIdentifier, on: columnRef });
+
+function checkRefs(
+  part: { table: string; joins: Array<{ table: string; on: string }> },
+  refs: Array<[string, string | undefined]>,
+  ctx: z.core.$RefinementCtx,
+) {
+  const known = [part.table];
+  part.joins.forEach((j, i) => {
+    const [table] = j.on.includes('.') ? j.on.split('.') : [part.table];
+    if (!known.includes(table))
+      ctx.addIssue({ code: 'custom', path: ['joins', i, 'on'], message: `${table} is not joined before` });
+    if (known.includes(j.table))
+      ctx.addIssue({ code: 'custom', path: ['joins', i, 'table'], message: `${j.table} is already in the mapping` });
+    known.push(j.table);
+  });
+  for (const [field, ref] of refs) {
+    if (ref?.includes('.') && !known.includes(ref.split('.')[0]))
+      ctx.addIssue({
+        code: 'custom',
+        path: field.split('.'),
+        message: `${ref.split('.')[0]} is not the table or a join`,
+      });
+  }
+}
+
+/**
+ * Where the user's warehouse keeps the BOM (BOM_SCHEMA_MAPPING names a JSON file of this shape).
+ * The flow's SQL reads two logical tables, the usage lines and the items; the mapping says which
+ * tables and columns hold them, so the same flow runs on item_master/bom_details (the demo, the
+ * default when no mapping is set), Odoo's mrp_bom_line/product_product, or another ERP's names.
+ */
+export const bomSchemaMappingSchema = z.strictObject({
+  /** The usage lines: one row per component of a BOM. */
+  lines: z
+    .strictObject({
+      table: schemaIdentifier,
+      joins: z.array(tableJoin).max(4).default([]),
+      /** The item the BOM makes (the parent). */
+      parent: columnRef,
+      /** The item used on the line. */
+      component: columnRef,
+      quantity: columnRef.optional(),
+      /** Only lines whose column equals this value count (an archived BOM's lines do not). */
+      active: z.strictObject({ column: columnRef, value: flagValue }).optional(),
+    })
+    .superRefine((l, ctx) =>
+      checkRefs(
+        l,
+        [
+          ['parent', l.parent],
+          ['component', l.component],
+          ['quantity', l.quantity],
+          ['active.column', l.active?.column],
+        ],
+        ctx,
+      ),
+    ),
+  /** The items (parts, subassemblies, products), keyed by the column the lines refer to. */
+  items: z
+    .strictObject({
+      table: schemaIdentifier,
+      joins: z.array(tableJoin).max(4).default([]),
+      id: columnRef,
+      description: columnRef,
+      category: columnRef.optional(),
+      /** Only items whose column equals this value exist for the flow (archived products do not). */
+      active: z.strictObject({ column: columnRef, value: flagValue }).optional(),
+      /** The item type; `finishedGood` is the value meaning a finished good ("Which finished goods …"). */
+      itemType: z.strictObject({ column: columnRef, finishedGood: flagValue }).optional(),
+    })
+    .superRefine((it, ctx) =>
+      checkRefs(
+        it,
+        [
+          ['id', it.id],
+          ['description', it.description],
+          ['category', it.category],
+          ['active.column', it.active?.column],
+          ['itemType.column', it.itemType?.column],
+        ],
+        ctx,
+      ),
+    ),
+});
+export type BomSchemaMapping = z.infer<typeof bomSchemaMappingSchema>;
+
+/** The demo's schema (data/warehouse/010_bom.sql), written as a mapping: what the flow reads without one. */
+export const DEMO_BOM_SCHEMA: BomSchemaMapping = {
+  lines: {
+    table: 'bom_details',
+    joins: [],
+    parent: 'parent_item_number',
+    component: 'component_item_number',
+    quantity: 'quantity',
+    active: { column: 'is_active', value: true },
+  },
+  items: {
+    table: 'item_master',
+    joins: [],
+    id: 'item_number',
+    description: 'item_description',
+    category: 'category',
+    itemType: { column: 'item_type', finishedGood: 'FINISHED_GOOD' },
+  },
+};
