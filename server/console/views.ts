@@ -756,9 +756,7 @@ function scheduleResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ScheduleFrom
             ${list(r.conflicts.map((c) => c.detail))}`
         : ''
     }
-    <h3>Jobs</h3>
     ${jobs.length ? pagedTable(jobs, 'Jobs') : html`<p class="muted">(none)</p>`}
-    <h3>Resources</h3>
     ${resources.length ? renderTable(resources, 0, 'Resources') : html`<p class="muted">(none)</p>`}
     ${
       out.notes.length
