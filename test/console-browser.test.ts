@@ -15,6 +15,7 @@ import { conductInterview, type InterviewIO } from '../client/proposal-interview
 import { EXAMPLE_PRP } from '../flows/discovery/contract';
 import { eadsInterviewWorkflowId, type RunEadsInterviewOutput } from '../flows/eads/contract';
 import { researchProposalFlow, type ProposalOutput } from '../flows/proposal/contract';
+import { scheduleFromScrFlow } from '../flows/schedule/contract';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import type { TemporalAccess } from '../server/temporal';
 import { findChromium, launchChromium, type ConsoleBrowser } from '../workers/console-browser';
@@ -143,6 +144,17 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
       const shown = (await page.content()).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
       expect(await page.locator('#result-h').count(), shown.slice(0, 600)).toBe(1);
       await page.screenshot({ path: path.join(SHOTS, 'proposal-result.png'), fullPage: true });
+      // A document, not a key/value dump: its sections, and the literature's titles link to the works.
+      expect(await page.locator('article.proposal h4').count()).toBe(5);
+      // (Outside the whole result's JSON, which keeps the contract's field names.)
+      expect((await page.locator('.result > :not(details)').allTextContents()).join('\n')).not.toMatch(
+        /problem_statement|preliminary_literature/,
+      );
+      const literature = await page
+        .locator('table.literature a')
+        .evaluateAll((links) => links.map((a) => (a as unknown as { href: string }).href));
+      expect(literature.length).toBeGreaterThan(0);
+      for (const href of literature) expect(href).toMatch(/^https?:\/\//);
 
       // The answer with markup is shown as text, never run.
       expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
@@ -255,6 +267,35 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     expect(await sql.isVisible()).toBe(true);
     expect(await sql.textContent()).toMatch(/SELECT/i);
     await page.screenshot({ path: path.join(SHOTS, 'bom-result.png'), fullPage: true });
+    // The answer's markdown is rendered: no fences or row bullets as text, the SQL only in its section.
+    // (Text without the two <details>: the SQL section and the whole result's JSON.)
+    const shownText = (await page.locator('.result > :not(details)').allTextContents()).join('\n');
+    expect(shownText).not.toContain('```');
+    expect(shownText).not.toMatch(/(^|\n)\s*- \S/);
+    expect(shownText).not.toMatch(/SELECT/i);
+    expect(await page.locator('.result table tbody tr').count()).toBeLessThanOrEqual(20);
+    const bomId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop()!);
+    const csv = await page.request.get(
+      `${base}${await page.locator('a.download', { hasText: 'CSV' }).getAttribute('href')}`,
+    );
+    expect(csv.status()).toBe(200);
+    expect(csv.headers()['content-type']).toMatch(/^text\/csv/);
+    const json = await page.request.get(`${base}/console/runs/${encodeURIComponent(bomId)}/rows.json`);
+    const bomResult = (await h.client.workflow.getHandle(bomId).result()) as { pipeline_state: { rows: unknown[] } };
+    expect(await json.json()).toEqual(bomResult.pipeline_state.rows);
+    expect((await csv.text()).trim().split('\r\n')).toHaveLength(bomResult.pipeline_state.rows.length + 1);
+
+    // The start page lists the run, newest first, with its status (visibility catches up in a moment).
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${base}/console/`);
+          return page.locator('table.runs tbody tr').first().textContent();
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .toMatch(new RegExp(`${bomId}[\\s\\S]*completed`));
+    await page.screenshot({ path: path.join(SHOTS, 'index-recent-runs.png'), fullPage: true });
 
     // A bad input is shown beside its field, and nothing is started.
     await page.goto(`${base}/console/flows/answerBomQuestion`);
@@ -269,6 +310,25 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     await page.locator('#result-h').waitFor({ timeout: 90_000 });
     expect(await page.locator('section.group').count()).toBeGreaterThan(0);
     await page.screenshot({ path: path.join(SHOTS, 'discovery-result.png'), fullPage: true });
+    await page.close();
+  }, 180_000);
+
+  it('shows a schedule run with its Gantt chart and its MiniZinc model', async () => {
+    const handle = await h.start(scheduleFromScrFlow, {
+      ...scheduleFromScrFlow.examples[0],
+      projectId: `console-schedule-${Date.now().toString(36)}`,
+    });
+    await handle.result();
+    const page = await newPage();
+    await page.goto(`${base}/console/runs/${encodeURIComponent(handle.workflowId)}`);
+    await page.locator('#result-h').waitFor();
+    const chart = page.locator('figure.chart img');
+    await chart.waitFor();
+    await expect
+      .poll(() => chart.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth))
+      .toBeGreaterThan(0);
+    expect(await page.locator('pre code.language-minizinc').textContent()).toMatch(/solve\s/);
+    await page.screenshot({ path: path.join(SHOTS, 'schedule-result.png'), fullPage: true });
     await page.close();
   }, 180_000);
 });

@@ -40,6 +40,12 @@ dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; ma
 .answer { font-size: 1.05rem; white-space: pre-wrap; }
 .flows { list-style: none; padding: 0; } .flows li { margin: 0 0 12px; }
 figure img { max-width: 100%; border: 1px solid var(--line); }
+.md pre { white-space: pre; } .md p { margin: 6px 0; } .answer-md { font-size: 1.05rem; }
+pre.code { white-space: pre; max-height: 32rem; }
+.proposal { border: 1px solid var(--line); border-radius: 8px; padding: 8px 24px 16px; margin: 16px 0; max-width: 60rem; }
+.proposal h3.doc-title { font-size: 1.3rem; } .proposal h4 { font-size: 1.05rem; margin: 1.25rem 0 .25rem; border-bottom: 1px solid var(--line); }
+.status-completed { color: #0a7a2f; border-color: #0a7a2f; } .status-failed, .status-terminated, .status-timed_out { color: var(--err); border-color: var(--err); }
+.status-running { color: var(--accent); border-color: var(--accent); }
 `;
 
 export const CONSOLE_JS = `

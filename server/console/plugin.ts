@@ -244,7 +244,20 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   app.get('/console/', async (_req, reply) => {
-    const { flows } = await loadRuntime();
+    const { flows, findFlow, recentRuns, renderRecentRuns } = await loadRuntime();
+    let runs: Html;
+    try {
+      const list = await recentRuns(
+        await client(),
+        flows.map((f) => f.type),
+      );
+      runs = renderRecentRuns(list, (type) => findFlow(type)?.title ?? type);
+    } catch (err) {
+      // Temporal down, or the namespace without the AgentFlow attribute: the page still starts flows.
+      runs = html`<p class="muted">
+        The recent runs could not be listed: ${err instanceof Error ? err.message.slice(0, 200) : String(err)}
+      </p>`;
+    }
     const body = html`<p>
         Start a flow, follow it live, and answer interviews here. Every run lives in Temporal: you can close this page
         and come back to a run's address at any time.
@@ -253,6 +266,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
       <ul class="flows">
         ${flows.map((f) => html`<li><a href="/console/flows/${f.type}">${f.title}</a> — ${f.description}</li>`)}
       </ul>
+      <h2>Recent runs</h2>
+      ${runs}
       <h2>Go back to a run</h2>
       <form method="get" action="/console/go">
         <div class="field">
@@ -371,6 +386,30 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
       throw err;
     }
   });
+
+  // The whole set of a result's rows (the page shows the first few), as CSV or JSON.
+  const rowsDownload =
+    (format: 'csv' | 'json') => async (request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply) => {
+      const { id } = request.params;
+      const { resultRows, rowsToCsv, WorkflowNotFoundError } = await loadRuntime();
+      const handle = (await client()).workflow.getHandle(id);
+      let rows;
+      try {
+        const d = await handle.describe();
+        rows = d.status.name === 'COMPLETED' ? resultRows(d.type, await handle.result()) : undefined;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return reply.code(404).type('text/plain').send('no such workflow');
+        throw err;
+      }
+      if (!rows) return reply.code(404).type('text/plain').send('this run has no rows to download');
+      const file = `${id.replace(/[^\w.-]+/g, '_')}-rows.${format}`;
+      reply.header('cache-control', 'no-store').header('content-disposition', `attachment; filename="${file}"`);
+      return format === 'csv'
+        ? reply.type('text/csv; charset=utf-8').send(rowsToCsv(rows))
+        : reply.type('application/json; charset=utf-8').send(JSON.stringify(rows, null, 2));
+    };
+  app.get<{ Params: { id: string } }>('/console/runs/:id/rows.csv', rowsDownload('csv'));
+  app.get<{ Params: { id: string } }>('/console/runs/:id/rows.json', rowsDownload('json'));
 
   const rejection = async (err: unknown): Promise<string | undefined> => {
     const { EadsSessionError, rootCause, updateErrorMessage, WorkflowNotFoundError, WorkflowUpdateFailedError } =

@@ -13,4 +13,5 @@ export { eadsInterviewQuery } from '../../flows/eads/contract';
 export { flows, findFlow } from '../../flows/registry';
 export { answerQuestionUpdate, reviewProposalUpdate } from '../../flows/proposal/messages';
 export { formFields, inputFromForm, renderStartForm } from './forms';
-export { gridToMarkdown, snapshot } from './views';
+export { gridToMarkdown, recentRuns, renderRecentRuns, snapshot } from './views';
+export { resultRows, rowsToCsv } from './downloads';

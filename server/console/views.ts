@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { Progress } from '../../contracts/common';
+import { FLOW_SEARCH_ATTRIBUTE, type Progress } from '../../contracts/common';
 import type { BomQuestionOutput } from '../../flows/bom/contract';
 import type { DiscoverFromPrpOutput } from '../../flows/discovery/contract';
 import { tableName } from '../../flows/discovery/contract';
@@ -21,12 +21,15 @@ import {
 import {
   PROPOSAL_STATES,
   type InterviewQuestionView,
+  type LiteratureEntry,
   type ProposalOutput,
   type ProposalStateView,
 } from '../../flows/proposal/contract';
 import { findFlow } from '../../flows/registry';
 import { currentQuestionQuery, proposalStateQuery } from '../../flows/proposal/messages';
 import { html, renderTable, renderValue, tableHead, type Html } from './html';
+import { httpUrl, renderMarkdown } from './markdown';
+import type { ScheduleFromScrOutput } from '../../flows/schedule/contract';
 import { progressQuery } from '../../contracts/progress-messages';
 import { logger } from '../../plumbing/logger';
 import { failureReason } from '../../access/failure-reason';
@@ -68,7 +71,12 @@ export async function snapshot(ctx: ViewContext, workflowId: string): Promise<Wo
   const base = { workflowId, runId: d.runId, type: d.type, status: d.status.name };
   if (d.status.name === 'COMPLETED') {
     const result = await handle.result();
-    return { ...base, key: hashKey([d.runId, 'done']), body: renderResult(ctx, d.type, result), interactive: false };
+    return {
+      ...base,
+      key: hashKey([d.runId, 'done']),
+      body: renderResult(ctx, d.type, result, workflowId),
+      interactive: false,
+    };
   }
   if (d.status.name !== 'RUNNING') {
     let message = d.status.name.toLowerCase();
@@ -415,14 +423,19 @@ function describeLines(type: string, result: unknown): Html {
   </ul>`;
 }
 
-export function renderResult(ctx: Pick<ViewContext, 'artifactDir'>, type: string, result: unknown): Html {
+export function renderResult(
+  ctx: Pick<ViewContext, 'artifactDir'>,
+  type: string,
+  result: unknown,
+  workflowId?: string,
+): Html {
   const raw = html`<details>
     <summary>The whole result (JSON)</summary>
     <pre>${JSON.stringify(result, null, 2)}</pre>
   </details>`;
   let body: Html;
   try {
-    body = resultBody(ctx, type, result);
+    body = resultBody(ctx, type, result, workflowId);
   } catch (err) {
     // A renderer that trips on an unexpected result shape must not hide the result: the plain view.
     logger('control-plane').error(
@@ -437,11 +450,14 @@ export function renderResult(ctx: Pick<ViewContext, 'artifactDir'>, type: string
   </section>`;
 }
 
-function resultBody(ctx: Pick<ViewContext, 'artifactDir'>, type: string, result: unknown): Html {
+function resultBody(ctx: Pick<ViewContext, 'artifactDir'>, type: string, result: unknown, workflowId?: string): Html {
   let body: Html;
   switch (type) {
     case 'answerBomQuestion':
-      body = bomResult(result as BomQuestionOutput);
+      body = bomResult(result as BomQuestionOutput, workflowId);
+      break;
+    case 'scheduleFromScr':
+      body = scheduleResult(ctx, result as ScheduleFromScrOutput);
       break;
     case 'discoverFromPrp':
       body = discoveryResult(result as DiscoverFromPrpOutput);
@@ -458,15 +474,50 @@ function resultBody(ctx: Pick<ViewContext, 'artifactDir'>, type: string, result:
   return body;
 }
 
-function bomResult(out: BomQuestionOutput): Html {
+/** How many rows a result page shows; the rest are in the CSV and JSON downloads. */
+export const SHOWN_ROWS = 20;
+
+/**
+ * A table of the first SHOWN_ROWS rows, saying how many there are, with the whole set as CSV and
+ * JSON when the run's download links are known.
+ */
+export function pagedTable(rows: Array<Record<string, unknown>>, caption: string, download?: string): Html {
+  const shown = rows.slice(0, SHOWN_ROWS);
+  return html`<div class="paged-table">
+    <p class="count">
+      ${rows.length > shown.length ? `The first ${shown.length} of ${rows.length} rows.` : `${rows.length} row(s).`}
+      ${
+        download
+          ? html`Download all ${rows.length}: <a class="download" href="${download}.csv" download>CSV</a>,
+              <a class="download" href="${download}.json" download>JSON</a>.`
+          : ''
+      }
+    </p>
+    ${renderTable(shown, 0, caption)}
+  </div>`;
+}
+
+/**
+ * The answer's own words without what the page shows better beside it: the row bullets (the
+ * table) and the "SQL used" block (the SQL section). A no-results answer keeps its bullets: there
+ * they are the values the reader could ask about.
+ */
+export function bomAnswerText(out: BomQuestionOutput): string {
+  let text = out.final_answer.replace(/\n*SQL used \([^)\n]*\):\n```sql\n[\s\S]*?\n```\n?(Parameters: .*)?\s*$/, '');
+  if (out.pipeline_state.rows.length) text = text.replace(/^- .*$\n?/gm, '');
+  return text.trim();
+}
+
+function bomResult(out: BomQuestionOutput, workflowId?: string): Html {
   const s = out.pipeline_state;
+  const download = workflowId ? `/console/runs/${encodeURIComponent(workflowId)}/rows` : undefined;
   return html`<p class="question-text">${out.question}</p>
-    <p class="answer">${out.final_answer}</p>
+    <div class="answer-md">${renderMarkdown(bomAnswerText(out))}</div>
     <p>
       Outcome: <strong>${out.outcome.replace(/_/g, ' ')}</strong>; ${s.total_rows} matching
-      row(s)${s.rows.length < s.total_rows ? html`, ${s.rows.length} shown` : ''}.
+      row(s)${s.rows.length < s.total_rows ? html`, ${s.rows.length} returned` : ''}.
     </p>
-    ${s.rows.length ? renderTable(s.rows, 0, 'Rows') : ''}
+    ${s.rows.length ? pagedTable(s.rows, 'Rows', download) : ''}
     ${
       (s.chosen_sql ?? s.sql)
         ? html`<details class="sql">
@@ -514,16 +565,217 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
     ${out.unsourced_columns?.length ? html`<p>No table supplies: ${out.unsourced_columns.join(', ')}</p>` : ''}`;
 }
 
+const list = (items: string[], ordered = false): Html =>
+  items.length
+    ? ordered
+      ? html`<ol>
+          ${items.map((i) => html`<li>${i}</li>`)}
+        </ol>`
+      : html`<ul>
+          ${items.map((i) => html`<li>${i}</li>`)}
+        </ul>`
+    : html`<p class="muted">(none)</p>`;
+
+/** The literature as a table whose titles link to the work, when its URL is http(s). */
+export function literatureTable(entries: LiteratureEntry[]): Html {
+  if (!entries.length) return html`<p class="muted">No literature found.</p>`;
+  return html`<div class="scroll">
+    <table class="literature">
+      <caption>
+        Preliminary literature
+      </caption>
+      ${tableHead(['Title', 'Source', 'Why it matters'])}
+      <tbody>
+        ${entries.map((e) => {
+          const url = httpUrl(e.url);
+          return html`<tr>
+            <td>${url ? html`<a href="${url}" rel="noopener noreferrer" target="_blank">${e.title}</a>` : e.title}</td>
+            <td>${e.source}</td>
+            <td>${e.relevance_note}</td>
+          </tr>`;
+        })}
+      </tbody>
+    </table>
+  </div>`;
+}
+
 function proposalResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ProposalOutput): Html {
   const href = out.pdf ? artifactHref(ctx.artifactDir, out.pdf.path) : undefined;
   const p = out.proposal;
-  return html`<p><strong>${out.title ?? '(no title)'}</strong> — ${out.status.replace(/_/g, ' ')}</p>
-    ${href ? html`<p><a class="pdf" href="${href}">Download the proposal (PDF, ${out.pdf!.pages} pages)</a></p>` : out.pdf ? html`<p>PDF: ${out.pdf.path}</p>` : ''}
-    ${describeLines('writeResearchProposal', out)}
+  const head = html`<p><strong>${out.title ?? '(no title)'}</strong> — ${out.status.replace(/_/g, ' ')}</p>
+    ${href ? html`<p><a class="pdf" href="${href}">Download the proposal (PDF, ${out.pdf!.pages} pages)</a></p>` : ''}`;
+  if (!p) return html`${head}${describeLines('writeResearchProposal', out)}`;
+  const pd = p.problem_definition;
+  const ro = p.research_objectives;
+  const m = p.methodology;
+  const dc = p.data_collection_plan;
+  const q = p.quality_validation;
+  const phase = (name: string, ph: { duration: string; activities: string[] }) => ({
+    phase: name,
+    duration: ph.duration,
+    activities: ph.activities.join('; '),
+  });
+  return html`${head}
+    <article class="proposal" aria-labelledby="proposal-title">
+      <h3 id="proposal-title" class="doc-title">${p.title}</h3>
+      <section aria-labelledby="p-problem">
+        <h4 id="p-problem">1. Problem</h4>
+        ${renderMarkdown(pd.problem_statement)}
+        <p><strong>Main research question:</strong> ${pd.main_research_question}</p>
+        <p><strong>Secondary questions</strong></p>
+        ${list(pd.secondary_questions, true)}
+        <p><strong>Key variables:</strong> ${pd.key_variables.join(', ')}</p>
+        ${literatureTable(pd.preliminary_literature)}
+      </section>
+      <section aria-labelledby="p-objectives">
+        <h4 id="p-objectives">2. Objectives</h4>
+        <p><strong>General objective:</strong> ${ro.general_objective}</p>
+        ${list(ro.specific_objectives, true)}
+        <p><strong>Timeline:</strong> ${ro.feasibility_notes.timeline_assessment}</p>
+        <p><strong>Skills required:</strong> ${ro.feasibility_notes.skills_required.join(', ') || '(none named)'}</p>
+        <p><strong>Risks</strong></p>
+        ${list(ro.feasibility_notes.risk_factors)}
+        <p>
+          <strong>Alignment:</strong> ${ro.alignment_check.coverage_analysis} (coherence
+          ${ro.alignment_check.coherence_score.toLowerCase()})
+        </p>
+      </section>
+      <section aria-labelledby="p-method">
+        <h4 id="p-method">3. Methodology</h4>
+        <p><strong>${m.recommended_methodology}</strong> (${m.methodology_type})</p>
+        ${renderMarkdown(m.justification)}
+        <p>
+          <strong>Duration:</strong> ${m.timeline_fit.estimated_duration}
+          (${m.timeline_fit.is_feasible ? 'fits the time available' : 'does not fit the time available'})
+        </p>
+        ${renderTable(m.timeline_fit.key_phases, 0, 'Phases')}
+        ${
+          m.alternative_methodologies.length
+            ? renderTable(
+                m.alternative_methodologies.map((a) => ({
+                  alternative: a.name,
+                  pros: a.pros.join('; '),
+                  cons: a.cons.join('; '),
+                })),
+                0,
+                'Alternatives considered',
+              )
+            : ''
+        }
+      </section>
+      <section aria-labelledby="p-data">
+        <h4 id="p-data">4. Data collection</h4>
+        <p><strong>Techniques:</strong> ${dc.collection_techniques.join(', ')}</p>
+        <p><strong>Sources:</strong> ${dc.data_sources.join(', ')}</p>
+        <p><strong>Sample size:</strong> ${dc.estimated_sample_size}</p>
+        ${dc.recommended_tools.length ? renderTable(dc.recommended_tools, 0, 'Tools') : ''}
+        ${renderTable(
+          [
+            phase('preparation', dc.timeline_breakdown.preparation),
+            phase('collection', dc.timeline_breakdown.collection),
+            phase('quality check', dc.timeline_breakdown.quality_check),
+          ],
+          0,
+          `Timeline (${dc.timeline_breakdown.total_duration} in all)`,
+        )}
+        ${
+          dc.resource_requirements.length
+            ? html`<p><strong>Resources</strong></p>
+                ${list(dc.resource_requirements)}`
+            : ''
+        }
+      </section>
+      <section aria-labelledby="p-quality">
+        <h4 id="p-quality">5. Quality check</h4>
+        <p>
+          Quality ${q.overall_quality_score.toFixed(1)}/100, ${q.validation_passed ? 'passed' : 'not passed'}; coherence
+          ${q.coherence_score.toFixed(2)}, feasibility ${q.feasibility_score.toFixed(2)}.
+        </p>
+        ${q.issues_identified.length ? renderTable(q.issues_identified, 0, 'Issues found') : ''}
+        ${
+          q.recommendations.length
+            ? html`<p><strong>Recommendations</strong></p>
+                ${list(q.recommendations)}`
+            : ''
+        }
+        ${out.unresolvedIssues.length ? renderTable(out.unresolvedIssues, 0, 'Issues refinement did not resolve') : ''}
+      </section>
+    </article>`;
+}
+
+/** A file of the result as a link when it lies under the artifact directory, else its name. */
+function fileLink(ctx: Pick<ViewContext, 'artifactDir'>, file: string, label: string): Html {
+  const href = artifactHref(ctx.artifactDir, file);
+  return href ? html`<a href="${href}" download>${label}</a>` : html`<span>${label}</span>`;
+}
+
+function scheduleResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ScheduleFromScrOutput): Html {
+  const r = out.minizinc_results;
+  const chart = out.chart ? artifactHref(ctx.artifactDir, out.chart.svg) : undefined;
+  const jobs = r.jobs.map((j) => ({
+    job: j.id,
+    product: j.product,
+    quantity: j.quantity,
+    route: j.route,
+    due: j.due,
+    end: j.end,
+    late: j.late,
+  }));
+  const resources = r.resources.map((x) => ({
+    resource: x.name,
+    quantity: x.quantity,
+    busy: x.busy,
+    utilisation: `${Math.round(x.utilisation * 100)}%`,
+    peak: x.peak,
+    changeovers: x.changeovers,
+  }));
+  return html`<p>
+      <strong>${out.problemType}</strong> for ${out.projectId}: ${r.status} schedule by
+      ${r.solver}${
+        r.makespanText
+          ? html`, makespan ${r.makespanText}`
+          : r.makespan !== null
+            ? html`, makespan ${r.makespan} ${r.timeUnit}`
+            : ''
+      }${r.totalTardiness !== null ? html`, total tardiness ${r.totalTardiness} ${r.timeUnit}` : ''};
+      solved in ${r.solveSeconds} s. Orders from ${out.jobsSource}.
+    </p>
     ${
-      p
-        ? html`<h3>Proposal</h3>
-            ${renderValue(p)}`
+      chart
+        ? html`<figure class="chart">
+            <img src="${chart}" alt="Gantt chart of the schedule: one bar per job step on its resource" />
+            <figcaption>
+              Gantt chart (${fileLink(ctx, out.chart!.svg, 'SVG')}, ${fileLink(ctx, out.chart!.png, 'PNG')})
+            </figcaption>
+          </figure>`
+        : html`<p class="muted">No chart: the solver found no schedule.</p>`
+    }
+    ${
+      r.conflicts.length
+        ? html`<h3>Conflicts</h3>
+            ${list(r.conflicts.map((c) => c.detail))}`
+        : ''
+    }
+    ${jobs.length ? pagedTable(jobs, 'Jobs') : html`<p class="muted">(none)</p>`}
+    ${resources.length ? renderTable(resources, 0, 'Resources') : html`<p class="muted">(none)</p>`}
+    ${
+      out.notes.length
+        ? html`<h3>Notes</h3>
+            ${list(out.notes)}`
+        : ''
+    }
+    <h3>MiniZinc model</h3>
+    <pre class="code"><code class="language-minizinc">${out.minizinc.model}</code></pre>
+    <details class="mzn-data">
+      <summary>MiniZinc data</summary>
+      <pre class="code"><code>${out.minizinc.data}</code></pre>
+    </details>
+    ${
+      out.minizinc.files
+        ? html`<p>
+            Files: ${fileLink(ctx, out.minizinc.files.model, 'model (.mzn)')},
+            ${fileLink(ctx, out.minizinc.files.data, 'data (.dzn)')}
+          </p>`
         : ''
     }`;
 }
@@ -578,4 +830,54 @@ function eadsResult(ctx: Pick<ViewContext, 'artifactDir'>, out: RunEadsInterview
             </ul>`
         : ''
     }`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Recent runs (the start page).
+
+/** How many runs the start page lists. */
+export const RECENT_RUNS = 20;
+
+export interface RecentRun {
+  workflowId: string;
+  type: string;
+  status: string;
+  startTime: Date;
+}
+
+/**
+ * The newest runs of the registered flows, from Temporal's visibility store: every run started
+ * through a flow carries the AgentFlow search attribute. Visibility lists newest first.
+ */
+export async function recentRuns(client: Client, types: string[], limit = RECENT_RUNS): Promise<RecentRun[]> {
+  const quoted = types.map((t) => `'${t.replace(/'/g, '')}'`).join(', ');
+  const runs: RecentRun[] = [];
+  for await (const w of client.workflow.list({ query: `${FLOW_SEARCH_ATTRIBUTE} IN (${quoted})`, pageSize: limit })) {
+    runs.push({ workflowId: w.workflowId, type: w.type, status: w.status.name, startTime: w.startTime });
+    if (runs.length >= limit) break;
+  }
+  return runs;
+}
+
+export function renderRecentRuns(runs: RecentRun[], titleOf: (type: string) => string): Html {
+  if (!runs.length) return html`<p class="muted">No runs yet.</p>`;
+  return html`<div class="scroll">
+    <table class="runs">
+      <caption>
+        The ${runs.length} newest runs
+      </caption>
+      ${tableHead(['Run', 'Flow', 'Status', 'Started (UTC)'])}
+      <tbody>
+        ${runs.map(
+          (r) =>
+            html`<tr>
+              <td><a href="/console/runs/${encodeURIComponent(r.workflowId)}">${r.workflowId}</a></td>
+              <td>${titleOf(r.type)}</td>
+              <td><span class="badge status-${r.status.toLowerCase()}">${r.status.toLowerCase()}</span></td>
+              <td>${r.startTime.toISOString().slice(0, 16).replace('T', ' ')}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
