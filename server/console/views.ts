@@ -503,9 +503,27 @@ export function pagedTable(rows: Array<Record<string, unknown>>, caption: string
  * they are the values the reader could ask about.
  */
 export function bomAnswerText(out: BomQuestionOutput): string {
-  let text = out.final_answer.replace(/\n*SQL used \([^)\n]*\):\n```sql\n[\s\S]*?\n```\n?(Parameters: .*)?\s*$/, '');
+  let text = withoutSqlBlock(out.final_answer);
   if (out.pipeline_state.rows.length) text = text.replace(/^- .*$\n?/gm, '');
   return text.trim();
+}
+
+/**
+ * The answer without its closing "SQL used (…):" block (a sql fence, then optionally a
+ * "Parameters: …" line) when that block ends the text; otherwise the answer as it is. Found by
+ * position, not by one pattern: a lazy pattern over the whole answer retried from every "SQL used".
+ */
+function withoutSqlBlock(answer: string): string {
+  const at = answer.lastIndexOf('SQL used (');
+  if (at < 0) return answer;
+  const rest = answer.slice(at);
+  const open = rest.indexOf('):\n```sql\n');
+  if (open < 0 || rest.slice(0, open).includes('\n')) return answer;
+  const close = rest.indexOf('\n```', open + '):\n```sql'.length);
+  if (close < 0) return answer;
+  const after = rest.slice(close + '\n```'.length).trim();
+  if (after && !(after.startsWith('Parameters: ') && !after.includes('\n'))) return answer;
+  return answer.slice(0, at);
 }
 
 function bomResult(out: BomQuestionOutput, workflowId?: string): Html {
