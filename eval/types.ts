@@ -68,7 +68,14 @@ export function sealedDir(flow: string): string {
  * date it was written (`questions-2026-11-27.json`), so later batches add to the set.
  */
 export function sealedFiles(flow: string, prefix: string, ext = '.json'): string[] {
-  const dir = sealedDir(flow);
+  return datedFiles(sealedDir(flow), prefix, ext);
+}
+
+/**
+ * A set's dated batches in one folder, oldest first. A sealed batch that has been measured once is
+ * spent and moves, unchanged, to its flow's development folder, where it is read the same way.
+ */
+export function datedFiles(dir: string, prefix: string, ext = '.json'): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -76,7 +83,7 @@ export function sealedFiles(flow: string, prefix: string, ext = '.json'): string
     return [];
   }
   return names
-    .filter((n) => n.startsWith(`${prefix}-`) && n.endsWith(ext))
+    .filter((n) => n.startsWith(`${prefix}-`) && /\d{4}-\d{2}-\d{2}/.test(n) && n.endsWith(ext))
     .sort()
     .map((n) => path.join(dir, n));
 }

@@ -21,6 +21,7 @@ import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../.
 import {
   readJson,
   sealedDir,
+  datedFiles,
   sealedFiles,
   type EvalCaseFailure,
   type EvalMetric,
@@ -151,7 +152,10 @@ export function summarize(scores: CaseScore[]): EvalReport {
  * the rules without looking at them (see docs/eval.md).
  */
 export function selectCases(quick: boolean, env: NodeJS.ProcessEnv = process.env): DiscoveryCase[] {
-  const all = env.DISCOVERY_EVAL_HELD_OUT === 'skip' ? DEV_CASES : [...DEV_CASES, ...HELD_OUT_CASES];
+  const all =
+    env.DISCOVERY_EVAL_HELD_OUT === 'skip'
+      ? DEV_CASES
+      : [...DEV_CASES, ...HELD_OUT_CASES, ...loadDatedCases(__dirname, datedFiles(__dirname, 'cases'))];
   return quick ? all.filter((c) => c.quick) : all;
 }
 
@@ -185,9 +189,14 @@ export function schemaFromPrp(prp: string): Array<{ name: string; type: string; 
 
 /** The sealed PRPs, with their labels; a column the labels miss is an error, not a silent gap. */
 export function loadSealedCases(): DiscoveryCase[] {
-  return sealedFiles('discovery', 'cases').flatMap((file) =>
+  return loadDatedCases(sealedDir('discovery'), sealedFiles('discovery', 'cases'));
+}
+
+/** Labelled PRPs from dated case files, each PRP a markdown file beside them. */
+function loadDatedCases(dir: string, files: string[]): DiscoveryCase[] {
+  return files.flatMap((file) =>
     readJson<SealedCaseFile>(file).cases.map((c) => {
-      const prp = readFileSync(path.join(sealedDir('discovery'), c.prp), 'utf8');
+      const prp = readFileSync(path.join(dir, c.prp), 'utf8');
       const columns: LabelledColumn[] = schemaFromPrp(prp).map((col) => {
         const sources = c.sources[col.name];
         if (!sources) throw new Error(`${file}: ${c.id} has no sources label for column ${col.name}`);

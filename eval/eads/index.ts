@@ -18,7 +18,7 @@
  * `acceptable-challenges` (not named, not wrong to read into the text: neither for nor against)
  * and empty `steps` where no process data structure applies (left out of "steps in order").
  */
-import { readFileSync } from 'node:fs';
+
 import path from 'node:path';
 import { startFlow } from '../../access/flow-client';
 import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../../flows/eads/contract';
@@ -27,6 +27,7 @@ import { UNDETERMINED } from '../../domain/eads-structure';
 import type { OfflineStack } from '../../workers/offline-stack';
 import {
   readJson,
+  datedFiles,
   sealedFiles,
   type EvalCaseFailure,
   type EvalMetric,
@@ -48,9 +49,13 @@ export interface FirmTruth {
 }
 
 export function loadTruth(set: EvalSet = 'dev'): Record<string, FirmTruth> {
-  const files = set === 'sealed' ? sealedFiles('eads', 'truth') : [path.join(__dirname, 'truth.json')];
+  // Development: the first set and each spent sealed batch, moved here as it was measured.
+  const files =
+    set === 'sealed'
+      ? sealedFiles('eads', 'truth')
+      : [path.join(__dirname, 'truth.json'), ...datedFiles(__dirname, 'truth')];
   const raw: Record<string, unknown> = {};
-  for (const f of files) Object.assign(raw, set === 'sealed' ? readJson(f) : JSON.parse(readFileSync(f, 'utf8')));
+  for (const f of files) Object.assign(raw, readJson(f));
   return Object.fromEntries(Object.entries(raw).filter(([k]) => !k.startsWith('_'))) as Record<string, FirmTruth>;
 }
 

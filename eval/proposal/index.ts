@@ -29,7 +29,15 @@ import type { FlowDefinition } from '../../contracts/common';
 import { researchProposalFlow, type ProposalOutput, type UserProfile } from '../../flows/proposal/contract';
 import { readPdf } from '../../test/proposal-helpers';
 import type { OfflineStack } from '../../workers/offline-stack';
-import { readJson, sealedFiles, type EvalCaseFailure, type EvalMetric, type EvalSet, type EvalSuite } from '../types';
+import {
+  datedFiles,
+  readJson,
+  sealedFiles,
+  type EvalCaseFailure,
+  type EvalMetric,
+  type EvalSet,
+  type EvalSuite,
+} from '../types';
 import { pdfLines } from './pdf-lines';
 
 export interface ProfileCase {
@@ -47,7 +55,10 @@ export interface ProfileCase {
 export function loadCases(set: EvalSet = 'dev'): Record<string, ProfileCase> {
   const raw: Record<string, unknown> = {};
   if (set === 'sealed') for (const f of sealedFiles('proposal', 'profiles')) Object.assign(raw, readJson(f));
-  else Object.assign(raw, JSON.parse(readFileSync(path.join(__dirname, 'profiles.json'), 'utf8')));
+  // Development: the first set and each spent sealed batch, moved here as it was measured.
+  else
+    for (const f of [path.join(__dirname, 'profiles.json'), ...datedFiles(__dirname, 'profiles')])
+      Object.assign(raw, readJson(f));
   return Object.fromEntries(Object.entries(raw).filter(([k]) => !k.startsWith('_'))) as Record<string, ProfileCase>;
 }
 

@@ -11,7 +11,7 @@ import { loadFixture } from '../../flows/eads/activities/library';
 import type { RunEadsInterviewOutput } from '../../flows/eads/contract';
 import type { ProposalOutput } from '../../flows/proposal/contract';
 import { loadQuestions } from '../../eval/bom/index';
-import { loadSealedCases, perPrp, schemaFromPrp, scoreCase } from '../../eval/discovery/index';
+import { loadSealedCases, perPrp, schemaFromPrp, scoreCase, selectCases } from '../../eval/discovery/index';
 import { loadTruth, scoreFirm, summarise, typeOutcome } from '../../eval/eads/index';
 import {
   cutLines,
@@ -23,7 +23,7 @@ import {
   type ProfileCase,
 } from '../../eval/proposal/index';
 import { parseArgs } from '../../eval/run';
-import { sealedDir } from '../../eval/types';
+import { EVAL_SETS, sealedDir, type EvalSet } from '../../eval/types';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -175,9 +175,14 @@ describe('discovery scorer', () => {
   });
 });
 
-describe('sealed sets load', () => {
+const firmsDir = (set: EvalSet) =>
+  set === 'sealed' ? path.join(sealedDir('eads'), 'firms') : path.join(ROOT, 'eval', 'eads', 'firms');
+
+// The sealed sets, and the development sets that spent sealed batches joined, load and are labelled
+// against the data the flows run on.
+describe.each(EVAL_SETS)('the %s sets load', (set) => {
   it('every BOM truth query runs on the demo data, and absent parts have empty truth', async () => {
-    const questions = loadQuestions('sealed');
+    const questions = loadQuestions(set);
     expect(questions.length).toBeGreaterThanOrEqual(30);
     expect(new Set(questions.map((q) => q.id)).size).toBe(questions.length);
     const instance = await DuckDBInstance.create(':memory:');
@@ -194,20 +199,19 @@ describe('sealed sets load', () => {
     }
   });
 
-  it('every sealed firm has a fixture the surrogate can read', () => {
-    const truth = loadTruth('sealed');
+  it('every firm has a fixture the surrogate can read', () => {
+    const truth = loadTruth(set);
     expect(Object.keys(truth).length).toBeGreaterThanOrEqual(4);
-    for (const firm of Object.keys(truth))
-      expect(loadFixture([path.join(sealedDir('eads'), 'firms')], firm)['fixture-id']).toBe(firm);
+    for (const firm of Object.keys(truth)) expect(loadFixture([firmsDir(set)], firm)['fixture-id']).toBe(firm);
   });
 
-  it('every sealed profile and PRP is labelled against the bundled corpus and catalog', () => {
+  it('every profile and PRP is labelled against the bundled corpus and catalog', () => {
     const corpus = new Set(
       (
         JSON.parse(readFileSync(path.join(ROOT, 'data', 'search', 'literature.json'), 'utf8')) as Array<{ id: string }>
       ).map((d) => d.id),
     );
-    const profiles = Object.values(loadCases('sealed'));
+    const profiles = Object.values(loadCases(set));
     expect(profiles.length).toBeGreaterThanOrEqual(4);
     for (const p of profiles) for (const id of [...p.relevant, ...p.acceptable]) expect(corpus.has(id), id).toBe(true);
     const catalog = new Set(
@@ -217,7 +221,7 @@ describe('sealed sets load', () => {
         }>
       ).map((t) => t.id),
     );
-    const prps = loadSealedCases();
+    const prps = set === 'sealed' ? loadSealedCases() : selectCases(false);
     expect(prps.length).toBeGreaterThanOrEqual(3);
     for (const c of prps) {
       for (const t of [...c.relevant, ...c.columns.flatMap((col) => col.sources)]) expect(catalog.has(t), t).toBe(true);
