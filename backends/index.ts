@@ -11,7 +11,9 @@ import { registerSecrets } from '../plumbing/redaction';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
 import { embeddingModelDir, sharedEmbedder } from './embedding';
+import { readBibliography } from './search/bibliography';
 import { EmbeddedSearch } from './search/embedded';
+import { TABLE_CATALOG_COLLECTION } from './warehouse/catalog';
 import type { SearchBackend } from './search/types';
 import { DuckDbWarehouse } from './warehouse/duckdb';
 import type { Warehouse } from './warehouse/types';
@@ -103,9 +105,22 @@ export async function createSearch(config: Config): Promise<SearchBackend> {
     });
   }
   const modelDir = embeddingModelDir(config.AGENT_FLOWS_EMBEDDING_MODEL);
+  const catalog = config.SEARCH_CATALOG;
+  const library = config.LITERATURE_FILE;
   return new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
     embedder: () => sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL }).then((s) => s.embedder),
     vectorCacheDir: modelDir ? path.join(modelDir, 'vectors') : undefined,
+    // The user's own data, read when a search first asks for the collection: a wrong file fails
+    // that search with the file (and line) named, never the worker's start (no crash loop).
+    collectionFiles: catalog ? { [TABLE_CATALOG_COLLECTION]: path.resolve(catalog) } : {},
+    extraDocuments: library
+      ? {
+          [config.PROPOSAL_LITERATURE_COLLECTION]: {
+            setting: 'LITERATURE_FILE',
+            load: () => readBibliography(path.resolve(library)).then((b) => b.documents),
+          },
+        }
+      : {},
   });
 }
 

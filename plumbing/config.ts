@@ -266,6 +266,10 @@ export const configSchema = z
       }),
     /** host[:port] of the Discovery Engine API (tests point it at a local fake). */
     DISCOVERY_ENGINE_API_ENDPOINT: optionalString,
+    /** Embedded index: a table catalog JSON file (npm run catalog:import) used instead of the bundled one. */
+    SEARCH_CATALOG: optionalString,
+    /** Embedded index: a BibTeX or CSL-JSON library indexed beside the bundled literature corpus. */
+    LITERATURE_FILE: optionalString,
 
     /** Where activities write large artifacts (PDFs, result files); only paths go into history. */
     ARTIFACT_DIR: z.string().min(1).default('out'),

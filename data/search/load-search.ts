@@ -5,6 +5,9 @@
  *   npm run search:load                  # every collection
  *   npm run search:load -- literature    # some collections
  *   npm run search:load -- --dry-run     # print the plan only
+ *   npm run search:load -- --from duckdb:warehouse.duckdb [--dataset clinic]
+ *   npm run search:load -- --from bigquery:my-project.my_dataset
+ *                                        # table-catalog from your own warehouse (import-catalog.ts)
  *
  * Settings (the same as the worker's): VERTEX_SEARCH_PROJECT (or GOOGLE_CLOUD_PROJECT),
  * VERTEX_SEARCH_LOCATION, VERTEX_SEARCH_DATASTORE_PREFIX, DISCOVERY_ENGINE_API_ENDPOINT;
@@ -22,7 +25,9 @@ const { SolutionType } = protos.google.cloud.discoveryengine.v1;
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEndpoint } from '../../backends';
+import { TABLE_CATALOG_COLLECTION } from '../../backends/warehouse/catalog';
 import { loadConfig } from '../../plumbing/config';
+import { flagValue, importCatalog, parseCatalogSource } from './import-catalog';
 
 const HERE = __dirname;
 /** Discovery Engine caps an inline import at 100 documents per request. */
@@ -138,8 +143,17 @@ export async function loadSearchCollections(
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const project = config.VERTEX_SEARCH_PROJECT ?? config.GOOGLE_CLOUD_PROJECT;
-  const wanted = argv.filter((a) => !a.startsWith('--'));
-  const collections = localCollections().filter((c) => wanted.length === 0 || wanted.includes(c.collection));
+  const from = flagValue(argv, '--from');
+  const wanted = argv.filter((a, i) => !a.startsWith('--') && !['--from', '--dataset'].includes(argv[i - 1]));
+  const collections = from
+    ? // The table catalog built from the user's warehouse replaces the bundled one in the data store.
+      [
+        {
+          collection: TABLE_CATALOG_COLLECTION,
+          documents: await importCatalog(parseCatalogSource(from, flagValue(argv, '--dataset')), { config }),
+        },
+      ]
+    : localCollections().filter((c) => wanted.length === 0 || wanted.includes(c.collection));
   const unknown = wanted.filter((w) => !collections.some((c) => c.collection === w));
   if (unknown.length) {
     console.error(`[search:load] no collection ${unknown.join(', ')} in data/search/`);
