@@ -131,6 +131,16 @@ const inputOptions = (options: Record<string, unknown>) => options as unknown as
 /** Line of a character offset (1-based). */
 const lineAt = (text: string, offset: number) => text.slice(0, offset).split('\n').length;
 
+/** The last entry that starts at or before `line`: its citation key and first line. */
+function entryBefore(text: string, line: number): { key: string; line: number } | undefined {
+  const lines = text.split('\n').slice(0, line);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const m = /^\s*@(\w+)\s*[{(]\s*([^,\s}]*)/.exec(lines[i]);
+    if (m && !/^(string|preamble|comment)$/i.test(m[1])) return { key: m[2], line: i + 1 };
+  }
+  return undefined;
+}
+
 function parseBibtex(file: string, text: string): CSL[] {
   try {
     return new Cite(text, inputOptions({ forceType: '@biblatex/text', generateGraph: false })).data;
@@ -140,10 +150,17 @@ function parseBibtex(file: string, text: string): CSL[] {
     const first = message.split('\n')[0];
     const at = /at line (\d+) col (\d+)/.exec(first);
     const detail = first.replace(/\s*at line \d+ col \d+:?\s*$/, '').slice(0, 200);
+    const line = at ? Number(at[1]) : undefined;
+    // The parser often notices a missing brace only at the end of the file: name the entry it was in.
+    const entry = line === undefined ? undefined : entryBefore(text, line);
+    const where = [
+      at ? `column ${at[2]}` : '',
+      entry ? `in entry ${JSON.stringify(entry.key.slice(0, 60))} from line ${entry.line}` : '',
+    ].filter(Boolean);
     throw new BibliographyError(
       file,
-      at ? Number(at[1]) : undefined,
-      `malformed BibTeX${at ? ` (column ${at[2]})` : ''}: ${detail}`,
+      line,
+      `malformed BibTeX${where.length ? ` (${where.join(', ')})` : ''}: ${detail}`,
     );
   }
 }
