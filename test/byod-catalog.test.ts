@@ -13,7 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOG_LIMITS, parseCatalog, type CatalogDocument } from '../backends/warehouse/catalog';
 import { importCatalog, parseCatalogSource } from '../data/search/import-catalog';
 import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../flows/discovery/contract';
+import { OAuth2Client } from 'google-auth-library';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { loadSearchCollections } from '../data/search/load-search';
 import { startBigQueryFake } from './fakes/bigquery';
+import { startDiscoveryEngineFake } from './fakes/discoveryengine';
 import { createHarness, type Harness } from './helpers/harness';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'byod-catalog-'));
@@ -199,6 +204,51 @@ describe('bring your own catalog: import a DuckDB warehouse, discover on it', ()
         ),
       ).rejects.toThrow(/unsafe dataset identifier/);
       expect(fake.queries).toHaveLength(sent);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('npm run catalog:import writes the same catalog; search:load puts it in the table-catalog data store', async () => {
+    const out = path.join(dir, 'cli-catalog.json');
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', path.join('data', 'search', 'import-catalog.ts'), `duckdb:${dbFile}`, '--out', out],
+      { cwd: path.resolve(__dirname, '..') },
+    );
+    expect(stdout).toMatch(/5 table\(s\), 23 column\(s\), 5 with a description/);
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toEqual(catalog);
+
+    const fake = await startDiscoveryEngineFake();
+    try {
+      const auth = new OAuth2Client();
+      auth.setCredentials({ access_token: 'fake-token', expiry_date: Date.now() + 3_600_000 });
+      const [loaded] = await loadSearchCollections(
+        {
+          project: 'fake-project',
+          location: 'global',
+          dataStorePrefix: 'agent-flows-',
+          apiEndpoint: { host: fake.host, port: fake.port, protocol: 'http' },
+          authClient: auth,
+        },
+        [{ collection: 'table-catalog', documents: catalog }],
+        () => undefined,
+      );
+      expect(loaded).toMatchObject({ dataStore: 'agent-flows-table-catalog', documents: 5 });
+      expect(
+        fake
+          .documentsOf('agent-flows-table-catalog')!
+          .map((d) => d.id)
+          .sort(),
+      ).toEqual(
+        [
+          'st_marys.clinic.admissions',
+          'st_marys.clinic.lab_results',
+          'st_marys.clinic.patients',
+          'st_marys.facilities.cafeteria menu',
+          'st_marys.facilities.equipment_maintenance',
+        ].map((id) => id.replace(/[^A-Za-z0-9_-]/g, '_')),
+      );
     } finally {
       await fake.close();
     }
