@@ -3,9 +3,11 @@
  * Citation.js export it) into literature documents of the same shape as the bundled corpus
  * (`data/search/literature.json`): id, title, authors, year, venue, url, abstract, keywords.
  *
- * Parsing is Citation.js (`@citation-js/plugin-bibtex` for BibTeX, its CSL model for both formats,
- * `@citation-js/plugin-csl` for the readable reference text that is indexed with each entry), not
- * hand-written: BibTeX's braces, string macros, TeX accents and name lists are easy to get wrong.
+ * Parsing is Citation.js (`@citation-js/plugin-bibtex` for BibTeX, its CSL model for both formats),
+ * not hand-written: BibTeX's braces, string macros, TeX accents and name lists are easy to get
+ * wrong. It parses ~1 ms an entry, synchronously; its CSL output plugin (citeproc) is left out:
+ * formatting a reference line took 15-28 ms an entry, which would block the worker for most of a
+ * minute on a 2,000-entry library.
  *
  * Only entries a reader can open are kept: a DOI (linked as https://doi.org/...) or an http(s)
  * URL. An entry with neither is left out of the index, so no proposal can ever cite it.
@@ -13,13 +15,13 @@
  */
 import { Cite, type CSL, type CSLName } from '@citation-js/core';
 import '@citation-js/plugin-bibtex';
-import '@citation-js/plugin-csl';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Caps on what one library may bring in: a large personal library is a few thousand entries. */
 export const BIBLIOGRAPHY_LIMITS = {
-  fileBytes: 20 * 1024 * 1024,
+  // ~1-2 KB an entry with its abstract: a few thousand entries, parsed in a couple of seconds.
+  fileBytes: 4 * 1024 * 1024,
   entries: 5000,
   title: 400,
   authors: 300,
@@ -27,7 +29,6 @@ export const BIBLIOGRAPHY_LIMITS = {
   abstract: 3000,
   keywords: 20,
   keyword: 80,
-  reference: 600,
   url: 2000,
 } as const;
 
@@ -53,8 +54,6 @@ export interface LiteratureDocument {
   url: string;
   abstract?: string;
   keywords?: string[];
-  /** The entry as a reference list shows it (APA), so its words are searchable too. */
-  reference?: string;
   /** The citation key in the researcher's own file. */
   citation_key: string;
 }
@@ -191,25 +190,6 @@ function parseCslJson(file: string, text: string): CSL[] {
   }
 }
 
-/** The APA reference of each entry, by id (plugin-csl's citeproc); none when an entry cannot be formatted. */
-function references(entries: CSL[]): Map<string, string> {
-  const out = new Map<string, string>();
-  try {
-    const list = new Cite(entries, inputOptions({ generateGraph: false })).format('bibliography', {
-      format: 'text',
-      template: 'apa',
-      asEntryArray: true,
-    }) as unknown as Array<[string, string]>;
-    for (const [id, text] of list) {
-      const ref = clean(text, BIBLIOGRAPHY_LIMITS.reference);
-      if (ref) out.set(String(id), ref);
-    }
-  } catch {
-    // A reference line only adds searchable words; the entry's own fields are indexed anyway.
-  }
-  return out;
-}
-
 /** Parses BibTeX / BibLaTeX (`.bib`, `.bibtex`) or CSL-JSON (`.json`) text into literature documents. */
 export function parseBibliography(file: string, text: string): Bibliography {
   const name = path.basename(file);
@@ -217,7 +197,6 @@ export function parseBibliography(file: string, text: string): Bibliography {
   const entries = (isJson ? parseCslJson(name, text) : parseBibtex(name, text)).slice(0, BIBLIOGRAPHY_LIMITS.entries);
   if (entries.length === 0)
     throw new BibliographyError(name, undefined, `no ${isJson ? 'CSL-JSON' : 'BibTeX'} entries found`);
-  const refs = references(entries);
   const documents: LiteratureDocument[] = [];
   const withoutLink: string[] = [];
   const ids = new Set<string>();
@@ -244,8 +223,6 @@ export function parseBibliography(file: string, text: string): Bibliography {
     if (abstract) doc.abstract = abstract;
     const keywords = keywordsOf(entry.keyword);
     if (keywords) doc.keywords = keywords;
-    const reference = refs.get(String(entry.id));
-    if (reference) doc.reference = reference;
     documents.push(doc);
   }
   return { documents, withoutLink };
