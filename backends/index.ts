@@ -7,6 +7,7 @@
  */
 import path from 'node:path';
 import { isSecretVariable, secretValues, type Config } from '../plumbing/config';
+import { errorText, logger } from '../plumbing/logger';
 import { registerSecrets } from '../plumbing/redaction';
 import { GeminiModel } from './model/gemini';
 import type { ModelBackend } from './model/types';
@@ -107,7 +108,7 @@ export async function createSearch(config: Config): Promise<SearchBackend> {
   const modelDir = embeddingModelDir(config.AGENT_FLOWS_EMBEDDING_MODEL);
   const catalog = config.SEARCH_CATALOG;
   const library = config.LITERATURE_FILE;
-  return new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
+  const search = new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
     embedder: () => sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL }).then((s) => s.embedder),
     vectorCacheDir: modelDir ? path.join(modelDir, 'vectors') : undefined,
     // The user's own data, read when a search first asks for the collection: a wrong file fails
@@ -122,6 +123,19 @@ export async function createSearch(config: Config): Promise<SearchBackend> {
         }
       : {},
   });
+  const own = [
+    ...(catalog ? [TABLE_CATALOG_COLLECTION] : []),
+    ...(library ? [config.PROPOSAL_LITERATURE_COLLECTION] : []),
+  ];
+  // Embedded while the worker starts polling, not inside the first search; a bad file is said now.
+  if (own.length)
+    void search.preload(own, (collection, err) =>
+      logger('worker').warn(
+        { collection, error: errorText(err) },
+        'your own search data cannot be used: searches of this collection fail until the file is fixed',
+      ),
+    );
+  return search;
 }
 
 /** `http://host:port`, `host:port` or `host` → the client's endpoint options. */

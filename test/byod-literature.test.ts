@@ -10,6 +10,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATA_DIR } from '../backends';
+import { EmbeddedSearch } from '../backends/search/embedded';
 import { BibliographyError, parseBibliography, readBibliography } from '../backends/search/bibliography';
 import { researchProposalFlow, type UserProfile } from '../flows/proposal/contract';
 import { createHarness, type Harness } from './helpers/harness';
@@ -162,6 +164,25 @@ describe('a malformed library at run time', () => {
   afterAll(async () => {
     await h?.close();
     rmSync(path.dirname(bad), { recursive: true, force: true });
+  });
+
+  it('is said when the worker starts (preload), and every search of the collection fails with it', async () => {
+    const search = new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
+      extraDocuments: {
+        literature: { setting: 'LITERATURE_FILE', load: () => readBibliography(bad).then((b) => b.documents) },
+      },
+    });
+    const reported: string[] = [];
+    await search.preload(['literature'], (collection, err) =>
+      reported.push(`${collection}: ${(err as Error).message}`),
+    );
+    expect(reported).toEqual([
+      expect.stringMatching(/^literature: LITERATURE_FILE: lab-library\.bib:6: malformed BibTeX/),
+    ]);
+    await expect(search.search({ collection: 'literature', query: 'sepsis' })).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/lab-library\.bib:6/),
+    });
   });
 
   it('fails the proposal once with the file and line, not retried', async () => {

@@ -167,6 +167,23 @@ export class EmbeddedSearch implements SearchBackend {
     await this.collections.get(collection);
   }
 
+  /**
+   * Starts building collections now, e.g. the user's own catalog and library at worker start: a
+   * few thousand documents take tens of seconds to embed the first time, longer than a search
+   * activity waits. A search meanwhile waits for the same build; a failed build is reported to
+   * `onError` and tried again by the next search, which then fails with the same clear error.
+   */
+  preload(names: string[], onError: (collection: string, err: unknown) => void = () => undefined): Promise<void> {
+    return Promise.all(
+      names.map((name) =>
+        this.load(name).then(
+          () => undefined,
+          (err: unknown) => onError(name, err),
+        ),
+      ),
+    ).then(() => undefined);
+  }
+
   search(request: SearchRequest): Promise<SearchResponse> {
     return tracedSearch(this.name, request, () => this.searchUntraced(request));
   }
