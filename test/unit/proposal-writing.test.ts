@@ -34,6 +34,10 @@ describe('writing from the researcher’s words', () => {
     );
     expect(inSentence('Welsh speakers in family chats', casing)).toBe('Welsh speakers in family chats');
     expect(inSentence('HPV vaccine uptake', casing)).toBe('HPV vaccine uptake');
+    // The article that opened the field is lowered; a capital letter standing for a thing is not.
+    expect(inSentence('A digital twin of pumping stations', casing)).toBe('a digital twin of pumping stations');
+    expect(inSentence('A Level results in two colleges', casing)).toBe('A Level results in two colleges');
+    expect(inSentence('An oral history of dock workers', casing)).toBe('an oral history of dock workers');
     expect(inSentence('Single-cell RNA-seq profiles of T cells', casing)).toBe(
       'single-cell RNA-seq profiles of T cells',
     );
