@@ -62,6 +62,10 @@ export const embeddingModelSetting = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? 'auto' : v.trim()));
+/** An empty value (`ARTIFACT_BUCKET=` in .env, `${VAR:-}` in compose) is an unset one. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
+
 const optionalString = z
   .string()
   .optional()
@@ -270,20 +274,24 @@ export const configSchema = z
     /** Where activities write large artifacts (PDFs, result files) with the local store; only references go into history. */
     ARTIFACT_DIR: z.string().min(1).default('out'),
     /** The artifact store: `gcs` (a bucket shared by every worker and control plane) or `local` (ARTIFACT_DIR). Default: gcs when ARTIFACT_BUCKET is set. */
-    ARTIFACT_STORE: z.enum(['local', 'gcs']).optional(),
+    ARTIFACT_STORE: unsetWhenEmpty(z.enum(['local', 'gcs']).optional()),
     /** The Cloud Storage bucket of the gcs store (a bucket name, not a gs:// URI). */
-    ARTIFACT_BUCKET: z
-      .string()
-      .regex(
-        /^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/,
-        'expected a bucket name (lower-case letters, digits, . _ -), not a URI',
-      )
-      .optional(),
+    ARTIFACT_BUCKET: unsetWhenEmpty(
+      z
+        .string()
+        .regex(
+          /^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/,
+          'expected a bucket name (lower-case letters, digits, . _ -), not a URI',
+        )
+        .optional(),
+    ),
     /** The Cloud Storage emulator the client library sends requests to instead of Google (tests). */
-    STORAGE_EMULATOR_HOST: z
-      .string()
-      .regex(/^https?:\/\/[^/?#@\s]+\/?$/, 'expected http(s)://host:port')
-      .optional(),
+    STORAGE_EMULATOR_HOST: unsetWhenEmpty(
+      z
+        .string()
+        .regex(/^https?:\/\/[^/?#@\s]+\/?$/, 'expected http(s)://host:port')
+        .optional(),
+    ),
     WORKER_METRICS_PORT: port.default(9464),
     /** Address of the worker's Prometheus endpoint: 0.0.0.0 where a scraper runs outside the container. */
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
