@@ -13,6 +13,7 @@ import { keyProblem, LocalArtifactStore, MAX_KEY_LENGTH } from '../../backends/a
 import { GcsArtifactStore } from '../../backends/artifacts/gcs';
 import { ConfigError, parseConfig } from '../../plumbing/config';
 import { artifactHref } from '../../server/console/views';
+import { buildProgram } from '../../client/cli';
 
 const HOSTILE_KEYS = [
   '',
@@ -92,6 +93,30 @@ describe('the local store', () => {
   });
 });
 
+describe('the CLI', () => {
+  it('reads an artifact by reference through the store, and refuses what is not one of its own', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'artifact-cli-'));
+    try {
+      const store = new LocalArtifactStore(path.join(dir, 'out'));
+      const { ref } = await store.put('schedule/run-2.dzn', 'jobs = 3;\n');
+      const lines: string[] = [];
+      const cli = () => buildProgram((l) => lines.push(l), { artifacts: async () => store }).exitOverride();
+      await cli().parseAsync(['artifact', ref, '--out', path.join(dir, 'copy.dzn')], { from: 'user' });
+      expect(readFileSync(path.join(dir, 'copy.dzn'), 'utf8')).toBe('jobs = 3;\n');
+      expect(lines.join('\n')).toContain('schedule/run-2.dzn');
+      writeFileSync(path.join(dir, 'secret.txt'), 'TOPSECRET');
+      for (const bad of ['../secret.txt', path.join(dir, 'secret.txt'), 'gs://other/secret.txt']) {
+        await expect(cli().parseAsync(['artifact', bad], { from: 'user' }), bad).rejects.toThrow(/not an artifact of/);
+      }
+      await expect(cli().parseAsync(['artifact', 'schedule/none.dzn'], { from: 'user' })).rejects.toThrow(
+        /no artifact schedule\/none\.dzn/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the Cloud Storage store’s references', () => {
   // No request is made: keyOf only reads references.
   const store = new GcsArtifactStore({ bucket: 'our-bucket', projectId: 'p' });
@@ -134,6 +159,8 @@ describe('the artifact settings', () => {
   it('defaults to the local directory, and to Cloud Storage once a bucket is named', () => {
     expect(parseConfig({}).artifactStore).toBe('local');
     expect(parseConfig({ ARTIFACT_BUCKET: 'my-artifacts' }).artifactStore).toBe('gcs');
+    // An empty value (`ARTIFACT_BUCKET=` in .env, `${ARTIFACT_BUCKET:-}` in compose) is unset.
+    expect(parseConfig({ ARTIFACT_BUCKET: '', ARTIFACT_STORE: ' ' }).artifactStore).toBe('local');
   });
   it('names the setting that is wrong', () => {
     expect(problems({ ARTIFACT_STORE: 'gcs' })).toEqual([expect.stringMatching(/^ARTIFACT_BUCKET: required/)]);
