@@ -18,6 +18,7 @@ import { TABLE_CATALOG_COLLECTION } from './warehouse/catalog';
 import type { SearchBackend } from './search/types';
 import { DuckDbWarehouse } from './warehouse/duckdb';
 import type { Warehouse } from './warehouse/types';
+import { createArtifactStore, LocalArtifactStore, type ArtifactStore } from './artifacts';
 import { PROJECT_ROOT } from '../plumbing/project-root';
 
 export const DATA_DIR = path.join(PROJECT_ROOT, 'data');
@@ -26,6 +27,8 @@ export interface Backends {
   model: ModelBackend;
   warehouse: Warehouse;
   search: SearchBackend;
+  /** Where activities put the files they make (PDFs, charts, models): ARTIFACT_DIR or ARTIFACT_BUCKET. */
+  artifacts?: ArtifactStore;
   /** The configuration the backends were built from: lets activities read ARTIFACT_DIR and flow settings. */
   config?: Config;
   close(): Promise<void>;
@@ -155,11 +158,18 @@ export async function createBackends(config: Config): Promise<Backends> {
     await warehouse.close();
     throw err;
   });
+  const artifacts = await createArtifactStore(config);
   return {
     model: createModel(config),
     warehouse,
     search,
+    artifacts,
     config,
     close: () => warehouse.close(),
   };
+}
+
+/** The backends' artifact store; a hand-built Backends without one (tests) gets ARTIFACT_DIR's directory. */
+export function artifactStoreOf({ artifacts, config }: Pick<Backends, 'artifacts' | 'config'>): ArtifactStore {
+  return artifacts ?? new LocalArtifactStore(config?.ARTIFACT_DIR ?? 'out');
 }

@@ -124,7 +124,7 @@ function keywordsOf(value: unknown): string[] | undefined {
   return words.length ? [...new Set(words)].slice(0, BIBLIOGRAPHY_LIMITS.keywords) : undefined;
 }
 
-/** Citation.js's typings make every input option required; it fills in the ones left out. */
+/** Citation.js's input options (it fills in the ones left out). */
 const inputOptions = (options: Record<string, unknown>) => options as unknown as ConstructorParameters<typeof Cite>[1];
 
 /** Line of a character offset (1-based). */
