@@ -21,7 +21,7 @@ import { flows } from '../flows/registry';
 import { stableWorkflowId } from '../client/mcp/server';
 import { ModelTask } from '../flows/discovery/model-tasks';
 import { createHarness, type Harness } from './helpers/harness';
-import { DISCOVERY_TASKS, scriptedPlan, scriptedVerdicts, type ScriptedStep } from './helpers/scripted-discovery';
+import { DISCOVERY_TASKS, planReply, scriptedVerdicts, type ScriptedStep } from './helpers/scripted-discovery';
 import { ScriptedModel, type Reply, type Sections } from './helpers/scripted-model';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -69,7 +69,7 @@ const script = {
     always: (sections: Sections): Reply => {
       const plan = PLANS.find(([title]) => title.test(String(sections.prp)));
       if (!plan) throw Object.assign(new Error('no plan scripted for this PRP'), { status: 400 });
-      return (scriptedPlan(plan[1]) as Reply[])[0];
+      return planReply(plan[1]);
     },
   },
   [ModelTask.discoveryValidate]: scriptedVerdicts({

@@ -11,46 +11,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_DIR } from '../backends';
 import { discoverFromPrpFlow, tableName } from '../flows/discovery/contract';
 import { startDiscoveryEngineFake, type DiscoveryEngineFake } from './fakes/discoveryengine';
-import { ModelTask } from '../flows/discovery/model-tasks';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
-import { DISCOVERY_TASKS, scriptedPlan, scriptedVerdicts } from './helpers/scripted-discovery';
+import { DISCOVERY_TASKS, NFL_ACCURACY } from './helpers/scripted-discovery';
 import { ScriptedModel } from './helpers/scripted-model';
 
 const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<
   Record<string, unknown>
 >;
 const prp = readFileSync(path.join(DATA_DIR, 'prp', 'nfl-prediction-accuracy.md'), 'utf8');
-const GAMES = 'sports-analytics-prod.nfl_core.games';
-const BACKTEST = 'sports-analytics-prod.nfl_predictions.backtest_regression_inferences';
-const FINAL_SCORES = 'sports-analytics-prod.nfl_results.final_scores';
-const script = {
-  [ModelTask.discoveryPlan]: scriptedPlan(
-    [
-      {
-        group: 'game schedule',
-        query: 'NFL games schedule season week home team away team',
-        columns: ['game_id', 'season', 'week', 'game_date', 'home_team', 'away_team'],
-      },
-      {
-        group: 'model predictions',
-        query: 'NFL backtest regression predicted home score away score',
-        columns: ['model_version', 'predicted_home_score', 'predicted_away_score', 'home_win_probability'],
-      },
-      {
-        group: 'actual results',
-        query: 'NFL final scores actual home score away score winner',
-        columns: ['actual_home_score', 'actual_away_score', 'actual_winner'],
-      },
-    ],
-    ['absolute_margin_error'],
-  ),
-  [ModelTask.discoveryValidate]: scriptedVerdicts({
-    [GAMES]: { columns: ['game_id', 'season', 'week', 'game_date', 'home_team', 'away_team'] },
-    [BACKTEST]: { columns: ['model_version', 'predicted_home_score', 'predicted_away_score', 'home_win_probability'] },
-    [FINAL_SCORES]: { columns: ['actual_home_score', 'actual_away_score', 'actual_winner'] },
-  }),
-};
-
 describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real client)', () => {
   let fake: DiscoveryEngineFake;
   let h: Harness;
@@ -71,7 +39,7 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
   it(
     'searches the table-catalog data store once per step and parses Struct-form ' + 'documents into candidates',
     async () => {
-      model.script(script);
+      model.script(NFL_ACCURACY.script());
       fake.failNext(1, 503, 'The service is currently unavailable.');
       const handle = await h.start(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 6 });
       const out = await handle.result();
@@ -89,7 +57,7 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
 
       expect(out.results.every((r) => r.status === 'ok')).toBe(true);
       const all = out.results.flatMap((r) => r.discovered_tables);
-      expect(all.map(tableName)).toEqual([GAMES, BACKTEST, FINAL_SCORES]);
+      expect(all.map(tableName)).toEqual(NFL_ACCURACY.tables);
       // Struct values came back as plain JSON: nested schema lists with typed columns.
       const games = all.find((t) => t.table_id === 'games' && t.dataset_id === 'nfl_core')!;
       expect(games.project_id).toBe('sports-analytics-prod');
@@ -104,7 +72,7 @@ describe('discoverFromPrp on Vertex AI Search (Discovery Engine REST fake, real 
 
   it('records a data store outage that outlasts the retries in its step, and the other steps complete', async () => {
     // One slot: the first step's search holds it through all three attempts, which meet the outage.
-    model.script(script);
+    model.script(NFL_ACCURACY.script());
     fake.failNext(3, 503);
     const out = await h.run(discoverFromPrpFlow, {
       prp,

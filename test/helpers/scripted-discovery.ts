@@ -6,7 +6,7 @@
  */
 import { tableName, type ValidationVerdict } from '../../flows/discovery/contract';
 import { ModelTask } from '../../flows/discovery/model-tasks';
-import type { ScriptEntry, Sections } from './scripted-model';
+import type { Reply, ScriptEntry, Sections } from './scripted-model';
 
 /** The discovery task ids, for `model.rules(DISCOVERY_TASKS)`. */
 export const DISCOVERY_TASKS = [ModelTask.discoveryPlan, ModelTask.discoveryValidate] as const;
@@ -17,18 +17,21 @@ export interface ScriptedStep {
   columns: string[];
 }
 
+/** The plan the model returns for these steps (and derived columns). */
+export function planReply(steps: ScriptedStep[], derived?: string[]): Reply {
+  return {
+    steps: steps.map((s) => ({
+      conceptual_group: s.group,
+      search_query: s.query,
+      target_columns_for_validation: s.columns,
+    })),
+    ...(derived ? { derived_columns: derived } : {}),
+  };
+}
+
 /** One plan reply (a second plan call is unscripted and fails loudly). */
 export function scriptedPlan(steps: ScriptedStep[], derived?: string[]): ScriptEntry {
-  return [
-    {
-      steps: steps.map((s) => ({
-        conceptual_group: s.group,
-        search_query: s.query,
-        target_columns_for_validation: s.columns,
-      })),
-      ...(derived ? { derived_columns: derived } : {}),
-    },
-  ];
+  return [planReply(steps, derived)];
 }
 
 /** What the test says a table supplies, and the relevance the validator gives it when it fits. */
@@ -62,3 +65,47 @@ export function scriptedVerdicts(
     },
   };
 }
+
+const NFL_GAMES = 'sports-analytics-prod.nfl_core.games';
+const NFL_BACKTEST = 'sports-analytics-prod.nfl_predictions.backtest_regression_inferences';
+const NFL_FINAL_SCORES = 'sports-analytics-prod.nfl_results.final_scores';
+
+/**
+ * For tests of the search backends under discovery (data/prp/nfl-prediction-accuracy.md): three
+ * steps whose searches the catalog answers, and the table that supplies each step's columns. The
+ * same plan for every run of the PRP (these tests run it several times).
+ */
+export const NFL_ACCURACY = {
+  tables: [NFL_GAMES, NFL_BACKTEST, NFL_FINAL_SCORES],
+  script: (): Record<string, ScriptEntry> => ({
+    [ModelTask.discoveryPlan]: {
+      always: planReply(
+        [
+          {
+            group: 'game schedule',
+            query: 'NFL games schedule season week home team away team',
+            columns: ['game_id', 'season', 'week', 'game_date', 'home_team', 'away_team'],
+          },
+          {
+            group: 'model predictions',
+            query: 'NFL model predictions predicted scores win probability',
+            columns: ['model_version', 'predicted_home_score', 'predicted_away_score', 'home_win_probability'],
+          },
+          {
+            group: 'actual results',
+            query: 'NFL final scores actual home score away score winner',
+            columns: ['actual_home_score', 'actual_away_score', 'actual_winner'],
+          },
+        ],
+        ['absolute_margin_error'],
+      ),
+    },
+    [ModelTask.discoveryValidate]: scriptedVerdicts({
+      [NFL_GAMES]: { columns: ['game_id', 'season', 'week', 'game_date', 'home_team', 'away_team'] },
+      [NFL_BACKTEST]: {
+        columns: ['model_version', 'predicted_home_score', 'predicted_away_score', 'home_win_probability'],
+      },
+      [NFL_FINAL_SCORES]: { columns: ['actual_home_score', 'actual_away_score', 'actual_winner'] },
+    }),
+  }),
+};
