@@ -1,7 +1,9 @@
 /**
  * The MCP server as a client sees it: `client/mcp/main.ts` spawned with `tsx`, over stdio and
  * over Streamable HTTP, driving `discover_from_prp` on this file's harness worker (the server
- * talks to the test dev server through TEMPORAL_ADDRESS, on the harness's task queue).
+ * talks to the test dev server through TEMPORAL_ADDRESS, on the harness's task queue). The model
+ * is scripted per PRP (a plan and a ledger of which table supplies which columns): what is tested
+ * is the MCP transport, progress and cancellation, not what the stand-in would choose.
  */
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -17,12 +19,68 @@ import { DATA_DIR } from '../backends';
 import { discoverFromPrpFlow, type DiscoverFromPrpOutput } from '../flows/discovery/contract';
 import { flows } from '../flows/registry';
 import { stableWorkflowId } from '../client/mcp/server';
+import { ModelTask } from '../flows/discovery/model-tasks';
 import { createHarness, type Harness } from './helpers/harness';
+import { DISCOVERY_TASKS, planReply, scriptedVerdicts, type ScriptedStep } from './helpers/scripted-discovery';
+import { ScriptedModel, type Reply, type Sections } from './helpers/scripted-model';
 
 const ROOT = path.resolve(__dirname, '..');
 const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
 const MAIN = path.join(ROOT, 'client', 'mcp', 'main.ts');
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
+
+/** The plan for each bundled PRP this file runs, by the PRP's title; the tables that supply its columns. */
+const PLANS: Array<[RegExp, ScriptedStep[]]> = [
+  [
+    /Weather Impact on NFL Scoring/,
+    [
+      { group: 'stadiums', query: 'NFL stadiums roof type', columns: ['stadium_name', 'roof_type'] },
+      {
+        group: 'kickoff weather',
+        query: 'NFL weather at kickoff temperature wind precipitation',
+        columns: ['temperature_f', 'wind_mph', 'precipitation'],
+      },
+    ],
+  ],
+  [
+    /NFL Game Prediction Accuracy Tracker/,
+    [
+      {
+        group: 'actual results',
+        query: 'NFL final scores actual home score away score winner',
+        columns: ['actual_home_score', 'actual_away_score', 'actual_winner'],
+      },
+    ],
+  ],
+  [
+    /NFL Spread Edge Report/,
+    [
+      {
+        group: 'closing lines',
+        query: 'NFL closing betting lines spread moneyline',
+        columns: ['closing_spread', 'closing_total', 'moneyline_home'],
+      },
+    ],
+  ],
+];
+const model = new ScriptedModel();
+const script = {
+  [ModelTask.discoveryPlan]: {
+    always: (sections: Sections): Reply => {
+      const plan = PLANS.find(([title]) => title.test(String(sections.prp)));
+      if (!plan) throw Object.assign(new Error('no plan scripted for this PRP'), { status: 400 });
+      return planReply(plan[1]);
+    },
+  },
+  [ModelTask.discoveryValidate]: scriptedVerdicts({
+    'sports-analytics-prod.nfl_core.stadiums': { columns: ['stadium_name', 'roof_type'] },
+    'sports-analytics-prod.nfl_core.weather_at_kickoff': { columns: ['temperature_f', 'wind_mph', 'precipitation'] },
+    'sports-analytics-prod.nfl_results.final_scores': { columns: ['actual_home_score', 'actual_away_score'] },
+    'sports-analytics-prod.nfl_betting.closing_lines': {
+      columns: ['closing_spread', 'closing_total', 'moneyline_home'],
+    },
+  }),
+};
 
 let h: Harness;
 /** The servers' workflow-id key, so this file can name the workflow a call runs. */
@@ -73,10 +131,13 @@ async function expectCancelled(handle: ReturnType<typeof h.client.workflow.getHa
 }
 
 beforeAll(async () => {
-  h = await createHarness();
+  h = await createHarness({ rules: model.rules(DISCOVERY_TASKS) });
 });
 afterAll(async () => h?.close());
-beforeEach(() => h.standin.setFaults({}));
+beforeEach(() => {
+  h.standin.setFaults({});
+  model.script(script);
+});
 
 describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
   it(
@@ -111,7 +172,7 @@ describe('MCP over stdio (tsx client/mcp/main.ts)', () => {
         const out = result.structuredContent as DiscoverFromPrpOutput;
         // Groups are named from their columns: find the one that searched for the wind.
         const weather = out.results.find((r) => r.target_columns.some((c) => c.name === 'wind_mph'))!;
-        expect(weather.discovered_tables[0].table_id).toBe('weather_at_kickoff');
+        expect(weather.discovered_tables.map((t) => t.table_id)).toEqual(['weather_at_kickoff']);
         const workflowId = stableWorkflowId(discoverFromPrpFlow, discoverFromPrpFlow.input.parse(input), ID_SECRET);
         expect(result._meta).toMatchObject({ 'agent-flows/workflowId': workflowId });
         expect((result.content as Array<{ text: string }>)[0].text).toContain(weather.conceptual_group);
@@ -257,8 +318,12 @@ describe('MCP over Streamable HTTP (tsx client/mcp/main.ts --http)', () => {
       expect(rb.structuredContent).toEqual(ra.structuredContent);
       expect(ra._meta).toEqual(rb._meta);
       const out = ra.structuredContent as DiscoverFromPrpOutput;
-      // Two candidates per step: the final scores are among them (the other steps' first hits vary with the ranking).
-      expect(out.results.flatMap((r) => r.discovered_tables.map((t) => t.table_id))).toContain('final_scores');
+      expect(out.results.flatMap((r) => r.discovered_tables.map((t) => t.table_id))).toEqual(['final_scores']);
+      // Both calls ran one workflow: the plan was asked once.
+      // (Counted by PRP: a hanging call of an earlier test's cancelled run may still arrive.)
+      expect(
+        model.prompts(ModelTask.discoveryPlan).filter((p) => /Prediction Accuracy Tracker/.test(String(p.prp))),
+      ).toHaveLength(1);
       expect(progress.length).toBeGreaterThanOrEqual(1);
       // One workflow execution for both calls.
       const id = (ra._meta as Record<string, string>)['agent-flows/workflowId'];

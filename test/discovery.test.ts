@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DATA_DIR, type Backends } from '../backends';
 import { BackendError } from '../backends/errors';
 import type { ModelBackend, ModelRequest } from '../backends/model/types';
@@ -14,6 +14,8 @@ import {
 import { extractTargetSchema } from '../flows/discovery/prp-schema';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { ModelTask, type DiscoveryValidateSections } from '../flows/discovery/model-tasks';
+import { ScriptedModel } from './helpers/scripted-model';
+import { DISCOVERY_TASKS, scriptedPlan, scriptedVerdicts, type ScriptedStep } from './helpers/scripted-discovery';
 import { progressQuery } from '../contracts/progress-messages';
 
 const prp = (name: string) => readFileSync(path.join(DATA_DIR, 'prp', `${name}.md`), 'utf8');
@@ -22,8 +24,85 @@ const stepWith = (out: DiscoverFromPrpOutput, column: string) =>
   out.results.find((r) => r.target_columns.some((c) => c.name === column))!;
 const fitsFor = (out: DiscoverFromPrpOutput, column: string) =>
   stepWith(out, column)?.discovered_tables.map(tableName) ?? [];
-const allFits = (out: DiscoverFromPrpOutput) => new Set(out.results.flatMap((r) => r.discovered_tables.map(tableName)));
-const OTHER_LEAGUES = /\.(nba_|mlb_|soccer|college_football|esports)/;
+
+// The model is scripted per test: a plan the test writes and a validator answering from the
+// test's ledger of which table supplies which columns. What the stand-in's own rules would decide
+// about these PRPs is tested apart (test/unit/discovery-rules.test.ts).
+const model = new ScriptedModel();
+const SPA = 'sports-analytics-prod';
+const GAMES = `${SPA}.nfl_core.games`;
+const BACKTEST = `${SPA}.nfl_predictions.backtest_regression_inferences`;
+const WEEKLY = `${SPA}.nfl_predictions.weekly_model_predictions`;
+const FINAL_SCORES = `${SPA}.nfl_results.final_scores`;
+
+/** nfl-prediction-accuracy: three steps; the derived error column is left to the query layer. */
+const ACCURACY_PLAN: ScriptedStep[] = [
+  {
+    group: 'game schedule',
+    query: 'NFL games schedule season week home team away team',
+    columns: ['game_id', 'season', 'week', 'game_date', 'home_team', 'away_team'],
+  },
+  {
+    group: 'model predictions',
+    query: 'NFL model predictions predicted scores win probability',
+    columns: ['model_version', 'predicted_home_score', 'predicted_away_score', 'home_win_probability'],
+  },
+  {
+    group: 'actual results',
+    query: 'NFL final scores actual home score away score winner',
+    columns: ['actual_home_score', 'actual_away_score', 'actual_winner'],
+  },
+];
+/** The weekly predictions supply less and score lower, though the search ranks them first. */
+const ACCURACY_LEDGER = {
+  [GAMES]: { columns: ['game_id', 'season', 'week', 'game_date', 'home_team', 'away_team'], score: 0.95 },
+  [BACKTEST]: {
+    columns: ['model_version', 'predicted_home_score', 'predicted_away_score', 'home_win_probability'],
+    score: 0.9,
+  },
+  [WEEKLY]: { columns: ['home_win_probability'], score: 0.5 },
+  [FINAL_SCORES]: { columns: ['actual_home_score', 'actual_away_score', 'actual_winner'], score: 0.9 },
+};
+
+/** nfl-weather-scoring and nfl-betting-edge, in steps whose searches the catalog answers. */
+const WEATHER_PLAN: ScriptedStep[] = [
+  {
+    group: 'game schedule',
+    query: 'NFL games schedule season week home team away team',
+    columns: ['game_id', 'season', 'game_date'],
+  },
+  { group: 'stadiums', query: 'NFL stadiums roof type', columns: ['stadium_name', 'roof_type'] },
+  {
+    group: 'kickoff weather',
+    query: 'NFL weather at kickoff temperature wind precipitation',
+    columns: ['temperature_f', 'wind_mph', 'precipitation'],
+  },
+  { group: 'final scores', query: 'NFL final scores home score away score', columns: ['home_score', 'away_score'] },
+];
+const WEATHER_LEDGER = {
+  [GAMES]: { columns: ['game_id', 'season', 'game_date'] },
+  [`${SPA}.nfl_core.stadiums`]: { columns: ['stadium_name', 'roof_type'] },
+  [`${SPA}.nfl_core.weather_at_kickoff`]: { columns: ['game_id', 'temperature_f', 'wind_mph', 'precipitation'] },
+  [FINAL_SCORES]: { columns: ['game_id', 'home_score', 'away_score'] },
+};
+const BETTING_PLAN: ScriptedStep[] = [
+  {
+    group: 'game schedule',
+    query: 'NFL games kickoff time week',
+    columns: ['game_id', 'season', 'week', 'kickoff_time', 'home_team', 'away_team'],
+  },
+  {
+    group: 'closing lines',
+    query: 'NFL closing betting lines spread moneyline',
+    columns: ['closing_spread', 'closing_total', 'moneyline_home'],
+  },
+  {
+    group: 'model predictions',
+    query: 'NFL model predictions predicted scores win probability',
+    columns: ['predicted_spread', 'win_probability'],
+  },
+  { group: 'final scores', query: 'NFL final scores home score away score', columns: ['final_margin'] },
+];
 
 /** Switches the tests flip on the worker's real backends, plus what the model saw. */
 const hooks = {
@@ -115,12 +194,13 @@ async function activityEvents(handle: WorkflowHandle) {
   };
 }
 
-describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
+describe('discoverFromPrp on the embedded catalog with a scripted model', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await createHarness({ backends: instrument });
+    h = await createHarness({ backends: instrument, rules: model.rules(DISCOVERY_TASKS) });
   });
   beforeEach(() => {
+    model.script({});
     h.standin.setFaults({});
     h.standin.resetStats();
     hooks.failSearch = undefined;
@@ -128,9 +208,15 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     hooks.validateRequests = [];
     hooks.searchCalls = 0;
   });
+  // A call the test did not script is a test that reads the stand-in's mind: fail it.
+  afterEach(() => expect(model.unexpected).toEqual([]));
   afterAll(async () => h?.close());
 
   it('extracts the target schema from section 9, plans, searches, validates and groups the tables', async () => {
+    model.script({
+      [ModelTask.discoveryPlan]: scriptedPlan(ACCURACY_PLAN, ['absolute_margin_error']),
+      [ModelTask.discoveryValidate]: scriptedVerdicts(ACCURACY_LEDGER),
+    });
     const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-prediction-accuracy') });
     const out = await handle.result();
 
@@ -139,24 +225,27 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
       extractTargetSchema(prp('nfl-prediction-accuracy')).map((c) => c.name),
     );
     expect(out.target_schema).toHaveLength(14);
-    // Every column a table can supply is searched for exactly once, in a group named after the PRP.
-    expect(out.results.flatMap((r) => r.target_columns.map((c) => c.name)).sort()).toEqual(
-      out.target_schema
-        .map((c) => c.name)
-        .filter((c) => c !== 'absolute_margin_error')
-        .sort(),
+    // The plan was asked once, with the whole PRP and the schema read from section 9.
+    expect(model.prompts(ModelTask.discoveryPlan)).toHaveLength(1);
+    expect(model.prompts(ModelTask.discoveryPlan)[0].target_schema).toEqual(out.target_schema);
+    // Every planned step is searched exactly once, in the plan's order and with the plan's columns
+    // (every step found a table, so nothing was re-split).
+    expect(out.results.map((r) => [r.conceptual_group, r.search_query, r.target_columns.map((c) => c.name)])).toEqual(
+      ACCURACY_PLAN.map((s) => [s.group, s.query, s.columns]),
     );
-    for (const r of out.results) expect(r.conceptual_group).toMatch(/NFL Game Prediction Accuracy Tracker/);
-    // The derived column is left to the query layer and reported, not silently dropped.
+    expect(hooks.searchCalls).toBe(ACCURACY_PLAN.length);
+    // The column no step covers is reported, not silently dropped; the plan's derived one apart.
     expect(out.uncovered_columns).toEqual(['absolute_margin_error']);
-    for (const t of ['nfl_core.games', 'nfl_predictions.backtest_regression_inferences', 'nfl_results.final_scores'])
-      expect(allFits(out)).toContain(`sports-analytics-prod.${t}`);
-    expect(fitsFor(out, 'predicted_home_score')[0]).toBe(
-      'sports-analytics-prod.nfl_predictions.backtest_regression_inferences',
-    );
-    expect(fitsFor(out, 'actual_home_score')).toContain('sports-analytics-prod.nfl_results.final_scores');
-    // Same-shaped tables from other leagues may be found by the search but never fit.
-    expect([...allFits(out)].filter((t) => OTHER_LEAGUES.test(t))).toEqual([]);
+    expect(out.derived_columns).toEqual(['absolute_margin_error']);
+    expect(out.unsourced_columns).toEqual([]);
+    // Fits are the validator's, best first within a step (the search ranked the weekly table first).
+    expect(fitsFor(out, 'game_id')).toEqual([GAMES]);
+    expect(fitsFor(out, 'predicted_home_score')).toEqual([BACKTEST, WEEKLY]);
+    expect(fitsFor(out, 'actual_home_score')).toEqual([FINAL_SCORES]);
+    expect(stepWith(out, 'predicted_home_score').discovered_tables[0]).toMatchObject({
+      relevance_score: 0.9,
+      matched_columns: ACCURACY_LEDGER[BACKTEST].columns,
+    });
     const steps = out.results.length;
     for (const r of out.results) {
       expect(r.status).toBe('ok');
@@ -166,8 +255,18 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
         [...r.discovered_tables.map((t) => t.relevance_score)].sort((a, b) => b - a),
       );
     }
-    expect(out.stats).toMatchObject({ steps, searches_failed: 0, candidates: 5 * steps, validations_failed: 0 });
+    expect(out.stats).toMatchObject({
+      steps,
+      searches_failed: 0,
+      candidates: 5 * steps,
+      validations_failed: 0,
+      fits: 4,
+    });
+    // Every candidate that is not a fit is listed as rejected by the validator.
+    expect(out.rejected).toHaveLength(5 * steps - 4);
+    expect(out.rejected.every((r) => r.outcome === 'not_a_fit' && r.relevance_score === 0.1)).toBe(true);
     expect(out.usage.calls).toBe(1 + 5 * steps);
+    expect(model.count(ModelTask.discoveryValidate)).toBeGreaterThanOrEqual(5 * steps);
 
     // Each validation saw only its own step's columns and its group.
     // (A validation retried after a timeout on a busy machine is seen twice; each candidate counts once.)
@@ -198,6 +297,10 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
   });
 
   it('uses a given target schema and honours maxCandidatesPerStep and a concurrency bound of 1', async () => {
+    model.script({
+      [ModelTask.discoveryPlan]: scriptedPlan(WEATHER_PLAN),
+      [ModelTask.discoveryValidate]: scriptedVerdicts(WEATHER_LEDGER),
+    });
     const targetSchema = extractTargetSchema(prp('nfl-weather-scoring')).filter((c) => c.name !== 'total_points');
     const handle = await h.start(discoverFromPrpFlow, {
       prp: prp('nfl-weather-scoring'),
@@ -207,13 +310,17 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     });
     const out = await handle.result();
     expect(out.schema_source).toBe('input');
+    // The planner was given the input's schema, not section 9's.
+    expect(model.prompts(ModelTask.discoveryPlan)[0].target_schema).toEqual(targetSchema);
     expect(out.uncovered_columns).toEqual([]);
-    expect(fitsFor(out, 'wind_mph')[0]).toBe('sports-analytics-prod.nfl_core.weather_at_kickoff');
-    expect(allFits(out)).toContain('sports-analytics-prod.nfl_core.stadiums');
-    expect(fitsFor(out, 'home_score')).toContain('sports-analytics-prod.nfl_results.final_scores');
-    // General weather data is about something else: it names its own source (NOAA), not NFL games.
-    expect(allFits(out)).not.toContain('weather-data.noaa.daily_station_observations');
-    expect(out.results.every((r) => r.candidates_found <= 3)).toBe(true);
+    expect(out.unsourced_columns).toEqual([]);
+    expect(fitsFor(out, 'wind_mph')).toEqual([`${SPA}.nfl_core.weather_at_kickoff`]);
+    expect(fitsFor(out, 'roof_type')).toEqual([`${SPA}.nfl_core.stadiums`]);
+    expect(fitsFor(out, 'home_score')).toEqual([FINAL_SCORES]);
+    // Each search asked for three hits, and each step's candidates were validated once.
+    expect(out.results.every((r) => r.candidates_found > 0 && r.candidates_found <= 3)).toBe(true);
+    expect(out.stats.candidates).toBe(out.results.reduce((n, r) => n + r.candidates_found, 0));
+    expect(new Set(hooks.validateRequests.map((v) => `${v.group} ${v.table}`)).size).toBe(out.stats.candidates);
     // With one slot, activities never overlap in the history.
     const { events } = await activityEvents(handle);
     let running = 0;
@@ -254,12 +361,20 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
   });
 
   it('records a step whose search keeps failing in that step; the other steps complete', async () => {
+    model.script({
+      [ModelTask.discoveryPlan]: scriptedPlan(WEATHER_PLAN, ['total_points']),
+      [ModelTask.discoveryValidate]: scriptedVerdicts(WEATHER_LEDGER),
+    });
     hooks.failSearch = (query) => /temperature/i.test(query);
     const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-weather-scoring') });
     const out = await handle.result();
     const weather = stepWith(out, 'temperature_f');
     expect(weather).toMatchObject({ status: 'failed', discovered_tables: [], candidates_found: 0 });
     expect(weather.error).toMatch(/search failed: .*unavailable/);
+    expect(weather.unsourced_columns).toEqual(['temperature_f', 'wind_mph', 'precipitation']);
+    expect(out.unsourced_columns).toEqual(['temperature_f', 'wind_mph', 'precipitation']);
+    // Nothing of the failed step reached the validator.
+    expect(hooks.validateRequests.filter((v) => v.group === weather.conceptual_group)).toEqual([]);
     expect(
       out.results.filter((r) => r !== weather).every((r) => r.status === 'ok' && r.discovered_tables.length > 0),
     ).toBe(true);
@@ -286,12 +401,19 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
   });
 
   it('fails closed: a candidate whose validation keeps failing is never reported as a fit', async () => {
+    model.script({
+      [ModelTask.discoveryPlan]: scriptedPlan(ACCURACY_PLAN, ['absolute_margin_error']),
+      [ModelTask.discoveryValidate]: scriptedVerdicts(ACCURACY_LEDGER),
+    });
     hooks.failValidation = (table) => table === 'sports-analytics-prod.nfl_results.final_scores';
     const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-prediction-accuracy') });
     const out = await handle.result();
     const results = stepWith(out, 'actual_home_score');
     expect(results.discovered_tables.map(tableName)).not.toContain('sports-analytics-prod.nfl_results.final_scores');
     expect(results.status).toBe('partial');
+    // The validator would have accepted it: only the failure kept it out.
+    expect(results.discovered_tables).toEqual([]);
+    expect(results.unsourced_columns).toEqual(['actual_home_score', 'actual_away_score', 'actual_winner']);
     expect(results.error).toMatch(/1 of 5 validation\(s\) failed: .*overloaded/);
     expect(out.rejected).toContainEqual(
       expect.objectContaining({
@@ -318,13 +440,14 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     // On its last attempt the step's activity completed with the failure as that candidate's verdict.
     const { events } = await activityEvents(handle);
     expect(events.filter((e) => e.activityTaskFailedEventAttributes)).toHaveLength(0);
-    expect(fitsFor(out, 'predicted_home_score')[0]).toBe(
-      'sports-analytics-prod.nfl_predictions.backtest_regression_inferences',
-    );
+    expect(fitsFor(out, 'predicted_home_score')).toEqual([BACKTEST, WEEKLY]);
+    expect(fitsFor(out, 'game_id')).toEqual([GAMES]);
     await recordHistory(handle, 'discover-from-prp-validation-failed');
   });
 
   it('a permanent model fault on validation fails every candidate closed, without retries', async () => {
+    // The validator is not scripted: the fault answers every validation before a script could.
+    model.script({ [ModelTask.discoveryPlan]: scriptedPlan(BETTING_PLAN, ['edge_points']) });
     h.standin.setFaults({ permanentStatus: 403, tasks: ['discovery.validate'] });
     const out = await h.run(discoverFromPrpFlow, {
       prp: prp('nfl-betting-edge'),
@@ -334,12 +457,19 @@ describe('discoverFromPrp on the embedded catalog and the stand-in', () => {
     expect(out.results.every((r) => r.discovered_tables.length === 0 && r.status === 'partial')).toBe(true);
     expect(out.rejected.every((r) => r.outcome === 'validation_error' && /403/.test(r.reason))).toBe(true);
     expect(h.standin.stats().byTask['discovery.validate']).toBe(out.stats.candidates);
+    expect(out.stats.candidates).toBeGreaterThan(0);
+    expect(out.results).toHaveLength(BETTING_PLAN.length);
+    expect([...(out.unsourced_columns ?? [])].sort()).toEqual(BETTING_PLAN.flatMap((s) => s.columns).sort());
   });
 
   it(
     'cancellation stops outstanding searches and validations; the workflow ends as ' +
       'cancelled with no activity left running',
     async () => {
+      model.script({
+        [ModelTask.discoveryPlan]: scriptedPlan(BETTING_PLAN, ['edge_points']),
+        [ModelTask.discoveryValidate]: scriptedVerdicts({}),
+      });
       const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), concurrency: 3 });
       // Once the plan is in, every further model call hangs for a minute unless it is cancelled.
       for (

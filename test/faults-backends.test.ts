@@ -13,7 +13,7 @@
 import { ActivityFailure, ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_DIR } from '../backends';
 import { bomQuestionFlow, type BomQuestionOutput } from '../flows/bom/contract';
 import { discoverFromPrpFlow, type DiscoverFromPrpOutput } from '../flows/discovery/contract';
@@ -21,6 +21,8 @@ import { startBigQueryFake, type BigQueryFake } from './fakes/bigquery';
 import { startDiscoveryEngineFake, type DiscoveryEngineFake } from './fakes/discoveryengine';
 import { activityRuns } from './faults-support';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { DISCOVERY_TASKS, NFL_ACCURACY } from './helpers/scripted-discovery';
+import { ScriptedModel } from './helpers/scripted-model';
 
 const catalog = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'table-catalog.json'), 'utf8')) as Array<
   Record<string, unknown>
@@ -148,16 +150,20 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
 });
 
 describe('data discovery on the Discovery Engine REST fake with faults', () => {
+  const model = new ScriptedModel().script(NFL_ACCURACY.script());
   let de: DiscoveryEngineFake;
   let h: Harness;
   let expected: DiscoverFromPrpOutput;
   const searches = () => de.requests.filter((r) => r.path.includes('/dataStores/agent-flows-table-catalog/'));
   beforeAll(async () => {
     de = await startDiscoveryEngineFake({ 'agent-flows-table-catalog': catalog });
-    h = await createHarness({ backends: (b) => ({ ...b, search: de.search() }) });
+    // The model is scripted (a plan and the table supplying each step): these tests are about
+    // the search backend's faults, not what the stand-in would choose.
+    h = await createHarness({ backends: (b) => ({ ...b, search: de.search() }), rules: model.rules(DISCOVERY_TASKS) });
     expected = await h.run(discoverFromPrpFlow, { prp, maxCandidatesPerStep: 4 });
     expect(expected.results.every((r) => r.status === 'ok' && r.discovered_tables.length > 0)).toBe(true);
   }, 120_000);
+  afterEach(() => expect(model.unexpected).toEqual([]));
   afterAll(async () => {
     await h?.close();
     await de?.close();

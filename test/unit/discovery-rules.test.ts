@@ -356,3 +356,146 @@ describe.runIf(modelInstalled)('stand-in: groups that span several tables (embed
     expect([...supplied]).toEqual(expect.arrayContaining(['was_readmitted', 'diagnosis', 'study_arm']));
   });
 });
+
+/**
+ * What the stand-in judges, moved here from the flow tests (which now script their model): the
+ * subject of a table, other leagues' same-shaped tables, and which table ranks first for a
+ * group, on tables and groups written for these tests. Run without the embedding model and,
+ * where it is installed, with it: the demo runs with whichever the machine has.
+ */
+const kickoffWeather = {
+  project_id: 'league-dw',
+  dataset_id: 'games',
+  table_id: 'kickoff_conditions',
+  description: 'Conditions at kickoff of each NFL game.',
+  schema: [
+    { name: 'game_id', type: 'STRING', description: 'NFL game' },
+    { name: 'temperature_f', type: 'FLOAT64', description: 'Air temperature at kickoff in Fahrenheit' },
+    { name: 'wind_mph', type: 'FLOAT64', description: 'Wind speed at kickoff' },
+    { name: 'precipitation', type: 'STRING', description: 'Rain or snow at kickoff' },
+  ],
+};
+const stationWeather = {
+  project_id: 'open-weather',
+  dataset_id: 'noaa',
+  table_id: 'station_days',
+  description: 'Daily readings of NOAA weather stations.',
+  schema: [
+    { name: 'station_id', type: 'STRING', description: 'Weather station' },
+    { name: 'temperature_f', type: 'FLOAT64', description: 'Air temperature in Fahrenheit' },
+    { name: 'wind_mph', type: 'FLOAT64', description: 'Wind speed' },
+    { name: 'precipitation', type: 'STRING', description: 'Rain or snow that day' },
+  ],
+};
+const scoreTable = (league: string, dataset: string) => ({
+  project_id: 'league-dw',
+  dataset_id: dataset,
+  table_id: 'final_scores',
+  description: `Final scores of ${league} games.`,
+  schema: [
+    { name: 'game_id', type: 'STRING', description: `${league} game` },
+    { name: 'home_score', type: 'INT64', description: 'Final points of the home team' },
+    { name: 'away_score', type: 'INT64', description: 'Final points of the away team' },
+  ],
+});
+const weatherTargets = [
+  { name: 'temperature_f', type: 'FLOAT64', description: 'Air temperature at kickoff in Fahrenheit' },
+  { name: 'wind_mph', type: 'FLOAT64', description: 'Wind speed at kickoff in miles per hour' },
+  { name: 'precipitation', type: 'STRING', description: 'Rain or snow during the game, or none' },
+];
+const scoreTargets = [
+  { name: 'home_score', type: 'INT64', description: 'Final points scored by the home team' },
+  { name: 'away_score', type: 'INT64', description: 'Final points scored by the away team' },
+];
+const predictionTargets = [
+  { name: 'predicted_home_score', type: 'FLOAT64', description: 'Points the model predicted for the home team' },
+  { name: 'predicted_away_score', type: 'FLOAT64', description: 'Points the model predicted for the away team' },
+  { name: 'home_win_probability', type: 'FLOAT64', description: 'Predicted probability that the home team wins' },
+];
+const scorePredictions = {
+  project_id: 'league-dw',
+  dataset_id: 'models',
+  table_id: 'score_predictions',
+  description: 'Scores a regression model predicted for NFL games.',
+  schema: [
+    { name: 'game_id', type: 'STRING', description: 'NFL game' },
+    { name: 'pred_home_points', type: 'FLOAT64', description: 'Predicted points of the home team' },
+    { name: 'pred_away_points', type: 'FLOAT64', description: 'Predicted points of the away team' },
+    { name: 'home_win_prob', type: 'FLOAT64', description: 'Predicted probability that the home team wins' },
+  ],
+};
+const winProbabilities = {
+  project_id: 'league-dw',
+  dataset_id: 'models',
+  table_id: 'win_probabilities',
+  description: 'Win probabilities a model gave NFL games.',
+  schema: [
+    { name: 'game_id', type: 'STRING', description: 'NFL game' },
+    { name: 'home_win_prob', type: 'FLOAT64', description: 'Predicted probability that the home team wins' },
+  ],
+};
+
+const judgementCases = () => {
+  it('weather data about another subject (a weather service’s stations) is no source for game-day weather', async () => {
+    const group = 'NFL weather at kickoff';
+    expect(await validateCandidate(group, weatherTargets, kickoffWeather)).toMatchObject({
+      is_good_fit: true,
+      matched_columns: ['temperature_f', 'wind_mph', 'precipitation'],
+    });
+    const noaa = await validateCandidate(group, weatherTargets, stationWeather);
+    expect(noaa.is_good_fit).toBe(false);
+    expect(noaa.reasoning).toMatch(/NOAA/);
+  });
+
+  it('same-shaped scores of other leagues never fit an NFL group', async () => {
+    const group = 'NFL final scores';
+    expect(await validateCandidate(group, scoreTargets, scoreTable('NFL', 'nfl'))).toMatchObject({
+      is_good_fit: true,
+    });
+    for (const [league, dataset] of [
+      ['NBA', 'nba'],
+      ['MLB', 'mlb'],
+    ])
+      expect(await validateCandidate(group, scoreTargets, scoreTable(league, dataset)), league).toMatchObject({
+        is_good_fit: false,
+      });
+  });
+
+  it('ranks the table holding the whole group above one holding part of it', async () => {
+    const group = 'NFL model predictions';
+    const whole = await validateCandidate(group, predictionTargets, scorePredictions);
+    const part = await validateCandidate(group, predictionTargets, winProbabilities);
+    expect(whole).toMatchObject({
+      is_good_fit: true,
+      matched_columns: ['predicted_home_score', 'predicted_away_score', 'home_win_probability'],
+    });
+    expect(whole.relevance_score).toBeGreaterThan(part.relevance_score);
+  });
+
+  it('plans every column a table can supply once and leaves the derived one out', async () => {
+    const prp = '# PRP: NFL kickoff weather and scoring\n\nDoes wind at kickoff lower NFL scoring?\n';
+    const schema = [
+      ...weatherTargets,
+      ...scoreTargets,
+      { ...scoreTargets[0], name: 'total_points', description: 'Calculated: home plus away score' },
+    ];
+    const steps = await planSteps(prp, schema);
+    expect(steps.flatMap((s) => s.target_columns_for_validation).sort()).toEqual(
+      [...weatherTargets, ...scoreTargets].map((c) => c.name).sort(),
+    );
+    const groupOf = (c: string) => steps.find((s) => s.target_columns_for_validation.includes(c));
+    expect(groupOf('wind_mph')).toBe(groupOf('temperature_f'));
+    expect(groupOf('wind_mph')).not.toBe(groupOf('home_score'));
+  });
+};
+
+describe('stand-in judgement on tables written for it (words only)', () => {
+  beforeAll(() => useEmbedder(undefined));
+  judgementCases();
+});
+
+describe.runIf(modelInstalled)('stand-in judgement on tables written for it (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  afterAll(() => restoreEmbedder());
+  judgementCases();
+});
