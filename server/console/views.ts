@@ -286,7 +286,7 @@ function eadsProgress(view: InterviewView, status: PursuitStatus | undefined): H
   }));
   return html`<section aria-labelledby="eads-progress-h" class="eads-progress">
     <h2 id="eads-progress-h">Progress by EADS</h2>
-    ${view.product ? html`<p>Product: <strong>${view.product}</strong>${view.problemType ? html`; problem type: <strong>${view.problemType}</strong>` : ''}</p>` : ''}
+    ${view.product ? html`<p>Product: <strong>${view.product}</strong>${view.problemType ? html`; problem type: <strong>${problemTypeLabel(view.problemType)}</strong>` : ''}</p>` : ''}
     ${rows.length ? renderTable(rows, 0, 'Topics covered') : ''}
     ${
       status
@@ -966,6 +966,18 @@ const PURSUIT_STATUS: Record<string, string> = {
   abandoned: 'abandoned',
   working: 'in progress',
 };
+
+/** A problem type key in words ("Flow shop"), and UNDETERMINED as what it means. */
+function problemTypeLabel(key: string): string {
+  if (key === UNDETERMINED) return 'not yet determined';
+  const choices = fieldChoices('principal-problem-type');
+  return choices.some((c) => c.key === key)
+    ? choiceLabel(
+        key,
+        choices.map((c) => c.key),
+      )
+    : humanise(key);
+}
 
 /** A choice key as its label with the library's definition ("Bottleneck processes — …"). */
 function choiceItem(field: string, key: string): Html {
