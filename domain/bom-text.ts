@@ -253,17 +253,19 @@ const TOP_LEVEL_PHRASES = [
  * not", "can't" → "can not"), and a dash, colon or full stop between clauses as a ";".
  */
 function normaliseQuestion(question: string): string {
-  return question
-    .toLowerCase()
-    .replace(/[’‘`]/g, "'")
-    .replace(/\bcan't\b/g, 'can not')
-    .replace(/\bwon't\b/g, 'will not')
-    .replace(/\bcannot\b/g, 'can not')
-    // Connectives that mean "and" between two parts.
-    .replace(/\b(?:as well as|along with|together with|in addition to)\b/g, 'and')
-    .replace(/n't\b/g, ' not')
-    .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
-    .replace(/[.!?](?=\s|$)/g, ' ; ');
+  return (
+    question
+      .toLowerCase()
+      .replace(/[’‘`]/g, "'")
+      .replace(/\bcan't\b/g, 'can not')
+      .replace(/\bwon't\b/g, 'will not')
+      .replace(/\bcannot\b/g, 'can not')
+      // Connectives that mean "and" between two parts.
+      .replace(/\b(?:as well as|along with|together with|in addition to)\b/g, 'and')
+      .replace(/n't\b/g, ' not')
+      .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
+      .replace(/[.!?](?=\s|$)/g, ' ; ')
+  );
 }
 
 /** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/" ";". */

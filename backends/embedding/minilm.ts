@@ -83,8 +83,8 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
   const tokenizer = new Tokenizer(tokenizerJson, {});
   // Whole words of the WordPiece vocabulary (pieces that continue a word start with "##").
   const wholeWords = new Set(
-    Object.keys((tokenizerJson as { model?: { vocab?: Record<string, number> } }).model?.vocab ?? {}).filter(
-      (w) => /^\p{L}{2,}$/u.test(w),
+    Object.keys((tokenizerJson as { model?: { vocab?: Record<string, number> } }).model?.vocab ?? {}).filter((w) =>
+      /^\p{L}{2,}$/u.test(w),
     ),
   );
   // Two cores are shared with everything else on the machine: one thread per call is enough.

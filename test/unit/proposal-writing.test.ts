@@ -4,7 +4,7 @@
  * counts (flows/proposal/activities/pdf.ts): general behaviour, no model needed.
  */
 import { describe, expect, it } from 'vitest';
-import { pdfTempName, renderProposalPdf } from '../../flows/proposal/activities/pdf';
+import { renderProposalPdf } from '../../flows/proposal/activities/pdf';
 import { EXAMPLE_PROFILE, type DataCollectionPlan, type ProposalDocument } from '../../flows/proposal/contract';
 import { checkFeasibility, checkWriting, combineQuality } from '../../flows/proposal/quality';
 import { cutLines } from '../../eval/proposal/index';
@@ -261,10 +261,5 @@ describe('the proposal PDF', () => {
     expect(text).toContain('Cons: Cannot be completed in time; Needs sensors.');
     expect(text).toContain('1 secondary question,');
     expect(text).toContain('No matching literature was found in the searched collection.');
-  });
-
-  it('writes each attempt through its own temporary file, so a retried render never loses the other’s file', () => {
-    expect(pdfTempName('/out/p.pdf')).not.toBe(pdfTempName('/out/p.pdf'));
-    expect(pdfTempName('/out/p.pdf')).toMatch(/^\/out\/p\.pdf\..+\.tmp$/);
   });
 });
