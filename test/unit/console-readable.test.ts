@@ -137,13 +137,43 @@ describe('the EADS interview result for a reader', () => {
     expect(unknown).toMatch(/Product not yet named Problem type not yet determined/);
   });
 
-  it('links the schedule when the interview solved one', () => {
-    const page = renderResult(
+  it('says why there is no schedule, and links the schedule and its chart when the interview solved one', () => {
+    const skipped = renderResult(
       { artifactDir: '/out' },
       'runEadsInterview',
       eadsOutput({ schedule: { skipped: 'no orders' } }),
     ).text;
-    expect(shown(page)).toContain('Schedule not solved: no orders');
+    expect(shown(skipped)).toContain('Schedule not solved: no orders');
+    const solved = renderResult(
+      { artifactDir: '/out' },
+      'runEadsInterview',
+      eadsOutput({
+        schedule: {
+          projectId: 'demo-brewery',
+          problemType: 'FLOW-SHOP-SCHEDULING-PROBLEM',
+          jobsSource: 'scr',
+          notes: [],
+          minizinc: { model: 'solve satisfy;', data: '', files: null },
+          minizinc_results: {
+            status: 'optimal',
+            solver: 'cp-sat',
+            objective: { name: 'makespan', firm: null, value: 10, bound: 10, gap: 0 },
+            timeUnit: 'hours',
+            makespan: 10,
+            makespanText: '10 hours',
+            totalTardiness: null,
+            solveSeconds: 0.1,
+            jobs: [],
+            resources: [],
+            conflicts: [],
+          },
+          chart: { svg: '/out/schedule/g.svg', png: '/out/schedule/g.png' },
+        },
+      }),
+    ).text;
+    expect(solved).toMatch(/<dt>Schedule<\/dt>\s*<dd><a href="#schedule-h">optimal/);
+    expect(solved).toMatch(/<h3 id="schedule-h">Schedule<\/h3>/);
+    expect(solved).toContain('<img src="/console/artifacts/schedule/g.svg"');
   });
 });
 
