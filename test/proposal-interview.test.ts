@@ -289,7 +289,13 @@ describe('writeResearchProposal, interactive', () => {
     await answer(handle, 'none', 'additional_context');
     const review = await draft;
     expect(review).toMatchObject({ kind: 'review', id: 'review-1', draft: { passed: true } });
-    expect((await handle.query(proposalStateQuery)).state).toBe('AWAITING_REVIEW');
+    const state = await handle.query(proposalStateQuery);
+    expect(state.state).toBe('AWAITING_REVIEW');
+    // The query carries the draft document for the console's review page; the update's reply,
+    // which history records, keeps to the summary.
+    expect(state.draft?.document?.title).toBe(state.draft?.title);
+    expect(state.draft?.document?.problem_definition.main_research_question).toBeTruthy();
+    expect(review).not.toHaveProperty('draft.document');
     await expect(
       handle.executeUpdate(nextProposalStepUpdate, { args: [{ after: 7 } as never] }),
     ).rejects.toBeInstanceOf(WorkflowUpdateFailedError);

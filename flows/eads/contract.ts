@@ -439,21 +439,51 @@ export const interviewResumeSchema = z.object({
 export const runEadsInterviewInput = z
   .object({
     projectId: projectIdSchema.describe('The project (one interview per project)'),
-    projectName: z.string().trim().min(1).max(200).optional(),
+    projectName: z.string().trim().min(1).max(200).optional().describe('The firm or project, as people call it'),
     /** human: answers arrive by update; surrogate: the model plays the firm in `fixture`. */
-    mode: interviewModeSchema.default('human'),
-    fixture: fixtureIdSchema.optional(),
+    mode: interviewModeSchema
+      .default('human')
+      .describe('human: you answer the questions; surrogate: the model answers as the firm in the fixture'),
+    fixture: fixtureIdSchema
+      .optional()
+      .describe('The firm a surrogate interview plays (needed when the mode is surrogate)'),
     /** auto: the orchestrator's pick is pursued at once; guided: a `startPursuit` update chooses. */
-    orchestration: z.enum(['auto', 'guided']).default('auto'),
-    maxPursuits: z.number().int().min(1).max(50).default(12),
+    orchestration: z
+      .enum(['auto', 'guided'])
+      .default('auto')
+      .describe('auto: the next topic starts at once; guided: you choose each next topic'),
+    maxPursuits: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .default(12)
+      .describe('At most this many topics in the whole interview'),
     /** Continue-as-new after this many pursuits in one run (bounded history). */
-    pursuitsPerRun: z.number().int().min(1).max(100).default(6),
+    pursuitsPerRun: z
+      .number()
+      .int()
+      .min(1)
+      .max(100)
+      .default(6)
+      .describe('Start a fresh workflow run after this many topics (keeps the history short)'),
     /** Passed to each pursuit: continue-as-new after this many questions in one run. */
-    questionsPerRun: z.number().int().min(1).max(200).default(25),
+    questionsPerRun: z
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .default(25)
+      .describe("Start a fresh run of a topic's workflow after this many questions"),
     /** No answer (or, guided, no startPursuit) for this long ends the interview as `abandoned`, with its `resume`. */
-    idleTimeoutMinutes: idleTimeoutMinutesSchema,
+    idleTimeoutMinutes: idleTimeoutMinutesSchema.describe(
+      'End the interview as abandoned when nobody answers for this many minutes (it can be resumed)',
+    ),
     /** At the end, solve a schedule from the SCR (scheduleFromScr as a child): true, or orders and options. */
-    schedule: z.union([z.boolean(), scheduleOptionsSchema]).optional(),
+    schedule: z
+      .union([z.boolean(), scheduleOptionsSchema])
+      .optional()
+      .describe('At the end, solve a schedule from what the interview found'),
     /** Carried by continue-as-new: the interview so far. */
     resume: interviewResumeSchema.optional(),
   })

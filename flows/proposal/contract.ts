@@ -518,8 +518,11 @@ export interface ProposalStateView {
   transitions: StateTransition[];
   awaiting: 'answer' | 'review' | null;
   round: number;
-  /** While awaiting review: the version to review, summarised. */
-  draft: { title: string; overall: number; passed: boolean; issues: string[] } | null;
+  /**
+   * While awaiting review: the version to review, summarised, and the document itself (so a
+   * reviewer reads what they approve; absent from workers that predate it).
+   */
+  draft: { title: string; overall: number; passed: boolean; issues: string[]; document?: ProposalDocument } | null;
 }
 
 export const EXAMPLE_PROFILE: UserProfile = userProfileSchema.parse(exampleProfile);

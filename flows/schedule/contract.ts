@@ -127,15 +127,32 @@ export type Order = z.input<typeof orderSchema>;
 /** The schedule options `runEadsInterview` accepts too (its optional last step). */
 export const scheduleOptionsSchema = z
   .object({
-    orders: z.array(orderSchema).max(500).optional(),
+    orders: z
+      .array(orderSchema)
+      .max(500)
+      .optional()
+      .describe(
+        'The orders to schedule, as JSON, e.g. [{"id": "o1", "product": "IPA", "quantity": 2, "due": {"value": 10, "units": "days"}}]; without them, the jobs come from the SCR (or one per product)',
+      ),
     /** soft: lateness is minimised; hard: due dates are deadlines (missed ones make the instance infeasible). */
-    dueDates: z.enum(['soft', 'hard']).default('soft'),
+    dueDates: z
+      .enum(['soft', 'hard'])
+      .default('soft')
+      .describe('soft: lateness is kept small; hard: due dates are deadlines'),
     /** Overrides the firm's objective. */
-    objective: z.enum(['makespan', 'total-tardiness']).optional(),
+    objective: z
+      .enum(['makespan', 'total-tardiness'])
+      .optional()
+      .describe("What to minimise, instead of the firm's own objective"),
     /** Solver time limit in seconds (at most MAX_TIME_LIMIT_SECONDS); capped by the solver worker's SOLVER_TIME_LIMIT_SECONDS. */
-    timeLimitSeconds: z.number().min(0.1).max(MAX_TIME_LIMIT_SECONDS).optional(),
+    timeLimitSeconds: z
+      .number()
+      .min(0.1)
+      .max(MAX_TIME_LIMIT_SECONDS)
+      .optional()
+      .describe('How long the solver may search, in seconds'),
     /** Also write the Gantt chart (SVG and PNG) to the artifact folder. */
-    chart: z.boolean().default(true),
+    chart: z.boolean().default(true).describe('Also draw the Gantt chart'),
   })
   .strict();
 export type ScheduleOptions = z.input<typeof scheduleOptionsSchema>;

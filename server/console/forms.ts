@@ -1,15 +1,20 @@
 /**
  * Start forms generated from each flow's input JSON Schema (the same `z.toJSONSchema` output the
- * control plane publishes): strings, numbers, booleans and enums get their own controls; objects
- * and arrays are edited as JSON. The posted form is turned back into the flow's input object and
+ * control plane publishes): labelled in words (the schema's description as the hint), strings,
+ * numbers, booleans and enums get their own controls, an object of such fields (or "true, or
+ * these options", like the EADS interview's `schedule`) gets a small form of its own, and only
+ * lists of records are edited as JSON. A field whose values the control plane can list (the EADS
+ * fixtures) is a choice. The posted form is turned back into the flow's input object and
  * validated by the flow's zod schema, whose issues are shown beside their fields.
  */
 import type { FlowDefinition } from '../../contracts/common';
 import { jsonSchemaOf } from '../manifest';
 import { html, type Html } from './html';
+import { humanise, knownFixtures } from './words';
 
 type JsonSchema = Record<string, unknown> & {
   type?: string | string[];
+  anyOf?: JsonSchema[];
   enum?: unknown[];
   description?: string;
   default?: unknown;
@@ -21,8 +26,11 @@ type JsonSchema = Record<string, unknown> & {
 };
 
 export interface FormField {
+  /** The posted name: `schedule.dueDates` for a field of the `schedule` group. */
   name: string;
-  kind: 'text' | 'textarea' | 'number' | 'boolean' | 'enum' | 'json';
+  /** What the label says. */
+  label: string;
+  kind: 'text' | 'textarea' | 'number' | 'boolean' | 'enum' | 'json' | 'group';
   required: boolean;
   description?: string;
   options?: string[];
@@ -30,7 +38,25 @@ export interface FormField {
   min?: number;
   max?: number;
   integer?: boolean;
+  /** A group's fields. */
+  fields?: FormField[];
+  /** A group that may also be just `true` ("yes, with the defaults"): it gets a yes/no choice first. */
+  orTrue?: boolean;
 }
+
+/** Values the control plane can list for a field that the schema only constrains by pattern. */
+const LISTED_VALUES: Record<string, () => string[]> = {
+  'runEadsInterview.fixture': knownFixtures,
+};
+
+/** An object whose fields each get a control of their own (lists of records stay JSON). */
+const objectBranch = (schema: JsonSchema): JsonSchema | undefined => {
+  if (schema.properties) return schema;
+  const branches = schema.anyOf ?? [];
+  return branches.length === 2 && branches.some((b) => b.type === 'boolean')
+    ? branches.find((b) => b.type === 'object' && b.properties)
+    : undefined;
+};
 
 function kindOf(name: string, schema: JsonSchema): FormField['kind'] {
   if (schema.enum && schema.enum.every((v) => typeof v === 'string')) return 'enum';
@@ -41,25 +67,40 @@ function kindOf(name: string, schema: JsonSchema): FormField['kind'] {
   return 'json';
 }
 
-export function formFields(flow: FlowDefinition): FormField[] {
-  const schema = jsonSchemaOf(flow.input, 'input') as JsonSchema;
+function fieldsOf(schema: JsonSchema, prefix: string, listed: (name: string) => string[] | undefined): FormField[] {
   const required = new Set(schema.required ?? []);
   return (
     Object.entries(schema.properties ?? {})
       // Carried by continue-as-new only: not for people.
       .filter(([name]) => name !== 'resume')
-      .map(([name, prop]) => ({
-        name,
-        kind: kindOf(name, prop),
-        required: required.has(name) && prop.default === undefined,
-        description: prop.description,
-        options: prop.enum as string[] | undefined,
-        defaultValue: prop.default,
-        min: prop.minimum,
-        max: prop.maximum,
-        integer: prop.type === 'integer',
-      }))
+      .map(([key, prop]): FormField => {
+        const name = prefix + key;
+        const group = prefix ? undefined : objectBranch(prop);
+        const values = listed(name);
+        const field: FormField = {
+          name,
+          label: humanise(key),
+          kind: group ? 'group' : values?.length ? 'enum' : kindOf(key, prop),
+          required: required.has(key) && prop.default === undefined,
+          description: prop.description,
+          options: values?.length ? values : (prop.enum as string[] | undefined),
+          defaultValue: prop.default,
+          min: prop.minimum,
+          max: prop.maximum,
+          integer: prop.type === 'integer',
+        };
+        if (group) {
+          field.fields = fieldsOf(group, `${name}.`, () => undefined);
+          field.orTrue = group !== prop;
+        }
+        return field;
+      })
   );
+}
+
+export function formFields(flow: FlowDefinition): FormField[] {
+  const schema = jsonSchemaOf(flow.input, 'input') as JsonSchema;
+  return fieldsOf(schema, '', (name) => LISTED_VALUES[`${flow.type}.${name}`]?.());
 }
 
 export type FormValues = Record<string, string>;
@@ -73,6 +114,18 @@ export function inputFromForm(
   const input: Record<string, unknown> = {};
   const errors: FieldErrors = {};
   for (const field of fields) {
+    if (field.kind === 'group') {
+      const choice = values[field.name] ?? '';
+      // "No" leaves the field out whatever its options say; "yes" with no option is `true`.
+      if (field.orTrue && choice !== 'true') continue;
+      const inner = inputFromForm(field.fields ?? [], values);
+      const key = (name: string) => name.slice(field.name.length + 1);
+      for (const [name, message] of Object.entries(inner.errors)) errors[name] = message;
+      const given = Object.fromEntries(Object.entries(inner.input).map(([k, v]) => [key(k), v]));
+      if (field.orTrue) input[field.name] = Object.keys(given).length ? given : true;
+      else if (!field.orTrue && Object.keys(given).length) input[field.name] = given;
+      continue;
+    }
     const raw = values[field.name] ?? '';
     if (field.kind === 'boolean') {
       if (raw === 'true' || raw === 'false') input[field.name] = raw === 'true';
@@ -98,8 +151,15 @@ export function inputFromForm(
 
 const show = (v: unknown): string => (v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2));
 
-export function renderField(field: FormField, value: string | undefined, error: string | undefined): Html {
-  const id = `f-${field.name}`;
+export function renderField(
+  field: FormField,
+  value: string | undefined,
+  error: string | undefined,
+  values: FormValues = {},
+  errors: FieldErrors = {},
+): Html {
+  const id = `f-${field.name.replace(/\./g, '-')}`;
+  if (field.kind === 'group') return renderGroup(field, id, value, error, values, errors);
   const hintId = `${id}-hint`;
   const errorId = `${id}-error`;
   const describedBy = [field.description ? hintId : '', error ? errorId : ''].filter(Boolean).join(' ');
@@ -111,7 +171,14 @@ export function renderField(field: FormField, value: string | undefined, error: 
       control = html`<textarea id="${id}" name="${field.name}" rows="10" ${aria}>${current}</textarea>`;
       break;
     case 'json':
-      control = html`<textarea id="${id}" name="${field.name}" rows="6" class="mono" placeholder="JSON" ${aria}>
+      control = html`<textarea
+        id="${id}"
+        name="${field.name}"
+        rows="${field.name.includes('.') ? 3 : 6}"
+        class="mono"
+        placeholder="JSON"
+        ${aria}
+      >
 ${current}</textarea>`;
       break;
     case 'number':
@@ -128,7 +195,9 @@ ${current}</textarea>`;
     case 'boolean':
     case 'enum': {
       const options = field.kind === 'boolean' ? ['true', 'false'] : field.options!;
-      const fallback = field.defaultValue !== undefined ? `default (${show(field.defaultValue)})` : '(not set)';
+      const shownDefault =
+        typeof field.defaultValue === 'boolean' ? (field.defaultValue ? 'yes' : 'no') : show(field.defaultValue);
+      const fallback = field.defaultValue !== undefined ? `default (${shownDefault})` : '(not set)';
       control = html`<select id="${id}" name="${field.name}" ${aria}>
         ${field.required && field.defaultValue === undefined ? '' : html`<option value="">${fallback}</option>`}
         ${options.map((o) => html`<option value="${o}" ${current === o ? html` selected` : ''}>${field.kind === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}</option>`)}
@@ -146,7 +215,7 @@ ${current}</textarea>`;
       />`;
   }
   return html`<div class="field${error ? ' invalid' : ''}">
-    <label for="${id}">${field.name}${field.required ? html` <span class="req">(required)</span>` : ''}</label>
+    <label for="${id}">${field.label}${field.required ? html` <span class="req">(required)</span>` : ''}</label>
     ${field.description ? html`<p class="hint" id="${hintId}">${field.description}</p>` : ''} ${control}
     ${error ? html`<p class="error" id="${errorId}" role="alert">${error}</p>` : ''}
   </div>`;
@@ -163,7 +232,7 @@ export function renderStartForm(
   return html`<p>${flow.description}</p>
     ${formError ? html`<p class="error" role="alert">${formError}</p>` : ''}
     <form method="post" action="/console/flows/${flow.type}" class="start">
-      ${fields.map((f) => renderField(f, values[f.name], errors[f.name]))}
+      ${fields.map((f) => renderField(f, values[f.name], errors[f.name], values, errors))}
       <button type="submit">Start ${flow.title}</button>
     </form>
     ${
@@ -174,4 +243,39 @@ export function renderStartForm(
           </details>`
         : ''
     }`;
+}
+
+/** A group's fields in a fieldset, after a yes/no choice when the group may also be just `true`. */
+function renderGroup(
+  field: FormField,
+  id: string,
+  value: string | undefined,
+  error: string | undefined,
+  values: FormValues,
+  errors: FieldErrors,
+): Html {
+  const hintId = `${id}-hint`;
+  const errorId = `${id}-error`;
+  return html`<fieldset
+    class="options${error ? ' invalid' : ''}"
+    aria-describedby="${field.description && !field.orTrue ? hintId : ''}${error ? ` ${errorId}` : ''}"
+  >
+    <legend>${field.label}</legend>
+    ${field.description && !field.orTrue ? html`<p class="hint" id="${hintId}">${field.description}</p>` : ''}
+    ${
+      field.orTrue
+        ? html`<div class="field">
+            <label for="${id}">${field.description ?? field.label}?</label>
+            <select id="${id}" name="${field.name}">
+              <option value="false" ${value !== 'true' ? html` selected` : ''}>no</option>
+              <option value="true" ${value === 'true' ? html` selected` : ''}>
+                yes (with the options below, where set)
+              </option>
+            </select>
+          </div>`
+        : ''
+    }
+    ${(field.fields ?? []).map((f) => renderField(f, values[f.name], errors[f.name], values, errors))}
+    ${error ? html`<p class="error" id="${errorId}" role="alert">${error}</p>` : ''}
+  </fieldset>`;
 }

@@ -22,6 +22,7 @@ import {
   PROPOSAL_STATES,
   type InterviewQuestionView,
   type LiteratureEntry,
+  type ProposalDocument,
   type ProposalOutput,
   type ProposalStateView,
 } from '../../flows/proposal/contract';
@@ -29,7 +30,10 @@ import { findFlow } from '../../flows/registry';
 import { currentQuestionQuery, proposalStateQuery } from '../../flows/proposal/messages';
 import { html, renderTable, renderValue, tableHead, type Html } from './html';
 import { httpUrl, renderMarkdown } from './markdown';
-import type { ScheduleFromScrOutput } from '../../flows/schedule/contract';
+import { eadsName, fieldChoices, humanise } from './words';
+import { choiceLabel, isQuantity, UNDETERMINED } from '../../domain/eads-structure';
+import { describeSchedule, type ScheduleFromScrOutput } from '../../flows/schedule/contract';
+import type { PlatformCheckOutput } from '../../flows/platform/contract';
 import { progressQuery } from '../../contracts/progress-messages';
 import { logger } from '../../plumbing/logger';
 import { failureReason } from '../../access/failure-reason';
@@ -180,20 +184,28 @@ function proposalQuestion(ctx: ViewContext, handle: WorkflowHandle, q: Interview
   </section>`;
 }
 
-function reviewForm(ctx: ViewContext, handle: WorkflowHandle, state: ProposalStateView): Html {
+export function reviewForm(
+  ctx: Pick<ViewContext, 'error'>,
+  handle: Pick<WorkflowHandle, 'workflowId'>,
+  state: ProposalStateView,
+): Html {
   const d = state.draft!;
   const error = ctx.error?.field === 'comments' ? ctx.error : undefined;
   return html`<section aria-labelledby="review-h" class="review">
     <h2 id="review-h">Review the draft</h2>
-    <p><strong>${d.title}</strong></p>
-    <p>Quality ${d.overall.toFixed(1)}/100, ${d.passed ? 'passed' : 'not passed'}</p>
+    <p>
+      <strong>${d.title}</strong> — quality ${d.overall.toFixed(1)}/100, ${d.passed ? 'passed' : 'not passed'}. Read the
+      draft below, then approve it or say what should change.
+    </p>
     ${
       d.issues.length
-        ? html`<ul>
-            ${d.issues.map((i) => html`<li>${i}</li>`)}
-          </ul>`
+        ? html`<p><strong>Issues the quality check found</strong></p>
+            <ul>
+              ${d.issues.map((i) => html`<li>${i}</li>`)}
+            </ul>`
         : ''
     }
+    ${d.document ? html`<div class="draft">${proposalDocument(d.document)}</div>` : ''}
     <form method="post" action="/console/runs/${handle.workflowId}/proposal/review">
       <div class="field${error ? ' invalid' : ''}">
         <label for="comments">What should change? (needed to request changes)</label>
@@ -277,7 +289,7 @@ function eadsProgress(view: InterviewView, status: PursuitStatus | undefined): H
   }));
   return html`<section aria-labelledby="eads-progress-h" class="eads-progress">
     <h2 id="eads-progress-h">Progress by EADS</h2>
-    ${view.product ? html`<p>Product: <strong>${view.product}</strong>${view.problemType ? html`; problem type: <strong>${view.problemType}</strong>` : ''}</p>` : ''}
+    ${view.product ? html`<p>Product: <strong>${view.product}</strong>${view.problemType ? html`; problem type: <strong>${problemTypeLabel(view.problemType)}</strong>` : ''}</p>` : ''}
     ${rows.length ? renderTable(rows, 0, 'Topics covered') : ''}
     ${
       status
@@ -475,6 +487,9 @@ function resultBody(ctx: ArtifactContext, type: string, result: unknown, workflo
     case 'runEadsInterview':
       body = eadsResult(ctx, result as RunEadsInterviewOutput);
       break;
+    case 'platformCheck':
+      body = platformResult(result as PlatformCheckOutput);
+      break;
     default:
       body = html`${describeLines(type, result)}${renderValue(result)}`;
   }
@@ -561,33 +576,148 @@ function bomResult(out: BomQuestionOutput, workflowId?: string): Html {
     }`;
 }
 
+const DISCOVERY_STATUS: Record<DiscoverFromPrpOutput['results'][number]['status'], string> = {
+  ok: 'tables found',
+  partial: 'tables found; some checks failed',
+  failed: 'the search failed',
+  no_source: 'no table supplies these columns',
+};
+
+const percent = (x: number) => `${Math.round(x * 100)}%`;
+
 function discoveryResult(out: DiscoverFromPrpOutput): Html {
+  const unsourced = out.unsourced_columns ?? out.uncovered_columns;
+  const derived = out.derived_columns ?? [];
+  const rejectedBy = (group: string) => out.rejected.filter((r) => r.conceptual_group === group);
   return html`<p>
-      ${out.stats.steps} group(s), ${out.stats.candidates} candidate table(s), ${out.stats.fits} fit(s); schema from
-      ${out.schema_source}.
+      ${out.target_schema.length} target column(s)
+      (${out.schema_source === 'prp' ? "from the PRP's section 9" : 'given with the input'}), searched in
+      ${out.stats.steps} step(s): ${out.stats.candidates} candidate table(s) checked, ${out.stats.fits} fit.
+      ${out.stats.searches_failed ? html`${out.stats.searches_failed} search(es) failed. ` : ''}${out.stats.validations_failed ? html`${out.stats.validations_failed} check(s) failed.` : ''}
     </p>
-    ${out.results.map(
-      (r, i) =>
-        html`<section class="group" aria-labelledby="group-${i}">
-          <h3 id="group-${i}">${r.conceptual_group} <span class="badge">${r.status}</span></h3>
-          <p>Search: <code>${r.search_query}</code>; columns: ${r.target_columns.map((c) => c.name).join(', ')}</p>
-          ${r.error ? html`<p class="error">${r.error}</p>` : ''}
-          ${
-            r.discovered_tables.length
-              ? renderTable(
-                  r.discovered_tables.map((t) => ({
-                    table: tableName(t),
-                    relevance: t.relevance_score,
-                    matched: t.matched_columns.join(', '),
-                    reasoning: t.reasoning,
-                  })),
-                )
-              : html`<p class="muted">No fitting table.</p>`
-          }
-        </section>`,
-    )}
-    ${out.uncovered_columns.length ? html`<p>Not covered: ${out.uncovered_columns.join(', ')}</p>` : ''}
-    ${out.unsourced_columns?.length ? html`<p>No table supplies: ${out.unsourced_columns.join(', ')}</p>` : ''}`;
+    ${
+      unsourced.length
+        ? html`<p class="warning"><strong>No table supplies:</strong> ${unsourced.join(', ')}.</p>`
+        : html`<p><strong>Every searched column has a source.</strong></p>`
+    }
+    ${
+      derived.length
+        ? html`<p>
+            <strong>Computed from other columns</strong> (the PRP derives them, so no table was searched):
+            ${derived.join(', ')}.
+          </p>`
+        : ''
+    }
+    ${out.results.map((r, i) => {
+      const rejected = rejectedBy(r.conceptual_group);
+      return html`<section class="group" aria-labelledby="group-${i}">
+        <h3 id="group-${i}">
+          Step ${i + 1}: ${r.conceptual_group}
+          <span class="badge status-${r.status}">${DISCOVERY_STATUS[r.status] ?? r.status}</span>
+        </h3>
+        ${r.split_from ? html`<p class="muted">Searched apart from the step “${r.split_from}”.</p>` : ''}
+        <p><strong>Target columns</strong></p>
+        <ul class="columns">
+          ${r.target_columns.map(
+            (c) =>
+              html`<li>
+                <code>${c.name}</code>
+                <span class="muted">${c.type}</span>${c.description ? html` — ${c.description}` : ''}
+              </li>`,
+          )}
+        </ul>
+        ${r.error ? html`<p class="error">${r.error}</p>` : ''}
+        ${
+          r.discovered_tables.length
+            ? html`<div class="scroll">
+                <table class="tables-found">
+                  <caption>
+                    Tables found (${r.discovered_tables.length} of ${r.candidates_found} candidate(s))
+                  </caption>
+                  ${tableHead(['Table', 'Relevance', 'Supplies', 'Why it fits'])}
+                  <tbody>
+                    ${r.discovered_tables.map(
+                      (t) =>
+                        html`<tr>
+                          <td>
+                            <code>${tableName(t)}</code
+                            >${t.description ? html`<br /><span class="muted">${t.description}</span>` : ''}
+                          </td>
+                          <td>${percent(t.relevance_score)}</td>
+                          <td>
+                            ${t.matched_columns.length ? t.matched_columns.join(', ') : html`<span class="muted">(none named)</span>`}
+                          </td>
+                          <td>${t.reasoning}</td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </div>`
+            : html`<p class="muted">No fitting table (${r.candidates_found} candidate(s) checked).</p>`
+        }
+        ${
+          r.unsourced_columns?.length
+            ? html`<p><strong>Not supplied by any table of this step:</strong> ${r.unsourced_columns.join(', ')}</p>`
+            : ''
+        }
+        <p class="muted">Search: ${r.search_query}</p>
+        ${
+          rejected.length
+            ? html`<details>
+                <summary>${rejected.length} table(s) considered and turned down</summary>
+                <ul>
+                  ${rejected.map(
+                    (x) =>
+                      html`<li>
+                        <code>${x.table}</code> —
+                        ${x.outcome === 'not_a_fit' ? 'not a fit' : 'could not be checked'}${x.relevance_score !== null ? html` (relevance ${percent(x.relevance_score)})` : ''}:
+                        ${x.reason}
+                      </li>`,
+                  )}
+                </ul>
+              </details>`
+            : ''
+        }
+      </section>`;
+    })}`;
+}
+
+/** What a platform check looked at, what it found, and which backends answered. */
+function platformResult(out: PlatformCheckOutput): Html {
+  return html`<p>
+      Checked the three backends on the topic <strong>${out.topic}</strong>: the search found ${out.documents.length}
+      document(s), the warehouse returned ${out.rows.length} row(s), and the model summarised them.
+    </p>
+    <dl class="facts">
+      <dt>Outcome</dt>
+      <dd>${out.summary}</dd>
+      <dt>Model</dt>
+      <dd>${out.backends.model} (${out.usage.totalTokens} tokens in ${out.usage.calls} call(s))</dd>
+      <dt>Warehouse</dt>
+      <dd>${out.backends.warehouse}</dd>
+      <dt>Search</dt>
+      <dd>${out.backends.search}</dd>
+    </dl>
+    ${
+      out.highlights.length
+        ? html`<h3>Highlights</h3>
+            ${list(out.highlights)}`
+        : ''
+    }
+    <h3>Documents found</h3>
+    ${
+      out.documents.length
+        ? html`<ul>
+            ${out.documents.map((d) => html`<li>${d.title} <span class="muted">(score ${d.score.toFixed(2)})</span></li>`)}
+          </ul>`
+        : html`<p class="muted">(none)</p>`
+    }
+    <h3>Warehouse rows</h3>
+    ${out.rows.length ? pagedTable(out.rows, 'Rows') : html`<p class="muted">(none)</p>`}
+    <details class="sql">
+      <summary>Show the SQL</summary>
+      <pre><code>${out.sql}</code></pre>
+    </details>`;
 }
 
 const list = (items: string[], ordered = false): Html =>
@@ -626,10 +756,14 @@ export function literatureTable(entries: LiteratureEntry[]): Html {
 
 function proposalResult(ctx: ArtifactContext, out: ProposalOutput): Html {
   const href = out.pdf ? artifactHref(ctx, out.pdf.ref, out.pdf.path) : undefined;
-  const p = out.proposal;
   const head = html`<p><strong>${out.title ?? '(no title)'}</strong> — ${out.status.replace(/_/g, ' ')}</p>
     ${href ? html`<p><a class="pdf" href="${href}">Download the proposal (PDF, ${out.pdf!.pages} pages)</a></p>` : ''}`;
-  if (!p) return html`${head}${describeLines('writeResearchProposal', out)}`;
+  if (!out.proposal) return html`${head}${describeLines('writeResearchProposal', out)}`;
+  return html`${head}${proposalDocument(out.proposal, out.unresolvedIssues)}`;
+}
+
+/** A proposal as a document: the final result, and the draft at the review gate. */
+export function proposalDocument(p: ProposalDocument, unresolved: ProposalOutput['unresolvedIssues'] = []): Html {
   const pd = p.problem_definition;
   const ro = p.research_objectives;
   const m = p.methodology;
@@ -640,92 +774,91 @@ function proposalResult(ctx: ArtifactContext, out: ProposalOutput): Html {
     duration: ph.duration,
     activities: ph.activities.join('; '),
   });
-  return html`${head}
-    <article class="proposal" aria-labelledby="proposal-title">
-      <h3 id="proposal-title" class="doc-title">${p.title}</h3>
-      <section aria-labelledby="p-problem">
-        <h4 id="p-problem">1. Problem</h4>
-        ${renderMarkdown(pd.problem_statement)}
-        <p><strong>Main research question:</strong> ${pd.main_research_question}</p>
-        <p><strong>Secondary questions</strong></p>
-        ${list(pd.secondary_questions, true)}
-        <p><strong>Key variables:</strong> ${pd.key_variables.join(', ')}</p>
-        ${literatureTable(pd.preliminary_literature)}
-      </section>
-      <section aria-labelledby="p-objectives">
-        <h4 id="p-objectives">2. Objectives</h4>
-        <p><strong>General objective:</strong> ${ro.general_objective}</p>
-        ${list(ro.specific_objectives, true)}
-        <p><strong>Timeline:</strong> ${ro.feasibility_notes.timeline_assessment}</p>
-        <p><strong>Skills required:</strong> ${ro.feasibility_notes.skills_required.join(', ') || '(none named)'}</p>
-        <p><strong>Risks</strong></p>
-        ${list(ro.feasibility_notes.risk_factors)}
-        <p>
-          <strong>Alignment:</strong> ${ro.alignment_check.coverage_analysis} (coherence
-          ${ro.alignment_check.coherence_score.toLowerCase()})
-        </p>
-      </section>
-      <section aria-labelledby="p-method">
-        <h4 id="p-method">3. Methodology</h4>
-        <p><strong>${m.recommended_methodology}</strong> (${m.methodology_type})</p>
-        ${renderMarkdown(m.justification)}
-        <p>
-          <strong>Duration:</strong> ${m.timeline_fit.estimated_duration}
-          (${m.timeline_fit.is_feasible ? 'fits the time available' : 'does not fit the time available'})
-        </p>
-        ${renderTable(m.timeline_fit.key_phases, 0, 'Phases')}
-        ${
-          m.alternative_methodologies.length
-            ? renderTable(
-                m.alternative_methodologies.map((a) => ({
-                  alternative: a.name,
-                  pros: a.pros.join('; '),
-                  cons: a.cons.join('; '),
-                })),
-                0,
-                'Alternatives considered',
-              )
-            : ''
-        }
-      </section>
-      <section aria-labelledby="p-data">
-        <h4 id="p-data">4. Data collection</h4>
-        <p><strong>Techniques:</strong> ${dc.collection_techniques.join(', ')}</p>
-        <p><strong>Sources:</strong> ${dc.data_sources.join(', ')}</p>
-        <p><strong>Sample size:</strong> ${dc.estimated_sample_size}</p>
-        ${dc.recommended_tools.length ? renderTable(dc.recommended_tools, 0, 'Tools') : ''}
-        ${renderTable(
-          [
-            phase('preparation', dc.timeline_breakdown.preparation),
-            phase('collection', dc.timeline_breakdown.collection),
-            phase('quality check', dc.timeline_breakdown.quality_check),
-          ],
-          0,
-          `Timeline (${dc.timeline_breakdown.total_duration} in all)`,
-        )}
-        ${
-          dc.resource_requirements.length
-            ? html`<p><strong>Resources</strong></p>
-                ${list(dc.resource_requirements)}`
-            : ''
-        }
-      </section>
-      <section aria-labelledby="p-quality">
-        <h4 id="p-quality">5. Quality check</h4>
-        <p>
-          Quality ${q.overall_quality_score.toFixed(1)}/100, ${q.validation_passed ? 'passed' : 'not passed'}; coherence
-          ${q.coherence_score.toFixed(2)}, feasibility ${q.feasibility_score.toFixed(2)}.
-        </p>
-        ${q.issues_identified.length ? renderTable(q.issues_identified, 0, 'Issues found') : ''}
-        ${
-          q.recommendations.length
-            ? html`<p><strong>Recommendations</strong></p>
-                ${list(q.recommendations)}`
-            : ''
-        }
-        ${out.unresolvedIssues.length ? renderTable(out.unresolvedIssues, 0, 'Issues refinement did not resolve') : ''}
-      </section>
-    </article>`;
+  return html`<article class="proposal" aria-labelledby="proposal-title">
+    <h3 id="proposal-title" class="doc-title">${p.title}</h3>
+    <section aria-labelledby="p-problem">
+      <h4 id="p-problem">1. Problem</h4>
+      ${renderMarkdown(pd.problem_statement)}
+      <p><strong>Main research question:</strong> ${pd.main_research_question}</p>
+      <p><strong>Secondary questions</strong></p>
+      ${list(pd.secondary_questions, true)}
+      <p><strong>Key variables:</strong> ${pd.key_variables.join(', ')}</p>
+      ${literatureTable(pd.preliminary_literature)}
+    </section>
+    <section aria-labelledby="p-objectives">
+      <h4 id="p-objectives">2. Objectives</h4>
+      <p><strong>General objective:</strong> ${ro.general_objective}</p>
+      ${list(ro.specific_objectives, true)}
+      <p><strong>Timeline:</strong> ${ro.feasibility_notes.timeline_assessment}</p>
+      <p><strong>Skills required:</strong> ${ro.feasibility_notes.skills_required.join(', ') || '(none named)'}</p>
+      <p><strong>Risks</strong></p>
+      ${list(ro.feasibility_notes.risk_factors)}
+      <p>
+        <strong>Alignment:</strong> ${ro.alignment_check.coverage_analysis} (coherence
+        ${ro.alignment_check.coherence_score.toLowerCase()})
+      </p>
+    </section>
+    <section aria-labelledby="p-method">
+      <h4 id="p-method">3. Methodology</h4>
+      <p><strong>${m.recommended_methodology}</strong> (${m.methodology_type})</p>
+      ${renderMarkdown(m.justification)}
+      <p>
+        <strong>Duration:</strong> ${m.timeline_fit.estimated_duration}
+        (${m.timeline_fit.is_feasible ? 'fits the time available' : 'does not fit the time available'})
+      </p>
+      ${renderTable(m.timeline_fit.key_phases, 0, 'Phases')}
+      ${
+        m.alternative_methodologies.length
+          ? renderTable(
+              m.alternative_methodologies.map((a) => ({
+                alternative: a.name,
+                pros: a.pros.join('; '),
+                cons: a.cons.join('; '),
+              })),
+              0,
+              'Alternatives considered',
+            )
+          : ''
+      }
+    </section>
+    <section aria-labelledby="p-data">
+      <h4 id="p-data">4. Data collection</h4>
+      <p><strong>Techniques:</strong> ${dc.collection_techniques.join(', ')}</p>
+      <p><strong>Sources:</strong> ${dc.data_sources.join(', ')}</p>
+      <p><strong>Sample size:</strong> ${dc.estimated_sample_size}</p>
+      ${dc.recommended_tools.length ? renderTable(dc.recommended_tools, 0, 'Tools') : ''}
+      ${renderTable(
+        [
+          phase('preparation', dc.timeline_breakdown.preparation),
+          phase('collection', dc.timeline_breakdown.collection),
+          phase('quality check', dc.timeline_breakdown.quality_check),
+        ],
+        0,
+        `Timeline (${dc.timeline_breakdown.total_duration} in all)`,
+      )}
+      ${
+        dc.resource_requirements.length
+          ? html`<p><strong>Resources</strong></p>
+              ${list(dc.resource_requirements)}`
+          : ''
+      }
+    </section>
+    <section aria-labelledby="p-quality">
+      <h4 id="p-quality">5. Quality check</h4>
+      <p>
+        Quality ${q.overall_quality_score.toFixed(1)}/100, ${q.validation_passed ? 'passed' : 'not passed'}; coherence
+        ${q.coherence_score.toFixed(2)}, feasibility ${q.feasibility_score.toFixed(2)}.
+      </p>
+      ${q.issues_identified.length ? renderTable(q.issues_identified, 0, 'Issues found') : ''}
+      ${
+        q.recommendations.length
+          ? html`<p><strong>Recommendations</strong></p>
+              ${list(q.recommendations)}`
+          : ''
+      }
+      ${unresolved.length ? renderTable(unresolved, 0, 'Issues refinement did not resolve') : ''}
+    </section>
+  </article>`;
 }
 
 /** A file of the result as a link when the store holds it (by reference, else by path), else its name. */
@@ -826,36 +959,289 @@ function chartPath(value: unknown, depth = 0): string[] | undefined {
   return undefined;
 }
 
+const INTERVIEW_END: Record<RunEadsInterviewOutput['status'], string> = {
+  exhausted: 'ended: every topic that applies was covered',
+  finished: 'finished when asked to',
+  'max-pursuits': 'stopped at its limit of topics',
+  abandoned: 'abandoned: a question went unanswered too long (it can be resumed)',
+};
+
+const PURSUIT_STATUS: Record<string, string> = {
+  complete: 'complete',
+  exhausted: 'nothing more to tell',
+  'budget-spent': 'question budget spent',
+  finalized: 'ended early',
+  failed: 'failed',
+  abandoned: 'abandoned',
+  working: 'in progress',
+};
+
+/** A problem type key in words ("Flow shop"), and UNDETERMINED as what it means. */
+function problemTypeLabel(key: string): string {
+  if (key === UNDETERMINED) return 'not yet determined';
+  const choices = fieldChoices('principal-problem-type');
+  return choices.some((c) => c.key === key)
+    ? choiceLabel(
+        key,
+        choices.map((c) => c.key),
+      )
+    : humanise(key);
+}
+
+/** A choice key as its label with the library's definition ("Bottleneck processes — …"). */
+function choiceItem(field: string, key: string): Html {
+  const choices = fieldChoices(field);
+  const known = choices.find((c) => c.key.toLowerCase() === key.toLowerCase());
+  const label = known
+    ? choiceLabel(
+        known.key,
+        choices.map((c) => c.key),
+      )
+    : humanise(key);
+  return known ? html`<strong>${label}</strong> — ${known.definition}` : html`<strong>${label}</strong>`;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+const strings = (v: unknown): string[] =>
+  Array.isArray(v)
+    ? v.filter((x) => x !== null && x !== undefined).map((x) => (isRecord(x) ? readableText(x) : String(x)))
+    : [];
+
+/** A value as a short phrase: a quantity "2 hours", a list "a, b", an object "key: value; …". */
+function readableText(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  if (isQuantity(v)) return `${v['value-string']} ${v.units}`;
+  if (Array.isArray(v)) return strings(v).join(', ');
+  if (isRecord(v))
+    return Object.entries(v)
+      .map(([k, x]) => `${humanise(k)}: ${readableText(x)}`)
+      .join('; ');
+  if (typeof v === 'boolean') return v ? 'yes' : 'no';
+  return String(v);
+}
+
+/** Any SCR value for people: keys in words, lists as lists, rows of objects as a table. */
+function readable(v: unknown, depth = 0): Html {
+  if (v === null || v === undefined || v === '') return html`<span class="muted">—</span>`;
+  if (isQuantity(v) || typeof v !== 'object') return html`${readableText(v)}`;
+  if (Array.isArray(v)) {
+    if (!v.length) return html`<span class="muted">(none)</span>`;
+    if (v.every(isRecord) && depth < 3) return readableTable(v, undefined, depth);
+    return list(strings(v));
+  }
+  if (depth >= 3) return html`${readableText(v)}`;
+  return html`<dl class="kv">
+    ${Object.entries(v).map(
+      ([k, x]) =>
+        html`<dt>${humanise(k)}</dt>
+          <dd>${readable(x, depth + 1)}</dd>`,
+    )}
+  </dl>`;
+}
+
+function readableTable(rows: Array<Record<string, unknown>>, caption?: string, depth = 0): Html {
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return html`<div class="scroll">
+    <table>
+      ${
+        caption
+          ? html`<caption>
+              ${caption}
+            </caption>`
+          : ''
+      }
+      ${tableHead(columns.map(humanise))}
+      <tbody>
+        ${rows.map(
+          (r) =>
+            html`<tr>
+              ${columns.map((c) => html`<td>${Array.isArray(r[c]) ? strings(r[c]).join(', ') : readable(r[c], depth + 1)}</td>`)}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** The SCR keys the sections below present; the rest are shown under "Also said". */
+const SCR_SHOWN = new Set([
+  'product-or-service-name',
+  'scheduling-challenges',
+  'principal-problem-type',
+  'problem-components',
+  'process-id',
+  'inputs',
+  'outputs',
+  'subprocesses',
+  'resources',
+  'duration',
+  'continuous?',
+  'cyclical?',
+  'resource-pools',
+  'calendar',
+  'inquiry-areas',
+  'areas-we-intend-to-discuss',
+  'primary-objective',
+  'hard-constraints',
+  'soft-preferences',
+]);
+
 function eadsResult(ctx: ArtifactContext, out: RunEadsInterviewOutput): Html {
-  const chart = chartPath(out);
-  const href = chart ? artifactHref(ctx, ...chart) : undefined;
-  return html`${describeLines('runEadsInterview', out)}
-    <p>Interview ${out.status}: ${out.pursuits.length} topic(s), ${out.questionsAsked} question(s).</p>
-    <p>
-      Product: <strong>${out.product ?? '(unknown)'}</strong>; problem type:
-      <strong>${out.problemType ?? '(undetermined)'}</strong>
+  const scr = out.scr.merged_scr;
+  const product =
+    out.product ?? (typeof scr['product-or-service-name'] === 'string' ? scr['product-or-service-name'] : null);
+  const problem =
+    out.problemType ?? (typeof scr['principal-problem-type'] === 'string' ? scr['principal-problem-type'] : null);
+  const challenges = out.schedulingChallenges.length ? out.schedulingChallenges : strings(scr['scheduling-challenges']);
+  const components = strings(scr['problem-components']).filter((c) => c !== problem);
+  const steps = Array.isArray(scr.subprocesses) ? scr.subprocesses.filter(isRecord) : [];
+  const pools = Array.isArray(scr['resource-pools']) ? scr['resource-pools'].filter(isRecord) : [];
+  const areas = Array.isArray(scr['inquiry-areas']) ? scr['inquiry-areas'].filter(isRecord) : [];
+  const objective = typeof scr['primary-objective'] === 'string' ? scr['primary-objective'] : undefined;
+  const rules = strings(scr['hard-constraints']);
+  const preferences = strings(scr['soft-preferences']);
+  const rest = Object.entries(scr).filter(([k]) => !SCR_SHOWN.has(k));
+  const schedule = out.schedule;
+  const solved = schedule && 'minizinc_results' in schedule ? schedule : undefined;
+  const chartFile = chartPath(out);
+  const otherChart = !solved && chartFile ? artifactHref(ctx, ...chartFile) : undefined;
+  return html`<p>
+      The interview ${INTERVIEW_END[out.status] ?? out.status}: ${out.pursuits.length} topic(s), ${out.questionsAsked}
+      question(s).
     </p>
+    <dl class="facts">
+      <dt>Product</dt>
+      <dd>${product ?? html`<span class="muted">not yet named</span>`}</dd>
+      <dt>Problem type</dt>
+      <dd>
+        ${
+          !problem
+            ? html`<span class="muted">not yet determined</span>`
+            : problem === UNDETERMINED
+              ? html`<strong>Not yet determined</strong> — the interview asked, but the answers did not settle it.`
+              : choiceItem('principal-problem-type', problem)
+        }
+        ${components.length ? html`<br />Also involves: ${components.map((c) => humanise(c)).join(', ')}` : ''}
+      </dd>
+      ${
+        solved
+          ? html`<dt>Schedule</dt>
+              <dd><a href="#schedule-h">${describeSchedule(solved.minizinc_results)}</a></dd>`
+          : schedule
+            ? html`<dt>Schedule</dt>
+                <dd>
+                  ${'skipped' in schedule ? html`not solved: ${schedule.skipped}` : 'error' in schedule ? html`failed: ${schedule.error}` : ''}
+                </dd>`
+            : ''
+      }
+    </dl>
+    <h3>Scheduling challenges</h3>
     ${
-      href
-        ? html`<figure>
-            <img src="${href}" alt="Schedule chart (Gantt)" />
-            <figcaption>Schedule</figcaption>
-          </figure>`
+      challenges.length
+        ? html`<ul class="challenges">
+            ${challenges.map((c) => html`<li>${choiceItem('scheduling-challenges', c)}</li>`)}
+          </ul>`
+        : html`<p class="muted">None named.</p>`
+    }
+    <h3>The process</h3>
+    ${
+      scr.inputs || scr.outputs || scr.duration
+        ? html`<p>
+            ${scr.inputs ? html`From <strong>${readableText(scr.inputs)}</strong>` : ''}${scr.outputs ? html` to <strong>${readableText(scr.outputs)}</strong>` : ''}${scr.duration ? html`, about ${readableText(scr.duration)} in all` : ''}${typeof scr['continuous?'] === 'boolean' ? html`; ${scr['continuous?'] ? 'continuous' : 'in batches'}` : ''}${typeof scr['cyclical?'] === 'boolean' && scr['cyclical?'] ? '; repeats in cycles' : ''}.
+          </p>`
         : ''
     }
-    <h3>Scheduling challenges</h3>
-    ${renderValue(out.schedulingChallenges)}
-    <h3>Topics</h3>
-    ${renderTable(out.pursuits.map((p) => ({ eads: p.eadsId, status: p.status, completeness: p.completeness, questions: p.questions })))}
-    <h3>Situation (merged SCR)</h3>
-    ${renderValue(out.scr.merged_scr)}
+    ${
+      steps.length
+        ? html`<div class="scroll">
+            <table class="steps">
+              <caption>
+                Process steps, in order
+              </caption>
+              ${tableHead(['#', 'Step', 'Takes', 'Makes', 'Uses', 'Duration'])}
+              <tbody>
+                ${steps.map(
+                  (st, i) =>
+                    html`<tr>
+                      <td>${i + 1}</td>
+                      <td>${humanise(String(st['process-id'] ?? st.name ?? `step ${i + 1}`))}</td>
+                      <td>${readableText(st.inputs)}</td>
+                      <td>${readableText(st.outputs)}</td>
+                      <td>${readableText(st.resources)}</td>
+                      <td>${readableText(st.duration)}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+        : html`<p class="muted">No process steps recorded yet.</p>`
+    }
+    <h3>Resources</h3>
+    ${
+      pools.length
+        ? readableTable(pools, 'Resources and how many of each')
+        : strings(scr.resources).length
+          ? list(strings(scr.resources))
+          : html`<p class="muted">None recorded yet.</p>`
+    }
+    ${typeof scr.calendar === 'string' ? html`<p><strong>Working time:</strong> ${scr.calendar}</p>` : ''}
+    ${
+      areas.length
+        ? html`<h3>Data kept</h3>
+            ${readableTable(areas, 'Where the firm keeps its scheduling data')}`
+        : ''
+    }
+    <h3>What makes a good schedule</h3>
+    <p>
+      <strong>Objective:</strong>
+      ${objective ? (objective === UNDETERMINED ? 'not yet determined' : choiceItem('primary-objective', objective)) : html`<span class="muted">not yet named</span>`}
+    </p>
+    <p><strong>Rules that must hold</strong></p>
+    ${list(rules)}
+    <p><strong>Preferences</strong></p>
+    ${list(preferences)}
+    ${
+      rest.length
+        ? html`<h3>Also said</h3>
+            ${readable(Object.fromEntries(rest))}`
+        : ''
+    }
+    <h3>Topics pursued</h3>
+    <div class="scroll">
+      <table class="pursuits">
+        ${tableHead(['#', 'Topic', 'Status', 'Complete', 'Questions'])}
+        <tbody>
+          ${out.pursuits.map(
+            (p) =>
+              html`<tr>
+                <td>${p.pursuitNo}</td>
+                <td>${eadsName(p.eadsId)} <span class="muted">(${p.eadsId})</span></td>
+                <td><span class="badge">${PURSUIT_STATUS[p.status] ?? p.status}</span></td>
+                <td>${percent(p.completeness)}</td>
+                <td>${p.questions}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
     ${
       out.scr.conflicts.length
-        ? html`<h3>Conflicts</h3>
-            <ul>
-              ${out.scr.conflicts.map((c) => html`<li>${c.detail}</li>`)}
-            </ul>`
+        ? html`<h3>Answers that disagree</h3>
+            ${list(out.scr.conflicts.map((c) => c.detail))}`
         : ''
+    }
+    ${
+      solved
+        ? html`<section aria-labelledby="schedule-h" class="schedule">
+            <h3 id="schedule-h">Schedule</h3>
+            ${scheduleResult(ctx, solved)}
+          </section>`
+        : otherChart
+          ? html`<figure>
+              <img src="${otherChart}" alt="Schedule chart (Gantt)" />
+              <figcaption>Schedule</figcaption>
+            </figure>`
+          : ''
     }`;
 }
 

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildControlPlane, type ControlPlane } from '../../server/app';
 import { html } from '../../server/console/html';
-import { gridToMarkdown, renderResult } from '../../server/console/views';
+import { gridToMarkdown, renderResult, reviewForm } from '../../server/console/views';
+import { renderStartForm } from '../../server/console/forms';
+import { findFlow } from '../../flows/registry';
 import { parseMarkdownTable } from '../../flows/eads/standin';
 import type { TemporalAccess } from '../../server/temporal';
 import * as flowRunner from '../../server/flow-runner';
@@ -114,6 +116,117 @@ describe('web console defences', () => {
     expect(bom).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     const other = renderResult({ artifactDir: artifacts }, 'platformCheck', { note: evil, list: [evil] }).text;
     expect(other).not.toMatch(/<script>|<img/);
+    // Every page for a reader: user-controlled text and keys are text, never markup.
+    const usage = { promptTokens: 0, outputTokens: 0, totalTokens: 0, calls: 0 };
+    const pages = [
+      renderResult({ artifactDir: artifacts }, 'platformCheck', {
+        topic: evil,
+        backends: { model: evil, warehouse: evil, search: evil },
+        documents: [{ id: evil, title: evil, score: 1 }],
+        rows: [{ [evil]: evil }],
+        sql: evil,
+        summary: evil,
+        highlights: [evil],
+        usage,
+      }).text,
+      renderResult({ artifactDir: artifacts }, 'discoverFromPrp', {
+        results: [
+          {
+            conceptual_group: evil,
+            search_query: evil,
+            target_columns: [{ name: evil, type: evil, description: evil }],
+            discovered_tables: [
+              {
+                table_id: evil,
+                project_id: evil,
+                dataset_id: evil,
+                description: evil,
+                schema: [],
+                relevance_score: 0.5,
+                reasoning: evil,
+                matched_columns: [evil],
+              },
+            ],
+            candidates_found: 1,
+            status: 'partial',
+            error: evil,
+            unsourced_columns: [evil],
+            split_from: evil,
+          },
+        ],
+        rejected: [{ conceptual_group: evil, table: evil, outcome: 'not_a_fit', reason: evil, relevance_score: null }],
+        uncovered_columns: [evil],
+        unsourced_columns: [evil],
+        derived_columns: [evil],
+        target_schema: [],
+        schema_source: 'prp',
+        stats: { steps: 1, searches_failed: 0, candidates: 1, validations_failed: 0, fits: 1 },
+        usage,
+      }).text,
+      renderResult({ artifactDir: artifacts }, 'runEadsInterview', {
+        projectId: 'p',
+        status: 'finished',
+        product: evil,
+        problemType: evil,
+        schedulingChallenges: [evil],
+        pursuits: [
+          {
+            pursuitNo: 1,
+            eadsId: evil,
+            status: evil,
+            completeness: 1,
+            questions: 1,
+            budgetUsed: 0,
+            source: 'model',
+            childWorkflowId: 'c',
+            runs: 1,
+          },
+        ],
+        scr: {
+          scr_by_eads: {},
+          merged_scr: {
+            [evil]: evil,
+            'problem-components': [evil],
+            inputs: [evil],
+            subprocesses: [{ 'process-id': evil, [evil]: evil, duration: { units: evil, 'value-string': evil } }],
+            'resource-pools': [{ [evil]: evil }],
+            calendar: evil,
+            'inquiry-areas': [{ [evil]: [evil] }],
+            'primary-objective': evil,
+            'hard-constraints': [evil],
+            'soft-preferences': [evil],
+          },
+          conflicts: [{ kind: evil, field: evil, eads: [evil], detail: evil }],
+        },
+        questionsAsked: 1,
+        usage,
+        runs: 1,
+        schedule: { error: evil },
+      }).text,
+      reviewForm(
+        { error: { field: 'comments', message: evil, value: evil } },
+        { workflowId: evil },
+        {
+          state: 'AWAITING_REVIEW',
+          transitions: [],
+          awaiting: 'review',
+          round: 1,
+          draft: { title: evil, overall: 1, passed: false, issues: [evil] },
+        },
+      ).text,
+      renderStartForm(
+        findFlow('runEadsInterview')!,
+        { projectId: evil, 'schedule.orders': evil, schedule: 'true' },
+        {
+          schedule: evil,
+          'schedule.orders': evil,
+        },
+      ).text,
+    ];
+    for (const p of pages) {
+      expect(p).not.toMatch(/<script>|<img src=x/);
+      expect(p).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    }
   });
 
   it('turns a table grid into the markdown table the interview reads', () => {
@@ -187,6 +300,6 @@ describe('web console defences', () => {
     expect(res.statusCode).toBe(403);
     const page = await open.app.inject('/console/flows/answerBomQuestion');
     expect(page.headers['content-security-policy']).toMatch(/script-src 'self'/);
-    expect(page.body).toContain('<label for="f-question">question');
+    expect(page.body).toContain('<label for="f-question">Question');
   });
 });

@@ -130,22 +130,29 @@ export class ProposalRun {
   }
 
   stateView(): ProposalStateView {
-    const chosen = this.chosen;
+    const draft = this.draftSummary();
     return {
       state: this.sm.state,
       transitions: this.sm.history,
       awaiting: this.awaiting,
       round: this.versions.length,
-      draft:
-        this.awaiting === 'review' && chosen
-          ? {
-              title: chosen.title,
-              overall: chosen.quality.overall_quality_score,
-              passed: chosen.quality.validation_passed,
-              issues: chosen.quality.issues_identified.map((i) => `[${i.severity}] ${i.description}`),
-            }
-          : null,
+      // The query (never recorded) carries the document a reviewer reads; the nextProposalStep
+      // update's reply, which history records, keeps to the summary.
+      draft: draft && this.chosen ? { ...draft, document: asProposalDocument(this.chosen) } : draft,
     };
+  }
+
+  /** While awaiting review: the version to review, summarised. */
+  private draftSummary(): NonNullable<ProposalStateView['draft']> | null {
+    const chosen = this.chosen;
+    return this.awaiting === 'review' && chosen
+      ? {
+          title: chosen.title,
+          overall: chosen.quality.overall_quality_score,
+          passed: chosen.quality.validation_passed,
+          issues: chosen.quality.issues_identified.map((i) => `[${i.severity}] ${i.description}`),
+        }
+      : null;
   }
 
   // --- nextProposalStep
@@ -165,7 +172,7 @@ export class ProposalRun {
     const question = this.currentQuestion();
     if (this.awaiting === 'answer' && question && this.questionReady === question.id && question.id !== after)
       return { kind: 'question', id: question.id, question };
-    const draft = this.stateView().draft;
+    const draft = this.draftSummary();
     const reviewId = `review-${this.reviews.length + 1}`;
     if (draft && !this.pendingReview && reviewId !== after) return { kind: 'review', id: reviewId, draft };
     return null;

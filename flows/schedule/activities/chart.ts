@@ -50,20 +50,52 @@ export function assignRows(results: MinizincResults): ChartRows {
   return { rows, bars };
 }
 
-/** Distinct colours: hues spaced by the golden angle, as hex (every SVG renderer reads it). */
+/**
+ * A qualitative palette (Tableau 10's strong colours, then its light ones) in an order where any
+ * two consecutive entries look clearly different: jobs that follow each other on a machine (J1,
+ * J2, J3 in a flow shop) never get look-alike colours, as golden-angle hues did once the hues
+ * came round again. Past 20 jobs it repeats; the bar's label and tooltip tell those apart.
+ */
+const PALETTE = [
+  '#1f77b4',
+  '#ff7f0e',
+  '#2ca02c',
+  '#d62728',
+  '#9467bd',
+  '#8c564b',
+  '#e377c2',
+  '#7f7f7f',
+  '#bcbd22',
+  '#17becf',
+  '#c49c94',
+  '#aec7e8',
+  '#dbdb8d',
+  '#9edae5',
+  '#ff9896',
+  '#c5b0d5',
+  '#98df8a',
+  '#f7b6d2',
+  '#ffbb78',
+  '#c7c7c7',
+] as const;
+
+/** The colour of the job at `index` (see PALETTE). */
 export function jobColour(index: number): string {
-  const h = (index * 137.508) % 360;
-  const s = 0.62;
-  const l = index % 2 ? 0.48 : 0.6;
-  const f = (n: number) => {
-    const k = (n + h / 30) % 12;
-    const c = l - s * Math.min(l, 1 - l) * Math.max(-1, Math.min(k - 3, 9 - k, 1));
-    return Math.round(c * 255)
-      .toString(16)
-      .padStart(2, '0');
-  };
-  return `#${f(0)}${f(8)}${f(4)}`;
+  return PALETTE[((index % PALETTE.length) + PALETTE.length) % PALETTE.length]!;
 }
+
+/** Black or white, whichever reads better on `hex` (relative luminance, WCAG). */
+export function textColourOn(hex: string): string {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  return luminance > 0.3 ? '#111111' : '#ffffff';
+}
+
+/** The narrowest a bar is drawn (px): a five-minute step in a three-week schedule stays visible. */
+export const MIN_BAR_WIDTH = 6;
 
 const escapeXml = (s: string) =>
   s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
@@ -132,16 +164,33 @@ export function ganttSvg(results: MinizincResults, options: { title: string }): 
       `<text x="${labelWidth - 8}" y="${y + 15}" text-anchor="end">${escapeXml(name.length > 30 ? `${name.slice(0, 29)}…` : name)}</text>`,
     );
   });
+  // Where the next bar on the same row starts: a label too wide for its bar goes just after
+  // the bar when it fits before that.
+  const nextStart = new Map<ChartBar, number>();
+  const byRow = new Map<number, ChartBar[]>();
+  for (const b of bars) byRow.set(b.row, [...(byRow.get(b.row) ?? []), b]);
+  for (const rowBars of byRow.values()) {
+    rowBars.sort((a, b) => a.start - b.start);
+    rowBars.forEach((b, i) =>
+      nextStart.set(b, i + 1 < rowBars.length ? x(rowBars[i + 1]!.start) : labelWidth + plotWidth),
+    );
+  }
+  const labelPx = (s: string) => 6.2 * s.length + 6;
   for (const b of bars) {
     const y = top + b.row * rowHeight + 3;
-    const w = Math.max(1, x(b.end) - x(b.start));
+    const w = Math.max(MIN_BAR_WIDTH, x(b.end) - x(b.start));
+    const fill = colour.get(b.job) ?? '#888888';
     out.push(
-      `<rect x="${x(b.start).toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${rowHeight - 6}" rx="2" fill="${colour.get(b.job)}" stroke="#333" stroke-width="0.4">` +
+      `<rect x="${x(b.start).toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="${rowHeight - 6}" rx="2" fill="${fill}" stroke="#333" stroke-width="0.4">` +
         `<title>${escapeXml(`${b.job}: ${b.step} ${b.start}–${b.end} ${results.timeUnit}`)}</title></rect>`,
     );
-    if (w > 8 * (b.job.length + 1))
+    if (w >= labelPx(b.job))
       out.push(
-        `<text x="${(x(b.start) + 3).toFixed(1)}" y="${y + 12}" font-size="10" fill="#fff">${escapeXml(b.job)}</text>`,
+        `<text x="${(x(b.start) + 3).toFixed(1)}" y="${y + 12}" font-size="10" fill="${textColourOn(fill)}">${escapeXml(b.job)}</text>`,
+      );
+    else if (nextStart.get(b)! - (x(b.start) + w) >= labelPx(b.job) + 2)
+      out.push(
+        `<text x="${(x(b.start) + w + 2).toFixed(1)}" y="${y + 12}" font-size="10" fill="#333">${escapeXml(b.job)}</text>`,
       );
   }
   const legendTop = top + plotHeight + 34;
