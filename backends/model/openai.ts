@@ -133,11 +133,14 @@ export class OpenAIModel implements ModelBackend {
       };
       const choice = completion.choices?.[0];
       const text = choice?.message?.content ?? '';
-      const parsed = extractJson(text);
+      // A reply cut at the token limit is read whole or not at all: the tolerant extraction would
+      // find a complete fragment inside it (an inner array) and report that as the wrong type.
+      const cut = choice?.finish_reason === 'length';
+      const parsed = cut ? parseWhole(text) : extractJson(text);
       const problem =
         parsed === undefined
-          ? choice?.finish_reason === 'length'
-            ? 'the reply was cut off at the token limit before its JSON was complete'
+          ? cut
+            ? 'the reply was cut off at the token limit before its JSON was complete; reply with shorter values'
             : 'the reply was not JSON'
           : (() => {
               const result = request.schema.safeParse(parsed);
@@ -242,6 +245,14 @@ export function classifyOpenAIError(task: string, err: unknown): BackendError {
       cause: err,
     },
   );
+}
+
+function parseWhole(text: string): unknown {
+  try {
+    return JSON.parse(text.trim());
+  } catch {
+    return undefined;
+  }
 }
 
 function firstLine(text: string): string {

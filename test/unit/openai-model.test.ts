@@ -122,7 +122,12 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
   });
 
   it('says when a reply was cut off at the token limit, and gives up after the repair bound (retryable)', async () => {
-    fake.script({ content: '{"answer":"abc', finishReason: 'length' }, { content: '{}' }, { content: '{}' });
+    fake.script(
+      // Cut inside a value that holds a complete array: that fragment is not the reply.
+      { content: '{"answer":"see [1, 2] and', finishReason: 'length' },
+      { content: '{}' },
+      { content: '{}' },
+    );
     const error = await model()
       .generate(request)
       .catch((e) => e);
