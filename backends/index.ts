@@ -7,15 +7,19 @@
  */
 import path from 'node:path';
 import { isSecretVariable, secretValues, type Config } from '../plumbing/config';
+import { errorText, logger } from '../plumbing/logger';
 import { registerSecrets } from '../plumbing/redaction';
 import { GeminiModel } from './model/gemini';
 import { OpenAIModel } from './model/openai';
 import type { ModelBackend } from './model/types';
 import { embeddingModelDir, sharedEmbedder } from './embedding';
+import { readBibliography } from './search/bibliography';
 import { EmbeddedSearch } from './search/embedded';
+import { TABLE_CATALOG_COLLECTION } from './warehouse/catalog';
 import type { SearchBackend } from './search/types';
 import { DuckDbWarehouse } from './warehouse/duckdb';
 import type { Warehouse } from './warehouse/types';
+import { createArtifactStore, LocalArtifactStore, type ArtifactStore } from './artifacts';
 import { PROJECT_ROOT } from '../plumbing/project-root';
 
 export const DATA_DIR = path.join(PROJECT_ROOT, 'data');
@@ -24,6 +28,8 @@ export interface Backends {
   model: ModelBackend;
   warehouse: Warehouse;
   search: SearchBackend;
+  /** Where activities put the files they make (PDFs, charts, models): ARTIFACT_DIR or ARTIFACT_BUCKET. */
+  artifacts?: ArtifactStore;
   /** The configuration the backends were built from: lets activities read ARTIFACT_DIR and flow settings. */
   config?: Config;
   close(): Promise<void>;
@@ -113,10 +119,36 @@ export async function createSearch(config: Config): Promise<SearchBackend> {
     });
   }
   const modelDir = embeddingModelDir(config.AGENT_FLOWS_EMBEDDING_MODEL);
-  return new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
+  const catalog = config.SEARCH_CATALOG;
+  const library = config.LITERATURE_FILE;
+  const search = new EmbeddedSearch(path.join(DATA_DIR, 'search'), {
     embedder: () => sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL }).then((s) => s.embedder),
     vectorCacheDir: modelDir ? path.join(modelDir, 'vectors') : undefined,
+    // The user's own data, read when a search first asks for the collection: a wrong file fails
+    // that search with the file (and line) named, never the worker's start (no crash loop).
+    collectionFiles: catalog ? { [TABLE_CATALOG_COLLECTION]: path.resolve(catalog) } : {},
+    extraDocuments: library
+      ? {
+          [config.PROPOSAL_LITERATURE_COLLECTION]: {
+            setting: 'LITERATURE_FILE',
+            load: () => readBibliography(path.resolve(library)).then((b) => b.documents),
+          },
+        }
+      : {},
   });
+  const own = [
+    ...(catalog ? [TABLE_CATALOG_COLLECTION] : []),
+    ...(library ? [config.PROPOSAL_LITERATURE_COLLECTION] : []),
+  ];
+  // Embedded while the worker starts polling, not inside the first search; a bad file is said now.
+  if (own.length)
+    void search.preload(own, (collection, err) =>
+      logger('worker').warn(
+        { collection, error: errorText(err) },
+        'your own search data cannot be used: searches of this collection fail until the file is fixed',
+      ),
+    );
+  return search;
 }
 
 /** `http://host:port`, `host:port` or `host` → the client's endpoint options. */
@@ -136,11 +168,18 @@ export async function createBackends(config: Config): Promise<Backends> {
     await warehouse.close();
     throw err;
   });
+  const artifacts = await createArtifactStore(config);
   return {
     model: createModel(config),
     warehouse,
     search,
+    artifacts,
     config,
     close: () => warehouse.close(),
   };
+}
+
+/** The backends' artifact store; a hand-built Backends without one (tests) gets ARTIFACT_DIR's directory. */
+export function artifactStoreOf({ artifacts, config }: Pick<Backends, 'artifacts' | 'config'>): ArtifactStore {
+  return artifacts ?? new LocalArtifactStore(config?.ARTIFACT_DIR ?? 'out');
 }

@@ -5,15 +5,19 @@
  *   start <flow> <json|@file>      start a flow, show live progress, print the result
  *         --detach                 print the id and Web UI link and return at once
  *   status <id> | result <id> | cancel <id>
+ *   artifact <ref> [--out <file>]  read an artifact a result names (gs://bucket/key, or a key)
+ *                                  through the configured store (ARTIFACT_BUCKET or ARTIFACT_DIR)
  *
  * It talks to Temporal only (settings as the `temporal` CLI: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE...).
  */
 import { WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { Command, CommanderError } from 'commander';
 import { closest, distance } from 'fastest-levenshtein';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { createArtifactStore, type ArtifactStore } from '../backends/artifacts';
 import type { Progress } from '../contracts/common';
-import { loadConfigOrExit } from '../plumbing/config';
+import { loadConfig, loadConfigOrExit } from '../plumbing/config';
 import { findFlow, flows } from '../flows/registry';
 import {
   connectClient,
@@ -129,7 +133,14 @@ async function withClient<T>(work: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
-export function buildProgram(out: (line: string) => void = console.log): Command {
+export interface CliDeps {
+  /** The artifact store (default: the one the configuration names, as the worker and console use). */
+  artifacts?: () => Promise<ArtifactStore>;
+  /** Where `artifact` without --out writes the bytes (default: standard output). */
+  stdout?: NodeJS.WritableStream;
+}
+
+export function buildProgram(out: (line: string) => void = console.log, deps: CliDeps = {}): Command {
   const program = new Command('agent-flows')
     .description('Start and inspect agent-flows workflows on Temporal')
     .showHelpAfterError();
@@ -224,6 +235,23 @@ export function buildProgram(out: (line: string) => void = console.log): Command
         await handle.cancel();
         out(`cancellation requested for ${workflowId}`);
       });
+    });
+
+  program
+    .command('artifact')
+    .description('read an artifact a result names (gs://bucket/key or a key) through the configured store')
+    .argument('<ref>', 'the reference in the result (pdf.ref, chart.refs.svg...)')
+    .option('--out <file>', 'write it to this file (default: standard output)')
+    .action(async (ref: string, opts: { out?: string }) => {
+      const store = await (deps.artifacts ?? (() => createArtifactStore(loadConfig())))();
+      const key = store.keyOf(ref);
+      // The same check the console makes: another bucket, '..', an absolute path are not ours to read.
+      if (!key) throw new Error(`not an artifact of ${store.root}: ${JSON.stringify(ref.slice(0, 80))}`);
+      const object = await store.open(key);
+      if (!object) throw new Error(`no artifact ${key} in ${store.root}`);
+      if (!opts.out) return pipeline(object.stream, deps.stdout ?? process.stdout, { end: false });
+      await pipeline(object.stream, createWriteStream(opts.out));
+      out(`wrote ${opts.out} (${object.contentType}) from ${store.root}/${key}`);
     });
 
   return program;

@@ -157,6 +157,8 @@ const compactCapabilitySchema = z.object({
   agent_id: z.string(),
   target: z.string(),
   tags: z.array(z.string()),
+  /** Only with `include_descriptions=true` (a tool registry for a model needs them). */
+  description: z.string().optional(),
 });
 export const compactDiscoveryResponseSchema = z.object({
   discovered_at: z.string(),

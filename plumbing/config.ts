@@ -62,6 +62,10 @@ export const embeddingModelSetting = z
   .string()
   .optional()
   .transform((v) => (v === undefined || v.trim() === '' ? 'auto' : v.trim()));
+/** An empty value (`ARTIFACT_BUCKET=` in .env, `${VAR:-}` in compose) is an unset one. */
+const unsetWhenEmpty = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), schema);
+
 const optionalString = z
   .string()
   .optional()
@@ -278,9 +282,32 @@ export const configSchema = z
       }),
     /** host[:port] of the Discovery Engine API (tests point it at a local fake). */
     DISCOVERY_ENGINE_API_ENDPOINT: optionalString,
+    /** Embedded index: a table catalog JSON file (npm run catalog:import) used instead of the bundled one. */
+    SEARCH_CATALOG: optionalString,
+    /** Embedded index: a BibTeX or CSL-JSON library indexed beside the bundled literature corpus. */
+    LITERATURE_FILE: optionalString,
 
-    /** Where activities write large artifacts (PDFs, result files); only paths go into history. */
+    /** Where activities write large artifacts (PDFs, result files) with the local store; only references go into history. */
     ARTIFACT_DIR: z.string().min(1).default('out'),
+    /** The artifact store: `gcs` (a bucket shared by every worker and control plane) or `local` (ARTIFACT_DIR). Default: gcs when ARTIFACT_BUCKET is set. */
+    ARTIFACT_STORE: unsetWhenEmpty(z.enum(['local', 'gcs']).optional()),
+    /** The Cloud Storage bucket of the gcs store (a bucket name, not a gs:// URI). */
+    ARTIFACT_BUCKET: unsetWhenEmpty(
+      z
+        .string()
+        .regex(
+          /^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/,
+          'expected a bucket name (lower-case letters, digits, . _ -), not a URI',
+        )
+        .optional(),
+    ),
+    /** The Cloud Storage emulator the client library sends requests to instead of Google (tests). */
+    STORAGE_EMULATOR_HOST: unsetWhenEmpty(
+      z
+        .string()
+        .regex(/^https?:\/\/[^/?#@\s]+\/?$/, 'expected http(s)://host:port')
+        .optional(),
+    ),
     WORKER_METRICS_PORT: port.default(9464),
     /** Address of the worker's Prometheus endpoint: 0.0.0.0 where a scraper runs outside the container. */
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
@@ -436,6 +463,14 @@ export const configSchema = z
         ctx.addIssue({ code: 'custom', path: [unset], message: `required when ${set} is set` });
       }
     }
+    if (c.ARTIFACT_STORE === 'gcs' && !c.ARTIFACT_BUCKET) {
+      ctx.addIssue({ code: 'custom', path: ['ARTIFACT_BUCKET'], message: 'required when ARTIFACT_STORE=gcs' });
+    }
+    if (c.ARTIFACT_STORE === 'local' && c.ARTIFACT_BUCKET) {
+      // Two settings that disagree on where results live: say so at start rather than write locally.
+      const message = 'set, but ARTIFACT_STORE=local does not use it (unset one of them)';
+      ctx.addIssue({ code: 'custom', path: ['ARTIFACT_BUCKET'], message });
+    }
     if (c.WORKER_MAX_CONCURRENT_WORKFLOW_TASKS > c.WORKER_MAX_CACHED_WORKFLOWS) {
       const message = `at most WORKER_MAX_CACHED_WORKFLOWS (${c.WORKER_MAX_CACHED_WORKFLOWS})`;
       ctx.addIssue({ code: 'custom', path: ['WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'], message });
@@ -447,6 +482,7 @@ export const configSchema = z
       c.AGENT_FLOWS_MODEL ??
       ((c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin') as 'standin' | 'gemini' | 'vertex' | 'openai'),
     geminiApiKey: c.GEMINI_API_KEY ?? c.GOOGLE_API_KEY,
+    artifactStore: c.ARTIFACT_STORE ?? ((c.ARTIFACT_BUCKET ? 'gcs' : 'local') as 'local' | 'gcs'),
     modelPrice:
       c.MODEL_PRICE_INPUT_USD_PER_MTOK !== undefined && c.MODEL_PRICE_OUTPUT_USD_PER_MTOK !== undefined
         ? {

@@ -17,6 +17,7 @@ import { installErrorHandlers } from './routes/errors';
 import { executeRoutes } from './routes/execute';
 import type { TemporalAccess } from './temporal';
 import { consolePlugin } from './console/plugin';
+import type { ArtifactStore } from '../backends/artifacts';
 import type { ConsoleSessionOptions } from './console/sessions';
 import { logDestination, loggerOptions } from '../plumbing/logger';
 
@@ -60,8 +61,8 @@ export interface ControlPlaneOptions {
   logStream?: { write(line: string): void };
   flows?: FlowDefinition[];
   processMetrics?: boolean;
-  /** Serve the web console at /console/ (needs `temporal`); ARTIFACT_DIR is where its files are. */
-  console?: { artifactDir: string; taskQueue?: string; sessions?: ConsoleSessionOptions };
+  /** Serve the web console at /console/ (needs `temporal`); it reads artifacts through `artifacts`, else from ARTIFACT_DIR. */
+  console?: { artifactDir: string; artifacts?: ArtifactStore; taskQueue?: string; sessions?: ConsoleSessionOptions };
   now?: () => number;
 }
 

@@ -5,6 +5,7 @@
  */
 import { ConfigError, loadConfigOrExit, type Config } from '../plumbing/config';
 import { buildControlPlane, type ControlPlane } from './app';
+import { createArtifactStore } from '../backends/artifacts';
 import { isLoopbackHost } from './http-guard';
 import { explainListenError } from '../plumbing/ports';
 import { lazyTemporal } from './temporal';
@@ -68,7 +69,8 @@ export async function startControlPlane(
     heartbeatTimeoutMs: 3 * config.CONTROL_PLANE_HEARTBEAT_MS,
     healthCheckMs: 10_000,
     logLevel: config.LOG_LEVEL,
-    console: { artifactDir: config.ARTIFACT_DIR },
+    // The store the workers write to: a bucket shared by every replica, or the (shared) directory.
+    console: { artifactDir: config.ARTIFACT_DIR, artifacts: await createArtifactStore(config) },
   });
   try {
     const url = await controlPlane.listen(config.CONTROL_PLANE_HOST, config.CONTROL_PLANE_PORT);

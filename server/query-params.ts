@@ -204,7 +204,11 @@ export const discoveryParameters = z.strictObject({
   ).meta({ example: 'ml*,*research' }),
   include_input_schema: flag('include_input_schema', false, 'Include input schemas'),
   include_output_schema: flag('include_output_schema', false, 'Include output schemas'),
-  include_descriptions: flag('include_descriptions', true, 'Include descriptions'),
+  include_descriptions: flag(
+    'include_descriptions',
+    true,
+    'Include descriptions (format=compact leaves them out unless this is given as true)',
+  ),
   include_examples: flag('include_examples', false, 'Include examples'),
   format: oneOf('format', DISCOVERY_FORMATS, 'Response format (default json): json, xml, compact'),
   health_status: oneOf(
@@ -239,7 +243,9 @@ export const discoveryQuerySchema = discoveryParameters.transform((p): Discovery
   tags: sortedUnique(p.tags ?? []),
   includeInputSchema: p.include_input_schema ?? false,
   includeOutputSchema: p.include_output_schema ?? false,
-  includeDescriptions: p.include_descriptions ?? true,
+  // The compact format is for small budgets: descriptions only when asked for by name (a tool
+  // registry built for a model needs them); the other formats carry them unless told not to.
+  includeDescriptions: p.include_descriptions ?? p.format !== 'compact',
   includeExamples: p.include_examples ?? false,
   format: p.format ?? 'json',
   healthStatus: p.health_status,

@@ -251,6 +251,24 @@ describe('discovery API (seed unit cases)', () => {
     expect(body.skills.map((s) => s.id)).toEqual(['web_search', 'web_scraper']);
   });
 
+  it('12b. compact format with include_descriptions=true: a tool registry for a model gets the descriptions', async () => {
+    const plain = compactDiscoveryResponseSchema.parse((await cp.get(`${API}?format=compact`)).json);
+    expect([...plain.reasoners, ...plain.skills].some((c) => 'description' in c)).toBe(false);
+    const asked = compactDiscoveryResponseSchema.parse(
+      (await cp.get(`${API}?format=compact&include_descriptions=true`)).json,
+    );
+    const described = [...asked.reasoners, ...asked.skills].filter((c) => c.description);
+    expect(described.length).toBeGreaterThan(0);
+    const full = (await cp.get(`${API}?reasoner=deep_research`)).json;
+    const deep = full.capabilities
+      .flatMap((c: { reasoners: Array<{ id: string; description?: string }> }) => c.reasoners)
+      .find((r: { id: string }) => r.id === 'deep_research');
+    expect(deep.description).toBeTruthy();
+    expect(asked.reasoners.find((r) => r.id === 'deep_research')?.description).toBe(deep.description);
+    // Asked not to, the other formats leave them out as before.
+    expect(JSON.stringify((await cp.get(`${API}?include_descriptions=false`)).json)).not.toContain('"description"');
+  });
+
   it('13. pagination slices agents after filtering; totals count everything', async () => {
     const pages = [];
     for (let offset = 0; offset < 4; offset++) pages.push((await cp.get(`${API}?limit=1&offset=${offset}`)).json);

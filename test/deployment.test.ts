@@ -269,6 +269,34 @@ describe.skipIf(!tools)(
         }
       });
 
+      it('shares artifacts between the worker and the console: one volume, or the bucket .env names', () => {
+        const envOf = (services: Record<string, ComposeService>, name: string) =>
+          parseConfig(
+            Object.fromEntries(Object.entries(services[name].environment ?? {}).map(([k, v]) => [k, v ?? undefined])),
+          );
+        const services = composeJson();
+        const [worker, console] = [envOf(services, 'worker'), envOf(services, 'control-plane')];
+        expect([worker.artifactStore, console.artifactStore]).toEqual(['local', 'local']);
+        expect(console.ARTIFACT_DIR).toBe(worker.ARTIFACT_DIR);
+        const mount = (name: string, dir: string) => services[name].volumes?.find((v) => v.target === dir);
+        expect(mount('worker', worker.ARTIFACT_DIR)?.source).toBe('artifacts');
+        expect(mount('control-plane', console.ARTIFACT_DIR)?.source).toBe('artifacts');
+        // A bucket in .env reaches both services: both then read and write gs:// references.
+        const dir = composeProject(
+          undefined,
+          'CONTROL_PLANE_TOKEN=compose-test-token\nARTIFACT_BUCKET=team-artifacts\n',
+        );
+        const result = composeConfig(tools!, 'docker-compose.yml', { projectDir: dir, profiles: [], format: 'json' });
+        expect(result.ok, result.output).toBe(true);
+        const withBucket = (JSON.parse(result.output) as { services: Record<string, ComposeService> }).services;
+        for (const name of ['worker', 'control-plane']) {
+          expect(envOf(withBucket, name), name).toMatchObject({
+            artifactStore: 'gcs',
+            ARTIFACT_BUCKET: 'team-artifacts',
+          });
+        }
+      });
+
       it('writes only to named volumes mounted where the image made the folders writable', () => {
         const services = composeJson();
         const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
@@ -403,10 +431,67 @@ describe('the Kubernetes manifests', () => {
         name,
       ).toContain(written);
     }
-    expect(find('Deployment', 'agent-flows-control-plane').spec).toMatchObject({
-      replicas: 1,
-      strategy: { type: 'Recreate' },
+  });
+
+  it('run the control plane as two replicas or more, replaced one at a time, kept up through disruptions', () => {
+    const deployment = find('Deployment', 'agent-flows-control-plane');
+    expect(deployment.spec.replicas).toBeGreaterThanOrEqual(2);
+    expect(deployment.spec.strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: 1, maxUnavailable: 0 },
     });
+    const budget = find('PodDisruptionBudget', 'agent-flows-control-plane');
+    expect(budget.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+    expect(budget.spec.minAvailable).toBeGreaterThanOrEqual(1);
+    expect(budget.spec.minAvailable).toBeLessThan(deployment.spec.replicas);
+    // Replicas share their registrations (no journal file of one replica's own) ...
+    const config = parseConfig({ ...find('ConfigMap', 'agent-flows-config').data!, GEMINI_API_KEY: 'x' });
+    expect(config.CONTROL_PLANE_REGISTRY).toBe('temporal');
+    expect(docs.filter((d) => d.kind === 'PersistentVolumeClaim')).toEqual([]);
+    // ... and the artifacts: workers and console read the ConfigMap's bucket.
+    expect(config.artifactStore).toBe('gcs');
+    for (const name of ['agent-flows-worker', 'agent-flows-control-plane']) {
+      const envFrom = find('Deployment', name).spec.template.spec.containers[0].envFrom;
+      expect(envFrom, name).toContainEqual({ configMapRef: { name: 'agent-flows-config' } });
+    }
+  });
+
+  it('share artifacts on a ReadWriteMany volume where no bucket is configured (shared-volume/)', () => {
+    const volumeFile = path.join(K8S, 'shared-volume', 'artifacts-volume.yaml');
+    const claim = parseAllDocuments(readFileSync(volumeFile, 'utf8'))[0].toJS();
+    expect(claim).toMatchObject({ kind: 'PersistentVolumeClaim', spec: { accessModes: ['ReadWriteMany'] } });
+    // The edits its comment describes, made on copies.
+    const dir = mkdtempSync(path.join(scratch, 'shared-volume-'));
+    const edited = K8S_FILES.map((file) => {
+      let text = readFileSync(file, 'utf8').replace(/^ {2}ARTIFACT_BUCKET: .*\n/m, '');
+      text = text.replace(
+        /(- name: artifacts\n(\s+))emptyDir: \{\}/,
+        `$1persistentVolumeClaim:\n$2  claimName: ${claim.metadata.name}`,
+      );
+      const copy = path.join(dir, path.basename(file));
+      writeFileSync(copy, text);
+      return copy;
+    });
+    const editedDocs = [volumeFile, ...edited].flatMap((f) =>
+      parseAllDocuments(readFileSync(f, 'utf8')).map((d) => d.toJS()),
+    );
+    const config = parseConfig({
+      ...editedDocs.find((d) => d?.kind === 'ConfigMap').data,
+      GEMINI_API_KEY: 'x',
+    });
+    expect(config.artifactStore).toBe('local');
+    for (const name of ['agent-flows-worker', 'agent-flows-control-plane']) {
+      const pod = editedDocs.find((d) => d?.kind === 'Deployment' && d.metadata.name === name).spec.template.spec;
+      const volume = pod.volumes.find(
+        (v: { persistentVolumeClaim?: { claimName: string } }) => v.persistentVolumeClaim,
+      );
+      expect(volume?.persistentVolumeClaim.claimName, name).toBe(claim.metadata.name);
+      const mount = pod.containers[0].volumeMounts.find((m: { name: string }) => m.name === volume.name);
+      expect(mount?.mountPath, name).toBe(config.ARTIFACT_DIR);
+    }
+    if (!tools) return;
+    const result = kubernetesValidate(tools, [volumeFile, ...edited]);
+    expect(result.ok, result.output).toBe(true);
   });
 });
 

@@ -170,6 +170,18 @@ describe.runIf(!!modelDir && embeddingModelPresent(modelDir))('all-MiniLM-L6-v2 
     expect(long).toHaveLength(384);
   });
 
+  it('knows the words of its vocabulary whole, not misspellings or word pieces', async () => {
+    const embedder = await loadMiniLm(modelDir!);
+    expect(['coil', 'Coins', 'antenna'].map((w) => embedder.knowsWord?.(w))).toEqual([true, true, true]);
+    expect(['capacitr', 'antena', '##ing', 'xqzv', ''].map((w) => embedder.knowsWord?.(w))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
+  });
+
   it('computes in int8: every weight matrix and both embedding tables of the installed file', async () => {
     const rewrite = computeInInt8(await readFile(path.join(modelDir!, MINILM_FILES.model)));
     // 6 layers × (query, key, value, output, two feed-forward) matrices; word and position tables.

@@ -213,6 +213,13 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
     } finally {
       await client.close();
     }
+    // The user's own catalog and library are files of the embedded index: Vertex AI Search holds
+    // what `npm run search:load` put in its data stores, so the settings would silently do nothing.
+    if (config.AGENT_FLOWS_SEARCH === 'vertex' && (config.SEARCH_CATALOG || config.LITERATURE_FILE))
+      log.warn(
+        { searchCatalog: config.SEARCH_CATALOG, literatureFile: config.LITERATURE_FILE },
+        'SEARCH_CATALOG and LITERATURE_FILE apply to the embedded index only; with Vertex AI Search load them with npm run search:load',
+      );
     const prebuilt = prebuiltWorkflowBundle();
     if (prebuilt) log.info({ bundle: path.relative(PROJECT_ROOT, prebuilt.codePath) }, 'prebuilt workflow bundle');
     else log.info('bundling the workflows at start (npm run build prebuilds them)');
@@ -233,6 +240,8 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
         model: backends.model.name,
         warehouse: backends.warehouse.name,
         search: backends.search.name,
+        ...(config.SEARCH_CATALOG ? { searchCatalog: config.SEARCH_CATALOG } : {}),
+        ...(config.LITERATURE_FILE ? { literatureFile: config.LITERATURE_FILE } : {}),
         ...(config.WORKER_METRICS_PORT
           ? { metricsUrl: `http://${config.WORKER_METRICS_HOST}:${config.WORKER_METRICS_PORT}/metrics` }
           : {}),

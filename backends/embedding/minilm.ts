@@ -19,6 +19,11 @@ export interface TextEmbedder {
   readonly dimensions: number;
   /** One unit-length vector per text, in order. */
   embed(texts: string[]): Promise<Float32Array[]>;
+  /**
+   * Whether the model's vocabulary holds the word whole (a common word of the language, not split
+   * into pieces): a word it knows is spelt as meant, whatever a nearby word looks like.
+   */
+  knowsWord?(word: string): boolean;
 }
 
 export const MINILM_FILES = { model: 'model.onnx', tokenizer: 'tokenizer.json' } as const;
@@ -76,6 +81,12 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
     readable ? readFile(modelFile).then(rewritten) : { bytes: undefined, matMuls: 0, gathers: 0 },
   ]);
   const tokenizer = new Tokenizer(tokenizerJson, {});
+  // Whole words of the WordPiece vocabulary (pieces that continue a word start with "##").
+  const wholeWords = new Set(
+    Object.keys((tokenizerJson as { model?: { vocab?: Record<string, number> } }).model?.vocab ?? {}).filter((w) =>
+      /^\p{L}{2,}$/u.test(w),
+    ),
+  );
   // Two cores are shared with everything else on the machine: one thread per call is enough.
   const sessionOptions = { intraOpNumThreads: 1, interOpNumThreads: 1 };
   let int8 = model.matMuls > 0;
@@ -154,6 +165,7 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
     // Part of the vector cache's key: vectors computed another way are not reused.
     name: int8 ? 'all-MiniLM-L6-v2 (int8 ONNX, int8 compute)' : 'all-MiniLM-L6-v2 (ONNX)',
     dimensions: MINILM_DIMENSIONS,
+    knowsWord: (word) => wholeWords.has(word.toLowerCase()),
     async embed(texts) {
       // Batches of similar length: a batch is padded to its longest text, and attention costs
       // grow with the square of that length.

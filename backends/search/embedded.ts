@@ -67,6 +67,16 @@ export interface EmbeddedSearchOptions {
    * embedding them costs seconds on a busy machine). Files are keyed by the texts and the model.
    */
   vectorCacheDir?: string;
+  /**
+   * Collections read from another file than `<dataDir>/<collection>.json`, e.g. the table catalog
+   * imported from the user's own warehouse (SEARCH_CATALOG). The file replaces the bundled one.
+   */
+  collectionFiles?: Record<string, string>;
+  /**
+   * Documents added to a collection beside its file's, e.g. the researcher's own library
+   * (LITERATURE_FILE). `setting` names where they come from in errors.
+   */
+  extraDocuments?: Record<string, { setting: string; load: () => Promise<Array<Record<string, unknown>>> }>;
 }
 
 /** Bumped whenever vectors of the same texts would come out different (e.g. how texts are batched). */
@@ -157,6 +167,23 @@ export class EmbeddedSearch implements SearchBackend {
     await this.collections.get(collection);
   }
 
+  /**
+   * Starts building collections now, e.g. the user's own catalog and library at worker start: a
+   * few thousand documents take tens of seconds to embed the first time, longer than a search
+   * activity waits. A search meanwhile waits for the same build; a failed build is reported to
+   * `onError` and tried again by the next search, which then fails with the same clear error.
+   */
+  preload(names: string[], onError: (collection: string, err: unknown) => void = () => undefined): Promise<void> {
+    return Promise.all(
+      names.map((name) =>
+        this.load(name).then(
+          () => undefined,
+          (err: unknown) => onError(name, err),
+        ),
+      ),
+    ).then(() => undefined);
+  }
+
   search(request: SearchRequest): Promise<SearchResponse> {
     return tracedSearch(this.name, request, () => this.searchUntraced(request));
   }
@@ -196,20 +223,47 @@ export class EmbeddedSearch implements SearchBackend {
     }
     let loaded = this.collections.get(name);
     if (!loaded) {
-      loaded = readFile(path.join(this.dataDir, `${name}.json`), 'utf8').then(
-        (text) => this.build(name, JSON.parse(text) as Array<Record<string, unknown>>),
-        () => {
-          throw new BackendError(`search collection ${name} not found in ${this.dataDir}`, {
-            backend: 'search',
-            retryable: false,
-            type: FailureType.SearchCollectionUnknown,
-          });
-        },
-      );
+      loaded = this.readCollection(name).then((documents) => this.build(name, documents));
       this.collections.set(name, loaded);
       loaded.catch(() => this.collections.delete(name));
     }
     return loaded;
+  }
+
+  /** The collection's documents: its file (bundled, or configured instead), then any added ones. */
+  private async readCollection(name: string): Promise<Array<Record<string, unknown>>> {
+    const configured = this.options.collectionFiles?.[name];
+    const file = configured ?? path.join(this.dataDir, `${name}.json`);
+    const unusable = (detail: string) =>
+      new BackendError(
+        configured
+          ? `search collection ${name}: ${path.basename(file)}: ${detail}`
+          : `search collection ${name} not found in ${this.dataDir}`,
+        { backend: 'search', retryable: false, type: FailureType.SearchCollectionUnknown },
+      );
+    const text = await readFile(file, 'utf8').catch(() => {
+      throw unusable('cannot be read');
+    });
+    let documents: unknown;
+    try {
+      documents = JSON.parse(text);
+    } catch (err) {
+      throw unusable(`not JSON (${(err instanceof Error ? err.message : String(err)).slice(0, 120)})`);
+    }
+    if (!Array.isArray(documents) || documents.some((d) => !d || typeof d !== 'object' || Array.isArray(d)))
+      throw unusable('expected an array of documents');
+    const extra = this.options.extraDocuments?.[name];
+    if (!extra) return documents as Array<Record<string, unknown>>;
+    const added = await extra.load().catch((err: unknown) => {
+      // The user's file is wrong: no retry mends it, and the message says which file and line.
+      throw new BackendError(`${extra.setting}: ${err instanceof Error ? err.message : String(err)}`, {
+        backend: 'search',
+        retryable: false,
+        type: FailureType.SearchCollectionUnknown,
+        cause: err,
+      });
+    });
+    return [...(documents as Array<Record<string, unknown>>), ...added];
   }
 
   private async build(name: string, documents: Array<Record<string, unknown>>): Promise<LoadedCollection> {

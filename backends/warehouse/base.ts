@@ -1,6 +1,6 @@
 import { inSpan } from '../traced';
 import { sampleDistinctSql, type SqlDialect } from './sql';
-import type { ColumnInfo, ExecutedQuery, QueryRequest, QueryResult, Warehouse } from './types';
+import type { ColumnInfo, ExecutedQuery, QueryRequest, QueryResult, TableDescription, Warehouse } from './types';
 
 const MAX_LOG = 1000;
 
@@ -12,6 +12,8 @@ export abstract class SqlWarehouse implements Warehouse {
 
   protected abstract run<T>(request: QueryRequest): Promise<QueryResult<T>>;
   abstract close(): Promise<void>;
+  abstract describeTables(dataset?: string): Promise<TableDescription[]>;
+  abstract catalogName(): Promise<string>;
 
   query<T = Record<string, unknown>>(request: QueryRequest): Promise<QueryResult<T>> {
     return inSpan(

@@ -6,8 +6,8 @@
 import { BigQuery, type BigQueryOptions, type Query } from '@google-cloud/bigquery';
 import { BackendError, isRetryableStatus, isTransportError, untilAborted } from '../errors';
 import { SqlWarehouse } from './base';
-import { bigQueryDialect, type SqlDialect } from './sql';
-import type { QueryRequest, QueryResult } from './types';
+import { assertIdentifier, bigQueryDialect, type SqlDialect } from './sql';
+import type { QueryRequest, QueryResult, TableDescription } from './types';
 import { FailureType } from '../../contracts/failures';
 
 export interface BigQueryWarehouseOptions {
@@ -93,7 +93,71 @@ export class BigQueryWarehouse extends SqlWarehouse {
     }
   }
 
+  async catalogName(): Promise<string> {
+    return this.options.projectId;
+  }
+
+  async describeTables(dataset?: string): Promise<TableDescription[]> {
+    if (dataset === undefined) throw new Error('BigQuery: name the dataset to describe');
+    // The dataset is checked as an identifier (and the project by the dialect) before it is quoted.
+    const from = (view: string) =>
+      `\`${this.options.projectId}.${assertIdentifier('dataset', dataset)}\`.INFORMATION_SCHEMA.${view}`;
+    const { rows: tables } = await this.query<{ table_name: string }>({
+      sql: `SELECT table_name FROM ${from('TABLES')} ORDER BY table_name`,
+      label: 'describe-tables',
+    });
+    const { rows: options } = await this.query<{ table_name: string; option_value: string | null }>({
+      sql: `SELECT table_name, option_value FROM ${from('TABLE_OPTIONS')} WHERE option_name = @option`,
+      params: { option: 'description' },
+      label: 'describe-table-options',
+    });
+    const { rows: paths } = await this.query<{
+      table_name: string;
+      column_name: string;
+      field_path: string;
+      data_type: string;
+      description: string | null;
+    }>({
+      sql: `SELECT table_name, column_name, field_path, data_type, description FROM ${from('COLUMN_FIELD_PATHS')}`,
+      label: 'describe-columns',
+    });
+    // COLUMN_FIELD_PATHS has no column order: the columns' order comes from INFORMATION_SCHEMA.COLUMNS.
+    const ordered = await this.listColumns(dataset);
+    const rank = new Map(ordered.map((c, i) => [JSON.stringify([c.table, c.column]), i]));
+    const descriptions = new Map(options.map((o) => [o.table_name, optionString(o.option_value)]));
+    const byTable = new Map<string, TableDescription>(
+      tables.map((t) => {
+        const description = descriptions.get(t.table_name);
+        return [t.table_name, { dataset, table: t.table_name, ...(description ? { description } : {}), columns: [] }];
+      }),
+    );
+    const order = (p: { table_name: string; column_name: string }) =>
+      rank.get(JSON.stringify([p.table_name, p.column_name])) ?? Number.MAX_SAFE_INTEGER;
+    for (const p of [...paths].sort((a, b) => order(a) - order(b) || a.field_path.localeCompare(b.field_path))) {
+      // Nested STRUCT fields are columns of their own (`address.city`), as BigQuery's schema shows them.
+      byTable.get(p.table_name)?.columns.push({
+        name: p.field_path,
+        type: this.dialect.normaliseType(p.data_type),
+        ...(p.description ? { description: p.description } : {}),
+      });
+    }
+    return [...byTable.values()];
+  }
+
   async close(): Promise<void> {}
+}
+
+/** TABLE_OPTIONS holds a string option as a quoted literal (`"Orders, one row per order"`). */
+function optionString(value: string | null): string | undefined {
+  if (!value) return undefined;
+  if (/^".*"$/s.test(value)) {
+    try {
+      return JSON.parse(value) as string;
+    } catch {
+      return value.slice(1, -1);
+    }
+  }
+  return value;
 }
 
 /** Label values: lowercase letters, digits, '_' and '-', at most 63 characters. */

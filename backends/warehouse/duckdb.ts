@@ -18,7 +18,7 @@ import path from 'node:path';
 import { BackendError } from '../errors';
 import { SqlWarehouse } from './base';
 import { duckDbDialect } from './sql';
-import type { QueryRequest, QueryResult } from './types';
+import type { QueryRequest, QueryResult, TableDescription } from './types';
 import { FailureType } from '../../contracts/failures';
 
 const LIST_TYPES = { STRING: LIST(VARCHAR), INT64: LIST(BIGINT), FLOAT64: LIST(DOUBLE) } as const;
@@ -48,8 +48,12 @@ export class DuckDbWarehouse extends SqlWarehouse {
     super();
   }
 
-  static async open(options: { path: string; seedDir?: string }): Promise<DuckDbWarehouse> {
-    const instance = await DuckDBInstance.create(options.path);
+  static async open(options: { path: string; seedDir?: string; readOnly?: boolean }): Promise<DuckDbWarehouse> {
+    // Read-only: importing a catalog from someone's database file must never change it.
+    const instance = await DuckDBInstance.create(
+      options.path,
+      options.readOnly ? { access_mode: 'READ_ONLY' } : undefined,
+    );
     const connection = await instance.connect();
     const warehouse = new DuckDbWarehouse(instance, connection);
     if (options.seedDir) await warehouse.loadSqlDir(options.seedDir);
@@ -89,6 +93,60 @@ export class DuckDbWarehouse extends SqlWarehouse {
         cause: err,
       });
     }
+  }
+
+  async catalogName(): Promise<string> {
+    const { rows } = await this.query<{ name: string }>({ sql: 'SELECT current_database() AS name', label: 'catalog' });
+    return String(rows[0]?.name ?? 'duckdb');
+  }
+
+  async describeTables(dataset?: string): Promise<TableDescription[]> {
+    // The schema name is bound as a parameter; names and comments come back as data.
+    const params: Record<string, string> = dataset === undefined ? {} : { dataset };
+    const inDataset = dataset === undefined ? '' : ' AND schema_name = $dataset';
+    const where = `database_name = current_database() AND NOT internal AND NOT temporary${inDataset}`;
+    const { rows: tables } = await this.query<{ schema_name: string; table_name: string; comment: string | null }>({
+      sql:
+        `SELECT schema_name, table_name, comment FROM duckdb_tables() WHERE ${where} ` +
+        `UNION ALL SELECT schema_name, view_name AS table_name, comment FROM duckdb_views() WHERE ${where} ` +
+        'ORDER BY schema_name, table_name',
+      params,
+      label: 'describe-tables',
+    });
+    const { rows: columns } = await this.query<{
+      schema_name: string;
+      table_name: string;
+      column_name: string;
+      data_type: string;
+      comment: string | null;
+    }>({
+      sql:
+        'SELECT schema_name, table_name, column_name, data_type, comment FROM duckdb_columns() ' +
+        `WHERE database_name = current_database() AND NOT internal${inDataset} ` +
+        'ORDER BY schema_name, table_name, column_index',
+      params,
+      label: 'describe-columns',
+    });
+    const key = (schema: string, table: string) => JSON.stringify([schema, table]);
+    const byTable = new Map<string, TableDescription>(
+      tables.map((t) => [
+        key(t.schema_name, t.table_name),
+        {
+          dataset: t.schema_name,
+          table: t.table_name,
+          ...(t.comment ? { description: t.comment } : {}),
+          columns: [],
+        },
+      ]),
+    );
+    for (const c of columns) {
+      byTable.get(key(c.schema_name, c.table_name))?.columns.push({
+        name: c.column_name,
+        type: this.dialect.normaliseType(c.data_type),
+        ...(c.comment ? { description: c.comment } : {}),
+      });
+    }
+    return [...byTable.values()];
   }
 
   async close(): Promise<void> {

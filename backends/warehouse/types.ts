@@ -30,6 +30,14 @@ export interface ColumnInfo {
   dataType: string;
 }
 
+/** A table or view with the descriptions its warehouse keeps (COMMENT ON, BigQuery descriptions). */
+export interface TableDescription {
+  dataset: string;
+  table: string;
+  description?: string;
+  columns: Array<{ name: string; type: string; description?: string }>;
+}
+
 export interface ExecutedQuery {
   sql: string;
   params: Record<string, SqlParam>;
@@ -54,6 +62,13 @@ export interface Warehouse {
     column: string,
     limit: number,
   ): Promise<Array<{ value: string; count: number }>>;
+  /**
+   * Every table and view of a dataset (DuckDB: of every schema when none is named) with the
+   * table and column descriptions the warehouse keeps: what a search catalog is built from.
+   */
+  describeTables(dataset?: string): Promise<TableDescription[]>;
+  /** The project (BigQuery) or database (DuckDB) the tables belong to, as catalogs name it. */
+  catalogName(): Promise<string>;
   /** Every statement this process sent, newest last (bounded): for audits and tests. */
   readonly executed: ExecutedQuery[];
   close(): Promise<void>;

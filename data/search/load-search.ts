@@ -5,6 +5,11 @@
  *   npm run search:load                  # every collection
  *   npm run search:load -- literature    # some collections
  *   npm run search:load -- --dry-run     # print the plan only
+ *   npm run search:load -- --from duckdb:warehouse.duckdb [--dataset clinic]
+ *   npm run search:load -- --from bigquery:my-project.my_dataset
+ *                                        # table-catalog from your own warehouse (import-catalog.ts)
+ *   npm run search:load -- --literature my-library.bib
+ *                                        # the literature corpus plus your BibTeX / CSL-JSON library
  *
  * Settings (the same as the worker's): VERTEX_SEARCH_PROJECT (or GOOGLE_CLOUD_PROJECT),
  * VERTEX_SEARCH_LOCATION, VERTEX_SEARCH_DATASTORE_PREFIX, DISCOVERY_ENGINE_API_ENDPOINT;
@@ -22,7 +27,10 @@ const { SolutionType } = protos.google.cloud.discoveryengine.v1;
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseEndpoint } from '../../backends';
+import { readBibliography } from '../../backends/search/bibliography';
+import { TABLE_CATALOG_COLLECTION } from '../../backends/warehouse/catalog';
 import { loadConfig } from '../../plumbing/config';
+import { flagValue, importCatalog, parseCatalogSource } from './import-catalog';
 
 const HERE = __dirname;
 /** Discovery Engine caps an inline import at 100 documents per request. */
@@ -138,8 +146,28 @@ export async function loadSearchCollections(
 async function main(argv: string[]): Promise<number> {
   const config = loadConfig();
   const project = config.VERTEX_SEARCH_PROJECT ?? config.GOOGLE_CLOUD_PROJECT;
-  const wanted = argv.filter((a) => !a.startsWith('--'));
-  const collections = localCollections().filter((c) => wanted.length === 0 || wanted.includes(c.collection));
+  const from = flagValue(argv, '--from');
+  const library = flagValue(argv, '--literature');
+  const wanted = argv.filter(
+    (a, i) => !a.startsWith('--') && !['--from', '--dataset', '--literature'].includes(argv[i - 1]),
+  );
+  const collections: ReturnType<typeof localCollections> = [];
+  // The table catalog built from the user's warehouse replaces the bundled one in the data store.
+  if (from)
+    collections.push({
+      collection: TABLE_CATALOG_COLLECTION,
+      documents: await importCatalog(parseCatalogSource(from, flagValue(argv, '--dataset')), { config }),
+    });
+  // The researcher's library goes in beside the bundled corpus, as the embedded index holds it.
+  if (library) {
+    const bundled = localCollections().find((c) => c.collection === 'literature')?.documents ?? [];
+    const { documents, withoutLink } = await readBibliography(path.resolve(library));
+    if (withoutLink.length)
+      console.log(`[search:load] ${withoutLink.length} entries without a DOI or URL left out: ${withoutLink.slice(0, 5).join(', ')}`);
+    collections.push({ collection: config.PROPOSAL_LITERATURE_COLLECTION, documents: [...bundled, ...documents] });
+  }
+  if (!from && !library)
+    collections.push(...localCollections().filter((c) => wanted.length === 0 || wanted.includes(c.collection)));
   const unknown = wanted.filter((w) => !collections.some((c) => c.collection === w));
   if (unknown.length) {
     console.error(`[search:load] no collection ${unknown.join(', ')} in data/search/`);

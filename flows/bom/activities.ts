@@ -222,7 +222,10 @@ function asFailure(err: unknown): unknown {
  */
 function heartbeating(meaning: Meaning | undefined): Meaning | undefined {
   if (!meaning) return undefined;
-  return { similarities: (text, others) => backendCall(() => meaning.similarities(text, others)) };
+  return {
+    similarities: (text, others) => backendCall(() => meaning.similarities(text, others)),
+    ...(meaning.isWord ? { isWord: meaning.isWord.bind(meaning) } : {}),
+  };
 }
 
 export interface BomActivityOptions {

@@ -217,7 +217,7 @@ function routeRead(
   const other = ranked.find((r) => !isRoute(r.key));
   if (!best || !isRoute(best.key) || best.score < ROUTE_READ.floor) return undefined;
   if (other && best.score - other.score < ROUTE_READ.margin) return undefined;
-  const said = routeSaid(unit);
+  const said = routeSaid(unit, { aboutRoutes: true });
   return said === 'same' ? routes.same : said === 'own' ? routes.own : undefined;
 }
 

@@ -4,9 +4,8 @@
  * and is cited by result id, so every URL in a proposal is one the search returned.
  */
 import { ApplicationFailure } from '@temporalio/common';
-import path from 'node:path';
 import { z } from 'zod';
-import type { Backends } from '../../backends';
+import { artifactStoreOf, type Backends } from '../../backends';
 import { formatZodError, type TokenUsage } from '../../contracts/common';
 import {
   dataCollectionPlanSchema,
@@ -210,9 +209,10 @@ async function searchWebLiterature(
     .filter((hit): hit is LiteratureHit => hit !== undefined);
 }
 
-export function createProposalActivities({ model, search, config }: Backends) {
+export function createProposalActivities(backends: Backends) {
+  const { model, search, config } = backends;
   const collection = config?.PROPOSAL_LITERATURE_COLLECTION ?? 'literature';
-  const artifactDir = path.resolve(config?.ARTIFACT_DIR ?? 'out');
+  const artifacts = artifactStoreOf(backends);
 
   return {
     /** The literature review's search (seed: LiteratureReviewAgent → google_search): real results only. */
@@ -522,13 +522,13 @@ export function createProposalActivities({ model, search, config }: Backends) {
       };
     },
 
-    /** Writes the PDF to the artifact store; only its path and a few figures go into history. */
+    /** Writes the PDF to the artifact store; only its reference, its path and a few figures go into history. */
     async renderProposalPdf(
       input: Omit<ProposalPdfInput, 'workflowId' | 'runId' | 'namespace'>,
     ): Promise<ProposalPdfInfo> {
       const run = currentRun() ?? { workflowId: 'proposal', runId: '' };
       // backendCall for its heartbeats (the workflow declares a heartbeat time-out) and cancellation.
-      return backendCall(() => writeProposalPdf({ ...input, ...run }, path.join(artifactDir, 'research-proposal')));
+      return backendCall(() => writeProposalPdf({ ...input, ...run }, artifacts));
     },
   };
 }

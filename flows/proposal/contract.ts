@@ -499,6 +499,8 @@ export const proposalOutput = z.object({
   pdf: z
     .object({
       path: z.string(),
+      /** The artifact reference (`gs://bucket/key` or a key); runs from before references carry only `path`. */
+      ref: z.string().optional(),
       pages: z.number().int(),
       bytes: z.number().int(),
       links: z.number().int(),

@@ -290,7 +290,7 @@ const METHODS: Record<Kind, Method> = {
   practice: {
     name:
       'Practice-based research in the researcher’s own teaching or creative practice: structured ' +
-      'observation notes, a journal of the researcher’s reflections, samples of participants’ work and short interviews',
+      'observation notes, reflections written after each session, samples of participants’ work and short interviews',
     evidence: 'close study of the researcher’s own practice',
     data: 'the researcher’s own practice and the work of the people in it',
     type: 'qualitative',
@@ -487,6 +487,12 @@ function needs(kinds: Kind[], program: string): { hours: number; weeks: number }
   return { hours: Math.round(hours), weeks: Math.max(...ms.map((m) => m.weeks)) };
 }
 
+/** A constraint written as a fragment, ended as a sentence so it is read on its own. */
+const asSentence = (text: string) => {
+  const t = text.trimEnd();
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+};
+
 async function designFor(profile: Profile): Promise<Design> {
   const study = await studyDesign(profile);
   const planned: Kind[] = study.kinds.length ? study.kinds : study.open.length ? [study.open[0]] : ['review'];
@@ -498,14 +504,19 @@ async function designFor(profile: Profile): Promise<Design> {
   if (fits(need)) return { ...base, kinds: study.kinds.length ? study.kinds : [], open: study.open, feasible: true };
   // Too little time for the study as described: analyse data the profile says already exist, or
   // else review what is published and plan the study for later.
-  const quote = planned.includes('dataset') ? undefined : await existingData(profile.additional_context);
-  if (quote && fits(needs(['dataset'], profile.academic_program)))
+  const quote = planned.includes('dataset')
+    ? undefined
+    : await existingData([profile.additional_context, ...profile.constraints.map(asSentence)].join(' '));
+  // Data that already exist are the feasible scope even when a full analysis of them is tight: a
+  // first analysis of part of them still answers something, where a review would answer nothing
+  // the researcher came for.
+  if (quote)
     return {
       ...base,
       kinds: ['dataset'],
       open: [],
       feasible: false,
-      reduced: { to: 'existing-data', quote, fits: true },
+      reduced: { to: 'existing-data', quote, fits: fits(needs(['dataset'], profile.academic_program)) },
     };
   return {
     ...base,
@@ -758,10 +769,14 @@ function designSentence(design: Design, profile: Profile, quote = false): string
       : '';
     const time = `${profile.weekly_hours} hours a week for ${profile.timeline}`;
     const cannot = `The study as described${through} cannot be completed in ${time}`;
-    if (design.reduced.to === 'existing-data')
+    if (design.reduced.to === 'existing-data') {
+      const scope = design.reduced.fits
+        ? 'an analysis of the data that already exist'
+        : 'a first analysis of part of the data that already exist';
       return quote
-        ? `${cannot}; the feasible scope is an analysis of the data that already exist: “${design.reduced.quote}”`
-        : `${cannot}; the feasible scope is an analysis of the data that already exist, which the researcher describes above.`;
+        ? `${cannot}; the feasible scope is ${scope}: “${design.reduced.quote}”`
+        : `${cannot}; the feasible scope is ${scope}, which the researcher describes above.`;
+    }
     return design.reduced.fits
       ? `${cannot}; the feasible scope is a review of published studies and a protocol for the empirical study.`
       : `${cannot}, and neither can a full literature review; the feasible scope is a study protocol with a first search of published studies.`;
@@ -847,7 +862,9 @@ function timelineAssessment(design: Design, profile: Profile, objectives: number
   const needed = `at least ${design.neededHours} hours over ${design.neededWeeks} weeks`;
   const instead =
     design.reduced.to === 'existing-data'
-      ? 'what fits is an analysis of the data that already exist'
+      ? design.reduced.fits
+        ? 'what fits is an analysis of the data that already exist'
+        : 'what fits is a first analysis of part of the data that already exist'
       : design.reduced.fits
         ? 'what fits is a review of published studies and a protocol for the study'
         : 'not even a review of published studies fits; the plan prepares a protocol only';

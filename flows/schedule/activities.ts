@@ -1,12 +1,11 @@
 /**
  * The schedule's files: the MiniZinc model and data, and the Gantt chart (SVG, and PNG rendered
- * with resvg), written to ARTIFACT_DIR/schedule/. Only their paths go back into history.
+ * with resvg), put in the artifact store under schedule/. Only their references and paths go back into history.
  *
  * The solving itself is the Python worker's activity (`solveSchedule`, solver/worker.py).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
-import type { Backends } from '../../backends';
+import { artifactStoreOf, type Backends } from '../../backends';
+import type { ArtifactStore } from '../../backends/artifacts';
 import { slugify } from '../../contracts/common';
 import type { MinizincResults } from './contract';
 import { currentRun, runArtifactName } from '../lib/activities/artifact-names';
@@ -20,9 +19,10 @@ export interface ScheduleArtifactsInput {
   chart: boolean;
 }
 
+/** Paths (the file, or the gs:// URI) as results always carried them, and the references beside them. */
 export interface ScheduleArtifacts {
-  files: { model: string; data: string };
-  chart: { svg: string; png: string } | null;
+  files: { model: string; data: string; refs?: { model: string; data: string } };
+  chart: { svg: string; png: string; refs?: { svg: string; png: string } } | null;
 }
 
 /** SVG to PNG (twice the SVG's size, with the system's fonts). */
@@ -38,29 +38,30 @@ export async function svgToPng(svg: string): Promise<Buffer> {
 
 export async function writeScheduleArtifacts(
   input: ScheduleArtifactsInput,
-  dir: string,
+  store: ArtifactStore,
   name: string,
 ): Promise<ScheduleArtifacts> {
-  await mkdir(dir, { recursive: true });
-  const base = path.join(dir, name);
-  const files = { model: `${base}.mzn`, data: `${base}.dzn` };
-  await writeFile(files.model, input.minizinc.model);
-  await writeFile(files.data, input.minizinc.data);
+  const base = `schedule/${name}`;
+  const model = await store.put(`${base}.mzn`, input.minizinc.model);
+  const data = await store.put(`${base}.dzn`, input.minizinc.data);
+  const files = { model: model.location, data: data.location, refs: { model: model.ref, data: data.ref } };
   if (!input.chart || input.results.jobs.every((j) => j.steps.length === 0)) return { files, chart: null };
   const svg = ganttSvg(input.results, { title: input.title });
-  const chart = { svg: `${base}.gantt.svg`, png: `${base}.gantt.png` };
-  await writeFile(chart.svg, svg);
-  await writeFile(chart.png, await svgToPng(svg));
-  return { files, chart };
+  const svgStored = await store.put(`${base}.gantt.svg`, svg);
+  const pngStored = await store.put(`${base}.gantt.png`, await svgToPng(svg));
+  return {
+    files,
+    chart: { svg: svgStored.location, png: pngStored.location, refs: { svg: svgStored.ref, png: pngStored.ref } },
+  };
 }
 
-export function createScheduleActivities({ config }: Pick<Backends, 'config'>) {
-  const dir = path.join(path.resolve(config?.ARTIFACT_DIR ?? 'out'), 'schedule');
+export function createScheduleActivities(backends: Pick<Backends, 'artifacts' | 'config'>) {
+  const store = artifactStoreOf(backends);
   return {
     /** Writes the .mzn/.dzn and the Gantt chart, named after the workflow run: each run keeps its own files. */
     async writeScheduleArtifacts(input: ScheduleArtifactsInput): Promise<ScheduleArtifacts> {
       const run = currentRun();
-      return writeScheduleArtifacts(input, dir, run ? runArtifactName(run) : slugify(input.projectId, 40));
+      return writeScheduleArtifacts(input, store, run ? runArtifactName(run) : slugify(input.projectId, 40));
     },
   };
 }

@@ -243,10 +243,19 @@ export const scheduleFromScrOutput = z.object({
   minizinc: z.object({
     model: z.string(),
     data: z.string(),
-    files: z.object({ model: z.string(), data: z.string() }).nullable(),
+    files: z
+      .object({
+        model: z.string(),
+        data: z.string(),
+        /** Artifact references (`gs://bucket/key` or keys); runs from before references carry only the paths. */
+        refs: z.object({ model: z.string(), data: z.string() }).optional(),
+      })
+      .nullable(),
   }),
   minizinc_results: minizincResultsSchema,
-  chart: z.object({ svg: z.string(), png: z.string() }).nullable(),
+  chart: z
+    .object({ svg: z.string(), png: z.string(), refs: z.object({ svg: z.string(), png: z.string() }).optional() })
+    .nullable(),
 });
 export type ScheduleFromScrOutput = z.infer<typeof scheduleFromScrOutput>;
 

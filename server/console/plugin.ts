@@ -1,8 +1,9 @@
 /**
  * The web console (`/console/`), a Fastify plugin served by the control plane's process: start
  * any flow from a form made from its input schema, follow it live, answer the proposal and EADS
- * interviews one question at a time, and read results; files under ARTIFACT_DIR (the proposal
- * PDF, charts) are served from `/console/artifacts/`. The console is a Temporal client only: all
+ * interviews one question at a time, and read results; the artifacts of runs (the proposal PDF,
+ * charts), read through the artifact store (ARTIFACT_DIR or ARTIFACT_BUCKET, as the workers write
+ * them), are served from `/console/artifacts/<key>`. The console is a Temporal client only: all
  * state lives in the workflows, so a restarted console picks every interview up where it was.
  *
  * With a token (the control plane's), the browser signs in at `/console/login` and gets a session:
@@ -12,8 +13,6 @@
  * sessions.ts). Posts from other origins are refused.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createReadStream, promises as fs } from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { TASK_QUEUE } from '../../contracts/common';
@@ -24,6 +23,7 @@ import type { FormValues } from './forms';
 import { html, page as renderPage, type Html, type PageOptions } from './html';
 import { ConsoleSessions, MAX_SESSION_ID_LENGTH, type ConsoleSessionOptions } from './sessions';
 import type { ViewContext } from './views';
+import { isKnownContentType, LocalArtifactStore, type ArtifactStore } from '../../backends/artifacts';
 
 type Runtime = typeof import('./runtime');
 /** The Temporal client library and what uses it, loaded on first use (server/console/runtime.ts). */
@@ -31,8 +31,10 @@ const loadRuntime = loadOnce((): Promise<Runtime> => import('./runtime'));
 
 export interface ConsoleOptions {
   temporal: TemporalAccess;
-  /** Where flows write files (ARTIFACT_DIR): the only directory the console serves files from. */
+  /** Where flows write files with the local store (ARTIFACT_DIR), when no store is given. */
   artifactDir: string;
+  /** The artifact store flows write to (a bucket or ARTIFACT_DIR): the only place the console serves files from. */
+  artifacts?: ArtifactStore;
   /** The control plane's token: when set, the console needs it too. */
   token?: string;
   /** Task queue for flows started here (tests use their own). */
@@ -62,16 +64,6 @@ const CSP =
 const ARTIFACT_CSP =
   "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; " +
   "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.pdf': 'application/pdf',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.md': 'text/plain; charset=utf-8',
-  '.csv': 'text/plain; charset=utf-8',
-};
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
@@ -109,28 +101,9 @@ function overHttps(request: FastifyRequest): boolean {
   );
 }
 
-/**
- * Resolves a request path under the artifact directory, or undefined when it would leave it
- * (`..`, absolute paths, NUL, or a symbolic link pointing outside) or is not a regular file.
- */
-export async function resolveArtifact(artifactDir: string, requested: string): Promise<string | undefined> {
-  if (requested.includes('\0') || requested.includes('\\')) return undefined;
-  const root = await fs.realpath(path.resolve(artifactDir)).catch(() => undefined);
-  if (!root) return undefined;
-  const candidate = path.resolve(root, requested.replace(/^\/+/, ''));
-  const inside = (p: string) => {
-    const rel = path.relative(root, p);
-    return rel !== '' && !rel.startsWith('..') && !path.isAbsolute(rel);
-  };
-  if (!inside(candidate)) return undefined;
-  const real = await fs.realpath(candidate).catch(() => undefined);
-  if (!real || !inside(real)) return undefined;
-  const stat = await fs.stat(real).catch(() => undefined);
-  return stat?.isFile() ? real : undefined;
-}
-
 export async function consolePlugin(app: FastifyInstance, options: ConsoleOptions): Promise<void> {
   const tokenDigest = options.token ? digest(options.token) : undefined;
+  const store = options.artifacts ?? new LocalArtifactStore(options.artifactDir);
   const sessions = new ConsoleSessions(options.sessions);
   const signedIn = (request: FastifyRequest) => {
     if (!tokenDigest) return true;
@@ -154,6 +127,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   const ctxFor = async (extra: Partial<ViewContext> = {}): Promise<ViewContext> => ({
     client: await client(),
     artifactDir: options.artifactDir,
+    artifacts: store,
     ...extra,
   });
 
@@ -526,17 +500,22 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   app.get<{ Params: { '*': string } }>('/console/artifacts/*', async (request, reply) => {
-    const file = await resolveArtifact(options.artifactDir, request.params['*'] ?? '');
-    if (!file) return reply.code(404).type('text/plain').send('not found');
-    const type = CONTENT_TYPES[path.extname(file).toLowerCase()];
-    if (type) reply.type(type);
+    // The store refuses every key that is not a plain relative name ('..', an absolute or encoded
+    // path, a NUL, an over-long key) and every link out of its directory; the bucket is its own.
+    const object = await store.open(request.params['*'] ?? '').catch((err: unknown) => {
+      request.log.warn({ err }, 'artifact store read failed');
+      return undefined;
+    });
+    if (!object) return reply.code(404).type('text/plain').send('not found');
+    if (isKnownContentType(object.contentType)) reply.type(object.contentType);
     else reply.type('application/octet-stream').header('content-disposition', 'attachment');
+    if (object.bytes !== undefined) reply.header('content-length', object.bytes);
     // An SVG opened on its own must not run script; no page may frame a file (clickjacking), and
     // no page of another origin (another local port included) may embed or read one.
     reply.header('content-security-policy', ARTIFACT_CSP);
     reply.header('cross-origin-resource-policy', 'same-origin');
     reply.header('cache-control', 'private, no-store');
-    return reply.send(createReadStream(file));
+    return reply.send(object.stream);
   });
 }
 

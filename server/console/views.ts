@@ -4,7 +4,7 @@
  * rendered for people. Everything is read from Temporal on each request: the page holds no state.
  */
 import { createHash } from 'node:crypto';
-import path from 'node:path';
+import { LocalArtifactStore, type ArtifactStore } from '../../backends/artifacts';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { FLOW_SEARCH_ATTRIBUTE, type Progress } from '../../contracts/common';
 import type { BomQuestionOutput } from '../../flows/bom/contract';
@@ -48,7 +48,10 @@ export interface WorkflowSnapshot {
 
 export interface ViewContext {
   client: Client;
+  /** The local artifact directory, when no store is given (pages rendered without one). */
   artifactDir: string;
+  /** The artifact store the console reads through: it turns a result's references into links. */
+  artifacts?: Pick<ArtifactStore, 'keyOf'>;
   /** Messages to show beside the form (a rejected answer), and what was typed. */
   error?: { field: string; message: string; value?: string; cells?: string[][] };
 }
@@ -405,12 +408,21 @@ export function gridToMarkdown(columns: string[], cells: string[]): { markdown: 
 // ---------------------------------------------------------------------------------------------
 // Results.
 
-/** The link to a file under the artifact directory, or undefined when it lies elsewhere. */
-export function artifactHref(artifactDir: string | undefined, file: string): string | undefined {
-  if (!artifactDir || typeof file !== 'string') return undefined;
-  const relative = path.relative(path.resolve(artifactDir), path.resolve(artifactDir, file));
-  if (!relative || relative.startsWith('..') || path.isAbsolute(relative)) return undefined;
-  return `/console/artifacts/${relative.split(path.sep).map(encodeURIComponent).join('/')}`;
+type ArtifactContext = Pick<ViewContext, 'artifactDir' | 'artifacts'>;
+
+/**
+ * The console link to the first of a result's references (or, for runs from before references,
+ * paths) that the store resolves, or undefined when none is one of its objects: another bucket,
+ * a path outside the directory, an invalid key.
+ */
+export function artifactHref(ctx: ArtifactContext, ...candidates: unknown[]): string | undefined {
+  const store = ctx.artifacts ?? (ctx.artifactDir ? new LocalArtifactStore(ctx.artifactDir) : undefined);
+  if (!store) return undefined;
+  for (const candidate of candidates) {
+    const key = typeof candidate === 'string' ? store.keyOf(candidate) : undefined;
+    if (key) return `/console/artifacts/${key.split('/').map(encodeURIComponent).join('/')}`;
+  }
+  return undefined;
 }
 
 function describeLines(type: string, result: unknown): Html {
@@ -423,12 +435,7 @@ function describeLines(type: string, result: unknown): Html {
   </ul>`;
 }
 
-export function renderResult(
-  ctx: Pick<ViewContext, 'artifactDir'>,
-  type: string,
-  result: unknown,
-  workflowId?: string,
-): Html {
+export function renderResult(ctx: ArtifactContext, type: string, result: unknown, workflowId?: string): Html {
   const raw = html`<details>
     <summary>The whole result (JSON)</summary>
     <pre>${JSON.stringify(result, null, 2)}</pre>
@@ -450,7 +457,7 @@ export function renderResult(
   </section>`;
 }
 
-function resultBody(ctx: Pick<ViewContext, 'artifactDir'>, type: string, result: unknown, workflowId?: string): Html {
+function resultBody(ctx: ArtifactContext, type: string, result: unknown, workflowId?: string): Html {
   let body: Html;
   switch (type) {
     case 'answerBomQuestion':
@@ -617,8 +624,8 @@ export function literatureTable(entries: LiteratureEntry[]): Html {
   </div>`;
 }
 
-function proposalResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ProposalOutput): Html {
-  const href = out.pdf ? artifactHref(ctx.artifactDir, out.pdf.path) : undefined;
+function proposalResult(ctx: ArtifactContext, out: ProposalOutput): Html {
+  const href = out.pdf ? artifactHref(ctx, out.pdf.ref, out.pdf.path) : undefined;
   const p = out.proposal;
   const head = html`<p><strong>${out.title ?? '(no title)'}</strong> — ${out.status.replace(/_/g, ' ')}</p>
     ${href ? html`<p><a class="pdf" href="${href}">Download the proposal (PDF, ${out.pdf!.pages} pages)</a></p>` : ''}`;
@@ -721,15 +728,15 @@ function proposalResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ProposalOutp
     </article>`;
 }
 
-/** A file of the result as a link when it lies under the artifact directory, else its name. */
-function fileLink(ctx: Pick<ViewContext, 'artifactDir'>, file: string, label: string): Html {
-  const href = artifactHref(ctx.artifactDir, file);
+/** A file of the result as a link when the store holds it (by reference, else by path), else its name. */
+function fileLink(ctx: ArtifactContext, files: Array<string | undefined>, label: string): Html {
+  const href = artifactHref(ctx, ...files);
   return href ? html`<a href="${href}" download>${label}</a>` : html`<span>${label}</span>`;
 }
 
-function scheduleResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ScheduleFromScrOutput): Html {
+function scheduleResult(ctx: ArtifactContext, out: ScheduleFromScrOutput): Html {
   const r = out.minizinc_results;
-  const chart = out.chart ? artifactHref(ctx.artifactDir, out.chart.svg) : undefined;
+  const chart = out.chart ? artifactHref(ctx, out.chart.refs?.svg, out.chart.svg) : undefined;
   const jobs = r.jobs.map((j) => ({
     job: j.id,
     product: j.product,
@@ -763,7 +770,8 @@ function scheduleResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ScheduleFrom
         ? html`<figure class="chart">
             <img src="${chart}" alt="Gantt chart of the schedule: one bar per job step on its resource" />
             <figcaption>
-              Gantt chart (${fileLink(ctx, out.chart!.svg, 'SVG')}, ${fileLink(ctx, out.chart!.png, 'PNG')})
+              Gantt chart (${fileLink(ctx, [out.chart!.refs?.svg, out.chart!.svg], 'SVG')},
+              ${fileLink(ctx, [out.chart!.refs?.png, out.chart!.png], 'PNG')})
             </figcaption>
           </figure>`
         : html`<p class="muted">No chart: the solver found no schedule.</p>`
@@ -791,25 +799,26 @@ function scheduleResult(ctx: Pick<ViewContext, 'artifactDir'>, out: ScheduleFrom
     ${
       out.minizinc.files
         ? html`<p>
-            Files: ${fileLink(ctx, out.minizinc.files.model, 'model (.mzn)')},
-            ${fileLink(ctx, out.minizinc.files.data, 'data (.dzn)')}
+            Files: ${fileLink(ctx, [out.minizinc.files.refs?.model, out.minizinc.files.model], 'model (.mzn)')},
+            ${fileLink(ctx, [out.minizinc.files.refs?.data, out.minizinc.files.data], 'data (.dzn)')}
           </p>`
         : ''
     }`;
 }
 
-/** A chart path written into the EADS result (a `gantt` or `chart` field), when there is one. */
-function chartPath(value: unknown, depth = 0): string | undefined {
+/** A chart written into the EADS result (a `gantt` or `chart` field): its reference and path, when there is one. */
+function chartPath(value: unknown, depth = 0): string[] | undefined {
   if (!value || typeof value !== 'object' || depth > 4) return undefined;
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     if (/gantt|chart/i.test(k)) {
-      if (typeof v === 'string' && /\.(svg|png)$/i.test(v)) return v;
+      if (typeof v === 'string' && /\.(svg|png)$/i.test(v)) return [v];
       // The schedule step writes `chart: { svg, png }`: the SVG scales in the page.
       const file =
         v && typeof v === 'object'
           ? ((v as { svg?: unknown; path?: unknown }).svg ?? (v as { path?: unknown }).path)
           : undefined;
-      if (typeof file === 'string') return file;
+      const ref = v && typeof v === 'object' ? (v as { refs?: { svg?: unknown } }).refs?.svg : undefined;
+      if (typeof file === 'string') return typeof ref === 'string' ? [ref, file] : [file];
     }
     const nested = chartPath(v, depth + 1);
     if (nested) return nested;
@@ -817,9 +826,9 @@ function chartPath(value: unknown, depth = 0): string | undefined {
   return undefined;
 }
 
-function eadsResult(ctx: Pick<ViewContext, 'artifactDir'>, out: RunEadsInterviewOutput): Html {
+function eadsResult(ctx: ArtifactContext, out: RunEadsInterviewOutput): Html {
   const chart = chartPath(out);
-  const href = chart ? artifactHref(ctx.artifactDir, chart) : undefined;
+  const href = chart ? artifactHref(ctx, ...chart) : undefined;
   return html`${describeLines('runEadsInterview', out)}
     <p>Interview ${out.status}: ${out.pursuits.length} topic(s), ${out.questionsAsked} question(s).</p>
     <p>

@@ -104,7 +104,7 @@ export function discoveryRoutes(app: FastifyInstance, registry: Registry, metric
           q.format === 'xml'
             ? renderXml(result, q)
             : q.format === 'compact'
-              ? renderCompact(result)
+              ? renderCompact(result, q)
               : renderJson(result, q);
         rendered = {
           body: Buffer.from(body),

@@ -94,7 +94,25 @@ export function bigQuerySyntaxError(sql: string): string | null {
 
 /** BigQuery Standard SQL → DuckDB SQL, enough for the statements this project builds. */
 export function translateBigQuerySql(sql: string): string {
+  // BigQuery's type names as DuckDB's information schema spells them (the columns' data_type).
+  const bigQueryType = (column: string) =>
+    `CASE WHEN ${column} = 'VARCHAR' THEN 'STRING' WHEN ${column} IN ('BIGINT','INTEGER','SMALLINT','HUGEINT') THEN 'INT64' WHEN ${column} IN ('DOUBLE','FLOAT','REAL') THEN 'FLOAT64' WHEN ${column} = 'BOOLEAN' THEN 'BOOL' ELSE ${column} END`;
   return sql
+    .replace(
+      /`[\w.-]+\.(\w+)`\.INFORMATION_SCHEMA\.TABLES/gi,
+      (_m, dataset: string) => `(SELECT table_name FROM information_schema.tables WHERE table_schema = '${dataset}')`,
+    )
+    .replace(
+      // BigQuery keeps a table's description as a quoted string literal in TABLE_OPTIONS.
+      /`[\w.-]+\.(\w+)`\.INFORMATION_SCHEMA\.TABLE_OPTIONS/gi,
+      (_m, dataset: string) =>
+        `(SELECT table_name, 'description' AS option_name, '"' || replace(replace(comment, '\\', '\\\\'), '"', '\\"') || '"' AS option_value FROM duckdb_tables() WHERE schema_name = '${dataset}' AND comment IS NOT NULL UNION ALL SELECT view_name, 'description', '"' || replace(replace(comment, '\\', '\\\\'), '"', '\\"') || '"' FROM duckdb_views() WHERE schema_name = '${dataset}' AND comment IS NOT NULL)`,
+    )
+    .replace(
+      /`[\w.-]+\.(\w+)`\.INFORMATION_SCHEMA\.COLUMN_FIELD_PATHS/gi,
+      (_m, dataset: string) =>
+        `(SELECT table_name, column_name, column_name AS field_path, ${bigQueryType('data_type')} AS data_type, comment AS description FROM duckdb_columns() WHERE schema_name = '${dataset}')`,
+    )
     .replace(
       /`[\w.-]+\.(\w+)`\.INFORMATION_SCHEMA\.COLUMNS/gi,
       (_m, dataset: string) =>

@@ -66,6 +66,8 @@ export default async function setup(project: TestProject) {
       extraArgs: [
         ...['--namespace', 'crash-test', '--namespace', 'security-test', '--namespace', 'fleet-test'],
         ...['--namespace', 'log-test', '--namespace', 'solver-test'],
+        // Two workers of the artifact-store test, one per namespace: each run lands on a known worker.
+        ...['--namespace', 'artifacts-a', '--namespace', 'artifacts-b'],
         ...['--log-level', 'error', ...DEV_SERVER_TUNING_ARGS],
       ],
     },

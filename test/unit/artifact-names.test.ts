@@ -107,6 +107,8 @@ describe('artifact names', () => {
     for (const w of written) {
       expect(path.dirname(w.path)).toBe(path.join(dir, 'research-proposal'));
       expect(path.basename(w.path)).toMatch(/^[a-z0-9-]+-[0-9a-f]{24}\.pdf$/);
+      // The reference the console and the CLI resolve: the key under the store.
+      expect((w as { ref?: string }).ref).toBe(`research-proposal/${path.basename(w.path)}`);
       // Every file is still the one its run wrote.
       expect(readFileSync(w.path).equals(w.content), w.path).toBe(true);
       expect(statSync(w.path).size).toBe(w.bytes);
@@ -146,6 +148,10 @@ describe('artifact names', () => {
     files.forEach((f, i) => {
       expect(path.basename(f.model)).toMatch(/^[a-z0-9-]+-[0-9a-f]{24}\.mzn$/);
       expect(readFileSync(f.data, 'utf8')).toBe(`% run ${i}\n`);
+      expect(f.refs).toEqual({
+        model: `schedule/${path.basename(f.model)}`,
+        data: `schedule/${path.basename(f.data)}`,
+      });
     });
   });
 });

@@ -20,7 +20,14 @@ import {
   type BuiltQuery,
   type ConceptQuery,
 } from '../../flows/bom/activities/sql';
-import { Grounder, namedRun, partNames, Vocabulary, type Meaning } from '../../flows/bom/activities/terms';
+import {
+  Grounder,
+  namedRun,
+  partNames,
+  Vocabulary,
+  type Meaning,
+  type VocabularyColumn,
+} from '../../flows/bom/activities/terms';
 import type { Backends } from '../../backends';
 import { DuckDbWarehouse } from '../../backends/warehouse/duckdb';
 import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../../backends/warehouse/sql';
@@ -107,6 +114,7 @@ const MEANING = scriptedMeaning({
 let duck: DuckDbWarehouse;
 let allow: ColumnAllowList;
 let vocabulary: Vocabulary;
+let vocabularyColumns: VocabularyColumn[];
 let names: ReturnType<typeof partNames>;
 
 beforeAll(async () => {
@@ -115,14 +123,13 @@ beforeAll(async () => {
   duck = await DuckDbWarehouse.open({ path: ':memory:', seedDir: dir });
   allow = new ColumnAllowList('shop', await duck.listColumns('shop'));
   const columns = allow.stringColumns();
-  vocabulary = new Vocabulary(
-    await Promise.all(
-      columns.map(async (column) => {
-        const [table, name] = column.split('.');
-        return { column, values: (await duck.sampleDistinct('shop', table, name, 1000)).map((v) => v.value) };
-      }),
-    ),
+  vocabularyColumns = await Promise.all(
+    columns.map(async (column) => {
+      const [table, name] = column.split('.');
+      return { column, values: (await duck.sampleDistinct('shop', table, name, 1000)).map((v) => v.value) };
+    }),
   );
+  vocabulary = new Vocabulary(vocabularyColumns);
   const leaves: string[] = [];
   for (const column of columns.filter((c) => c === 'item_master.item_description' || c === 'item_master.category')) {
     const built = buildLeafValuesQuery({ dialect: duckDbDialect, allow, column });
@@ -139,6 +146,16 @@ async function ids(dialect: SqlDialect, built: BuiltQuery, key = 'parent_item_nu
 }
 
 describe('reading a question', () => {
+  it('hears "list" after a subject and "as well as" between parts as the English they are', () => {
+    expect(parseBomQuestion('Which units list a heater?').concepts).toEqual(['heater']);
+    expect(parseBomQuestion('List the units that use a heater').concepts).toEqual(['heater']);
+    expect(parseBomQuestion('Can you list units with a heater?').concepts).toEqual(['heater']);
+    expect(parseBomQuestion('Which units carry a heater as well as a probe?')).toMatchObject({
+      concepts: ['heater', 'probe'],
+      match: 'all',
+    });
+  });
+
   it('takes exclusions out, whatever the wording, and says whether whole BOMs or lines go', () => {
     const read = (q: string) => {
       const p = parseBomQuestion(q);
@@ -220,6 +237,25 @@ describe('reading a question', () => {
 
 describe('grounding a phrase in the warehouse values', () => {
   const grounder = () => new Grounder(vocabulary, MEANING, names);
+
+  it('corrects a misspelling, never a word of the language into another one', async () => {
+    // One edit from "knobs": corrected when nothing says "knots" is a word…
+    expect(await grounder().ground('knots')).toMatchObject({ level: 1, term: 'knobs' });
+    // …and left as asked when the language knows it: it is then judged by meaning, or missing.
+    const words = new Set(['knot', 'knots']);
+    const knowing = { similarities: MEANING.similarities, isWord: (w: string) => words.has(w) };
+    const fresh = new Vocabulary(vocabularyColumns);
+    expect((await new Grounder(fresh, knowing, names).ground('knots')).level).toBeNull();
+    expect(await new Grounder(new Vocabulary(vocabularyColumns), knowing, names).ground('knobz')).toMatchObject({
+      term: 'knob',
+      asked: 'knobz',
+    });
+  });
+
+  it('grounds a code the descriptions use as a word like a word, and an item number by its shape', () => {
+    expect(vocabulary.ground('8mb')).toMatchObject({ level: 2, example: 'Serial flash 8Mb' });
+    expect(vocabulary.ground('p-001')).toMatchObject({ level: 1, example: null });
+  });
 
   it('drops a generic head noun only when the whole phrase names nothing', async () => {
     const memory = await grounder().ground('memory chips');

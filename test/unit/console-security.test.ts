@@ -77,6 +77,10 @@ describe('web console defences', () => {
       '/console/artifacts/proposal',
       '/console/artifacts/',
       '/console/artifacts/p.pdf%00.txt',
+      '/console/artifacts/%252e%252e%252fsecret.txt',
+      '/console/artifacts/gs:%2F%2Fother-bucket%2Fsecret.txt',
+      `/console/artifacts/${'a/'.repeat(400)}p.pdf`,
+      `/console/artifacts/${'x'.repeat(5000)}.pdf`,
     ];
     for (const url of attempts) {
       const res = await open.app.inject(url);

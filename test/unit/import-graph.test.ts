@@ -149,6 +149,13 @@ describe('the import graph', () => {
     expect(importProblem('server/app', 'client/cli')).toMatch(/server\/ may not import client\//);
     expect(importProblem('client/cli', 'server/app')).toMatch(/client\/ may not import server\//);
     expect(importProblem('plumbing/logger', 'backends/errors')).toMatch(/plumbing\/ may not import backends\//);
+    // The control plane and the CLI read the artifact store, and no other backend.
+    expect(importProblem('server/console/plugin', 'backends/artifacts/index')).toBeUndefined();
+    expect(importProblem('client/cli', 'backends/artifacts/index')).toBeUndefined();
+    expect(importProblem('server/console/plugin', 'backends/model/gemini')).toMatch(
+      /server\/ may not import backends\//,
+    );
+    expect(importProblem('server/console/plugin', 'backends/artifactsX/index')).toMatch(/may not import backends/);
     expect(importProblem('standin/main', 'workers/worker')).toMatch(/standin\/ may not import workers\//);
     expect(importProblem('workers/worker', 'server/agent-registration')).toBeUndefined();
     expect(importProblem('flows/bom/workflow', 'backends/errors')).toMatch(/workflow sandbox/);

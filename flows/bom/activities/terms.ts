@@ -111,12 +111,31 @@ export class Vocabulary {
     this.words = undefined;
   }
 
+  /**
+   * Words of the language are not misspellings: "coils" is a word, and correcting it to the
+   * vocabulary's "coins" would answer another question. Such a word that the data does not use
+   * stays as asked, to be judged by meaning or reported as not understood.
+   */
+  knowLanguage(isWord: (word: string) => boolean): void {
+    this.isWord = isWord;
+  }
+  private isWord: (word: string) => boolean = () => false;
+
+  /** Whether some value holds the code as a whole word of a longer text (not as the whole value: that is an item number). */
+  private usesAsWord(code: string): boolean {
+    return this.columns.some((c) =>
+      c.lower.some((value) => value !== code && value.split(/[^\p{L}\p{N}]+/u).includes(code)),
+    );
+  }
+
   /** Where a phrase matches at each strategy. Part numbers ground by shape, not by value. */
   ground(phrase: string, asked = phrase): GroundedConcept {
     const term = phrase.toLowerCase().trim();
     const columns: Record<StrategyNumber, string[]> = { 1: [], 2: [], 3: [] };
     const grounded: GroundedConcept = { term, asked, level: null, columns, substring: null, example: null };
-    if (isIdentifierLike(term)) return { ...grounded, level: 1 };
+    // A code the descriptions use as a word ("DDR4", "CR2032") names a kind of part, not one item
+    // number: it is grounded like any word. Other codes are part numbers, grounded by their shape.
+    if (isIdentifierLike(term) && !this.usesAsWord(term)) return { ...grounded, level: 1 };
     const exact = new Set(exactForms(term));
     const regex = new RegExp(`\\b(?:${phraseRegexAlternative(term)})\\b`, 'i');
     // Strategy 3 looks for the longest form of the phrase that some value holds inside a word.
@@ -179,7 +198,7 @@ export class Vocabulary {
     let changed = false;
     const words = phrase.split(/\s+/).map((word) => {
       const variants = pluralVariants(word);
-      if (word.length < 5 || /\d/.test(word) || variants.some((v) => counts.has(v))) return word;
+      if (word.length < 5 || /\d/.test(word) || variants.some((v) => counts.has(v) || this.isWord(v))) return word;
       const budget = word.length >= 8 ? 2 : 1;
       let best: { word: string; distance: number; count: number; plural: boolean } | undefined;
       for (const [candidate, count] of counts) {
@@ -390,12 +409,18 @@ export function namedRun(phrase: string): string {
 /** How similar a text is to each of some others, by meaning (sentence embeddings); 1 is the same. */
 export interface Meaning {
   similarities(text: string, others: readonly string[]): Promise<number[]>;
+  /** Whether a word is a word of the language as written (then it is no misspelling to correct). */
+  isWord?(word: string): boolean;
 }
 
 /** Meaning from a sentence embedder, each text's vector computed once (part names repeat on every question). */
 export class EmbeddingMeaning implements Meaning {
   private readonly vectors = new Map<string, Promise<Float32Array>>();
   constructor(private readonly embedder: TextEmbedder) {}
+
+  isWord(word: string): boolean {
+    return this.embedder.knowsWord?.(word) ?? false;
+  }
 
   async similarities(text: string, others: readonly string[]): Promise<number[]> {
     const missing = [...new Set([text, ...others])].filter((t) => !this.vectors.has(t));
@@ -510,6 +535,7 @@ export class Grounder {
     private readonly names: readonly PartName[] = [],
   ) {
     if (names.length) vocabulary.spellWith(names.flatMap((n) => tokenizeBomQuestion(n.name)));
+    if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
   }
 
   async ground(phrase: string, options: { scene?: boolean } = {}): Promise<GroundedConcept> {

@@ -277,11 +277,14 @@ export async function routeChoices(choices: readonly Choice[]): Promise<{ same: 
  * "its own", "depends on", "no two … the same"), in a sentence that speaks of a route, path,
  * order, sequence or steps at all. A sentence saying both, or neither, says nothing.
  */
-export function routeSaid(sentence: string): 'same' | 'own' | undefined {
+export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } = {}): 'same' | 'own' | undefined {
   const s = sentence.toLowerCase();
-  // Sameness or difference of something else ("its own lot", "a different colour") says nothing of the route.
-  if (!/\b(?:routes?|routings?|paths?|ways?|order|sequences?|visits?|steps?|stages?|stations?)\b/.test(s))
-    return undefined;
+  // Sameness or difference of something else ("its own lot", "a different colour") says nothing
+  // of the route. Once the sentence's meaning is known to be about routes, sameness is heard
+  // whatever the route is called ("the same road"); difference still needs a route word, since
+  // "its own job" reads like a route of its own to the embedding.
+  const routeWord = /\b(?:routes?|routings?|paths?|ways?|order|sequences?|visits?|steps?|stages?|stations?)\b/.test(s);
+  if (!routeWord && !options.aboutRoutes) return undefined;
   const negatedSame =
     /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
   const own =
@@ -291,7 +294,10 @@ export function routeSaid(sentence: string): 'same' | 'own' | undefined {
     );
   const same =
     !negatedSame &&
-    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
+    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence|way)|(?:only|just) one)\b/.test(
+      s,
+    );
   if (own === same) return undefined;
+  if (own && !routeWord) return undefined;
   return same ? 'same' : 'own';
 }

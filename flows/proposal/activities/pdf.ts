@@ -5,11 +5,10 @@
  * DejaVu Sans (shipped in data/fonts with its licence) is embedded so names like "Zürich" or
  * "Başar" print correctly; pdfkit's built-in Helvetica only covers WinAnsi.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import PDFDocument from 'pdfkit';
 import { DATA_DIR } from '../../../backends';
+import type { ArtifactStore } from '../../../backends/artifacts';
 import { runArtifactName } from '../../lib/activities/artifact-names';
 import {
   formatTimeline,
@@ -35,7 +34,10 @@ export interface ProposalPdfInput {
 }
 
 export interface ProposalPdfInfo {
+  /** Where the PDF is: the file (local store) or its gs:// URI. Results before references have only this. */
   path: string;
+  /** The artifact reference the console and the CLI resolve through the store. */
+  ref?: string;
   pages: number;
   bytes: number;
   /** Distinct URLs with link annotations (a wrapped title gets one annotation per line). */
@@ -332,21 +334,14 @@ export function renderProposalPdf(input: ProposalPdfInput): Promise<{ buffer: Bu
 }
 
 /**
- * The temporary file one write goes through: unique per call, not per process. A render that
- * outlives its heartbeat time-out is retried while it still runs; with a shared name the first
- * attempt's rename took the second's file away (ENOENT) and failed the retry.
+ * Renders and puts the PDF in the artifact store under `research-proposal/<run name>.pdf`. The
+ * store writes whole objects (the local one through a temporary file per call), so a retried
+ * render never leaves half a PDF nor takes another attempt's file away.
  */
-export function pdfTempName(file: string): string {
-  return `${file}.${process.pid}.${randomUUID()}.tmp`;
-}
-
-/** Renders and writes atomically (temp file + rename), so a retried activity never leaves half a PDF. */
-export async function writeProposalPdf(input: ProposalPdfInput, dir: string): Promise<ProposalPdfInfo> {
+export async function writeProposalPdf(input: ProposalPdfInput, store: ArtifactStore): Promise<ProposalPdfInfo> {
   const { buffer, pages, links } = await renderProposalPdf(input);
-  await mkdir(dir, { recursive: true });
-  const file = path.join(dir, pdfFileName(input.workflowId, input));
-  const tmp = pdfTempName(file);
-  await writeFile(tmp, buffer);
-  await rename(tmp, file);
-  return { path: file, pages, bytes: buffer.length, links };
+  const stored = await store.put(`research-proposal/${pdfFileName(input.workflowId, input)}`, buffer, {
+    contentType: 'application/pdf',
+  });
+  return { path: stored.location, ref: stored.ref, pages, bytes: buffer.length, links };
 }

@@ -85,7 +85,7 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
     descriptions: [
       'half of the participants receive a treatment and the other half do not',
       'testing whether a new programme works better than usual practice',
-      'participants split into two groups that are treated differently and then compared',
+      'the researcher gives a new method to some classes or sites and keeps the usual one for others',
     ],
   },
 ];
@@ -129,6 +129,8 @@ export interface ProfileWords {
   field_of_study: string;
   existing_skills: string[];
   missing_skills: string[];
+  /** What the researcher must work within: often where the data will come from ("the court will share its records"). */
+  constraints?: readonly string[];
 }
 
 export interface StudyDesign {
@@ -169,6 +171,7 @@ export function profileEvidence(p: ProfileWords): Evidence[] {
     { text: p.research_area },
     ...clauses(context).map((text) => ({ text })),
     ...windows(context).map((text) => ({ text, weight: 0.9 })),
+    ...(p.constraints ?? []).flatMap((c) => clauses(c).map((text) => ({ text }))),
     ...(p.field_of_study ? [{ text: p.field_of_study, role: 'supporting' as const }] : []),
     ...[...p.existing_skills, ...p.missing_skills].map((text) => ({ text, role: 'supporting' as const })),
   ];
@@ -343,6 +346,8 @@ const DATA_STATE: readonly Choice<'existing' | 'new'>[] = [
       'records that were already kept',
       'data that is already available to use',
       'data gathered earlier that has never been studied',
+      'an organisation keeps logs of its operations and can hand them over',
+      'several years of recorded readings that someone else collected',
     ],
   },
   { key: 'new', descriptions: ['I will collect new data', 'measurements I plan to make', 'people I will ask'] },

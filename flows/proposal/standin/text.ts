@@ -67,6 +67,8 @@ export function inSentence(phrase: string, casing: Casing, options: { label?: bo
     );
     return common ? [...lead.map((w) => w.toLowerCase()), ...words.slice(run)].join(' ') : t;
   }
+  // "A" before a word in lower case is the article that opened the field ("A digital twin of …").
+  if (first === 'A' && /^\p{Ll}/u.test(words[1] ?? '')) return 'a' + t.slice(1);
   if (!plainCapitalised(first)) return t;
   // "Shakespeare's sonnets": a capitalised word in the possessive is a name, unless the word is
   // known in lower case ("women's", "children's" written so elsewhere).
