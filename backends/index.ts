@@ -10,6 +10,7 @@ import { isSecretVariable, secretValues, type Config } from '../plumbing/config'
 import { errorText, logger } from '../plumbing/logger';
 import { registerSecrets } from '../plumbing/redaction';
 import { GeminiModel } from './model/gemini';
+import { OpenAIModel } from './model/openai';
 import type { ModelBackend } from './model/types';
 import { embeddingModelDir, sharedEmbedder } from './embedding';
 import { readBibliography } from './search/bibliography';
@@ -76,6 +77,15 @@ export function createModel(config: Config): ModelBackend {
         conversational: true,
         apiKey: config.geminiApiKey,
         baseUrl: config.GOOGLE_GEMINI_BASE_URL,
+      });
+    case 'openai':
+      return new OpenAIModel({
+        model: config.OPENAI_MODEL!,
+        baseUrl: config.OPENAI_BASE_URL,
+        apiKey: config.OPENAI_API_KEY,
+        timeoutMs: config.MODEL_TIMEOUT_MS,
+        maxRepairs: config.MODEL_MAX_REPAIRS,
+        price: config.modelPrice,
       });
     case 'standin':
       // The stand-in ignores the key; the real client still needs one to build its requests.

@@ -193,6 +193,7 @@ export const SECRET_VARIABLES: readonly string[] = [
   'AGENT_FLOWS_PAYLOAD_OLD_KEYS',
   'GEMINI_API_KEY',
   'GOOGLE_API_KEY',
+  'OPENAI_API_KEY',
   'CONTROL_PLANE_TOKEN',
   'CODEC_AUTH_TOKEN',
   'MCP_TOKEN',
@@ -219,13 +220,24 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
 export const configSchema = z
   .object({
     /** Which model backend answers the flows' model calls. Default: gemini when a key is set. */
-    AGENT_FLOWS_MODEL: z.enum(['standin', 'gemini', 'vertex']).optional(),
+    AGENT_FLOWS_MODEL: z.enum(['standin', 'gemini', 'vertex', 'openai']).optional(),
     GEMINI_API_KEY: optionalString,
     GOOGLE_API_KEY: optionalString,
     GEMINI_MODEL: z.string().min(1).default('gemini-2.5-flash'),
     /** Points the real @google/genai client at another endpoint (the stand-in, a fake, a proxy). */
     GOOGLE_GEMINI_BASE_URL: z.url().optional(),
     GOOGLE_CLOUD_PROJECT: optionalString,
+    /**
+     * AGENT_FLOWS_MODEL=openai: the Chat Completions API's base URL (OpenAI, or a compatible server:
+     * Ollama `http://127.0.0.1:11434/v1`, llama.cpp's server, `npm run local-model`).
+     */
+    OPENAI_BASE_URL: z
+      .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:8081/v1' })
+      .default('https://api.openai.com/v1'),
+    /** AGENT_FLOWS_MODEL=openai: the model's name as the server knows it (required). */
+    OPENAI_MODEL: optionalString,
+    /** AGENT_FLOWS_MODEL=openai: the API key (a secret: only from the environment); local servers need none. */
+    OPENAI_API_KEY: optionalString,
     GOOGLE_CLOUD_LOCATION: z.string().min(1).default('us-central1'),
     MODEL_TIMEOUT_MS: int(100, 600_000).default(60_000),
     /** How many times a reply that fails schema validation is sent back to the model with the error. */
@@ -414,6 +426,20 @@ export const configSchema = z
         message: 'required when AGENT_FLOWS_MODEL=vertex',
       });
     }
+    if (model === 'openai' && !c.OPENAI_MODEL) {
+      const message = 'required when AGENT_FLOWS_MODEL=openai (the model name the server knows, e.g. gpt-4o-mini)';
+      ctx.addIssue({ code: 'custom', path: ['OPENAI_MODEL'], message });
+    }
+    // OpenAI's own API refuses every call without a key: say so at start, not at the first call.
+    // Compatible servers on other hosts (Ollama, llama.cpp) often need none.
+    if (
+      model === 'openai' &&
+      !c.OPENAI_API_KEY &&
+      /^https?:\/\/api\.openai\.com(:\d+)?(\/|$)/i.test(c.OPENAI_BASE_URL)
+    ) {
+      const message = 'required when AGENT_FLOWS_MODEL=openai and OPENAI_BASE_URL is api.openai.com';
+      ctx.addIssue({ code: 'custom', path: ['OPENAI_API_KEY'], message });
+    }
     if (c.AGENT_FLOWS_WAREHOUSE === 'bigquery' && !c.BIGQUERY_PROJECT && !c.GOOGLE_CLOUD_PROJECT) {
       ctx.addIssue({
         code: 'custom',
@@ -454,7 +480,7 @@ export const configSchema = z
     ...c,
     model:
       c.AGENT_FLOWS_MODEL ??
-      ((c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin') as 'standin' | 'gemini' | 'vertex'),
+      ((c.GEMINI_API_KEY || c.GOOGLE_API_KEY ? 'gemini' : 'standin') as 'standin' | 'gemini' | 'vertex' | 'openai'),
     geminiApiKey: c.GEMINI_API_KEY ?? c.GOOGLE_API_KEY,
     artifactStore: c.ARTIFACT_STORE ?? ((c.ARTIFACT_BUCKET ? 'gcs' : 'local') as 'local' | 'gcs'),
     modelPrice:

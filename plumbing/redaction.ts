@@ -18,6 +18,8 @@ const CREDENTIAL_PATTERNS: Array<[RegExp, string]> = [
   // Google API keys and OAuth access tokens.
   [/AIza[0-9A-Za-z_-]{30,}/g, REDACTED],
   [/ya29\.[0-9A-Za-z._-]+/g, REDACTED],
+  // OpenAI API keys (sk-..., sk-proj-...), which its 401 body quotes in part.
+  [/\bsk-[A-Za-z0-9_*-]{16,}/g, REDACTED],
   // Authorization: Bearer/Basic <token> (any case, with or without the header name).
   [/\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{6,}/gi, `$1$2${REDACTED}`],
   // Credentials in a URL's user part: https://user:password@host/...

@@ -1,0 +1,260 @@
+/**
+ * The model adapter on the official `openai` client: OpenAI, or any server that speaks its Chat
+ * Completions API (Ollama, llama.cpp's server, vLLM, the project's local model server in
+ * workers/local-model-server.ts) through `baseUrl`.
+ *
+ * Structured output is asked for with `response_format: json_schema`, from the same zod schema
+ * the Gemini adapter sends; the reply is parsed tolerantly and validated with zod, and a reply
+ * that does not conform goes back to the model with the validation error (at most `maxRepairs`
+ * times), as in gemini.ts. HTTP retries are left to Temporal: the client makes one attempt.
+ */
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  type ClientOptions,
+} from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
+import { FailureType } from '../../contracts/failures';
+import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import { inSpan } from '../traced';
+import { extractJson, renderSections, renderSystem } from './prompt';
+import type { ModelBackend, ModelPrice, ModelReply, ModelRequest } from './types';
+
+export interface OpenAIModelOptions {
+  /** The model's name as the server knows it (OPENAI_MODEL). */
+  model: string;
+  /** The API's base URL, ending in `/v1` for most servers (OPENAI_BASE_URL). */
+  baseUrl: string;
+  /** OPENAI_API_KEY; local servers need none (a placeholder is sent, as their clients do). */
+  apiKey?: string;
+  timeoutMs: number;
+  maxRepairs: number;
+  price?: ModelPrice;
+  /** Lets the proposal interview have the model phrase its questions (a general chat model can). */
+  conversational?: boolean;
+  /** Tests only: the client's fetch. */
+  fetch?: ClientOptions['fetch'];
+}
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The zod schema as JSON Schema for `response_format` (zod still checks the whole reply). */
+export function toOpenAISchema(schema: z.ZodType): Json {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+/**
+ * Whether OpenAI's strict mode would take the schema: it requires every object to list all its
+ * properties as required and to forbid others. Project schemas have optional fields, so most are
+ * sent with `strict: false` (the server then follows the schema as far as it can, and zod with the
+ * repair loop does the rest), instead of being refused with a 400.
+ */
+export function isStrictCompatible(schema: unknown): boolean {
+  const walk = (node: unknown): boolean => {
+    if (Array.isArray(node)) return node.every(walk);
+    if (!isObject(node)) return true;
+    if (isObject(node.properties)) {
+      const keys = Object.keys(node.properties);
+      const required = Array.isArray(node.required) ? node.required : [];
+      if (node.additionalProperties !== false || keys.some((k) => !required.includes(k))) return false;
+    }
+    return Object.values(node).every(walk);
+  };
+  return walk(schema);
+}
+
+/** `response_format.json_schema.name` allows letters, digits, `_` and `-` (64 at most); task ids have dots. */
+export function schemaName(task: string): string {
+  return task.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'reply';
+}
+
+export class OpenAIModel implements ModelBackend {
+  readonly name = 'openai';
+  readonly modelName: string;
+  readonly price?: ModelPrice;
+  readonly canConverse: boolean;
+  private readonly client: OpenAI;
+
+  constructor(private readonly options: OpenAIModelOptions) {
+    this.modelName = options.model;
+    if (options.price) this.price = options.price;
+    this.canConverse = options.conversational !== false;
+    this.client = new OpenAI({
+      // The key comes only from the configuration (the worker's environment); the client would
+      // otherwise read OPENAI_API_KEY and OPENAI_BASE_URL itself, and refuses to start without a key.
+      apiKey: options.apiKey ?? 'no-key',
+      baseURL: options.baseUrl,
+      timeout: options.timeoutMs,
+      maxRetries: 0,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  generate<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>> {
+    return inSpan(
+      'model.generate',
+      { 'gen_ai.system': 'openai', 'gen_ai.request.model': this.options.model, 'agent_flows.task': request.task },
+      () => this.generateUntraced(request),
+      (reply) => ({
+        'gen_ai.response.model': reply.model,
+        'gen_ai.usage.input_tokens': reply.usage.promptTokens,
+        'gen_ai.usage.output_tokens': reply.usage.outputTokens,
+        'gen_ai.usage.total_tokens': reply.usage.totalTokens,
+        'agent_flows.model_calls': reply.usage.calls,
+        'agent_flows.repairs': reply.repairs,
+      }),
+    );
+  }
+
+  private async generateUntraced<S extends z.ZodType>(request: ModelRequest<S>): Promise<ModelReply<z.output<S>>> {
+    const schema = toOpenAISchema(request.schema);
+    const strict = isStrictCompatible(schema);
+    const messages: ChatCompletionMessageParam[] = [
+      { role: 'system', content: renderSystem(request.task, request.instructions) },
+      { role: 'user', content: renderSections(request.sections) },
+    ];
+    let usage: TokenUsage = zeroUsage();
+    let model = this.options.model;
+    for (let repairs = 0; ; repairs++) {
+      const completion = await this.call(request, messages, schema, strict);
+      model = completion.model || model;
+      const u = completion.usage;
+      usage = {
+        promptTokens: usage.promptTokens + (u?.prompt_tokens ?? 0),
+        outputTokens: usage.outputTokens + (u?.completion_tokens ?? 0),
+        totalTokens: usage.totalTokens + (u?.total_tokens ?? (u?.prompt_tokens ?? 0) + (u?.completion_tokens ?? 0)),
+        calls: usage.calls + 1,
+      };
+      const choice = completion.choices?.[0];
+      const text = choice?.message?.content ?? '';
+      // A reply cut at the token limit is read whole or not at all: the tolerant extraction would
+      // find a complete fragment inside it (an inner array) and report that as the wrong type.
+      const cut = choice?.finish_reason === 'length';
+      const parsed = cut ? parseWhole(text) : extractJson(text);
+      const problem =
+        parsed === undefined
+          ? cut
+            ? 'the reply was cut off at the token limit before its JSON was complete; reply with shorter values'
+            : 'the reply was not JSON'
+          : (() => {
+              const result = request.schema.safeParse(parsed);
+              return result.success ? undefined : formatZodError(result.error);
+            })();
+      if (problem === undefined) return { data: request.schema.parse(parsed), usage, model, repairs };
+      if (repairs >= this.options.maxRepairs) {
+        throw new BackendError(
+          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}`,
+          { backend: 'model', retryable: true, type: FailureType.ModelOutputInvalid },
+        );
+      }
+      // The same repair turn as the Gemini adapter: the model sees its reply and why it was refused.
+      messages.push({ role: 'assistant', content: text.slice(0, 4000) });
+      messages.push({
+        role: 'user',
+        content: `Your reply was rejected: ${problem}. Reply again with only JSON that matches the response schema.`,
+      });
+    }
+  }
+
+  private async call(
+    request: ModelRequest<z.ZodType>,
+    messages: ChatCompletionMessageParam[],
+    schema: Json,
+    strict: boolean,
+  ): Promise<OpenAI.Chat.Completions.ChatCompletion> {
+    try {
+      return await this.client.chat.completions.create(
+        {
+          model: this.options.model,
+          messages,
+          response_format: {
+            type: 'json_schema',
+            json_schema: { name: schemaName(request.task), schema, strict },
+          },
+          temperature: request.temperature ?? 0.2,
+          ...(request.maxOutputTokens ? { max_tokens: request.maxOutputTokens } : {}),
+        },
+        request.signal ? { signal: request.signal } : undefined,
+      );
+    } catch (err) {
+      throw classifyOpenAIError(request.task, err);
+    }
+  }
+}
+
+/**
+ * Maps the client's errors to retryable or permanent BackendErrors, naming the setting to check.
+ * 408, 409, 429 and 5xx are worth another attempt (Temporal's retry policy makes it); other 4xx
+ * are not: the same request with the same settings would be refused again.
+ */
+export function classifyOpenAIError(task: string, err: unknown): BackendError {
+  if (err instanceof APIUserAbortError) {
+    // Only an aborted signal aborts a request: the activity was cancelled (backendCall rethrows the
+    // cancellation itself); nothing to retry.
+    return new BackendError(`${task}: model call aborted`, {
+      backend: 'model',
+      retryable: false,
+      type: FailureType.ModelRequestRejected,
+      cause: err,
+    });
+  }
+  if (err instanceof APIConnectionTimeoutError || err instanceof APIConnectionError || isTransportError(err)) {
+    const timedOut = err instanceof APIConnectionTimeoutError;
+    return new BackendError(
+      `${task}: model endpoint ${timedOut ? 'timed out (MODEL_TIMEOUT_MS)' : 'unreachable (check OPENAI_BASE_URL)'}: ${firstLine(
+        (err as Error).message,
+      )}`,
+      { backend: 'model', retryable: true, type: FailureType.ModelUnavailable, cause: err },
+    );
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const status = err.status;
+    const retryable = isRetryableStatus(status);
+    const hint =
+      status === 401
+        ? ' (authentication failed: check OPENAI_API_KEY)'
+        : status === 403
+          ? ' (permission denied: check OPENAI_API_KEY and its access to OPENAI_MODEL)'
+          : status === 404
+            ? ' (not found: check OPENAI_MODEL and OPENAI_BASE_URL)'
+            : status === 400 || status === 422
+              ? ' (bad request: the server refused the request, e.g. the model, the schema or the prompt length)'
+              : status === 429
+                ? ' (rate limited or out of quota)'
+                : '';
+    return new BackendError(`${task}: model call failed with HTTP ${status}${hint}: ${firstLine(err.message)}`, {
+      backend: 'model',
+      retryable,
+      type: retryable ? FailureType.ModelUnavailable : FailureType.ModelRequestRejected,
+      status,
+      cause: err,
+    });
+  }
+  return new BackendError(
+    `${task}: model call failed: ${err instanceof Error ? firstLine(err.message) : String(err)}`,
+    {
+      backend: 'model',
+      retryable: false,
+      type: FailureType.ModelRequestRejected,
+      cause: err,
+    },
+  );
+}
+
+function parseWhole(text: string): unknown {
+  try {
+    return JSON.parse(text.trim());
+  } catch {
+    return undefined;
+  }
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0].slice(0, 300);
+}

@@ -1,0 +1,370 @@
+/**
+ * A small OpenAI-compatible server for a local GGUF model on node-llama-cpp (CPU, prebuilt binary
+ * from npm): `POST /v1/chat/completions` and `GET /v1/models`, enough for AGENT_FLOWS_MODEL=openai
+ * to talk to a real model over HTTP exactly as to OpenAI, Ollama or llama.cpp's server.
+ *
+ * - `response_format: { type: 'json_schema' }` is honoured with a grammar from node-llama-cpp's
+ *   `createGrammarForJsonSchema`, for the part of JSON Schema the grammar supports (types,
+ *   properties, required, enum, const, items, min/maxItems, anyOf/oneOf, $defs/$ref); keywords it
+ *   does not support (number bounds, patterns) are left to the client's validation. A schema it
+ *   cannot turn into a grammar is answered without one (`json_object` asks for any JSON).
+ * - `max_tokens` (or `max_completion_tokens`) is honoured up to the server's cap, and
+ *   `finish_reason` is `length` when the reply was cut there.
+ * - `usage` counts the whole prompt as the model's tokenizer sees it and the generated tokens.
+ * - One request is evaluated at a time (2 cores); a request whose client has gone away before or
+ *   while it runs is stopped, so a cancelled activity frees the model.
+ * - A prompt longer than the context is refused with 400 `context_length_exceeded`, as OpenAI does.
+ *
+ *   npm run local-model -- [--port 8081] [--host 127.0.0.1] [--max-tokens 512] [--threads 1]
+ *   AGENT_FLOWS_MODEL=openai OPENAI_BASE_URL=http://127.0.0.1:8081/v1 OPENAI_MODEL=smollm2-135m-instruct npm run worker
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { parseArgs } from 'node:util';
+import type {
+  ChatHistoryItem,
+  Llama,
+  LlamaContext,
+  LlamaGrammar,
+  LlamaModel,
+  LlamaChatSession as LlamaChatSessionType,
+} from 'node-llama-cpp';
+import { z } from 'zod';
+import { installLocalModel, LOCAL_MODEL, localModelPath } from './local-model';
+
+export interface LocalModelServerOptions {
+  modelPath?: string;
+  /** The name the server answers to (`model` in requests is not checked: one model is served). */
+  modelName?: string;
+  host?: string;
+  /** 0: any free port. */
+  port?: number;
+  /** Tokens of prompt and reply together (SmolLM2 was trained on 8192). */
+  contextSize?: number;
+  /** The most tokens one reply may have, whatever the request asks (bounds the CPU time of a call). */
+  maxTokensCap?: number;
+  /**
+   * CPU threads of the evaluation; default 1. llama.cpp's threads wait for each other at every
+   * step, so on a machine whose cores are busy with other work (the worker, Temporal, other
+   * processes) two threads ran 15-20 times slower than one (1 against 20 tokens/s, measured here).
+   */
+  threads?: number;
+  /** Called with each answered request's figures, the request and the reply's text (tests, the log). */
+  onCompletion?: (figures: CompletionFigures, request: ChatRequest, reply: string) => void;
+}
+
+export interface CompletionFigures {
+  promptTokens: number;
+  completionTokens: number;
+  ms: number;
+  grammar: 'json_schema' | 'json' | 'none';
+  finishReason: 'stop' | 'length';
+}
+
+export interface LocalModelServer {
+  url: string;
+  /** The base URL for OPENAI_BASE_URL (`<url>/v1`). */
+  baseUrl: string;
+  modelName: string;
+  close(): Promise<void>;
+}
+
+const messageSchema = z.object({
+  role: z.enum(['system', 'developer', 'user', 'assistant']),
+  content: z.union([
+    z.string(),
+    z
+      .array(z.object({ type: z.literal('text'), text: z.string() }))
+      .transform((parts) => parts.map((p) => p.text).join('')),
+  ]),
+});
+const requestSchema = z.object({
+  model: z.string().optional(),
+  messages: z.array(messageSchema).min(1),
+  max_tokens: z.number().int().positive().optional(),
+  max_completion_tokens: z.number().int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  seed: z.number().int().optional(),
+  response_format: z
+    .union([
+      z.object({ type: z.literal('text') }),
+      z.object({ type: z.literal('json_object') }),
+      z.object({
+        type: z.literal('json_schema'),
+        json_schema: z.object({
+          name: z.string(),
+          schema: z.record(z.string(), z.unknown()).optional(),
+          strict: z.boolean().nullish(),
+        }),
+      }),
+    ])
+    .optional(),
+  stream: z.literal(false).optional(),
+});
+
+export type ChatRequest = z.output<typeof requestSchema>;
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const GRAMMAR_KEYWORDS = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'prefixItems',
+  'minItems',
+  'maxItems',
+  'enum',
+  'const',
+  'oneOf',
+  '$defs',
+  '$ref',
+  'minLength',
+  'maxLength',
+]);
+
+/**
+ * The schema as node-llama-cpp's grammar takes it: anyOf read as oneOf (a value matches one of
+ * them either way for the grammar's purpose), unsupported keywords dropped (the client validates
+ * the whole schema), string formats other than date/time dropped.
+ */
+export function toGrammarSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(toGrammarSchema);
+  if (!isObject(schema)) return schema;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(schema)) {
+    const k = key === 'anyOf' ? 'oneOf' : key;
+    if (k === 'format' && ['date-time', 'date', 'time'].includes(String(value))) out.format = value;
+    if (!GRAMMAR_KEYWORDS.has(k)) continue;
+    if (k === 'properties' || k === '$defs') {
+      out[k] = Object.fromEntries(Object.entries(value as Json).map(([name, s]) => [name, toGrammarSchema(s)]));
+    } else if (k === 'items' || k === 'additionalProperties' || k === 'oneOf' || k === 'prefixItems') {
+      out[k] = typeof value === 'boolean' ? value : toGrammarSchema(value);
+    } else out[k] = value;
+  }
+  // An object or array with no type: what the grammar needs to tell it apart.
+  if (out.type === undefined && out.properties) out.type = 'object';
+  // A value with no constraint at all (zod's `unknown`): any JSON value.
+  if (Object.keys(out).length === 0) return { type: ['string', 'number', 'boolean', 'null'] };
+  return out;
+}
+
+/** Runs jobs one after another: one model, one context sequence, 2 cores. */
+class Queue {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(job: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(job, job);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+export async function startLocalModelServer(options: LocalModelServerOptions = {}): Promise<LocalModelServer> {
+  // node-llama-cpp is an ES module: loaded on demand, so importing this file costs nothing.
+  const { getLlama, LlamaChatSession } = await import('node-llama-cpp');
+  const modelPath = options.modelPath ?? (await installLocalModel({ quiet: true })).path;
+  const modelName = options.modelName ?? LOCAL_MODEL.name;
+  const maxTokensCap = options.maxTokensCap ?? 512;
+  // The prebuilt CPU binary from npm; never a GPU probe or a source build (no network, no toolchain).
+  const llama: Llama = await getLlama({ gpu: false, build: 'never' });
+  const model: LlamaModel = await llama.loadModel({ modelPath });
+  const context: LlamaContext = await model.createContext({
+    contextSize: Math.min(options.contextSize ?? 8192, model.trainContextSize),
+    threads: options.threads ?? 1,
+  });
+  const sequence = context.getSequence();
+  const grammars = new Map<string, LlamaGrammar | null>();
+  const queue = new Queue();
+
+  async function grammarFor(format: z.output<typeof requestSchema>['response_format']) {
+    if (!format || format.type === 'text') return { grammar: undefined, kind: 'none' as const };
+    if (format.type === 'json_schema' && format.json_schema.schema) {
+      const key = JSON.stringify(format.json_schema.schema);
+      if (!grammars.has(key)) {
+        try {
+          grammars.set(
+            key,
+            await llama.createGrammarForJsonSchema(toGrammarSchema(format.json_schema.schema) as never),
+          );
+        } catch {
+          // Not expressible as a grammar: plain JSON instead, the client validates the shape.
+          grammars.set(key, null);
+        }
+      }
+      const grammar = grammars.get(key);
+      if (grammar) return { grammar, kind: 'json_schema' as const };
+    }
+    return { grammar: await llama.getGrammarFor('json'), kind: 'json' as const };
+  }
+
+  const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024, forceCloseConnections: true });
+  const openAIError = (message: string, type: string, code: string | null = null) => ({
+    error: { message, type, param: null, code },
+  });
+
+  app.get('/v1/models', async () => ({
+    object: 'list',
+    data: [{ id: modelName, object: 'model', created: 0, owned_by: 'local' }],
+  }));
+
+  app.post('/v1/chat/completions', async (req, reply) => {
+    const parsed = requestSchema.safeParse(req.body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return reply
+        .code(400)
+        .send(openAIError(`${issue?.path.join('.') || 'body'}: ${issue?.message}`, 'invalid_request_error'));
+    }
+    const body = parsed.data;
+    const last = body.messages.at(-1)!;
+    if (last.role !== 'user') {
+      return reply.code(400).send(openAIError('the last message must be the user turn', 'invalid_request_error'));
+    }
+    // The client going away (a time-out, a cancelled activity) stops the work, queued or running.
+    const abort = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableEnded) abort.abort(new Error('client closed the request'));
+    });
+    const system = body.messages
+      .filter((m) => m.role === 'system' || m.role === 'developer')
+      .map((m) => m.content)
+      .join('\n\n');
+    const history: ChatHistoryItem[] = [
+      ...(system ? [{ type: 'system' as const, text: system }] : []),
+      ...body.messages
+        .slice(0, -1)
+        .filter((m) => m.role === 'user' || m.role === 'assistant')
+        .map((m): ChatHistoryItem =>
+          m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
+        ),
+    ];
+    const maxTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? maxTokensCap, maxTokensCap);
+    try {
+      const result = await queue.run(async () => {
+        abort.signal.throwIfAborted();
+        const started = performance.now();
+        const session: LlamaChatSessionType = new LlamaChatSession({
+          contextSequence: sequence,
+          autoDisposeSequence: false,
+        });
+        try {
+          session.setChatHistory(history);
+          const promptTokens = session.chatWrapper
+            .generateContextState({ chatHistory: [...history, { type: 'user', text: last.content }] })
+            .contextText.tokenize(model.tokenizer).length;
+          if (promptTokens + maxTokens > context.contextSize) {
+            return { tooLong: promptTokens } as const;
+          }
+          const { grammar, kind } = await grammarFor(body.response_format);
+          const before = sequence.tokenMeter.getState();
+          const meta = await session.promptWithMeta(last.content, {
+            maxTokens,
+            ...(grammar ? { grammar } : {}),
+            temperature: body.temperature ?? 0.2,
+            ...(body.seed !== undefined ? { seed: body.seed } : {}),
+            signal: abort.signal,
+          });
+          const used = sequence.tokenMeter.diff(before);
+          const finishReason = meta.stopReason === 'maxTokens' ? ('length' as const) : ('stop' as const);
+          const figures: CompletionFigures = {
+            promptTokens,
+            completionTokens: used.usedOutputTokens,
+            ms: performance.now() - started,
+            grammar: kind,
+            finishReason,
+          };
+          options.onCompletion?.(figures, body, meta.responseText);
+          return { response: meta.responseText, figures } as const;
+        } finally {
+          session.dispose({ disposeSequence: false });
+        }
+      });
+      if ('tooLong' in result) {
+        return reply
+          .code(400)
+          .send(
+            openAIError(
+              `This model's maximum context length is ${context.contextSize} tokens. However, your messages resulted in ${result.tooLong} tokens and max_tokens asks for ${maxTokens}.`,
+              'invalid_request_error',
+              'context_length_exceeded',
+            ),
+          );
+      }
+      const { response, figures } = result;
+      return {
+        id: `chatcmpl-local-${Date.now().toString(36)}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: modelName,
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: response, refusal: null },
+            finish_reason: figures.finishReason,
+            logprobs: null,
+          },
+        ],
+        usage: {
+          prompt_tokens: figures.promptTokens,
+          completion_tokens: figures.completionTokens,
+          total_tokens: figures.promptTokens + figures.completionTokens,
+        },
+      };
+    } catch (err) {
+      if (abort.signal.aborted) return reply; // nobody is listening
+      return reply
+        .code(500)
+        .send(openAIError(`local model failed: ${err instanceof Error ? err.message : String(err)}`, 'server_error'));
+    }
+  });
+
+  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  return {
+    url,
+    baseUrl: `${url}/v1`,
+    modelName,
+    async close() {
+      await app.close();
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
+}
+
+if (require.main === module) {
+  const { values } = parseArgs({
+    options: {
+      host: { type: 'string', default: '127.0.0.1' },
+      port: { type: 'string', default: '8081' },
+      'max-tokens': { type: 'string', default: '512' },
+      threads: { type: 'string', default: '1' },
+      model: { type: 'string' },
+    },
+  });
+  startLocalModelServer({
+    host: values.host,
+    port: Number(values.port),
+    maxTokensCap: Number(values['max-tokens']),
+    threads: Number(values.threads),
+    modelPath: values.model ?? localModelPath(),
+    onCompletion: (f) => process.stderr.write(`[local-model] ${JSON.stringify(f)}\n`),
+  }).then(
+    (server) => {
+      process.stderr.write(
+        `[local-model] serving ${server.modelName} at ${server.baseUrl} ` +
+          `(AGENT_FLOWS_MODEL=openai OPENAI_BASE_URL=${server.baseUrl} OPENAI_MODEL=${server.modelName})\n`,
+      );
+      const stop = () => void server.close().finally(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    },
+    (err) => {
+      process.stderr.write(`[local-model] ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
