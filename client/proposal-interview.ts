@@ -197,6 +197,13 @@ export async function main(
     if (opts.id) {
       handle = ownClient.workflow.getHandle(opts.id);
       const d = await handle.describe();
+      // A cancelled, terminated or timed-out run has no interview left and no result to show.
+      if (['CANCELLED', 'TERMINATED', 'TIMED_OUT'].includes(d.status.name)) {
+        io.print(
+          `${opts.id} is ${d.status.name}: its interview cannot be resumed. Start a new one with npm run proposal:interview`,
+        );
+        return 1;
+      }
       io.print(`resuming ${opts.id} (${d.status.name})`);
     } else {
       const input = {

@@ -214,6 +214,18 @@ describe('writeResearchProposal, interactive', () => {
     }
   });
 
+  it('the terminal client says plainly that a cancelled interview cannot be resumed, and asks nothing', async () => {
+    const handle = await h.start(researchProposalFlow, { mode: 'interactive' });
+    await openQuestion(handle, 'academic_program');
+    await handle.cancel();
+    await until(async () => ((await handle.describe()).status.name === 'CANCELLED' ? true : undefined), 'cancelled');
+    const io = scriptedIO(['should never be asked']);
+    expect(await interviewCli(['--id', handle.workflowId], io, h.client)).toBe(1);
+    expect(io.transcript.join('\n')).toBe(
+      `${handle.workflowId} is CANCELLED: its interview cannot be resumed. Start a new one with npm run proposal:interview`,
+    );
+  });
+
   it('the terminal client conducts the interview, reprompts after a rejected answer and resumes by id', async () => {
     const handle = await h.start(researchProposalFlow, {
       mode: 'interactive',
