@@ -15,7 +15,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startOfflineStack } from '../workers/offline-stack';
-import { EVAL_SETS, meetsTarget, sealedDir, type EvalReport, type EvalSet, type EvalSuite } from './types';
+import {
+  EVAL_SETS,
+  meetsTarget,
+  ODOO_SCHEMA,
+  sealedDir,
+  type EvalReport,
+  type EvalSchema,
+  type EvalSet,
+  type EvalSuite,
+} from './types';
 
 export async function loadSuites(names: string[] = []): Promise<EvalSuite[]> {
   const dirs = readdirSync(__dirname, { withFileTypes: true })
@@ -53,6 +62,7 @@ export interface EvalArgs {
   quick: boolean;
   showSealedCases: boolean;
   names: string[];
+  schema: EvalSchema;
 }
 
 /** `--set dev|sealed|both` (default both; `--quick` alone means the development smoke subset). */
@@ -61,9 +71,12 @@ export function parseArgs(args: string[]): EvalArgs {
   const showSealedCases = args.includes('--show-sealed-cases');
   const names: string[] = [];
   let set: string | undefined;
+  let schema: string = 'demo';
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
-    if (a === '--set') set = args[++i];
+    if (a === '--schema') schema = args[++i];
+    else if (a.startsWith('--schema=')) schema = a.slice('--schema='.length);
+    else if (a === '--set') set = args[++i];
     else if (a.startsWith('--set=')) set = a.slice('--set='.length);
     else if (!a.startsWith('--')) names.push(a);
   }
@@ -74,7 +87,9 @@ export function parseArgs(args: string[]): EvalArgs {
   else throw new Error(`--set must be dev, sealed or both (got ${JSON.stringify(set ?? '')})`);
   // The sealed sets have no smoke subset: CI never depends on them.
   if (quick && sets.includes('sealed')) throw new Error('--quick runs the development sets only; drop --set sealed');
-  return { sets, quick, showSealedCases, names };
+  if (schema !== 'demo' && schema !== 'odoo')
+    throw new Error(`--schema must be demo or odoo (got ${JSON.stringify(schema)})`);
+  return { sets, quick, showSealedCases, names, schema };
 }
 
 const SET_TITLE: Record<EvalSet, string> = {
@@ -96,7 +111,12 @@ function commitOf(): string | null {
 }
 
 async function main(): Promise<number> {
-  const { sets, quick, showSealedCases, names } = parseArgs(process.argv.slice(2));
+  const { sets, quick, showSealedCases, names, schema } = parseArgs(process.argv.slice(2));
+  if (schema === 'odoo') {
+    // The worker reads the BOM tables through the mapping alone; nothing else changes.
+    process.env.BOM_DATASET = ODOO_SCHEMA.dataset;
+    process.env.BOM_SCHEMA_MAPPING = ODOO_SCHEMA.mapping;
+  }
   const outDir = path.resolve(__dirname, '..', process.env.ARTIFACT_DIR ?? 'out', 'eval');
   mkdirSync(outDir, { recursive: true });
   const suites = await loadSuites(names);
@@ -118,7 +138,7 @@ async function main(): Promise<number> {
       const reports: { suite: string; report: EvalReport }[] = [];
       for (const suite of suites) {
         const t0 = performance.now();
-        const report = await suite.run(stack, { quick, outDir: setDir, set });
+        const report = await suite.run(stack, { quick, outDir: setDir, set, schema });
         reports.push({ suite: suite.name, report });
         console.error(`[eval] ${set} ${suite.name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       }

@@ -20,7 +20,20 @@ export interface EvalRunOptions {
   outDir: string;
   /** Default `dev`, so callers that predate the sealed sets keep their meaning. */
   set?: EvalSet;
+  /**
+   * The BOM warehouse shape the flows read: the demo's own tables (default), or the same data in
+   * Odoo MRP's tables read through a schema mapping alone (`--schema odoo`).
+   */
+  schema?: EvalSchema;
 }
+
+export type EvalSchema = 'demo' | 'odoo';
+
+/** What `--schema odoo` sets for the worker: the Odoo-shaped dataset and the mapping that reads it. */
+export const ODOO_SCHEMA = {
+  dataset: 'odoo_demo',
+  mapping: path.join(__dirname, '..', 'data', 'odoo', 'mapping.json'),
+} as const;
 
 export interface EvalMetric {
   /** e.g. "precision", "problem-type accuracy". */

@@ -25,6 +25,7 @@ import type { OfflineStack } from '../../workers/offline-stack';
 import {
   readJson,
   datedFiles,
+  ODOO_SCHEMA,
   sealedFiles,
   type EvalCaseFailure,
   type EvalMetric,
@@ -97,6 +98,18 @@ async function truthSets(questions: BomEvalQuestion[]): Promise<Map<string, Set<
   }
 }
 
+/**
+ * On the Odoo-shaped dataset the flow names Odoo's own template ids; the truth (SQL over the demo
+ * tables) names item numbers. The dataset keeps the item number as `default_code`.
+ */
+async function itemNumbersOfTemplates(stack: OfflineStack): Promise<Map<string, string>> {
+  const result = await stack.backends.warehouse.query({
+    sql: `SELECT CAST(id AS VARCHAR) AS id, default_code FROM ${ODOO_SCHEMA.dataset}.product_template`,
+    label: 'eval-bom-odoo-ids',
+  });
+  return new Map(result.rows.map((r) => [String(r.id), String(r.default_code)]));
+}
+
 /** Every id the answer's SQL selects: the chosen SQL again, without its row limit. */
 async function answeredIds(stack: OfflineStack, out: BomQuestionOutput): Promise<Set<string>> {
   const s = out.pipeline_state;
@@ -146,10 +159,16 @@ export function scoreKinds(
   return out;
 }
 
-async function runCase(stack: OfflineStack, q: BomEvalQuestion, truth: Set<string>): Promise<BomCaseResult> {
+async function runCase(
+  stack: OfflineStack,
+  q: BomEvalQuestion,
+  truth: Set<string>,
+  itemNumber?: Map<string, string>,
+): Promise<BomCaseResult> {
   const handle = await startFlow(stack.client, bomQuestionFlow, { question: q.question });
   const out = await handle.result();
-  const answered = await answeredIds(stack, out);
+  const ids = await answeredIds(stack, out);
+  const answered = itemNumber ? new Set([...ids].map((id) => itemNumber.get(id) ?? `odoo:${id}`)) : ids;
   const hits = [...answered].filter((id) => truth.has(id)).length;
   const suggested = Object.values(out.pipeline_state.suggestions).some((values) => values.length > 0);
   return {
@@ -190,7 +209,7 @@ function failureOf(c: BomCaseResult): EvalCaseFailure | undefined {
 
 const suite: EvalSuite = {
   name: 'bom',
-  async run(stack, { quick, outDir, set = 'dev' }): Promise<EvalReport> {
+  async run(stack, { quick, outDir, set = 'dev', schema = 'demo' }): Promise<EvalReport> {
     // BOM_EVAL_HOLDOUT=skip leaves the held-out questions out (while developing the rules);
     // =only runs just them. `npm run eval` runs all.
     const holdout = process.env.BOM_EVAL_HOLDOUT ?? 'include';
@@ -199,13 +218,14 @@ const suite: EvalSuite = {
       .filter((q) => !quick || q.quick)
       .filter((q) => (holdout === 'skip' ? !q.holdout : holdout === 'only' ? q.holdout : true));
     const truth = await truthSets(questions);
+    const itemNumber = schema === 'odoo' ? await itemNumbersOfTemplates(stack) : undefined;
     const cases: BomCaseResult[] = [];
     let next = 0;
     await Promise.all(
       Array.from({ length: CONCURRENCY }, async () => {
         while (next < questions.length) {
           const q = questions[next++];
-          cases.push(await runCase(stack, q, truth.get(q.id) ?? new Set()));
+          cases.push(await runCase(stack, q, truth.get(q.id) ?? new Set(), itemNumber));
         }
       }),
     );
@@ -216,7 +236,10 @@ const suite: EvalSuite = {
       for (const m of scoreCases(held, targets)) metrics.push({ ...m, metric: `${m.metric} (held out)` });
     }
     if (set === 'sealed') metrics.push(...scoreKinds(cases, targets));
-    writeFileSync(path.join(outDir, `bom-cases${quick ? '-quick' : ''}.json`), `${JSON.stringify(cases, null, 2)}\n`);
+    writeFileSync(
+      path.join(outDir, `bom-cases${schema === 'odoo' ? '-odoo' : ''}${quick ? '-quick' : ''}.json`),
+      `${JSON.stringify(cases, null, 2)}\n`,
+    );
     return { metrics, failures: cases.map(failureOf).filter((f): f is EvalCaseFailure => f !== undefined) };
   },
 };

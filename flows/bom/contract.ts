@@ -173,6 +173,8 @@ export const pipelineStateQuery = defineQuery<PipelineState>('pipelineState');
 
 /** A plain SQL identifier (table or column): the rule the dialects quote. */
 const SCHEMA_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+/** The item columns the flow itself reads; an attribute may not take one of their names. */
+const FIXED_ITEM_COLUMNS = ['item_number', 'item_description', 'category', 'item_type'];
 const schemaIdentifier = z.string().regex(SCHEMA_IDENTIFIER, 'must be a plain identifier (letters, digits, _)');
 /** `column` of the mapped table, or `table.column` of the table or one of its joins. */
 const columnRef = z
@@ -261,6 +263,20 @@ export const bomSchemaMappingSchema = z.strictObject({
       active: z.strictObject({ column: columnRef, value: flagValue }).optional(),
       /** The item type; `finishedGood` is the value meaning a finished good ("Which finished goods …"). */
       itemType: z.strictObject({ column: columnRef, finishedGood: flagValue }).optional(),
+      /**
+       * Other text columns a question may name a part by (a manufacturer, the internal reference),
+       * each under a name of its own: they are sampled and searched like the description.
+       */
+      attributes: z
+        .record(
+          z
+            .string()
+            .regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a lower-case name (letters, digits, _)')
+            .refine((n) => !FIXED_ITEM_COLUMNS.includes(n), 'is one of the fixed item columns'),
+          columnRef,
+        )
+        .refine((r) => Object.keys(r).length <= 8, 'at most 8 attributes')
+        .optional(),
     })
     .superRefine((it, ctx) =>
       checkRefs(
@@ -271,6 +287,7 @@ export const bomSchemaMappingSchema = z.strictObject({
           ['category', it.category],
           ['active.column', it.active?.column],
           ['itemType.column', it.itemType?.column],
+          ...Object.entries(it.attributes ?? {}).map(([name, ref]): [string, string] => [`attributes.${name}`, ref]),
         ],
         ctx,
       ),

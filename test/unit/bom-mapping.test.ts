@@ -13,6 +13,7 @@ import { bomSchemaMappingSchema, DEMO_BOM_SCHEMA } from '../../flows/bom/contrac
 import { BomSchemaMappingError, BomSchemaView, loadBomSchemaMapping } from '../../flows/bom/activities/mapping';
 import { buildStrategyQuery, ColumnAllowList, type BuiltQuery } from '../../flows/bom/activities/sql';
 import { bigQuerySyntaxError, translateBigQuerySql } from '../fakes/bigquery';
+import { ODOO_SCHEMA } from '../../eval/types';
 
 const FIXTURE = path.resolve(__dirname, '..', 'fixtures', 'odoo-bom');
 const odoo = loadBomSchemaMapping(path.join(FIXTURE, 'mapping.json'));
@@ -52,6 +53,21 @@ describe('the BOM schema mapping', () => {
       'lines.active.value',
     ],
     ['an unknown field', { items: { sql: 'SELECT 1' } }, 'items'],
+    [
+      'an attribute named like a fixed item column',
+      { items: { attributes: { category: 'maker' } } },
+      'items.attributes',
+    ],
+    [
+      'an attribute with a name that is no plain word',
+      { items: { attributes: { 'a b': 'maker' } } },
+      'items.attributes',
+    ],
+    [
+      'an attribute of a table that is not joined',
+      { items: { attributes: { maker: 'res_partner.name' } } },
+      'items.attributes.maker',
+    ],
   ])('refuses %s, naming the field', (_what, patch, field) => {
     const mapping = {
       lines: { ...DEMO_BOM_SCHEMA.lines, ...(patch as { lines?: object }).lines },
@@ -71,6 +87,48 @@ describe('the BOM schema mapping', () => {
     expect(() => loadBomSchemaMapping(file)).not.toThrow(/SECRET-TOKEN/);
     writeFileSync(file, '{ not json');
     expect(() => loadBomSchemaMapping(file)).toThrow(/cannot read mapping\.json as JSON/);
+  });
+
+  it('the Odoo-shaped demo dataset in data/ is read through its mapping, a manufacturer attribute included', async () => {
+    const demo = await DuckDbWarehouse.open({
+      path: ':memory:',
+      seedDir: path.resolve(__dirname, '..', '..', 'data', 'warehouse'),
+    });
+    try {
+      const mapped = new BomSchemaView(loadBomSchemaMapping(ODOO_SCHEMA.mapping));
+      const columns = new ColumnAllowList(
+        ODOO_SCHEMA.dataset,
+        mapped.logicalColumns(await demo.listColumns(ODOO_SCHEMA.dataset)),
+      );
+      expect(columns.missingForPlan()).toEqual([]);
+      expect(columns.typeOf('item_master.manufacturer')).toBe('STRING');
+      // The same lines as the demo's active ones, through Odoo's BOM, variant and template tables.
+      const built = buildStrategyQuery({
+        dialect: mapped.dialect(duckDbDialect),
+        allow: columns,
+        strategy: 1,
+        columns: ['item_master.category'],
+        terms: ['batteries'],
+        scope: 'direct',
+      });
+      const viaOdoo = (
+        await demo.query({
+          sql: built.sql.replace(/LIMIT \d+\s*$/, ''),
+          params: built.params,
+          arrayTypes: built.arrayTypes,
+        })
+      ).rows;
+      const direct = (
+        await demo.query({
+          sql: `SELECT COUNT(DISTINCT bd.parent_item_number) AS n FROM bom_demo.bom_details bd
+                JOIN bom_demo.item_master c ON c.item_number = bd.component_item_number
+                WHERE bd.is_active AND c.category = 'BATTERIES'`,
+        })
+      ).rows[0];
+      expect(new Set(viaOdoo.map((r) => r.parent_item_number)).size).toBe(Number(direct.n));
+    } finally {
+      await demo.close();
+    }
   });
 
   it('lists the mapped tables under the flow names, others as they are', () => {

@@ -66,6 +66,7 @@ function itemColumns(it: BomSchemaMapping['items']): LogicalColumn[] {
     ...(it.itemType
       ? [{ name: 'item_type', ref: it.itemType.column, kind: { finishedGood: it.itemType.finishedGood } }]
       : []),
+    ...Object.entries(it.attributes ?? {}).map(([name, ref]) => ({ name, ref })),
   ];
 }
 
