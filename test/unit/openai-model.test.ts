@@ -296,6 +296,16 @@ describe('AGENT_FLOWS_MODEL=openai settings', () => {
     ]);
   });
 
+  it('refuses credentials in OPENAI_BASE_URL without showing them', () => {
+    const shown = problems({
+      AGENT_FLOWS_MODEL: 'openai',
+      OPENAI_MODEL: 'm',
+      OPENAI_BASE_URL: 'https://bob:hunter2-password@proxy.example/v1',
+    });
+    expect(shown).toEqual([expect.stringMatching(/^OPENAI_BASE_URL: must not contain credentials/)]);
+    expect(shown.join('\n')).not.toContain('hunter2');
+  });
+
   it("requires a key for OpenAI's own API, and never shows the key's value", () => {
     expect(problems({ AGENT_FLOWS_MODEL: 'openai', OPENAI_MODEL: 'gpt-4o-mini' })).toEqual([
       expect.stringMatching(
