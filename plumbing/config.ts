@@ -233,6 +233,11 @@ export const configSchema = z
      */
     OPENAI_BASE_URL: z
       .url({ protocol: /^https?$/, error: 'expected an http(s) URL such as http://127.0.0.1:8081/v1' })
+      // fetch refuses a URL with user:password@ (every call would fail as "unreachable", retried
+      // without end), and the password would sit in a setting that is not treated as a secret.
+      .refine((url) => !/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*@/i.test(url), {
+        error: 'must not contain credentials (user:password@); put the key in OPENAI_API_KEY',
+      })
       .default('https://api.openai.com/v1'),
     /** AGENT_FLOWS_MODEL=openai: the model's name as the server knows it (required). */
     OPENAI_MODEL: optionalString,

@@ -14,8 +14,11 @@
  * - One request is evaluated at a time (2 cores); a request whose client has gone away before or
  *   while it runs is stopped, so a cancelled activity frees the model.
  * - A prompt longer than the context is refused with 400 `context_length_exceeded`, as OpenAI does.
+ * - Only requests naming the server by a local name or its listen address (Host, an absolute-form
+ *   target, a browser's Origin) are served: a web page on another domain that rebinds its name to
+ *   127.0.0.1 would otherwise drive the model (CPU time) with its own requests.
  *
- *   npm run local-model -- [--port 8081] [--host 127.0.0.1] [--max-tokens 512] [--threads 1]
+ *   npm run local-model -- [--port 8081] [--host 127.0.0.1] [--allow-host name]... [--max-tokens 512] [--threads 1]
  *   AGENT_FLOWS_MODEL=openai OPENAI_BASE_URL=http://127.0.0.1:8081/v1 OPENAI_MODEL=smollm2-135m-instruct npm run worker
  */
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -29,6 +32,7 @@ import type {
   LlamaChatSession as LlamaChatSessionType,
 } from 'node-llama-cpp';
 import { z } from 'zod';
+import { hostGuard } from '../server/http-guard';
 import { installLocalModel, LOCAL_MODEL, localModelPath } from './local-model';
 
 export interface LocalModelServerOptions {
@@ -36,6 +40,8 @@ export interface LocalModelServerOptions {
   /** The name the server answers to (`model` in requests is not checked: one model is served). */
   modelName?: string;
   host?: string;
+  /** Further names the server may be reached by (a container's name, a proxy's); local names always are. */
+  allowedHosts?: string[];
   /** 0: any free port. */
   port?: number;
   /** Tokens of prompt and reply together (SmolLM2 was trained on 8192). */
@@ -149,6 +155,41 @@ export function toGrammarSchema(schema: unknown): unknown {
   return out;
 }
 
+/**
+ * Grammars already built, by the schema they were built from. Bounded: every request may bring a
+ * schema of its own (up to the body limit), and an unbounded map kept each one for the server's
+ * lifetime (12 requests with 8 MB schemas held ~100 MB). A schema too large to be a flow's
+ * response schema is built each time and not kept.
+ */
+export class GrammarCache<G> {
+  private readonly entries = new Map<string, G | null>();
+  constructor(
+    private readonly maxEntries = 32,
+    private readonly maxKeyChars = 64 * 1024,
+  ) {}
+  get size(): number {
+    return this.entries.size;
+  }
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+  get(key: string): G | null | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      // Most recently used last, so the oldest is the one dropped.
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: G | null): void {
+    if (key.length > this.maxKeyChars) return;
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+  }
+}
+
 /** Runs jobs one after another: one model, one context sequence, 2 cores. */
 class Queue {
   private tail: Promise<unknown> = Promise.resolve();
@@ -173,25 +214,25 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
     threads: options.threads ?? 1,
   });
   const sequence = context.getSequence();
-  const grammars = new Map<string, LlamaGrammar | null>();
+  const grammars = new GrammarCache<LlamaGrammar>();
   const queue = new Queue();
 
   async function grammarFor(format: z.output<typeof requestSchema>['response_format']) {
     if (!format || format.type === 'text') return { grammar: undefined, kind: 'none' as const };
     if (format.type === 'json_schema' && format.json_schema.schema) {
-      const key = JSON.stringify(format.json_schema.schema);
-      if (!grammars.has(key)) {
+      // Keyed by what the grammar is built from: descriptions and other dropped keywords do not count.
+      const grammarSchema = toGrammarSchema(format.json_schema.schema);
+      const key = JSON.stringify(grammarSchema);
+      let grammar = grammars.get(key);
+      if (grammar === undefined) {
         try {
-          grammars.set(
-            key,
-            await llama.createGrammarForJsonSchema(toGrammarSchema(format.json_schema.schema) as never),
-          );
+          grammar = await llama.createGrammarForJsonSchema(grammarSchema as never);
         } catch {
           // Not expressible as a grammar: plain JSON instead, the client validates the shape.
-          grammars.set(key, null);
+          grammar = null;
         }
+        grammars.set(key, grammar);
       }
-      const grammar = grammars.get(key);
       if (grammar) return { grammar, kind: 'json_schema' as const };
     }
     return { grammar: await llama.getGrammarFor('json'), kind: 'json' as const };
@@ -200,6 +241,16 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024, forceCloseConnections: true });
   const openAIError = (message: string, type: string, code: string | null = null) => ({
     error: { message, type, param: null, code },
+  });
+  const host = options.host ?? '127.0.0.1';
+  const guard = hostGuard(options.allowedHosts ?? []);
+  guard.addListenHost(host);
+  app.addHook('onRequest', async (req, reply) => {
+    if (!guard.requestAllowed(req.headers.host, req.raw.url) || !guard.originAllowed(req.headers.origin)) {
+      return reply
+        .code(403)
+        .send(openAIError('the Host or Origin does not name this server', 'invalid_request_error', 'forbidden_host'));
+    }
   });
 
   app.get('/v1/models', async () => ({
@@ -318,10 +369,10 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
     }
   });
 
-  await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
+  await app.listen({ host, port: options.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
+  const url = `http://${host}:${port}`;
   return {
     url,
     baseUrl: `${url}/v1`,
@@ -339,6 +390,7 @@ if (require.main === module) {
   const { values } = parseArgs({
     options: {
       host: { type: 'string', default: '127.0.0.1' },
+      'allow-host': { type: 'string', multiple: true, default: [] },
       port: { type: 'string', default: '8081' },
       'max-tokens': { type: 'string', default: '512' },
       threads: { type: 'string', default: '1' },
@@ -347,6 +399,7 @@ if (require.main === module) {
   });
   startLocalModelServer({
     host: values.host,
+    allowedHosts: values['allow-host'],
     port: Number(values.port),
     maxTokensCap: Number(values['max-tokens']),
     threads: Number(values.threads),

@@ -28,7 +28,9 @@ export class GcsArtifactStore implements ArtifactStore {
 
   async put(key: string, body: Buffer | string, options: { contentType?: string } = {}): Promise<StoredArtifact> {
     const data = typeof body === 'string' ? Buffer.from(body) : body;
-    const contentType = options.contentType ?? contentTypeOf(checkKey(key));
+    // Checked whatever type the caller gives: the key is an object name in a shared bucket.
+    checkKey(key);
+    const contentType = options.contentType ?? contentTypeOf(key);
     // One request per object (our artifacts are small): an upload either lands whole or not at all,
     // and a retried activity overwrites the same key with the same bytes.
     await this.bucket.file(key).save(data, { resumable: false, contentType, metadata: { contentType } });

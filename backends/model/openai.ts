@@ -21,6 +21,7 @@ import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/comm
 import { FailureType } from '../../contracts/failures';
 import { BackendError, isRetryableStatus, isTransportError } from '../errors';
 import { inSpan } from '../traced';
+import { redactCredentials } from '../../plumbing/redaction';
 import { extractJson, renderSections, renderSystem } from './prompt';
 import type { ModelBackend, ModelPrice, ModelReply, ModelRequest } from './types';
 
@@ -123,7 +124,11 @@ export class OpenAIModel implements ModelBackend {
     let model = this.options.model;
     for (let repairs = 0; ; repairs++) {
       const completion = await this.call(request, messages, schema, strict);
-      model = completion.model || model;
+      // The server names the model it used; that name goes into traces, so a server quoting the
+      // request back (an Authorization header, a key) or sending a page of text must not carry it.
+      if (typeof completion.model === 'string' && completion.model) {
+        model = redactCredentials(completion.model).slice(0, 200);
+      }
       const u = completion.usage;
       usage = {
         promptTokens: usage.promptTokens + (u?.prompt_tokens ?? 0),

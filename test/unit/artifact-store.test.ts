@@ -138,6 +138,16 @@ describe('the Cloud Storage store’s references', () => {
     expect(await store.open('../x.pdf')).toBeUndefined();
   });
 
+  it('refuses an invalid key even when the caller names the content type', async () => {
+    const saved: string[] = [];
+    const storage = { bucket: () => ({ file: (name: string) => ({ save: async () => void saved.push(name) }) }) };
+    const offline = new GcsArtifactStore({ bucket: 'our-bucket', storage: storage as never });
+    await expect(offline.put('../x.pdf', 'x', { contentType: 'application/pdf' })).rejects.toThrow(
+      /invalid artifact key/,
+    );
+    expect(saved).toEqual([]);
+  });
+
   it('gives the console links only for its own objects', () => {
     const ctx = { artifactDir: '/nowhere', artifacts: store };
     expect(artifactHref(ctx, 'gs://our-bucket/schedule/a b.svg')).toBeUndefined();

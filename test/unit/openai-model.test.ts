@@ -170,6 +170,25 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(JSON.stringify({ message: error.message, cause: String(error.cause) })).not.toContain(KEY);
   });
 
+  it('never keeps the API key in the model name a server answers with (it goes into traces)', async () => {
+    fake.script({
+      status: 200,
+      body: {
+        id: 'chatcmpl-echo',
+        object: 'chat.completion',
+        created: 1_700_000_000,
+        model: `echo Bearer ${KEY} ${'x'.repeat(5000)}`,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: '{"answer":"a","score":1}' }, finish_reason: 'stop' },
+        ],
+      },
+    });
+    const reply = await model().generate(request);
+    expect(reply.data).toEqual({ answer: 'a', score: 1 });
+    expect(reply.model).not.toContain(KEY);
+    expect(reply.model.length).toBeLessThanOrEqual(200);
+  });
+
   it('turns a time-out into a retryable error naming MODEL_TIMEOUT_MS', async () => {
     fake.script({ delayMs: 3000, content: '{"answer":"late","score":1}' });
     const error = await model({ timeoutMs: 300 })
@@ -275,6 +294,16 @@ describe('AGENT_FLOWS_MODEL=openai settings', () => {
     expect(problems({ AGENT_FLOWS_MODEL: 'openai', OPENAI_MODEL: 'm', OPENAI_BASE_URL: url })).toEqual([
       expect.stringMatching(/^OPENAI_BASE_URL: expected an http\(s\) URL/),
     ]);
+  });
+
+  it('refuses credentials in OPENAI_BASE_URL without showing them', () => {
+    const shown = problems({
+      AGENT_FLOWS_MODEL: 'openai',
+      OPENAI_MODEL: 'm',
+      OPENAI_BASE_URL: 'https://bob:hunter2-password@proxy.example/v1',
+    });
+    expect(shown).toEqual([expect.stringMatching(/^OPENAI_BASE_URL: must not contain credentials/)]);
+    expect(shown.join('\n')).not.toContain('hunter2');
   });
 
   it("requires a key for OpenAI's own API, and never shows the key's value", () => {

@@ -1,0 +1,76 @@
+/**
+ * The local model server against hostile callers: a web page that rebinds its domain to 127.0.0.1
+ * (its requests carry its own name as Host or Origin) is refused before any model work, and
+ * schemas sent with requests are not all kept for the server's lifetime.
+ */
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localModelPath } from '../workers/local-model';
+import { GrammarCache, startLocalModelServer, type LocalModelServer } from '../workers/local-model-server';
+
+/** One raw HTTP/1.1 request (fetch does not let a test set Host or send an absolute-form target). */
+function rawRequest(port: number, head: string, body = ''): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => socket.write(`${head}\r\nConnection: close\r\n\r\n${body}`));
+    let out = '';
+    socket.on('data', (d) => (out += d));
+    socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0)));
+    socket.on('error', reject);
+  });
+}
+
+describe('GrammarCache', () => {
+  it('keeps a bounded number of grammars, dropping the least recently used', () => {
+    const cache = new GrammarCache<string>(2);
+    cache.set('a', 'A');
+    cache.set('b', 'B');
+    cache.get('a');
+    cache.set('c', 'C');
+    expect(cache.size).toBe(2);
+    expect(cache.has('b')).toBe(false);
+    expect(cache.get('a')).toBe('A');
+    expect(cache.get('c')).toBe('C');
+  });
+
+  it('does not keep a schema too large to be a response schema', () => {
+    const cache = new GrammarCache<string>(8, 100);
+    cache.set('x'.repeat(101), 'big');
+    cache.set('small', null);
+    expect(cache.size).toBe(1);
+    expect(cache.get('small')).toBeNull();
+  });
+});
+
+const model = localModelPath();
+describe.skipIf(!existsSync(model))('local model server: Host and Origin', () => {
+  let server: LocalModelServer;
+  let port: number;
+  const chat = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
+  const post = (host: string, extra = '') =>
+    rawRequest(
+      port,
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${chat.length}${extra}`,
+      chat,
+    );
+
+  beforeAll(async () => {
+    server = await startLocalModelServer({ modelPath: model, maxTokensCap: 1, contextSize: 512 });
+    port = Number(new URL(server.url).port);
+  }, 60_000);
+  afterAll(() => server?.close());
+
+  it('serves requests naming it by a local name', async () => {
+    expect(await rawRequest(port, `GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:${port}`)).toBe(200);
+    expect(await rawRequest(port, `GET /v1/models HTTP/1.1\r\nHost: localhost:${port}`)).toBe(200);
+    expect(await post(`localhost:${port}`)).toBe(200);
+  });
+
+  it('refuses a rebound domain in Host, in an absolute-form target, or in Origin', async () => {
+    expect(await rawRequest(port, `GET /v1/models HTTP/1.1\r\nHost: evil.example:${port}`)).toBe(403);
+    expect(await post(`evil.example:${port}`)).toBe(403);
+    expect(await rawRequest(port, `GET http://evil.example/v1/models HTTP/1.1\r\nHost: 127.0.0.1:${port}`)).toBe(403);
+    expect(await post(`127.0.0.1:${port}`, '\r\nOrigin: http://evil.example')).toBe(403);
+    expect(await post(`127.0.0.1:${port}`, '\r\nOrigin: null')).toBe(403);
+  });
+});
