@@ -204,12 +204,21 @@ export function callsOfFlow(byTask: Record<string, number>, name: string): Recor
 
 /**
  * The part of a result that must not depend on workers or servers: everything except the
- * proposal's transition timestamps and PDF path/size (the path holds the workflow id, the size
- * the creation date), with the run's project id replaced by a placeholder. Token usage is
- * deterministic too, except under model faults: repaired replies cost extra turns.
+ * proposal's transition timestamps and PDF path, reference and size (the path and the artifact
+ * reference hold the workflow and run ids, the size the creation date), with the run's project id
+ * replaced by a placeholder. Token usage is deterministic too, except under model faults: repaired
+ * replies cost extra turns.
  */
 export function deterministicPart(result: unknown, runKey?: string, options: { withoutUsage?: boolean } = {}): unknown {
-  const dropped = new Set(['at', 'generatedAt', 'path', 'bytes', ...(options.withoutUsage ? ['usage'] : [])]);
+  const dropped = new Set([
+    'at',
+    'generatedAt',
+    'path',
+    'ref',
+    'refs',
+    'bytes',
+    ...(options.withoutUsage ? ['usage'] : []),
+  ]);
   const text = JSON.stringify(result, (key, value) => (dropped.has(key) ? undefined : value));
   return JSON.parse(runKey ? text.split(runKey).join('<run>') : text);
 }
