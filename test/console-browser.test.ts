@@ -307,6 +307,17 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     expect(await page.locator('#f-question-error').textContent()).toMatch(/at least 3 characters/);
     expect(await page.getByLabel('question').inputValue()).toBe('ab');
 
+    // A platform check reads as what was checked and what answered, with no JSON outside its fold.
+    await page.goto(`${base}/console/flows/platformCheck`);
+    await page.getByLabel(/topic/i).fill('battery');
+    await page.getByRole('button', { name: /^Start/ }).click();
+    await page.locator('#result-h').waitFor({ timeout: 90_000 });
+    const platformText = (await page.locator('.result > :not(details)').allTextContents()).join('\n');
+    expect(platformText).toMatch(/Checked the three backends on the topic battery/);
+    expect(platformText).toMatch(/Documents found/);
+    expect(platformText).not.toMatch(/"topic"\s*:/);
+    await page.screenshot({ path: path.join(SHOTS, 'platform-result.png'), fullPage: true });
+
     await page.goto(`${base}/console/flows/discoverFromPrp`);
     await page.getByLabel('prp').fill(EXAMPLE_PRP);
     await page.getByRole('button', { name: /^Start/ }).click();

@@ -12,7 +12,7 @@ export const platformRules: StandinRule[] = [
       const topic = typeof sections.topic === 'string' ? sections.topic : 'the topic';
       const titles = hits.map((h) => h.title).filter((t): t is string => typeof t === 'string');
       return {
-        summary: `Found ${hits.length} document(s) and ${rows.length} warehouse row(s) about ${topic}.`,
+        summary: `Found ${hits.length} ${hits.length === 1 ? 'document' : 'documents'} and ${rows.length} warehouse ${rows.length === 1 ? 'row' : 'rows'} about ${topic}.`,
         highlights: titles.slice(0, 3),
       };
     },

@@ -507,7 +507,7 @@ export function pagedTable(rows: Array<Record<string, unknown>>, caption: string
   const shown = rows.slice(0, SHOWN_ROWS);
   return html`<div class="paged-table">
     <p class="count">
-      ${rows.length > shown.length ? `The first ${shown.length} of ${rows.length} rows.` : `${rows.length} row(s).`}
+      ${rows.length > shown.length ? `The first ${shown.length} of ${rows.length} rows.` : `${count(rows.length, 'row')}.`}
       ${
         download
           ? html`Download all ${rows.length}: <a class="download" href="${download}.csv" download>CSV</a>,
@@ -554,8 +554,8 @@ function bomResult(out: BomQuestionOutput, workflowId?: string): Html {
   return html`<p class="question-text">${out.question}</p>
     <div class="answer-md">${renderMarkdown(bomAnswerText(out))}</div>
     <p>
-      Outcome: <strong>${out.outcome.replace(/_/g, ' ')}</strong>; ${s.total_rows} matching
-      row(s)${s.rows.length < s.total_rows ? html`, ${s.rows.length} returned` : ''}.
+      Outcome: <strong>${out.outcome.replace(/_/g, ' ')}</strong>;
+      ${count(s.total_rows, 'matching row')}${s.rows.length < s.total_rows ? html`, ${s.rows.length} returned` : ''}.
     </p>
     ${s.rows.length ? pagedTable(s.rows, 'Rows', download) : ''}
     ${
@@ -590,10 +590,11 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
   const derived = out.derived_columns ?? [];
   const rejectedBy = (group: string) => out.rejected.filter((r) => r.conceptual_group === group);
   return html`<p>
-      ${out.target_schema.length} target column(s)
+      ${count(out.target_schema.length, 'target column')}
       (${out.schema_source === 'prp' ? "from the PRP's section 9" : 'given with the input'}), searched in
-      ${out.stats.steps} step(s): ${out.stats.candidates} candidate table(s) checked, ${out.stats.fits} fit.
-      ${out.stats.searches_failed ? html`${out.stats.searches_failed} search(es) failed. ` : ''}${out.stats.validations_failed ? html`${out.stats.validations_failed} check(s) failed.` : ''}
+      ${count(out.stats.steps, 'step')}: ${count(out.stats.candidates, 'candidate table')} checked, ${out.stats.fits}
+      fit.
+      ${out.stats.searches_failed ? html`${count(out.stats.searches_failed, 'search', 'searches')} failed. ` : ''}${out.stats.validations_failed ? html`${count(out.stats.validations_failed, 'check')} failed.` : ''}
     </p>
     ${
       unsourced.length
@@ -632,7 +633,7 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
             ? html`<div class="scroll">
                 <table class="tables-found">
                   <caption>
-                    Tables found (${r.discovered_tables.length} of ${r.candidates_found} candidate(s))
+                    Tables found (${r.discovered_tables.length} of ${count(r.candidates_found, 'candidate')})
                   </caption>
                   ${tableHead(['Table', 'Relevance', 'Supplies', 'Why it fits'])}
                   <tbody>
@@ -653,7 +654,7 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
                   </tbody>
                 </table>
               </div>`
-            : html`<p class="muted">No fitting table (${r.candidates_found} candidate(s) checked).</p>`
+            : html`<p class="muted">No fitting table (${count(r.candidates_found, 'candidate')} checked).</p>`
         }
         ${
           r.unsourced_columns?.length
@@ -664,7 +665,7 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
         ${
           rejected.length
             ? html`<details>
-                <summary>${rejected.length} table(s) considered and turned down</summary>
+                <summary>${count(rejected.length, 'table')} considered and turned down</summary>
                 <ul>
                   ${rejected.map(
                     (x) =>
@@ -685,14 +686,15 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
 /** What a platform check looked at, what it found, and which backends answered. */
 function platformResult(out: PlatformCheckOutput): Html {
   return html`<p>
-      Checked the three backends on the topic <strong>${out.topic}</strong>: the search found ${out.documents.length}
-      document(s), the warehouse returned ${out.rows.length} row(s), and the model summarised them.
+      Checked the three backends on the topic <strong>${out.topic}</strong>: the search found
+      ${count(out.documents.length, 'document')}, the warehouse returned ${count(out.rows.length, 'row')}, and the model
+      summarised them.
     </p>
     <dl class="facts">
       <dt>Outcome</dt>
       <dd>${out.summary}</dd>
       <dt>Model</dt>
-      <dd>${out.backends.model} (${out.usage.totalTokens} tokens in ${out.usage.calls} call(s))</dd>
+      <dd>${out.backends.model} (${out.usage.totalTokens} tokens in ${count(out.usage.calls, 'call')})</dd>
       <dt>Warehouse</dt>
       <dd>${out.backends.warehouse}</dd>
       <dt>Search</dt>
@@ -719,6 +721,9 @@ function platformResult(out: PlatformCheckOutput): Html {
       <pre><code>${out.sql}</code></pre>
     </details>`;
 }
+
+/** "1 row", "3 rows": a count with its noun in the right number, never "row(s)". */
+const count = (n: number, singular: string, plural = `${singular}s`): string => `${n} ${n === 1 ? singular : plural}`;
 
 const list = (items: string[], ordered = false): Html =>
   items.length
@@ -1106,8 +1111,8 @@ function eadsResult(ctx: ArtifactContext, out: RunEadsInterviewOutput): Html {
   const chartFile = chartPath(out);
   const otherChart = !solved && chartFile ? artifactHref(ctx, ...chartFile) : undefined;
   return html`<p>
-      The interview ${INTERVIEW_END[out.status] ?? out.status}: ${out.pursuits.length} topic(s), ${out.questionsAsked}
-      question(s).
+      The interview ${INTERVIEW_END[out.status] ?? out.status}: ${count(out.pursuits.length, 'topic')},
+      ${count(out.questionsAsked, 'question')}.
     </p>
     <dl class="facts">
       <dt>Product</dt>
