@@ -240,6 +240,24 @@ export class EadsSession {
     throw new EadsSessionError(`the pursuit kept continuing as new (workflow ${pursuit.workflowId}); try again`);
   }
 
+  /**
+   * What the person sees after answering `questionId` in `pursuit`: the pursuit's next question,
+   * or, when the answer ended the pursuit (the first EADS asks one question), the interview's next
+   * step and, when that is a new pursuit, its first question. Waits in the workflows, as the
+   * terminal client does between two questions.
+   */
+  async nextAfterAnswer(
+    pursuit: WorkflowHandle,
+    questionId: string,
+  ): Promise<Exclude<PursuitStep, { kind: 'continuing' }> | Exclude<InterviewStep, { kind: 'continuing' }>> {
+    const step = await this.nextQuestion(pursuit, questionId);
+    if (step.kind !== 'ended') return step;
+    const next = await this.nextStep(pursuit.workflowId);
+    return next.kind === 'pursuing'
+      ? this.nextQuestion(this.client.workflow.getHandle(next.pursuit.childWorkflowId))
+      : next;
+  }
+
   async view(): Promise<InterviewView> {
     await this.require();
     return this.handle.query(eadsInterviewQuery);

@@ -4,7 +4,7 @@
  * memory figures); its full report goes to out/bench/<name>.log and its figures come back on its
  * BENCH_SUMMARY line. The table is also written to out/bench/summary.md.
  *
- *   npm run bench              # the figures bench/RESULTS.md quotes (~15 min on 2 cores)
+ *   npm run bench              # the figures bench/RESULTS.md quotes (~20 min on 2 cores)
  *   npm run bench -- --quick   # smaller runs, for a first look (~5 min)
  *
  * Benchmarks never gate tests: the table says "met" or "NOT met", the exit code says only whether
@@ -43,6 +43,13 @@ const BENCHES: Array<Omit<Run, 'args'> & { full: string[]; quick?: string[] }> =
   { name: 'bom', script: 'bom.ts', full: [], quick: [] },
   { name: 'load', script: 'load.ts', full: ['--flows', '200'], quick: ['--flows', '50'] },
   { name: 'control-plane', script: 'control-plane.ts', full: ['10', '10'], quick: ['5', '10'] },
+  // 10,000 open interviews is `npx tsx bench/open-interviews.ts` alone (~20 min): here a thousand.
+  {
+    name: 'open-interviews',
+    script: 'open-interviews.ts',
+    full: ['--runs', '1000', '--single', '50'],
+    quick: ['--runs', '200', '--single', '20'],
+  },
 ];
 const RUNS: Run[] = BENCHES.filter((b) => !args.quick || b.quick).map(({ full, quick, ...run }) => ({
   ...run,
@@ -134,6 +141,26 @@ function rows(results: Map<string, Figures[]>): string[][] {
       '≥ 2,000 req/s, p95 < 10 ms, RSS < 100 MB',
       verdict(Number(plane.rps) >= 2000 && Number(plane.p95Ms) < 10 && Number(plane.rssPeakMb) < 100),
     ]);
+  const interviews = one('open-interviews');
+  if (interviews) {
+    out.push([
+      `${interviews.runs} open interviews (+ as many bare SDK ones): answer → next question`,
+      `p50/p95/p99 ${num(interviews.oursP50Ms)}/${num(interviews.oursP95Ms)}/${num(interviews.oursP99Ms)} ms, bare p95 ${num(interviews.bareP95Ms)} ms, ratio ${num(interviews.ratio, 2)}; worker RSS ${num(interviews.workerRssOpenMb)} MB; lost ${interviews.lost}, duplicated ${interviews.duplicated}; resumed ${num(interviews.resumeMs)} ms after a worker kill`,
+      'p95 ≤ 2 × bare, RSS < 600 MB, none lost or duplicated',
+      verdict(
+        Number(interviews.ratio) <= 2 &&
+          Number(interviews.workerRssOpenMb) < 600 &&
+          interviews.lost === 0 &&
+          interviews.duplicated === 0,
+      ),
+    ]);
+    out.push([
+      'one person: answer → next question (terminal, console; slower of the two flows)',
+      `p95 ${num(interviews.onePersonTerminalP95Ms)} ms, ${num(interviews.onePersonConsoleP95Ms)} ms`,
+      'p95 ≤ 150 ms',
+      verdict(Number(interviews.onePersonTerminalP95Ms) <= 150 && Number(interviews.onePersonConsoleP95Ms) <= 150),
+    ]);
+  }
   return out;
 }
 

@@ -28,6 +28,8 @@ import { isKnownContentType, LocalArtifactStore, type ArtifactStore } from '../.
 type Runtime = typeof import('./runtime');
 /** The Temporal client library and what uses it, loaded on first use (server/console/runtime.ts). */
 const loadRuntime = loadOnce((): Promise<Runtime> => import('./runtime'));
+/** How long an EADS answer waits for the next question before showing the page (which then polls). */
+const NEXT_QUESTION_WAIT_MS = 10_000;
 
 export interface ConsoleOptions {
   temporal: TemporalAccess;
@@ -441,6 +443,26 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     return new EadsSession(c, view.projectId);
   };
 
+  /**
+   * After an answer, the next question is written by the model (an activity) once the answer's
+   * refinement is recorded, so the page the redirect shows would not hold it yet and the page's
+   * script would poll for it (0.5-1.2 s more). The route waits for it in the workflow instead, as
+   * the terminal client does, at most NEXT_QUESTION_WAIT_MS (a slow model: the page polls as
+   * before). Only a wait: what it finds, or fails to, changes nothing.
+   */
+  const nextQuestionShown = async (
+    session: InstanceType<Runtime['EadsSession']>,
+    handle: Parameters<InstanceType<Runtime['EadsSession']>['answer']>[0],
+    questionId: string,
+  ): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      session.nextAfterAnswer(handle, questionId).catch(() => undefined),
+      new Promise((resolve) => (timer = setTimeout(resolve, NEXT_QUESTION_WAIT_MS))),
+    ]);
+    clearTimeout(timer);
+  };
+
   app.post<{ Params: { id: string } }>('/console/runs/:id/eads/answer', async (request, reply) => {
     const { EadsSessionError, gridToMarkdown } = await loadRuntime();
     const body = params(request);
@@ -461,6 +483,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
           );
         await session.answer(handle, questionId, answer);
       }
+      if (action !== 'finalize') await nextQuestionShown(session, handle, questionId);
     } catch (err) {
       const reason = await rejection(err);
       if (reason === undefined) throw err;

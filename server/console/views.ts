@@ -100,9 +100,12 @@ export async function snapshot(ctx: ViewContext, workflowId: string): Promise<Wo
       interactive: false,
     };
   }
-  const progress = await queryOr(() => handle.query(progressQuery));
-  if (d.type === 'writeResearchProposal') return { ...base, ...(await proposalView(ctx, handle, progress)) };
+  // Each query is a round trip through the worker, and a person who has just answered waits for
+  // the page: the proposal's are read at once, and the EADS page (which shows no progress line)
+  // does not read the progress.
+  if (d.type === 'writeResearchProposal') return { ...base, ...(await proposalView(ctx, handle)) };
   if (d.type === 'runEadsInterview') return { ...base, ...(await eadsView(ctx, handle)) };
+  const progress = await queryOr(() => handle.query(progressQuery));
   return { ...base, key: hashKey([progress]), body: renderProgress(progress), interactive: false };
 }
 
@@ -133,9 +136,13 @@ function stageList(state: string | undefined): Html {
   </ol>`;
 }
 
-async function proposalView(ctx: ViewContext, handle: WorkflowHandle, progress: Progress | undefined) {
-  const state = await queryOr(() => handle.query(proposalStateQuery));
-  const question = state?.awaiting === 'answer' ? await queryOr(() => handle.query(currentQuestionQuery)) : undefined;
+async function proposalView(ctx: ViewContext, handle: WorkflowHandle) {
+  const [progress, state, openQuestion] = await Promise.all([
+    queryOr(() => handle.query(progressQuery)),
+    queryOr(() => handle.query(proposalStateQuery)),
+    queryOr(() => handle.query(currentQuestionQuery)),
+  ]);
+  const question = state?.awaiting === 'answer' ? openQuestion : undefined;
   const key = hashKey([state?.state, state?.awaiting, state?.round, question?.id, progress?.stage, progress?.detail]);
   if (state?.awaiting === 'answer' && question)
     return { key, interactive: true, body: html`${stageList(state.state)}${proposalQuestion(ctx, handle, question)}` };

@@ -8,5 +8,5 @@ import type * as workflow from './workflow';
 
 export default defineFlow<typeof workflow>({
   folder: __dirname,
-  workflows: ['trivialActivities', 'idleUntilTerminated'],
+  workflows: ['trivialActivities', 'idleUntilTerminated', 'bareInterview'],
 });

@@ -1,0 +1,83 @@
+/**
+ * The web console's EADS answer: the page the answer redirects to already shows the next question.
+ * The next question is written by the model after the answer's refinement, so without waiting for
+ * it in the workflow (as the terminal client does) the page would show "waiting" and its script
+ * would poll for it. A model slowed to 1 s a call makes the gap wide enough to see every time.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runEadsInterviewFlow } from '../flows/eads/contract';
+import { buildControlPlane, type ControlPlane } from '../server/app';
+import * as flowRunner from '../server/flow-runner';
+import type { TemporalAccess } from '../server/temporal';
+import { createHarness, type Harness } from './helpers/harness';
+import { waitFor } from './helpers/wait';
+
+/** The question on a console page: its answer form (question ids restart at q1 in each pursuit). */
+const questionForm = (page: string) =>
+  /<form method="post" action="[^"]*\/eads\/answer">[\s\S]*?<\/form>/.exec(page)?.[0];
+const questionIdOf = (form: string) => /name="questionId" value="([^"]+)"/.exec(form)?.[1];
+
+describe('console EADS answer', () => {
+  let h: Harness;
+  let plane: ControlPlane;
+  let base: string;
+  let storeDir: string;
+
+  beforeAll(async () => {
+    h = await createHarness();
+    storeDir = mkdtempSync(path.join(tmpdir(), 'console-eads-answer-'));
+    const temporal: TemporalAccess = {
+      client: async () => h.client,
+      defaultNamespace: () => 'default',
+      runner: async () => flowRunner,
+      pollers: async () => ({ workflow: 0, activity: 0 }) as never,
+      close: async () => undefined,
+    };
+    plane = await buildControlPlane({
+      storePath: path.join(storeDir, 'registry.jsonl'),
+      temporal,
+      logLevel: 'silent',
+      healthCheckMs: 0,
+      console: { artifactDir: h.config.ARTIFACT_DIR, taskQueue: h.taskQueue },
+    });
+    base = await plane.listen('127.0.0.1', 0);
+  }, 60_000);
+
+  afterAll(async () => {
+    await plane?.close();
+    await h?.close();
+    rmSync(storeDir, { recursive: true, force: true });
+  });
+
+  it('redirects to a page that already shows the next question, with a slow model', async () => {
+    const projectId = `console-answer-${randomUUID().slice(0, 8)}`;
+    const handle = await h.start(runEadsInterviewFlow, { projectId, mode: 'human', orchestration: 'auto' });
+    const url = `${base}/console/runs/${handle.workflowId}`;
+    const first = await waitFor(
+      async () => questionForm(await (await fetch(url)).text()),
+      'the first question on the page',
+    );
+    h.standin.setFaults({ latencyMs: 1000 });
+    try {
+      const posted = await fetch(`${url}/eads/answer`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          questionId: questionIdOf(first)!,
+          answerText: 'We brew craft beers; the fermenters are the bottleneck and demand is seasonal.',
+        }),
+        redirect: 'manual',
+      });
+      expect(posted.status).toBe(303);
+      const next = questionForm(await (await fetch(`${base}${posted.headers.get('location')}`)).text());
+      expect(next).toBeDefined();
+      expect(next).not.toBe(first);
+    } finally {
+      h.standin.setFaults({});
+      await handle.terminate('test done');
+    }
+  }, 60_000);
+});
