@@ -3,10 +3,9 @@
  * (its requests carry its own name as Host or Origin) is refused before any model work, and
  * schemas sent with requests are not all kept for the server's lifetime.
  */
-import { existsSync } from 'node:fs';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localModelPath } from '../workers/local-model';
+import { installLocalModel, localModelPath } from '../workers/local-model';
 import { GrammarCache, startLocalModelServer, type LocalModelServer } from '../workers/local-model-server';
 
 /** One raw HTTP/1.1 request (fetch does not let a test set Host or send an absolute-form target). */
@@ -42,8 +41,16 @@ describe('GrammarCache', () => {
   });
 });
 
-const model = localModelPath();
-describe.skipIf(!existsSync(model))('local model server: Host and Origin', () => {
+// The model is installed like in the end-to-end test (first use, pinned sum); only when that
+// cannot be done is the server's part skipped, with the reason printed.
+const install = await installLocalModel({ quiet: true }).then(
+  (r) => ({ ok: true as const, path: r.path }),
+  (err: unknown) => ({ ok: false as const, reason: err instanceof Error ? err.message : String(err) }),
+);
+if (!install.ok)
+  console.warn(`[local-model-server] skipped: the local model could not be installed: ${install.reason}`);
+const model = install.ok ? install.path : localModelPath();
+describe.skipIf(!install.ok)('local model server: Host and Origin', () => {
   let server: LocalModelServer;
   let port: number;
   const chat = JSON.stringify({ messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
