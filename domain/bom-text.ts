@@ -177,8 +177,7 @@ const ACTIVE_PIVOTS = new Set(
     'incorporate incorporates incorporating need needs ' +
     'needing require requires requiring take takes have has having with carry carries ' +
     'carrying feature features featuring ' +
-    'employ employs depend depends rely relies consume consumes call calls calling ' +
-    'hold holds holding comprise comprises integrate integrates mount mounts list lists listing'
+    'employ employs depend depends rely relies consume consumes call calls calling'
   ).split(' '),
 );
 /** Participles of the passive frame: "Where are X used?", "In which products is X found?". */
@@ -253,19 +252,15 @@ const TOP_LEVEL_PHRASES = [
  * not", "can't" → "can not"), and a dash, colon or full stop between clauses as a ";".
  */
 function normaliseQuestion(question: string): string {
-  return (
-    question
-      .toLowerCase()
-      .replace(/[’‘`]/g, "'")
-      .replace(/\bcan't\b/g, 'can not')
-      .replace(/\bwon't\b/g, 'will not')
-      .replace(/\bcannot\b/g, 'can not')
-      // Connectives that mean "and" between two parts.
-      .replace(/\b(?:as well as|along with|together with|in addition to)\b/g, 'and')
-      .replace(/n't\b/g, ' not')
-      .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
-      .replace(/[.!?](?=\s|$)/g, ' ; ')
-  );
+  return question
+    .toLowerCase()
+    .replace(/[’‘`]/g, "'")
+    .replace(/\bcan't\b/g, 'can not')
+    .replace(/\bwon't\b/g, 'will not')
+    .replace(/\bcannot\b/g, 'can not')
+    .replace(/n't\b/g, ' not')
+    .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
+    .replace(/[.!?](?=\s|$)/g, ' ; ');
 }
 
 /** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/" ";". */
@@ -440,12 +435,7 @@ interface ClauseReading {
 /** A clause's subject (before its verb) and object (what it uses), by its usage verb. */
 function readClause(tokens: string[]): ClauseReading {
   // "has to be redesigned", "need to stop": a verb of use before "to" is a modal, not a use.
-  // "list" after a subject is a verb of use ("Which BOMs list X"); opening a request it is not
-  // ("List the BOMs …", "Can you list …").
-  const requestVerb = (i: number) =>
-    QUESTION_WORDS.has(tokens[i]) &&
-    (i === 0 || [OPENERS, FRAME_ADVERBS, INVERTED, MODALS].some((set) => set.has(tokens[i - 1])));
-  const active = tokens.findIndex((t, i) => ACTIVE_PIVOTS.has(t) && tokens[i + 1] !== 'to' && !requestVerb(i));
+  const active = tokens.findIndex((t, i) => ACTIVE_PIVOTS.has(t) && tokens[i + 1] !== 'to');
   const passive = tokens.findIndex(
     (t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)),
   );

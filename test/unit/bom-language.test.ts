@@ -146,16 +146,6 @@ async function ids(dialect: SqlDialect, built: BuiltQuery, key = 'parent_item_nu
 }
 
 describe('reading a question', () => {
-  it('hears "list" after a subject and "as well as" between parts as the English they are', () => {
-    expect(parseBomQuestion('Which units list a heater?').concepts).toEqual(['heater']);
-    expect(parseBomQuestion('List the units that use a heater').concepts).toEqual(['heater']);
-    expect(parseBomQuestion('Can you list units with a heater?').concepts).toEqual(['heater']);
-    expect(parseBomQuestion('Which units carry a heater as well as a probe?')).toMatchObject({
-      concepts: ['heater', 'probe'],
-      match: 'all',
-    });
-  });
-
   it('takes exclusions out, whatever the wording, and says whether whole BOMs or lines go', () => {
     const read = (q: string) => {
       const p = parseBomQuestion(q);

@@ -294,9 +294,7 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
     );
   const same =
     !negatedSame &&
-    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence|way)|(?:only|just) one)\b/.test(
-      s,
-    );
+    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
   if (own === same) return undefined;
   if (own && !routeWord) return undefined;
   return same ? 'same' : 'own';

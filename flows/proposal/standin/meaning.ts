@@ -85,7 +85,7 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
     descriptions: [
       'half of the participants receive a treatment and the other half do not',
       'testing whether a new programme works better than usual practice',
-      'the researcher gives a new method to some classes or sites and keeps the usual one for others',
+      'participants split into two groups that are treated differently and then compared',
     ],
   },
 ];
@@ -346,8 +346,6 @@ const DATA_STATE: readonly Choice<'existing' | 'new'>[] = [
       'records that were already kept',
       'data that is already available to use',
       'data gathered earlier that has never been studied',
-      'an organisation keeps logs of its operations and can hand them over',
-      'several years of recorded readings that someone else collected',
     ],
   },
   { key: 'new', descriptions: ['I will collect new data', 'measurements I plan to make', 'people I will ask'] },
