@@ -288,16 +288,21 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     expect(await json.json()).toEqual(bomResult.pipeline_state.rows);
     expect((await csv.text()).trim().split('\r\n')).toHaveLength(bomResult.pipeline_state.rows.length + 1);
 
-    // The start page lists the run, newest first, with its status (visibility catches up in a moment).
+    // The start page lists the run with its status (visibility catches up in a moment). Other test
+    // files start runs in the same namespace meanwhile, so the run is found by its id, not as the
+    // first row; the rows are newest first.
     await expect
       .poll(
         async () => {
           await page.goto(`${base}/console/`);
-          return page.locator('table.runs tbody tr').first().textContent();
+          const row = page.locator('table.runs tbody tr', { hasText: bomId });
+          return (await row.count()) ? row.first().textContent() : '';
         },
         { timeout: 30_000, interval: 500 },
       )
       .toMatch(new RegExp(`${bomId}[\\s\\S]*completed`));
+    const started = (await page.locator('table.runs tbody tr td:last-child').allTextContents()).map((t) => t.trim());
+    expect(started).toEqual([...started].sort().reverse());
     await page.screenshot({ path: path.join(SHOTS, 'index-recent-runs.png'), fullPage: true });
 
     // A bad input is shown beside its field, and nothing is started.
