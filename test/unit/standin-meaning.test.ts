@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { decide, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
+import { classify, decide, decideFromEvidence, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { wordEmbedder } from '../helpers/word-embedder';
 
 const choices = [
@@ -40,5 +40,53 @@ describe('decide', () => {
     const d = await decide('same machines same order', choices);
     expect(d.key).toBeUndefined();
     expect(d.reason).toBe('no-model');
+  });
+});
+
+describe('classify', () => {
+  afterEach(() => restoreEmbedder());
+  const words = ['oven', 'bake', 'bread', 'lathe', 'mill', 'steel', 'shift', 'rota'];
+  const choices = [
+    { key: 'bakery', descriptions: ['we bake bread', 'the oven bakes bread', 'bread from the oven'] },
+    { key: 'metal', descriptions: ['steel on the lathe', 'the mill cuts steel', 'lathe and mill'] },
+    { key: 'rota', descriptions: ['the shift rota', 'a rota of each shift', 'who works which shift'] },
+  ];
+
+  it('takes the choice the descriptions teach, and the same one every time', async () => {
+    useEmbedder(wordEmbedder(words));
+    const first = await classify('bread in the oven', choices);
+    expect(first.key).toBe('bakery');
+    expect(first.ranked[0].p).toBeGreaterThan(0.8);
+    expect((await classify('bread in the oven', choices)).ranked).toEqual(first.ranked);
+  });
+
+  it('says it is not sure when the text speaks for two choices alike', async () => {
+    useEmbedder(wordEmbedder(words));
+    const d = await classify('bread on the lathe', choices);
+    expect(d.key).toBeUndefined();
+    expect(d.reason).toBe('not-sure');
+    expect(
+      d.ranked
+        .slice(0, 2)
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(['bakery', 'metal']);
+  });
+
+  it('decides nothing without a model', async () => {
+    useEmbedder(undefined);
+    expect((await classify('bread in the oven', choices)).reason).toBe('no-model');
+  });
+
+  it('scores evidence by the classifier when asked', async () => {
+    useEmbedder(wordEmbedder(words));
+    const d = await decideFromEvidence([{ text: 'the oven' }, { text: 'bread' }], choices, {
+      classifier: true,
+      floor: 0.5,
+      margin: 0.1,
+    });
+    expect(d.key).toBe('bakery');
+    // Probabilities, not similarities: the best text's share plus half the next one's.
+    expect(d.ranked[0].score).toBeGreaterThan(1);
   });
 });

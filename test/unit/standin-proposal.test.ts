@@ -22,7 +22,6 @@ import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/pro
 import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { proposalRules } from '../../flows/proposal/standin';
 import { methodReading, studyDesign, type DataKind } from '../../flows/proposal/standin/meaning';
-import { wordEmbedder } from '../helpers/word-embedder';
 
 type Sections = Record<string, unknown>;
 const ask = async <T = Record<string, any>>(task: string, sections: Sections): Promise<T> =>
@@ -380,8 +379,8 @@ describe('proposal stand-in when two kinds of data fit alike', () => {
 
   it('says which choice is open instead of picking one', async () => {
     // Only "archive" and "laboratory" carry meaning here: one speaks for documents, the other
-    // for laboratory tests, equally.
-    useEmbedder(wordEmbedder(['archive', 'laboratory']));
+    // for laboratory tests, and the profile says nothing that would choose between them.
+    restoreEmbedder();
     const p = base({ research_area: 'Archive and laboratory', additional_context: '' });
     const design = await studyDesign({ ...p, additional_context: '' });
     expect(design.kinds).toEqual([]);

@@ -12,6 +12,7 @@
 import type { Choice } from '../../../domain/eads-structure';
 import { choiceLabel } from '../../../domain/eads-structure';
 import { decide, type Choice as MeaningChoice } from '../../lib/standin/meaning';
+import { SCHEDULE_GOAL, SCHEDULING_TROUBLE, WORK_ORGANISATION } from './phrasings';
 
 export const IDEAS: Record<string, readonly string[]> = {
   // How work is organised.
@@ -170,6 +171,14 @@ export const IDEAS: Record<string, readonly string[]> = {
   ],
 };
 
+const PHRASINGS = [WORK_ORGANISATION, SCHEDULING_TROUBLE, SCHEDULE_GOAL];
+const NOTHING = 'nothing-in-particular';
+
+/** Each idea: its short descriptions, then the everyday phrasings the classifier learns it from. */
+export const PHRASED_IDEAS: Record<string, readonly string[]> = Object.fromEntries(
+  Object.entries(IDEAS).map(([key, short]) => [key, [...short, ...PHRASINGS.flatMap((bank) => bank[key] ?? [])]]),
+);
+
 /** What a sentence says when it says none of the above: what the firm is, does and has. */
 export const NOTHING_IN_PARTICULAR: readonly string[] = [
   'we make products for our customers',
@@ -185,6 +194,11 @@ export const NOTHING_IN_PARTICULAR: readonly string[] = [
   'how much goes into one batch',
   'the records and spreadsheets we keep',
   'the rules and wishes a plan should respect',
+];
+
+export const PHRASED_NOTHING: readonly string[] = [
+  ...NOTHING_IN_PARTICULAR,
+  ...PHRASINGS.flatMap((bank) => bank[NOTHING] ?? []),
 ];
 
 export const NONE = '(none)';
@@ -235,20 +249,27 @@ const ATTACH_FLOOR = 0.3;
  * Each choice with the descriptions it is recognised by: the phrasings of the idea its definition
  * means, else the definition itself. Yes/no choices are read by other means.
  */
-export async function describeChoices(choices: readonly Choice[]): Promise<MeaningChoice[]> {
+export async function describeChoices(
+  choices: readonly Choice[],
+  { phrased = false }: { phrased?: boolean } = {},
+): Promise<MeaningChoice[]> {
   const keys = choices.map((c) => c.key);
   const ideas = await ideasOf(choices);
   return choices.map((c) => {
     const idea = ideas.get(c.key);
     // The idea's short phrasings, when one fits: a long definition shares words with many sentences.
-    if (idea) return { key: c.key, descriptions: IDEAS[idea] };
+    if (idea) return { key: c.key, descriptions: (phrased ? PHRASED_IDEAS : IDEAS)[idea] };
     return { key: c.key, descriptions: [c.definition || choiceLabel(c.key, keys)] };
   });
 }
 
 /** The choices plus "none of them", so a sentence about something else is not forced into one. */
-export async function withNone(choices: readonly Choice[]): Promise<MeaningChoice[]> {
-  return [...(await describeChoices(choices)), { key: NONE, descriptions: NOTHING_IN_PARTICULAR }];
+export async function withNone(
+  choices: readonly Choice[],
+  options: { phrased?: boolean } = {},
+): Promise<MeaningChoice[]> {
+  const nothing = options.phrased ? PHRASED_NOTHING : NOTHING_IN_PARTICULAR;
+  return [...(await describeChoices(choices, options)), { key: NONE, descriptions: nothing }];
 }
 
 /** The two ideas a sentence embedding barely tells apart: "the same order" and "a different order" read alike to it. */

@@ -12,6 +12,7 @@ import {
   type Evidence,
   type EvidenceDecision,
 } from '../../lib/standin/meaning';
+import { STUDY_DATA } from './phrasings';
 
 /** The kinds of data (and so of method) a study can rest on. */
 export type DataKind =
@@ -90,6 +91,12 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
   },
 ];
 
+/** Each kind with the everyday phrasings the classifier learns it from. */
+export const PHRASED_DATA_KINDS: readonly Choice<DataKind>[] = DATA_KINDS.map((k) => ({
+  key: k.key,
+  descriptions: [...k.descriptions, ...(STUDY_DATA[k.key] ?? [])],
+}));
+
 /**
  * Designs that combine well: the second kind adds a strand the first lacks (documents and the
  * memories of people who were there; site measurements and laboratory tests). `subsumes`: the
@@ -111,16 +118,19 @@ const SUBSUMES: ReadonlyArray<readonly [DataKind, DataKind]> = [
 const pairIn = (pairs: ReadonlyArray<readonly [DataKind, DataKind]>, a: DataKind, b: DataKind) =>
   pairs.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
 
-/** Scores on the evidence scale (best clause + half the next + a third of the best skill). */
+/**
+ * Scores on the evidence scale, in the classifier's probabilities: the clearest clause's
+ * probability of a kind, plus half the next clearest, plus a third of the best skill or field.
+ */
 export const DESIGN = {
-  /** Below this, the profile says too little about its data to choose. */
-  floor: 0.4,
+  /** Below this (no clause at least fairly sure of one kind), the profile says too little to choose. */
+  floor: 0.6,
   /** Two kinds closer than this are too close to call (unless they combine). */
-  margin: 0.04,
+  margin: 0.15,
   /** A second kind joins the design when it scores this share of the first and complements it. */
   companion: 0.8,
   /** Below the floor, a kind this far ahead of the next is still taken (tentatively). */
-  standsOut: 0.1,
+  standsOut: 0.15,
 } as const;
 
 export interface ProfileWords {
@@ -179,7 +189,11 @@ export function profileEvidence(p: ProfileWords): Evidence[] {
 
 /** What the study works with, by meaning: the kinds it rests on, or the choice it leaves open. */
 export async function studyDesign(p: ProfileWords): Promise<StudyDesign> {
-  const d = await decideFromEvidence(profileEvidence(p), DATA_KINDS, { floor: DESIGN.floor, margin: 0 });
+  const d = await decideFromEvidence(profileEvidence(p), PHRASED_DATA_KINDS, {
+    floor: DESIGN.floor,
+    margin: 0,
+    classifier: true,
+  });
   const ranked = d.ranked;
   const evidence = d.best;
   if (d.reason === 'no-model' || d.reason === 'empty' || !ranked.length)
