@@ -138,7 +138,9 @@ const FEEDBACK_MARKERS =
 const CONTENT_STOP = new Set(
   (
     'the a an and or of in on for to with by from at as is are be how what which do ' +
-    'does that this these those its their into over under between within across'
+    'does that this these those its their into over under between within across ' +
+    // Pronouns are no content: "what they let it do, what they never let it do" repeats none.
+    'it they them we us our i me my you your he she him her'
   ).split(' '),
 );
 

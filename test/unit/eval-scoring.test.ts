@@ -15,6 +15,7 @@ import { loadSealedCases, perPrp, schemaFromPrp, scoreCase, selectCases } from '
 import { loadTruth, scoreFirm, summarise, typeOutcome } from '../../eval/eads/index';
 import {
   cutLines,
+  echoedPhrase,
   durationMonths,
   loadCases,
   methodFamilies,
@@ -226,5 +227,12 @@ describe.each(EVAL_SETS)('the %s sets load', (set) => {
     for (const c of prps) {
       for (const t of [...c.relevant, ...c.columns.flatMap((col) => col.sources)]) expect(catalog.has(t), t).toBe(true);
     }
+  });
+});
+
+describe('proposal topic echo', () => {
+  it('finds content words said twice in one sentence, not repeated pronouns', () => {
+    expect(echoedPhrase('How do ethics and multi-agent debate shape ethics and multi-agent debate?')).toBeDefined();
+    expect(echoedPhrase('I want to hear what they let it do and what they never let it do.')).toBeUndefined();
   });
 });
