@@ -16,6 +16,7 @@ import type { ReceivedSections } from '../../contracts/model-tasks';
 import { ModelTask, type PromptedSearchResult } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 import { meaningSpace } from '../lib/standin/meaning';
+import { statedSpan } from './standin/durations';
 import {
   DESIGN,
   existingData,
@@ -476,6 +477,8 @@ interface Design {
   neededWeeks: number;
   /** The clause of the profile that the design rests on, in the researcher's words. */
   because?: string;
+  /** The researcher's words for how long the study must run, when that sets the weeks needed. */
+  spanQuote?: string;
 }
 
 const PROGRAM_FACTOR: Record<Level, number> = { undergraduate: 1, masters: 1.5, doctoral: 3 };
@@ -497,9 +500,13 @@ async function designFor(profile: Profile): Promise<Design> {
   const study = await studyDesign(profile);
   const planned: Kind[] = study.kinds.length ? study.kinds : study.open.length ? [study.open[0]] : ['review'];
   const availableHours = Math.round(profile.weekly_hours * profile.timeline_weeks);
-  const need = needs(planned, profile.academic_program);
+  // The method's own minimum, or longer when the researcher says the data take longer to gather.
+  const span = statedSpan(profile.additional_context);
+  const method = needs(planned, profile.academic_program);
+  const need = { hours: method.hours, weeks: Math.max(method.weeks, span?.weeks ?? 0) };
   const because = study.kinds[0] ? study.evidence[study.kinds[0]] : undefined;
-  const base = { study, availableHours, neededHours: need.hours, neededWeeks: need.weeks, because };
+  const spanQuote = span && span.weeks > method.weeks ? span.quote : undefined;
+  const base = { study, availableHours, neededHours: need.hours, neededWeeks: need.weeks, because, spanQuote };
   const fits = (n: { hours: number; weeks: number }) => n.hours <= availableHours && n.weeks <= profile.timeline_weeks;
   if (fits(need)) return { ...base, kinds: study.kinds.length ? study.kinds : [], open: study.open, feasible: true };
   // Too little time for the study as described: analyse data the profile says already exist, or
@@ -859,7 +866,8 @@ function timelineAssessment(design: Design, profile: Profile, objectives: number
   const available = `about ${design.availableHours} hours`;
   if (!design.reduced)
     return `${capitalise(count(objectives, 'specific objective'))} in ${time} (${available}); the plan spans the whole period.`;
-  const needed = `at least ${design.neededHours} hours over ${design.neededWeeks} weeks`;
+  const over = design.spanQuote ? ` (the data take “${design.spanQuote}” to gather)` : '';
+  const needed = `at least ${design.neededHours} hours over ${design.neededWeeks} weeks${over}`;
   const instead =
     design.reduced.to === 'existing-data'
       ? design.reduced.fits

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { statedSpan } from '../../flows/proposal/standin/durations';
+
+describe('how long the researcher says the study must run', () => {
+  it('reads counted spans and month ranges in plan sentences', () => {
+    expect(statedSpan('I want to record the nests over three breeding seasons.')?.weeks).toBe(117);
+    expect(statedSpan('The plan is to log the wells for 18 months.')?.weeks).toBe(78);
+    expect(statedSpan('I will sample the ponds from March to October, weekly.')?.weeks).toBe(35);
+    expect(statedSpan('Ideally I follow the same pupils for two school years.')?.quote).toBe('two school years');
+  });
+
+  it('takes the longest span when several are planned', () => {
+    expect(statedSpan('I will run six-week pilots, then I need a full year of follow-up.')?.weeks).toBe(52);
+  });
+
+  it('ignores spans of the past and sentences that plan nothing', () => {
+    expect(statedSpan('I have taught for ten years. The school opened two years ago.')).toBeUndefined();
+    expect(statedSpan('The archive holds 40 years of minutes.')).toBeUndefined();
+    expect(statedSpan('I would like to use the rates for the last five years.')).toBeUndefined();
+  });
+
+  it('reads long hostile text in one pass', () => {
+    // A pattern that backtracked would not return within the test's time-out here.
+    expect(statedSpan(`I will ${'two very long '.repeat(5000)}weeks`)).toBeUndefined();
+  });
+});
