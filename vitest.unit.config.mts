@@ -10,7 +10,7 @@ export default defineConfig({
     // Files share their workers' loaded modules instead of loading zod, the SDK, TypeScript and
     // the flows again for each file: less than half the CPU time. So a file here leaves no global
     // state behind (environment variables, registered secrets, embedders are restored after
-    // use); the full suite still runs each of them isolated.
+    // use); the full suite runs them the same way (its `unit` project).
     isolate: false,
     silent: 'passed-only',
     reporters: ['dot'],

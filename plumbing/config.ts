@@ -313,6 +313,11 @@ export const configSchema = z
         .regex(/^https?:\/\/[^/?#@\s]+\/?$/, 'expected http(s)://host:port')
         .optional(),
     ),
+    /**
+     * A workflow bundle file made from these sources (the test run's, or a pipeline's): the worker
+     * uses it instead of bundling the workflows at start or looking for `npm run build`'s.
+     */
+    WORKFLOW_BUNDLE: unsetWhenEmpty(z.string().optional()),
     WORKER_METRICS_PORT: port.default(9464),
     /** Address of the worker's Prometheus endpoint: 0.0.0.0 where a scraper runs outside the container. */
     WORKER_METRICS_HOST: z.string().min(1).default('127.0.0.1'),

@@ -335,6 +335,7 @@ describe('worker registration lifecycle', () => {
           AGENT_FLOWS_MODEL: 'standin',
           GOOGLE_GEMINI_BASE_URL: h.standin.url,
           WORKER_METRICS_PORT: '0',
+          WORKFLOW_BUNDLE: inject('workflowBundlePath'),
           LOG_LEVEL: 'warn',
           CONTROL_PLANE_URL: url,
           CONTROL_PLANE_AGENT_ID: 'agent-flows-proc',

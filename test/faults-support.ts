@@ -6,6 +6,7 @@
  */
 import type { Client } from '@temporalio/client';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { inject } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DATA_DIR } from '../backends';
@@ -273,6 +274,8 @@ export function startWorkerProcess(env: Record<string, string>): WorkerProcess {
       WORKER_METRICS_PORT: '0',
       LOG_LEVEL: 'warn',
       ARTIFACT_DIR: path.join(ROOT, 'out', 'test'),
+      // The run's workflow bundle (test/setup/global.ts), not one bundled again at each start.
+      WORKFLOW_BUNDLE: inject('workflowBundlePath'),
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -53,8 +53,20 @@ function recorded(history: ReturnType<typeof historyFromJSON>): Scheduled[] | un
   return out;
 }
 
+/** One history's replay: what it recorded, what the replay scheduled and returned, and its replay error. */
+interface Replay {
+  expected: Scheduled[];
+  result: { value: unknown } | undefined;
+  scheduled: Scheduled[];
+  results: unknown[];
+  /** Set once the replay of the history has ended, with its error if it failed. */
+  replayed?: { error?: Error };
+}
+
 describe('replay reproduces the recorded activity arguments and result', () => {
-  let bundlePath: string;
+  const replays = new Map<string, Replay>();
+  /** Histories with encrypted payloads (the codec test's): not compared. */
+  const encrypted = new Set<string>();
   beforeAll(async () => {
     const options = workflowBundleOptions();
     const { code } = await bundleWorkflowCode({
@@ -67,44 +79,63 @@ describe('replay reproduces the recorded activity arguments and result', () => {
     });
     const { mkdtempSync, writeFileSync } = await import('node:fs');
     const os = await import('node:os');
-    bundlePath = path.join(mkdtempSync(path.join(os.tmpdir(), 'replay-inputs-')), 'bundle.js');
+    const bundlePath = path.join(mkdtempSync(path.join(os.tmpdir(), 'replay-inputs-')), 'bundle.js');
     writeFileSync(bundlePath, code);
-  }, 120_000);
 
-  it.each(files)('%s', async (file) => {
-    const history = historyFromJSON(JSON.parse(readFileSync(path.join(REPLAY_DIR, file), 'utf8')));
-    const expected = recorded(history);
-    if (!expected) return; // encrypted payloads: the codec test's histories
-    const scheduled: Scheduled[] = [];
-    const results: unknown[] = [];
+    // One replay worker replays the histories one after another (a worker per history loaded the
+    // bundle again for each one, which took minutes): what the probe reports between a history's
+    // start and its result is that history's.
+    let current: Replay | undefined;
+    const histories = function* () {
+      for (const file of files) {
+        const history = historyFromJSON(JSON.parse(readFileSync(path.join(REPLAY_DIR, file), 'utf8')));
+        const expected = recorded(history);
+        if (!expected) {
+          encrypted.add(file);
+          continue;
+        }
+        current = { expected, result: recordedResult(history), scheduled: [], results: [] };
+        replays.set(file, current);
+        // As Worker.runReplayHistory replays: histories hold no workflow id.
+        yield { workflowId: 'fake', history };
+      }
+    };
     const { sinks } = tracingWorkerOptions();
-    await Worker.runReplayHistory(
+    const outcomes = Worker.runReplayHistories(
       {
         workflowBundle: { codePath: bundlePath },
-        replayName: file,
+        replayName: 'replay inputs',
         sinks: {
           ...sinks,
           replayProbe: {
             scheduled: {
               fn: (_info: unknown, type: string, args: unknown[]) =>
-                void scheduled.push({ type, args: JSON.parse(JSON.stringify(args)) }),
+                void current!.scheduled.push({ type, args: JSON.parse(JSON.stringify(args)) }),
               callDuringReplay: true,
             },
             completed: {
-              fn: (_info: unknown, result: unknown) => void results.push(JSON.parse(JSON.stringify(result ?? null))),
+              fn: (_info: unknown, result: unknown) =>
+                void current!.results.push(JSON.parse(JSON.stringify(result ?? null))),
               callDuringReplay: true,
             },
           },
         },
       },
-      history,
+      histories(),
     );
+    for await (const { error } of outcomes) current!.replayed = { error };
+  }, 600_000);
+
+  it.each(files)('%s', (file) => {
+    if (encrypted.has(file)) return; // encrypted payloads: the codec test's histories
+    const replay = replays.get(file);
+    if (!replay?.replayed) throw new Error(`${file} was not replayed: the replay of the corpus stopped before it`);
+    if (replay.replayed.error) throw replay.replayed.error;
     // The recorded activities come first, in order, each with the arguments it had; today's
     // code may add fields a later release introduced (the activities accept both).
-    expect(scheduled.slice(0, expected.length)).toMatchObject(expected);
+    expect(replay.scheduled.slice(0, replay.expected.length)).toMatchObject(replay.expected);
     // And the recorded result is what the same activity results give today: each answer went
     // to the call that asked for it (a field a later release added may be present).
-    const result = recordedResult(history);
-    if (result) expect(results).toMatchObject([result.value]);
+    if (replay.result) expect(replay.results).toMatchObject([replay.result.value]);
   });
 });

@@ -101,3 +101,13 @@ export function checkBuild(buildDir: string, root: string = PROJECT_ROOT): Build
   }
   return { current: true, reason: `built ${stamp.builtAt}`, bundlePath: bundle };
 }
+
+/**
+ * WORKFLOW_BUNDLE: a workflow bundle made elsewhere from these same sources (the test run makes
+ * one for all its workers), used as it is. A path with no file stops the worker, naming it.
+ */
+export function configuredWorkflowBundle(config: { WORKFLOW_BUNDLE?: string }): { codePath: string } | undefined {
+  if (!config.WORKFLOW_BUNDLE) return undefined;
+  if (!existsSync(config.WORKFLOW_BUNDLE)) throw new Error(`WORKFLOW_BUNDLE: no file at ${config.WORKFLOW_BUNDLE}`);
+  return { codePath: path.resolve(config.WORKFLOW_BUNDLE) };
+}

@@ -19,7 +19,7 @@ import { loadConfigOrExit, parseConfig, type Config } from '../plumbing/config';
 import { dataConverterFromEnv } from '../codec/payload-codec';
 import { explainListenError } from '../plumbing/ports';
 import { ensureSearchAttributes } from './search-attributes';
-import { checkBuild, WORKFLOW_BUNDLE_FILE } from './build-stamp';
+import { checkBuild, configuredWorkflowBundle, WORKFLOW_BUNDLE_FILE } from './build-stamp';
 import { PROJECT_ROOT } from '../plumbing/project-root';
 import { setupTracing, tracingWorkerOptions } from '../plumbing/tracing';
 import { WORKFLOW_INTERCEPTOR_MODULES, workflowBundleOptions } from './workflow-bundle';
@@ -220,7 +220,7 @@ export async function runWorker(config: Config, options: RunWorkerOptions = {}):
         { searchCatalog: config.SEARCH_CATALOG, literatureFile: config.LITERATURE_FILE },
         'SEARCH_CATALOG and LITERATURE_FILE apply to the embedded index only; with Vertex AI Search load them with npm run search:load',
       );
-    const prebuilt = prebuiltWorkflowBundle();
+    const prebuilt = configuredWorkflowBundle(config) ?? prebuiltWorkflowBundle();
     if (prebuilt) log.info({ bundle: path.relative(PROJECT_ROOT, prebuilt.codePath) }, 'prebuilt workflow bundle');
     else log.info('bundling the workflows at start (npm run build prebuilds them)');
     const worker = await createFlowWorker({

@@ -1272,7 +1272,9 @@ export interface RecentRun {
 
 /**
  * The newest runs of the registered flows, from Temporal's visibility store: every run started
- * through a flow carries the AgentFlow search attribute. Visibility lists newest first.
+ * through a flow carries the AgentFlow search attribute. Newest first by start time: the dev
+ * server's visibility lists the runs still open first (an hour-old interview above a run started
+ * a minute ago), so the page sorts what it got.
  */
 export async function recentRuns(client: Client, types: string[], limit = RECENT_RUNS): Promise<RecentRun[]> {
   const quoted = types.map((t) => `'${t.replace(/'/g, '')}'`).join(', ');
@@ -1281,7 +1283,7 @@ export async function recentRuns(client: Client, types: string[], limit = RECENT
     runs.push({ workflowId: w.workflowId, type: w.type, status: w.status.name, startTime: w.startTime });
     if (runs.length >= limit) break;
   }
-  return runs;
+  return runs.sort((a, b) => b.startTime.getTime() - a.startTime.getTime());
 }
 
 export function renderRecentRuns(runs: RecentRun[], titleOf: (type: string) => string): Html {

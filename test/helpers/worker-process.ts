@@ -18,6 +18,10 @@ export function workerProcessEnv(
     GOOGLE_GEMINI_BASE_URL: standinUrl,
     WORKER_METRICS_PORT: '0',
     LOG_LEVEL: 'warn',
+    // The run's workflow bundle (test/setup/global.ts): bundling the workflows again in every
+    // worker process cost each of them several seconds of CPU. (build.test.ts and the stack's
+    // tests still start workers that bundle at start.)
+    WORKFLOW_BUNDLE: inject('workflowBundlePath'),
     ...extra,
   };
 }

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { rowsToCsv } from '../../server/console/downloads';
 import { renderMarkdown } from '../../server/console/markdown';
-import { renderResult, SHOWN_ROWS } from '../../server/console/views';
+import type { Client } from '@temporalio/client';
+import { recentRuns, renderResult, SHOWN_ROWS } from '../../server/console/views';
 import type { ProposalDocument } from '../../flows/proposal/contract';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'console-results-'));
@@ -197,5 +198,31 @@ describe('console result pages', () => {
     );
     expect(page).toContain('href="/console/artifacts/schedule/m.mzn"');
     expect(textOf(page)).toContain('makespan 10 hours');
+  });
+});
+
+describe('console start page', () => {
+  it('lists the recent runs newest first by start time, though visibility lists the open runs first', async () => {
+    const run = (workflowId: string, status: string, started: string) => ({
+      workflowId,
+      type: 'answerBomQuestion',
+      status: { name: status },
+      startTime: new Date(started),
+    });
+    // As the dev server's visibility answers: the runs still open first, then by close time.
+    const listed = [
+      run('open-old', 'RUNNING', '2026-11-27T17:32:00Z'),
+      run('closed-new', 'COMPLETED', '2026-11-27T17:35:00Z'),
+      run('closed-older', 'COMPLETED', '2026-11-27T17:34:00Z'),
+    ];
+    const client = {
+      workflow: {
+        async *list() {
+          yield* listed;
+        },
+      },
+    } as unknown as Client;
+    const runs = await recentRuns(client, ['answerBomQuestion']);
+    expect(runs.map((r) => r.workflowId)).toEqual(['closed-new', 'closed-older', 'open-old']);
   });
 });

@@ -8,6 +8,7 @@ import {
   type Recommendation,
 } from '../../flows/eads/contract';
 import { InterviewSession } from '../../flows/eads/workflow/interview-session';
+import { drivenWait } from './driven-wait';
 
 const CATALOG: EadsCatalogEntry[] = [
   {
@@ -255,6 +256,41 @@ describe('InterviewSession', () => {
 
     s.finalOutput = s.output(s.scr());
     expect(s.nextStep('child-1')).toMatchObject({ kind: 'ended', result: { projectId: 'bakery' } });
+  });
+
+  it('the nextStep update replies with the step as it is when it replies, never null, when the loop moves on first', async () => {
+    // A guided interview waits for its start: a nextStep update finds the recommendation at once.
+    const s = session({ orchestration: 'guided' });
+    const driven = drivenWait();
+    s.wait = driven.wait;
+    s.phase = 'awaiting-start';
+    s.nextEads = recommend('process/flow-shop');
+    const reply = s.awaitNextStep({});
+    // Before the handler goes on, the loop (already queued) takes the start it was given and
+    // moves on to the pursuit: the recommendation is no longer the next step.
+    s.phase = 'pursuing';
+    await Promise.resolve();
+    await Promise.resolve();
+    // The handler waits again, for the pursuit, instead of replying null.
+    expect(driven.blocked()).toBe(1);
+    s.beginPursuit({ eadsId: 'process/flow-shop', source: 'model', rationale: 'r' }, 1, 'child-1');
+    driven.unblock();
+    expect(await reply).toMatchObject({ kind: 'pursuing', pursuit: { childWorkflowId: 'child-1' } });
+    expect(s.stepWaiters).toBe(0);
+
+    // Likewise a pursuit that ends (and is recorded) between the check and the reply.
+    const auto = session();
+    auto.wait = driven.wait;
+    auto.phase = 'pursuing';
+    auto.beginPursuit({ eadsId: 'process/flow-shop', source: 'model', rationale: 'r' }, 1, 'child-1');
+    const afterRecord = auto.awaitNextStep({});
+    auto.recordPursuit(pursuitResult('process/flow-shop', 1, { processes: 'bake' }), recommendedChoice(), 'child-1');
+    auto.phase = 'orchestrating';
+    await Promise.resolve();
+    await Promise.resolve();
+    auto.finalOutput = auto.output(auto.scr());
+    driven.unblock();
+    expect(await afterRecord).toMatchObject({ kind: 'ended', result: { projectId: 'bakery' } });
   });
 
   it('nextStep validator: an object with an optional pursuit id', () => {

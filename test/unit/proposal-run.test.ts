@@ -9,6 +9,7 @@ import {
   type QualityValidation,
 } from '../../flows/proposal/contract';
 import { ProposalRun, unresolvedIssues, type Version } from '../../flows/proposal/workflow/proposal-run';
+import { drivenWait } from './driven-wait';
 
 const clock = () => {
   let t = Date.parse('2026-01-01T00:00:00Z');
@@ -148,6 +149,25 @@ describe('ProposalRun', () => {
 
     r.finalOutput = r.result('abandoned');
     expect(r.nextStep('review-2')).toMatchObject({ kind: 'ended', result: { status: 'abandoned' } });
+  });
+
+  it('the nextProposalStep update replies with the step as it is when it replies, never null', async () => {
+    const r = run({ mode: 'interactive', review: true });
+    const driven = drivenWait();
+    r.wait = driven.wait;
+    const first = INTERVIEW_QUESTIONS[0].field;
+    r.awaiting = 'answer';
+    r.questionReady = first;
+    const reply = r.awaitNextStep({});
+    // Before the handler goes on, the question is answered and the loop moves on to the next one.
+    r.interview!.accept({ questionId: first, answer: "Master's" });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(driven.blocked()).toBe(1);
+    r.questionReady = INTERVIEW_QUESTIONS[1].field;
+    driven.unblock();
+    expect(await reply).toMatchObject({ kind: 'question', id: INTERVIEW_QUESTIONS[1].field });
+    expect(r.stepWaiters).toBe(0);
   });
 
   it('nextStep validator: an object with an optional step id', () => {

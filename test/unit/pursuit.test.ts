@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { pursueEadsInput, type PursuitPlan, type QuestionDraft } from '../../flows/eads/contract';
 import { MAX_FREE_QUESTIONS, Pursuit } from '../../flows/eads/workflow/pursuit';
+import { drivenWait } from './driven-wait';
 
 const PLAN: PursuitPlan = {
   id: 'process/flow-shop',
@@ -172,6 +173,22 @@ describe('Pursuit', () => {
       completeness: 0.5,
       runs: 2,
     });
+  });
+
+  it('the nextQuestion update replies with the question as it is when it replies, never null', async () => {
+    const p = pursuit();
+    const driven = drivenWait();
+    p.wait = driven.wait;
+    p.ask(DRAFT);
+    const reply = p.awaitNextQuestion({});
+    // Before the handler goes on, an answer already queued is taken: q1 waits for no one now.
+    p.takeAnswer({ questionId: 'q1', answer: 'mixing' });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(driven.blocked()).toBe(1);
+    p.status = 'finalized';
+    driven.unblock();
+    expect(await reply).toMatchObject({ kind: 'ended', status: { status: 'finalized' } });
   });
 
   it('nextQuestion: nothing until a question the client has not dealt with is asked, or the pursuit ends', () => {

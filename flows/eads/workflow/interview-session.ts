@@ -26,6 +26,7 @@ import {
 } from '../contract';
 import { aggregateScr, type AggregatedScr, type Facts } from '../../../domain/eads-structure';
 import { FailureType } from '../../../contracts/failures';
+import { nextValue, type Wait } from '../../lib/workflow/next-value';
 import type { InterviewSchedule } from './schedule-step';
 
 export type InterviewInput = z.output<typeof runEadsInterviewInput>;
@@ -98,6 +99,8 @@ export class InterviewSession {
   stepWaiters = 0;
   /** The run is about to continue as new: waiting `nextStep` updates reply `continuing`. */
   continuing = false;
+  /** How the handlers wait in the workflow (unit tests drive their own). */
+  wait: Wait = condition;
   /** Abandoned: where a resumed interview picks up (the EADS left unanswered), and why it stopped. */
   private abandoned: { next: Recommendation; reason: string } | null = null;
   readonly state: InterviewState;
@@ -282,11 +285,10 @@ export class InterviewSession {
     const after = arg?.afterPursuit;
     this.stepWaiters++;
     try {
-      await condition(() => this.nextStep(after) !== null);
+      return await nextValue(() => this.nextStep(after), this.wait);
     } finally {
       this.stepWaiters--;
     }
-    return this.nextStep(after)!;
   }
 
   // --- finishInterview

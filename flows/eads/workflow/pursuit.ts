@@ -25,6 +25,7 @@ import {
 } from '../contract';
 import { budgetUsed, canAffordQuestion, computeCompleteness, mergeRefinement } from '../../../domain/eads-structure';
 import { FailureType } from '../../../contracts/failures';
+import { nextValue, type Wait } from '../../lib/workflow/next-value';
 
 export type PursuitInput = z.output<typeof pursueEadsInput>;
 
@@ -57,6 +58,8 @@ export class Pursuit {
   error: string | undefined;
   /** The run is about to continue as new: waiting `nextQuestion` updates reply `continuing`. */
   continuing = false;
+  /** How the handlers wait in the workflow (unit tests drive their own). */
+  wait: Wait = condition;
   /** Why the pursuit was abandoned, once it was. */
   private abandonedNote: string | null = null;
   /** Replies to the answers processed in this run, by question id (a retried answer gets the same reply). */
@@ -187,8 +190,7 @@ export class Pursuit {
 
   /** The `nextQuestion` update: replies once the pursuit has a question for the client, or has ended. */
   async awaitNextQuestion(arg: NextQuestionInput | undefined): Promise<PursuitStep> {
-    await condition(() => this.nextQuestion(arg?.after) !== null);
-    return this.nextQuestion(arg?.after)!;
+    return nextValue(() => this.nextQuestion(arg?.after), this.wait);
   }
 
   // --- answer

@@ -26,6 +26,7 @@ import {
   type UserProfile,
 } from '../contract';
 import { FailureType } from '../../../contracts/failures';
+import { nextValue, type Wait } from '../../lib/workflow/next-value';
 import type { ProposalStep } from '../messages';
 import { chooseBest } from '../quality';
 import { Interview } from './interview';
@@ -107,6 +108,8 @@ export class ProposalRun {
   questionReady: string | null = null;
   /** `nextProposalStep` updates waiting now. */
   stepWaiters = 0;
+  /** How the handlers wait in the workflow (unit tests drive their own). */
+  wait: Wait = condition;
   /** The run's result, once known: waiting `nextProposalStep` updates reply with it. */
   finalOutput: ProposalOutput | undefined;
 
@@ -182,11 +185,10 @@ export class ProposalRun {
   async awaitNextStep(arg: { after?: string } | undefined): Promise<ProposalStep> {
     this.stepWaiters++;
     try {
-      await condition(() => this.nextStep(arg?.after) !== null);
+      return await nextValue(() => this.nextStep(arg?.after), this.wait);
     } finally {
       this.stepWaiters--;
     }
-    return this.nextStep(arg?.after)!;
   }
 
   // --- answerQuestion
