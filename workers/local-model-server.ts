@@ -130,9 +130,38 @@ const GRAMMAR_KEYWORDS = new Set([
 ]);
 
 /**
- * The schema as node-llama-cpp's grammar takes it: anyOf read as oneOf (a value matches one of
- * them either way for the grammar's purpose), unsupported keywords dropped (the client validates
- * the whole schema), string formats other than date/time dropped.
+ * The most a length or item-count bound may be for the grammar to keep it. llama.cpp refuses a
+ * grammar whose `{m,n}` repetition, times the symbols repeated, reaches 2000
+ * (MAX_REPETITION_THRESHOLD in llama-grammar.cpp): node-llama-cpp writes `maxLength: 2000` as a
+ * string character repeated up to 2000 times and the whole grammar fails to parse. A string
+ * repeats one symbol, an array's items two (the comma and the item); bounds above this are left
+ * to the client's validation.
+ */
+export const MAX_GRAMMAR_REPETITION = 900;
+const BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
+
+/** Whether a (converted) schema already lets the value be null. */
+function allowsNull(schema: unknown): boolean {
+  if (!isObject(schema)) return schema === true;
+  if (Object.keys(schema).length === 0) return true;
+  const type = schema.type;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if ('const' in schema && schema.const === null) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  return Array.isArray(schema.oneOf) && schema.oneOf.some(allowsNull);
+}
+
+/**
+ * The schema as node-llama-cpp's grammar takes it:
+ * - anyOf read as oneOf (a value matches one of them either way for the grammar's purpose);
+ * - keywords it does not support dropped (the client validates the whole schema), string formats
+ *   other than date/time dropped, and length and item bounds too large for llama.cpp's grammar
+ *   (MAX_GRAMMAR_REPETITION) dropped;
+ * - an optional property may also be null: node-llama-cpp's grammar writes every property of an
+ *   object (it ignores `required`), so without a short way out the model had to invent a value
+ *   for every optional field. Null stands for "absent", as in OpenAI's strict mode, and the
+ *   OpenAI adapter drops such nulls before validating (`withoutNullOptionals` in
+ *   backends/model/openai.ts).
  */
 export function toGrammarSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toGrammarSchema);
@@ -142,11 +171,17 @@ export function toGrammarSchema(schema: unknown): unknown {
     const k = key === 'anyOf' ? 'oneOf' : key;
     if (k === 'format' && ['date-time', 'date', 'time'].includes(String(value))) out.format = value;
     if (!GRAMMAR_KEYWORDS.has(k)) continue;
+    if (BOUNDS.has(k) && !(typeof value === 'number' && value <= MAX_GRAMMAR_REPETITION)) continue;
     if (k === 'properties' || k === '$defs') {
       out[k] = Object.fromEntries(Object.entries(value as Json).map(([name, s]) => [name, toGrammarSchema(s)]));
     } else if (k === 'items' || k === 'additionalProperties' || k === 'oneOf' || k === 'prefixItems') {
       out[k] = typeof value === 'boolean' ? value : toGrammarSchema(value);
     } else out[k] = value;
+  }
+  if (isObject(out.properties)) {
+    const required = Array.isArray(out.required) ? out.required : [];
+    for (const [name, s] of Object.entries(out.properties))
+      if (!required.includes(name) && !allowsNull(s)) out.properties[name] = { oneOf: [s, { type: 'null' }] };
   }
   // An object or array with no type: what the grammar needs to tell it apart.
   if (out.type === undefined && out.properties) out.type = 'object';

@@ -70,6 +70,60 @@ export function isStrictCompatible(schema: unknown): boolean {
   return walk(schema);
 }
 
+/** Whether a JSON Schema lets a value be null (an empty schema allows anything). */
+function allowsNull(schema: unknown): boolean {
+  if (!isObject(schema)) return schema === true;
+  if (Object.keys(schema).length === 0) return true;
+  const type = schema.type;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if ('const' in schema && schema.const === null) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  return [schema.anyOf, schema.oneOf].some(
+    (alternatives) => Array.isArray(alternatives) && alternatives.some(allowsNull),
+  );
+}
+
+/** The JSON kind of a value, as JSON Schema's `type` names it. */
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * The reply with `null` taken out where the schema has an optional property that may not be null:
+ * null there means "absent", as in OpenAI's strict mode (which has every property written, and
+ * optional ones as nullable). Servers that build a grammar from the schema write every property
+ * too (the local model server, node-llama-cpp), and offer null for the optional ones. Everything
+ * else is left for zod to judge.
+ */
+export function withoutNullOptionals(value: unknown, schema: unknown): unknown {
+  if (!isObject(schema)) return value;
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    return isObject(items) ? value.map((v) => withoutNullOptionals(v, items)) : value;
+  }
+  if (isObject(value) && isObject(schema.properties)) {
+    const properties = schema.properties;
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    const out: Json = {};
+    for (const [key, v] of Object.entries(value)) {
+      const property = properties[key];
+      if (v === null && property !== undefined && !required.includes(key) && !allowsNull(property)) continue;
+      out[key] = property === undefined ? v : withoutNullOptionals(v, property);
+    }
+    return out;
+  }
+  // A union: the one alternative of the value's kind, when there is exactly one.
+  const alternatives = [schema.anyOf, schema.oneOf].find(Array.isArray) as unknown[] | undefined;
+  if (alternatives && value !== null && typeof value === 'object') {
+    const kind = kindOf(value);
+    const matching = alternatives.filter(
+      (a) => isObject(a) && (a.type === kind || (kind === 'object' && a.type === undefined && isObject(a.properties))),
+    );
+    if (matching.length === 1) return withoutNullOptionals(value, matching[0]);
+  }
+  return value;
+}
+
 /** `response_format.json_schema.name` allows letters, digits, `_` and `-` (64 at most); task ids have dots. */
 export function schemaName(task: string): string {
   return task.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'reply';
@@ -141,7 +195,8 @@ export class OpenAIModel implements ModelBackend {
       // A reply cut at the token limit is read whole or not at all: the tolerant extraction would
       // find a complete fragment inside it (an inner array) and report that as the wrong type.
       const cut = choice?.finish_reason === 'length';
-      const parsed = cut ? parseWhole(text) : extractJson(text);
+      const extracted = cut ? parseWhole(text) : extractJson(text);
+      const parsed = extracted === undefined ? undefined : withoutNullOptionals(extracted, schema);
       const problem =
         parsed === undefined
           ? cut

@@ -121,6 +121,33 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(turns[3].content).toContain('not JSON');
   });
 
+  it('reads null for an optional field as absent (strict-mode style), at any depth; null elsewhere is refused', async () => {
+    const nested = z.object({
+      answer: z.string(),
+      note: z.string().optional(),
+      maybe: z.string().nullable().optional(),
+      parts: z.array(z.object({ name: z.string(), unit: z.string().optional() })),
+      update: z.union([z.string(), z.object({ size: z.number().optional() }).strict()]),
+    });
+    fake.script({
+      content: JSON.stringify({
+        answer: 'a',
+        note: null,
+        maybe: null,
+        parts: [{ name: 'p', unit: null }],
+        update: { size: null },
+      }),
+    });
+    const reply = await model().generate({ ...request, schema: nested });
+    expect(reply.repairs).toBe(0);
+    // A nullable optional field keeps its null: it is a value there.
+    expect(reply.data).toEqual({ answer: 'a', maybe: null, parts: [{ name: 'p' }], update: {} });
+
+    fake.script({ content: '{"answer":null,"score":0.5}' }, { content: '{"answer":"b","score":0.5}' });
+    const repaired = await model().generate(request);
+    expect(repaired).toMatchObject({ data: { answer: 'b' }, repairs: 1 });
+  });
+
   it('says when a reply was cut off at the token limit, and gives up after the repair bound (retryable)', async () => {
     fake.script(
       // Cut inside a value that holds a complete array: that fragment is not the reply.
