@@ -19,7 +19,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { z } from 'zod';
 import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
 import { FailureType } from '../../contracts/failures';
-import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import { BackendError, isRetryableStatus, isTransportError, retryAfterMs } from '../errors';
 import { inSpan } from '../traced';
 import { redactCredentials } from '../../plumbing/redaction';
 import { extractJson, renderSections, renderSystem } from './prompt';
@@ -276,6 +276,7 @@ export function classifyOpenAIError(task: string, err: unknown): BackendError {
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     const retryable = isRetryableStatus(status);
+    const wait = retryable ? retryAfterMs(err.headers) : undefined;
     const hint =
       status === 401
         ? ' (authentication failed: check OPENAI_API_KEY)'
@@ -293,6 +294,7 @@ export function classifyOpenAIError(task: string, err: unknown): BackendError {
       retryable,
       type: retryable ? FailureType.ModelUnavailable : FailureType.ModelRequestRejected,
       status,
+      ...(wait !== undefined ? { retryAfterMs: wait } : {}),
       cause: err,
     });
   }

@@ -5,13 +5,13 @@
  * time-outs and cancellation; and the worker settings that choose it.
  */
 import type { MetricCounter, MetricHistogram, MetricMeter, MetricTags } from '@temporalio/common';
-import { CancelledFailure, noopMetricMeter } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, noopMetricMeter } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createModel } from '../../backends';
-import { BackendError } from '../../backends/errors';
+import { BackendError, MAX_RETRY_AFTER_MS } from '../../backends/errors';
 import { OpenAIModel, isStrictCompatible, schemaName } from '../../backends/model/openai';
 import { readSections } from '../../backends/model/prompt';
 import { ModelMetric } from '../../flows/lib/activities/model-metrics';
@@ -182,6 +182,33 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(error).toMatchObject({ retryable, type, options: { status } });
     expect(error.message).toMatch(message);
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("waits as long as a 429's Retry-After says before the activity's next attempt", async () => {
+    fake.script(
+      { status: 429, headers: { 'retry-after': '7' } },
+      { status: 503, headers: { 'retry-after-ms': '1500' } },
+      { status: 429, headers: { 'retry-after': '86400' } },
+      { status: 429 },
+    );
+    const errors: BackendError[] = [];
+    for (let i = 0; i < 4; i++)
+      errors.push(
+        (await model()
+          .generate(request)
+          .then(
+            () => undefined,
+            (e: BackendError) => e,
+          )) as BackendError,
+      );
+    expect(errors.map((e) => e.options.retryAfterMs)).toEqual([7000, 1500, MAX_RETRY_AFTER_MS, undefined]);
+    // The activity's failure carries it to Temporal, which waits that long instead of its back-off.
+    fake.script({ status: 429, headers: { 'retry-after': '7' } });
+    const failure = await new MockActivityEnvironment()
+      .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'ModelUnavailable', nonRetryable: false, nextRetryDelay: 7000 });
   });
 
   it('never puts the API key in an error, even when the server quotes it back', async () => {

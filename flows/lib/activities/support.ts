@@ -20,6 +20,8 @@ export function toFailure(err: unknown): unknown {
       message: capMessage(err.message),
       type: err.type,
       nonRetryable: !err.retryable,
+      // The server said when to come back (429 or 503 with Retry-After): sooner is refused again.
+      ...(err.retryable && err.options.retryAfterMs !== undefined ? { nextRetryDelay: err.options.retryAfterMs } : {}),
       details: err.options.status !== undefined ? [{ status: err.options.status }] : undefined,
     });
   }
