@@ -176,6 +176,9 @@ export class OpenAIModel implements ModelBackend {
     ];
     let usage: TokenUsage = zeroUsage();
     let model = this.options.model;
+    // Turns whose reply was cut at the token limit: when every one was, the limit is below what the
+    // model writes for this request, and another attempt (the same prompt, the same limit) ends the same.
+    let cutTurns = 0;
     for (let repairs = 0; ; repairs++) {
       const completion = await this.call(request, messages, schema, strict);
       // The server names the model it used; that name goes into traces, so a server quoting the
@@ -195,6 +198,7 @@ export class OpenAIModel implements ModelBackend {
       // A reply cut at the token limit is read whole or not at all: the tolerant extraction would
       // find a complete fragment inside it (an inner array) and report that as the wrong type.
       const cut = choice?.finish_reason === 'length';
+      if (cut) cutTurns++;
       const extracted = cut ? parseWhole(text) : extractJson(text);
       const parsed = extracted === undefined ? undefined : withoutNullOptionals(extracted, schema);
       const problem =
@@ -208,9 +212,13 @@ export class OpenAIModel implements ModelBackend {
             })();
       if (problem === undefined) return { data: request.schema.parse(parsed), usage, model, repairs };
       if (repairs >= this.options.maxRepairs) {
+        const hopeless = cutTurns === repairs + 1;
         throw new BackendError(
-          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}`,
-          { backend: 'model', retryable: true, type: FailureType.ModelOutputInvalid },
+          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}` +
+            (hopeless
+              ? `; every reply was cut off at the token limit${request.maxOutputTokens ? ` (${request.maxOutputTokens})` : ' (set by the server)'}, so the same request would be cut again: not retried (a higher limit or a model that answers more briefly is needed)`
+              : ''),
+          { backend: 'model', retryable: !hopeless, type: FailureType.ModelOutputInvalid },
         );
       }
       // The same repair turn as the Gemini adapter: the model sees its reply and why it was refused.

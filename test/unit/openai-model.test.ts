@@ -166,6 +166,23 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(second.at(-1)!.content).toMatch(/cut off at the token limit/);
   });
 
+  it('does not retry a request whose every reply, repairs included, was cut off at the token limit', async () => {
+    const cut = { content: '{"answer":"on and on and on', finishReason: 'length' };
+    fake.script(cut, cut, cut);
+    const error = await model()
+      .generate({ ...request, maxOutputTokens: 50 })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'ModelOutputInvalid', retryable: false });
+    expect((error as Error).message).toMatch(/after 2 repair\(s\).*every reply was cut off at the token limit \(50\)/);
+    expect(fake.requests).toHaveLength(3);
+    // The activity fails for good at once instead of after its policy's attempts and back-offs.
+    fake.script(cut, cut, cut);
+    const failure = await new MockActivityEnvironment()
+      .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
+      .catch((e: unknown) => e);
+    expect(failure).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
+  });
+
   it.each([
     [429, true, 'ModelUnavailable', /HTTP 429 \(rate limited/],
     [500, true, 'ModelUnavailable', /HTTP 500/],
