@@ -29,6 +29,13 @@ export interface BackendErrorOptions {
    * next retry waits that long instead of its policy's back-off.
    */
   retryAfterMs?: number;
+  /**
+   * Every reply of the call, repairs included, was cut at the token limit: the limit is below what
+   * the model writes for this request. Waiting does not make a reply shorter, and the same prompt
+   * under the same limit is cut again but for the sampling: the activity retries it once, at once,
+   * and then gives up (toFailure in flows/lib/activities/support.ts).
+   */
+  cutOff?: boolean;
   /** Kept redacted: message, name, code and status only. */
   cause?: unknown;
 }

@@ -5,7 +5,7 @@
  *
  * The worker runs AGENT_FLOWS_MODEL=openai against the Chat Completions wire fake: the
  * orchestrator's reply is valid, every reply to the question, repairs included, is cut at the
- * token limit (`finish_reason: length`).
+ * token limit (`finish_reason: length`) in both attempts the step gets for that.
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -44,6 +44,9 @@ describe('EADS interview on a model whose replies are cut at the token limit', (
           priority: 1,
         }),
       },
+      // The question's first attempt (the reply and its repair), then its second, at once.
+      cut,
+      cut,
       cut,
       cut,
     );
@@ -61,12 +64,12 @@ describe('EADS interview on a model whose replies are cut at the token limit', (
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
     expect((failure as ApplicationFailure).message).toMatch(
-      /^the interview stopped at pursuit 1 \(process\/warm-up-with-challenges\): could not generate a question: eads\.question: .*every reply was cut off at the token limit/,
+      /^the interview stopped at pursuit 1 \(process\/warm-up-with-challenges\): could not generate a question: eads\.question: .*every reply was cut off at the token limit \(set by the server\) \(attempt 2\): not retried further/,
     );
-    // One orchestrator call and the question with its one repair: nothing retried, nothing more asked.
+    // One orchestrator call and two attempts at the question with one repair each: nothing more asked.
     expect(
       fake.requests.map((r) => (r.body.response_format as { json_schema: { name: string } }).json_schema.name),
-    ).toEqual(['eads_orchestrate', 'eads_question', 'eads_question']);
+    ).toEqual(['eads_orchestrate', 'eads_question', 'eads_question', 'eads_question', 'eads_question']);
     await recordHistory(handle, 'eads-interview-model-output-cut');
     await recordHistory(
       h.client.workflow.getHandle(pursuitWorkflowId(handle.workflowId, 1, 'process/warm-up-with-challenges')),

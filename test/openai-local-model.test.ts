@@ -148,8 +148,9 @@ async function unboundedActivities(h: Harness, workflowId: string, runId?: strin
 /**
  * Which flows run. Unset: the ones that fit the suite's time budget on two cores and still show
  * both outcomes (a completed run, and one the model fails within bounded attempts after real
- * repairs); the proposal and the EADS interview take 5-15 minutes each on the local model, mostly
- * in retry back-offs, and run with LOCAL_MODEL_FLOWS=all (or a list of flow names).
+ * repairs); the proposal and the EADS interview run with LOCAL_MODEL_FLOWS=all (or a list of flow
+ * names). The EADS interview ends in about a minute (it stops at a question the model cannot fit
+ * in the token cap); see docs/models.md for the proposal.
  */
 const DEFAULT_FLOWS = ['platformCheck', 'discoverFromPrp', 'scheduleFromScr'];
 const setting = process.env.LOCAL_MODEL_FLOWS?.trim();

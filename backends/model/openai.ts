@@ -177,7 +177,7 @@ export class OpenAIModel implements ModelBackend {
     let usage: TokenUsage = zeroUsage();
     let model = this.options.model;
     // Turns whose reply was cut at the token limit: when every one was, the limit is below what the
-    // model writes for this request, and another attempt (the same prompt, the same limit) ends the same.
+    // model writes for this request (the activity retries that once, at once: see toFailure).
     let cutTurns = 0;
     for (let repairs = 0; ; repairs++) {
       const completion = await this.call(request, messages, schema, strict);
@@ -212,13 +212,13 @@ export class OpenAIModel implements ModelBackend {
             })();
       if (problem === undefined) return { data: request.schema.parse(parsed), usage, model, repairs };
       if (repairs >= this.options.maxRepairs) {
-        const hopeless = cutTurns === repairs + 1;
+        const cutOff = cutTurns === repairs + 1;
         throw new BackendError(
           `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}` +
-            (hopeless
-              ? `; every reply was cut off at the token limit${request.maxOutputTokens ? ` (${request.maxOutputTokens})` : ' (set by the server)'}, so the same request would be cut again: not retried (a higher limit or a model that answers more briefly is needed)`
+            (cutOff
+              ? `; every reply was cut off at the token limit${request.maxOutputTokens ? ` (${request.maxOutputTokens})` : ' (set by the server)'}`
               : ''),
-          { backend: 'model', retryable: !hopeless, type: FailureType.ModelOutputInvalid },
+          { backend: 'model', retryable: true, type: FailureType.ModelOutputInvalid, ...(cutOff ? { cutOff } : {}) },
         );
       }
       // The same repair turn as the Gemini adapter: the model sees its reply and why it was refused.

@@ -166,21 +166,30 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(second.at(-1)!.content).toMatch(/cut off at the token limit/);
   });
 
-  it('does not retry a request whose every reply, repairs included, was cut off at the token limit', async () => {
+  it('retries a step whose every reply was cut off at the token limit once, at once, then gives up', async () => {
     const cut = { content: '{"answer":"on and on and on', finishReason: 'length' };
     fake.script(cut, cut, cut);
     const error = await model()
       .generate({ ...request, maxOutputTokens: 50 })
       .catch((e: unknown) => e);
-    expect(error).toMatchObject({ type: 'ModelOutputInvalid', retryable: false });
+    expect(error).toMatchObject({ type: 'ModelOutputInvalid', retryable: true, options: { cutOff: true } });
     expect((error as Error).message).toMatch(/after 2 repair\(s\).*every reply was cut off at the token limit \(50\)/);
     expect(fake.requests).toHaveLength(3);
-    // The activity fails for good at once instead of after its policy's attempts and back-offs.
-    fake.script(cut, cut, cut);
-    const failure = await new MockActivityEnvironment()
-      .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
-      .catch((e: unknown) => e);
-    expect(failure).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
+    // Another sample may be shorter: the first attempt is retried at once (waiting does not shorten
+    // a reply); the second one cut off fails for good instead of going through the policy's back-offs.
+    const step = (attempt: number) => {
+      fake.script(cut, cut, cut);
+      return new MockActivityEnvironment({ attempt })
+        .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
+        .catch((e: unknown) => e);
+    };
+    expect(await step(1)).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: false, nextRetryDelay: 500 });
+    const last = await step(2);
+    expect(last).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
+    expect((last as Error).message).toMatch(
+      /cut off at the token limit \(set by the server\) \(attempt 2\): not retried further/,
+    );
+    // A reply cut only once, then invalid otherwise, keeps the policy's retries (the test above).
   });
 
   it.each([

@@ -85,8 +85,8 @@ export const FREE_UNREAD_CHOICE_PATCH = 'eads-unread-choice-costs-no-budget';
  * Behind a patch: older executions keep recording a failed pursuit and moving on.
  *
  * The same for a reply the model cannot give at all (a non-retryable ModelOutputInvalid: every
- * reply cut at the token limit, see backends/model/openai.ts): the next pursuit asks the same
- * model under the same limit. On the local model, the interview otherwise re-pursued the same EADS
+ * reply of two attempts cut at the token limit, see toFailure in flows/lib/activities/support.ts):
+ * the next pursuit asks the same model under the same limit. On the local model, the interview otherwise re-pursued the same EADS
  * until maxPursuits (12 pursuits, 33 minutes) without asking a single question. Old histories never
  * hold such a failure (it was always retryable before), so they replay unchanged.
  */
