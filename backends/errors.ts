@@ -24,6 +24,18 @@ export interface BackendErrorOptions {
   /** Stable machine-readable type, used as the Temporal failure type. */
   type: string;
   status?: number;
+  /**
+   * How long the server asked to wait before the next attempt (its `Retry-After`): the activity's
+   * next retry waits that long instead of its policy's back-off.
+   */
+  retryAfterMs?: number;
+  /**
+   * Every reply of the call, repairs included, was cut at the token limit: the limit is below what
+   * the model writes for this request. Waiting does not make a reply shorter, and the same prompt
+   * under the same limit is cut again but for the sampling: the activity retries it once, at once,
+   * and then gives up (toFailure in flows/lib/activities/support.ts).
+   */
+  cutOff?: boolean;
   /** Kept redacted: message, name, code and status only. */
   cause?: unknown;
 }
@@ -47,6 +59,27 @@ export class BackendError extends Error {
   get type(): string {
     return this.options.type;
   }
+}
+
+/** The longest `Retry-After` honoured: the longest back-off of the model steps' retry policies. */
+export const MAX_RETRY_AFTER_MS = 120_000;
+
+/**
+ * A response's `Retry-After` (seconds or an HTTP date) or `retry-after-ms` (OpenAI's) as
+ * milliseconds, at most MAX_RETRY_AFTER_MS; undefined when absent or unreadable.
+ */
+export function retryAfterMs(
+  headers: { get(name: string): string | null } | undefined,
+  now = Date.now(),
+): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  const value = headers?.get('retry-after');
+  let wait: number | undefined;
+  if (ms && Number.isFinite(Number(ms))) wait = Number(ms);
+  else if (value && /^\s*\d+(\.\d+)?\s*$/.test(value)) wait = Number(value) * 1000;
+  else if (value && !Number.isNaN(Date.parse(value))) wait = Date.parse(value) - now;
+  if (wait === undefined || !(wait >= 0)) return undefined;
+  return Math.min(Math.round(wait), MAX_RETRY_AFTER_MS);
 }
 
 /** HTTP statuses worth retrying: rate limits, server faults and gateway time-outs. */

@@ -12,13 +12,14 @@
  *   `finish_reason` is `length` when the reply was cut there.
  * - `usage` counts the whole prompt as the model's tokenizer sees it and the generated tokens.
  * - One request is evaluated at a time (2 cores); a request whose client has gone away before or
- *   while it runs is stopped, so a cancelled activity frees the model.
+ *   while it runs is stopped, so a cancelled activity frees the model. At most `--max-queue`
+ *   (16) wait behind it; one more is answered 429 `rate_limit_exceeded` with a Retry-After.
  * - A prompt longer than the context is refused with 400 `context_length_exceeded`, as OpenAI does.
  * - Only requests naming the server by a local name or its listen address (Host, an absolute-form
  *   target, a browser's Origin) are served: a web page on another domain that rebinds its name to
  *   127.0.0.1 would otherwise drive the model (CPU time) with its own requests.
  *
- *   npm run local-model -- [--port 8081] [--host 127.0.0.1] [--allow-host name]... [--max-tokens 512] [--threads 1]
+ *   npm run local-model -- [--port 8081] [--host 127.0.0.1] [--allow-host name]... [--max-tokens 512] [--max-queue 16] [--threads 1]
  *   AGENT_FLOWS_MODEL=openai OPENAI_BASE_URL=http://127.0.0.1:8081/v1 OPENAI_MODEL=smollm2-135m-instruct npm run worker
  */
 import Fastify, { type FastifyInstance } from 'fastify';
@@ -54,6 +55,15 @@ export interface LocalModelServerOptions {
    * processes) two threads ran 15-20 times slower than one (1 against 20 tokens/s, measured here).
    */
   threads?: number;
+  /**
+   * The most requests that may wait for the model while it answers another (default 16, `--max-queue`).
+   * One more is refused with 429 and a Retry-After, without running the model: queued work
+   * is CPU time owed, and a caller whose request would only time out in the queue (the worker's
+   * MODEL_TIMEOUT_MS) is better told to come back.
+   */
+  maxQueue?: number;
+  /** Tests only: what answers instead of the GGUF model (no model is loaded). */
+  engine?: CompletionEngine;
   /** Called with each answered request's figures, the request and the reply's text (tests, the log). */
   onCompletion?: (figures: CompletionFigures, request: ChatRequest, reply: string) => void;
 }
@@ -66,11 +76,32 @@ export interface CompletionFigures {
   finishReason: 'stop' | 'length';
 }
 
+/** One chat completion as the HTTP layer hands it to the model. */
+export interface CompletionJob {
+  request: ChatRequest;
+  /** The turns before the last user turn, in node-llama-cpp's form (system first). */
+  history: ChatHistoryItem[];
+  /** The last user turn's text. */
+  prompt: string;
+  maxTokens: number;
+}
+
+export type CompletionResult = { tooLong: number } | { response: string; figures: CompletionFigures };
+
+/** What answers the requests, one at a time: the GGUF model on node-llama-cpp, or a test's fake. */
+export interface CompletionEngine {
+  contextSize: number;
+  complete(job: CompletionJob, signal: AbortSignal): Promise<CompletionResult>;
+  close(): Promise<void>;
+}
+
 export interface LocalModelServer {
   url: string;
   /** The base URL for OPENAI_BASE_URL (`<url>/v1`). */
   baseUrl: string;
   modelName: string;
+  /** Requests being answered (0 or 1) and waiting for their turn. */
+  load(): { running: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -130,9 +161,38 @@ const GRAMMAR_KEYWORDS = new Set([
 ]);
 
 /**
- * The schema as node-llama-cpp's grammar takes it: anyOf read as oneOf (a value matches one of
- * them either way for the grammar's purpose), unsupported keywords dropped (the client validates
- * the whole schema), string formats other than date/time dropped.
+ * The most a length or item-count bound may be for the grammar to keep it. llama.cpp refuses a
+ * grammar whose `{m,n}` repetition, times the symbols repeated, reaches 2000
+ * (MAX_REPETITION_THRESHOLD in llama-grammar.cpp): node-llama-cpp writes `maxLength: 2000` as a
+ * string character repeated up to 2000 times and the whole grammar fails to parse. A string
+ * repeats one symbol, an array's items two (the comma and the item); bounds above this are left
+ * to the client's validation.
+ */
+export const MAX_GRAMMAR_REPETITION = 900;
+const BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
+
+/** Whether a (converted) schema already lets the value be null. */
+function allowsNull(schema: unknown): boolean {
+  if (!isObject(schema)) return schema === true;
+  if (Object.keys(schema).length === 0) return true;
+  const type = schema.type;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if ('const' in schema && schema.const === null) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  return Array.isArray(schema.oneOf) && schema.oneOf.some(allowsNull);
+}
+
+/**
+ * The schema as node-llama-cpp's grammar takes it:
+ * - anyOf read as oneOf (a value matches one of them either way for the grammar's purpose);
+ * - keywords it does not support dropped (the client validates the whole schema), string formats
+ *   other than date/time dropped, and length and item bounds too large for llama.cpp's grammar
+ *   (MAX_GRAMMAR_REPETITION) dropped;
+ * - an optional property may also be null: node-llama-cpp's grammar writes every property of an
+ *   object (it ignores `required`), so without a short way out the model had to invent a value
+ *   for every optional field. Null stands for "absent", as in OpenAI's strict mode, and the
+ *   OpenAI adapter drops such nulls before validating (`withoutNullOptionals` in
+ *   backends/model/openai.ts).
  */
 export function toGrammarSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toGrammarSchema);
@@ -142,11 +202,17 @@ export function toGrammarSchema(schema: unknown): unknown {
     const k = key === 'anyOf' ? 'oneOf' : key;
     if (k === 'format' && ['date-time', 'date', 'time'].includes(String(value))) out.format = value;
     if (!GRAMMAR_KEYWORDS.has(k)) continue;
+    if (BOUNDS.has(k) && !(typeof value === 'number' && value <= MAX_GRAMMAR_REPETITION)) continue;
     if (k === 'properties' || k === '$defs') {
       out[k] = Object.fromEntries(Object.entries(value as Json).map(([name, s]) => [name, toGrammarSchema(s)]));
     } else if (k === 'items' || k === 'additionalProperties' || k === 'oneOf' || k === 'prefixItems') {
       out[k] = typeof value === 'boolean' ? value : toGrammarSchema(value);
     } else out[k] = value;
+  }
+  if (isObject(out.properties)) {
+    const required = Array.isArray(out.required) ? out.required : [];
+    for (const [name, s] of Object.entries(out.properties))
+      if (!required.includes(name) && !allowsNull(s)) out.properties[name] = { oneOf: [s, { type: 'null' }] };
   }
   // An object or array with no type: what the grammar needs to tell it apart.
   if (out.type === undefined && out.properties) out.type = 'object';
@@ -190,22 +256,61 @@ export class GrammarCache<G> {
   }
 }
 
-/** Runs jobs one after another: one model, one context sequence, 2 cores. */
-class Queue {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(job: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(job, job);
-    this.tail = result.catch(() => undefined);
+/**
+ * Runs jobs one after another (one model, one context sequence, 2 cores), with at most
+ * `maxWaiting` waiting behind the running one. A waiting job whose signal aborts (its client went
+ * away) leaves the queue at once instead of holding a place until its turn.
+ */
+export class BoundedQueue {
+  private readonly queue: Array<() => void> = [];
+  private busy = false;
+  constructor(readonly maxWaiting: number) {}
+
+  get running(): number {
+    return this.busy ? 1 : 0;
+  }
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** The job's result when its turn has come; undefined, without running it, when the queue is full. */
+  run<T>(job: () => Promise<T>, signal?: AbortSignal): Promise<T> | undefined {
+    if (!this.busy) return this.start(job);
+    if (this.queue.length >= this.maxWaiting) return undefined;
+    return new Promise<T>((resolve, reject) => {
+      const turn = () => {
+        signal?.removeEventListener('abort', leave);
+        this.start(job).then(resolve, reject);
+      };
+      const leave = () => {
+        const at = this.queue.indexOf(turn);
+        if (at >= 0) this.queue.splice(at, 1);
+        reject(signal?.reason);
+      };
+      if (signal?.aborted) return reject(signal.reason);
+      signal?.addEventListener('abort', leave, { once: true });
+      this.queue.push(turn);
+    });
+  }
+
+  private start<T>(job: () => Promise<T>): Promise<T> {
+    this.busy = true;
+    const result = Promise.resolve().then(job);
+    void result
+      .catch(() => undefined)
+      .finally(() => {
+        this.busy = false;
+        this.queue.shift()?.();
+      });
     return result;
   }
 }
 
-export async function startLocalModelServer(options: LocalModelServerOptions = {}): Promise<LocalModelServer> {
+/** The GGUF model on node-llama-cpp's prebuilt CPU binary. */
+async function llamaEngine(options: LocalModelServerOptions): Promise<CompletionEngine> {
   // node-llama-cpp is an ES module: loaded on demand, so importing this file costs nothing.
   const { getLlama, LlamaChatSession } = await import('node-llama-cpp');
   const modelPath = options.modelPath ?? (await installLocalModel({ quiet: true })).path;
-  const modelName = options.modelName ?? LOCAL_MODEL.name;
-  const maxTokensCap = options.maxTokensCap ?? 512;
   // The prebuilt CPU binary from npm; never a GPU probe or a source build (no network, no toolchain).
   const llama: Llama = await getLlama({ gpu: false, build: 'never' });
   const model: LlamaModel = await llama.loadModel({ modelPath });
@@ -215,9 +320,8 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
   });
   const sequence = context.getSequence();
   const grammars = new GrammarCache<LlamaGrammar>();
-  const queue = new Queue();
 
-  async function grammarFor(format: z.output<typeof requestSchema>['response_format']) {
+  async function grammarFor(format: ChatRequest['response_format']) {
     if (!format || format.type === 'text') return { grammar: undefined, kind: 'none' as const };
     if (format.type === 'json_schema' && format.json_schema.schema) {
       // Keyed by what the grammar is built from: descriptions and other dropped keywords do not count.
@@ -237,6 +341,60 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
     }
     return { grammar: await llama.getGrammarFor('json'), kind: 'json' as const };
   }
+
+  return {
+    contextSize: context.contextSize,
+    async complete({ request, history, prompt, maxTokens }, signal) {
+      const started = performance.now();
+      const session: LlamaChatSessionType = new LlamaChatSession({
+        contextSequence: sequence,
+        autoDisposeSequence: false,
+      });
+      try {
+        session.setChatHistory(history);
+        const promptTokens = session.chatWrapper
+          .generateContextState({ chatHistory: [...history, { type: 'user', text: prompt }] })
+          .contextText.tokenize(model.tokenizer).length;
+        if (promptTokens + maxTokens > context.contextSize) return { tooLong: promptTokens };
+        const { grammar, kind } = await grammarFor(request.response_format);
+        const before = sequence.tokenMeter.getState();
+        const meta = await session.promptWithMeta(prompt, {
+          maxTokens,
+          ...(grammar ? { grammar } : {}),
+          temperature: request.temperature ?? 0.2,
+          ...(request.seed !== undefined ? { seed: request.seed } : {}),
+          signal,
+        });
+        const used = sequence.tokenMeter.diff(before);
+        return {
+          response: meta.responseText,
+          figures: {
+            promptTokens,
+            completionTokens: used.usedOutputTokens,
+            ms: performance.now() - started,
+            grammar: kind,
+            finishReason: meta.stopReason === 'maxTokens' ? 'length' : 'stop',
+          },
+        };
+      } finally {
+        session.dispose({ disposeSequence: false });
+      }
+    },
+    async close() {
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
+}
+
+export async function startLocalModelServer(options: LocalModelServerOptions = {}): Promise<LocalModelServer> {
+  const modelName = options.modelName ?? LOCAL_MODEL.name;
+  const maxTokensCap = options.maxTokensCap ?? 512;
+  const engine = options.engine ?? (await llamaEngine(options));
+  const queue = new BoundedQueue(options.maxQueue ?? 16);
+  // The time one answer takes, smoothed: what a refused caller is told to wait per request ahead.
+  let typicalMs = 10_000;
 
   const app: FastifyInstance = Fastify({ logger: false, bodyLimit: 16 * 1024 * 1024, forceCloseConnections: true });
   const openAIError = (message: string, type: string, code: string | null = null) => ({
@@ -290,52 +448,37 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
         ),
     ];
     const maxTokens = Math.min(body.max_completion_tokens ?? body.max_tokens ?? maxTokensCap, maxTokensCap);
+    const pending = queue.run(async () => {
+      abort.signal.throwIfAborted();
+      const result = await engine.complete({ request: body, history, prompt: last.content, maxTokens }, abort.signal);
+      if ('figures' in result) {
+        typicalMs = Math.round(0.7 * typicalMs + 0.3 * result.figures.ms);
+        options.onCompletion?.(result.figures, body, result.response);
+      }
+      return result;
+    }, abort.signal);
+    if (!pending) {
+      // Full: told at once, before any model work, with when to come back (the requests ahead of it).
+      const seconds = Math.min(60, Math.max(1, Math.ceil(((queue.waiting + 1) * typicalMs) / 1000)));
+      return reply
+        .code(429)
+        .header('retry-after', String(seconds))
+        .send(
+          openAIError(
+            `the local model has ${queue.waiting} requests waiting, its limit (--max-queue); try again in ${seconds} s`,
+            'requests',
+            'rate_limit_exceeded',
+          ),
+        );
+    }
     try {
-      const result = await queue.run(async () => {
-        abort.signal.throwIfAborted();
-        const started = performance.now();
-        const session: LlamaChatSessionType = new LlamaChatSession({
-          contextSequence: sequence,
-          autoDisposeSequence: false,
-        });
-        try {
-          session.setChatHistory(history);
-          const promptTokens = session.chatWrapper
-            .generateContextState({ chatHistory: [...history, { type: 'user', text: last.content }] })
-            .contextText.tokenize(model.tokenizer).length;
-          if (promptTokens + maxTokens > context.contextSize) {
-            return { tooLong: promptTokens } as const;
-          }
-          const { grammar, kind } = await grammarFor(body.response_format);
-          const before = sequence.tokenMeter.getState();
-          const meta = await session.promptWithMeta(last.content, {
-            maxTokens,
-            ...(grammar ? { grammar } : {}),
-            temperature: body.temperature ?? 0.2,
-            ...(body.seed !== undefined ? { seed: body.seed } : {}),
-            signal: abort.signal,
-          });
-          const used = sequence.tokenMeter.diff(before);
-          const finishReason = meta.stopReason === 'maxTokens' ? ('length' as const) : ('stop' as const);
-          const figures: CompletionFigures = {
-            promptTokens,
-            completionTokens: used.usedOutputTokens,
-            ms: performance.now() - started,
-            grammar: kind,
-            finishReason,
-          };
-          options.onCompletion?.(figures, body, meta.responseText);
-          return { response: meta.responseText, figures } as const;
-        } finally {
-          session.dispose({ disposeSequence: false });
-        }
-      });
+      const result = await pending;
       if ('tooLong' in result) {
         return reply
           .code(400)
           .send(
             openAIError(
-              `This model's maximum context length is ${context.contextSize} tokens. However, your messages resulted in ${result.tooLong} tokens and max_tokens asks for ${maxTokens}.`,
+              `This model's maximum context length is ${engine.contextSize} tokens. However, your messages resulted in ${result.tooLong} tokens and max_tokens asks for ${maxTokens}.`,
               'invalid_request_error',
               'context_length_exceeded',
             ),
@@ -377,11 +520,10 @@ export async function startLocalModelServer(options: LocalModelServerOptions = {
     url,
     baseUrl: `${url}/v1`,
     modelName,
+    load: () => ({ running: queue.running, waiting: queue.waiting }),
     async close() {
       await app.close();
-      await context.dispose();
-      await model.dispose();
-      await llama.dispose();
+      await engine.close();
     },
   };
 }
@@ -393,6 +535,7 @@ if (require.main === module) {
       'allow-host': { type: 'string', multiple: true, default: [] },
       port: { type: 'string', default: '8081' },
       'max-tokens': { type: 'string', default: '512' },
+      'max-queue': { type: 'string', default: '16' },
       threads: { type: 'string', default: '1' },
       model: { type: 'string' },
     },
@@ -402,6 +545,7 @@ if (require.main === module) {
     allowedHosts: values['allow-host'],
     port: Number(values.port),
     maxTokensCap: Number(values['max-tokens']),
+    maxQueue: Number(values['max-queue']),
     threads: Number(values.threads),
     modelPath: values.model ?? localModelPath(),
     onCompletion: (f) => process.stderr.write(`[local-model] ${JSON.stringify(f)}\n`),

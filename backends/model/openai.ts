@@ -19,7 +19,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import { z } from 'zod';
 import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
 import { FailureType } from '../../contracts/failures';
-import { BackendError, isRetryableStatus, isTransportError } from '../errors';
+import { BackendError, isRetryableStatus, isTransportError, retryAfterMs } from '../errors';
 import { inSpan } from '../traced';
 import { redactCredentials } from '../../plumbing/redaction';
 import { extractJson, renderSections, renderSystem } from './prompt';
@@ -68,6 +68,60 @@ export function isStrictCompatible(schema: unknown): boolean {
     return Object.values(node).every(walk);
   };
   return walk(schema);
+}
+
+/** Whether a JSON Schema lets a value be null (an empty schema allows anything). */
+function allowsNull(schema: unknown): boolean {
+  if (!isObject(schema)) return schema === true;
+  if (Object.keys(schema).length === 0) return true;
+  const type = schema.type;
+  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
+  if ('const' in schema && schema.const === null) return true;
+  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
+  return [schema.anyOf, schema.oneOf].some(
+    (alternatives) => Array.isArray(alternatives) && alternatives.some(allowsNull),
+  );
+}
+
+/** The JSON kind of a value, as JSON Schema's `type` names it. */
+function kindOf(value: unknown): string {
+  return value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+}
+
+/**
+ * The reply with `null` taken out where the schema has an optional property that may not be null:
+ * null there means "absent", as in OpenAI's strict mode (which has every property written, and
+ * optional ones as nullable). Servers that build a grammar from the schema write every property
+ * too (the local model server, node-llama-cpp), and offer null for the optional ones. Everything
+ * else is left for zod to judge.
+ */
+export function withoutNullOptionals(value: unknown, schema: unknown): unknown {
+  if (!isObject(schema)) return value;
+  if (Array.isArray(value)) {
+    const items = schema.items;
+    return isObject(items) ? value.map((v) => withoutNullOptionals(v, items)) : value;
+  }
+  if (isObject(value) && isObject(schema.properties)) {
+    const properties = schema.properties;
+    const required = Array.isArray(schema.required) ? schema.required : [];
+    const out: Json = {};
+    for (const [key, v] of Object.entries(value)) {
+      const property = properties[key];
+      if (v === null && property !== undefined && !required.includes(key) && !allowsNull(property)) continue;
+      out[key] = property === undefined ? v : withoutNullOptionals(v, property);
+    }
+    return out;
+  }
+  // A union: the one alternative of the value's kind, when there is exactly one.
+  const alternatives = [schema.anyOf, schema.oneOf].find(Array.isArray) as unknown[] | undefined;
+  if (alternatives && value !== null && typeof value === 'object') {
+    const kind = kindOf(value);
+    const matching = alternatives.filter(
+      (a) => isObject(a) && (a.type === kind || (kind === 'object' && a.type === undefined && isObject(a.properties))),
+    );
+    if (matching.length === 1) return withoutNullOptionals(value, matching[0]);
+  }
+  return value;
 }
 
 /** `response_format.json_schema.name` allows letters, digits, `_` and `-` (64 at most); task ids have dots. */
@@ -122,6 +176,9 @@ export class OpenAIModel implements ModelBackend {
     ];
     let usage: TokenUsage = zeroUsage();
     let model = this.options.model;
+    // Turns whose reply was cut at the token limit: when every one was, the limit is below what the
+    // model writes for this request (the activity retries that once, at once: see toFailure).
+    let cutTurns = 0;
     for (let repairs = 0; ; repairs++) {
       const completion = await this.call(request, messages, schema, strict);
       // The server names the model it used; that name goes into traces, so a server quoting the
@@ -141,7 +198,9 @@ export class OpenAIModel implements ModelBackend {
       // A reply cut at the token limit is read whole or not at all: the tolerant extraction would
       // find a complete fragment inside it (an inner array) and report that as the wrong type.
       const cut = choice?.finish_reason === 'length';
-      const parsed = cut ? parseWhole(text) : extractJson(text);
+      if (cut) cutTurns++;
+      const extracted = cut ? parseWhole(text) : extractJson(text);
+      const parsed = extracted === undefined ? undefined : withoutNullOptionals(extracted, schema);
       const problem =
         parsed === undefined
           ? cut
@@ -153,9 +212,13 @@ export class OpenAIModel implements ModelBackend {
             })();
       if (problem === undefined) return { data: request.schema.parse(parsed), usage, model, repairs };
       if (repairs >= this.options.maxRepairs) {
+        const cutOff = cutTurns === repairs + 1;
         throw new BackendError(
-          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}`,
-          { backend: 'model', retryable: true, type: FailureType.ModelOutputInvalid },
+          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}` +
+            (cutOff
+              ? `; every reply was cut off at the token limit${request.maxOutputTokens ? ` (${request.maxOutputTokens})` : ' (set by the server)'}`
+              : ''),
+          { backend: 'model', retryable: true, type: FailureType.ModelOutputInvalid, ...(cutOff ? { cutOff } : {}) },
         );
       }
       // The same repair turn as the Gemini adapter: the model sees its reply and why it was refused.
@@ -221,6 +284,7 @@ export function classifyOpenAIError(task: string, err: unknown): BackendError {
   if (err instanceof APIError && typeof err.status === 'number') {
     const status = err.status;
     const retryable = isRetryableStatus(status);
+    const wait = retryable ? retryAfterMs(err.headers) : undefined;
     const hint =
       status === 401
         ? ' (authentication failed: check OPENAI_API_KEY)'
@@ -238,6 +302,7 @@ export function classifyOpenAIError(task: string, err: unknown): BackendError {
       retryable,
       type: retryable ? FailureType.ModelUnavailable : FailureType.ModelRequestRejected,
       status,
+      ...(wait !== undefined ? { retryAfterMs: wait } : {}),
       cause: err,
     });
   }

@@ -68,13 +68,15 @@ const VOCABULARY_SIZE = 1000;
 /** Fewer distinct values than this among the parts, and a column names states, not parts. */
 const MIN_NAME_VALUES = 5;
 
-const focusTermsSchema = z.object({
+/** The bom.focus_terms reply. */
+export const focusTermsSchema = z.object({
   focus_terms: z
     .array(z.string().min(1).max(100))
     .max(8)
     .describe('Lower-case part phrases to search for, each whole, as written in the question'),
 });
-const explanationSchema = z.object({
+/** The bom.explain reply. */
+export const explanationSchema = z.object({
   summary: z.string().min(1).max(400).describe('One or two sentences answering the question from the rows'),
 });
 

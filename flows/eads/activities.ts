@@ -66,6 +66,26 @@ export function eadsSettings(config?: { EADS_LIBRARY_DIRS?: string; EADS_FIXTURE
   };
 }
 
+/** The eads.orchestrate reply: the next EADS to pursue. */
+export const orchestrationReply = z.object({
+  eads_id: z.string(),
+  rationale: z.string().min(1).max(1000),
+  interviewer_type: z.string(),
+  priority: z.number().min(0).max(1),
+});
+
+/** The eads.surrogate_answer reply. */
+export const surrogateAnswerReply = z.object({ answer: z.string().trim().min(1).max(8000) });
+
+/** The eads.refine reply for an EADS: the fields the answer settles, shaped like its example. */
+export function refinementReply(example: JsonObject) {
+  return z.object({
+    update: refinementSchema(example),
+    commit_notes: z.string().max(2000),
+    exhausted: z.boolean(),
+  });
+}
+
 /** A broken library or fixture will not heal by retrying: fail at once, naming file and field. */
 function libraryFailure(err: unknown): unknown {
   if (err instanceof EadsLibraryError) {
@@ -334,12 +354,7 @@ export function createEadsActivities({ model, config }: Backends) {
         exhausted: false,
         candidates,
       });
-      const schema = z.object({
-        eads_id: z.string(),
-        rationale: z.string().min(1).max(1000),
-        interviewer_type: z.string(),
-        priority: z.number().min(0).max(1),
-      });
+      const schema = orchestrationReply;
       try {
         const { data, usage } = await askModel(model, {
           task: ModelTask.eadsOrchestrate,
@@ -513,7 +528,7 @@ export function createEadsActivities({ model, config }: Backends) {
                   .map((x) => x.table)
               : [],
         },
-        schema: z.object({ answer: z.string().trim().min(1).max(8000) }),
+        schema: surrogateAnswerReply,
       });
       return { answer: data.answer, usage };
     },
@@ -553,11 +568,7 @@ export function createEadsActivities({ model, config }: Backends) {
       const attempts: Record<string, number> = {};
       for (const a of args.asked.filter((x) => x.charged !== false))
         for (const t of a.targets) attempts[t] = (attempts[t] ?? 0) + 1;
-      const schema = z.object({
-        update: refinementSchema(eads.example),
-        commit_notes: z.string().max(2000),
-        exhausted: z.boolean(),
-      });
+      const schema = refinementReply(eads.example);
       const { data, usage } = await askModel(model, {
         task: ModelTask.eadsRefine,
         instructions:

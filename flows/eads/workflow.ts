@@ -232,10 +232,11 @@ async function pursue(session: InterviewSession, choice: PursuitChoice, progress
   } catch (err) {
     const message = capMessage(rootCause(err) ?? String(err));
     // The model rejects requests (invalid key, bad request): every later pursuit would fail the same way.
-    if (modelRejection(err) && patched(STOP_ON_MODEL_REJECTION_PATCH)) {
+    const stop = modelRejection(err);
+    if (stop && patched(STOP_ON_MODEL_REJECTION_PATCH)) {
       progress.finish('failed', `stopped at ${eadsId}: ${message}`);
       throw ApplicationFailure.create({
-        type: MODEL_REJECTED,
+        type: stop.type ?? MODEL_REJECTED,
         nonRetryable: true,
         message: `the interview stopped at pursuit ${pursuitNo} (${eadsId}): ${message}`,
       });

@@ -4,7 +4,8 @@ import type { PlatformCheckInput } from './contract';
 import { ModelTask } from './model-tasks';
 import { acceptingLegacyPositionalArgs, askModel, backendCall } from '../lib/activities/support';
 
-const summarySchema = z.object({
+/** The platform.summarize reply. */
+export const summarySchema = z.object({
   summary: z.string().min(1),
   highlights: z.array(z.string()).max(5),
 });

@@ -70,6 +70,9 @@ export interface DataCollectionInput {
   methodology: MethodologyRecommendation;
 }
 
+/** What the interview-question call answers: the question in the model's words. */
+export const interviewQuestionReply = z.object({ question: z.string().min(5).max(400) });
+
 /** What the problem-formulation call answers: literature by result id, never by URL. */
 export const problemFormulationReply = z.object({
   working_title: z.string().min(5).max(200),
@@ -255,7 +258,7 @@ export function createProposalActivities(backends: Backends) {
               of: input.of,
             },
           },
-          schema: z.object({ question: z.string().min(5).max(400) }),
+          schema: interviewQuestionReply,
           maxOutputTokens: 200,
         });
         return { prompt: data.question.trim() };

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 
 export type ScriptedCompletion =
   | { content: string; promptTokens?: number; completionTokens?: number; finishReason?: string }
-  | { status: number; body?: unknown }
+  | { status: number; body?: unknown; headers?: Record<string, string> }
   | { delayMs: number; content: string }
   /** No answer until the client closes the request (recorded in `aborted`). */
   | { hang: true };
@@ -36,8 +36,8 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const path = req.url ?? '';
-      const send = (status: number, body: unknown) => {
-        res.writeHead(status, { 'content-type': 'application/json' });
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(status, { ...headers, 'content-type': 'application/json' });
         res.end(JSON.stringify(body));
       };
       if (req.method !== 'POST' || path !== '/v1/chat/completions') {
@@ -72,7 +72,11 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
         return;
       }
       if ('status' in next) {
-        return send(next.status, next.body ?? { error: { message: `scripted ${next.status}`, type: 'error' } });
+        return send(
+          next.status,
+          next.body ?? { error: { message: `scripted ${next.status}`, type: 'error' } },
+          next.headers,
+        );
       }
       if ('delayMs' in next) {
         const timer = setTimeout(() => send(200, completion(next.content)), next.delayMs);

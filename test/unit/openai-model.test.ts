@@ -5,13 +5,13 @@
  * time-outs and cancellation; and the worker settings that choose it.
  */
 import type { MetricCounter, MetricHistogram, MetricMeter, MetricTags } from '@temporalio/common';
-import { CancelledFailure, noopMetricMeter } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure, noopMetricMeter } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createModel } from '../../backends';
-import { BackendError } from '../../backends/errors';
+import { BackendError, MAX_RETRY_AFTER_MS } from '../../backends/errors';
 import { OpenAIModel, isStrictCompatible, schemaName } from '../../backends/model/openai';
 import { readSections } from '../../backends/model/prompt';
 import { ModelMetric } from '../../flows/lib/activities/model-metrics';
@@ -121,6 +121,33 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(turns[3].content).toContain('not JSON');
   });
 
+  it('reads null for an optional field as absent (strict-mode style), at any depth; null elsewhere is refused', async () => {
+    const nested = z.object({
+      answer: z.string(),
+      note: z.string().optional(),
+      maybe: z.string().nullable().optional(),
+      parts: z.array(z.object({ name: z.string(), unit: z.string().optional() })),
+      update: z.union([z.string(), z.object({ size: z.number().optional() }).strict()]),
+    });
+    fake.script({
+      content: JSON.stringify({
+        answer: 'a',
+        note: null,
+        maybe: null,
+        parts: [{ name: 'p', unit: null }],
+        update: { size: null },
+      }),
+    });
+    const reply = await model().generate({ ...request, schema: nested });
+    expect(reply.repairs).toBe(0);
+    // A nullable optional field keeps its null: it is a value there.
+    expect(reply.data).toEqual({ answer: 'a', maybe: null, parts: [{ name: 'p' }], update: {} });
+
+    fake.script({ content: '{"answer":null,"score":0.5}' }, { content: '{"answer":"b","score":0.5}' });
+    const repaired = await model().generate(request);
+    expect(repaired).toMatchObject({ data: { answer: 'b' }, repairs: 1 });
+  });
+
   it('says when a reply was cut off at the token limit, and gives up after the repair bound (retryable)', async () => {
     fake.script(
       // Cut inside a value that holds a complete array: that fragment is not the reply.
@@ -139,6 +166,32 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(second.at(-1)!.content).toMatch(/cut off at the token limit/);
   });
 
+  it('retries a step whose every reply was cut off at the token limit once, at once, then gives up', async () => {
+    const cut = { content: '{"answer":"on and on and on', finishReason: 'length' };
+    fake.script(cut, cut, cut);
+    const error = await model()
+      .generate({ ...request, maxOutputTokens: 50 })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'ModelOutputInvalid', retryable: true, options: { cutOff: true } });
+    expect((error as Error).message).toMatch(/after 2 repair\(s\).*every reply was cut off at the token limit \(50\)/);
+    expect(fake.requests).toHaveLength(3);
+    // Another sample may be shorter: the first attempt is retried at once (waiting does not shorten
+    // a reply); the second one cut off fails for good instead of going through the policy's back-offs.
+    const step = (attempt: number) => {
+      fake.script(cut, cut, cut);
+      return new MockActivityEnvironment({ attempt })
+        .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
+        .catch((e: unknown) => e);
+    };
+    expect(await step(1)).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: false, nextRetryDelay: 500 });
+    const last = await step(2);
+    expect(last).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
+    expect((last as Error).message).toMatch(
+      /cut off at the token limit \(set by the server\) \(attempt 2\): not retried further/,
+    );
+    // A reply cut only once, then invalid otherwise, keeps the policy's retries (the test above).
+  });
+
   it.each([
     [429, true, 'ModelUnavailable', /HTTP 429 \(rate limited/],
     [500, true, 'ModelUnavailable', /HTTP 500/],
@@ -155,6 +208,33 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(error).toMatchObject({ retryable, type, options: { status } });
     expect(error.message).toMatch(message);
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it("waits as long as a 429's Retry-After says before the activity's next attempt", async () => {
+    fake.script(
+      { status: 429, headers: { 'retry-after': '7' } },
+      { status: 503, headers: { 'retry-after-ms': '1500' } },
+      { status: 429, headers: { 'retry-after': '86400' } },
+      { status: 429 },
+    );
+    const errors: BackendError[] = [];
+    for (let i = 0; i < 4; i++)
+      errors.push(
+        (await model()
+          .generate(request)
+          .then(
+            () => undefined,
+            (e: BackendError) => e,
+          )) as BackendError,
+      );
+    expect(errors.map((e) => e.options.retryAfterMs)).toEqual([7000, 1500, MAX_RETRY_AFTER_MS, undefined]);
+    // The activity's failure carries it to Temporal, which waits that long instead of its back-off.
+    fake.script({ status: 429, headers: { 'retry-after': '7' } });
+    const failure = await new MockActivityEnvironment()
+      .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'ModelUnavailable', nonRetryable: false, nextRetryDelay: 7000 });
   });
 
   it('never puts the API key in an error, even when the server quotes it back', async () => {

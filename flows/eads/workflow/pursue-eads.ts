@@ -83,12 +83,23 @@ export const FREE_UNREAD_CHOICE_PATCH = 'eads-unread-choice-costs-no-budget';
  * will reject the next ones too. The pursuit then fails with that rejection and the interview
  * stops on it (runEadsInterview), instead of failing pursuit after pursuit until maxPursuits.
  * Behind a patch: older executions keep recording a failed pursuit and moving on.
+ *
+ * The same for a reply the model cannot give at all (a non-retryable ModelOutputInvalid: every
+ * reply of two attempts cut at the token limit, see toFailure in flows/lib/activities/support.ts):
+ * the next pursuit asks the same model under the same limit. On the local model, the interview otherwise re-pursued the same EADS
+ * until maxPursuits (12 pursuits, 33 minutes) without asking a single question. Old histories never
+ * hold such a failure (it was always retryable before), so they replay unchanged.
  */
 export const MODEL_REJECTED = FailureType.ModelRequestRejected;
 export const STOP_ON_MODEL_REJECTION_PATCH = 'eads-stop-on-model-rejection';
+const STOPPING_MODEL_FAILURES: ReadonlyArray<string | undefined> = [MODEL_REJECTED, FailureType.ModelOutputInvalid];
 export function modelRejection(err: unknown): ApplicationFailure | undefined {
   const cause = err instanceof ActivityFailure || err instanceof ChildWorkflowFailure ? err.cause : undefined;
-  return cause instanceof ApplicationFailure && cause.nonRetryable && cause.type === MODEL_REJECTED ? cause : undefined;
+  return cause instanceof ApplicationFailure &&
+    cause.nonRetryable &&
+    STOPPING_MODEL_FAILURES.includes(cause.type ?? undefined)
+    ? cause
+    : undefined;
 }
 
 const failureMessage = (err: unknown): string => {
@@ -168,9 +179,10 @@ async function pursue(pursuit: Pursuit, progress: ProgressTracker): Promise<Purs
 /** Fails the pursuit with `error`; a model that rejects requests also stops the interview. */
 function failPursuit(pursuit: Pursuit, progress: ProgressTracker, error: string, err: unknown): void {
   pursuit.fail(error);
-  if (!modelRejection(err) || !patched(STOP_ON_MODEL_REJECTION_PATCH)) return;
+  const stop = modelRejection(err);
+  if (!stop || !patched(STOP_ON_MODEL_REJECTION_PATCH)) return;
   progress.finish('failed', error);
-  throw ApplicationFailure.create({ type: MODEL_REJECTED, nonRetryable: true, message: error });
+  throw ApplicationFailure.create({ type: stop.type ?? MODEL_REJECTED, nonRetryable: true, message: error });
 }
 
 /** The model's next question, asked (and charged); null when none could be generated. */

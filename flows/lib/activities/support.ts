@@ -12,14 +12,36 @@ import { capMessage, type TokenUsage } from '../../../contracts/common';
 import type { ModelTaskId, ModelTaskSections } from '../../../contracts/model-tasks';
 import { errorKind, recordModelCall } from './model-metrics';
 
-/** Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass through. */
-export function toFailure(err: unknown): unknown {
+/**
+ * How many attempts a model step whose every reply was cut at the token limit gets: the second is
+ * a new sample of the same prompt (sometimes shorter); after that, it fails for good instead of
+ * waiting through the rest of its policy's attempts and back-offs (the proposal's stages on the
+ * local model spent minutes so, and the EADS interview pursued EADS after EADS).
+ */
+export const CUT_OFF_ATTEMPTS = 2;
+const CUT_OFF_RETRY_DELAY_MS = 500;
+
+/**
+ * Converts a BackendError into an ApplicationFailure Temporal understands; other errors pass
+ * through. `attempt` is the activity's attempt (1 for the first).
+ */
+export function toFailure(err: unknown, attempt = 1): unknown {
   if (err instanceof BackendError) {
+    const cutOff = err.retryable && err.options.cutOff === true;
+    const lastCut = cutOff && attempt >= CUT_OFF_ATTEMPTS;
     return ApplicationFailure.create({
       // Capped: a provider's error body can be large, and the failure lands in history.
-      message: capMessage(err.message),
+      message: capMessage(
+        lastCut
+          ? `${err.message} (attempt ${attempt}): not retried further, a higher token limit or a model that answers more briefly is needed`
+          : err.message,
+      ),
       type: err.type,
-      nonRetryable: !err.retryable,
+      nonRetryable: !err.retryable || lastCut,
+      // A cut reply is tried again at once: waiting does not make it shorter.
+      ...(cutOff && !lastCut ? { nextRetryDelay: CUT_OFF_RETRY_DELAY_MS } : {}),
+      // The server said when to come back (429 or 503 with Retry-After): sooner is refused again.
+      ...(err.retryable && err.options.retryAfterMs !== undefined ? { nextRetryDelay: err.options.retryAfterMs } : {}),
       details: err.options.status !== undefined ? [{ status: err.options.status }] : undefined,
     });
   }
@@ -58,7 +80,7 @@ export async function backendCall<T>(
     return await work(ctx.cancellationSignal);
   } catch (err) {
     if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
-    throw toFailure(err);
+    throw toFailure(err, ctx.info.attempt);
   } finally {
     clearInterval(timer);
   }

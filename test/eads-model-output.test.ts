@@ -1,0 +1,79 @@
+/**
+ * An EADS interview whose model cannot write a question within its token limit ends at once,
+ * saying why, instead of pursuing one EADS after another until maxPursuits without asking
+ * anything (on the local model: 12 pursuits in 33 minutes, each failing after 5 attempts).
+ *
+ * The worker runs AGENT_FLOWS_MODEL=openai against the Chat Completions wire fake: the
+ * orchestrator's reply is valid, every reply to the question, repairs included, is cut at the
+ * token limit (`finish_reason: length`) in both attempts the step gets for that.
+ */
+import { WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pursuitWorkflowId, runEadsInterviewFlow } from '../flows/eads/contract';
+import { startOpenAIFake, type OpenAIFake } from './fakes/openai';
+import { createHarness, recordHistory, type Harness } from './helpers/harness';
+
+describe('EADS interview on a model whose replies are cut at the token limit', () => {
+  let fake: OpenAIFake;
+  let h: Harness;
+  beforeAll(async () => {
+    fake = await startOpenAIFake();
+    h = await createHarness({
+      config: {
+        AGENT_FLOWS_MODEL: 'openai',
+        OPENAI_BASE_URL: fake.url,
+        OPENAI_MODEL: 'small-model',
+        MODEL_MAX_REPAIRS: '1',
+      },
+    });
+  });
+  afterAll(async () => {
+    await h?.close();
+    await fake?.close();
+  });
+
+  it('stops at the first question with a non-retryable ModelOutputInvalid that says the replies were cut', async () => {
+    const cut = { content: '{"question":"What do you make, and how, and why, and', finishReason: 'length' };
+    fake.script(
+      {
+        content: JSON.stringify({
+          eads_id: 'process/warm-up-with-challenges',
+          rationale: 'Start with the warm-up.',
+          interviewer_type: 'process',
+          priority: 1,
+        }),
+      },
+      // The question's first attempt (the reply and its repair), then its second, at once.
+      cut,
+      cut,
+      cut,
+      cut,
+    );
+    const handle = await h.start(runEadsInterviewFlow, {
+      projectId: `cut-replies-${Date.now().toString(36)}`,
+      mode: 'surrogate',
+      fixture: 'brewery-flow-shop',
+    });
+    const error = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    const failure = (error as WorkflowFailedError).cause;
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
+    expect((failure as ApplicationFailure).message).toMatch(
+      /^the interview stopped at pursuit 1 \(process\/warm-up-with-challenges\): could not generate a question: eads\.question: .*every reply was cut off at the token limit \(set by the server\) \(attempt 2\): not retried further/,
+    );
+    // One orchestrator call and two attempts at the question with one repair each: nothing more asked.
+    expect(
+      fake.requests.map((r) => (r.body.response_format as { json_schema: { name: string } }).json_schema.name),
+    ).toEqual(['eads_orchestrate', 'eads_question', 'eads_question', 'eads_question', 'eads_question']);
+    await recordHistory(handle, 'eads-interview-model-output-cut');
+    await recordHistory(
+      h.client.workflow.getHandle(pursuitWorkflowId(handle.workflowId, 1, 'process/warm-up-with-challenges')),
+      'eads-pursuit-model-output-cut',
+    );
+  });
+});
