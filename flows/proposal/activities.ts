@@ -29,7 +29,7 @@ import { checkFeasibility, checkWriting, combineQuality, proposalTexts } from '.
 import { currentRun } from '../lib/activities/artifact-names';
 import { writeProposalPdf, type ProposalPdfInput, type ProposalPdfInfo } from './activities/pdf';
 import { ModelTask, WebSearchTask } from './model-tasks';
-import { acceptingLegacyPositionalArgs, askModel, backendCall } from '../lib/activities/support';
+import { acceptingLegacyPositionalArgs, askModel, askWeb, backendCall } from '../lib/activities/support';
 
 /** One search result the problem formulation may cite. */
 export interface LiteratureHit {
@@ -186,6 +186,7 @@ function methodologyChoiceSection(methodology: MethodologyRecommendation) {
  * only point at a page Google Search returned.
  */
 async function searchWebLiterature(
+  model: Backends['model'],
   searchWeb: NonNullable<Backends['model']['searchWeb']>,
   profile: UserProfile,
   focusTerms: string[],
@@ -198,9 +199,11 @@ async function searchWebLiterature(
   ]
     .filter(Boolean)
     .join(' ');
-  const { sources } = await backendCall((signal) =>
-    searchWeb({ task: WebSearchTask.proposalLiteratureSearch, query, maxResults: 12, signal }),
-  );
+  const { sources } = await askWeb(model, searchWeb, {
+    task: WebSearchTask.proposalLiteratureSearch,
+    query,
+    maxResults: 12,
+  });
   return sources
     .map((source, i) =>
       toLiteratureHit(`web-${i + 1}`, Math.round((1 - i / (sources.length + 1)) * 1000) / 1000, {
@@ -271,7 +274,7 @@ export function createProposalActivities(backends: Backends) {
       async ({ profile, focusTerms = [] }: LiteratureSearchInput): Promise<LiteratureHit[]> => {
         // With a model that searches the web (Gemini with Google Search grounding), the literature
         // is what Google Search found; offline, the bundled collection.
-        if (model.searchWeb) return searchWebLiterature(model.searchWeb, profile, focusTerms);
+        if (model.searchWeb) return searchWebLiterature(model, model.searchWeb, profile, focusTerms);
         // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
         // query lets common words dominate a keyword index, a short one finds the specific studies.
         const phrases = profile.research_area

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { BackendError } from '../../backends/errors';
 import type { ModelBackend, ModelPrice, ModelReply } from '../../backends/model/types';
 import { FailureType } from '../../contracts/failures';
-import { askModel } from '../../flows/lib/activities/support';
+import { askModel, askWeb } from '../../flows/lib/activities/support';
 import { ModelMetric } from '../../flows/lib/activities/model-metrics';
 import { parseConfig } from '../../plumbing/config';
 
@@ -155,5 +155,45 @@ describe('model price settings', () => {
     expect(() =>
       parseConfig({ MODEL_PRICE_INPUT_USD_PER_MTOK: 'cheap', MODEL_PRICE_OUTPUT_USD_PER_MTOK: '1' }),
     ).toThrow(/MODEL_PRICE_INPUT_USD_PER_MTOK/);
+  });
+});
+
+describe('a web search through the model', () => {
+  it('is recorded like a structured call: calls, tokens and failures by task', async () => {
+    const points: Point[] = [];
+    const env = new MockActivityEnvironment(
+      { workflowType: 'writeResearchProposal', activityType: 'searchLiterature' },
+      { logger: new DefaultLogger('ERROR'), metricMeter: recordingMeter(points) },
+    );
+    const backend = model(async () => ({ repairs: 0 }));
+    const usage = { promptTokens: 30, outputTokens: 70, totalTokens: 100, calls: 1 };
+    await env.run(() =>
+      askWeb(backend, async () => ({ sources: [], queries: ['q'], usage }), {
+        task: 'proposal.literature_search',
+        query: 'pollinators',
+        maxResults: 3,
+      }),
+    );
+    await expect(
+      env.run(() =>
+        askWeb(
+          backend,
+          async () => {
+            throw new BackendError('upstream down', {
+              backend: 'model',
+              retryable: true,
+              type: FailureType.ModelUnavailable,
+            });
+          },
+          { task: 'proposal.literature_search', query: 'pollinators', maxResults: 3 },
+        ),
+      ),
+    ).rejects.toThrow(/upstream down/);
+    const calls = points.filter((p) => p.name === ModelMetric.calls);
+    expect(calls.map((p) => [p.tags.task, p.tags.flow, p.tags.outcome])).toEqual([
+      ['proposal.literature_search', 'writeResearchProposal', 'ok'],
+      ['proposal.literature_search', 'writeResearchProposal', 'failed'],
+    ]);
+    expect(points.find((p) => p.name === ModelMetric.outputTokens)?.value).toBe(70);
   });
 });

@@ -7,7 +7,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { z } from 'zod';
 import { BackendError } from '../../../backends/errors';
 import { redactCredentials } from '../../../plumbing/redaction';
-import type { ModelBackend, ModelRequest } from '../../../backends/model/types';
+import type { ModelBackend, ModelRequest, WebSearchReply, WebSearchRequest } from '../../../backends/model/types';
 import { capMessage, type TokenUsage } from '../../../contracts/common';
 import type { ModelTaskId, ModelTaskSections } from '../../../contracts/model-tasks';
 import { errorKind, recordModelCall } from './model-metrics';
@@ -122,6 +122,44 @@ export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
       repairs: reply.repairs,
     });
     return { data: reply.data, usage: reply.usage };
+  } catch (err) {
+    recordModelCall({
+      model,
+      task: request.task,
+      durationMs: performance.now() - started,
+      outcome: 'failed',
+      errorKind: errorKind(err, signal?.aborted === true),
+    });
+    throw err;
+  }
+}
+
+/**
+ * One web search through the model (grounding with Google Search) as an activity step, recorded
+ * like a structured call: it is a model call that costs tokens, so its calls, latency, tokens and
+ * failures belong on the same metrics.
+ */
+export async function askWeb(
+  model: ModelBackend,
+  search: NonNullable<ModelBackend['searchWeb']>,
+  request: Omit<WebSearchRequest, 'signal'>,
+  options?: BackendCallOptions,
+): Promise<WebSearchReply> {
+  const started = performance.now();
+  let signal: AbortSignal | undefined;
+  try {
+    const reply = await backendCall((s) => {
+      signal = s;
+      return search({ ...request, signal: s });
+    }, options);
+    recordModelCall({
+      model,
+      task: request.task,
+      durationMs: performance.now() - started,
+      outcome: 'ok',
+      usage: reply.usage,
+    });
+    return reply;
   } catch (err) {
     recordModelCall({
       model,
