@@ -63,6 +63,8 @@ export class BackendError extends Error {
 
 /** The longest `Retry-After` honoured: the longest back-off of the model steps' retry policies. */
 export const MAX_RETRY_AFTER_MS = 120_000;
+/** And waits at least this long: a retry at once is what the server asked to be spared. */
+export const MIN_RETRY_AFTER_MS = 1_000;
 
 /**
  * A response's `Retry-After` (seconds or an HTTP date) or `retry-after-ms` (OpenAI's) as
@@ -75,11 +77,14 @@ export function retryAfterMs(
   const ms = headers?.get('retry-after-ms');
   const value = headers?.get('retry-after');
   let wait: number | undefined;
-  if (ms && Number.isFinite(Number(ms))) wait = Number(ms);
-  else if (value && /^\s*\d+(\.\d+)?\s*$/.test(value)) wait = Number(value) * 1000;
+  const number = /^\s*\d+(\.\d+)?\s*$/;
+  // Only plain non-negative numbers count: a blank, a sign or a word falls back to Retry-After.
+  if (ms && number.test(ms)) wait = Number(ms);
+  else if (value && number.test(value)) wait = Number(value) * 1000;
   else if (value && !Number.isNaN(Date.parse(value))) wait = Date.parse(value) - now;
   if (wait === undefined || !(wait >= 0)) return undefined;
-  return Math.min(Math.round(wait), MAX_RETRY_AFTER_MS);
+  // A server saying "0" would otherwise have every remaining attempt fired at once.
+  return Math.min(Math.max(Math.round(wait), MIN_RETRY_AFTER_MS), MAX_RETRY_AFTER_MS);
 }
 
 /** HTTP statuses worth retrying: rate limits, server faults and gateway time-outs. */

@@ -10,7 +10,7 @@
  * copy of this file to choose between `dist/` and the sources.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../plumbing/project-root';
 
@@ -108,6 +108,8 @@ export function checkBuild(buildDir: string, root: string = PROJECT_ROOT): Build
  */
 export function configuredWorkflowBundle(config: { WORKFLOW_BUNDLE?: string }): { codePath: string } | undefined {
   if (!config.WORKFLOW_BUNDLE) return undefined;
-  if (!existsSync(config.WORKFLOW_BUNDLE)) throw new Error(`WORKFLOW_BUNDLE: no file at ${config.WORKFLOW_BUNDLE}`);
+  // A directory passes existsSync and would fail much later, inside the SDK, with EISDIR.
+  if (!existsSync(config.WORKFLOW_BUNDLE) || !statSync(config.WORKFLOW_BUNDLE).isFile())
+    throw new Error(`WORKFLOW_BUNDLE: no file at ${config.WORKFLOW_BUNDLE}`);
   return { codePath: path.resolve(config.WORKFLOW_BUNDLE) };
 }

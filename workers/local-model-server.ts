@@ -264,7 +264,13 @@ export class GrammarCache<G> {
 export class BoundedQueue {
   private readonly queue: Array<() => void> = [];
   private busy = false;
-  constructor(readonly maxWaiting: number) {}
+  constructor(readonly maxWaiting: number) {
+    // NaN would make every "is it full" check false: an unbounded queue from a typo.
+    if (!Number.isInteger(maxWaiting) || maxWaiting < 0)
+      throw new Error(
+        `the queue bound must be a whole number of 0 or more (--max-queue), not ${String(maxWaiting).slice(0, 20)}`,
+      );
+  }
 
   get running(): number {
     return this.busy ? 1 : 0;

@@ -76,15 +76,19 @@ export async function startStorageEmulator(buckets: string[]): Promise<StorageEm
       stdio: 'ignore',
     },
   );
+  // A command that cannot start (a half-installed tool) fails the start, named, instead of
+  // surfacing later as an uncaught error of the process that spawned it.
+  let spawnError: Error | undefined;
+  child.on('error', (err) => (spawnError = err));
   const close = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
+    if (spawnError || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   try {
-    await waitForEmulator(url, child);
+    await waitForEmulator(url, child, () => spawnError);
     for (const name of buckets) {
       const res = await fetch(`${url}/storage/v1/b?project=test`, {
         method: 'POST',
@@ -100,9 +104,11 @@ export async function startStorageEmulator(buckets: string[]): Promise<StorageEm
   return { url, close };
 }
 
-async function waitForEmulator(url: string, child: ChildProcess): Promise<void> {
+async function waitForEmulator(url: string, child: ChildProcess, failed: () => Error | undefined): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
+    const err = failed();
+    if (err) throw new Error(`the storage emulator could not start: ${err.message}`);
     if (child.exitCode !== null) throw new Error(`the storage emulator exited (${child.exitCode}) before answering`);
     const answered = await fetch(`${url}/storage/v1/b?project=test`).then(
       (r) => r.ok,

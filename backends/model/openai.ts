@@ -106,7 +106,13 @@ export function withoutNullOptionals(value: unknown, schema: unknown): unknown {
     const required = Array.isArray(schema.required) ? schema.required : [];
     const out: Json = {};
     for (const [key, v] of Object.entries(value)) {
-      const property = properties[key];
+      // JSON.parse makes "__proto__" an own key; assigned below it would set the prototype and
+      // lend its fields to the reply. Kept as data, the schema sees it as the unknown key it is.
+      if (key === '__proto__') {
+        Object.defineProperty(out, key, { value: v, enumerable: true, configurable: true, writable: true });
+        continue;
+      }
+      const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
       if (v === null && property !== undefined && !required.includes(key) && !allowsNull(property)) continue;
       out[key] = property === undefined ? v : withoutNullOptionals(v, property);
     }

@@ -11,7 +11,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createModel } from '../../backends';
-import { BackendError, MAX_RETRY_AFTER_MS } from '../../backends/errors';
+import { BackendError, MAX_RETRY_AFTER_MS, retryAfterMs } from '../../backends/errors';
 import { OpenAIModel, isStrictCompatible, schemaName } from '../../backends/model/openai';
 import { readSections } from '../../backends/model/prompt';
 import { ModelMetric } from '../../flows/lib/activities/model-metrics';
@@ -148,6 +148,17 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(repaired).toMatchObject({ data: { answer: 'b' }, repairs: 1 });
   });
 
+  it('never lends a reply the fields of a "__proto__" key while reading its nulls', async () => {
+    const strict = z.object({ answer: z.string(), note: z.string().optional() });
+    // The first reply has no answer of its own: it must be sent back, never completed from the prototype.
+    fake.script(
+      { content: '{"__proto__":{"answer":"from the prototype"},"note":null}' },
+      { content: '{"answer":"own"}' },
+    );
+    const reply = await model().generate({ ...request, schema: strict });
+    expect(reply).toMatchObject({ data: { answer: 'own' }, repairs: 1 });
+  });
+
   it('says when a reply was cut off at the token limit, and gives up after the repair bound (retryable)', async () => {
     fake.script(
       // Cut inside a value that holds a complete array: that fragment is not the reply.
@@ -228,6 +239,10 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
           )) as BackendError,
       );
     expect(errors.map((e) => e.options.retryAfterMs)).toEqual([7000, 1500, MAX_RETRY_AFTER_MS, undefined]);
+    // A hostile or sloppy server: "0" still waits a second; a blank or negative retry-after-ms falls back to Retry-After.
+    expect(retryAfterMs(new Headers({ 'retry-after': '0' }))).toBe(1000);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': ' ', 'retry-after': '10' }))).toBe(10_000);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '-5', 'retry-after': '10' }))).toBe(10_000);
     // The activity's failure carries it to Temporal, which waits that long instead of its back-off.
     fake.script({ status: 429, headers: { 'retry-after': '7' } });
     const failure = await new MockActivityEnvironment()

@@ -19,6 +19,20 @@ describe('how long the researcher says the study must run', () => {
     expect(statedSpan('I would like to use the rates for the last five years.')).toBeUndefined();
   });
 
+  it('reads the count that belongs to the unit, and the upper end of a range', () => {
+    expect(statedSpan('I will log the sites for twenty-four months.')?.weeks).toBe(104);
+    expect(statedSpan('I plan to run a two-year study.')?.weeks).toBe(104);
+    expect(statedSpan('Ideally I follow them for three to five years.')?.weeks).toBe(260);
+    expect(statedSpan('I will need one or two years of readings.')?.weeks).toBe(104);
+    expect(statedSpan('I will sample from April to April.')?.weeks).toBe(52);
+  });
+
+  it('ignores limits, earlier studies and the past in a plan sentence', () => {
+    expect(statedSpan('I hope to finish within six months; the previous study needed 3 years.')).toBeUndefined();
+    expect(statedSpan("I'd worked on farms for three summers before.")).toBeUndefined();
+    expect(statedSpan('The plant needed to close for two years after the flood.')).toBeUndefined();
+  });
+
   it('reads long hostile text in one pass', () => {
     // A pattern that backtracked would not return within the test's time-out here.
     expect(statedSpan(`I will ${'two very long '.repeat(5000)}weeks`)).toBeUndefined();

@@ -90,3 +90,15 @@ describe('classify', () => {
     expect(d.ranked[0].score).toBeGreaterThan(1);
   });
 });
+
+describe('classify with more choices than it trains on', () => {
+  afterEach(() => restoreEmbedder());
+  it('declines, so the caller reads them by similarity, without training', async () => {
+    useEmbedder(wordEmbedder(['oven']));
+    const many = Array.from({ length: 40 }, (_, i) => ({ key: `c${i}`, descriptions: [`choice ${i} oven`] }));
+    expect((await classify('the oven', many)).reason).toBe('too-many');
+    const d = await decideFromEvidence([{ text: 'the oven' }], many, { classifier: true, floor: 0, margin: 0 });
+    // Similarity, not probabilities: every choice is as near as the others.
+    expect(d.ranked[0].score).toBeCloseTo(1);
+  });
+});

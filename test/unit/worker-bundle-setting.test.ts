@@ -25,3 +25,12 @@ describe('WORKFLOW_BUNDLE', () => {
     );
   });
 });
+
+describe('WORKFLOW_BUNDLE pointing at a directory', () => {
+  it('stops the worker at once, naming the setting, instead of failing later inside the SDK', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'bundle-dir-'));
+    expect(() => configuredWorkflowBundle(parseConfig({ WORKFLOW_BUNDLE: dir }))).toThrow(
+      `WORKFLOW_BUNDLE: no file at ${dir}`,
+    );
+  });
+});

@@ -190,7 +190,7 @@ export async function decideFromEvidence<K extends string>(
   await meaning.prefetch([...texts.map((e) => e.text), ...all]);
   // Per text, each choice's score: its nearest description's similarity, or the classifier's probability.
   let perChoice: number[][];
-  if (options.classifier && choices.length > 1) {
+  if (options.classifier && trainable(choices)) {
     const readout = await readoutFor(meaning, choices);
     perChoice = await Promise.all(texts.map(async (e) => readout.probabilities(await meaning.vector(e.text))));
   } else {
@@ -235,7 +235,8 @@ export interface Classification<K extends string = string> {
   key?: K;
   /** Every choice with its probability, highest first. */
   ranked: { key: K; p: number }[];
-  reason?: 'not-sure' | 'no-model' | 'empty';
+  /** `too-many`: more choices or descriptions than a classifier is trained on (read them by similarity). */
+  reason?: 'not-sure' | 'no-model' | 'empty' | 'too-many';
 }
 
 export interface ClassifyOptions {
@@ -301,20 +302,41 @@ const TRAINING = { epochs: 300, rate: 0.5, l2: 0.05, scale: 10 } as const;
 
 const readouts = new Map<string, Promise<SoftmaxReadout>>();
 
+/**
+ * Training is synchronous and grows with choices x descriptions: the bundled sets take well under
+ * a second once. Larger sets (a prompt may carry any choices) are read by similarity instead, and
+ * at most this many descriptions train a model.
+ */
+export const MAX_CLASSIFIER_CHOICES = 32;
+const MAX_CLASSIFIER_DESCRIPTIONS = 1_500;
+const MAX_READOUTS = 16;
+
+/** Whether these choices are few enough to train a classifier on. */
+export const trainable = (choices: readonly Choice[]): boolean =>
+  choices.length >= 2 &&
+  choices.length <= MAX_CLASSIFIER_CHOICES &&
+  choices.reduce((n, c) => n + c.descriptions.length, 0) <= MAX_CLASSIFIER_DESCRIPTIONS;
+
 async function readoutFor(meaning: MeaningSpace, choices: readonly Choice[]): Promise<SoftmaxReadout> {
   const key = JSON.stringify(choices.map((c) => [c.key, c.descriptions]));
   let readout = readouts.get(key);
-  if (!readout) {
-    readout = (async () => {
-      const texts = choices.flatMap((c) => c.descriptions);
-      await meaning.prefetch(texts);
-      const vectors = await Promise.all(texts.map((t) => meaning.vector(t)));
-      const labels = choices.flatMap((c, i) => c.descriptions.map(() => i));
-      return SoftmaxReadout.train(vectors, labels, choices.length);
-    })();
-    if (readouts.size > 64) readouts.clear();
+  if (readout) {
+    // Most recently used last: the oldest is the one evicted.
+    readouts.delete(key);
     readouts.set(key, readout);
+    return readout;
   }
+  readout = (async () => {
+    const texts = choices.flatMap((c) => c.descriptions);
+    await meaning.prefetch(texts);
+    const vectors = await Promise.all(texts.map((t) => meaning.vector(t)));
+    const labels = choices.flatMap((c, i) => c.descriptions.map(() => i));
+    return SoftmaxReadout.train(vectors, labels, choices.length);
+  })();
+  // A failed training is not kept: the next call tries again.
+  readout.catch(() => readouts.delete(key));
+  if (readouts.size >= MAX_READOUTS) readouts.delete(readouts.keys().next().value!);
+  readouts.set(key, readout);
   return readout;
 }
 
@@ -332,6 +354,7 @@ export async function classify<K extends string>(
   options: ClassifyOptions = {},
 ): Promise<Classification<K>> {
   if (!text.trim() || choices.length < 2) return { ranked: [], reason: 'empty' };
+  if (!trainable(choices)) return { ranked: [], reason: 'too-many' };
   const meaning = await meaningSpace();
   if (!meaning) return { ranked: choices.map((c) => ({ key: c.key, p: 0 })), reason: 'no-model' };
   const readout = await readoutFor(meaning, choices);

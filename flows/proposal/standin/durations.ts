@@ -26,8 +26,10 @@ const NUMBER_WORDS: Record<string, number> = {
   twelve: 12,
   eighteen: 18,
   twenty: 20,
-  'twenty-four': 24,
+  thirty: 30,
 };
+
+const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50 };
 
 const MONTHS = [
   'january',
@@ -50,19 +52,21 @@ const SEASON_WEEKS = 13;
 
 /** A sentence about what the researcher will do, not what has been. */
 const PLAN =
-  /\b(?:i will|i'll|i'd|i would|i want|i need|i plan|we will|we'd|plan is|planning|need(?:s|ed)? to|ideally|going to|aim to|hope to)\b/i;
-const PAST = /\b(?:ago|since|have been|has been|for the past|in the past|had|was|were)\b/i;
-
-// A count, up to two describing words, and a unit ("two full melt seasons", "18 months").
-const COUNTED = new RegExp(
-  String.raw`\b(\d{1,3}|${Object.keys(NUMBER_WORDS).join('|')})(?:[\s-]+[a-z]+){0,2}?[\s-]+` +
-    String.raw`(weeks?|months?|years?|seasons?|summers?|winters?|springs?|autumns?|falls?)\b`,
-  'gi',
-);
+  /\b(?:i will|i'll|i'd (?:like|love|want|hope|plan)|i would|i want|i need|i plan|we will|plan is|planning|needs? to|ideally|going to|aim to|hope to)\b/i;
+const PAST = /\b(?:ago|since|have been|has been|had|was|were)\b/i;
+/** Words before a count that make it a span of existing records or a limit, not the study's need. */
+const NOT_A_NEED = new Set(['last', 'past', 'previous', 'preceding', 'recent', 'earlier', 'within', 'under']);
+const UNITS = /^(weeks?|months?|years?|seasons?|summers?|winters?|springs?|autumns?|falls?)$/;
 const MONTH_RANGE = new RegExp(
   String.raw`\bfrom (${MONTHS.join('|')}) (?:to|until|till|through) (${MONTHS.join('|')})\b`,
   'gi',
 );
+
+const numberOf = (token: string | undefined): number | undefined => {
+  if (!token) return undefined;
+  if (/^\d{1,3}$/.test(token)) return Number(token);
+  return Object.hasOwn(NUMBER_WORDS, token) ? NUMBER_WORDS[token] : undefined;
+};
 
 export interface StatedSpan {
   weeks: number;
@@ -78,25 +82,47 @@ export function statedSpan(text: string): StatedSpan | undefined {
   };
   // Bounded: a profile's context is at most a few thousand characters, and each sentence is read once.
   for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?])\s+/)) {
-    if (!PLAN.test(sentence) || PAST.test(sentence)) continue;
-    for (const m of sentence.matchAll(COUNTED)) {
-      // "The last five years" of records already exist: a span of the data, not of the study.
-      if (
-        /\b(?:last|past|previous|preceding|recent|earlier)\s+$/i.test(
-          sentence.slice(Math.max(0, m.index - 12), m.index),
-        )
-      )
-        continue;
-      const n = /^\d/.test(m[1]) ? Number(m[1]) : NUMBER_WORDS[m[1].toLowerCase()];
-      const unit = m[2].toLowerCase().replace(/s$/, '');
-      if (unit === 'week' || unit === 'month' || unit === 'year') consider(n * WEEKS_PER[unit], m[0]);
-      // Two summers: from the first to the end of the second, a year and a season.
-      else consider((n - 1) * 52 + SEASON_WEEKS, m[0]);
+    if (!PLAN.test(sentence)) continue;
+    // Clauses: "I hope to finish in six months; the previous study needed three years" plans one span.
+    for (const clause of sentence.split(/[;,]\s+|\s+(?:but|while|whereas)\s+/i)) {
+      if (PAST.test(clause)) continue;
+      const tokens = clause
+        .toLowerCase()
+        .split(/[^a-z0-9]+/)
+        .filter(Boolean);
+      tokens.forEach((token, i) => {
+        const unit = UNITS.exec(token)?.[1].replace(/s$/, '');
+        if (!unit) return;
+        // The nearest count at most three words back ("two full melt seasons", "18 months").
+        let at = -1;
+        for (let j = i - 1; j >= Math.max(0, i - 3); j--) {
+          const n = numberOf(tokens[j]);
+          if (n !== undefined) {
+            at = j;
+            break;
+          }
+        }
+        if (at < 0) return;
+        let n = numberOf(tokens[at])!;
+        // "Twenty-four months": the tens before the unit's count.
+        const tens = TENS[tokens[at - 1]];
+        if (tens && n < 10) n += tens;
+        // "Three to five years", "one or two summers": the upper end.
+        const low = numberOf(tokens[at - 2]);
+        if (low !== undefined && (tokens[at - 1] === 'to' || tokens[at - 1] === 'or')) n = Math.max(n, low);
+        const before = tokens.slice(Math.max(0, at - 3), at);
+        if (before.some((w) => NOT_A_NEED.has(w))) return;
+        const quote = tokens.slice(at, i + 1).join(' ');
+        if (unit === 'week' || unit === 'month' || unit === 'year') consider(n * WEEKS_PER[unit], quote);
+        // Two summers: from the first to the end of the second, a year and a season.
+        else consider((n - 1) * 52 + SEASON_WEEKS, quote);
+      });
     }
     for (const m of sentence.matchAll(MONTH_RANGE)) {
       const from = MONTHS.indexOf(m[1].toLowerCase());
       const to = MONTHS.indexOf(m[2].toLowerCase());
-      consider((((to - from + 12) % 12) + 1) * WEEKS_PER.month, m[0]);
+      // From April to April is a whole year round.
+      consider((((to - from + 12) % 12 || 12) + (to === from ? 0 : 1)) * WEEKS_PER.month, m[0]);
     }
   }
   return best;
