@@ -146,20 +146,13 @@ async function unboundedActivities(h: Harness, workflowId: string, runId?: strin
 }
 
 /**
- * Which flows run. Unset: the ones that fit the suite's time budget on two cores and still show
- * both outcomes (a completed run, and one the model fails within bounded attempts after real
- * repairs); the proposal and the EADS interview run with LOCAL_MODEL_FLOWS=all (or a list of flow
- * names). The EADS interview ends in about a minute (it stops at a question the model cannot fit
- * in the token cap); see docs/models.md for the proposal.
+ * Which flows run: every one by default (about two minutes on two cores: each either completes or
+ * stops within bounded attempts, the hopeless cut-off replies failing after one quick retry), or
+ * the flow names listed in LOCAL_MODEL_FLOWS (comma-separated) to look at one.
  */
-const DEFAULT_FLOWS = ['platformCheck', 'discoverFromPrp', 'scheduleFromScr'];
 const setting = process.env.LOCAL_MODEL_FLOWS?.trim();
-const chosen = setting === 'all' ? undefined : (setting ? setting.split(',') : DEFAULT_FLOWS).map((f) => f.trim());
+const chosen = !setting || setting === 'all' ? undefined : setting.split(',').map((f) => f.trim());
 const only = (flow: string) => !chosen || chosen.includes(flow);
-if (chosen && !setting)
-  console.log(
-    `[local model] running ${DEFAULT_FLOWS.join(', ')}; LOCAL_MODEL_FLOWS=all runs every flow (about 30 minutes on two cores)`,
-  );
 
 describe.skipIf(!install.ok)('every flow on a real local model through AGENT_FLOWS_MODEL=openai', () => {
   let server: LocalModelServer;
