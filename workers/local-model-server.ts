@@ -33,6 +33,7 @@ import type {
   LlamaChatSession as LlamaChatSessionType,
 } from 'node-llama-cpp';
 import { z } from 'zod';
+import { allowsNull } from '../backends/model/openai';
 import { hostGuard } from '../server/http-guard';
 import { installLocalModel, LOCAL_MODEL, localModelPath } from './local-model';
 
@@ -171,16 +172,6 @@ const GRAMMAR_KEYWORDS = new Set([
 export const MAX_GRAMMAR_REPETITION = 900;
 const BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
 
-/** Whether a (converted) schema already lets the value be null. */
-function allowsNull(schema: unknown): boolean {
-  if (!isObject(schema)) return schema === true;
-  if (Object.keys(schema).length === 0) return true;
-  const type = schema.type;
-  if (type === 'null' || (Array.isArray(type) && type.includes('null'))) return true;
-  if ('const' in schema && schema.const === null) return true;
-  if (Array.isArray(schema.enum) && schema.enum.includes(null)) return true;
-  return Array.isArray(schema.oneOf) && schema.oneOf.some(allowsNull);
-}
 
 /**
  * The schema as node-llama-cpp's grammar takes it:

@@ -71,7 +71,7 @@ export function isStrictCompatible(schema: unknown): boolean {
 }
 
 /** Whether a JSON Schema lets a value be null (an empty schema allows anything). */
-function allowsNull(schema: unknown): boolean {
+export function allowsNull(schema: unknown): boolean {
   if (!isObject(schema)) return schema === true;
   if (Object.keys(schema).length === 0) return true;
   const type = schema.type;

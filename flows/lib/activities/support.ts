@@ -97,35 +97,34 @@ export type TaskRequest<T extends ModelTaskId, S extends z.ZodType> = Omit<
   'signal' | 'task' | 'sections'
 > & { task: T; sections: ModelTaskSections[T] };
 
-/**
- * One structured model call as an activity step: returns the validated data and its token usage,
- * and records the call's outcome, tokens, repairs, latency and estimated cost (model-metrics.ts).
- */
-export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
+/** A model call through `backendCall`, recorded on the model metrics whether it answers or fails. */
+async function recordedCall<R extends { usage: TokenUsage; repairs?: number }>(
   model: ModelBackend,
-  request: TaskRequest<T, S>,
+  task: string,
+  call: (signal: AbortSignal) => Promise<R>,
   options?: BackendCallOptions,
-): Promise<ModelAnswer<z.output<S>>> {
+): Promise<R> {
   const started = performance.now();
   let signal: AbortSignal | undefined;
   try {
     const reply = await backendCall((s) => {
       signal = s;
-      return model.generate<S>({ ...request, signal: s });
+      return call(s);
     }, options);
+    const repairs = reply.repairs ?? 0;
     recordModelCall({
       model,
-      task: request.task,
+      task,
       durationMs: performance.now() - started,
-      outcome: reply.repairs > 0 ? 'repaired' : 'ok',
+      outcome: repairs > 0 ? 'repaired' : 'ok',
       usage: reply.usage,
-      repairs: reply.repairs,
+      repairs,
     });
-    return { data: reply.data, usage: reply.usage };
+    return reply;
   } catch (err) {
     recordModelCall({
       model,
-      task: request.task,
+      task,
       durationMs: performance.now() - started,
       outcome: 'failed',
       errorKind: errorKind(err, signal?.aborted === true),
@@ -135,41 +134,30 @@ export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
 }
 
 /**
+ * One structured model call as an activity step: returns the validated data and its token usage,
+ * and records the call's outcome, tokens, repairs, latency and estimated cost (model-metrics.ts).
+ */
+export async function askModel<T extends ModelTaskId, S extends z.ZodType>(
+  model: ModelBackend,
+  request: TaskRequest<T, S>,
+  options?: BackendCallOptions,
+): Promise<ModelAnswer<z.output<S>>> {
+  const reply = await recordedCall(model, request.task, (signal) => model.generate<S>({ ...request, signal }), options);
+  return { data: reply.data, usage: reply.usage };
+}
+
+/**
  * One web search through the model (grounding with Google Search) as an activity step, recorded
  * like a structured call: it is a model call that costs tokens, so its calls, latency, tokens and
  * failures belong on the same metrics.
  */
-export async function askWeb(
+export function askWeb(
   model: ModelBackend,
   search: NonNullable<ModelBackend['searchWeb']>,
   request: Omit<WebSearchRequest, 'signal'>,
   options?: BackendCallOptions,
 ): Promise<WebSearchReply> {
-  const started = performance.now();
-  let signal: AbortSignal | undefined;
-  try {
-    const reply = await backendCall((s) => {
-      signal = s;
-      return search({ ...request, signal: s });
-    }, options);
-    recordModelCall({
-      model,
-      task: request.task,
-      durationMs: performance.now() - started,
-      outcome: 'ok',
-      usage: reply.usage,
-    });
-    return reply;
-  } catch (err) {
-    recordModelCall({
-      model,
-      task: request.task,
-      durationMs: performance.now() - started,
-      outcome: 'failed',
-      errorKind: errorKind(err, signal?.aborted === true),
-    });
-    throw err;
-  }
+  return recordedCall(model, request.task, (signal) => search({ ...request, signal }), options);
 }
 
 /**
