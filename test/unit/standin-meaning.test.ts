@@ -1,5 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { classify, decide, decideFromEvidence, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
+import {
+  classify,
+  decide,
+  decideFromEvidence,
+  MeaningSpace,
+  restoreEmbedder,
+  useEmbedder,
+} from '../../flows/lib/standin/meaning';
 import { wordEmbedder } from '../helpers/word-embedder';
 
 const choices = [
@@ -100,5 +107,23 @@ describe('classify with more choices than it trains on', () => {
     const d = await decideFromEvidence([{ text: 'the oven' }], many, { classifier: true, floor: 0, margin: 0 });
     // Similarity, not probabilities: every choice is as near as the others.
     expect(d.ranked[0].score).toBeCloseTo(1);
+  });
+});
+
+describe('the meaning space cache', () => {
+  it('keeps short texts and never long ones (a long key would hold megabytes)', async () => {
+    let embedded = 0;
+    const toy = wordEmbedder(['oven']);
+    const space = new MeaningSpace({
+      ...toy,
+      embed: (texts: string[]) => ((embedded += texts.length), toy.embed(texts)),
+    });
+    const long = `oven ${'x'.repeat(5_000)}`;
+    await space.vector('the oven');
+    await space.vector('the oven');
+    expect(embedded).toBe(1);
+    await space.similarities(long, ['the oven']);
+    await space.similarities(long, ['the oven']);
+    expect(embedded).toBe(3);
   });
 });

@@ -11,12 +11,17 @@
  */
 import { cosine, sharedEmbedder, type TextEmbedder } from '../../../backends/embedding';
 
+const MAX_CACHED_TEXT = 2_000;
+
 /** Vectors for texts, cached per text (prompts repeat the same descriptions and facts). */
 export class MeaningSpace {
   private readonly cache = new Map<string, Promise<Float32Array>>();
   constructor(readonly embedder: TextEmbedder) {}
 
   vector(text: string): Promise<Float32Array> {
+    // Long texts are embedded without being kept: as keys they would hold megabytes each, and
+    // prompts repeat the short ones (descriptions, facts, phrasings), not the long ones.
+    if (text.length > MAX_CACHED_TEXT) return this.embedder.embed([text]).then((r) => r[0]);
     let v = this.cache.get(text);
     if (!v) {
       if (this.cache.size > 20_000) this.cache.clear();
@@ -28,7 +33,7 @@ export class MeaningSpace {
 
   /** Embeds the texts not seen yet in one batch: one model run instead of one per text. */
   async prefetch(texts: string[]): Promise<void> {
-    const missing = [...new Set(texts)].filter((t) => !this.cache.has(t));
+    const missing = [...new Set(texts)].filter((t) => t.length <= MAX_CACHED_TEXT && !this.cache.has(t));
     if (!missing.length) return;
     if (this.cache.size > 20_000) this.cache.clear();
     const batch = this.embedder.embed(missing);
