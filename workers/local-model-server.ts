@@ -172,7 +172,6 @@ const GRAMMAR_KEYWORDS = new Set([
 export const MAX_GRAMMAR_REPETITION = 900;
 const BOUNDS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
 
-
 /**
  * The schema as node-llama-cpp's grammar takes it:
  * - anyOf read as oneOf (a value matches one of them either way for the grammar's purpose);
