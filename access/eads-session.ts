@@ -62,12 +62,22 @@ export function updateErrorMessage(err: unknown): string {
   return /already completed/i.test(message) ? `that workflow has already ended (${message})` : message;
 }
 
-/** The server refused an update because the workflow has closed (it ended between two calls). */
-function closedWorkflow(err: unknown): boolean {
-  return (
-    err instanceof WorkflowNotFoundError ||
-    (err instanceof Error && !(err instanceof WorkflowUpdateFailedError) && /already completed/i.test(err.message))
-  );
+/**
+ * True when an update failed because its workflow has closed: the server refuses an update sent
+ * to a closed workflow, and fails one that was waiting in a workflow that closed under it (the
+ * workflow completed before the update did). An update the workflow itself rejected leaves the
+ * workflow running.
+ */
+async function closedUnder(handle: WorkflowHandle, err: unknown): Promise<boolean> {
+  const refused =
+    err instanceof WorkflowNotFoundError || (err instanceof Error && /already completed/i.test(err.message));
+  if (!refused && !(err instanceof WorkflowUpdateFailedError)) return false;
+  try {
+    return (await handle.describe()).status.name !== 'RUNNING';
+  } catch (e) {
+    if (e instanceof WorkflowNotFoundError) return true;
+    throw e;
+  }
 }
 
 /**
@@ -214,7 +224,7 @@ export class EadsSession {
           args: [afterPursuit !== undefined ? { afterPursuit } : {}],
         });
       } catch (err) {
-        if (closedWorkflow(err) && (await this.runStatus()) !== 'RUNNING') return this.endedStep();
+        if (await closedUnder(this.handle, err)) return this.endedStep();
         throw new EadsSessionError(updateErrorMessage(err));
       }
       if (step.kind !== 'continuing') return step;
@@ -232,7 +242,7 @@ export class EadsSession {
       try {
         step = await pursuit.executeUpdate(nextQuestionUpdate, { args: [after !== undefined ? { after } : {}] });
       } catch (err) {
-        if (closedWorkflow(err)) return { kind: 'ended', status: await pursuit.query(pursuitStatusQuery) };
+        if (await closedUnder(pursuit, err)) return { kind: 'ended', status: await pursuit.query(pursuitStatusQuery) };
         throw new EadsSessionError(updateErrorMessage(err));
       }
       if (step.kind !== 'continuing') return step;

@@ -7,10 +7,12 @@
  * orchestrator's reply is valid, every reply to the question, repairs included, is cut at the
  * token limit (`finish_reason: length`) in both attempts the step gets for that.
  */
+import { PassThrough } from 'node:stream';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pursuitWorkflowId, runEadsInterviewFlow } from '../flows/eads/contract';
+import { runTerminalInterview } from '../client/eads-interview';
+import { eadsInterviewWorkflowId, pursuitWorkflowId, runEadsInterviewFlow } from '../flows/eads/contract';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
@@ -75,5 +77,51 @@ describe('EADS interview on a model whose replies are cut at the token limit', (
       h.client.workflow.getHandle(pursuitWorkflowId(handle.workflowId, 1, 'process/warm-up-with-challenges')),
       'eads-pursuit-model-output-cut',
     );
+  });
+
+  it('ends the terminal client on the failed interview, even when the pursuit fails while the client waits for its question', async () => {
+    // The question's replies come slowly, so the client's update waiting for the first question
+    // is in flight when the pursuit fails: the server then fails that update, and the client
+    // must still end on the interview's failure, not on the failed update.
+    const cut = {
+      content: '{"question":"What do you make, and how, and why, and',
+      finishReason: 'length',
+      delayMs: 300,
+    };
+    fake.script(
+      {
+        content: JSON.stringify({
+          eads_id: 'process/warm-up-with-challenges',
+          rationale: 'Start with the warm-up.',
+          interviewer_type: 'process',
+          priority: 1,
+        }),
+      },
+      cut,
+      cut,
+      cut,
+      cut,
+    );
+    const projectId = `cut-terminal-${Date.now().toString(36)}`;
+    const input = new PassThrough();
+    const output = new PassThrough();
+    let printed = '';
+    output.on('data', (c: Buffer) => (printed += c.toString('utf8')));
+    const ended = await runTerminalInterview({
+      client: h.client,
+      projectId,
+      input,
+      output,
+      taskQueue: h.taskQueue,
+    }).then(
+      (code) => ({ code }),
+      (error: unknown) => ({ error }),
+    );
+    input.end();
+    expect('error' in ended ? ended.error : ended, printed.slice(-1500)).toBeInstanceOf(WorkflowFailedError);
+    const failure = (ended as { error: WorkflowFailedError }).error.cause;
+    expect(failure).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
+    const run = await h.client.workflow.getHandle(eadsInterviewWorkflowId(projectId)).describe();
+    expect(run.status.name).toBe('FAILED');
   });
 });

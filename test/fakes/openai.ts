@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 export type ScriptedCompletion =
   | { content: string; promptTokens?: number; completionTokens?: number; finishReason?: string }
   | { status: number; body?: unknown; headers?: Record<string, string> }
-  | { delayMs: number; content: string }
+  | { delayMs: number; content: string; finishReason?: string }
   /** No answer until the client closes the request (recorded in `aborted`). */
   | { hang: true };
 
@@ -79,7 +79,10 @@ export async function startOpenAIFake(): Promise<OpenAIFake> {
         );
       }
       if ('delayMs' in next) {
-        const timer = setTimeout(() => send(200, completion(next.content)), next.delayMs);
+        const timer = setTimeout(
+          () => send(200, completion(next.content, undefined, undefined, next.finishReason)),
+          next.delayMs,
+        );
         res.on('close', () => clearTimeout(timer));
         return;
       }
