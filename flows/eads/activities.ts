@@ -591,7 +591,13 @@ export function createEadsActivities({ model, config }: Backends) {
           fields: relevant.map((f) =>
             detailed(f)
               ? fieldForPrompt(f, true)
-              : { name: f.name, kind: f.kind, ...(f.columns ? { columns: f.columns } : {}) },
+              : {
+                  name: f.name,
+                  kind: f.kind,
+                  // What the other fields ask, so an answer to one of them is not read as this one's.
+                  ...(f.suggestedQuestion ? { question: truncate(f.suggestedQuestion, 240) } : {}),
+                  ...(f.columns ? { columns: f.columns } : {}),
+                },
           ),
           attempts,
           // Derived fields may be computed from what is already filled (e.g. all resources of the steps).

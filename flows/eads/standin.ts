@@ -180,20 +180,37 @@ export function unitsOf(text: string): string[] {
  * choice is taken when the units that mean something agree on it. Two readings that disagree,
  * or none, leave it open: the interviewer asks again rather than guess.
  */
-export async function readChoice(text: string, rawChoices: Array<Choice | string>): Promise<string | undefined> {
+export async function readChoice(
+  text: string,
+  rawChoices: Array<Choice | string>,
+  { otherQuestions = [] }: { otherQuestions?: readonly string[] } = {},
+): Promise<string | undefined> {
   const choices = rawChoices.map(choiceOf);
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
-  const described = await withNone(choices);
+  // A sentence that answers another question of the same EADS ("a weekly pattern would suit us"
+  // to "should the plan repeat?") is about that question, not one of these choices.
+  const described = [
+    ...(await withNone(choices)),
+    ...(otherQuestions.length ? [{ key: NONE, descriptions: [...otherQuestions] }] : []),
+  ];
   const routes = await routeChoices(choices);
+  const isRoute = (key: string) => !!routes && (key === routes.same || key === routes.own);
+  const phrased = await withNone(choices, { phrased: true });
   const votes = new Map<string, number>();
   for (const unit of unitsOf(text)) {
     const d = await decide(unit, described, READ_ONE);
     // A route choice the unit's own words contradict is no reading of it.
-    const said = routes && d.key && (d.key === routes.same || d.key === routes.own) ? routeSaid(unit) : undefined;
+    const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
     const contradicted = said && d.key !== (said === 'same' ? routes?.same : routes?.own);
     const key = contradicted ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
-    if (key && key !== NONE) votes.set(key, (votes.get(key) ?? 0) + 1);
+    if (!key || key === NONE) continue;
+    // The nearest description and the classifier trained on everyday phrasings are two readings of
+    // the unit: when the classifier clearly hears another choice, the unit settles nothing. (Which
+    // of the two routes a unit means is its own words' call, which the classifier cannot hear.)
+    const heard = await classify(unit, phrased, READ_PHRASED);
+    if (heard.key && heard.key !== NONE && heard.key !== key && !(isRoute(key) && isRoute(heard.key))) continue;
+    votes.set(key, (votes.get(key) ?? 0) + 1);
   }
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
   if (!first) return undefined;
@@ -532,7 +549,12 @@ export function listItems(answer: string, field: PromptField): string[] | undefi
 }
 
 /** Reads one asked-for field from the answer, by its kind. Undefined when the answer does not give it. */
-async function readField(field: PromptField, answer: string, echo: string): Promise<unknown> {
+async function readField(
+  field: PromptField,
+  answer: string,
+  echo: string,
+  siblings: readonly PromptField[] = [],
+): Promise<unknown> {
   const choices = field.choices?.map(choiceOf);
   switch (field.kind) {
     case 'table':
@@ -553,13 +575,21 @@ async function readField(field: PromptField, answer: string, echo: string): Prom
       return listItems(answer, field);
     }
     case 'text': {
-      if (choices?.length) return readChoice(answer, choices);
+      if (choices?.length) return readChoice(answer, choices, { otherQuestions: otherQuestions(field, siblings) });
       const text = answer.replace(/\s+/g, ' ').trim();
       return text ? (text.length > 600 ? `${wholeWords(text, 599)}…` : text) : undefined;
     }
     default:
       return undefined;
   }
+}
+
+/** The questions of the EADS's other asked fields, except those offering the same choices. */
+function otherQuestions(field: PromptField, siblings: readonly PromptField[]): string[] {
+  const keys = (f: PromptField) => JSON.stringify((f.choices ?? []).map((c) => choiceOf(c).key));
+  return siblings
+    .filter((f) => f.name !== field.name && !f.derived && f.question && keys(f) !== keys(field))
+    .map((f) => f.question!);
 }
 
 /** "1"/"yes" or "2"/"no" to a yes/no question whose choices were spelled out. */
@@ -830,38 +860,47 @@ export const eadsRules: StandinRule[] = [
       const offered = question.choice_labels?.length
         ? question.choice_labels
         : (question.choices ?? []).map((c) => humanize(c).toLowerCase());
-      const asked = [question.question ?? '', ...offered].join(' ').trim();
-      const [byLabel, byAnswer] = await Promise.all([
-        meaning.similarities(
-          asked,
-          facts.map((f) => f.about),
-        ),
-        meaning.similarities(
-          asked,
-          facts.map((f) => f.answer),
-        ),
-      ]);
-      const scored = facts
-        .map((f, i) => ({
-          f,
-          i,
-          score: SURROGATE_LABEL_WEIGHT * byLabel[i] + (1 - SURROGATE_LABEL_WEIGHT) * byAnswer[i],
-        }))
-        .sort((x, y) => y.score - x.score || x.i - y.i);
-      const [first, second] = scored;
+      const nearness = async (texts: readonly string[]) => {
+        const rows = await Promise.all(
+          texts.map(async (t) => {
+            const [byLabel, byAnswer] = await Promise.all([
+              meaning.similarities(
+                t,
+                facts.map((f) => f.about),
+              ),
+              meaning.similarities(
+                t,
+                facts.map((f) => f.answer),
+              ),
+            ]);
+            return facts.map(
+              (_, i) => SURROGATE_LABEL_WEIGHT * byLabel[i] + (1 - SURROGATE_LABEL_WEIGHT) * byAnswer[i],
+            );
+          }),
+        );
+        return facts.map((_, i) => Math.max(...rows.map((r) => r[i])));
+      };
+      const rank = (scores: number[]) =>
+        facts.map((f, i) => ({ f, i, score: scores[i] })).sort((x, y) => y.score - x.score || x.i - y.i);
+      const scored = rank(await nearness([[question.question ?? '', ...offered].join(' ').trim()]));
+      const first = scored[0];
       if (first.score < SURROGATE_FLOOR) return notSure;
       // Only sentences are said together: a list answer ("a, b, c") stays one fact's list, or the
       // second fact's words would be read as items of the first.
       const prose = (text: string) => /[.!?]$/.test(text.trim());
       // A choice is answered with the one fact nearest to it: a second one read with it would blur
       // the choice. Asked again with the choices spelled out ("1) …"), the first answer left it
-      // open, and a person says more of what they know.
+      // open, and a person says more of what they know: what they said, and what they know that
+      // comes nearest one of the choices (the question and all its choices read as one text blur
+      // into a meaning no single fact is near).
       const askedAgain = /(?:^|\s)1\)\s/.test(question.question ?? '');
+      const second =
+        askedAgain && offered.length ? rank(await nearness(offered)).find((x) => x.i !== first.i) : scored[1];
       const both =
         (question.question_type === 'text' || askedAgain) &&
         question.question_type !== 'table' &&
         !!second &&
-        first.score - second.score < SURROGATE_MARGIN &&
+        (askedAgain || first.score - second.score < SURROGATE_MARGIN) &&
         prose(first.f.answer) &&
         prose(second.f.answer);
       return { answer: both ? `${first.f.answer} ${second.f.answer}` : first.f.answer };
@@ -884,7 +923,7 @@ export const eadsRules: StandinRule[] = [
         for (const name of question.targets ?? []) {
           const field = fields.find((f) => f.name === name);
           if (!field || field.derived) continue;
-          const value = await readField(field, answer, question.question ?? '');
+          const value = await readField(field, answer, question.question ?? '', fields);
           if (value !== undefined) update[name] = value;
         }
         for (const field of fields.filter((f) => f.derived && known[f.name] === undefined)) {

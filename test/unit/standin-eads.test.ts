@@ -243,4 +243,92 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(answer.answer).toMatch(/It depends on the boat/);
     expect(answer.answer).not.toMatch(/Seven in the morning/);
   });
+
+  // The sentences below come from development firms (eval/eads/firms), where each one once settled
+  // a wrong problem type on its own.
+  it('reads no problem type from a sentence that answers another question of the same EADS', async () => {
+    const repeating =
+      'Sort of, Monday and Thursday are the big roast days for the delivery runs, so a weekly pattern would suit us.';
+    const cyclical =
+      'Would you like schedules that repeat in a regular pattern, for example the same sequence every week or fortnight?';
+    // Alone, "a weekly pattern" sounds like a timetable.
+    expect(await readChoice(repeating, problemType.choices!)).toBe(TIMETABLING);
+    // Beside the question it answers, it says nothing of the type.
+    expect(await readChoice(repeating, problemType.choices!, { otherQuestions: [cyclical] })).toBeUndefined();
+    // A sentence about the type still reads as one with the other questions beside it.
+    expect(
+      await readChoice('All boards travel down the one line in a fixed sequence.', problemType.choices!, {
+        otherQuestions: [cyclical],
+      }),
+    ).toBe(FLOW);
+  });
+
+  it('reads no problem type where the classifier trained on everyday phrasings clearly hears another', async () => {
+    // The nearest description says timetabling ("a shared calendar"); the classifier hears a
+    // project's dates: the two readings disagree, so nothing is settled and the question is asked again.
+    expect(
+      await readChoice('job sheets on the wall, a shared calendar with the installation dates', problemType.choices!),
+    ).toBeUndefined();
+  });
+
+  it('the refinement sees what the other fields ask, so an answer to one of them is not read as the type', async () => {
+    const cyclical = field('process/scheduling-problem-type', 'cyclical?');
+    const { update } = await run('eads.refine', {
+      eads: { id: 'process/scheduling-problem-type', name: 'Scheduling problem type' },
+      question: {
+        question: 'Which of these best describes how work moves through your operation?',
+        question_type: 'choice',
+        targets: ['principal-problem-type'],
+      },
+      answer:
+        'Sort of, Monday and Thursday are the big roast days for the delivery runs, so a weekly pattern would suit us.',
+      fields: [
+        { name: 'principal-problem-type', kind: 'text', choices: problemType.choices },
+        { name: 'cyclical?', kind: 'boolean', question: cyclical.suggestedQuestion },
+      ],
+      attempts: {},
+      data_structure: {},
+      context: {},
+    });
+    expect(update).not.toHaveProperty('principal-problem-type');
+  });
+
+  it('the surrogate asked again with the choices spelled out says what it said and what comes nearest a choice', async () => {
+    const facts = [
+      { about: 'whether the dough comes in one stream or in lots', answer: 'In lots, one mixer load at a time.' },
+      { about: 'opening hours', answer: 'Ten at night until six in the morning.' },
+      {
+        about: 'how a batch gets from flour to the van',
+        answer: 'Every dough walks the same road: mixer, tubs, bench, oven, racks, crates.',
+      },
+    ];
+    const labels = problemType.choices!.map(
+      (c) =>
+        `${choiceLabel(
+          c.key,
+          problemType.choices!.map((x) => x.key),
+        )}: ${c.definition}`,
+    );
+    const ask = async (question: string) =>
+      String(
+        (
+          await run('eads.surrogate_answer', {
+            question: {
+              question,
+              question_type: 'choice',
+              choices: problemType.choices!.map((c) => c.key),
+              choice_labels: labels,
+              targets: ['principal-problem-type'],
+            },
+            facts,
+            tables: [],
+          })
+        ).answer,
+      );
+    const again = await ask(
+      `I could not tell which of these fits best. Which number comes closest to how you work?\n${labels.map((l, i) => `${i + 1}) ${l}`).join('\n')}`,
+    );
+    expect(again).toMatch(/Every dough walks the same road/);
+    expect(await readChoice(again, problemType.choices!)).toBe(FLOW);
+  });
 });
