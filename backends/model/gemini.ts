@@ -7,12 +7,12 @@
  * error (bounded by `maxRepairs`). HTTP retries are left to Temporal: the client makes one attempt.
  */
 import { inSpan } from '../traced';
-import { ApiError, GoogleGenAI, type Content } from '@google/genai';
+import { ApiError, FinishReason, GoogleGenAI, type Content } from '@google/genai';
 import { z } from 'zod';
 import { toGeminiSchema } from './gemini-schema';
 import { formatZodError, zeroUsage, type TokenUsage } from '../../contracts/common';
 import { BackendError, isRetryableStatus, isTransportError } from '../errors';
-import { extractJson, renderSections, renderSystem } from './prompt';
+import { extractJson, parseWhole, renderSections, renderSystem } from './prompt';
 import type {
   ModelBackend,
   ModelPrice,
@@ -98,6 +98,9 @@ export class GeminiModel implements ModelBackend {
     const contents: Content[] = [{ role: 'user', parts: [{ text: renderSections(request.sections) }] }];
     const responseJsonSchema = toResponseSchema(request.schema);
     let usage: TokenUsage = zeroUsage();
+    // Turns whose reply stopped at the output token limit: when every one did, the limit is below
+    // what the model writes for this request (the activity retries that once, at once).
+    let cutTurns = 0;
     for (let repairs = 0; ; repairs++) {
       const response = await this.call(request, contents, responseJsonSchema);
       const meta = response.usageMetadata;
@@ -108,10 +111,14 @@ export class GeminiModel implements ModelBackend {
         calls: usage.calls + 1,
       };
       const text = response.text ?? '';
-      const parsed = extractJson(text);
+      const cut = response.candidates?.[0]?.finishReason === FinishReason.MAX_TOKENS;
+      if (cut) cutTurns++;
+      const parsed = cut ? parseWhole(text) : extractJson(text);
       const problem =
         parsed === undefined
-          ? 'the reply was not JSON'
+          ? cut
+            ? 'the reply was cut off at the token limit before its JSON was complete; reply with shorter values'
+            : 'the reply was not JSON'
           : (() => {
               const result = request.schema.safeParse(parsed);
               return result.success ? undefined : formatZodError(result.error);
@@ -120,12 +127,17 @@ export class GeminiModel implements ModelBackend {
         return { data: request.schema.parse(parsed), usage, model: this.options.model, repairs };
       }
       if (repairs >= this.options.maxRepairs) {
+        const cutOff = cutTurns === repairs + 1;
         throw new BackendError(
-          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}`,
+          `${request.task}: model reply did not match the schema after ${repairs} repair(s): ${problem}` +
+            (cutOff
+              ? `; every reply was cut off at the token limit (${request.maxOutputTokens ?? "the model's own"})`
+              : ''),
           {
             backend: 'model',
             retryable: true,
             type: FailureType.ModelOutputInvalid,
+            ...(cutOff ? { cutOff } : {}),
           },
         );
       }

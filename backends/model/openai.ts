@@ -22,7 +22,7 @@ import { FailureType } from '../../contracts/failures';
 import { BackendError, isRetryableStatus, isTransportError, retryAfterMs } from '../errors';
 import { inSpan } from '../traced';
 import { redactCredentials } from '../../plumbing/redaction';
-import { extractJson, renderSections, renderSystem } from './prompt';
+import { extractJson, parseWhole, renderSections, renderSystem } from './prompt';
 import type { ModelBackend, ModelPrice, ModelReply, ModelRequest } from './types';
 
 export interface OpenAIModelOptions {
@@ -321,14 +321,6 @@ export function classifyOpenAIError(task: string, err: unknown): BackendError {
       cause: err,
     },
   );
-}
-
-function parseWhole(text: string): unknown {
-  try {
-    return JSON.parse(text.trim());
-  } catch {
-    return undefined;
-  }
 }
 
 function firstLine(text: string): string {

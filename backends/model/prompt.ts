@@ -88,3 +88,15 @@ export function extractJson(text: string): unknown {
   }
   return undefined;
 }
+
+/**
+ * A reply cut at the token limit, read whole or not at all: the tolerant extraction would find a
+ * complete fragment inside it (an inner array) and report that as the wrong type.
+ */
+export function parseWhole(text: string): unknown {
+  try {
+    return JSON.parse(text.trim());
+  } catch {
+    return undefined;
+  }
+}

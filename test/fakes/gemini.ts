@@ -18,7 +18,14 @@ export interface ScriptedGrounding {
 }
 
 export type ScriptedReply =
-  | { text: string; promptTokens?: number; outputTokens?: number; grounding?: ScriptedGrounding }
+  | {
+      text: string;
+      promptTokens?: number;
+      outputTokens?: number;
+      grounding?: ScriptedGrounding;
+      /** Why the model stopped, as Gemini says it (STOP unless given; MAX_TOKENS: cut at the limit). */
+      finishReason?: string;
+    }
   | { status: number; message?: string }
   | { delayMs: number; text: string }
   /** No answer until the client aborts the request (recorded in `aborted`). */
@@ -80,7 +87,7 @@ export async function startGeminiFake(): Promise<GeminiFake> {
       candidates: [
         {
           content: { role: 'model', parts: [{ text: next.text }] },
-          finishReason: 'STOP',
+          finishReason: ('finishReason' in next && next.finishReason) || 'STOP',
           index: 0,
           ...(grounding
             ? {

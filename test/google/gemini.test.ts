@@ -87,6 +87,24 @@ describe('Gemini adapter against a Gemini REST fake (real @google/genai client)'
     expect(fake.requests).toHaveLength(3);
   });
 
+  it('reads a reply cut at the token limit whole or not at all, says so in the repair, and marks the failure as cut off', async () => {
+    // The inner object is complete JSON: the tolerant extraction would read it as the reply.
+    const cut = { text: '{"answer":"a long answer that goes on and {"x":1} and', finishReason: 'MAX_TOKENS' };
+    fake.script(cut, cut, cut);
+    const error = await model.generate({ ...request, maxOutputTokens: 64 }).catch((e) => e);
+    expect(error).toBeInstanceOf(BackendError);
+    expect(error).toMatchObject({ type: 'ModelOutputInvalid', retryable: true, options: { cutOff: true } });
+    expect(error.message).toMatch(/every reply was cut off at the token limit \(64\)/);
+    const repair = (fake.requests[1].body.contents as Array<{ parts: Array<{ text: string }> }>).at(-1)!.parts[0].text;
+    expect(repair).toMatch(/cut off at the token limit/);
+    // One reply that was not cut: not a cut-off failure (the step keeps its own retries).
+    fake.requests.length = 0;
+    fake.script(cut, { text: '{}' }, cut);
+    const mixed = await model.generate(request).catch((e) => e);
+    expect(mixed).toMatchObject({ type: 'ModelOutputInvalid', retryable: true });
+    expect(mixed.options.cutOff).toBeUndefined();
+  });
+
   it.each([
     [429, true, 'ModelUnavailable', /HTTP 429/],
     [503, true, 'ModelUnavailable', /HTTP 503/],
