@@ -13,6 +13,7 @@ import {
   type EvidenceDecision,
 } from '../../lib/standin/meaning';
 import { STUDY_DATA } from './phrasings';
+import { STUDY_DATA_SECOND } from './phrasings-second';
 
 /** The kinds of data (and so of method) a study can rest on. */
 export type DataKind =
@@ -94,7 +95,7 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
 /** Each kind with the everyday phrasings the classifier learns it from. */
 export const PHRASED_DATA_KINDS: readonly Choice<DataKind>[] = DATA_KINDS.map((k) => ({
   key: k.key,
-  descriptions: [...k.descriptions, ...(STUDY_DATA[k.key] ?? [])],
+  descriptions: [...k.descriptions, ...(STUDY_DATA[k.key] ?? []), ...(STUDY_DATA_SECOND[k.key] ?? [])],
 }));
 
 /**
