@@ -155,6 +155,8 @@ const READ_SENTENCE = { floor: 0.5, margin: 0.03, second: 0.5 } as const;
  * under cross-validation (a third of them reach it).
  */
 const READ_PHRASED = { minProbability: 0.5 } as const;
+/** How sure the classifier must be of a route the unit's words do not name. */
+const CLEAR_ROUTE = 0.8;
 
 /**
  * The units an answer is read in: its sentences, and their clauses where a sentence joins two
@@ -198,20 +200,30 @@ export async function readChoice(
   const isRoute = (key: string) => !!routes && (key === routes.same || key === routes.own);
   const phrased = await withNone(choices, { phrased: true });
   const votes = new Map<string, number>();
+  const heardClearly = new Set<string>();
   for (const unit of unitsOf(text)) {
     const d = await decide(unit, described, READ_ONE);
-    // A route choice the unit's own words contradict is no reading of it.
+    // The classifier trained on everyday phrasings is a second reading of the unit.
+    const heard = await classify(unit, phrased, { minProbability: 0 });
+    const heardP = (key: string) => heard.ranked.find((r) => r.key === key)?.p ?? 0;
+    // Which of the two routes a unit means is its own words' call (sameness or difference of the
+    // route), never the embedding's, which hears "the same order" and "jobs in order" alike; or,
+    // where the words say neither, the classifier's when it is clear (0.8: right 9 times in 10
+    // under cross-validation). Words that say the other route always win.
     const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
-    const contradicted = said && d.key !== (said === 'same' ? routes?.same : routes?.own);
-    const key = contradicted ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
+    const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
+    const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && (said || heardP(d.key) < CLEAR_ROUTE);
+    const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
+    // What the classifier clearly hears in any unit is evidence too: not enough to take a choice
+    // on, but enough to contradict another (between the two routes, the words decide).
+    const clear = heard.ranked[0];
+    if (clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
     if (!key || key === NONE) continue;
-    // The nearest description and the classifier trained on everyday phrasings are two readings of
-    // the unit: when the classifier clearly hears another choice, the unit settles nothing. (Which
-    // of the two routes a unit means is its own words' call, which the classifier cannot hear.)
-    const heard = await classify(unit, phrased, READ_PHRASED);
-    if (heard.key && heard.key !== NONE && heard.key !== key && !(isRoute(key) && isRoute(heard.key))) continue;
     votes.set(key, (votes.get(key) ?? 0) + 1);
   }
+  const contradicts = (a: string, b: string) => a !== b && !(isRoute(a) && isRoute(b));
+  for (const key of [...votes.keys()]) if ([...heardClearly].some((h) => contradicts(h, key))) votes.set(key, 0);
+  for (const [key, n] of votes) if (n === 0) votes.delete(key);
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
   if (!first) return undefined;
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.

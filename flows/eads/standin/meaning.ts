@@ -304,7 +304,9 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   // of the route. Once the sentence's meaning is known to be about routes, sameness is heard
   // whatever the route is called ("the same road"); difference still needs a route word, since
   // "its own job" reads like a route of its own to the embedding.
-  const routeWord = /\b(?:routes?|routings?|paths?|ways?|order|sequences?|visits?|steps?|stages?|stations?)\b/.test(s);
+  const routeWord = /\b(?:routes?|routings?|paths?|ways?|orders?|sequences?|visits?|steps?|stages?|stations?)\b/.test(
+    s,
+  );
   if (!routeWord && !options.aboutRoutes) return undefined;
   const negatedSame =
     /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
