@@ -16,6 +16,8 @@ const MAX_CACHED_TEXT = 2_000;
 /** Vectors for texts, cached per text (prompts repeat the same descriptions and facts). */
 export class MeaningSpace {
   private readonly cache = new Map<string, Promise<Float32Array>>();
+  /** Classifiers trained on this embedder's vectors, by their choices (see `readoutFor`). */
+  readonly readouts = new Map<string, Promise<SoftmaxReadout>>();
   constructor(readonly embedder: TextEmbedder) {}
 
   vector(text: string): Promise<Float32Array> {
@@ -60,16 +62,28 @@ export class MeaningSpace {
 }
 
 let space: Promise<MeaningSpace | undefined> | undefined;
+/**
+ * One space per embedder, kept while the embedder is: a vector or a classifier is the same every
+ * time for the same embedder, so switching to another embedder and back (tests do, file after
+ * file in one process) keeps what was computed instead of embedding and training it all again.
+ */
+const spaces = new WeakMap<TextEmbedder, MeaningSpace>();
+
+function spaceOf(embedder: TextEmbedder): MeaningSpace {
+  let found = spaces.get(embedder);
+  if (!found) spaces.set(embedder, (found = new MeaningSpace(embedder)));
+  return found;
+}
 
 /** The stand-in's meaning space, if an embedding model is installed; undefined: none. */
 export function meaningSpace(): Promise<MeaningSpace | undefined> {
-  space ??= sharedEmbedder().then((s) => (s.embedder ? new MeaningSpace(s.embedder) : undefined));
+  space ??= sharedEmbedder().then((s) => (s.embedder ? spaceOf(s.embedder) : undefined));
   return space;
 }
 
 /** Tests: run the rules without a model, or with a given embedder. */
 export function useEmbedder(embedder: TextEmbedder | undefined): void {
-  space = Promise.resolve(embedder ? new MeaningSpace(embedder) : undefined);
+  space = Promise.resolve(embedder ? spaceOf(embedder) : undefined);
 }
 
 /** Tests: back to the installed model (what a test that chose an embedder must leave behind). */
@@ -358,8 +372,6 @@ function softmax(z: Float64Array): void {
 /** Unit vectors times `scale` keep the logits in a useful range; `l2` keeps the weights small. */
 const TRAINING = { epochs: 300, rate: 0.5, l2: 0.05, scale: 10 } as const;
 
-const readouts = new Map<string, Promise<SoftmaxReadout>>();
-
 /**
  * Training is synchronous and grows with choices x descriptions: the bundled sets take well under
  * a second once. Larger sets (a prompt may carry any choices) are read by similarity instead, and
@@ -376,6 +388,8 @@ export const trainable = (choices: readonly Choice[]): boolean =>
   choices.reduce((n, c) => n + c.descriptions.length, 0) <= MAX_CLASSIFIER_DESCRIPTIONS;
 
 async function readoutFor(meaning: MeaningSpace, choices: readonly Choice[]): Promise<SoftmaxReadout> {
+  // Per space: a classifier trained on one embedder's vectors means nothing on another's.
+  const { readouts } = meaning;
   const key = JSON.stringify(choices.map((c) => [c.key, c.descriptions]));
   let readout = readouts.get(key);
   if (readout) {
