@@ -9,7 +9,7 @@
  * same order"), never phrases of one firm, question or document: a rule that needed a case's
  * wording to pass would only remember that case.
  */
-import { cosine, sharedEmbedder, type TextEmbedder } from '../../../backends/embedding';
+import { cosine, sharedEmbedder, storedNumbers, type TextEmbedder } from '../../../backends/embedding';
 
 const MAX_CACHED_TEXT = 2_000;
 
@@ -329,6 +329,18 @@ class SoftmaxReadout {
     return new SoftmaxReadout(weights, dims);
   }
 
+  /** All weights in one array, a choice after the other (what `fromNumbers` reads back). */
+  numbers(): Float64Array {
+    const out = new Float64Array(this.weights.length * (this.dims + 1));
+    this.weights.forEach((w, c) => out.set(w, c * (this.dims + 1)));
+    return out;
+  }
+
+  static fromNumbers(numbers: Float64Array, classes: number, dims: number): SoftmaxReadout {
+    const weights = Array.from({ length: classes }, (_, c) => numbers.slice(c * (dims + 1), (c + 1) * (dims + 1)));
+    return new SoftmaxReadout(weights, dims);
+  }
+
   probabilities(x: Float32Array): number[] {
     const p = new Float64Array(this.weights.length);
     logits(this.weights, this.dims, x, p);
@@ -381,6 +393,9 @@ export const MAX_CLASSIFIER_CHOICES = 32;
 const MAX_CLASSIFIER_DESCRIPTIONS = 1_500;
 const MAX_READOUTS = 16;
 
+/** The source of the training, part of a stored classifier's key. */
+const trainingCode = (): string => [SoftmaxReadout.train, logits, softmax].map(String).join('\n');
+
 /** Whether these choices are few enough to train a classifier on. */
 export const trainable = (choices: readonly Choice[]): boolean =>
   choices.length >= 2 &&
@@ -399,11 +414,26 @@ async function readoutFor(meaning: MeaningSpace, choices: readonly Choice[]): Pr
     return readout;
   }
   readout = (async () => {
-    const texts = choices.flatMap((c) => c.descriptions);
-    await meaning.prefetch(texts);
-    const vectors = await Promise.all(texts.map((t) => meaning.vector(t)));
-    const labels = choices.flatMap((c, i) => c.descriptions.map(() => i));
-    return SoftmaxReadout.train(vectors, labels, choices.length);
+    const { embedder } = meaning;
+    const dims = embedder.dimensions;
+    // Kept on disk beside the model (see storedNumbers): the same model, descriptions and
+    // training give the same weights, and the next process (the stand-in's restart, the next
+    // test run) reads them instead of embedding every description and training again. The key
+    // holds the training code itself, so changing it trains anew.
+    const numbers = await storedNumbers(
+      embedder,
+      'readout',
+      JSON.stringify([TRAINING, trainingCode(), key]),
+      choices.length * (dims + 1),
+      async () => {
+        const texts = choices.flatMap((c) => c.descriptions);
+        await meaning.prefetch(texts);
+        const vectors = await Promise.all(texts.map((t) => meaning.vector(t)));
+        const labels = choices.flatMap((c, i) => c.descriptions.map(() => i));
+        return SoftmaxReadout.train(vectors, labels, choices.length).numbers();
+      },
+    );
+    return SoftmaxReadout.fromNumbers(numbers, choices.length, dims);
   })();
   // A failed training is not kept: the next call tries again.
   readout.catch(() => readouts.delete(key));
