@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // The fast layer (`npm run test:unit`): workflow state classes, activities with fake backends in
@@ -12,6 +13,11 @@ export default defineConfig({
     // state behind (environment variables, registered secrets, embedders are restored after
     // use); the full suite runs them the same way (its `unit` project).
     isolate: false,
+    // One worker per core. vitest's default leaves one core free (one worker on a 2-core
+    // machine), and then every file ran after the other while the second core idled. These
+    // files need no server and share no port or file, and the full suite already runs them
+    // side by side.
+    maxWorkers: os.availableParallelism(),
     silent: 'passed-only',
     reporters: ['dot'],
   },

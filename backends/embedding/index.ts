@@ -4,7 +4,9 @@
  * (`auto`: the install in the tools folder, `.tools` or AGENT_FLOWS_TOOLS_DIR; `off`: none). When no model is there, callers
  * fall back to keyword matching; which of the two serves is printed once per process.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { toolsDir } from '../../plumbing/project-root';
@@ -81,4 +83,65 @@ async function loadStatus(setting: string): Promise<EmbedderStatus> {
 /** Tests only: forget the shared embedder so the next call loads again. */
 export function resetSharedEmbedder(): void {
   shared = undefined;
+}
+
+/** Files of one kind `storedNumbers` keeps: the newest ones (inputs change while code is written). */
+const STORED_FILES_KEPT = 32;
+
+/**
+ * `compute()`'s numbers, kept in the embedder's store between runs: computed from the model's
+ * vectors and `inputs` alone (`inputs` must name everything they depend on, the code that computes
+ * them included), they come out the same every time, so a later process reads them instead of
+ * computing them again (the stand-in's classifiers: seconds of embedding and training each).
+ * Computed when the embedder has no store or the file is missing or of another length; a write
+ * that fails (a read-only install) only costs the next run the same work.
+ */
+export async function storedNumbers(
+  embedder: TextEmbedder,
+  kind: string,
+  inputs: string,
+  length: number,
+  compute: () => Promise<Float64Array>,
+): Promise<Float64Array> {
+  const { store } = embedder;
+  if (!store) return compute();
+  const key = createHash('sha256').update(store.model).update('\0').update(inputs).digest('hex').slice(0, 24);
+  const file = path.join(store.dir, `${kind}.${key}.f64`);
+  try {
+    const buf = await readFile(file);
+    if (buf.length === length * 8)
+      return new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
+  } catch {
+    // Not kept yet.
+  }
+  const numbers = await compute();
+  if (numbers.length !== length) return numbers;
+  try {
+    await mkdir(store.dir, { recursive: true });
+    // Written whole under another name first: a process reading at the same time sees the old
+    // file or the new one, never half of one.
+    const tmp = `${file}.${process.pid}.tmp`;
+    await writeFile(tmp, new Uint8Array(numbers.buffer, numbers.byteOffset, numbers.byteLength));
+    await rename(tmp, file);
+    await pruneStored(store.dir, kind);
+  } catch {
+    // Kept next time, or never: either way the numbers are right.
+  }
+  return numbers;
+}
+
+async function pruneStored(dir: string, kind: string): Promise<void> {
+  const files = (await readdir(dir)).filter((f) => f.startsWith(`${kind}.`) && f.endsWith('.f64'));
+  if (files.length <= STORED_FILES_KEPT) return;
+  const dated = await Promise.all(
+    files.map(async (f) => ({
+      f,
+      mtime: await stat(path.join(dir, f)).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    })),
+  );
+  dated.sort((a, b) => b.mtime - a.mtime);
+  await Promise.all(dated.slice(STORED_FILES_KEPT).map(({ f }) => unlink(path.join(dir, f)).catch(() => {})));
 }

@@ -24,6 +24,12 @@ export interface TextEmbedder {
    * into pieces): a word it knows is spelt as meant, whatever a nearby word looks like.
    */
   knowsWord?(word: string): boolean;
+  /**
+   * Where numbers computed from this model's vectors may be kept between runs (a folder beside
+   * the model), and what tells this model from another there (its name, file size and time of
+   * change). Undefined: nothing is kept. See `storedNumbers`.
+   */
+  readonly store?: { dir: string; model: string };
 }
 
 export const MINILM_FILES = { model: 'model.onnx', tokenizer: 'tokenizer.json' } as const;
@@ -161,9 +167,11 @@ export async function loadMiniLm(dir: string, options: MiniLmOptions = {}): Prom
   // every search.
   await embedBatch(['a probe sentence']);
 
+  const name = int8 ? 'all-MiniLM-L6-v2 (int8 ONNX, int8 compute)' : 'all-MiniLM-L6-v2 (ONNX)';
   return {
     // Part of the vector cache's key: vectors computed another way are not reused.
-    name: int8 ? 'all-MiniLM-L6-v2 (int8 ONNX, int8 compute)' : 'all-MiniLM-L6-v2 (ONNX)',
+    name,
+    store: { dir: path.join(dir, 'vectors'), model: `${name} ${file.size} ${file.mtimeMs}` },
     dimensions: MINILM_DIMENSIONS,
     knowsWord: (word) => wholeWords.has(word.toLowerCase()),
     async embed(texts) {

@@ -2,9 +2,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedEmbedder } from '../helpers/installed-embedder';
 import { parseCandidate } from '../../flows/discovery/activities';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { loadMiniLm } from '../../backends/embedding/minilm';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { DATA_DIR } from '../../backends';
 import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../../flows/discovery/contract';
@@ -244,7 +244,7 @@ const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
 
 // Runs where the model is installed (npm test installs it on first use; see docs/discovery.md).
 describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model installed)', () => {
-  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   const churn = [
     {
@@ -270,7 +270,7 @@ describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model insta
         table('crm-prod.ml.churn_predictions'),
       ),
     ).toMatchObject({ is_good_fit: false });
-    useEmbedder(await loadMiniLm(modelDir!));
+    useEmbedder(await installedEmbedder(modelDir!));
   });
 
   it('still rejects another domain’s same-shaped tables and predictions offered as results', async () => {
@@ -314,7 +314,7 @@ describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model insta
 });
 
 describe.runIf(modelInstalled)('stand-in: groups that span several tables (embedding model installed)', () => {
-  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   // A PRP whose commonest acronym names no domain of the data, and whose columns three tables hold.
   const prp =
@@ -495,7 +495,7 @@ describe('stand-in judgement on tables written for it (words only)', () => {
 });
 
 describe.runIf(modelInstalled)('stand-in judgement on tables written for it (embedding model installed)', () => {
-  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   judgementCases();
 });

@@ -361,13 +361,23 @@ describe('stand-in rules hold no case wording', () => {
     return { cases: index(flow), allFiles: index(undefined).files, ...common };
   };
   const rules = ruleFiles().map((f) => path.relative(ROOT, f));
-  const ownWordsOf = (flow: string | undefined) =>
-    vocabularyOf(rules.filter((r) => flowOf(r) === flow).map((r) => literalsOf(path.join(ROOT, r))));
+  // Each rule file parsed once, each flow's vocabulary gathered once (not again for every file).
+  const literalsByRule = new Map<string, RuleLiteral[]>();
+  const literalsOfRule = (rule: string) => {
+    if (!literalsByRule.has(rule)) literalsByRule.set(rule, literalsOf(path.join(ROOT, rule)));
+    return literalsByRule.get(rule)!;
+  };
+  const vocabularyByFlow = new Map<string, Set<string>>();
+  const ownWordsOf = (flow: string | undefined) => {
+    if (!vocabularyByFlow.has(flow ?? '*'))
+      vocabularyByFlow.set(flow ?? '*', vocabularyOf(rules.filter((r) => flowOf(r) === flow).map(literalsOfRule)));
+    return vocabularyByFlow.get(flow ?? '*')!;
+  };
 
   it.each(rules)('%s holds no phrase or uncommon word of a case', (file) => {
     const flow = flowOf(file);
     const { cases, allFiles, general, vocabulary } = loadCorpus(flow);
-    const literals = literalsOf(path.join(ROOT, file));
+    const literals = literalsOfRule(file);
     expect(caseWordingIn(file, literals, cases, general, vocabulary, ownWordsOf(flow), allFiles)).toEqual([]);
   });
 });

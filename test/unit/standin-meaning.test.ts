@@ -1,4 +1,8 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { TextEmbedder } from '../../backends/embedding';
 import {
   classify,
   decide,
@@ -125,5 +129,83 @@ describe('the meaning space cache', () => {
     await space.similarities(long, ['the oven']);
     await space.similarities(long, ['the oven']);
     expect(embedded).toBe(3);
+  });
+});
+
+describe('trained classifiers', () => {
+  const dirs: string[] = [];
+  afterEach(() => {
+    restoreEmbedder();
+    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  const words = ['oven', 'bread', 'machine', 'route', 'order', 'shift', 'driver', 'van'];
+  const kinds = [
+    { key: 'bakery', descriptions: ['oven bread', 'bread oven shift', 'the oven'] },
+    { key: 'factory', descriptions: ['machine order', 'machine route', 'order machine shift'] },
+    { key: 'transport', descriptions: ['driver van', 'van route', 'driver shift'] },
+  ];
+  /** A toy embedder that counts the texts it embeds, keeping what it computes in `dir` when given. */
+  const counting = (dir?: string) => {
+    const toy = wordEmbedder(words);
+    const seen: string[] = [];
+    const embedder: TextEmbedder = {
+      ...toy,
+      embed: (texts: string[]) => (seen.push(...texts), toy.embed(texts)),
+      ...(dir ? { store: { dir, model: 'toy 1' } } : {}),
+    };
+    return { embedder, seen };
+  };
+
+  it('are kept beside the model: the next process reads the same weights, embedding no description', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'readouts-'));
+    dirs.push(dir);
+    const first = counting(dir);
+    useEmbedder(first.embedder);
+    const trained = await classify('bread from the oven', kinds, { minProbability: 0 });
+    expect(first.seen).toContain('bread oven shift');
+    expect(readdirSync(dir).filter((f) => f.startsWith('readout.'))).toHaveLength(1);
+
+    // Another embedder object of the same model: a new space, as in a new process.
+    const second = counting(dir);
+    useEmbedder(second.embedder);
+    expect(await classify('bread from the oven', kinds, { minProbability: 0 })).toEqual(trained);
+    expect(second.seen).toEqual(['bread from the oven']);
+
+    // Other descriptions, or another model, train anew.
+    const third = counting(dir);
+    useEmbedder({ ...third.embedder, store: { dir, model: 'toy 2' } });
+    await classify('bread from the oven', kinds, { minProbability: 0 });
+    expect(third.seen).toContain('bread oven shift');
+  });
+
+  it('trains anew over a kept file of the wrong length, and without a place to keep them', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'readouts-'));
+    dirs.push(dir);
+    const first = counting(dir);
+    useEmbedder(first.embedder);
+    const trained = await classify('van route', kinds, { minProbability: 0 });
+    const [file] = readdirSync(dir).filter((f) => f.startsWith('readout.'));
+    writeFileSync(path.join(dir, file), Buffer.alloc(16));
+    const second = counting(dir);
+    useEmbedder(second.embedder);
+    expect(await classify('van route', kinds, { minProbability: 0 })).toEqual(trained);
+    expect(second.seen).toContain('driver van');
+
+    const bare = counting();
+    useEmbedder(bare.embedder);
+    expect(await classify('van route', kinds, { minProbability: 0 })).toEqual(trained);
+    expect(bare.seen).toContain('driver van');
+  });
+
+  it('and vectors stay with their embedder when a test switches to another and back', async () => {
+    const { embedder, seen } = counting();
+    useEmbedder(embedder);
+    await classify('the oven', kinds);
+    const once = seen.length;
+    useEmbedder(wordEmbedder(words));
+    await classify('the oven', kinds);
+    useEmbedder(embedder);
+    await classify('the oven', kinds);
+    expect(seen.length).toBe(once);
   });
 });

@@ -6,8 +6,8 @@
  * are never called missing, and quality control checks what it claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedEmbedder } from '../helpers/installed-embedder';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { loadMiniLm } from '../../backends/embedding/minilm';
 import { embeddingModelSetting } from '../../plumbing/config';
 import {
   formatTimeline,
@@ -135,7 +135,7 @@ const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
 
 // Runs where the embedding model is installed (npm test installs it on first use).
 describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model installed)', () => {
-  beforeAll(async () => useEmbedder(await loadMiniLm(modelDir!)));
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 
   const kindOf = async (research_area: string, additional_context: string, field_of_study = '') =>

@@ -9,13 +9,15 @@
  * same order"), never phrases of one firm, question or document: a rule that needed a case's
  * wording to pass would only remember that case.
  */
-import { cosine, sharedEmbedder, type TextEmbedder } from '../../../backends/embedding';
+import { cosine, sharedEmbedder, storedNumbers, type TextEmbedder } from '../../../backends/embedding';
 
 const MAX_CACHED_TEXT = 2_000;
 
 /** Vectors for texts, cached per text (prompts repeat the same descriptions and facts). */
 export class MeaningSpace {
   private readonly cache = new Map<string, Promise<Float32Array>>();
+  /** Classifiers trained on this embedder's vectors, by their choices (see `readoutFor`). */
+  readonly readouts = new Map<string, Promise<SoftmaxReadout>>();
   constructor(readonly embedder: TextEmbedder) {}
 
   vector(text: string): Promise<Float32Array> {
@@ -60,16 +62,28 @@ export class MeaningSpace {
 }
 
 let space: Promise<MeaningSpace | undefined> | undefined;
+/**
+ * One space per embedder, kept while the embedder is: a vector or a classifier is the same every
+ * time for the same embedder, so switching to another embedder and back (tests do, file after
+ * file in one process) keeps what was computed instead of embedding and training it all again.
+ */
+const spaces = new WeakMap<TextEmbedder, MeaningSpace>();
+
+function spaceOf(embedder: TextEmbedder): MeaningSpace {
+  let found = spaces.get(embedder);
+  if (!found) spaces.set(embedder, (found = new MeaningSpace(embedder)));
+  return found;
+}
 
 /** The stand-in's meaning space, if an embedding model is installed; undefined: none. */
 export function meaningSpace(): Promise<MeaningSpace | undefined> {
-  space ??= sharedEmbedder().then((s) => (s.embedder ? new MeaningSpace(s.embedder) : undefined));
+  space ??= sharedEmbedder().then((s) => (s.embedder ? spaceOf(s.embedder) : undefined));
   return space;
 }
 
 /** Tests: run the rules without a model, or with a given embedder. */
 export function useEmbedder(embedder: TextEmbedder | undefined): void {
-  space = Promise.resolve(embedder ? new MeaningSpace(embedder) : undefined);
+  space = Promise.resolve(embedder ? spaceOf(embedder) : undefined);
 }
 
 /** Tests: back to the installed model (what a test that chose an embedder must leave behind). */
@@ -264,48 +278,111 @@ class SoftmaxReadout {
     private readonly dims: number,
   ) {}
 
-  /** Batch gradient descent from zero weights: the same descriptions always give the same model. */
+  /**
+   * Batch gradient descent from zero weights: the same descriptions always give the same model.
+   * The loops below do four choices per pass over a vector (each choice's sums still run in the
+   * same order, so the weights are the same to the last bit): one dependent chain of additions at
+   * a time kept the processor waiting on each sum, and training took seconds per set of choices.
+   */
   static train(vectors: readonly Float32Array[], labels: readonly number[], classes: number): SoftmaxReadout {
     const dims = vectors[0].length;
     const weights = Array.from({ length: classes }, () => new Float64Array(dims + 1));
-    const readout = new SoftmaxReadout(weights, dims);
+    const grads = Array.from({ length: classes }, () => new Float64Array(dims + 1));
+    const p = new Float64Array(classes);
+    const { scale, rate, l2 } = TRAINING;
     const n = vectors.length;
     for (let epoch = 0; epoch < TRAINING.epochs; epoch++) {
-      const grads = Array.from({ length: classes }, () => new Float64Array(dims + 1));
+      for (const g of grads) g.fill(0);
       for (let i = 0; i < n; i++) {
-        const p = readout.probabilities(vectors[i]);
-        for (let c = 0; c < classes; c++) {
-          const g = p[c] - (labels[i] === c ? 1 : 0);
+        const x = vectors[i];
+        const y = labels[i];
+        logits(weights, dims, x, p);
+        softmax(p);
+        let c = 0;
+        for (; c + 4 <= classes; c += 4) {
+          const [g0, g1, g2, g3] = [0, 1, 2, 3].map((k) => p[c + k] - (y === c + k ? 1 : 0));
+          const [a0, a1, a2, a3] = [grads[c], grads[c + 1], grads[c + 2], grads[c + 3]];
+          for (let j = 0; j < dims; j++) {
+            const xj = x[j];
+            a0[j] += g0 * xj * scale;
+            a1[j] += g1 * xj * scale;
+            a2[j] += g2 * xj * scale;
+            a3[j] += g3 * xj * scale;
+          }
+          a0[dims] += g0;
+          a1[dims] += g1;
+          a2[dims] += g2;
+          a3[dims] += g3;
+        }
+        for (; c < classes; c++) {
+          const g = p[c] - (y === c ? 1 : 0);
           const gc = grads[c];
-          const x = vectors[i];
-          for (let j = 0; j < dims; j++) gc[j] += g * x[j] * TRAINING.scale;
+          for (let j = 0; j < dims; j++) gc[j] += g * x[j] * scale;
           gc[dims] += g;
         }
       }
-      for (let c = 0; c < classes; c++)
-        for (let j = 0; j <= dims; j++)
-          weights[c][j] -= TRAINING.rate * (grads[c][j] / n + (j < dims ? TRAINING.l2 * weights[c][j] : 0));
+      for (let c = 0; c < classes; c++) {
+        const [w, gc] = [weights[c], grads[c]];
+        for (let j = 0; j <= dims; j++) w[j] -= rate * (gc[j] / n + (j < dims ? l2 * w[j] : 0));
+      }
     }
-    return readout;
+    return new SoftmaxReadout(weights, dims);
+  }
+
+  /** All weights in one array, a choice after the other (what `fromNumbers` reads back). */
+  numbers(): Float64Array {
+    const out = new Float64Array(this.weights.length * (this.dims + 1));
+    this.weights.forEach((w, c) => out.set(w, c * (this.dims + 1)));
+    return out;
+  }
+
+  static fromNumbers(numbers: Float64Array, classes: number, dims: number): SoftmaxReadout {
+    const weights = Array.from({ length: classes }, (_, c) => numbers.slice(c * (dims + 1), (c + 1) * (dims + 1)));
+    return new SoftmaxReadout(weights, dims);
   }
 
   probabilities(x: Float32Array): number[] {
-    const z = this.weights.map((w) => {
-      let s = w[this.dims];
-      for (let j = 0; j < this.dims; j++) s += w[j] * x[j] * TRAINING.scale;
-      return s;
-    });
-    const max = Math.max(...z);
-    const e = z.map((v) => Math.exp(v - max));
-    const sum = e.reduce((a, b) => a + b, 0);
-    return e.map((v) => v / sum);
+    const p = new Float64Array(this.weights.length);
+    logits(this.weights, this.dims, x, p);
+    softmax(p);
+    return [...p];
   }
+}
+
+/** Each choice's logit for `x`, into `out`: four choices per pass, each summed in order of `j`. */
+function logits(weights: readonly Float64Array[], dims: number, x: Float32Array, out: Float64Array): void {
+  const { scale } = TRAINING;
+  let c = 0;
+  for (; c + 4 <= weights.length; c += 4) {
+    const [w0, w1, w2, w3] = [weights[c], weights[c + 1], weights[c + 2], weights[c + 3]];
+    let [s0, s1, s2, s3] = [w0[dims], w1[dims], w2[dims], w3[dims]];
+    for (let j = 0; j < dims; j++) {
+      const xj = x[j];
+      s0 += w0[j] * xj * scale;
+      s1 += w1[j] * xj * scale;
+      s2 += w2[j] * xj * scale;
+      s3 += w3[j] * xj * scale;
+    }
+    [out[c], out[c + 1], out[c + 2], out[c + 3]] = [s0, s1, s2, s3];
+  }
+  for (; c < weights.length; c++) {
+    const w = weights[c];
+    let s = w[dims];
+    for (let j = 0; j < dims; j++) s += w[j] * x[j] * scale;
+    out[c] = s;
+  }
+}
+
+/** Logits to probabilities, in place (less the largest first, so no exp overflows). */
+function softmax(z: Float64Array): void {
+  const max = Math.max(...z);
+  let sum = 0;
+  for (let c = 0; c < z.length; c++) sum += z[c] = Math.exp(z[c] - max);
+  for (let c = 0; c < z.length; c++) z[c] /= sum;
 }
 
 /** Unit vectors times `scale` keep the logits in a useful range; `l2` keeps the weights small. */
 const TRAINING = { epochs: 300, rate: 0.5, l2: 0.05, scale: 10 } as const;
-
-const readouts = new Map<string, Promise<SoftmaxReadout>>();
 
 /**
  * Training is synchronous and grows with choices x descriptions: the bundled sets take well under
@@ -316,6 +393,9 @@ export const MAX_CLASSIFIER_CHOICES = 32;
 const MAX_CLASSIFIER_DESCRIPTIONS = 1_500;
 const MAX_READOUTS = 16;
 
+/** The source of the training, part of a stored classifier's key. */
+const trainingCode = (): string => [SoftmaxReadout.train, logits, softmax].map(String).join('\n');
+
 /** Whether these choices are few enough to train a classifier on. */
 export const trainable = (choices: readonly Choice[]): boolean =>
   choices.length >= 2 &&
@@ -323,6 +403,8 @@ export const trainable = (choices: readonly Choice[]): boolean =>
   choices.reduce((n, c) => n + c.descriptions.length, 0) <= MAX_CLASSIFIER_DESCRIPTIONS;
 
 async function readoutFor(meaning: MeaningSpace, choices: readonly Choice[]): Promise<SoftmaxReadout> {
+  // Per space: a classifier trained on one embedder's vectors means nothing on another's.
+  const { readouts } = meaning;
   const key = JSON.stringify(choices.map((c) => [c.key, c.descriptions]));
   let readout = readouts.get(key);
   if (readout) {
@@ -332,11 +414,26 @@ async function readoutFor(meaning: MeaningSpace, choices: readonly Choice[]): Pr
     return readout;
   }
   readout = (async () => {
-    const texts = choices.flatMap((c) => c.descriptions);
-    await meaning.prefetch(texts);
-    const vectors = await Promise.all(texts.map((t) => meaning.vector(t)));
-    const labels = choices.flatMap((c, i) => c.descriptions.map(() => i));
-    return SoftmaxReadout.train(vectors, labels, choices.length);
+    const { embedder } = meaning;
+    const dims = embedder.dimensions;
+    // Kept on disk beside the model (see storedNumbers): the same model, descriptions and
+    // training give the same weights, and the next process (the stand-in's restart, the next
+    // test run) reads them instead of embedding every description and training again. The key
+    // holds the training code itself, so changing it trains anew.
+    const numbers = await storedNumbers(
+      embedder,
+      'readout',
+      JSON.stringify([TRAINING, trainingCode(), key]),
+      choices.length * (dims + 1),
+      async () => {
+        const texts = choices.flatMap((c) => c.descriptions);
+        await meaning.prefetch(texts);
+        const vectors = await Promise.all(texts.map((t) => meaning.vector(t)));
+        const labels = choices.flatMap((c, i) => c.descriptions.map(() => i));
+        return SoftmaxReadout.train(vectors, labels, choices.length).numbers();
+      },
+    );
+    return SoftmaxReadout.fromNumbers(numbers, choices.length, dims);
   })();
   // A failed training is not kept: the next call tries again.
   readout.catch(() => readouts.delete(key));
