@@ -16,6 +16,16 @@ import { eadsInterviewWorkflowId, pursuitWorkflowId, runEadsInterviewFlow } from
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 
+/** The orchestrator's reply, valid: the interview starts with the warm-up. */
+const orchestratorReply = {
+  content: JSON.stringify({
+    eads_id: 'process/warm-up-with-challenges',
+    rationale: 'Start with the warm-up.',
+    interviewer_type: 'process',
+    priority: 1,
+  }),
+};
+
 describe('EADS interview on a model whose replies are cut at the token limit', () => {
   let fake: OpenAIFake;
   let h: Harness;
@@ -38,14 +48,7 @@ describe('EADS interview on a model whose replies are cut at the token limit', (
   it('stops at the first question with a non-retryable ModelOutputInvalid that says the replies were cut', async () => {
     const cut = { content: '{"question":"What do you make, and how, and why, and', finishReason: 'length' };
     fake.script(
-      {
-        content: JSON.stringify({
-          eads_id: 'process/warm-up-with-challenges',
-          rationale: 'Start with the warm-up.',
-          interviewer_type: 'process',
-          priority: 1,
-        }),
-      },
+      orchestratorReply,
       // The question's first attempt (the reply and its repair), then its second, at once.
       cut,
       cut,
@@ -88,20 +91,7 @@ describe('EADS interview on a model whose replies are cut at the token limit', (
       finishReason: 'length',
       delayMs: 300,
     };
-    fake.script(
-      {
-        content: JSON.stringify({
-          eads_id: 'process/warm-up-with-challenges',
-          rationale: 'Start with the warm-up.',
-          interviewer_type: 'process',
-          priority: 1,
-        }),
-      },
-      cut,
-      cut,
-      cut,
-      cut,
-    );
+    fake.script(orchestratorReply, cut, cut, cut, cut);
     const projectId = `cut-terminal-${Date.now().toString(36)}`;
     const input = new PassThrough();
     const output = new PassThrough();
