@@ -97,7 +97,7 @@ describe('credential redaction', () => {
       registerSecrets(API_KEY);
       fake.script({ status: 400, message: reflectingBody(API_KEY) });
       const err = await model
-        .generate({ task: 't', instructions: 'x', sections: {}, schema: (await import('zod')).z.object({}) })
+        .generate({ task: 't', instructions: 'x', sections: { q: 'x' }, schema: (await import('zod')).z.object({}) })
         .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(BackendError);
       const everything = `${(err as Error).message} ${(err as Error).stack} ${((err as Error).cause as Error)?.message}`;

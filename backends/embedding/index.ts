@@ -4,9 +4,9 @@
  * (`auto`: the install in the tools folder, `.tools` or AGENT_FLOWS_TOOLS_DIR; `off`: none). When no model is there, callers
  * fall back to keyword matching; which of the two serves is printed once per process.
  */
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { constants, existsSync } from 'node:fs';
+import { mkdir, open, readdir, rename, stat, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { toolsDir } from '../../plumbing/project-root';
@@ -107,27 +107,47 @@ export async function storedNumbers(
   if (!store) return compute();
   const key = createHash('sha256').update(store.model).update('\0').update(inputs).digest('hex').slice(0, 24);
   const file = path.join(store.dir, `${kind}.${key}.f64`);
-  try {
-    const buf = await readFile(file);
-    if (buf.length === length * 8)
-      return new Float64Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length));
-  } catch {
-    // Not kept yet.
-  }
+  const kept = await readKept(file, length);
+  if (kept) return kept;
   const numbers = await compute();
   if (numbers.length !== length) return numbers;
+  // Written whole under another name first: a process reading at the same time sees the old
+  // file or the new one, never half of one. The name is this writer's own (threads of one
+  // process share its pid), and it goes when the write fails (a full disk keeps no half file).
+  const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;
   try {
     await mkdir(store.dir, { recursive: true });
-    // Written whole under another name first: a process reading at the same time sees the old
-    // file or the new one, never half of one.
-    const tmp = `${file}.${process.pid}.tmp`;
     await writeFile(tmp, new Uint8Array(numbers.buffer, numbers.byteOffset, numbers.byteLength));
     await rename(tmp, file);
     await pruneStored(store.dir, kind);
   } catch {
     // Kept next time, or never: either way the numbers are right.
+    await unlink(tmp).catch(() => {});
   }
   return numbers;
+}
+
+/**
+ * The numbers kept in `file`, when it is a plain file of exactly `length` finite numbers;
+ * undefined otherwise. Opened without waiting (a named pipe in its place would wait for a writer
+ * forever) and sized before reading (a huge file, or a device, is never read into memory). The
+ * numbers are ones a computation wrote, so one that is not finite means the file is not.
+ */
+async function readKept(file: string, length: number): Promise<Float64Array | undefined> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = await handle.stat();
+    if (!info.isFile() || info.size !== length * 8) return undefined;
+    const numbers = new Float64Array(length);
+    const { bytesRead } = await handle.read(new Uint8Array(numbers.buffer), 0, info.size, 0);
+    if (bytesRead !== info.size || !numbers.every(Number.isFinite)) return undefined;
+    return numbers;
+  } catch {
+    return undefined; // Not kept yet.
+  } finally {
+    await handle?.close().catch(() => {});
+  }
 }
 
 async function pruneStored(dir: string, kind: string): Promise<void> {

@@ -143,13 +143,16 @@ export class GeminiModel implements ModelBackend {
       }
       // Feed the error back so the model can correct itself (the common complaint about
       // structured output is that it fails without ever telling the model why).
-      contents.push({ role: 'model', parts: [{ text: text.slice(0, 4000) }] });
-      contents.push({
-        role: 'user',
-        parts: [
-          { text: `Your reply was rejected: ${problem}. Reply again with only JSON that matches the response schema.` },
-        ],
-      });
+      const rejection = {
+        text: `Your reply was rejected: ${problem}. Reply again with only JSON that matches the response schema.`,
+      };
+      // A reply with no text (a thinking model can spend the whole output limit before writing)
+      // has no turn to quote: the API refuses a part without data, so the rejection joins the
+      // user's last turn instead, and the turns still alternate.
+      if (text) {
+        contents.push({ role: 'model', parts: [{ text: text.slice(0, 4000) }] });
+        contents.push({ role: 'user', parts: [rejection] });
+      } else contents.at(-1)!.parts!.push(rejection);
     }
   }
 

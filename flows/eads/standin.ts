@@ -201,7 +201,9 @@ export async function readChoice(
   const phrased = await withNone(choices, { phrased: true });
   const votes = new Map<string, number>();
   const heardClearly = new Set<string>();
-  for (const unit of unitsOf(text)) {
+  const units = unitsOf(text);
+  await embedTogether(units);
+  for (const unit of units) {
     const d = await decide(unit, described, READ_ONE);
     // The classifier trained on everyday phrasings is a second reading of the unit.
     const heard = await classify(unit, phrased, { minProbability: 0 });
@@ -228,6 +230,14 @@ export async function readChoice(
   if (!first) return undefined;
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
   return second ? undefined : first[0];
+}
+
+/**
+ * Embeds an answer's units in one model run before they are read one by one: each read alone
+ * would be a run of its own, and an answer may hold a thousand sentences (20,000 characters).
+ */
+async function embedTogether(units: string[]): Promise<void> {
+  await (await meaningSpace())?.prefetch(units);
 }
 
 /**
@@ -270,6 +280,7 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const described = await withNone(choices);
   const phrased = await withNone(choices, { phrased: true });
   const found = new Set<string>();
+  await embedTogether(sentences(text).flatMap(unitsOf));
   for (const sentence of sentences(text)) {
     for (const unit of unitsOf(sentence)) {
       const d = await classify(unit, phrased, READ_PHRASED);

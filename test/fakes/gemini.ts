@@ -64,6 +64,20 @@ export async function startGeminiFake(): Promise<GeminiFake> {
       );
       if (problems.length) return reply.code(400).send(invalidArgument(problems));
     }
+    // As the real API: a part must carry data, and an empty text is none.
+    const contents = ((req.body as { contents?: unknown }).contents ?? []) as Array<{
+      parts?: Array<{ text?: string }>;
+    }>;
+    const empty = contents.flatMap((c, i) =>
+      (c.parts ?? []).flatMap((part, j) =>
+        part.text === '' || Object.keys(part).length === 0
+          ? [
+              `GenerateContentRequest.contents[${i}].parts[${j}].data: required oneof field 'data' must have one initialized field`,
+            ]
+          : [],
+      ),
+    );
+    if (empty.length) return reply.code(400).send(invalidArgument(empty));
     const next = queue.shift() ?? { status: 500, message: 'the fake has no scripted reply left' };
     if ('hang' in next) {
       arrived?.();
@@ -86,7 +100,8 @@ export async function startGeminiFake(): Promise<GeminiFake> {
     return {
       candidates: [
         {
-          content: { role: 'model', parts: [{ text: next.text }] },
+          // An empty reply has no parts (a thinking model that spent the whole output limit thinking).
+          content: next.text ? { role: 'model', parts: [{ text: next.text }] } : { role: 'model' },
           finishReason: ('finishReason' in next && next.finishReason) || 'STOP',
           index: 0,
           ...(grounding

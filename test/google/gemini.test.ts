@@ -105,6 +105,24 @@ describe('Gemini adapter against a Gemini REST fake (real @google/genai client)'
     expect(mixed.options.cutOff).toBeUndefined();
   });
 
+  it('repairs a reply with no text (the limit spent before any was written) with a request the API takes', async () => {
+    fake.script(
+      { text: '', finishReason: 'MAX_TOKENS' },
+      { text: '', finishReason: 'STOP' },
+      { text: '{"answer":"ok","score":1}' },
+    );
+    const reply = await model.generate(request);
+    expect(reply).toMatchObject({ data: { answer: 'ok' }, repairs: 2, usage: { calls: 3 } });
+    const repair = JSON.stringify(fake.requests[1].body.contents);
+    expect(repair).toMatch(/cut off at the token limit/);
+    // Every reply cut off with no text: still the cut-off failure, not the API refusing the repair.
+    fake.requests.length = 0;
+    const none = { text: '', finishReason: 'MAX_TOKENS' };
+    fake.script(none, none, none);
+    const error = await model.generate(request).catch((e) => e);
+    expect(error).toMatchObject({ type: 'ModelOutputInvalid', retryable: true, options: { cutOff: true } });
+  });
+
   it.each([
     [429, true, 'ModelUnavailable', /HTTP 429/],
     [503, true, 'ModelUnavailable', /HTTP 503/],

@@ -12,6 +12,8 @@ import { embeddingModelSetting } from '../../plumbing/config';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
 import { eadsRules, listItems, readChoice, readChoices } from '../../flows/eads/standin';
 import { routeSaid } from '../../flows/eads/standin/meaning';
+import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
+import { wordEmbedder } from '../helpers/word-embedder';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
 const field = (eads: string, name: string) => library.get(eads)!.fields.find((f) => f.name === name)!;
@@ -345,5 +347,23 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     ).not.toBe(JOB);
     // Orders, in the plural, are a route word too.
     expect(await readChoice('jobs cross over in different orders.', problemType.choices!)).toBe(JOB);
+  });
+});
+
+describe('the work an answer costs', () => {
+  it('embeds all the units of a long answer in one model run, not one run per sentence', async () => {
+    const toy = wordEmbedder(['route', 'order', 'same', 'different', 'jobs', 'line', 'timetable']);
+    let runs = 0;
+    useEmbedder({ ...toy, embed: (texts: string[]) => (runs++, toy.embed(texts)) });
+    try {
+      // Descriptions and the classifier first: what the answer alone costs is what is counted.
+      await readChoice('The jobs follow the same route.', problemType.choices!);
+      runs = 0;
+      const answer = Array.from({ length: 40 }, (_, i) => `Crate ${i} goes on the line.`).join(' ');
+      await readChoice(answer, problemType.choices!);
+      expect(runs).toBeLessThanOrEqual(2);
+    } finally {
+      restoreEmbedder();
+    }
   });
 });

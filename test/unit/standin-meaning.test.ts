@@ -1,4 +1,16 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -195,6 +207,56 @@ describe('trained classifiers', () => {
     useEmbedder(bare.embedder);
     expect(await classify('van route', kinds, { minProbability: 0 })).toEqual(trained);
     expect(bare.seen).toContain('driver van');
+  });
+
+  it('trains anew over a kept file of the right length that holds numbers no training gives', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'readouts-'));
+    dirs.push(dir);
+    useEmbedder(counting(dir).embedder);
+    const trained = await classify('van route', kinds, { minProbability: 0 });
+    const [file] = readdirSync(dir).filter((f) => f.startsWith('readout.'));
+    const kept = path.join(dir, file);
+    const length = readFileSync(kept).length / 8;
+    for (const bad of [NaN, Infinity]) {
+      writeFileSync(kept, new Uint8Array(new Float64Array(length).fill(bad).buffer));
+      const next = counting(dir);
+      useEmbedder(next.embedder);
+      expect(await classify('van route', kinds, { minProbability: 0 })).toEqual(trained);
+      expect(next.seen).toContain('driver van');
+    }
+  });
+
+  it('never waits on a kept path that is not a plain file, and leaves no half-written file behind', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'readouts-'));
+    dirs.push(dir);
+    useEmbedder(counting(dir).embedder);
+    const trained = await classify('the oven', kinds, { minProbability: 0 });
+    const [file] = readdirSync(dir).filter((f) => f.startsWith('readout.'));
+    const kept = path.join(dir, file);
+
+    // A named pipe where the weights were: opening it to read would wait for a writer forever.
+    unlinkSync(kept);
+    execFileSync('mkfifo', [kept]);
+    try {
+      const next = counting(dir);
+      useEmbedder(next.embedder);
+      expect(await classify('the oven', kinds, { minProbability: 0 })).toEqual(trained);
+    } finally {
+      // Lets a reader stuck on the pipe go (it sees the end at once), then removes the pipe.
+      try {
+        closeSync(openSync(kept, constants.O_WRONLY | constants.O_NONBLOCK));
+      } catch {
+        // No reader waiting.
+      }
+      rmSync(kept, { force: true });
+    }
+
+    // A directory where the weights go: the write fails, and its temporary file goes with it.
+    mkdirSync(kept);
+    const next = counting(dir);
+    useEmbedder(next.embedder);
+    expect(await classify('the oven', kinds, { minProbability: 0 })).toEqual(trained);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 
   it('and vectors stay with their embedder when a test switches to another and back', async () => {
