@@ -151,8 +151,13 @@ async function readKept(file: string, length: number): Promise<Float64Array | un
 }
 
 async function pruneStored(dir: string, kind: string): Promise<void> {
-  const files = (await readdir(dir)).filter((f) => f.startsWith(`${kind}.`) && f.endsWith('.f64'));
-  if (files.length <= STORED_FILES_KEPT) return;
+  await keepNewest(dir, (f) => f.startsWith(`${kind}.`) && f.endsWith('.f64'), STORED_FILES_KEPT);
+}
+
+/** Deletes all but the `kept` most recently written files of `dir` that `own` selects. */
+export async function keepNewest(dir: string, own: (file: string) => boolean, kept: number): Promise<void> {
+  const files = (await readdir(dir)).filter(own);
+  if (files.length <= kept) return;
   const dated = await Promise.all(
     files.map(async (f) => ({
       f,
@@ -163,5 +168,5 @@ async function pruneStored(dir: string, kind: string): Promise<void> {
     })),
   );
   dated.sort((a, b) => b.mtime - a.mtime);
-  await Promise.all(dated.slice(STORED_FILES_KEPT).map(({ f }) => unlink(path.join(dir, f)).catch(() => {})));
+  await Promise.all(dated.slice(kept).map(({ f }) => unlink(path.join(dir, f)).catch(() => {})));
 }

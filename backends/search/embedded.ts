@@ -11,10 +11,10 @@
  */
 import { create, insertMultiple, search, type AnyOrama } from '@orama/orama';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { BackendError } from '../errors';
-import type { TextEmbedder } from '../embedding';
+import { keepNewest, type TextEmbedder } from '../embedding';
 import { tracedSearch } from './traced';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
 import { FailureType } from '../../contracts/failures';
@@ -137,19 +137,7 @@ const VECTOR_FILES_KEPT = 2;
  */
 async function pruneVectorCache(cacheDir: string, name: string): Promise<void> {
   const ownFile = new RegExp(`^${name.replace(/[^A-Za-z0-9_-]/g, '\\$&')}\\.[0-9a-f]{24}\\.f32$`);
-  const files = (await readdir(cacheDir)).filter((f) => ownFile.test(f));
-  if (files.length <= VECTOR_FILES_KEPT) return;
-  const dated = await Promise.all(
-    files.map(async (f) => ({
-      f,
-      mtime: await stat(path.join(cacheDir, f)).then(
-        (s) => s.mtimeMs,
-        () => 0,
-      ),
-    })),
-  );
-  dated.sort((a, b) => b.mtime - a.mtime);
-  await Promise.all(dated.slice(VECTOR_FILES_KEPT).map(({ f }) => unlink(path.join(cacheDir, f)).catch(() => {})));
+  await keepNewest(cacheDir, (f) => ownFile.test(f), VECTOR_FILES_KEPT);
 }
 
 export class EmbeddedSearch implements SearchBackend {
