@@ -174,7 +174,11 @@ export async function activityRuns(client: Client, workflowId: string, runId?: s
 /** Activity types with how often each was scheduled: the same for the same input, whatever happened to the workers. */
 export function scheduledCounts(runs: ActivityRun[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const r of runs) counts[r.type] = (counts[r.type] ?? 0) + 1;
+  // A step's candidates are validated in as many activities as the concurrency bound has slots
+  // free when they arrive, which depends on when the other step's activities finish: what must
+  // not change is how many candidates were validated, not how they were grouped.
+  for (const r of runs)
+    counts[r.type] = (counts[r.type] ?? 0) + (r.type === 'discoveryValidateCandidates' ? r.modelCallsPerAttempt : 1);
   return counts;
 }
 
