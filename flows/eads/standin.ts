@@ -218,8 +218,9 @@ export async function readChoice(
     const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
     // What the classifier clearly hears in any unit is evidence too: not enough to take a choice
     // on, but enough to contradict another (between the two routes, the words decide).
-    const clear = heard.ranked[0];
-    if (clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
+    // (No reading at all where there are more choices than it is trained on.)
+    const clear = heard.ranked.at(0);
+    if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
     if (!key || key === NONE) continue;
     votes.set(key, (votes.get(key) ?? 0) + 1);
   }

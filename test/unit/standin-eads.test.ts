@@ -366,4 +366,13 @@ describe('the work an answer costs', () => {
       restoreEmbedder();
     }
   });
+
+  it('reads a choice among more choices than the classifier is trained on, by the descriptions alone', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => ({ key: `OPTION-${i}`, definition: `option number ${i}` }));
+    const choices = [{ key: 'ONE-MACHINE', definition: 'every job queues for one single machine' }, ...many];
+    // The classifier gives no reading over 32 choices: the sentence is still read, and a plain number too.
+    const read = await readChoice('All our jobs queue for the one machine we have.', choices);
+    expect(['ONE-MACHINE', undefined]).toContain(read);
+    expect(await readChoice('2', choices)).toBe('OPTION-0');
+  });
 });
