@@ -16,10 +16,11 @@ import type { ReceivedSections } from '../../contracts/model-tasks';
 import { ModelTask, type PromptedSearchResult } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 import { meaningSpace } from '../lib/standin/meaning';
-import { statedSpan } from './standin/durations';
+import { statedSpans, type StatedSpan } from './standin/durations';
 import {
   DESIGN,
   existingData,
+  speaksOfExistingData,
   LITERATURE,
   firstSentence,
   holdsSkill,
@@ -471,7 +472,7 @@ interface Design {
   open: DataKind[];
   feasible: boolean;
   /** The study as described does not fit; what the plan does instead. */
-  reduced?: { to: 'existing-data' | 'review'; quote?: string; fits: boolean };
+  reduced?: { to: 'pilot' | 'existing-data' | 'review'; quote?: string; fits: boolean };
   availableHours: number;
   neededHours: number;
   neededWeeks: number;
@@ -496,12 +497,26 @@ const asSentence = (text: string) => {
   return /[.!?]$/.test(t) ? t : `${t}.`;
 };
 
+/**
+ * The longest span the researcher says gathering the data takes. A span of data that already
+ * exist ("ten seasons of published counts") is how much there is to analyse, not how long the
+ * study must run.
+ */
+async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
+  let best: StatedSpan | undefined;
+  for (const span of statedSpans(context)) {
+    if (best && span.weeks <= best.weeks) continue;
+    if (!(await speaksOfExistingData(span.clause))) best = span;
+  }
+  return best;
+}
+
 async function designFor(profile: Profile): Promise<Design> {
   const study = await studyDesign(profile);
   const planned: Kind[] = study.kinds.length ? study.kinds : study.open.length ? [study.open[0]] : ['review'];
   const availableHours = Math.round(profile.weekly_hours * profile.timeline_weeks);
   // The method's own minimum, or longer when the researcher says the data take longer to gather.
-  const span = statedSpan(profile.additional_context);
+  const span = await gatheringSpan(profile.additional_context);
   const method = needs(planned, profile.academic_program);
   const need = { hours: method.hours, weeks: Math.max(method.weeks, span?.weeks ?? 0) };
   const because = study.kinds[0] ? study.evidence[study.kinds[0]] : undefined;
@@ -509,6 +524,11 @@ async function designFor(profile: Profile): Promise<Design> {
   const base = { study, availableHours, neededHours: need.hours, neededWeeks: need.weeks, because, spanQuote };
   const fits = (n: { hours: number; weeks: number }) => n.hours <= availableHours && n.weeks <= profile.timeline_weeks;
   if (fits(need)) return { ...base, kinds: study.kinds.length ? study.kinds : [], open: study.open, feasible: true };
+  // The method itself fits; only the span the researcher says the data need does not ("two full
+  // seasons" in ten weeks): a pilot of the same design in the time there is, and a protocol for the
+  // full span, keeps the study the researcher came for.
+  if (study.kinds.length && fits(method))
+    return { ...base, kinds: study.kinds, open: [], feasible: false, reduced: { to: 'pilot', fits: true } };
   // Too little time for the study as described: analyse data the profile says already exist, or
   // else review what is published and plan the study for later.
   const quote = planned.includes('dataset')
@@ -538,6 +558,15 @@ async function designFor(profile: Profile): Promise<Design> {
 function methodOf(design: Design): { name: string; evidence: string; type: Method['type']; kinds: Kind[] } {
   const { kinds, open, study } = design;
   const lowerFirst = (s: string) => s.charAt(0).toLowerCase() + s.slice(1);
+  if (design.reduced?.to === 'pilot') {
+    const planned = kinds.length === 2 ? methodOf({ ...design, reduced: undefined }) : METHODS[kinds[0]];
+    return {
+      name: `A pilot of the planned design, ${lowerFirst(planned.name)}, and a protocol for the full study`,
+      evidence: planned.evidence,
+      type: planned.type,
+      kinds,
+    };
+  }
   if (design.reduced?.to === 'review') {
     const later = study.kinds.length ? study.kinds : study.open;
     const what = later.length ? joinList(later.map((k) => METHODS[k].evidence)) : 'the empirical study';
@@ -776,6 +805,8 @@ function designSentence(design: Design, profile: Profile, quote = false): string
       : '';
     const time = `${profile.weekly_hours} hours a week for ${profile.timeline}`;
     const cannot = `The study as described${through} cannot be completed in ${time}`;
+    if (design.reduced.to === 'pilot')
+      return `The study as described${through} needs “${design.spanQuote ?? `${design.neededWeeks} weeks`}” of data collection, longer than ${time}; the feasible scope is a pilot of the same design within that time and a protocol for the full span.`;
     if (design.reduced.to === 'existing-data') {
       const scope = design.reduced.fits
         ? 'an analysis of the data that already exist'
@@ -869,13 +900,15 @@ function timelineAssessment(design: Design, profile: Profile, objectives: number
   const over = design.spanQuote ? ` (the data take “${design.spanQuote}” to gather)` : '';
   const needed = `at least ${design.neededHours} hours over ${design.neededWeeks} weeks${over}`;
   const instead =
-    design.reduced.to === 'existing-data'
-      ? design.reduced.fits
-        ? 'what fits is an analysis of the data that already exist'
-        : 'what fits is a first analysis of part of the data that already exist'
-      : design.reduced.fits
-        ? 'what fits is a review of published studies and a protocol for the study'
-        : 'not even a review of published studies fits; the plan prepares a protocol only';
+    design.reduced.to === 'pilot'
+      ? 'what fits is a pilot of the same design and a protocol for the full span'
+      : design.reduced.to === 'existing-data'
+        ? design.reduced.fits
+          ? 'what fits is an analysis of the data that already exist'
+          : 'what fits is a first analysis of part of the data that already exist'
+        : design.reduced.fits
+          ? 'what fits is a review of published studies and a protocol for the study'
+          : 'not even a review of published studies fits; the plan prepares a protocol only';
   return `The study as described needs ${needed}, and ${time} gives ${available}: it cannot be completed in this time, so ${instead}.`;
 }
 

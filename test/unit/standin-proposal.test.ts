@@ -21,7 +21,7 @@ import {
 import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/proposal/quality';
 import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { proposalRules } from '../../flows/proposal/standin';
-import { methodReading, studyDesign, type DataKind } from '../../flows/proposal/standin/meaning';
+import { existingData, methodReading, studyDesign, type DataKind } from '../../flows/proposal/standin/meaning';
 
 type Sections = Record<string, unknown>;
 const ask = async <T = Record<string, any>>(task: string, sections: Sections): Promise<T> =>
@@ -329,6 +329,53 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(without.methodology.timeline_fit.is_feasible).toBe(false);
     expect(without.objectives.feasibility_notes.timeline_assessment).toMatch(/cannot be completed/);
     expect(without.methodology.recommended_methodology).toMatch(/protocol/i);
+  }, 60_000);
+
+  it('when only the span the data need is too long, plans a pilot of the same design, not a review', async () => {
+    const d = await draft(
+      base({
+        field_of_study: 'Marine Biology',
+        research_area: 'Settlement of barnacle larvae on test panels in a harbour',
+        additional_context:
+          'I will hang settlement panels at four piers and photograph them every fortnight through two full spawning seasons.',
+        weekly_hours: 20,
+        total_timeline: { value: 12, unit: 'weeks' },
+      }),
+    );
+    expect(d.methodology.timeline_fit.is_feasible).toBe(false);
+    expect(d.objectives.feasibility_notes.timeline_assessment).toMatch(/cannot be completed/);
+    expect(d.methodology.recommended_methodology).toMatch(/pilot/i);
+    expect(d.methodology.recommended_methodology).not.toMatch(/review/i);
+    expect(await methodReading(d.methodology.recommended_methodology)).toContain('field');
+  }, 60_000);
+
+  it('reads a span of records that already exist as data to analyse, not as time the study needs', async () => {
+    const d = await draft(
+      base({
+        field_of_study: 'Transport Studies',
+        research_area: 'Whether bus lateness follows the weather',
+        additional_context:
+          'Drawing on twelve years of archived bus arrival logs that the operator publishes, I want to model lateness against rainfall and wind.',
+        weekly_hours: 15,
+        total_timeline: { value: 6, unit: 'months' },
+      }),
+    );
+    expect(d.methodology.timeline_fit.is_feasible).toBe(true);
+    expect(d.objectives.feasibility_notes.timeline_assessment).not.toMatch(/cannot be completed/);
+  }, 60_000);
+
+  it('finds the sentence about data already kept among sentences about collecting new data', async () => {
+    const logs = 'The port authority has kept crane downtime logs since 2016 and will pass them to me.';
+    expect(
+      await existingData(
+        `I would like to fit strain gauges to the cranes and log them for a year. ${logs} I will also measure wind at the quay.`,
+      ),
+    ).toBe(logs);
+    expect(
+      await existingData(
+        'I want to trap moths every week at a restored meadow and at an untouched reference meadow, and count them in the lab.',
+      ),
+    ).toBeUndefined();
   }, 60_000);
 
   it('never calls a skill missing that the profile lists', async () => {

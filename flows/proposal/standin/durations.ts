@@ -72,19 +72,31 @@ export interface StatedSpan {
   weeks: number;
   /** The researcher's words that say it. */
   quote: string;
+  /** The clause it was read from. */
+  clause: string;
 }
 
 /** The longest span the researcher's plan sentences say the study must run, if any. */
 export function statedSpan(text: string): StatedSpan | undefined {
-  let best: StatedSpan | undefined;
+  return statedSpans(text).reduce<StatedSpan | undefined>(
+    (best, s) => (!best || s.weeks > best.weeks ? s : best),
+    undefined,
+  );
+}
+
+/** Every span the researcher's plan sentences name, with the clause each was read from. */
+export function statedSpans(text: string): StatedSpan[] {
+  const spans: StatedSpan[] = [];
+  let clause = '';
   const consider = (weeks: number, quote: string) => {
-    if (weeks > 0 && (!best || weeks > best.weeks)) best = { weeks: Math.round(weeks), quote };
+    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause });
   };
   // Bounded: a profile's context is at most a few thousand characters, and each sentence is read once.
   for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?])\s+/)) {
     if (!PLAN.test(sentence)) continue;
     // Clauses: "I hope to finish in six months; the previous study needed three years" plans one span.
-    for (const clause of sentence.split(/[;,]\s+|\s+(?:but|while|whereas)\s+/i)) {
+    for (const part of sentence.split(/[;,]\s+|\s+(?:but|while|whereas)\s+/i)) {
+      clause = part;
       if (PAST.test(clause)) continue;
       const tokens = clause
         .toLowerCase()
@@ -118,6 +130,7 @@ export function statedSpan(text: string): StatedSpan | undefined {
         else consider((n - 1) * 52 + SEASON_WEEKS, quote);
       });
     }
+    clause = sentence;
     for (const m of sentence.matchAll(MONTH_RANGE)) {
       const from = MONTHS.indexOf(m[1].toLowerCase());
       const to = MONTHS.indexOf(m[2].toLowerCase());
@@ -125,5 +138,5 @@ export function statedSpan(text: string): StatedSpan | undefined {
       consider((((to - from + 12) % 12 || 12) + (to === from ? 0 : 1)) * WEEKS_PER.month, m[0]);
     }
   }
-  return best;
+  return spans;
 }

@@ -5,6 +5,7 @@
  * skill. Every class is described in general words; no field, topic or case is named here.
  */
 import {
+  classify,
   decide,
   decideFromEvidence,
   meaningSpace,
@@ -14,6 +15,8 @@ import {
 } from '../../lib/standin/meaning';
 import { STUDY_DATA } from './phrasings';
 import { STUDY_DATA_SECOND } from './phrasings-second';
+import { DATA_STATE_PHRASINGS } from './phrasings-data-state';
+import { DATA_STATE_PAST_PHRASINGS } from './phrasings-data-state-past';
 
 /** The kinds of data (and so of method) a study can rest on. */
 export type DataKind =
@@ -164,24 +167,16 @@ export function clauses(text: string): string[] {
     .filter((s) => s.split(/\s+/).length >= 3);
 }
 
-/** Runs of six words across the description: a phrase that carries the kind of data inside a long clause. */
-function windows(text: string, size = 6): string[] {
-  const words = text
-    .replace(/[.;:!?,]/g, ' ')
-    .split(/\s+/)
-    .filter(Boolean);
-  if (words.length <= size) return [];
-  const out: string[] = [];
-  for (let i = 0; i + size <= words.length; i += Math.ceil(size / 2)) out.push(words.slice(i, i + size).join(' '));
-  return out;
-}
-
+/**
+ * The texts the kind of data is read from: whole clauses, never runs of words cut across them. A
+ * run such as "differ between groups with the same" reads as a trial on its own, where the clause
+ * it came from compares records.
+ */
 export function profileEvidence(p: ProfileWords): Evidence[] {
   const context = p.additional_context ?? '';
   return [
     { text: p.research_area },
     ...clauses(context).map((text) => ({ text })),
-    ...windows(context).map((text) => ({ text, weight: 0.9 })),
     ...(p.constraints ?? []).flatMap((c) => clauses(c).map((text) => ({ text }))),
     ...(p.field_of_study ? [{ text: p.field_of_study, role: 'supporting' as const }] : []),
     ...[...p.existing_skills, ...p.missing_skills].map((text) => ({ text, role: 'supporting' as const })),
@@ -353,7 +348,15 @@ export async function topicFit(
 // ---------------------------------------------------------------------------------------------
 // Existing data and skills
 
-const DATA_STATE: readonly Choice<'existing' | 'new'>[] = [
+/**
+ * Whether a sentence speaks of data that already exist, of data the researcher will collect, or of
+ * neither: a classifier learnt from everyday sentences of each kind across many fields, written
+ * blind in two batches (the second for records and measurements others made in the past).
+ * Similarity to a few descriptions could not tell "the utility already exports two years of logs"
+ * from "I will fit sensors and log them" (both near 0.25), and read a place name alone as data
+ * already there.
+ */
+const DATA_STATE: readonly Choice<'existing' | 'new' | 'neither'>[] = [
   {
     key: 'existing',
     descriptions: [
@@ -361,27 +364,53 @@ const DATA_STATE: readonly Choice<'existing' | 'new'>[] = [
       'records that were already kept',
       'data that is already available to use',
       'data gathered earlier that has never been studied',
+      ...DATA_STATE_PHRASINGS.existing,
+      ...DATA_STATE_PAST_PHRASINGS.existing,
     ],
   },
-  { key: 'new', descriptions: ['I will collect new data', 'measurements I plan to make', 'people I will ask'] },
+  {
+    key: 'new',
+    descriptions: [
+      'I will collect new data',
+      'measurements I plan to make',
+      'people I will ask',
+      ...DATA_STATE_PHRASINGS.new,
+      ...DATA_STATE_PAST_PHRASINGS.new,
+    ],
+  },
+  { key: 'neither', descriptions: [...DATA_STATE_PHRASINGS.neither, ...DATA_STATE_PAST_PHRASINGS.neither] },
 ];
 
 /**
+ * How sure the classifier must be that a sentence speaks of data already there. Five-fold
+ * cross-validation on the phrasings of both batches (no case involved): at 0.5, 0.89 of the
+ * sentences it takes are right and it finds 0.80 of them; higher bars find fewer (0.74 at 0.6,
+ * 0.58 at 0.8) without being more often right (0.89-0.91).
+ */
+export const EXISTING_DATA_PROBABILITY = 0.5;
+
+/** Whether a sentence (or clause) clearly speaks of data that already exist. */
+export async function speaksOfExistingData(text: string): Promise<boolean> {
+  const c = await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY });
+  return c.key === 'existing';
+}
+
+/**
  * The profile's own sentence about data that already exist (for a reduced scope), if it has one:
- * a sentence, or a clause of it, that reads as data already there rather than data to collect.
+ * a whole sentence (or a part between semicolons) the classifier clearly reads as data already
+ * there. Whole sentences, not fragments: "at an untouched reference bog", cut out of a sentence
+ * about measuring, is no data already kept.
  */
 export async function existingData(context: string): Promise<string | undefined> {
   const sentences = context
     .split(/(?<=[.!?;])\s+/)
     .map((s) => s.trim())
     .filter((s) => s.split(/\s+/).length >= 4);
-  let best: { text: string; score: number } | undefined;
+  let best: { text: string; p: number } | undefined;
   for (const text of sentences) {
-    for (const part of [text, ...clauses(text)]) {
-      const d = await decide(part, DATA_STATE, { floor: 0.3, margin: 0.05 });
-      const score = d.ranked.find((r) => r.key === 'existing')?.score ?? 0;
-      if (d.key === 'existing' && (!best || score > best.score)) best = { text, score };
-    }
+    const c = await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY });
+    const p = c.ranked.find((r) => r.key === 'existing')?.p ?? 0;
+    if (c.key === 'existing' && (!best || p > best.p)) best = { text, p };
   }
   return best?.text;
 }
