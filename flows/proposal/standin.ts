@@ -987,7 +987,8 @@ async function methodologyRule(sections: ReceivedSections<'proposal.methodology'
     justification,
     required_skills: required.map(capitalise),
     timeline_fit: {
-      is_feasible: !design.reduced || (design.reduced.to === 'existing-data' && design.reduced.fits),
+      // The recommended method's own fit: a pilot or an analysis of existing data made to fit does.
+      is_feasible: !design.reduced || (design.reduced.to !== 'review' && design.reduced.fits),
       estimated_duration: span(plan.total, plan.unit),
       key_phases: names.map((name, i) => ({ name, duration: span(plan.parts[i], plan.unit), description: what[i] })),
     },
