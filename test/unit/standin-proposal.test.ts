@@ -21,7 +21,13 @@ import {
 import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/proposal/quality';
 import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { proposalRules } from '../../flows/proposal/standin';
-import { existingData, methodReading, studyDesign, type DataKind } from '../../flows/proposal/standin/meaning';
+import {
+  existingData,
+  methodReading,
+  studyDesign,
+  topicFit,
+  type DataKind,
+} from '../../flows/proposal/standin/meaning';
 
 type Sections = Record<string, unknown>;
 const ask = async <T = Record<string, any>>(task: string, sections: Sections): Promise<T> =>
@@ -377,6 +383,31 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
         'I want to trap moths every week at a restored meadow and at an untouched reference meadow, and count them in the lab.',
       ),
     ).toBeUndefined();
+  }, 60_000);
+
+  it('takes a study close to the topic as a whole as on topic, even when its keywords are only its field', async () => {
+    const p = {
+      research_area: 'Forecasting daily emergency department arrivals from local weather and school holidays',
+      additional_context: 'I have three years of arrival counts from one hospital.',
+    };
+    const near = await topicFit(
+      {
+        title: 'Predicting emergency department visit volumes from weather and calendar effects',
+        snippet: 'We model daily emergency department visits using temperature, rainfall and public holidays.',
+        keywords: ['health services', 'operations research', 'statistics'],
+      },
+      p,
+    );
+    expect(near.onTopic).toBe(true);
+    const far = await topicFit(
+      {
+        title: 'Crop yield prediction from satellite imagery',
+        snippet: 'We predict wheat yields from remote sensing data.',
+        keywords: ['agriculture', 'remote sensing', 'statistics'],
+      },
+      p,
+    );
+    expect(far.onTopic).toBe(false);
   }, 60_000);
 
   it('never calls a skill missing that the profile lists', async () => {
