@@ -76,7 +76,21 @@ async function closedUnder(handle: WorkflowHandle, err: unknown): Promise<boolea
     return (await handle.describe()).status.name !== 'RUNNING';
   } catch (e) {
     if (e instanceof WorkflowNotFoundError) return true;
-    throw e;
+    // Not known to be closed (the server did not answer): the update's own failure is the news.
+    return false;
+  }
+}
+
+/** A closed pursuit's last status; a pursuit whose history is gone (past retention) is named as such. */
+async function endedPursuitStatus(pursuit: WorkflowHandle): Promise<PursuitStatus> {
+  try {
+    return await pursuit.query(pursuitStatusQuery);
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError)
+      throw new EadsSessionError(
+        `the pursuit ${pursuit.workflowId} no longer exists: it ended and the server no longer keeps its history`,
+      );
+    throw err;
   }
 }
 
@@ -242,7 +256,7 @@ export class EadsSession {
       try {
         step = await pursuit.executeUpdate(nextQuestionUpdate, { args: [after !== undefined ? { after } : {}] });
       } catch (err) {
-        if (await closedUnder(pursuit, err)) return { kind: 'ended', status: await pursuit.query(pursuitStatusQuery) };
+        if (await closedUnder(pursuit, err)) return { kind: 'ended', status: await endedPursuitStatus(pursuit) };
         throw new EadsSessionError(updateErrorMessage(err));
       }
       if (step.kind !== 'continuing') return step;
