@@ -192,6 +192,16 @@ describe('reading a question', () => {
       excluded: ['touch display'],
       exclusion: 'bom',
     });
+    // A second verb of use joined by "and"/"but" belongs to the exclusion, not to the part.
+    expect(read('Which units use pumps and contain no solenoid valve?')).toEqual({
+      concepts: ['pumps'],
+      excluded: ['solenoid valve'],
+      exclusion: 'bom',
+    });
+    expect(read('List machines carrying a heater, but having no probe whatsoever')).toMatchObject({
+      concepts: ['heater'],
+      excluded: ['probe whatsoever'],
+    });
   });
 
   it('does not read a negated situation as an exclusion', () => {
@@ -286,6 +296,88 @@ describe('grounding a phrase in the warehouse values', () => {
     // "hydraulic" is a word of assemblies' names ("Hydraulic unit for …"), not of any part.
     const g = grounder();
     expect(g.vocabulary.correct('hydralic valves')).toBeNull();
+  });
+
+  it('in a clause, takes a part whose words one value holds in another order, and nothing spread over values', () => {
+    // "Pinch valve 24V" holds both words, in another order than the clause.
+    expect(vocabulary.partInClause('we had a recall notice for the 24v pinch valves', { scene: true })).toBe(
+      '24v pinch valves',
+    );
+    // "gear" and "valves" are each in some value, never in one: no part.
+    expect(vocabulary.partInClause('a shortage of gear valves hit us', { scene: true })).toBeNull();
+    // A number the data holds elsewhere ("12V" of a solenoid valve) is no qualifier of this part.
+    expect(vocabulary.partInClause('the pinch valves go on allocation for 12 weeks', { scene: true })).toBe(
+      'pinch valves',
+    );
+  });
+
+  it('reads a hyphenated word of a part’s name by its parts, a spec beside it literally', async () => {
+    const values = ['Low-noise amplifier 5V', 'Low-noise amplifier 12V', 'Power amplifier 3W'];
+    const own = new Vocabulary([{ column: 'item_master.item_description', values }]);
+    const g = new Grounder(own, MEANING, partNames(values));
+    expect(await g.ground('12v low-noise amplifier')).toMatchObject({
+      term: '12v low-noise amplifier',
+      via: 'words',
+      any_order: true,
+    });
+  });
+
+  it('reads a word that names a column as where the part is written, not as part of its name', async () => {
+    expect(await grounder().ground('pumps category')).toMatchObject({
+      term: 'pumps',
+      level: 1,
+      asked: 'pumps category',
+    });
+    expect(await grounder().ground('heaters by manufacturer')).toMatchObject({ term: 'heaters', level: 1 });
+    // Nothing but the column's name: the phrase stays as asked.
+    expect(vocabulary.withoutColumnWords('category')).toBe('category');
+  });
+
+  it('judges a synonym on a part’s name with its kind, never on a maker’s name', async () => {
+    const kinds = new Map<string, string | null>();
+    for (const row of (
+      await duck.query({
+        sql: buildLeafValuesQuery({
+          dialect: duckDbDialect,
+          allow,
+          column: 'item_master.item_description',
+          context: 'item_master.category',
+        }).sql,
+      })
+    ).rows)
+      kinds.set(String(row.value), String(row.context));
+    const makers = (
+      await duck.query({
+        sql: buildLeafValuesQuery({
+          dialect: duckDbDialect,
+          allow,
+          column: 'item_master.manufacturer',
+          context: 'item_master.category',
+        }).sql,
+      })
+    ).rows;
+    for (const row of makers) {
+      const value = String(row.value);
+      kinds.set(value, kinds.has(value) && kinds.get(value) !== String(row.context) ? null : String(row.context));
+    }
+    const leaves = [...kinds.keys(), 'PUMPS', 'HEATERS', 'VALVES'];
+    const named = partNames(leaves, kinds);
+    expect(named.find((n) => n.name === 'thermoblock heater')).toMatchObject({ context: 'heaters' });
+    expect(named.find((n) => n.name === 'delta thermal')).toMatchObject({ mixed: true });
+    const meaning = scriptedMeaning({
+      // Close to the probe only with its kind beside its name; the other sensor is of the same
+      // kind, so no rival.
+      'thermistor|ntc probe sensors': 0.62,
+      'thermistor|ntc probe': 0.4,
+      'thermistor|sensors': 0.45,
+      'thermistor|pressure transducer sensors': 0.55,
+      'thermistor|heaters': 0.35,
+      // A maker's name (Delta Thermal makes sensors and heaters) is no part.
+      'warmth|delta thermal': 0.8,
+    });
+    const g = new Grounder(new Vocabulary(vocabularyColumns), meaning, named);
+    expect(await g.ground('thermistor')).toMatchObject({ via: 'meaning', term: 'ntc probe' });
+    expect((await g.ground('warmth')).level).toBeNull();
   });
 
   it('names the part of a scene when nothing grounds, not the situation around it', () => {

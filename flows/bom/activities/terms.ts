@@ -267,7 +267,10 @@ export class Vocabulary {
         if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
         if (run.length === words.length) continue;
         const grounded = this.ground(run.join(' '));
-        if (grounded.level === null || grounded.level > 2 || grounded.any_order) continue;
+        // Its words in another order count when one value holds them all ("the 25MHz crystal" in
+        // "Crystal 25MHz 18pF", "brushless motors" in "Brushless DC motor"): a part as the data
+        // writes it, not words of the situation that each happen to occur somewhere.
+        if (grounded.level === null || grounded.level > 2 || (grounded.any_order && !this.holdsTogether(run))) continue;
         const better =
           !best || run.length > best.run.length || (run.length === best.run.length && grounded.level <= best.level);
         if (better) best = { index, run, level: grounded.level };
@@ -281,8 +284,31 @@ export class Vocabulary {
     const after = runs
       .slice(index + 1)
       .flat()
-      .filter((w) => this.hasWord(w));
+      .filter((w) => this.hasWord(w) && this.holdsTogether([...run, w]));
     return [...run, ...after].join(' ');
+  }
+
+  /**
+   * The phrase without the words that name a column of the data ("the OSCILLATOR category", "by
+   * manufacturer"): they say where the part is written, not which part it is. The phrase as it
+   * was when nothing else is left.
+   */
+  withoutColumnWords(phrase: string): string {
+    const names = new Set<string>();
+    for (const c of this.columns) {
+      const column = c.column.split('.').pop()!.toLowerCase();
+      names.add(column);
+      names.add(column.split('_').pop()!);
+    }
+    const words = phrase.split(/\s+/).filter(Boolean);
+    const kept = words.filter((w) => !pluralVariants(w).some((f) => names.has(f)));
+    return kept.length && kept.length < words.length ? kept.join(' ') : phrase;
+  }
+
+  /** True when one value holds every word (plural/singular alike; a spec at the start of a word). */
+  holdsTogether(words: readonly string[]): boolean {
+    const regexes = words.filter((w) => !isStopWord(w)).map((w) => new RegExp(wordRegex(w).replace('(?i)', ''), 'i'));
+    return regexes.length > 0 && this.columns.some((c) => c.lower.some((value) => regexes.every((r) => r.test(value))));
   }
 
   /** True when some value holds the word, whole (plural/singular alike) or, from 4 letters, inside a word ("fuse" in eFuse). */
@@ -448,10 +474,26 @@ export interface PartName {
   name: string;
   /** As the data writes it, for the reader. */
   display: string;
+  /**
+   * The kind the data files the part under (its category, lower case: "oscillator" for
+   * "Crystal"), when known: meaning is judged on the name with it too, since the kind often
+   * carries what a synonym means ("quartz resonator" is close to a crystal oscillator, not to a
+   * bare "crystal"), and parts of one kind are no rivals of each other.
+   */
+  context?: string;
+  /** The items holding it are of several kinds (a maker's name): it names no kind of part. */
+  mixed?: boolean;
 }
 
-/** The part names of some values: specs (words with digits) dropped, duplicates merged; identifiers skipped. */
-export function partNames(values: readonly string[]): PartName[] {
+/**
+ * The part names of some values: specs (words with digits) dropped, duplicates merged; identifiers
+ * skipped. `contexts`: value → the kind of the items that hold it, null when they are of several
+ * kinds (the first value of a name wins).
+ */
+export function partNames(
+  values: readonly string[],
+  contexts: ReadonlyMap<string, string | null> = new Map(),
+): PartName[] {
   const out = new Map<string, PartName>();
   for (const value of values) {
     if (isIdentifierLike(value)) continue;
@@ -461,8 +503,15 @@ export function partNames(values: readonly string[]): PartName[] {
       .join(' ');
     const name = display.replace(/_/g, ' ').toLowerCase();
     // A bare "component" or "part" names no part in particular.
+    const kind = contexts.get(value)?.replace(/_/g, ' ').toLowerCase().trim();
+    const mixed = contexts.get(value) === null;
     if (name.length >= 3 && /\p{L}/u.test(name) && !isGenericHead(name) && !out.has(name))
-      out.set(name, { name, display });
+      out.set(name, {
+        name,
+        display,
+        ...(kind && kind !== name ? { context: kind } : {}),
+        ...(mixed ? { mixed: true } : {}),
+      });
   }
   return [...out.values()];
 }
@@ -482,10 +531,16 @@ export const MEANING_THRESHOLDS = {
   qualifierMargin: 0.1,
   /** … and the phrase, with those words, must move this much more towards that part than towards any other. */
   pullMargin: 0.08,
-  /** A phrase none of whose words the data uses ("screen"): this close to one part name at least… */
-  synonymFloor: 0.6,
-  /** … and this much closer than to any part name that is not a kind of it. */
-  synonymMargin: 0.15,
+  /**
+   * A phrase none of whose words the data uses ("screen"): this close to one part name at least
+   * (as written or with its kind)… MiniLM puts a synonym of a part or kind near 0.5–0.65 ("aerial"
+   * and ANTENNA 0.52) and most parts the data lacks that are like one it holds below 0.47
+   * ("gyroscope" and an accelerometer 0.46, "relays" and MOTOR 0.46); some still come above
+   * ("magnet" and MOTOR 0.53), which the margin does not always catch.
+   */
+  synonymFloor: 0.5,
+  /** … and this much closer than to any part name of another kind. */
+  synonymMargin: 0.1,
   /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
   kindFloor: 0.4,
   /** … and this much closer than to any other kind. */
@@ -513,6 +568,12 @@ function nameHolds(name: string, word: string): boolean {
   const words = name.split(/[\s_-]+/);
   const forms = pluralVariants(word);
   return words.some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
+}
+
+/** `nameHolds` for each part of a hyphenated word ("high-power" in "high-power led"). */
+function nameHoldsParts(name: string, word: string): boolean {
+  const parts = word.split(/[\s_-]+/).filter(Boolean);
+  return parts.length > 0 && parts.every((part) => nameHolds(name, part));
 }
 
 /**
@@ -548,7 +609,13 @@ export class Grounder {
     return named ? { ...grounded, parts_only: true } : grounded;
   }
 
-  private async groundPhrase(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+  private async groundPhrase(asked: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+    const phrase = this.vocabulary.withoutColumnWords(asked);
+    const found = await this.groundClean(phrase, options);
+    return phrase === asked || found.level === null ? found : { ...found, asked };
+  }
+
+  private async groundClean(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
     const lexical = this.vocabulary.groundWithCorrection(phrase, options);
     if (lexical.level !== null && !lexical.any_order) return { ...lexical, via: 'words' };
     const runs = phraseRuns(phrase);
@@ -570,7 +637,8 @@ export class Grounder {
         .split(/\s+/)
         // Specs ("100uF", "TO-92") are no part of a name: the vocabulary checked them already.
         .filter((w) => !isStopWord(w) && !/\d/.test(w))
-        .every((w) => this.names.some((n) => nameHolds(n.name, w)));
+        // A hyphenated word ("high-power") by its parts: a name is split the same way.
+        .every((w) => this.names.some((n) => nameHoldsParts(n.name, w)));
     if (lexical.level !== null && partWords(lexical)) return { ...lexical, via: 'words' };
     let best: GroundedConcept | undefined;
     // Meaning is judged on the run that names the part (after "of"/"on", else the longest) and
@@ -664,12 +732,24 @@ export class Grounder {
         return undefined;
       chosen = { name: candidates[top], score: withThem[top] };
     } else {
-      const scores = await this.meaning.similarities(text, names);
+      // Each name is judged as written and with its kind ("crystal" and "crystal oscillator"),
+      // the closer of the two; its rivals are the names of other kinds (a kind's own parts and
+      // the kind itself are one answer, not a doubt between two).
+      const rich = this.names.map((n) => (n.context && !nested(n.name, n.context) ? `${n.name} ${n.context}` : n.name));
+      const [plain, withKind] = await Promise.all([
+        this.meaning.similarities(text, names),
+        this.meaning.similarities(text, rich),
+      ]);
+      // A name the data files under several kinds (a maker) is no synonym of a part.
+      const scores = plain.map((s, i) => (this.names[i].mixed ? -1 : Math.max(s, withKind[i])));
       const index = scores.indexOf(Math.max(...scores));
-      const top = names[index];
-      const rival = Math.max(-1, ...names.map((n, i) => (i === index || nested(n, top) ? -1 : scores[i])));
+      const top = this.names[index];
+      const kindOf = (n: PartName) => n.context ?? n.name;
+      const sameKind = (n: PartName) =>
+        nested(n.name, top.name) || kindOf(n) === kindOf(top) || nested(kindOf(n), kindOf(top));
+      const rival = Math.max(-1, ...this.names.map((n, i) => (i === index || sameKind(n) ? -1 : scores[i])));
       if (scores[index] < t.synonymFloor || scores[index] - rival < t.synonymMargin) return undefined;
-      chosen = { name: top, score: scores[index] };
+      chosen = { name: top.name, score: scores[index] };
     }
     const grounded = this.vocabulary.ground(chosen.name);
     if (grounded.level === null) return undefined;
