@@ -683,7 +683,14 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             ? normaliseTerms([parsed.whole!])
             : terms;
         const concepts: GroundedConcept[] = [];
-        for (const phrase of phrases) concepts.push(await grounder.ground(phrase, { scene: parsed.scene }));
+        // Parts named side by side in one phrase ("a stepper motor as well as a fuse") are each
+        // searched, and the BOM must use them all; a scene's phrase names its one part.
+        let sideBySide = false;
+        for (const phrase of phrases) {
+          const parts = parsed.scene ? null : grounder.sideBySide(phrase);
+          if (parts) sideBySide = true;
+          for (const part of parts ?? [phrase]) concepts.push(await grounder.ground(part, { scene: parsed.scene }));
+        }
         const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
         const closest: Record<string, string[]> = {};
         const unclear: Record<string, string[]> = {};
@@ -712,7 +719,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           concepts: [...concepts, ...excluded],
           missing_terms: missing,
           closest,
-          match: phrases.length > 1 ? parsed.match : 'any',
+          match: phrases.length > 1 ? parsed.match : sideBySide ? 'all' : 'any',
           scope: parsed.scope,
           ...(excludedMissing.length ? { excluded_missing: excludedMissing } : {}),
         };

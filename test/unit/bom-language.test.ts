@@ -469,6 +469,8 @@ describe('the resolver and the ladder on the small warehouse', () => {
       }),
     );
 
+  const grounderOf = () => new Grounder(new Vocabulary(vocabularyColumns), MEANING, names);
+
   async function answer(question: string): Promise<{ resolved: ResolvedColumns; ids: string[] }> {
     const a = acts();
     const parsed = parseBomQuestion(question);
@@ -573,6 +575,19 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(seen.length).toBeGreaterThan(1);
     // Each judgement runs inside a heartbeat of its own, even three started at once.
     seen.forEach((n, i) => expect(n).toBeGreaterThan(i ? seen[i - 1] : 0));
+  });
+
+  it('searches parts named side by side in one phrase, each, on one BOM', async () => {
+    expect(grounderOf().sideBySide('gear pump as well as a pressure transducer')).toEqual([
+      'gear pump',
+      'pressure transducer',
+    ]);
+    // A word after the only part, or two parts with nothing between them, keep the phrase whole.
+    expect(grounderOf().sideBySide('valve drivers')).toBeNull();
+    expect(grounderOf().sideBySide('gear pump pressure transducer')).toBeNull();
+    const both = await answer('Which units have a gear pump as well as a pressure transducer?');
+    expect(both.resolved.match).toBe('all');
+    expect(both.ids).toEqual(['A-101']);
   });
 
   it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {

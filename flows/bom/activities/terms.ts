@@ -599,6 +599,57 @@ export class Grounder {
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
   }
 
+  /**
+   * Parts named side by side in one phrase, joined by words that are no conjunction the question
+   * reader splits at ("a stepper motor as well as a fuse", "the probe alongside a valve"): each
+   * part a run that grounds whole as words of parts' names, the words left over only between two
+   * parts. Null when the phrase grounds whole, or names fewer than two parts that way: a word
+   * before or after the only part ("LED drivers") keeps the phrase whole.
+   */
+  sideBySide(phrase: string): string[] | null {
+    const whole = this.vocabulary.ground(phrase);
+    if (whole.level !== null && (!whole.any_order || this.vocabulary.holdsTogether(phrase.split(/\s+/)))) return null;
+    const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+    const isPart = (span: string[]) => {
+      if (isPhraseBoundary(span[0]) || isPhraseBoundary(span[span.length - 1])) return false;
+      const g = this.vocabulary.ground(span.join(' '));
+      if (g.level === null || g.level > 2) return false;
+      // Out of order, the words must meet in one value and hold no word of the clause between them.
+      if (g.any_order && (!this.vocabulary.holdsTogether(span) || span.some((w) => isPhraseBoundary(w)))) return false;
+      const named = span.filter((w) => !isStopWord(w) && !/\d/.test(w));
+      return named.length > 0 && named.every((w) => this.names.some((n) => nameHoldsParts(n.name, w)));
+    };
+    const parts: string[] = [];
+    // Whether content words came before the first part, or since the last one.
+    let lead = false;
+    let trailing = false;
+    let gap: number | null = null;
+    for (let i = 0; i < words.length;) {
+      let end = -1;
+      for (let j = words.length; j > i; j--)
+        if (isPart(words.slice(i, j))) {
+          end = j;
+          break;
+        }
+      if (end < 0) {
+        if (parts.length === 0 && !isPhraseBoundary(words[i])) lead = true;
+        if (parts.length) gap = (gap ?? 0) + 1;
+        if (parts.length && !isPhraseBoundary(words[i])) trailing = true;
+        i++;
+        continue;
+      }
+      // Two parts with nothing between them are one name the data does not hold ("ceramic resistors").
+      if (parts.length && !gap) return null;
+      parts.push(words.slice(i, end).join(' '));
+      gap = 0;
+      trailing = false;
+      i = end;
+    }
+    // Words after the last part describe it (a head noun the data lacks): no split.
+    if (lead || trailing || parts.length < 2) return null;
+    return parts;
+  }
+
   async ground(phrase: string, options: { scene?: boolean } = {}): Promise<GroundedConcept> {
     const grounded = await this.groundPhrase(phrase, options);
     // Matched inside descriptions (not a whole category value), and some part's name holds all
