@@ -678,10 +678,11 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
         // (strategy 1 or 2) is not split at its "and"/"or".
         const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;
-        const phrases =
+        const phrases = (
           whole && whole.level !== null && whole.level <= 2 && !whole.any_order
             ? normaliseTerms([parsed.whole!])
-            : terms;
+            : terms
+        ).map((phrase) => vocabulary.completed(phrase, input.question!));
         const concepts: GroundedConcept[] = [];
         // Parts named side by side in one phrase ("a stepper motor as well as a fuse") are each
         // searched, and the BOM must use them all; a scene's phrase names its one part.

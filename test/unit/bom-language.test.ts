@@ -333,6 +333,17 @@ describe('grounding a phrase in the warehouse values', () => {
     expect(vocabulary.withoutColumnWords('category')).toBe('category');
   });
 
+  it('keeps a frame word of the question that finishes a value the data holds whole', () => {
+    const own = new Vocabulary([
+      { column: 'item_master.category', values: ['HOSE_ASSEMBLY', 'PUMPS'] },
+      { column: 'item_master.item_description', values: ['Hose clamp 10mm', 'Gear pump 15bar'] },
+    ]);
+    expect(own.completed('hose', 'Which units have any hose assembly fitted?')).toBe('hose assembly');
+    // "hose parts" is no value: the phrase stays as read.
+    expect(own.completed('hose', 'Which units use hose parts?')).toBe('hose');
+    expect(own.completed('pumps', 'Which units use pumps of any type?')).toBe('pumps');
+  });
+
   it('judges a synonym on a part’s name with its kind, never on a maker’s name', async () => {
     const kinds = new Map<string, string | null>();
     for (const row of (

@@ -289,6 +289,28 @@ export class Vocabulary {
   }
 
   /**
+   * The phrase with the frame words that follow it in the question, when together they are a
+   * value of the data ("cable" + "assembly" = CABLE_ASSEMBLY, a category): question reading drops
+   * "assembly", "part", "type" as words of the question's frame, but here they finish a name the
+   * data holds whole. Otherwise the phrase as it is.
+   */
+  completed(phrase: string, question: string): string {
+    const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length || this.ground(phrase).level === 1) return phrase;
+    const tokens = question.toLowerCase().match(/[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*/gu) ?? [];
+    for (let i = 0; i + words.length < tokens.length; i++) {
+      if (!words.every((w, k) => tokens[i + k] === w)) continue;
+      const next: string[] = [];
+      for (let j = i + words.length; j < tokens.length && isStopWord(tokens[j]); j++) {
+        next.push(tokens[j]);
+        const longer = [...words, ...next].join(' ');
+        if (this.ground(longer).level === 1) return longer;
+      }
+    }
+    return phrase;
+  }
+
+  /**
    * The phrase without the words that name a column of the data ("the OSCILLATOR category", "by
    * manufacturer"): they say where the part is written, not which part it is. The phrase as it
    * was when nothing else is left.
