@@ -410,6 +410,18 @@ function takeExclusions(tokens: string[]): Exclusions {
           ? [...AUXILIARIES]
           : ['but', 'and', ',', 'do', 'does', 'did'];
     while (kept.length && joining.includes(kept[kept.length - 1])) kept.pop();
+    // "X but have no Y", "X and contain no Y": a second usage verb, joined to the clause by
+    // "but"/"and", is the exclusion's own verb and goes with it (a clause's first verb stays:
+    // "boards that have no Y").
+    const before = kept[kept.length - 2];
+    if (
+      t === 'no' &&
+      ACTIVE_PIVOTS.has(kept[kept.length - 1] ?? '') &&
+      (before === 'but' || before === 'and' || before === ',')
+    ) {
+      kept.pop();
+      while (kept.length && ['but', 'and', ','].includes(kept[kept.length - 1])) kept.pop();
+    }
     let chunk: string[] = [];
     for (const w of span) {
       if (OR_WORDS.has(w) || AND_WORDS.has(w) || w === ',' || (w === 'nor' && t === 'neither')) {

@@ -189,6 +189,18 @@ describe('SQL injection corpus against answerBomQuestion', () => {
         ? undefined
         : 'item values outside the allow-list';
     }
+    // The kind each part name is filed under: the same builder with the category beside it.
+    if (q.label === 'bom-item-kinds') {
+      const built = bomStringColumns
+        .filter((c) => c.startsWith('item_master.'))
+        .map(
+          (column) =>
+            buildLeafValuesQuery({ dialect: duckDbDialect, allow, column, context: 'item_master.category' }).sql,
+        );
+      return built.includes(q.sql) && Object.keys(q.params).length === 0
+        ? undefined
+        : 'item kinds outside the allow-list';
+    }
     if (q.label === 'bom-kind-usage') {
       const column = /LOWER\(c\."(\w+)"\)/.exec(q.sql)?.[1] ?? '';
       const rebuilt = allow.has(`item_master.${column}`)

@@ -321,13 +321,43 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
   function partNamesOf(dataset: string, allow: ColumnAllowList, columns: string[]): Promise<PartName[]> {
     return cached(`${warehouse.name}:${dataset}:part-names:${columns.join(',')}`, async () => {
       const values: string[] = [];
+      const contexts = new Map<string, string | null>();
+      // The kind each part is filed under (its category), beside its other names: meaning reads a
+      // name with its kind ("Crystal", an OSCILLATOR).
+      const kindColumn = BOM_PLAN.defaultColumns[0];
+      const withKind = columns.includes(kindColumn) && allow.has(kindColumn);
       for (const column of columns) {
         const columnValues = await itemValuesOf(allow, column, false);
         // A column of a handful of values (a status, a unit, an item type) says what state a
         // part is in, not what it is.
-        if (columnValues.length >= MIN_NAME_VALUES) values.push(...columnValues);
+        if (columnValues.length < MIN_NAME_VALUES) continue;
+        values.push(...columnValues);
+        if (withKind && column !== kindColumn) {
+          // A value filed under several kinds (a maker's name) names no kind of part: null.
+          for (const [value, kind] of await itemKindsOf(allow, column, kindColumn))
+            contexts.set(value, contexts.has(value) && contexts.get(value) !== kind ? null : kind);
+        }
       }
-      return partNames(values);
+      return partNames(values, contexts);
+    });
+  }
+
+  /** value → the kind of the parts (leaves) that hold it, the most frequent pair first. */
+  function itemKindsOf(allow: ColumnAllowList, column: string, kindColumn: string): Promise<Array<[string, string]>> {
+    return cached(`${warehouse.name}:${allow.dataset}:leaf-kinds:${column}:${kindColumn}`, async () => {
+      let built;
+      try {
+        built = buildLeafValuesQuery({ dialect: dialectOf(), allow, column, context: kindColumn });
+      } catch (err) {
+        throw asFailure(err);
+      }
+      const result = await backendCall((signal) =>
+        warehouse.query({ signal, sql: built.sql, params: built.params, label: 'bom-item-kinds' }),
+      );
+      return result.rows
+        .map((r) => r as { value: unknown; context: unknown })
+        .filter((r) => r.context !== null && r.context !== undefined)
+        .map((r) => [String(r.value), String(r.context)] as [string, string]);
     });
   }
 
@@ -648,12 +678,20 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
         // (strategy 1 or 2) is not split at its "and"/"or".
         const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;
-        const phrases =
+        const phrases = (
           whole && whole.level !== null && whole.level <= 2 && !whole.any_order
             ? normaliseTerms([parsed.whole!])
-            : terms;
+            : terms
+        ).map((phrase) => vocabulary.completed(phrase, input.question!));
         const concepts: GroundedConcept[] = [];
-        for (const phrase of phrases) concepts.push(await grounder.ground(phrase, { scene: parsed.scene }));
+        // Parts named side by side in one phrase ("a stepper motor as well as a fuse") are each
+        // searched, and the BOM must use them all; a scene's phrase names its one part.
+        let sideBySide = false;
+        for (const phrase of phrases) {
+          const parts = parsed.scene ? null : grounder.sideBySide(phrase);
+          if (parts) sideBySide = true;
+          for (const part of parts ?? [phrase]) concepts.push(await grounder.ground(part, { scene: parsed.scene }));
+        }
         const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
         const closest: Record<string, string[]> = {};
         const unclear: Record<string, string[]> = {};
@@ -682,7 +720,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           concepts: [...concepts, ...excluded],
           missing_terms: missing,
           closest,
-          match: phrases.length > 1 ? parsed.match : 'any',
+          match: phrases.length > 1 ? parsed.match : sideBySide ? 'all' : 'any',
           scope: parsed.scope,
           ...(excludedMissing.length ? { excluded_missing: excludedMissing } : {}),
         };

@@ -192,6 +192,16 @@ describe('reading a question', () => {
       excluded: ['touch display'],
       exclusion: 'bom',
     });
+    // A second verb of use joined by "and"/"but" belongs to the exclusion, not to the part.
+    expect(read('Which units use pumps and contain no solenoid valve?')).toEqual({
+      concepts: ['pumps'],
+      excluded: ['solenoid valve'],
+      exclusion: 'bom',
+    });
+    expect(read('List machines carrying a heater, but having no probe whatsoever')).toMatchObject({
+      concepts: ['heater'],
+      excluded: ['probe whatsoever'],
+    });
   });
 
   it('does not read a negated situation as an exclusion', () => {
@@ -288,6 +298,99 @@ describe('grounding a phrase in the warehouse values', () => {
     expect(g.vocabulary.correct('hydralic valves')).toBeNull();
   });
 
+  it('in a clause, takes a part whose words one value holds in another order, and nothing spread over values', () => {
+    // "Pinch valve 24V" holds both words, in another order than the clause.
+    expect(vocabulary.partInClause('we had a recall notice for the 24v pinch valves', { scene: true })).toBe(
+      '24v pinch valves',
+    );
+    // "gear" and "valves" are each in some value, never in one: no part.
+    expect(vocabulary.partInClause('a shortage of gear valves hit us', { scene: true })).toBeNull();
+    // A number the data holds elsewhere ("12V" of a solenoid valve) is no qualifier of this part.
+    expect(vocabulary.partInClause('the pinch valves go on allocation for 12 weeks', { scene: true })).toBe(
+      'pinch valves',
+    );
+  });
+
+  it('reads a hyphenated word of a part’s name by its parts, a spec beside it literally', async () => {
+    const values = ['Low-noise amplifier 5V', 'Low-noise amplifier 12V', 'Power amplifier 3W'];
+    const own = new Vocabulary([{ column: 'item_master.item_description', values }]);
+    const g = new Grounder(own, MEANING, partNames(values));
+    expect(await g.ground('12v low-noise amplifier')).toMatchObject({
+      term: '12v low-noise amplifier',
+      via: 'words',
+      any_order: true,
+    });
+  });
+
+  it('reads a word that names a column as where the part is written, not as part of its name', async () => {
+    expect(await grounder().ground('pumps category')).toMatchObject({
+      term: 'pumps',
+      level: 1,
+      asked: 'pumps category',
+    });
+    expect(await grounder().ground('heaters by manufacturer')).toMatchObject({ term: 'heaters', level: 1 });
+    // Nothing but the column's name: the phrase stays as asked.
+    expect(vocabulary.withoutColumnWords('category')).toBe('category');
+  });
+
+  it('keeps a frame word of the question that finishes a value the data holds whole', () => {
+    const own = new Vocabulary([
+      { column: 'item_master.category', values: ['HOSE_ASSEMBLY', 'PUMPS'] },
+      { column: 'item_master.item_description', values: ['Hose clamp 10mm', 'Gear pump 15bar'] },
+    ]);
+    expect(own.completed('hose', 'Which units have any hose assembly fitted?')).toBe('hose assembly');
+    // "hose parts" is no value: the phrase stays as read.
+    expect(own.completed('hose', 'Which units use hose parts?')).toBe('hose');
+    expect(own.completed('pumps', 'Which units use pumps of any type?')).toBe('pumps');
+  });
+
+  it('judges a synonym on a part’s name with its kind, never on a maker’s name', async () => {
+    const kinds = new Map<string, string | null>();
+    for (const row of (
+      await duck.query({
+        sql: buildLeafValuesQuery({
+          dialect: duckDbDialect,
+          allow,
+          column: 'item_master.item_description',
+          context: 'item_master.category',
+        }).sql,
+      })
+    ).rows)
+      kinds.set(String(row.value), String(row.context));
+    const makers = (
+      await duck.query({
+        sql: buildLeafValuesQuery({
+          dialect: duckDbDialect,
+          allow,
+          column: 'item_master.manufacturer',
+          context: 'item_master.category',
+        }).sql,
+      })
+    ).rows;
+    for (const row of makers) {
+      const value = String(row.value);
+      kinds.set(value, kinds.has(value) && kinds.get(value) !== String(row.context) ? null : String(row.context));
+    }
+    const leaves = [...kinds.keys(), 'PUMPS', 'HEATERS', 'VALVES'];
+    const named = partNames(leaves, kinds);
+    expect(named.find((n) => n.name === 'thermoblock heater')).toMatchObject({ context: 'heaters' });
+    expect(named.find((n) => n.name === 'delta thermal')).toMatchObject({ mixed: true });
+    const meaning = scriptedMeaning({
+      // Close to the probe only with its kind beside its name; the other sensor is of the same
+      // kind, so no rival.
+      'thermistor|ntc probe sensors': 0.62,
+      'thermistor|ntc probe': 0.4,
+      'thermistor|sensors': 0.45,
+      'thermistor|pressure transducer sensors': 0.55,
+      'thermistor|heaters': 0.35,
+      // A maker's name (Delta Thermal makes sensors and heaters) is no part.
+      'warmth|delta thermal': 0.8,
+    });
+    const g = new Grounder(new Vocabulary(vocabularyColumns), meaning, named);
+    expect(await g.ground('thermistor')).toMatchObject({ via: 'meaning', term: 'ntc probe' });
+    expect((await g.ground('warmth')).level).toBeNull();
+  });
+
   it('names the part of a scene when nothing grounds, not the situation around it', () => {
     expect(namedRun('our supplier of ceramic grinders went bust')).toBe('ceramic grinders');
     expect(namedRun('a recall notice on the brass boilers')).toBe('brass boilers');
@@ -376,6 +479,8 @@ describe('the resolver and the ladder on the small warehouse', () => {
         meaning: async () => MEANING,
       }),
     );
+
+  const grounderOf = () => new Grounder(new Vocabulary(vocabularyColumns), MEANING, names);
 
   async function answer(question: string): Promise<{ resolved: ResolvedColumns; ids: string[] }> {
     const a = acts();
@@ -481,6 +586,19 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(seen.length).toBeGreaterThan(1);
     // Each judgement runs inside a heartbeat of its own, even three started at once.
     seen.forEach((n, i) => expect(n).toBeGreaterThan(i ? seen[i - 1] : 0));
+  });
+
+  it('searches parts named side by side in one phrase, each, on one BOM', async () => {
+    expect(grounderOf().sideBySide('gear pump as well as a pressure transducer')).toEqual([
+      'gear pump',
+      'pressure transducer',
+    ]);
+    // A word after the only part, or two parts with nothing between them, keep the phrase whole.
+    expect(grounderOf().sideBySide('valve drivers')).toBeNull();
+    expect(grounderOf().sideBySide('gear pump pressure transducer')).toBeNull();
+    const both = await answer('Which units have a gear pump as well as a pressure transducer?');
+    expect(both.resolved.match).toBe('all');
+    expect(both.ids).toEqual(['A-101']);
   });
 
   it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {

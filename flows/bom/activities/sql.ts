@@ -472,19 +472,32 @@ export function buildLeafValuesQuery(options: {
   column: string;
   /** The values of the BOMs themselves (items that are some BOM's parent) instead. */
   parents?: boolean;
+  /**
+   * Another item column returned beside each value (`context`), e.g. the category of the parts a
+   * description names: one row per pair.
+   */
+  context?: string;
 }): BuiltQuery {
   const { dialect: d, allow } = options;
   const [table, column] = options.column.split('.');
   if (table !== BOM_PLAN.itemTable) throw new BomSqlError('part names come from the item table');
   checkedColumn(allow, options.column, d);
+  const text = d.name === 'bigquery' ? 'STRING' : 'VARCHAR';
   const col = `c.${d.column(column)}`;
+  let context = '';
+  if (options.context !== undefined) {
+    const [contextTable, contextColumn] = options.context.split('.');
+    if (contextTable !== BOM_PLAN.itemTable) throw new BomSqlError('part names come from the item table');
+    checkedColumn(allow, options.context, d);
+    context = `, CAST(c.${d.column(contextColumn)} AS ${text}) AS context`;
+  }
   return {
     sql: [
-      `SELECT CAST(${col} AS ${d.name === 'bigquery' ? 'STRING' : 'VARCHAR'}) AS value, COUNT(*) AS count`,
+      `SELECT CAST(${col} AS ${text}) AS value${context}, COUNT(*) AS count`,
       `FROM ${d.table(allow.dataset, 'item_master')} c`,
       `WHERE ${col} IS NOT NULL`,
       `  AND ${options.parents ? '' : 'NOT '}EXISTS (SELECT 1 FROM ${d.table(allow.dataset, 'bom_details')} bd WHERE bd.${d.column('parent_item_number')} = c.${d.column('item_number')})`,
-      `GROUP BY 1`,
+      `GROUP BY ${context ? '1, 2' : '1'}`,
       `ORDER BY count DESC, value`,
       `LIMIT 1000`,
     ].join('\n'),

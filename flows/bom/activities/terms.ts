@@ -267,7 +267,10 @@ export class Vocabulary {
         if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
         if (run.length === words.length) continue;
         const grounded = this.ground(run.join(' '));
-        if (grounded.level === null || grounded.level > 2 || grounded.any_order) continue;
+        // Its words in another order count when one value holds them all ("the 25MHz crystal" in
+        // "Crystal 25MHz 18pF", "brushless motors" in "Brushless DC motor"): a part as the data
+        // writes it, not words of the situation that each happen to occur somewhere.
+        if (grounded.level === null || grounded.level > 2 || (grounded.any_order && !this.holdsTogether(run))) continue;
         const better =
           !best || run.length > best.run.length || (run.length === best.run.length && grounded.level <= best.level);
         if (better) best = { index, run, level: grounded.level };
@@ -281,8 +284,53 @@ export class Vocabulary {
     const after = runs
       .slice(index + 1)
       .flat()
-      .filter((w) => this.hasWord(w));
+      .filter((w) => this.hasWord(w) && this.holdsTogether([...run, w]));
     return [...run, ...after].join(' ');
+  }
+
+  /**
+   * The phrase with the frame words that follow it in the question, when together they are a
+   * value of the data ("cable" + "assembly" = CABLE_ASSEMBLY, a category): question reading drops
+   * "assembly", "part", "type" as words of the question's frame, but here they finish a name the
+   * data holds whole. Otherwise the phrase as it is.
+   */
+  completed(phrase: string, question: string): string {
+    const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+    if (!words.length || this.ground(phrase).level === 1) return phrase;
+    const tokens = question.toLowerCase().match(/[\p{L}\p{N}](?:[\p{L}\p{N}+_-]|\.(?=\p{N}))*/gu) ?? [];
+    for (let i = 0; i + words.length < tokens.length; i++) {
+      if (!words.every((w, k) => tokens[i + k] === w)) continue;
+      const next: string[] = [];
+      for (let j = i + words.length; j < tokens.length && isStopWord(tokens[j]); j++) {
+        next.push(tokens[j]);
+        const longer = [...words, ...next].join(' ');
+        if (this.ground(longer).level === 1) return longer;
+      }
+    }
+    return phrase;
+  }
+
+  /**
+   * The phrase without the words that name a column of the data ("the OSCILLATOR category", "by
+   * manufacturer"): they say where the part is written, not which part it is. The phrase as it
+   * was when nothing else is left.
+   */
+  withoutColumnWords(phrase: string): string {
+    const names = new Set<string>();
+    for (const c of this.columns) {
+      const column = c.column.split('.').pop()!.toLowerCase();
+      names.add(column);
+      names.add(column.split('_').pop()!);
+    }
+    const words = phrase.split(/\s+/).filter(Boolean);
+    const kept = words.filter((w) => !pluralVariants(w).some((f) => names.has(f)));
+    return kept.length && kept.length < words.length ? kept.join(' ') : phrase;
+  }
+
+  /** True when one value holds every word (plural/singular alike; a spec at the start of a word). */
+  holdsTogether(words: readonly string[]): boolean {
+    const regexes = words.filter((w) => !isStopWord(w)).map((w) => new RegExp(wordRegex(w).replace('(?i)', ''), 'i'));
+    return regexes.length > 0 && this.columns.some((c) => c.lower.some((value) => regexes.every((r) => r.test(value))));
   }
 
   /** True when some value holds the word, whole (plural/singular alike) or, from 4 letters, inside a word ("fuse" in eFuse). */
@@ -448,10 +496,26 @@ export interface PartName {
   name: string;
   /** As the data writes it, for the reader. */
   display: string;
+  /**
+   * The kind the data files the part under (its category, lower case: "oscillator" for
+   * "Crystal"), when known: meaning is judged on the name with it too, since the kind often
+   * carries what a synonym means ("quartz resonator" is close to a crystal oscillator, not to a
+   * bare "crystal"), and parts of one kind are no rivals of each other.
+   */
+  context?: string;
+  /** The items holding it are of several kinds (a maker's name): it names no kind of part. */
+  mixed?: boolean;
 }
 
-/** The part names of some values: specs (words with digits) dropped, duplicates merged; identifiers skipped. */
-export function partNames(values: readonly string[]): PartName[] {
+/**
+ * The part names of some values: specs (words with digits) dropped, duplicates merged; identifiers
+ * skipped. `contexts`: value → the kind of the items that hold it, null when they are of several
+ * kinds (the first value of a name wins).
+ */
+export function partNames(
+  values: readonly string[],
+  contexts: ReadonlyMap<string, string | null> = new Map(),
+): PartName[] {
   const out = new Map<string, PartName>();
   for (const value of values) {
     if (isIdentifierLike(value)) continue;
@@ -461,8 +525,15 @@ export function partNames(values: readonly string[]): PartName[] {
       .join(' ');
     const name = display.replace(/_/g, ' ').toLowerCase();
     // A bare "component" or "part" names no part in particular.
+    const kind = contexts.get(value)?.replace(/_/g, ' ').toLowerCase().trim();
+    const mixed = contexts.get(value) === null;
     if (name.length >= 3 && /\p{L}/u.test(name) && !isGenericHead(name) && !out.has(name))
-      out.set(name, { name, display });
+      out.set(name, {
+        name,
+        display,
+        ...(kind && kind !== name ? { context: kind } : {}),
+        ...(mixed ? { mixed: true } : {}),
+      });
   }
   return [...out.values()];
 }
@@ -482,10 +553,17 @@ export const MEANING_THRESHOLDS = {
   qualifierMargin: 0.1,
   /** … and the phrase, with those words, must move this much more towards that part than towards any other. */
   pullMargin: 0.08,
-  /** A phrase none of whose words the data uses ("screen"): this close to one part name at least… */
-  synonymFloor: 0.6,
-  /** … and this much closer than to any part name that is not a kind of it. */
-  synonymMargin: 0.15,
+  /**
+   * A phrase none of whose words the data uses ("screen"): this close to one part name at least
+   * (as written or with its kind)… On MiniLM a synonym of a part or a kind scores 0.6–0.75
+   * ("quartz resonator" and the crystal oscillator 0.61, "screen" and DISPLAY 0.64), while words
+   * for parts the data lacks reach 0.54 ("sd card slot" and SDRAM 0.54, "gear" and MOTOR 0.53):
+   * the floor sits above those, even though it leaves weaker synonyms ("aerial" and ANTENNA 0.52)
+   * unanswered.
+   */
+  synonymFloor: 0.55,
+  /** … and this much closer than to any part name of another kind. */
+  synonymMargin: 0.1,
   /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
   kindFloor: 0.4,
   /** … and this much closer than to any other kind. */
@@ -515,6 +593,12 @@ function nameHolds(name: string, word: string): boolean {
   return words.some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
 }
 
+/** `nameHolds` for each part of a hyphenated word ("high-power" in "high-power led"). */
+function nameHoldsParts(name: string, word: string): boolean {
+  const parts = word.split(/[\s_-]+/).filter(Boolean);
+  return parts.length > 0 && parts.every((part) => nameHolds(name, part));
+}
+
 /**
  * Grounds a part phrase in the warehouse's own values, the same way whichever model proposed it:
  *
@@ -538,6 +622,57 @@ export class Grounder {
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
   }
 
+  /**
+   * Parts named side by side in one phrase, joined by words that are no conjunction the question
+   * reader splits at ("a stepper motor as well as a fuse", "the probe alongside a valve"): each
+   * part a run that grounds whole as words of parts' names, the words left over only between two
+   * parts. Null when the phrase grounds whole, or names fewer than two parts that way: a word
+   * before or after the only part ("LED drivers") keeps the phrase whole.
+   */
+  sideBySide(phrase: string): string[] | null {
+    const whole = this.vocabulary.ground(phrase);
+    if (whole.level !== null && (!whole.any_order || this.vocabulary.holdsTogether(phrase.split(/\s+/)))) return null;
+    const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+    const isPart = (span: string[]) => {
+      if (isPhraseBoundary(span[0]) || isPhraseBoundary(span[span.length - 1])) return false;
+      const g = this.vocabulary.ground(span.join(' '));
+      if (g.level === null || g.level > 2) return false;
+      // Out of order, the words must meet in one value and hold no word of the clause between them.
+      if (g.any_order && (!this.vocabulary.holdsTogether(span) || span.some((w) => isPhraseBoundary(w)))) return false;
+      const named = span.filter((w) => !isStopWord(w) && !/\d/.test(w));
+      return named.length > 0 && named.every((w) => this.names.some((n) => nameHoldsParts(n.name, w)));
+    };
+    const parts: string[] = [];
+    // Whether content words came before the first part, or since the last one.
+    let lead = false;
+    let trailing = false;
+    let gap: number | null = null;
+    for (let i = 0; i < words.length;) {
+      let end = -1;
+      for (let j = words.length; j > i; j--)
+        if (isPart(words.slice(i, j))) {
+          end = j;
+          break;
+        }
+      if (end < 0) {
+        if (parts.length === 0 && !isPhraseBoundary(words[i])) lead = true;
+        if (parts.length) gap = (gap ?? 0) + 1;
+        if (parts.length && !isPhraseBoundary(words[i])) trailing = true;
+        i++;
+        continue;
+      }
+      // Two parts with nothing between them are one name the data does not hold ("ceramic resistors").
+      if (parts.length && !gap) return null;
+      parts.push(words.slice(i, end).join(' '));
+      gap = 0;
+      trailing = false;
+      i = end;
+    }
+    // Words after the last part describe it (a head noun the data lacks): no split.
+    if (lead || trailing || parts.length < 2) return null;
+    return parts;
+  }
+
   async ground(phrase: string, options: { scene?: boolean } = {}): Promise<GroundedConcept> {
     const grounded = await this.groundPhrase(phrase, options);
     // Matched inside descriptions (not a whole category value), and some part's name holds all
@@ -548,7 +683,13 @@ export class Grounder {
     return named ? { ...grounded, parts_only: true } : grounded;
   }
 
-  private async groundPhrase(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+  private async groundPhrase(asked: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+    const phrase = this.vocabulary.withoutColumnWords(asked);
+    const found = await this.groundClean(phrase, options);
+    return phrase === asked || found.level === null ? found : { ...found, asked };
+  }
+
+  private async groundClean(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
     const lexical = this.vocabulary.groundWithCorrection(phrase, options);
     if (lexical.level !== null && !lexical.any_order) return { ...lexical, via: 'words' };
     const runs = phraseRuns(phrase);
@@ -570,7 +711,8 @@ export class Grounder {
         .split(/\s+/)
         // Specs ("100uF", "TO-92") are no part of a name: the vocabulary checked them already.
         .filter((w) => !isStopWord(w) && !/\d/.test(w))
-        .every((w) => this.names.some((n) => nameHolds(n.name, w)));
+        // A hyphenated word ("high-power") by its parts: a name is split the same way.
+        .every((w) => this.names.some((n) => nameHoldsParts(n.name, w)));
     if (lexical.level !== null && partWords(lexical)) return { ...lexical, via: 'words' };
     let best: GroundedConcept | undefined;
     // Meaning is judged on the run that names the part (after "of"/"on", else the longest) and
@@ -664,12 +806,24 @@ export class Grounder {
         return undefined;
       chosen = { name: candidates[top], score: withThem[top] };
     } else {
-      const scores = await this.meaning.similarities(text, names);
+      // Each name is judged as written and with its kind ("crystal" and "crystal oscillator"),
+      // the closer of the two; its rivals are the names of other kinds (a kind's own parts and
+      // the kind itself are one answer, not a doubt between two).
+      const rich = this.names.map((n) => (n.context && !nested(n.name, n.context) ? `${n.name} ${n.context}` : n.name));
+      const [plain, withKind] = await Promise.all([
+        this.meaning.similarities(text, names),
+        this.meaning.similarities(text, rich),
+      ]);
+      // A name the data files under several kinds (a maker) is no synonym of a part.
+      const scores = plain.map((s, i) => (this.names[i].mixed ? -1 : Math.max(s, withKind[i])));
       const index = scores.indexOf(Math.max(...scores));
-      const top = names[index];
-      const rival = Math.max(-1, ...names.map((n, i) => (i === index || nested(n, top) ? -1 : scores[i])));
+      const top = this.names[index];
+      const kindOf = (n: PartName) => n.context ?? n.name;
+      const sameKind = (n: PartName) =>
+        nested(n.name, top.name) || kindOf(n) === kindOf(top) || nested(kindOf(n), kindOf(top));
+      const rival = Math.max(-1, ...this.names.map((n, i) => (i === index || sameKind(n) ? -1 : scores[i])));
       if (scores[index] < t.synonymFloor || scores[index] - rival < t.synonymMargin) return undefined;
-      chosen = { name: top, score: scores[index] };
+      chosen = { name: top.name, score: scores[index] };
     }
     const grounded = this.vocabulary.ground(chosen.name);
     if (grounded.level === null) return undefined;
