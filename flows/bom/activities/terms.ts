@@ -557,13 +557,14 @@ export const MEANING_THRESHOLDS = {
    * A phrase none of whose words the data uses ("screen"): this close to one part name at least
    * (as written or with its kind)… On MiniLM a synonym of a part or a kind scores 0.6–0.75
    * ("quartz resonator" and the crystal oscillator 0.61, "screen" and DISPLAY 0.64), while words
-   * for parts the data lacks reach 0.54 ("sd card slot" and SDRAM 0.54, "gear" and MOTOR 0.53):
-   * the floor sits above those, even though it leaves weaker synonyms ("aerial" and ANTENNA 0.52)
-   * unanswered.
+   * for parts the data lacks reach 0.54 ("sd card slot" and SDRAM 0.54, "gear" and MOTOR 0.53).
+   * The floor keeps a clear gap above those (0.55 answered no more development questions than 0.6
+   * does, and would leave unseen look-alikes a hair from a confident wrong answer), even though it
+   * leaves weaker synonyms ("aerial" and ANTENNA 0.52) unanswered.
    */
-  synonymFloor: 0.55,
+  synonymFloor: 0.6,
   /** … and this much closer than to any part name of another kind. */
-  synonymMargin: 0.1,
+  synonymMargin: 0.15,
   /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
   kindFloor: 0.4,
   /** … and this much closer than to any other kind. */
