@@ -179,8 +179,9 @@ export function unitsOf(text: string): string[] {
 /**
  * Which one choice an answer means: a plain answer (a number, the key, its name) at once; else
  * each sentence and clause is read by meaning against the choices and "none of them", and a
- * choice is taken when the units that mean something agree on it. Two readings that disagree,
- * or none, leave it open: the interviewer asks again rather than guess.
+ * choice is taken when the units that mean something agree on it, or, where none is near enough,
+ * when the classifier trained on everyday phrasings hears it clearly across the answer's sentences.
+ * Two readings that disagree, or none, leave it open: the interviewer asks again rather than guess.
  */
 export async function readChoice(
   text: string,
@@ -216,8 +217,9 @@ export async function readChoice(
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
     const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && (said || heardP(d.key) < CLEAR_ROUTE);
     const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
-    // What the classifier clearly hears in any unit is evidence too: not enough to take a choice
-    // on, but enough to contradict another (between the two routes, the words decide).
+    // What the classifier clearly hears in any unit is evidence too: in one unit not enough to take a
+    // choice on, but enough to contradict another (between the two routes, the words decide); heard
+    // across sentences, it settles what the embedding left open (heardAcrossSentences).
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
     if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
@@ -225,12 +227,56 @@ export async function readChoice(
     votes.set(key, (votes.get(key) ?? 0) + 1);
   }
   const contradicts = (a: string, b: string) => a !== b && !(isRoute(a) && isRoute(b));
+  const embeddingVotes = [...votes.keys()];
   for (const key of [...votes.keys()]) if ([...heardClearly].some((h) => contradicts(h, key))) votes.set(key, 0);
   for (const [key, n] of votes) if (n === 0) votes.delete(key);
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
-  if (!first) return undefined;
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
-  return second ? undefined : first[0];
+  if (first) return second ? undefined : first[0];
+  return await heardAcrossSentences(text, phrased, embeddingVotes, routes);
+}
+
+/**
+ * How the classifier's clear readings settle a choice the embedding left open: heard clearly
+ * (READ_PHRASED) in at least two sentences of the answer, in at least twice as many sentences as
+ * any other choice, and once strongly (CLEAR_CONSENSUS). One sentence alone is never enough, however
+ * sure: a negation ("there is no line") reads to it as what it denies. A choice a sentence's
+ * embedding voted against, or a route the answer's own words contradict, is not taken.
+ */
+const CLEAR_CONSENSUS = { strong: 0.75, sentences: 2, lead: 2 } as const;
+
+async function heardAcrossSentences(
+  text: string,
+  phrased: Awaited<ReturnType<typeof withNone>>,
+  embeddingVotes: readonly string[],
+  routes: { same: string; own: string } | undefined,
+): Promise<string | undefined> {
+  const bySentence = new Map<string, number>();
+  const strongest = new Map<string, number>();
+  const said = new Set<'same' | 'own'>();
+  for (const sentence of sentences(text)) {
+    const heardHere = new Set<string>();
+    for (const unit of unitsOf(sentence)) {
+      const top = (await classify(unit, phrased, { minProbability: 0 })).ranked.at(0);
+      const words = routeSaid(unit);
+      if (words) said.add(words);
+      if (!top || top.key === NONE || top.p < READ_PHRASED.minProbability) continue;
+      heardHere.add(top.key);
+      strongest.set(top.key, Math.max(strongest.get(top.key) ?? 0, top.p));
+    }
+    for (const key of heardHere) bySentence.set(key, (bySentence.get(key) ?? 0) + 1);
+  }
+  const [best, ...rest] = [...bySentence].sort((a, b) => b[1] - a[1]);
+  if (!best) return undefined;
+  const [key, n] = best;
+  if (n < CLEAR_CONSENSUS.sentences || (strongest.get(key) ?? 0) < CLEAR_CONSENSUS.strong) return undefined;
+  if (rest.some(([, m]) => n < CLEAR_CONSENSUS.lead * m)) return undefined;
+  if (embeddingVotes.some((v) => v !== key && v !== NONE)) return undefined;
+  if (routes && (key === routes.same || key === routes.own)) {
+    const other = key === routes.same ? 'own' : 'same';
+    if (said.has(other)) return undefined;
+  }
+  return key;
 }
 
 /**

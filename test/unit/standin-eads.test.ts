@@ -119,6 +119,28 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await readChoice('Two shifts, 06:00 to 22:00, Monday to Saturday.', problemType.choices!)).toBeUndefined();
   });
 
+  it('takes the type the classifier hears clearly in two sentences the embedding leaves below its floor, never from one', async () => {
+    const choices = problemType.choices!;
+    const PROJECT = 'PROJECT-SCHEDULING-PROBLEM';
+    expect(
+      await readChoice(
+        'We plan the hall as a single undertaking with a handover date. The refurbishment runs from the survey to the final handover, a one-off programme of works.',
+        choices,
+      ),
+    ).toBe(PROJECT);
+    expect(
+      await readChoice('The rota covers every shift in the week. Each nurse is put on days, lates or nights.', choices),
+    ).toBe(TIMETABLING);
+    // One sentence, however clearly heard, is not enough; nor two against one heard as another type.
+    expect(await readChoice('We plan the hall as a single undertaking with a handover date.', choices)).toBeUndefined();
+    expect(
+      await readChoice(
+        'The rota covers every shift in the week. Each nurse is put on days, lates or nights. Every pallet passes the same stations one after another.',
+        choices,
+      ),
+    ).toBeUndefined();
+  });
+
   it('decides a route sentence by its words of sameness or difference, which the embedding hears alike', async () => {
     const choices = problemType.choices!;
     expect(
