@@ -425,7 +425,7 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   // Pasted spreadsheet rows come tab-separated.
   const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
   const table = parseMarkdownTable(text) ?? headerlessRows(text);
-  if (!table) return stepsFromProse(answer, columns);
+  if (!table) return recordsFromProse(answer, columns) ?? stepsFromProse(answer, columns);
   const mapping = mapHeaders(
     table.headers,
     columns.map((c) => c.name),
@@ -474,6 +474,58 @@ function headerlessRows(text: string): { headers: string[]; rows: string[][] } |
   return cells.length >= 2 ? { headers: cells, rows: [] } : undefined;
 }
 
+/** A record's name: a few words before a colon, not a clause ("we do it like this:"). */
+const RECORD_LABEL = /^([A-Za-z][A-Za-z0-9'&/ -]{1,48}?)\s*:\s+(\S.*)$/;
+const CLAUSE_START = /^(?:we|i|you|they|it|he|she|there|this|that|these|those|here|our|my)\b/i;
+
+/**
+ * Rows told as labelled records, one a sentence or line ("<name>: <who and what>, <how long>,
+ * <how often>. <name>: …"): one row per name, in the order told. The name is the row's id; a
+ * duration the record gives fills a quantity column, and its other items the list of what takes
+ * part (equipment, people, places) or, for a routing, its steps. Read as a sequence of steps instead, one record's items
+ * ("one teacher, one room, 30 minutes") would come out as steps.
+ */
+function recordsFromProse(
+  answer: string,
+  columns: NonNullable<PromptField['columns']>,
+): Array<Record<string, unknown>> | undefined {
+  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
+  if (!idColumn) return undefined;
+  const duration = columns.find((c) => c.kind === 'quantity');
+  const members = columns.find(
+    (c) =>
+      c.kind === 'list' && /\b(?:resources?|constituents?|equipment|machines?|participants?|steps?)\b/.test(c.name),
+  );
+  const records: Array<{ label: string; details: string }> = [];
+  // Sentences end at a full stop or semicolon followed by a space (so "1.5 hours" stays whole), or at a line break.
+  for (const piece of answer.split(/(?<=[.;])\s+|\n+/)) {
+    const text = piece.trim();
+    if (!text) continue;
+    const m = RECORD_LABEL.exec(text);
+    const label = m?.[1].trim();
+    if (m && label && label.split(/\s+/).length <= 5 && !CLAUSE_START.test(label)) {
+      records.push({ label, details: m[2] });
+    } else if (records.length) {
+      // A sentence after a record, not naming one, says more about it.
+      records[records.length - 1].details += ` ${text}`;
+    }
+  }
+  if (records.length < 2) return undefined;
+  const rows = records.map(({ label, details }) => {
+    const row: Record<string, unknown> = { [idColumn.name]: slug(label) };
+    const q = duration ? parseQuantity(details) : undefined;
+    if (duration && q) row[duration.name] = q;
+    if (members) {
+      const items = splitList(details.replace(/[.;]+$/, '')).filter((item) => !parseQuantity(item));
+      if (items.length) row[members.name] = items;
+    }
+    return row;
+  });
+  return rows.every((r) => String(r[idColumn.name]).length > 1) ? rows : undefined;
+}
+
+const MEASURE_START =
+  /^(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|up to|plus|about|around|at most|at least|half|once|twice)\b)/i;
 const SEQUENCE_SPLIT =
   /\s*;\s*|(?<=[a-z)])\.\s+|,?\s*\b(?:and then|then|after that|afterwards|next|finally|and finally|lastly)\b,?\s*/i;
 const LEAD = /^(?:and|first(?:ly)?|to start|at the start|in the end|the|a|an|it is|they are|it|they)\s+/i;
@@ -539,6 +591,10 @@ function stepsFromProse(
     // One word is a step in a comma list ("tumbled"), elsewhere a fragment.
     .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
   if (clauses.length < 3) return undefined;
+  // Items that count or measure one thing ("one room", "up to 6 people", "30 minutes") describe
+  // it; they are not the steps of a sequence.
+  const measures = clauses.filter((c) => MEASURE_START.test(c));
+  if (measures.length * 2 >= clauses.length) return undefined;
   const columnFor = (probe: string) => {
     const mapped = mapHeaders(
       [probe],

@@ -177,6 +177,42 @@ describe('EADS stand-in reads meaning', () => {
     expect(warmUp['scheduling-challenges']).toEqual(['worker-availability']);
   });
 
+  it('reads labelled records as one row each, never one record’s items as steps', async () => {
+    const kinds = await refine(
+      'process/timetabling',
+      ['event-types'],
+      'Which kinds of events do you schedule?',
+      'Beginners class: one tutor, one studio, up to 10 learners, 60 minutes, twice a week. ' +
+        'Masterclass: a guest tutor and the big studio, 2 hours, once a month. ' +
+        'Open practice: the small studio, no tutor, 90 minutes, every Sunday.',
+      'table',
+    );
+    const rows = kinds['event-types'] as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r['event-type-id'])).toEqual(['beginners-class', 'masterclass', 'open-practice']);
+    expect(rows[0].constituents).toEqual(['one tutor', 'one studio', 'up to 10 learners', 'twice a week']);
+    expect(rows[1].duration).toEqual({ units: 'hours', 'value-string': '2' });
+    const routings = await refine(
+      'process/job-shop',
+      ['routings'],
+      'Which standard routings do jobs follow?',
+      'Gates: cutting, welding, galvanising. Railings: bending, welding, painting.',
+      'table',
+    );
+    expect(routings.routings).toEqual([
+      { 'routing-id': 'gates', steps: ['cutting', 'welding', 'galvanising'] },
+      { 'routing-id': 'railings', steps: ['bending', 'welding', 'painting'] },
+    ]);
+    // One thing's measures in a comma list are not a sequence of steps.
+    const one = await refine(
+      'process/timetabling',
+      ['event-types'],
+      'Which kinds of events do you schedule?',
+      'Each class has one tutor, one studio, up to 10 learners, 60 minutes, twice a week.',
+      'table',
+    );
+    expect(one['event-types']).toBeUndefined();
+  });
+
   it('answers a yes/no question put as two alternatives from the alternative the answer takes', async () => {
     const q =
       'Does product flow continuously from one step to the next, as in a refinery, or ' +
