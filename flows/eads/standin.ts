@@ -155,6 +155,12 @@ const READ_SENTENCE = { floor: 0.5, margin: 0.03, second: 0.5 } as const;
  * under cross-validation (a third of them reach it).
  */
 const READ_PHRASED = { minProbability: 0.5 } as const;
+/**
+ * Where the embedding and the classifier must agree on a trouble: the classifier's first choice
+ * for one unit (then, at this probability, the embedding needs no margin over its runner-up), or
+ * among its first two for a sentence's clauses read together.
+ */
+const AGREE = { minProbability: 0.3, togetherAmong: 2, tie: 0.02 } as const;
 /** How sure the classifier must be of a route the unit's words do not name. */
 const CLEAR_ROUTE = 0.8;
 
@@ -320,7 +326,8 @@ function routeRead(
  * adds nothing, whatever one of its phrases resembles. Else the trouble its clauses speak for
  * together (decideFromEvidence: a trouble two of them speak for beats one a single phrase brushes
  * against), and any trouble one of them clearly means on its own (one sentence may name two):
- * nearer to that trouble than to any other and than to "nothing in particular", by a margin.
+ * nearer to that trouble than to any other and than to "nothing in particular", by a margin. Each
+ * of these embedding readings must agree with the classifier trained on everyday phrasings.
  */
 export async function readChoices(text: string, rawChoices: Array<Choice | string>): Promise<string[]> {
   const choices = rawChoices.map(choiceOf);
@@ -329,11 +336,14 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const found = new Set<string>();
   await embedTogether(sentences(text).flatMap(unitsOf));
   for (const sentence of sentences(text)) {
-    for (const unit of unitsOf(sentence)) {
-      const d = await classify(unit, phrased, READ_PHRASED);
-      if (d.key && d.key !== NONE) found.add(d.key);
-    }
     const units = unitsOf(sentence);
+    // The classifier's reading of each unit: a clear one is taken at once, and its first choices
+    // are what the embedding's readings below must agree with.
+    const heard = await Promise.all(units.map((u) => classify(u, phrased, { minProbability: 0 })));
+    for (const h of heard) {
+      const top = h.ranked[0];
+      if (top && top.key !== NONE && top.p >= READ_PHRASED.minProbability) found.add(top.key);
+    }
     const readings = await Promise.all(
       units.map((u) => decide(u, described, { topK: READ_SEVERAL.topK, floor: 0, margin: 0 })),
     );
@@ -345,15 +355,35 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
       described,
       READ_SENTENCE,
     );
-    if (together.key && together.key !== NONE) found.add(together.key);
-    for (const d of readings) {
+    // Two readings of the same words that disagree are no reading: the embedding's choice counts
+    // where the classifier also ranks it first (for a unit) or among its first two (for the clauses
+    // read together), since a trouble a sentence only brushes against is rarely heard by both.
+    // (Where there is no classifier, over more choices than it is trained on, the embedding reads alone.)
+    // A classifier torn between two choices (within AGREE.tie) has both first.
+    const classifierFirst = (key: string, i: number, n = 1) => {
+      const ranked = heard[i].ranked;
+      if (!ranked.length) return true;
+      const p = ranked.find((r) => r.key === key)?.p ?? 0;
+      return ranked.slice(0, n).some((r) => r.key === key) || p >= ranked[0].p - AGREE.tie;
+    };
+    if (
+      together.key &&
+      together.key !== NONE &&
+      units.some((_, i) => classifierFirst(together.key!, i, AGREE.togetherAmong))
+    )
+      found.add(together.key);
+    readings.forEach((d, i) => {
       const [first, second] = d.ranked;
       const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
-      if (first.key === NONE || first.score < READ_SEVERAL.floor) continue;
-      if (first.score - none < READ_SEVERAL.marginOverNone) continue;
-      if (second && second.key !== NONE && first.score - second.score < READ_SEVERAL.margin) continue;
-      found.add(first.key);
-    }
+      if (first.key === NONE || first.score < READ_SEVERAL.floor || first.score <= none) return;
+      if (!classifierFirst(first.key, i)) return;
+      // Agreed on, a reading needs no margin when the classifier is fairly sure of it.
+      const sure = heard[i].ranked[0]?.key === first.key && heard[i].ranked[0].p >= AGREE.minProbability;
+      const clear =
+        first.score - none >= READ_SEVERAL.marginOverNone &&
+        !(second && second.key !== NONE && first.score - second.score < READ_SEVERAL.margin);
+      if (clear || sure) found.add(first.key);
+    });
   }
   return choices.map((c) => c.key).filter((k) => found.has(k));
 }

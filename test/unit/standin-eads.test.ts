@@ -183,6 +183,16 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await tags('We bake bread and rolls for cafes in town.')).toEqual([]);
   });
 
+  it('tags no trouble the embedding alone brushes against when the classifier hears another thing', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // Servicing is what this firm sells, not upkeep it must fit in: the embedding leans to upkeep, the classifier does not.
+    expect(await tags("Our engineers visit each client's boilers twice a year.")).toEqual([]);
+    // What both readings hear is still taken.
+    expect(await tags('Our customers keep complaining their orders arrive after the agreed day.')).toEqual([
+      'delivery-schedules',
+    ]);
+  });
+
   it('hears a switch of tooling and swings in demand in new words, and no trouble in a list of services', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     expect(await tags('Swapping the moulds on the injection press eats up most of a morning.')).toEqual([
