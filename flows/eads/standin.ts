@@ -347,6 +347,16 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
     const readings = await Promise.all(
       units.map((u) => decide(u, described, { topK: READ_SEVERAL.topK, floor: 0, margin: 0 })),
     );
+    // The classifier's first choice, fairly sure, that the embedding ranks among its two nearest
+    // troubles and nearer than nothing in particular: the two readings agree, though neither is clear alone.
+    readings.forEach((d, i) => {
+      const top = heard[i].ranked[0];
+      if (!top || top.key === NONE || top.p < AGREE.minProbability) return;
+      const at = d.ranked.filter((r) => r.key !== NONE).findIndex((r) => r.key === top.key);
+      const score = d.ranked.find((r) => r.key === top.key)?.score ?? 0;
+      const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
+      if (at >= 0 && at < AGREE.togetherAmong && score >= READ_SEVERAL.floor && score > none) found.add(top.key);
+    });
     // The sentence read whole (the first unit) is nearest to nothing in particular: its phrases
     // ("routine services, repairs, tyres") only brush against a trouble.
     if (readings[0]?.ranked[0]?.key === NONE) continue;
@@ -772,8 +782,11 @@ async function deriveField(
   const choices = field.choices?.map(choiceOf);
   if (field.kind === 'list' && choices?.length) {
     const picked = new Set(await readChoices(answer, choices));
-    // A choice another field already settled (e.g. the principal problem type) belongs here too.
+    // A choice another field already settled (e.g. the principal problem type) belongs here too,
+    // and so does every tag an earlier answer gave this field.
     for (const value of Object.values(known))
+      if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
+    for (const value of asArray<unknown>(known[field.name]))
       if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
     return picked.size ? choices.map((c) => c.key).filter((k) => picked.has(k)) : undefined;
   }
@@ -1082,9 +1095,15 @@ export const eadsRules: StandinRule[] = [
           const value = await readField(field, answer, question.question ?? '', fields);
           if (value !== undefined) update[name] = value;
         }
-        for (const field of fields.filter((f) => f.derived && known[f.name] === undefined)) {
+        // Tags (several choices) gather over the answers: a trouble named in a later answer is as
+        // named as one in the first. Other derived fields are filled once.
+        const gathers = (f: PromptField) => f.kind === 'list' && !!f.choices?.length;
+        for (const field of fields.filter((f) => f.derived && (known[f.name] === undefined || gathers(f)))) {
           const value = await deriveField(field, answer, { ...known, ...update }, context);
-          if (value !== undefined) update[field.name] = value;
+          if (value === undefined) continue;
+          const before = asArray<unknown>(known[field.name]);
+          if (gathers(field) && asArray<unknown>(value).every((v) => before.includes(v))) continue;
+          update[field.name] = value;
         }
       }
       const filled = Object.keys(update);

@@ -18,6 +18,7 @@ async function refine(
   questionText: string,
   answer: string,
   questionType = 'text',
+  known: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
   const eads = library.get(eadsId)!;
   const fields = eads.fields.map((f) => ({
@@ -38,7 +39,7 @@ async function refine(
       question: { question: questionText, question_type: questionType, targets },
       answer,
       fields,
-      data_structure: {},
+      data_structure: known,
       context: {},
       attempts: {},
     },
@@ -175,6 +176,28 @@ describe('EADS stand-in reads meaning', () => {
       'We wash and press uniforms for hospitals. Staff are hard to find for the night shift.',
     );
     expect(warmUp['scheduling-challenges']).toEqual(['worker-availability']);
+  });
+
+  it('gathers the troubles over the answers: one named in a later answer joins those of the first', async () => {
+    const later = await refine(
+      'process/warm-up-with-challenges',
+      ['one-more-thing'],
+      'Is there anything else we should know?',
+      'We lost three drivers last year and nobody replaced them.',
+      'text',
+      { 'scheduling-challenges': ['variation-in-demand'] },
+    );
+    expect(later['scheduling-challenges']).toEqual(['variation-in-demand', 'worker-availability']);
+    // An answer that adds no trouble changes nothing.
+    const same = await refine(
+      'process/warm-up-with-challenges',
+      ['one-more-thing'],
+      'Is there anything else we should know?',
+      'We bake bread and rolls for cafes in town.',
+      'text',
+      { 'scheduling-challenges': ['variation-in-demand'] },
+    );
+    expect(same['scheduling-challenges']).toBeUndefined();
   });
 
   it('reads labelled records as one row each, never one record’s items as steps', async () => {
