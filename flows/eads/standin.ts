@@ -465,7 +465,8 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   // Pasted spreadsheet rows come tab-separated.
   const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
   const table = parseMarkdownTable(text) ?? headerlessRows(text);
-  if (!table) return recordsFromProse(answer, columns) ?? stepsFromProse(answer, columns);
+  if (!table)
+    return recordsFromProse(answer, columns) ?? countedFromProse(answer, columns) ?? stepsFromProse(answer, columns);
   const mapping = mapHeaders(
     table.headers,
     columns.map((c) => c.name),
@@ -562,6 +563,56 @@ function recordsFromProse(
     return row;
   });
   return rows.every((r) => String(r[idColumn.name]).length > 1) ? rows : undefined;
+}
+
+const NUMBER_WORDS = [
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
+const COUNTED = new RegExp(String.raw`^(\d+|${NUMBER_WORDS.join('|')}|a single|an?)\s+(.+)$`, 'i');
+const NAMED = /^(?:the|our)\s+(.+)$/i;
+
+/**
+ * What there is, told as a list of counted things ("one oven, two mixers and six bakers"): a row
+ * per thing, its name for the row's id and its count for a column that holds how many. Only for
+ * columns that ask how many; a thing named without a count in such a list ("the paint room") is
+ * one too.
+ */
+function countedFromProse(
+  answer: string,
+  columns: NonNullable<PromptField['columns']>,
+): Array<Record<string, unknown>> | undefined {
+  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
+  const howMany = columns.find((c) => /\b(?:quantity|count|number|how-many)\b/.test(c.name));
+  if (!idColumn || !howMany) return undefined;
+  const rows: Array<Record<string, unknown>> = [];
+  let counted = 0;
+  for (const sentence of sentences(answer)) {
+    for (const item of splitList(sentence)) {
+      const words = item.split(/\s+/);
+      if (words.length > 6) continue;
+      const m = COUNTED.exec(item);
+      const plain = m ? undefined : NAMED.exec(item);
+      const name = (m?.[2] ?? plain?.[1])?.replace(/\s*\(.*$/, '').trim();
+      if (!name || CLAUSE_START.test(name) || /\b(?:of whom|which|who|that)\b/i.test(name)) continue;
+      const said = m?.[1].toLowerCase();
+      const n = !said ? 1 : /^\d+$/.test(said) ? Number(said) : NUMBER_WORDS.indexOf(said) + 1 || 1;
+      if (m) counted++;
+      const value = howMany.kind === 'number' ? n : String(n);
+      rows.push({ [idColumn.name]: name, [howMany.name]: value });
+    }
+  }
+  return counted >= 2 && counted * 2 >= rows.length ? rows : undefined;
 }
 
 const MEASURE_START =

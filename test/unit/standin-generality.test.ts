@@ -200,6 +200,23 @@ describe('EADS stand-in reads meaning', () => {
     expect(same['scheduling-challenges']).toBeUndefined();
   });
 
+  it('reads what there is from a list of counted things, one row per thing with how many', async () => {
+    const pools = await refine(
+      'resources/resource-pools',
+      ['resource-pools'],
+      'Which resources do you schedule, how many of each do you have?',
+      'Two kilns, one pug mill, a glazing booth and the drying room. Five potters, of whom one throws the big pieces.',
+      'table',
+    );
+    expect(pools['resource-pools']).toEqual([
+      { 'resource-id': 'kilns', quantity: '2' },
+      { 'resource-id': 'pug mill', quantity: '1' },
+      { 'resource-id': 'glazing booth', quantity: '1' },
+      { 'resource-id': 'drying room', quantity: '1' },
+      { 'resource-id': 'potters', quantity: '5' },
+    ]);
+  });
+
   it('reads labelled records as one row each, never one record’s items as steps', async () => {
     const kinds = await refine(
       'process/timetabling',
