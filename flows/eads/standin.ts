@@ -349,9 +349,15 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
     );
     // The classifier's first choice, fairly sure, that the embedding ranks among its two nearest
     // troubles and nearer than nothing in particular: the two readings agree, though neither is clear alone.
+    // What both readings hear in the sentence read whole: a clause's weak reading (neither reading
+    // clear on its own) of another trouble is a phrase brushing against it ("the rooms are few"
+    // resembles "few people are qualified"), not a second trouble.
+    const wholeTop = heard[0]?.ranked[0]?.key;
+    const whole = wholeTop && wholeTop !== NONE && readings[0]?.ranked[0]?.key === wholeTop ? wholeTop : undefined;
+    const overruled = (key: string, i: number) => i > 0 && !!whole && whole !== key;
     readings.forEach((d, i) => {
       const top = heard[i].ranked[0];
-      if (!top || top.key === NONE || top.p < AGREE.minProbability) return;
+      if (!top || top.key === NONE || top.p < AGREE.minProbability || overruled(top.key, i)) return;
       const at = d.ranked.filter((r) => r.key !== NONE).findIndex((r) => r.key === top.key);
       const score = d.ranked.find((r) => r.key === top.key)?.score ?? 0;
       const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
@@ -388,7 +394,10 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
       if (first.key === NONE || first.score < READ_SEVERAL.floor || first.score <= none) return;
       if (!classifierFirst(first.key, i)) return;
       // Agreed on, a reading needs no margin when the classifier is fairly sure of it.
-      const sure = heard[i].ranked[0]?.key === first.key && heard[i].ranked[0].p >= AGREE.minProbability;
+      const sure =
+        heard[i].ranked[0]?.key === first.key &&
+        heard[i].ranked[0].p >= AGREE.minProbability &&
+        !overruled(first.key, i);
       const clear =
         first.score - none >= READ_SEVERAL.marginOverNone &&
         !(second && second.key !== NONE && first.score - second.score < READ_SEVERAL.margin);

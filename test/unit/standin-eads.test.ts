@@ -191,6 +191,11 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await tags('Our customers keep complaining their orders arrive after the agreed day.')).toEqual([
       'delivery-schedules',
     ]);
+    // A clause that only brushes against another trouble ("labs are few" resembles "few are
+    // qualified") is not a second one where both readings hear the sentence whole as one trouble.
+    expect(await tags('And our physics labs are few, so practical lessons compete for the same rooms.')).toEqual([
+      'resource-assignment',
+    ]);
     // The classifier's fair reading, which the embedding ranks second to another trouble by a hair.
     expect(await tags('Just one of our nurses is trained to run the dialysis machine.')).toEqual([
       'skilled-worker-availability',
