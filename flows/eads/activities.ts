@@ -559,8 +559,11 @@ export function createEadsActivities({ model, config }: Backends) {
         eads.fields.map((f) => f.name),
         args.dataStructure,
       );
+      // Tags derived from the answers (the troubles a firm names) gather over the whole pursuit: a
+      // later answer may name one the first did not, so they stay in the prompt once filled.
+      const gathers = (f: EadsField) => f.derived && f.kind === 'list' && !!f.choices?.length;
       const relevant = eads.fields.filter(
-        (f) => remainingFields.includes(f.name) || args.question.targets.includes(f.name),
+        (f) => remainingFields.includes(f.name) || args.question.targets.includes(f.name) || gathers(f),
       );
       // Full detail for what the question targets and what must be derived; the rest by name and kind.
       const detailed = (f: EadsField) => args.question.targets.includes(f.name) || f.derived;
@@ -611,6 +614,16 @@ export function createEadsActivities({ model, config }: Backends) {
       const update: Record<string, unknown> = Object.fromEntries(
         Object.entries(data.update).filter(([, v]) => v !== undefined),
       );
+      // A gathered tag is never lost to a later answer that names only new ones: the update is
+      // merged by replacement, so it carries the earlier tags too, in the choices' order.
+      for (const f of eads.fields.filter(gathers)) {
+        const before = args.dataStructure[f.name];
+        const now = update[f.name];
+        if (!Array.isArray(before) || !Array.isArray(now)) continue;
+        const keys = (f.choices ?? []).map((c) => c.key);
+        const all = new Set<unknown>([...before, ...now]);
+        update[f.name] = [...keys.filter((k) => all.has(k)), ...[...all].filter((v) => !keys.includes(v as string))];
+      }
       // Judged by code, not the model: a table question answered with rows (pipes or tabs) of which
       // no targeted table field could be read. The pursuit then does not charge the question.
       const tableTargets = eads.fields

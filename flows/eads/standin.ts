@@ -155,6 +155,12 @@ const READ_SENTENCE = { floor: 0.5, margin: 0.03, second: 0.5 } as const;
  * under cross-validation (a third of them reach it).
  */
 const READ_PHRASED = { minProbability: 0.5 } as const;
+/**
+ * Where the embedding and the classifier must agree on a trouble: the classifier's first choice
+ * for one unit (then, at this probability, the embedding needs no margin over its runner-up), or
+ * among its first two for a sentence's clauses read together.
+ */
+const AGREE = { minProbability: 0.3, togetherAmong: 2, tie: 0.02 } as const;
 /** How sure the classifier must be of a route the unit's words do not name. */
 const CLEAR_ROUTE = 0.8;
 
@@ -179,8 +185,9 @@ export function unitsOf(text: string): string[] {
 /**
  * Which one choice an answer means: a plain answer (a number, the key, its name) at once; else
  * each sentence and clause is read by meaning against the choices and "none of them", and a
- * choice is taken when the units that mean something agree on it. Two readings that disagree,
- * or none, leave it open: the interviewer asks again rather than guess.
+ * choice is taken when the units that mean something agree on it, or, where none is near enough,
+ * when the classifier trained on everyday phrasings hears it clearly across the answer's sentences.
+ * Two readings that disagree, or none, leave it open: the interviewer asks again rather than guess.
  */
 export async function readChoice(
   text: string,
@@ -216,8 +223,9 @@ export async function readChoice(
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
     const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && (said || heardP(d.key) < CLEAR_ROUTE);
     const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
-    // What the classifier clearly hears in any unit is evidence too: not enough to take a choice
-    // on, but enough to contradict another (between the two routes, the words decide).
+    // What the classifier clearly hears in any unit is evidence too: in one unit not enough to take a
+    // choice on, but enough to contradict another (between the two routes, the words decide); heard
+    // across sentences, it settles what the embedding left open (heardAcrossSentences).
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
     if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
@@ -225,12 +233,56 @@ export async function readChoice(
     votes.set(key, (votes.get(key) ?? 0) + 1);
   }
   const contradicts = (a: string, b: string) => a !== b && !(isRoute(a) && isRoute(b));
+  const embeddingVotes = [...votes.keys()];
   for (const key of [...votes.keys()]) if ([...heardClearly].some((h) => contradicts(h, key))) votes.set(key, 0);
   for (const [key, n] of votes) if (n === 0) votes.delete(key);
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
-  if (!first) return undefined;
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
-  return second ? undefined : first[0];
+  if (first) return second ? undefined : first[0];
+  return await heardAcrossSentences(text, phrased, embeddingVotes, routes);
+}
+
+/**
+ * How the classifier's clear readings settle a choice the embedding left open: heard clearly
+ * (READ_PHRASED) in at least two sentences of the answer, in at least twice as many sentences as
+ * any other choice, and once strongly (CLEAR_CONSENSUS). One sentence alone is never enough, however
+ * sure: a negation ("there is no line") reads to it as what it denies. A choice a sentence's
+ * embedding voted against, or a route the answer's own words contradict, is not taken.
+ */
+const CLEAR_CONSENSUS = { strong: 0.75, sentences: 2, lead: 2 } as const;
+
+async function heardAcrossSentences(
+  text: string,
+  phrased: Awaited<ReturnType<typeof withNone>>,
+  embeddingVotes: readonly string[],
+  routes: { same: string; own: string } | undefined,
+): Promise<string | undefined> {
+  const bySentence = new Map<string, number>();
+  const strongest = new Map<string, number>();
+  const said = new Set<'same' | 'own'>();
+  for (const sentence of sentences(text)) {
+    const heardHere = new Set<string>();
+    for (const unit of unitsOf(sentence)) {
+      const top = (await classify(unit, phrased, { minProbability: 0 })).ranked.at(0);
+      const words = routeSaid(unit);
+      if (words) said.add(words);
+      if (!top || top.key === NONE || top.p < READ_PHRASED.minProbability) continue;
+      heardHere.add(top.key);
+      strongest.set(top.key, Math.max(strongest.get(top.key) ?? 0, top.p));
+    }
+    for (const key of heardHere) bySentence.set(key, (bySentence.get(key) ?? 0) + 1);
+  }
+  const [best, ...rest] = [...bySentence].sort((a, b) => b[1] - a[1]);
+  if (!best) return undefined;
+  const [key, n] = best;
+  if (n < CLEAR_CONSENSUS.sentences || (strongest.get(key) ?? 0) < CLEAR_CONSENSUS.strong) return undefined;
+  if (rest.some(([, m]) => n < CLEAR_CONSENSUS.lead * m)) return undefined;
+  if (embeddingVotes.some((v) => v !== key && v !== NONE)) return undefined;
+  if (routes && (key === routes.same || key === routes.own)) {
+    const other = key === routes.same ? 'own' : 'same';
+    if (said.has(other)) return undefined;
+  }
+  return key;
 }
 
 /**
@@ -274,7 +326,8 @@ function routeRead(
  * adds nothing, whatever one of its phrases resembles. Else the trouble its clauses speak for
  * together (decideFromEvidence: a trouble two of them speak for beats one a single phrase brushes
  * against), and any trouble one of them clearly means on its own (one sentence may name two):
- * nearer to that trouble than to any other and than to "nothing in particular", by a margin.
+ * nearer to that trouble than to any other and than to "nothing in particular", by a margin. Each
+ * of these embedding readings must agree with the classifier trained on everyday phrasings.
  */
 export async function readChoices(text: string, rawChoices: Array<Choice | string>): Promise<string[]> {
   const choices = rawChoices.map(choiceOf);
@@ -283,14 +336,33 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const found = new Set<string>();
   await embedTogether(sentences(text).flatMap(unitsOf));
   for (const sentence of sentences(text)) {
-    for (const unit of unitsOf(sentence)) {
-      const d = await classify(unit, phrased, READ_PHRASED);
-      if (d.key && d.key !== NONE) found.add(d.key);
-    }
     const units = unitsOf(sentence);
+    // The classifier's reading of each unit: a clear one is taken at once, and its first choices
+    // are what the embedding's readings below must agree with.
+    const heard = await Promise.all(units.map((u) => classify(u, phrased, { minProbability: 0 })));
+    for (const h of heard) {
+      const top = h.ranked[0];
+      if (top && top.key !== NONE && top.p >= READ_PHRASED.minProbability) found.add(top.key);
+    }
     const readings = await Promise.all(
       units.map((u) => decide(u, described, { topK: READ_SEVERAL.topK, floor: 0, margin: 0 })),
     );
+    // The classifier's first choice, fairly sure, that the embedding ranks among its two nearest
+    // troubles and nearer than nothing in particular: the two readings agree, though neither is clear alone.
+    // What both readings hear in the sentence read whole: a clause's weak reading (neither reading
+    // clear on its own) of another trouble is a phrase brushing against it ("the rooms are few"
+    // resembles "few people are qualified"), not a second trouble.
+    const wholeTop = heard[0]?.ranked[0]?.key;
+    const whole = wholeTop && wholeTop !== NONE && readings[0]?.ranked[0]?.key === wholeTop ? wholeTop : undefined;
+    const overruled = (key: string, i: number) => i > 0 && !!whole && whole !== key;
+    readings.forEach((d, i) => {
+      const top = heard[i].ranked[0];
+      if (!top || top.key === NONE || top.p < AGREE.minProbability || overruled(top.key, i)) return;
+      const at = d.ranked.filter((r) => r.key !== NONE).findIndex((r) => r.key === top.key);
+      const score = d.ranked.find((r) => r.key === top.key)?.score ?? 0;
+      const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
+      if (at >= 0 && at < AGREE.togetherAmong && score >= READ_SEVERAL.floor && score > none) found.add(top.key);
+    });
     // The sentence read whole (the first unit) is nearest to nothing in particular: its phrases
     // ("routine services, repairs, tyres") only brush against a trouble.
     if (readings[0]?.ranked[0]?.key === NONE) continue;
@@ -299,15 +371,38 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
       described,
       READ_SENTENCE,
     );
-    if (together.key && together.key !== NONE) found.add(together.key);
-    for (const d of readings) {
+    // Two readings of the same words that disagree are no reading: the embedding's choice counts
+    // where the classifier also ranks it first (for a unit) or among its first two (for the clauses
+    // read together), since a trouble a sentence only brushes against is rarely heard by both.
+    // (Where there is no classifier, over more choices than it is trained on, the embedding reads alone.)
+    // A classifier torn between two choices (within AGREE.tie) has both first.
+    const classifierFirst = (key: string, i: number, n = 1) => {
+      const ranked = heard[i].ranked;
+      if (!ranked.length) return true;
+      const p = ranked.find((r) => r.key === key)?.p ?? 0;
+      return ranked.slice(0, n).some((r) => r.key === key) || p >= ranked[0].p - AGREE.tie;
+    };
+    if (
+      together.key &&
+      together.key !== NONE &&
+      units.some((_, i) => classifierFirst(together.key!, i, AGREE.togetherAmong))
+    )
+      found.add(together.key);
+    readings.forEach((d, i) => {
       const [first, second] = d.ranked;
       const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
-      if (first.key === NONE || first.score < READ_SEVERAL.floor) continue;
-      if (first.score - none < READ_SEVERAL.marginOverNone) continue;
-      if (second && second.key !== NONE && first.score - second.score < READ_SEVERAL.margin) continue;
-      found.add(first.key);
-    }
+      if (first.key === NONE || first.score < READ_SEVERAL.floor || first.score <= none) return;
+      if (!classifierFirst(first.key, i)) return;
+      // Agreed on, a reading needs no margin when the classifier is fairly sure of it.
+      const sure =
+        heard[i].ranked[0]?.key === first.key &&
+        heard[i].ranked[0].p >= AGREE.minProbability &&
+        !overruled(first.key, i);
+      const clear =
+        first.score - none >= READ_SEVERAL.marginOverNone &&
+        !(second && second.key !== NONE && first.score - second.score < READ_SEVERAL.margin);
+      if (clear || sure) found.add(first.key);
+    });
   }
   return choices.map((c) => c.key).filter((k) => found.has(k));
 }
@@ -379,7 +474,8 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   // Pasted spreadsheet rows come tab-separated.
   const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
   const table = parseMarkdownTable(text) ?? headerlessRows(text);
-  if (!table) return stepsFromProse(answer, columns);
+  if (!table)
+    return recordsFromProse(answer, columns) ?? countedFromProse(answer, columns) ?? stepsFromProse(answer, columns);
   const mapping = mapHeaders(
     table.headers,
     columns.map((c) => c.name),
@@ -428,6 +524,108 @@ function headerlessRows(text: string): { headers: string[]; rows: string[][] } |
   return cells.length >= 2 ? { headers: cells, rows: [] } : undefined;
 }
 
+/** A record's name: a few words before a colon, not a clause ("we do it like this:"). */
+const RECORD_LABEL = /^([A-Za-z][A-Za-z0-9'&/ -]{1,48}?)\s*:\s+(\S.*)$/;
+const CLAUSE_START = /^(?:we|i|you|they|it|he|she|there|this|that|these|those|here|our|my)\b/i;
+
+/**
+ * Rows told as labelled records, one a sentence or line ("<name>: <who and what>, <how long>,
+ * <how often>. <name>: …"): one row per name, in the order told. The name is the row's id; a
+ * duration the record gives fills a quantity column, and its other items the list of what takes
+ * part (equipment, people, places) or, for a routing, its steps. Read as a sequence of steps instead, one record's items
+ * ("one teacher, one room, 30 minutes") would come out as steps.
+ */
+function recordsFromProse(
+  answer: string,
+  columns: NonNullable<PromptField['columns']>,
+): Array<Record<string, unknown>> | undefined {
+  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
+  if (!idColumn) return undefined;
+  const duration = columns.find((c) => c.kind === 'quantity');
+  const members = columns.find(
+    (c) =>
+      c.kind === 'list' && /\b(?:resources?|constituents?|equipment|machines?|participants?|steps?)\b/.test(c.name),
+  );
+  const records: Array<{ label: string; details: string }> = [];
+  // Sentences end at a full stop or semicolon followed by a space (so "1.5 hours" stays whole), or at a line break.
+  for (const piece of answer.split(/(?<=[.;])\s+|\n+/)) {
+    const text = piece.trim();
+    if (!text) continue;
+    const m = RECORD_LABEL.exec(text);
+    const label = m?.[1].trim();
+    if (m && label && label.split(/\s+/).length <= 5 && !CLAUSE_START.test(label)) {
+      records.push({ label, details: m[2] });
+    } else if (records.length) {
+      // A sentence after a record, not naming one, says more about it.
+      records[records.length - 1].details += ` ${text}`;
+    }
+  }
+  if (records.length < 2) return undefined;
+  const rows = records.map(({ label, details }) => {
+    const row: Record<string, unknown> = { [idColumn.name]: slug(label) };
+    const q = duration ? parseQuantity(details) : undefined;
+    if (duration && q) row[duration.name] = q;
+    if (members) {
+      const items = splitList(details.replace(/[.;]+$/, '')).filter((item) => !parseQuantity(item));
+      if (items.length) row[members.name] = items;
+    }
+    return row;
+  });
+  return rows.every((r) => String(r[idColumn.name]).length > 1) ? rows : undefined;
+}
+
+const NUMBER_WORDS = [
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+];
+const COUNTED = new RegExp(String.raw`^(\d+|${NUMBER_WORDS.join('|')}|a single|an?)\s+(.+)$`, 'i');
+const NAMED = /^(?:the|our)\s+(.+)$/i;
+
+/**
+ * What there is, told as a list of counted things ("one oven, two mixers and six bakers"): a row
+ * per thing, its name for the row's id and its count for a column that holds how many. Only for
+ * columns that ask how many; a thing named without a count in such a list ("the paint room") is
+ * one too.
+ */
+function countedFromProse(
+  answer: string,
+  columns: NonNullable<PromptField['columns']>,
+): Array<Record<string, unknown>> | undefined {
+  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
+  const howMany = columns.find((c) => /\b(?:quantity|count|number|how-many)\b/.test(c.name));
+  if (!idColumn || !howMany) return undefined;
+  const rows: Array<Record<string, unknown>> = [];
+  let counted = 0;
+  for (const sentence of sentences(answer)) {
+    for (const item of splitList(sentence)) {
+      const words = item.split(/\s+/);
+      if (words.length > 6) continue;
+      const m = COUNTED.exec(item);
+      const plain = m ? undefined : NAMED.exec(item);
+      const name = (m?.[2] ?? plain?.[1])?.replace(/\s*\(.*$/, '').trim();
+      if (!name || CLAUSE_START.test(name) || /\b(?:of whom|which|who|that)\b/i.test(name)) continue;
+      const said = m?.[1].toLowerCase();
+      const n = !said ? 1 : /^\d+$/.test(said) ? Number(said) : NUMBER_WORDS.indexOf(said) + 1 || 1;
+      if (m) counted++;
+      const value = howMany.kind === 'number' ? n : String(n);
+      rows.push({ [idColumn.name]: name, [howMany.name]: value });
+    }
+  }
+  return counted >= 2 && counted * 2 >= rows.length ? rows : undefined;
+}
+
+const MEASURE_START =
+  /^(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|up to|plus|about|around|at most|at least|half|once|twice)\b)/i;
 const SEQUENCE_SPLIT =
   /\s*;\s*|(?<=[a-z)])\.\s+|,?\s*\b(?:and then|then|after that|afterwards|next|finally|and finally|lastly)\b,?\s*/i;
 const LEAD = /^(?:and|first(?:ly)?|to start|at the start|in the end|the|a|an|it is|they are|it|they)\s+/i;
@@ -493,6 +691,10 @@ function stepsFromProse(
     // One word is a step in a comma list ("tumbled"), elsewhere a fragment.
     .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
   if (clauses.length < 3) return undefined;
+  // Items that count or measure one thing ("one room", "up to 6 people", "30 minutes") describe
+  // it; they are not the steps of a sequence.
+  const measures = clauses.filter((c) => MEASURE_START.test(c));
+  if (measures.length * 2 >= clauses.length) return undefined;
   const columnFor = (probe: string) => {
     const mapped = mapHeaders(
       [probe],
@@ -640,8 +842,11 @@ async function deriveField(
   const choices = field.choices?.map(choiceOf);
   if (field.kind === 'list' && choices?.length) {
     const picked = new Set(await readChoices(answer, choices));
-    // A choice another field already settled (e.g. the principal problem type) belongs here too.
+    // A choice another field already settled (e.g. the principal problem type) belongs here too,
+    // and so does every tag an earlier answer gave this field.
     for (const value of Object.values(known))
+      if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
+    for (const value of asArray<unknown>(known[field.name]))
       if (typeof value === 'string' && choices.some((c) => c.key === value)) picked.add(value);
     return picked.size ? choices.map((c) => c.key).filter((k) => picked.has(k)) : undefined;
   }
@@ -950,9 +1155,15 @@ export const eadsRules: StandinRule[] = [
           const value = await readField(field, answer, question.question ?? '', fields);
           if (value !== undefined) update[name] = value;
         }
-        for (const field of fields.filter((f) => f.derived && known[f.name] === undefined)) {
+        // Tags (several choices) gather over the answers: a trouble named in a later answer is as
+        // named as one in the first. Other derived fields are filled once.
+        const gathers = (f: PromptField) => f.kind === 'list' && !!f.choices?.length;
+        for (const field of fields.filter((f) => f.derived && (known[f.name] === undefined || gathers(f)))) {
           const value = await deriveField(field, answer, { ...known, ...update }, context);
-          if (value !== undefined) update[field.name] = value;
+          if (value === undefined) continue;
+          const before = asArray<unknown>(known[field.name]);
+          if (gathers(field) && asArray<unknown>(value).every((v) => before.includes(v))) continue;
+          update[field.name] = value;
         }
       }
       const filled = Object.keys(update);

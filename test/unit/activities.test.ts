@@ -189,6 +189,39 @@ describe('eads', () => {
     expect(model.requests[0].task).toBe(EadsTask.eadsOrchestrate);
   });
 
+  it('keeps the troubles an earlier answer tagged when a later answer names another', async () => {
+    const model = fakeModel(() => ({
+      update: { 'scheduling-challenges': ['worker-availability'] },
+      commit_notes: 'One more trouble.',
+      exhausted: false,
+    }));
+    const { refineEadsStructure } = inActivityEnvironment(createEadsActivities(fakeBackends({ model })));
+    const { update } = await refineEadsStructure({
+      eadsId: 'process/warm-up-with-challenges',
+      question: {
+        id: 'q2',
+        eads_id: 'process/warm-up-with-challenges',
+        question: 'Is there anything else we should know?',
+        question_type: 'text',
+        help_text: 'A sentence or two is enough.',
+        targets: ['one-more-thing'],
+        budget_cost: 0.1,
+      },
+      answer: 'Two of our drivers left in spring.',
+      dataStructure: {
+        'EADS-id': 'process/warm-up-with-challenges',
+        'product-or-service-name': 'garden sheds',
+        'scheduling-challenges': ['variation-in-demand'],
+      },
+      asked: [],
+      context: { schedulingChallenges: ['variation-in-demand'] },
+    });
+    expect(update['scheduling-challenges']).toEqual(['variation-in-demand', 'worker-availability']);
+    // The filled tags are in the prompt, so the model may add to them.
+    const fields = (model.requests[0].sections as { fields: Array<{ name: string }> }).fields;
+    expect(fields.map((f) => f.name)).toContain('scheduling-challenges');
+  });
+
   it('a transient model failure is retried first; the last allowed attempt falls back', async () => {
     const model = fakeModel(() => {
       throw overloaded();

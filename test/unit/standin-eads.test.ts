@@ -119,6 +119,28 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await readChoice('Two shifts, 06:00 to 22:00, Monday to Saturday.', problemType.choices!)).toBeUndefined();
   });
 
+  it('takes the type the classifier hears clearly in two sentences the embedding leaves below its floor, never from one', async () => {
+    const choices = problemType.choices!;
+    const PROJECT = 'PROJECT-SCHEDULING-PROBLEM';
+    expect(
+      await readChoice(
+        'We plan the hall as a single undertaking with a handover date. The refurbishment runs from the survey to the final handover, a one-off programme of works.',
+        choices,
+      ),
+    ).toBe(PROJECT);
+    expect(
+      await readChoice('The rota covers every shift in the week. Each nurse is put on days, lates or nights.', choices),
+    ).toBe(TIMETABLING);
+    // One sentence, however clearly heard, is not enough; nor two against one heard as another type.
+    expect(await readChoice('We plan the hall as a single undertaking with a handover date.', choices)).toBeUndefined();
+    expect(
+      await readChoice(
+        'The rota covers every shift in the week. Each nurse is put on days, lates or nights. Every pallet passes the same stations one after another.',
+        choices,
+      ),
+    ).toBeUndefined();
+  });
+
   it('decides a route sentence by its words of sameness or difference, which the embedding hears alike', async () => {
     const choices = problemType.choices!;
     expect(
@@ -159,6 +181,25 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     ]);
     expect(await tags('We lost three drivers last year and nobody replaced them.')).toEqual(['worker-availability']);
     expect(await tags('We bake bread and rolls for cafes in town.')).toEqual([]);
+  });
+
+  it('tags no trouble the embedding alone brushes against when the classifier hears another thing', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // Servicing is what this firm sells, not upkeep it must fit in: the embedding leans to upkeep, the classifier does not.
+    expect(await tags("Our engineers visit each client's boilers twice a year.")).toEqual([]);
+    // What both readings hear is still taken.
+    expect(await tags('Our customers keep complaining their orders arrive after the agreed day.')).toEqual([
+      'delivery-schedules',
+    ]);
+    // A clause that only brushes against another trouble ("labs are few" resembles "few are
+    // qualified") is not a second one where both readings hear the sentence whole as one trouble.
+    expect(await tags('And our physics labs are few, so practical lessons compete for the same rooms.')).toEqual([
+      'resource-assignment',
+    ]);
+    // The classifier's fair reading, which the embedding ranks second to another trouble by a hair.
+    expect(await tags('Just one of our nurses is trained to run the dialysis machine.')).toEqual([
+      'skilled-worker-availability',
+    ]);
   });
 
   it('hears a switch of tooling and swings in demand in new words, and no trouble in a list of services', async () => {

@@ -18,6 +18,7 @@ async function refine(
   questionText: string,
   answer: string,
   questionType = 'text',
+  known: Record<string, unknown> = {},
 ): Promise<Record<string, unknown>> {
   const eads = library.get(eadsId)!;
   const fields = eads.fields.map((f) => ({
@@ -38,7 +39,7 @@ async function refine(
       question: { question: questionText, question_type: questionType, targets },
       answer,
       fields,
-      data_structure: {},
+      data_structure: known,
       context: {},
       attempts: {},
     },
@@ -175,6 +176,81 @@ describe('EADS stand-in reads meaning', () => {
       'We wash and press uniforms for hospitals. Staff are hard to find for the night shift.',
     );
     expect(warmUp['scheduling-challenges']).toEqual(['worker-availability']);
+  });
+
+  it('gathers the troubles over the answers: one named in a later answer joins those of the first', async () => {
+    const later = await refine(
+      'process/warm-up-with-challenges',
+      ['one-more-thing'],
+      'Is there anything else we should know?',
+      'We lost three drivers last year and nobody replaced them.',
+      'text',
+      { 'scheduling-challenges': ['variation-in-demand'] },
+    );
+    expect(later['scheduling-challenges']).toEqual(['variation-in-demand', 'worker-availability']);
+    // An answer that adds no trouble changes nothing.
+    const same = await refine(
+      'process/warm-up-with-challenges',
+      ['one-more-thing'],
+      'Is there anything else we should know?',
+      'We bake bread and rolls for cafes in town.',
+      'text',
+      { 'scheduling-challenges': ['variation-in-demand'] },
+    );
+    expect(same['scheduling-challenges']).toBeUndefined();
+  });
+
+  it('reads what there is from a list of counted things, one row per thing with how many', async () => {
+    const pools = await refine(
+      'resources/resource-pools',
+      ['resource-pools'],
+      'Which resources do you schedule, how many of each do you have?',
+      'Two kilns, one pug mill, a glazing booth and the drying room. Five potters, of whom one throws the big pieces.',
+      'table',
+    );
+    expect(pools['resource-pools']).toEqual([
+      { 'resource-id': 'kilns', quantity: '2' },
+      { 'resource-id': 'pug mill', quantity: '1' },
+      { 'resource-id': 'glazing booth', quantity: '1' },
+      { 'resource-id': 'drying room', quantity: '1' },
+      { 'resource-id': 'potters', quantity: '5' },
+    ]);
+  });
+
+  it('reads labelled records as one row each, never one record’s items as steps', async () => {
+    const kinds = await refine(
+      'process/timetabling',
+      ['event-types'],
+      'Which kinds of events do you schedule?',
+      'Beginners class: one tutor, one studio, up to 10 learners, 60 minutes, twice a week. ' +
+        'Masterclass: a guest tutor and the big studio, 2 hours, once a month. ' +
+        'Open practice: the small studio, no tutor, 90 minutes, every Sunday.',
+      'table',
+    );
+    const rows = kinds['event-types'] as Array<Record<string, unknown>>;
+    expect(rows.map((r) => r['event-type-id'])).toEqual(['beginners-class', 'masterclass', 'open-practice']);
+    expect(rows[0].constituents).toEqual(['one tutor', 'one studio', 'up to 10 learners', 'twice a week']);
+    expect(rows[1].duration).toEqual({ units: 'hours', 'value-string': '2' });
+    const routings = await refine(
+      'process/job-shop',
+      ['routings'],
+      'Which standard routings do jobs follow?',
+      'Gates: cutting, welding, galvanising. Railings: bending, welding, painting.',
+      'table',
+    );
+    expect(routings.routings).toEqual([
+      { 'routing-id': 'gates', steps: ['cutting', 'welding', 'galvanising'] },
+      { 'routing-id': 'railings', steps: ['bending', 'welding', 'painting'] },
+    ]);
+    // One thing's measures in a comma list are not a sequence of steps.
+    const one = await refine(
+      'process/timetabling',
+      ['event-types'],
+      'Which kinds of events do you schedule?',
+      'Each class has one tutor, one studio, up to 10 learners, 60 minutes, twice a week.',
+      'table',
+    );
+    expect(one['event-types']).toBeUndefined();
   });
 
   it('answers a yes/no question put as two alternatives from the alternative the answer takes', async () => {
