@@ -506,10 +506,54 @@ async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
   let best: StatedSpan | undefined;
   for (const span of statedSpans(context)) {
     if (best && span.weeks <= best.weeks) continue;
-    if (!(await speaksOfExistingData(span.clause))) best = span;
+    if (plannedDuration(span) || !(await speaksOfExistingData(recordsText(span)))) best = span;
   }
   return best;
 }
+
+/** Words that make a span time still to come: "two more years", "the next four years", "another season". */
+const STILL_TO_COME = new Set(['more', 'next', 'another', 'further', 'additional', 'extra', 'coming']);
+/** Words that make a span how long an activity lasts: "log them for two years", "sample over three seasons". */
+const LASTING = new Set(['for', 'over', 'through', 'throughout', 'during', 'across', 'lasting', 'spanning']);
+/** Words that may stand between such a word and the count: "for the first two years". */
+const FILLER = new Set([
+  'the',
+  'a',
+  'an',
+  'at',
+  'least',
+  'about',
+  'around',
+  'roughly',
+  'some',
+  'first',
+  'full',
+  'whole',
+  'entire',
+]);
+
+/**
+ * Whether the words around a span say it is time the researcher's own work takes, whatever else
+ * the clause says: "two more years of my own sampling" or "install cameras for two seasons" next to
+ * "the ten years of records the agency holds". "Records kept for ten years" (the word before "for"
+ * a past participle) is not.
+ */
+function plannedDuration(span: StatedSpan): boolean {
+  if (span.quote.split(' ').some((w) => STILL_TO_COME.has(w)) || span.lead.some((w) => STILL_TO_COME.has(w)))
+    return true;
+  const lead = [...span.lead];
+  while (lead.length && FILLER.has(lead[lead.length - 1])) lead.pop();
+  const word = lead.pop();
+  if (!word || !LASTING.has(word)) return false;
+  const verb = lead.pop();
+  return !verb || !/(?:ed|kept|held|made|taken|run|done|written|drawn|grown|known|shown|seen)$/.test(verb);
+}
+
+/**
+ * The text that tells whether a span is of records already there: the part of its clause it
+ * belongs to, when that part is a phrase of its own (four words or more), else the whole clause.
+ */
+const recordsText = (span: StatedSpan) => (span.segment.split(/\s+/).length >= 4 ? span.segment : span.clause);
 
 async function designFor(profile: Profile): Promise<Design> {
   const study = await studyDesign(profile);
@@ -533,7 +577,11 @@ async function designFor(profile: Profile): Promise<Design> {
   // else review what is published and plan the study for later.
   const quote = planned.includes('dataset')
     ? undefined
-    : await existingData([profile.additional_context, ...profile.constraints.map(asSentence)].join(' '));
+    : await existingData(
+        [profile.additional_context, ...profile.constraints.map(asSentence)].join(' '),
+        // A clause about one span only is about the data still to gather, not data already there.
+        span && span.segment === span.clause ? span.clause : undefined,
+      );
   // Data that already exist are the feasible scope even when a full analysis of them is tight: a
   // first analysis of part of them still answers something, where a review would answer nothing
   // the researcher came for.

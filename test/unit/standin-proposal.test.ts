@@ -371,6 +371,44 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(d.objectives.feasibility_notes.timeline_assessment).not.toMatch(/cannot be completed/);
   }, 60_000);
 
+  it('tells the span of the researcher’s own work from a span of records named in the same clause', async () => {
+    const plan = async (additional_context: string) =>
+      (
+        await draft(
+          base({
+            research_area: 'Shoreline erosion along a shingle coast',
+            additional_context,
+            weekly_hours: 30,
+            total_timeline: { value: 26, unit: 'weeks' },
+          }),
+        )
+      ).objectives.feasibility_notes.timeline_assessment;
+    // Years still to come, joined to records already kept: the study needs them.
+    expect(
+      await plan(
+        'I will join the twelve years of beach profiles the council already holds with three more years of my own surveys.',
+      ),
+    ).toMatch(/cannot be completed/);
+    // Records already kept, joined to a short piece of new work: they are data, not time.
+    expect(
+      await plan(
+        'I plan to walk the shore with a GPS for eight weeks and set the results beside ten years of aerial photographs the county already has.',
+      ),
+    ).not.toMatch(/cannot be completed/);
+    // How long the researcher's own logging lasts, whatever the sentence otherwise sounds like.
+    const diary = await draft(
+      base({
+        research_area: 'Shoreline erosion along a shingle coast',
+        additional_context: 'I need to keep a weekly log of the shingle ridge for eighteen months.',
+        weekly_hours: 30,
+        total_timeline: { value: 26, unit: 'weeks' },
+      }),
+    );
+    expect(diary.objectives.feasibility_notes.timeline_assessment).toMatch(/cannot be completed/);
+    // And the sentence that says so is not quoted as data already there.
+    expect(diary.methodology.justification).not.toMatch(/already exist/);
+  }, 60_000);
+
   it('finds the sentence about data already kept among sentences about collecting new data', async () => {
     const logs = 'The port authority has kept crane downtime logs since 2016 and will pass them to me.';
     expect(

@@ -62,6 +62,15 @@ const MONTH_RANGE = new RegExp(
   'gi',
 );
 
+/** Words that join two things in one clause: the piece on each side may say a different span. */
+const JOINS = /\s+(and|then|plus)\s+/i;
+
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+
 const numberOf = (token: string | undefined): number | undefined => {
   if (!token) return undefined;
   if (/^\d{1,3}$/.test(token)) return Number(token);
@@ -74,6 +83,15 @@ export interface StatedSpan {
   quote: string;
   /** The clause it was read from. */
   clause: string;
+  /**
+   * The part of the clause the span belongs to, cut at "and", "then", "plus": "I will download
+   * ten years of satellite images" and "install cameras for two seasons" are two things one clause
+   * can join. Not at "with" or "by": "five years of exam results the school has", cut from
+   * "compare them with", no longer reads as records already there.
+   */
+  segment: string;
+  /** The words just before the count ("for", "over the next"), lower case. */
+  lead: string[];
 }
 
 /** The longest span the researcher's plan sentences say the study must run, if any. */
@@ -88,8 +106,10 @@ export function statedSpan(text: string): StatedSpan | undefined {
 export function statedSpans(text: string): StatedSpan[] {
   const spans: StatedSpan[] = [];
   let clause = '';
+  let segment = '';
+  let lead: string[] = [];
   const consider = (weeks: number, quote: string) => {
-    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause });
+    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause, segment, lead });
   };
   // Bounded: a profile's context is at most a few thousand characters, and each sentence is read once.
   for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?])\s+/)) {
@@ -98,10 +118,12 @@ export function statedSpans(text: string): StatedSpan[] {
     for (const part of sentence.split(/[;,]\s+|\s+(?:but|while|whereas)\s+/i)) {
       clause = part;
       if (PAST.test(clause)) continue;
-      const tokens = clause
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter(Boolean);
+      const tokens = wordsOf(clause);
+      // Each token's segment: the pieces between joining words, read in order, hold the same tokens.
+      const pieces = clause.split(JOINS);
+      const segmentOf: string[] = pieces.flatMap((piece, k) =>
+        wordsOf(piece).map(() => (k % 2 === 0 ? piece.trim() : clause)),
+      );
       tokens.forEach((token, i) => {
         const unit = UNITS.exec(token)?.[1].replace(/s$/, '');
         if (!unit) return;
@@ -125,12 +147,16 @@ export function statedSpans(text: string): StatedSpan[] {
         const before = tokens.slice(Math.max(0, at - 3), at);
         if (before.some((w) => NOT_A_NEED.has(w))) return;
         const quote = tokens.slice(at, i + 1).join(' ');
+        segment = segmentOf[at] ?? clause;
+        lead = tokens.slice(Math.max(0, at - 5), at);
         if (unit === 'week' || unit === 'month' || unit === 'year') consider(n * WEEKS_PER[unit], quote);
         // Two summers: from the first to the end of the second, a year and a season.
         else consider((n - 1) * 52 + SEASON_WEEKS, quote);
       });
     }
     clause = sentence;
+    segment = sentence;
+    lead = [];
     for (const m of sentence.matchAll(MONTH_RANGE)) {
       const from = MONTHS.indexOf(m[1].toLowerCase());
       const to = MONTHS.indexOf(m[2].toLowerCase());

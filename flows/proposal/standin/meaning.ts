@@ -407,13 +407,16 @@ export async function speaksOfExistingData(text: string): Promise<boolean> {
  * The profile's own sentence about data that already exist (for a reduced scope), if it has one:
  * a whole sentence (or a part between semicolons) the classifier clearly reads as data already
  * there. Whole sentences, not fragments: "at an untouched reference bog", cut out of a sentence
- * about measuring, is no data already kept.
+ * about measuring, is no data already kept. `gathering`: the words that say how long gathering the
+ * data takes; a sentence holding them is no data already there, however it reads.
  */
-export async function existingData(context: string): Promise<string | undefined> {
+export async function existingData(context: string, gathering?: string): Promise<string | undefined> {
   const sentences = context
     .split(/(?<=[.!?;])\s+/)
     .map((s) => s.trim())
-    .filter((s) => s.split(/\s+/).length >= 4);
+    .filter((s) => s.split(/\s+/).length >= 4)
+    // The words that say how long the data take to gather speak of data still to come.
+    .filter((s) => !gathering || !s.includes(gathering.trim()));
   let best: { text: string; p: number } | undefined;
   for (const text of sentences) {
     const c = await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY });
