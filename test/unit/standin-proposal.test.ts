@@ -24,6 +24,7 @@ import { proposalRules } from '../../flows/proposal/standin';
 import {
   existingData,
   methodReading,
+  profileEvidence,
   studyDesign,
   topicFit,
   type DataKind,
@@ -522,5 +523,37 @@ describe('proposal stand-in when two kinds of data fit alike', () => {
     const d = await draft(base({ research_area: 'Archive and laboratory' }));
     expect(d.problem.preliminary_literature).toEqual([]);
     expect(d.methodology.recommended_methodology).toMatch(/settled in the first phase/);
+  });
+});
+
+describe('proposal stand-in work bounds', () => {
+  // Every evidence text is embedded once per profile (a few milliseconds of CPU each); what the
+  // contract allows must not turn into hundreds of them (632 before, over two seconds of CPU).
+  it('reads the kind of data from a bounded number of texts, however the allowed text is cut up', () => {
+    const tiny = (prefix: string, max: number) => {
+      let t = '';
+      for (let i = 0; t.length < max - 12; i++) t += `${prefix} b c${i}, `;
+      return t.trim();
+    };
+    const evidence = profileEvidence({
+      research_area: 'Shoreline erosion along a shingle coast',
+      additional_context: tiny('a', 2000),
+      field_of_study: 'Geography',
+      existing_skills: Array.from({ length: 20 }, (_, i) => `skill ${i}`),
+      missing_skills: Array.from({ length: 20 }, (_, i) => `gap ${i}`),
+      constraints: Array.from({ length: 20 }, (_, k) => tiny(`k${k}`, 200)),
+    });
+    expect(evidence.length).toBeLessThanOrEqual(250);
+    // A plain description keeps every clause.
+    const plain = 'I will walk the shore each month with a GPS. The county has aerial photographs since 1990.';
+    expect(
+      profileEvidence({
+        research_area: 'x y z',
+        additional_context: plain,
+        field_of_study: '',
+        existing_skills: [],
+        missing_skills: [],
+      }).length,
+    ).toBe(3);
   });
 });
