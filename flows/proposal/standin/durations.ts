@@ -65,15 +65,12 @@ const MONTH_RANGE = new RegExp(
 /** Words that join two things in one clause: the piece on each side may say a different span. */
 const JOINS = /\s+(and|then|plus)\s+/i;
 
-const wordsOf = (text: string) =>
-  text
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
+/** Words and numbers, a decimal kept whole: "2.5 years" is not "5 years". */
+const wordsOf = (text: string) => text.toLowerCase().match(/\d+(?:\.\d+)?|[a-z0-9]+/g) ?? [];
 
 const numberOf = (token: string | undefined): number | undefined => {
   if (!token) return undefined;
-  if (/^\d{1,3}$/.test(token)) return Number(token);
+  if (/^\d{1,3}(?:\.\d+)?$/.test(token)) return Number(token);
   return Object.hasOwn(NUMBER_WORDS, token) ? NUMBER_WORDS[token] : undefined;
 };
 
@@ -144,11 +141,26 @@ export function statedSpans(text: string): StatedSpan[] {
         // "Three to five years", "one or two summers": the upper end.
         const low = numberOf(tokens[at - 2]);
         if (low !== undefined && (tokens[at - 1] === 'to' || tokens[at - 1] === 'or')) n = Math.max(n, low);
-        const before = tokens.slice(Math.max(0, at - 3), at);
+        // Halves and vague counts: "two and a half years", "half a year", "a year and a half", "a
+        // couple of years", "a few months" (read as one year, one year and one month before).
+        let from = at;
+        let to = i;
+        if (tokens[at] === 'a' || tokens[at] === 'an') {
+          const between = tokens.slice(at + 1, i);
+          const whole = numberOf(tokens[at - 2]);
+          if (tokens[at - 1] === 'half') [n, from] = [0.5, at - 1];
+          else if (tokens[at + 1] === 'half' && tokens[at - 1] === 'and' && whole !== undefined)
+            [n, from] = [whole + 0.5, at - 2];
+          else if (between.includes('couple')) n = 2;
+          else if (between.includes('few')) n = 3;
+        }
+        if (tokens[i + 1] === 'and' && (tokens[i + 2] === 'a' || tokens[i + 2] === 'an') && tokens[i + 3] === 'half')
+          [n, to] = [n + 0.5, i + 3];
+        const before = tokens.slice(Math.max(0, from - 3), from);
         if (before.some((w) => NOT_A_NEED.has(w))) return;
-        const quote = tokens.slice(at, i + 1).join(' ');
+        const quote = tokens.slice(from, to + 1).join(' ');
         segment = segmentOf[at] ?? clause;
-        lead = tokens.slice(Math.max(0, at - 5), at);
+        lead = tokens.slice(Math.max(0, from - 5), from);
         if (unit === 'week' || unit === 'month' || unit === 'year') consider(n * WEEKS_PER[unit], quote);
         // Two summers: from the first to the end of the second, a year and a season.
         else consider((n - 1) * 52 + SEASON_WEEKS, quote);
