@@ -854,7 +854,7 @@ function designSentence(design: Design, profile: Profile, quote = false): string
     const time = `${profile.weekly_hours} hours a week for ${profile.timeline}`;
     const cannot = `The study as described${through} cannot be completed in ${time}`;
     if (design.reduced.to === 'pilot')
-      return `The study as described${through} needs “${design.spanQuote ?? `${design.neededWeeks} weeks`}” of data collection, longer than ${time}; the feasible scope is a pilot of the same design within that time and a protocol for the full span.`;
+      return `The study as described${through} needs “${design.spanQuote ?? `${design.neededWeeks} weeks`}” of data collection, longer than the ${profile.timeline} available; the feasible scope is a pilot of the same design within that time, at ${profile.weekly_hours} hours a week, and a protocol for the full span.`;
     if (design.reduced.to === 'existing-data') {
       const scope = design.reduced.fits
         ? 'an analysis of the data that already exist'

@@ -355,6 +355,8 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(d.methodology.recommended_methodology).toMatch(/pilot/i);
     expect(d.methodology.recommended_methodology).not.toMatch(/review/i);
     expect(await methodReading(d.methodology.recommended_methodology)).toContain('field');
+    // A span of time is compared with the time there is, not with hours a week.
+    expect(d.methodology.justification).toMatch(/longer than the 12 weeks available/);
   }, 60_000);
 
   it('reads a span of records that already exist as data to analyse, not as time the study needs', async () => {
