@@ -539,12 +539,15 @@ const FILLER = new Set([
  * a past participle) is not.
  */
 function plannedDuration(span: StatedSpan): boolean {
-  if (span.quote.split(' ').some((w) => STILL_TO_COME.has(w)) || span.lead.some((w) => STILL_TO_COME.has(w)))
-    return true;
+  // "Two more years" (between the count and its unit), "another two years", "the next four
+  // years" (just before the count); "more than ten years of records" says nothing of the kind.
+  if (span.quote.split(' ').some((w) => STILL_TO_COME.has(w))) return true;
   const lead = [...span.lead];
   while (lead.length && FILLER.has(lead[lead.length - 1])) lead.pop();
   const word = lead.pop();
-  if (!word || !LASTING.has(word)) return false;
+  if (word && word !== 'more' && STILL_TO_COME.has(word)) return true;
+  // "Over twelve years of reports" is how much there is ("more than"), not how long work lasts.
+  if (!word || !LASTING.has(word) || span.after === 'of') return false;
   const verb = lead.pop();
   return !verb || !/(?:ed|kept|held|made|taken|run|done|written|drawn|grown|known|shown|seen)$/.test(verb);
 }

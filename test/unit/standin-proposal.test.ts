@@ -398,6 +398,13 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
         'I plan to walk the shore with a GPS for eight weeks and set the results beside ten years of aerial photographs the county already has.',
       ),
     ).not.toMatch(/cannot be completed/);
+    // "More than" or "over" a count of records says how much there is, not time still to come.
+    expect(await plan('I will analyse more than twelve years of archived storm reports.')).not.toMatch(
+      /cannot be completed/,
+    );
+    expect(await plan('I will analyse over twelve years of archived storm reports.')).not.toMatch(
+      /cannot be completed/,
+    );
     // How long the researcher's own logging lasts, whatever the sentence otherwise sounds like.
     const diary = await draft(
       base({

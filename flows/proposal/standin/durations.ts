@@ -89,6 +89,8 @@ export interface StatedSpan {
   segment: string;
   /** The words just before the count ("for", "over the next"), lower case. */
   lead: string[];
+  /** The word just after the span ("of" in "ten years of records"), lower case. */
+  after?: string;
 }
 
 /** The longest span the researcher's plan sentences say the study must run, if any. */
@@ -105,8 +107,9 @@ export function statedSpans(text: string): StatedSpan[] {
   let clause = '';
   let segment = '';
   let lead: string[] = [];
+  let after: string | undefined;
   const consider = (weeks: number, quote: string) => {
-    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause, segment, lead });
+    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause, segment, lead, after });
   };
   // Bounded: a profile's context is at most a few thousand characters, and each sentence is read once.
   for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?])\s+/)) {
@@ -161,6 +164,7 @@ export function statedSpans(text: string): StatedSpan[] {
         const quote = tokens.slice(from, to + 1).join(' ');
         segment = segmentOf[at] ?? clause;
         lead = tokens.slice(Math.max(0, from - 5), from);
+        after = tokens[to + 1];
         if (unit === 'week' || unit === 'month' || unit === 'year') consider(n * WEEKS_PER[unit], quote);
         // Two summers: from the first to the end of the second, a year and a season.
         else consider((n - 1) * 52 + SEASON_WEEKS, quote);
@@ -169,6 +173,7 @@ export function statedSpans(text: string): StatedSpan[] {
     clause = sentence;
     segment = sentence;
     lead = [];
+    after = undefined;
     for (const m of sentence.matchAll(MONTH_RANGE)) {
       const from = MONTHS.indexOf(m[1].toLowerCase());
       const to = MONTHS.indexOf(m[2].toLowerCase());
