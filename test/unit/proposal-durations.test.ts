@@ -34,6 +34,8 @@ describe('how long the researcher says the study must run', () => {
     expect(statedSpan('I need half a year of tide readings.')?.weeks).toBe(26);
     expect(statedSpan('I will need a couple of years to follow the cohort.')?.weeks).toBe(104);
     expect(statedSpan('I will need a few months to recruit the clinics.')?.weeks).toBe(13);
+    expect(statedSpan('I will need fifteen months of fieldwork.')?.weeks).toBe(65);
+    expect(statedSpan('I plan to follow the plots for sixteen weeks.')?.weeks).toBe(16);
     expect(statedSpan('I plan to monitor the hedges for two and a half years.')?.quote).toBe('two and a half years');
   });
 

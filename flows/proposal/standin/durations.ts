@@ -24,9 +24,17 @@ const NUMBER_WORDS: Record<string, number> = {
   ten: 10,
   eleven: 11,
   twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
   eighteen: 18,
+  nineteen: 19,
   twenty: 20,
   thirty: 30,
+  forty: 40,
+  fifty: 50,
 };
 
 const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50 };
