@@ -506,10 +506,57 @@ async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
   let best: StatedSpan | undefined;
   for (const span of statedSpans(context)) {
     if (best && span.weeks <= best.weeks) continue;
-    if (!(await speaksOfExistingData(span.clause))) best = span;
+    if (plannedDuration(span) || !(await speaksOfExistingData(recordsText(span)))) best = span;
   }
   return best;
 }
+
+/** Words that make a span time still to come: "two more years", "the next four years", "another season". */
+const STILL_TO_COME = new Set(['more', 'next', 'another', 'further', 'additional', 'extra', 'coming']);
+/** Words that make a span how long an activity lasts: "log them for two years", "sample over three seasons". */
+const LASTING = new Set(['for', 'over', 'through', 'throughout', 'during', 'across', 'lasting', 'spanning']);
+/** Words that may stand between such a word and the count: "for the first two years". */
+const FILLER = new Set([
+  'the',
+  'a',
+  'an',
+  'at',
+  'least',
+  'about',
+  'around',
+  'roughly',
+  'some',
+  'first',
+  'full',
+  'whole',
+  'entire',
+]);
+
+/**
+ * Whether the words around a span say it is time the researcher's own work takes, whatever else
+ * the clause says: "two more years of my own sampling" or "install cameras for two seasons" next to
+ * "the ten years of records the agency holds". "Records kept for ten years" (the word before "for"
+ * a past participle) is not.
+ */
+function plannedDuration(span: StatedSpan): boolean {
+  // "Two more years" (between the count and its unit), "another two years", "the next four
+  // years" (just before the count); "more than ten years of records" says nothing of the kind.
+  if (span.quote.split(' ').some((w) => STILL_TO_COME.has(w))) return true;
+  const lead = [...span.lead];
+  while (lead.length && FILLER.has(lead[lead.length - 1])) lead.pop();
+  const word = lead.pop();
+  if (word && word !== 'more' && STILL_TO_COME.has(word)) return true;
+  // "Over twelve years of reports" is how much there is ("more than"), not how long work lasts.
+  if (!word || !LASTING.has(word) || span.after === 'of') return false;
+  const verb = lead.pop();
+  return !verb || !/(?:ed|kept|held|made|taken|run|done|written|drawn|grown|known|shown|seen)$/.test(verb);
+}
+
+/**
+ * The text that tells whether a span is of records already there: the part of its clause it
+ * belongs to, when that part is a phrase of its own (four words or more), else the whole clause.
+ */
+const recordsText = (span: StatedSpan) => (span.segment.split(/\s+/).length >= 4 ? span.segment : span.clause);
 
 async function designFor(profile: Profile): Promise<Design> {
   const study = await studyDesign(profile);
@@ -533,7 +580,11 @@ async function designFor(profile: Profile): Promise<Design> {
   // else review what is published and plan the study for later.
   const quote = planned.includes('dataset')
     ? undefined
-    : await existingData([profile.additional_context, ...profile.constraints.map(asSentence)].join(' '));
+    : await existingData(
+        [profile.additional_context, ...profile.constraints.map(asSentence)].join(' '),
+        // A clause about one span only is about the data still to gather, not data already there.
+        span && span.segment === span.clause ? span.clause : undefined,
+      );
   // Data that already exist are the feasible scope even when a full analysis of them is tight: a
   // first analysis of part of them still answers something, where a review would answer nothing
   // the researcher came for.
@@ -806,7 +857,7 @@ function designSentence(design: Design, profile: Profile, quote = false): string
     const time = `${profile.weekly_hours} hours a week for ${profile.timeline}`;
     const cannot = `The study as described${through} cannot be completed in ${time}`;
     if (design.reduced.to === 'pilot')
-      return `The study as described${through} needs “${design.spanQuote ?? `${design.neededWeeks} weeks`}” of data collection, longer than ${time}; the feasible scope is a pilot of the same design within that time and a protocol for the full span.`;
+      return `The study as described${through} needs “${design.spanQuote ?? `${design.neededWeeks} weeks`}” of data collection, longer than the ${profile.timeline} available; the feasible scope is a pilot of the same design within that time, at ${profile.weekly_hours} hours a week, and a protocol for the full span.`;
     if (design.reduced.to === 'existing-data') {
       const scope = design.reduced.fits
         ? 'an analysis of the data that already exist'

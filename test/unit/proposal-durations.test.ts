@@ -27,6 +27,18 @@ describe('how long the researcher says the study must run', () => {
     expect(statedSpan('I will sample from April to April.')?.weeks).toBe(52);
   });
 
+  it('reads halves, decimals and vague counts as the length they say', () => {
+    expect(statedSpan('I plan to monitor the hedges for two and a half years.')?.weeks).toBe(130);
+    expect(statedSpan('I plan to monitor the hedges for 2.5 years.')?.weeks).toBe(130);
+    expect(statedSpan('I need a year and a half of tide readings.')?.weeks).toBe(78);
+    expect(statedSpan('I need half a year of tide readings.')?.weeks).toBe(26);
+    expect(statedSpan('I will need a couple of years to follow the cohort.')?.weeks).toBe(104);
+    expect(statedSpan('I will need a few months to recruit the clinics.')?.weeks).toBe(13);
+    expect(statedSpan('I will need fifteen months of fieldwork.')?.weeks).toBe(65);
+    expect(statedSpan('I plan to follow the plots for sixteen weeks.')?.weeks).toBe(16);
+    expect(statedSpan('I plan to monitor the hedges for two and a half years.')?.quote).toBe('two and a half years');
+  });
+
   it('ignores limits, earlier studies and the past in a plan sentence', () => {
     expect(statedSpan('I hope to finish within six months; the previous study needed 3 years.')).toBeUndefined();
     expect(statedSpan("I'd worked on farms for three summers before.")).toBeUndefined();

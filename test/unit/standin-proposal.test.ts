@@ -24,6 +24,7 @@ import { proposalRules } from '../../flows/proposal/standin';
 import {
   existingData,
   methodReading,
+  profileEvidence,
   studyDesign,
   topicFit,
   type DataKind,
@@ -354,6 +355,8 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(d.methodology.recommended_methodology).toMatch(/pilot/i);
     expect(d.methodology.recommended_methodology).not.toMatch(/review/i);
     expect(await methodReading(d.methodology.recommended_methodology)).toContain('field');
+    // A span of time is compared with the time there is, not with hours a week.
+    expect(d.methodology.justification).toMatch(/longer than the 12 weeks available/);
   }, 60_000);
 
   it('reads a span of records that already exist as data to analyse, not as time the study needs', async () => {
@@ -369,6 +372,51 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     );
     expect(d.methodology.timeline_fit.is_feasible).toBe(true);
     expect(d.objectives.feasibility_notes.timeline_assessment).not.toMatch(/cannot be completed/);
+  }, 60_000);
+
+  it('tells the span of the researcher’s own work from a span of records named in the same clause', async () => {
+    const plan = async (additional_context: string) =>
+      (
+        await draft(
+          base({
+            research_area: 'Shoreline erosion along a shingle coast',
+            additional_context,
+            weekly_hours: 30,
+            total_timeline: { value: 26, unit: 'weeks' },
+          }),
+        )
+      ).objectives.feasibility_notes.timeline_assessment;
+    // Years still to come, joined to records already kept: the study needs them.
+    expect(
+      await plan(
+        'I will join the twelve years of beach profiles the council already holds with three more years of my own surveys.',
+      ),
+    ).toMatch(/cannot be completed/);
+    // Records already kept, joined to a short piece of new work: they are data, not time.
+    expect(
+      await plan(
+        'I plan to walk the shore with a GPS for eight weeks and set the results beside ten years of aerial photographs the county already has.',
+      ),
+    ).not.toMatch(/cannot be completed/);
+    // "More than" or "over" a count of records says how much there is, not time still to come.
+    expect(await plan('I will analyse more than twelve years of archived storm reports.')).not.toMatch(
+      /cannot be completed/,
+    );
+    expect(await plan('I will analyse over twelve years of archived storm reports.')).not.toMatch(
+      /cannot be completed/,
+    );
+    // How long the researcher's own logging lasts, whatever the sentence otherwise sounds like.
+    const diary = await draft(
+      base({
+        research_area: 'Shoreline erosion along a shingle coast',
+        additional_context: 'I need to keep a weekly log of the shingle ridge for eighteen months.',
+        weekly_hours: 30,
+        total_timeline: { value: 26, unit: 'weeks' },
+      }),
+    );
+    expect(diary.objectives.feasibility_notes.timeline_assessment).toMatch(/cannot be completed/);
+    // And the sentence that says so is not quoted as data already there.
+    expect(diary.methodology.justification).not.toMatch(/already exist/);
   }, 60_000);
 
   it('finds the sentence about data already kept among sentences about collecting new data', async () => {
@@ -484,5 +532,37 @@ describe('proposal stand-in when two kinds of data fit alike', () => {
     const d = await draft(base({ research_area: 'Archive and laboratory' }));
     expect(d.problem.preliminary_literature).toEqual([]);
     expect(d.methodology.recommended_methodology).toMatch(/settled in the first phase/);
+  });
+});
+
+describe('proposal stand-in work bounds', () => {
+  // Every evidence text is embedded once per profile (a few milliseconds of CPU each); what the
+  // contract allows must not turn into hundreds of them (632 before, over two seconds of CPU).
+  it('reads the kind of data from a bounded number of texts, however the allowed text is cut up', () => {
+    const tiny = (prefix: string, max: number) => {
+      let t = '';
+      for (let i = 0; t.length < max - 12; i++) t += `${prefix} b c${i}, `;
+      return t.trim();
+    };
+    const evidence = profileEvidence({
+      research_area: 'Shoreline erosion along a shingle coast',
+      additional_context: tiny('a', 2000),
+      field_of_study: 'Geography',
+      existing_skills: Array.from({ length: 20 }, (_, i) => `skill ${i}`),
+      missing_skills: Array.from({ length: 20 }, (_, i) => `gap ${i}`),
+      constraints: Array.from({ length: 20 }, (_, k) => tiny(`k${k}`, 200)),
+    });
+    expect(evidence.length).toBeLessThanOrEqual(250);
+    // A plain description keeps every clause.
+    const plain = 'I will walk the shore each month with a GPS. The county has aerial photographs since 1990.';
+    expect(
+      profileEvidence({
+        research_area: 'x y z',
+        additional_context: plain,
+        field_of_study: '',
+        existing_skills: [],
+        missing_skills: [],
+      }).length,
+    ).toBe(3);
   });
 });

@@ -24,9 +24,17 @@ const NUMBER_WORDS: Record<string, number> = {
   ten: 10,
   eleven: 11,
   twelve: 12,
+  thirteen: 13,
+  fourteen: 14,
+  fifteen: 15,
+  sixteen: 16,
+  seventeen: 17,
   eighteen: 18,
+  nineteen: 19,
   twenty: 20,
   thirty: 30,
+  forty: 40,
+  fifty: 50,
 };
 
 const TENS: Record<string, number> = { twenty: 20, thirty: 30, forty: 40, fifty: 50 };
@@ -62,9 +70,15 @@ const MONTH_RANGE = new RegExp(
   'gi',
 );
 
+/** Words that join two things in one clause: the piece on each side may say a different span. */
+const JOINS = /\s+(and|then|plus)\s+/i;
+
+/** Words and numbers, a decimal kept whole: "2.5 years" is not "5 years". */
+const wordsOf = (text: string) => text.toLowerCase().match(/\d+(?:\.\d+)?|[a-z0-9]+/g) ?? [];
+
 const numberOf = (token: string | undefined): number | undefined => {
   if (!token) return undefined;
-  if (/^\d{1,3}$/.test(token)) return Number(token);
+  if (/^\d{1,3}(?:\.\d+)?$/.test(token)) return Number(token);
   return Object.hasOwn(NUMBER_WORDS, token) ? NUMBER_WORDS[token] : undefined;
 };
 
@@ -74,6 +88,17 @@ export interface StatedSpan {
   quote: string;
   /** The clause it was read from. */
   clause: string;
+  /**
+   * The part of the clause the span belongs to, cut at "and", "then", "plus": "I will download
+   * ten years of satellite images" and "install cameras for two seasons" are two things one clause
+   * can join. Not at "with" or "by": "five years of exam results the school has", cut from
+   * "compare them with", no longer reads as records already there.
+   */
+  segment: string;
+  /** The words just before the count ("for", "over the next"), lower case. */
+  lead: string[];
+  /** The word just after the span ("of" in "ten years of records"), lower case. */
+  after?: string;
 }
 
 /** The longest span the researcher's plan sentences say the study must run, if any. */
@@ -88,8 +113,11 @@ export function statedSpan(text: string): StatedSpan | undefined {
 export function statedSpans(text: string): StatedSpan[] {
   const spans: StatedSpan[] = [];
   let clause = '';
+  let segment = '';
+  let lead: string[] = [];
+  let after: string | undefined;
   const consider = (weeks: number, quote: string) => {
-    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause });
+    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause, segment, lead, after });
   };
   // Bounded: a profile's context is at most a few thousand characters, and each sentence is read once.
   for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?])\s+/)) {
@@ -98,10 +126,12 @@ export function statedSpans(text: string): StatedSpan[] {
     for (const part of sentence.split(/[;,]\s+|\s+(?:but|while|whereas)\s+/i)) {
       clause = part;
       if (PAST.test(clause)) continue;
-      const tokens = clause
-        .toLowerCase()
-        .split(/[^a-z0-9]+/)
-        .filter(Boolean);
+      const tokens = wordsOf(clause);
+      // Each token's segment: the pieces between joining words, read in order, hold the same tokens.
+      const pieces = clause.split(JOINS);
+      const segmentOf: string[] = pieces.flatMap((piece, k) =>
+        wordsOf(piece).map(() => (k % 2 === 0 ? piece.trim() : clause)),
+      );
       tokens.forEach((token, i) => {
         const unit = UNITS.exec(token)?.[1].replace(/s$/, '');
         if (!unit) return;
@@ -122,15 +152,36 @@ export function statedSpans(text: string): StatedSpan[] {
         // "Three to five years", "one or two summers": the upper end.
         const low = numberOf(tokens[at - 2]);
         if (low !== undefined && (tokens[at - 1] === 'to' || tokens[at - 1] === 'or')) n = Math.max(n, low);
-        const before = tokens.slice(Math.max(0, at - 3), at);
+        // Halves and vague counts: "two and a half years", "half a year", "a year and a half", "a
+        // couple of years", "a few months" (read as one year, one year and one month before).
+        let from = at;
+        let to = i;
+        if (tokens[at] === 'a' || tokens[at] === 'an') {
+          const between = tokens.slice(at + 1, i);
+          const whole = numberOf(tokens[at - 2]);
+          if (tokens[at - 1] === 'half') [n, from] = [0.5, at - 1];
+          else if (tokens[at + 1] === 'half' && tokens[at - 1] === 'and' && whole !== undefined)
+            [n, from] = [whole + 0.5, at - 2];
+          else if (between.includes('couple')) n = 2;
+          else if (between.includes('few')) n = 3;
+        }
+        if (tokens[i + 1] === 'and' && (tokens[i + 2] === 'a' || tokens[i + 2] === 'an') && tokens[i + 3] === 'half')
+          [n, to] = [n + 0.5, i + 3];
+        const before = tokens.slice(Math.max(0, from - 3), from);
         if (before.some((w) => NOT_A_NEED.has(w))) return;
-        const quote = tokens.slice(at, i + 1).join(' ');
+        const quote = tokens.slice(from, to + 1).join(' ');
+        segment = segmentOf[at] ?? clause;
+        lead = tokens.slice(Math.max(0, from - 5), from);
+        after = tokens[to + 1];
         if (unit === 'week' || unit === 'month' || unit === 'year') consider(n * WEEKS_PER[unit], quote);
         // Two summers: from the first to the end of the second, a year and a season.
         else consider((n - 1) * 52 + SEASON_WEEKS, quote);
       });
     }
     clause = sentence;
+    segment = sentence;
+    lead = [];
+    after = undefined;
     for (const m of sentence.matchAll(MONTH_RANGE)) {
       const from = MONTHS.indexOf(m[1].toLowerCase());
       const to = MONTHS.indexOf(m[2].toLowerCase());

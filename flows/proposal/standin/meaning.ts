@@ -168,6 +168,15 @@ export function clauses(text: string): string[] {
 }
 
 /**
+ * How many clauses of the context, and of each constraint, the kind of data is read from. Each is
+ * embedded, a few milliseconds of CPU each: a context of 2,000 characters written as three-word
+ * clauses and twenty constraints of 200 made 600 of them, over two seconds for one stage. A plain
+ * 2,000-character description has about 40 clauses and a constraint one to three.
+ */
+export const MAX_CONTEXT_CLAUSES = 80;
+export const MAX_CONSTRAINT_CLAUSES = 4;
+
+/**
  * The texts the kind of data is read from: whole clauses, never runs of words cut across them. A
  * run such as "differ between groups with the same" reads as a trial on its own, where the clause
  * it came from compares records.
@@ -176,8 +185,14 @@ export function profileEvidence(p: ProfileWords): Evidence[] {
   const context = p.additional_context ?? '';
   return [
     { text: p.research_area },
-    ...clauses(context).map((text) => ({ text })),
-    ...(p.constraints ?? []).flatMap((c) => clauses(c).map((text) => ({ text }))),
+    ...clauses(context)
+      .slice(0, MAX_CONTEXT_CLAUSES)
+      .map((text) => ({ text })),
+    ...(p.constraints ?? []).flatMap((c) =>
+      clauses(c)
+        .slice(0, MAX_CONSTRAINT_CLAUSES)
+        .map((text) => ({ text })),
+    ),
     ...(p.field_of_study ? [{ text: p.field_of_study, role: 'supporting' as const }] : []),
     ...[...p.existing_skills, ...p.missing_skills].map((text) => ({ text, role: 'supporting' as const })),
   ];
@@ -407,13 +422,16 @@ export async function speaksOfExistingData(text: string): Promise<boolean> {
  * The profile's own sentence about data that already exist (for a reduced scope), if it has one:
  * a whole sentence (or a part between semicolons) the classifier clearly reads as data already
  * there. Whole sentences, not fragments: "at an untouched reference bog", cut out of a sentence
- * about measuring, is no data already kept.
+ * about measuring, is no data already kept. `gathering`: the words that say how long gathering the
+ * data takes; a sentence holding them is no data already there, however it reads.
  */
-export async function existingData(context: string): Promise<string | undefined> {
+export async function existingData(context: string, gathering?: string): Promise<string | undefined> {
   const sentences = context
     .split(/(?<=[.!?;])\s+/)
     .map((s) => s.trim())
-    .filter((s) => s.split(/\s+/).length >= 4);
+    .filter((s) => s.split(/\s+/).length >= 4)
+    // The words that say how long the data take to gather speak of data still to come.
+    .filter((s) => !gathering || !s.includes(gathering.trim()));
   let best: { text: string; p: number } | undefined;
   for (const text of sentences) {
     const c = await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY });
