@@ -204,6 +204,50 @@ describe('reading a question', () => {
     });
   });
 
+  it('takes BOMs out for "except"/"apart from"/a verb of removal, and only a comparative narrows the parts', () => {
+    const read = (q: string) => {
+      const p = parseBomQuestion(q);
+      return { concepts: p.concepts, excluded: p.excluded, exclusion: p.exclusion, narrowed: p.narrowed };
+    };
+    // "except"/"apart from" take out what the answer lists (the machines); "other than" keeps its reading.
+    expect(read('Which machines take pumps, except the vibratory ones?')).toEqual({
+      concepts: ['pumps'],
+      excluded: ['vibratory pumps'],
+      exclusion: 'bom',
+      narrowed: [],
+    });
+    expect(read('Which units use valves apart from pinch valves?').exclusion).toBe('bom');
+    expect(read('Which units use valves other than pinch valves?').exclusion).toBe('other_than');
+    // A clause opened by a verb of removal ("setting aside", "crossing off") after a comma.
+    expect(read('which machines have a heater, setting aside every unit that carries a probe')).toEqual({
+      concepts: ['heater'],
+      excluded: ['probe'],
+      exclusion: 'bom',
+      narrowed: [],
+    });
+    expect(read('Which units use valves, crossing off the ones with gear pumps?').excluded).toEqual(['gear pumps']);
+    // "find out" asks; it removes nothing.
+    expect(read('Find out which units use heaters').excluded).toEqual([]);
+  });
+
+  it('reads a bracketed aside that leaves something out as narrowing the part, and a concessive as no part', () => {
+    const p = parseBomQuestion(
+      'Every pump, whichever the maker: which machines have one? (the pumps proper, no pump seals)',
+    );
+    expect(p.concepts).toEqual(['pump']);
+    expect(p.excluded).toEqual(['pump seals']);
+    expect(p.narrowed).toEqual(['pump seals']);
+    // An aside that leaves nothing out is read like the rest of the question.
+    expect(parseBomQuestion('Which units use (pinch) valves?').concepts).toEqual(['pinch valves']);
+  });
+
+  it('reads "Which BOMs list X?" with the listing word as the verb', () => {
+    expect(parseBomQuestion('Which machines list gear pumps?')).toMatchObject({
+      concepts: ['gear pumps'],
+      subject: 'machines',
+    });
+  });
+
   it('does not read a negated situation as an exclusion', () => {
     expect(parseBomQuestion("We can't source gear pumps; which products can we no longer build?").excluded).toEqual([]);
     expect(parseBomQuestion('Which boards no longer use a pinch valve?').excluded).toEqual([]);
@@ -535,6 +579,14 @@ describe('the resolver and the ladder on the small warehouse', () => {
     // Y is another part altogether: "other than" leaves out the BOMs that use it.
     const another = await answer('Which units use valves other than those with a gear pump?');
     expect(another.ids).toEqual(['A-103']);
+    // "except" takes out the units that use the excluded part, even when it is a kind of the part asked for.
+    const except = await answer('Which units use sensors, except the transducer ones?');
+    expect(except.resolved.concepts?.find((c) => c.exclude)?.exclude).toBe('bom');
+    expect(except.ids).toEqual(['A-199']);
+    // A bracketed aside narrows what counts as the part: the transducers' lines, not their units.
+    const aside = await answer('Which units use sensors? (the sensing elements as such, no pressure transducers)');
+    expect(aside.resolved.concepts?.find((c) => c.exclude)?.exclude).toBe('component');
+    expect(aside.ids).toEqual(['A-101', 'A-199']);
     // An excluded phrase that matches nothing leaves nothing out, and says so.
     const nothing = await answer('Which units carry a heater but not a milk frother?');
     expect(nothing.resolved.excluded_missing).toEqual(['milk frother']);
