@@ -435,6 +435,21 @@ describe('grounding a phrase in the warehouse values', () => {
     expect((await g.ground('warmth')).level).toBeNull();
   });
 
+  it('drops a generic head after a hyphenated qualifier the parts name ("wi-fi chips" → "wi-fi")', async () => {
+    // Another shop's values: the hyphenated word is in one part's name, the head word in another's.
+    const columns: VocabularyColumn[] = [
+      { column: 'item_master.item_description', values: ['Wi-Fi bridge module', 'Chip antenna 2.4GHz'] },
+      { column: 'item_master.category', values: ['RADIO', 'ANTENNA'] },
+    ];
+    const g = new Grounder(
+      new Vocabulary(columns),
+      MEANING,
+      partNames(['Wi-Fi bridge module', 'Chip antenna 2.4GHz', 'RADIO', 'ANTENNA']),
+    );
+    // "wi-fi" and "chips" each exist, never on one item: the qualifier is the part.
+    expect(await g.ground('wi-fi chips')).toMatchObject({ term: 'wi-fi', level: 2, via: 'qualifier' });
+  });
+
   it('names the part of a scene when nothing grounds, not the situation around it', () => {
     expect(namedRun('our supplier of ceramic grinders went bust')).toBe('ceramic grinders');
     expect(namedRun('a recall notice on the brass boilers')).toBe('brass boilers');

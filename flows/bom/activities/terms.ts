@@ -698,7 +698,8 @@ export class Grounder {
       // The qualifier must name parts, not only an assembly or a product ("GPS" of "GPS
       // Tracker" makes "GPS module" no part of the data).
       const words = run.slice(0, -1);
-      if (this.names.length && !words.every((w) => /\d/.test(w) || this.names.some((n) => nameHolds(n.name, w))))
+      // A hyphenated word ("wi-fi") by its parts: a name is split the same way.
+      if (this.names.length && !words.every((w) => /\d/.test(w) || this.names.some((n) => nameHoldsParts(n.name, w))))
         continue;
       const qualifier = this.vocabulary.groundWithCorrection(words.join(' '));
       if (qualifier.level !== null) return { ...qualifier, asked: phrase, via: 'qualifier' };
