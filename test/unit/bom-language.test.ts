@@ -450,6 +450,19 @@ describe('grounding a phrase in the warehouse values', () => {
     expect(await g.ground('wi-fi chips')).toMatchObject({ term: 'wi-fi', level: 2, via: 'qualifier' });
   });
 
+  it('drops a last word that names nothing only when meaning finds the phrase the same without it', async () => {
+    const meaning = scriptedMeaning({ 'gear pump pronto|gear pump': 0.95, 'gear pump seals|gear pump': 0.8 });
+    const g = new Grounder(new Vocabulary(vocabularyColumns), meaning, names);
+    expect(await g.ground('gear pump pronto')).toMatchObject({
+      term: 'gear pump',
+      asked: 'gear pump pronto',
+      level: 2,
+      via: 'meaning',
+    });
+    // A word that changes what part is meant (seals of a pump are no pump) keeps the phrase missing.
+    expect((await g.ground('gear pump seals')).level).toBeNull();
+  });
+
   it('names the part of a scene when nothing grounds, not the situation around it', () => {
     expect(namedRun('our supplier of ceramic grinders went bust')).toBe('ceramic grinders');
     expect(namedRun('a recall notice on the brass boilers')).toBe('brass boilers');
