@@ -463,6 +463,21 @@ describe('grounding a phrase in the warehouse values', () => {
     expect((await g.ground('gear pump seals')).level).toBeNull();
   });
 
+  it('offers the parts of the kind its known words name, all of them and nothing else, never a maker', async () => {
+    const g = new Grounder(new Vocabulary(vocabularyColumns), scriptedMeaning({}), names);
+    const unknownQualifier = await g.ground('peristaltic pumps');
+    expect(unknownQualifier).toMatchObject({ level: null, unclear: ['peristaltic'] });
+    expect(unknownQualifier.nearest?.length).toBeGreaterThan(0);
+    for (const part of unknownQualifier.nearest ?? []) expect(part.toLowerCase()).toContain('pump');
+    // Nothing known: the nearest parts by meaning, but no maker among them.
+    const meaning = scriptedMeaning({ 'froth wand|delta thermal': 0.9, 'froth wand|thermoblock heater': 0.5 });
+    // A maker's name is filed under several kinds (no single kind: `null`).
+    const withMaker = [...names, ...partNames(['Delta Thermal'], new Map([['Delta Thermal', null]]))];
+    const offered = await new Grounder(new Vocabulary(vocabularyColumns), meaning, withMaker).ground('froth wand');
+    expect(offered.nearest?.[0]).toBe('Thermoblock heater');
+    expect(offered.nearest).not.toContain('Delta Thermal');
+  });
+
   it('names the part of a scene when nothing grounds, not the situation around it', () => {
     expect(namedRun('our supplier of ceramic grinders went bust')).toBe('ceramic grinders');
     expect(namedRun('a recall notice on the brass boilers')).toBe('brass boilers');

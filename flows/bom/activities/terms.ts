@@ -871,11 +871,15 @@ export class Grounder {
     const names = this.names.map((n) => n.name);
     const scores = await this.meaning.similarities(phrase, names);
     const allowed = (n: string) => known.length > 0 && known.every((k) => nameHolds(n, k));
-    return this.names
-      .map((n, i) => ({ n, score: scores[i] + (allowed(n.name) ? 1 : 0) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, max)
-      .map(({ n }) => n.display);
+    // A maker (a value filed under several kinds) is no part to offer.
+    const ranked = this.names
+      .map((n, i) => ({ n, score: scores[i] }))
+      .filter(({ n }) => !n.mixed)
+      .sort((a, b) => b.score - a.score);
+    // Words the data knows name a kind ("fuses" of "resettable fuses"): the parts of that kind
+    // are the offer, all of them (up to twice as many), and nothing of another kind beside them.
+    const ofKind = ranked.filter(({ n }) => allowed(n.name));
+    return (ofKind.length ? ofKind.slice(0, 2 * max) : ranked.slice(0, max)).map(({ n }) => n.display);
   }
 }
 
