@@ -217,6 +217,8 @@ const SUPPLY_ROLES = new Set(
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
 /** The "-ever" words that open a concessive ("whatever the chemistry", "however old"). */
 const CONCESSIVE = /^(?:wh[a-z]*|how)ever$/;
+/** Words that open a relative clause about the BOM ("boards where …", "assemblies in which …"). */
+const RELATIVES = new Set(['where', 'which', 'that', 'whose', 'wherein']);
 /** Words that join part phrases; "and"-like ones mean every phrase must be on the BOM. */
 const OR_WORDS = new Set(['or', '/', 'and/or']);
 const AND_WORDS = new Set(['and', '&', 'plus']);
@@ -614,7 +616,19 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
       fromScene = true;
     }
   }
-  const { subject, text: subjectText } = subjectOf(reading.subjectWords);
+  // "assemblies where X sits together with Y": "together with"/"along with" joins a part named
+  // in the clause before it (after its relative word) to the object: both are on the BOM.
+  let subjectWords = reading.subjectWords;
+  const joiner = subjectWords[subjectWords.length - 1];
+  if (reading.pivot && (joiner === 'together' || joiner === 'along') && object.length) {
+    const relative = subjectWords.reduce((last, w, k) => (RELATIVES.has(w) ? k : last), -1);
+    const part = trimStopWords(subjectWords.slice(relative + 1, -1));
+    if (relative > 0 && part.length) {
+      object = [...part, 'and', ...object];
+      subjectWords = subjectWords.slice(0, relative);
+    }
+  }
+  const { subject, text: subjectText } = subjectOf(subjectWords);
   const read = phrasesOf(object);
   const { sawAnd, sawOr } = read;
   // A concessive ("whatever the make", "however old") says what does not matter: it names no part.

@@ -241,6 +241,14 @@ describe('reading a question', () => {
     expect(parseBomQuestion('Which units use (pinch) valves?').concepts).toEqual(['pinch valves']);
   });
 
+  it('reads a part in the relative clause joined by "together with"/"along with" as a second part', () => {
+    expect(parseBomQuestion('machines in which the pinch valve works along with a gear pump')).toMatchObject({
+      concepts: ['pinch valve works', 'gear pump'],
+      match: 'all',
+      subject: 'machines',
+    });
+  });
+
   it('reads "Which BOMs list X?" with the listing word as the verb', () => {
     expect(parseBomQuestion('Which machines list gear pumps?')).toMatchObject({
       concepts: ['gear pumps'],
