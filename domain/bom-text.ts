@@ -148,6 +148,12 @@ export interface ParsedBomQuestion {
    */
   exclusion: 'bom' | 'other_than' | null;
   /**
+   * Excluded phrases that narrow which parts count rather than which BOMs: those of an aside in
+   * brackets ("batteries (the cells, not the holders)"), which says what the part means. Their
+   * lines are left out; a BOM that also uses the part proper stays.
+   */
+  narrowed: string[];
+  /**
    * The parts come from the scene the question sets ("if the LDO regulator goes end of life"),
    * where a part is the subject of the clause and the words after it are what happens to it.
    */
@@ -209,14 +215,29 @@ const SUPPLY_ROLES = new Set(
 );
 /** Pronouns that point back at a part named elsewhere ("… which boards use them?"). */
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
+/** The "-ever" words that open a concessive ("whatever the chemistry", "however old"). */
+const CONCESSIVE = /^(?:wh[a-z]*|how)ever$/;
+/** Words that open a relative clause about the BOM ("boards where …", "assemblies in which …"). */
+const RELATIVES = new Set(['where', 'which', 'that', 'whose', 'wherein']);
 /** Words that join part phrases; "and"-like ones mean every phrase must be on the BOM. */
 const OR_WORDS = new Set(['or', '/', 'and/or']);
 const AND_WORDS = new Set(['and', '&', 'plus']);
 /** Exclusions whose parts the BOM must not use at all. */
 const WITHOUT_WORDS = new Set(['without', 'lack', 'lacks', 'lacking', 'minus', 'neither']);
-/** Two-word and one-word markers of "the parts asked for, other than these". */
-const OTHER_THAN_PAIRS = new Set(['other than', 'apart from', 'aside from', 'except for', 'save for', 'rather than']);
-const OTHER_THAN_WORDS = new Set(['except', 'excepting', 'excluding', 'exclude', 'besides', 'bar']);
+/**
+ * Two-word and one-word markers that take something out of the answer. A comparative ("other
+ * than", "rather than") names parts different from the ones asked for, which the data decides
+ * (`other_than`); the others ("except", "excluding", "apart from", "besides") take out what the
+ * answer lists, the BOMs: "LEDs, except the RGB ones" are the BOMs with an LED and no RGB LED.
+ */
+const OTHER_THAN_PAIRS = new Set(['other than', 'rather than']);
+const EXCEPT_PAIRS = new Set(['apart from', 'aside from', 'except for', 'save for']);
+const EXCEPT_WORDS = new Set(['except', 'excepting', 'excluding', 'exclude', 'besides', 'bar']);
+/**
+ * Particles that make a verb one of removal ("leave out", "set aside", "take away", "cross
+ * off"): after such a verb, in a clause that is not the one asking, what follows is left out.
+ */
+const SEPARATIVE_PARTICLES = new Set(['out', 'aside', 'away', 'off']);
 /** Words after "no" that make it an idiom of time or quantity, not an exclusion ("no longer"). */
 const NO_IDIOMS = new Set(['longer', 'more', 'later', 'matter', 'sooner', 'less', 'fewer', 'doubt']);
 /** Words that may sit between "not"/"no" and the verb or part it negates. */
@@ -367,11 +388,23 @@ function takeExclusions(tokens: string[]): Exclusions {
     if (OTHER_THAN_PAIRS.has(pair)) {
       start = i + 2;
       markerKind = 'other_than';
-    } else if (OTHER_THAN_WORDS.has(t)) {
+    } else if (EXCEPT_PAIRS.has(pair)) {
+      start = i + 2;
+      markerKind = 'bom';
+    } else if (EXCEPT_WORDS.has(t) || WITHOUT_WORDS.has(t)) {
       start = i + 1;
-      markerKind = 'other_than';
-    } else if (WITHOUT_WORDS.has(t)) {
-      start = i + 1;
+      markerKind = 'bom';
+    } else if (
+      SEPARATIVE_PARTICLES.has(tokens[i + 1] ?? '') &&
+      prev === ',' &&
+      /^[a-z]{3,}$/.test(t) &&
+      !isClauseVerb(t) &&
+      !ACTIVE_PIVOTS.has(t) &&
+      i + 2 < tokens.length &&
+      !QUESTION_WORDS.has(tokens[i + 2])
+    ) {
+      // "…, leaving out any board that has Y": a verb of removal opening a clause of its own.
+      start = i + 2;
       markerKind = 'bom';
     } else if (t === 'not') {
       const j = skipFillers(i + 1);
@@ -476,6 +509,11 @@ function readClause(tokens: string[]): ClauseReading {
     while (j < tokens.length && OPENERS.has(tokens[j]) && tokens[j] !== 'which' && tokens[j] !== 'what') j++;
     // The subject ends at the clause's verb ("which products | are affected"), four words at most.
     const end = tokens.findIndex((w, k) => k >= j && (INVERTED.has(w) || isClauseVerb(w) || PASSIVE_PIVOTS.has(w)));
+    // "Which BOMs list X?": a word that asks for a listing, after the subject, is the verb of a
+    // BOM that lists a part, and what follows is the object.
+    const lists = tokens.findIndex((w, k) => k > j && k <= j + 4 && QUESTION_WORDS.has(w) && !/^(?:wh|how)/.test(w));
+    if (lists >= 0 && (end < 0 || lists < end))
+      return { object: tokens.slice(lists + 1), subjectWords: tokens.slice(wh, lists), pivot: true };
     subjectWords = tokens.slice(wh, Math.min(end < 0 ? tokens.length : end, j + 4));
     // The subject is the kind of BOM asked about, never a part ("which sensor boards lack X").
     return { object: [...tokens.slice(0, wh), ...tokens.slice(wh + subjectWords.length)], subjectWords, pivot: false };
@@ -534,18 +572,27 @@ function namesNothing(object: string[]): boolean {
  * ("but not Y", "without Y", "other than Y") are taken out first and returned on their own.
  */
 export function parseBomQuestion(question: string): ParsedBomQuestion {
-  const text = normaliseQuestion(question);
+  // An aside in brackets that leaves something out says what the part asked for means: its
+  // exclusions narrow the parts, and its other words restate the part (they are not new parts).
+  const narrowed: string[] = [];
+  const unbracketed = question.replace(/\(([^()]*)\)/g, (aside, inner: string) => {
+    const taken = takeExclusions(parseTokens(normaliseQuestion(inner)));
+    if (!taken.excluded.length) return ` ${inner} `;
+    for (const words of taken.excluded) {
+      const phrase = cutPhrase(trimStopWords(words));
+      if (phrase && !narrowed.includes(phrase)) narrowed.push(phrase);
+    }
+    return ' ';
+  });
+  const text = normaliseQuestion(unbracketed);
   const lower = ` ${text.replace(/[;,]/g, ' ').replace(/\s+/g, ' ').trim()} `;
   const topLevelWords = TOP_LEVEL_PHRASES.find((p) => lower.includes(` ${p} `)) ?? null;
   const scope: WhereUsedScope = topLevelWords ? 'top_level' : 'direct';
-  const excluded: string[] = [];
+  const excludedWords: string[][] = [];
   let exclusion: ParsedBomQuestion['exclusion'] = null;
   const clauses = splitClauses(parseTokens(text)).map((clause) => {
     const taken = takeExclusions(clause);
-    for (const words of taken.excluded) {
-      const phrase = cutPhrase(trimStopWords(withoutTopLevelWords(words)));
-      if (phrase && !excluded.includes(phrase)) excluded.push(phrase);
-    }
+    excludedWords.push(...taken.excluded);
     if (taken.kind) exclusion = exclusion === 'bom' || taken.kind === 'bom' ? 'bom' : 'other_than';
     return taken.kept;
   });
@@ -569,15 +616,44 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
       fromScene = true;
     }
   }
-  const { subject, text: subjectText } = subjectOf(reading.subjectWords);
-  const { chunks, sawAnd, sawOr } = phrasesOf(object);
+  // "assemblies where X sits together with Y": "together with"/"along with" joins a part named
+  // in the clause before it (after its relative word) to the object: both are on the BOM.
+  let subjectWords = reading.subjectWords;
+  const joiner = subjectWords[subjectWords.length - 1];
+  if (reading.pivot && (joiner === 'together' || joiner === 'along') && object.length) {
+    const relative = subjectWords.reduce((last, w, k) => (RELATIVES.has(w) ? k : last), -1);
+    const part = trimStopWords(subjectWords.slice(relative + 1, -1));
+    if (relative > 0 && part.length) {
+      object = [...part, 'and', ...object];
+      subjectWords = subjectWords.slice(0, relative);
+    }
+  }
+  const { subject, text: subjectText } = subjectOf(subjectWords);
+  const read = phrasesOf(object);
+  const { sawAnd, sawOr } = read;
+  // A concessive ("whatever the make", "however old") says what does not matter: it names no part.
+  const chunks = read.chunks.filter((chunk) => !CONCESSIVE.test(chunk[0] ?? ''));
   const concepts: string[] = [];
   for (const chunk of chunks) {
     // A longer run is cut; grounding looks for the part named inside it.
     const phrase = cutPhrase(trimStopWords(chunk));
     if (phrase && !concepts.includes(phrase) && !namesNothing(chunk)) concepts.push(phrase);
   }
-  const wholeWords = trimStopWords(object.filter((w) => w !== ','));
+  // "LEDs except the RGB ones": "one(s)" after a qualifier stands for the head of the part
+  // asked for (the RGB LEDs), not for any part the qualifier names.
+  const head = concepts.length ? concepts[0].split(' ').pop()! : null;
+  const excluded: string[] = [];
+  for (const raw of excludedWords) {
+    let words = withoutTopLevelWords(raw);
+    const last = trimStopWords(words).length ? words[words.length - 1] : '';
+    if (head && (last === 'one' || last === 'ones') && trimStopWords(words.slice(0, -1)).length)
+      words = [...words.slice(0, -1), head];
+    const phrase = cutPhrase(trimStopWords(words));
+    if (phrase && !excluded.includes(phrase)) excluded.push(phrase);
+  }
+  const wholeWords = trimStopWords(
+    (read.chunks.length === chunks.length ? object : chunks.flat()).filter((w) => w !== ','),
+  );
   const whole = chunks.length > 1 && wholeWords.length > 0 && !object.includes(';') ? cutPhrase(wholeWords) : null;
   return {
     concepts,
@@ -586,8 +662,9 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     scope,
     subject,
     subjectText,
-    excluded: excluded.filter((e) => !concepts.includes(e)),
-    exclusion: excluded.length ? exclusion : null,
+    excluded: [...excluded, ...narrowed.filter((n) => !excluded.includes(n))].filter((e) => !concepts.includes(e)),
+    exclusion: excluded.length ? exclusion : narrowed.length ? 'other_than' : null,
+    narrowed: narrowed.filter((n) => !concepts.includes(n)),
     scene: fromScene,
     topLevelWords,
   };

@@ -704,6 +704,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         const excluded: GroundedConcept[] = [];
         const excludedMissing: string[] = [];
         const first = concepts.find((c) => c.level !== null);
+        const narrowed = normaliseTerms(parsed.narrowed);
         for (const phrase of normaliseTerms(parsed.excluded)) {
           const c = await grounder.ground(phrase);
           if (c.level === null) {
@@ -711,7 +712,10 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             continue;
           }
           // With no part asked for ("parts that are not obsolete"), "other than" leaves out lines.
-          const lines = parsed.exclusion === 'other_than' && (first ? await sharesParts(allowed, first, c) : true);
+          // An aside's exclusion ("(the cells, not the holders)") narrows the part: lines, always.
+          const lines =
+            narrowed.includes(phrase) ||
+            (parsed.exclusion === 'other_than' && (first ? await sharesParts(allowed, first, c) : true));
           excluded.push({ ...c, exclude: lines ? 'component' : 'bom' });
         }
         for (const c of [...concepts, ...excluded])

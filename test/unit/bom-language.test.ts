@@ -204,6 +204,58 @@ describe('reading a question', () => {
     });
   });
 
+  it('takes BOMs out for "except"/"apart from"/a verb of removal, and only a comparative narrows the parts', () => {
+    const read = (q: string) => {
+      const p = parseBomQuestion(q);
+      return { concepts: p.concepts, excluded: p.excluded, exclusion: p.exclusion, narrowed: p.narrowed };
+    };
+    // "except"/"apart from" take out what the answer lists (the machines); "other than" keeps its reading.
+    expect(read('Which machines take pumps, except the vibratory ones?')).toEqual({
+      concepts: ['pumps'],
+      excluded: ['vibratory pumps'],
+      exclusion: 'bom',
+      narrowed: [],
+    });
+    expect(read('Which units use valves apart from pinch valves?').exclusion).toBe('bom');
+    expect(read('Which units use valves other than pinch valves?').exclusion).toBe('other_than');
+    // A clause opened by a verb of removal ("setting aside", "crossing off") after a comma.
+    expect(read('which machines have a heater, setting aside every unit that carries a probe')).toEqual({
+      concepts: ['heater'],
+      excluded: ['probe'],
+      exclusion: 'bom',
+      narrowed: [],
+    });
+    expect(read('Which units use valves, crossing off the ones with gear pumps?').excluded).toEqual(['gear pumps']);
+    // "find out" asks; it removes nothing.
+    expect(read('Find out which units use heaters').excluded).toEqual([]);
+  });
+
+  it('reads a bracketed aside that leaves something out as narrowing the part, and a concessive as no part', () => {
+    const p = parseBomQuestion(
+      'Every pump, whichever the maker: which machines have one? (the pumps proper, no pump seals)',
+    );
+    expect(p.concepts).toEqual(['pump']);
+    expect(p.excluded).toEqual(['pump seals']);
+    expect(p.narrowed).toEqual(['pump seals']);
+    // An aside that leaves nothing out is read like the rest of the question.
+    expect(parseBomQuestion('Which units use (pinch) valves?').concepts).toEqual(['pinch valves']);
+  });
+
+  it('reads a part in the relative clause joined by "together with"/"along with" as a second part', () => {
+    expect(parseBomQuestion('machines in which the pinch valve works along with a gear pump')).toMatchObject({
+      concepts: ['pinch valve works', 'gear pump'],
+      match: 'all',
+      subject: 'machines',
+    });
+  });
+
+  it('reads "Which BOMs list X?" with the listing word as the verb', () => {
+    expect(parseBomQuestion('Which machines list gear pumps?')).toMatchObject({
+      concepts: ['gear pumps'],
+      subject: 'machines',
+    });
+  });
+
   it('does not read a negated situation as an exclusion', () => {
     expect(parseBomQuestion("We can't source gear pumps; which products can we no longer build?").excluded).toEqual([]);
     expect(parseBomQuestion('Which boards no longer use a pinch valve?').excluded).toEqual([]);
@@ -391,6 +443,49 @@ describe('grounding a phrase in the warehouse values', () => {
     expect((await g.ground('warmth')).level).toBeNull();
   });
 
+  it('drops a generic head after a hyphenated qualifier the parts name ("wi-fi chips" → "wi-fi")', async () => {
+    // Another shop's values: the hyphenated word is in one part's name, the head word in another's.
+    const columns: VocabularyColumn[] = [
+      { column: 'item_master.item_description', values: ['Wi-Fi bridge module', 'Chip antenna 2.4GHz'] },
+      { column: 'item_master.category', values: ['RADIO', 'ANTENNA'] },
+    ];
+    const g = new Grounder(
+      new Vocabulary(columns),
+      MEANING,
+      partNames(['Wi-Fi bridge module', 'Chip antenna 2.4GHz', 'RADIO', 'ANTENNA']),
+    );
+    // "wi-fi" and "chips" each exist, never on one item: the qualifier is the part.
+    expect(await g.ground('wi-fi chips')).toMatchObject({ term: 'wi-fi', level: 2, via: 'qualifier' });
+  });
+
+  it('drops a last word that names nothing only when meaning finds the phrase the same without it', async () => {
+    const meaning = scriptedMeaning({ 'gear pump pronto|gear pump': 0.95, 'gear pump seals|gear pump': 0.8 });
+    const g = new Grounder(new Vocabulary(vocabularyColumns), meaning, names);
+    expect(await g.ground('gear pump pronto')).toMatchObject({
+      term: 'gear pump',
+      asked: 'gear pump pronto',
+      level: 2,
+      via: 'meaning',
+    });
+    // A word that changes what part is meant (seals of a pump are no pump) keeps the phrase missing.
+    expect((await g.ground('gear pump seals')).level).toBeNull();
+  });
+
+  it('offers the parts of the kind its known words name, all of them and nothing else, never a maker', async () => {
+    const g = new Grounder(new Vocabulary(vocabularyColumns), scriptedMeaning({}), names);
+    const unknownQualifier = await g.ground('peristaltic pumps');
+    expect(unknownQualifier).toMatchObject({ level: null, unclear: ['peristaltic'] });
+    expect(unknownQualifier.nearest?.length).toBeGreaterThan(0);
+    for (const part of unknownQualifier.nearest ?? []) expect(part.toLowerCase()).toContain('pump');
+    // Nothing known: the nearest parts by meaning, but no maker among them.
+    const meaning = scriptedMeaning({ 'froth wand|delta thermal': 0.9, 'froth wand|thermoblock heater': 0.5 });
+    // A maker's name is filed under several kinds (no single kind: `null`).
+    const withMaker = [...names, ...partNames(['Delta Thermal'], new Map([['Delta Thermal', null]]))];
+    const offered = await new Grounder(new Vocabulary(vocabularyColumns), meaning, withMaker).ground('froth wand');
+    expect(offered.nearest?.[0]).toBe('Thermoblock heater');
+    expect(offered.nearest).not.toContain('Delta Thermal');
+  });
+
   it('names the part of a scene when nothing grounds, not the situation around it', () => {
     expect(namedRun('our supplier of ceramic grinders went bust')).toBe('ceramic grinders');
     expect(namedRun('a recall notice on the brass boilers')).toBe('brass boilers');
@@ -535,6 +630,14 @@ describe('the resolver and the ladder on the small warehouse', () => {
     // Y is another part altogether: "other than" leaves out the BOMs that use it.
     const another = await answer('Which units use valves other than those with a gear pump?');
     expect(another.ids).toEqual(['A-103']);
+    // "except" takes out the units that use the excluded part, even when it is a kind of the part asked for.
+    const except = await answer('Which units use sensors, except the transducer ones?');
+    expect(except.resolved.concepts?.find((c) => c.exclude)?.exclude).toBe('bom');
+    expect(except.ids).toEqual(['A-199']);
+    // A bracketed aside narrows what counts as the part: the transducers' lines, not their units.
+    const aside = await answer('Which units use sensors? (the sensing elements as such, no pressure transducers)');
+    expect(aside.resolved.concepts?.find((c) => c.exclude)?.exclude).toBe('component');
+    expect(aside.ids).toEqual(['A-101', 'A-199']);
     // An excluded phrase that matches nothing leaves nothing out, and says so.
     const nothing = await answer('Which units carry a heater but not a milk frother?');
     expect(nothing.resolved.excluded_missing).toEqual(['milk frother']);

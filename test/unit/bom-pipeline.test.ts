@@ -129,6 +129,26 @@ describe('BomPipeline', () => {
     expect(text).toContain('- instead of "grinders": Gear pump');
   });
 
+  it('says the offer is the parts of the known kind when a qualifier was not understood', () => {
+    const bom = pipeline();
+    bom.recordResolution(
+      resolution({
+        concepts: [
+          { term: 'rotary pumps', asked: 'rotary pumps', level: null, columns: { 1: [], 2: [], 3: [] }, example: null },
+        ],
+        missing_terms: ['rotary pumps'],
+        unclear: { 'rotary pumps': ['rotary'] },
+      } as unknown as Partial<ResolvedColumns>),
+    );
+    const text = noSuchPartText(bom.state, { 'rotary pumps': ['Gear pump', 'PUMPS'] });
+    expect(text).toContain('Not understood: "rotary" in "rotary pumps".');
+    expect(text).toContain('- the pumps in the data (for "rotary pumps"): Gear pump, PUMPS');
+    // An offer not all of that kind is only the nearest parts.
+    expect(noSuchPartText(bom.state, { 'rotary pumps': ['Gear pump', 'Solenoid valve'] })).toContain(
+      '- instead of "rotary pumps": Gear pump, Solenoid valve',
+    );
+  });
+
   it('keeps the state of a question without exclusions or unknown words as it always was', () => {
     const bom = pipeline();
     bom.recordResolution(resolution());

@@ -565,6 +565,14 @@ export const MEANING_THRESHOLDS = {
   synonymFloor: 0.6,
   /** … and this much closer than to any part name of another kind. */
   synonymMargin: 0.15,
+  /**
+   * A last word the data never uses, after a part the data names in order ("LDO regulator now"):
+   * the phrase with it must be this close to the phrase without it, so that the word adds nothing
+   * to what part is meant. A courtesy or a time word leaves MiniLM's cosine at 0.9–0.95
+   * ("please", "now"); a head noun moves it to 0.6–0.82 ("fuse holders" and "fuse" 0.81,
+   * "battery chargers" and "battery" 0.6), and a head noun is never dropped.
+   */
+  trailingFloor: 0.9,
   /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
   kindFloor: 0.4,
   /** … and this much closer than to any other kind. */
@@ -699,7 +707,8 @@ export class Grounder {
       // The qualifier must name parts, not only an assembly or a product ("GPS" of "GPS
       // Tracker" makes "GPS module" no part of the data).
       const words = run.slice(0, -1);
-      if (this.names.length && !words.every((w) => /\d/.test(w) || this.names.some((n) => nameHolds(n.name, w))))
+      // A hyphenated word ("wi-fi") by its parts: a name is split the same way.
+      if (this.names.length && !words.every((w) => /\d/.test(w) || this.names.some((n) => nameHoldsParts(n.name, w))))
         continue;
       const qualifier = this.vocabulary.groundWithCorrection(words.join(' '));
       if (qualifier.level !== null) return { ...qualifier, asked: phrase, via: 'qualifier' };
@@ -728,6 +737,8 @@ export class Grounder {
       if (decided && (!best || (decided.similarity ?? 0) > (best.similarity ?? 0))) best = decided;
     }
     if (best) return { ...best, asked: phrase };
+    const trailing = await this.withoutTrailingWord(named);
+    if (trailing) return { ...trailing, asked: phrase };
     const { unknown } = this.splitKnown(named.split(' ').filter((w) => !isPhraseBoundary(w)));
     return {
       ...lexical,
@@ -739,6 +750,25 @@ export class Grounder {
       unclear: unknown.length ? unknown : named.split(' '),
       nearest: await this.nearest(named),
     };
+  }
+
+  /**
+   * The part before a last word that names nothing ("current sense resistor please"): the data
+   * never uses the word, the words before it ground as a phrase in order, and meaning finds the
+   * phrase the same with or without it (`trailingFloor`). A word that changes the part ("fuse
+   * holders") stays, and the phrase stays missing.
+   */
+  private async withoutTrailingWord(phrase: string): Promise<GroundedConcept | null> {
+    const words = phrase.split(/\s+/).filter(Boolean);
+    if (words.length < 2 || !this.meaning) return null;
+    const last = words[words.length - 1];
+    if (/\d/.test(last) || this.splitKnown([last]).known.length) return null;
+    const rest = words.slice(0, -1).join(' ');
+    const grounded = this.vocabulary.ground(rest);
+    if (grounded.level === null || grounded.level > 2 || grounded.any_order) return null;
+    const [similarity] = await this.meaning.similarities(phrase, [rest]);
+    if (similarity < MEANING_THRESHOLDS.trailingFloor) return null;
+    return { ...grounded, via: 'meaning', similarity };
   }
 
   /** The words the data uses (whole, inside a word, or inside an unknown compound) and the rest. */
@@ -842,11 +872,15 @@ export class Grounder {
     const names = this.names.map((n) => n.name);
     const scores = await this.meaning.similarities(phrase, names);
     const allowed = (n: string) => known.length > 0 && known.every((k) => nameHolds(n, k));
-    return this.names
-      .map((n, i) => ({ n, score: scores[i] + (allowed(n.name) ? 1 : 0) }))
-      .sort((a, b) => b.score - a.score)
-      .slice(0, max)
-      .map(({ n }) => n.display);
+    // A maker (a value filed under several kinds) is no part to offer.
+    const ranked = this.names
+      .map((n, i) => ({ n, score: scores[i] }))
+      .filter(({ n }) => !n.mixed)
+      .sort((a, b) => b.score - a.score);
+    // Words the data knows name a kind ("fuses" of "resettable fuses"): the parts of that kind
+    // are the offer, all of them (up to twice as many), and nothing of another kind beside them.
+    const ofKind = ranked.filter(({ n }) => allowed(n.name));
+    return (ofKind.length ? ofKind.slice(0, 2 * max) : ranked.slice(0, max)).map(({ n }) => n.display);
   }
 }
 

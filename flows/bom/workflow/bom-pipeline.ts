@@ -6,6 +6,7 @@
 import type { PatternMatch, QueryRun, ResolvedColumns } from '../activities';
 import { addUsage, zeroUsage, type TokenUsage } from '../../../contracts/common';
 import type { BomQuestionOutput, PipelineState } from '../contract';
+import { pluralVariants } from '../../../domain/bom-text';
 
 const MAX_LISTED_ROWS = 10;
 
@@ -183,10 +184,33 @@ function notUnderstood(state: PipelineState): string {
   return ` Not understood: ${words.map(([term, w]) => `${w.map((x) => `"${x}"`).join(', ')} in "${term}"`).join('; ')}.`;
 }
 
+/**
+ * The words of a missing phrase the data does know ("fuses" of "resettable fuses"), when every
+ * offered part holds them: the offer is then the parts of that kind, and is said to be.
+ */
+function knownKind(state: PipelineState, term: string, parts: string[]): string | null {
+  const unknown = new Set(state.not_understood?.[term] ?? []);
+  if (!unknown.size || !parts.length) return null;
+  const known = term.split(/\s+/).filter((w) => w && !unknown.has(w));
+  if (!known.length) return null;
+  const holds = (part: string, word: string) => {
+    const forms = pluralVariants(word);
+    return part
+      .toLowerCase()
+      .split(/[\s_-]+/)
+      .some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
+  };
+  return parts.every((p) => known.every((w) => holds(p, w))) ? known.join(' ') : null;
+}
+
 export function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
-  const lines = Object.entries(closest).map(([term, parts]) =>
-    parts.length ? `- instead of "${term}": ${parts.join(', ')}` : `- nothing close to "${term}"`,
-  );
+  const lines = Object.entries(closest).map(([term, parts]) => {
+    if (!parts.length) return `- nothing close to "${term}"`;
+    const kind = knownKind(state, term, parts);
+    return kind
+      ? `- the ${kind} in the data (for "${term}"): ${parts.join(', ')}`
+      : `- instead of "${term}": ${parts.join(', ')}`;
+  });
   if (Object.values(closest).some((parts) => parts.length === 0)) {
     // Nothing resembles the phrase: the frequent values of the searched columns, as the original design offered.
     const frequent = Object.entries(state.suggestions).filter(([column]) => !column.startsWith('closest parts'));
