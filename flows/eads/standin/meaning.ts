@@ -13,7 +13,6 @@ import type { Choice } from '../../../domain/eads-structure';
 import { choiceLabel } from '../../../domain/eads-structure';
 import { decide, type Choice as MeaningChoice } from '../../lib/standin/meaning';
 import { SCHEDULE_GOAL, SCHEDULING_TROUBLE, WORK_ORGANISATION } from './phrasings';
-import { SCHEDULING_TROUBLE_THIRD } from './phrasings-third';
 
 export const IDEAS: Record<string, readonly string[]> = {
   // How work is organised.
@@ -172,16 +171,7 @@ export const IDEAS: Record<string, readonly string[]> = {
   ],
 };
 
-// The third batch's plain facts are left out: the "nothing in particular" class is shared by every
-// choice read here, and plain facts about machines and vans pulled sentences about how work moves
-// away from the ways work is organised (problem type right 0.576 -> 0.515 on the development firms).
-const { 'nothing-in-particular': _plainFacts, ...THIRD_TROUBLES } = SCHEDULING_TROUBLE_THIRD;
-const PHRASINGS: ReadonlyArray<Partial<Record<string, readonly string[]>>> = [
-  WORK_ORGANISATION,
-  SCHEDULING_TROUBLE,
-  THIRD_TROUBLES,
-  SCHEDULE_GOAL,
-];
+const PHRASINGS = [WORK_ORGANISATION, SCHEDULING_TROUBLE, SCHEDULE_GOAL];
 const NOTHING = 'nothing-in-particular';
 
 /** Each idea: its short descriptions, then the everyday phrasings the classifier learns it from. */
