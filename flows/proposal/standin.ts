@@ -21,6 +21,7 @@ import {
   DESIGN,
   existingData,
   speaksOfExistingData,
+  speaksOfNewData,
   LITERATURE,
   firstSentence,
   holdsSkill,
@@ -506,6 +507,9 @@ async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
   let best: StatedSpan | undefined;
   for (const span of statedSpans(context)) {
     if (best && span.weeks <= best.weeks) continue;
+    // A sentence that does not say in so many words that it plans counts when it clearly speaks
+    // of collecting data ("publish a nowcast every week through two rainy seasons").
+    if (!span.planned && !(await speaksOfNewData(span.segment))) continue;
     if (plannedDuration(span) || !(await speaksOfExistingData(recordsText(span)))) best = span;
   }
   return best;

@@ -419,6 +419,30 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(diary.methodology.justification).not.toMatch(/already exist/);
   }, 60_000);
 
+  it('reads the span of a plan told without "I will", and not the span of an archive', async () => {
+    const trial = await draft(
+      base({
+        field_of_study: 'Entomology',
+        research_area: 'Night-flying moth numbers under new street lighting',
+        additional_context:
+          'The core of the project is a field trial: run light traps every week at six streets across two full summers and count the catch.',
+        weekly_hours: 20,
+        total_timeline: { value: 3, unit: 'months' },
+      }),
+    );
+    expect(trial.objectives.feasibility_notes.timeline_assessment).toMatch(/cannot be completed/);
+    const archive = await draft(
+      base({
+        field_of_study: 'History',
+        research_area: 'How a market town recorded its poor relief',
+        additional_context: 'The town archive covers two centuries of overseers’ accounts, all digitised.',
+        weekly_hours: 20,
+        total_timeline: { value: 6, unit: 'months' },
+      }),
+    );
+    expect(archive.objectives.feasibility_notes.timeline_assessment).not.toMatch(/cannot be completed/);
+  }, 60_000);
+
   it('finds the sentence about data already kept among sentences about collecting new data', async () => {
     const logs = 'The port authority has kept crane downtime logs since 2016 and will pass them to me.';
     expect(

@@ -99,29 +99,35 @@ export interface StatedSpan {
   lead: string[];
   /** The word just after the span ("of" in "ten years of records"), lower case. */
   after?: string;
+  /**
+   * Its sentence says what the researcher will do in so many words ("I will", "the plan is").
+   * Otherwise ("The heart of the study is a test: publish a nowcast every week through two rainy
+   * seasons") the caller decides by meaning whether it speaks of the work to come.
+   */
+  planned: boolean;
 }
 
 /** The longest span the researcher's plan sentences say the study must run, if any. */
 export function statedSpan(text: string): StatedSpan | undefined {
-  return statedSpans(text).reduce<StatedSpan | undefined>(
-    (best, s) => (!best || s.weeks > best.weeks ? s : best),
-    undefined,
-  );
+  return statedSpans(text)
+    .filter((s) => s.planned)
+    .reduce<StatedSpan | undefined>((best, s) => (!best || s.weeks > best.weeks ? s : best), undefined);
 }
 
-/** Every span the researcher's plan sentences name, with the clause each was read from. */
+/** Every span the researcher's sentences name, with the clause each was read from and whether the sentence says it plans. */
 export function statedSpans(text: string): StatedSpan[] {
   const spans: StatedSpan[] = [];
   let clause = '';
   let segment = '';
   let lead: string[] = [];
   let after: string | undefined;
+  let planned = false;
   const consider = (weeks: number, quote: string) => {
-    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause, segment, lead, after });
+    if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause, segment, lead, after, planned });
   };
   // Bounded: a profile's context is at most a few thousand characters, and each sentence is read once.
   for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?])\s+/)) {
-    if (!PLAN.test(sentence)) continue;
+    planned = PLAN.test(sentence);
     // Clauses: "I hope to finish in six months; the previous study needed three years" plans one span.
     for (const part of sentence.split(/[;,]\s+|\s+(?:but|while|whereas)\s+/i)) {
       clause = part;
