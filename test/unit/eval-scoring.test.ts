@@ -198,7 +198,8 @@ describe.each(EVAL_SETS)('the %s sets load', (set) => {
       connection.closeSync();
       instance.closeSync();
     }
-  });
+    // Some three hundred queries: seconds on a busy machine, more than the default limit.
+  }, 60_000);
 
   it('every firm has a fixture the surrogate can read', () => {
     const truth = loadTruth(set);

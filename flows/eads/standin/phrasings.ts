@@ -84,7 +84,6 @@ export const WORK_ORGANISATION: Record<string, readonly string[]> = {
     "I plan the cleaners' rota so each area is covered on set days.",
     'Swimming lessons need a lane, a coach and a weekly slot.',
     "It isn't about machines at all, it's who covers which shift and when.",
-    'Drawing up the duty roster for the fire station crews.',
   ],
   'one-off-project': [
     "We're building a new warehouse and need dates for each stage.",

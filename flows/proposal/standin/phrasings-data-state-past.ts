@@ -25,7 +25,6 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     'Throughout the 1990s the park rangers sampled water beetles in the same twelve ponds each spring, and the specimens, with labels giving pond and date, are still in jars at the natural history museum.',
     'Strain gauges have been on the bridge since it opened, and the readings were saved but never looked at.',
     'For my undergraduate dissertation I surveyed 150 first-year students about their study habits but used only a few questions, so I want to return to the rest of those answers.',
-    'Ship captains wrote down wind and position in their logbooks, many of which survive at the maritime museum.',
     'Census takers counted households every decade since 1851.',
     'Farmers in the cooperative already wrote down how much fertiliser went on each field in their notebooks.',
     "Umpires noted every no-ball in the league's scorebooks going back to 1975.",

@@ -35,7 +35,6 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
     'Nurses completed a questionnaire I designed on burnout.',
     'Students filled in a form about their study habits.',
     'The data come from a staff attitude survey I designed myself.',
-    'Small firms returned tick-box questionnaires about their training.',
     'Employees scored their job satisfaction from one to ten.',
     'I collected responses from over a thousand people online.',
     "Parents completed my questionnaire about children's screen time.",
@@ -134,7 +133,6 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
     'I work with open data on road accidents.',
     'I analyse records from the land registry.',
     'I use national weather records going back decades.',
-    "Someone else's dataset was shared with me for reanalysis.",
     'I use tax records supplied by the authority.',
     'I use historic yield statistics from the agriculture ministry.',
     'I work with national birth and death statistics.',
@@ -146,7 +144,6 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
   ],
   computational: [
     'I built a simulation of traffic flow in a city.',
-    "I'm training neural networks to classify images.",
     'I developed an agent-based model of markets.',
     'I wrote software that optimises timetables.',
     'I run climate models on a computing cluster.',
