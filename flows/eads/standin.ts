@@ -665,14 +665,16 @@ const FILLER = new Set([
  * takes ... (15 minutes); washing ...") become rows in the order told: a name for the step's
  * id column, and where the sentence says so, its duration, equipment, inputs and outputs.
  */
-function stepsFromProse(
+export function stepsFromProse(
   answer: string,
   columns: NonNullable<PromptField['columns']>,
 ): Array<Record<string, unknown>> | undefined {
   const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
   if (!idColumn) return undefined;
   // The told sequence runs from "first" to the clause after "finally" when the answer marks them.
-  let told = answer.replace(/^[^:]{0,80}:\s+/, '');
+  // One space for every run of white space first: the splits below try \s* at each position, so a
+  // long run of blanks in an answer (up to 20,000 characters) would cost its length squared.
+  let told = answer.replace(/\s+/g, ' ').replace(/^[^:]{0,80}:\s+/, '');
   const start = /\b(?:first(?:ly)?|to start|we start by)\b/i.exec(told);
   if (start) told = told.slice(start.index);
   const end = /\b(?:finally|lastly|at the end)\b[^.;]*[.;]?/i.exec(told);
