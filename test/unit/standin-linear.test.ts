@@ -44,7 +44,7 @@ describe("the discovery stand-in's PRP subject", () => {
 
 describe("the EADS stand-in's steps told in prose", () => {
   const columns = [
-    { name: 'routing-id', kind: 'string' as const },
+    { name: 'routing-id', kind: 'text' as const },
     { name: 'steps', kind: 'list' as const },
   ];
 
