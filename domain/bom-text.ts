@@ -639,7 +639,13 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const read = phrasesOf(object);
   const { sawAnd, sawOr } = read;
   // A concessive ("whatever the make", "however old") says what does not matter: it names no part.
-  const chunks = read.chunks.filter((chunk) => !CONCESSIVE.test(chunk[0] ?? ''));
+  // It runs to the end of its phrase, also after the part ("pumps whatever the voltage").
+  const chunks = read.chunks
+    .map((chunk) => {
+      const at = chunk.findIndex((w) => CONCESSIVE.test(w));
+      return at < 0 ? chunk : chunk.slice(0, at);
+    })
+    .filter((chunk) => trimStopWords(chunk).length > 0);
   const concepts: string[] = [];
   for (const chunk of chunks) {
     // A longer run is cut; grounding looks for the part named inside it.
@@ -667,7 +673,10 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     if (phrase && !narrowed.includes(phrase)) narrowed.push(phrase);
   }
   const wholeWords = trimStopWords(
-    (read.chunks.length === chunks.length ? object : chunks.flat()).filter((w) => w !== ','),
+    (read.chunks.length === chunks.length && chunks.every((c, k) => c === read.chunks[k])
+      ? object
+      : chunks.flat()
+    ).filter((w) => w !== ','),
   );
   const whole = chunks.length > 1 && wholeWords.length > 0 && !object.includes(';') ? cutPhrase(wholeWords) : null;
   return {

@@ -645,6 +645,9 @@ describe('the resolver and the ladder on the small warehouse', () => {
       exclude: 'component',
     });
     expect(bare.ids).toEqual(['A-101']);
+    // A concessive after the part says what does not matter, not what the part is.
+    expect(parseBomQuestion('Which units carry heaters whatever the wattage?').concepts).toEqual(['heaters']);
+    expect((await answer('Which units carry heaters whatever the wattage?')).ids).toEqual(['A-101', 'A-103']);
     expect(parseBomQuestion('Which units use valves (but no pumps)?')).toMatchObject({
       concepts: ['valves'],
       narrowed: ['pumps'],
