@@ -217,6 +217,8 @@ const SUPPLY_ROLES = new Set(
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
 /** The "-ever" words that open a concessive ("whatever the chemistry", "however old"). */
 const CONCESSIVE = /^(?:wh[a-z]*|how)ever$/;
+/** Words that may open an aside before its negation ("(but not …)", "(and no …)"). */
+const ASIDE_LEADS = new Set(['but', 'and', 'though', 'although', 'yet', ',']);
 /** Words that open a relative clause about the BOM ("boards where …", "assemblies in which …"). */
 const RELATIVES = new Set(['where', 'which', 'that', 'whose', 'wherein']);
 /** Words that join part phrases; "and"-like ones mean every phrase must be on the BOM. */
@@ -574,14 +576,19 @@ function namesNothing(object: string[]): boolean {
 export function parseBomQuestion(question: string): ParsedBomQuestion {
   // An aside in brackets that leaves something out says what the part asked for means: its
   // exclusions narrow the parts, and its other words restate the part (they are not new parts).
-  const narrowed: string[] = [];
+  const narrowedWords: string[][] = [];
   const unbracketed = question.replace(/\(([^()]*)\)/g, (aside, inner: string) => {
-    const taken = takeExclusions(parseTokens(normaliseQuestion(inner)));
+    const tokens = parseTokens(normaliseQuestion(inner));
+    const taken = takeExclusions(tokens);
+    // An aside that is only a negation ("(not the 24V ones)", "(no spares)") has no verb for the
+    // clause rules to hang it on, yet says plainly what is left out; read as part words, its
+    // excluded part would become one more part the BOM must use.
+    let lead = 0;
+    while (lead < tokens.length && ASIDE_LEADS.has(tokens[lead])) lead++;
+    if (!taken.excluded.length && (tokens[lead] === 'not' || tokens[lead] === 'no') && lead + 1 < tokens.length)
+      taken.excluded.push(tokens.slice(lead + 1));
     if (!taken.excluded.length) return ` ${inner} `;
-    for (const words of taken.excluded) {
-      const phrase = cutPhrase(trimStopWords(words));
-      if (phrase && !narrowed.includes(phrase)) narrowed.push(phrase);
-    }
+    narrowedWords.push(...taken.excluded);
     return ' ';
   });
   const text = normaliseQuestion(unbracketed);
@@ -632,7 +639,13 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const read = phrasesOf(object);
   const { sawAnd, sawOr } = read;
   // A concessive ("whatever the make", "however old") says what does not matter: it names no part.
-  const chunks = read.chunks.filter((chunk) => !CONCESSIVE.test(chunk[0] ?? ''));
+  // It runs to the end of its phrase, also after the part ("pumps whatever the voltage").
+  const chunks = read.chunks
+    .map((chunk) => {
+      const at = chunk.findIndex((w) => CONCESSIVE.test(w));
+      return at < 0 ? chunk : chunk.slice(0, at);
+    })
+    .filter((chunk) => trimStopWords(chunk).length > 0);
   const concepts: string[] = [];
   for (const chunk of chunks) {
     // A longer run is cut; grounding looks for the part named inside it.
@@ -642,17 +655,28 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   // "LEDs except the RGB ones": "one(s)" after a qualifier stands for the head of the part
   // asked for (the RGB LEDs), not for any part the qualifier names.
   const head = concepts.length ? concepts[0].split(' ').pop()! : null;
-  const excluded: string[] = [];
-  for (const raw of excludedWords) {
+  const phraseOf = (raw: string[]) => {
     let words = withoutTopLevelWords(raw);
     const last = trimStopWords(words).length ? words[words.length - 1] : '';
     if (head && (last === 'one' || last === 'ones') && trimStopWords(words.slice(0, -1)).length)
       words = [...words.slice(0, -1), head];
-    const phrase = cutPhrase(trimStopWords(words));
+    return cutPhrase(trimStopWords(words));
+  };
+  const excluded: string[] = [];
+  for (const raw of excludedWords) {
+    const phrase = phraseOf(raw);
     if (phrase && !excluded.includes(phrase)) excluded.push(phrase);
   }
+  const narrowed: string[] = [];
+  for (const raw of narrowedWords) {
+    const phrase = phraseOf(raw);
+    if (phrase && !narrowed.includes(phrase)) narrowed.push(phrase);
+  }
   const wholeWords = trimStopWords(
-    (read.chunks.length === chunks.length ? object : chunks.flat()).filter((w) => w !== ','),
+    (read.chunks.length === chunks.length && chunks.every((c, k) => c === read.chunks[k])
+      ? object
+      : chunks.flat()
+    ).filter((w) => w !== ','),
   );
   const whole = chunks.length > 1 && wholeWords.length > 0 && !object.includes(';') ? cutPhrase(wholeWords) : null;
   return {

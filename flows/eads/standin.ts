@@ -560,18 +560,25 @@ function recordsFromProse(
       records[records.length - 1].details += ` ${text}`;
     }
   }
-  if (records.length < 2) return undefined;
+  // A row per name: the same label again ("Note: … Note: …") heads remarks, not records.
+  if (records.length < 2 || new Set(records.map((r) => slug(r.label))).size < records.length) return undefined;
   const rows = records.map(({ label, details }) => {
     const row: Record<string, unknown> = { [idColumn.name]: slug(label) };
     const q = duration ? parseQuantity(details) : undefined;
     if (duration && q) row[duration.name] = q;
     if (members) {
-      const items = splitList(details.replace(/[.;]+$/, '')).filter((item) => !parseQuantity(item));
+      // An item names something by a word; bare figures (phone numbers, "9am") are no member or step.
+      const items = splitList(details.replace(/[.;]+$/, '')).filter(
+        (item) => !parseQuantity(item) && /\p{L}{3,}/u.test(item),
+      );
       if (items.length) row[members.name] = items;
     }
     return row;
   });
-  return rows.every((r) => String(r[idColumn.name]).length > 1) ? rows : undefined;
+  // Records that give neither a member nor a duration ("Phone: 555 0100, 555 0101") were no rows.
+  const told =
+    (!members && !duration) || rows.some((r) => (members && r[members.name]) || (duration && r[duration.name]));
+  return told && rows.every((r) => String(r[idColumn.name]).length > 1) ? rows : undefined;
 }
 
 const NUMBER_WORDS = [
@@ -590,6 +597,13 @@ const NUMBER_WORDS = [
 ];
 const COUNTED = new RegExp(String.raw`^(\d+|${NUMBER_WORDS.join('|')}|a single|an?)\s+(.+)$`, 'i');
 const NAMED = /^(?:the|our)\s+(.+)$/i;
+/**
+ * Words that cannot open the name of a counted thing: after a number they make a share, a ratio
+ * or a rate ("three of our customers", "one in five orders", "two per shift"), not a thing.
+ */
+const NOT_A_NAME = new Set(['of', 'in', 'out', 'per', 'for', 'to', 'at', 'on', 'by', 'from', 'with', 'times', 'than']);
+/** A rate ("3 weeks a month", "2 days per year"): how often, not how many of a thing. */
+const RATE = /\b(?:a|an|per|each|every)\s+(?:shift|day|week|month|year|hour|minute)s?\b/i;
 
 /**
  * What there is, told as a list of counted things ("one oven, two mixers and six bakers"): a row
@@ -614,6 +628,10 @@ function countedFromProse(
       const plain = m ? undefined : NAMED.exec(item);
       const name = (m?.[2] ?? plain?.[1])?.replace(/\s*\(.*$/, '').trim();
       if (!name || CLAUSE_START.test(name) || /\b(?:of whom|which|who|that)\b/i.test(name)) continue;
+      // A thing has a name of words: "555 0100" after "call" is a phone number, not 555 of "0100".
+      if (!/^\p{L}/u.test(name) || NOT_A_NAME.has(name.split(' ')[0].toLowerCase()) || RATE.test(name)) continue;
+      // "8 hours" is a measure; the counted things of a list are each named once.
+      if (parseQuantity(item)) continue;
       const said = m?.[1].toLowerCase();
       const n = !said ? 1 : /^\d+$/.test(said) ? Number(said) : NUMBER_WORDS.indexOf(said) + 1 || 1;
       if (m) counted++;
@@ -621,7 +639,9 @@ function countedFromProse(
       rows.push({ [idColumn.name]: name, [howMany.name]: value });
     }
   }
-  return counted >= 2 && counted * 2 >= rows.length ? rows : undefined;
+  // One name counted again and again ("12 euros, 15 euros") gives amounts of one thing, not things.
+  const distinct = new Set(rows.map((r) => String(r[idColumn.name]).toLowerCase())).size === rows.length;
+  return distinct && counted >= 2 && counted * 2 >= rows.length ? rows : undefined;
 }
 
 const MEASURE_START =
@@ -665,14 +685,16 @@ const FILLER = new Set([
  * takes ... (15 minutes); washing ...") become rows in the order told: a name for the step's
  * id column, and where the sentence says so, its duration, equipment, inputs and outputs.
  */
-function stepsFromProse(
+export function stepsFromProse(
   answer: string,
   columns: NonNullable<PromptField['columns']>,
 ): Array<Record<string, unknown>> | undefined {
   const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
   if (!idColumn) return undefined;
   // The told sequence runs from "first" to the clause after "finally" when the answer marks them.
-  let told = answer.replace(/^[^:]{0,80}:\s+/, '');
+  // One space for every run of white space first: the splits below try \s* at each position, so a
+  // long run of blanks in an answer (up to 20,000 characters) would cost its length squared.
+  let told = answer.replace(/\s+/g, ' ').replace(/^[^:]{0,80}:\s+/, '');
   const start = /\b(?:first(?:ly)?|to start|we start by)\b/i.exec(told);
   if (start) told = told.slice(start.index);
   const end = /\b(?:finally|lastly|at the end)\b[^.;]*[.;]?/i.exec(told);

@@ -638,6 +638,20 @@ describe('the resolver and the ladder on the small warehouse', () => {
     const aside = await answer('Which units use sensors? (the sensing elements as such, no pressure transducers)');
     expect(aside.resolved.concepts?.find((c) => c.exclude)?.exclude).toBe('component');
     expect(aside.ids).toEqual(['A-101', 'A-199']);
+    // An aside that is only a negation says what is left out: never one more part the BOM must use.
+    const bare = await answer('Which units use a gear pump (not the vibratory one)?');
+    expect(bare.resolved.concepts?.find((c) => c.exclude)).toMatchObject({
+      term: 'vibratory pump',
+      exclude: 'component',
+    });
+    expect(bare.ids).toEqual(['A-101']);
+    // A concessive after the part says what does not matter, not what the part is.
+    expect(parseBomQuestion('Which units carry heaters whatever the wattage?').concepts).toEqual(['heaters']);
+    expect((await answer('Which units carry heaters whatever the wattage?')).ids).toEqual(['A-101', 'A-103']);
+    expect(parseBomQuestion('Which units use valves (but no pumps)?')).toMatchObject({
+      concepts: ['valves'],
+      narrowed: ['pumps'],
+    });
     // An excluded phrase that matches nothing leaves nothing out, and says so.
     const nothing = await answer('Which units carry a heater but not a milk frother?');
     expect(nothing.resolved.excluded_missing).toEqual(['milk frother']);

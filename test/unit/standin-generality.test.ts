@@ -217,6 +217,27 @@ describe('EADS stand-in reads meaning', () => {
     ]);
   });
 
+  it('reads no counted things or records from figures, shares, rates or amounts of one thing', async () => {
+    const pools = (answer: string) =>
+      refine('resources/resource-pools', ['resource-pools'], 'What do you schedule, and how many?', answer, 'table');
+    for (const answer of [
+      'Ring 555 0144, 555 0145 or 555 0146.',
+      'Three of our clients, four of our vans.',
+      'Open 5 days a week, 4 weeks per month.',
+      '30 dollars, 45 dollars, 60 dollars.',
+      'We work 7 hours, 8 hours or 9 hours.',
+    ])
+      expect((await pools(answer))['resource-pools'], answer).toBeUndefined();
+    for (const answer of [
+      'Office: 555 0144, 555 0145. Depot: 555 0146, 555 0147.',
+      'Remark: we moved. Remark: we grew.',
+    ])
+      expect(
+        (await refine('process/job-shop', ['routings'], 'Which routings do jobs follow?', answer, 'table')).routings,
+        answer,
+      ).toBeUndefined();
+  });
+
   it('reads labelled records as one row each, never one record’s items as steps', async () => {
     const kinds = await refine(
       'process/timetabling',

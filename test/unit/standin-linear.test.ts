@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../contracts/common';
 import { subjectOf } from '../../flows/discovery/standin';
+import { stepsFromProse } from '../../flows/eads/standin';
 import { withinBudget } from '../helpers/work-budget';
 
 describe("the discovery stand-in's PRP subject", () => {
@@ -38,5 +39,30 @@ describe("the discovery stand-in's PRP subject", () => {
   it('stays linear on a PRP of blank lines', () => {
     for (const prp of ['a' + ' \n'.repeat(99_000) + 'b', 'a' + '\n'.repeat(199_000) + 'b', '#' + ' \n'.repeat(99_000)])
       withinBudget('subjectOf', () => subjectOf(prp), 2_000);
+  });
+});
+
+describe("the EADS stand-in's steps told in prose", () => {
+  const columns = [
+    { name: 'routing-id', kind: 'text' as const },
+    { name: 'steps', kind: 'list' as const },
+  ];
+
+  it('reads the steps whatever the white space between them', () => {
+    expect(stepsFromProse('We cut the stock,  then \n  we weld the frame;\tfinally we paint it.', columns)).toEqual([
+      { 'routing-id': 'cut-stock' },
+      { 'routing-id': 'weld-frame' },
+      { 'routing-id': 'paint' },
+    ]);
+  });
+
+  it('stays linear on an answer of blanks (20,000 characters are allowed)', () => {
+    // Each split alternative tries white space at every position: quadratic in a run of blanks.
+    for (const answer of [
+      'we cut' + ' '.repeat(19_980) + 'x',
+      'a' + ' \t'.repeat(9_990) + 'b',
+      'a' + ' '.repeat(19_990) + ', b',
+    ])
+      withinBudget('stepsFromProse', () => stepsFromProse(answer, columns), 150);
   });
 });
