@@ -144,7 +144,8 @@ const list = (v: unknown): string[] =>
       ? [text(v)!]
       : [];
 
-const NUMBER_WORDS = [
+/** Counts said in words, each at its own value's index ("two" is 2). */
+export const NUMBER_WORDS = [
   'zero',
   'one',
   'two',

@@ -24,6 +24,7 @@ import {
   type FieldKind,
 } from '../../domain/eads-structure';
 import { mapHeaders } from '../../domain/text-match';
+import { NUMBER_WORDS } from '../../domain/schedule-model';
 import { ModelTask, type PromptedQuestion } from './model-tasks';
 import { classify, decide, decideFromEvidence, meaningSpace } from '../lib/standin/meaning';
 import { taskRule, type StandinRule } from '../lib/standin';
@@ -581,21 +582,7 @@ function recordsFromProse(
   return told && rows.every((r) => String(r[idColumn.name]).length > 1) ? rows : undefined;
 }
 
-const NUMBER_WORDS = [
-  'one',
-  'two',
-  'three',
-  'four',
-  'five',
-  'six',
-  'seven',
-  'eight',
-  'nine',
-  'ten',
-  'eleven',
-  'twelve',
-];
-const COUNTED = new RegExp(String.raw`^(\d+|${NUMBER_WORDS.join('|')}|a single|an?)\s+(.+)$`, 'i');
+const COUNTED = new RegExp(String.raw`^(\d+|${NUMBER_WORDS.slice(1).join('|')}|a single|an?)\s+(.+)$`, 'i');
 const NAMED = /^(?:the|our)\s+(.+)$/i;
 /**
  * Words that cannot open the name of a counted thing: after a number they make a share, a ratio
@@ -633,7 +620,7 @@ function countedFromProse(
       // "8 hours" is a measure; the counted things of a list are each named once.
       if (parseQuantity(item)) continue;
       const said = m?.[1].toLowerCase();
-      const n = !said ? 1 : /^\d+$/.test(said) ? Number(said) : NUMBER_WORDS.indexOf(said) + 1 || 1;
+      const n = !said ? 1 : /^\d+$/.test(said) ? Number(said) : Math.max(1, NUMBER_WORDS.indexOf(said));
       if (m) counted++;
       const value = howMany.kind === 'number' ? n : String(n);
       rows.push({ [idColumn.name]: name, [howMany.name]: value });
