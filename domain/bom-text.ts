@@ -154,7 +154,7 @@ export interface ParsedBomQuestion {
    */
   narrowed: string[];
   /**
-   * The parts come from the scene the question sets ("if the LDO regulator goes end of life"),
+   * The parts come from the scene the question sets ("if the pump controller goes end of life"),
    * where a part is the subject of the clause and the words after it are what happens to it.
    */
   scene: boolean;
@@ -207,7 +207,7 @@ const SUBORDINATORS = new Set(
   'if suppose supposing assuming imagine when whenever once unless provided given because since after'.split(' '),
 );
 /**
- * Who provides a part, in a scene ("our LDO supplier went bust", "the maker of X"): the part is
+ * Who provides a part, in a scene ("our capacitor supplier went bust", "the maker of X"): the part is
  * next to these words, never one of them.
  */
 const SUPPLY_ROLES = new Set(
@@ -215,7 +215,7 @@ const SUPPLY_ROLES = new Set(
 );
 /** Pronouns that point back at a part named elsewhere ("… which boards use them?"). */
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
-/** The "-ever" words that open a concessive ("whatever the chemistry", "however old"). */
+/** The "-ever" words that open a concessive ("whatever the voltage", "however old"). */
 const CONCESSIVE = /^(?:wh[a-z]*|how)ever$/;
 /** Words that may open an aside before its negation ("(but not …)", "(and no …)"). */
 const ASIDE_LEADS = new Set(['but', 'and', 'though', 'although', 'yet', ',']);
@@ -230,7 +230,7 @@ const WITHOUT_WORDS = new Set(['without', 'lack', 'lacks', 'lacking', 'minus', '
  * Two-word and one-word markers that take something out of the answer. A comparative ("other
  * than", "rather than") names parts different from the ones asked for, which the data decides
  * (`other_than`); the others ("except", "excluding", "apart from", "besides") take out what the
- * answer lists, the BOMs: "LEDs, except the RGB ones" are the BOMs with an LED and no RGB LED.
+ * answer lists, the BOMs: "switches, except the toggle ones" are the BOMs with a switch and no toggle switch.
  */
 const OTHER_THAN_PAIRS = new Set(['other than', 'rather than']);
 const EXCEPT_PAIRS = new Set(['apart from', 'aside from', 'except for', 'save for']);
@@ -405,7 +405,7 @@ function takeExclusions(tokens: string[]): Exclusions {
       i + 2 < tokens.length &&
       !QUESTION_WORDS.has(tokens[i + 2])
     ) {
-      // "…, leaving out any board that has Y": a verb of removal opening a clause of its own.
+      // "…, setting aside any board that uses Y": a verb of removal opening a clause of its own.
       start = i + 2;
       markerKind = 'bom';
     } else if (t === 'not') {
@@ -623,7 +623,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
       fromScene = true;
     }
   }
-  // "assemblies where X sits together with Y": "together with"/"along with" joins a part named
+  // "boards where X is fitted together with Y": "together with"/"along with" joins a part named
   // in the clause before it (after its relative word) to the object: both are on the BOM.
   let subjectWords = reading.subjectWords;
   const joiner = subjectWords[subjectWords.length - 1];
@@ -652,8 +652,8 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     const phrase = cutPhrase(trimStopWords(chunk));
     if (phrase && !concepts.includes(phrase) && !namesNothing(chunk)) concepts.push(phrase);
   }
-  // "LEDs except the RGB ones": "one(s)" after a qualifier stands for the head of the part
-  // asked for (the RGB LEDs), not for any part the qualifier names.
+  // "switches except the toggle ones": "one(s)" after a qualifier stands for the head of the part
+  // asked for (the toggle switches), not for any part the qualifier names.
   const head = concepts.length ? concepts[0].split(' ').pop()! : null;
   const phraseOf = (raw: string[]) => {
     let words = withoutTopLevelWords(raw);
@@ -734,7 +734,7 @@ export function phraseRegexAlternative(phrase: string): string {
 
 /**
  * One word as a regex on its own, for a phrase whose words are all in a value but not in order
- * ("25MHz crystal" in "Crystal 25MHz 18pF"): a word in its plural/singular forms as a whole word;
+ * ("10k resistor" in "Resistor 10k 0603"): a word in its plural/singular forms as a whole word;
  * a spec with digits at the start of a word ("m3" in "M3x10").
  */
 export function wordRegex(word: string): string {

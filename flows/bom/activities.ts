@@ -149,7 +149,7 @@ export interface ResolvedColumns {
   parent_kind?: { column: string; term: string };
   /** Excluded phrases ("but not Y") that match nothing: nothing is left out for them. */
   excluded_missing?: string[];
-  /** Missing phrase → its words that nothing in the data means ("resettable" in "resettable fuses"). */
+  /** Missing phrase → its words that nothing in the data means ("whisper" in "whisper valves"). */
   unclear?: Record<string, string[]>;
 }
 

@@ -88,7 +88,7 @@ export const pipelineStateSchema = z.object({
     .default([]),
   /** Excluded phrases ("but not Y") that match no part: nothing was left out for them (absent: none). */
   excluded_missing: z.array(z.string()).optional(),
-  /** Missing phrase → its words nothing in the data means ("resettable fuses" → ["resettable"]; absent: none). */
+  /** Missing phrase → its words nothing in the data means ("whisper valves" → ["whisper"]; absent: none). */
   not_understood: z.record(z.string(), z.array(z.string())).optional(),
   /** Phrases that match no value of the BOM tables: the question has no answer for them. */
   missing_terms: z.array(z.string()).default([]),

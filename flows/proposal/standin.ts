@@ -500,7 +500,7 @@ const asSentence = (text: string) => {
 
 /**
  * The longest span the researcher says gathering the data takes. A span of data that already
- * exist ("ten seasons of published counts") is how much there is to analyse, not how long the
+ * exist ("thirty years of archived tide readings") is how much there is to analyse, not how long the
  * study must run.
  */
 async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
@@ -508,7 +508,7 @@ async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
   for (const span of statedSpans(context)) {
     if (best && span.weeks <= best.weeks) continue;
     // A sentence that does not say in so many words that it plans counts when it clearly speaks
-    // of collecting data ("publish a nowcast every week through two rainy seasons").
+    // of collecting data ("ring the same households every month through two school years").
     if (!span.planned && !(await speaksOfNewData(span.segment))) continue;
     if (plannedDuration(span) || !(await speaksOfExistingData(recordsText(span)))) best = span;
   }

@@ -284,7 +284,7 @@ export function buildStrategyQuery(options: {
     const notExcluded = built
       .filter(({ c }) => c.exclude === 'component')
       .map(({ condition }) => `NOT COALESCE(${condition}, FALSE)`);
-    // Only exclusions ("Which boards have no RGB LED?"): every line is a candidate.
+    // Only exclusions ("Which boards have no toggle switch?"): every line is a candidate.
     const wanted = included.length ? built.filter(({ c }) => !c.exclude).map(({ condition }) => condition) : ['TRUE'];
     conceptConditions = wanted.map((condition) =>
       notExcluded.length ? `(${condition} AND ${notExcluded.join(' AND ')})` : condition,

@@ -44,8 +44,8 @@ export interface GroundedConcept {
   /** A value it matched, for the reader. */
   example: string | null;
   /**
-   * Strategy 2 found the phrase's words, but not in order in one value ("25MHz crystal" in
-   * "Crystal 25MHz 18pF"): each word is searched on its own, all of them on the same item.
+   * Strategy 2 found the phrase's words, but not in order in one value ("10k resistor" in
+   * "Resistor 10k 0603"): each word is searched on its own, all of them on the same item.
    */
   any_order?: boolean;
   /**
@@ -163,8 +163,8 @@ export class Vocabulary {
       });
     }
     // Looser than the phrase in order, stricter than a substring: every word of the phrase
-    // somewhere in the item — its description, category, maker … ("25MHz crystal" in "Crystal
-    // 25MHz 18pF", "JST PH connector" in "JST PH wire-to-board" of category CONNECTORS). The
+    // somewhere in the item — its description, category, maker … ("10k resistor" in "Resistor
+    // 10k 0603", "JST PH connector" in "JST PH wire-to-board" of category CONNECTORS). The
     // vocabulary shows each word exists; the query checks they meet on one item.
     const words = term.split(/\s+/).filter((w) => !isStopWord(w));
     if (words.length > 1 && (grounded.level === null || grounded.level > 2)) {
@@ -267,8 +267,8 @@ export class Vocabulary {
         if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
         if (run.length === words.length) continue;
         const grounded = this.ground(run.join(' '));
-        // Its words in another order count when one value holds them all ("the 25MHz crystal" in
-        // "Crystal 25MHz 18pF", "brushless motors" in "Brushless DC motor"): a part as the data
+        // Its words in another order count when one value holds them all ("the 10k resistor" in
+        // "Resistor 10k 0603", "geared motors" in "Geared DC motor"): a part as the data
         // writes it, not words of the situation that each happen to occur somewhere.
         if (grounded.level === null || grounded.level > 2 || (grounded.any_order && !this.holdsTogether(run))) continue;
         const better =
@@ -311,7 +311,7 @@ export class Vocabulary {
   }
 
   /**
-   * The phrase without the words that name a column of the data ("the OSCILLATOR category", "by
+   * The phrase without the words that name a column of the data ("the CAPACITOR category", "by
    * manufacturer"): they say where the part is written, not which part it is. The phrase as it
    * was when nothing else is left.
    */
@@ -499,8 +499,8 @@ export interface PartName {
   /**
    * The kind the data files the part under (its category, lower case: "oscillator" for
    * "Crystal"), when known: meaning is judged on the name with it too, since the kind often
-   * carries what a synonym means ("quartz resonator" is close to a crystal oscillator, not to a
-   * bare "crystal"), and parts of one kind are no rivals of each other.
+   * carries what a synonym means (a name for what the part does is closer to the part with its
+   * kind than to its bare name), and parts of one kind are no rivals of each other.
    */
   context?: string;
   /** The items holding it are of several kinds (a maker's name): it names no kind of part. */
@@ -556,7 +556,7 @@ export const MEANING_THRESHOLDS = {
   /**
    * A phrase none of whose words the data uses ("screen"): this close to one part name at least
    * (as written or with its kind)… On MiniLM a synonym of a part or a kind scores 0.6–0.75
-   * ("quartz resonator" and the crystal oscillator 0.61, "screen" and DISPLAY 0.64), while words
+   * ("screen" and DISPLAY 0.64), while words
    * for parts the data lacks reach 0.54 ("sd card slot" and SDRAM 0.54, "gear" and MOTOR 0.53).
    * The floor keeps a clear gap above those (0.55 answered no more development questions than 0.6
    * does, and would leave unseen look-alikes a hair from a confident wrong answer), even though it
@@ -566,11 +566,10 @@ export const MEANING_THRESHOLDS = {
   /** … and this much closer than to any part name of another kind. */
   synonymMargin: 0.15,
   /**
-   * A last word the data never uses, after a part the data names in order ("LDO regulator now"):
+   * A last word the data never uses, after a part the data names in order ("pump controller now"):
    * the phrase with it must be this close to the phrase without it, so that the word adds nothing
    * to what part is meant. A courtesy or a time word leaves MiniLM's cosine at 0.9–0.95
-   * ("please", "now"); a head noun moves it to 0.6–0.82 ("fuse holders" and "fuse" 0.81,
-   * "battery chargers" and "battery" 0.6), and a head noun is never dropped.
+   * ("please", "now"); a head noun moves it to 0.6–0.82 ("fuse holders" and "fuse" 0.81), and a head noun is never dropped.
    */
   trailingFloor: 0.9,
   /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
@@ -602,7 +601,7 @@ function nameHolds(name: string, word: string): boolean {
   return words.some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
 }
 
-/** `nameHolds` for each part of a hyphenated word ("high-power" in "high-power led"). */
+/** `nameHolds` for each part of a hyphenated word ("low-noise" in "low-noise amplifier"). */
 function nameHoldsParts(name: string, word: string): boolean {
   const parts = word.split(/[\s_-]+/).filter(Boolean);
   return parts.length > 0 && parts.every((part) => nameHolds(name, part));
@@ -713,7 +712,7 @@ export class Grounder {
       const qualifier = this.vocabulary.groundWithCorrection(words.join(' '));
       if (qualifier.level !== null) return { ...qualifier, asked: phrase, via: 'qualifier' };
     }
-    // Its words on one item in any order ("25MHz crystal"): words of parts, not of an assembly's
+    // Its words on one item in any order ("10k resistor"): words of parts, not of an assembly's
     // or a product's name ("GPS module" is not "Battery module for GPS Tracker").
     const partWords = (g: GroundedConcept) =>
       !this.names.length ||
@@ -721,7 +720,7 @@ export class Grounder {
         .split(/\s+/)
         // Specs ("100uF", "TO-92") are no part of a name: the vocabulary checked them already.
         .filter((w) => !isStopWord(w) && !/\d/.test(w))
-        // A hyphenated word ("high-power") by its parts: a name is split the same way.
+        // A hyphenated word ("low-noise") by its parts: a name is split the same way.
         .every((w) => this.names.some((n) => nameHoldsParts(n.name, w)));
     if (lexical.level !== null && partWords(lexical)) return { ...lexical, via: 'words' };
     let best: GroundedConcept | undefined;
@@ -877,7 +876,7 @@ export class Grounder {
       .map((n, i) => ({ n, score: scores[i] }))
       .filter(({ n }) => !n.mixed)
       .sort((a, b) => b.score - a.score);
-    // Words the data knows name a kind ("fuses" of "resettable fuses"): the parts of that kind
+    // Words the data knows name a kind ("valves" of "whisper valves"): the parts of that kind
     // are the offer, all of them (up to twice as many), and nothing of another kind beside them.
     const ofKind = ranked.filter(({ n }) => allowed(n.name));
     return (ofKind.length ? ofKind.slice(0, 2 * max) : ranked.slice(0, max)).map(({ n }) => n.display);

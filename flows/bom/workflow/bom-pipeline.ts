@@ -185,7 +185,7 @@ function notUnderstood(state: PipelineState): string {
 }
 
 /**
- * The words of a missing phrase the data does know ("fuses" of "resettable fuses"), when every
+ * The words of a missing phrase the data does know ("valves" of "whisper valves"), when every
  * offered part holds them: the offer is then the parts of that kind, and is said to be.
  */
 function knownKind(state: PipelineState, term: string, parts: string[]): string | null {

@@ -101,8 +101,8 @@ export interface StatedSpan {
   after?: string;
   /**
    * Its sentence says what the researcher will do in so many words ("I will", "the plan is").
-   * Otherwise ("The heart of the study is a test: publish a nowcast every week through two rainy
-   * seasons") the caller decides by meaning whether it speaks of the work to come.
+   * Otherwise ("The core of the study is a panel: ring the same households every month through
+   * two school years") the caller decides by meaning whether it speaks of the work to come.
    */
   planned: boolean;
 }

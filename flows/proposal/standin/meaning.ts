@@ -178,7 +178,7 @@ export const MAX_CONSTRAINT_CLAUSES = 4;
 
 /**
  * The texts the kind of data is read from: whole clauses, never runs of words cut across them. A
- * run such as "differ between groups with the same" reads as a trial on its own, where the clause
+ * run such as "vary across towns of the same size" reads as a trial on its own, where the clause
  * it came from compares records.
  */
 export function profileEvidence(p: ProfileWords): Evidence[] {
@@ -273,7 +273,7 @@ export const LITERATURE = {
   /**
    * A study this close to the topic as a whole (title with keywords and with its first sentence)
    * is on topic without a keyword naming the topic's words: keywords are often the field's broad
-   * labels ("public health, big data") where the title names the topic itself. On the development
+   * labels ("education, statistics") where the title names the topic itself. On the development
    * profiles no off-topic study came above 0.54; a sibling study (bird visits to garden feeders
    * for pollinator visits to meadows) reached 0.605, on-topic ones with broad keywords 0.71-0.81.
    */
@@ -428,7 +428,7 @@ export async function speaksOfExistingData(text: string): Promise<boolean> {
 /**
  * The profile's own sentence about data that already exist (for a reduced scope), if it has one:
  * a whole sentence (or a part between semicolons) the classifier clearly reads as data already
- * there. Whole sentences, not fragments: "at an untouched reference bog", cut out of a sentence
+ * there. Whole sentences, not fragments: "at an untouched reference meadow", cut out of a sentence
  * about measuring, is no data already kept. `gathering`: the words that say how long gathering the
  * data takes; a sentence holding them is no data already there, however it reads.
  */
