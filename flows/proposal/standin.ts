@@ -20,8 +20,7 @@ import { statedSpans, type StatedSpan } from './standin/durations';
 import {
   DESIGN,
   existingData,
-  speaksOfExistingData,
-  speaksOfNewData,
+  dataStateOf,
   LITERATURE,
   firstSentence,
   holdsSkill,
@@ -509,8 +508,8 @@ async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
     if (best && span.weeks <= best.weeks) continue;
     // A sentence that does not say in so many words that it plans counts when it clearly speaks
     // of collecting data ("ring the same households every month through two school years").
-    if (!span.planned && !(await speaksOfNewData(span.segment))) continue;
-    if (plannedDuration(span) || !(await speaksOfExistingData(recordsText(span)))) best = span;
+    if (!span.planned && (await dataStateOf(span.segment)) !== 'new') continue;
+    if (plannedDuration(span) || (await dataStateOf(recordsText(span))) !== 'existing') best = span;
   }
   return best;
 }

@@ -413,16 +413,12 @@ const DATA_STATE: readonly Choice<'existing' | 'new' | 'neither'>[] = [
  */
 export const EXISTING_DATA_PROBABILITY = 0.5;
 
-/** Whether a sentence (or clause) clearly speaks of data the researcher will collect. */
-export async function speaksOfNewData(text: string): Promise<boolean> {
-  const c = await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY });
-  return c.key === 'new';
-}
-
-/** Whether a sentence (or clause) clearly speaks of data that already exist. */
-export async function speaksOfExistingData(text: string): Promise<boolean> {
-  const c = await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY });
-  return c.key === 'existing';
+/**
+ * What a sentence (or clause) clearly speaks of: data that already exist, data the researcher
+ * will collect, or neither; undefined when the classifier is not sure.
+ */
+export async function dataStateOf(text: string): Promise<'existing' | 'new' | 'neither' | undefined> {
+  return (await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY })).key;
 }
 
 /**
