@@ -85,6 +85,13 @@ export function pluralVariants(term: string): string[] {
   return [...out];
 }
 
+/** True when a (lower-case) name holds the word: whole, plural or singular, or (4+ letters) inside one of its words. */
+export function nameHolds(name: string, word: string): boolean {
+  const words = name.split(/[\s_-]+/);
+  const forms = pluralVariants(word);
+  return words.some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
+}
+
 /** The "shape" of a value: letters become A, digits 9 (CMP-000123 → AAA-999999). */
 export function valueShape(value: string): string {
   return value.replace(/\p{L}/gu, 'A').replace(/\p{N}/gu, '9');

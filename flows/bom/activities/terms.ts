@@ -18,6 +18,7 @@ import {
   isIdentifierLike,
   isPhraseBoundary,
   isStopWord,
+  nameHolds,
   phraseRegexAlternative,
   pluralVariants,
   wordRegex,
@@ -592,13 +593,6 @@ function nested(a: string, b: string): boolean {
   const x = wordSet(a);
   const y = wordSet(b);
   return [...x].every((w) => y.has(w)) || [...y].every((w) => x.has(w));
-}
-
-/** True when the name holds the word: whole, plural or singular, or (4+ letters) inside one of its words. */
-function nameHolds(name: string, word: string): boolean {
-  const words = name.split(/[\s_-]+/);
-  const forms = pluralVariants(word);
-  return words.some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
 }
 
 /** `nameHolds` for each part of a hyphenated word ("low-noise" in "low-noise amplifier"). */

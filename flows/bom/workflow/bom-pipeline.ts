@@ -6,7 +6,7 @@
 import type { PatternMatch, QueryRun, ResolvedColumns } from '../activities';
 import { addUsage, zeroUsage, type TokenUsage } from '../../../contracts/common';
 import type { BomQuestionOutput, PipelineState } from '../contract';
-import { pluralVariants } from '../../../domain/bom-text';
+import { nameHolds } from '../../../domain/bom-text';
 
 const MAX_LISTED_ROWS = 10;
 
@@ -193,14 +193,7 @@ function knownKind(state: PipelineState, term: string, parts: string[]): string 
   if (!unknown.size || !parts.length) return null;
   const known = term.split(/\s+/).filter((w) => w && !unknown.has(w));
   if (!known.length) return null;
-  const holds = (part: string, word: string) => {
-    const forms = pluralVariants(word);
-    return part
-      .toLowerCase()
-      .split(/[\s_-]+/)
-      .some((w) => forms.includes(w) || forms.some((f) => f.length >= 4 && w.includes(f)));
-  };
-  return parts.every((p) => known.every((w) => holds(p, w))) ? known.join(' ') : null;
+  return parts.every((p) => known.every((w) => nameHolds(p.toLowerCase(), w))) ? known.join(' ') : null;
 }
 
 export function noSuchPartText(state: PipelineState, closest: Record<string, string[]>): string {
