@@ -209,6 +209,8 @@ const INVERTED = new Set([...MODALS, 'do', 'does', 'did', 'is', 'are', 'was', 'w
 const LIGHT_VERBS = new Set('go goes went gone going got gotten becomes became'.split(' '));
 /** Words that open a question or a request: the clause that holds them is the question. */
 const QUESTION_WORDS = new Set('which what where who whom whose how list show find give tell name'.split(' '));
+/** Words that open a result clause ("…, so which boards …"): before a question word, a clause starts. */
+const CONSEQUENCE = new Set(['so', 'then', 'therefore', 'thus', 'hence']);
 /** Words that open a condition or a situation: "If our supplier of X went bust, which …". */
 const SUBORDINATORS = new Set(
   'if suppose supposing assuming imagine when whenever once unless provided given because since after'.split(' '),
@@ -219,6 +221,15 @@ const SUBORDINATORS = new Set(
  */
 const SUPPLY_ROLES = new Set(
   'supplier suppliers vendor vendors maker makers manufacturer manufacturers distributor distributors'.split(' '),
+);
+/** Who asks ("where do we fit X?"): the word after the auxiliary is a person, the next their verb. */
+const PEOPLE = new Set(['we', 'you', 'they', 'i']);
+/**
+ * Adjectives that point back at a part the scene named rather than name one ("the X failed its
+ * tests, so which boards need a replacement part?"): the part is the one in the scene.
+ */
+const REFERRING = new Set(
+  'replacement replacements substitute substitutes alternative alternatives equivalent same such affected'.split(' '),
 );
 /** Pronouns that point back at a part named elsewhere ("… which boards use them?"). */
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
@@ -333,6 +344,14 @@ function splitClauses(tokens: string[]): string[][] {
     const opensCondition =
       SUBORDINATORS.has(token) && !(next !== undefined && INVERTED.has(next) && (token === 'when' || token === 'once'));
     if (token === ';') {
+      if (current.length) clauses.push([]);
+      conditional = false;
+      return;
+    }
+    // "…, so which boards …", "… and then which products …": a result clause that asks.
+    if (CONSEQUENCE.has(token) && next !== undefined && QUESTION_WORDS.has(next)) {
+      while (current.length && (current[current.length - 1] === ',' || current[current.length - 1] === 'and'))
+        current.pop();
       if (current.length) clauses.push([]);
       conditional = false;
       return;
@@ -503,6 +522,26 @@ function readClause(tokens: string[]): ClauseReading {
     const stop = rest.findIndex((w) => MODALS.has(w));
     return { object: stop >= 0 ? rest.slice(0, stop) : rest, subjectWords: tokens.slice(0, active), pivot: true };
   }
+  // "Where do we fit X?", "Which boards would you put X on?": after the auxiliary, a person and
+  // their verb; what follows the verb is the object.
+  const asker = QUESTION_WORDS.has(tokens[0])
+    ? tokens.findIndex((t, k) => k >= 1 && k <= 4 && INVERTED.has(t) && PEOPLE.has(tokens[k + 1] ?? ''))
+    : -1;
+  if (asker > 0) {
+    let verb = asker + 2;
+    const adverb = (k: number) =>
+      FRAME_ADVERBS.has(tokens[k]) ||
+      tokens[k] === 'not' ||
+      tokens[k] === 'never' ||
+      tokens[k] === 'no' ||
+      (tokens[k - 1] === 'no' && NO_IDIOMS.has(tokens[k]));
+    while (verb < tokens.length - 1 && adverb(verb)) verb++;
+    const object = tokens.slice(verb + 1);
+    // "What would we be unable to build …": a verb that is itself an auxiliary frames the question;
+    // "… would we need to requote?": what follows is another verb, not a part.
+    if (!isClauseVerb(tokens[verb]) && !INVERTED.has(tokens[verb]) && object[0] !== 'to' && !namesNothing(object))
+      return { object, subjectWords: tokens.slice(0, asker), pivot: true };
+  }
   // "What would an end-of-life notice on X affect?", "What does X go into?": the question word is
   // the object, the words after the auxiliary are the subject, and the last one is the verb.
   if (tokens.length > 2 && QUESTION_WORDS.has(tokens[0]) && INVERTED.has(tokens[1])) {
@@ -564,6 +603,18 @@ function withoutTopLevelWords(object: string[]): string[] {
   return cleaned.trim().split(' ').filter(Boolean);
 }
 
+/**
+ * True when an object only points back at a part ("a replacement part", "the same chips"): words
+ * that refer back, generic heads and frame words, nothing that could name a part of its own.
+ */
+function refersBack(object: string[]): boolean {
+  const words = trimStopWords(object).filter((w) => !/^[,&/;]$/.test(w));
+  return (
+    words.some((w) => REFERRING.has(w)) &&
+    words.every((w) => REFERRING.has(w) || GENERIC_HEADS.has(w) || BOM_FRAME_WORDS.has(w) || PRONOUNS.has(w))
+  );
+}
+
 /** True when an object names nothing: empty, or only frame words and pronouns ("use them"). */
 function namesNothing(object: string[]): boolean {
   return trimStopWords(object).every((w) => PRONOUNS.has(w) || BOM_FRAME_WORDS.has(w) || /^[,&/;]$/.test(w));
@@ -616,7 +667,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   let fromScene = false;
   // The question's clause names no part ("which products would be affected?", "which boards use
   // them?"): the part is in the scene the other clauses set.
-  if (clauses.length > 1 && (!reading.pivot || namesNothing(object))) {
+  if (clauses.length > 1 && (!reading.pivot || namesNothing(object) || refersBack(object))) {
     const scene = clauses
       .filter((c) => c !== main)
       .map((c) => {

@@ -281,6 +281,41 @@ describe('reading a question', () => {
     expect(parseBomQuestion('Which products are exposed to a shortage of probes?').subject).toBe('products');
   });
 
+  it('reads "where do we <verb> X?" with the person and their verb as frame, the rest as the part', () => {
+    expect(parseBomQuestion('Where do we bolt on the gear pump?').concepts).toEqual(['gear pump']);
+    expect(parseBomQuestion('Which machines did you solder the thermal fuse into?')).toMatchObject({
+      concepts: ['thermal fuse'],
+    });
+    expect(parseBomQuestion('What do we still glue the gasket onto?').concepts).toEqual(['gasket']);
+    // A verb that is itself an auxiliary frames the question, and the part comes from the scene.
+    const unable = parseBomQuestion('What would we be unable to ship if the pinch valves ran out?');
+    expect(unable.scene).toBe(true);
+    expect(unable.concepts[0]).toContain('pinch valves');
+    // A negated verb, or a verb followed by another ("need to redesign"), names no part either.
+    for (const q of [
+      'The pinch valves are gone; which units can we no longer ship?',
+      'Price rise on thermal fuses, so which machines would we need to redesign?',
+    ]) {
+      const read = parseBomQuestion(q);
+      expect(read.scene).toBe(true);
+      expect(read.concepts[0]).toMatch(/pinch valves|thermal fuses/);
+    }
+  });
+
+  it('takes the part from the scene when the question only points back at it ("so which need a substitute?")', () => {
+    const failed = parseBomQuestion(
+      'The 24V gear pump failed its endurance test, so which machines need a substitute part?',
+    );
+    expect(failed).toMatchObject({ subject: 'machines', scene: true });
+    expect(failed.concepts).toHaveLength(1);
+    expect(failed.concepts[0]).toContain('24v gear pump');
+    const then = parseBomQuestion('The probes are on allocation and then which units use an alternative?');
+    expect(then.scene).toBe(true);
+    expect(then.concepts[0]).toContain('probes');
+    // A part named in the question itself stays the part.
+    expect(parseBomQuestion('The vendor moved, so which units use gear pumps?').concepts).toEqual(['gear pumps']);
+  });
+
   it('knows generic head nouns as English for "a part", not as part names', () => {
     for (const word of ['chips', 'devices', 'modules', 'components', 'parts']) expect(isGenericHead(word)).toBe(true);
     for (const word of ['valves', 'pump', 'drivers', 'display']) expect(isGenericHead(word)).toBe(false);
@@ -348,6 +383,12 @@ describe('grounding a phrase in the warehouse values', () => {
     // "hydraulic" is a word of assemblies' names ("Hydraulic unit for …"), not of any part.
     const g = grounder();
     expect(g.vocabulary.correct('hydralic valves')).toBeNull();
+  });
+
+  it('keeps the word of a name a spec is hyphenated to ("Cortex-M4"), and drops specs otherwise', () => {
+    expect(
+      partNames(['Brew Cortex-M7 controller 512KB', 'Gear pump 24V', 'Flow meter SOT-23']).map((n) => n.name),
+    ).toEqual(['brew cortex controller', 'gear pump', 'flow meter sot']);
   });
 
   it('in a clause, takes a part whose words one value holds in another order, and nothing spread over values', () => {

@@ -520,8 +520,17 @@ export function partNames(
   const out = new Map<string, PartName>();
   for (const value of values) {
     if (isIdentifierLike(value)) continue;
+    // A spec joined to a word by a hyphen ("Cortex-M4", "SOT-23") keeps the word: it is part of the name.
     const display = value
       .split(/\s+/)
+      .map((w) =>
+        /\d/.test(w) && /-/.test(w)
+          ? w
+              .split('-')
+              .filter((p) => /^\p{L}{3,}$/u.test(p))
+              .join('-')
+          : w,
+      )
       .filter((w) => w && !/\d/.test(w))
       .join(' ');
     const name = display.replace(/_/g, ' ').toLowerCase();
