@@ -660,6 +660,15 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(ids).toEqual(['F-002']);
   });
 
+  it('finds the part after the verb of a scene ("our vendor just put X on allocation"), never a noun read as a verb', async () => {
+    const put = await answer('Our vendor just put gear pumps on allocation for a year. Which units does that hit?');
+    expect(put.resolved.missing_terms).toEqual([]);
+    expect(put.ids).toEqual(['A-101']);
+    // After "our", a word the tagger might call a verb opens the part's name.
+    const ours = await answer('Our pinch valve maker is on allocation for a year; which units are at risk?');
+    expect(ours.resolved.concepts?.[0]).toMatchObject({ term: expect.stringContaining('pinch valve') });
+  });
+
   it('answers "X but not Y" as a set difference and "other than" by what the parts share', async () => {
     const butNot = await answer('Which units carry a heater but not a gear pump?');
     expect(butNot.resolved.concepts?.find((c) => c.exclude)).toMatchObject({ term: 'gear pump', exclude: 'bom' });

@@ -9,6 +9,7 @@
  * closest vocabulary words; if it still grounds nowhere, it is missing: the flow answers "no such
  * part" and offers the closest real parts, rather than dropping the words that matched nothing.
  */
+import nlp from 'compromise';
 import { cosine, type TextEmbedder } from '../../../backends/embedding';
 import type { StrategyNumber } from '../contract';
 import {
@@ -255,6 +256,17 @@ export class Vocabulary {
   partInClause(phrase: string, options: { scene?: boolean } = {}): string | null {
     const runs = phraseRuns(phrase);
     const words = phrase.toLowerCase().split(/\s+/).filter(Boolean);
+    let tagged: Set<string> | undefined;
+    const verbs = () => (tagged ??= verbsOf(phrase));
+    // The word of the phrase right before a run (runs are in order, each after the last).
+    const starts = new Map<string[], number>();
+    let at = 0;
+    for (const run of runs) {
+      while (at < words.length && words[at] !== run[0]) at++;
+      starts.set(run, at);
+      at += run.length;
+    }
+    const wordBefore = (run: string[]) => words[(starts.get(run) ?? 0) - 1] ?? '';
     if (runs.length === 1 && runs[0].length === words.length && !options.scene) return null;
     let best: { index: number; run: string[]; level: number } | null = null;
     runs.forEach((whole, index) => {
@@ -262,8 +274,17 @@ export class Vocabulary {
       // happens to it, told with a verb form ("-ing", "-ed"): its longest beginning that grounds
       // is the part. Otherwise a run is whole ("stepper drivers" is not "stepper").
       const ends = options.scene ? whole.map((_, k) => whole.length - k) : [whole.length];
+      // The scene's own verb may open the run ("our distributor put coin cells on allocation"):
+      // the part starts after it. Which words are verbs here is the tagger's reading of the clause.
+      // (After "our", "the" … a word is a noun whatever the tagger says: "our coin cell supplier".)
+      let start = 0;
+      // (A run that opens the phrase has lost its determiner to the question's reading: no verb there.)
+      const before = wordBefore(whole);
+      if (options.scene && before && !DETERMINERS.has(before))
+        while (start < whole.length - 1 && verbs().has(whole[start])) start++;
       for (const end of ends) {
-        const run = whole.slice(0, end);
+        if (end <= start) break;
+        const run = whole.slice(start, end);
         if (end < whole.length && !whole.slice(end).some((w) => VERB_FORM.test(w))) continue;
         if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
         if (run.length === words.length) continue;
@@ -408,6 +429,21 @@ export class Vocabulary {
       .slice(0, max)
       .map(([name]) => name);
   }
+}
+
+/** Words after which the next word opens a noun phrase. */
+const DETERMINERS = new Set(
+  'a an the our my your their its his her this that these those every each any some no'.split(' '),
+);
+
+/** The words a part-of-speech tagger reads as verbs (and not also as nouns) in a clause, lower case. */
+function verbsOf(phrase: string): Set<string> {
+  const verbs = new Set<string>();
+  for (const term of nlp(phrase).json({ terms: { tags: true } })[0]?.terms ?? []) {
+    const tags = new Set<string>(term.tags ?? []);
+    if (tags.has('Verb') && !tags.has('Noun')) verbs.add(String(term.normal ?? term.text).toLowerCase());
+  }
+  return verbs;
 }
 
 /** A word shaped like a verb's "-ing" or "-ed" form: what a scene says happens to its part. */
