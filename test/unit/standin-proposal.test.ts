@@ -22,6 +22,7 @@ import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/pro
 import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { proposalRules } from '../../flows/proposal/standin';
 import {
+  dataStateOf,
   existingData,
   methodReading,
   profileEvidence,
@@ -455,6 +456,20 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
         'I want to trap moths every week at a restored meadow and at an untouched reference meadow, and count them in the lab.',
       ),
     ).toBeUndefined();
+  }, 60_000);
+
+  it('never takes a sentence that denies the data for data already there; a negation about something else is no denial', async () => {
+    for (const denial of [
+      'No tide gauge readings exist for this harbour yet.',
+      'Nobody has ever logged how long the ferries wait at the pier.',
+      'The museum keeps no visitor counts at all.',
+      "The clinic hasn't kept waiting-time records since it opened.",
+    ]) {
+      expect(await existingData(`I will count visitors by hand each weekend. ${denial}`)).toBeUndefined();
+      expect(await dataStateOf(denial)).not.toBe('existing');
+    }
+    const kept = 'The harbour office has logged ferry departures since 2019, which nobody has looked at.';
+    expect(await existingData(`I will also interview the skippers. ${kept}`)).toBe(kept);
   }, 60_000);
 
   it('takes a study close to the topic as a whole as on topic, even when its keywords are only its field', async () => {

@@ -418,8 +418,24 @@ export const EXISTING_DATA_PROBABILITY = 0.5;
  * will collect, or neither; undefined when the classifier is not sure.
  */
 export async function dataStateOf(text: string): Promise<'existing' | 'new' | 'neither' | undefined> {
-  return (await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY })).key;
+  const key = (await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY })).key;
+  // The embedding hears "no records exist" as records existing: a negated sentence is no sign of data already there.
+  return key === 'existing' && denies(text) ? undefined : key;
 }
+
+/**
+ * A negation anywhere in the sentence ("no records exist", "nobody has logged", "never shared",
+ * "hasn't been kept"). Sentence embeddings barely hear it, so a sentence that denies data reads as
+ * one that has them; such a sentence is never taken as data already there (at worst a sentence
+ * about data not yet analysed is passed over, which leaves the choice open rather than wrong).
+ */
+const NEGATED = /\b(?:no|not|never|none|nobody|nothing|neither|nor|cannot|without)\b|n['’]t\b/i;
+/**
+ * Whether a sentence's main clause is negated: the words before a relative or contrasting clause
+ * ("…, which nobody has analysed yet", "…, but nobody uses them"), which speak of something else.
+ */
+const denies = (text: string) =>
+  NEGATED.test(text.split(/,?\s+(?:which|who|whom|whose|but|although|though|while|whereas)\s/i)[0]);
 
 /**
  * The profile's own sentence about data that already exist (for a reduced scope), if it has one:
@@ -437,6 +453,7 @@ export async function existingData(context: string, gathering?: string): Promise
     .filter((s) => !gathering || !s.includes(gathering.trim()));
   let best: { text: string; p: number } | undefined;
   for (const text of sentences) {
+    if (denies(text)) continue;
     const c = await classify(text, DATA_STATE, { minProbability: EXISTING_DATA_PROBABILITY });
     const p = c.ranked.find((r) => r.key === 'existing')?.p ?? 0;
     if (c.key === 'existing' && (!best || p > best.p)) best = { text, p };
