@@ -581,14 +581,60 @@ export async function namesAnotherDomain(group: string, description: string): Pr
     ],
     SUBJECT_DECISION,
   );
-  if (contradicts) return named;
   return decision.key === 'unnamed' ? `${markers.join('/')} data, another subject than the group's` : undefined;
 }
+
+/**
+ * How far apart, by meaning, a table's subject and the requirement's may be (cosine, MiniLM). A
+ * table is read as its dataset and table names, its description and its column names; the
+ * requirement as all its columns with their descriptions. Below the floor the table is about
+ * something else, however alike a column or two. Within the margin above it the subjects are
+ * only loosely alike: a group's column shared with such a table (a date, an amount, a forecast)
+ * says little, so the table must supply two or more of the group's own columns, else it is
+ * reported as uncertain instead of accepted. Measured on the development PRPs: tables of the
+ * requirement's own subject sit from about 0.23 up, tables that only share generic columns with
+ * it mostly between 0.2 and 0.4.
+ */
+export const SUBJECT_AGREEMENT = { floor: 0.2, margin: 0.2 } as const;
+
+/** What a table is about, as one sentence: its dataset and table names, description and column names. */
+export function tableSubject(candidate: CandidateLike): string {
+  const names = [...words(candidate.dataset_id ?? ''), ...words(candidate.table_id ?? '')].join(' ');
+  const columns = (candidate.schema ?? [])
+    .filter((c) => c && typeof c.name === 'string')
+    .map((c) => words(c.name).join(' ') || c.name)
+    .join(', ');
+  return `${names}: ${candidate.description ?? ''}${columns ? ` (${columns})` : ''}`;
+}
+
+/** What the whole requirement is about, as one text: its columns with their descriptions. */
+export const requirementSubject = (deliverable: ColumnLike[]): string => deliverable.map(columnText).join('; ');
+
+/**
+ * How the table's subject agrees with the requirement's: `off` below the floor, `uncertain`
+ * within the margin above it, `agrees` beyond; undefined when there is nothing to compare (no
+ * model, or no requirement columns: a run started before they were sent).
+ */
+export async function subjectAgreement(
+  candidate: CandidateLike,
+  deliverable: ColumnLike[] | undefined,
+): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number } | undefined> {
+  const meaning = await meaningSpace();
+  if (!meaning || !deliverable?.length) return undefined;
+  const similarity = await meaning.similarity(tableSubject(candidate), requirementSubject(deliverable));
+  const { floor, margin } = SUBJECT_AGREEMENT;
+  const verdict = similarity < floor ? 'off' : similarity < floor + margin ? 'uncertain' : 'agrees';
+  return { verdict, similarity };
+}
+
+/** In the uncertain band, a table must supply at least this many of the group's own (non-generic) columns. */
+const UNCERTAIN_COLUMNS = 2;
 
 export async function validateCandidate(
   group: string,
   targets: ColumnLike[],
   candidate: CandidateLike,
+  deliverable?: ColumnLike[],
 ): Promise<Verdict> {
   const meaning = await meaningSpace();
   const schema = (candidate.schema ?? []).filter((c) => c && typeof c.name === 'string');
@@ -642,21 +688,34 @@ export async function validateCandidate(
   // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
   // none of the group's is about something else, however alike its columns (NFL scores are not
   // basketball scores). Tables that name no domain are judged by their columns alone.
-  const offSubject = await namesAnotherDomain(group, candidate.description ?? '');
-  const relevance = Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : 1) * 100) / 100;
+  const subject = await subjectAgreement(candidate, deliverable);
+  const offSubject =
+    subject?.verdict === 'off'
+      ? `its subject is far from the requirement's (similarity ${subject.similarity.toFixed(2)})`
+      : await namesAnotherDomain(group, candidate.description ?? '');
+  // Loosely alike subjects and a single shared column: too little to say the table is a source.
+  const uncertain =
+    !offSubject &&
+    subject?.verdict === 'uncertain' &&
+    matched.filter((p) => content.has(p.target)).length < Math.min(UNCERTAIN_COLUMNS, Math.max(1, content.size));
+  const relevance =
+    Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : uncertain ? 0.7 : 1) * 100) /
+    100;
   // A table that holds part of a group well is a source for that part (a group may span several
   // tables): two or more of the group's own columns, each matched clearly. The verdict names the
   // columns it supplies, and the rest of the group is left to other tables.
   const matchedContent = matched.filter((p) => content.has(p.target));
   const matchedMean = matchedContent.reduce((n, p) => n + p.score, 0) / Math.max(1, matchedContent.length);
   const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
-  const fit = !offSubject && !onlyKeys && ((enough && columnScore >= 0.35) || partial);
+  const fit = !offSubject && !uncertain && !onlyKeys && ((enough && columnScore >= 0.35) || partial);
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
-    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+    : uncertain
+      ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
+      : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,
     relevance_score: relevance,
@@ -693,7 +752,12 @@ export const discoveryRules: StandinRule[] = [
       const candidate = (
         sections.candidate_table && typeof sections.candidate_table === 'object' ? sections.candidate_table : {}
       ) as CandidateLike;
-      return validateCandidate(group, asColumns(sections.target_columns), candidate);
+      return validateCandidate(
+        group,
+        asColumns(sections.target_columns),
+        candidate,
+        sections.deliverable_columns === undefined ? undefined : asColumns(sections.deliverable_columns),
+      );
     },
   }),
 ];
