@@ -697,7 +697,7 @@ export async function validateCandidate(
   const uncertain =
     !offSubject &&
     subject?.verdict === 'uncertain' &&
-    matched.filter((p) => content.has(p.target)).length < Math.min(UNCERTAIN_COLUMNS, Math.max(1, content.size));
+    matched.filter((p) => content.has(p.target)).length < UNCERTAIN_COLUMNS;
   const relevance =
     Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : uncertain ? 0.7 : 1) * 100) /
     100;
