@@ -556,11 +556,20 @@ const SUBJECT_DECISION = { margin: 0.03, floor: 0.2 };
  * group twice, with and without the names it gives; when the names clearly pull it away from the
  * group (their meaning is another subject's), the table is about something else. Names that agree
  * with the group, or say nothing either way (a unit such as SKU, an agency whose data the group
- * wants), leave the verdict to the columns. A group that names a domain itself (its PRP's
- * heading may) and a table naming only others is off subject either way (two leagues' tables are
- * alike in meaning, not in data); without the model that is the only evidence.
+ * wants), leave the verdict to the columns.
+ *
+ * A group that names a domain itself and a table naming only others is off subject (two leagues'
+ * tables are alike in meaning, not in data) when nothing better tells the group's domain: without
+ * the model, or when the validation does not carry the requirement's columns (`bySubject` false).
+ * When it does, the requirement's columns say what the group is about, and an acronym in the
+ * group's name decides nothing: the PRP's heading, which the group's name carries, may hold any
+ * acronym (a medium, a unit), and every table naming the real domain would be rejected for it.
  */
-export async function namesAnotherDomain(group: string, description: string): Promise<string | undefined> {
+export async function namesAnotherDomain(
+  group: string,
+  description: string,
+  bySubject = false,
+): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
   const domains = groupDomains(group);
@@ -581,6 +590,7 @@ export async function namesAnotherDomain(group: string, description: string): Pr
     ],
     SUBJECT_DECISION,
   );
+  if (contradicts && !bySubject) return named;
   return decision.key === 'unnamed' ? `${markers.join('/')} data, another subject than the group's` : undefined;
 }
 
@@ -692,7 +702,7 @@ export async function validateCandidate(
   const offSubject =
     subject?.verdict === 'off'
       ? `its subject is far from the requirement's (similarity ${subject.similarity.toFixed(2)})`
-      : await namesAnotherDomain(group, candidate.description ?? '');
+      : await namesAnotherDomain(group, candidate.description ?? '', subject !== undefined);
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   const uncertain =
     !offSubject &&
