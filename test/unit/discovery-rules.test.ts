@@ -7,7 +7,13 @@ import { parseCandidate } from '../../flows/discovery/activities';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { DATA_DIR } from '../../backends';
-import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../../flows/discovery/contract';
+import {
+  DELIVERABLE_LIMITS,
+  deliverableOf,
+  discoverFromPrpFlow,
+  prpTitle,
+  searchPlanSchema,
+} from '../../flows/discovery/contract';
 import { extractTargetSchema } from '../../flows/discovery/prp-schema';
 import {
   columnMatch,
@@ -76,6 +82,20 @@ describe('target schema from section 9', () => {
       expect(input, file).toEqual({ prp: readFileSync(path.join(PRP_DIR, file), 'utf8') });
       expect(discoverFromPrpFlow.input.safeParse(input).success).toBe(true);
     }
+  });
+});
+
+describe('the requirement’s columns sent with each validation', () => {
+  it('keeps names and short descriptions of at most so many columns, types and long text left out', () => {
+    const many = Array.from({ length: DELIVERABLE_LIMITS.columns + 5 }, (_, i) => ({
+      name: `c${i}`,
+      type: 'STRING',
+      ...(i % 2 ? { description: 'x'.repeat(DELIVERABLE_LIMITS.description + 50) } : {}),
+    }));
+    const sent = deliverableOf(many);
+    expect(sent).toHaveLength(DELIVERABLE_LIMITS.columns);
+    expect(sent[0]).toEqual({ name: 'c0' });
+    expect(sent[1]).toEqual({ name: 'c1', description: 'x'.repeat(DELIVERABLE_LIMITS.description) });
   });
 });
 
