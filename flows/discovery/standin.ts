@@ -10,9 +10,11 @@
  *   search query from the columns' names and descriptions.
  * - `discovery.validate` matches each target column to the candidate's best column (by meaning when
  *   the embedder serves, else by words; type compatibility; contradicting variants penalised) and
- *   checks that the table is about the group's subject (embedding similarity of the group and the
- *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
- *   least half of the group's columns, not only with join keys, fits.
+ *   checks that the table is about the requirement's subject: its names, description and columns
+ *   compared by meaning with all the requirement's columns (far apart: off subject; loosely alike:
+ *   uncertain unless it supplies two of the group's own columns), and the domain its description
+ *   names compared with the group. A candidate that covers at least half of the group's columns,
+ *   not only with join keys, fits.
  */
 import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
