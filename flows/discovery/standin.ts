@@ -704,7 +704,11 @@ export async function validateCandidate(
   const offSubject =
     subject?.verdict === 'off'
       ? `its subject is far from the requirement's (similarity ${subject.similarity.toFixed(2)})`
-      : await namesAnotherDomain(group, candidate.description ?? '', subject !== undefined);
+      : await namesAnotherDomain(
+          subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
+          candidate.description ?? '',
+          subject !== undefined,
+        );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   const uncertain =
     !offSubject &&
