@@ -18,6 +18,7 @@ import {
   validationVerdictSchema,
   type CandidateTable,
   type Column,
+  type DeliverableColumn,
   readGroupVerdicts,
   type GroupVerdict,
   type GroupVerdicts,
@@ -42,6 +43,7 @@ A group is what one kind of source table holds: when the columns of a topic woul
 const VALIDATE_INSTRUCTIONS = `Decide whether the candidate table is a good source for the target columns of one conceptual group.
 Judge only these target columns, not the whole requirement: a table that provides part of them is still a good fit if it provides the data the group is about.
 Compare names, types and descriptions; the table must hold the same kind of data (same domain and meaning), not only similar column names.
+deliverable_columns, when given, lists every column of the requirement: the table must be about what the requirement as a whole is about, not only share a generic column (a date, an amount, a score) with the group.
 Return is_good_fit, relevance_score (0 to 1), a short reasoning naming the matching columns, and matched_columns (target column names the table provides, also when it is not a fit: they show how the group could be split).`;
 
 /** Compact JSON: the prompt carries schemas, and pretty-printing them would only cost tokens. */
@@ -116,6 +118,8 @@ export interface CandidateValidationInput {
   step: Pick<SearchStep, 'conceptual_group'>;
   targetColumns: Column[];
   candidate: CandidateTable;
+  /** The requirement's columns (see `deliverableOf`); runs started before it was sent have none. */
+  deliverable?: DeliverableColumn[];
 }
 
 /** Candidates of one step against the step's target columns, validated in one activity. */
@@ -126,6 +130,8 @@ export interface CandidatesValidationInput {
   candidates: CandidateTable[];
   /** The activity's maximum attempts: on the last one a candidate's failure becomes its verdict. */
   attempts: number;
+  /** The requirement's columns (see `deliverableOf`); runs started before it was sent have none. */
+  deliverable?: DeliverableColumn[];
 }
 
 /** One verdict per candidate, in the candidates' order. */
@@ -205,7 +211,12 @@ export function createDiscoveryActivities({ model, search }: Backends) {
         try {
           const answer = await validateCandidate(
             model,
-            { step: input.step, targetColumns: input.targetColumns, candidate: candidates[i] },
+            {
+              step: input.step,
+              targetColumns: input.targetColumns,
+              candidate: candidates[i],
+              deliverable: input.deliverable,
+            },
             { heartbeatDetails },
           );
           verdicts[i] = { answer };
@@ -234,7 +245,7 @@ export function createDiscoveryActivities({ model, search }: Backends) {
 /** One candidate against one step's target columns. */
 async function validateCandidate(
   model: ModelBackend,
-  { step, targetColumns, candidate }: CandidateValidationInput,
+  { step, targetColumns, candidate, deliverable }: CandidateValidationInput,
   options?: BackendCallOptions,
 ): Promise<ValidationAnswer> {
   const verdict = await askModel(
@@ -246,6 +257,7 @@ async function validateCandidate(
         conceptual_group: step.conceptual_group,
         target_columns: compact(targetColumns),
         candidate_table: compact(candidate),
+        ...(deliverable?.length ? { deliverable_columns: compact(deliverable) } : {}),
       },
       schema: validationVerdictSchema,
     },

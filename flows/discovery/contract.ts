@@ -16,6 +16,27 @@ export const DISCOVERY_COLLECTION = 'table-catalog';
 
 export { columnSchema, MAX_TARGET_COLUMNS, type Column };
 
+/** What a validation is told of the whole requirement: its columns, each briefly. */
+export interface DeliverableColumn {
+  name: string;
+  description?: string;
+}
+
+/** At most this many of the requirement's columns, each description this long, go with a validation. */
+export const DELIVERABLE_LIMITS = { columns: 60, description: 160 } as const;
+
+/**
+ * The requirement's columns as every validation reads them: what the requirement as a whole is
+ * about (a group's few columns often share only generic words, such as a date or an amount, with
+ * tables of other subjects). Capped, since each validation carries it.
+ */
+export function deliverableOf(targetSchema: readonly Column[]): DeliverableColumn[] {
+  return targetSchema.slice(0, DELIVERABLE_LIMITS.columns).map((c) => ({
+    name: c.name,
+    ...(c.description ? { description: c.description.slice(0, DELIVERABLE_LIMITS.description) } : {}),
+  }));
+}
+
 export const discoverFromPrpInput = z
   .object({
     prp: z

@@ -15,6 +15,8 @@ export interface DiscoveryValidateSections {
   target_columns: JsonText;
   /** The candidate table (id, description, schema) as compact JSON. */
   candidate_table: JsonText;
+  /** Every column of the requirement (name, description) as compact JSON; absent in older runs. */
+  deliverable_columns?: JsonText;
 }
 
 /** Every task id this flow's prompts carry (`Task: <id>`); each has a stand-in rule in ./standin.ts. */

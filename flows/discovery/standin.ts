@@ -10,9 +10,11 @@
  *   search query from the columns' names and descriptions.
  * - `discovery.validate` matches each target column to the candidate's best column (by meaning when
  *   the embedder serves, else by words; type compatibility; contradicting variants penalised) and
- *   checks that the table is about the group's subject (embedding similarity of the group and the
- *   table; without the model, the PRP's acronym must occur in the table). A candidate that covers at
- *   least half of the group's columns, not only with join keys, fits.
+ *   checks that the table is about the requirement's subject: its names, description and columns
+ *   compared by meaning with all the requirement's columns (far apart: off subject; loosely alike:
+ *   uncertain unless it supplies two of the group's own columns), and the domain its description
+ *   names compared with the group. A candidate that covers at least half of the group's columns,
+ *   not only with join keys, fits.
  */
 import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
@@ -556,11 +558,20 @@ const SUBJECT_DECISION = { margin: 0.03, floor: 0.2 };
  * group twice, with and without the names it gives; when the names clearly pull it away from the
  * group (their meaning is another subject's), the table is about something else. Names that agree
  * with the group, or say nothing either way (a unit such as SKU, an agency whose data the group
- * wants), leave the verdict to the columns. A group that names a domain itself (its PRP's
- * heading may) and a table naming only others is off subject either way (two leagues' tables are
- * alike in meaning, not in data); without the model that is the only evidence.
+ * wants), leave the verdict to the columns.
+ *
+ * A group that names a domain itself and a table naming only others is off subject (two leagues'
+ * tables are alike in meaning, not in data) when nothing better tells the group's domain: without
+ * the model, or when the validation does not carry the requirement's columns (`bySubject` false).
+ * When it does, the requirement's columns say what the group is about, and an acronym in the
+ * group's name decides nothing: the PRP's heading, which the group's name carries, may hold any
+ * acronym (a medium, a unit), and every table naming the real domain would be rejected for it.
  */
-export async function namesAnotherDomain(group: string, description: string): Promise<string | undefined> {
+export async function namesAnotherDomain(
+  group: string,
+  description: string,
+  bySubject = false,
+): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
   const domains = groupDomains(group);
@@ -581,14 +592,61 @@ export async function namesAnotherDomain(group: string, description: string): Pr
     ],
     SUBJECT_DECISION,
   );
-  if (contradicts) return named;
+  if (contradicts && !bySubject) return named;
   return decision.key === 'unnamed' ? `${markers.join('/')} data, another subject than the group's` : undefined;
 }
+
+/**
+ * How far apart, by meaning, a table's subject and the requirement's may be (cosine, MiniLM). A
+ * table is read as its dataset and table names, its description and its column names; the
+ * requirement as all its columns with their descriptions. Below the floor the table is about
+ * something else, however alike a column or two. Within the margin above it the subjects are
+ * only loosely alike: a group's column shared with such a table (a date, an amount, a forecast)
+ * says little, so the table must supply two or more of the group's own columns, else it is
+ * reported as uncertain instead of accepted. Measured on the development PRPs: tables of the
+ * requirement's own subject sit from about 0.23 up, tables that only share generic columns with
+ * it mostly between 0.2 and 0.4.
+ */
+export const SUBJECT_AGREEMENT = { floor: 0.2, margin: 0.2 } as const;
+
+/** What a table is about, as one sentence: its dataset and table names, description and column names. */
+export function tableSubject(candidate: CandidateLike): string {
+  const names = [...words(candidate.dataset_id ?? ''), ...words(candidate.table_id ?? '')].join(' ');
+  const columns = (candidate.schema ?? [])
+    .filter((c) => c && typeof c.name === 'string')
+    .map((c) => words(c.name).join(' ') || c.name)
+    .join(', ');
+  return `${names}: ${candidate.description ?? ''}${columns ? ` (${columns})` : ''}`;
+}
+
+/** What the whole requirement is about, as one text: its columns with their descriptions. */
+export const requirementSubject = (deliverable: ColumnLike[]): string => deliverable.map(columnText).join('; ');
+
+/**
+ * How the table's subject agrees with the requirement's: `off` below the floor, `uncertain`
+ * within the margin above it, `agrees` beyond; undefined when there is nothing to compare (no
+ * model, or no requirement columns: a run started before they were sent).
+ */
+export async function subjectAgreement(
+  candidate: CandidateLike,
+  deliverable: ColumnLike[] | undefined,
+): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number } | undefined> {
+  const meaning = await meaningSpace();
+  if (!meaning || !deliverable?.length) return undefined;
+  const similarity = await meaning.similarity(tableSubject(candidate), requirementSubject(deliverable));
+  const { floor, margin } = SUBJECT_AGREEMENT;
+  const verdict = similarity < floor ? 'off' : similarity < floor + margin ? 'uncertain' : 'agrees';
+  return { verdict, similarity };
+}
+
+/** In the uncertain band, a table must supply at least this many of the group's own (non-generic) columns. */
+const UNCERTAIN_COLUMNS = 2;
 
 export async function validateCandidate(
   group: string,
   targets: ColumnLike[],
   candidate: CandidateLike,
+  deliverable?: ColumnLike[],
 ): Promise<Verdict> {
   const meaning = await meaningSpace();
   const schema = (candidate.schema ?? []).filter((c) => c && typeof c.name === 'string');
@@ -642,21 +700,38 @@ export async function validateCandidate(
   // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
   // none of the group's is about something else, however alike its columns (NFL scores are not
   // basketball scores). Tables that name no domain are judged by their columns alone.
-  const offSubject = await namesAnotherDomain(group, candidate.description ?? '');
-  const relevance = Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : 1) * 100) / 100;
+  const subject = await subjectAgreement(candidate, deliverable);
+  const offSubject =
+    subject?.verdict === 'off'
+      ? `its subject is far from the requirement's (similarity ${subject.similarity.toFixed(2)})`
+      : await namesAnotherDomain(
+          subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
+          candidate.description ?? '',
+          subject !== undefined,
+        );
+  // Loosely alike subjects and a single shared column: too little to say the table is a source.
+  const uncertain =
+    !offSubject &&
+    subject?.verdict === 'uncertain' &&
+    matched.filter((p) => content.has(p.target)).length < UNCERTAIN_COLUMNS;
+  const relevance =
+    Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : uncertain ? 0.7 : 1) * 100) /
+    100;
   // A table that holds part of a group well is a source for that part (a group may span several
   // tables): two or more of the group's own columns, each matched clearly. The verdict names the
   // columns it supplies, and the rest of the group is left to other tables.
   const matchedContent = matched.filter((p) => content.has(p.target));
   const matchedMean = matchedContent.reduce((n, p) => n + p.score, 0) / Math.max(1, matchedContent.length);
   const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
-  const fit = !offSubject && !onlyKeys && ((enough && columnScore >= 0.35) || partial);
+  const fit = !offSubject && !uncertain && !onlyKeys && ((enough && columnScore >= 0.35) || partial);
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
-    : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+    : uncertain
+      ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
+      : `${name} covers ${matched.length}/${targets.length} target column(s) for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,
     relevance_score: relevance,
@@ -693,7 +768,12 @@ export const discoveryRules: StandinRule[] = [
       const candidate = (
         sections.candidate_table && typeof sections.candidate_table === 'object' ? sections.candidate_table : {}
       ) as CandidateLike;
-      return validateCandidate(group, asColumns(sections.target_columns), candidate);
+      return validateCandidate(
+        group,
+        asColumns(sections.target_columns),
+        candidate,
+        sections.deliverable_columns === undefined ? undefined : asColumns(sections.deliverable_columns),
+      );
     },
   }),
 ];

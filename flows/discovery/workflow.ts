@@ -9,6 +9,7 @@ import {
 import type { createDiscoveryActivities } from './activities';
 import { addUsage, zeroUsage, type TokenUsage } from '../../contracts/common';
 import {
+  deliverableOf,
   discoverFromPrpFlow,
   discoveryCountsQuery,
   type CandidateTable,
@@ -162,7 +163,14 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     counts.planned = steps.length;
 
     progress.stage('discovery orchestrator', tally.line(), steps.length);
-    const run: StepSearchRun = { limiter: new Limiter(input.concurrency), tally, progress, input, validate };
+    const run: StepSearchRun = {
+      limiter: new Limiter(input.concurrency),
+      tally,
+      progress,
+      input,
+      validate,
+      deliverable: deliverableOf(targetSchema),
+    };
     const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
     const columnsOf = (step: SearchStep) =>
       [...new Set(step.target_columns_for_validation)].map((n) => columnsByName.get(n)!).filter(Boolean);

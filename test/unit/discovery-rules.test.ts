@@ -7,13 +7,20 @@ import { parseCandidate } from '../../flows/discovery/activities';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { DATA_DIR } from '../../backends';
-import { discoverFromPrpFlow, prpTitle, searchPlanSchema } from '../../flows/discovery/contract';
+import {
+  DELIVERABLE_LIMITS,
+  deliverableOf,
+  discoverFromPrpFlow,
+  prpTitle,
+  searchPlanSchema,
+} from '../../flows/discovery/contract';
 import { extractTargetSchema } from '../../flows/discovery/prp-schema';
 import {
   columnMatch,
   domainOf,
   planSteps,
   restoreEmbedder,
+  subjectAgreement,
   useEmbedder,
   validateCandidate,
 } from '../../flows/discovery/standin';
@@ -75,6 +82,20 @@ describe('target schema from section 9', () => {
       expect(input, file).toEqual({ prp: readFileSync(path.join(PRP_DIR, file), 'utf8') });
       expect(discoverFromPrpFlow.input.safeParse(input).success).toBe(true);
     }
+  });
+});
+
+describe('the requirement’s columns sent with each validation', () => {
+  it('keeps names and short descriptions of at most so many columns, types and long text left out', () => {
+    const many = Array.from({ length: DELIVERABLE_LIMITS.columns + 5 }, (_, i) => ({
+      name: `c${i}`,
+      type: 'STRING',
+      ...(i % 2 ? { description: 'x'.repeat(DELIVERABLE_LIMITS.description + 50) } : {}),
+    }));
+    const sent = deliverableOf(many);
+    expect(sent).toHaveLength(DELIVERABLE_LIMITS.columns);
+    expect(sent[0]).toEqual({ name: 'c0' });
+    expect(sent[1]).toEqual({ name: 'c1', description: 'x'.repeat(DELIVERABLE_LIMITS.description) });
   });
 });
 
@@ -498,4 +519,94 @@ describe.runIf(modelInstalled)('stand-in judgement on tables written for it (emb
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   judgementCases();
+});
+
+// A requirement of its own (a lending library), and tables that share only a week and an amount
+// in dollars with one of its groups.
+const lending = [
+  { name: 'title_id', type: 'STRING', description: 'Book in the lending catalogue' },
+  { name: 'branch', type: 'STRING', description: 'Library branch that lent the book' },
+  { name: 'loan_week', type: 'DATE', description: 'First day of the lending week' },
+  { name: 'loans', type: 'INT64', description: 'Times the book was borrowed that week' },
+  { name: 'late_returns', type: 'INT64', description: 'Loans brought back after the due date' },
+  { name: 'reservations', type: 'INT64', description: 'Readers waiting for the book at the end of the week' },
+  { name: 'fines_usd', type: 'NUMERIC', description: 'Late fees paid that week, in dollars' },
+];
+const finesGroup = lending.filter((c) => ['loan_week', 'fines_usd'].includes(c.name));
+const weeklyTable = (dataset: string, table: string, description: string, own: Array<[string, string, string]>) => ({
+  project_id: `${dataset}-dw`,
+  dataset_id: dataset,
+  table_id: table,
+  description,
+  schema: [
+    { name: 'week_start', type: 'DATE', description: 'Monday of the week' },
+    ...own.map(([name, type, description]) => ({ name, type, description })),
+  ],
+});
+const liftRides = weeklyTable('lifts', 'weekly_rides', 'Weekly ski lift rides per lift.', [
+  ['lift_id', 'STRING', 'Chair lift or gondola'],
+  ['rides', 'INT64', 'Times skiers rode the lift that week'],
+  ['revenue_usd', 'NUMERIC', 'Lift ticket takings that week, in dollars'],
+]);
+const turbineOutput = weeklyTable(
+  'turbines',
+  'weekly_output',
+  'Weekly output and maintenance spend per wind turbine.',
+  [
+    ['turbine_id', 'STRING', 'Wind turbine'],
+    ['output_mwh', 'FLOAT64', 'Electricity generated that week'],
+    ['repair_cost_usd', 'NUMERIC', 'Maintenance spend that week, in dollars'],
+  ],
+);
+const circulation = weeklyTable('circulation', 'weekly_loans', 'Weekly book loans per branch and title.', [
+  ['title_id', 'STRING', 'Catalogue title'],
+  ['branch', 'STRING', 'Lending branch'],
+  ['checkouts', 'INT64', 'Times the title was checked out that week'],
+  ['fees_collected', 'NUMERIC', 'Overdue fees collected, in dollars'],
+]);
+
+describe.runIf(modelInstalled)('stand-in: the subject of the whole requirement (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
+  afterAll(() => restoreEmbedder());
+  const group = 'week fines — Are popular books coming back late?';
+
+  it('reports a table of another subject that shares only generic columns with the group as uncertain, not a fit', async () => {
+    // The group alone cannot tell: its two columns are a week and an amount, which both tables hold.
+    expect(await validateCandidate(group, finesGroup, liftRides)).toMatchObject({ is_good_fit: true });
+    for (const other of [liftRides, turbineOutput]) {
+      const v = await validateCandidate(group, finesGroup, other, lending);
+      expect(v.is_good_fit, other.table_id).toBe(false);
+      expect(v.reasoning, other.table_id).toMatch(/^Uncertain: .*requirement's subject/);
+      expect((await subjectAgreement(other, lending))?.verdict).not.toBe('agrees');
+    }
+  });
+
+  it('still accepts the table of the requirement’s own subject, whose columns go by other names', async () => {
+    expect(await subjectAgreement(circulation, lending)).toMatchObject({ verdict: 'agrees' });
+    expect(await validateCandidate(group, finesGroup, circulation, lending)).toMatchObject({
+      is_good_fit: true,
+      matched_columns: ['loan_week', 'fines_usd'],
+    });
+  });
+
+  it('does not take an acronym of the heading, carried in the group’s name, for the group’s domain', async () => {
+    // The heading names a medium; the table names whose data it is. Only the meaning decides.
+    const headed = 'week fines — Do readers still borrow books once the DVD shelf is gone?';
+    const named = {
+      ...circulation,
+      description: 'Weekly book loans per branch and title, of the Public Library branches.',
+    };
+    expect(await validateCandidate(headed, finesGroup, named, lending)).toMatchObject({ is_good_fit: true });
+    // Without the requirement's columns the group's acronym is all there is to go by (older runs).
+    expect(await validateCandidate(headed, finesGroup, named)).toMatchObject({ is_good_fit: false });
+  });
+
+  it('leaves the verdict to the columns without the model', async () => {
+    useEmbedder(undefined);
+    try {
+      expect(await subjectAgreement(liftRides, lending)).toBeUndefined();
+    } finally {
+      useEmbedder(await installedEmbedder(modelDir!));
+    }
+  });
 });

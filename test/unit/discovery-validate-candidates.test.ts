@@ -74,6 +74,21 @@ describe('discoveryValidateCandidates', () => {
     ]);
   });
 
+  it('tells the model the requirement’s columns when the workflow sends them, and nothing of them otherwise', async () => {
+    const deliverable = [
+      { name: 'store_id', description: 'The store.' },
+      { name: 'aisle', description: 'Aisle of the shelf.' },
+    ];
+    const sectionsOf = async (extra: Partial<CandidatesValidationInput>) => {
+      const model = fakeModel(() => fit('a'));
+      const { discoveryValidateCandidates } = createDiscoveryActivities(fakeBackends({ model }));
+      await mockActivityEnvironment({}).run(discoveryValidateCandidates, input(['a'], extra));
+      return model.requests[0].sections as Record<string, unknown>;
+    };
+    expect(JSON.parse(String((await sectionsOf({ deliverable })).deliverable_columns))).toEqual(deliverable);
+    expect(await sectionsOf({})).not.toHaveProperty('deliverable_columns');
+  });
+
   it('asks about all its candidates at once (the workflow sizes the group to its concurrency slots)', async () => {
     let open = 0;
     let most = 0;

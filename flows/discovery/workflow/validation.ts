@@ -13,7 +13,14 @@ import {
   TimeoutFailure,
 } from '@temporalio/workflow';
 import type { createDiscoveryActivities } from '../activities';
-import { readGroupVerdicts, type CandidateTable, type Column, type GroupVerdict, type SearchStep } from '../contract';
+import {
+  readGroupVerdicts,
+  type CandidateTable,
+  type Column,
+  type DeliverableColumn,
+  type GroupVerdict,
+  type SearchStep,
+} from '../contract';
 import { MODEL, withOptions } from '../../lib/workflow/activity-options';
 import type { ProgressTracker } from '../../lib/workflow/progress';
 import type { DiscoveryTally, Verdict } from './discovery-tally';
@@ -43,6 +50,8 @@ export interface StepRun {
   limiter: Limiter;
   tally: DiscoveryTally;
   progress: ProgressTracker;
+  /** The requirement's columns, sent with each group of candidates (see `deliverableOf`). */
+  deliverable?: DeliverableColumn[];
 }
 
 interface StepCandidates {
@@ -82,6 +91,7 @@ async function validateGroup(run: StepRun, { step, targetColumns, candidates }: 
       targetColumns,
       candidates,
       attempts: VALIDATION_ATTEMPTS,
+      ...(run.deliverable ? { deliverable: run.deliverable } : {}),
     }));
   } catch (err) {
     if (isCancellation(err)) throw err;
