@@ -748,23 +748,48 @@ export function stepsFromProse(
 }
 
 /**
+ * A yes/no question asked again: put as two alternatives ("Does it flow continuously, or do you
+ * work in batches?"), "yes or no" alone would make no sense, so each answer is tied to its side.
+ */
+function yesOrNoAgain(question: string): string {
+  // Two sides only when the second is a clause of its own ("…, or do you work in batches?"), not
+  // the last item of a list ("every week or fortnight").
+  const sides = eitherOr(question);
+  const clause = /^(?:do|does|did|is|are|was|were|can|could|will|would|has|have)\s/i;
+  if (!sides || !/,\s+or\s/i.test(question) || !clause.test(sides[1]))
+    return `I could not tell from that. ${question.replace(/\?\s*$/, '')}? Please answer yes or no.`;
+  const second = sides[1].replace(/^(?:do|does|did)\s+(?=(?:you|we|they|it|i)\b)/i, '');
+  return `I could not tell which of the two fits. ${sides[0]}? If so, please say yes; if ${second} instead, please say no.`;
+}
+
+/** The two sides of a question put as alternatives, split at the first ", or" (else " or"). */
+function eitherOr(question: string): [string, string] | undefined {
+  const asked = question.replace(/\?\s*$/, '');
+  const m = /^(.*?\S),\s+or\s+(.+)$/i.exec(asked) ?? /^(.*?\S)\s+or\s+(.+)$/i.exec(asked);
+  return m ? [m[1], m[2]] : undefined;
+}
+
+/**
  * A yes/no question put as two alternatives ("Does it flow continuously ..., or do you work in
  * discrete batches?") answered without yes or no: the alternative the answer means decides.
  */
 async function sideTaken(answer: string, question: string): Promise<boolean | undefined> {
   // The alternatives split at the first ", or" (later "or"s list options within one alternative).
-  const asked = question.replace(/\?\s*$/, '');
-  const m = /^(.*?\S),\s+or\s+(.+)$/i.exec(asked) ?? /^(.*?\S)\s+or\s+(.+)$/i.exec(asked);
+  const m = eitherOr(question);
   if (!m) return undefined;
-  const d = await decide(
-    answer,
-    [
-      { key: 'first', descriptions: [m[1]] },
-      { key: 'second', descriptions: [m[2]] },
-    ],
-    { floor: 0.2, margin: 0.05 },
-  );
-  return d.key === undefined ? undefined : d.key === 'first';
+  const sides = [
+    { key: 'first', descriptions: [m[0]] },
+    { key: 'second', descriptions: [m[1]] },
+  ];
+  // Sentence by sentence: the side is usually said in a few words ("In lots.", "Batches.") that
+  // the rest of the answer ("one mixer load is sixty kilos …") would drown if read as one text.
+  // The sentences that take a side must agree.
+  const taken = new Set<string>();
+  for (const unit of [answer, ...sentences(answer)]) {
+    const d = await decide(unit, sides, { floor: 0.2, margin: 0.05 });
+    if (d.key) taken.add(d.key);
+  }
+  return taken.size === 1 ? taken.has('first') : undefined;
 }
 
 /**
@@ -795,7 +820,13 @@ async function readField(
     case 'table':
       return readTable(answer, field);
     case 'boolean':
-      return parseYesNo(answer) ?? yesNoOf(choices, answer) ?? (await sideTaken(answer, echo));
+      // Asked again in other words, the field's own question still holds the two sides.
+      return (
+        parseYesNo(answer) ??
+        yesNoOf(choices, answer) ??
+        (await sideTaken(answer, echo)) ??
+        (field.question && field.question !== echo ? await sideTaken(answer, field.question) : undefined)
+      );
     case 'quantity':
       return parseQuantity(answer);
     case 'number': {
@@ -1007,7 +1038,7 @@ export const eadsRules: StandinRule[] = [
                 .join('\n');
           return {
             question: isYesNo
-              ? `I could not tell from that. ${first.replace(/\?$/, '')}? Please answer yes or no.`
+              ? yesOrNoAgain(first)
               : `I could not tell which of these fits best. Which number comes closest to how you work?\n${numbered}`,
             question_type: 'choice',
             choices: choiceKeys,

@@ -98,6 +98,35 @@ describe('never the same question twice (no model needed)', () => {
   });
 });
 
+describe('a yes/no question asked again (no model needed)', () => {
+  const asField = (name: string) => {
+    const f = field('process/scheduling-problem-type', name);
+    return { name: f.name, kind: f.kind, question: f.suggestedQuestion, comment: f.comment, choices: f.choices };
+  };
+  const askAgain = async (name: string) => {
+    const f = asField(name);
+    const again = await run('eads.question', {
+      eads: { name: 'Scheduling problem type', objective: 'Classify the problem.' },
+      remaining_fields: [f],
+      asked: [{ targets: [name], question: f.question, charged: false }],
+    });
+    return { asked: f.question!, again: String(again.question) };
+  };
+
+  it('ties yes and no to the two sides when the question offers two, instead of asking for yes or no alone', async () => {
+    const { asked, again } = await askAgain('continuous?');
+    expect(asked).toMatch(/, or do you/);
+    expect(again).not.toMatch(/Please answer yes or no/);
+    expect(again).toMatch(/\? If so, please say yes; if you work in .+ instead, please say no\.$/);
+  });
+
+  it('asks plainly for yes or no when the "or" only joins the items of a list', async () => {
+    const { asked, again } = await askAgain('cyclical?');
+    expect(asked).toMatch(/ or /);
+    expect(again).toMatch(/Please answer yes or no\.$/);
+  });
+});
+
 describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
   it('a firm described in new words gets its problem type or an honest undetermined, never another type', async () => {
     const cases: Array<[string, string]> = [
@@ -312,6 +341,28 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(
       await readChoice('job sheets on the wall, a shared calendar with the installation dates', problemType.choices!),
     ).toBeUndefined();
+  });
+
+  it('reads which side of a two-sided question an answer takes from its short sentence, not drowned by the rest', async () => {
+    const continuous = field('process/scheduling-problem-type', 'continuous?');
+    const read = async (answer: string) =>
+      (
+        await run('eads.refine', {
+          eads: { id: 'process/scheduling-problem-type', name: 'Scheduling problem type' },
+          question: { question: continuous.suggestedQuestion, question_type: 'text', targets: ['continuous?'] },
+          answer,
+          fields: [{ name: 'continuous?', kind: 'boolean', question: continuous.suggestedQuestion }],
+          attempts: {},
+          data_structure: {},
+          context: {},
+        })
+      ).update as Record<string, unknown>;
+    expect(
+      await read('In lots. A kiln load is forty vases, and they stay together from glazing until they are packed.'),
+    ).toEqual({ 'continuous?': false });
+    expect(await read('It never stops. The pulp runs through the pipes day and night, one long stream.')).toEqual({
+      'continuous?': true,
+    });
   });
 
   it('the refinement sees what the other fields ask, so an answer to one of them is not read as the type', async () => {
