@@ -664,6 +664,9 @@ describe('the resolver and the ladder on the small warehouse', () => {
     const put = await answer('Our vendor just put gear pumps on allocation for a year. Which units does that hit?');
     expect(put.resolved.missing_terms).toEqual([]);
     expect(put.ids).toEqual(['A-101']);
+    const longer = await answer('Suppose we can no longer buy gear pumps; which units are hit?');
+    expect(longer.resolved.missing_terms).toEqual([]);
+    expect(longer.ids).toEqual(['A-101']);
     // After "our", a word the tagger might call a verb opens the part's name.
     const ours = await answer('Our pinch valve maker is on allocation for a year; which units are at risk?');
     expect(ours.resolved.concepts?.[0]).toMatchObject({ term: expect.stringContaining('pinch valve') });

@@ -433,15 +433,17 @@ export class Vocabulary {
 
 /** Words after which the next word opens a noun phrase. */
 const DETERMINERS = new Set(
-  'a an the our my your their its his her this that these those every each any some no'.split(' '),
+  'a an the our my your their its his her this that these those every each any some'.split(' '),
 );
 
-/** The words a part-of-speech tagger reads as verbs (and not also as nouns) in a clause, lower case. */
+/** The words a part-of-speech tagger reads as verbs or adverbs (and not also as nouns) in a clause, lower case. */
 function verbsOf(phrase: string): Set<string> {
   const verbs = new Set<string>();
   for (const term of nlp(phrase).json({ terms: { tags: true } })[0]?.terms ?? []) {
     const tags = new Set<string>(term.tags ?? []);
-    if (tags.has('Verb') && !tags.has('Noun')) verbs.add(String(term.normal ?? term.text).toLowerCase());
+    // With the adverbs that go with a verb ("no longer buy", "suddenly stopped").
+    if ((tags.has('Verb') || tags.has('Adverb')) && !tags.has('Noun') && !tags.has('Adjective'))
+      verbs.add(String(term.normal ?? term.text).toLowerCase());
   }
   return verbs;
 }
