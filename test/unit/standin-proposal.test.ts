@@ -20,9 +20,11 @@ import {
 } from '../../flows/proposal/contract';
 import { checkWriting, parseDurationWeeks, proposalTexts } from '../../flows/proposal/quality';
 import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
+import { withinBudget } from '../helpers/work-budget';
 import { proposalRules } from '../../flows/proposal/standin';
 import {
   dataStateOf,
+  denies,
   existingData,
   methodReading,
   profileEvidence,
@@ -603,5 +605,38 @@ describe('proposal stand-in work bounds', () => {
         missing_skills: [],
       }).length,
     ).toBe(3);
+  });
+});
+
+describe('proposal stand-in: which sentences deny the data', () => {
+  it('reads a negated main clause as a denial', () => {
+    for (const s of [
+      'No rain gauge readings exist for the valley yet.',
+      'Nobody has ever counted the swifts nesting in the old mill.',
+      "The school hasn't kept attendance sheets since the fire.",
+      'The parish keeps no burial register at all.',
+    ])
+      expect(denies(s), s).toBe(true);
+  });
+
+  it('hears no denial in a comparison, a focus on "only", or a clause after the first one', () => {
+    for (const s of [
+      // A comparison bounds an amount or a date; it denies nothing.
+      'The water board has released meter readings no later than April each year since 2011.',
+      'The survey office holds parcel maps for no fewer than 30 villages.',
+      'The depot keeps not less than five years of repair tickets.',
+      // "not only … but also" adds to what is there.
+      'The observatory has not only logged sunspot counts since 1900 but also kept the plates.',
+      // A relative clause opened by a quantifier ("none of which", "all of whom") speaks of the data's parts.
+      'I was given the ferry manifests from 1950 on, none of which has been studied.',
+      // A second clause joined by ", and" speaks of something else than the first.
+      'The weather station has recorded wind speeds since 1987, and no year is incomplete.',
+    ])
+      expect(denies(s), s).toBe(false);
+  });
+
+  it('stays linear on a sentence with a long run of spaces', () => {
+    for (const s of ['a' + ' '.repeat(200_000) + 'b', 'a,' + ' \t'.repeat(100_000) + 'x'])
+      withinBudget('denies', () => denies(s), 2_000);
   });
 });

@@ -431,11 +431,23 @@ export async function dataStateOf(text: string): Promise<'existing' | 'new' | 'n
  */
 const NEGATED = /\b(?:no|not|never|none|nobody|nothing|neither|nor|cannot|without)\b|n['’]t\b/i;
 /**
- * Whether a sentence's main clause is negated: the words before a relative or contrasting clause
- * ("…, which nobody has analysed yet", "…, but nobody uses them"), which speak of something else.
+ * A clause after the main one: a relative clause, also one opened by a quantifier ("…, which
+ * nobody has analysed yet", "…, none of which has been studied"), a contrasting one ("…, but
+ * nobody uses them") or a second one joined by ", and" ("…, and no year is incomplete"). Each
+ * speaks of something else than whether the data are there. Spaces are single here (see `denies`).
  */
-const denies = (text: string) =>
-  NEGATED.test(text.split(/,?\s+(?:which|who|whom|whose|but|although|though|while|whereas)\s/i)[0]);
+const LATER_CLAUSE =
+  /,? (?:(?:none|some|all|most|many|each|several|any|few|one|both|either|neither) of )?(?:which|who|whom|whose)\b|,? (?:but|although|though|while|whereas)\b|, and\b/i;
+/**
+ * Negators that deny nothing: a comparison bounding an amount or a date ("no later than", "no
+ * fewer than", "not less than") and a focus that adds to what is there ("not only … but also").
+ */
+const NOT_A_DENIAL = /\b(?:no|not) (?:more|less|\w+er) than\b|\bnot only\b/gi;
+/** Whether a sentence's main clause (its words before any `LATER_CLAUSE`) is negated. */
+export const denies = (text: string) =>
+  // One space for every run first: a pattern that starts at each space of a long run and scans
+  // the rest of it would be quadratic in the run's length.
+  NEGATED.test(text.replace(/\s+/g, ' ').split(LATER_CLAUSE)[0].replace(NOT_A_DENIAL, ' '));
 
 /**
  * The profile's own sentence about data that already exist (for a reduced scope), if it has one:
