@@ -348,8 +348,10 @@ function splitClauses(tokens: string[]): string[][] {
       conditional = false;
       return;
     }
-    // "…, so which boards …", "… and then which products …": a result clause that asks.
-    if (CONSEQUENCE.has(token) && next !== undefined && QUESTION_WORDS.has(next)) {
+    // "…, so which boards …", "… and then which products …": a result clause that asks. After a
+    // clause that is itself a question ("which units use X, and then which of them use Y?") it
+    // asks one more thing of the same answer, and stays with it.
+    if (CONSEQUENCE.has(token) && next !== undefined && QUESTION_WORDS.has(next) && !QUESTION_WORDS.has(current[0])) {
       while (current.length && (current[current.length - 1] === ',' || current[current.length - 1] === 'and'))
         current.pop();
       if (current.length) clauses.push([]);

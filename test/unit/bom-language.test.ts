@@ -316,6 +316,18 @@ describe('reading a question', () => {
     expect(parseBomQuestion('The vendor moved, so which units use gear pumps?').concepts).toEqual(['gear pumps']);
   });
 
+  it('keeps the part of a second question chained with "so"/"then" after a first one', () => {
+    // "so which" / "then which" after a question asks a further question, not the result of a scene.
+    for (const q of [
+      'Which machines carry a thermal fuse, and so which of those also carry a heater?',
+      'Which units hold pinch valves, then which of them hold flow meters?',
+    ]) {
+      const read = parseBomQuestion(q);
+      expect(read.scene, q).toBe(false);
+      expect(read.concepts.join(' | '), q).toMatch(/heater|flow meters/);
+    }
+  });
+
   it('knows generic head nouns as English for "a part", not as part names', () => {
     for (const word of ['chips', 'devices', 'modules', 'components', 'parts']) expect(isGenericHead(word)).toBe(true);
     for (const word of ['valves', 'pump', 'drivers', 'display']) expect(isGenericHead(word)).toBe(false);
