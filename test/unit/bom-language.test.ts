@@ -416,6 +416,28 @@ describe('grounding a phrase in the warehouse values', () => {
     );
   });
 
+  it('in a scene, drops the verb before a part, never a word of the part the tagger also reads as a verb', () => {
+    const own = new Vocabulary([
+      {
+        column: 'item_master.item_description',
+        values: [
+          'Bearing shell 40mm',
+          'Shell clamp',
+          'Pull ring 8mm',
+          'Ring gasket',
+          'Coin cell CR2032',
+          'Control board rev B',
+        ],
+      },
+    ]);
+    // "bearing" and "pull" open these parts' names; "shells", "rings" alone are other parts.
+    expect(own.partInClause('the supplier of bearing shells went bust', { scene: true })).toBe('bearing shells');
+    expect(own.partInClause('we lost pull rings', { scene: true })).toBe('pull rings');
+    expect(own.partInClause('a price rise on pull rings', { scene: true })).toBe('pull rings');
+    // The scene's own verbs still go.
+    expect(own.partInClause('our distributor stopped shipping coin cells', { scene: true })).toBe('coin cells');
+  });
+
   it('reads a hyphenated word of a part’s name by its parts, a spec beside it literally', async () => {
     const values = ['Low-noise amplifier 5V', 'Low-noise amplifier 12V', 'Power amplifier 3W'];
     const own = new Vocabulary([{ column: 'item_master.item_description', values }]);

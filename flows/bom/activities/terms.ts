@@ -277,26 +277,35 @@ export class Vocabulary {
       // The scene's own verb may open the run ("our distributor put coin cells on allocation"):
       // the part starts after it. Which words are verbs here is the tagger's reading of the clause.
       // (After "our", "the" … a word is a noun whatever the tagger says: "our coin cell supplier".)
-      let start = 0;
+      let verbal = 0;
       // (A run that opens the phrase has lost its determiner to the question's reading: no verb there.)
       const before = wordBefore(whole);
       if (options.scene && before && !DETERMINERS.has(before))
-        while (start < whole.length - 1 && verbs().has(whole[start])) start++;
-      for (const end of ends) {
-        if (end <= start) break;
-        const run = whole.slice(start, end);
-        if (end < whole.length && !whole.slice(end).some((w) => VERB_FORM.test(w))) continue;
-        if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
-        if (run.length === words.length) continue;
-        const grounded = this.ground(run.join(' '));
-        // Its words in another order count when one value holds them all ("the 10k resistor" in
-        // "Resistor 10k 0603", "geared motors" in "Geared DC motor"): a part as the data
-        // writes it, not words of the situation that each happen to occur somewhere.
-        if (grounded.level === null || grounded.level > 2 || (grounded.any_order && !this.holdsTogether(run))) continue;
-        const better =
-          !best || run.length > best.run.length || (run.length === best.run.length && grounded.level <= best.level);
-        if (better) best = { index, run, level: grounded.level };
-        break;
+        while (verbal < whole.length - 1 && verbs().has(whole[verbal])) verbal++;
+      // The tagger also reads many a part's first word as a verb ("bearing shells", "pull rings",
+      // "control boards"): the earliest start that grounds wins, so a word of the part's name is
+      // dropped only when the name does not ground with it.
+      for (let start = 0; start <= verbal; start++) {
+        let found = false;
+        for (const end of ends) {
+          if (end <= start) break;
+          const run = whole.slice(start, end);
+          if (end < whole.length && !whole.slice(end).some((w) => VERB_FORM.test(w))) continue;
+          if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
+          if (run.length === words.length) continue;
+          const grounded = this.ground(run.join(' '));
+          // Its words in another order count when one value holds them all ("the 10k resistor" in
+          // "Resistor 10k 0603", "geared motors" in "Geared DC motor"): a part as the data
+          // writes it, not words of the situation that each happen to occur somewhere.
+          if (grounded.level === null || grounded.level > 2 || (grounded.any_order && !this.holdsTogether(run)))
+            continue;
+          const better =
+            !best || run.length > best.run.length || (run.length === best.run.length && grounded.level <= best.level);
+          if (better) best = { index, run, level: grounded.level };
+          found = true;
+          break;
+        }
+        if (found) break;
       }
     });
     if (!best) return null;
