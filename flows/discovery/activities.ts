@@ -43,7 +43,7 @@ A group is what one kind of source table holds: when the columns of a topic woul
 const VALIDATE_INSTRUCTIONS = `Decide whether the candidate table is a good source for the target columns of one conceptual group.
 Judge only these target columns, not the whole requirement: a table that provides part of them is still a good fit if it provides the data the group is about.
 Compare names, types and descriptions; the table must hold the same kind of data (same domain and meaning), not only similar column names.
-deliverable_columns, when given, lists every column of the requirement: the table must be about what the requirement as a whole is about, not only share a generic column (a date, an amount, a score) with the group.
+deliverable_columns, when given, lists the requirement's columns (of a very wide requirement, the group's own and the first others): the table must be about what the requirement as a whole is about, not only share a generic column (a date, an amount, a score) with the group.
 Return is_good_fit, relevance_score (0 to 1), a short reasoning naming the matching columns, and matched_columns (target column names the table provides, also when it is not a fit: they show how the group could be split).`;
 
 /** Compact JSON: the prompt carries schemas, and pretty-printing them would only cost tokens. */

@@ -26,15 +26,28 @@ export interface DeliverableColumn {
 export const DELIVERABLE_LIMITS = { columns: 60, description: 160 } as const;
 
 /**
- * The requirement's columns as every validation reads them: what the requirement as a whole is
+ * The requirement's columns as a validation reads them: what the requirement as a whole is
  * about (a group's few columns often share only generic words, such as a date or an amount, with
- * tables of other subjects). Capped, since each validation carries it.
+ * tables of other subjects). Capped, since each validation carries it; a requirement may have
+ * more columns than the cap (`MAX_TARGET_COLUMNS`), and then the validated group's own columns
+ * (`group`) are always among them, with the requirement's first others, in the requirement's
+ * order: otherwise a group of its later columns would be judged against a subject without them.
  */
-export function deliverableOf(targetSchema: readonly Column[]): DeliverableColumn[] {
-  return targetSchema.slice(0, DELIVERABLE_LIMITS.columns).map((c) => ({
-    name: c.name,
-    ...(c.description ? { description: c.description.slice(0, DELIVERABLE_LIMITS.description) } : {}),
-  }));
+export function deliverableOf(targetSchema: readonly Column[], group: readonly Column[] = []): DeliverableColumn[] {
+  const own = new Set(group.map((c) => c.name));
+  let others = Math.max(0, DELIVERABLE_LIMITS.columns - targetSchema.filter((c) => own.has(c.name)).length);
+  return targetSchema
+    .filter((c) => own.has(c.name) || others-- > 0)
+    .slice(0, DELIVERABLE_LIMITS.columns)
+    .map((c) => ({ name: c.name, ...(c.description ? { description: cut(c.description) } : {}) }));
+}
+
+/** At most the description limit, never half of a character written as two UTF-16 units. */
+function cut(text: string): string {
+  const end = DELIVERABLE_LIMITS.description;
+  if (text.length <= end) return text;
+  const last = text.charCodeAt(end - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end);
 }
 
 export const discoverFromPrpInput = z

@@ -9,7 +9,6 @@ import {
 import type { createDiscoveryActivities } from './activities';
 import { addUsage, zeroUsage, type TokenUsage } from '../../contracts/common';
 import {
-  deliverableOf,
   discoverFromPrpFlow,
   discoveryCountsQuery,
   type CandidateTable,
@@ -169,7 +168,7 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
       progress,
       input,
       validate,
-      deliverable: deliverableOf(targetSchema),
+      requirement: targetSchema,
     };
     const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
     const columnsOf = (step: SearchStep) =>

@@ -99,6 +99,27 @@ describe('the requirement’s columns sent with each validation', () => {
   });
 });
 
+describe('the requirement’s columns a wide requirement sends', () => {
+  const wide = Array.from({ length: 150 }, (_, i) => ({ name: `col_${i}`, type: 'STRING' }));
+
+  it('always holds the group’s own columns, also those past the cap, in the requirement’s order', () => {
+    const group = [wide[120], wide[3], wide[149]];
+    const sent = deliverableOf(wide, group).map((c) => c.name);
+    expect(sent).toHaveLength(DELIVERABLE_LIMITS.columns);
+    for (const c of group) expect(sent).toContain(c.name);
+    expect(sent.slice(-2)).toEqual(['col_120', 'col_149']);
+    expect(sent[0]).toBe('col_0');
+  });
+
+  it('never cuts a description inside a character written as two UTF-16 units', () => {
+    const description = 'a'.repeat(DELIVERABLE_LIMITS.description - 1) + '\u{1F30A} tide';
+    const [sent] = deliverableOf([{ name: 'tide', type: 'STRING', description }]);
+    // A high surrogate at the end is half a character: invalid text for the model's API.
+    expect(sent.description).not.toMatch(/[\uD800-\uDBFF]$/);
+    expect(sent.description!.length).toBeLessThanOrEqual(DELIVERABLE_LIMITS.description);
+  });
+});
+
 describe('search plan schema', () => {
   it('accepts only target columns of the schema, so the model is sent back with the error otherwise', () => {
     const schema = searchPlanSchema(['a', 'b']);

@@ -14,10 +14,10 @@ import {
 } from '@temporalio/workflow';
 import type { createDiscoveryActivities } from '../activities';
 import {
+  deliverableOf,
   readGroupVerdicts,
   type CandidateTable,
   type Column,
-  type DeliverableColumn,
   type GroupVerdict,
   type SearchStep,
 } from '../contract';
@@ -50,8 +50,8 @@ export interface StepRun {
   limiter: Limiter;
   tally: DiscoveryTally;
   progress: ProgressTracker;
-  /** The requirement's columns, sent with each group of candidates (see `deliverableOf`). */
-  deliverable?: DeliverableColumn[];
+  /** The requirement's columns: each group of candidates is sent them (capped, see `deliverableOf`). */
+  requirement?: readonly Column[];
 }
 
 interface StepCandidates {
@@ -91,7 +91,7 @@ async function validateGroup(run: StepRun, { step, targetColumns, candidates }: 
       targetColumns,
       candidates,
       attempts: VALIDATION_ATTEMPTS,
-      ...(run.deliverable ? { deliverable: run.deliverable } : {}),
+      ...(run.requirement ? { deliverable: deliverableOf(run.requirement, targetColumns) } : {}),
     }));
   } catch (err) {
     if (isCancellation(err)) throw err;
