@@ -630,10 +630,16 @@ export const requirementSubject = (deliverable: ColumnLike[]): string => deliver
 export async function subjectAgreement(
   candidate: CandidateLike,
   deliverable: ColumnLike[] | undefined,
+  group: ColumnLike[] = [],
 ): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number } | undefined> {
   const meaning = await meaningSpace();
   if (!meaning || !deliverable?.length) return undefined;
-  const similarity = await meaning.similarity(tableSubject(candidate), requirementSubject(deliverable));
+  // The embedder reads only a text's first 256 tokens, some eight columns with their
+  // descriptions: the group's own columns go first, or a group of a requirement's later columns
+  // (the weather of a bike-share requirement) is judged against a subject that never names them.
+  const own = new Set(group.map((c) => c.name));
+  const ordered = [...deliverable.filter((c) => own.has(c.name)), ...deliverable.filter((c) => !own.has(c.name))];
+  const similarity = await meaning.similarity(tableSubject(candidate), requirementSubject(ordered));
   const { floor, margin } = SUBJECT_AGREEMENT;
   const verdict = similarity < floor ? 'off' : similarity < floor + margin ? 'uncertain' : 'agrees';
   return { verdict, similarity };
@@ -700,7 +706,7 @@ export async function validateCandidate(
   // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
   // none of the group's is about something else, however alike its columns (NFL scores are not
   // basketball scores). Tables that name no domain are judged by their columns alone.
-  const subject = await subjectAgreement(candidate, deliverable);
+  const subject = await subjectAgreement(candidate, deliverable, targets);
   const offSubject =
     subject?.verdict === 'off'
       ? `its subject is far from the requirement's (similarity ${subject.similarity.toFixed(2)})`

@@ -297,6 +297,36 @@ describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model insta
     { name: 'flagged', type: 'BOOL', description: 'Whether the model put the client on the at-risk list' },
   ];
 
+  it('reads a group of a long requirement’s last columns against a subject that names them', async () => {
+    // Twenty columns of rental trips, then the rainfall the demand depends on: the text of all of
+    // them is far past what the embedder reads, and the rainfall comes last.
+    const trips = ['trip_id', 'start_station', 'end_station', 'started_at', 'ended_at', 'duration_minutes', 'bike_id']
+      .concat(['bike_type', 'member_type', 'rider_age', 'start_lat', 'start_lng', 'end_lat', 'end_lng', 'fare_paid'])
+      .map((name) => ({
+        name,
+        type: 'STRING',
+        description: `For each bike-share rental, the ${name.replace(/_/g, ' ')} the docking system records when the rider returns the bike`,
+      }));
+    const rainfall = {
+      name: 'precipitation_mm',
+      type: 'FLOAT64',
+      description: 'Hourly rainfall at the nearest weather station in millimetres',
+    };
+    const observations = {
+      dataset_id: 'met_office',
+      table_id: 'hourly_station_observations',
+      description: 'Hourly surface observations from national weather stations: temperature, rainfall and wind.',
+      schema: [
+        { name: 'station_id', type: 'STRING' },
+        { name: 'observed_at', type: 'TIMESTAMP' },
+        { name: 'air_temperature_c', type: 'FLOAT64' },
+        { name: 'precipitation_mm', type: 'FLOAT64' },
+      ],
+    };
+    const v = await validateCandidate('Rainfall', [rainfall], observations, [...trips, rainfall]);
+    expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['precipitation_mm'] });
+  });
+
   it('matches columns that share no word with the target but mean the same', async () => {
     const v = await validateCandidate(
       'estimated attrition — Retention score calibration',
