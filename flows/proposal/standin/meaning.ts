@@ -433,11 +433,12 @@ const NEGATED = /\b(?:no|not|never|none|nobody|nothing|neither|nor|cannot|withou
 /**
  * A clause after the main one: a relative clause, also one opened by a quantifier ("…, which
  * nobody has analysed yet", "…, none of which has been studied"), a contrasting one ("…, but
- * nobody uses them") or a second one joined by ", and" ("…, and no year is incomplete"). Each
- * speaks of something else than whether the data are there. Spaces are single here (see `denies`).
+ * nobody uses them"). Each speaks of something else than whether the data are there. (Not ", and":
+ * it also ends a list, "baptism, marriage, and burial records were never kept".) Spaces are single
+ * here (see `denies`).
  */
 const LATER_CLAUSE =
-  /,? (?:(?:none|some|all|most|many|each|several|any|few|one|both|either|neither) of )?(?:which|who|whom|whose)\b|,? (?:but|although|though|while|whereas)\b|, and\b/i;
+  /,? (?:(?:none|some|all|most|many|each|several|any|few|one|both|either|neither) of )?(?:which|who|whom|whose)\b|,? (?:but|although|though|while|whereas)\b/i;
 /**
  * Negators that deny nothing: a comparison bounding an amount or a date ("no later than", "no
  * fewer than", "not less than") and a focus that adds to what is there ("not only … but also").
