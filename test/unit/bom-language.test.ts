@@ -403,6 +403,12 @@ describe('grounding a phrase in the warehouse values', () => {
     ).toEqual(['brew cortex controller', 'gear pump', 'flow meter sot']);
   });
 
+  it('drops the word a number counts ("3-way", "12-bit") with the number: it is a spec, not a name', () => {
+    expect(
+      partNames(['3-way valve 24V', '12-bit ADC', '4-pin connector', 'Brew Cortex-M7 controller']).map((n) => n.name),
+    ).toEqual(['valve', 'adc', 'connector', 'brew cortex controller']);
+  });
+
   it('in a clause, takes a part whose words one value holds in another order, and nothing spread over values', () => {
     // "Pinch valve 24V" holds both words, in another order than the clause.
     expect(vocabulary.partInClause('we had a recall notice for the 24v pinch valves', { scene: true })).toBe(

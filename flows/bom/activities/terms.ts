@@ -567,17 +567,19 @@ export function partNames(
   const out = new Map<string, PartName>();
   for (const value of values) {
     if (isIdentifierLike(value)) continue;
-    // A spec joined to a word by a hyphen ("Cortex-M4", "SOT-23") keeps the word: it is part of the name.
+    // A spec joined to a word by a hyphen ("Cortex-M4", "SOT-23") keeps the word: it is part of the
+    // name. A word after the number is what the number counts ("3-way", "12-bit", "4-pin"): spec.
     const display = value
       .split(/\s+/)
-      .map((w) =>
-        /\d/.test(w) && /-/.test(w)
-          ? w
-              .split('-')
-              .filter((p) => /^\p{L}{3,}$/u.test(p))
-              .join('-')
-          : w,
-      )
+      .map((w) => {
+        if (!/\d/.test(w) || !/-/.test(w)) return w;
+        const pieces = w.split('-');
+        const numbered = pieces.findIndex((p) => /\d/.test(p));
+        return pieces
+          .slice(0, numbered)
+          .filter((p) => /^\p{L}{3,}$/u.test(p))
+          .join('-');
+      })
       .filter((w) => w && !/\d/.test(w))
       .join(' ');
     const name = display.replace(/_/g, ' ').toLowerCase();
