@@ -432,14 +432,17 @@ describe('grounding a phrase in the warehouse values', () => {
           'Pull ring 8mm',
           'Ring gasket',
           'Coin cell CR2032',
-          'Control board rev B',
+          'Well pump 1HP',
+          'Pump seal',
         ],
       },
     ]);
-    // "bearing" and "pull" open these parts' names; "shells", "rings" alone are other parts.
+    // "bearing", "pull" and "well" open these parts' names; "shells", "rings" alone are other parts.
     expect(own.partInClause('the supplier of bearing shells went bust', { scene: true })).toBe('bearing shells');
     expect(own.partInClause('we lost pull rings', { scene: true })).toBe('pull rings');
     expect(own.partInClause('a price rise on pull rings', { scene: true })).toBe('pull rings');
+    // …or as an adverb ("well").
+    expect(own.partInClause('a shortage of well pumps', { scene: true })).toBe('well pumps');
     // The scene's own verbs still go.
     expect(own.partInClause('our distributor stopped shipping coin cells', { scene: true })).toBe('coin cells');
   });
