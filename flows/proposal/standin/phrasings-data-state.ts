@@ -73,7 +73,7 @@ export const DATA_STATE_PHRASINGS: Record<'existing' | 'new' | 'neither', readon
     "Using a strain gauge, I'll load each timber beam until it fails and log the deflection.",
     "I'll film 20 sprint starts side-on and measure knee and hip angles frame by frame.",
     "I'm recruiting amateur choirs to sing the same piece so I can record them and compare their pitch drift.",
-    'Focus groups with high-street business owners will explore what they think of the new parking charges.',
+    'A focus group of high-street shop owners will explore what they think of the new parking charges.',
     'I will go back to the village where my grandmother grew up and record older residents telling local legends.',
     "We'll sow two wheat varieties in split plots and weigh the grain at harvest.",
     "A survey will go out to every member of the county's amateur astronomy society in January.",

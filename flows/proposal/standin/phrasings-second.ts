@@ -44,7 +44,7 @@ export const STUDY_DATA_SECOND: Record<string, readonly string[]> = {
   interviews: [
     'I interview farmers about why they changed how they farm.',
     'Nurses tell me in long conversations how they cope with night work.',
-    'I run focus groups with teachers about the new curriculum.',
+    'I run focus groups of teachers about the new curriculum.',
     'I talk to engineers one by one about how they handle risk.',
     'I ask people to describe in their own words what happened to them.',
     'Small groups of patients discuss their treatment with me.',
@@ -56,7 +56,7 @@ export const STUDY_DATA_SECOND: Record<string, readonly string[]> = {
     'My data are the transcripts of interviews.',
     'I ask inspectors to talk me through how they decide what goes in their reports.',
     'Conversations with carers about their day-to-day lives.',
-    'Focus groups with residents about what they want from the park.',
+    'Focus groups of residents about what they want from the park.',
   ],
   field: [
     'I go out to farms and measure soil moisture in the fields.',

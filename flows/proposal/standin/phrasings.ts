@@ -53,7 +53,7 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
   interviews: [
     'I talked at length with midwives about their work.',
     "I'm doing semi-structured interviews with shop owners.",
-    'I ran focus groups with teenagers about social media.',
+    'I ran focus groups of teenagers about social media.',
     'I asked refugees to tell me their own stories.',
     'I carried out in-depth interviews with middle managers.',
     'I held group discussions with parents at the school gate.',
