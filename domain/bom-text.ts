@@ -165,6 +165,12 @@ export interface ParsedBomQuestion {
    * where a part is the subject of the clause and the words after it are what happens to it.
    */
   scene: boolean;
+  /**
+   * What the other clauses name when the question's own clause names something ("We got an
+   * end-of-life notice for X; which boards need a redesign?"): where nothing the question's clause
+   * names is in the data, the part is the scene's.
+   */
+  sceneParts: string[];
   /** The words that asked for the top of the BOMs ("finished goods", "end products"), wherever they stood. */
   topLevelWords: string | null;
 }
@@ -222,6 +228,27 @@ const SUBORDINATORS = new Set(
 const SUPPLY_ROLES = new Set(
   'supplier suppliers vendor vendors maker makers manufacturer manufacturers distributor distributors'.split(' '),
 );
+const HAVE = new Set(['have', 'has', 'had', 'having']);
+/** Past participles that do not end in "-ed" (the common irregular ones). */
+const IRREGULAR_PARTICIPLES = new Set(
+  (
+    'been gone done got gotten given taken become come fallen run put set cut hit shut left lost sold ' +
+    'made sent kept held brought bought built found told thrown grown risen shown seen stood'
+  ).split(' '),
+);
+/** Whether a participle follows (after adverbs such as "just", "already", "now"): "has just gone". */
+function participleAfter(tokens: string[], from: number): boolean {
+  let i = from;
+  while (
+    i < tokens.length &&
+    (FRAME_ADVERBS.has(tokens[i]) || BOM_FRAME_WORDS.has(tokens[i]) || /ly$/.test(tokens[i])) &&
+    !IRREGULAR_PARTICIPLES.has(tokens[i])
+  )
+    i++;
+  const w = tokens[i] ?? '';
+  return /^[a-z]{3,}ed$/.test(w) || IRREGULAR_PARTICIPLES.has(w);
+}
+
 /** Who asks ("where do we fit X?"): the word after the auxiliary is a person, the next their verb. */
 const PEOPLE = new Set(['we', 'you', 'they', 'i']);
 /**
@@ -509,8 +536,11 @@ interface ClauseReading {
 
 /** A clause's subject (before its verb) and object (what it uses), by its usage verb. */
 function readClause(tokens: string[]): ClauseReading {
-  // "has to be redesigned", "need to stop": a verb of use before "to" is a modal, not a use.
-  const active = tokens.findIndex((t, i) => ACTIVE_PIVOTS.has(t) && tokens[i + 1] !== 'to');
+  // "has to be redesigned", "need to stop": a verb of use before "to" is a modal, not a use;
+  // "has just gone", "have put": "have" before a participle is the auxiliary of a tense.
+  const active = tokens.findIndex(
+    (t, i) => ACTIVE_PIVOTS.has(t) && tokens[i + 1] !== 'to' && !(HAVE.has(t) && participleAfter(tokens, i + 1)),
+  );
   const passive = tokens.findIndex(
     (t, i) => PASSIVE_PIVOTS.has(t) && tokens.slice(0, i).some((w) => AUXILIARIES.has(w)),
   );
@@ -663,21 +693,27 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     if (taken.kind) exclusion = exclusion === 'bom' || taken.kind === 'bom' ? 'bom' : 'other_than';
     return taken.kept;
   });
-  const main = clauses.find((c) => QUESTION_WORDS.has(c[0]) || c.some((w) => ACTIVE_PIVOTS.has(w))) ?? clauses[0] ?? [];
+  // The clause that asks is the one a question word opens; a clause with a verb of use is the
+  // question only when none does ("Quality has put X on hold. Which assemblies have one?").
+  const main =
+    clauses.find((c) => QUESTION_WORDS.has(c[0])) ??
+    clauses.find((c) => c.some((w) => ACTIVE_PIVOTS.has(w))) ??
+    clauses[0] ??
+    [];
   const reading = readClause(main);
   let object = withoutTopLevelWords(reading.object);
   let fromScene = false;
   // The question's clause names no part ("which products would be affected?", "which boards use
   // them?"): the part is in the scene the other clauses set.
+  const scene = clauses
+    .filter((c) => c !== main)
+    .map((c) => {
+      const words = SUBORDINATORS.has(c[0]) ? c.slice(1) : c;
+      const r = readClause(words);
+      return withoutTopLevelWords(r.pivot ? r.object : words);
+    })
+    .filter((words) => !namesNothing(words));
   if (clauses.length > 1 && (!reading.pivot || namesNothing(object) || refersBack(object))) {
-    const scene = clauses
-      .filter((c) => c !== main)
-      .map((c) => {
-        const words = SUBORDINATORS.has(c[0]) ? c.slice(1) : c;
-        const r = readClause(words);
-        return withoutTopLevelWords(r.pivot ? r.object : words);
-      })
-      .filter((words) => !namesNothing(words));
     if (scene.length) {
       object = scene.flatMap((words, i) => (i ? [';', ...words] : words));
       fromScene = true;
@@ -750,6 +786,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     exclusion: excluded.length ? exclusion : narrowed.length ? 'other_than' : null,
     narrowed: narrowed.filter((n) => !concepts.includes(n)),
     scene: fromScene,
+    sceneParts: fromScene ? [] : scene.map((words) => cutPhrase(trimStopWords(words))).filter(Boolean),
     topLevelWords,
   };
 }

@@ -692,6 +692,31 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           if (parts) sideBySide = true;
           for (const part of parts ?? [phrase]) concepts.push(await grounder.ground(part, { scene: parsed.scene }));
         }
+        // Nothing the question's own clause names is in the data ("… which boards need a
+        // redesign?"), and another clause names a part ("we got an end-of-life notice for X"):
+        // that part is what the question is about.
+        let scene = parsed.scene;
+        // (Only when its words name no kind of part at all: "unobtainium capacitors" is a part the
+        // data lacks, and stays the question.)
+        // One word, as such questions end ("need a redesign", "need rework"): a name of two or
+        // more words the data lacks ("flux widgets") is an absent part, never the scene's.
+        const namesNoPart = (c: GroundedConcept) => {
+          const words = c.asked.split(/\s+/).filter((w) => !isStopWord(w));
+          return c.level === null && words.length === 1 && !!c.unclear?.includes(words[0]);
+        };
+        if (!scene && concepts.length && concepts.every(namesNoPart) && parsed.sceneParts.length) {
+          const fromScene = await Promise.all(
+            normaliseTerms(parsed.sceneParts).map((phrase) => grounder.ground(phrase, { scene: true })),
+          );
+          if (fromScene.some((c) => c.level !== null)) {
+            concepts.splice(0, concepts.length, ...fromScene);
+            scene = true;
+          }
+        }
+        // A scene told in several clauses ("X is on hold after a batch of dead pixels") names its
+        // part in one of them: the clauses that name nothing the data holds are the situation.
+        if (scene && concepts.some((c) => c.level !== null))
+          concepts.splice(0, concepts.length, ...concepts.filter((c) => c.level !== null));
         const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
         const closest: Record<string, string[]> = {};
         const unclear: Record<string, string[]> = {};

@@ -715,6 +715,24 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(ours.resolved.concepts?.[0]).toMatchObject({ term: expect.stringContaining('pinch valve') });
   });
 
+  it('reads the clause a question word opens as the question, and "has just gone" as a tense, not a use', async () => {
+    const hold = await answer('Service has put the pinch valves on hold after a leak test. Which units have one?');
+    expect(hold.resolved.missing_terms).toEqual([]);
+    expect(hold.ids).toEqual(['A-103']);
+    const gone = await answer('Our gear pump maker has just gone under. Which units are hit?');
+    expect(gone.resolved.missing_terms).toEqual([]);
+    expect(gone.ids).toEqual(['A-101']);
+  });
+
+  it('takes the scene’s part when the question’s own clause names no kind of part, never for an absent part', async () => {
+    const eol = await answer('We got an end-of-life notice for the pinch valves; which units need a redesign?');
+    expect(eol.resolved.missing_terms).toEqual([]);
+    expect(eol.ids).toEqual(['A-103']);
+    const absent = await answer('We are moving the gear pump line; which units use flux widgets?');
+    expect(absent.ids).toEqual([]);
+    expect(absent.resolved.missing_terms).toEqual(['flux widgets']);
+  });
+
   it('answers "X but not Y" as a set difference and "other than" by what the parts share', async () => {
     const butNot = await answer('Which units carry a heater but not a gear pump?');
     expect(butNot.resolved.concepts?.find((c) => c.exclude)).toMatchObject({ term: 'gear pump', exclude: 'bom' });
