@@ -18,6 +18,7 @@ import { ModelMetric } from '../../flows/lib/activities/model-metrics';
 import { askModel } from '../../flows/lib/activities/support';
 import { ConfigError, parseConfig } from '../../plumbing/config';
 import { startOpenAIFake, type OpenAIFake } from '../fakes/openai';
+import { mockActivityEnvironment } from '../helpers/activity-env';
 
 const KEY = 'sk-test-0123456789abcdefghijklmnop';
 const schema = z.object({ answer: z.string(), score: z.number().min(0).max(1), note: z.string().optional() });
@@ -190,7 +191,7 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     // a reply); the second one cut off fails for good instead of going through the policy's back-offs.
     const step = (attempt: number) => {
       fake.script(cut, cut, cut);
-      return new MockActivityEnvironment({ attempt })
+      return mockActivityEnvironment({ attempt })
         .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
         .catch((e: unknown) => e);
     };
@@ -245,7 +246,7 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
     expect(retryAfterMs(new Headers({ 'retry-after-ms': '-5', 'retry-after': '10' }))).toBe(10_000);
     // The activity's failure carries it to Temporal, which waits that long instead of its back-off.
     fake.script({ status: 429, headers: { 'retry-after': '7' } });
-    const failure = await new MockActivityEnvironment()
+    const failure = await mockActivityEnvironment()
       .run(() => askModel(model(), { ...request, task: 'platform.summarize', sections: {} as never }))
       .catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ApplicationFailure);
@@ -307,7 +308,7 @@ describe('OpenAI-compatible adapter against a Chat Completions fake (real openai
 
   it('aborts the request of a cancelled model step (the activity cancellation signal)', async () => {
     fake.script({ hang: true });
-    const env = new MockActivityEnvironment();
+    const env = mockActivityEnvironment();
     const outcome = env
       .run(() =>
         askModel(model({ timeoutMs: 30_000 }), {

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { citeFromHits, toLiteratureHit, type LiteratureHit } from '../flows/proposal/activities';
+import { citeFromHits, toLiteratureHit, type LiteratureHit } from '../../flows/proposal/activities';
 import {
   EXAMPLE_PROFILE,
   httpUrlSchema,
@@ -14,21 +14,21 @@ import {
   timelineWeeks,
   type DataCollectionPlan,
   type QualityValidation,
-} from '../flows/proposal/contract';
-import { Interview } from '../flows/proposal/workflow/interview';
+} from '../../flows/proposal/contract';
+import { Interview } from '../../flows/proposal/workflow/interview';
 import {
   checkFeasibility,
   chooseBest,
   combineQuality,
   parseDurationWeeks,
   type ModelQualityAssessment,
-} from '../flows/proposal/quality';
+} from '../../flows/proposal/quality';
 import {
   isValidTransition,
   ProposalStateMachine,
   TERMINAL_STATES,
   TRANSITIONS,
-} from '../flows/proposal/workflow/state-machine';
+} from '../../flows/proposal/workflow/state-machine';
 
 describe('state machine', () => {
   const clock = () => {
@@ -304,7 +304,7 @@ describe('literature', () => {
 
   it('ships a corpus of well-formed, unique entries', () => {
     const corpus = JSON.parse(
-      readFileSync(path.resolve(__dirname, '..', 'data', 'search', 'literature.json'), 'utf8'),
+      readFileSync(path.resolve(__dirname, '..', '..', 'data', 'search', 'literature.json'), 'utf8'),
     ) as Array<Record<string, unknown>>;
     expect(corpus.length).toBeGreaterThanOrEqual(50);
     expect(new Set(corpus.map((e) => e.id)).size).toBe(corpus.length);
