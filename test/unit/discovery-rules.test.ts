@@ -233,6 +233,9 @@ describe('stand-in validator', () => {
     const v = await validateCandidate(group, targets, table('sports-analytics-prod.nfl_results.final_scores'));
     expect(v).toMatchObject({ is_good_fit: true, matched_columns: ['actual_home_score', 'actual_away_score'] });
     expect(v.reasoning).toContain('actual_home_score←home_score');
+    // Written for a reader: a count with its own plural, never "column(s)".
+    expect(v.reasoning).toContain('covers 2 of the 2 target columns');
+    expect(v.reasoning).not.toMatch(/\(s\)/);
     expect(v.relevance_score).toBeGreaterThan(0.8);
   });
 
