@@ -32,7 +32,7 @@ th { background: #f2f4f8; } caption { text-align: left; font-weight: 600; }
 table.grid td { padding: 2px; } table.grid input { border: 0; min-width: 8rem; }
 dl.kv { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; margin: 4px 0; } dl.kv dt { font-weight: 600; } dl.kv dd { margin: 0; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 16px; margin: 8px 0; } dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; }
-table.tables-found code, table.tables-found td { overflow-wrap: anywhere; } table.tables-found td:first-child { min-width: 16rem; max-width: 22rem; }
+table.tables-found code, table.tables-found td:last-child { overflow-wrap: anywhere; } table.tables-found td:first-child { min-width: 16rem; max-width: 22rem; }
 .warning { border-left: 4px solid var(--err); padding-left: 8px; }
 fieldset.options { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; } fieldset.options legend { font-weight: 600; }
 .stages { display: flex; flex-wrap: wrap; gap: 4px; list-style: none; padding: 0; }
