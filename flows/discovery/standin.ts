@@ -716,11 +716,10 @@ export async function validateCandidate(
           subject !== undefined,
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
-  // (A group with one column of its own beside keys and dates can share no more than that one.)
   const uncertain =
     !offSubject &&
     subject?.verdict === 'uncertain' &&
-    matched.filter((p) => content.has(p.target)).length < Math.min(UNCERTAIN_COLUMNS, Math.max(1, content.size));
+    matched.filter((p) => content.has(p.target)).length < UNCERTAIN_COLUMNS;
   const relevance =
     Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : uncertain ? 0.7 : 1) * 100) /
     100;
