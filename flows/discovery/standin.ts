@@ -647,6 +647,8 @@ export async function subjectAgreement(
 
 /** In the uncertain band, a table must supply at least this many of the group's own (non-generic) columns. */
 const UNCERTAIN_COLUMNS = 2;
+/** A column matched clearly: its own name, or one of the same meaning (see `columnSimilarity`). */
+const CLEAR_COLUMN = 0.8;
 
 export async function validateCandidate(
   group: string,
@@ -716,9 +718,13 @@ export async function validateCandidate(
           subject !== undefined,
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
+  // A table that supplies every column of the group, each clearly (a patient register's own
+  // "birth_date" and "sex" for a group of just those), is a source whatever its subject's wording.
+  const wholeAndClear = coverage === 1 && pairs.every((p) => p.score >= CLEAR_COLUMN);
   const uncertain =
     !offSubject &&
     subject?.verdict === 'uncertain' &&
+    !wholeAndClear &&
     matched.filter((p) => content.has(p.target)).length < UNCERTAIN_COLUMNS;
   const relevance =
     Math.round(Math.min(1, 0.35 * coverage + 0.65 * columnScore) * (offSubject ? 0.4 : uncertain ? 0.7 : 1) * 100) /
