@@ -747,6 +747,9 @@ export function stepsFromProse(
   return named.length >= 3 ? named : undefined;
 }
 
+/** How many of an answer's sentences are read for the side of a two-sided question. */
+const SIDE_SENTENCES = 8;
+
 /**
  * A yes/no question asked again: put as two alternatives ("Does it flow continuously, or do you
  * work in batches?"), "yes or no" alone would make no sense, so each answer is tied to its side.
@@ -784,8 +787,12 @@ async function sideTaken(answer: string, question: string): Promise<boolean | un
   // Sentence by sentence: the side is usually said in a few words ("In lots.", "Batches.") that
   // the rest of the answer ("one mixer load is sixty kilos …") would drown if read as one text.
   // The sentences that take a side must agree.
+  // The side is said early; a long answer (up to 20,000 characters) costs its first sentences only,
+  // embedded in one model run.
+  const units = [answer, ...sentences(answer).slice(0, SIDE_SENTENCES)];
+  await embedTogether(units);
   const taken = new Set<string>();
-  for (const unit of [answer, ...sentences(answer)]) {
+  for (const unit of units) {
     const d = await decide(unit, sides, { floor: 0.2, margin: 0.05 });
     if (d.key) taken.add(d.key);
   }
