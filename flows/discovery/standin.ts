@@ -705,9 +705,9 @@ export async function validateCandidate(
   const onlyKeys = content.size > 0 && contentMatched === 0;
   const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
-  // Subject: a table that names its own domain (an acronym in its description: NFL, NOAA...) and
-  // none of the group's is about something else, however alike its columns (NFL scores are not
-  // basketball scores). Tables that name no domain are judged by their columns alone.
+  // Subject: a table that names its own domain (an acronym in its description) and none of the
+  // group's is about something else, however alike its columns (one league's scores are not
+  // another's). Tables that name no domain are judged by their columns alone.
   const subject = await subjectAgreement(candidate, deliverable, targets);
   const offSubject =
     subject?.verdict === 'off'

@@ -89,7 +89,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     'Several children in our town fell ill with asthma last winter, which made me care about air quality.',
     'The wetland was drained in the 1950s to make room for farmland.',
     'Before university I worked as a teaching assistant for two years.',
-    'The old footbridge collapsed in 1998, and the town argued for years about replacing it.',
+    'The old ferry pier collapsed in 1998, and the town argued for years about replacing it.',
     'The law on evicting tenants changed in 2019 after a long public campaign.',
     'I played rugby at school until a knee injury ended my season.',
     'When I first learned to code, I was surprised how slow my programs were.',
