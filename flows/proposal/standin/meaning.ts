@@ -15,6 +15,7 @@ import {
 } from '../../lib/standin/meaning';
 import { STUDY_DATA } from './phrasings';
 import { STUDY_DATA_SECOND } from './phrasings-second';
+import { STUDY_DATA_BOUNDARIES } from './phrasings-boundaries';
 import { DATA_STATE_PHRASINGS } from './phrasings-data-state';
 import { DATA_STATE_PAST_PHRASINGS } from './phrasings-data-state-past';
 
@@ -98,7 +99,12 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
 /** Each kind with the everyday phrasings the classifier learns it from. */
 export const PHRASED_DATA_KINDS: readonly Choice<DataKind>[] = DATA_KINDS.map((k) => ({
   key: k.key,
-  descriptions: [...k.descriptions, ...(STUDY_DATA[k.key] ?? []), ...(STUDY_DATA_SECOND[k.key] ?? [])],
+  descriptions: [
+    ...k.descriptions,
+    ...(STUDY_DATA[k.key] ?? []),
+    ...(STUDY_DATA_SECOND[k.key] ?? []),
+    ...(STUDY_DATA_BOUNDARIES[k.key] ?? []),
+  ],
 }));
 
 /**
@@ -117,6 +123,10 @@ const COMPLEMENTS: ReadonlyArray<readonly [DataKind, DataKind]> = [
 const SUBSUMES: ReadonlyArray<readonly [DataKind, DataKind]> = [
   ['computational', 'dataset'],
   ['dataset', 'computational'],
+  // Samples measured in a laboratory are then analysed with code (sequencing, imaging), and a
+  // model of measurements is tested on a computer: the two read alike, and the one ahead is the
+  // study, not a choice left open between them.
+  ['lab', 'computational'],
 ];
 
 const pairIn = (pairs: ReadonlyArray<readonly [DataKind, DataKind]>, a: DataKind, b: DataKind) =>
@@ -177,20 +187,39 @@ export const MAX_CONTEXT_CLAUSES = 80;
 export const MAX_CONSTRAINT_CLAUSES = 4;
 
 /**
+ * The part of a research area that names how the study works ("… with <a kind of model>", "…
+ * using <records>", "… by <a technique>"), when it has one. A title is mostly its subject, and a
+ * subject heard out of doors (weather, rivers, machines on site) reads as measuring on site
+ * however the study means to work; the phrase of means on its own carries the method.
+ */
+export function meansPhrase(area: string): string | undefined {
+  const m = /\s(?:using|with|by means of|by|through|via|from)\s+(.+)$/i.exec(area.replace(/[.!?]+$/, ''));
+  const phrase = m ? m[0].trim() : undefined;
+  return phrase && phrase.split(/\s+/).length >= 3 ? phrase : undefined;
+}
+
+/**
  * The texts the kind of data is read from: whole clauses, never runs of words cut across them. A
  * run such as "vary across towns of the same size" reads as a trial on its own, where the clause
  * it came from compares records.
  */
 export function profileEvidence(p: ProfileWords): Evidence[] {
   const context = p.additional_context ?? '';
+  // A clause that rules a kind of work out ("no wet lab", "no interviews with patients") names
+  // that kind, and the embedding hears the name, not the "no": it is no evidence for any kind.
+  const said = (text: string) => !denies(text);
+  const means = meansPhrase(p.research_area);
   return [
     { text: p.research_area },
+    ...(means ? [{ text: means }] : []),
     ...clauses(context)
       .slice(0, MAX_CONTEXT_CLAUSES)
+      .filter(said)
       .map((text) => ({ text })),
     ...(p.constraints ?? []).flatMap((c) =>
       clauses(c)
         .slice(0, MAX_CONSTRAINT_CLAUSES)
+        .filter(said)
         .map((text) => ({ text })),
     ),
     ...(p.field_of_study ? [{ text: p.field_of_study, role: 'supporting' as const }] : []),
