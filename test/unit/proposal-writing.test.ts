@@ -67,10 +67,10 @@ describe('writing from the researcher’s words', () => {
     expect(labelInSentence('English Literature', casing)).toBe('English literature');
   });
 
-  it('keeps the researcher’s capital on a label that starts with a name it does not know in lower case', () => {
+  it('keeps, quoted, the researcher’s capital on a label that starts with a word not known in lower case', () => {
     const own = learnCasing(['Soil cores from two upland farms'], ['the samples were sieved and weighed']);
-    expect(labelInSentence('Fortran and shell scripts', own)).toBe('Fortran and shell scripts');
-    expect(labelInSentence('Ubuntu server administration', own)).toBe('Ubuntu server administration');
+    expect(labelInSentence('Fortran and shell scripts', own)).toBe('“Fortran and shell scripts”');
+    expect(labelInSentence('Ubuntu server administration', own)).toBe('“Ubuntu server administration”');
     // A word the texts write in lower case had its capital only from the form.
     expect(labelInSentence('Weighed samples', own)).toBe('weighed samples');
     // A form's title casing is still lowered, names kept.

@@ -123,11 +123,12 @@ export function labelInSentence(label: string, casing: Casing): string {
     return plainCapitalised(w) && known(w) ? t.toLowerCase() : t;
   }
   // A label in the researcher's own mixed casing ("Python and pandas", "Linux command line"): its
-  // first capital is lowered only for a word known in lower case, as for a one-word label; a
-  // label so often starts with a tool's or a language's name that an unknown one is kept.
+  // first capital is lowered only for a word known in lower case, as for a one-word label. A
+  // label so often starts with a tool's or a language's name that an unknown one is kept, and
+  // quoted: the casing is then visibly the researcher's, not a capital left mid-sentence.
   const title = isTitleCase(t);
   const first = words[0] ?? '';
-  if (!title && plainCapitalised(first) && t.startsWith(first) && !known(first)) return t;
+  if (!title && plainCapitalised(first) && t.startsWith(first) && !known(first)) return `“${t}”`;
   return inSentence(t, casing, { label: title });
 }
 
