@@ -524,6 +524,31 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(far.onTopic).toBe(false);
   }, 60_000);
 
+  it('takes a study of a method the researcher lists as a skill as bearing on the topic, not a general one', async () => {
+    const wheat = {
+      research_area: 'Which genes wheat leaves switch on under drought',
+      additional_context:
+        'I will grow two cultivars with and without water and sequence leaf RNA at three time points.',
+      missing_skills: ['Count-based expression statistics'],
+      existing_skills: ['Plant growth'],
+    };
+    const method = {
+      title: 'Statistics of gene expression counts under changing conditions',
+      snippet: 'A method to compare expression between treatments from leaf sequencing counts.',
+      keywords: ['expression statistics', 'genomics'],
+    };
+    expect((await topicFit(method, wheat)).onTopic).toBe(true);
+    // The same study without the skill shares too little with the topic.
+    expect((await topicFit(method, { ...wheat, missing_skills: [], existing_skills: [] })).onTopic).toBe(false);
+    // A skill brings in no study far from the topic, however close its keyword.
+    const far = {
+      title: 'Large language models as coding assistants',
+      snippet: 'We test code completion tools on programming tasks.',
+      keywords: ['software engineering', 'programming'],
+    };
+    expect((await topicFit(far, { ...wheat, missing_skills: ['Programming'] })).onTopic).toBe(false);
+  }, 60_000);
+
   it('never calls a skill missing that the profile lists', async () => {
     const d = await draft(
       base({

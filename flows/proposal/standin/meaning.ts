@@ -309,6 +309,16 @@ export const LITERATURE = {
   whole: 0.65,
   /** Quality control, which sees only a title and a note, flags a citation below this as off topic. */
   clearlyOff: 0.3,
+  /**
+   * A study about a method or tool the researcher lists as a skill ("RNA-seq data analysis",
+   * "econometrics") bears on the study even when its title shares none of the topic's words: one
+   * of its keywords (or its title) this close to a skill, with the study at least this close to
+   * the topic as a whole. On the development profiles, skill matches of 0.7 or more with the
+   * study at 0.3 or more were all labelled on topic or acceptable; below either, a general
+   * skill ("machine learning") brought in general studies.
+   */
+  skill: 0.7,
+  skillFloor: 0.3,
 } as const;
 
 /** Research in general: a study that only resembles this is a method reference, not topical literature. */
@@ -375,7 +385,8 @@ export async function prefetchTopicFit(
 /** Whether a study is about the research topic, by meaning: similar enough, naming a shared concept, more than research in general. */
 export async function topicFit(
   study: StudyText,
-  p: Pick<ProfileWords, 'research_area' | 'additional_context'>,
+  p: Pick<ProfileWords, 'research_area' | 'additional_context'> &
+    Partial<Pick<ProfileWords, 'existing_skills' | 'missing_skills'>>,
 ): Promise<TopicFit> {
   const meaning = await meaningSpace();
   if (!meaning) return { onTopic: false, score: 0 };
@@ -384,7 +395,22 @@ export async function topicFit(
   const b = Math.max(...(await meaning.similarities(withSentence, topics)));
   const score = (a + b) / 2;
   const general = (await meaning.similarities(withSentence, [GENERAL_RESEARCH]))[0];
-  if (score < LITERATURE.floor || score - general < LITERATURE.overGeneral) return { onTopic: false, score };
+  if (score - general < LITERATURE.overGeneral) return { onTopic: false, score };
+  if (score < LITERATURE.floor) {
+    // Below the topic's floor, a study can still be about a method the researcher works with.
+    const skills = [...(p.missing_skills ?? []), ...(p.existing_skills ?? [])].filter((s) => s.trim());
+    if (score < LITERATURE.skillFloor || !skills.length) return { onTopic: false, score };
+    const named = [...keywords, study.title];
+    await meaning.prefetch([...named, ...skills]);
+    let concept: TopicFit['concept'];
+    for (const keyword of named) {
+      const s = await meaning.similarities(keyword, skills);
+      const i = s.indexOf(Math.max(...s));
+      if (i >= 0 && (!concept || s[i] > concept.score)) concept = { keyword, phrase: skills[i], score: s[i] };
+    }
+    const onTopic = (concept?.score ?? 0) >= LITERATURE.skill;
+    return { onTopic, score, concept: onTopic ? concept : undefined };
+  }
   if (score >= LITERATURE.whole) return { onTopic: true, score };
   // Close enough: does one of its keywords name something the topic names?
   await meaning.prefetch([...keywords, ...topicPhrases]);
