@@ -17,6 +17,8 @@ import { ModelTask, type PromptedSearchResult } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 import { meaningSpace } from '../lib/standin/meaning';
 import { statedSpans, type StatedSpan } from './standin/durations';
+import { STUDY_DATA } from './standin/phrasings';
+import { STUDY_DATA_SECOND } from './standin/phrasings-second';
 import {
   DESIGN,
   existingData,
@@ -95,8 +97,19 @@ function readProfile(v: unknown, usage: string[] = []): Profile {
     missing_skills: strings(p.missing_skills),
     constraints,
     additional_context: context,
-    casing: learnCasing([area, context, ...constraints], usage),
+    casing: casingOf(area, [context, ...constraints], [...usage, ...OWN_WORDS]),
   };
+}
+
+/**
+ * The researcher's casing, counting the research area as the proposal writes it inside its
+ * sentences: a first word lowered there ("Underwater photogrammetry of …" → "underwater …") is
+ * written in lower case by this proposal, and a skill label starting with it must not keep a
+ * capital that then clashes with it.
+ */
+function casingOf(area: string, prose: string[], usage: string[]): Casing {
+  const first = learnCasing([area, ...prose], usage);
+  return learnCasing([inSentence(area, first, { label: isTitleCase(area) }), ...prose], usage);
 }
 
 type Level = 'undergraduate' | 'masters' | 'doctoral';
@@ -358,6 +371,20 @@ const METHODS: Record<Kind, Method> = {
     ],
   },
 };
+
+/**
+ * The words this stand-in itself writes in lower case (its methods' texts, its everyday phrasings
+ * of study data): a researcher's label that starts with one of them had its capital only from the
+ * form ("Basic statistics in R"), and a capital left on it would clash with the same word in lower
+ * case elsewhere in the proposal. A word in none of them keeps the researcher's casing.
+ */
+const OWN_WORDS: readonly string[] = [
+  ...Object.values(METHODS).flatMap((m) =>
+    Object.values(m).flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v : [])),
+  ),
+  ...Object.values(STUDY_DATA).flat(),
+  ...Object.values(STUDY_DATA_SECOND).flat(),
+];
 
 /** Tools per kind; paid ones are left out when the profile has no budget. */
 const TOOLS: Array<{

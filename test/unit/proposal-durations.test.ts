@@ -45,6 +45,26 @@ describe('how long the researcher says the study must run', () => {
     expect(statedSpan('The plant needed to close for two years after the flood.')).toBeUndefined();
   });
 
+  it('reads teaching years, terms, semesters, fortnights, decades and short unit forms', () => {
+    // A teaching year runs September to June: two of them end in the second June.
+    expect(statedSpan('I will collect lesson recordings over two academic years.')?.weeks).toBe(91);
+    expect(statedSpan('I plan to observe one full school year of tutorials.')?.weeks).toBe(39);
+    expect(statedSpan('I will follow the reading group for three terms.')?.weeks).toBe(39);
+    expect(statedSpan('I will run the module for two semesters.')?.weeks).toBe(36);
+    expect(statedSpan('I will keep a sound diary for a fortnight.')?.weeks).toBe(2);
+    expect(statedSpan('I plan to revisit the dunes for a decade.')?.weeks).toBe(520);
+    expect(statedSpan('I will follow the apprentices for 2 yrs.')?.weeks).toBe(104);
+    expect(statedSpan('I will log the heat pumps for a half-year.')?.weeks).toBe(26);
+  });
+
+  it('reads no span from a rate, a year group or a year written as a range', () => {
+    expect(statedSpan('I will spend 30 hours per week on the coding.')).toBeUndefined();
+    expect(statedSpan('I will interview each nurse twice a year.')).toBeUndefined();
+    expect(statedSpan('I will visit the allotments every two weeks for three months.')?.weeks).toBe(13);
+    expect(statedSpan('I will work with 28 Year 10 pupils at my school.')).toBeUndefined();
+    expect(statedSpan('I will run the questionnaire during the 2025-26 school year.')).toBeUndefined();
+  });
+
   it('reads long hostile text in one pass', () => {
     // A pattern that backtracked would not return within the test's time-out here.
     expect(statedSpan(`I will ${'two very long '.repeat(5000)}weeks`)).toBeUndefined();

@@ -57,13 +57,37 @@ describe('writing from the researcher’s words', () => {
 
   it('lowers form labels inside sentences, keeping names', () => {
     expect(labelInSentence('Reinforcement Learning', casing)).toBe('reinforcement learning');
-    expect(labelInSentence('Image annotation', casing)).toBe('image annotation');
+    // A first capital is lowered when the word is known in lower case (here from other text on the topic).
+    expect(labelInSentence('Image annotation', learnCasing([], ['annotated image sets']))).toBe('image annotation');
     expect(labelInSentence('Statistics', casing)).toBe('statistics');
     expect(labelInSentence('Interviewing', casing)).toBe('interviewing');
     expect(labelInSentence('Python', casing)).toBe('Python');
     expect(labelInSentence('SPSS', casing)).toBe('SPSS');
     expect(labelInSentence('pH measurement', casing)).toBe('pH measurement');
     expect(labelInSentence('English Literature', casing)).toBe('English literature');
+  });
+
+  it('keeps, quoted, the researcher’s capital on a label that starts with a word not known in lower case', () => {
+    const own = learnCasing(['Soil cores from two upland farms'], ['the samples were sieved and weighed']);
+    expect(labelInSentence('Fortran and shell scripts', own)).toBe('“Fortran and shell scripts”');
+    expect(labelInSentence('Ubuntu server administration', own)).toBe('“Ubuntu server administration”');
+    // A word the texts write in lower case had its capital only from the form.
+    expect(labelInSentence('Weighed samples', own)).toBe('weighed samples');
+    // A form's title casing is still lowered, names kept.
+    expect(labelInSentence('Geographic Information Systems', own)).toBe('geographic information systems');
+  });
+
+  it('learns names from other text on the topic: capitalised mid-sentence there and never in lower case', () => {
+    const seen = learnCasing(
+      ['Variant calling in wheat'],
+      ['A pipeline written in Rust for fast alignment. Reads are aligned; then Rust bindings export them.'],
+    );
+    expect(seen.proper.has('rust')).toBe(true);
+    // A capital after a sentence break teaches nothing.
+    expect(seen.proper.has('reads')).toBe(false);
+    expect(inSentence('Rust tooling for variant calling', seen)).toBe('Rust tooling for variant calling');
+    // A word others also write in lower case is no name.
+    expect(learnCasing([], ['made of Steel frames', 'steel is used']).proper.has('steel')).toBe(false);
   });
 
   it('counts in words with the right plural, joins lists as prose, shortens only at word boundaries', () => {

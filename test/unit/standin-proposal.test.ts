@@ -183,6 +183,31 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     for (const [area, context, kind] of cases) expect(await kindOf(area, context), area).toContain(kind);
   }, 60_000);
 
+  it('hears neither a kind of work the profile rules out nor a subject over the method the area names', async () => {
+    const design = (research_area: string, additional_context: string, constraints: string[] = []) =>
+      studyDesign({
+        research_area,
+        additional_context,
+        constraints,
+        field_of_study: '',
+        existing_skills: [],
+        missing_skills: [],
+      });
+    // "No wet lab" names a laboratory; the study reanalyses tables others deposited.
+    const tables = await design(
+      'Protein markers of early kidney damage in archived patient data',
+      'I will reanalyse the protein tables deposited alongside published studies.',
+      ['No wet lab access this year'],
+    );
+    expect(tables.kinds).not.toContain('lab');
+    // Rivers and gauges sound like measuring on site; the area says a network predicts them.
+    const river = await design(
+      'Daily river levels in mountain catchments predicted with recurrent neural networks',
+      'Each catchment has rain and river gauges upstream of the town.',
+    );
+    expect([...river.kinds, ...river.open]).toContain('computational');
+  }, 60_000);
+
   it('never proposes site measurements for teaching in a classroom', async () => {
     const d = await draft(
       base({
@@ -499,6 +524,31 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(far.onTopic).toBe(false);
   }, 60_000);
 
+  it('takes a study of a method the researcher lists as a skill as bearing on the topic, not a general one', async () => {
+    const wheat = {
+      research_area: 'Which genes wheat leaves switch on under drought',
+      additional_context:
+        'I will grow two cultivars with and without water and sequence leaf RNA at three time points.',
+      missing_skills: ['Count-based expression statistics'],
+      existing_skills: ['Plant growth'],
+    };
+    const method = {
+      title: 'Statistics of gene expression counts under changing conditions',
+      snippet: 'A method to compare expression between treatments from leaf sequencing counts.',
+      keywords: ['expression statistics', 'genomics'],
+    };
+    expect((await topicFit(method, wheat)).onTopic).toBe(true);
+    // The same study without the skill shares too little with the topic.
+    expect((await topicFit(method, { ...wheat, missing_skills: [], existing_skills: [] })).onTopic).toBe(false);
+    // A skill brings in no study far from the topic, however close its keyword.
+    const far = {
+      title: 'Large language models as coding assistants',
+      snippet: 'We test code completion tools on programming tasks.',
+      keywords: ['software engineering', 'programming'],
+    };
+    expect((await topicFit(far, { ...wheat, missing_skills: ['Programming'] })).onTopic).toBe(false);
+  }, 60_000);
+
   it('never calls a skill missing that the profile lists', async () => {
     const d = await draft(
       base({
@@ -605,6 +655,37 @@ describe('proposal stand-in work bounds', () => {
         missing_skills: [],
       }).length,
     ).toBe(3);
+  });
+});
+
+describe('proposal stand-in: the texts the kind of data is read from', () => {
+  const words = (over: Partial<Parameters<typeof profileEvidence>[0]>) =>
+    profileEvidence({
+      research_area: 'Ice cover on small upland lakes',
+      additional_context: '',
+      field_of_study: '',
+      existing_skills: [],
+      missing_skills: [],
+      ...over,
+    }).map((e) => e.text);
+
+  it('takes no evidence from a clause that rules a kind of work out', () => {
+    const texts = words({
+      additional_context: 'I will read the ice logs the anglers club has kept; no interviews with members are planned.',
+      constraints: ['No wet lab access this year', 'satellite images from the free archive'],
+    });
+    expect(texts).not.toContain('No wet lab access this year');
+    expect(texts.some((t) => /no interviews/i.test(t))).toBe(false);
+    expect(texts).toContain('satellite images from the free archive');
+  });
+
+  it('reads the means a research area names on their own as well as the whole area', () => {
+    const area = 'Daily river levels in mountain catchments predicted with recurrent neural networks';
+    const texts = words({ research_area: area });
+    expect(texts).toContain(area);
+    expect(texts).toContain('with recurrent neural networks');
+    // An area that names no means adds nothing.
+    expect(words({ research_area: 'Ice cover on small upland lakes' })).toEqual(['Ice cover on small upland lakes']);
   });
 });
 

@@ -54,9 +54,40 @@ const MONTHS = [
   'december',
 ];
 
-const WEEKS_PER = { week: 1, month: 52 / 12, year: 52 } as const;
+const WEEKS_PER = {
+  day: 1 / 7,
+  week: 1,
+  fortnight: 2,
+  month: 52 / 12,
+  year: 52,
+  decade: 520,
+  // A school or university term is about three months, a semester about four; the teaching
+  // year they make up is about nine months (September to June), not twelve.
+  term: 13,
+  semester: 18,
+} as const;
 /** A season lasts about three months; the next one of its kind comes a year later. */
 const SEASON_WEEKS = 13;
+/** The teaching year: "two school years" run from the first September to the second June. */
+const TEACHING_YEAR_WEEKS = 39;
+/** Words before "year" that make it a teaching year. */
+const TEACHING = new Set(['academic', 'school', 'teaching', 'university', 'college']);
+/** Short forms of the units ("2 yrs", "6 wks", "18 mths"). */
+const SHORT_UNITS: Record<string, string> = {
+  yr: 'year',
+  yrs: 'year',
+  wk: 'week',
+  wks: 'week',
+  mth: 'month',
+  mths: 'month',
+  mos: 'month',
+};
+/**
+ * Words that make a count a rate or a number of things rather than a span: "30 hours per week",
+ * "twice a year", "three times a month", "four sessions each week".
+ */
+const RATE = new Set(['per', 'each', 'every', 'a', 'an']);
+const OFTEN = new Set(['once', 'twice', 'thrice', 'times', 'hours', 'hrs', 'minutes', 'mins', 'days', 'sessions']);
 
 /** A sentence about what the researcher will do, not what has been. */
 const PLAN =
@@ -64,7 +95,8 @@ const PLAN =
 const PAST = /\b(?:ago|since|have been|has been|had|was|were)\b/i;
 /** Words before a count that make it a span of existing records or a limit, not the study's need. */
 const NOT_A_NEED = new Set(['last', 'past', 'previous', 'preceding', 'recent', 'earlier', 'within', 'under']);
-const UNITS = /^(weeks?|months?|years?|seasons?|summers?|winters?|springs?|autumns?|falls?)$/;
+const UNITS =
+  /^(days?|weeks?|fortnights?|months?|years?|decades?|terms?|semesters?|seasons?|summers?|winters?|springs?|autumns?|falls?)$/;
 const MONTH_RANGE = new RegExp(
   String.raw`\bfrom (${MONTHS.join('|')}) (?:to|until|till|through) (${MONTHS.join('|')})\b`,
   'gi',
@@ -73,8 +105,15 @@ const MONTH_RANGE = new RegExp(
 /** Words that join two things in one clause: the piece on each side may say a different span. */
 const JOINS = /\s+(and|then|plus)\s+/i;
 
-/** Words and numbers, a decimal kept whole: "2.5 years" is not "5 years". */
-const wordsOf = (text: string) => text.toLowerCase().match(/\d+(?:\.\d+)?|[a-z0-9]+/g) ?? [];
+/**
+ * Words and numbers, a decimal kept whole: "2.5 years" is not "5 years". A year written as a
+ * range ("2025-26", "2024/25") is a name for one year, not a count of 26: it becomes one word.
+ */
+const wordsOf = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/\b\d{4}\s*[-–/]\s*\d{2,4}\b/g, ' yearname ')
+    .match(/\d+(?:\.\d+)?|[a-z0-9]+/g) ?? [];
 
 const numberOf = (token: string | undefined): number | undefined => {
   if (!token) return undefined;
@@ -139,8 +178,10 @@ export function statedSpans(text: string): StatedSpan[] {
         wordsOf(piece).map(() => (k % 2 === 0 ? piece.trim() : clause)),
       );
       tokens.forEach((token, i) => {
-        const unit = UNITS.exec(token)?.[1].replace(/s$/, '');
+        const unit = UNITS.exec(SHORT_UNITS[token] ?? token)?.[1].replace(/s$/, '');
         if (!unit) return;
+        // "Year 10 pupils", "week 3 of the course": a unit followed by its number names it.
+        if (/^\d/.test(tokens[i + 1] ?? '')) return;
         // The nearest count at most three words back ("two full melt seasons", "18 months").
         let at = -1;
         for (let j = i - 1; j >= Math.max(0, i - 3); j--) {
@@ -151,6 +192,16 @@ export function statedSpans(text: string): StatedSpan[] {
           }
         }
         if (at < 0) return;
+        // A rate ("30 hours per week", "twice a year", "four times a month") says how often, not how long.
+        const between = tokens.slice(at + 1, i);
+        if (between.some((w) => RATE.has(w) || OFTEN.has(w))) return;
+        // "Every two weeks", "each three months": how often.
+        if (['every', 'each', 'per'].includes(tokens[at - 1])) return;
+        if (
+          (tokens[at] === 'a' || tokens[at] === 'an') &&
+          (OFTEN.has(tokens[at - 1]) || numberOf(tokens[at - 1]) !== undefined)
+        )
+          return;
         let n = numberOf(tokens[at])!;
         // "Twenty-four months": the tens before the unit's count.
         const tens = TENS[tokens[at - 1]];
@@ -170,6 +221,8 @@ export function statedSpans(text: string): StatedSpan[] {
             [n, from] = [whole + 0.5, at - 2];
           else if (between.includes('couple')) n = 2;
           else if (between.includes('few')) n = 3;
+          // "A half-year", "a half year".
+          else if (between[0] === 'half') n = 0.5;
         }
         if (tokens[i + 1] === 'and' && (tokens[i + 2] === 'a' || tokens[i + 2] === 'an') && tokens[i + 3] === 'half')
           [n, to] = [n + 0.5, i + 3];
@@ -179,7 +232,10 @@ export function statedSpans(text: string): StatedSpan[] {
         segment = segmentOf[at] ?? clause;
         lead = tokens.slice(Math.max(0, from - 5), from);
         after = tokens[to + 1];
-        if (unit === 'week' || unit === 'month' || unit === 'year') consider(n * WEEKS_PER[unit], quote);
+        if (unit === 'year' && between.some((w) => TEACHING.has(w)))
+          // One teaching year is nine months; each more adds a whole year round.
+          consider((n - 1) * WEEKS_PER.year + TEACHING_YEAR_WEEKS, quote);
+        else if (Object.hasOwn(WEEKS_PER, unit)) consider(n * WEEKS_PER[unit as keyof typeof WEEKS_PER], quote);
         // Two summers: from the first to the end of the second, a year and a season.
         else consider((n - 1) * 52 + SEASON_WEEKS, quote);
       });

@@ -15,6 +15,7 @@ import {
 } from '../../lib/standin/meaning';
 import { STUDY_DATA } from './phrasings';
 import { STUDY_DATA_SECOND } from './phrasings-second';
+import { STUDY_DATA_BOUNDARIES } from './phrasings-boundaries';
 import { DATA_STATE_PHRASINGS } from './phrasings-data-state';
 import { DATA_STATE_PAST_PHRASINGS } from './phrasings-data-state-past';
 
@@ -98,7 +99,12 @@ export const DATA_KINDS: readonly Choice<DataKind>[] = [
 /** Each kind with the everyday phrasings the classifier learns it from. */
 export const PHRASED_DATA_KINDS: readonly Choice<DataKind>[] = DATA_KINDS.map((k) => ({
   key: k.key,
-  descriptions: [...k.descriptions, ...(STUDY_DATA[k.key] ?? []), ...(STUDY_DATA_SECOND[k.key] ?? [])],
+  descriptions: [
+    ...k.descriptions,
+    ...(STUDY_DATA[k.key] ?? []),
+    ...(STUDY_DATA_SECOND[k.key] ?? []),
+    ...(STUDY_DATA_BOUNDARIES[k.key] ?? []),
+  ],
 }));
 
 /**
@@ -117,6 +123,10 @@ const COMPLEMENTS: ReadonlyArray<readonly [DataKind, DataKind]> = [
 const SUBSUMES: ReadonlyArray<readonly [DataKind, DataKind]> = [
   ['computational', 'dataset'],
   ['dataset', 'computational'],
+  // Samples measured in a laboratory are then analysed with code (sequencing, imaging), and a
+  // model of measurements is tested on a computer: the two read alike, and the one ahead is the
+  // study, not a choice left open between them.
+  ['lab', 'computational'],
 ];
 
 const pairIn = (pairs: ReadonlyArray<readonly [DataKind, DataKind]>, a: DataKind, b: DataKind) =>
@@ -177,20 +187,39 @@ export const MAX_CONTEXT_CLAUSES = 80;
 export const MAX_CONSTRAINT_CLAUSES = 4;
 
 /**
+ * The part of a research area that names how the study works ("… with <a kind of model>", "…
+ * using <records>", "… by <a technique>"), when it has one. A title is mostly its subject, and a
+ * subject heard out of doors (weather, rivers, machines on site) reads as measuring on site
+ * however the study means to work; the phrase of means on its own carries the method.
+ */
+export function meansPhrase(area: string): string | undefined {
+  const m = /\s(?:using|with|by means of|by|through|via|from)\s+(.+)$/i.exec(area.replace(/[.!?]+$/, ''));
+  const phrase = m ? m[0].trim() : undefined;
+  return phrase && phrase.split(/\s+/).length >= 3 ? phrase : undefined;
+}
+
+/**
  * The texts the kind of data is read from: whole clauses, never runs of words cut across them. A
  * run such as "vary across towns of the same size" reads as a trial on its own, where the clause
  * it came from compares records.
  */
 export function profileEvidence(p: ProfileWords): Evidence[] {
   const context = p.additional_context ?? '';
+  // A clause that rules a kind of work out ("no wet lab", "no interviews with patients") names
+  // that kind, and the embedding hears the name, not the "no": it is no evidence for any kind.
+  const said = (text: string) => !denies(text);
+  const means = meansPhrase(p.research_area);
   return [
     { text: p.research_area },
+    ...(means ? [{ text: means }] : []),
     ...clauses(context)
       .slice(0, MAX_CONTEXT_CLAUSES)
+      .filter(said)
       .map((text) => ({ text })),
     ...(p.constraints ?? []).flatMap((c) =>
       clauses(c)
         .slice(0, MAX_CONSTRAINT_CLAUSES)
+        .filter(said)
         .map((text) => ({ text })),
     ),
     ...(p.field_of_study ? [{ text: p.field_of_study, role: 'supporting' as const }] : []),
@@ -280,6 +309,16 @@ export const LITERATURE = {
   whole: 0.65,
   /** Quality control, which sees only a title and a note, flags a citation below this as off topic. */
   clearlyOff: 0.3,
+  /**
+   * A study about a method or tool the researcher lists as a skill ("RNA-seq data analysis",
+   * "econometrics") bears on the study even when its title shares none of the topic's words: one
+   * of its keywords (or its title) this close to a skill, with the study at least this close to
+   * the topic as a whole. On the development profiles, skill matches of 0.7 or more with the
+   * study at 0.3 or more were all labelled on topic or acceptable; below either, a general
+   * skill ("machine learning") brought in general studies.
+   */
+  skill: 0.7,
+  skillFloor: 0.3,
 } as const;
 
 /** Research in general: a study that only resembles this is a method reference, not topical literature. */
@@ -346,7 +385,8 @@ export async function prefetchTopicFit(
 /** Whether a study is about the research topic, by meaning: similar enough, naming a shared concept, more than research in general. */
 export async function topicFit(
   study: StudyText,
-  p: Pick<ProfileWords, 'research_area' | 'additional_context'>,
+  p: Pick<ProfileWords, 'research_area' | 'additional_context'> &
+    Partial<Pick<ProfileWords, 'existing_skills' | 'missing_skills'>>,
 ): Promise<TopicFit> {
   const meaning = await meaningSpace();
   if (!meaning) return { onTopic: false, score: 0 };
@@ -355,7 +395,22 @@ export async function topicFit(
   const b = Math.max(...(await meaning.similarities(withSentence, topics)));
   const score = (a + b) / 2;
   const general = (await meaning.similarities(withSentence, [GENERAL_RESEARCH]))[0];
-  if (score < LITERATURE.floor || score - general < LITERATURE.overGeneral) return { onTopic: false, score };
+  if (score - general < LITERATURE.overGeneral) return { onTopic: false, score };
+  if (score < LITERATURE.floor) {
+    // Below the topic's floor, a study can still be about a method the researcher works with.
+    const skills = [...(p.missing_skills ?? []), ...(p.existing_skills ?? [])].filter((s) => s.trim());
+    if (score < LITERATURE.skillFloor || !skills.length) return { onTopic: false, score };
+    const named = [...keywords, study.title];
+    await meaning.prefetch([...named, ...skills]);
+    let concept: TopicFit['concept'];
+    for (const keyword of named) {
+      const s = await meaning.similarities(keyword, skills);
+      const i = s.indexOf(Math.max(...s));
+      if (i >= 0 && (!concept || s[i] > concept.score)) concept = { keyword, phrase: skills[i], score: s[i] };
+    }
+    const onTopic = (concept?.score ?? 0) >= LITERATURE.skill;
+    return { onTopic, score, concept: onTopic ? concept : undefined };
+  }
   if (score >= LITERATURE.whole) return { onTopic: true, score };
   // Close enough: does one of its keywords name something the topic names?
   await meaning.prefetch([...keywords, ...topicPhrases]);

@@ -30,8 +30,19 @@ export function learnCasing(prose: readonly string[], usage: readonly string[] =
   }
   // Other people's text on the topic (search results) shows which words are common nouns: a
   // word they write in lower case is not a name, however the researcher's form capitalised it.
+  // It shows names too: a word they capitalise right after a word in lower case, and never write
+  // in lower case, is one (a tool or a place the researcher names only at the start of a skill,
+  // "Python and pandas", where a first capital says nothing).
+  const named = new Set<string>();
   for (const text of usage)
-    for (const w of text.match(/[\p{L}][\p{L}'’-]*/gu) ?? []) if (/^\p{Ll}/u.test(w)) lower.add(w);
+    for (const part of text.split(/(?<=[.!?;:])\s+/)) {
+      const words = part.match(/[\p{L}][\p{L}'’-]*/gu) ?? [];
+      words.forEach((w, i) => {
+        if (/^\p{Ll}/u.test(w)) lower.add(w);
+        else if (i > 0 && /^\p{Lu}\p{Ll}/u.test(w) && /^\p{Ll}/u.test(words[i - 1])) named.add(w.toLowerCase());
+      });
+    }
+  for (const w of named) if (!lower.has(w)) proper.add(w);
   return { proper, lower };
 }
 
@@ -103,13 +114,22 @@ const COMMON_ENDING = /(?:ing|ics|tion|sion|ography|ology|ment|ness|ity|ance|enc
 export function labelInSentence(label: string, casing: Casing): string {
   const t = label.trim();
   const words = t.match(/[\p{L}][\p{L}'’-]*/gu) ?? [];
+  const known = (w: string) => {
+    const lower = w.toLowerCase();
+    return casing.lower.has(lower) || (COMMON_ENDING.test(lower) && !casing.proper.has(lower));
+  };
   if (words.length <= 1) {
     const w = words[0] ?? t;
-    const lower = w.toLowerCase();
-    const common = casing.lower.has(lower) || (COMMON_ENDING.test(lower) && !casing.proper.has(lower));
-    return plainCapitalised(w) && common ? t.toLowerCase() : t;
+    return plainCapitalised(w) && known(w) ? t.toLowerCase() : t;
   }
-  return inSentence(t, casing, { label: isTitleCase(t) });
+  // A label in the researcher's own mixed casing ("Python and pandas", "Linux command line"): its
+  // first capital is lowered only for a word known in lower case, as for a one-word label. A
+  // label so often starts with a tool's or a language's name that an unknown one is kept, and
+  // quoted: the casing is then visibly the researcher's, not a capital left mid-sentence.
+  const title = isTitleCase(t);
+  const first = words[0] ?? '';
+  if (!title && plainCapitalised(first) && t.startsWith(first) && !known(first)) return `“${t}”`;
+  return inSentence(t, casing, { label: title });
 }
 
 export const capitalise = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
