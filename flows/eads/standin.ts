@@ -271,13 +271,30 @@ export async function readChoice(
     const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
     const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && (said || heardP(d.key) < CLEAR_ROUTE);
-    const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
+    const key = unsaid
+      ? undefined
+      : (d.key ?? (routes ? routeRead(unit, d.ranked, routes, heard.ranked[0]) : undefined));
     // What the classifier clearly hears in any unit is evidence too: in one unit not enough to take a
     // choice on, but enough to contradict another (between the two routes, the words decide); heard
     // across sentences, it settles what the embedding left open (heardAcrossSentences).
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
     if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
+    console.log(
+      JSON.stringify(unit.slice(0, 50)),
+      d.key,
+      d.ranked
+        .slice(0, 3)
+        .map((r) => `${r.key.slice(0, 8)}:${r.score.toFixed(3)}`)
+        .join(' '),
+      'said',
+      said,
+      'key',
+      key,
+      'heard',
+      clear?.key.slice(0, 8),
+      clear?.p.toFixed(2),
+    );
     if (!key || key === NONE) continue;
     votes.set(key, (votes.get(key) ?? 0) + 1);
   }
@@ -348,7 +365,7 @@ async function embedTogether(units: string[]): Promise<void> {
  * them") is what counts. Which of the two route choices it means is never the embedding's call (it
  * hears "the same order" and "a different order" alike): the sentence's own words decide.
  */
-const ROUTE_READ = { floor: 0.25, margin: 0.05 } as const;
+const ROUTE_READ = { floor: 0.25, margin: 0.05, tie: 0.03 } as const;
 
 /**
  * A sentence about routes whose meaning sits between "one route for all" and "a route per job":
@@ -359,10 +376,18 @@ function routeRead(
   unit: string,
   ranked: Array<{ key: string; score: number }>,
   routes: { same: string; own: string },
+  heard?: { key: string; p: number },
 ): string | undefined {
   const isRoute = (k: string) => k === routes.same || k === routes.own;
-  const best = ranked[0];
-  const other = ranked.find((r) => !isRoute(r.key));
+  const lead = ranked[0];
+  // A choice of another kind a hair ahead ("machine to machine" sounds like one machine) yields
+  // to a route the classifier hears first: two readings and the sentence's words then agree.
+  const heardRoute = !!heard && isRoute(heard.key) && heard.p >= AGREE.minProbability;
+  const best =
+    lead && !isRoute(lead.key) && heardRoute
+      ? ranked.find((r) => isRoute(r.key) && lead.score - r.score < ROUTE_READ.tie)
+      : lead;
+  const other = ranked.find((r) => !isRoute(r.key) && r !== lead);
   if (!best || !isRoute(best.key) || best.score < ROUTE_READ.floor) return undefined;
   if (other && best.score - other.score < ROUTE_READ.margin) return undefined;
   const said = routeSaid(unit, { aboutRoutes: true });
