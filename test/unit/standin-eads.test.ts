@@ -282,6 +282,8 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(deniedTrouble('the kiln is never really a problem')).toBe(true);
     expect(deniedTrouble("we don't have any trouble with suppliers")).toBe(true);
     expect(deniedTrouble('there is nothing difficult about the rota')).toBe(true);
+    expect(deniedTrouble("the weather isn't something we worry about")).toBe(true);
+    expect(deniedTrouble("we've never had a breakdown on the press")).toBe(true);
     expect(deniedTrouble("we can't get enough people, which is a problem")).toBe(false);
     expect(deniedTrouble("it's not unusual to have problems with the press")).toBe(false);
     expect(deniedTrouble('nothing moves until the inspector signs off')).toBe(false);
