@@ -149,7 +149,13 @@ export function headerMatch(header: string, column: string): number {
 export function mapHeaders(headers: string[], columns: string[]): number[] {
   const pairs: Array<{ h: number; c: number; s: number }> = [];
   headers.forEach((header, h) => columns.forEach((column, c) => pairs.push({ h, c, s: headerMatch(header, column) })));
-  pairs.sort((a, b) => b.s - a.s || a.c - b.c || a.h - b.h);
+  // A row's name usually comes first: where the template has an "-id" column, another column
+  // that two headers fit equally well takes the later one ("station | machine" for "resources"
+  // leaves the station to name the row).
+  const isId = (c: number) => /(^|-)id$/.test(columns[c]);
+  const named = columns.some((_, c) => isId(c));
+  const firstLast = ({ h, c }: { h: number; c: number }) => (named && h === 0 && !isId(c) ? 1 : 0);
+  pairs.sort((a, b) => b.s - a.s || a.c - b.c || firstLast(a) - firstLast(b) || a.h - b.h);
   const result = columns.map(() => -1);
   const used = new Set<number>();
   for (const { h, c, s } of pairs) {

@@ -66,6 +66,7 @@ describe('EADS MCP tools', () => {
       'process/scheduling-problem-type',
       'process/timetabling',
       'process/warm-up-with-challenges',
+      'process/work-steps',
     ]);
 
     const next = await call('get_next_eads', { project_id, conversation_id: 'c-1' });

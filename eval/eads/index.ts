@@ -92,15 +92,26 @@ const asRows = (v: unknown): Array<Record<string, unknown>> =>
   (Array.isArray(v) ? v.filter((r) => r && typeof r === 'object') : []) as Array<Record<string, unknown>>;
 const asNames = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
-/** The steps the interview recovered, shaped like the truth's `steps`. */
+/** The EADS that records the steps when the problem type was left open (it assumes no type). */
+export const OPEN_TYPE_STEPS_EADS = 'process/work-steps';
+
+/**
+ * The steps the interview recovered, shaped like the truth's `steps`: from the process EADS of
+ * the labelled type, or, when the interview left the type open, from the EADS that asked for the
+ * steps without assuming one (read the way the labelled type's EADS is read).
+ */
 export function recoveredSteps(result: RunEadsInterviewOutput, problemType: string): string[][] {
   const byEads = result.scr.scr_by_eads;
+  const open = byEads[OPEN_TYPE_STEPS_EADS];
+  const pick = (eads: string) => byEads[eads] ?? open;
   if (problemType === 'FLOW-SHOP-SCHEDULING-PROBLEM') {
-    return [asRows(byEads['process/flow-shop']?.subprocesses).map((r) => String(r['process-id'] ?? ''))];
+    const line = [asRows(pick('process/flow-shop')?.subprocesses).map((r) => String(r['process-id'] ?? ''))];
+    // Left open, the one route of a line may have been told as a routing instead of a table of steps.
+    return byEads['process/flow-shop'] ? line : [...line, ...asRows(open?.routings).map((r) => asNames(r.steps))];
   }
   if (problemType === 'JOB-SHOP-SCHEDULING-PROBLEM')
-    return asRows(byEads['process/job-shop']?.routings).map((r) => asNames(r.steps));
-  return [asRows(byEads['process/timetabling']?.['event-types']).map((r) => String(r['event-type-id'] ?? ''))];
+    return asRows(pick('process/job-shop')?.routings).map((r) => asNames(r.steps));
+  return [asRows(pick('process/timetabling')?.['event-types']).map((r) => String(r['event-type-id'] ?? ''))];
 }
 
 /** Resource names the interview recovered: the resource pools, and the equipment the steps use. */
@@ -109,12 +120,13 @@ export function recoveredResources(result: RunEadsInterviewOutput): string[] {
   const names = asRows(byEads['resources/resource-pools']?.['resource-pools']).map((r) =>
     String(r['resource-id'] ?? ''),
   );
-  for (const id of ['process/flow-shop', 'process/job-shop']) {
+  for (const id of ['process/flow-shop', 'process/job-shop', OPEN_TYPE_STEPS_EADS]) {
     names.push(...asNames(byEads[id]?.resources));
     for (const key of ['subprocesses', 'unit-processes'])
       for (const row of asRows(byEads[id]?.[key])) names.push(...asNames(row.resources));
   }
-  for (const row of asRows(byEads['process/timetabling']?.['event-types'])) names.push(...asNames(row.constituents));
+  for (const id of ['process/timetabling', OPEN_TYPE_STEPS_EADS])
+    for (const row of asRows(byEads[id]?.['event-types'])) names.push(...asNames(row.constituents));
   return [...new Set(names.filter(Boolean))];
 }
 

@@ -173,14 +173,62 @@ export function unitsOf(text: string): string[] {
   const units: string[] = [];
   for (const sentence of sentences(text)) {
     units.push(sentence);
-    const clauses = sentence
-      .split(
-        /\s*[;:]\s+|,\s+(?=(?:but|so|and|because|since|although|while|whereas)\b)|\s+(?=(?:but|because|since|although|whereas)\b)/i,
-      )
-      .map((c) => c.replace(/^(?:but|so|and|because|since|although|while|whereas)\s+/i, '').trim());
+    const clauses = clausesOf(sentence);
     if (clauses.length > 1) for (const c of clauses) if (c.split(/\s+/).length >= 3) units.push(c);
   }
   return [...new Set(units)];
+}
+
+const clausesOf = (sentence: string): string[] =>
+  sentence
+    .split(
+      /\s*[;:]\s+|,\s+(?=(?:but|so|and|because|since|although|while|whereas)\b)|\s+(?=(?:but|because|since|although|whereas)\b)/i,
+    )
+    .map((c) => c.replace(/^(?:but|so|and|because|since|although|while|whereas)\s+/i, '').trim())
+    .filter(Boolean);
+
+/*
+ * A trouble denied: the negation falls on the trouble itself ("… is never a problem", "we don't
+ * struggle with …", "no trouble with …"), with only small words between the two. A negation
+ * elsewhere in a clause is often how a trouble is told ("we can't get enough people", "nothing
+ * moves until …"): those clauses are kept. The words here are the general ones for "a trouble",
+ * never what a trouble is about.
+ */
+const NEGATOR = String.raw`(?:\w+n't|not|never|no|no longer|nothing|none|nobody|no one|hardly|rarely|seldom)`;
+const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever)`;
+const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|broke down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting)`;
+const DENIED = new RegExp(String.raw`\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b`, 'i');
+const AMPLE = /\b(?:plenty of|no shortage of|more than enough|spare capacity|to spare)\b/i;
+const GOES_WELL =
+  /\b(?:is|are|was|were|has been|have been|'s|'re)\s+(?:always\s+|usually\s+|pretty\s+|quite\s+|generally\s+)?(?:fine|easy|straightforward|smooth|reliable|on time|under control)\b|\bruns? smoothly\b/i;
+const ANY_NEGATION = new RegExp(String.raw`\b${NEGATOR}\b|\b(?:without|hardly|barely|if|when|unless)\b`, 'i');
+/** A trouble told as over: "… used to be …" in a sentence that says it is not so now. */
+const PAST = /\bused to\b/i;
+const OVER = /(?:\bnot|n't)\s+(?:any\s?more|now|nowadays|these days)\b|\bno longer\b/i;
+
+/** Whether a clause denies a trouble rather than telling one. */
+export function deniedTrouble(clause: string): boolean {
+  const text = clause.replace(/[’‘]/g, "'");
+  if (DENIED.test(text)) return true;
+  // Said to be enough, or to go well, with no negation anywhere in the clause ("not enough" tells a trouble).
+  return (AMPLE.test(text) || GOES_WELL.test(text)) && !ANY_NEGATION.test(text);
+}
+
+/**
+ * The answer without the clauses that deny a trouble ("… is never a problem for us") or tell one
+ * as over ("… used to be a headache, but not any more"): read by meaning, a denied trouble is as
+ * near its class as one that is told, so it would be tagged. The other clauses of a sentence stay.
+ */
+export function withoutDenials(text: string): string {
+  let kept = text.replace(/\s+/g, ' ');
+  for (const sentence of sentences(text)) {
+    const clauses = clausesOf(sentence);
+    const over = clauses.some((c) => OVER.test(c)) && clauses.some((c) => PAST.test(c));
+    const told = clauses.filter((c) => !deniedTrouble(c) && !(over && (PAST.test(c) || OVER.test(c))));
+    if (told.length < clauses.length)
+      kept = kept.replace(sentence, told.length ? `${told.join('; ').replace(/[.!?]$/, '')}.` : '');
+  }
+  return kept.trim() === text.replace(/\s+/g, ' ').trim() ? text : kept.trim();
 }
 
 /**
@@ -223,13 +271,30 @@ export async function readChoice(
     const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
     const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && (said || heardP(d.key) < CLEAR_ROUTE);
-    const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
+    const key = unsaid
+      ? undefined
+      : (d.key ?? (routes ? routeRead(unit, d.ranked, routes, heard.ranked[0]) : undefined));
     // What the classifier clearly hears in any unit is evidence too: in one unit not enough to take a
     // choice on, but enough to contradict another (between the two routes, the words decide); heard
     // across sentences, it settles what the embedding left open (heardAcrossSentences).
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
     if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
+    console.log(
+      JSON.stringify(unit.slice(0, 50)),
+      d.key,
+      d.ranked
+        .slice(0, 3)
+        .map((r) => `${r.key.slice(0, 8)}:${r.score.toFixed(3)}`)
+        .join(' '),
+      'said',
+      said,
+      'key',
+      key,
+      'heard',
+      clear?.key.slice(0, 8),
+      clear?.p.toFixed(2),
+    );
     if (!key || key === NONE) continue;
     votes.set(key, (votes.get(key) ?? 0) + 1);
   }
@@ -300,7 +365,7 @@ async function embedTogether(units: string[]): Promise<void> {
  * them") is what counts. Which of the two route choices it means is never the embedding's call (it
  * hears "the same order" and "a different order" alike): the sentence's own words decide.
  */
-const ROUTE_READ = { floor: 0.25, margin: 0.05 } as const;
+const ROUTE_READ = { floor: 0.25, margin: 0.05, tie: 0.03 } as const;
 
 /**
  * A sentence about routes whose meaning sits between "one route for all" and "a route per job":
@@ -311,10 +376,18 @@ function routeRead(
   unit: string,
   ranked: Array<{ key: string; score: number }>,
   routes: { same: string; own: string },
+  heard?: { key: string; p: number },
 ): string | undefined {
   const isRoute = (k: string) => k === routes.same || k === routes.own;
-  const best = ranked[0];
-  const other = ranked.find((r) => !isRoute(r.key));
+  const lead = ranked[0];
+  // A choice of another kind a hair ahead ("machine to machine" sounds like one machine) yields
+  // to a route the classifier hears first: two readings and the sentence's words then agree.
+  const heardRoute = !!heard && isRoute(heard.key) && heard.p >= AGREE.minProbability;
+  const best =
+    lead && !isRoute(lead.key) && heardRoute
+      ? ranked.find((r) => isRoute(r.key) && lead.score - r.score < ROUTE_READ.tie)
+      : lead;
+  const other = ranked.find((r) => !isRoute(r.key) && r !== lead);
   if (!best || !isRoute(best.key) || best.score < ROUTE_READ.floor) return undefined;
   if (other && best.score - other.score < ROUTE_READ.margin) return undefined;
   const said = routeSaid(unit, { aboutRoutes: true });
@@ -335,8 +408,10 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const described = await withNone(choices);
   const phrased = await withNone(choices, { phrased: true });
   const found = new Set<string>();
-  await embedTogether(sentences(text).flatMap(unitsOf));
-  for (const sentence of sentences(text)) {
+  // A trouble the firm denies is as near its class in meaning as one it tells: not read at all.
+  const told = withoutDenials(text);
+  await embedTogether(sentences(told).flatMap(unitsOf));
+  for (const sentence of sentences(told)) {
     const units = unitsOf(sentence);
     // The classifier's reading of each unit: a clear one is taken at once, and its first choices
     // are what the embedding's readings below must agree with.

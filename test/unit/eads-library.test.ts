@@ -22,6 +22,7 @@ import {
   refinementSchema,
   stripAnnotations,
   type Json,
+  UNDETERMINED,
 } from '../../domain/eads-structure';
 import {
   eadsRules,
@@ -254,6 +255,7 @@ describe('the project EADS library', () => {
       'process/scheduling-problem-type',
       'process/timetabling',
       'process/warm-up-with-challenges',
+      'process/work-steps',
       'resources/resource-pools',
     ]);
     for (const e of library.eads) expect(e.name.length, e.id).toBeGreaterThan(3);
@@ -273,8 +275,12 @@ describe('the project EADS library', () => {
         eligibleEads(graph, afterType, { 'process/scheduling-problem-type.principal-problem-type': type }),
       ).toEqual([eads, 'data/scheduling-data', 'resources/resource-pools']);
     }
-    // An undetermined problem type skips the process EADS but not the rest.
+    // A problem type not asked yet skips the process EADS but not the rest.
     expect(eligibleEads(graph, afterType, {})).toEqual(['data/scheduling-data', 'resources/resource-pools']);
+    // One asked about and left open still gets its steps asked for, by the EADS that assumes no type.
+    expect(
+      eligibleEads(graph, afterType, { 'process/scheduling-problem-type.principal-problem-type': UNDETERMINED }),
+    ).toEqual(['process/work-steps', 'data/scheduling-data', 'resources/resource-pools']);
     expect(eligibleEads(graph, [...afterType, 'resources/resource-pools'], {})).toEqual([
       'data/scheduling-data',
       'optimality/objectives',

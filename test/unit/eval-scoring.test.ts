@@ -12,7 +12,14 @@ import type { RunEadsInterviewOutput } from '../../flows/eads/contract';
 import type { ProposalOutput } from '../../flows/proposal/contract';
 import { loadQuestions } from '../../eval/bom/index';
 import { loadSealedCases, perPrp, schemaFromPrp, scoreCase, selectCases } from '../../eval/discovery/index';
-import { loadTruth, scoreFirm, summarise, typeOutcome } from '../../eval/eads/index';
+import {
+  loadTruth,
+  recoveredResources,
+  recoveredSteps,
+  scoreFirm,
+  summarise,
+  typeOutcome,
+} from '../../eval/eads/index';
 import {
   cutLines,
   echoedPhrase,
@@ -149,6 +156,38 @@ describe('EADS scorer', () => {
     expect(metrics['challenge precision'].value).toBe(0.5);
     expect(metrics['steps in order'].cases).toBe(0);
     expect(metrics['problem type wrong'].value).toBe(0);
+  });
+
+  it('reads the steps of an interview that left the type open from the EADS that asked for them anyway', () => {
+    const open = (ds: Record<string, unknown>) =>
+      result({
+        problemType: 'UNDETERMINED',
+        pursuits: asked,
+        scr: { scr_by_eads: { 'process/work-steps': ds }, merged_scr: {}, conflicts: [] },
+      });
+    const routes = open({
+      routings: [
+        { 'routing-id': 'gate', steps: ['cut', 'weld', 'galvanise'] },
+        { 'routing-id': 'sign', steps: ['cut', 'print'] },
+      ],
+    });
+    const jobShop = { 'problem-type': 'JOB-SHOP-SCHEDULING-PROBLEM', challenges: {}, steps: [['cut', 'print']] };
+    expect(recoveredSteps(routes, 'JOB-SHOP-SCHEDULING-PROBLEM')).toEqual([
+      ['cut', 'weld', 'galvanise'],
+      ['cut', 'print'],
+    ]);
+    expect(scoreFirm('f', jobShop, routes).stepsOk).toBe(true);
+    // A line told as a table of steps, or as its one route.
+    const line = { 'problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM', challenges: {}, steps: [['knead', 'bake', 'pack']] };
+    const table = open({ subprocesses: ['knead', 'bake', 'pack'].map((id) => ({ 'process-id': id })) });
+    expect(scoreFirm('f', line, table).stepsOk).toBe(true);
+    expect(scoreFirm('f', line, routes).stepsOk).toBe(false);
+    const sessions = { 'problem-type': 'TIMETABLING-PROBLEM', challenges: {}, steps: [['lecture', 'lab']] };
+    const kinds = open({
+      'event-types': [{ 'event-type-id': 'lab', constituents: ['demonstrator'] }, { 'event-type-id': 'lecture' }],
+    });
+    expect(scoreFirm('f', sessions, kinds).stepsOk).toBe(true);
+    expect(recoveredResources(kinds)).toEqual(['demonstrator']);
   });
 });
 

@@ -10,7 +10,7 @@ import { cachedLibrary } from '../../flows/eads/activities/library';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
-import { eadsRules, listItems, readChoice, readChoices } from '../../flows/eads/standin';
+import { deniedTrouble, eadsRules, listItems, readChoice, readChoices, withoutDenials } from '../../flows/eads/standin';
 import { routeSaid } from '../../flows/eads/standin/meaning';
 import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { wordEmbedder } from '../helpers/word-embedder';
@@ -192,6 +192,24 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(routeSaid('Every crate takes the same trail through the yard.', { aboutRoutes: true })).toBe('same');
   });
 
+  it('hears a route of its own in work said to move from place to place as it needs, and no sameness in a return', async () => {
+    expect(routeSaid('Parts go from bench to bench depending on the drawing.')).toBe('own');
+    expect(routeSaid('There is no production line.')).toBe('own');
+    // Coming back to the same place is no single sequence; the same material is no route at all.
+    expect(routeSaid('Some parts come back to the same press later.')).toBeUndefined();
+    expect(routeSaid('We use the same glue for all of them, whatever the order.')).toBeUndefined();
+    // "Machine to machine" sounds like one machine to the embedding; the classifier and the words hear a route.
+    expect(
+      await readChoice(
+        'Parts travel from bench to bench depending on what the customer drew up, and a few return to the same bench later on.',
+        problemType.choices!,
+      ),
+    ).toBe(JOB);
+    expect(await readChoice('Every loaf goes through the same ovens in the same order.', problemType.choices!)).toBe(
+      FLOW,
+    );
+  });
+
   it('hears a wish to honour what people asked for as that objective', async () => {
     const objective = field('optimality/objectives', 'primary-objective');
     expect(
@@ -242,6 +260,44 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     // A sentence that only says what the firm does gives nothing, though "cleaning" and "repairing" brush against upkeep.
     expect(await tags('We restore antique clocks: cleaning, repairing cases, replacing springs.')).toEqual([]);
     expect(await tags('We cut and sew curtains for hotels and theatres.')).toEqual([]);
+  });
+
+  it('tags no trouble the firm denies or tells as over, and still tags the one it tells beside it', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // Each denial said alone: nothing to tag.
+    expect(await tags('Swapping the moulds on the injection press is never a problem for us.')).toEqual([]);
+    expect(await tags("We don't struggle with swings in orders from week to week.")).toEqual([]);
+    expect(await tags('Drivers leaving used to be a real headache, but not any more.')).toEqual([]);
+    // A denial beside a trouble told: only the told one.
+    expect(
+      await tags('Late deliveries to customers are no longer an issue, but we lost three drivers last year.'),
+    ).toEqual(['worker-availability']);
+    // A negation that tells a trouble is no denial.
+    expect(await tags("We can't find enough drivers, and nobody replaced the three we lost.")).toEqual([
+      'worker-availability',
+    ]);
+  });
+
+  it('finds a denial where the negation falls on the trouble, not anywhere in the clause', () => {
+    expect(deniedTrouble('the kiln is never really a problem')).toBe(true);
+    expect(deniedTrouble("we don't have any trouble with suppliers")).toBe(true);
+    expect(deniedTrouble('there is nothing difficult about the rota')).toBe(true);
+    expect(deniedTrouble("the weather isn't something we worry about")).toBe(true);
+    expect(deniedTrouble("we've never had a breakdown on the press")).toBe(true);
+    expect(deniedTrouble("we can't get enough people, which is a problem")).toBe(false);
+    expect(deniedTrouble("it's not unusual to have problems with the press")).toBe(false);
+    expect(deniedTrouble('nothing moves until the inspector signs off')).toBe(false);
+    // Said to go well, or to be ample, and not negated.
+    expect(deniedTrouble('the saw is usually fine')).toBe(true);
+    expect(deniedTrouble('we have plenty of vans')).toBe(true);
+    expect(deniedTrouble("the saw isn't reliable")).toBe(false);
+    expect(deniedTrouble('we never have plenty of vans')).toBe(false);
+    expect(withoutDenials('The saw is old. Staffing used to be hard, but not now; the oven breaks down.')).toBe(
+      'The saw is old. the oven breaks down.',
+    );
+    expect(withoutDenials('Orders arrive late. Cutting takes 1.5 hours.')).toBe(
+      'Orders arrive late. Cutting takes 1.5 hours.',
+    );
   });
 
   it('reads a route of its own only where the sentence speaks of a route, never from "its own job" or "its own lot"', async () => {

@@ -292,6 +292,10 @@ describe('EADS stand-in reads meaning', () => {
         ['process-id', 'inputs', 'outputs', 'resources', 'duration'],
       ),
     ).toEqual([0, 1, 2, 3, 4]);
+    // Two headers fit "resources" alike: the later one takes it, and the first still names the row.
+    expect(mapHeaders(['plant', 'tool', 'hours'], ['process-id', 'resources', 'duration'])).toEqual([0, 1, 2]);
+    // Without a name column nothing is held back for one.
+    expect(mapHeaders(['plant', 'tool'], ['resources'])).toEqual([0]);
     const scores = rankTexts('Which raw materials or ingredients go into the product?', [
       'what leaves the plant at the end',
       'what is consumed: ingredients going into the bars',
