@@ -280,21 +280,6 @@ export async function readChoice(
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
     if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
-    console.log(
-      JSON.stringify(unit.slice(0, 50)),
-      d.key,
-      d.ranked
-        .slice(0, 3)
-        .map((r) => `${r.key.slice(0, 8)}:${r.score.toFixed(3)}`)
-        .join(' '),
-      'said',
-      said,
-      'key',
-      key,
-      'heard',
-      clear?.key.slice(0, 8),
-      clear?.p.toFixed(2),
-    );
     if (!key || key === NONE) continue;
     votes.set(key, (votes.get(key) ?? 0) + 1);
   }
