@@ -133,13 +133,22 @@ const WHEN_WORDS = new Set(
 );
 
 /**
+ * "model" beside a when/which word (model_version, model_date) says which model produced an
+ * estimate, as a version says which release: every table of any model's output carries such a
+ * column, so it tells nothing of what the estimate is about.
+ */
+const MODEL = stem('model');
+
+/**
  * Generic columns: join keys and when/which columns (ids, dates, season, week, version). Nearly
  * every table about the entity carries them, so they neither make a group nor a fit on their own.
  */
 export const isGeneric = (c: ColumnLike): boolean =>
   isKey(c) ||
   ['date', 'timestamp'].includes(typeFamily(c.type)) ||
-  (stems(c.name).length > 0 && stems(c.name).every((w) => WHEN_WORDS.has(w)));
+  (stems(c.name).length > 0 &&
+    stems(c.name).some((w) => WHEN_WORDS.has(w)) &&
+    stems(c.name).every((w) => WHEN_WORDS.has(w) || w === MODEL));
 
 /** Similarity of two columns' meanings in 0..1 (words: Dice of name and description stems). */
 async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSpace | undefined): Promise<number> {
@@ -502,9 +511,9 @@ async function columnMatchByMeaning(
   source: ColumnLike,
   meaning: MeaningSpace | undefined,
   context: { group: string; table: string },
-): Promise<number> {
+): Promise<{ score: number; raw: number }> {
   const lexical = columnMatch(target, source);
-  if (!meaning) return lexical;
+  if (!meaning) return { score: lexical, raw: lexical };
   // Context may only sharpen a resemblance the columns already have: two columns of similar
   // tables are otherwise alike by their context alone (season ≈ home score "in NFL games").
   const plain = await meaning.similarity(columnText(target), columnText(source));
@@ -513,10 +522,10 @@ async function columnMatchByMeaning(
     `${columnText(source)} (${context.table})`,
   );
   const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
-  return Math.max(
-    lexical,
-    meaningScore(cos) * variantAgreement(target, source) * typeCompatibility(target.type, source.type),
-  );
+  const weight = variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+  // The score saturates at 1 (two columns of the same data under other names), so `raw` keeps
+  // the unclipped resemblance that tells two such candidates apart.
+  return { score: Math.max(lexical, meaningScore(cos) * weight), raw: Math.max(lexical, cos * weight) };
 }
 
 export interface CandidateLike {
@@ -571,9 +580,15 @@ export async function namesAnotherDomain(
   group: string,
   description: string,
   bySubject = false,
+  requirement = '',
 ): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
+  // A name the requirement itself uses (its columns say "the NFL player") is its own domain,
+  // whichever group asks: the table is about what the requirement is about, and its columns
+  // decide. Only names the requirement never uses can pull a table away from it.
+  const own = new Set(domainMarkers(requirement));
+  if (bySubject && markers.some((m) => own.has(m))) return undefined;
   const domains = groupDomains(group);
   const contradicts = domains.length > 0 && !markers.some((d) => domains.includes(d));
   const named = `${markers.join('/')} data, not ${domains.join('/')} data`;
@@ -674,18 +689,22 @@ export async function validateCandidate(
     ...targets.flatMap((t) => [columnText(t), `${columnText(t)} (${context.group})`]),
     ...schema.flatMap((c) => [columnText(c), `${columnText(c)} (${context.table})`]),
   ]);
-  const scored: Array<{ ti: number; target: string; source: string; score: number }> = [];
+  const scored: Array<{ ti: number; target: string; source: string; score: number; raw: number; same: boolean }> = [];
   for (const [ti, target] of targets.entries()) {
     for (const source of schema) {
       scored.push({
         ti,
         target: target.name,
         source: source.name,
-        score: await columnMatchByMeaning(target, source, meaning, context),
+        ...(await columnMatchByMeaning(target, source, meaning, context)),
+        same: target.name.toLowerCase() === source.name.toLowerCase(),
       });
     }
   }
-  scored.sort((a, b) => b.score - a.score);
+  // Among equally scored pairs (scores saturate at 1), a column of the target's own name comes
+  // first, then the closer resemblance: player_id is provided by player_id, not by the game_id
+  // that happened to be listed first.
+  scored.sort((a, b) => b.score - a.score || Number(b.same) - Number(a.same) || b.raw - a.raw);
   const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0 }));
   const usedSources = new Set<string>();
   for (const s of scored) {
@@ -716,6 +735,7 @@ export async function validateCandidate(
           subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
           candidate.description ?? '',
           subject !== undefined,
+          `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own

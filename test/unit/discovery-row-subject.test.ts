@@ -1,0 +1,106 @@
+/**
+ * The stand-in validator reads what a table's rows are about, not only the shape of its columns:
+ * a column that only says which model or release produced an estimate tells nothing of the
+ * subject, a column is provided by the column of its own name before a merely similar one, and
+ * a name the requirement itself uses is the requirement's own domain. Tables and requirements
+ * here are invented (a lending desk, a parcel depot, a cycling federation).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedEmbedder } from '../helpers/installed-embedder';
+import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
+import { embeddingModelSetting } from '../../plumbing/config';
+import { isGeneric, restoreEmbedder, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
+
+describe('which-model columns', () => {
+  it('counts a model’s version or date as generic, an app’s or a product’s version as content', () => {
+    expect(isGeneric({ name: 'model_version', type: 'STRING' })).toBe(true);
+    expect(isGeneric({ name: 'ModelVersion', type: 'STRING' })).toBe(true);
+    expect(isGeneric({ name: 'model', type: 'STRING', description: 'Car model' })).toBe(false);
+    expect(isGeneric({ name: 'firmware_version', type: 'STRING' })).toBe(false);
+    expect(isGeneric({ name: 'scoring_model', type: 'STRING' })).toBe(false);
+  });
+});
+
+const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
+
+describe.runIf(modelInstalled)('what a table’s rows are about (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
+  afterAll(() => restoreEmbedder());
+
+  it('does not take another model’s output for a loan default score because both carry a model version', async () => {
+    const requirement = [
+      { name: 'loan_ref', type: 'STRING', description: 'The mortgage loan' },
+      { name: 'rated_at', type: 'TIMESTAMP', description: 'When the credit model rated the loan' },
+      { name: 'model_version', type: 'STRING', description: 'Release of the credit model that rated the loan' },
+      { name: 'default_probability', type: 'FLOAT64', description: 'Probability of default the credit model gave' },
+      { name: 'risk_grade', type: 'STRING', description: 'The grade the model put on the loan (A to E)' },
+      { name: 'rating_channel', type: 'STRING', description: 'Branch or online desk that asked for the rating' },
+      { name: 'went_bad', type: 'BOOL', description: 'Whether the borrower in fact stopped paying within a year' },
+    ];
+    // Another model of the same borrowers: its probability resembles the default score, and its
+    // version column is the only other thing it shares with the group.
+    const otherModel = {
+      dataset_id: 'lending_ml',
+      table_id: 'prepayment_scores',
+      description: 'Monthly early-repayment predictions from the prepayment model.',
+      schema: [
+        { name: 'account_id', type: 'STRING', description: 'Borrower account' },
+        { name: 'scored_on', type: 'DATE', description: 'Day scored' },
+        { name: 'prepay_probability', type: 'FLOAT64', description: 'Predicted probability the borrower repays early' },
+        { name: 'model_version', type: 'STRING', description: 'Model version' },
+      ],
+    };
+    const v = await validateCandidate(
+      'estimated default grade version — credit model review',
+      requirement.slice(1, 6),
+      otherModel,
+      requirement,
+    );
+    expect(v.is_good_fit).toBe(false);
+  });
+
+  it('gives a target the column of its own name when a merely similar one scores as high', async () => {
+    const targets = [
+      { name: 'rider_id', type: 'STRING', description: 'The racing cyclist' },
+      { name: 'stage_time_s', type: 'INT64', description: 'Seconds the cyclist took over the stage' },
+    ];
+    const results = {
+      dataset_id: 'federation',
+      table_id: 'stage_results',
+      description: 'One row per cyclist and stage of each race: finishing time and placing.',
+      schema: [
+        { name: 'team_id', type: 'STRING', description: 'Identifier of the cyclist’s team' },
+        { name: 'stage_id', type: 'STRING', description: 'Identifier of the race stage' },
+        { name: 'rider_id', type: 'STRING', description: 'Identifier of the cyclist' },
+        { name: 'stage_time_s', type: 'INT64', description: 'Finishing time over the stage in seconds' },
+      ],
+    };
+    const v = await validateCandidate('cyclist stage times', targets, results, targets);
+    expect(v.is_good_fit).toBe(true);
+    expect(v.reasoning).toMatch(/rider_id(,|;|\.| )/);
+    expect(v.reasoning).not.toMatch(/rider_id←/);
+  });
+
+  it('keeps a table that names the domain the requirement’s own columns name', async () => {
+    const requirement = [
+      { name: 'parcel_ref', type: 'STRING', description: 'The UPU-registered parcel' },
+      { name: 'handed_in_on', type: 'DATE', description: 'Day the sender handed the parcel in' },
+      { name: 'weight_kg', type: 'FLOAT64', description: 'Weight of the parcel in kilograms' },
+      { name: 'days_in_transit', type: 'INT64', description: 'Days between hand-in and delivery' },
+    ];
+    const group = requirement.slice(2);
+    const parcels = {
+      dataset_id: 'depot',
+      table_id: 'parcel_scans',
+      description: 'UPU parcel records from the sorting depot: weight and days spent in transit.',
+      schema: [
+        { name: 'parcel_ref', type: 'STRING', description: 'Parcel' },
+        { name: 'weight_kg', type: 'FLOAT64', description: 'Weight in kilograms' },
+        { name: 'days_in_transit', type: 'INT64', description: 'Days in transit' },
+      ],
+    };
+    const v = await validateCandidate('weight transit days', group, parcels, requirement);
+    expect(v.is_good_fit).toBe(true);
+  });
+});
