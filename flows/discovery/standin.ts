@@ -665,6 +665,20 @@ const UNCERTAIN_COLUMNS = 2;
 /** A column matched clearly: its own name, or one of the same meaning (see `columnSimilarity`). */
 const CLEAR_COLUMN = 0.8;
 
+/**
+ * Whether two key columns identify the same kind of thing: the same name, or the words that say
+ * what one identifies ("customer" of customer_id) found in the other's name or description.
+ * player_id and game_id are both keys, of different rows.
+ */
+export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
+  if (a.name.toLowerCase() === b.name.toLowerCase()) return true;
+  const what = (c: ColumnLike) => stems(c.name).filter((w) => !KEY_WORDS.has(w));
+  const all = (c: ColumnLike) => new Set([...stems(c.name), ...stems(c.description ?? '')]);
+  const [wa, wb, sa, sb] = [what(a), what(b), all(a), all(b)];
+  return wa.some((w) => sb.has(w)) || wb.some((w) => sa.has(w));
+}
+const KEY_WORDS = new Set(['id', 'key', 'uuid', 'pk', 'ref', 'code', 'number', 'no'].map(stem));
+
 export async function validateCandidate(
   group: string,
   targets: ColumnLike[],
@@ -755,21 +769,37 @@ export async function validateCandidate(
   const matchedContent = matched.filter((p) => content.has(p.target));
   const matchedMean = matchedContent.reduce((n, p) => n + p.score, 0) / Math.max(1, matchedContent.length);
   const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
-  const fit = !offSubject && !uncertain && !onlyKeys && ((enough && columnScore >= 0.35) || partial);
+  // A table that supplies one column of a larger group and nothing else (no key, no date to join
+  // by) must at least be about the requirement's rows: when both name their rows by keys, one of
+  // the table's keys must identify the same kind of thing as one of the requirement's. A game's
+  // predicted total is not a player's projected points, a card payment's fraud score not a
+  // production batch's defect score, however alike the two columns read.
+  const tableKeys = schema.filter(isKey);
+  const requirementKeys = (deliverable ?? []).filter(isKey);
+  const otherRows =
+    matched.length <= 1 &&
+    targets.length > 1 &&
+    tableKeys.length > 0 &&
+    requirementKeys.length > 0 &&
+    !tableKeys.some((k) => requirementKeys.some((r) => sameEntityKey(k, r)));
+  const fit = !offSubject && !uncertain && !onlyKeys && !otherRows && ((enough && columnScore >= 0.35) || partial);
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
-    : uncertain
-      ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
-      : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+    : otherRows
+      ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')}), and supplies only ${matchedText || 'nothing'} of the group.`
+      : uncertain
+        ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
+        : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,
     relevance_score: relevance,
     reasoning,
     // Also when it is no fit: the columns a same-subject table could supply show the workflow how
-    // to split a group no single table covers enough of.
+    // to split a group no single table covers enough of. A table keyed by other rows reports its
+    // one column too: searched alone, that column is judged as a group of its own.
     matched_columns: fit || !offSubject ? matched.map((p) => p.target) : [],
   };
 }

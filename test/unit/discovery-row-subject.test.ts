@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedEmbedder } from '../helpers/installed-embedder';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
-import { isGeneric, restoreEmbedder, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
+import {
+  isGeneric,
+  restoreEmbedder,
+  sameEntityKey,
+  useEmbedder,
+  validateCandidate,
+} from '../../flows/discovery/standin';
 
 describe('which-model columns', () => {
   it('counts a model’s version or date as generic, an app’s or a product’s version as content', () => {
@@ -18,6 +24,16 @@ describe('which-model columns', () => {
     expect(isGeneric({ name: 'model', type: 'STRING', description: 'Car model' })).toBe(false);
     expect(isGeneric({ name: 'firmware_version', type: 'STRING' })).toBe(false);
     expect(isGeneric({ name: 'scoring_model', type: 'STRING' })).toBe(false);
+  });
+});
+
+describe('keys of the same rows', () => {
+  it('tells keys of the same thing from keys of other things by their words', () => {
+    const parcel = { name: 'parcel_id', type: 'STRING', description: 'The parcel handed in' };
+    expect(sameEntityKey(parcel, { name: 'parcel_id', type: 'STRING' })).toBe(true);
+    expect(sameEntityKey(parcel, { name: 'consignment_id', type: 'STRING', description: 'Parcel number' })).toBe(true);
+    expect(sameEntityKey(parcel, { name: 'flight_id', type: 'STRING', description: 'Cargo flight' })).toBe(false);
+    expect(sameEntityKey(parcel, { name: 'depot_id', type: 'STRING', description: 'Depot identifier' })).toBe(false);
   });
 });
 
@@ -102,5 +118,33 @@ describe.runIf(modelInstalled)('what a table’s rows are about (embedding model
     };
     const v = await validateCandidate('weight transit days', group, parcels, requirement);
     expect(v.is_good_fit).toBe(true);
+  });
+
+  it('turns down a table whose rows are other things when it supplies one column of a larger group', async () => {
+    const requirement = [
+      { name: 'parcel_id', type: 'STRING', description: 'The parcel handed in' },
+      { name: 'handed_in_on', type: 'DATE', description: 'Day the sender handed the parcel in' },
+      { name: 'delay_minutes', type: 'INT64', description: 'Minutes the parcel arrived later than promised' },
+      { name: 'damage_reported', type: 'BOOL', description: 'Whether the receiver reported the parcel damaged' },
+    ];
+    const group = requirement.slice(2);
+    const keyed = (key: { name: string; description: string }, description: string) => ({
+      dataset_id: 'ops',
+      table_id: 'delays',
+      description,
+      schema: [
+        { ...key, type: 'STRING' },
+        { name: 'delay_minutes', type: 'INT64', description: 'Minutes late against the timetable' },
+      ],
+    });
+    const flights = keyed(
+      { name: 'flight_id', description: 'Cargo flight' },
+      'Delays of cargo flights against the timetable.',
+    );
+    const parcels = keyed({ name: 'parcel_id', description: 'Parcel' }, 'Delays of parcels against the promise.');
+    const offRows = await validateCandidate('delay damage', group, flights, requirement);
+    expect(offRows.is_good_fit).toBe(false);
+    expect(offRows.reasoning).toMatch(/flight_id/);
+    expect(await validateCandidate('delay damage', group, parcels, requirement)).toMatchObject({ is_good_fit: true });
   });
 });
