@@ -581,6 +581,7 @@ export async function namesAnotherDomain(
   description: string,
   bySubject = false,
   requirement = '',
+  rowsNamed = '',
 ): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
@@ -589,6 +590,14 @@ export async function namesAnotherDomain(
   // decide. Only names the requirement never uses can pull a table away from it.
   const own = new Set(domainMarkers(requirement));
   if (bySubject && markers.some((m) => own.has(m))) return undefined;
+  // The requirement's keys say whose rows it wants ("the NBA game"): a table whose description
+  // names its own domain by acronyms, none of them the requirement's, describes rows of another
+  // domain, however alike its columns ("NCAA college games"). Acronyms only: a capitalised phrase
+  // in a description is as often a product's or a report's name as a domain.
+  const rowDomains = acronymsOf(rowsNamed);
+  const tableDomains = acronymsOf(description);
+  if (bySubject && rowDomains.length && tableDomains.length)
+    return `${tableDomains.join('/')} data, not ${rowDomains.join('/')} data`;
   const domains = groupDomains(group);
   const contradicts = domains.length > 0 && !markers.some((d) => domains.includes(d));
   const named = `${markers.join('/')} data, not ${domains.join('/')} data`;
@@ -750,6 +759,10 @@ export async function validateCandidate(
           candidate.description ?? '',
           subject !== undefined,
           `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
+          (deliverable ?? [])
+            .filter(isKey)
+            .map((c) => c.description ?? '')
+            .join('. '),
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own

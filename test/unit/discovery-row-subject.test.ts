@@ -147,4 +147,35 @@ describe.runIf(modelInstalled)('what a table’s rows are about (embedding model
     expect(offRows.reasoning).toMatch(/flight_id/);
     expect(await validateCandidate('delay damage', group, parcels, requirement)).toMatchObject({ is_good_fit: true });
   });
+
+  it('turns down a same-shaped table of another circuit when the requirement’s key names its own', async () => {
+    const requirement = [
+      { name: 'match_id', type: 'STRING', description: 'The WTA match' },
+      { name: 'winner_name', type: 'STRING', description: 'Player who won the match' },
+      { name: 'winner_aces', type: 'INT64', description: 'Aces the winner served' },
+      { name: 'sets_played', type: 'INT64', description: 'Sets the match went to' },
+    ];
+    const group = requirement.slice(1);
+    const stats = (description: string) => ({
+      dataset_id: 'tennis',
+      table_id: 'match_stats',
+      description,
+      schema: [
+        { name: 'match_id', type: 'STRING', description: 'Match identifier' },
+        { name: 'winner_name', type: 'STRING', description: 'Name of the winning player' },
+        { name: 'winner_aces', type: 'INT64', description: 'Aces served by the winner' },
+        { name: 'sets_played', type: 'INT64', description: 'Number of sets played' },
+      ],
+    });
+    const other = await validateCandidate(
+      'winner aces sets',
+      group,
+      stats('Match statistics from every ITF junior circuit match.'),
+      requirement,
+    );
+    expect(other.is_good_fit).toBe(false);
+    expect(other.reasoning).toMatch(/not WTA data/);
+    const own = stats('Match statistics from every WTA tour match.');
+    expect(await validateCandidate('winner aces sets', group, own, requirement)).toMatchObject({ is_good_fit: true });
+  });
 });
