@@ -788,7 +788,9 @@ export async function validateCandidate(
   // predicted total is not a player's projected points, a card payment's fraud score not a
   // production batch's defect score, however alike the two columns read.
   const tableKeys = schema.filter(isKey);
-  const requirementKeys = (deliverable ?? []).filter(isKey);
+  // A requirement that names its rows by no key (a county's FIPS code is not spelt "_id") names
+  // them by its columns: the table's key must then identify something one of them speaks of.
+  const requirementKeys = (deliverable ?? []).some(isKey) ? (deliverable ?? []).filter(isKey) : (deliverable ?? []);
   const otherRows =
     matched.length <= 1 &&
     targets.length > 1 &&
@@ -802,7 +804,7 @@ export async function validateCandidate(
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
     : otherRows
-      ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')}), and supplies only ${matchedText || 'nothing'} of the group.`
+      ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
       : uncertain
         ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
         : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;

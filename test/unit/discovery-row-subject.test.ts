@@ -178,4 +178,38 @@ describe.runIf(modelInstalled)('what a table’s rows are about (embedding model
     const own = stats('Match statistics from every WTA tour match.');
     expect(await validateCandidate('winner aces sets', group, own, requirement)).toMatchObject({ is_good_fit: true });
   });
+
+  it('reads the rows of a requirement without id columns from what its columns speak of', async () => {
+    // Harbours named by a port code, no "_id" anywhere: a table keyed by voyages, which none of
+    // the columns mentions, is not about these rows, whatever single column it shares.
+    const requirement = [
+      { name: 'port_code', type: 'STRING', description: 'UN/LOCODE of the harbour' },
+      { name: 'harbour_name', type: 'STRING', description: 'Name of the harbour' },
+      { name: 'berths', type: 'INT64', description: 'Berths the harbour has' },
+      { name: 'crane_count', type: 'INT64', description: 'Cranes working at the harbour' },
+      { name: 'congestion_risk', type: 'FLOAT64', description: 'Modelled chance the harbour is congested next week' },
+    ];
+    const group = requirement.slice(3);
+    const voyages = {
+      dataset_id: 'shipping',
+      table_id: 'voyage_forecasts',
+      description: 'Forecasts for each voyage: delay risk and crane hours booked.',
+      schema: [
+        { name: 'voyage_id', type: 'STRING', description: 'Voyage identifier' },
+        { name: 'congestion_risk', type: 'FLOAT64', description: 'Modelled chance the voyage meets congestion' },
+      ],
+    };
+    const v = await validateCandidate('cranes congestion', group, voyages, requirement);
+    expect(v.is_good_fit).toBe(false);
+    expect(v.reasoning).toMatch(/voyage_id/);
+    const harbours = {
+      ...voyages,
+      table_id: 'harbour_forecasts',
+      description: 'Forecasts for each harbour.',
+      schema: [{ ...voyages.schema[0], name: 'harbour_id', description: 'Harbour identifier' }, voyages.schema[1]],
+    };
+    expect(await validateCandidate('cranes congestion', group, harbours, requirement)).toMatchObject({
+      is_good_fit: true,
+    });
+  });
 });
