@@ -782,17 +782,19 @@ export async function validateCandidate(
   const matchedContent = matched.filter((p) => content.has(p.target));
   const matchedMean = matchedContent.reduce((n, p) => n + p.score, 0) / Math.max(1, matchedContent.length);
   const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
-  // A table that supplies one column of a larger group and nothing else (no key, no date to join
-  // by) must at least be about the requirement's rows: when both name their rows by keys, one of
-  // the table's keys must identify the same kind of thing as one of the requirement's. A game's
+  // A table that supplies only a column or two of a group of several (no more than a partial
+  // source needs) must at least be about the requirement's rows: when both name their rows by keys, one
+  // of the table's keys must identify the same kind of thing as one of the requirement's. A game's
   // predicted total is not a player's projected points, a card payment's fraud score not a
-  // production batch's defect score, however alike the two columns read.
+  // production batch's defect score, the weather at a game's kickoff not a city's weather that
+  // day, however alike the columns read. Two columns are too little to outweigh keys that name
+  // other rows; a table that supplies more is judged by its columns.
   const tableKeys = schema.filter(isKey);
   // A requirement that names its rows by no key (a county's FIPS code is not spelt "_id") names
   // them by its columns: the table's key must then identify something one of them speaks of.
   const requirementKeys = (deliverable ?? []).some(isKey) ? (deliverable ?? []).filter(isKey) : (deliverable ?? []);
   const otherRows =
-    matched.length <= 1 &&
+    matched.length <= PARTIAL_COLUMNS &&
     targets.length > 1 &&
     tableKeys.length > 0 &&
     requirementKeys.length > 0 &&
@@ -803,10 +805,10 @@ export async function validateCandidate(
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
   const reasoning = offSubject
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
-    : otherRows
-      ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
-      : uncertain
-        ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
+    : uncertain
+      ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
+      : otherRows
+        ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
         : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,

@@ -212,4 +212,28 @@ describe.runIf(modelInstalled)('what a table’s rows are about (embedding model
       is_good_fit: true,
     });
   });
+
+  it('turns down two look-alike columns of a table whose rows are other things', async () => {
+    const requirement = [
+      { name: 'ward_name', type: 'STRING', description: 'The hospital ward' },
+      { name: 'census_day', type: 'DATE', description: 'The day counted' },
+      { name: 'beds_occupied', type: 'INT64', description: 'Beds of the ward occupied that day' },
+      { name: 'nurses_on_shift', type: 'INT64', description: 'Nurses working on the ward that day' },
+      { name: 'admissions', type: 'INT64', description: 'Patients admitted to the ward that day' },
+    ];
+    const group = requirement.slice(2);
+    const visits = {
+      dataset_id: 'clinic',
+      table_id: 'appointment_staffing',
+      description: 'Staffing and room use at each outpatient appointment.',
+      schema: [
+        { name: 'appointment_id', type: 'STRING', description: 'Appointment identifier' },
+        { name: 'beds_occupied', type: 'INT64', description: 'Beds occupied during the appointment' },
+        { name: 'nurses_on_shift', type: 'INT64', description: 'Nurses on shift during the appointment' },
+      ],
+    };
+    const v = await validateCandidate('beds nurses admissions', group, visits, requirement);
+    expect(v.is_good_fit).toBe(false);
+    expect(v.reasoning).toMatch(/appointment_id/);
+  });
 });
