@@ -133,13 +133,22 @@ const WHEN_WORDS = new Set(
 );
 
 /**
+ * "model" beside a when/which word (model_version, model_date) says which model produced an
+ * estimate, as a version says which release: every table of any model's output carries such a
+ * column, so it tells nothing of what the estimate is about.
+ */
+const MODEL = stem('model');
+
+/**
  * Generic columns: join keys and when/which columns (ids, dates, season, week, version). Nearly
  * every table about the entity carries them, so they neither make a group nor a fit on their own.
  */
 export const isGeneric = (c: ColumnLike): boolean =>
   isKey(c) ||
   ['date', 'timestamp'].includes(typeFamily(c.type)) ||
-  (stems(c.name).length > 0 && stems(c.name).every((w) => WHEN_WORDS.has(w)));
+  (stems(c.name).length > 0 &&
+    stems(c.name).some((w) => WHEN_WORDS.has(w)) &&
+    stems(c.name).every((w) => WHEN_WORDS.has(w) || w === MODEL));
 
 /** Similarity of two columns' meanings in 0..1 (words: Dice of name and description stems). */
 async function columnSimilarity(a: ColumnLike, b: ColumnLike, meaning: MeaningSpace | undefined): Promise<number> {
@@ -502,9 +511,9 @@ async function columnMatchByMeaning(
   source: ColumnLike,
   meaning: MeaningSpace | undefined,
   context: { group: string; table: string },
-): Promise<number> {
+): Promise<{ score: number; raw: number }> {
   const lexical = columnMatch(target, source);
-  if (!meaning) return lexical;
+  if (!meaning) return { score: lexical, raw: lexical };
   // Context may only sharpen a resemblance the columns already have: two columns of similar
   // tables are otherwise alike by their context alone (season ≈ home score "in NFL games").
   const plain = await meaning.similarity(columnText(target), columnText(source));
@@ -513,10 +522,10 @@ async function columnMatchByMeaning(
     `${columnText(source)} (${context.table})`,
   );
   const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
-  return Math.max(
-    lexical,
-    meaningScore(cos) * variantAgreement(target, source) * typeCompatibility(target.type, source.type),
-  );
+  const weight = variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+  // The score saturates at 1 (two columns of the same data under other names), so `raw` keeps
+  // the unclipped resemblance that tells two such candidates apart.
+  return { score: Math.max(lexical, meaningScore(cos) * weight), raw: Math.max(lexical, cos * weight) };
 }
 
 export interface CandidateLike {
@@ -571,9 +580,24 @@ export async function namesAnotherDomain(
   group: string,
   description: string,
   bySubject = false,
+  requirement = '',
+  rowsNamed = '',
 ): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
+  // A name the requirement itself uses (its columns say "the NFL player") is its own domain,
+  // whichever group asks: the table is about what the requirement is about, and its columns
+  // decide. Only names the requirement never uses can pull a table away from it.
+  const own = new Set(domainMarkers(requirement));
+  if (bySubject && markers.some((m) => own.has(m))) return undefined;
+  // The requirement's keys say whose rows it wants ("the NBA game"): a table whose description
+  // names its own domain by acronyms, none of them the requirement's, describes rows of another
+  // domain, however alike its columns ("NCAA college games"). Acronyms only: a capitalised phrase
+  // in a description is as often a product's or a report's name as a domain.
+  const rowDomains = acronymsOf(rowsNamed);
+  const tableDomains = acronymsOf(description);
+  if (bySubject && rowDomains.length && tableDomains.length)
+    return `${tableDomains.join('/')} data, not ${rowDomains.join('/')} data`;
   const domains = groupDomains(group);
   const contradicts = domains.length > 0 && !markers.some((d) => domains.includes(d));
   const named = `${markers.join('/')} data, not ${domains.join('/')} data`;
@@ -650,6 +674,20 @@ const UNCERTAIN_COLUMNS = 2;
 /** A column matched clearly: its own name, or one of the same meaning (see `columnSimilarity`). */
 const CLEAR_COLUMN = 0.8;
 
+/**
+ * Whether two key columns identify the same kind of thing: the same name, or the words that say
+ * what one identifies ("customer" of customer_id) found in the other's name or description.
+ * player_id and game_id are both keys, of different rows.
+ */
+export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
+  if (a.name.toLowerCase() === b.name.toLowerCase()) return true;
+  const what = (c: ColumnLike) => stems(c.name).filter((w) => !KEY_WORDS.has(w));
+  const all = (c: ColumnLike) => new Set([...stems(c.name), ...stems(c.description ?? '')]);
+  const [wa, wb, sa, sb] = [what(a), what(b), all(a), all(b)];
+  return wa.some((w) => sb.has(w)) || wb.some((w) => sa.has(w));
+}
+const KEY_WORDS = new Set(['id', 'key', 'uuid', 'pk', 'ref', 'code', 'number', 'no'].map(stem));
+
 export async function validateCandidate(
   group: string,
   targets: ColumnLike[],
@@ -674,18 +712,22 @@ export async function validateCandidate(
     ...targets.flatMap((t) => [columnText(t), `${columnText(t)} (${context.group})`]),
     ...schema.flatMap((c) => [columnText(c), `${columnText(c)} (${context.table})`]),
   ]);
-  const scored: Array<{ ti: number; target: string; source: string; score: number }> = [];
+  const scored: Array<{ ti: number; target: string; source: string; score: number; raw: number; same: boolean }> = [];
   for (const [ti, target] of targets.entries()) {
     for (const source of schema) {
       scored.push({
         ti,
         target: target.name,
         source: source.name,
-        score: await columnMatchByMeaning(target, source, meaning, context),
+        ...(await columnMatchByMeaning(target, source, meaning, context)),
+        same: target.name.toLowerCase() === source.name.toLowerCase(),
       });
     }
   }
-  scored.sort((a, b) => b.score - a.score);
+  // Among equally scored pairs (scores saturate at 1), a column of the target's own name comes
+  // first, then the closer resemblance: player_id is provided by player_id, not by the game_id
+  // that happened to be listed first.
+  scored.sort((a, b) => b.score - a.score || Number(b.same) - Number(a.same) || b.raw - a.raw);
   const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0 }));
   const usedSources = new Set<string>();
   for (const s of scored) {
@@ -716,6 +758,11 @@ export async function validateCandidate(
           subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
           candidate.description ?? '',
           subject !== undefined,
+          `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
+          (deliverable ?? [])
+            .filter(isKey)
+            .map((c) => c.description ?? '')
+            .join('. '),
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own
@@ -735,7 +782,24 @@ export async function validateCandidate(
   const matchedContent = matched.filter((p) => content.has(p.target));
   const matchedMean = matchedContent.reduce((n, p) => n + p.score, 0) / Math.max(1, matchedContent.length);
   const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
-  const fit = !offSubject && !uncertain && !onlyKeys && ((enough && columnScore >= 0.35) || partial);
+  // A table that supplies only a column or two of a group of several (no more than a partial
+  // source needs) must at least be about the requirement's rows: when both name their rows by keys, one
+  // of the table's keys must identify the same kind of thing as one of the requirement's. A game's
+  // predicted total is not a player's projected points, a card payment's fraud score not a
+  // production batch's defect score, the weather at a game's kickoff not a city's weather that
+  // day, however alike the columns read. Two columns are too little to outweigh keys that name
+  // other rows; a table that supplies more is judged by its columns.
+  const tableKeys = schema.filter(isKey);
+  // A requirement that names its rows by no key (a county's FIPS code is not spelt "_id") names
+  // them by its columns: the table's key must then identify something one of them speaks of.
+  const requirementKeys = (deliverable ?? []).some(isKey) ? (deliverable ?? []).filter(isKey) : (deliverable ?? []);
+  const otherRows =
+    matched.length <= PARTIAL_COLUMNS &&
+    targets.length > 1 &&
+    tableKeys.length > 0 &&
+    requirementKeys.length > 0 &&
+    !tableKeys.some((k) => requirementKeys.some((r) => sameEntityKey(k, r)));
+  const fit = !offSubject && !uncertain && !onlyKeys && !otherRows && ((enough && columnScore >= 0.35) || partial);
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
@@ -743,13 +807,16 @@ export async function validateCandidate(
     ? `${name} describes ${(candidate.description ?? 'other data').replace(/\.$/, '')}: ${offSubject}${matched.length ? ` (its columns resemble ${matchedText})` : ''}.`
     : uncertain
       ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
-      : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+      : otherRows
+        ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
+        : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,
     relevance_score: relevance,
     reasoning,
     // Also when it is no fit: the columns a same-subject table could supply show the workflow how
-    // to split a group no single table covers enough of.
+    // to split a group no single table covers enough of. A table keyed by other rows reports its
+    // one column too: searched alone, that column is judged as a group of its own.
     matched_columns: fit || !offSubject ? matched.map((p) => p.target) : [],
   };
 }
