@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { statedSpan } from '../../flows/proposal/standin/durations';
+import { withinBudget } from '../helpers/work-budget';
 
 describe('how long the researcher says the study must run', () => {
   it('reads counted spans and month ranges in plan sentences', () => {
@@ -68,5 +69,12 @@ describe('how long the researcher says the study must run', () => {
   it('reads long hostile text in one pass', () => {
     // A pattern that backtracked would not return within the test's time-out here.
     expect(statedSpan(`I will ${'two very long '.repeat(5000)}weeks`)).toBeUndefined();
+  });
+
+  it('reads a long run of white space in one pass', () => {
+    // The clause splits try a run of spaces from each of its positions: 19,000 spaces (about the most
+    // read) took most of a second that way, where one pass is well under a millisecond.
+    const spaces = `I will need${' '.repeat(19_000)}two years.`;
+    expect(withinBudget('statedSpan', () => statedSpan(spaces), 150)?.weeks).toBe(104);
   });
 });

@@ -165,7 +165,12 @@ export function statedSpans(text: string): StatedSpan[] {
     if (weeks > 0) spans.push({ weeks: Math.round(weeks), quote, clause, segment, lead, after, planned });
   };
   // Bounded: a profile's context is at most a few thousand characters, and each sentence is read once.
-  for (const sentence of text.slice(0, 20_000).split(/(?<=[.!?])\s+/)) {
+  // Runs of white space become one space first: the clause splits below try `\s+` from every
+  // position of a run, and 20,000 spaces took most of a second.
+  for (const sentence of text
+    .slice(0, 20_000)
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s+/)) {
     planned = PLAN.test(sentence);
     // Clauses: "I hope to finish in six months; the previous study needed three years" plans one span.
     for (const part of sentence.split(/[;,]\s+|\s+(?:but|while|whereas)\s+/i)) {
