@@ -318,7 +318,7 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
     'Interviews need the panel, the candidate and a room all at once.',
     'The forklift and a driver for it have to be free together.',
     "The room's free but the teacher isn't, or the other way round.",
-    "Coordinating several people's diaries plus a room is a nightmare.",
+    "Lining up several people's diaries and a free room takes ages every time.",
     'The school trip needs the minibus, a driver and a teacher on the same day.',
     'Every test needs the rig, a technician and a witness present.',
     'Each patient transfer needs two nurses and a hoist together.',

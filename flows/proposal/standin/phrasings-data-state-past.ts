@@ -6,7 +6,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     'The district hospital has kept blood pressure readings for every outpatient since 2015, and I will use those records.',
     'Volunteers from the bird club counted waders on the estuary every winter from 1998 to 2020.',
     'The school already recorded attendance and reading scores for each pupil over the last six years.',
-    'Parish clerks noted every baptism and burial between 1720 and 1850, and the register is now held at the county archive.',
+    'Parish clerks noted every wedding and funeral between 1720 and 1850, and the register is now held at the county archive.',
     "A household survey was done in 2012 across the three villages, and the answers sit unused in the department's files.",
     'Last year the extension team weighed the maize harvest from each of the sixty test plots.',
     "The club's analyst logged every sprint distance from the players' GPS vests during the 2022 season.",

@@ -89,7 +89,7 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
     'We run weather stations up on the hills.',
     'We fitted GPS collars on deer to follow their movements.',
     'I measure snow depth out on the glacier.',
-    'I survey plants in grassland using quadrats.',
+    'I survey plants in grassland inside fixed sample squares.',
     'I drill rock samples along the coast.',
     'We record traffic flows at busy junctions.',
     'We monitor bats at night with acoustic detectors.',
