@@ -271,9 +271,7 @@ export async function readChoice(
     const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
     const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && (said || heardP(d.key) < CLEAR_ROUTE);
-    const key = unsaid
-      ? undefined
-      : (d.key ?? (routes ? routeRead(unit, d.ranked, routes, heard.ranked[0]) : undefined));
+    const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
     // What the classifier clearly hears in any unit is evidence too: in one unit not enough to take a
     // choice on, but enough to contradict another (between the two routes, the words decide); heard
     // across sentences, it settles what the embedding left open (heardAcrossSentences).
@@ -350,7 +348,7 @@ async function embedTogether(units: string[]): Promise<void> {
  * them") is what counts. Which of the two route choices it means is never the embedding's call (it
  * hears "the same order" and "a different order" alike): the sentence's own words decide.
  */
-const ROUTE_READ = { floor: 0.25, margin: 0.05, tie: 0.03 } as const;
+const ROUTE_READ = { floor: 0.25, margin: 0.05 } as const;
 
 /**
  * A sentence about routes whose meaning sits between "one route for all" and "a route per job":
@@ -361,18 +359,10 @@ function routeRead(
   unit: string,
   ranked: Array<{ key: string; score: number }>,
   routes: { same: string; own: string },
-  heard?: { key: string; p: number },
 ): string | undefined {
   const isRoute = (k: string) => k === routes.same || k === routes.own;
-  const lead = ranked[0];
-  // A choice of another kind a hair ahead ("machine to machine" sounds like one machine) yields
-  // to a route the classifier hears first: two readings and the sentence's words then agree.
-  const heardRoute = !!heard && isRoute(heard.key) && heard.p >= AGREE.minProbability;
-  const best =
-    lead && !isRoute(lead.key) && heardRoute
-      ? ranked.find((r) => isRoute(r.key) && lead.score - r.score < ROUTE_READ.tie)
-      : lead;
-  const other = ranked.find((r) => !isRoute(r.key) && r !== lead);
+  const best = ranked[0];
+  const other = ranked.find((r) => !isRoute(r.key));
   if (!best || !isRoute(best.key) || best.score < ROUTE_READ.floor) return undefined;
   if (other && best.score - other.score < ROUTE_READ.margin) return undefined;
   const said = routeSaid(unit, { aboutRoutes: true });

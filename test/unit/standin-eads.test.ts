@@ -192,24 +192,6 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(routeSaid('Every crate takes the same trail through the yard.', { aboutRoutes: true })).toBe('same');
   });
 
-  it('hears a route of its own in work said to move from place to place as it needs, and no sameness in a return', async () => {
-    expect(routeSaid('Parts go from bench to bench depending on the drawing.')).toBe('own');
-    expect(routeSaid('There is no production line.')).toBe('own');
-    // Coming back to the same place is no single sequence; the same material is no route at all.
-    expect(routeSaid('Some parts come back to the same press later.')).toBeUndefined();
-    expect(routeSaid('We use the same glue for all of them, whatever the order.')).toBeUndefined();
-    // "Machine to machine" sounds like one machine to the embedding; the classifier and the words hear a route.
-    expect(
-      await readChoice(
-        'Parts travel from bench to bench depending on what the customer drew up, and a few return to the same bench later on.',
-        problemType.choices!,
-      ),
-    ).toBe(JOB);
-    expect(await readChoice('Every loaf goes through the same ovens in the same order.', problemType.choices!)).toBe(
-      FLOW,
-    );
-  });
-
   it('hears a wish to honour what people asked for as that objective', async () => {
     const objective = field('optimality/objectives', 'primary-objective');
     expect(

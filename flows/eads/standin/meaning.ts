@@ -298,40 +298,26 @@ export async function routeChoices(choices: readonly Choice[]): Promise<{ same: 
  * "its own", "depends on", "no two … the same"), in a sentence that speaks of a route, path,
  * order, sequence or steps at all. A sentence saying both, or neither, says nothing.
  */
-/** Words after "the same" that keep it about the route: a route noun, or a small word ("the same for all"). */
-const ROUTE_OR_SMALL =
-  /^(?:routes?|routings?|paths?|ways?|orders?|sequences?|steps?|stages?|stations?|road|roads|line|process|processes|operations?|in|for|at|each|every|all|as|again|way|thing|again|time|every|through|from|to|and|or|but|with|whatever|no)$/;
-
 export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } = {}): 'same' | 'own' | undefined {
   const s = sentence.toLowerCase();
   // Sameness or difference of something else ("its own lot", "a different colour") says nothing
   // of the route. Once the sentence's meaning is known to be about routes, sameness is heard
   // whatever the route is called ("the same road"); difference still needs a route word, since
   // "its own job" reads like a route of its own to the embedding.
-  // Work said to move ("goes from … to …", "moves through …") is said to take a route.
-  // "There is no line": no single path laid out for all the work.
-  const noLine = /\b(?:no|not an?|isn't an?)\s+(?:\w+\s+)?line\b(?!\s+[a-z])/.test(s);
-  const routeWord =
-    noLine ||
-    /\b(?:routes?|routings?|paths?|ways?|orders?|sequences?|visits?|steps?|stages?|stations?)\b/.test(s) ||
-    /\b(?:goes|go|moves?|travels?|passes|flows?)\s+(?:from|through|round|around|between)\b/.test(s);
+  const routeWord = /\b(?:routes?|routings?|paths?|ways?|orders?|sequences?|visits?|steps?|stages?|stations?)\b/.test(
+    s,
+  );
   if (!routeWord && !options.aboutRoutes) return undefined;
   const negatedSame =
-    noLine || /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
+    /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
   const own =
     negatedSame ||
-    /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|depending on|unique|custom)\b/.test(
+    /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
       s,
     );
-  // "The same" of a thing that is not a route ("the same colour") says nothing of the route, unless
-  // the sentence is known to be about routes; a return to the same place ("back to the same bench")
-  // is a route that comes round again, never one sequence for all.
-  const sameOfRoute = [
-    ...s.matchAll(/(?<!\b(?:back|again|return|returns|returned)\s+(?:to|through|on|onto)\s+)\bthe same\b\s*([a-z]+)?/g),
-  ].some((m) => !m[1] || options.aboutRoutes || ROUTE_OR_SMALL.test(m[1]));
   const same =
     !negatedSame &&
-    (sameOfRoute || /\b(?:identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s));
+    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
   if (own === same) return undefined;
   if (own && !routeWord) return undefined;
   return same ? 'same' : 'own';
