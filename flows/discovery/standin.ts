@@ -585,14 +585,14 @@ export async function namesAnotherDomain(
 ): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
-  // A name the requirement itself uses (its columns say "the NFL player") is its own domain,
+  // A name the requirement itself uses (its columns say "the WNBL club") is its own domain,
   // whichever group asks: the table is about what the requirement is about, and its columns
   // decide. Only names the requirement never uses can pull a table away from it.
   const own = new Set(domainMarkers(requirement));
   if (bySubject && markers.some((m) => own.has(m))) return undefined;
-  // The requirement's keys say whose rows it wants ("the NBA game"): a table whose description
+  // The requirement's keys say whose rows it wants ("the ATP match"): a table whose description
   // names its own domain by acronyms, none of them the requirement's, describes rows of another
-  // domain, however alike its columns ("NCAA college games"). Acronyms only: a capitalised phrase
+  // domain, however alike its columns ("ITF junior matches"). Acronyms only: a capitalised phrase
   // in a description is as often a product's or a report's name as a domain.
   const rowDomains = acronymsOf(rowsNamed);
   const tableDomains = acronymsOf(description);
@@ -677,7 +677,7 @@ const CLEAR_COLUMN = 0.8;
 /**
  * Whether two key columns identify the same kind of thing: the same name, or the words that say
  * what one identifies ("customer" of customer_id) found in the other's name or description.
- * player_id and game_id are both keys, of different rows.
+ * rider_id and race_id are both keys, of different rows.
  */
 export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
   if (a.name.toLowerCase() === b.name.toLowerCase()) return true;
@@ -725,7 +725,7 @@ export async function validateCandidate(
     }
   }
   // Among equally scored pairs (scores saturate at 1), a column of the target's own name comes
-  // first, then the closer resemblance: player_id is provided by player_id, not by the game_id
+  // first, then the closer resemblance: rider_id is provided by rider_id, not by the race_id
   // that happened to be listed first.
   scored.sort((a, b) => b.score - a.score || Number(b.same) - Number(a.same) || b.raw - a.raw);
   const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0 }));
@@ -784,13 +784,13 @@ export async function validateCandidate(
   const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
   // A table that supplies only a column or two of a group of several (no more than a partial
   // source needs) must at least be about the requirement's rows: when both name their rows by keys, one
-  // of the table's keys must identify the same kind of thing as one of the requirement's. A game's
-  // predicted total is not a player's projected points, a card payment's fraud score not a
-  // production batch's defect score, the weather at a game's kickoff not a city's weather that
-  // day, however alike the columns read. Two columns are too little to outweigh keys that name
+  // of the table's keys must identify the same kind of thing as one of the requirement's. A
+  // ferry crossing's delay is not a bus route's delay, a loan's risk score not a shipment's
+  // damage score, the temperature in a cold store not a town's temperature that day, however
+  // alike the columns read. Two columns are too little to outweigh keys that name
   // other rows; a table that supplies more is judged by its columns.
   const tableKeys = schema.filter(isKey);
-  // A requirement that names its rows by no key (a county's FIPS code is not spelt "_id") names
+  // A requirement that names its rows by no key (a postcode district's code is not spelt "_id") names
   // them by its columns: the table's key must then identify something one of them speaks of.
   const requirementKeys = (deliverable ?? []).some(isKey) ? (deliverable ?? []).filter(isKey) : (deliverable ?? []);
   const otherRows =

@@ -103,7 +103,7 @@ function readProfile(v: unknown, usage: string[] = []): Profile {
 
 /**
  * The researcher's casing, counting the research area as the proposal writes it inside its
- * sentences: a first word lowered there ("Underwater photogrammetry of …" → "underwater …") is
+ * sentences: a first word lowered there ("Acoustic surveys of …" → "acoustic …") is
  * written in lower case by this proposal, and a skill label starting with it must not keep a
  * capital that then clashes with it.
  */

@@ -310,8 +310,8 @@ export const LITERATURE = {
   /** Quality control, which sees only a title and a note, flags a citation below this as off topic. */
   clearlyOff: 0.3,
   /**
-   * A study about a method or tool the researcher lists as a skill ("RNA-seq data analysis",
-   * "econometrics") bears on the study even when its title shares none of the topic's words: one
+   * A study about a method or tool the researcher lists as a skill ("survival analysis",
+   * "spatial statistics") bears on the study even when its title shares none of the topic's words: one
    * of its keywords (or its title) this close to a skill, with the study at least this close to
    * the topic as a whole. On the development profiles, skill matches of 0.7 or more with the
    * study at 0.3 or more were all labelled on topic or acceptable; below either, a general
