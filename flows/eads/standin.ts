@@ -225,7 +225,10 @@ const toldAfterDenial = (text: string): string | undefined => {
   // "…, it's always been reliable" goes on denying: only a part that does not say things go well is told.
   return after && after.split(/\s+/).length >= 2 && !DENIED.test(after) && !WENT_WELL.test(after) ? after : undefined;
 };
-/** What "used to" be so and now is not: a good thing over is a trouble now ("we used to have enough drivers"). */
+/**
+ * Words of things going well: what "used to" be so and is no more is then a trouble now ("the vans
+ * used to be on time"; "enough", checked apart, also tells one). After a denial they go on denying.
+ */
 const WENT_WELL =
   /\b(?:on time|reliable|fine|easy|smooth(?:ly)?|plenty|spare|under control|no (?:problem|issue|trouble)s?)\b/i;
 const AMPLE = /\b(?:plenty of|no shortage of|more than enough|spare capacity|to spare)\b/i;
