@@ -686,6 +686,21 @@ export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
   const [wa, wb, sa, sb] = [what(a), what(b), all(a), all(b)];
   return wa.some((w) => sb.has(w)) || wb.some((w) => sa.has(w));
 }
+/**
+ * The acronyms a key's description puts on the rows themselves ("the WTA match" of match_id):
+ * one followed within three words by what the key identifies. An acronym elsewhere in it is a
+ * unit or a standard the rows are measured or kept by ("a ticket, as logged under the SLA",
+ * "amounts in EUR"), which says nothing of whose rows they are.
+ */
+function rowAcronyms(key: ColumnLike): string {
+  const what = new Set(stems(key.name).filter((w) => !KEY_WORDS.has(w)));
+  const text = key.description ?? '';
+  if (!what.size) return text;
+  const found: string[] = [];
+  for (const m of text.matchAll(/\b[A-Z]{2,5}\b((?:[\s-]+[A-Za-z]+){1,3})/g))
+    if (stems(m[1]).some((w) => what.has(w))) found.push(m[0].split(/[\s-]/)[0]);
+  return found.join(' ');
+}
 const KEY_WORDS = new Set(['id', 'key', 'uuid', 'pk', 'ref', 'code', 'number', 'no'].map(stem));
 
 export async function validateCandidate(
@@ -759,10 +774,7 @@ export async function validateCandidate(
           candidate.description ?? '',
           subject !== undefined,
           `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
-          (deliverable ?? [])
-            .filter(isKey)
-            .map((c) => c.description ?? '')
-            .join('. '),
+          (deliverable ?? []).filter(isKey).map(rowAcronyms).join(' '),
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own

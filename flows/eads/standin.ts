@@ -197,7 +197,40 @@ const clausesOf = (sentence: string): string[] =>
 const NEGATOR = String.raw`(?:\w+n't|not|never|no|no longer|nothing|none|nobody|no one|hardly|rarely|seldom)`;
 const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever)`;
 const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|broke down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting)`;
-const DENIED = new RegExp(String.raw`\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b`, 'i');
+// Not after another negation: "never not a problem" tells one.
+const DENIED = new RegExp(
+  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b`,
+  'i',
+);
+/**
+ * Negations that tell a trouble is many, not none: "never had so many breakdowns", "no shortage
+ * of headaches", "never short of problems", "no end of delays".
+ */
+const MANY_TROUBLES = new RegExp(
+  String.raw`\b(?:never|not|n't)\s+(?:\w+\s+)?(?:had|seen|known|faced)\s+(?:so|as|this) (?:many|much)\b|\b(?:no|never|not|n't)\s+(?:\w+\s+)?(?:shortage|short|end)\s+(?:of|to)\s+(?:\w+\s+){0,3}${TROUBLE_WORD}`,
+  'i',
+);
+/**
+ * A trouble named after a denial ("no problems except the late vans", "the ovens aren't the
+ * issue, it's the staff"): what follows is told, whatever came before.
+ */
+const TOLD_AFTER =
+  /(?:,\s*|\s+)(?:except(?:\s+for)?|apart from|other than|besides|save for|it's|it is|that's|what is|only)\s+(.+)$|,\s+((?:the\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:are|is|was|were|do|does))[.!?]?$/i;
+/** The part of a denying clause that names a trouble after the denial, if any. */
+const toldAfterDenial = (text: string): string | undefined => {
+  const at = text.search(DENIED);
+  if (at < 0) return undefined;
+  const m = TOLD_AFTER.exec(text.slice(at));
+  const after = m?.[1] ?? m?.[2];
+  // "…, it's always been reliable" goes on denying: only a part that does not say things go well is told.
+  return after && after.split(/\s+/).length >= 2 && !DENIED.test(after) && !WENT_WELL.test(after) ? after : undefined;
+};
+/**
+ * Words of things going well: what "used to" be so and is no more is then a trouble now ("the vans
+ * used to be on time"; "enough", checked apart, also tells one). After a denial they go on denying.
+ */
+const WENT_WELL =
+  /\b(?:on time|reliable|fine|easy|smooth(?:ly)?|plenty|spare|under control|no (?:problem|issue|trouble)s?)\b/i;
 const AMPLE = /\b(?:plenty of|no shortage of|more than enough|spare capacity|to spare)\b/i;
 const GOES_WELL =
   /\b(?:is|are|was|were|has been|have been|'s|'re)\s+(?:always\s+|usually\s+|pretty\s+|quite\s+|generally\s+)?(?:fine|easy|straightforward|smooth|reliable|on time|under control)\b|\bruns? smoothly\b/i;
@@ -208,8 +241,10 @@ const OVER = /(?:\bnot|n't)\s+(?:any\s?more|now|nowadays|these days)\b|\bno long
 
 /** Whether a clause denies a trouble rather than telling one. */
 export function deniedTrouble(clause: string): boolean {
-  const text = clause.replace(/[’‘]/g, "'");
-  if (DENIED.test(text)) return true;
+  // White space collapsed first: the look-behind for a second negation rescans a run of blanks from each position.
+  const text = clause.replace(/[’‘]/g, "'").replace(/\s+/g, ' ');
+  if (MANY_TROUBLES.test(text)) return false;
+  if (DENIED.test(text)) return !toldAfterDenial(text);
   // Said to be enough, or to go well, with no negation anywhere in the clause ("not enough" tells a trouble).
   return (AMPLE.test(text) || GOES_WELL.test(text)) && !ANY_NEGATION.test(text);
 }
@@ -223,10 +258,21 @@ export function withoutDenials(text: string): string {
   let kept = text.replace(/\s+/g, ' ');
   for (const sentence of sentences(text)) {
     const clauses = clausesOf(sentence);
-    const over = clauses.some((c) => OVER.test(c)) && clauses.some((c) => PAST.test(c));
-    const told = clauses.filter((c) => !deniedTrouble(c) && !(over && (PAST.test(c) || OVER.test(c))));
-    if (told.length < clauses.length)
-      kept = kept.replace(sentence, told.length ? `${told.join('; ').replace(/[.!?]$/, '')}.` : '');
+    // Over only where what used to be so was a trouble: a good thing that is over is one now.
+    const over =
+      clauses.some((c) => OVER.test(c)) &&
+      clauses.some((c) => PAST.test(c) && !WENT_WELL.test(c.replace(/[’‘]/g, "'")) && !/\benough\b/i.test(c));
+    const told = clauses.flatMap((c) => {
+      if (over && (PAST.test(c) || OVER.test(c))) return [];
+      // A denial whose trouble is named after it ("…, except …", "…, it's …") keeps that part only.
+      const after = toldAfterDenial(c.replace(/[’‘]/g, "'").replace(/\s+/g, ' '));
+      if (after) return [after];
+      return deniedTrouble(c) ? [] : [c];
+    });
+    const changed = told.length < clauses.length || told.some((c, i) => c !== clauses[i]);
+    // A function, not a string: "$'" or "$&" in the answer are text, not replacement patterns
+    // ("$'" inserted the rest of the answer at each sentence, growing it past any string's length).
+    if (changed) kept = kept.replace(sentence, () => (told.length ? `${told.join('; ').replace(/[.!?]$/, '')}.` : ''));
   }
   return kept.trim() === text.replace(/\s+/g, ' ').trim() ? text : kept.trim();
 }

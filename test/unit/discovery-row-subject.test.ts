@@ -179,6 +179,44 @@ describe.runIf(modelInstalled)('what a table’s rows are about (embedding model
     expect(await validateCandidate('winner aces sets', group, own, requirement)).toMatchObject({ is_good_fit: true });
   });
 
+  it('reads a unit or a standard in a key’s description as no domain of the rows', async () => {
+    // The sample is kept under the GLP rules and the table's lab holds an ISO accreditation:
+    // neither acronym says whose samples these are, and the table is keyed by the same sample.
+    const requirement = [
+      { name: 'sample_id', type: 'STRING', description: 'Blood sample, handled under GLP' },
+      { name: 'glucose_mmol', type: 'FLOAT64', description: 'Glucose measured in the sample, mmol per litre' },
+      { name: 'haemoglobin_g', type: 'FLOAT64', description: 'Haemoglobin measured in the sample, grams per litre' },
+      { name: 'flagged', type: 'BOOL', description: 'Whether a doctor flagged the result for review' },
+    ];
+    const results = (description: string) => ({
+      dataset_id: 'lab',
+      table_id: 'sample_results',
+      description,
+      schema: [
+        { name: 'sample_id', type: 'STRING', description: 'Sample' },
+        { name: 'glucose_mmol', type: 'FLOAT64', description: 'Glucose, mmol/L' },
+        { name: 'haemoglobin_g', type: 'FLOAT64', description: 'Haemoglobin, g/L' },
+      ],
+    });
+    for (const description of [
+      'Blood results from the ISO 15189 accredited laboratory.',
+      'Blood results, couriered under GPS tracking to the laboratory.',
+    ])
+      expect(
+        await validateCandidate('glucose haemoglobin flag', requirement.slice(1), results(description), requirement),
+        description,
+      ).toMatchObject({ is_good_fit: true });
+    // An acronym on the samples themselves still names their domain.
+    const own = [{ ...requirement[0], description: 'The NHS blood sample' }, ...requirement.slice(1)];
+    const other = await validateCandidate(
+      'glucose haemoglobin flag',
+      own.slice(1),
+      results('Blood results from VA hospital laboratories.'),
+      own,
+    );
+    expect(other.is_good_fit).toBe(false);
+  });
+
   it('reads the rows of a requirement without id columns from what its columns speak of', async () => {
     // Harbours named by a port code, no "_id" anywhere: a table keyed by voyages, which none of
     // the columns mentions, is not about these rows, whatever single column it shares.

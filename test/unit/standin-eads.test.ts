@@ -127,6 +127,49 @@ describe('a yes/no question asked again (no model needed)', () => {
   });
 });
 
+describe('denials that tell a trouble (no model needed)', () => {
+  it('keeps a trouble told by a negation of plenty, of the past or of another negation', () => {
+    // Many troubles, said with "never" or "no": each is a trouble, not its denial.
+    for (const told of [
+      "We've never had so many breakdowns on the kiln as this winter.",
+      'I have not seen as many delays from the mill in years.',
+      "There's no shortage of headaches with the hauliers.",
+      "We're never short of problems with the glazing line.",
+      "It's never not a struggle to cover the Sunday shifts.",
+      // A good thing that is over is a trouble now.
+      'The hauliers used to turn up on time, but not these days.',
+      'We used to have enough welders, but not any more.',
+    ])
+      expect(withoutDenials(told)).toBe(told);
+    // A trouble that was over stays over.
+    expect(withoutDenials('The glazing line used to be a headache, but not now.')).toBe('');
+  });
+
+  it('keeps the trouble named after a denial and drops the denied part', () => {
+    expect(withoutDenials("The kilns aren't the problem, it's keeping enough glazers.")).toBe(
+      'keeping enough glazers.',
+    );
+    expect(withoutDenials('We have no issues except the hauliers turning up late.')).toBe(
+      'the hauliers turning up late.',
+    );
+    expect(withoutDenials('The kilns are not the issue, the glazers are.')).toBe('the glazers are.');
+    // What follows a denial that only says things go well is still a denial.
+    expect(withoutDenials("The kiln is never a problem, it's always reliable.")).toBe('');
+  });
+
+  it('reads dollar signs in an answer as text', () => {
+    expect(withoutDenials("Glaze costs $' a tub; the kiln is fine. Hauliers are late.")).toBe(
+      "Glaze costs $' a tub. Hauliers are late.",
+    );
+    expect(withoutDenials('Hauliers are late. Glaze costs $` a tub; the kiln is fine.')).toBe(
+      'Hauliers are late. Glaze costs $` a tub.',
+    );
+    // Hundreds of such sentences: the answer shrinks, never grows.
+    const long = Array.from({ length: 300 }, (_, i) => `Tub ${i} costs $' each; the kiln is fine.`).join(' ');
+    expect(withoutDenials(long).length).toBeLessThan(long.length);
+  });
+});
+
 describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
   it('a firm described in new words gets its problem type or an honest undetermined, never another type', async () => {
     const cases: Array<[string, string]> = [

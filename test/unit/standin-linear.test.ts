@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../contracts/common';
 import { subjectOf } from '../../flows/discovery/standin';
-import { stepsFromProse } from '../../flows/eads/standin';
+import { deniedTrouble, stepsFromProse, withoutDenials } from '../../flows/eads/standin';
 import { withinBudget } from '../helpers/work-budget';
 
 describe("the discovery stand-in's PRP subject", () => {
@@ -64,5 +64,23 @@ describe("the EADS stand-in's steps told in prose", () => {
       'a' + ' '.repeat(19_990) + ', b',
     ])
       withinBudget('stepsFromProse', () => stepsFromProse(answer, columns), 150);
+  });
+});
+
+describe("the EADS stand-in's denials", () => {
+  it('stay linear on answers built to nearly deny (20,000 characters are allowed)', () => {
+    for (const answer of [
+      ' '.repeat(20_000),
+      'never' + ' '.repeat(19_990) + 'a problem',
+      'no problem ,' + ' '.repeat(19_980) + 'the vans are',
+      "isn't ".repeat(3_300),
+      'not the very '.repeat(1_530) + 'problem',
+      'x; '.repeat(6_600),
+      Array.from({ length: 700 }, (_, i) => `Van ${i} is never late, except on day ${i}.`).join(' '),
+      Array.from({ length: 500 }, (_, i) => `Van ${i} used to be a worry; not now.`).join(' '),
+    ]) {
+      withinBudget('deniedTrouble', () => deniedTrouble(answer), 150);
+      withinBudget('withoutDenials', () => withoutDenials(answer), 150);
+    }
   });
 });
