@@ -400,28 +400,31 @@ export async function topicFit(
     // Below the topic's floor, a study can still be about a method the researcher works with.
     const skills = [...(p.missing_skills ?? []), ...(p.existing_skills ?? [])].filter((s) => s.trim());
     if (score < LITERATURE.skillFloor || !skills.length) return { onTopic: false, score };
-    const named = [...keywords, study.title];
-    await meaning.prefetch([...named, ...skills]);
-    let concept: TopicFit['concept'];
-    for (const keyword of named) {
-      const s = await meaning.similarities(keyword, skills);
-      const i = s.indexOf(Math.max(...s));
-      if (i >= 0 && (!concept || s[i] > concept.score)) concept = { keyword, phrase: skills[i], score: s[i] };
-    }
+    const concept = await closestPair(meaning, [...keywords, study.title], skills);
     const onTopic = (concept?.score ?? 0) >= LITERATURE.skill;
     return { onTopic, score, concept: onTopic ? concept : undefined };
   }
   if (score >= LITERATURE.whole) return { onTopic: true, score };
   // Close enough: does one of its keywords name something the topic names?
-  await meaning.prefetch([...keywords, ...topicPhrases]);
-  let concept: TopicFit['concept'];
-  for (const keyword of keywords) {
-    const s = await meaning.similarities(keyword, topicPhrases);
-    const i = s.indexOf(Math.max(...s));
-    if (i >= 0 && (!concept || s[i] > concept.score)) concept = { keyword, phrase: topicPhrases[i], score: s[i] };
-  }
+  const concept = await closestPair(meaning, keywords, topicPhrases);
   const onTopic = (concept?.score ?? 0) >= LITERATURE.concept;
   return { onTopic, score, concept };
+}
+
+/** The keyword and phrase closest in meaning among all pairs of the two lists, with their similarity. */
+async function closestPair(
+  meaning: NonNullable<Awaited<ReturnType<typeof meaningSpace>>>,
+  keywords: readonly string[],
+  phrases: readonly string[],
+): Promise<TopicFit['concept']> {
+  await meaning.prefetch([...keywords, ...phrases]);
+  let concept: TopicFit['concept'];
+  for (const keyword of keywords) {
+    const s = await meaning.similarities(keyword, [...phrases]);
+    const i = s.indexOf(Math.max(...s));
+    if (i >= 0 && (!concept || s[i] > concept.score)) concept = { keyword, phrase: phrases[i], score: s[i] };
+  }
+  return concept;
 }
 
 // ---------------------------------------------------------------------------------------------
