@@ -479,10 +479,17 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
       const p = ranked.find((r) => r.key === key)?.p ?? 0;
       return ranked.slice(0, n).some((r) => r.key === key) || p >= ranked[0].p - AGREE.tie;
     };
+    // However the embedding reads it, a trouble counts only where the classifier also gives it a
+    // fair chance (AGREE.minProbability) in some unit of the sentence: a sentence that announces a
+    // trouble without naming it ("that part is the hard one") sits near some trouble by meaning
+    // alone, and the classifier, trained on many ways of saying each one, hears none of them clearly.
+    const fairChance = (key: string, i: number) =>
+      (heard[i].ranked.length === 0 ? 1 : (heard[i].ranked.find((r) => r.key === key)?.p ?? 0)) >= AGREE.minProbability;
     if (
       together.key &&
       together.key !== NONE &&
-      units.some((_, i) => classifierFirst(together.key!, i, AGREE.togetherAmong))
+      units.some((_, i) => classifierFirst(together.key!, i, AGREE.togetherAmong)) &&
+      units.some((_, i) => fairChance(together.key!, i))
     )
       found.add(together.key);
     readings.forEach((d, i) => {
@@ -495,7 +502,12 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
         heard[i].ranked[0]?.key === first.key &&
         heard[i].ranked[0].p >= AGREE.minProbability &&
         !overruled(first.key, i);
+      // Or, where the classifier is torn, the embedding alone is as clear as a reading of one choice.
+      const plain =
+        first.score - none >= READ_ONE.margin &&
+        (!second || second.key === NONE || first.score - second.score >= READ_ONE.margin);
       const clear =
+        (fairChance(first.key, i) || plain) &&
         first.score - none >= READ_SEVERAL.marginOverNone &&
         !(second && second.key !== NONE && first.score - second.score < READ_SEVERAL.margin);
       if (clear || sure) found.add(first.key);

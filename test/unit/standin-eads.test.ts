@@ -287,6 +287,14 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await tags('We cut and sew curtains for hotels and theatres.')).toEqual([]);
   });
 
+  it('tags nothing for a sentence that announces troubles without naming one', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // Near some trouble by meaning alone, heard clearly as none by the classifier.
+    expect(await tags('Three things eat my Mondays.')).toEqual([]);
+    expect(await tags('The ferries are the other headache.')).toEqual([]);
+    expect(await tags('Honestly the trickiest bit is the weekend rota.')).toEqual([]);
+  });
+
   it('tags no trouble the firm denies or tells as over, and still tags the one it tells beside it', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     // Each denial said alone: nothing to tag.
@@ -295,7 +303,9 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await tags('Drivers leaving used to be a real headache, but not any more.')).toEqual([]);
     // A denial beside a trouble told: only the told one.
     expect(
-      await tags('Late deliveries to customers are no longer an issue, but we lost three drivers last year.'),
+      await tags(
+        'Late deliveries to customers are no longer an issue, but we lost three drivers last year and nobody replaced them.',
+      ),
     ).toEqual(['worker-availability']);
     // A negation that tells a trouble is no denial.
     expect(await tags("We can't find enough drivers, and nobody replaced the three we lost.")).toEqual([
