@@ -28,7 +28,9 @@ import {
   existingData,
   methodReading,
   profileEvidence,
+  readsAsMeans,
   studyDesign,
+  subtitleOf,
   topicFit,
   type DataKind,
 } from '../../flows/proposal/standin/meaning';
@@ -590,6 +592,37 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(q2.coherence_score).toBeLessThan(0.7);
     expect(JSON.stringify(q2.issues_identified)).toMatch(/does not fit the kind of data/);
   }, 90_000);
+});
+
+describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the research area', () => {
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
+  afterAll(() => restoreEmbedder());
+
+  it('hears who a phrase after "with", "by" or "from" is about, and keeps one that names a means', async () => {
+    for (const who of ['with hearing loss', 'from low-income households', 'by small farmers', 'with type 2 diabetes'])
+      expect(await readsAsMeans(who), who).toBe(false);
+    for (const means of [
+      'with graph neural networks',
+      'from court records',
+      'using satellite images',
+      'with a mixed-methods design',
+    ])
+      expect(await readsAsMeans(means), means).toBe(true);
+  });
+
+  it('reads a subtitle as its own piece of evidence', () => {
+    expect(subtitleOf('Commuting by bicycle in hilly towns: a survey of riders')).toBe('a survey of riders');
+    expect(subtitleOf('Commuting by bicycle in hilly towns')).toBeUndefined();
+    expect(
+      profileEvidence({
+        research_area: 'Commuting by bicycle in hilly towns: a survey of riders',
+        additional_context: '',
+        field_of_study: '',
+        existing_skills: [],
+        missing_skills: [],
+      }).map((e) => e.text),
+    ).toContain('a survey of riders');
+  });
 });
 
 describe('proposal stand-in when two kinds of data fit alike', () => {

@@ -193,9 +193,46 @@ export const MAX_CONSTRAINT_CLAUSES = 4;
  * however the study means to work; the phrase of means on its own carries the method.
  */
 export function meansPhrase(area: string): string | undefined {
-  const m = /\s(?:using|with|by means of|by|through|via|from)\s+(.+)$/i.exec(area.replace(/[.!?]+$/, ''));
+  const m = /\s(?:using|with|by means of|by|through|via|from)\s+([^:]+)$/i.exec(titleOf(area).replace(/[.!?]+$/, ''));
   const phrase = m ? m[0].trim() : undefined;
   return phrase && phrase.split(/\s+/).length >= 3 ? phrase : undefined;
+}
+
+/**
+ * Whether a phrase after "with", "by" or "from" names how the study works rather than who it is
+ * about ("adults with hearing loss", "letters by soldiers"): read by meaning, since the same word
+ * introduces both.
+ */
+const MEANS_OR_WHO: readonly Choice<'means' | 'who'>[] = [
+  {
+    key: 'means',
+    descriptions: [
+      'a method, technique or tool used to study something',
+      'a source of data such as records, sensors or a dataset',
+      'a kind of model or analysis',
+    ],
+  },
+  {
+    key: 'who',
+    descriptions: [
+      'a group of people and a condition or trait they have',
+      'who the people are',
+      'a person who did or wrote something',
+    ],
+  },
+];
+
+export async function readsAsMeans(phrase: string): Promise<boolean> {
+  const d = await decide(phrase.replace(/^\S+\s+/, ''), MEANS_OR_WHO, { floor: 0, margin: 0 });
+  return d.ranked[0]?.key !== 'who';
+}
+
+/** A research area written as a title with a subtitle ("<subject>: <kind of study>"): its two parts. */
+const titleOf = (area: string) => area.split(/:\s+/)[0];
+export function subtitleOf(area: string): string | undefined {
+  const at = area.search(/:\s+/);
+  const rest = at > 0 ? area.slice(at).replace(/^:\s+/, '').trim() : '';
+  return rest.split(/\s+/).length >= 2 ? rest : undefined;
 }
 
 /**
@@ -209,9 +246,12 @@ export function profileEvidence(p: ProfileWords): Evidence[] {
   // that kind, and the embedding hears the name, not the "no": it is no evidence for any kind.
   const said = (text: string) => !denies(text);
   const means = meansPhrase(p.research_area);
+  const subtitle = subtitleOf(p.research_area);
   return [
     { text: p.research_area },
     ...(means ? [{ text: means }] : []),
+    // A subtitle often names the kind of study outright ("…: a survey of members").
+    ...(subtitle ? [{ text: subtitle }] : []),
     ...clauses(context)
       .slice(0, MAX_CONTEXT_CLAUSES)
       .filter(said)
@@ -229,7 +269,10 @@ export function profileEvidence(p: ProfileWords): Evidence[] {
 
 /** What the study works with, by meaning: the kinds it rests on, or the choice it leaves open. */
 export async function studyDesign(p: ProfileWords): Promise<StudyDesign> {
-  const d = await decideFromEvidence(profileEvidence(p), PHRASED_DATA_KINDS, {
+  const means = meansPhrase(p.research_area);
+  const notMeans = means && !(await readsAsMeans(means)) ? means : undefined;
+  const texts = profileEvidence(p).filter((e) => e.text !== notMeans);
+  const d = await decideFromEvidence(texts, PHRASED_DATA_KINDS, {
     floor: DESIGN.floor,
     margin: 0,
     classifier: true,
