@@ -197,9 +197,12 @@ const clausesOf = (sentence: string): string[] =>
 const NEGATOR = String.raw`(?:\w+n't|not|never|no|no longer|nothing|none|nobody|no one|hardly|rarely|seldom)`;
 const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever)`;
 const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|broke down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting)`;
+/** "The problem isn't …": the trouble word first, its denial after it, and what it denies after that. */
+const TROUBLE_NOUN = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|challenges?|hassles?)`;
+const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never|was never|has never been|have never been)`;
 // Not after another negation: "never not a problem" tells one.
 const DENIED = new RegExp(
-  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b`,
+  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b`,
   'i',
 );
 /**
@@ -215,13 +218,15 @@ const MANY_TROUBLES = new RegExp(
  * issue, it's the staff"): what follows is told, whatever came before.
  */
 const TOLD_AFTER =
-  /(?:,\s*|\s+)(?:except(?:\s+for)?|apart from|other than|besides|save for|it's|it is|that's|what is|only)\s+(.+)$|,\s+((?:the\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:are|is|was|were|do|does))[.!?]?$/i;
+  /(?:,\s*|\s+)(?:except(?:\s+for)?|apart from|other than|besides|save for|it's|it is|that's|what is|only)\s+(.+)$|,\s+((?:the\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:are|is|was|were|do|does))[.!?]?$|,\s+([^,]+)$/i;
 /** The part of a denying clause that names a trouble after the denial, if any. */
 const toldAfterDenial = (text: string): string | undefined => {
   const at = text.search(DENIED);
   if (at < 0) return undefined;
   const m = TOLD_AFTER.exec(text.slice(at));
-  const after = m?.[1] ?? m?.[2];
+  // Or any clause after the denial's comma ("no one problem here, every order ships late"): the
+  // readers by meaning then judge whether it names a trouble at all.
+  const after = m?.[1] ?? m?.[2] ?? m?.[3];
   // "…, it's always been reliable" goes on denying: only a part that does not say things go well is told.
   return after && after.split(/\s+/).length >= 2 && !DENIED.test(after) && !WENT_WELL.test(after) ? after : undefined;
 };

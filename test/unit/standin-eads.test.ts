@@ -287,6 +287,17 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await tags('We cut and sew curtains for hotels and theatres.')).toEqual([]);
   });
 
+  it("reads a denial told trouble-word first, and a trouble told after the denial's comma", async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // "The X isn't Y": Y is denied, whatever the readers by meaning would hear in it.
+    expect(await tags("The headache isn't the drivers, honestly.")).toEqual([]);
+    expect(await tags('Our worry here is not the suppliers.')).toEqual([]);
+    // "No one problem …, <a trouble>": the clause after the comma is told.
+    expect(await tags("There's no single problem, every parcel leaves later than we promised.")).toEqual([
+      'delivery-schedules',
+    ]);
+  });
+
   it('tags nothing for a sentence that announces troubles without naming one', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     // Near some trouble by meaning alone, heard clearly as none by the classifier.
