@@ -120,8 +120,16 @@ export async function startDevServer(options: {
   }
   const child = spawn(cli.path, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
+  // The first lines (where a panic names its cause) and the last ones: a crash's goroutine dump
+  // can run to many kilobytes and would push the cause out of a tail alone.
+  let stderrHead = '';
+  let stderrTail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
+    const text = chunk.toString();
+    const room = Math.max(0, 2000 - stderrHead.length);
+    stderrHead += text.slice(0, room);
+    stderrTail = (stderrTail + text.slice(room)).slice(-2000);
+    stderr = stderrTail ? `${stderrHead}\n…\n${stderrTail}` : stderrHead;
   });
   const address = `127.0.0.1:${options.port}`;
   const deadline = Date.now() + 60_000;
