@@ -610,6 +610,22 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
       expect(await readsAsMeans(means), means).toBe(true);
   });
 
+  it('does not take a study of the setting the context names for a study of the topic', async () => {
+    // The context says where the study happens (schools); a study of schooling is not about the topic.
+    const fit = await topicFit(
+      {
+        title: 'ChatGPT for good? On opportunities and challenges of large language models for education',
+        snippet: 'Discusses how large language models can support teaching and learning and the risks they bring.',
+        keywords: ['education', 'large language models', 'ethics'],
+      },
+      {
+        research_area: "code-switching between Welsh and English in teenagers' WhatsApp groups — a corpus study",
+        additional_context: 'Two schools in Gwynedd have agreed; about 60 pupils may donate chats.',
+      },
+    );
+    expect(fit.onTopic).toBe(false);
+  });
+
   it('reads a subtitle as its own piece of evidence', () => {
     expect(subtitleOf('Commuting by bicycle in hilly towns: a survey of riders')).toBe('a survey of riders');
     expect(subtitleOf('Commuting by bicycle in hilly towns')).toBeUndefined();

@@ -340,6 +340,12 @@ export const LITERATURE = {
   floor: 0.4,
   /** And one of its keywords (or title phrases) must name something the topic names. */
   concept: 0.5,
+  /**
+   * Or, this closely, something only the context names. On the development profiles on-topic
+   * studies matched a context phrase at 0.57; a study of schooling in general matched "two
+   * schools" (the setting of a study of teenagers' language) at 0.51.
+   */
+  contextConcept: 0.55,
   /** And it must be closer to the topic than to research in general by this much. */
   overGeneral: 0.05,
   /**
@@ -399,7 +405,8 @@ function topicTexts(study: StudyText, p: Pick<ProfileWords, 'research_area' | 'a
   const topics = [p.research_area, `${p.research_area}. ${p.additional_context ?? ''}`.trim()];
   return {
     topics,
-    topicPhrases: phrases(topics[1]),
+    topicPhrases: phrases(topics[0]),
+    contextPhrases: phrases(p.additional_context ?? '').filter((x) => !phrases(topics[0]).includes(x)),
     keywords: study.keywords?.length ? study.keywords : phrases(study.title),
     withKeywords: `${study.title}. ${(study.keywords ?? []).join(', ')}`,
     withSentence: `${study.title}. ${firstSentence(study.snippet) ?? ''}`.trim(),
@@ -433,7 +440,7 @@ export async function topicFit(
 ): Promise<TopicFit> {
   const meaning = await meaningSpace();
   if (!meaning) return { onTopic: false, score: 0 };
-  const { topics, topicPhrases, keywords, withKeywords, withSentence } = topicTexts(study, p);
+  const { topics, topicPhrases, contextPhrases, keywords, withKeywords, withSentence } = topicTexts(study, p);
   const a = Math.max(...(await meaning.similarities(withKeywords, topics)));
   const b = Math.max(...(await meaning.similarities(withSentence, topics)));
   const score = (a + b) / 2;
@@ -448,10 +455,14 @@ export async function topicFit(
     return { onTopic, score, concept: onTopic ? concept : undefined };
   }
   if (score >= LITERATURE.whole) return { onTopic: true, score };
-  // Close enough: does one of its keywords name something the topic names?
+  // Close enough: does one of its keywords name something the topic names? A phrase only the
+  // context names must come closer: the context also tells the setting ("two schools have agreed"),
+  // and a study of that setting is not thereby about the topic.
   const concept = await closestPair(meaning, keywords, topicPhrases);
-  const onTopic = (concept?.score ?? 0) >= LITERATURE.concept;
-  return { onTopic, score, concept };
+  if ((concept?.score ?? 0) >= LITERATURE.concept) return { onTopic: true, score, concept };
+  const fromContext = contextPhrases.length ? await closestPair(meaning, keywords, contextPhrases) : undefined;
+  if ((fromContext?.score ?? 0) >= LITERATURE.contextConcept) return { onTopic: true, score, concept: fromContext };
+  return { onTopic: false, score, concept };
 }
 
 /** The keyword and phrase closest in meaning among all pairs of the two lists, with their similarity. */
