@@ -629,6 +629,8 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
   it('reads a subtitle as its own piece of evidence', () => {
     expect(subtitleOf('Commuting by bicycle in hilly towns: a survey of riders')).toBe('a survey of riders');
     expect(subtitleOf('Commuting by bicycle in hilly towns')).toBeUndefined();
+    expect(subtitleOf('Commuting by e-bike in hilly towns — a diary study')).toBe('a diary study');
+    expect(subtitleOf('Commuting by e-bike in hilly towns')).toBeUndefined();
     expect(
       profileEvidence({
         research_area: 'Commuting by bicycle in hilly towns: a survey of riders',

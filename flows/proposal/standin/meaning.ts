@@ -228,10 +228,12 @@ export async function readsAsMeans(phrase: string): Promise<boolean> {
 }
 
 /** A research area written as a title with a subtitle ("<subject>: <kind of study>"): its two parts. */
-const titleOf = (area: string) => area.split(/:\s+/)[0];
+// A colon, or a dash with spaces around it (a hyphen inside a word joins, it does not divide).
+const SUBTITLE_MARK = /:\s+|\s+[—–-]\s+/;
+const titleOf = (area: string) => area.split(SUBTITLE_MARK)[0];
 export function subtitleOf(area: string): string | undefined {
-  const at = area.search(/:\s+/);
-  const rest = at > 0 ? area.slice(at).replace(/^:\s+/, '').trim() : '';
+  const m = SUBTITLE_MARK.exec(area);
+  const rest = m && m.index > 0 ? area.slice(m.index + m[0].length).trim() : '';
   return rest.split(/\s+/).length >= 2 ? rest : undefined;
 }
 
