@@ -27,6 +27,7 @@ import {
   denies,
   existingData,
   methodReading,
+  phrases,
   profileEvidence,
   readsAsMeans,
   studyDesign,
@@ -631,6 +632,13 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
     expect(subtitleOf('Commuting by bicycle in hilly towns')).toBeUndefined();
     expect(subtitleOf('Commuting by e-bike in hilly towns — a diary study')).toBe('a diary study');
     expect(subtitleOf('Commuting by e-bike in hilly towns')).toBeUndefined();
+    // Nor does a key phrase end on the dash.
+    expect(phrases('Commuting by e-bike in hilly towns — a diary study')).toEqual([
+      'Commuting',
+      'e-bike',
+      'hilly towns',
+      'a diary study',
+    ]);
     expect(
       profileEvidence({
         research_area: 'Commuting by bicycle in hilly towns: a survey of riders',

@@ -387,7 +387,7 @@ export function phrases(text: string): string[] {
     ...new Set(
       text
         .split(
-          /[.;:!?,()]\s*|\s+(?:and|or|but|with|in|of|for|from|on|at|to|by|among|between|about|before|after|during|using|that|which|who|what|how|i|we|my|our|their|the|a|an)\s+/i,
+          /[.;:!?,()]\s*|\s+[—–-]\s+|\s+(?:and|or|but|with|in|of|for|from|on|at|to|by|among|between|about|before|after|during|using|that|which|who|what|how|i|we|my|our|their|the|a|an)\s+/i,
         )
         .map((s) => s.trim())
         .filter((s) => s.length >= 4),
