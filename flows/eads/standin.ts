@@ -120,9 +120,26 @@ export function parseQuantity(text: string): { units: string; 'value-string': st
     /(\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?)\b/i.exec(
       text,
     );
-  if (!m) return undefined;
+  if (!m) return wordedQuantity(text);
   const unit = UNIT_WORDS.find(([re]) => re.test(m[2]))?.[1] ?? m[2].toLowerCase();
   return { units: unit, 'value-string': m[1].replace(/\s+/g, ' ') };
+}
+
+/**
+ * A span said in words ("half a day", "two hours", "an hour and a half"). Not a rate: "once a
+ * week" or "three times a day" says how often, not how long.
+ */
+const WORDED_SPAN = new RegExp(
+  String.raw`(?<!\b(?:once|twice|times|per|every|each)\s)\b(half an?|an?|${NUMBER_WORDS.slice(1).join('|')})\s+(seconds?|minutes?|hours?|days?|weeks?|months?)\b(\s+and a half)?`,
+  'i',
+);
+function wordedQuantity(text: string): { units: string; 'value-string': string } | undefined {
+  const m = WORDED_SPAN.exec(text);
+  if (!m) return undefined;
+  const said = m[1].toLowerCase();
+  const n = said.startsWith('half') ? 0.5 : /^an?$/.test(said) ? 1 : NUMBER_WORDS.indexOf(said);
+  const unit = UNIT_WORDS.find(([re]) => re.test(m[2]))?.[1] ?? m[2].toLowerCase();
+  return { units: unit, 'value-string': String(m[3] ? n + 0.5 : n) };
 }
 
 /** A leading yes or no. */

@@ -497,6 +497,12 @@ describe('stand-in answer parsing', () => {
     expect(parseQuantity('About 1.5 hrs per batch')).toEqual({ units: 'hours', 'value-string': '1.5' });
     expect(parseQuantity('3 to 4 weeks')).toEqual({ units: 'weeks', 'value-string': '3 to 4' });
     expect(parseQuantity('it varies')).toBeUndefined();
+    // Spans said in words; a rate is how often, not how long.
+    expect(parseQuantity('half a day at the kiln')).toEqual({ units: 'days', 'value-string': '0.5' });
+    expect(parseQuantity('three weeks to cure')).toEqual({ units: 'weeks', 'value-string': '3' });
+    expect(parseQuantity('an hour and a half')).toEqual({ units: 'hours', 'value-string': '1.5' });
+    expect(parseQuantity('we clean it once a week')).toBeUndefined();
+    expect(parseQuantity('checked four times a day')).toBeUndefined();
     expect(parseYesNo('Yes, mostly.')).toBe(true);
     expect(parseYesNo('No. Never.')).toBe(false);
     expect(parseYesNo('It depends.')).toBeUndefined();
