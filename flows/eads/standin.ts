@@ -213,7 +213,7 @@ const clausesOf = (sentence: string): string[] =>
  */
 const NEGATOR = String.raw`(?:\w+n't|not|never|no|no longer|nothing|none|nobody|no one|hardly|rarely|seldom)`;
 const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever)`;
-const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|broke down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting)`;
+const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|break down|broke down|broken down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting)`;
 /** "The problem isn't …": the trouble word first, its denial after it, and what it denies after that. */
 const TROUBLE_NOUN = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|challenges?|hassles?)`;
 const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never|was never|has never been|have never been)`;
@@ -252,10 +252,10 @@ const toldAfterDenial = (text: string): string | undefined => {
  * used to be on time"; "enough", checked apart, also tells one). After a denial they go on denying.
  */
 const WENT_WELL =
-  /\b(?:on time|reliable|fine|easy|smooth(?:ly)?|plenty|spare|under control|no (?:problem|issue|trouble)s?)\b/i;
+  /\b(?:on time|reliable|fine|okay|alright|all right|sorted|easy|smooth(?:ly)?|plenty|spare|under control|no (?:problem|issue|trouble)s?)\b/i;
 const AMPLE = /\b(?:plenty of|no shortage of|more than enough|spare capacity|to spare)\b/i;
 const GOES_WELL =
-  /\b(?:is|are|was|were|has been|have been|'s|'re)\s+(?:always\s+|usually\s+|pretty\s+|quite\s+|generally\s+)?(?:fine|easy|straightforward|smooth|reliable|on time|under control)\b|\bruns? smoothly\b/i;
+  /\b(?:is|are|was|were|has been|have been|'s|'re)\s+(?:always\s+|usually\s+|pretty\s+|quite\s+|generally\s+)?(?:fine|okay|ok|alright|all right|sorted|easy|straightforward|smooth|reliable|on time|under control)\b|\bruns? smoothly\b/i;
 const ANY_NEGATION = new RegExp(String.raw`\b${NEGATOR}\b|\b(?:without|hardly|barely|if|when|unless)\b`, 'i');
 /** A trouble told as over: "… used to be …" in a sentence that says it is not so now. */
 const PAST = /\bused to\b/i;

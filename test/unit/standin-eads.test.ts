@@ -298,6 +298,13 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     ]);
   });
 
+  it('hears a trouble denied in everyday words: "okay", "sorted", "hasn\'t broken down"', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    expect(await tags('Staffing is okay this year.')).toEqual([]);
+    expect(await tags('Finding staff is sorted now.')).toEqual([]);
+    expect(await tags("Our folding machine hasn't broken down once in ten years.")).toEqual([]);
+  });
+
   it('tags nothing for a sentence that announces troubles without naming one', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     // Near some trouble by meaning alone, heard clearly as none by the classifier.
