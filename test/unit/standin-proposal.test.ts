@@ -23,6 +23,7 @@ import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { withinBudget } from '../helpers/work-budget';
 import { proposalRules } from '../../flows/proposal/standin';
 import {
+  clauses,
   dataStateOf,
   denies,
   existingData,
@@ -625,6 +626,12 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
       },
     );
     expect(fit.onTopic).toBe(false);
+  });
+
+  it('splits the context into clauses, not figures joined by "and"', () => {
+    expect(
+      clauses('The 2019 and 2021 censuses of the parish are online, and I will read them in the archive.'),
+    ).toEqual(['The 2019 and 2021 censuses of the parish are online', 'I will read them in the archive']);
   });
 
   it('reads a subtitle as its own piece of evidence', () => {

@@ -171,10 +171,20 @@ export interface StudyDesign {
 
 /** The profile's description split into clauses: each says one thing about the work. */
 export function clauses(text: string): string[] {
-  return text
-    .split(/[.;:!?]\s+|[.;:!?]$|,\s+|\s+(?:and|but|combined with|while|then|which|so that|so)\s+/i)
-    .map((s) => s.trim().replace(/[.!?]$/, ''))
-    .filter((s) => s.split(/\s+/).length >= 3);
+  return (
+    text
+      // "2018 and 2022", "5, 6 and 7" join figures, not clauses.
+      .split(
+        /[.;:!?]\s+|[.;:!?]$|(?<!\d),\s+|\s+(?:(?<!\d\s+)and(?!\s+\d)|but|combined with|while|then|which|so that|so)\s+/i,
+      )
+      .map((s) =>
+        s
+          .trim()
+          .replace(/^(?:and|but|so|then)\s+/i, '')
+          .replace(/[.!?]$/, ''),
+      )
+      .filter((s) => s.split(/\s+/).length >= 3)
+  );
 }
 
 /**
