@@ -60,17 +60,20 @@ describe('interviewer types in the question prompt', () => {
     expect(seen[0]!.system).toMatch(/as the interviewer described in <interviewer>/);
 
     for (const p of result.pursuits) expect(p.interviewer, p.eadsId).toBe(p.eadsId.split('/')[0]);
-    // History: the question activity's input names the interviewer type.
+    // History: the questions are written in the pursuit's workflow task (local activities, whose
+    // markers keep the result, not the input), and the pursuit's recorded result names its interviewer.
     const child = h.client.workflow.getHandle(
       result.pursuits.find((p) => p.eadsId === 'resources/resource-pools')!.childWorkflowId,
     );
-    const history = await child.fetchHistory();
-    const inputs = history
-      .events!.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'generateEadsQuestion')
-      .map((e) =>
-        JSON.parse(Buffer.from(e.activityTaskScheduledEventAttributes!.input!.payloads![0]!.data!).toString()),
-      );
-    expect(inputs.length).toBeGreaterThan(0);
-    for (const input of inputs) expect(input.interviewer).toBe('resources');
+    const events = (await child.fetchHistory()).events!;
+    const payload = (p: { data?: Uint8Array | null } | undefined) => JSON.parse(Buffer.from(p!.data!).toString());
+    const localTypes = events
+      .filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .map((e) => payload(e.markerRecordedEventAttributes!.details!.data!.payloads![0]).activity_type);
+    expect(localTypes).toContain('generateEadsQuestion');
+    const completed = events.find((e) => e.workflowExecutionCompletedEventAttributes)!;
+    expect(payload(completed.workflowExecutionCompletedEventAttributes!.result!.payloads![0]).interviewer).toBe(
+      'resources',
+    );
   });
 });

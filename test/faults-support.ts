@@ -109,7 +109,17 @@ export interface ActivityRun {
    * time-out if the activity has one, else its start-to-close time-out.
    */
   lossDetectionMs: number;
+  /** A local activity: run in its workflow task, recorded as a marker when that task completes. */
+  local?: boolean;
 }
+
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+/**
+ * A local activity whose worker died is run again when its workflow task is retried: after the
+ * task's time-out (the server's default, 10 s), or sooner when the worker's sticky queue is
+ * found dead.
+ */
+const WORKFLOW_TASK_TIMEOUT_MS = 10_000;
 
 /** A protobuf Timestamp or Duration, in milliseconds (0 when absent). */
 type Timestamp = { seconds?: unknown; nanos?: number | null } | null | undefined;
@@ -117,7 +127,8 @@ const millis = (t: Timestamp): number => (t ? Number(t.seconds ?? 0) * 1000 + Ma
 
 /**
  * Every activity run of a workflow, its continued-as-new runs and its child workflows (and
- * theirs), read from history. Local activities are markers, not activity tasks: not listed.
+ * theirs), read from history. A local activity is a marker holding its type, its last attempt
+ * and its outcome (`local`); an attempt cut short by a dead worker leaves no marker at all.
  */
 export async function activityRuns(client: Client, workflowId: string, runId?: string): Promise<ActivityRun[]> {
   const runs: ActivityRun[] = [];
@@ -146,6 +157,27 @@ export async function activityRuns(client: Client, workflowId: string, runId?: s
         };
         bySchedule.set(String(e.eventId), run);
         runs.push(run);
+      }
+      const marker = e.markerRecordedEventAttributes;
+      if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
+        const data = JSON.parse(Buffer.from(marker.details?.data?.payloads?.[0]?.data ?? []).toString('utf8')) as {
+          activity_type: string;
+          activity_id: string;
+          attempt: number;
+          original_schedule_time?: { seconds: number };
+        };
+        runs.push({
+          workflowId: next.workflowId,
+          type: data.activity_type,
+          activityId: `local-${data.activity_id}`,
+          scheduledAt: data.original_schedule_time ? data.original_schedule_time.seconds * 1000 : at,
+          closedAt: at,
+          attempt: data.attempt,
+          modelCallsPerAttempt: 1,
+          outcome: marker.failure ? 'failed' : 'completed',
+          lossDetectionMs: WORKFLOW_TASK_TIMEOUT_MS,
+          local: true,
+        });
       }
       const started = e.activityTaskStartedEventAttributes;
       if (started) bySchedule.get(String(started.scheduledEventId))!.attempt = started.attempt ?? 1;

@@ -19,6 +19,7 @@ import {
   ParentClosePolicy,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   rootCause,
   setHandler,
   startChild,
@@ -46,13 +47,14 @@ import {
   type RunEadsInterviewOutput,
 } from './contract';
 import { FailureType } from '../../contracts/failures';
-import { QUICK_READ, MODEL, withOptions } from '../lib/workflow/activity-options';
+import { asLocal, QUICK_READ, MODEL, withOptions } from '../lib/workflow/activity-options';
 import { endingAsEveryFlow } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
 import type { ProgressTracker } from '../lib/workflow/progress';
 import { interviewContext, InterviewSession, type PursuitChoice } from './workflow/interview-session';
 import {
   EADS_IDLE_TIMEOUT_PATCH,
+  LOCAL_STEPS_PATCH,
   MODEL_REJECTED,
   modelRejection,
   pursueEads,
@@ -69,16 +71,17 @@ const { loadEadsCatalog, describeFixture } = proxyActivities<EadsActivities>(
   withOptions(QUICK_READ, { retry: { nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid] } }),
 );
 // The orchestrator falls back to the prerequisite order itself on the 3rd attempt, so 3 attempts always end with a pick.
-const { chooseNextEads } = proxyActivities<EadsActivities>(
-  withOptions(MODEL, {
-    startToCloseTimeout: '1 minute',
-    retry: {
-      maximumInterval: '10 seconds',
-      maximumAttempts: 3,
-      nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid],
-    },
-  }),
-);
+const CHOOSE_OPTIONS = withOptions(MODEL, {
+  startToCloseTimeout: '1 minute',
+  retry: {
+    maximumInterval: '10 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [FailureType.EadsLibraryInvalid],
+  },
+});
+const { chooseNextEads: chooseAsActivity } = proxyActivities<EadsActivities>(CHOOSE_OPTIONS);
+// Between two pursuits a person waits on the choice: run in the workflow task (see LOCAL_STEPS_PATCH).
+const { chooseNextEads: chooseInTask } = proxyLocalActivities<EadsActivities>(asLocal(CHOOSE_OPTIONS));
 
 export async function runEadsInterview(rawInput: unknown): Promise<RunEadsInterviewOutput> {
   // A schedule time limit above the cap is refused, except in interviews recorded before the cap:
@@ -157,7 +160,8 @@ async function interview(session: InterviewSession, progress: ProgressTracker): 
 async function orchestrate(session: InterviewSession, progress: ProgressTracker): Promise<Recommendation> {
   session.phase = 'orchestrating';
   progress.stage('orchestrator', `${session.pursuitCount} EADS pursued`);
-  const choice = await chooseNextEads(session.orchestratorRequest());
+  const choose = patched(LOCAL_STEPS_PATCH) ? chooseInTask : chooseAsActivity;
+  const choice = await choose(session.orchestratorRequest());
   session.recordChoice(choice.recommendation, choice.usage);
   progress.tokens(choice.usage);
   return choice.recommendation;

@@ -17,6 +17,7 @@ import {
   continueAsNew,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -37,7 +38,7 @@ import {
   type PursuitResult,
 } from '../contract';
 import { FailureType } from '../../../contracts/failures';
-import { MODEL, QUICK_READ, withOptions } from '../../lib/workflow/activity-options';
+import { asLocal, MODEL, QUICK_READ, withOptions } from '../../lib/workflow/activity-options';
 import { endingAsEveryFlow } from '../../lib/workflow/ending';
 import { beginFlow } from '../../lib/workflow/flow';
 import type { ProgressTracker } from '../../lib/workflow/progress';
@@ -49,13 +50,34 @@ type EadsActivities = ReturnType<typeof createEadsActivities>;
 
 const nonRetryableErrorTypes = [FailureType.EadsLibraryInvalid, FailureType.UnknownEads];
 // Reading the library is quick and a broken file will not heal: few attempts.
-const { loadPursuitPlan } = proxyActivities<EadsActivities>(
-  withOptions(QUICK_READ, { retry: { nonRetryableErrorTypes } }),
-);
+const READ_OPTIONS = withOptions(QUICK_READ, { retry: { nonRetryableErrorTypes } });
 // Model calls: patient retries with backoff (429/503 from the model are retried here, not in the client).
-const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = proxyActivities<EadsActivities>(
-  withOptions(MODEL, { retry: { nonRetryableErrorTypes } }),
-);
+const MODEL_OPTIONS = withOptions(MODEL, { retry: { nonRetryableErrorTypes } });
+const modelSteps = (options: typeof MODEL_OPTIONS, asLocalActivities: boolean) => {
+  const { generateEadsQuestion, answerAsSurrogate, refineEadsStructure } = asLocalActivities
+    ? proxyLocalActivities<EadsActivities>(asLocal(options))
+    : proxyActivities<EadsActivities>(options);
+  return { generateEadsQuestion, answerAsSurrogate, refineEadsStructure };
+};
+const remote = {
+  loadPursuitPlan: proxyActivities<EadsActivities>(READ_OPTIONS).loadPursuitPlan,
+  ...modelSteps(MODEL_OPTIONS, false),
+};
+const local = {
+  loadPursuitPlan: proxyLocalActivities<EadsActivities>(asLocal(READ_OPTIONS)).loadPursuitPlan,
+  ...modelSteps(MODEL_OPTIONS, true),
+};
+
+/**
+ * A person waits on every step between an answer and the next question: reading the answer into
+ * the data structure, writing the next question and, at a pursuit's start, loading its plan. As
+ * activities each cost two trips through the server (scheduled, then completed, each a workflow
+ * task); as local activities they run in the workflow task that received the answer, and the
+ * next question is ready when that task ends. Behind a patch: older executions scheduled them as
+ * activities, and replay them so.
+ */
+export const LOCAL_STEPS_PATCH = 'eads-steps-as-local-activities';
+const steps = () => (patched(LOCAL_STEPS_PATCH) ? local : remote);
 
 /**
  * A question nobody answers within the input's `idleTimeoutMinutes` ends the pursuit as
@@ -94,7 +116,13 @@ export const MODEL_REJECTED = FailureType.ModelRequestRejected;
 export const STOP_ON_MODEL_REJECTION_PATCH = 'eads-stop-on-model-rejection';
 const STOPPING_MODEL_FAILURES: ReadonlyArray<string | undefined> = [MODEL_REJECTED, FailureType.ModelOutputInvalid];
 export function modelRejection(err: unknown): ApplicationFailure | undefined {
-  const cause = err instanceof ActivityFailure || err instanceof ChildWorkflowFailure ? err.cause : undefined;
+  // A local activity's failure reaches the workflow as the activity's own error, not wrapped.
+  const cause =
+    err instanceof ActivityFailure || err instanceof ChildWorkflowFailure
+      ? err.cause
+      : err instanceof ApplicationFailure
+        ? err
+        : undefined;
   return cause instanceof ApplicationFailure &&
     cause.nonRetryable &&
     STOPPING_MODEL_FAILURES.includes(cause.type ?? undefined)
@@ -136,7 +164,7 @@ async function pursue(pursuit: Pursuit, progress: ProgressTracker): Promise<Purs
   const { input } = pursuit;
   if (!pursuit.started) {
     progress.stage('load EADS', input.eadsId);
-    pursuit.begin(await loadPursuitPlan({ eadsId: input.eadsId }));
+    pursuit.begin(await steps().loadPursuitPlan({ eadsId: input.eadsId }));
   }
   progress.setTotal(pursuit.maxQuestions);
 
@@ -190,7 +218,7 @@ async function askQuestion(pursuit: Pursuit, progress: ProgressTracker): Promise
   const { state, input } = pursuit;
   progress.stage('generate question', `${pursuit.completion().remainingFields.length} field(s) open`);
   try {
-    const reply = await generateEadsQuestion({
+    const reply = await steps().generateEadsQuestion({
       eadsId: state.plan.id,
       interviewer: state.plan.interviewer,
       dataStructure: state.dataStructure,
@@ -219,7 +247,7 @@ async function awaitAnswer(
   if (input.mode === 'surrogate') {
     progress.stage('surrogate answers', question.id);
     try {
-      const reply = await answerAsSurrogate({ fixtureId: input.fixture!, eadsId: state.plan.id, question });
+      const reply = await steps().answerAsSurrogate({ fixtureId: input.fixture!, eadsId: state.plan.id, question });
       pursuit.spend(reply.usage);
       progress.tokens(reply.usage);
       return { questionId: question.id, answer: reply.answer, exhausted: false };
@@ -254,7 +282,7 @@ async function refine(
 ): Promise<Refinement> {
   const { state, input } = pursuit;
   try {
-    const reply = await refineEadsStructure({
+    const reply = await steps().refineEadsStructure({
       eadsId: state.plan.id,
       question,
       answer: answer.answer,

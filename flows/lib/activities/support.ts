@@ -73,7 +73,9 @@ export async function backendCall<T>(
 ): Promise<T> {
   // Activities run in an activity context; tests and benches give them one (MockActivityEnvironment).
   const ctx = Context.current();
-  const beat = () => ctx.heartbeat(heartbeatDetails?.());
+  // A local activity runs inside its workflow task, which the worker keeps alive instead: the
+  // server knows no such activity to heartbeat.
+  const beat = () => (ctx.info.isLocal ? undefined : ctx.heartbeat(heartbeatDetails?.()));
   const timer = setInterval(beat, heartbeatEveryMs);
   try {
     beat();

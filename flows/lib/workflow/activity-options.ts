@@ -6,7 +6,7 @@
  * Timeouts and retries are behaviour: a flow's effective options must stay what they were when a
  * preset changes, so change a preset only when every flow using it should change.
  */
-import type { ActivityOptions, RetryPolicy } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions, RetryPolicy } from '@temporalio/workflow';
 
 /** Options whose retry policy is always given (so an override can add to it). */
 export type ActivityPreset = ActivityOptions & { retry: RetryPolicy };
@@ -55,4 +55,18 @@ export function withOptions(
   overrides: Omit<ActivityOptions, 'retry'> & { retry?: RetryPolicy },
 ): ActivityPreset {
   return { ...preset, ...overrides, retry: { ...preset.retry, ...overrides.retry } };
+}
+
+/**
+ * The same call as a local activity: run by the worker that runs the workflow, inside its
+ * workflow task, so the result needs no round trip through the server. For the quick steps a
+ * person waits on. Local activities do not heartbeat (the workflow task is kept alive instead).
+ */
+export function asLocal(preset: ActivityPreset): LocalActivityOptions {
+  const { heartbeatTimeout: _heartbeat, taskQueue: _queue, ...rest } = preset;
+  return {
+    startToCloseTimeout: rest.startToCloseTimeout,
+    scheduleToCloseTimeout: rest.scheduleToCloseTimeout,
+    retry: rest.retry,
+  };
 }
