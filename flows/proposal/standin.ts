@@ -31,6 +31,8 @@ import {
   phrases,
   prefetchTopicFit,
   studyDesign,
+  subtitleOf,
+  titleOf,
   topicFit,
   type DataKind,
   type StudyDesign,
@@ -762,7 +764,13 @@ function mainQuestion(profile: Profile, evidence: string): string {
     /\?\s*$/.test(s.trim()),
   );
   if (own && own.trim().length >= 10) return capitalise(own.trim());
-  const area = areaInSentence(profile.research_area.replace(/[.!?]+$/, ''), profile);
+  // A title with a subtitle ("<subject>: <kind of study>") is asked about its subject: a colon or
+  // a dash inside a question reads as two sentences run together. A short title ("Case study:
+  // …") is a label, and the whole area is the subject.
+  const whole = profile.research_area.replace(/[.!?]+$/, '');
+  const title = titleOf(whole).trim();
+  const subject = subtitleOf(whole) && title.split(/\s+/).length >= 4 ? title : whole;
+  const area = areaInSentence(subject, profile);
   const candidates = [
     `What can ${evidence} show about ${area}?`,
     `What is known, and what can be found out, about ${area}?`,

@@ -315,6 +315,20 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(checkWriting(proposalTexts(d.problem, d.objectives, d.methodology, d.plan)).issues).toEqual([]);
   }, 60_000);
 
+  it('asks the main question about the subject of a title with a subtitle, not across its colon', async () => {
+    const d = await draft(
+      base({
+        research_area: 'Commuting habits of night-shift nurses in two coastal towns: a diary study',
+        additional_context: 'Forty nurses have offered to keep a two-week travel diary.',
+      }),
+    );
+    expect(d.problem.main_research_question).toMatch(/commuting habits of night-shift nurses in two coastal towns\?$/i);
+    expect(d.problem.main_research_question).not.toMatch(/:/);
+    // A short title is a label: the whole area stays the subject.
+    const label = await draft(base({ research_area: 'Case study: flood insurance uptake after the 2015 floods' }));
+    expect(label.problem.main_research_question).toMatch(/flood insurance uptake after the 2015 floods\?$/);
+  }, 60_000);
+
   it('plans the whole timeline in phases that add up to it', async () => {
     const phd = await draft(
       base({

@@ -240,7 +240,7 @@ export async function readsAsMeans(phrase: string): Promise<boolean> {
 /** A research area written as a title with a subtitle ("<subject>: <kind of study>"): its two parts. */
 // A colon, or a dash with spaces around it (a hyphen inside a word joins, it does not divide).
 const SUBTITLE_MARK = /:\s+|\s+[—–-]\s+/;
-const titleOf = (area: string) => area.split(SUBTITLE_MARK)[0];
+export const titleOf = (area: string) => area.split(SUBTITLE_MARK)[0];
 export function subtitleOf(area: string): string | undefined {
   const m = SUBTITLE_MARK.exec(area);
   const rest = m && m.index > 0 ? area.slice(m.index + m[0].length).trim() : '';
