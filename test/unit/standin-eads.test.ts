@@ -11,8 +11,8 @@ import { embeddingModelDir, embeddingModelPresent } from '../../backends/embeddi
 import { embeddingModelSetting } from '../../plumbing/config';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
 import { deniedTrouble, eadsRules, listItems, readChoice, readChoices, withoutDenials } from '../../flows/eads/standin';
-import { routeSaid } from '../../flows/eads/standin/meaning';
-import { restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
+import { routeSaid, withNone } from '../../flows/eads/standin/meaning';
+import { classify, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { wordEmbedder } from '../helpers/word-embedder';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
@@ -304,6 +304,20 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await tags('Finding staff is sorted now.')).toEqual([]);
     expect(await tags("Our folding machine hasn't broken down once in ten years.")).toEqual([]);
   });
+
+  it('hears that one named colleague alone can do some work as a scarce skill, whatever the name', async () => {
+    const phrased = await withNone(
+      challenges.choices!.map((c) => (typeof c === 'string' ? { key: c, definition: '' } : c)),
+      { phrased: true },
+    );
+    for (const text of [
+      'Only Marisol can thread the old loom.',
+      'Dieter alone knows how to tune the furnace controls.',
+    ])
+      expect((await classify(text, phrased, { minProbability: 0 })).ranked[0]?.key, text).toBe(
+        'skilled-worker-availability',
+      );
+  }, 60_000);
 
   it('tags nothing for a sentence that announces troubles without naming one', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);

@@ -446,6 +446,15 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
     'Cross-training is poor, so only some people can do each job.',
     'The one person who can programme the robot is always busy.',
     'Only accredited surveyors can sign off the work.',
+    // Owners often name the one colleague who can do it: the name is no trouble of its own.
+    'Only Gemma can set up the embroidery machine, so those orders sit until she is in.',
+    'Raj alone is certified to sign off the gas work.',
+    'When Bogdan is off, the paint robot cannot be programmed.',
+    'Helen is the only one trained on the X-ray set.',
+    'Anything on the big lathe has to go through Kofi, he alone can set it up.',
+    'Ines and Tom are the only two allowed to do the final inspection.',
+    "I'm the only one who can do the engraving, so it all fits around my days.",
+    'Sunita is the one person who still understands the old control system.',
   ],
   'one-step-limits-all': [
     'Everything queues up in front of the paint shop.',
