@@ -81,3 +81,29 @@ describe('a generic head after a qualifier that several kinds of part hold', () 
     expect(sharedStart(['a b', 'c d'])).toBe('');
   });
 });
+
+describe('a part the data names by its initials', () => {
+  const items = ['PLC rack 24V', 'Relay 12V', 'Mower blade'];
+  const make = () =>
+    new Grounder(
+      new Vocabulary([{ column: 'item_master.item_description', values: items }]),
+      scriptedMeaning({}),
+      partNames(items),
+    );
+
+  it('grounds the spelt-out words on the capitalised initials of a part', async () => {
+    const found = await make().ground('programmable logic controller');
+    expect(found.level).not.toBeNull();
+    expect(found.term).toBe('plc');
+  });
+
+  it('keeps a head noun the part names, and drops a generic one', async () => {
+    expect((await make().ground('programmable logic controller racks')).term).toBe('plc racks');
+    expect((await make().ground('programmable logic controller chips')).term).toBe('plc');
+  });
+
+  it('does not ground words whose initials spell nothing of the data', async () => {
+    const found = await make().ground('pressure leak cutoff valve');
+    expect(found.level).toBeNull();
+  });
+});

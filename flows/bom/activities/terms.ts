@@ -811,6 +811,8 @@ export class Grounder {
     // Meaning is judged on the run that names the part (after "of"/"on", else the longest) and
     // the longest other one: a long clause costs two judgements, not one per run.
     const named = namedRun(phrase);
+    const abbreviated = this.byInitials(named);
+    if (abbreviated) return { ...abbreviated, asked: phrase };
     const judged = [
       ...runs.filter((r) => r.join(' ') === named),
       ...[...runs].sort((a, b) => b.length - a.length).filter((r) => r.join(' ') !== named),
@@ -833,6 +835,37 @@ export class Grounder {
       unclear: unknown.length ? unknown : named.split(' '),
       nearest: await this.nearest(named),
     };
+  }
+
+  /**
+   * A part the data names by its initials ("programmable logic controller" for the "PLC module"):
+   * some words of the phrase, in order, spell a word the data writes in capitals in a part's name,
+   * and the phrase's other words are in that name too or name a part in general ("chips"). Three
+   * letters at least: shorter initials meet by chance.
+   */
+  private byInitials(phrase: string): GroundedConcept | null {
+    if (this.names.length === 0) return null;
+    const words = phrase
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w && !isPhraseBoundary(w));
+    const letters = words.map((w) => (/^\p{L}/u.test(w) ? w[0] : ''));
+    for (let length = words.length; length >= 3; length--) {
+      for (let start = 0; start + length <= words.length; start++) {
+        const initials = letters.slice(start, start + length).join('');
+        if (initials.length !== length) continue;
+        const rest = [...words.slice(0, start), ...words.slice(start + length)];
+        const part = this.names.find(
+          (n) =>
+            n.display.split(/[\s_-]+/).includes(initials.toUpperCase()) &&
+            rest.every((w) => isGenericHead(w) || nameHolds(n.name, w)),
+        );
+        if (!part) continue;
+        const grounded = this.vocabulary.ground([initials, ...rest.filter((w) => !isGenericHead(w))].join(' '));
+        if (grounded.level !== null && !grounded.any_order) return { ...grounded, via: 'meaning' };
+      }
+    }
+    return null;
   }
 
   /**
