@@ -697,6 +697,13 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(ids).toEqual(['F-001']);
   });
 
+  it('"at any level" with no kind named: what the BOMs end in, never an item that merely has no parent', async () => {
+    const { resolved, ids } = await answer('What uses a serial flash at any level?');
+    expect(resolved.scope).toBe('top_level');
+    // The spare board A-199 holds serial flash and nothing uses it; it is not what the BOMs end in.
+    expect(ids).toEqual(['F-001']);
+  });
+
   it('"the machines we sell" are the products, by meaning, through every level', async () => {
     const { resolved, ids } = await answer('Which of the machines we sell contain a pinch valve?');
     expect(resolved.scope).toBe('top_level');
