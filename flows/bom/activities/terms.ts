@@ -290,7 +290,10 @@ export class Vocabulary {
         for (const end of ends) {
           if (end <= start) break;
           const run = whole.slice(start, end);
-          if (end < whole.length && !whole.slice(end).some((w) => VERB_FORM.test(w))) continue;
+          // The words cut off must tell what happens: a verb form, or the tagger's verb right
+          // after the part ("ran out", "become scarce"); never a noun of the part before a verb.
+          const rest = whole.slice(end);
+          if (end < whole.length && !rest.some((w) => VERB_FORM.test(w)) && !verbs().has(rest[0])) continue;
           if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
           if (run.length === words.length) continue;
           const grounded = this.ground(run.join(' '));
