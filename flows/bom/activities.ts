@@ -432,19 +432,35 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         }
       }
     }
-    if (!meaning || !parsed.subjectText) return undefined;
-    // The kinds a BOM itself can be: the few values of a column that only the BOMs' own items
-    // hold (their type, category …), not their names, and not what any part may be too (a
-    // status, a unit).
-    const kinds: Array<{ column: string; value: string; top: boolean }> = [];
-    for (const column of itemColumns) {
-      const values = await itemValuesOf(allow, column, true);
-      if (values.length > 50) continue;
-      const leaves = new Set(await itemValuesOf(allow, column, false));
-      for (const n of partNames(values.filter((v) => !leaves.has(v))))
-        kinds.push({ column, value: n.name, top: await isTop(column, n.name) });
-    }
-    if (!kinds.some((k) => k.top)) return undefined;
+    const kindsOfBoms = async () => {
+      // The kinds a BOM itself can be: the few values of a column that only the BOMs' own items
+      // hold (their type, category …), not their names, and not what any part may be too (a
+      // status, a unit).
+      const out: Array<{ column: string; value: string; top: boolean }> = [];
+      for (const column of itemColumns) {
+        const values = await itemValuesOf(allow, column, true);
+        if (values.length > 50) continue;
+        const leaves = new Set(await itemValuesOf(allow, column, false));
+        for (const n of partNames(values.filter((v) => !leaves.has(v))))
+          out.push({ column, value: n.name, top: await isTop(column, n.name) });
+      }
+      return out;
+    };
+    // Asked for the top of the BOMs ("at any level") with no kind named or meant: the kind the
+    // BOMs end in, when one column has exactly one such value. An item no BOM uses today (a spare
+    // board, a retired assembly) is not what the BOMs end in, though nothing is its parent.
+    const endKind = async () => {
+      if (parsed.scope !== 'top_level') return undefined;
+      const all = await kindsOfBoms();
+      for (const column of itemColumns) {
+        const tops = all.filter((k) => k.column === column && k.top);
+        if (tops.length === 1) return { column, term: tops[0].value, top: true };
+      }
+      return undefined;
+    };
+    if (!meaning || !parsed.subjectText) return endKind();
+    const kinds = await kindsOfBoms();
+    if (!kinds.some((k) => k.top)) return endKind();
     const scores = await meaning.similarities(
       parsed.subjectText,
       kinds.map((k) => k.value),
@@ -463,7 +479,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       top.score < MEANING_THRESHOLDS.kindFloor ||
       top.score - Math.max(0, other.score) < MEANING_THRESHOLDS.kindMargin
     )
-      return undefined;
+      return endKind();
     const kind = kinds[top.i];
     return { column: kind.column, term: kind.value, top: true };
   }

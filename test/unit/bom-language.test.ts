@@ -697,6 +697,22 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(ids).toEqual(['F-001']);
   });
 
+  it('cuts what happens to the part off a scene when the tagger reads it as a verb, not only "-ed"/"-ing" forms', async () => {
+    const ran = await answer('Imagine pinch valves ran short next month; which units are hit?');
+    expect(ran.resolved.missing_terms).toEqual([]);
+    expect(ran.ids).toEqual(['A-103']);
+    const become = await answer('Suppose gear pumps become scarce; which units suffer?');
+    expect(become.resolved.missing_terms).toEqual([]);
+    expect(become.ids).toEqual(['A-101']);
+  });
+
+  it('"at any level" with no kind named: what the BOMs end in, never an item that merely has no parent', async () => {
+    const { resolved, ids } = await answer('What uses a serial flash at any level?');
+    expect(resolved.scope).toBe('top_level');
+    // The spare board A-199 holds serial flash and nothing uses it; it is not what the BOMs end in.
+    expect(ids).toEqual(['F-001']);
+  });
+
   it('"the machines we sell" are the products, by meaning, through every level', async () => {
     const { resolved, ids } = await answer('Which of the machines we sell contain a pinch valve?');
     expect(resolved.scope).toBe('top_level');

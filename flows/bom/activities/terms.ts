@@ -290,7 +290,10 @@ export class Vocabulary {
         for (const end of ends) {
           if (end <= start) break;
           const run = whole.slice(start, end);
-          if (end < whole.length && !whole.slice(end).some((w) => VERB_FORM.test(w))) continue;
+          // The words cut off must tell what happens: a verb form, or the tagger's verb right
+          // after the part ("ran out", "become scarce"); never a noun of the part before a verb.
+          const rest = whole.slice(end);
+          if (end < whole.length && !rest.some((w) => VERB_FORM.test(w)) && !verbs().has(rest[0])) continue;
           if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
           if (run.length === words.length) continue;
           const grounded = this.ground(run.join(' '));
@@ -631,6 +634,14 @@ export const MEANING_THRESHOLDS = {
    * ("please", "now"); a head noun moves it to 0.6–0.82 ("fuse holders" and "fuse" 0.81), and a head noun is never dropped.
    */
   trailingFloor: 0.9,
+  /**
+   * A generic head ("chips", "modules") after a qualifier that parts of several kinds hold: the
+   * head narrows to one kind when it moves the phrase this much more towards that kind than
+   * towards any other…
+   */
+  headMargin: 0.08,
+  /** … and below this it says nothing about the kind (every part holding the qualifier is meant). */
+  headAmbiguous: 0.03,
   /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
   kindFloor: 0.4,
   /** … and this much closer than to any other kind. */
@@ -651,6 +662,15 @@ function nested(a: string, b: string): boolean {
   const x = wordSet(a);
   const y = wordSet(b);
   return [...x].every((w) => y.has(w)) || [...y].every((w) => x.has(w));
+}
+
+/** The words some names all start with, in order ("" when they share none). */
+export function sharedStart(names: readonly string[]): string {
+  if (names.length === 0) return '';
+  const split = names.map((n) => n.split(/\s+/));
+  const out: string[] = [];
+  for (let i = 0; split.every((w) => i < w.length && w[i] === split[0][i]); i++) out.push(split[0][i]);
+  return out.join(' ');
 }
 
 /** `nameHolds` for each part of a hyphenated word ("low-noise" in "low-noise amplifier"). */
@@ -762,7 +782,22 @@ export class Grounder {
       if (this.names.length && !words.every((w) => /\d/.test(w) || this.names.some((n) => nameHoldsParts(n.name, w))))
         continue;
       const qualifier = this.vocabulary.groundWithCorrection(words.join(' '));
-      if (qualifier.level !== null) return { ...qualifier, asked: phrase, via: 'qualifier' };
+      if (qualifier.level !== null) {
+        const narrowed = await this.byHeadKind(run, words);
+        if (narrowed && 'term' in narrowed) return { ...narrowed, asked: phrase };
+        if (narrowed) {
+          return {
+            ...qualifier,
+            level: null,
+            columns: { 1: [], 2: [], 3: [] },
+            example: null,
+            any_order: undefined,
+            asked: run.join(' '),
+            ...narrowed,
+          };
+        }
+        return { ...qualifier, asked: phrase, via: 'qualifier' };
+      }
     }
     // Its words on one item in any order ("10k resistor"): words of parts, not of an assembly's
     // or a product's name ("GPS module" is not "Battery module for GPS Tracker").
@@ -779,6 +814,8 @@ export class Grounder {
     // Meaning is judged on the run that names the part (after "of"/"on", else the longest) and
     // the longest other one: a long clause costs two judgements, not one per run.
     const named = namedRun(phrase);
+    const abbreviated = this.byInitials(named);
+    if (abbreviated) return { ...abbreviated, asked: phrase };
     const judged = [
       ...runs.filter((r) => r.join(' ') === named),
       ...[...runs].sort((a, b) => b.length - a.length).filter((r) => r.join(' ') !== named),
@@ -801,6 +838,97 @@ export class Grounder {
       unclear: unknown.length ? unknown : named.split(' '),
       nearest: await this.nearest(named),
     };
+  }
+
+  /**
+   * A part the data names by its initials ("programmable logic controller" for the "PLC module"):
+   * some words of the phrase, in order, spell a word the data writes in capitals in a part's name,
+   * and the phrase's other words are in that name too or name a part in general ("chips"). Three
+   * letters at least: shorter initials meet by chance.
+   */
+  private byInitials(phrase: string): GroundedConcept | null {
+    if (this.names.length === 0) return null;
+    const words = phrase
+      .toLowerCase()
+      .split(/\s+/)
+      .filter((w) => w && !isPhraseBoundary(w));
+    const letters = words.map((w) => (/^\p{L}/u.test(w) ? w[0] : ''));
+    for (let length = words.length; length >= 3; length--) {
+      for (let start = 0; start + length <= words.length; start++) {
+        const initials = letters.slice(start, start + length).join('');
+        if (initials.length !== length) continue;
+        const rest = [...words.slice(0, start), ...words.slice(start + length)];
+        const part = this.names.find(
+          (n) =>
+            n.display.split(/[\s_-]+/).includes(initials.toUpperCase()) &&
+            rest.every((w) => isGenericHead(w) || nameHolds(n.name, w)),
+        );
+        if (!part) continue;
+        const grounded = this.vocabulary.ground([initials, ...rest.filter((w) => !isGenericHead(w))].join(' '));
+        if (grounded.level !== null && !grounded.any_order) return { ...grounded, via: 'meaning' };
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A generic head after a qualifier that parts of several kinds hold ("speed chips": a speed
+   * controller IC, a speed sensor, a speed knob): the head may still say which kind is meant (a
+   * chip is an IC, not a knob). When the head pulls the phrase clearly towards one kind more than
+   * towards any other (the pull is the phrase's similarity with the head minus the qualifier's
+   * alone), the answer is that kind's parts holding the qualifier; a missing result says why.
+   * When the head pulls towards no kind in particular ("speed parts"), every part holding the
+   * qualifier is meant, as before; when it pulls only a little more towards one kind, the
+   * phrase is not understood and the parts of each kind are offered: no confident guess.
+   */
+  private async byHeadKind(
+    run: string[],
+    words: string[],
+  ): Promise<GroundedConcept | { unclear: string[]; nearest: string[] } | null> {
+    if (!this.meaning || this.names.length === 0) return null;
+    // Specs ("DDR4") are no words of a part's name: such a qualifier is judged by the values alone.
+    if (words.some((w) => /\d/.test(w))) return null;
+    const holders = this.names.filter((n) => !n.mixed && words.every((w) => nameHoldsParts(n.name, w)));
+    const kindOf = (n: PartName) => n.context ?? n.name;
+    // Kinds nested in each other ("power inductor" under "inductor") are one kind.
+    const kinds: string[] = [];
+    for (const n of holders) if (!kinds.some((k) => nested(k, kindOf(n)))) kinds.push(kindOf(n));
+    if (kinds.length < 2) return null;
+    const rich = holders.map((n) => (n.context && !nested(n.name, n.context) ? `${n.name} ${n.context}` : n.name));
+    const [withHead, alone] = await Promise.all([
+      this.meaning.similarities(run.join(' '), rich),
+      this.meaning.similarities(words.join(' '), rich),
+    ]);
+    const kindIndex = holders.map((n) => kinds.findIndex((k) => nested(k, kindOf(n))));
+    const pullOf = kinds.map((_, k) =>
+      Math.max(-1, ...holders.map((_n, i) => (kindIndex[i] === k ? withHead[i] - alone[i] : -1))),
+    );
+    const top = pullOf.indexOf(Math.max(...pullOf));
+    const rival = Math.max(-1, ...pullOf.filter((_, k) => k !== top));
+    const gap = pullOf[top] - rival;
+    const t = MEANING_THRESHOLDS;
+    // The head adds nothing that tells the kinds apart: all of them are meant.
+    if (pullOf[top] <= 0 || gap < t.headAmbiguous) return null;
+    const ofTop = holders.filter((_n, i) => kindIndex[i] === top);
+    if (gap >= t.headMargin) {
+      // The kind itself when the data files parts under it, else what that kind's parts holding
+      // the qualifier share: the words their names start with ("serial flash" of "serial flash
+      // spi" and "serial flash qspi").
+      const kindName = ofTop.find((n) => n.name === kinds[top])?.name ?? sharedStart(ofTop.map((n) => n.name));
+      const named = kindName && words.every((w) => nameHoldsParts(kindName, w)) ? kindName : null;
+      const grounded = named ? this.vocabulary.ground(named) : null;
+      if (grounded && grounded.level !== null && grounded.level <= 2 && !grounded.any_order) {
+        const score = Math.max(...holders.map((_n, i) => (kindIndex[i] === top ? withHead[i] : -1)));
+        return { ...grounded, via: 'meaning', similarity: Math.round(score * 1000) / 1000 };
+      }
+      return null;
+    }
+    // Between the two: not understood, and the nearest of each kind are offered.
+    const byKind = kinds
+      .map((_, k) => ({ k, pull: pullOf[k] }))
+      .sort((a, b) => b.pull - a.pull)
+      .map(({ k }) => holders.find((_n, i) => kindIndex[i] === k)!.display);
+    return { unclear: [run[run.length - 1]], nearest: byKind.slice(0, 5) };
   }
 
   /**
