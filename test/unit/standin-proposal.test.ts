@@ -642,6 +642,10 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
     expect(
       clauses('The 2019 and 2021 censuses of the parish are online, and I will read them in the archive.'),
     ).toEqual(['The 2019 and 2021 censuses of the parish are online', 'I will read them in the archive']);
+    expect(clauses('Hive weights from 2017 and 2023 and then interviews with keepers')).toEqual([
+      'Hive weights from 2017 and 2023',
+      'interviews with keepers',
+    ]);
   });
 
   it('reads a subtitle as its own piece of evidence', () => {

@@ -181,6 +181,8 @@ export function clauses(text: string): string[] {
         s
           .trim()
           .replace(/^(?:and|but|so|then)\s+/i, '')
+          // An "and" after a figure is not cut at, so a clause can end on it ("… 2022 and then …").
+          .replace(/\s+and$/i, '')
           .replace(/[.!?]$/, ''),
       )
       .filter((s) => s.split(/\s+/).length >= 3)
