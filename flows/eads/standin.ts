@@ -130,17 +130,21 @@ export function parseQuantity(text: string): { units: string; 'value-string': st
  * A span said in words ("half a day", "two hours", "an hour and a half"). Not a rate: "once a
  * week" or "three times a day" says how often, not how long.
  */
+const SPOKEN = NUMBER_WORDS.slice(1).join('|');
+// A rate word before the span, or before the first number of a range ("every two to three hours"), makes it a rate.
 const WORDED_SPAN = new RegExp(
-  String.raw`(?<!\b(?:once|twice|times|per|every|each)\s)\b(half an?|an?|${NUMBER_WORDS.slice(1).join('|')})\s+(seconds?|minutes?|hours?|days?|weeks?|months?)\b(\s+and a half)?`,
+  String.raw`(?<!\b(?:once|twice|times|per|every|each)\s+(?:\w+\s+(?:to|or|-)\s+)?)\b(?:(${SPOKEN})\s+(?:to|or|-)\s+)?(half an?|an?|${SPOKEN})\s+(seconds?|minutes?|hours?|days?|weeks?|months?)\b(\s+and a half)?`,
   'i',
 );
 function wordedQuantity(text: string): { units: string; 'value-string': string } | undefined {
   const m = WORDED_SPAN.exec(text);
   if (!m) return undefined;
-  const said = m[1].toLowerCase();
+  const said = m[2].toLowerCase();
   const n = said.startsWith('half') ? 0.5 : /^an?$/.test(said) ? 1 : NUMBER_WORDS.indexOf(said);
-  const unit = UNIT_WORDS.find(([re]) => re.test(m[2]))?.[1] ?? m[2].toLowerCase();
-  return { units: unit, 'value-string': String(m[3] ? n + 0.5 : n) };
+  const unit = UNIT_WORDS.find(([re]) => re.test(m[3]))?.[1] ?? m[3].toLowerCase();
+  const value = String(m[4] ? n + 0.5 : n);
+  // A range said in words ("two to three days") is read as the figures' "2-3".
+  return { units: unit, 'value-string': m[1] ? `${NUMBER_WORDS.indexOf(m[1].toLowerCase())}-${value}` : value };
 }
 
 /** A leading yes or no. */

@@ -361,6 +361,11 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(parseQuantity('about .5 hours')).toEqual({ units: 'hours', 'value-string': '5' });
     expect(parseQuantity('lot 20417 takes 3 days')).toEqual({ units: 'days', 'value-string': '3' });
     expect(parseQuantity('7'.repeat(5000))).toBeUndefined();
+    // A range said in words reads as the same range in figures; a rate before either number is no span.
+    expect(parseQuantity('the glaze cures in two to three days')).toEqual({ units: 'days', 'value-string': '2-3' });
+    expect(parseQuantity('one or two weeks at sea')).toEqual({ units: 'weeks', 'value-string': '1-2' });
+    expect(parseQuantity('we turn the compost every two to three weeks')).toBeUndefined();
+    expect(parseQuantity('the pump cycles every  two minutes')).toBeUndefined();
   });
 
   it('finds a denial where the negation falls on the trouble, not anywhere in the clause', () => {
