@@ -117,7 +117,8 @@ const UNIT_WORDS: Array<[RegExp, string]> = [
 /** "About 22 days", "1.5 h", "90 minutes" → `{ units, value-string }`. */
 export function parseQuantity(text: string): { units: string; 'value-string': string } | undefined {
   const m =
-    /(\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?)\b/i.exec(
+    // Only from a number's first digit: from every digit of a long run of digits the match was tried again (quadratic).
+    /(?<!\d)(\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|wks?|months?)\b/i.exec(
       text,
     );
   if (!m) return wordedQuantity(text);
@@ -129,17 +130,21 @@ export function parseQuantity(text: string): { units: string; 'value-string': st
  * A span said in words ("half a day", "two hours", "an hour and a half"). Not a rate: "once a
  * week" or "three times a day" says how often, not how long.
  */
+const SPOKEN = NUMBER_WORDS.slice(1).join('|');
+// A rate word before the span, or before the first number of a range ("every two to three hours"), makes it a rate.
 const WORDED_SPAN = new RegExp(
-  String.raw`(?<!\b(?:once|twice|times|per|every|each)\s)\b(half an?|an?|${NUMBER_WORDS.slice(1).join('|')})\s+(seconds?|minutes?|hours?|days?|weeks?|months?)\b(\s+and a half)?`,
+  String.raw`(?<!\b(?:once|twice|times|per|every|each)\s+(?:\w+\s+(?:to|or|-)\s+)?)\b(?:(${SPOKEN})\s+(?:to|or|-)\s+)?(half an?|an?|${SPOKEN})\s+(seconds?|minutes?|hours?|days?|weeks?|months?)\b(\s+and a half)?`,
   'i',
 );
 function wordedQuantity(text: string): { units: string; 'value-string': string } | undefined {
   const m = WORDED_SPAN.exec(text);
   if (!m) return undefined;
-  const said = m[1].toLowerCase();
+  const said = m[2].toLowerCase();
   const n = said.startsWith('half') ? 0.5 : /^an?$/.test(said) ? 1 : NUMBER_WORDS.indexOf(said);
-  const unit = UNIT_WORDS.find(([re]) => re.test(m[2]))?.[1] ?? m[2].toLowerCase();
-  return { units: unit, 'value-string': String(m[3] ? n + 0.5 : n) };
+  const unit = UNIT_WORDS.find(([re]) => re.test(m[3]))?.[1] ?? m[3].toLowerCase();
+  const value = String(m[4] ? n + 0.5 : n);
+  // A range said in words ("two to three days") is read as the figures' "2-3".
+  return { units: unit, 'value-string': m[1] ? `${NUMBER_WORDS.indexOf(m[1].toLowerCase())}-${value}` : value };
 }
 
 /** A leading yes or no. */
@@ -217,9 +222,15 @@ const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headach
 /** "The problem isn't …": the trouble word first, its denial after it, and what it denies after that. */
 const TROUBLE_NOUN = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|challenges?|hassles?)`;
 const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never|was never|has never been|have never been)`;
+/**
+ * After "the problem is not …", words that tell the trouble rather than deny it: a lack ("is not
+ * having enough room", "is not knowing when …") or the trouble's state ("is not solved", "are not
+ * small"). With a contrast after a comma ("… isn't having staff, it's …") it is a denial again.
+ */
+const TELLS_TROUBLE = String.raw`(?:having|knowing|being|getting|finding|hearing|seeing|keeping|making|able|small|minor|trivial|solved|fixed|resolved|sorted|over|gone|rare|new|temporary)`;
 // Not after another negation: "never not a problem" tells one.
 const DENIED = new RegExp(
-  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b`,
+  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b(?!\s+${TELLS_TROUBLE}\b(?![^,;]*,))`,
   'i',
 );
 /**
@@ -236,9 +247,21 @@ const MANY_TROUBLES = new RegExp(
  */
 const TOLD_AFTER =
   /(?:,\s*|\s+)(?:except(?:\s+for)?|apart from|other than|besides|save for|it's|it is|that's|what is|only)\s+(.+)$|,\s+((?:the\s+|our\s+)?\w+(?:\s+\w+)?\s+(?:are|is|was|were|do|does))[.!?]?$|,\s+([^,]+)$/i;
+/** A negation before the one that denies, unless it is an answer's leading "no," on its own. */
+const NEGATION_BEFORE = new RegExp(String.raw`\b${NEGATOR}\b(?!\s*[,.!])`, 'i');
+/**
+ * Where a clause denies a trouble, or -1. A negation earlier in the clause turns the denial round:
+ * "never a week goes by that the press isn't late", "I can't recall a shift the lift wasn't broken down".
+ */
+const denialAt = (text: string): number => {
+  const at = text.search(DENIED);
+  if (at < 0) return -1;
+  const before = text.slice(0, at).replace(/^\s*(?:no|nope|not really|not at all)\b[\s,.!]*/i, '');
+  return NEGATION_BEFORE.test(before) ? -1 : at;
+};
 /** The part of a denying clause that names a trouble after the denial, if any. */
 const toldAfterDenial = (text: string): string | undefined => {
-  const at = text.search(DENIED);
+  const at = denialAt(text);
   if (at < 0) return undefined;
   const m = TOLD_AFTER.exec(text.slice(at));
   // Or any clause after the denial's comma ("no one problem here, every order ships late"): the
@@ -266,7 +289,7 @@ export function deniedTrouble(clause: string): boolean {
   // White space collapsed first: the look-behind for a second negation rescans a run of blanks from each position.
   const text = clause.replace(/[’‘]/g, "'").replace(/\s+/g, ' ');
   if (MANY_TROUBLES.test(text)) return false;
-  if (DENIED.test(text)) return !toldAfterDenial(text);
+  if (denialAt(text) >= 0) return !toldAfterDenial(text);
   // Said to be enough, or to go well, with no negation anywhere in the clause ("not enough" tells a trouble).
   return (AMPLE.test(text) || GOES_WELL.test(text)) && !ANY_NEGATION.test(text);
 }

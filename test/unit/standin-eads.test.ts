@@ -10,7 +10,15 @@ import { cachedLibrary } from '../../flows/eads/activities/library';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
-import { deniedTrouble, eadsRules, listItems, readChoice, readChoices, withoutDenials } from '../../flows/eads/standin';
+import {
+  deniedTrouble,
+  eadsRules,
+  listItems,
+  parseQuantity,
+  readChoice,
+  readChoices,
+  withoutDenials,
+} from '../../flows/eads/standin';
 import { routeSaid, withNone } from '../../flows/eads/standin/meaning';
 import { classify, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { wordEmbedder } from '../helpers/word-embedder';
@@ -343,6 +351,35 @@ describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)'
     expect(await tags("We can't find enough drivers, and nobody replaced the three we lost.")).toEqual([
       'worker-availability',
     ]);
+  });
+
+  it("keeps a trouble told as 'the problem is not having …' or behind a second negation", () => {
+    // A lack or the trouble's state after "the problem is not" tells the trouble.
+    expect(deniedTrouble('Our problem is not having enough berths in the marina')).toBe(false);
+    expect(deniedTrouble('The issue is not knowing when the seedlings ship')).toBe(false);
+    expect(deniedTrouble('The headache is not being able to book the crane')).toBe(false);
+    expect(deniedTrouble('Our worries are not small')).toBe(false);
+    expect(deniedTrouble('The problem is not solved')).toBe(false);
+    // With a contrast after it, still a denial of what it names.
+    expect(withoutDenials("The issue isn't having boats, it's finding skippers.")).toBe('finding skippers.');
+    expect(deniedTrouble("the problem isn't the hull")).toBe(true);
+    // Two negations tell the trouble.
+    expect(deniedTrouble("Never a month goes by that the crane isn't late")).toBe(false);
+    expect(deniedTrouble("I can't recall a season the pump wasn't broken down")).toBe(false);
+    // A leading "no," answers the question and is not a second negation.
+    expect(deniedTrouble("No, the pump hasn't broken down")).toBe(true);
+    expect(deniedTrouble('Not really, we never have delays at the slipway')).toBe(true);
+  });
+
+  it('reads a duration from a number written after a point or after other figures', () => {
+    expect(parseQuantity('about .5 hours')).toEqual({ units: 'hours', 'value-string': '5' });
+    expect(parseQuantity('lot 20417 takes 3 days')).toEqual({ units: 'days', 'value-string': '3' });
+    expect(parseQuantity('7'.repeat(5000))).toBeUndefined();
+    // A range said in words reads as the same range in figures; a rate before either number is no span.
+    expect(parseQuantity('the glaze cures in two to three days')).toEqual({ units: 'days', 'value-string': '2-3' });
+    expect(parseQuantity('one or two weeks at sea')).toEqual({ units: 'weeks', 'value-string': '1-2' });
+    expect(parseQuantity('we turn the compost every two to three weeks')).toBeUndefined();
+    expect(parseQuantity('the pump cycles every  two minutes')).toBeUndefined();
   });
 
   it('finds a denial where the negation falls on the trouble, not anywhere in the clause', () => {

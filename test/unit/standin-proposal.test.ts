@@ -27,6 +27,7 @@ import {
   dataStateOf,
   denies,
   existingData,
+  meansPhrase,
   methodReading,
   phrases,
   profileEvidence,
@@ -626,6 +627,15 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
       expect(await readsAsMeans(means), means).toBe(true);
   });
 
+  it('keeps a phrase after "using", "through", "via" or "by means of" as a means, whoever it names', async () => {
+    for (const means of [
+      'through conversations with volunteers',
+      'by means of exit surveys from departing staff',
+      'using a questionnaire for parents and teachers',
+    ])
+      expect(await readsAsMeans(means), means).toBe(true);
+  });
+
   it('does not take a study of the setting the context names for a study of the topic', async () => {
     // The context says where the study happens (schools); a study of schooling is not about the topic.
     const fit = await topicFit(
@@ -646,6 +656,10 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
     expect(
       clauses('The 2019 and 2021 censuses of the parish are online, and I will read them in the archive.'),
     ).toEqual(['The 2019 and 2021 censuses of the parish are online', 'I will read them in the archive']);
+    expect(clauses('Hive weights from 2017 and 2023 and then interviews with keepers')).toEqual([
+      'Hive weights from 2017 and 2023',
+      'interviews with keepers',
+    ]);
   });
 
   it('reads a subtitle as its own piece of evidence', () => {
@@ -653,6 +667,9 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
     expect(subtitleOf('Commuting by bicycle in hilly towns')).toBeUndefined();
     expect(subtitleOf('Commuting by e-bike in hilly towns — a diary study')).toBe('a diary study');
     expect(subtitleOf('Commuting by e-bike in hilly towns')).toBeUndefined();
+    // A spaced dash between figures is a range, not a subtitle.
+    expect(subtitleOf('Ferry timetables 1990 - 2010 from harbour ledgers')).toBeUndefined();
+    expect(meansPhrase('Ferry timetables 1990 - 2010 from harbour ledgers')).toBe('from harbour ledgers');
     // Nor does a key phrase end on the dash.
     expect(phrases('Commuting by e-bike in hilly towns — a diary study')).toEqual([
       'Commuting',

@@ -181,6 +181,8 @@ export function clauses(text: string): string[] {
         s
           .trim()
           .replace(/^(?:and|but|so|then)\s+/i, '')
+          // An "and" after a figure is not cut at, so a clause can end on it ("… 2022 and then …").
+          .replace(/\s+and$/i, '')
           .replace(/[.!?]$/, ''),
       )
       .filter((s) => s.split(/\s+/).length >= 3)
@@ -233,13 +235,17 @@ const MEANS_OR_WHO: readonly Choice<'means' | 'who'>[] = [
 ];
 
 export async function readsAsMeans(phrase: string): Promise<boolean> {
+  // "using", "through", "via" and "by means of" only ever introduce a means, whoever the rest names
+  // ("through conversations with volunteers"): only "with", "by" and "from" are read.
+  if (!/^(?:with|by|from)\s/i.test(phrase) || /^by means of\s/i.test(phrase)) return true;
   const d = await decide(phrase.replace(/^\S+\s+/, ''), MEANS_OR_WHO, { floor: 0, margin: 0 });
   return d.ranked[0]?.key !== 'who';
 }
 
 /** A research area written as a title with a subtitle ("<subject>: <kind of study>"): its two parts. */
 // A colon, or a dash with spaces around it (a hyphen inside a word joins, it does not divide).
-const SUBTITLE_MARK = /:\s+|\s+[—–-]\s+/;
+// Not a spaced dash between figures: "1990 - 2010", "aged 5 - 11" is a range.
+const SUBTITLE_MARK = /:\s+|(?<!\d)\s+[—–-]\s+|\s+[—–-]\s+(?!\d)/;
 export const titleOf = (area: string) => area.split(SUBTITLE_MARK)[0];
 export function subtitleOf(area: string): string | undefined {
   const m = SUBTITLE_MARK.exec(area);
