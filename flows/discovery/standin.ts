@@ -863,6 +863,9 @@ export async function validateCandidate(
   const requirementWords = new Set(
     (deliverable ?? targets).flatMap((c) => [...stems(c.name), ...stems(c.description ?? '')]),
   );
+  const requirementNames = new Set((deliverable ?? targets).map((c) => c.name.toLowerCase()));
+  const namedAsAnother = (target: ColumnLike, source: ColumnLike) =>
+    source.name.toLowerCase() !== target.name.toLowerCase() && requirementNames.has(source.name.toLowerCase());
   const scored: Array<{ ti: number; target: string; source: string; score: number; raw: number; same: boolean }> = [];
   for (const [ti, target] of targets.entries()) {
     for (const source of schema) {
@@ -870,7 +873,8 @@ export async function validateCandidate(
         ti,
         target: target.name,
         source: source.name,
-        ...(identifiersAgree(target, source, requirementWords)
+        // A source column of another requirement column's very name is that column, not this one.
+        ...(identifiersAgree(target, source, requirementWords) && !namedAsAnother(target, source)
           ? await columnMatchByMeaning(target, source, meaning, context)
           : { score: 0, raw: 0 }),
         same: target.name.toLowerCase() === source.name.toLowerCase(),
@@ -897,7 +901,9 @@ export async function validateCandidate(
   const contentMatched = matched.filter((p) => content.has(p.target)).length;
   const contentCoverage = content.size ? contentMatched / content.size : coverage;
   // A table fits when it provides half of the group, or half of what the group is about.
-  const onlyKeys = content.size > 0 && contentMatched === 0;
+  // A group of keys and dates alone (a leftover searched by itself) finds every table that
+  // carries them: no table is a source for it on its own.
+  const onlyKeys = (content.size > 0 && contentMatched === 0) || targets.every((t) => isGeneric(t) || isIdentifier(t));
   const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
   // Subject: a table that names its own domain (an acronym in its description) and none of the

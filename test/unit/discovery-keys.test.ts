@@ -13,6 +13,7 @@ import {
   identifiersAgree,
   isMoneyAcronym,
   sameEntityKey,
+  validateCandidate,
 } from '../../flows/discovery/standin';
 import { identifierWords, stemIdentifierWord } from '../../domain/text';
 
@@ -91,5 +92,43 @@ describe('money is not a domain', () => {
       'port charges in NOK. CLIA members only.';
     expect(acronymsOf(text)).toEqual(['CLIA']);
     expect(domainMarkers('Harbour dues in NOK and DKK, GST included, per call.')).toEqual([]);
+  });
+});
+
+describe('columns a lone search may not take', () => {
+  const requirement = [
+    { name: 'vintner_ref', type: 'STRING', description: 'The vineyard estate' },
+    { name: 'variety', type: 'STRING', description: 'Grape variety grown on the estate plot' },
+    { name: 'plot', type: 'STRING', description: 'Estate plot the grape variety was picked from' },
+    { name: 'harvest_t', type: 'FLOAT64', description: 'Tonnes of grapes picked' },
+  ];
+  const grapes = {
+    dataset_id: 'viticulture',
+    table_id: 'grape_varieties',
+    description: 'Grape varieties and their typical ripening dates.',
+    schema: [
+      { name: 'variety', type: 'STRING', description: 'Grape variety grown on the plot' },
+      { name: 'ripens_week', type: 'INT64', description: 'Week of the year the grape ripens' },
+    ],
+  };
+
+  it('does not give a target the column of another requirement column’s name', async () => {
+    const v = await validateCandidate('estate plot', [requirement[2]], grapes, requirement);
+    expect(v.reasoning).not.toMatch(/plot←variety/);
+    expect(v.is_good_fit).toBe(false);
+  });
+
+  it('finds no source for identifiers searched alone', async () => {
+    const estates = {
+      dataset_id: 'viticulture',
+      table_id: 'estate_register',
+      description: 'Register of vineyard estates.',
+      schema: [
+        { name: 'vintner_ref', type: 'STRING', description: 'The vineyard estate' },
+        { name: 'region', type: 'STRING', description: 'Wine region' },
+      ],
+    };
+    const v = await validateCandidate('estate', [requirement[0]], estates, requirement);
+    expect(v.is_good_fit).toBe(false);
   });
 });
