@@ -17,7 +17,7 @@
  *   not only with join keys, fits.
  */
 import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
-import { identifierWords, stemIdentifierWord } from '../../domain/text';
+import { COLUMN_STOP_WORDS, identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from './model-tasks';
 import { taskRule, type StandinRule } from '../lib/standin';
 
@@ -214,11 +214,36 @@ const ACRONYM_STOP = new Set([
   'TIMESTAMP',
 ]);
 
+/** ISO 4217 currency codes as the runtime knows them: a unit of money, never a domain. */
+const CURRENCY_CODES: ReadonlySet<string> = new Set(
+  typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('currency') : [],
+);
+/** Words around an acronym that make it a charge on an amount ("excluding VAT", "GST paid"), not a domain. */
+const CHARGE_BEFORE = /(?:\b(?:incl|including|inclusive of|excl|excluding|exclusive of|net of|gross of)\.?|%)\s*$/i;
+const CHARGE_AFTER =
+  /^\s*(?:amount|amounts|rate|rates|charged|paid|due|included|excluded|inclusive|exclusive|refund|refunds|refunded|payable|owed|receipts|rebate|rebates)\b/i;
+
+/**
+ * Whether an acronym where it stands is a unit or a charge on money: a currency code ("amounts in
+ * EUR") or an acronym that qualifies an amount ("prices excluding VAT", "GST paid"). Such an
+ * acronym says how the figures are kept, not whose they are.
+ */
+export function isMoneyAcronym(acronym: string, before = '', after = ''): boolean {
+  return CURRENCY_CODES.has(acronym) || CHARGE_BEFORE.test(before) || CHARGE_AFTER.test(after);
+}
+
 /** Acronyms of the PRP outside code and type names, most frequent first (e.g. "NFL"); they name its domain. */
 export function acronymsOf(text: string): string[] {
   const counts = new Map<string, number>();
-  for (const m of text.replace(/`[^`]*`/g, ' ').matchAll(/\b[A-Z]{2,5}\b/g)) {
-    if (!ACRONYM_STOP.has(m[0]) && !/\d/.test(m[0])) counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
+  const plain = text.replace(/`[^`]*`/g, ' ');
+  for (const m of plain.matchAll(/\b[A-Z]{2,5}\b/g)) {
+    const at = m.index ?? 0;
+    if (ACRONYM_STOP.has(m[0]) || /\d/.test(m[0])) continue;
+    if (
+      isMoneyAcronym(m[0], plain.slice(Math.max(0, at - 20), at), plain.slice(at + m[0].length, at + m[0].length + 20))
+    )
+      continue;
+    counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([a]) => a);
 }
@@ -550,7 +575,17 @@ const PARTIAL_MEAN = 0.6;
 
 /** Acronyms in the conceptual group ("NFL model predictions" → NFL) that a fitting table must mention. */
 function groupDomains(group: string): string[] {
-  return [...group.matchAll(/\b[A-Z]{2,5}\b/g)].map((m) => m[0]).filter((a) => !ACRONYM_STOP.has(a));
+  return [...group.matchAll(/\b[A-Z]{2,5}\b/g)]
+    .filter((m) => {
+      const at = m.index ?? 0;
+      return !isMoneyAcronym(
+        m[0],
+        group.slice(Math.max(0, at - 20), at),
+        group.slice(at + m[0].length, at + m[0].length + 20),
+      );
+    })
+    .map((m) => m[0])
+    .filter((a) => !ACRONYM_STOP.has(a));
 }
 
 /**
@@ -675,17 +710,114 @@ const UNCERTAIN_COLUMNS = 2;
 const CLEAR_COLUMN = 0.8;
 
 /**
- * Whether two key columns identify the same kind of thing: the same name, or the words that say
- * what one identifies ("customer" of customer_id) found in the other's name or description.
- * rider_id and race_id are both keys, of different rows.
+ * Identifiers: join keys, and references and codes ("_ref", "_code"). All name rows of some
+ * kind; none says anything of a row's content.
+ */
+export const isIdentifier = (c: ColumnLike): boolean =>
+  isKey(c) || /(^|_|\b)(ref|code)$/i.test(c.name.trim()) || /[a-z0-9](Id|Ref|Key|Code)$/.test(c.name.trim());
+
+/** Words that open a description of what a key identifies without being the thing ("The unique identifier of"). */
+const IDENTIFYING_LEAD = new Set(
+  'the a an this that which what whose our their its his her each every one any unique internal primary surrogate system identifier identifiers id key code number reference ref uuid pk of for no record row entry'.split(
+    ' ',
+  ),
+);
+/** Words that end the phrase naming the thing: a clause or a prepositional phrase begins. */
+const PHRASE_BREAK = new Set([
+  ...COLUMN_STOP_WORDS,
+  ...'who whom whose what how why was were is are be been being belongs belong had has have do does did'.split(' '),
+]);
+
+/**
+ * What a description says the column identifies: the head of its opening noun phrase ("The
+ * region the shop belongs to" → region; "Identifier of the rider's team" → team), not every word in it. A key's
+ * description often speaks of the rows it belongs with; only its head says which rows it names.
+ */
+export function describedThing(description: string): string[] {
+  const tokens = description.toLowerCase().match(/[a-z0-9]+(?:['\u2019][a-z]+)?/g) ?? [];
+  let i = 0;
+  while (i < tokens.length && IDENTIFYING_LEAD.has(tokens[i])) i++;
+  let phrase: string[] = [];
+  for (; i < tokens.length; i++) {
+    const t = tokens[i];
+    // A participle after the noun begins a clause too ("Diagnosis recorded at", "Person treated").
+    if (PHRASE_BREAK.has(t) || (phrase.length > 0 && t.length > 4 && /[^e]ed$/.test(t))) break;
+    // "the rider's team": the possessor is whose it is, the thing is what follows.
+    if (/['\u2019]s$/.test(t)) {
+      phrase = [];
+      continue;
+    }
+    phrase.push(t);
+  }
+  // Its head noun, the phrase's last word besides identifying ones: "NFL game identifier" names
+  // games, not everything else the league's acronym is put on.
+  const head = phrase.filter((w) => !IDENTIFYING_LEAD.has(w)).pop();
+  return head ? [stem(head)] : [];
+}
+
+/**
+ * What a description says the column's rows also are: "the same id as the account", "also
+ * known as the member number", "i.e. the contract": the head of the phrase after it.
+ */
+function equatedThings(description: string): string[] {
+  return [
+    ...description.matchAll(/\b(?:same\b[^.;,()]*?\bas|also known as|aka|a\.k\.a\.|i\.e\.)\s+([^.;()]+)/gi),
+  ].flatMap((m) => describedThing(m[1]));
+}
+
+/**
+ * The kind of row a key names: the words of its name besides key words, its description's head,
+ * and what the description says it is the same as.
+ */
+function identifiedThing(c: ColumnLike): Set<string> {
+  const description = c.description ?? '';
+  return new Set([
+    ...stems(c.name).filter((w) => !KEY_WORDS.has(w)),
+    ...describedThing(description),
+    ...equatedThings(description),
+  ]);
+}
+
+/**
+ * Whether two key columns identify the same kind of thing: the same name, or the thing one
+ * names (its name's words, or the head of its description: "Parcel number") also the thing the
+ * other names. rider_id and race_id are both keys, of different rows; a region key described as
+ * "the region the shop belongs to" identifies regions, not shops.
  */
 export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
   if (a.name.toLowerCase() === b.name.toLowerCase()) return true;
-  const what = (c: ColumnLike) => stems(c.name).filter((w) => !KEY_WORDS.has(w));
-  const all = (c: ColumnLike) => new Set([...stems(c.name), ...stems(c.description ?? '')]);
-  const [wa, wb, sa, sb] = [what(a), what(b), all(a), all(b)];
-  return wa.some((w) => sb.has(w)) || wb.some((w) => sa.has(w));
+  const ta = identifiedThing(a);
+  return [...identifiedThing(b)].some((w) => ta.has(w));
 }
+
+/**
+ * Whether a source column may provide a target at all, as far as identifiers go. A source key
+ * that names a thing the requirement itself speaks of apart from the target (its games, when the
+ * target names players; its patients, when the target is the doctor seen) is that thing's key,
+ * not the target, however alike the two read. Identifiers of the same thing by their words
+ * (player_name from player_id) agree; keys of things the requirement never names are left to
+ * their meaning: a provider's key may well be the clinician seen.
+ */
+export function identifiersAgree(
+  target: ColumnLike,
+  source: ColumnLike,
+  requirementWords: ReadonlySet<string>,
+): boolean {
+  const ti = isIdentifier(target);
+  const si = isIdentifier(source);
+  if (target.name.toLowerCase() === source.name.toLowerCase() || (!ti && !si)) return true;
+  if (ti && si ? sameEntityKey(target, source) : sharesThing(ti ? target : source, ti ? source : target)) return true;
+  if (!si) return true;
+  const own = identifiedThing(target);
+  return ![...identifiedThing(source)].some((w) => !own.has(w) && requirementWords.has(w));
+}
+
+/** Whether a plain column's name speaks of the thing an identifier names (player_name, player_id). */
+function sharesThing(id: ColumnLike, plain: ColumnLike): boolean {
+  const named = new Set(stems(plain.name));
+  return [...identifiedThing(id)].some((w) => named.has(w));
+}
+
 /**
  * The acronyms a key's description puts on the rows themselves ("the WTA match" of match_id):
  * one followed within three words by what the key identifies. An acronym elsewhere in it is a
@@ -727,6 +859,13 @@ export async function validateCandidate(
     ...targets.flatMap((t) => [columnText(t), `${columnText(t)} (${context.group})`]),
     ...schema.flatMap((c) => [columnText(c), `${columnText(c)} (${context.table})`]),
   ]);
+  // The things the requirement speaks of, in its columns' names and descriptions (its games, stadiums, players).
+  const requirementWords = new Set(
+    (deliverable ?? targets).flatMap((c) => [...stems(c.name), ...stems(c.description ?? '')]),
+  );
+  const requirementNames = new Set((deliverable ?? targets).map((c) => c.name.toLowerCase()));
+  const namedAsAnother = (target: ColumnLike, source: ColumnLike) =>
+    source.name.toLowerCase() !== target.name.toLowerCase() && requirementNames.has(source.name.toLowerCase());
   const scored: Array<{ ti: number; target: string; source: string; score: number; raw: number; same: boolean }> = [];
   for (const [ti, target] of targets.entries()) {
     for (const source of schema) {
@@ -734,7 +873,10 @@ export async function validateCandidate(
         ti,
         target: target.name,
         source: source.name,
-        ...(await columnMatchByMeaning(target, source, meaning, context)),
+        // A source column of another requirement column's very name is that column, not this one.
+        ...(identifiersAgree(target, source, requirementWords) && !namedAsAnother(target, source)
+          ? await columnMatchByMeaning(target, source, meaning, context)
+          : { score: 0, raw: 0 }),
         same: target.name.toLowerCase() === source.name.toLowerCase(),
       });
     }
@@ -759,7 +901,9 @@ export async function validateCandidate(
   const contentMatched = matched.filter((p) => content.has(p.target)).length;
   const contentCoverage = content.size ? contentMatched / content.size : coverage;
   // A table fits when it provides half of the group, or half of what the group is about.
-  const onlyKeys = content.size > 0 && contentMatched === 0;
+  // A group of keys and dates alone (a leftover searched by itself) finds every table that
+  // carries them: no table is a source for it on its own.
+  const onlyKeys = (content.size > 0 && contentMatched === 0) || targets.every((t) => isGeneric(t) || isIdentifier(t));
   const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
   // Subject: a table that names its own domain (an acronym in its description) and none of the
@@ -793,6 +937,7 @@ export async function validateCandidate(
   // columns it supplies, and the rest of the group is left to other tables.
   const matchedContent = matched.filter((p) => content.has(p.target));
   const matchedMean = matchedContent.reduce((n, p) => n + p.score, 0) / Math.max(1, matchedContent.length);
+  const groupIdentifiers = targets.filter(isIdentifier).map((t) => t.name);
   const partial = !enough && matchedContent.length >= PARTIAL_COLUMNS && matchedMean >= PARTIAL_MEAN;
   // A table that supplies only a column or two of a group of several (no more than a partial
   // source needs) must at least be about the requirement's rows: when both name their rows by keys, one
@@ -805,12 +950,40 @@ export async function validateCandidate(
   // A requirement that names its rows by no key (a postcode district's code is not spelt "_id") names
   // them by its columns: the table's key must then identify something one of them speaks of.
   const requirementKeys = (deliverable ?? []).some(isKey) ? (deliverable ?? []).filter(isKey) : (deliverable ?? []);
-  const otherRows =
-    matched.length <= PARTIAL_COLUMNS &&
-    targets.length > 1 &&
-    tableKeys.length > 0 &&
-    requirementKeys.length > 0 &&
-    !tableKeys.some((k) => requirementKeys.some((r) => sameEntityKey(k, r)));
+  // A table keyed by the thing a supplied column is about provides it, joined through the rows
+  // that refer to that thing (a venue's capacity from a venue register, for rows of events held
+  // there). The column's own words must name the thing: "metered" is not a meter.
+  const targetsByName = new Map(targets.map((t) => [t.name, t]));
+  const byTheirThing = (k: ColumnLike) =>
+    matched.some((p) => {
+      const t = targetsByName.get(p.target);
+      if (!t || isIdentifier(t)) return false;
+      const named = new Set(words(t.name).flatMap((w) => [w, stem(w)]));
+      return stems(k.name).some((w) => !KEY_WORDS.has(w) && named.has(w) && words(t.name).includes(w));
+    });
+  // Keys of the requirement are compared as keys; a requirement of plain columns is spoken of in
+  // their words, names and descriptions alike (a race's key for columns about each race).
+  const requirementHasKeys = (deliverable ?? []).some(isKey);
+  const speaksOf = (k: ColumnLike, c: ColumnLike) => {
+    const said = new Set([...stems(c.name), ...stems(c.description ?? '')]);
+    return [...identifiedThing(k)].some((w) => said.has(w));
+  };
+  const keyedByOwnRows = tableKeys.some(
+    (k) => requirementKeys.some((r) => (requirementHasKeys ? sameEntityKey(k, r) : speaksOf(k, r))) || byTheirThing(k),
+  );
+  // A column searched alone (a group's leftover) is judged by the same keys only where the
+  // table's subject is not plainly the requirement's: one column alike says too little.
+  const small = matched.length <= PARTIAL_COLUMNS && (targets.length > 1 || subject?.verdict !== 'agrees');
+  // A group that names its rows by an identifier, and a table that supplies none of the group's
+  // identifiers and is keyed by something the requirement names as another thing (its games,
+  // when the group's rows are players): the table's rows are those other things, however many
+  // columns read alike. Keys the requirement never names may be its own rows by another name.
+  const groupIds = groupIdentifiers;
+  const keyedByOthers =
+    groupIds.length > 0 &&
+    !matched.some((p) => groupIds.includes(p.target)) &&
+    tableKeys.some((k) => [...identifiedThing(k)].some((w) => requirementWords.has(w)));
+  const otherRows = (small || keyedByOthers) && tableKeys.length > 0 && requirementKeys.length > 0 && !keyedByOwnRows;
   const fit = !offSubject && !uncertain && !onlyKeys && !otherRows && ((enough && columnScore >= 0.35) || partial);
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');

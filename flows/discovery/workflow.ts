@@ -33,7 +33,7 @@ import {
   type StepRun,
 } from './workflow/validation';
 import { FailureType } from '../../contracts/failures';
-import { RESPLIT_UNSOURCED, splitUnsupplied, type CandidateCover } from './workflow/resplit';
+import { RESPLIT_LEFTOVERS, RESPLIT_UNSOURCED, splitUnsupplied, type CandidateCover } from './workflow/resplit';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
 
@@ -87,7 +87,8 @@ function sourcing(
 
 /**
  * A step, then, if its accepted tables leave some of its columns unsupplied, one round of
- * smaller searches for those columns (see workflow/resplit.ts). The step reports the columns
+ * smaller searches for those columns (see workflow/resplit.ts; with `leftovers`, also when it
+ * found a table for the rest). The step reports the columns
  * that neither it nor its follow-ups found a table for; a step that searched and validated but
  * found no table says so (`no_source`), never `ok`.
  */
@@ -95,11 +96,14 @@ async function runStepAndSplits(
   run: StepSearchRun,
   step: SearchStep,
   columnsOf: (step: SearchStep) => Column[],
+  leftovers = false,
 ): Promise<StepOutcome[]> {
   const targetColumns = columnsOf(step);
   const first = await runStep(run, step, targetColumns);
   const splits =
-    first.result.status === 'failed' ? [] : splitUnsupplied(step, targetColumns, first.covers, suppliedBy([first]));
+    first.result.status === 'failed'
+      ? []
+      : splitUnsupplied(step, targetColumns, first.covers, suppliedBy([first]), { leftovers });
   if (splits.length) {
     run.tally.counts.planned += splits.length;
     run.progress.advance(0, run.tally.line());
@@ -133,6 +137,8 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
   const validate = patched(VALIDATE_IN_GROUPS) ? validateInGroups : validateEachCandidate;
   // Runs started before groups were re-split report steps as before: no follow-up searches.
   const resplit = patched(RESPLIT_UNSOURCED);
+  // Runs started before leftover columns were searched report them unsourced, as before.
+  const leftovers = resplit && patched(RESPLIT_LEFTOVERS);
   const tally = new DiscoveryTally();
   const { counts } = tally;
   setHandler(discoveryCountsQuery, () => counts);
@@ -176,7 +182,9 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     const outcomes = (
       await settleAll(
         steps.map((step) =>
-          resplit ? runStepAndSplits(run, step, columnsOf) : runStep(run, step, columnsOf(step)).then((o) => [o]),
+          resplit
+            ? runStepAndSplits(run, step, columnsOf, leftovers)
+            : runStep(run, step, columnsOf(step)).then((o) => [o]),
         ),
       )
     ).flat();

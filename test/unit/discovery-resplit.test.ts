@@ -37,6 +37,15 @@ describe('re-splitting a step that found no table', () => {
     expect(splitUnsupplied(step, columns, [{ matched: ['a', 'b', 'c', 'd', 'e'] }], new Set())).toEqual([]);
   });
 
+  it('searches the columns a found table leaves over, all in one search, when asked to', () => {
+    const parts = splitUnsupplied(step, columns, [{ matched: ['a', 'b', 'c'] }], new Set(['a', 'b', 'c']), {
+      leftovers: true,
+    });
+    expect(parts.map((p) => p.target_columns_for_validation)).toEqual([['d', 'e']]);
+    expect(parts[0].conceptual_group).toBe('stays, appointments and studies: d, e');
+    expect(splitUnsupplied(step, columns, [], new Set(['a', 'b', 'c', 'd', 'e']), { leftovers: true })).toEqual([]);
+  });
+
   it('runs at most a few follow-up searches', () => {
     const many = splitUnsupplied(
       step,
