@@ -666,7 +666,7 @@ export const SCHEDULE_GOAL: Record<string, readonly string[]> = {
     'Fewer tool swaps on the machines, please.',
     "Don't keep switching back and forth between products.",
     'Batch the same recipes back to back.',
-    'Minimise the number of washdowns.',
+    'Keep the cleaning between runs to a minimum.',
     'Stay on one product for as long as we can.',
     'Avoid flipping between sizes all day.',
     'Put all the dark colours together, then the light ones.',
