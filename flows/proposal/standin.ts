@@ -850,9 +850,10 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
     secondary_questions: secondary,
     key_variables: keyVariables.length ? keyVariables : [areaInSentence(area, profile)],
     literature: cited.map(({ h, fit }) => {
+      // The study's own words, quoted as such: its casing and claims are its authors', not the proposal's.
       const opening = firstSentence(h.snippet) ?? sentence(h.title);
       const bears = fit.concept ? ` Relevant through its work on ${fit.concept.keyword}.` : '';
-      return { result_id: h.id, relevance_note: `${opening}${bears}` };
+      return { result_id: h.id, relevance_note: `“${opening}”${bears}` };
     }),
   };
 }

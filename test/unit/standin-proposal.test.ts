@@ -263,7 +263,7 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
   it('cites only studies about the topic, whole sentences, and says plainly when the collection has none', async () => {
     const withOne = await draft(marsh, [offTopic[0], onTopic, offTopic[1]]);
     expect(withOne.problem.preliminary_literature.map((l) => l.title)).toEqual([onTopic.title]);
-    expect(withOne.problem.preliminary_literature[0].relevance_note).toMatch(/^Marsh edges retreated[^.]*\.( |$)/);
+    expect(withOne.problem.preliminary_literature[0].relevance_note).toMatch(/^“Marsh edges retreated[^.]*\.”( |$)/);
     expect(withOne.problem.preliminary_literature[0].relevance_note).not.toContain('more than');
     expect(withOne.problem.problem_statement).toMatch(/thin/);
 
