@@ -5,7 +5,7 @@
  * tells the waiting clients to ask again, and the next call reaches the new run.
  */
 import { temporal } from '@temporalio/proto';
-import type { WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentQuestionQuery, nextQuestionUpdate, nextStepUpdate } from '../flows/eads/contract';
 import { EadsSession } from '../access/eads-session';
@@ -149,7 +149,14 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     const warmUp = h.client.workflow.getHandle(warmUpId);
 
     // Waiting, as a client does, while the interview's first run ends its one pursuit.
-    const waiting = session.handle.executeUpdate(nextStepUpdate, { args: [{ afterPursuit: warmUpId }] });
+    // Accepted before the answer is sent: the answer's steps now run in one workflow task, so an
+    // update still on its way could reach the run that continued as new instead.
+    const waiting = (
+      await session.handle.startUpdate(nextStepUpdate, {
+        args: [{ afterPursuit: warmUpId }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      })
+    ).result();
     const q1 = await session.nextQuestion(warmUp);
     await session.answer(warmUp, (q1 as { question: { id: string } }).question.id, WARM_UP_ANSWER);
     expect(await waiting).toEqual({ kind: 'continuing' });
@@ -166,7 +173,12 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     const pursuitFirstRunId = (await problemType.describe()).runId;
     const pursuitFirstRun = h.client.workflow.getHandle(step.pursuit.childWorkflowId, pursuitFirstRunId);
     await session.nextQuestion(problemType);
-    const waitingQ2 = problemType.executeUpdate(nextQuestionUpdate, { args: [{ after: 'q1' }] });
+    const waitingQ2 = (
+      await problemType.startUpdate(nextQuestionUpdate, {
+        args: [{ after: 'q1' }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      })
+    ).result();
     await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER);
     expect(await waitingQ2).toEqual({ kind: 'continuing' });
     const q2 = await session.nextQuestion(problemType, 'q1');
