@@ -740,7 +740,7 @@ export function describedThing(description: string): string[] {
   let phrase: string[] = [];
   for (; i < tokens.length; i++) {
     const t = tokens[i];
-    // A participle after the noun begins a clause too ("Diagnosis recorded at", "Person treated").
+    // A participle after the noun begins a clause too ("Parcel handed over at", "Vessel inspected").
     if (PHRASE_BREAK.has(t) || (phrase.length > 0 && t.length > 4 && /[^e]ed$/.test(t))) break;
     // "the rider's team": the possessor is whose it is, the thing is what follows.
     if (/['\u2019]s$/.test(t)) {
@@ -793,10 +793,10 @@ export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
 /**
  * Whether a source column may provide a target at all, as far as identifiers go. A source key
  * that names a thing the requirement itself speaks of apart from the target (its games, when the
- * target names players; its patients, when the target is the doctor seen) is that thing's key,
+ * target names players; its ships, when the target is the inspector who boarded) is that thing's key,
  * not the target, however alike the two read. Identifiers of the same thing by their words
  * (player_name from player_id) agree; keys of things the requirement never names are left to
- * their meaning: a provider's key may well be the clinician seen.
+ * their meaning: a surveyor's key may well be the inspector who boarded.
  */
 export function identifiersAgree(
   target: ColumnLike,

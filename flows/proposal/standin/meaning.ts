@@ -360,8 +360,8 @@ export const LITERATURE = {
   concept: 0.5,
   /**
    * Or, this closely, something only the context names. On the development profiles on-topic
-   * studies matched a context phrase at 0.57; a study of schooling in general matched "two
-   * schools" (the setting of a study of teenagers' language) at 0.51.
+   * studies matched a context phrase at 0.57; a study of schooling in general matched the
+   * place where a study's participants were recruited ("two schools have agreed") at 0.51.
    */
   contextConcept: 0.55,
   /** And it must be closer to the topic than to research in general by this much. */
