@@ -664,6 +664,16 @@ function nested(a: string, b: string): boolean {
   return [...x].every((w) => y.has(w)) || [...y].every((w) => x.has(w));
 }
 
+/** A phrase that grounds on no part: the reading kept, its level and columns emptied. */
+const notGrounded = (reading: GroundedConcept, asked: string): GroundedConcept => ({
+  ...reading,
+  level: null,
+  columns: { 1: [], 2: [], 3: [] },
+  example: null,
+  any_order: undefined,
+  asked,
+});
+
 /** The words some names all start with, in order ("" when they share none). */
 export function sharedStart(names: readonly string[]): string {
   if (names.length === 0) return '';
@@ -785,17 +795,7 @@ export class Grounder {
       if (qualifier.level !== null) {
         const narrowed = await this.byHeadKind(run, words);
         if (narrowed && 'term' in narrowed) return { ...narrowed, asked: phrase };
-        if (narrowed) {
-          return {
-            ...qualifier,
-            level: null,
-            columns: { 1: [], 2: [], 3: [] },
-            example: null,
-            any_order: undefined,
-            asked: run.join(' '),
-            ...narrowed,
-          };
-        }
+        if (narrowed) return { ...notGrounded(qualifier, run.join(' ')), ...narrowed };
         return { ...qualifier, asked: phrase, via: 'qualifier' };
       }
     }
@@ -829,12 +829,7 @@ export class Grounder {
     if (trailing) return { ...trailing, asked: phrase };
     const { unknown } = this.splitKnown(named.split(' ').filter((w) => !isPhraseBoundary(w)));
     return {
-      ...lexical,
-      level: null,
-      columns: { 1: [], 2: [], 3: [] },
-      example: null,
-      any_order: undefined,
-      asked: named,
+      ...notGrounded(lexical, named),
       unclear: unknown.length ? unknown : named.split(' '),
       nearest: await this.nearest(named),
     };

@@ -62,11 +62,6 @@ export function withOptions(
  * workflow task, so the result needs no round trip through the server. For the quick steps a
  * person waits on. Local activities do not heartbeat (the workflow task is kept alive instead).
  */
-export function asLocal(preset: ActivityPreset): LocalActivityOptions {
-  const { heartbeatTimeout: _heartbeat, taskQueue: _queue, ...rest } = preset;
-  return {
-    startToCloseTimeout: rest.startToCloseTimeout,
-    scheduleToCloseTimeout: rest.scheduleToCloseTimeout,
-    retry: rest.retry,
-  };
+export function asLocal({ startToCloseTimeout, scheduleToCloseTimeout, retry }: ActivityPreset): LocalActivityOptions {
+  return { startToCloseTimeout, scheduleToCloseTimeout, retry };
 }
