@@ -220,10 +220,13 @@ export class EadsSession {
   }
 
   private async require(): Promise<void> {
-    if (!(await this.exists()))
-      throw new EadsSessionError(
-        `no EADS interview for project "${this.projectId}" (workflow ${this.workflowId}); call get_next_eads to start one`,
-      );
+    if (!(await this.exists())) throw this.missing();
+  }
+
+  private missing(): EadsSessionError {
+    return new EadsSessionError(
+      `no EADS interview for project "${this.projectId}" (workflow ${this.workflowId}); call get_next_eads to start one`,
+    );
   }
 
   /**
@@ -268,13 +271,15 @@ export class EadsSession {
    * What the person sees after answering `questionId` in `pursuit`: the pursuit's next question,
    * or, when the answer ended the pursuit (the first EADS asks one question), the interview's next
    * step and, when that is a new pursuit, its first question. Waits in the workflows, as the
-   * terminal client does between two questions.
+   * terminal client does between two questions; the answer's reply (`answered`) already holds the
+   * pursuit's next step in runs that give it.
    */
   async nextAfterAnswer(
     pursuit: WorkflowHandle,
     questionId: string,
+    answered?: AnswerResult,
   ): Promise<Exclude<PursuitStep, { kind: 'continuing' }> | Exclude<InterviewStep, { kind: 'continuing' }>> {
-    const step = await this.nextQuestion(pursuit, questionId);
+    const step = stepWithAnswer(answered) ?? (await this.nextQuestion(pursuit, questionId));
     if (step.kind !== 'ended') return step;
     const next = await this.nextStep(pursuit.workflowId);
     return next.kind === 'pursuing'
@@ -282,9 +287,14 @@ export class EadsSession {
       : next;
   }
 
+  /** The interview's state; one round trip (a missing interview is told by the query itself). */
   async view(): Promise<InterviewView> {
-    await this.require();
-    return this.handle.query(eadsInterviewQuery);
+    try {
+      return await this.handle.query(eadsInterviewQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) throw this.missing();
+      throw err;
+    }
   }
 
   /**
@@ -331,9 +341,9 @@ export class EadsSession {
     }
   }
 
-  /** The running pursuit's workflow handle, checked against the EADS the caller names. */
-  async pursuit(eadsId?: string): Promise<{ handle: WorkflowHandle; view: InterviewView }> {
-    const view = await this.view();
+  /** The running pursuit's workflow handle, checked against the EADS the caller names (in `known`, a view just read). */
+  async pursuit(eadsId?: string, known?: InterviewView): Promise<{ handle: WorkflowHandle; view: InterviewView }> {
+    const view = known ?? (await this.view());
     if (!view.current) {
       throw new EadsSessionError(
         `no EADS is being pursued in project "${this.projectId}" (interview ${view.status}${view.nextEads?.eads_id ? `; recommended next: ${view.nextEads.eads_id}` : ''})`,
@@ -461,4 +471,12 @@ export class EadsSession {
       waiting_for_answer: false,
     };
   }
+}
+
+/** The pursuit's next step the answer's reply carries, when it carries one a client can show. */
+export function stepWithAnswer(
+  answered: AnswerResult | undefined,
+): Exclude<PursuitStep, { kind: 'continuing' }> | undefined {
+  const next = answered?.next;
+  return next && next.kind !== 'continuing' ? next : undefined;
 }

@@ -46,7 +46,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
-import { EadsSession } from '../access/eads-session';
+import { EadsSession, stepWithAnswer } from '../access/eads-session';
 import { flowStartOptions, type FlowWorkflow } from '../access/flow-client';
 import { conductInterview, type InterviewIO } from '../client/proposal-interview';
 import { runTerminalInterview } from '../client/eads-interview';
@@ -455,9 +455,9 @@ async function answer(client: Client, iv: Interview): Promise<void> {
     // ended the pursuit (the first EADS asks one question), the interview's next pursuit's first.
     const session = new EadsSession(client, iv.workflowId.replace(/^eads-interview-/, ''));
     const pursuit = client.workflow.getHandle(iv.pursuitId!);
-    await session.answer(pursuit, questionId, eadsAnswer(''));
+    const answered = await session.answer(pursuit, questionId, eadsAnswer(''));
     iv.acked++;
-    const step = await session.nextQuestion(pursuit, questionId);
+    const step = stepWithAnswer(answered) ?? (await session.nextQuestion(pursuit, questionId));
     if (step.kind === 'ended') {
       const next = await session.nextStep(iv.pursuitId);
       if (next.kind === 'pursuing') await session.nextQuestion(client.workflow.getHandle(next.pursuit.childWorkflowId));

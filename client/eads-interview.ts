@@ -15,7 +15,7 @@ import { Command } from 'commander';
 import readline from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { projectIdSchema } from '../flows/eads/contract';
-import { EadsSession, EadsSessionError } from '../access/eads-session';
+import { EadsSession, EadsSessionError, stepWithAnswer } from '../access/eads-session';
 import { loadConfigOrExit } from '../plumbing/config';
 import { connectClient, webUiLink } from '../access/flow-client';
 
@@ -103,8 +103,11 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
     const handle = options.client.workflow.getHandle(pursuit.childWorkflowId);
     let shownHeader = false;
     let after: string | undefined;
+    // The answer's reply holds the next question in runs that give it: no second call then.
+    let known: ReturnType<typeof stepWithAnswer>;
     for (;;) {
-      const next = await session.nextQuestion(handle, after);
+      const next = known ?? (await session.nextQuestion(handle, after));
+      known = undefined;
       if (next.kind === 'ended') return false;
       const { question, status } = next;
       if (!shownHeader) {
@@ -144,6 +147,7 @@ export async function runTerminalInterview(options: TerminalOptions): Promise<nu
         );
         out(`  ${result.commit_notes} (completeness ${result.completeness}, next: ${result.next_action})`);
         after = question.id;
+        known = stepWithAnswer(result);
       } catch (err) {
         if (!(err instanceof EadsSessionError)) throw err;
         // Not taken: the same question is asked again (unless the pursuit has moved on).

@@ -156,7 +156,10 @@ describe('EADS MCP tools', () => {
     expect(da.data).toMatchObject({
       next_action: 'continue',
       data_structure_update: { 'areas-we-intend-to-discuss': ['customer orders', 'flour stock', 'oven plan'] },
+      // The reply carries the next question: the client needs no second call for it.
+      next: { kind: 'question', question: { id: 'q2', question_type: 'table' } },
     });
+    expect(da.text).toContain('Next question (q2): ');
 
     // The budget is charged to the EADS actually pursued (not the recommended one), per question
     // asked: q1 answered, q2 already asked and waiting.

@@ -63,7 +63,11 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     // Likewise for the interview: not the warm-up pursuit again, the step after it.
     const afterWarmUp = session.nextStep(warmUpId);
 
-    expect((await session.answer(warmUp, 'q1', WARM_UP_ANSWER)).next_action).toBe('complete');
+    // The answer's reply says what comes next in the pursuit: here, its end.
+    expect(await session.answer(warmUp, 'q1', WARM_UP_ANSWER)).toMatchObject({
+      next_action: 'complete',
+      next: { kind: 'ended', status: { status: 'complete' } },
+    });
     expect(await afterQ1).toMatchObject({ kind: 'ended', status: { status: 'complete', completeness: 1 } });
     const problemStep = await afterWarmUp;
     expect(problemStep).toMatchObject({ kind: 'pursuing', pursuit: { eadsId: 'process/scheduling-problem-type' } });
@@ -76,8 +80,11 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     const q1 = await session.nextQuestion(problemType);
     expect(q1).toMatchObject({ kind: 'question', question: { id: 'q1', question_type: 'choice' } });
     const next = session.nextQuestion(problemType, 'q1');
-    expect((await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER)).next_action).toBe('continue');
+    const answered = await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER);
+    expect(answered.next_action).toBe('continue');
     const q2 = await next;
+    // The same next question came with the answer's reply.
+    expect(answered.next).toEqual(q2);
     expect(q2).toMatchObject({ kind: 'question', question: { id: 'q2' }, status: { questions_asked: 2 } });
     if (q2.kind !== 'question') throw new Error('unreachable');
     expect(await problemType.query(currentQuestionQuery)).toEqual(q2.question);
@@ -115,7 +122,7 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     ]);
     expect((await acceptedUpdates(problemType)).sort()).toEqual(['answer', 'nextQuestion', 'nextQuestion']);
     await recordHistory(session.handle, 'eads-interview-human-next-step-2026-11-27');
-    await recordHistory(problemType, 'eads-pursuit-human-next-question-2026-11-27');
+    await recordHistory(problemType, 'eads-pursuit-answer-carries-next');
   });
 
   it('guided: replies with the recommendation to start, then with the pursuit started', async () => {

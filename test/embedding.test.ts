@@ -9,7 +9,7 @@ import protobuf from 'protobufjs';
 import { readFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { embeddingModelDir, embeddingModelPresent, type TextEmbedder } from '../backends/embedding';
 import { computeInInt8 } from '../backends/embedding/int8-activations';
 import { cosine, loadMiniLm, MINILM_FILES, modelError } from '../backends/embedding/minilm';
@@ -18,7 +18,13 @@ import { embeddingModelSetting, parseConfig } from '../plumbing/config';
 import { PROJECT_ROOT } from '../plumbing/project-root';
 import { ensureEmbeddingModel, installEmbeddingModel, withInstallLock } from '../workers/embedding-model';
 
-const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'agent-flows-embedding-test-'));
+const made: string[] = [];
+const tmp = () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-embedding-test-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
 describe('install lock', () => {
   it('runs holders one after the other', async () => {

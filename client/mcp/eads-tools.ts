@@ -258,9 +258,13 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
         const s = session(project_id);
         const { handle } = await s.pursuit(eads_id);
         const result = await s.answer(handle, question_id, answer, exhausted);
+        const next =
+          result.next?.kind === 'question'
+            ? ` Next question (${result.next.question.id}): ${result.next.question.question}`
+            : '';
         return ok(
           { ...result },
-          `${result.commit_notes} Completeness ${result.completeness}; next: ${result.next_action}.`,
+          `${result.commit_notes} Completeness ${result.completeness}; next: ${result.next_action}.${next}`,
         );
       }),
   );

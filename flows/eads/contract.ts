@@ -169,6 +169,12 @@ export interface AnswerResult {
   commit_notes: string;
   completeness: number;
   next_action: NextAction;
+  /**
+   * What the person sees next: the pursuit's next question, its end, or `continuing` (ask
+   * `nextQuestion` again). Given with the reply so a client needs no second call; absent in runs
+   * recorded before it was.
+   */
+  next?: PursuitStep;
 }
 
 export const answerInputSchema = z

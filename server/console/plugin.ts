@@ -440,7 +440,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const { EadsSession, eadsInterviewQuery } = await loadRuntime();
     const c = await client();
     const view = await c.workflow.getHandle(workflowId).query(eadsInterviewQuery);
-    return new EadsSession(c, view.projectId);
+    return { session: new EadsSession(c, view.projectId), view };
   };
 
   /**
@@ -454,10 +454,11 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     session: InstanceType<Runtime['EadsSession']>,
     handle: Parameters<InstanceType<Runtime['EadsSession']>['answer']>[0],
     questionId: string,
+    answered?: Awaited<ReturnType<InstanceType<Runtime['EadsSession']>['answer']>>,
   ): Promise<void> => {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([
-      session.nextAfterAnswer(handle, questionId).catch(() => undefined),
+      session.nextAfterAnswer(handle, questionId, answered).catch(() => undefined),
       new Promise((resolve) => (timer = setTimeout(resolve, NEXT_QUESTION_WAIT_MS))),
     ]);
     clearTimeout(timer);
@@ -471,19 +472,21 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const columns = body.getAll('column');
     const grid = columns.length ? gridToMarkdown(columns, body.getAll('cell')) : undefined;
     const answer = grid ? grid.markdown : (body.get('answerText') ?? '').trim() || (body.get('answer') ?? '');
-    const session = await eadsSession(request.params.id);
+    const { session, view } = await eadsSession(request.params.id);
     try {
-      const { handle } = await session.pursuit();
+      const { handle } = await session.pursuit(undefined, view);
       if (action === 'finalize') await session.finalize(handle, 'ended by the interviewee');
-      else if (action === 'done') await session.answer(handle, questionId, "That's all I can say about this.", true);
       else {
-        if (!answer.trim())
+        if (action !== 'done' && !answer.trim())
           throw new EadsSessionError(
             grid ? 'fill in at least one row of the table' : 'write an answer (or choose one)',
           );
-        await session.answer(handle, questionId, answer);
+        const answered =
+          action === 'done'
+            ? await session.answer(handle, questionId, "That's all I can say about this.", true)
+            : await session.answer(handle, questionId, answer);
+        await nextQuestionShown(session, handle, questionId, answered);
       }
-      if (action !== 'finalize') await nextQuestionShown(session, handle, questionId);
     } catch (err) {
       const reason = await rejection(err);
       if (reason === undefined) throw err;
@@ -499,7 +502,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   app.post<{ Params: { id: string } }>('/console/runs/:id/eads/start', async (request, reply) => {
     const eadsId = (params(request).get('eadsId') ?? '').trim();
-    const session = await eadsSession(request.params.id);
+    const { session } = await eadsSession(request.params.id);
     try {
       await session.startPursuit(eadsId);
     } catch (err) {
@@ -511,7 +514,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   app.post<{ Params: { id: string } }>('/console/runs/:id/eads/finish', async (request, reply) => {
-    const session = await eadsSession(request.params.id);
+    const { session } = await eadsSession(request.params.id);
     try {
       await session.finish('the interviewee ended the interview');
     } catch (err) {

@@ -98,5 +98,7 @@ export default async function setup(project: TestProject) {
   return async () => {
     await solver.stop();
     await env.teardown();
+    // The bundle and the quiet CLI wrapper: nothing of a run stays behind in the temp folder.
+    rmSync(dir, { recursive: true, force: true });
   };
 }

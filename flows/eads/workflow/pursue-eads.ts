@@ -80,6 +80,13 @@ export const LOCAL_STEPS_PATCH = 'eads-steps-as-local-activities';
 const steps = () => (patched(LOCAL_STEPS_PATCH) ? local : remote);
 
 /**
+ * The answer's reply carries the next question (or the pursuit's end), ready in the same workflow
+ * task (see LOCAL_STEPS_PATCH), so the person's client waits on one update instead of two.
+ * Behind a patch: older executions replied before the next question was asked.
+ */
+export const ANSWER_CARRIES_NEXT_PATCH = 'eads-answer-carries-next-question';
+
+/**
  * A question nobody answers within the input's `idleTimeoutMinutes` ends the pursuit as
  * `abandoned` (and the interview with it). Behind a patch: older executions wait without end.
  */
@@ -143,7 +150,9 @@ export async function pursueEads(rawInput: unknown): Promise<PursuitResult> {
   setHandler(pursuitInstructionsQuery, () => pursuit.plan());
   setHandler(currentQuestionQuery, () => pursuit.current);
   setHandler(pursuitQuestionsQuery, () => pursuit.questions());
-  setHandler(answerUpdate, (raw) => pursuit.answer(raw), { validator: (raw) => pursuit.validateAnswer(raw) });
+  setHandler(answerUpdate, (raw) => pursuit.answer(raw, { withNext: patched(ANSWER_CARRIES_NEXT_PATCH) }), {
+    validator: (raw) => pursuit.validateAnswer(raw),
+  });
   setHandler(finalizePursuitUpdate, (arg) => pursuit.finalize(arg), {
     validator: (arg) => pursuit.validateFinalize(arg),
   });

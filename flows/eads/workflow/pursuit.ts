@@ -228,12 +228,17 @@ export class Pursuit {
     if (this.pending) throw new Error(`an answer to ${current.id} is already being processed`);
   }
 
-  /** Hands the answer to the loop (once) and replies with what it made of it. */
-  async answer(raw: unknown): Promise<AnswerResult> {
+  /**
+   * Hands the answer to the loop (once) and replies with what it made of it; `withNext`, also with
+   * what comes after it (the next question, or the end), so the person's client makes one call.
+   */
+  async answer(raw: unknown, { withNext = false }: { withNext?: boolean } = {}): Promise<AnswerResult> {
     const answer = answerInputSchema.parse(raw);
     this.takeAnswer(answer);
     await condition(() => this.results.has(answer.questionId) || this.status !== 'working');
-    return this.replyTo(answer.questionId);
+    const reply = this.replyTo(answer.questionId);
+    if (!withNext) return reply;
+    return { ...reply, next: await nextValue(() => this.nextQuestion(answer.questionId), this.wait) };
   }
 
   /** Keeps an accepted answer for the loop; a repeat of one already taken changes nothing. */
