@@ -151,6 +151,8 @@ export interface ResolvedColumns {
   excluded_missing?: string[];
   /** Missing phrase → its words that nothing in the data means ("whisper" in "whisper valves"). */
   unclear?: Record<string, string[]>;
+  /** Missing phrase → the products whose names it is said in (it names them, not a part of theirs). */
+  names_products?: Record<string, string[]>;
 }
 
 export interface QueryRun {
@@ -317,6 +319,17 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     return Number(Object.values(row)[0] ?? 0);
   }
 
+  /** The names of the products (the items the BOMs end in), from the item columns that name things. */
+  async function productNamesOf(allow: ColumnAllowList, columns: string[]): Promise<string[]> {
+    const names: string[] = [];
+    for (const column of columns) {
+      const values = await itemValuesOf(allow, column, true, true);
+      // As for parts: a column of a handful of values (a status, an item type) names nothing.
+      if (values.length >= MIN_NAME_VALUES) names.push(...values);
+    }
+    return names;
+  }
+
   /** The names of the parts the BOMs are made of (leaf items), from every item column, cached like the vocabulary. */
   function partNamesOf(dataset: string, allow: ColumnAllowList, columns: string[]): Promise<PartName[]> {
     return cached(`${warehouse.name}:${dataset}:part-names:${columns.join(',')}`, async () => {
@@ -361,12 +374,13 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     });
   }
 
-  /** The values of an item column among the parts (leaves) or among the BOMs' own items (parents). */
-  function itemValuesOf(allow: ColumnAllowList, column: string, parents: boolean): Promise<string[]> {
-    return cached(`${warehouse.name}:${allow.dataset}:${parents ? 'parent' : 'leaf'}-values:${column}`, async () => {
+  /** The values of an item column among the parts (leaves), the BOMs' own items (parents) or the products (top). */
+  function itemValuesOf(allow: ColumnAllowList, column: string, parents: boolean, top = false): Promise<string[]> {
+    const which = top ? 'top' : parents ? 'parent' : 'leaf';
+    return cached(`${warehouse.name}:${allow.dataset}:${which}-values:${column}`, async () => {
       let built;
       try {
-        built = buildLeafValuesQuery({ dialect: dialectOf(), allow, column, parents });
+        built = buildLeafValuesQuery({ dialect: dialectOf(), allow, column, parents: parents || top, top });
       } catch (err) {
         throw asFailure(err);
       }
@@ -690,7 +704,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         const meaning = heartbeating(await meaningOf());
         const itemColumns = inPlan.filter((c) => c.startsWith(`${BOM_PLAN.itemTable}.`));
         const names = await partNamesOf(input.dataset, allowed, itemColumns);
-        const grounder = new Grounder(vocabulary, meaning, names);
+        const grounder = new Grounder(vocabulary, meaning, names, await productNamesOf(allowed, itemColumns));
         // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
         // (strategy 1 or 2) is not split at its "and"/"or".
         const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;
@@ -736,9 +750,11 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         const missing = concepts.filter((c) => c.level === null).map((c) => c.asked);
         const closest: Record<string, string[]> = {};
         const unclear: Record<string, string[]> = {};
+        const namesProducts: Record<string, string[]> = {};
         for (const c of concepts.filter((x) => x.level === null)) {
           closest[c.asked] = c.nearest ?? vocabulary.closest(c.asked);
           if (c.unclear?.length) unclear[c.asked] = c.unclear;
+          if (c.names_products?.length) namesProducts[c.asked] = c.names_products.slice(0, 3);
         }
         // "X but not Y", "X other than Y": Y is grounded the same way, then left out: its BOMs, or,
         // when Y's parts are among X's ("sensors other than accelerometers"), its lines.
@@ -770,6 +786,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           ...(excludedMissing.length ? { excluded_missing: excludedMissing } : {}),
         };
         if (Object.keys(unclear).length) (grounding as ResolvedColumns).unclear = unclear;
+        if (Object.keys(namesProducts).length) (grounding as ResolvedColumns).names_products = namesProducts;
         // The kind of item asked about ("Which finished goods …", "Which subassemblies …", "the
         // things we sell"): a value of an item column. A kind no BOM uses as a component is what
         // the BOMs end in, so the question means those items at any level.

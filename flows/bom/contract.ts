@@ -90,6 +90,8 @@ export const pipelineStateSchema = z.object({
   excluded_missing: z.array(z.string()).optional(),
   /** Missing phrase → its words nothing in the data means ("whisper valves" → ["whisper"]; absent: none). */
   not_understood: z.record(z.string(), z.array(z.string())).optional(),
+  /** Missing phrase → products whose names say it: it names them, not a part in their BOMs (absent: none). */
+  names_products: z.record(z.string(), z.array(z.string())).optional(),
   /** Phrases that match no value of the BOM tables: the question has no answer for them. */
   missing_terms: z.array(z.string()).default([]),
   /** "any": a BOM using one of the concepts; "all": a BOM using every one ("A and B"). */

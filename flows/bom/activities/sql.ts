@@ -472,6 +472,8 @@ export function buildLeafValuesQuery(options: {
   column: string;
   /** The values of the BOMs themselves (items that are some BOM's parent) instead. */
   parents?: boolean;
+  /** Only the products (finished goods, or the BOMs no BOM uses as a component); with `parents`. */
+  top?: boolean;
   /**
    * Another item column returned beside each value (`context`), e.g. the category of the parts a
    * description names: one row per pair.
@@ -497,6 +499,15 @@ export function buildLeafValuesQuery(options: {
       `FROM ${d.table(allow.dataset, 'item_master')} c`,
       `WHERE ${col} IS NOT NULL`,
       `  AND ${options.parents ? '' : 'NOT '}EXISTS (SELECT 1 FROM ${d.table(allow.dataset, 'bom_details')} bd WHERE bd.${d.column('parent_item_number')} = c.${d.column('item_number')})`,
+      // The products: finished goods where the data says which items are; else the BOMs no BOM
+      // uses (which an orphan subassembly would join).
+      ...(options.parents && options.top
+        ? [
+            allow.has(`${BOM_PLAN.itemTable}.item_type`)
+              ? `  AND c.${d.column('item_type')} = 'FINISHED_GOOD'`
+              : `  AND NOT EXISTS (SELECT 1 FROM ${d.table(allow.dataset, 'bom_details')} bu WHERE bu.${d.column('component_item_number')} = c.${d.column('item_number')})`,
+          ]
+        : []),
       `GROUP BY ${context ? '1, 2' : '1'}`,
       `ORDER BY count DESC, value`,
       `LIMIT 1000`,

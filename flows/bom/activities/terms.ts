@@ -65,6 +65,12 @@ export interface GroundedConcept {
    */
   parts_only?: boolean;
   /**
+   * The phrase is said only in products' names (and in their assemblies' names after them:
+   * "Battery module for Portable Speaker"): it names products, never a part in their BOMs. The
+   * products' names, a few, for the reader.
+   */
+  names_products?: string[];
+  /**
    * An excluded part ("but not Y", "other than Y"): `bom`, the BOMs that use it are left out;
    * `component`, its lines are (the parts asked for, other than these).
    */
@@ -83,6 +89,12 @@ export class Vocabulary {
       values: c.values,
       lower: c.values.map((v) => v.toLowerCase()),
     }));
+  }
+
+  /** The values (lower case) that hold the phrase's words in order, as strategy 2 matches them. */
+  valuesHolding(phrase: string): string[] {
+    const regex = new RegExp(`\\b(?:${phraseRegexAlternative(phrase.toLowerCase().trim())})\\b`, 'i');
+    return [...new Set(this.columns.flatMap((c) => c.lower.filter((v) => regex.test(v))))];
   }
 
   /** Words of the vocabulary (no digits: part numbers and specs are not spelling targets) and how often they occur. */
@@ -664,6 +676,58 @@ function nested(a: string, b: string): boolean {
   return [...x].every((w) => y.has(w)) || [...y].every((w) => x.has(w));
 }
 
+const nameTokens = (text: string) =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+const sameWord = (a: string | undefined, b: string | undefined) =>
+  a !== undefined && b !== undefined && (a === b || pluralVariants(a).includes(b) || pluralVariants(b).includes(a));
+/** Where the phrase's words start, in order, among a name's words. */
+function phraseAt(tokens: readonly string[], phrase: readonly string[]): number[] {
+  const at: number[] = [];
+  for (let i = 0; i + phrase.length <= tokens.length; i++)
+    if (phrase.every((w, k) => sameWord(tokens[i + k], w))) at.push(i);
+  return at;
+}
+
+/**
+ * The products whose names hold a phrase that names nothing else: every other name holding it
+ * holds it inside a product's name ("Battery module for Portable Speaker" holds "speaker" in
+ * "Portable Speaker", the name of the product "Portable Speaker Gen 2": the phrase's words and at
+ * least one more, or the product's whole name). Null when some name uses the phrase on its own
+ * ("Main controller board for X" holds "controller" in "main controller board", not inside a
+ * product's name): the phrase then names a part or an assembly.
+ */
+export function productsNamedBy(
+  phrase: string,
+  holders: readonly string[],
+  products: readonly string[],
+): string[] | null {
+  const words = nameTokens(phrase);
+  if (!words.length) return null;
+  const named = products
+    .map((display) => ({ display, tokens: nameTokens(display) }))
+    .filter((p) => phraseAt(p.tokens, words).length > 0);
+  if (!named.length) return null;
+  const productNames = new Set(products.map((p) => p.toLowerCase()));
+  const insideProductName = (tokens: string[], i: number) =>
+    named.some((p) =>
+      phraseAt(p.tokens, words).some((j) => {
+        let shared = words.length;
+        for (let a = 1; sameWord(tokens[i - a], p.tokens[j - a]); a++) shared++;
+        for (let a = 0; sameWord(tokens[i + words.length + a], p.tokens[j + words.length + a]); a++) shared++;
+        return shared >= Math.min(words.length + 1, p.tokens.length);
+      }),
+    );
+  for (const holder of holders) {
+    if (productNames.has(holder.toLowerCase())) continue;
+    const tokens = nameTokens(holder);
+    if (phraseAt(tokens, words).some((i) => !insideProductName(tokens, i))) return null;
+  }
+  return named.map((p) => p.display);
+}
+
 /** A phrase that grounds on no part: the reading kept, its level and columns emptied. */
 const notGrounded = (reading: GroundedConcept, asked: string): GroundedConcept => ({
   ...reading,
@@ -707,6 +771,8 @@ export class Grounder {
     readonly vocabulary: Vocabulary,
     private readonly meaning?: Meaning,
     private readonly names: readonly PartName[] = [],
+    /** The names of the items the BOMs end in (no BOM uses them): what the firm sells. */
+    private readonly products: readonly string[] = [],
   ) {
     if (names.length) vocabulary.spellWith(names.flatMap((n) => tokenizeBomQuestion(n.name)));
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
@@ -770,7 +836,11 @@ export class Grounder {
     if (grounded.level === null || grounded.level < 2 || !this.names.length) return grounded;
     const words = grounded.term.split(/\s+/).filter((w) => !isStopWord(w) && !/\d/.test(w));
     const named = words.length > 0 && this.names.some((n) => words.every((w) => nameHolds(n.name, w)));
-    return named ? { ...grounded, parts_only: true } : grounded;
+    if (named) return { ...grounded, parts_only: true };
+    // No part's name holds it: it may name the products themselves, which are no part of a BOM.
+    if (grounded.any_order || !this.products.length) return grounded;
+    const products = productsNamedBy(grounded.term, this.vocabulary.valuesHolding(grounded.term), this.products);
+    return products ? { ...notGrounded(grounded, grounded.asked), names_products: products } : grounded;
   }
 
   private async groundPhrase(asked: string, options: { scene?: boolean }): Promise<GroundedConcept> {

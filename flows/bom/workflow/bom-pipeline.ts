@@ -104,6 +104,8 @@ export class BomPipeline {
     // words keeps the state it always had.
     if (resolved.excluded_missing?.length) state.excluded_missing = resolved.excluded_missing;
     if (resolved.unclear && Object.keys(resolved.unclear).length) state.not_understood = resolved.unclear;
+    if (resolved.names_products && Object.keys(resolved.names_products).length)
+      state.names_products = resolved.names_products;
     state.match = resolved.match ?? 'any';
     state.scope = resolved.scope ?? 'direct';
     state.parent_kind = resolved.parent_kind ? `${resolved.parent_kind.term} (${resolved.parent_kind.column})` : null;
@@ -177,6 +179,18 @@ export function exclusionNote(state: PipelineState): string {
   return notes.join(' ');
 }
 
+/** "… names products, not a part" for the missing phrases only the products' own names say. */
+function namesProducts(state: PipelineState): string {
+  const named = Object.entries(state.names_products ?? {}).filter(([, p]) => p.length > 0);
+  if (!named.length) return '';
+  return named
+    .map(
+      ([term, products]) =>
+        ` "${term}" is said only in the names of products (${products.join(', ')}), not of a part in their BOMs.`,
+    )
+    .join('');
+}
+
 /** "did not understand …" for the missing phrases whose words nothing in the data means. */
 function notUnderstood(state: PipelineState): string {
   const words = Object.entries(state.not_understood ?? {}).filter(([, w]) => w.length > 0);
@@ -215,7 +229,8 @@ export function noSuchPartText(state: PipelineState, closest: Record<string, str
       (found.length
         ? ` (${found.join(', ')} alone would match, but the question asks for ${state.match === 'all' ? 'all of them' : 'that part'}).`
         : '.') +
-      notUnderstood(state),
+      notUnderstood(state) +
+      namesProducts(state),
     'Did you mean one of these parts?',
     ...lines,
   ].join('\n');
