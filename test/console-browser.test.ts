@@ -3,6 +3,9 @@
  * EADS interviews answered through the page give the same results as the terminal clients, a
  * console restart mid-interview loses nothing, and a BOM question and a discovery run are started
  * and read from the page. Skipped, saying so, where no Chromium is found.
+ *
+ * The EADS model tasks are scripted (the same replies for the page's interview and the terminal's);
+ * the other flows' tasks answer from the offline model's rules.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +23,9 @@ import { buildControlPlane, type ControlPlane } from '../server/app';
 import type { TemporalAccess } from '../server/temporal';
 import { findChromium, launchChromium, type ConsoleBrowser } from '../workers/console-browser';
 import { createHarness, type Harness } from './helpers/harness';
+import { ScriptedModel, type Sections } from './helpers/scripted-model';
+import { ask, EADS_TASKS, pick, refined } from './helpers/eads-script';
+import { loadStandinRules } from '../flows/registry';
 import * as flowRunner from '../server/flow-runner';
 
 const chromium = findChromium();
@@ -27,12 +33,44 @@ if (!chromium.path) console.warn(`[console-browser.test] skipping the browser te
 
 const SHOTS = path.join(process.cwd(), 'out', 'test', 'console');
 
+const EADS_QUESTIONS = {
+  warmUp: 'What do you roast, and which part of planning the roasts hurts?',
+  problemType: 'Which of these is nearest to how a batch of beans moves through the roastery?',
+};
+/** Replies by prompt, so the page's interview and the terminal's get the same ones. */
+const eadsScript = {
+  'eads.orchestrate': {
+    always: (s: Sections) => pick((s.candidates as Array<{ eads_id: string }>)[0].eads_id),
+  },
+  'eads.question': {
+    always: (s: Sections) => {
+      const asked = (s.asked as unknown[]).length;
+      if ((s.eads as { id: string }).id === 'process/warm-up-with-challenges')
+        return ask(EADS_QUESTIONS.warmUp, ['product-or-service-name']);
+      return asked === 0
+        ? ask(EADS_QUESTIONS.problemType, ['principal-problem-type'], { question_type: 'choice' })
+        : ask('Do the beans ever flow on without a pause between steps?', ['continuous?']);
+    },
+  },
+  'eads.refine': {
+    always: (s: Sections) =>
+      (s.eads as { id: string }).id === 'process/warm-up-with-challenges'
+        ? refined({
+            'product-or-service-name': 'roasted coffee beans',
+            'scheduling-challenges': ['bottleneck-processes'],
+            'one-more-thing': 'One roaster serves every order.',
+          })
+        : refined({ 'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM' }),
+  },
+};
+
 describe.skipIf(!chromium.path)('web console in Chromium', () => {
   let h: Harness;
   let browser: ConsoleBrowser;
   let console_: ControlPlane;
   let base: string;
   let storeDir: string;
+  const model = new ScriptedModel().script(eadsScript);
 
   const startConsole = async () => {
     const temporal: TemporalAccess = {
@@ -54,7 +92,8 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
   beforeAll(async () => {
     storeDir = mkdtempSync(path.join(tmpdir(), 'console-test-'));
     mkdirSync(SHOTS, { recursive: true });
-    h = await createHarness();
+    const others = (await loadStandinRules()).filter((r) => !(EADS_TASKS as readonly string[]).includes(r.task));
+    h = await createHarness({ rules: [...model.rules(EADS_TASKS), ...others] });
     await startConsole();
     browser = await launchChromium(chromium.path!);
   }, 60_000);
@@ -201,13 +240,13 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
       await page.getByLabel('Project id').fill(projectId);
       await page.getByRole('button', { name: /^Start/ }).click();
       await page.waitForURL(new RegExp(`/console/runs/${eadsInterviewWorkflowId(projectId)}$`));
-      await page.locator('legend#q-h, label#q-h', { hasText: /What do you make/ }).waitFor();
+      await page.locator('legend#q-h, label#q-h', { hasText: EADS_QUESTIONS.warmUp }).waitFor();
       await page.screenshot({ path: path.join(SHOTS, 'eads-question.png'), fullPage: true });
       await answerEads(page, EADS_ANSWERS[0]);
 
       await restartConsole();
       await page.goto(`${base}/console/go?workflowId=${projectId}`);
-      await page.locator('#q-h', { hasText: /Which of these best describes/ }).waitFor();
+      await page.locator('#q-h', { hasText: EADS_QUESTIONS.problemType }).waitFor();
       await page.screenshot({ path: path.join(SHOTS, 'eads-choice.png'), fullPage: true });
       await answerEads(page, EADS_ANSWERS[1]);
       await page.locator('.eads-progress table').waitFor();
@@ -250,6 +289,8 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
         merged: r.scr.merged_scr,
       });
       expect(comparable(viaPage)).toEqual(comparable(viaTerminal));
+      expect(viaPage).toMatchObject({ product: 'roasted coffee beans', problemType: 'FLOW-SHOP-SCHEDULING-PROBLEM' });
+      expect(model.unexpected).toEqual([]);
       await page.close();
     },
     240_000,

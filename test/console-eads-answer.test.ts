@@ -3,6 +3,7 @@
  * The next question is written by the model after the answer's refinement, so without waiting for
  * it in the workflow (as the terminal client does) the page would show "waiting" and its script
  * would poll for it. A model slowed to 1 s a call makes the gap wide enough to see every time.
+ * The model is scripted: the page must show the question the script wrote next.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { buildControlPlane, type ControlPlane } from '../server/app';
 import * as flowRunner from '../server/flow-runner';
 import type { TemporalAccess } from '../server/temporal';
 import { createHarness, type Harness } from './helpers/harness';
+import { ScriptedModel } from './helpers/scripted-model';
+import { ask, EADS_TASKS, expectScriptUsedUp, pick, refined } from './helpers/eads-script';
 import { waitFor } from './helpers/wait';
 
 /** The question on a console page: its answer form (question ids restart at q1 in each pursuit). */
@@ -26,9 +29,10 @@ describe('console EADS answer', () => {
   let plane: ControlPlane;
   let base: string;
   let storeDir: string;
+  const model = new ScriptedModel();
 
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ rules: model.rules(EADS_TASKS) });
     storeDir = mkdtempSync(path.join(tmpdir(), 'console-eads-answer-'));
     const temporal: TemporalAccess = {
       client: async () => h.client,
@@ -55,6 +59,16 @@ describe('console EADS answer', () => {
 
   it('redirects to a page that already shows the next question, with a slow model', async () => {
     const projectId = `console-answer-${randomUUID().slice(0, 8)}`;
+    const secondQuestion = 'Which of those troubles costs you the most hours in a typical month?';
+    model.script({
+      'eads.orchestrate': [pick('process/warm-up-with-challenges')],
+      'eads.question': [
+        ask('What comes out of your workshop, and what makes its planning tricky?', ['product-or-service-name']),
+        ask(secondQuestion, ['scheduling-challenges']),
+      ],
+      // Only the product is read: the pursuit goes on to a second question.
+      'eads.refine': [refined({ 'product-or-service-name': 'hand-built violins' })],
+    });
     const handle = await h.start(runEadsInterviewFlow, { projectId, mode: 'human', orchestration: 'auto' });
     const url = `${base}/console/runs/${handle.workflowId}`;
     const first = await waitFor(
@@ -67,7 +81,7 @@ describe('console EADS answer', () => {
         method: 'POST',
         body: new URLSearchParams({
           questionId: questionIdOf(first)!,
-          answerText: 'We brew craft beers; the fermenters are the bottleneck and demand is seasonal.',
+          answerText: 'We build violins by hand; varnish takes weeks to dry between coats.',
         }),
         redirect: 'manual',
       });
@@ -75,9 +89,12 @@ describe('console EADS answer', () => {
       const next = questionForm(await (await fetch(`${base}${posted.headers.get('location')}`)).text());
       expect(next).toBeDefined();
       expect(next).not.toBe(first);
+      expect(next).toContain(secondQuestion);
+      expect(questionIdOf(next!)).toBe('q2');
     } finally {
       h.standin.setFaults({});
       await handle.terminate('test done');
     }
+    expectScriptUsedUp(model);
   }, 60_000);
 });

@@ -1,30 +1,27 @@
 /**
  * The four interviewer types reach the model: each question prompt carries the brief and question
  * style of the interviewer its EADS names, the type is in the question activity's input in
- * history, and each pursuit in the result says which interviewer ran it.
+ * history, and each pursuit in the result says which interviewer ran it. The model is a scripted
+ * firm (its replies do not matter here, only what the prompts carry).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEadsInterviewFlow } from '../flows/eads/contract';
 import { INTERVIEWERS } from '../flows/eads/activities/interviewers';
-import { loadStandinRules } from '../flows/registry';
 import type { StandinRule } from '../flows/lib/standin';
 import { createHarness, type Harness } from './helpers/harness';
-
-const rules = await loadStandinRules();
+import { ScriptedModel } from './helpers/scripted-model';
+import { EADS_TASKS, exampleFirm } from './helpers/eads-script';
 
 describe('interviewer types in the question prompt', () => {
-  const seen: Array<{ eads: string; interviewer: Record<string, string>; system: string }> = [];
-  // The project's own rules, with the question rule wrapped to record what the prompt carried.
-  const recording: StandinRule[] = rules.map((r) =>
+  const model = new ScriptedModel().script(exampleFirm());
+  const systems: string[] = [];
+  // The scripted rules, with the question rule wrapped to record the prompt's instructions too.
+  const recording: StandinRule[] = model.rules(EADS_TASKS).map((r) =>
     r.task === 'eads.question'
       ? {
           ...r,
           answer(ctx) {
-            seen.push({
-              eads: String((ctx.sections.eads as { id: string }).id),
-              interviewer: ctx.sections.interviewer as Record<string, string>,
-              system: ctx.system,
-            });
+            systems.push(ctx.system);
             return r.answer(ctx);
           },
         }
@@ -44,7 +41,11 @@ describe('interviewer types in the question prompt', () => {
       fixture: 'machine-shop-job-shop',
     });
     const result = await handle.result();
-    expect(rules.some((r) => r.task === 'eads.question')).toBe(true);
+    expect(model.unexpected).toEqual([]);
+    const seen = model.prompts('eads.question').map((s) => ({
+      eads: String((s.eads as { id: string }).id),
+      interviewer: s.interviewer as Record<string, string>,
+    }));
     expect(seen.length).toBeGreaterThan(0);
     for (const q of seen) {
       const topic = q.eads.split('/')[0] as keyof typeof INTERVIEWERS;
@@ -57,7 +58,7 @@ describe('interviewer types in the question prompt', () => {
     expect(new Set(seen.map((q) => q.interviewer.type))).toEqual(
       new Set(['process', 'data', 'resources', 'optimality']),
     );
-    expect(seen[0]!.system).toMatch(/as the interviewer described in <interviewer>/);
+    expect(systems[0]).toMatch(/as the interviewer described in <interviewer>/);
 
     for (const p of result.pursuits) expect(p.interviewer, p.eadsId).toBe(p.eadsId.split('/')[0]);
     // History: the questions are written in the pursuit's workflow task (local activities, whose

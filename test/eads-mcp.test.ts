@@ -1,6 +1,9 @@
 /**
  * The original design's MCP tools driving one guided pursuit through an in-process MCP server and client
  * (InMemoryTransport), and the terminal client interviewing a person who leaves and resumes.
+ *
+ * The model is scripted per test: the tools' and the client's part is to pass on what the
+ * workflows made of the scripted replies, whatever the offline model's rules would say.
  */
 import { Client as McpClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -11,13 +14,19 @@ import { EadsSession } from '../access/eads-session';
 import { runTerminalInterview } from '../client/eads-interview';
 import { registerEadsTools } from '../client/mcp/eads-tools';
 import { createHarness, type Harness } from './helpers/harness';
+import { ScriptedModel } from './helpers/scripted-model';
+import { ask, EADS_TASKS, expectScriptUsedUp, pick, refined } from './helpers/eads-script';
+
+const WARM_UP = 'process/warm-up-with-challenges';
+const PROBLEM_TYPE = 'process/scheduling-problem-type';
 
 describe('EADS MCP tools', () => {
   let h: Harness;
   let mcp: McpClient;
   let server: McpServer;
+  const model = new ScriptedModel();
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ rules: model.rules(EADS_TASKS) });
     server = new McpServer({ name: 'eads-test', version: '0.0.0' });
     registerEadsTools(server, { client: h.client, taskQueue: h.taskQueue });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -57,7 +66,27 @@ describe('EADS MCP tools', () => {
   });
 
   it('drives a pursuit: recommend, start, question, answer, status, history, finalize, SCR', async () => {
-    const project_id = `mcp-bakery-${Date.now().toString(36)}`;
+    const project_id = `mcp-kiln-${Date.now().toString(36)}`;
+    const warmUpQuestion = 'Which pots come out of your kilns, and what makes the firing plan hard to keep?';
+    const dataQuestion = 'Where do you look today when you plan a firing week: lists, files, notebooks?';
+    const areasQuestion = 'For each of those sources, where does it live and which columns matter?';
+    const rationale = 'Scripted: nothing is known yet, so the opening topic goes first.';
+    model.script({
+      'eads.orchestrate': [pick(WARM_UP, rationale), pick(PROBLEM_TYPE), pick(PROBLEM_TYPE)],
+      'eads.question': [
+        ask(warmUpQuestion, ['product-or-service-name']),
+        ask(dataQuestion, ['areas-we-intend-to-discuss']),
+        ask(areasQuestion, ['inquiry-areas'], { question_type: 'table' }),
+      ],
+      'eads.refine': [
+        refined({
+          'product-or-service-name': 'stoneware tableware',
+          'scheduling-challenges': ['equipment-utilization', 'delivery-schedules'],
+          'one-more-thing': 'One kiln load takes two days to cool.',
+        }),
+        refined({ 'areas-we-intend-to-discuss': ['glaze recipes', 'kiln log', 'shop orders'] }),
+      ],
+    });
 
     const library = await call('list_available_eads', { interviewer_type: 'process' });
     expect(library.data.eads_list.map((e: { id: string }) => e.id)).toEqual([
@@ -78,8 +107,8 @@ describe('EADS MCP tools', () => {
       exhausted: false,
       interview_started: true,
       conversation_id: 'c-1',
+      rationale,
     });
-    expect(next.data.rationale).toMatch(/earliest open process topic/);
 
     const available = await call('list_available_eads', { project_id, interviewer_type: 'process' });
     const byId = Object.fromEntries(available.data.eads_list.map((e: { id: string }) => [e.id, e]));
@@ -117,12 +146,12 @@ describe('EADS MCP tools', () => {
       budget_cost: 0.2,
       budget_remaining: 0.8,
     });
-    expect(question.data.question).toMatch(/What do you make/);
+    expect(question.data.question).toBe(warmUpQuestion);
     const wrong = await call('process_eads_answer', {
       project_id,
       eads_id: 'process/warm-up-with-challenges',
       question_id: 'q2',
-      answer: 'bread',
+      answer: 'mugs',
     });
     expect(wrong.isError).toBe(true);
     expect(wrong.text).toMatch(/not the current question/);
@@ -130,11 +159,12 @@ describe('EADS MCP tools', () => {
       project_id,
       eads_id: 'process/warm-up-with-challenges',
       question_id: 'q1',
-      answer:
-        'We bake sourdough bread for cafés. The ovens are the bottleneck every morning and demand has seasonal peaks.',
+      answer: 'We throw stoneware plates and mugs for restaurants; the kilns sit idle between loads.',
     });
     expect(answered.data).toMatchObject({ question_id: 'q1', completeness: 1, next_action: 'complete' });
-    expect(answered.data.data_structure_update['product-or-service-name']).toBe('sourdough bread');
+    expect(answered.data.data_structure_update['product-or-service-name']).toBe('stoneware tableware');
+    // The refinement saw the answer as the person gave it.
+    expect(model.prompts('eads.refine')[0].answer).toMatch(/^We throw stoneware plates/);
 
     // The orchestrator now recommends the problem type; the interviewer picks the data EADS instead.
     const second = await call('get_next_eads', { project_id });
@@ -146,18 +176,18 @@ describe('EADS MCP tools', () => {
     const data = await call('start_eads_pursuit', { project_id, eads_id: 'data/scheduling-data' });
     expect(data.data).toMatchObject({ eads_id: 'data/scheduling-data', pursuit_no: 2, budget_decrement: 0.15 });
     const dq = await call('get_next_question', { project_id, eads_id: 'data/scheduling-data' });
-    expect(dq.data.question).toMatch(/Which kinds of data/);
+    expect(dq.data.question).toBe(dataQuestion);
     const da = await call('process_eads_answer', {
       project_id,
       eads_id: 'data/scheduling-data',
       question_id: dq.data.question_id,
-      answer: 'customer orders, flour stock, oven plan',
+      answer: 'glaze recipes, kiln log, shop orders',
     });
     expect(da.data).toMatchObject({
       next_action: 'continue',
-      data_structure_update: { 'areas-we-intend-to-discuss': ['customer orders', 'flour stock', 'oven plan'] },
+      data_structure_update: { 'areas-we-intend-to-discuss': ['glaze recipes', 'kiln log', 'shop orders'] },
       // The reply carries the next question: the client needs no second call for it.
-      next: { kind: 'question', question: { id: 'q2', question_type: 'table' } },
+      next: { kind: 'question', question: { id: 'q2', question: areasQuestion, question_type: 'table' } },
     });
     expect(da.text).toContain('Next question (q2): ');
 
@@ -192,12 +222,10 @@ describe('EADS MCP tools', () => {
       ['data/scheduling-data', 'working'],
     ]);
     expect(history.data.activities[1].questions_answers).toEqual([
-      { question: dq.data.question, answer: 'customer orders, flour stock, oven plan' },
+      { question: dq.data.question, answer: 'glaze recipes, kiln log, shop orders' },
     ]);
-    // Which challenges the offline stand-in hears is its own quality (measured by npm run eval);
-    // the tool's part is to report what the warm-up pursuit recorded.
-    expect(history.data.scheduling_challenges.length).toBeGreaterThan(0);
-    expect(history.data.scheduling_challenges.every((c: unknown) => typeof c === 'string')).toBe(true);
+    // The tool reports the challenges the warm-up pursuit recorded.
+    expect(history.data.scheduling_challenges).toEqual(['equipment-utilization', 'delivery-schedules']);
     expect(history.data.minizinc).toBeNull();
 
     const finalized = await call('finalize_eads', {
@@ -223,7 +251,7 @@ describe('EADS MCP tools', () => {
     ]);
     const scr = await call('get_aggregated_scr', { project_id });
     expect(Object.keys(scr.data.scr_by_eads)).toEqual(['process/warm-up-with-challenges', 'data/scheduling-data']);
-    expect(scr.data.merged_scr['areas-we-intend-to-discuss']).toEqual(['customer orders', 'flour stock', 'oven plan']);
+    expect(scr.data.merged_scr['areas-we-intend-to-discuss']).toEqual(['glaze recipes', 'kiln log', 'shop orders']);
     const filtered = await call('get_aggregated_scr', { project_id, eads_filter: ['data/scheduling-data'] });
     expect(Object.keys(filtered.data.scr_by_eads)).toEqual(['data/scheduling-data']);
 
@@ -231,13 +259,15 @@ describe('EADS MCP tools', () => {
     const unknown = await call('get_conversation_history', { project_id: 'never-started' });
     expect(unknown.isError).toBe(true);
     expect(unknown.text).toMatch(/no EADS interview for project "never-started"/);
+    expectScriptUsedUp(model);
   });
 });
 
 describe('terminal client', () => {
   let h: Harness;
+  const model = new ScriptedModel();
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ rules: model.rules(EADS_TASKS) });
   });
   afterAll(async () => h?.close());
 
@@ -253,22 +283,46 @@ describe('terminal client', () => {
 
   it('interviews a person, who leaves and resumes by project id', async () => {
     const projectId = `terminal-${Date.now().toString(36)}`;
+    const warmUpQuestion = 'What does your shop turn out, and where does planning it pinch?';
+    const problemTypeQuestion = 'Of the patterns below, which matches how a job travels through your shop?';
+    model.script({
+      'eads.orchestrate': [pick(WARM_UP), pick(PROBLEM_TYPE)],
+      'eads.question': [
+        ask(warmUpQuestion, ['product-or-service-name']),
+        ask(problemTypeQuestion, ['principal-problem-type'], { question_type: 'choice' }),
+        ask('Is the work one unbroken stream, or separate lots?', ['continuous?']),
+      ],
+      'eads.refine': [
+        refined(
+          {
+            'product-or-service-name': 'cast bronze bells',
+            'scheduling-challenges': ['planned-maintenance'],
+            'one-more-thing': 'The furnace is relined every spring.',
+          },
+          'Noted the bells and the spring relining.',
+        ),
+        refined({ 'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM' }, 'Noted how a bell travels.'),
+      ],
+    });
     const first = await run(projectId, [
-      'We roast specialty coffee beans for cafés; the roaster is the bottleneck and demand has seasonal peaks.',
+      'We cast bronze bells for churches and schools; the furnace needs relining every spring.',
       ':quit',
     ]);
     expect(first.code, first.text).toBe(0);
     expect(first.text).toContain(`Started the EADS interview for "${projectId}"`);
-    expect(first.text).toMatch(/\[q1\] What do you make/);
-    expect(first.text).toMatch(/Filled product-or-service-name/);
-    expect(first.text).toMatch(/\[q1\] Which of these best describes/);
+    expect(first.text).toContain(`[q1] ${warmUpQuestion}`);
+    // What the answer changed, as the refinement put it.
+    expect(first.text).toContain('Noted the bells and the spring relining. (completeness 1, next: complete)');
+    expect(first.text).toContain(`[q1] ${problemTypeQuestion}`);
     expect(first.text).toContain(`Resume with: npm run eads -- ${projectId}`);
 
-    const second = await run(projectId, ['Every batch goes through the same steps in the same order.', ':finish']);
+    const second = await run(projectId, ['Each bell passes moulding, pouring, cooling and tuning in turn.', ':finish']);
     expect(second.code).toBe(0);
     expect(second.text).toContain(`Resuming the EADS interview for "${projectId}"`);
-    expect(second.text).toMatch(/Filled principal-problem-type/);
+    // The choice confirmed in words (by code), then the refinement's own note.
+    expect(second.text).toMatch(/Understood: Flow shop — [^\n]*Noted how a bell travels\./);
     expect(second.text).toMatch(/The interview has ended \(finished\)/);
     expect(second.text).toContain('problem type: FLOW-SHOP-SCHEDULING-PROBLEM');
+    expectScriptUsedUp(model);
   });
 });

@@ -3,6 +3,9 @@
  * and the `nextQuestion` update (pursuit) reply once the workflow has what comes next; the
  * interview is started and asked in one call (update-with-start); a run that continues as new
  * tells the waiting clients to ask again, and the next call reaches the new run.
+ *
+ * The model is scripted per test: what is tested is how the workflows wait and reply, not what
+ * the offline model's rules would ask or read.
  */
 import { temporal } from '@temporalio/proto';
 import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
@@ -10,13 +13,41 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentQuestionQuery, nextQuestionUpdate, nextStepUpdate } from '../flows/eads/contract';
 import { EadsSession } from '../access/eads-session';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { ScriptedModel } from './helpers/scripted-model';
+import { ask, EADS_TASKS, expectScriptUsedUp, pick, refined } from './helpers/eads-script';
 
+const WARM_UP = 'process/warm-up-with-challenges';
+const PROBLEM_TYPE = 'process/scheduling-problem-type';
+const WARM_UP_FIELD = 'product-or-service-name';
+const WARM_UP_QUESTION = 'Tell us about your bindery: what leaves your bench, and what keeps the planning awkward?';
 const WARM_UP_ANSWER =
-  'We bake sourdough bread and pastries for cafés. Scheduling is hard because the ' +
-  'ovens are the bottleneck every morning, and demand has seasonal peaks before ' +
-  'holidays.';
-const FLOW_SHOP_ANSWER =
-  'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.';
+  'We hand-bind notebooks and repair old books for libraries. The sewing frame is shared by ' +
+  'everyone and the autumn term brings a flood of library orders.';
+const WARM_UP_UPDATE = {
+  'product-or-service-name': 'hand-bound notebooks',
+  'scheduling-challenges': ['bottleneck-processes', 'variation-in-demand'],
+  'one-more-thing': 'The sewing frame is shared by the whole team.',
+};
+const PROBLEM_TYPE_QUESTION = 'Picture one order crossing the workshop: which of these fits the way it travels?';
+const FLOW_SHOP_ANSWER = 'Every order is folded, sewn, glued and trimmed, always in that sequence.';
+const FLOW_SHOP_UPDATE = {
+  'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM',
+  'problem-components': ['FLOW-SHOP-SCHEDULING-PROBLEM'],
+};
+const CONTINUOUS_QUESTION = 'Do the books move on one by one without pause, or in separate batches?';
+
+/** The replies of an interview that runs the warm-up to its end and asks the problem type's second question. */
+function toSecondProblemTypeQuestion() {
+  return {
+    'eads.orchestrate': [pick(WARM_UP), pick(PROBLEM_TYPE)],
+    'eads.question': [
+      ask(WARM_UP_QUESTION, ['product-or-service-name', 'scheduling-challenges']),
+      ask(PROBLEM_TYPE_QUESTION, ['principal-problem-type'], { question_type: 'choice' }),
+      ask(CONTINUOUS_QUESTION, ['continuous?']),
+    ],
+    'eads.refine': [refined(WARM_UP_UPDATE), refined(FLOW_SHOP_UPDATE)],
+  };
+}
 
 /** The names of the updates accepted in a run's history, in order. */
 async function acceptedUpdates(handle: WorkflowHandle): Promise<string[]> {
@@ -28,22 +59,24 @@ async function acceptedUpdates(handle: WorkflowHandle): Promise<string[]> {
 
 describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
   let h: Harness;
+  const model = new ScriptedModel();
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ rules: model.rules(EADS_TASKS) });
   });
   afterAll(async () => h?.close());
 
   it('starts the interview with its first question in one call, and each reply waits for the workflow', async () => {
     const projectId = `early-${Date.now().toString(36)}`;
     const session = new EadsSession(h.client, projectId);
+    model.script(toSecondProblemTypeQuestion());
 
     // Update-with-start: the interview did not exist; the reply is its first pursuit.
     const begun = await session.begin({ taskQueue: h.taskQueue, orchestration: 'auto' });
     expect(begun.started).toBe(true);
     expect(begun.step).toMatchObject({
       kind: 'pursuing',
-      pursuit: { eadsId: 'process/warm-up-with-challenges' },
-      view: { status: 'pursuing' },
+      pursuit: { eadsId: WARM_UP },
+      view: { status: 'pursuing', nextEads: { eads_id: WARM_UP, source: 'model' } },
     });
     if (begun.step.kind !== 'pursuing') throw new Error('unreachable');
     expect((await session.handle.describe()).status.name).toBe('RUNNING');
@@ -58,34 +91,40 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     const first = await session.nextQuestion(warmUp);
     expect(first).toMatchObject({ kind: 'question', question: { id: 'q1' }, status: { waiting_for_answer: true } });
     if (first.kind !== 'question') throw new Error('unreachable');
-    expect(first.question.question).toMatch(/What do you make/);
+    expect(first.question.question).toBe(WARM_UP_QUESTION);
     expect(await warmUp.query(currentQuestionQuery)).toEqual(first.question);
     // Likewise for the interview: not the warm-up pursuit again, the step after it.
     const afterWarmUp = session.nextStep(warmUpId);
 
     // The answer's reply says what comes next in the pursuit: here, its end.
     expect(await session.answer(warmUp, 'q1', WARM_UP_ANSWER)).toMatchObject({
+      data_structure_update: WARM_UP_UPDATE,
       next_action: 'complete',
       next: { kind: 'ended', status: { status: 'complete' } },
     });
     expect(await afterQ1).toMatchObject({ kind: 'ended', status: { status: 'complete', completeness: 1 } });
     const problemStep = await afterWarmUp;
-    expect(problemStep).toMatchObject({ kind: 'pursuing', pursuit: { eadsId: 'process/scheduling-problem-type' } });
+    expect(problemStep).toMatchObject({ kind: 'pursuing', pursuit: { eadsId: PROBLEM_TYPE } });
     if (problemStep.kind !== 'pursuing') throw new Error('unreachable');
-    expect(problemStep.view.pursuits.map((p) => [p.eadsId, p.status])).toEqual([
-      ['process/warm-up-with-challenges', 'complete'],
-    ]);
+    expect(problemStep.view.pursuits.map((p) => [p.eadsId, p.status])).toEqual([[WARM_UP, 'complete']]);
 
     const problemType = h.client.workflow.getHandle(problemStep.pursuit.childWorkflowId);
     const q1 = await session.nextQuestion(problemType);
-    expect(q1).toMatchObject({ kind: 'question', question: { id: 'q1', question_type: 'choice' } });
+    expect(q1).toMatchObject({
+      kind: 'question',
+      question: { id: 'q1', question: PROBLEM_TYPE_QUESTION, question_type: 'choice' },
+    });
     const next = session.nextQuestion(problemType, 'q1');
     const answered = await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER);
     expect(answered.next_action).toBe('continue');
     const q2 = await next;
     // The same next question came with the answer's reply.
     expect(answered.next).toEqual(q2);
-    expect(q2).toMatchObject({ kind: 'question', question: { id: 'q2' }, status: { questions_asked: 2 } });
+    expect(q2).toMatchObject({
+      kind: 'question',
+      question: { id: 'q2', question: CONTINUOUS_QUESTION },
+      status: { questions_asked: 2, data_structure: FLOW_SHOP_UPDATE },
+    });
     if (q2.kind !== 'question') throw new Error('unreachable');
     expect(await problemType.query(currentQuestionQuery)).toEqual(q2.question);
 
@@ -97,7 +136,8 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
       session.handle.executeUpdate(nextStepUpdate, { args: [{ afterPursuit: 7 } as never] }),
     ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/afterPursuit must be/) } });
 
-    // The end: a client waiting past the running pursuit gets the interview's result.
+    // The end: a client waiting past the running pursuit gets the interview's result (the problem
+    // type is the one the scripted refinement read).
     const ending = session.nextStep(problemStep.pursuit.childWorkflowId);
     await session.finish('the baker has to go');
     const ended = await ending;
@@ -123,28 +163,37 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     expect((await acceptedUpdates(problemType)).sort()).toEqual(['answer', 'nextQuestion', 'nextQuestion']);
     await recordHistory(session.handle, 'eads-interview-human-next-step-2026-11-27');
     await recordHistory(problemType, 'eads-pursuit-answer-carries-next');
+    expectScriptUsedUp(model);
   });
 
   it('guided: replies with the recommendation to start, then with the pursuit started', async () => {
     const projectId = `early-guided-${Date.now().toString(36)}`;
     const session = new EadsSession(h.client, projectId);
+    // The first question may or may not be written before the finish reaches the pursuit.
+    model.script({
+      'eads.orchestrate': [pick(WARM_UP)],
+      'eads.question': { always: ask(WARM_UP_QUESTION, [WARM_UP_FIELD]) },
+    });
     const begun = await session.begin({ taskQueue: h.taskQueue, orchestration: 'guided' });
     expect(begun).toMatchObject({
       started: true,
-      step: { kind: 'awaiting-start', recommendation: { eads_id: 'process/warm-up-with-challenges' } },
+      step: { kind: 'awaiting-start', recommendation: { eads_id: WARM_UP } },
     });
-    await session.startPursuit('process/warm-up-with-challenges');
+    await session.startPursuit(WARM_UP);
     expect(await session.nextStep()).toMatchObject({
       kind: 'pursuing',
-      pursuit: { eadsId: 'process/warm-up-with-challenges', pursuitNo: 1 },
+      pursuit: { eadsId: WARM_UP, pursuitNo: 1 },
     });
     await session.finish('enough');
     expect(await session.nextStep()).toMatchObject({ kind: 'ended', result: { status: 'finished' } });
+    expectScriptUsedUp(model);
+    expect(model.count('eads.question')).toBeLessThanOrEqual(1);
   });
 
   it('a run that continues as new tells its waiting clients to ask again, and they reach the new run', async () => {
     const projectId = `early-can-${Date.now().toString(36)}`;
     const session = new EadsSession(h.client, projectId);
+    model.script(toSecondProblemTypeQuestion());
     const begun = await session.begin({
       taskQueue: h.taskQueue,
       orchestration: 'auto',
@@ -170,7 +219,7 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     const step = await session.nextStep(warmUpId);
     expect(step).toMatchObject({
       kind: 'pursuing',
-      pursuit: { eadsId: 'process/scheduling-problem-type' },
+      pursuit: { eadsId: PROBLEM_TYPE },
       view: { runs: 2 },
     });
     if (step.kind !== 'pursuing') throw new Error('unreachable');
@@ -189,7 +238,12 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER);
     expect(await waitingQ2).toEqual({ kind: 'continuing' });
     const q2 = await session.nextQuestion(problemType, 'q1');
-    expect(q2).toMatchObject({ kind: 'question', question: { id: 'q2' }, status: { questions_asked: 2 } });
+    // The new run carries the state: the refinement of q1, and the question written for q2.
+    expect(q2).toMatchObject({
+      kind: 'question',
+      question: { id: 'q2', question: CONTINUOUS_QUESTION },
+      status: { questions_asked: 2, data_structure: FLOW_SHOP_UPDATE },
+    });
     expect((await problemType.describe()).runId).not.toBe(pursuitFirstRunId);
 
     await session.finish('enough');
@@ -199,5 +253,6 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     });
     await recordHistory(firstRun, 'eads-interview-next-step-continued-as-new-2026-11-27');
     await recordHistory(pursuitFirstRun, 'eads-pursuit-next-question-continued-as-new-2026-11-27');
+    expectScriptUsedUp(model);
   });
 });

@@ -2,6 +2,9 @@
  * Human-answered pursuits: answers by validated update (bad ones rejected before history),
  * budget exhaustion, finalize and finish, a worker restart in the middle of a pursuit, and a
  * library file broken while the worker runs.
+ *
+ * The model is scripted per test: these tests check what the pursuits do with its replies
+ * (merging updates, charging the budget, asking again), not what the offline model reads.
  */
 import { WorkflowFailedError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -14,11 +17,31 @@ import { EadsSession, EadsSessionError } from '../access/eads-session';
 import { runEadsInterviewFlow, answerUpdate } from '../flows/eads/contract';
 import { createFlowWorker } from '../workers/worker';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { ScriptedModel } from './helpers/scripted-model';
+import { ask, EADS_TASKS, expectScriptUsedUp, pick, refined } from './helpers/eads-script';
 
+const WARM_UP = 'process/warm-up-with-challenges';
+const PROBLEM_TYPE = 'process/scheduling-problem-type';
+const FLOW_SHOP = 'process/flow-shop';
+const WARM_UP_QUESTION = 'What do your crews deliver, and which part of planning their week goes wrong most?';
 const WARM_UP_ANSWER =
-  'We bake sourdough bread and pastries for cafés. Scheduling is hard because the ' +
-  'ovens are the bottleneck every morning, and demand has seasonal peaks before ' +
-  'holidays.';
+  'We refit sailing boats for private owners. Planning is hard because the single slipway is ' +
+  'booked solid every spring, and owners all want their boats back before the summer.';
+const WARM_UP_UPDATE = {
+  'product-or-service-name': 'sailing boat refits',
+  'scheduling-challenges': ['bottleneck-processes', 'variation-in-demand'],
+  'one-more-thing': 'Owners want their boats back before the summer.',
+};
+const PROBLEM_TYPE_QUESTION = 'Which of these patterns matches how a boat moves through the yard?';
+const FLOW_SHOP_ANSWER = 'Each boat is hauled out, stripped, repaired, painted and relaunched, always in that order.';
+const FLOW_SHOP_UPDATE = {
+  'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM',
+  'problem-components': ['FLOW-SHOP-SCHEDULING-PROBLEM'],
+};
+const warmUpScript = {
+  question: ask(WARM_UP_QUESTION, ['product-or-service-name', 'scheduling-challenges']),
+  refine: refined(WARM_UP_UPDATE, 'Noted the refits and the crowded slipway.'),
+};
 
 /** Event types in a workflow's history, to check what did (not) reach it. */
 async function eventTypes(handle: {
@@ -32,23 +55,34 @@ async function eventTypes(handle: {
 
 describe('pursueEads answered by a person', () => {
   let h: Harness;
+  const model = new ScriptedModel();
   beforeAll(async () => {
-    h = await createHarness();
+    h = await createHarness({ rules: model.rules(EADS_TASKS) });
   });
   afterAll(async () => h?.close());
 
   it('refines the data structure from answers, rejects bad answers in the validator, and finalizes', async () => {
-    const projectId = `bakery-${Date.now().toString(36)}`;
+    const projectId = `boatyard-${Date.now().toString(36)}`;
     const session = new EadsSession(h.client, projectId);
+    model.script({
+      'eads.orchestrate': [pick(WARM_UP), pick(PROBLEM_TYPE), pick(FLOW_SHOP)],
+      'eads.question': [
+        warmUpScript.question,
+        ask(PROBLEM_TYPE_QUESTION, ['principal-problem-type'], { question_type: 'choice' }),
+        ask('Does a boat ever flow on without stopping between stages?', ['continuous?']),
+        ask('Which stages does every refit pass through, in order?', ['process-id', 'subprocesses']),
+      ],
+      'eads.refine': [warmUpScript.refine, refined(FLOW_SHOP_UPDATE)],
+    });
     await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
     const { handle: warmUp } = await waitForPursuit(session, 'process/warm-up-with-challenges');
 
     // Before any question exists, and with bad payloads: rejected, nothing written.
     const { question } = await session.question(warmUp);
     expect(question?.id).toBe('q1');
-    expect(question?.question).toMatch(/What do you make/);
+    expect(question?.question).toBe(WARM_UP_QUESTION);
     await expect(session.answer(warmUp, 'q1', '   ')).rejects.toThrow(/invalid answer: answer: the answer is empty/);
-    await expect(session.answer(warmUp, 'q7', 'ovens')).rejects.toThrow(/"q7" is not the current question \("q1"\)/);
+    await expect(session.answer(warmUp, 'q7', 'slipway')).rejects.toThrow(/"q7" is not the current question \("q1"\)/);
     await expect(
       warmUp.executeUpdate(answerUpdate, { args: [{ questionId: 'q1', answer: 'x', extra: true } as never] }),
     ).rejects.toMatchObject({ cause: { message: expect.stringMatching(/Unrecognized key: "extra"/) } });
@@ -58,10 +92,8 @@ describe('pursueEads answered by a person', () => {
 
     const result = await session.answer(warmUp, 'q1', WARM_UP_ANSWER);
     expect(result.question_id).toBe('q1');
-    expect(result.data_structure_update['product-or-service-name']).toMatch(/^sourdough bread\b/);
-    expect(result.data_structure_update['scheduling-challenges']).toEqual(
-      expect.arrayContaining(['bottleneck-processes', 'variation-in-demand']),
-    );
+    expect(result.data_structure_update).toEqual(WARM_UP_UPDATE);
+    expect(result.commit_notes).toBe('Noted the refits and the crowded slipway.');
     expect(result.completeness).toBe(1);
     expect(result.next_action).toBe('complete');
     // Only the accepted update reached the history.
@@ -73,15 +105,16 @@ describe('pursueEads answered by a person', () => {
     // Problem type: answer one question, then finalize the pursuit early.
     const { handle: problemType } = await waitForPursuit(session, 'process/scheduling-problem-type');
     const q = await session.question(problemType);
+    expect(q.question?.question).toBe(PROBLEM_TYPE_QUESTION);
     expect(q.question?.question_type).toBe('choice');
+    // The choices come from the EADS (the scripted question named none).
     expect(q.question?.choices).toContain('FLOW-SHOP-SCHEDULING-PROBLEM');
-    const flowShopAnswer =
-      'Every batch goes through the same steps in the same order: mixing, proofing, baking, packing.';
-    const refined = await session.answer(problemType, q.question!.id, flowShopAnswer);
-    expect(refined.data_structure_update['principal-problem-type']).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
-    expect(refined.next_action).toBe('continue');
+    const flowShopAnswer = FLOW_SHOP_ANSWER;
+    const reply = await session.answer(problemType, q.question!.id, flowShopAnswer);
+    expect(reply.data_structure_update).toEqual(FLOW_SHOP_UPDATE);
+    expect(reply.next_action).toBe('continue');
     // A retry of the answer (its reply was lost) gets the same reply and never answers the next question.
-    expect(await session.answer(problemType, q.question!.id, flowShopAnswer)).toEqual(refined);
+    expect(await session.answer(problemType, q.question!.id, flowShopAnswer)).toEqual(reply);
     await expect(session.answer(problemType, q.question!.id, 'Something else entirely.')).rejects.toThrow(
       /already answered with a different answer/,
     );
@@ -106,8 +139,10 @@ describe('pursueEads answered by a person', () => {
     });
     await expect(session.finalize(problemType)).rejects.toThrow(/already ended/);
 
-    // The interview moves on to the flow shop (the answer classified the bakery), then finishes on request.
-    const { handle: flowShop } = await waitForPursuit(session, 'process/flow-shop');
+    // The interview moves on to the flow shop (the refinement classified the yard, which makes the
+    // flow shop eligible: the model's pick is taken, not the fallback), then finishes on request.
+    const { handle: flowShop, view: flowShopView } = await waitForPursuit(session, FLOW_SHOP);
+    expect(flowShopView.nextEads).toMatchObject({ eads_id: FLOW_SHOP, source: 'model' });
     await session.question(flowShop);
     const finished = await session.finish('the baker has to go');
     expect(finished.status).toBe('finished');
@@ -122,6 +157,7 @@ describe('pursueEads answered by a person', () => {
     expect(final.problemType).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
     await expect(session.finish()).rejects.toThrow(/already ended/);
     await recordHistory(session.handle, 'eads-interview-human-finished');
+    expectScriptUsedUp(model);
   });
 
   it('survives a worker restart in the middle of a pursuit', async () => {
@@ -145,6 +181,22 @@ describe('pursueEads answered by a person', () => {
     };
     let worker = await start();
     const session = new EadsSession(h.client, `restart-${Date.now().toString(36)}`);
+    model.script({
+      'eads.orchestrate': [pick(WARM_UP), pick(PROBLEM_TYPE), pick(FLOW_SHOP)],
+      'eads.question': [
+        warmUpScript.question,
+        ask(PROBLEM_TYPE_QUESTION, ['principal-problem-type'], { question_type: 'choice' }),
+        ask('Does a boat ever flow on without stopping between stages?', ['continuous?']),
+        ask('Would the same weekly plan serve you again and again?', ['cyclical?']),
+        ask('Which stages does every refit pass through, in order?', ['process-id', 'subprocesses']),
+      ],
+      'eads.refine': [
+        warmUpScript.refine,
+        refined(FLOW_SHOP_UPDATE),
+        refined({ 'continuous?': false }),
+        refined({ 'cyclical?': true }),
+      ],
+    });
     try {
       await session.ensure({ taskQueue, orchestration: 'auto' });
       const { handle: warmUp } = await waitForPursuit(session, 'process/warm-up-with-challenges');
@@ -152,7 +204,7 @@ describe('pursueEads answered by a person', () => {
       await session.answer(warmUp, question!.id, WARM_UP_ANSWER);
       const { handle } = await waitForPursuit(session, 'process/scheduling-problem-type');
       const first = await session.question(handle);
-      await session.answer(handle, first.question!.id, 'Every batch goes through the same steps in the same order.');
+      await session.answer(handle, first.question!.id, FLOW_SHOP_ANSWER);
       await session.question(handle);
 
       await worker.stop();
@@ -162,14 +214,17 @@ describe('pursueEads answered by a person', () => {
       const again = await session.question(handle);
       expect(again.question?.id).toBe('q2');
       expect(again.status.data_structure['principal-problem-type']).toBe('FLOW-SHOP-SCHEDULING-PROBLEM');
-      await session.answer(handle, 'q2', 'No, we bake in discrete batches.');
+      await session.answer(handle, 'q2', 'No, one boat at a time, stage by stage.');
       const q3 = await session.question(handle);
-      const done = await session.answer(handle, q3.question!.id, 'Yes, the same weekly pattern repeats.');
+      const done = await session.answer(handle, q3.question!.id, 'Yes, most weeks look alike.');
       expect(done.next_action).toBe('complete');
       const record = await session.eadsStatus('process/scheduling-problem-type');
       expect(record).toMatchObject({ status: 'complete', completeness: 1, questions_asked: 3, budget_used: 0.45 });
       expect(record.data_structure).toMatchObject({ 'continuous?': false, 'cyclical?': true });
+      // The interview goes on to the flow shop; its first question is asked before the finish.
+      await session.question((await waitForPursuit(session, FLOW_SHOP)).handle);
       await session.finish('test over');
+      expectScriptUsedUp(model);
     } finally {
       await worker.stop();
     }
@@ -179,6 +234,7 @@ describe('pursueEads answered by a person', () => {
 describe('pursueEads budget and library faults', () => {
   let h: Harness;
   let libraryDir: string;
+  const model = new ScriptedModel();
   beforeAll(async () => {
     libraryDir = mkdtempSync(path.join(os.tmpdir(), 'eads-budget-'));
     writeFileSync(
@@ -195,12 +251,20 @@ describe('pursueEads budget and library faults', () => {
         },
       }),
     );
-    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir } });
+    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir }, rules: model.rules(EADS_TASKS) });
   });
   afterAll(async () => h?.close());
 
   it('ends a pursuit when the budget is spent, charging each question', async () => {
     const session = new EadsSession(h.client, `budget-${Date.now().toString(36)}`);
+    // Every answer settles nothing: only the budget can end the pursuit. (Once the one EADS is
+    // pursued nothing is eligible, and the interview ends without asking the model.)
+    const questions = ['Which shifts?', 'How big is a lot?', 'When is it busiest?', 'Which shifts, once more?'];
+    model.script({
+      'eads.orchestrate': [pick('process/tiny')],
+      'eads.question': questions.map((q) => ask(q, ['shift-pattern', 'lot-size', 'peak-season'])),
+      'eads.refine': questions.map(() => refined({}, 'Nothing settled.')),
+    });
     await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
     const { handle } = await waitForPursuit(session, 'process/tiny');
     const results = [];
@@ -232,6 +296,7 @@ describe('pursueEads budget and library faults', () => {
       remaining_fields: ['shift-pattern', 'lot-size', 'peak-season'],
     });
     await recordHistory(h.client.workflow.getHandle(final.pursuits[0].childWorkflowId), 'eads-pursuit-budget-spent');
+    expectScriptUsedUp(model);
   });
 
   it('fails fast, naming the file and the field, when a library file breaks', async () => {
@@ -244,6 +309,8 @@ describe('pursueEads budget and library faults', () => {
         EADS: { 'EADS-id': 'resources/broken', crew: { comment: 'no val here' } },
       }),
     );
+    // The library is read before anything is asked of the model.
+    model.script({});
     const handle = await h.start(runEadsInterviewFlow, { projectId: 'broken-library', mode: 'human' });
     const error = await handle.result().catch((e) => e);
     expect(error).toBeInstanceOf(WorkflowFailedError);
@@ -252,6 +319,8 @@ describe('pursueEads budget and library faults', () => {
     expect(cause.message).toContain(broken);
     expect(cause.message).toContain('EADS.crew: an annotation has a "comment" but no "val"');
     await recordHistory(handle, 'eads-interview-broken-library');
+    expect(model.calls).toEqual([]);
+    expectScriptUsedUp(model);
   });
 });
 
@@ -271,6 +340,7 @@ async function waitForPursuit(session: EadsSession, eadsId: string) {
 
 describe('pursueEads: a table answer that cannot be read costs no budget', () => {
   let h: Harness;
+  const model = new ScriptedModel();
   beforeAll(async () => {
     const libraryDir = mkdtempSync(path.join(os.tmpdir(), 'eads-unread-'));
     writeFileSync(
@@ -288,12 +358,27 @@ describe('pursueEads: a table answer that cannot be read costs no budget', () =>
         },
       }),
     );
-    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir } });
+    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir }, rules: model.rules(EADS_TASKS) });
   });
   afterAll(async () => h?.close());
 
   it('asks again for free after an unreadable paste (twice at most), then charges as usual', async () => {
     const session = new EadsSession(h.client, `unread-${Date.now().toString(36)}`);
+    // The refinement reads nothing from the broken pastes; the code decides they were tables it
+    // could not read. The last answer is read into two rows.
+    const tableQuestion = (n: number) =>
+      ask(`Steps table, attempt ${n}: one row per step with how long it takes.`, ['steps'], {
+        question_type: 'table',
+      });
+    const steps = [
+      { 'process-id': 'shear', duration: { units: 'minutes', 'value-string': '10' } },
+      { 'process-id': 'fold', duration: { units: 'minutes', 'value-string': '25' } },
+    ];
+    model.script({
+      'eads.orchestrate': [pick('process/steps-table')],
+      'eads.question': [1, 2, 3, 4].map(tableQuestion),
+      'eads.refine': [refined({}), refined({}), refined({}), refined({ steps })],
+    });
     await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
     const { handle } = await waitForPursuit(session, 'process/steps-table');
     const budgets: number[] = [];
@@ -312,9 +397,10 @@ describe('pursueEads: a table answer that cannot be read costs no budget', () =>
     const done = await session.answer(
       handle,
       question!.id,
-      '| process-id | duration |\n| --- | --- |\n| cut | 10 minutes |\n| weld | 25 minutes |',
+      '| process-id | duration |\n| --- | --- |\n| shear | 10 minutes |\n| fold | 25 minutes |',
     );
     expect(done.next_action).toBe('complete');
+    expect(done.data_structure_update).toEqual({ steps });
     const final = await session.handle.result();
     expect(final.pursuits[0]).toMatchObject({
       eadsId: 'process/steps-table',
@@ -326,11 +412,14 @@ describe('pursueEads: a table answer that cannot be read costs no budget', () =>
       h.client.workflow.getHandle(final.pursuits[0].childWorkflowId),
       'eads-pursuit-unread-table-free',
     );
+    expect((await session.eadsStatus('process/steps-table')).data_structure).toMatchObject({ steps });
+    expectScriptUsedUp(model);
   });
 });
 
 describe('pursueEads: a choice answer that names no choice costs no budget the first time', () => {
   let h: Harness;
+  const model = new ScriptedModel();
   beforeAll(async () => {
     const libraryDir = mkdtempSync(path.join(os.tmpdir(), 'eads-unread-choice-'));
     writeFileSync(
@@ -351,12 +440,22 @@ describe('pursueEads: a choice answer that names no choice costs no budget the f
         },
       }),
     );
-    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir } });
+    h = await createHarness({ config: { EADS_LIBRARY_DIRS: libraryDir }, rules: model.rules(EADS_TASKS) });
   });
   afterAll(async () => h?.close());
 
   it('asks again with the choices numbered for free, then records the choice as undetermined', async () => {
     const session = new EadsSession(h.client, `unread-choice-${Date.now().toString(36)}`);
+    // The model asks the same words twice and reads no choice from either answer: putting the
+    // question another way, not charging it and recording UNDETERMINED are the code's doing.
+    const choiceQuestion = ask('How does a job make its way through your place?', ['work-kind'], {
+      question_type: 'choice',
+    });
+    model.script({
+      'eads.orchestrate': [pick('process/work-kind')],
+      'eads.question': [choiceQuestion, choiceQuestion],
+      'eads.refine': [refined({}), refined({})],
+    });
     await session.ensure({ taskQueue: h.taskQueue, orchestration: 'auto' });
     const { handle } = await waitForPursuit(session, 'process/work-kind');
     const first = await session.question(handle);
@@ -376,5 +475,6 @@ describe('pursueEads: a choice answer that names no choice costs no budget the f
       h.client.workflow.getHandle(final.pursuits[0].childWorkflowId),
       'eads-pursuit-unread-choice-free',
     );
+    expectScriptUsedUp(model);
   });
 });
