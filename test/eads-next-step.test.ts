@@ -166,6 +166,48 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     expectScriptUsedUp(model);
   });
 
+  it('an answer whose next question is slow: the caller stops waiting, the answer is taken once, a refusal still told', async () => {
+    const projectId = `early-slow-${Date.now().toString(36)}`;
+    const session = new EadsSession(h.client, projectId);
+    model.script({
+      'eads.orchestrate': [pick(WARM_UP), pick(PROBLEM_TYPE)],
+      'eads.question': [
+        ask(WARM_UP_QUESTION, ['product-or-service-name', 'scheduling-challenges']),
+        ask(PROBLEM_TYPE_QUESTION, ['principal-problem-type'], { question_type: 'choice' }),
+        // The model takes its time over the next question (well within the client's time-out).
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return ask(CONTINUOUS_QUESTION, ['continuous?']);
+        },
+      ],
+      'eads.refine': [refined(WARM_UP_UPDATE), refined(FLOW_SHOP_UPDATE)],
+    });
+    const begun = await session.begin({ taskQueue: h.taskQueue, orchestration: 'auto' });
+    if (begun.step.kind !== 'pursuing') throw new Error('unreachable');
+    const warmUp = h.client.workflow.getHandle(begun.step.pursuit.childWorkflowId);
+    await session.nextQuestion(warmUp);
+    const afterWarmUp = await session.nextAfterAnswer(
+      warmUp,
+      'q1',
+      await session.answer(warmUp, 'q1', 'We bind books to order.'),
+    );
+    if (afterWarmUp.kind !== 'question') throw new Error(`expected a question, got ${afterWarmUp.kind}`);
+    const problemType = h.client.workflow.getHandle((await session.view()).current!.childWorkflowId);
+
+    // Refused by the validator: told at once, whatever the wait.
+    await expect(session.answerWithin(problemType, 'q7', FLOW_SHOP_ANSWER, 60_000)).rejects.toThrow(
+      /not the current question/,
+    );
+    // Taken, but the next question is not written yet: the caller hears nothing back within its wait.
+    expect(await session.answerWithin(problemType, 'q1', FLOW_SHOP_ANSWER, 300)).toBe('pending');
+    const next = await session.nextQuestion(problemType, 'q1');
+    expect(next).toMatchObject({ kind: 'question', question: { id: 'q2', question: CONTINUOUS_QUESTION } });
+    // The answer was taken once: asked again, it gets the same reply, now with the question.
+    const again = await session.answerWithin(problemType, 'q1', FLOW_SHOP_ANSWER, 10_000);
+    expect(again).toMatchObject({ question_id: 'q1', next: next });
+    await session.finish('done for today');
+  });
+
   it('guided: replies with the recommendation to start, then with the pursuit started', async () => {
     const projectId = `early-guided-${Date.now().toString(36)}`;
     const session = new EadsSession(h.client, projectId);

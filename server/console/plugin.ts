@@ -481,11 +481,18 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
           throw new EadsSessionError(
             grid ? 'fill in at least one row of the table' : 'write an answer (or choose one)',
           );
+        // The reply carries the next question; a slow model leaves the page to show it when ready.
         const answered =
           action === 'done'
-            ? await session.answer(handle, questionId, "That's all I can say about this.", true)
-            : await session.answer(handle, questionId, answer);
-        await nextQuestionShown(session, handle, questionId, answered);
+            ? await session.answerWithin(
+                handle,
+                questionId,
+                "That's all I can say about this.",
+                NEXT_QUESTION_WAIT_MS,
+                true,
+              )
+            : await session.answerWithin(handle, questionId, answer, NEXT_QUESTION_WAIT_MS);
+        if (answered !== 'pending') await nextQuestionShown(session, handle, questionId, answered);
       }
     } catch (err) {
       const reason = await rejection(err);
