@@ -188,6 +188,45 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     for (const [area, context, kind] of cases) expect(await kindOf(area, context), area).toContain(kind);
   }, 60_000);
 
+  it('reads what a study does with its data, not the setting or the groups it names', async () => {
+    const design = (research_area: string, additional_context: string, constraints: string[] = []) =>
+      studyDesign({
+        research_area,
+        additional_context,
+        constraints,
+        field_of_study: '',
+        existing_skills: [],
+        missing_skills: [],
+      });
+    const chosen = (d: Awaited<ReturnType<typeof design>>) => [...d.kinds, ...d.open];
+    // Texts that already exist, read in a setting where people are served: no one is given anything.
+    const emails = await design(
+      'Politeness in emails between pharmacists and their customers',
+      'A chain of pharmacies will let me read two years of its customer email archive, and I want to see whether replies to older customers differ from replies to younger ones.',
+      ['Consent from the chain’s data protection officer'],
+    );
+    expect(chosen(emails)).not.toContain('intervention');
+    expect(chosen(emails).some((k) => k === 'documents' || k === 'dataset')).toBe(true);
+    const logbooks = await design(
+      'Punishment in village schools between 1880 and 1920',
+      'The logbooks head teachers kept in those years are in the county archive, and I will read them for every school in one district.',
+    );
+    expect(chosen(logbooks)).toEqual(['documents']);
+    // Two set-ups of a program compared on the same inputs: a trial of software, not of people.
+    const search = await design(
+      'Does a reranking step help a library catalogue find the book a reader wants?',
+      'I will rerun a thousand past catalogue queries through the search with and without the reranker and count how often the wanted book comes first.',
+    );
+    expect(chosen(search)).not.toContain('intervention');
+    expect(chosen(search)).toContain('computational');
+    // A change given to some people and not to others is still read as a trial.
+    const stretching = await design(
+      'A daily stretching routine and back pain in warehouse pickers',
+      'Half the pickers on each shift will do the routine for eight weeks and the others will not, and both groups rate their pain every week.',
+    );
+    expect(chosen(stretching)).toContain('intervention');
+  }, 60_000);
+
   it('hears neither a kind of work the profile rules out nor a subject over the method the area names', async () => {
     const design = (research_area: string, additional_context: string, constraints: string[] = []) =>
       studyDesign({
@@ -660,6 +699,10 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
       'Hive weights from 2017 and 2023',
       'interviews with keepers',
     ]);
+    // "With and without", "before and after" are two words of one phrase, not two clauses.
+    expect(
+      clauses('I will time the kiln firings with and without the new lid and before and after the repair'),
+    ).toEqual(['I will time the kiln firings with and without the new lid', 'before and after the repair']);
   });
 
   it('reads a subtitle as its own piece of evidence', () => {
@@ -809,6 +852,8 @@ describe('proposal stand-in: which sentences deny the data', () => {
       'The observatory has not only logged sunspot counts since 1900 but also kept the plates.',
       // A relative clause opened by a quantifier ("none of which", "all of whom") speaks of the data's parts.
       'I was given the ferry manifests from 1950 on, none of which has been studied.',
+      // Two conditions compared: the one without the step is half of the comparison.
+      'I will sort the seed lots with and without the new sieve and weigh what passes.',
     ])
       expect(denies(s), s).toBe(false);
   });

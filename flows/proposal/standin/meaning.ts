@@ -18,6 +18,7 @@ import { STUDY_DATA_SECOND } from './phrasings-second';
 import { STUDY_DATA_BOUNDARIES } from './phrasings-boundaries';
 import { DATA_STATE_PHRASINGS } from './phrasings-data-state';
 import { DATA_STATE_PAST_PHRASINGS } from './phrasings-data-state-past';
+import { NO_DATA_PHRASINGS } from './phrasings-no-data';
 
 /** The kinds of data (and so of method) a study can rest on. */
 export type DataKind =
@@ -108,6 +109,18 @@ export const PHRASED_DATA_KINDS: readonly Choice<DataKind>[] = DATA_KINDS.map((k
 }));
 
 /**
+ * What the kind of data is read with: every kind, and a class of clauses that say nothing about
+ * the data (the subject alone, the setting, the people, the researcher's limits). A clause of that
+ * class counts for no kind: forced to choose, the classifier had put a clause naming only people
+ * or a setting under a trial, the kind whose phrasings name people and groups most.
+ */
+const NO_DATA = 'no-data' as const;
+export const READ_WITH: readonly Choice<DataKind | typeof NO_DATA>[] = [
+  ...PHRASED_DATA_KINDS,
+  { key: NO_DATA, descriptions: NO_DATA_PHRASINGS },
+];
+
+/**
  * Designs that combine well: the second kind adds a strand the first lacks (documents and the
  * memories of people who were there; site measurements and laboratory tests). `subsumes`: the
  * first already works with the second (computational experiments run on existing datasets).
@@ -127,6 +140,9 @@ const SUBSUMES: ReadonlyArray<readonly [DataKind, DataKind]> = [
   // model of measurements is tested on a computer: the two read alike, and the one ahead is the
   // study, not a choice left open between them.
   ['lab', 'computational'],
+  // Records kept as documents are read for what they say and counted as data: the two read alike
+  // for the same ledgers or registers, and the one ahead is the study.
+  ['documents', 'dataset'],
 ];
 
 const pairIn = (pairs: ReadonlyArray<readonly [DataKind, DataKind]>, a: DataKind, b: DataKind) =>
@@ -145,6 +161,12 @@ export const DESIGN = {
   companion: 0.8,
   /** Below the floor, a kind this far ahead of the next is still taken (tentatively). */
   standsOut: 0.15,
+  /**
+   * A text the classifier reads as saying nothing about the data with this probability or more
+   * counts for no kind. Lower bars also dropped clauses that name the data alongside their setting
+   * ("six lessons for my class"); with none dropped, a consent form or a budget still spoke for a trial.
+   */
+  noData: 0.6,
 } as const;
 
 export interface ProfileWords {
@@ -173,9 +195,10 @@ export interface StudyDesign {
 export function clauses(text: string): string[] {
   return (
     text
-      // "2018 and 2022", "5, 6 and 7" join figures, not clauses.
+      // "2018 and 2022", "5, 6 and 7" join figures, not clauses; "with and without", "before and
+      // after" join two words of one phrase ("run with and without the new step").
       .split(
-        /[.;:!?]\s+|[.;:!?]$|(?<!\d),\s+|\s+(?:(?<!\d\s+)and(?!\s+\d)|but|combined with|while|then|which|so that|so)\s+/i,
+        /[.;:!?]\s+|[.;:!?]$|(?<!\d),\s+|\s+(?:(?<!\d\s+|\b(?:with|before|up|back)\s+)and(?!\s+(?:\d|without\b|after\b|down\b|forth\b))|but|combined with|while|then|which|so that|so)\s+/i,
       )
       .map((s) =>
         s
@@ -289,23 +312,29 @@ export function profileEvidence(p: ProfileWords): Evidence[] {
 export async function studyDesign(p: ProfileWords): Promise<StudyDesign> {
   const means = meansPhrase(p.research_area);
   const notMeans = means && !(await readsAsMeans(means)) ? means : undefined;
-  const texts = profileEvidence(p).filter((e) => e.text !== notMeans);
-  const d = await decideFromEvidence(texts, PHRASED_DATA_KINDS, {
-    floor: DESIGN.floor,
-    margin: 0,
-    classifier: true,
-  });
-  const ranked = d.ranked;
-  const evidence = d.best;
-  if (d.reason === 'no-model' || d.reason === 'empty' || !ranked.length)
-    return { kinds: [], open: [], ranked, evidence, reason: d.reason };
-  if (d.reason === 'below-floor') {
+  // Each text counts by what it says about the data: its probability of a kind given that it
+  // speaks of data at all, and nothing when it clearly speaks of none (see `READ_WITH`).
+  const texts = await Promise.all(
+    profileEvidence(p)
+      .filter((e) => e.text !== notMeans)
+      .map(async (e) => {
+        const c = await classify(e.text, READ_WITH, { minProbability: 0 });
+        const none = c.ranked.find((r) => r.key === NO_DATA)?.p ?? 0;
+        return { ...e, weight: none >= DESIGN.noData ? 0 : 1 / (1 - none) };
+      }),
+  );
+  const d = await decideFromEvidence(texts, READ_WITH, { floor: 0, margin: 0, classifier: true });
+  const ranked = d.ranked.filter((r): r is { key: DataKind; score: number } => r.key !== NO_DATA);
+  const { [NO_DATA]: _none, ...evidence } = d.best;
+  const reason = d.reason ?? (ranked.length && ranked[0].score < DESIGN.floor ? 'below-floor' : undefined);
+  if (reason === 'no-model' || reason === 'empty' || !ranked.length)
+    return { kinds: [], open: [], ranked, evidence, reason };
+  if (reason === 'below-floor') {
     // The profile says little about its data: a kind that still stands out is assumed (and the
     // proposal says so); two that do not are left open.
     const [a, b] = ranked;
-    if (!b || a.score - b.score >= DESIGN.standsOut)
-      return { kinds: [a.key], open: [], ranked, evidence, reason: d.reason };
-    return { kinds: [], open: [a.key, b.key], ranked, evidence, reason: d.reason };
+    if (!b || a.score - b.score >= DESIGN.standsOut) return { kinds: [a.key], open: [], ranked, evidence, reason };
+    return { kinds: [], open: [a.key, b.key], ranked, evidence, reason };
   }
   const [first, second] = ranked;
   if (second && (pairIn(SUBSUMES, first.key, second.key) || pairIn(COMPLEMENTS, first.key, second.key))) {
@@ -571,9 +600,10 @@ const LATER_CLAUSE =
   /,? (?:(?:none|some|all|most|many|each|several|any|few|one|both|either|neither) of )?(?:which|who|whom|whose)\b|,? (?:but|although|though|while|whereas)\b/i;
 /**
  * Negators that deny nothing: a comparison bounding an amount or a date ("no later than", "no
- * fewer than", "not less than") and a focus that adds to what is there ("not only … but also").
+ * fewer than", "not less than"), a focus that adds to what is there ("not only … but also") and
+ * two conditions compared ("with and without the new step").
  */
-const NOT_A_DENIAL = /\b(?:no|not) (?:more|less|\w+er) than\b|\bnot only\b/gi;
+const NOT_A_DENIAL = /\b(?:no|not) (?:more|less|\w+er) than\b|\bnot only\b|\bwith (?:and|or) without\b/gi;
 /** Whether a sentence's main clause (its words before any `LATER_CLAUSE`) is negated. */
 export const denies = (text: string) =>
   // One space for every run first: a pattern that starts at each space of a long run and scans
