@@ -34,6 +34,7 @@ import {
   readsAsMeans,
   studyDesign,
   subtitleOf,
+  spans,
   topicFit,
   type DataKind,
 } from '../../flows/proposal/standin/meaning';
@@ -582,6 +583,44 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(far.onTopic).toBe(false);
   }, 60_000);
 
+  it('hears the subject a study names in its title, and the short names an area written as a clause is made of', async () => {
+    // Broad keywords; the title names the subject ("cell phone network records").
+    const seaside = {
+      research_area: 'Estimating visitor numbers in seaside towns from mobile phone location data',
+      additional_context: 'The operator shares hourly counts of phones per cell for three summers.',
+    };
+    const crowds = {
+      title: 'Counting crowds with cell phone network records',
+      snippet: 'Network records of connected handsets track how many people are in a district hour by hour.',
+      keywords: ['urban studies', 'big data', 'mobility'],
+    };
+    expect((await topicFit(crowds, seaside)).onTopic).toBe(true);
+    // A study that shares a word of the topic but not its subject, and one of the place alone.
+    const driving = {
+      title: 'Mobile phone use while driving and crash risk',
+      snippet: 'Drivers who used a handset had a higher risk of crashing.',
+      keywords: ['road safety', 'distraction'],
+    };
+    const cliffs = {
+      title: 'Coastal erosion of chalk cliffs',
+      snippet: 'Cliff retreat rates were measured along the coast.',
+      keywords: ['geomorphology', 'coasts'],
+    };
+    expect((await topicFit(driving, seaside)).onTopic).toBe(false);
+    expect((await topicFit(cliffs, seaside)).onTopic).toBe(false);
+    // An area written as a clause: its subject is a short run of its words, not the whole clause.
+    const comet = {
+      research_area: 'how amateur astronomers share their observations when a bright comet appears',
+      additional_context: 'I will talk with members of two astronomy clubs.',
+    };
+    const volunteers = {
+      title: 'Citizen science in astronomy: volunteers and data sharing',
+      snippet: 'Volunteers report sky observations and share them with professional astronomers.',
+      keywords: ['citizen science', 'public participation', 'open data'],
+    };
+    expect((await topicFit(volunteers, comet)).onTopic).toBe(true);
+  }, 60_000);
+
   it('takes a study of a method the researcher lists as a skill as bearing on the topic, not a general one', async () => {
     const wheat = {
       research_area: 'Which genes wheat leaves switch on under drought',
@@ -689,6 +728,12 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
       },
     );
     expect(fit.onTopic).toBe(false);
+  });
+
+  it('reads the short names of a title: runs of two or three words that neither start nor end on a function word', () => {
+    const runs = spans('how amateur astronomers share their observations when a bright comet appears');
+    expect(runs).toEqual(expect.arrayContaining(['amateur astronomers', 'bright comet', 'comet appears']));
+    for (const r of runs) expect(r).not.toMatch(/^(?:how|their|when|a)\b|\b(?:how|their|when|a)$/);
   });
 
   it('splits the context into clauses, not figures joined by "and"', () => {
