@@ -220,6 +220,14 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     );
     expect(chosen(search)).not.toContain('intervention');
     expect(chosen(search)).toContain('computational');
+    // Building something with its future users, round after round, in a setting where people are cared for:
+    // at most a choice left open with a trial, never a trial taken for sure.
+    const codesign = await design(
+      'Co-designing a medication reminder app with older adults at a day centre',
+      'I will run four workshops with members of the centre to sketch and try paper prototypes, then build a clickable version and watch them use it.',
+    );
+    expect(codesign.kinds).not.toContain('intervention');
+    expect(chosen(codesign)).toContain('practice');
     // A change given to some people and not to others is still read as a trial.
     const stretching = await design(
       'A daily stretching routine and back pain in warehouse pickers',

@@ -53,6 +53,20 @@ export const STUDY_DATA_BOUNDARIES: Record<string, readonly string[]> = {
     'Old timetable requests are fed again to the booking software, once per version, to see which finds more seats.',
     'I rerun past cases through each version of the tool and count what it gets right and what it costs.',
   ],
+  // A trial still to run, told in the future: which people will get the change and who carries on as before.
+  intervention: [
+    'Half of the volunteers will get the new app and the rest will carry on as usual.',
+    'Some of the staff will be offered the coaching and the others will not, and I will compare the two.',
+    'Next term two of the groups of learners switch to the new timetable and two keep the old one.',
+  ],
+  // Building something with the people who will use it, round after round: a design study in
+  // their practice, not a trial, whatever setting it happens in.
+  practice: [
+    'I will design the booking tool together with the people who will use it, in a series of workshops.',
+    'Each version of the guide is drafted with the staff, tried in their daily work and revised.',
+    'Residents and I shape the map together, and I note what changes between versions and why.',
+    'I build a first version with its future users, see how they get on with it and improve it in cycles.',
+  ],
   lab: [
     'Rubber seals are aged in an ozone chamber and checked for cracks.',
     'Samples are aged in an oven and weighed every week.',
