@@ -213,6 +213,17 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
       'The logbooks head teachers kept in those years are in the county archive, and I will read them for every school in one district.',
     );
     expect(chosen(logbooks)).toEqual(['documents']);
+    // Recordings and marked work a school or nursery already made are a corpus, not a trial or a survey.
+    const recordings = await design(
+      'Words children use for feelings in picture-book reading at nursery',
+      "Nursery staff have recorded 40 shared reading sessions over the past year and I will transcribe and analyse the children's words.",
+    );
+    expect(recordings.kinds).toEqual(['documents']);
+    const essays = await design(
+      'Feedback comments on student essays in one secondary school',
+      "The school has given me 600 marked essays from last year with the teachers' written comments, and I will code what kinds of feedback they give.",
+    );
+    expect(essays.kinds).toEqual(['documents']);
     // Two set-ups of a program compared on the same inputs: a trial of software, not of people.
     const search = await design(
       'Does a reranking step help a library catalogue find the book a reader wants?',

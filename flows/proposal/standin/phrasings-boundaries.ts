@@ -15,6 +15,13 @@ export const STUDY_DATA_BOUNDARIES: Record<string, readonly string[]> = {
     "The shipping firm's handwritten ledgers are kept in the county archive.",
     'The record office holds the estate’s rent rolls for two centuries.',
     'Toll-gate takings were written in bound volumes that survive in the archive.',
+    // Texts and recordings a service already made, read or transcribed and coded: a corpus,
+    // whatever the setting (a help-line, a care home, a language school).
+    "The help-line's chat transcripts from last year are what I analyse.",
+    'The care home staff wrote daily notes for years, and I code what they say about residents.',
+    'A language school has recorded a year of its lessons, and I will transcribe and code them.',
+    "Customer reviews posted on the firm's website over five years are my corpus.",
+    'I read the written reports inspectors left after every visit and code their wording.',
   ],
   dataset: [
     'I compare exam results of rural and urban pupils in the published school tables.',
