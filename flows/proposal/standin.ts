@@ -852,7 +852,12 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
     literature: cited.map(({ h, fit }) => {
       // The study's own words, quoted as such: its casing and claims are its authors', not the proposal's.
       const opening = firstSentence(h.snippet) ?? sentence(h.title);
-      const bears = fit.concept ? ` Relevant through its work on ${fit.concept.keyword}.` : '';
+      // A keyword is a label written to be read in a sentence; a phrase of the title keeps the
+      // title's capitals ("… its work on Language Models Trained …") and is not named.
+      const bears =
+        fit.concept && h.keywords.includes(fit.concept.keyword)
+          ? ` Relevant through its work on ${fit.concept.keyword}.`
+          : '';
       return { result_id: h.id, relevance_note: `“${opening}”${bears}` };
     }),
   };

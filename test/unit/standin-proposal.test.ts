@@ -34,6 +34,7 @@ import {
   readsAsMeans,
   studyDesign,
   subtitleOf,
+  spans,
   topicFit,
   type DataKind,
 } from '../../flows/proposal/standin/meaning';
@@ -186,6 +187,64 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
       ],
     ];
     for (const [area, context, kind] of cases) expect(await kindOf(area, context), area).toContain(kind);
+  }, 60_000);
+
+  it('reads what a study does with its data, not the setting or the groups it names', async () => {
+    const design = (research_area: string, additional_context: string, constraints: string[] = []) =>
+      studyDesign({
+        research_area,
+        additional_context,
+        constraints,
+        field_of_study: '',
+        existing_skills: [],
+        missing_skills: [],
+      });
+    const chosen = (d: Awaited<ReturnType<typeof design>>) => [...d.kinds, ...d.open];
+    // Texts that already exist, read in a setting where people are served: no one is given anything.
+    const emails = await design(
+      'Politeness in emails between pharmacists and their customers',
+      'A chain of pharmacies will let me read two years of its customer email archive, and I want to see whether replies to older customers differ from replies to younger ones.',
+      ['Consent from the chain’s data protection officer'],
+    );
+    expect(chosen(emails)).not.toContain('intervention');
+    expect(chosen(emails).some((k) => k === 'documents' || k === 'dataset')).toBe(true);
+    const logbooks = await design(
+      'Punishment in village schools between 1880 and 1920',
+      'The logbooks head teachers kept in those years are in the county archive, and I will read them for every school in one district.',
+    );
+    expect(chosen(logbooks)).toEqual(['documents']);
+    // Recordings and marked work a school or nursery already made are a corpus, not a trial or a survey.
+    const recordings = await design(
+      'Words children use for feelings in picture-book reading at nursery',
+      "Nursery staff have recorded 40 shared reading sessions over the past year and I will transcribe and analyse the children's words.",
+    );
+    expect(recordings.kinds).toEqual(['documents']);
+    const essays = await design(
+      'Feedback comments on student essays in one secondary school',
+      "The school has given me 600 marked essays from last year with the teachers' written comments, and I will code what kinds of feedback they give.",
+    );
+    expect(essays.kinds).toEqual(['documents']);
+    // Two set-ups of a program compared on the same inputs: a trial of software, not of people.
+    const search = await design(
+      'Does a reranking step help a library catalogue find the book a reader wants?',
+      'I will rerun a thousand past catalogue queries through the search with and without the reranker and count how often the wanted book comes first.',
+    );
+    expect(chosen(search)).not.toContain('intervention');
+    expect(chosen(search)).toContain('computational');
+    // Building something with its future users, round after round, in a setting where people are cared for:
+    // at most a choice left open with a trial, never a trial taken for sure.
+    const codesign = await design(
+      'Co-designing a medication reminder app with older adults at a day centre',
+      'I will run four workshops with members of the centre to sketch and try paper prototypes, then build a clickable version and watch them use it.',
+    );
+    expect(codesign.kinds).not.toContain('intervention');
+    expect(chosen(codesign)).toContain('practice');
+    // A change given to some people and not to others is still read as a trial.
+    const stretching = await design(
+      'A daily stretching routine and back pain in warehouse pickers',
+      'Half the pickers on each shift will do the routine for eight weeks and the others will not, and both groups rate their pain every week.',
+    );
+    expect(chosen(stretching)).toContain('intervention');
   }, 60_000);
 
   it('hears neither a kind of work the profile rules out nor a subject over the method the area names', async () => {
@@ -543,6 +602,44 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
     expect(far.onTopic).toBe(false);
   }, 60_000);
 
+  it('hears the subject a study names in its title, and the short names an area written as a clause is made of', async () => {
+    // Broad keywords; the title names the subject ("cell phone network records").
+    const seaside = {
+      research_area: 'Estimating visitor numbers in seaside towns from mobile phone location data',
+      additional_context: 'The operator shares hourly counts of phones per cell for three summers.',
+    };
+    const crowds = {
+      title: 'Counting crowds with cell phone network records',
+      snippet: 'Network records of connected handsets track how many people are in a district hour by hour.',
+      keywords: ['urban studies', 'big data', 'mobility'],
+    };
+    expect((await topicFit(crowds, seaside)).onTopic).toBe(true);
+    // A study that shares a word of the topic but not its subject, and one of the place alone.
+    const driving = {
+      title: 'Mobile phone use while driving and crash risk',
+      snippet: 'Drivers who used a handset had a higher risk of crashing.',
+      keywords: ['road safety', 'distraction'],
+    };
+    const cliffs = {
+      title: 'Coastal erosion of chalk cliffs',
+      snippet: 'Cliff retreat rates were measured along the coast.',
+      keywords: ['geomorphology', 'coasts'],
+    };
+    expect((await topicFit(driving, seaside)).onTopic).toBe(false);
+    expect((await topicFit(cliffs, seaside)).onTopic).toBe(false);
+    // An area written as a clause: its subject is a short run of its words, not the whole clause.
+    const comet = {
+      research_area: 'how amateur astronomers share their observations when a bright comet appears',
+      additional_context: 'I will talk with members of two astronomy clubs.',
+    };
+    const volunteers = {
+      title: 'Citizen science in astronomy: volunteers and data sharing',
+      snippet: 'Volunteers report sky observations and share them with professional astronomers.',
+      keywords: ['citizen science', 'public participation', 'open data'],
+    };
+    expect((await topicFit(volunteers, comet)).onTopic).toBe(true);
+  }, 60_000);
+
   it('takes a study of a method the researcher lists as a skill as bearing on the topic, not a general one', async () => {
     const wheat = {
       research_area: 'Which genes wheat leaves switch on under drought',
@@ -652,6 +749,12 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
     expect(fit.onTopic).toBe(false);
   });
 
+  it('reads the short names of a title: runs of two or three words that neither start nor end on a function word', () => {
+    const runs = spans('how amateur astronomers share their observations when a bright comet appears');
+    expect(runs).toEqual(expect.arrayContaining(['amateur astronomers', 'bright comet', 'comet appears']));
+    for (const r of runs) expect(r).not.toMatch(/^(?:how|their|when|a)\b|\b(?:how|their|when|a)$/);
+  });
+
   it('splits the context into clauses, not figures joined by "and"', () => {
     expect(
       clauses('The 2019 and 2021 censuses of the parish are online, and I will read them in the archive.'),
@@ -660,6 +763,10 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
       'Hive weights from 2017 and 2023',
       'interviews with keepers',
     ]);
+    // "With and without", "before and after" are two words of one phrase, not two clauses.
+    expect(
+      clauses('I will time the kiln firings with and without the new lid and before and after the repair'),
+    ).toEqual(['I will time the kiln firings with and without the new lid', 'before and after the repair']);
   });
 
   it('reads a subtitle as its own piece of evidence', () => {
@@ -809,6 +916,8 @@ describe('proposal stand-in: which sentences deny the data', () => {
       'The observatory has not only logged sunspot counts since 1900 but also kept the plates.',
       // A relative clause opened by a quantifier ("none of which", "all of whom") speaks of the data's parts.
       'I was given the ferry manifests from 1950 on, none of which has been studied.',
+      // Two conditions compared: the one without the step is half of the comparison.
+      'I will sort the seed lots with and without the new sieve and weigh what passes.',
     ])
       expect(denies(s), s).toBe(false);
   });

@@ -18,6 +18,7 @@ import { STUDY_DATA_SECOND } from './phrasings-second';
 import { STUDY_DATA_BOUNDARIES } from './phrasings-boundaries';
 import { DATA_STATE_PHRASINGS } from './phrasings-data-state';
 import { DATA_STATE_PAST_PHRASINGS } from './phrasings-data-state-past';
+import { NO_DATA_PHRASINGS } from './phrasings-no-data';
 
 /** The kinds of data (and so of method) a study can rest on. */
 export type DataKind =
@@ -108,6 +109,18 @@ export const PHRASED_DATA_KINDS: readonly Choice<DataKind>[] = DATA_KINDS.map((k
 }));
 
 /**
+ * What the kind of data is read with: every kind, and a class of clauses that say nothing about
+ * the data (the subject alone, the setting, the people, the researcher's limits). A clause of that
+ * class counts for no kind: forced to choose, the classifier had put a clause naming only people
+ * or a setting under a trial, the kind whose phrasings name people and groups most.
+ */
+const NO_DATA = 'no-data' as const;
+export const READ_WITH: readonly Choice<DataKind | typeof NO_DATA>[] = [
+  ...PHRASED_DATA_KINDS,
+  { key: NO_DATA, descriptions: NO_DATA_PHRASINGS },
+];
+
+/**
  * Designs that combine well: the second kind adds a strand the first lacks (documents and the
  * memories of people who were there; site measurements and laboratory tests). `subsumes`: the
  * first already works with the second (computational experiments run on existing datasets).
@@ -127,6 +140,9 @@ const SUBSUMES: ReadonlyArray<readonly [DataKind, DataKind]> = [
   // model of measurements is tested on a computer: the two read alike, and the one ahead is the
   // study, not a choice left open between them.
   ['lab', 'computational'],
+  // Records kept as documents are read for what they say and counted as data: the two read alike
+  // for the same ledgers or registers, and the one ahead is the study.
+  ['documents', 'dataset'],
 ];
 
 const pairIn = (pairs: ReadonlyArray<readonly [DataKind, DataKind]>, a: DataKind, b: DataKind) =>
@@ -145,6 +161,12 @@ export const DESIGN = {
   companion: 0.8,
   /** Below the floor, a kind this far ahead of the next is still taken (tentatively). */
   standsOut: 0.15,
+  /**
+   * A text the classifier reads as saying nothing about the data with this probability or more
+   * counts for no kind. Lower bars also dropped clauses that name the data alongside their setting
+   * ("six lessons for my class"); with none dropped, a consent form or a budget still spoke for a trial.
+   */
+  noData: 0.6,
 } as const;
 
 export interface ProfileWords {
@@ -173,9 +195,10 @@ export interface StudyDesign {
 export function clauses(text: string): string[] {
   return (
     text
-      // "2018 and 2022", "5, 6 and 7" join figures, not clauses.
+      // "2018 and 2022", "5, 6 and 7" join figures, not clauses; "with and without", "before and
+      // after" join two words of one phrase ("run with and without the new step").
       .split(
-        /[.;:!?]\s+|[.;:!?]$|(?<!\d),\s+|\s+(?:(?<!\d\s+)and(?!\s+\d)|but|combined with|while|then|which|so that|so)\s+/i,
+        /[.;:!?]\s+|[.;:!?]$|(?<!\d),\s+|\s+(?:(?<!\d\s+|\b(?:with|before|up|back)\s+)and(?!\s+(?:\d|without\b|after\b|down\b|forth\b))|but|combined with|while|then|which|so that|so)\s+/i,
       )
       .map((s) =>
         s
@@ -289,23 +312,29 @@ export function profileEvidence(p: ProfileWords): Evidence[] {
 export async function studyDesign(p: ProfileWords): Promise<StudyDesign> {
   const means = meansPhrase(p.research_area);
   const notMeans = means && !(await readsAsMeans(means)) ? means : undefined;
-  const texts = profileEvidence(p).filter((e) => e.text !== notMeans);
-  const d = await decideFromEvidence(texts, PHRASED_DATA_KINDS, {
-    floor: DESIGN.floor,
-    margin: 0,
-    classifier: true,
-  });
-  const ranked = d.ranked;
-  const evidence = d.best;
-  if (d.reason === 'no-model' || d.reason === 'empty' || !ranked.length)
-    return { kinds: [], open: [], ranked, evidence, reason: d.reason };
-  if (d.reason === 'below-floor') {
+  // Each text counts by what it says about the data: its probability of a kind given that it
+  // speaks of data at all, and nothing when it clearly speaks of none (see `READ_WITH`).
+  const texts = await Promise.all(
+    profileEvidence(p)
+      .filter((e) => e.text !== notMeans)
+      .map(async (e) => {
+        const c = await classify(e.text, READ_WITH, { minProbability: 0 });
+        const none = c.ranked.find((r) => r.key === NO_DATA)?.p ?? 0;
+        return { ...e, weight: none >= DESIGN.noData ? 0 : 1 / (1 - none) };
+      }),
+  );
+  const d = await decideFromEvidence(texts, READ_WITH, { floor: 0, margin: 0, classifier: true });
+  const ranked = d.ranked.filter((r): r is { key: DataKind; score: number } => r.key !== NO_DATA);
+  const { [NO_DATA]: _none, ...evidence } = d.best;
+  const reason = d.reason ?? (ranked.length && ranked[0].score < DESIGN.floor ? 'below-floor' : undefined);
+  if (reason === 'no-model' || reason === 'empty' || !ranked.length)
+    return { kinds: [], open: [], ranked, evidence, reason };
+  if (reason === 'below-floor') {
     // The profile says little about its data: a kind that still stands out is assumed (and the
     // proposal says so); two that do not are left open.
     const [a, b] = ranked;
-    if (!b || a.score - b.score >= DESIGN.standsOut)
-      return { kinds: [a.key], open: [], ranked, evidence, reason: d.reason };
-    return { kinds: [], open: [a.key, b.key], ranked, evidence, reason: d.reason };
+    if (!b || a.score - b.score >= DESIGN.standsOut) return { kinds: [a.key], open: [], ranked, evidence, reason };
+    return { kinds: [], open: [a.key, b.key], ranked, evidence, reason };
   }
   const [first, second] = ranked;
   if (second && (pairIn(SUBSUMES, first.key, second.key) || pairIn(COMPLEMENTS, first.key, second.key))) {
@@ -356,14 +385,17 @@ export interface StudyText {
 export const LITERATURE = {
   /** Mean similarity of the study to the topic (title with keywords, title with first sentence). */
   floor: 0.4,
-  /** And one of its keywords (or title phrases) must name something the topic names. */
-  concept: 0.5,
   /**
-   * Or, this closely, something only the context names. On the development profiles on-topic
-   * studies matched a context phrase at 0.57; a study of schooling in general matched the
-   * place where a study's participants were recruited ("two schools have agreed") at 0.51.
+   * And one of its keywords or title phrases must name something the research area names, this
+   * closely (phrases and short runs of words of the area). On the development profiles, with the
+   * study above the floor, on-topic studies named the area's subject at 0.61 and up; sibling
+   * studies sharing one broad name (agents that talk, for chatbots in classrooms) at 0.56, and a
+   * general study of people working with AI at 0.59. At 0.62 three profiles lose their only
+   * on-topic study: the margin is thin either side. The context is not read here: it also tells
+   * the setting, and a phrase of it (where participants are recruited) brought in studies of the
+   * setting.
    */
-  contextConcept: 0.55,
+  concept: 0.6,
   /** And it must be closer to the topic than to research in general by this much. */
   overGeneral: 0.05,
   /**
@@ -411,6 +443,24 @@ export function phrases(text: string): string[] {
   ];
 }
 
+const SPAN_STOP = new Set(
+  'a an the and or but of in on at to for from by with about as into over under between among during before after when where while whether how what which who why that this these those its their his her our my your i we you they it is are was were be been do does did can could will would should may might must not no than then so such very actually really just also use uses used using make makes made get gets take takes help helps affect affects show shows find finds'.split(
+    ' ',
+  ),
+);
+/** Runs of two or three words of a text that neither start nor end on a function word: the short names a title is made of. */
+export function spans(text: string): string[] {
+  const words = text.split(/[^\p{L}\p{N}'’-]+/u).filter(Boolean);
+  const out = new Set<string>();
+  for (let n = 2; n <= 3; n++)
+    for (let i = 0; i + n <= words.length; i++) {
+      const run = words.slice(i, i + n);
+      if (SPAN_STOP.has(run[0].toLowerCase()) || SPAN_STOP.has(run[n - 1].toLowerCase())) continue;
+      out.add(run.join(' '));
+    }
+  return [...out];
+}
+
 export interface TopicFit {
   onTopic: boolean;
   score: number;
@@ -423,9 +473,9 @@ function topicTexts(study: StudyText, p: Pick<ProfileWords, 'research_area' | 'a
   const topics = [p.research_area, `${p.research_area}. ${p.additional_context ?? ''}`.trim()];
   return {
     topics,
-    topicPhrases: phrases(topics[0]),
-    contextPhrases: phrases(p.additional_context ?? '').filter((x) => !phrases(topics[0]).includes(x)),
+    topicPhrases: [...new Set([...phrases(topics[0]), ...spans(topics[0])])],
     keywords: study.keywords?.length ? study.keywords : phrases(study.title),
+    titlePhrases: phrases(study.title),
     withKeywords: `${study.title}. ${(study.keywords ?? []).join(', ')}`,
     withSentence: `${study.title}. ${firstSentence(study.snippet) ?? ''}`.trim(),
   };
@@ -458,7 +508,7 @@ export async function topicFit(
 ): Promise<TopicFit> {
   const meaning = await meaningSpace();
   if (!meaning) return { onTopic: false, score: 0 };
-  const { topics, topicPhrases, contextPhrases, keywords, withKeywords, withSentence } = topicTexts(study, p);
+  const { topics, topicPhrases, keywords, titlePhrases, withKeywords, withSentence } = topicTexts(study, p);
   const a = Math.max(...(await meaning.similarities(withKeywords, topics)));
   const b = Math.max(...(await meaning.similarities(withSentence, topics)));
   const score = (a + b) / 2;
@@ -476,10 +526,13 @@ export async function topicFit(
   // Close enough: does one of its keywords name something the topic names? A phrase only the
   // context names must come closer: the context also tells the setting ("two schools have agreed"),
   // and a study of that setting is not thereby about the topic.
-  const concept = await closestPair(meaning, keywords, topicPhrases);
+  // Close enough: does a name the study goes by (a keyword, or a phrase of its title) name
+  // something the research area names? Keywords are often the field's broad labels ("public
+  // health", "education") where the title names the study's own subject, and an area written as
+  // a clause ("how nurses … when …") names its subjects in short runs of words, not in the parts
+  // between its function words.
+  const concept = await closestPair(meaning, [...new Set([...keywords, ...titlePhrases])], topicPhrases);
   if ((concept?.score ?? 0) >= LITERATURE.concept) return { onTopic: true, score, concept };
-  const fromContext = contextPhrases.length ? await closestPair(meaning, keywords, contextPhrases) : undefined;
-  if ((fromContext?.score ?? 0) >= LITERATURE.contextConcept) return { onTopic: true, score, concept: fromContext };
   return { onTopic: false, score, concept };
 }
 
@@ -571,9 +624,10 @@ const LATER_CLAUSE =
   /,? (?:(?:none|some|all|most|many|each|several|any|few|one|both|either|neither) of )?(?:which|who|whom|whose)\b|,? (?:but|although|though|while|whereas)\b/i;
 /**
  * Negators that deny nothing: a comparison bounding an amount or a date ("no later than", "no
- * fewer than", "not less than") and a focus that adds to what is there ("not only … but also").
+ * fewer than", "not less than"), a focus that adds to what is there ("not only … but also") and
+ * two conditions compared ("with and without the new step").
  */
-const NOT_A_DENIAL = /\b(?:no|not) (?:more|less|\w+er) than\b|\bnot only\b/gi;
+const NOT_A_DENIAL = /\b(?:no|not) (?:more|less|\w+er) than\b|\bnot only\b|\bwith (?:and|or) without\b/gi;
 /** Whether a sentence's main clause (its words before any `LATER_CLAUSE`) is negated. */
 export const denies = (text: string) =>
   // One space for every run first: a pattern that starts at each space of a long run and scans
