@@ -204,7 +204,7 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     expect(next).toMatchObject({ kind: 'question', question: { id: 'q2', question: CONTINUOUS_QUESTION } });
     // The answer was taken once: asked again, it gets the same reply, now with the question.
     const again = await session.answerWithin(problemType, 'q1', FLOW_SHOP_ANSWER, 10_000);
-    expect(again).toMatchObject({ question_id: 'q1', next: next });
+    expect(again).toMatchObject({ question_id: 'q1', next });
     await session.finish('done for today');
   });
 
