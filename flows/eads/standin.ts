@@ -29,6 +29,7 @@ import { ModelTask, type PromptedQuestion } from './model-tasks';
 import { classify, decide, decideFromEvidence, meaningSpace } from '../lib/standin/meaning';
 import { taskRule, type StandinRule } from '../lib/standin';
 import { NONE, routeChoices, routeSaid, withNone } from './standin/meaning';
+import { routeShape } from './standin/structure';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -1062,6 +1063,9 @@ async function deriveField(
     return values.size ? [...values] : undefined;
   }
   if (field.kind === 'text') {
+    // A choice between ways of organising work that is not asked is read from the shape of the
+    // routes told, never from the words of an answer to another question (a table, a list of steps).
+    if (choices?.length && (await routeChoices(choices))) return shapeChoice(choices, answer, known);
     if (choices?.length) return readChoice(answer, choices);
     const product = typeof context.product === 'string' ? context.product : undefined;
     if (/(^|-)id$/.test(field.name)) {
@@ -1074,6 +1078,46 @@ async function deriveField(
     return last ? `They also said: ${last}` : undefined;
   }
   return undefined;
+}
+
+/** A list column that names the equipment, places or people a step uses. */
+const KIT_COLUMN = /^(?:resources|equipment|machines)$/;
+const idOf = (row: Record<string, unknown>) => {
+  const key = Object.keys(row).find((k) => /(^|-)id$/.test(k));
+  return key && typeof row[key] === 'string' ? row[key] : undefined;
+};
+const strings = (v: unknown) => asArray<unknown>(v).filter((x): x is string => typeof x === 'string');
+
+/**
+ * A route per job, read from the shape of the routes told (routeShape: routes that visit steps in
+ * opposite orders, or kinds of work sharing few steps), confirmed by meaning: the choices' own
+ * definitions must mean "one route for all" and "a route per job", and no sentence of the answer
+ * may say in words that every job takes the same route. One order for everything is never read
+ * from structure: sessions of a timetable, the activities of a one-off project and the cycles of
+ * one machine are told as one sequence of steps as readily as a line is, so the shape says
+ * nothing there and the choice stays open.
+ */
+async function shapeChoice(
+  choices: Choice[],
+  answer: string,
+  known: Record<string, unknown>,
+): Promise<string | undefined> {
+  const routes = await routeChoices(choices);
+  if (!routes) return undefined;
+  // What is filled so far: rows that list steps in order are routes; rows with an id and the
+  // equipment they use are steps.
+  const rows = Object.values(known).flatMap((v) => asArray<unknown>(v).filter(isPlainObject));
+  const told = rows.map((r) => strings(r.steps)).filter((r) => r.length > 0);
+  const equipment = new Map<string, string[]>();
+  for (const row of rows) {
+    const id = idOf(row);
+    const column = Object.keys(row).find((k) => KIT_COLUMN.test(k));
+    const kit = column ? strings(row[column]) : [];
+    if (id && kit.length) equipment.set(id, kit);
+  }
+  if (routeShape(told, equipment) !== 'own') return undefined;
+  if (sentences(answer).some((s) => routeSaid(s) === 'same')) return undefined;
+  return routes.own;
 }
 
 const DONE_RE = /\b(that'?s all|that is all|nothing (?:more|else)|no more to add|we'?re done|that is everything)\b/i;
