@@ -2,12 +2,12 @@
  * The problem type read from the shape of the routes a firm told (flows/eads/standin/structure.ts),
  * and its use when the type was left open: only "a route per job" is ever read from structure,
  * and only where the words of the answer do not say every job takes the same route. The trades
- * and routes here are invented.
+ * and routes here are invented; so are the sentences that tell a switch of product costs time.
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cachedLibrary } from '../../flows/eads/activities/library';
-import { eadsRules } from '../../flows/eads/standin';
+import { eadsRules, readChoices } from '../../flows/eads/standin';
 import { routeShape } from '../../flows/eads/standin/structure';
 import { aggregateScr, UNDETERMINED } from '../../domain/eads-structure';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
@@ -155,5 +155,25 @@ describe('the merged structure', () => {
       { eadsId: 'b/two', dataStructure: { kind: 'y' } },
     ]);
     expect(differing.conflicts.map((c) => c.kind)).toEqual(['same-field-different-values']);
+  });
+});
+
+describe.skipIf(!modelInstalled)('troubles told as what a switch of product costs', () => {
+  const challenges = library
+    .get('process/warm-up-with-challenges')!
+    .fields.find((f) => f.name === 'scheduling-challenges')!.choices!;
+  it('hears a changeover in "going from one product to another means cleaning or resetting"', async () => {
+    expect(
+      await readChoices(
+        'Every time the bottling of apple juice follows the carrot juice, the whole plant has to be rinsed through, two hours at least.',
+        challenges,
+      ),
+    ).toContain('equipment-changeover');
+    expect(
+      await readChoices(
+        'We print T-shirts, and moving from a black ink run to a white ink run means cleaning every screen first, nearly two hours.',
+        challenges,
+      ),
+    ).toContain('equipment-changeover');
   });
 });
