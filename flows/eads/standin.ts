@@ -1120,6 +1120,19 @@ async function shapeChoice(
   return routes.own;
 }
 
+/**
+ * The two or more things one question asks, where it joins them with ", and" or ", or" before a
+ * question word ("what do you make, and what makes planning hard?"); none for a question that asks
+ * one thing. Only sentences ending in a question mark count (not the instructions beside them).
+ */
+export function askedParts(question: string): string[] {
+  const asked = sentences(question).filter((s) => s.endsWith('?'));
+  return asked.flatMap((s) => {
+    const pieces = s.split(/,\s+(?:and|or)\s+(?=(?:what|which|who|how|when|where|why)\b)/i);
+    return pieces.length > 1 && pieces.every((p) => p.split(/\s+/).length >= 4) ? pieces : [];
+  });
+}
+
 const DONE_RE = /\b(that'?s all|that is all|nothing (?:more|else)|no more to add|we'?re done|that is everything)\b/i;
 const UNKNOWN_RE = /^\s*(i don'?t know|i'?m not sure|not sure|no idea|n\/a|unknown|pass)\b/i;
 
@@ -1355,9 +1368,21 @@ export const eadsRules: StandinRule[] = [
       };
       const rank = (scores: number[]) =>
         facts.map((f, i) => ({ f, i, score: scores[i] })).sort((x, y) => y.score - x.score || x.i - y.i);
-      const scored = rank(await nearness([[question.question ?? '', ...offered].join(' ').trim()]));
+      // A question that asks two things ("what do you make, and what makes planning hard?") is
+      // best answered by the fact that speaks to both: its nearness to the whole and to each part,
+      // averaged, rather than to whichever part a fact happens to brush against.
+      // Whether anything the firm said is near at all is the whole question's call: a part's words
+      // are fewer, so its nearness runs lower.
+      const whole = await nearness([[question.question ?? '', ...offered].join(' ').trim()]);
+      const parts = askedParts(question.question ?? '');
+      const near = [...whole];
+      if (parts.length > 1) {
+        const each = await Promise.all(parts.map((p) => nearness([p])));
+        near.forEach((_, i) => (near[i] = (whole[i] + each.reduce((t, r) => t + r[i], 0)) / (each.length + 1)));
+      }
+      const scored = rank(near);
       const first = scored[0];
-      if (first.score < SURROGATE_FLOOR) return notSure;
+      if (whole[first.i] < SURROGATE_FLOOR) return notSure;
       // Only sentences are said together: a list answer ("a, b, c") stays one fact's list, or the
       // second fact's words would be read as items of the first.
       const prose = (text: string) => /[.!?]$/.test(text.trim());

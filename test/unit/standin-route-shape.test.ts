@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cachedLibrary } from '../../flows/eads/activities/library';
-import { eadsRules, readChoices } from '../../flows/eads/standin';
+import { askedParts, eadsRules, readChoices } from '../../flows/eads/standin';
 import { routeShape } from '../../flows/eads/standin/structure';
 import { aggregateScr, UNDETERMINED } from '../../domain/eads-structure';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
@@ -175,5 +175,53 @@ describe.skipIf(!modelInstalled)('troubles told as what a switch of product cost
         challenges,
       ),
     ).toContain('equipment-changeover');
+  });
+});
+
+describe('the parts of a question that asks two things', () => {
+  it('splits at ", and" or ", or" before a question word, and only a question', () => {
+    expect(askedParts('Which boats do you hire out, and what makes the bookings hard? Two lines will do.')).toEqual([
+      'Which boats do you hire out',
+      'what makes the bookings hard?',
+    ]);
+    expect(askedParts('How many kilns do you fire, or how often are they serviced?')).toHaveLength(2);
+    // One thing asked, or a list inside one ask: no parts.
+    expect(askedParts('Which days do you open, and at what times?')).toEqual([]);
+    expect(askedParts('Do you glaze, fire and pack in that order?')).toEqual([]);
+    expect(askedParts('Tell us about the kilns, and what breaks.')).toEqual([]);
+  });
+});
+
+describe.skipIf(!modelInstalled)('the surrogate asked two things at once', () => {
+  it('answers with the fact that speaks to both, not one that matches a single part', async () => {
+    const facts = [
+      { about: 'when the yard opens and closes', answer: 'Half past seven until five, six days a week.' },
+      { about: 'things that would be nice to have', answer: 'A second slipway, and fewer phone calls.' },
+      { about: 'how a boat moves around the yard', answer: 'Trailer to the wash bay, then the cradle, then the shed.' },
+      {
+        about: 'what the yard does for boat owners and what makes the planning awkward',
+        answer:
+          'We lift, scrub, antifoul and store small boats. Everyone wants the crane in the same fortnight of spring, and the paint deliveries never come on time.',
+      },
+      { about: 'the records we plan from', answer: 'a booking book and a wall chart' },
+    ];
+    const rule = eadsRules.find((r) => r.task === 'eads.surrogate_answer')!;
+    const reply = (await rule.answer({
+      task: 'eads.surrogate_answer',
+      system: '',
+      turns: 1,
+      responseSchema: undefined,
+      sections: {
+        question: {
+          question:
+            'What do you make or which services do you provide, and what makes scheduling that work hard? A few sentences are enough.',
+          question_type: 'text',
+          targets: ['x'],
+        },
+        facts,
+        tables: [],
+      },
+    })) as { answer: string };
+    expect(reply.answer).toMatch(/^We lift, scrub/);
   });
 });
