@@ -502,7 +502,14 @@ export function aggregateScr(records: ScrRecord[], filter?: string[]): Aggregate
     scr_by_eads[record.eadsId] = record.dataStructure;
     for (const [field, value] of Object.entries(record.dataStructure)) {
       if (BOOKKEEPING.has(field)) continue;
-      if (field in merged_scr && origin[field] !== record.eadsId && canonical(merged_scr[field]) !== canonical(value)) {
+      // A choice one EADS left undetermined and a later one settles is no disagreement.
+      const settled = merged_scr[field] === UNDETERMINED;
+      if (
+        field in merged_scr &&
+        origin[field] !== record.eadsId &&
+        !settled &&
+        canonical(merged_scr[field]) !== canonical(value)
+      ) {
         conflicts.push({
           kind: 'same-field-different-values',
           field,

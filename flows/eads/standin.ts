@@ -29,6 +29,7 @@ import { ModelTask, type PromptedQuestion } from './model-tasks';
 import { classify, decide, decideFromEvidence, meaningSpace } from '../lib/standin/meaning';
 import { taskRule, type StandinRule } from '../lib/standin';
 import { NONE, routeChoices, routeSaid, withNone } from './standin/meaning';
+import { routeShape } from './standin/structure';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -1062,6 +1063,9 @@ async function deriveField(
     return values.size ? [...values] : undefined;
   }
   if (field.kind === 'text') {
+    // A choice between ways of organising work that is not asked is read from the shape of the
+    // routes told, never from the words of an answer to another question (a table, a list of steps).
+    if (choices?.length && (await routeChoices(choices))) return shapeChoice(choices, answer, known);
     if (choices?.length) return readChoice(answer, choices);
     const product = typeof context.product === 'string' ? context.product : undefined;
     if (/(^|-)id$/.test(field.name)) {
@@ -1074,6 +1078,59 @@ async function deriveField(
     return last ? `They also said: ${last}` : undefined;
   }
   return undefined;
+}
+
+/** A list column that names the equipment, places or people a step uses. */
+const KIT_COLUMN = /^(?:resources|equipment|machines)$/;
+const idOf = (row: Record<string, unknown>) => {
+  const key = Object.keys(row).find((k) => /(^|-)id$/.test(k));
+  return key && typeof row[key] === 'string' ? row[key] : undefined;
+};
+const strings = (v: unknown) => asArray<unknown>(v).filter((x): x is string => typeof x === 'string');
+
+/**
+ * A route per job, read from the shape of the routes told (routeShape: routes that visit steps in
+ * opposite orders, or kinds of work sharing few steps), confirmed by meaning: the choices' own
+ * definitions must mean "one route for all" and "a route per job", and no sentence of the answer
+ * may say in words that every job takes the same route. One order for everything is never read
+ * from structure: sessions of a timetable, the activities of a one-off project and the cycles of
+ * one machine are told as one sequence of steps as readily as a line is, so the shape says
+ * nothing there and the choice stays open.
+ */
+async function shapeChoice(
+  choices: Choice[],
+  answer: string,
+  known: Record<string, unknown>,
+): Promise<string | undefined> {
+  const routes = await routeChoices(choices);
+  if (!routes) return undefined;
+  // What is filled so far: rows that list steps in order are routes; rows with an id and the
+  // equipment they use are steps.
+  const rows = Object.values(known).flatMap((v) => asArray<unknown>(v).filter(isPlainObject));
+  const told = rows.map((r) => strings(r.steps)).filter((r) => r.length > 0);
+  const equipment = new Map<string, string[]>();
+  for (const row of rows) {
+    const id = idOf(row);
+    const column = Object.keys(row).find((k) => KIT_COLUMN.test(k));
+    const kit = column ? strings(row[column]) : [];
+    if (id && kit.length) equipment.set(id, kit);
+  }
+  if (routeShape(told, equipment) !== 'own') return undefined;
+  if (sentences(answer).some((s) => routeSaid(s) === 'same')) return undefined;
+  return routes.own;
+}
+
+/**
+ * The two or more things one question asks, where it joins them with ", and" or ", or" before a
+ * question word ("what do you make, and what makes planning hard?"); none for a question that asks
+ * one thing. Only sentences ending in a question mark count (not the instructions beside them).
+ */
+export function askedParts(question: string): string[] {
+  const asked = sentences(question).filter((s) => s.endsWith('?'));
+  return asked.flatMap((s) => {
+    const pieces = s.split(/,\s+(?:and|or)\s+(?=(?:what|which|who|how|when|where|why)\b)/i);
+    return pieces.length > 1 && pieces.every((p) => p.split(/\s+/).length >= 4) ? pieces : [];
+  });
 }
 
 const DONE_RE = /\b(that'?s all|that is all|nothing (?:more|else)|no more to add|we'?re done|that is everything)\b/i;
@@ -1311,9 +1368,21 @@ export const eadsRules: StandinRule[] = [
       };
       const rank = (scores: number[]) =>
         facts.map((f, i) => ({ f, i, score: scores[i] })).sort((x, y) => y.score - x.score || x.i - y.i);
-      const scored = rank(await nearness([[question.question ?? '', ...offered].join(' ').trim()]));
+      // A question that asks two things ("what do you make, and what makes planning hard?") is
+      // best answered by the fact that speaks to both: its nearness to the whole and to each part,
+      // averaged, rather than to whichever part a fact happens to brush against.
+      // Whether anything the firm said is near at all is the whole question's call: a part's words
+      // are fewer, so its nearness runs lower.
+      const whole = await nearness([[question.question ?? '', ...offered].join(' ').trim()]);
+      const parts = askedParts(question.question ?? '');
+      const near = [...whole];
+      if (parts.length > 1) {
+        const each = await Promise.all(parts.map((p) => nearness([p])));
+        near.forEach((_, i) => (near[i] = (whole[i] + each.reduce((t, r) => t + r[i], 0)) / (each.length + 1)));
+      }
+      const scored = rank(near);
       const first = scored[0];
-      if (first.score < SURROGATE_FLOOR) return notSure;
+      if (whole[first.i] < SURROGATE_FLOOR) return notSure;
       // Only sentences are said together: a list answer ("a, b, c") stays one fact's list, or the
       // second fact's words would be read as items of the first.
       const prose = (text: string) => /[.!?]$/.test(text.trim());

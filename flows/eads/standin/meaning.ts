@@ -100,6 +100,8 @@ export const IDEAS: Record<string, readonly string[]> = {
     'cleaning the equipment between batches of different products',
     'changeovers waste hours',
     'getting a machine ready for a different product takes hours',
+    'moving from one product to another means emptying and cleaning out the equipment first',
+    'hours are lost resetting the machine whenever the next product differs from the last',
   ],
   breakdowns: [
     'a breakdown stops a machine',
