@@ -13,12 +13,16 @@
  *   checks that the table is about the requirement's subject: its names, description and columns
  *   compared by meaning with all the requirement's columns (far apart: off subject; loosely alike:
  *   uncertain unless it supplies two of the group's own columns), and the domain its description
- *   names compared with the group. A candidate that covers at least half of the group's columns,
+ *   names compared with the group and with the names the document uses as its own (a table
+ *   naming one of them is about the requirement) or only rules out (a table naming one is not). A candidate that covers at least half of the group's columns,
  *   not only with join keys, fits.
  */
 import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { COLUMN_STOP_WORDS, identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from './model-tasks';
+import { ACRONYM_STOP, acronymsOf, domainMarkers, isMoneyAcronym, type DocumentDomains } from './domain-names';
+
+export { acronymsOf, documentDomains, domainMarkers, isMoneyAcronym } from './domain-names';
 import { taskRule, type StandinRule } from '../lib/standin';
 
 interface ColumnLike {
@@ -175,86 +179,6 @@ export function isDerived(column: ColumnLike): boolean {
     /\b(derived|computed|calculated)\b/i.test(column.description ?? '') ||
     /^\s*(absolute |signed )?(difference|ratio) between\b/i.test(column.description ?? '')
   );
-}
-
-const ACRONYM_STOP = new Set([
-  'PRP',
-  'KPI',
-  'KPIS',
-  'API',
-  'ID',
-  'UI',
-  'ML',
-  'AI',
-  'SQL',
-  'UTC',
-  'MVP',
-  'ETL',
-  'BI',
-  'CSV',
-  'JSON',
-  'US',
-  'USD',
-  'MAE',
-  'RMSE',
-  'TBD',
-  'FAQ',
-  'OK',
-  'II',
-  'III',
-  'IV',
-  'REG',
-  'POST',
-  'STRING',
-  'INT',
-  'DATE',
-  'BOOL',
-  'FLOAT',
-  'NUMERIC',
-  'TIMESTAMP',
-]);
-
-/** ISO 4217 currency codes as the runtime knows them: a unit of money, never a domain. */
-const CURRENCY_CODES: ReadonlySet<string> = new Set(
-  typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('currency') : [],
-);
-/** Words around an acronym that make it a charge on an amount ("excluding VAT", "GST paid"), not a domain. */
-const CHARGE_BEFORE = /(?:\b(?:incl|including|inclusive of|excl|excluding|exclusive of|net of|gross of)\.?|%)\s*$/i;
-const CHARGE_AFTER =
-  /^\s*(?:amount|amounts|rate|rates|charged|paid|due|included|excluded|inclusive|exclusive|refund|refunds|refunded|payable|owed|receipts|rebate|rebates)\b/i;
-
-/**
- * Whether an acronym where it stands is a unit or a charge on money: a currency code ("amounts in
- * EUR") or an acronym that qualifies an amount ("prices excluding VAT", "GST paid"). Such an
- * acronym says how the figures are kept, not whose they are.
- */
-export function isMoneyAcronym(acronym: string, before = '', after = ''): boolean {
-  return CURRENCY_CODES.has(acronym) || CHARGE_BEFORE.test(before) || CHARGE_AFTER.test(after);
-}
-
-/** Acronyms of the PRP outside code and type names, most frequent first (e.g. "NFL"); they name its domain. */
-export function acronymsOf(text: string): string[] {
-  const counts = new Map<string, number>();
-  const plain = text.replace(/`[^`]*`/g, ' ');
-  for (const m of plain.matchAll(/\b[A-Z]{2,5}\b/g)) {
-    const at = m.index ?? 0;
-    if (ACRONYM_STOP.has(m[0]) || /\d/.test(m[0])) continue;
-    if (
-      isMoneyAcronym(m[0], plain.slice(Math.max(0, at - 20), at), plain.slice(at + m[0].length, at + m[0].length + 20))
-    )
-      continue;
-    counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([a]) => a);
-}
-
-/**
- * What a table description names as its domain: acronyms ("NFL", "NOAA") and proper names of two
- * or more capitalised words ("English Premier League").
- */
-export function domainMarkers(description: string): string[] {
-  const names = [...description.matchAll(/\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b/g)].map((m) => m[0]);
-  return [...acronymsOf(description), ...names];
 }
 
 /** The PRP's domain: its most frequent acronym, if any. */
@@ -617,9 +541,18 @@ export async function namesAnotherDomain(
   bySubject = false,
   requirement = '',
   rowsNamed = '',
+  document?: DocumentDomains,
 ): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
+  // The requirements document's own names (its background calls its games by the league's
+  // acronym) say what it is about, as its columns do: a table naming one of them is about the
+  // requirement's domain, whatever else it names. A name the document only rules out ("not
+  // wanted: the professional league's games") says the table is about what it does not want.
+  const documentOwn = new Set(document?.own ?? []);
+  if (markers.some((m) => documentOwn.has(m))) return undefined;
+  const ruledOut = markers.filter((m) => (document?.excluded ?? []).includes(m));
+  if (ruledOut.length) return `${ruledOut.join('/')} data, which the requirement rules out`;
   // A name the requirement itself uses (its columns say "the WNBL club") is its own domain,
   // whichever group asks: the table is about what the requirement is about, and its columns
   // decide. Only names the requirement never uses can pull a table away from it.
@@ -840,6 +773,7 @@ export async function validateCandidate(
   targets: ColumnLike[],
   candidate: CandidateLike,
   deliverable?: ColumnLike[],
+  domains?: DocumentDomains,
 ): Promise<Verdict> {
   const meaning = await meaningSpace();
   const schema = (candidate.schema ?? []).filter((c) => c && typeof c.name === 'string');
@@ -919,6 +853,7 @@ export async function validateCandidate(
           subject !== undefined,
           `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
           (deliverable ?? []).filter(isKey).map(rowAcronyms).join(' '),
+          domains,
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own
@@ -1013,6 +948,14 @@ const asColumns = (value: unknown): ColumnLike[] =>
     (c): c is ColumnLike => !!c && typeof c === 'object' && typeof (c as ColumnLike).name === 'string',
   );
 
+/** The document's domain names as sent (absent in runs started before they were). */
+function asDomains(value: unknown): DocumentDomains | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
+  const { own, excluded } = value as { own?: unknown; excluded?: unknown };
+  return { own: names(own), excluded: names(excluded) };
+}
+
 export const discoveryRules: StandinRule[] = [
   taskRule({
     task: ModelTask.discoveryPlan,
@@ -1037,6 +980,7 @@ export const discoveryRules: StandinRule[] = [
         asColumns(sections.target_columns),
         candidate,
         sections.deliverable_columns === undefined ? undefined : asColumns(sections.deliverable_columns),
+        asDomains(sections.document_domains),
       );
     },
   }),

@@ -1,0 +1,127 @@
+/**
+ * What a requirements document names as its own domain and what it rules out, and how the
+ * stand-in validator uses both. Documents, tables and names are invented (a chess federation's
+ * rating office, an endurance race's timing).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { installedEmbedder } from '../helpers/installed-embedder';
+import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
+import { embeddingModelSetting } from '../../plumbing/config';
+import { documentDomains } from '../../flows/discovery/domain-names';
+import { restoreEmbedder, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
+
+const CHESS_PRP = `# Do rating gains hold up in the next tournament?
+
+## Background
+
+Our rating office checks every FIDE classical game its members play. The Grand Prix circuit
+is where most of them play.
+
+## Need
+
+One row per rated game: the players, the round and the result. The ICCF
+correspondence games should be left out. Nothing from the Blitz Series, excluding its finals.
+
+**Not needed:** ECF grades of any kind.
+
+## Out of scope
+
+- Online platforms such as the ACL ladder.
+- Any FIDE rapid games.
+
+### Notes on scope
+
+- The ARB junior league.
+
+## Layout
+
+| Column | Type | Description |
+| --- | --- | --- |
+| game_id | STRING | The rated game |
+`;
+
+describe('the domain names of a requirements document', () => {
+  const domains = documentDomains(CHESS_PRP);
+
+  it('calls the names of its background and needs its own', () => {
+    expect(domains.own).toEqual(expect.arrayContaining(['FIDE', 'Grand Prix']));
+  });
+
+  it('rules out the names of an excluding part, a sub-part of it, a label and a sentence that leaves them out', () => {
+    expect(domains.excluded.sort()).toEqual(['ACL', 'ARB', 'Blitz Series', 'ECF', 'ICCF']);
+  });
+
+  it('keeps a name it also uses as its own among its own, never among the ruled out', () => {
+    expect(domains.excluded).not.toContain('FIDE');
+  });
+
+  it('finds nothing in a document that names no domain', () => {
+    expect(documentDomains('# Shelf gaps\n\nWhich shelves run empty before noon?')).toEqual({ own: [], excluded: [] });
+  });
+});
+
+const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
+
+describe.runIf(modelInstalled)('validation with the document’s domain names (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
+  afterAll(() => restoreEmbedder());
+
+  const requirement = [
+    { name: 'game_id', type: 'STRING', description: 'The rated game' },
+    { name: 'round_no', type: 'INT64', description: 'Round of the tournament' },
+    { name: 'white_player', type: 'STRING', description: 'Player with the white pieces' },
+    { name: 'black_player', type: 'STRING', description: 'Player with the black pieces' },
+    { name: 'result', type: 'STRING', description: 'Outcome of the game: 1-0, 0-1 or draw' },
+  ];
+  const games = {
+    dataset_id: 'rating_office',
+    table_id: 'rated_games',
+    description: 'FIDE and ECU rated classical chess games with the result of each.',
+    schema: [
+      { name: 'game_id', type: 'STRING', description: 'Rated game identifier' },
+      { name: 'round_no', type: 'INT64', description: 'Tournament round' },
+      { name: 'white', type: 'STRING', description: 'Player with white' },
+      { name: 'black', type: 'STRING', description: 'Player with black' },
+      { name: 'result', type: 'STRING', description: 'Result of the game' },
+    ],
+  };
+  const group = 'player round result — rating gains';
+
+  it('keeps a table naming a domain the document uses only in its background', async () => {
+    const laps = [
+      { name: 'race_id', type: 'STRING', description: 'The race' },
+      { name: 'driver', type: 'STRING', description: 'Driver of the car' },
+      { name: 'lap_no', type: 'INT64', description: 'Lap of the race' },
+      { name: 'lap_seconds', type: 'FLOAT64', description: 'Time the driver took for the lap, seconds' },
+      { name: 'pitted', type: 'BOOL', description: 'Whether the driver stopped in the pits on that lap' },
+    ];
+    const timing = {
+      dataset_id: 'timing',
+      table_id: 'laps',
+      description: 'WEC endurance lap timing per driver with pit stops.',
+      schema: [
+        { name: 'race_id', type: 'STRING', description: 'Race identifier' },
+        { name: 'driver_name', type: 'STRING', description: 'Driver' },
+        { name: 'lap', type: 'INT64', description: 'Lap number' },
+        { name: 'lap_time_s', type: 'FLOAT64', description: 'Lap time in seconds' },
+        { name: 'pit_stop', type: 'BOOL', description: 'Pit stop on this lap' },
+      ],
+    };
+    const stints = 'driver lap pit — did short stints pay off?';
+    // Judged against the group alone, the acronym reads as another subject's...
+    expect((await validateCandidate(stints, laps, timing, laps)).is_good_fit).toBe(false);
+    // ...but the document calls its races by it.
+    const v = await validateCandidate(stints, laps, timing, laps, { own: ['WEC'], excluded: [] });
+    expect(v.is_good_fit).toBe(true);
+  });
+
+  it('rejects a table naming a domain the document rules out, however alike its columns', async () => {
+    const v = await validateCandidate(group, requirement, games, requirement, {
+      own: ['Grand Prix'],
+      excluded: ['FIDE', 'ECU'],
+    });
+    expect(v.is_good_fit).toBe(false);
+    expect(v.reasoning).toMatch(/rules out/);
+  });
+});
