@@ -768,6 +768,16 @@ function rowAcronyms(key: ColumnLike): string {
 }
 const KEY_WORDS = new Set(['id', 'key', 'uuid', 'pk', 'ref', 'code', 'number', 'no'].map(stem));
 
+/** Words of a column that names a thing rather than measuring it: its name, label or abbreviation. */
+const NAMING_WORDS = new Set(['name', 'abbr', 'abbrev', 'abbreviation', 'label', 'title', 'handle', 'slug'].map(stem));
+
+/**
+ * Whether a column names a thing (an identifier, a code, a name or an abbreviation of it) rather
+ * than holding a measure or a fact about it.
+ */
+export const namesAThing = (c: ColumnLike): boolean =>
+  isIdentifier(c) || (typeFamily(c.type) === 'string' && stems(c.name).some((w) => NAMING_WORDS.has(w)));
+
 export async function validateCandidate(
   group: string,
   targets: ColumnLike[],
@@ -918,7 +928,22 @@ export async function validateCandidate(
     groupIds.length > 0 &&
     !matched.some((p) => groupIds.includes(p.target)) &&
     tableKeys.some((k) => [...identifiedThing(k)].some((w) => requirementWords.has(w)));
-  const otherRows = (small || keyedByOthers) && tableKeys.length > 0 && requirementKeys.length > 0 && !keyedByOwnRows;
+  // A column searched alone (a group's leftover, a group of one) that the table supplies only
+  // by naming a thing (its code, key, name or abbreviation) is matched by any table that lists
+  // such things: a register of depots for the "destination_depot" of each parcel, a table of
+  // ratings per depot. Naming the depot says nothing of which parcel went there: such a table
+  // supplies the column only when it carries the requirement's rows (one of its keys identifies
+  // what the requirement's keys identify) or is keyed by the thing the column describes. A
+  // measure or a fact (a count, a flag, a capacity) is judged by the subject as before: a table
+  // of the requirement's subject that has it is a partial source, joined by its own rows.
+  const sourceOf = (target: string) => schema.find((c) => c.name === matched.find((p) => p.target === target)?.source);
+  const alone =
+    targets.length === 1 &&
+    !isGeneric(targets[0]) &&
+    matched.length === 1 &&
+    namesAThing(sourceOf(targets[0].name) ?? targets[0]);
+  const otherRows =
+    requirementKeys.length > 0 && !keyedByOwnRows && (alone || ((small || keyedByOthers) && tableKeys.length > 0));
   const fit = !offSubject && !uncertain && !onlyKeys && !otherRows && ((enough && columnScore >= 0.35) || partial);
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
@@ -928,7 +953,7 @@ export async function validateCandidate(
     : uncertain
       ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
       : otherRows
-        ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
+        ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ') || 'no key'}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
         : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,

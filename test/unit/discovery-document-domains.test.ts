@@ -1,14 +1,15 @@
 /**
  * What a requirements document names as its own domain and what it rules out, and how the
- * stand-in validator uses both. Documents, tables and names are invented (a chess federation's
- * rating office, an endurance race's timing).
+ * stand-in validator uses both; and a column searched alone, which a table that only names the
+ * thing it refers to does not supply. Documents, tables and names are invented (a chess
+ * federation's rating office, a parcel carrier's depots).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedEmbedder } from '../helpers/installed-embedder';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { documentDomains } from '../../flows/discovery/domain-names';
-import { restoreEmbedder, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
+import { namesAThing, restoreEmbedder, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
 
 const CHESS_PRP = `# Do rating gains hold up in the next tournament?
 
@@ -57,6 +58,16 @@ describe('the domain names of a requirements document', () => {
 
   it('finds nothing in a document that names no domain', () => {
     expect(documentDomains('# Shelf gaps\n\nWhich shelves run empty before noon?')).toEqual({ own: [], excluded: [] });
+  });
+});
+
+describe('columns that name a thing', () => {
+  it('tells a reference to a thing from a measure or a fact about it', () => {
+    expect(namesAThing({ name: 'depot_code', type: 'STRING' })).toBe(true);
+    expect(namesAThing({ name: 'depot_name', type: 'STRING' })).toBe(true);
+    expect(namesAThing({ name: 'carrier_abbr', type: 'STRING' })).toBe(true);
+    expect(namesAThing({ name: 'depot_capacity', type: 'INT64' })).toBe(false);
+    expect(namesAThing({ name: 'was_damaged', type: 'BOOL' })).toBe(false);
   });
 });
 
@@ -123,5 +134,49 @@ describe.runIf(modelInstalled)('validation with the document’s domain names (e
     });
     expect(v.is_good_fit).toBe(false);
     expect(v.reasoning).toMatch(/rules out/);
+  });
+});
+
+describe.runIf(modelInstalled)('a column searched alone (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
+  afterAll(() => restoreEmbedder());
+
+  const requirement = [
+    { name: 'parcel_id', type: 'STRING', description: 'The parcel handed in' },
+    { name: 'handed_in_on', type: 'DATE', description: 'Day the sender handed the parcel in' },
+    { name: 'weight_kg', type: 'FLOAT64', description: 'Weight of the parcel in kilograms' },
+    { name: 'destination_depot', type: 'STRING', description: 'Depot the parcel was sent to' },
+  ];
+  const leftover = [requirement[3]];
+  const group = 'parcel weight depot — carrier transit review: destination_depot';
+
+  it('does not take a list of the things the column names for the column', async () => {
+    const depots = {
+      dataset_id: 'carrier_network',
+      table_id: 'depots',
+      description: 'The carrier’s parcel depots with their region and opening date.',
+      schema: [
+        { name: 'depot_name', type: 'STRING', description: 'Name of the parcel depot' },
+        { name: 'region', type: 'STRING', description: 'Region the depot serves' },
+        { name: 'opened_on', type: 'DATE', description: 'Day the depot opened' },
+      ],
+    };
+    const v = await validateCandidate(group, leftover, depots, requirement);
+    expect(v.is_good_fit).toBe(false);
+  });
+
+  it('takes a table that carries the requirement’s rows and names the thing for each', async () => {
+    const routing = {
+      dataset_id: 'carrier_network',
+      table_id: 'parcel_routing',
+      description: 'Where each parcel was routed: the destination depot and when.',
+      schema: [
+        { name: 'parcel_id', type: 'STRING', description: 'The parcel' },
+        { name: 'depot_name', type: 'STRING', description: 'Depot the parcel was routed to' },
+        { name: 'routed_at', type: 'TIMESTAMP', description: 'When the parcel was routed' },
+      ],
+    };
+    const v = await validateCandidate(group, leftover, routing, requirement);
+    expect(v.is_good_fit).toBe(true);
   });
 });
