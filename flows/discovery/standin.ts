@@ -414,6 +414,27 @@ export function typeCompatibility(a: string | undefined, b: string | undefined):
 
 const QUALIFIERS = new Set([...ESTIMATE_WORDS, ...OUTCOME_WORDS]);
 
+/**
+ * How well two columns' values agree: their types, and a quantity and a text are different data
+ * however alike their names read (a side's name is not the side's score, an amount is not a
+ * label). A count is the exception: it is taken from the rows' text by counting them (tickets of
+ * the highest priority, from each ticket's priority). An identifier may be kept as either.
+ */
+export function valueCompatibility(target: ColumnLike, source: ColumnLike): number {
+  const types = typeCompatibility(target.type, source.type);
+  if (isIdentifier(target) || isIdentifier(source)) return types;
+  const numeric = (c: ColumnLike) => ['integer', 'number'].includes(typeFamily(c.type));
+  const text = (c: ColumnLike) => typeFamily(c.type) === 'string';
+  const apart = (text(target) && numeric(source)) || (numeric(target) && text(source) && !isCount(target));
+  return apart ? Math.min(types, 0.3) : types;
+}
+
+/** A column that counts rows: "how many", "number of", a name ending in count or a plural noun counted. */
+export const isCount = (c: ColumnLike): boolean =>
+  typeFamily(c.type) === 'integer' &&
+  (/\b(how many|number of|count of|counted)\b/i.test(c.description ?? '') ||
+    /(^|_)(count|cnt|num|n)($|_)/i.test(c.name));
+
 /** How well a source column provides a target column by their words (0..1). */
 export function columnMatch(target: ColumnLike, source: ColumnLike): number {
   const tn = stems(target.name);
@@ -433,7 +454,7 @@ export function columnMatch(target: ColumnLike, source: ColumnLike): number {
     const descSim = dice(core(td), core(sd));
     similarity = Math.min(1, 0.6 * nameSim + 0.5 * descSim);
   }
-  return similarity * variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+  return similarity * variantAgreement(target, source) * valueCompatibility(target, source);
 }
 
 /**
@@ -471,7 +492,7 @@ async function columnMatchByMeaning(
     `${columnText(source)} (${context.table})`,
   );
   const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
-  const weight = variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+  const weight = variantAgreement(target, source) * valueCompatibility(target, source);
   // The score saturates at 1 (two columns of the same data under other names), so `raw` keeps
   // the unclipped resemblance that tells two such candidates apart.
   return { score: Math.max(lexical, meaningScore(cos) * weight), raw: Math.max(lexical, cos * weight) };
@@ -729,7 +750,9 @@ export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
  * target names players; its ships, when the target is the inspector who boarded) is that thing's key,
  * not the target, however alike the two read. Identifiers of the same thing by their words
  * (player_name from player_id) agree; keys of things the requirement never names are left to
- * their meaning: a surveyor's key may well be the inspector who boarded.
+ * their meaning: a surveyor's key may well be the inspector who boarded. An identifier is never
+ * taken from a plain column that does not name its thing: a voyage's reference is not the name
+ * of the route it sailed, however alike the two read.
  */
 export function identifiersAgree(
   target: ColumnLike,
@@ -740,7 +763,7 @@ export function identifiersAgree(
   const si = isIdentifier(source);
   if (target.name.toLowerCase() === source.name.toLowerCase() || (!ti && !si)) return true;
   if (ti && si ? sameEntityKey(target, source) : sharesThing(ti ? target : source, ti ? source : target)) return true;
-  if (!si) return true;
+  if (!si) return false;
   const own = identifiedThing(target);
   return ![...identifiedThing(source)].some((w) => !own.has(w) && requirementWords.has(w));
 }

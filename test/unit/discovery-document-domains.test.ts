@@ -1,15 +1,24 @@
 /**
  * What a requirements document names as its own domain and what it rules out, and how the
  * stand-in validator uses both; and a column searched alone, which a table that only names the
- * thing it refers to does not supply. Documents, tables and names are invented (a chess
- * federation's rating office, a parcel carrier's depots).
+ * thing it refers to does not supply; and a quantity is not taken from text, nor an identifier
+ * from a plain column of another thing. Documents, tables and names are invented (a chess
+ * federation's rating office, a parcel carrier's depots, a lending library, a ferry line).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedEmbedder } from '../helpers/installed-embedder';
 import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { documentDomains } from '../../flows/discovery/domain-names';
-import { namesAThing, restoreEmbedder, useEmbedder, validateCandidate } from '../../flows/discovery/standin';
+import {
+  identifiersAgree,
+  isCount,
+  namesAThing,
+  restoreEmbedder,
+  useEmbedder,
+  validateCandidate,
+  valueCompatibility,
+} from '../../flows/discovery/standin';
 
 const CHESS_PRP = `# Do rating gains hold up in the next tournament?
 
@@ -178,5 +187,33 @@ describe.runIf(modelInstalled)('a column searched alone (embedding model install
     };
     const v = await validateCandidate(group, leftover, routing, requirement);
     expect(v.is_good_fit).toBe(true);
+  });
+});
+
+describe('quantities and text', () => {
+  const loans = { name: 'loans_issued', type: 'INT64', description: 'Books the branch lent that week' };
+  it('keeps a quantity apart from a column of text, however alike their names', () => {
+    expect(
+      valueCompatibility(loans, { name: 'loans_branch', type: 'STRING', description: 'Branch of the loans' }),
+    ).toBe(0.3);
+    const branch = { name: 'branch_name', type: 'STRING', description: 'Library branch' };
+    expect(valueCompatibility(branch, { name: 'branch_visits', type: 'INT64', description: 'Visits' })).toBe(0.3);
+  });
+
+  it('lets a count be taken from text, which is counted, and an identifier be kept as either', () => {
+    const overdue = { name: 'overdue_loans', type: 'INT64', description: 'Of those, how many came back late' };
+    expect(isCount(overdue)).toBe(true);
+    expect(isCount(loans)).toBe(false);
+    expect(valueCompatibility(overdue, { name: 'return_status', type: 'STRING', description: 'Late or on time' })).toBe(
+      0.6,
+    );
+    expect(valueCompatibility({ name: 'branch_id', type: 'INT64' }, { name: 'branch_id', type: 'STRING' })).toBe(0.6);
+  });
+
+  it('never takes an identifier from a plain column that does not name its thing', () => {
+    const voyage = { name: 'voyage_ref', type: 'STRING', description: 'The ferry crossing' };
+    const route = { name: 'route', type: 'STRING', description: 'Route the ferry sailed' };
+    expect(identifiersAgree(voyage, route, new Set())).toBe(false);
+    expect(identifiersAgree(voyage, { name: 'voyage_name', type: 'STRING' }, new Set())).toBe(true);
   });
 });
