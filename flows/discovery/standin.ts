@@ -967,7 +967,21 @@ export async function validateCandidate(
     namesAThing(sourceOf(targets[0].name) ?? targets[0]);
   const otherRows =
     requirementKeys.length > 0 && !keyedByOwnRows && (alone || ((small || keyedByOthers) && tableKeys.length > 0));
-  const fit = !offSubject && !uncertain && !onlyKeys && !otherRows && ((enough && columnScore >= 0.35) || partial);
+  // A table that supplies only part of a group and names its own domain, none of the names the
+  // document uses for its own (when it uses any), is a neighbouring domain's table: its few
+  // columns read alike because the two domains record alike things.
+  const tableNames = domainMarkers(candidate.description ?? '');
+  const foreignPart =
+    partial &&
+    (domains?.own.length ?? 0) > 0 &&
+    tableNames.length > 0 &&
+    !tableNames.some((n) => domains!.own.includes(n));
+  const fit =
+    !offSubject &&
+    !uncertain &&
+    !onlyKeys &&
+    !otherRows &&
+    ((enough && columnScore >= 0.35) || (partial && !foreignPart));
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
@@ -977,7 +991,9 @@ export async function validateCandidate(
       ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
       : otherRows
         ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ') || 'no key'}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
-        : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+        : foreignPart && !enough
+          ? `${name} supplies only part of the group (${matchedText}) and names its domain ${tableNames.join('/')}, none of the requirement's own (${domains!.own.join('/')}).`
+          : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,
     relevance_score: relevance,

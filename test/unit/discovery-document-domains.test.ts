@@ -217,3 +217,40 @@ describe('quantities and text', () => {
     expect(identifiersAgree(voyage, { name: 'voyage_name', type: 'STRING' }, new Set())).toBe(true);
   });
 });
+
+describe.runIf(modelInstalled)('a partial source of a neighbouring domain (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
+  afterAll(() => restoreEmbedder());
+
+  const requirement = [
+    { name: 'match_ref', type: 'STRING', description: 'The netball match' },
+    { name: 'played_on', type: 'DATE', description: 'Date of the match' },
+    { name: 'court', type: 'STRING', description: 'Venue where it was played' },
+    { name: 'home_side', type: 'STRING', description: 'Home team' },
+    { name: 'away_side', type: 'STRING', description: 'Away team' },
+    { name: 'quarter_no', type: 'INT64', description: 'Quarter of the match' },
+    { name: 'home_quarter_goals', type: 'INT64', description: 'Goals the home team scored in that quarter' },
+    { name: 'away_quarter_goals', type: 'INT64', description: 'Goals the away team scored in that quarter' },
+    { name: 'centre_pass_side', type: 'STRING', description: 'Team with the first centre pass of the quarter' },
+  ];
+  // Another sport's games: its date and teams read like the group's, nothing else does.
+  const basketball = {
+    dataset_id: 'hoops_core',
+    table_id: 'games',
+    description: 'WNBA regular season games: date, home and away team, arena.',
+    schema: [
+      { name: 'game_id', type: 'STRING', description: 'Game identifier' },
+      { name: 'game_date', type: 'DATE', description: 'Date of the game' },
+      { name: 'home_team', type: 'STRING', description: 'Home team' },
+      { name: 'away_team', type: 'STRING', description: 'Away team' },
+      { name: 'arena', type: 'STRING', description: 'Arena of the game' },
+    ],
+  };
+  const group = 'team quarter goals — netball quarters';
+
+  it('does not take it when the document names its own domain and the table another', async () => {
+    const v = await validateCandidate(group, requirement, basketball, requirement, { own: ['ANZ'], excluded: [] });
+    expect(v.is_good_fit).toBe(false);
+    expect(v.reasoning).toMatch(/none of the requirement's own/);
+  });
+});
