@@ -265,9 +265,8 @@ async function validateCandidate(
         target_columns: compact(targetColumns),
         candidate_table: compact(candidate),
         ...(deliverable?.length ? { deliverable_columns: compact(deliverable) } : {}),
-        ...(domains && (domains.own.length || domains.excluded.length)
-          ? { document_domains: compact({ own: domains.own, excluded: domains.excluded }) }
-          : {}),
+        // Also when empty: a document that names no domain is told apart from a run that sent none.
+        ...(domains ? { document_domains: compact({ own: domains.own, excluded: domains.excluded }) } : {}),
       },
       schema: validationVerdictSchema,
     },

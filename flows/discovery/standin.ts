@@ -563,6 +563,7 @@ export async function namesAnotherDomain(
   requirement = '',
   rowsNamed = '',
   document?: DocumentDomains,
+  subjectAgrees = false,
 ): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
@@ -574,6 +575,10 @@ export async function namesAnotherDomain(
   if (markers.some((m) => documentOwn.has(m))) return undefined;
   const ruledOut = markers.filter((m) => (document?.excluded ?? []).includes(m));
   if (ruledOut.length) return `${ruledOut.join('/')} data, which the requirement rules out`;
+  // A document that names no domain at all, neither its own nor one it rules out, is not
+  // contradicted by a name in a table whose subject clearly agrees with the requirement's: the
+  // name is then whose data it is (an agency, a provider), and the columns decide.
+  if (subjectAgrees && document && !document.own.length && !document.excluded.length) return undefined;
   // A name the requirement itself uses (its columns say "the WNBL club") is its own domain,
   // whichever group asks: the table is about what the requirement is about, and its columns
   // decide. Only names the requirement never uses can pull a table away from it.
@@ -887,6 +892,7 @@ export async function validateCandidate(
           `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
           (deliverable ?? []).filter(isKey).map(rowAcronyms).join(' '),
           domains,
+          subject?.verdict === 'agrees',
         );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own

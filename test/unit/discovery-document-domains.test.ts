@@ -134,6 +134,10 @@ describe.runIf(modelInstalled)('validation with the document’s domain names (e
     // ...but the document calls its races by it.
     const v = await validateCandidate(stints, laps, timing, laps, { own: ['WEC'], excluded: [] });
     expect(v.is_good_fit).toBe(true);
+    // A document that names no domain at all is not contradicted by the name of a table whose
+    // subject is plainly its own: the name says whose timing it is.
+    const unnamed = await validateCandidate(stints, laps, timing, laps, { own: [], excluded: [] });
+    expect(unnamed.is_good_fit).toBe(true);
   });
 
   it('rejects a table naming a domain the document rules out, however alike its columns', async () => {
