@@ -164,7 +164,12 @@ describe('discoverFromPrp reports what found no source', () => {
     const prompts = model.prompts(ModelTask.discoveryValidate);
     expect(prompts.length).toBe(out.stats.candidates);
     expect(prompts.length).toBeGreaterThan(0);
-    for (const s of prompts) expect(s.document_domains).toEqual({ own: ['BKA'], excluded: ['CWA'] });
+    for (const s of prompts)
+      expect(s.document_domains).toEqual({
+        own: ['BKA'],
+        excluded: ['CWA'],
+        ruled_out: ['Wax and pollen sales recorded by the CWA.'],
+      });
     await recordHistory(handle, 'discover-from-prp-document-domains');
   });
 });

@@ -11,6 +11,8 @@ export interface DocumentDomains {
   own: string[];
   /** Names it uses only where it rules data out ("Not wanted", "Out of scope", "leave ... out"). */
   excluded: string[];
+  /** The sentences that rule data out, named or not ("the studio's own telemetry is not wanted"). */
+  ruledOutText?: string[];
 }
 
 export const ACRONYM_STOP = new Set([
@@ -105,7 +107,7 @@ const LEADING_WORD =
  * is ruled out, not asked for.
  */
 const EXCLUDING_HEADING =
-  /\b(not wanted|unwanted|not needed|not required|not in scope|out of scope|out-of-scope|non[- ]?goals?|exclusions?|excluded|excludes|exclude|what we (?:do not|don't) (?:want|need)|leave out|left out|ignore)\b/i;
+  /\b(not wanted|unwanted|not needed|not required|not in scope|out of scope|out-of-scope|non[- ]?goals?|exclusions?|excluded|excludes|exclude|what we (?:do not|don't) (?:want|need)|leave out|left out|ignore|(?:do not|don't|not to) include|not included|not part of)\b/i;
 
 /**
  * A sentence that rules something out where it stands ("please leave its games out", "excluding
@@ -126,6 +128,7 @@ const HEADING = /^\s{0,3}(#{1,6})\s+(.*)$/;
 export function documentDomains(prp: string): DocumentDomains {
   const own = new Set<string>();
   const ruledOut = new Set<string>();
+  const ruledOutText: string[] = [];
   let excludingLevel = 0;
   let excludingList = false;
   // A paragraph's lines are read together: a sentence that leaves a name out may wrap.
@@ -133,7 +136,10 @@ export function documentDomains(prp: string): DocumentDomains {
   let paragraphExcludes = false;
   const flush = () => {
     for (const sentence of paragraph.join(' ').split(/(?<=[.;!?])\s+/)) {
-      const into = paragraphExcludes || EXCLUDING_SENTENCE.test(sentence) ? ruledOut : own;
+      const excludes = paragraphExcludes || EXCLUDING_SENTENCE.test(sentence);
+      const into = excludes ? ruledOut : own;
+      const text = sentence.replace(/^[\s*+-]+/, '').trim();
+      if (excludes && text.length > 12 && ruledOutText.length < 8) ruledOutText.push(text.slice(0, 240));
       for (const name of domainMarkers(sentence)) into.add(name);
     }
     paragraph = [];
@@ -162,5 +168,5 @@ export function documentDomains(prp: string): DocumentDomains {
     paragraph.push(line);
   }
   flush();
-  return { own: [...own], excluded: [...ruledOut].filter((n) => !own.has(n)) };
+  return { own: [...own], excluded: [...ruledOut].filter((n) => !own.has(n)), ruledOutText };
 }

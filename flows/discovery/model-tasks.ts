@@ -18,8 +18,9 @@ export interface DiscoveryValidateSections {
   /** Every column of the requirement (name, description) as compact JSON; absent in older runs. */
   deliverable_columns?: JsonText;
   /**
-   * The domain names the requirements document uses as its own and those it only rules out
-   * (`{ own, excluded }`) as compact JSON; absent in older runs.
+   * The domain names the requirements document uses as its own and those it only rules out,
+   * and the sentences that rule data out (`{ own, excluded, ruled_out }`) as compact JSON;
+   * absent in older runs.
    */
   document_domains?: JsonText;
 }

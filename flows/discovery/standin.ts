@@ -663,6 +663,33 @@ export async function subjectAgreement(
   return { verdict, similarity };
 }
 
+/**
+ * How much closer (cosine, MiniLM) a table must be to a sentence the document rules out than to
+ * the requirement's columns to be taken as what is ruled out.
+ */
+export const RULED_OUT_MARGIN = 0.05;
+
+/**
+ * The sentence of the document's not-wanted part that a table is about, if it is clearly closer
+ * to it than to the requirement: a document may rule out a neighbouring data set by describing it
+ * ("the support desk's own call logs are a different data set"), without naming it.
+ */
+export async function ruledOutBy(
+  candidate: CandidateLike,
+  requirementSimilarity: number,
+  sentences: string[],
+): Promise<string | undefined> {
+  const meaning = await meaningSpace();
+  if (!meaning || !sentences.length) return undefined;
+  const table = tableSubject(candidate);
+  let best: { sentence: string; similarity: number } | undefined;
+  for (const sentence of sentences) {
+    const similarity = await meaning.similarity(table, sentence);
+    if (!best || similarity > best.similarity) best = { sentence, similarity };
+  }
+  return best && best.similarity > requirementSimilarity + RULED_OUT_MARGIN ? best.sentence : undefined;
+}
+
 /** In the uncertain band, a table must supply at least this many of the group's own (non-generic) columns. */
 const UNCERTAIN_COLUMNS = 2;
 /** A column matched clearly: its own name, or one of the same meaning (see `columnSimilarity`). */
@@ -882,18 +909,21 @@ export async function validateCandidate(
   // group's is about something else, however alike its columns (one league's scores are not
   // another's). Tables that name no domain are judged by their columns alone.
   const subject = await subjectAgreement(candidate, deliverable, targets);
+  const ruledOut = subject ? await ruledOutBy(candidate, subject.similarity, domains?.ruledOutText ?? []) : undefined;
   const offSubject =
     subject?.verdict === 'off'
       ? `its subject is far from the requirement's (similarity ${subject.similarity.toFixed(2)})`
-      : await namesAnotherDomain(
-          subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
-          candidate.description ?? '',
-          subject !== undefined,
-          `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
-          (deliverable ?? []).filter(isKey).map(rowAcronyms).join(' '),
-          domains,
-          subject?.verdict === 'agrees',
-        );
+      : ruledOut
+        ? `it is closer to what the document rules out ("${ruledOut}") than to what it asks for`
+        : await namesAnotherDomain(
+            subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
+            candidate.description ?? '',
+            subject !== undefined,
+            `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
+            (deliverable ?? []).filter(isKey).map(rowAcronyms).join(' '),
+            domains,
+            subject?.verdict === 'agrees',
+          );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own
   // "birth_date" and "sex" for a group of just those), is a source whatever its subject's wording.
@@ -1023,7 +1053,8 @@ function asDomains(value: unknown): DocumentDomains | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
   const { own, excluded } = value as { own?: unknown; excluded?: unknown };
-  return { own: names(own), excluded: names(excluded) };
+  const { ruled_out } = value as { ruled_out?: unknown };
+  return { own: names(own), excluded: names(excluded), ruledOutText: names(ruled_out) };
 }
 
 export const discoveryRules: StandinRule[] = [

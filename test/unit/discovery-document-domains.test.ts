@@ -15,6 +15,7 @@ import {
   isCount,
   namesAThing,
   restoreEmbedder,
+  ruledOutBy,
   useEmbedder,
   validateCandidate,
   valueCompatibility,
@@ -65,8 +66,23 @@ describe('the domain names of a requirements document', () => {
     expect(domains.excluded).not.toContain('FIDE');
   });
 
+  it('keeps the sentences that rule data out, named or not', () => {
+    expect(domains.ruledOutText).toEqual(
+      expect.arrayContaining([
+        'The ICCF correspondence games should be left out.',
+        'Online platforms such as the ACL ladder.',
+        'Any FIDE rapid games.',
+      ]),
+    );
+    expect(domains.ruledOutText!.some((t) => /rating office checks/.test(t))).toBe(false);
+  });
+
   it('finds nothing in a document that names no domain', () => {
-    expect(documentDomains('# Shelf gaps\n\nWhich shelves run empty before noon?')).toEqual({ own: [], excluded: [] });
+    expect(documentDomains('# Shelf gaps\n\nWhich shelves run empty before noon?')).toEqual({
+      own: [],
+      excluded: [],
+      ruledOutText: [],
+    });
   });
 });
 
@@ -147,6 +163,29 @@ describe.runIf(modelInstalled)('validation with the document’s domain names (e
     });
     expect(v.is_good_fit).toBe(false);
     expect(v.reasoning).toMatch(/rules out/);
+  });
+});
+
+describe.runIf(modelInstalled)('what the document rules out by describing it (embedding model installed)', () => {
+  beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
+  afterAll(() => restoreEmbedder());
+
+  it('finds the sentence a table is, when it is clearly closer to it than to the requirement', async () => {
+    const calls = {
+      dataset_id: 'helpdesk',
+      table_id: 'call_recordings',
+      description: 'Recordings of support phone calls with their length and the agent who answered.',
+      schema: [
+        { name: 'call_id', type: 'STRING', description: 'Call' },
+        { name: 'call_seconds', type: 'INT64', description: 'Length of the call' },
+        { name: 'agent_id', type: 'STRING', description: 'Agent who answered' },
+      ],
+    };
+    const sentences = ['Phone call recordings and call lengths are a different data set.', 'Invoices of any kind.'];
+    expect(await ruledOutBy(calls, 0.3, sentences)).toBe(sentences[0]);
+    // A table as close to the requirement as to the sentence is left to its columns.
+    expect(await ruledOutBy(calls, 0.9, sentences)).toBeUndefined();
+    expect(await ruledOutBy(calls, 0.3, [])).toBeUndefined();
   });
 });
 

@@ -97,13 +97,20 @@ describe('discoveryValidateCandidates', () => {
       const request = model.requests[0];
       return { sections: request.sections as Record<string, unknown>, instructions: String(request.instructions) };
     };
-    const domains = { own: ['IRB'], excluded: ['Grand Prix'] };
+    const domains = { own: ['IRB'], excluded: ['Grand Prix'], ruledOutText: ['Grand Prix timing is not wanted.'] };
     const sent = await sectionsOf({ domains });
-    expect(JSON.parse(String(sent.sections.document_domains))).toEqual(domains);
+    expect(JSON.parse(String(sent.sections.document_domains))).toEqual({
+      own: ['IRB'],
+      excluded: ['Grand Prix'],
+      ruled_out: ['Grand Prix timing is not wanted.'],
+    });
     expect(sent.instructions).toMatch(/document_domains/);
     // A document naming no domain says so; a run started before the names were sent says nothing.
     const none = { own: [], excluded: [] };
-    expect(JSON.parse(String((await sectionsOf({ domains: none })).sections.document_domains))).toEqual(none);
+    expect(JSON.parse(String((await sectionsOf({ domains: none })).sections.document_domains))).toEqual({
+      ...none,
+      ruled_out: [],
+    });
     expect((await sectionsOf({})).sections).not.toHaveProperty('document_domains');
   });
 
