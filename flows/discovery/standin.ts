@@ -684,10 +684,24 @@ export async function ruledOutBy(
   const table = tableSubject(candidate);
   let best: { sentence: string; similarity: number } | undefined;
   for (const sentence of sentences) {
-    const similarity = await meaning.similarity(table, sentence);
-    if (!best || similarity > best.similarity) best = { sentence, similarity };
+    // A sentence that lists what is not wanted ("ticket sales, venue details or weather") is read
+    // item by item too: the whole list's meaning is no one table's.
+    for (const text of [sentence, ...listItems(sentence)]) {
+      const similarity = await meaning.similarity(table, text);
+      if (!best || similarity > best.similarity) best = { sentence, similarity };
+    }
   }
   return best && best.similarity > requirementSimilarity + RULED_OUT_MARGIN ? best.sentence : undefined;
+}
+
+/** The items of a list in a sentence's first clause, each of two words or more ("venue details"). */
+export function listItems(sentence: string): string[] {
+  const clause = sentence.split(/[:;]/)[0];
+  const items = clause
+    .split(/,|\bor\b|\band\b|\bnor\b/)
+    .map((item) => item.replace(/[.()]/g, ' ').replace(/\s+/g, ' ').trim())
+    .filter((item) => item.split(' ').length >= 2);
+  return items.length > 1 ? items : [];
 }
 
 /** In the uncertain band, a table must supply at least this many of the group's own (non-generic) columns. */

@@ -13,6 +13,7 @@ import { documentDomains } from '../../flows/discovery/domain-names';
 import {
   identifiersAgree,
   isCount,
+  listItems,
   namesAThing,
   restoreEmbedder,
   ruledOutBy,
@@ -186,6 +187,17 @@ describe.runIf(modelInstalled)('what the document rules out by describing it (em
     // A table as close to the requirement as to the sentence is left to its columns.
     expect(await ruledOutBy(calls, 0.9, sentences)).toBeUndefined();
     expect(await ruledOutBy(calls, 0.3, [])).toBeUndefined();
+  });
+
+  it('reads a list of what is not wanted item by item', async () => {
+    expect(listItems('We need no invoice totals, phone call recordings or refund requests here.')).toEqual([
+      'We need no invoice totals',
+      'phone call recordings',
+      'refund requests here',
+    ]);
+    // One item, or items of a word each, are no list.
+    expect(listItems('Phone call recordings.')).toEqual([]);
+    expect(listItems('No calls, mails or chats: only letters.')).toEqual([]);
   });
 });
 
