@@ -114,9 +114,10 @@ const EXCLUDING_HEADING =
  * the minor leagues", "we do not want the professional league"): the names in it are not asked for.
  */
 const EXCLUDING_SENTENCE =
-  /\b(leave\b[^.;:]{0,60}\bout|leaves\b[^.;:]{0,60}\bout|leave out|left out|exclud(?:e|es|ed|ing)|not wanted|out of scope|(?:do|does|did) not (?:want|need|include|cover)|(?:don't|doesn't|didn't) (?:want|need|include|cover)|no interest in|not interested in|ignore|ignoring|without any)\b/i;
+  /\b(leave\b[^.;:]{0,60}\bout|leaves\b[^.;:]{0,60}\bout|leave out|left out|exclud(?:e|es|ed|ing)|not wanted|out of scope|(?:do|does|did) not (?:want|need|include|cover)|(?:don't|doesn't|didn't) (?:want|need|include|cover)|no interest in|not interested in)\b/i;
 
-const HEADING = /^\s{0,3}(#{1,6})\s+(.*)$/;
+// Spaces and text cannot trade characters (the text starts with a non-space): linear on any line.
+const HEADING = /^ {0,3}(#{1,6})[ \t]+(\S.*)?$/;
 
 /**
  * The domain names a requirements document uses as its own, and those it only rules out. A part
@@ -138,7 +139,10 @@ export function documentDomains(prp: string): DocumentDomains {
     for (const sentence of paragraph.join(' ').split(/(?<=[.;!?])\s+/)) {
       const excludes = paragraphExcludes || EXCLUDING_SENTENCE.test(sentence);
       const into = excludes ? ruledOut : own;
-      const text = sentence.replace(/^[\s*+-]+/, '').trim();
+      // Without its list marker or its excluding label ("Not needed: ..."): what it rules out.
+      let text = sentence.replace(/^[\s*+-]+/, '').trim();
+      const label = /^\*{0,2}([^:*]{1,40}):\*{0,2}\s+(\S.*)$/.exec(text);
+      if (label && EXCLUDING_HEADING.test(label[1])) text = label[2];
       if (excludes && text.length > 12 && ruledOutText.length < 8) ruledOutText.push(text.slice(0, 240));
       for (const name of domainMarkers(sentence)) into.add(name);
     }
@@ -155,7 +159,7 @@ export function documentDomains(prp: string): DocumentDomains {
       const level = heading[1].length;
       // A heading of the same or a higher level ends an excluding part; a sub-heading stays in it.
       if (excludingLevel && level <= excludingLevel) excludingLevel = 0;
-      if (!excludingLevel && EXCLUDING_HEADING.test(heading[2])) {
+      if (!excludingLevel && EXCLUDING_HEADING.test(heading[2] ?? '')) {
         excludingLevel = level;
         continue;
       }

@@ -73,6 +73,7 @@ describe('the domain names of a requirements document', () => {
         'The ICCF correspondence games should be left out.',
         'Online platforms such as the ACL ladder.',
         'Any FIDE rapid games.',
+        'ECF grades of any kind.',
       ]),
     );
     expect(domains.ruledOutText!.some((t) => /rating office checks/.test(t))).toBe(false);
