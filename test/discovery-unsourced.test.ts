@@ -136,4 +136,40 @@ describe('discoverFromPrp reports what found no source', () => {
     }
     await recordHistory(handle, 'discover-from-prp-three-sources-2026-11-27');
   });
+  it('tells every validation the domain names the document uses and those it rules out', async () => {
+    model.script({
+      [ModelTask.discoveryPlan]: scriptedPlan([
+        { group: 'hive yields', query: 'honey yield per hive and season', columns: ['hive_id', 'honey_kg'] },
+      ]),
+      [ModelTask.discoveryValidate]: scriptedVerdicts({}),
+    });
+    const handle = await h.start(discoverFromPrpFlow, {
+      prp: [
+        '# Which apiaries gave the most honey?',
+        '',
+        '## Background',
+        '',
+        'Our members report to the BKA every autumn.',
+        '',
+        '## Out of scope',
+        '',
+        '- Wax and pollen sales recorded by the CWA.',
+      ].join('\n'),
+      targetSchema: [
+        { name: 'hive_id', type: 'STRING', description: 'The hive' },
+        { name: 'honey_kg', type: 'FLOAT64', description: 'Honey taken from the hive, kilograms' },
+      ],
+    });
+    const out = await handle.result();
+    const prompts = model.prompts(ModelTask.discoveryValidate);
+    expect(prompts.length).toBe(out.stats.candidates);
+    expect(prompts.length).toBeGreaterThan(0);
+    for (const s of prompts)
+      expect(s.document_domains).toEqual({
+        own: ['BKA'],
+        excluded: ['CWA'],
+        ruled_out: ['Wax and pollen sales recorded by the CWA.'],
+      });
+    await recordHistory(handle, 'discover-from-prp-document-domains');
+  });
 });

@@ -14,7 +14,7 @@
  * and recall of any one PRP (the targets hold on every PRP, not only pooled), and the runs that
  * end with no table while naming no column they could not source (a silent empty answer).
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFlow } from '../../access/flow-client';
 import { discoverFromPrpFlow, tableName, type DiscoverFromPrpOutput } from '../../flows/discovery/contract';
@@ -213,8 +213,12 @@ function loadDatedCases(dir: string, files: string[]): DiscoveryCase[] {
 
 const suite: EvalSuite = {
   name: 'discovery',
-  async run(stack, { quick, set = 'dev' }) {
+  async run(stack, { quick, set = 'dev', outDir }) {
     const cases = set === 'sealed' ? loadSealedCases() : selectCases(quick);
+    // Each development case's whole answer (verdicts, reasons, rejections), to read why a table
+    // was accepted or missed; the sealed set's answers are never written here.
+    const caseDir = set !== 'sealed' && outDir ? path.join(outDir, set, 'discovery') : undefined;
+    if (caseDir) mkdirSync(caseDir, { recursive: true });
     const scores = await Promise.all(
       cases.map(async (c) => {
         const input = {
@@ -223,7 +227,9 @@ const suite: EvalSuite = {
         };
         const handle = await startFlow(stack.client, discoverFromPrpFlow, input);
         const out = discoverFromPrpFlow.output.parse(await handle.result());
-        return scoreCase(c, out);
+        const score = scoreCase(c, out);
+        if (caseDir) writeFileSync(path.join(caseDir, `${c.id}.json`), JSON.stringify({ score, out }, null, 2));
+        return score;
       }),
     );
     const report = summarize(scores);

@@ -26,6 +26,7 @@ import {
   type ValidationVerdict,
 } from './contract';
 import { ModelTask } from './model-tasks';
+import type { DocumentDomains } from './domain-names';
 import {
   acceptingLegacyPositionalArgs,
   askModel,
@@ -44,6 +45,7 @@ const VALIDATE_INSTRUCTIONS = `Decide whether the candidate table is a good sour
 Judge only these target columns, not the whole requirement: a table that provides part of them is still a good fit if it provides the data the group is about.
 Compare names, types and descriptions; the table must hold the same kind of data (same domain and meaning), not only similar column names.
 deliverable_columns, when given, lists the requirement's columns (of a very wide requirement, the group's own and the first others): the table must be about what the requirement as a whole is about, not only share a generic column (a date, an amount, a score) with the group.
+document_domains, when given, lists the names (acronyms of leagues, agencies, programmes; proper names) the requirements document uses for its own subject (own) and those it names only to rule them out (excluded). A table whose description names one of the own names is about the requirement's domain: that is evidence for a fit. A table that names an excluded domain, or only domains the document never mentions, is about another subject, however alike its columns. ruled_out lists the document's sentences that rule data out: a table that is what one of them describes is not a fit, named or not.
 Return is_good_fit, relevance_score (0 to 1), a short reasoning naming the matching columns, and matched_columns (target column names the table provides, also when it is not a fit: they show how the group could be split).`;
 
 /** Compact JSON: the prompt carries schemas, and pretty-printing them would only cost tokens. */
@@ -120,6 +122,8 @@ export interface CandidateValidationInput {
   candidate: CandidateTable;
   /** The requirement's columns (see `deliverableOf`); runs started before it was sent have none. */
   deliverable?: DeliverableColumn[];
+  /** The document's domain names (see `documentDomains`); runs started before they were sent have none. */
+  domains?: DocumentDomains;
 }
 
 /** Candidates of one step against the step's target columns, validated in one activity. */
@@ -132,6 +136,8 @@ export interface CandidatesValidationInput {
   attempts: number;
   /** The requirement's columns (see `deliverableOf`); runs started before it was sent have none. */
   deliverable?: DeliverableColumn[];
+  /** The document's domain names (see `documentDomains`); runs started before they were sent have none. */
+  domains?: DocumentDomains;
 }
 
 /** One verdict per candidate, in the candidates' order. */
@@ -216,6 +222,7 @@ export function createDiscoveryActivities({ model, search }: Backends) {
               targetColumns: input.targetColumns,
               candidate: candidates[i],
               deliverable: input.deliverable,
+              domains: input.domains,
             },
             { heartbeatDetails },
           );
@@ -245,7 +252,7 @@ export function createDiscoveryActivities({ model, search }: Backends) {
 /** One candidate against one step's target columns. */
 async function validateCandidate(
   model: ModelBackend,
-  { step, targetColumns, candidate, deliverable }: CandidateValidationInput,
+  { step, targetColumns, candidate, deliverable, domains }: CandidateValidationInput,
   options?: BackendCallOptions,
 ): Promise<ValidationAnswer> {
   const verdict = await askModel(
@@ -258,6 +265,16 @@ async function validateCandidate(
         target_columns: compact(targetColumns),
         candidate_table: compact(candidate),
         ...(deliverable?.length ? { deliverable_columns: compact(deliverable) } : {}),
+        // Also when empty: a document that names no domain is told apart from a run that sent none.
+        ...(domains
+          ? {
+              document_domains: compact({
+                own: domains.own,
+                excluded: domains.excluded,
+                ruled_out: domains.ruledOutText ?? [],
+              }),
+            }
+          : {}),
       },
       schema: validationVerdictSchema,
     },

@@ -17,6 +17,12 @@ export interface DiscoveryValidateSections {
   candidate_table: JsonText;
   /** Every column of the requirement (name, description) as compact JSON; absent in older runs. */
   deliverable_columns?: JsonText;
+  /**
+   * The domain names the requirements document uses as its own and those it only rules out,
+   * and the sentences that rule data out (`{ own, excluded, ruled_out }`) as compact JSON;
+   * absent in older runs.
+   */
+  document_domains?: JsonText;
 }
 
 /** Every task id this flow's prompts carry (`Task: <id>`); each has a stand-in rule in ./standin.ts. */

@@ -13,12 +13,16 @@
  *   checks that the table is about the requirement's subject: its names, description and columns
  *   compared by meaning with all the requirement's columns (far apart: off subject; loosely alike:
  *   uncertain unless it supplies two of the group's own columns), and the domain its description
- *   names compared with the group. A candidate that covers at least half of the group's columns,
+ *   names compared with the group and with the names the document uses as its own (a table
+ *   naming one of them is about the requirement) or only rules out (a table naming one is not). A candidate that covers at least half of the group's columns,
  *   not only with join keys, fits.
  */
 import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { COLUMN_STOP_WORDS, identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from './model-tasks';
+import { ACRONYM_STOP, acronymsOf, domainMarkers, isMoneyAcronym, type DocumentDomains } from './domain-names';
+
+export { acronymsOf, documentDomains, domainMarkers, isMoneyAcronym } from './domain-names';
 import { taskRule, type StandinRule } from '../lib/standin';
 
 interface ColumnLike {
@@ -175,86 +179,6 @@ export function isDerived(column: ColumnLike): boolean {
     /\b(derived|computed|calculated)\b/i.test(column.description ?? '') ||
     /^\s*(absolute |signed )?(difference|ratio) between\b/i.test(column.description ?? '')
   );
-}
-
-const ACRONYM_STOP = new Set([
-  'PRP',
-  'KPI',
-  'KPIS',
-  'API',
-  'ID',
-  'UI',
-  'ML',
-  'AI',
-  'SQL',
-  'UTC',
-  'MVP',
-  'ETL',
-  'BI',
-  'CSV',
-  'JSON',
-  'US',
-  'USD',
-  'MAE',
-  'RMSE',
-  'TBD',
-  'FAQ',
-  'OK',
-  'II',
-  'III',
-  'IV',
-  'REG',
-  'POST',
-  'STRING',
-  'INT',
-  'DATE',
-  'BOOL',
-  'FLOAT',
-  'NUMERIC',
-  'TIMESTAMP',
-]);
-
-/** ISO 4217 currency codes as the runtime knows them: a unit of money, never a domain. */
-const CURRENCY_CODES: ReadonlySet<string> = new Set(
-  typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('currency') : [],
-);
-/** Words around an acronym that make it a charge on an amount ("excluding VAT", "GST paid"), not a domain. */
-const CHARGE_BEFORE = /(?:\b(?:incl|including|inclusive of|excl|excluding|exclusive of|net of|gross of)\.?|%)\s*$/i;
-const CHARGE_AFTER =
-  /^\s*(?:amount|amounts|rate|rates|charged|paid|due|included|excluded|inclusive|exclusive|refund|refunds|refunded|payable|owed|receipts|rebate|rebates)\b/i;
-
-/**
- * Whether an acronym where it stands is a unit or a charge on money: a currency code ("amounts in
- * EUR") or an acronym that qualifies an amount ("prices excluding VAT", "GST paid"). Such an
- * acronym says how the figures are kept, not whose they are.
- */
-export function isMoneyAcronym(acronym: string, before = '', after = ''): boolean {
-  return CURRENCY_CODES.has(acronym) || CHARGE_BEFORE.test(before) || CHARGE_AFTER.test(after);
-}
-
-/** Acronyms of the PRP outside code and type names, most frequent first (e.g. "NFL"); they name its domain. */
-export function acronymsOf(text: string): string[] {
-  const counts = new Map<string, number>();
-  const plain = text.replace(/`[^`]*`/g, ' ');
-  for (const m of plain.matchAll(/\b[A-Z]{2,5}\b/g)) {
-    const at = m.index ?? 0;
-    if (ACRONYM_STOP.has(m[0]) || /\d/.test(m[0])) continue;
-    if (
-      isMoneyAcronym(m[0], plain.slice(Math.max(0, at - 20), at), plain.slice(at + m[0].length, at + m[0].length + 20))
-    )
-      continue;
-    counts.set(m[0], (counts.get(m[0]) ?? 0) + 1);
-  }
-  return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([a]) => a);
-}
-
-/**
- * What a table description names as its domain: acronyms ("NFL", "NOAA") and proper names of two
- * or more capitalised words ("English Premier League").
- */
-export function domainMarkers(description: string): string[] {
-  const names = [...description.matchAll(/\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b/g)].map((m) => m[0]);
-  return [...acronymsOf(description), ...names];
 }
 
 /** The PRP's domain: its most frequent acronym, if any. */
@@ -490,6 +414,27 @@ export function typeCompatibility(a: string | undefined, b: string | undefined):
 
 const QUALIFIERS = new Set([...ESTIMATE_WORDS, ...OUTCOME_WORDS]);
 
+/**
+ * How well two columns' values agree: their types, and a quantity and a text are different data
+ * however alike their names read (a side's name is not the side's score, an amount is not a
+ * label). A count is the exception: it is taken from the rows' text by counting them (tickets of
+ * the highest priority, from each ticket's priority). An identifier may be kept as either.
+ */
+export function valueCompatibility(target: ColumnLike, source: ColumnLike): number {
+  const types = typeCompatibility(target.type, source.type);
+  if (isIdentifier(target) || isIdentifier(source)) return types;
+  const numeric = (c: ColumnLike) => ['integer', 'number'].includes(typeFamily(c.type));
+  const text = (c: ColumnLike) => typeFamily(c.type) === 'string';
+  const apart = (text(target) && numeric(source)) || (numeric(target) && text(source) && !isCount(target));
+  return apart ? Math.min(types, 0.3) : types;
+}
+
+/** A column that counts rows: "how many", "number of", a name ending in count or a plural noun counted. */
+export const isCount = (c: ColumnLike): boolean =>
+  typeFamily(c.type) === 'integer' &&
+  (/\b(how many|number of|count of|counted)\b/i.test(c.description ?? '') ||
+    /(^|_)(count|cnt|num|n)($|_)/i.test(c.name));
+
 /** How well a source column provides a target column by their words (0..1). */
 export function columnMatch(target: ColumnLike, source: ColumnLike): number {
   const tn = stems(target.name);
@@ -509,7 +454,7 @@ export function columnMatch(target: ColumnLike, source: ColumnLike): number {
     const descSim = dice(core(td), core(sd));
     similarity = Math.min(1, 0.6 * nameSim + 0.5 * descSim);
   }
-  return similarity * variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+  return similarity * variantAgreement(target, source) * valueCompatibility(target, source);
 }
 
 /**
@@ -547,7 +492,7 @@ async function columnMatchByMeaning(
     `${columnText(source)} (${context.table})`,
   );
   const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
-  const weight = variantAgreement(target, source) * typeCompatibility(target.type, source.type);
+  const weight = variantAgreement(target, source) * valueCompatibility(target, source);
   // The score saturates at 1 (two columns of the same data under other names), so `raw` keeps
   // the unclipped resemblance that tells two such candidates apart.
   return { score: Math.max(lexical, meaningScore(cos) * weight), raw: Math.max(lexical, cos * weight) };
@@ -617,9 +562,23 @@ export async function namesAnotherDomain(
   bySubject = false,
   requirement = '',
   rowsNamed = '',
+  document?: DocumentDomains,
+  subjectAgrees = false,
 ): Promise<string | undefined> {
   const markers = domainMarkers(description);
   if (!markers.length) return undefined;
+  // The requirements document's own names (its background calls its games by the league's
+  // acronym) say what it is about, as its columns do: a table naming one of them is about the
+  // requirement's domain, whatever else it names. A name the document only rules out ("not
+  // wanted: the professional league's games") says the table is about what it does not want.
+  const documentOwn = new Set(document?.own ?? []);
+  if (markers.some((m) => documentOwn.has(m))) return undefined;
+  const ruledOut = markers.filter((m) => (document?.excluded ?? []).includes(m));
+  if (ruledOut.length) return `${ruledOut.join('/')} data, which the requirement rules out`;
+  // A document that names no domain at all, neither its own nor one it rules out, is not
+  // contradicted by a name in a table whose subject clearly agrees with the requirement's: the
+  // name is then whose data it is (an agency, a provider), and the columns decide.
+  if (subjectAgrees && document && !document.own.length && !document.excluded.length) return undefined;
   // A name the requirement itself uses (its columns say "the WNBL club") is its own domain,
   // whichever group asks: the table is about what the requirement is about, and its columns
   // decide. Only names the requirement never uses can pull a table away from it.
@@ -702,6 +661,47 @@ export async function subjectAgreement(
   const { floor, margin } = SUBJECT_AGREEMENT;
   const verdict = similarity < floor ? 'off' : similarity < floor + margin ? 'uncertain' : 'agrees';
   return { verdict, similarity };
+}
+
+/**
+ * How much closer (cosine, MiniLM) a table must be to a sentence the document rules out than to
+ * the requirement's columns to be taken as what is ruled out.
+ */
+export const RULED_OUT_MARGIN = 0.05;
+
+/**
+ * The sentence of the document's not-wanted part that a table is about, if it is clearly closer
+ * to it than to the requirement: a document may rule out a neighbouring data set by describing it
+ * ("the support desk's own call logs are a different data set"), without naming it.
+ */
+export async function ruledOutBy(
+  candidate: CandidateLike,
+  requirementSimilarity: number,
+  sentences: string[],
+): Promise<string | undefined> {
+  const meaning = await meaningSpace();
+  if (!meaning || !sentences.length) return undefined;
+  const table = tableSubject(candidate);
+  let best: { sentence: string; similarity: number } | undefined;
+  for (const sentence of sentences) {
+    // A sentence that lists what is not wanted ("ticket sales, venue details or weather") is read
+    // item by item too: the whole list's meaning is no one table's.
+    for (const text of [sentence, ...listItems(sentence)]) {
+      const similarity = await meaning.similarity(table, text);
+      if (!best || similarity > best.similarity) best = { sentence, similarity };
+    }
+  }
+  return best && best.similarity > requirementSimilarity + RULED_OUT_MARGIN ? best.sentence : undefined;
+}
+
+/** The items of a list in a sentence's first clause, each of two words or more ("venue details"). */
+export function listItems(sentence: string): string[] {
+  const clause = sentence.split(/[:;]/)[0];
+  const items = clause
+    .split(/,|\bor\b|\band\b|\bnor\b/)
+    .map((item) => item.replace(/[.()]/g, ' ').replace(/\s+/g, ' ').trim())
+    .filter((item) => item.split(' ').length >= 2);
+  return items.length > 1 ? items : [];
 }
 
 /** In the uncertain band, a table must supply at least this many of the group's own (non-generic) columns. */
@@ -796,7 +796,9 @@ export function sameEntityKey(a: ColumnLike, b: ColumnLike): boolean {
  * target names players; its ships, when the target is the inspector who boarded) is that thing's key,
  * not the target, however alike the two read. Identifiers of the same thing by their words
  * (player_name from player_id) agree; keys of things the requirement never names are left to
- * their meaning: a surveyor's key may well be the inspector who boarded.
+ * their meaning: a surveyor's key may well be the inspector who boarded. An identifier is never
+ * taken from a plain column that does not name its thing: a voyage's reference is not the name
+ * of the route it sailed, however alike the two read.
  */
 export function identifiersAgree(
   target: ColumnLike,
@@ -807,7 +809,7 @@ export function identifiersAgree(
   const si = isIdentifier(source);
   if (target.name.toLowerCase() === source.name.toLowerCase() || (!ti && !si)) return true;
   if (ti && si ? sameEntityKey(target, source) : sharesThing(ti ? target : source, ti ? source : target)) return true;
-  if (!si) return true;
+  if (!si) return false;
   const own = identifiedThing(target);
   return ![...identifiedThing(source)].some((w) => !own.has(w) && requirementWords.has(w));
 }
@@ -835,11 +837,22 @@ function rowAcronyms(key: ColumnLike): string {
 }
 const KEY_WORDS = new Set(['id', 'key', 'uuid', 'pk', 'ref', 'code', 'number', 'no'].map(stem));
 
+/** Words of a column that names a thing rather than measuring it: its name, label or abbreviation. */
+const NAMING_WORDS = new Set(['name', 'abbr', 'abbrev', 'abbreviation', 'label', 'title', 'handle', 'slug'].map(stem));
+
+/**
+ * Whether a column names a thing (an identifier, a code, a name or an abbreviation of it) rather
+ * than holding a measure or a fact about it.
+ */
+export const namesAThing = (c: ColumnLike): boolean =>
+  isIdentifier(c) || (typeFamily(c.type) === 'string' && stems(c.name).some((w) => NAMING_WORDS.has(w)));
+
 export async function validateCandidate(
   group: string,
   targets: ColumnLike[],
   candidate: CandidateLike,
   deliverable?: ColumnLike[],
+  domains?: DocumentDomains,
 ): Promise<Verdict> {
   const meaning = await meaningSpace();
   const schema = (candidate.schema ?? []).filter((c) => c && typeof c.name === 'string');
@@ -910,16 +923,21 @@ export async function validateCandidate(
   // group's is about something else, however alike its columns (one league's scores are not
   // another's). Tables that name no domain are judged by their columns alone.
   const subject = await subjectAgreement(candidate, deliverable, targets);
+  const ruledOut = subject ? await ruledOutBy(candidate, subject.similarity, domains?.ruledOutText ?? []) : undefined;
   const offSubject =
     subject?.verdict === 'off'
       ? `its subject is far from the requirement's (similarity ${subject.similarity.toFixed(2)})`
-      : await namesAnotherDomain(
-          subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
-          candidate.description ?? '',
-          subject !== undefined,
-          `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
-          (deliverable ?? []).filter(isKey).map(rowAcronyms).join(' '),
-        );
+      : ruledOut
+        ? `it is closer to what the document rules out ("${ruledOut}") than to what it asks for`
+        : await namesAnotherDomain(
+            subject ? `${group}: ${targets.map(columnText).join('; ')}` : group,
+            candidate.description ?? '',
+            subject !== undefined,
+            `${group}. ${(deliverable ?? []).map((c) => c.description ?? '').join('. ')}`,
+            (deliverable ?? []).filter(isKey).map(rowAcronyms).join(' '),
+            domains,
+            subject?.verdict === 'agrees',
+          );
   // Loosely alike subjects and a single shared column: too little to say the table is a source.
   // A table that supplies every column of the group, each clearly (a patient register's own
   // "birth_date" and "sex" for a group of just those), is a source whatever its subject's wording.
@@ -983,8 +1001,37 @@ export async function validateCandidate(
     groupIds.length > 0 &&
     !matched.some((p) => groupIds.includes(p.target)) &&
     tableKeys.some((k) => [...identifiedThing(k)].some((w) => requirementWords.has(w)));
-  const otherRows = (small || keyedByOthers) && tableKeys.length > 0 && requirementKeys.length > 0 && !keyedByOwnRows;
-  const fit = !offSubject && !uncertain && !onlyKeys && !otherRows && ((enough && columnScore >= 0.35) || partial);
+  // A column searched alone (a group's leftover, a group of one) that the table supplies only
+  // by naming a thing (its code, key, name or abbreviation) is matched by any table that lists
+  // such things: a register of depots for the "destination_depot" of each parcel, a table of
+  // ratings per depot. Naming the depot says nothing of which parcel went there: such a table
+  // supplies the column only when it carries the requirement's rows (one of its keys identifies
+  // what the requirement's keys identify) or is keyed by the thing the column describes. A
+  // measure or a fact (a count, a flag, a capacity) is judged by the subject as before: a table
+  // of the requirement's subject that has it is a partial source, joined by its own rows.
+  const sourceOf = (target: string) => schema.find((c) => c.name === matched.find((p) => p.target === target)?.source);
+  const alone =
+    targets.length === 1 &&
+    !isGeneric(targets[0]) &&
+    matched.length === 1 &&
+    namesAThing(sourceOf(targets[0].name) ?? targets[0]);
+  const otherRows =
+    requirementKeys.length > 0 && !keyedByOwnRows && (alone || ((small || keyedByOthers) && tableKeys.length > 0));
+  // A table that supplies only part of a group and names its own domain, none of the names the
+  // document uses for its own (when it uses any), is a neighbouring domain's table: its few
+  // columns read alike because the two domains record alike things.
+  const tableNames = domainMarkers(candidate.description ?? '');
+  const foreignPart =
+    partial &&
+    (domains?.own.length ?? 0) > 0 &&
+    tableNames.length > 0 &&
+    !tableNames.some((n) => domains!.own.includes(n));
+  const fit =
+    !offSubject &&
+    !uncertain &&
+    !onlyKeys &&
+    !otherRows &&
+    ((enough && columnScore >= 0.35) || (partial && !foreignPart));
 
   const matchedText = matched.map((p) => (p.target === p.source ? p.target : `${p.target}←${p.source}`)).join(', ');
   const missing = pairs.filter((p) => p.score < MATCH_THRESHOLD).map((p) => p.target);
@@ -993,8 +1040,10 @@ export async function validateCandidate(
     : uncertain
       ? `Uncertain: ${name} is only loosely about the requirement's subject (similarity ${subject!.similarity.toFixed(2)}) and supplies too few of the group's own columns to tell${matched.length ? ` (${matchedText})` : ''}.`
       : otherRows
-        ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ')}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
-        : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
+        ? `${name} keys its rows by ${tableKeys.map((k) => k.name).join(', ') || 'no key'}, which identify ${(deliverable ?? []).some(isKey) ? `none of the requirement's rows (${requirementKeys.map((k) => k.name).join(', ')})` : 'nothing the requirement’s columns speak of'}, and supplies only ${matchedText || 'nothing'} of the group.`
+        : foreignPart && !enough
+          ? `${name} supplies only part of the group (${matchedText}) and names its domain ${tableNames.join('/')}, none of the requirement's own (${domains!.own.join('/')}).`
+          : `${name} covers ${matched.length} of the ${targets.length} target ${targets.length === 1 ? 'column' : 'columns'} for ${group}${matched.length ? `: ${matchedText}` : ''}${missing.length ? `; ${partial && fit ? 'supplies part of the group, other tables must supply' : 'missing'} ${missing.join(', ')}` : ''}${onlyKeys ? ' (too few of the group’s non-key columns)' : ''}.`;
   return {
     is_good_fit: fit,
     relevance_score: relevance,
@@ -1012,6 +1061,15 @@ const asColumns = (value: unknown): ColumnLike[] =>
   (Array.isArray(value) ? value : []).filter(
     (c): c is ColumnLike => !!c && typeof c === 'object' && typeof (c as ColumnLike).name === 'string',
   );
+
+/** The document's domain names as sent (absent in runs started before they were). */
+function asDomains(value: unknown): DocumentDomains | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
+  const { own, excluded } = value as { own?: unknown; excluded?: unknown };
+  const { ruled_out } = value as { ruled_out?: unknown };
+  return { own: names(own), excluded: names(excluded), ruledOutText: names(ruled_out) };
+}
 
 export const discoveryRules: StandinRule[] = [
   taskRule({
@@ -1037,6 +1095,7 @@ export const discoveryRules: StandinRule[] = [
         asColumns(sections.target_columns),
         candidate,
         sections.deliverable_columns === undefined ? undefined : asColumns(sections.deliverable_columns),
+        asDomains(sections.document_domains),
       );
     },
   }),

@@ -19,6 +19,7 @@ import {
   type StepResult,
 } from './contract';
 import { extractTargetSchema } from './prp-schema';
+import { documentDomains } from './domain-names';
 import { LONG_MODEL, SEARCH, withOptions } from '../lib/workflow/activity-options';
 import { recordEnd } from '../lib/workflow/ending';
 import { beginFlow } from '../lib/workflow/flow';
@@ -30,6 +31,7 @@ import {
   validateEachCandidate,
   validateInGroups,
   VALIDATE_IN_GROUPS,
+  VALIDATE_WITH_DOMAINS,
   type StepRun,
 } from './workflow/validation';
 import { FailureType } from '../../contracts/failures';
@@ -139,6 +141,8 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
   const resplit = patched(RESPLIT_UNSOURCED);
   // Runs started before leftover columns were searched report them unsourced, as before.
   const leftovers = resplit && patched(RESPLIT_LEFTOVERS);
+  // Runs started before validations were told the document's domain names judge tables without them.
+  const withDomains = patched(VALIDATE_WITH_DOMAINS);
   const tally = new DiscoveryTally();
   const { counts } = tally;
   setHandler(discoveryCountsQuery, () => counts);
@@ -175,6 +179,7 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
       input,
       validate,
       requirement: targetSchema,
+      ...(withDomains ? { domains: documentDomains(input.prp) } : {}),
     };
     const columnsByName = new Map(targetSchema.map((c) => [c.name, c]));
     const columnsOf = (step: SearchStep) =>

@@ -89,6 +89,31 @@ describe('discoveryValidateCandidates', () => {
     expect(await sectionsOf({})).not.toHaveProperty('deliverable_columns');
   });
 
+  it('tells the model the document’s own and ruled-out domain names when the workflow sends them', async () => {
+    const sectionsOf = async (extra: Partial<CandidatesValidationInput>) => {
+      const model = fakeModel(() => fit('a'));
+      const { discoveryValidateCandidates } = createDiscoveryActivities(fakeBackends({ model }));
+      await mockActivityEnvironment({}).run(discoveryValidateCandidates, input(['a'], extra));
+      const request = model.requests[0];
+      return { sections: request.sections as Record<string, unknown>, instructions: String(request.instructions) };
+    };
+    const domains = { own: ['IRB'], excluded: ['Grand Prix'], ruledOutText: ['Grand Prix timing is not wanted.'] };
+    const sent = await sectionsOf({ domains });
+    expect(JSON.parse(String(sent.sections.document_domains))).toEqual({
+      own: ['IRB'],
+      excluded: ['Grand Prix'],
+      ruled_out: ['Grand Prix timing is not wanted.'],
+    });
+    expect(sent.instructions).toMatch(/document_domains/);
+    // A document naming no domain says so; a run started before the names were sent says nothing.
+    const none = { own: [], excluded: [] };
+    expect(JSON.parse(String((await sectionsOf({ domains: none })).sections.document_domains))).toEqual({
+      ...none,
+      ruled_out: [],
+    });
+    expect((await sectionsOf({})).sections).not.toHaveProperty('document_domains');
+  });
+
   it('asks about all its candidates at once (the workflow sizes the group to its concurrency slots)', async () => {
     let open = 0;
     let most = 0;

@@ -23,6 +23,7 @@ import {
 } from '../contract';
 import { MODEL, withOptions } from '../../lib/workflow/activity-options';
 import type { ProgressTracker } from '../../lib/workflow/progress';
+import type { DocumentDomains } from '../domain-names';
 import type { DiscoveryTally, Verdict } from './discovery-tally';
 import type { Limiter } from './limiter';
 
@@ -30,6 +31,13 @@ type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
 
 /** The `patched()` id of validating several candidates per activity. */
 export const VALIDATE_IN_GROUPS = 'discovery-validate-in-groups';
+
+/**
+ * The `patched()` id of sending each validation the domain names the document uses as its own
+ * and those it rules out: a table naming the requirement's own league or agency is judged as
+ * about the requirement, not as "another subject".
+ */
+export const VALIDATE_WITH_DOMAINS = 'discovery-validate-with-domains';
 
 // Every activity waits for its cancellation to be acknowledged (the activity heartbeats and stops
 // its HTTP calls), so a cancelled workflow closes only once no model call is running.
@@ -52,6 +60,8 @@ export interface StepRun {
   progress: ProgressTracker;
   /** The requirement's columns: each group of candidates is sent them (capped, see `deliverableOf`). */
   requirement?: readonly Column[];
+  /** The document's domain names: each group of candidates is sent them (runs since the patch below). */
+  domains?: DocumentDomains;
 }
 
 interface StepCandidates {
@@ -92,6 +102,7 @@ async function validateGroup(run: StepRun, { step, targetColumns, candidates }: 
       candidates,
       attempts: VALIDATION_ATTEMPTS,
       ...(run.requirement ? { deliverable: deliverableOf(run.requirement, targetColumns) } : {}),
+      ...(run.domains ? { domains: run.domains } : {}),
     }));
   } catch (err) {
     if (isCancellation(err)) throw err;
