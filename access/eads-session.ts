@@ -402,34 +402,6 @@ export class EadsSession {
     }
   }
 
-  /**
-   * `answer`, waiting for its reply at most `waitMs`: the reply waits for the next question, which
-   * a slow or failing model can hold up for minutes (and the pursuit takes the answer in the same
-   * workflow task, so even its acceptance waits). `pending` when no reply came in time: the answer
-   * may still be taken, and asking again with the same answer gets its reply, never a second
-   * answer. A refusal that comes in time throws, as `answer` does.
-   */
-  async answerWithin(
-    handle: WorkflowHandle,
-    questionId: string,
-    answer: string,
-    waitMs: number,
-    exhausted?: boolean,
-  ): Promise<AnswerResult | 'pending'> {
-    let timer: NodeJS.Timeout | undefined;
-    const replied = this.answer(handle, questionId, answer, exhausted);
-    // Not awaited past the wait: a late refusal has no one to tell, and must not go unhandled.
-    replied.catch(() => undefined);
-    try {
-      return await Promise.race([
-        replied,
-        new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), waitMs))),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
   async finalize(handle: WorkflowHandle, notes?: string): Promise<FinalizeResult> {
     try {
       return await handle.executeUpdate(finalizePursuitUpdate, { args: [notes !== undefined ? { notes } : {}] });

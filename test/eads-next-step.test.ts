@@ -12,6 +12,7 @@ import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentQuestionQuery, nextQuestionUpdate, nextStepUpdate } from '../flows/eads/contract';
 import { EadsSession } from '../access/eads-session';
+import { replyWithin } from '../server/console/plugin';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { ScriptedModel } from './helpers/scripted-model';
 import { ask, EADS_TASKS, expectScriptUsedUp, pick, refined } from './helpers/eads-script';
@@ -195,15 +196,15 @@ describe('EADS clients wait on the workflow (nextStep, nextQuestion)', () => {
     const problemType = h.client.workflow.getHandle((await session.view()).current!.childWorkflowId);
 
     // Refused by the validator: told at once, whatever the wait.
-    await expect(session.answerWithin(problemType, 'q7', FLOW_SHOP_ANSWER, 60_000)).rejects.toThrow(
+    await expect(replyWithin(session.answer(problemType, 'q7', FLOW_SHOP_ANSWER), 60_000)).rejects.toThrow(
       /not the current question/,
     );
     // Taken, but the next question is not written yet: the caller hears nothing back within its wait.
-    expect(await session.answerWithin(problemType, 'q1', FLOW_SHOP_ANSWER, 300)).toBe('pending');
+    expect(await replyWithin(session.answer(problemType, 'q1', FLOW_SHOP_ANSWER), 300)).toBe('pending');
     const next = await session.nextQuestion(problemType, 'q1');
     expect(next).toMatchObject({ kind: 'question', question: { id: 'q2', question: CONTINUOUS_QUESTION } });
     // The answer was taken once: asked again, it gets the same reply, now with the question.
-    const again = await session.answerWithin(problemType, 'q1', FLOW_SHOP_ANSWER, 10_000);
+    const again = await session.answer(problemType, 'q1', FLOW_SHOP_ANSWER);
     expect(again).toMatchObject({ question_id: 'q1', next });
     await session.finish('done for today');
   });

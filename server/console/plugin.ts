@@ -31,6 +31,26 @@ const loadRuntime = loadOnce((): Promise<Runtime> => import('./runtime'));
 /** How long an EADS answer waits for the next question before showing the page (which then polls). */
 const NEXT_QUESTION_WAIT_MS = 10_000;
 
+/**
+ * A reply, or `pending` when none came within `ms`. An EADS answer's reply waits for the next
+ * question, which a slow or failing model can hold up for minutes (and the pursuit takes the
+ * answer in the same workflow task, so even its acceptance waits): the page then shows the run as
+ * it stands. The answer may still be taken; sent again, the same answer gets its reply, never a
+ * second answer. A refusal that comes in time still throws; a late one has no one to tell.
+ */
+export async function replyWithin<T>(reply: Promise<T>, ms: number): Promise<T | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  reply.catch(() => undefined);
+  try {
+    return await Promise.race([
+      reply,
+      new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export interface ConsoleOptions {
   temporal: TemporalAccess;
   /** Where flows write files with the local store (ARTIFACT_DIR), when no store is given. */
@@ -482,16 +502,12 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
             grid ? 'fill in at least one row of the table' : 'write an answer (or choose one)',
           );
         // The reply carries the next question; a slow model leaves the page to show it when ready.
-        const answered =
+        const answered = await replyWithin(
           action === 'done'
-            ? await session.answerWithin(
-                handle,
-                questionId,
-                "That's all I can say about this.",
-                NEXT_QUESTION_WAIT_MS,
-                true,
-              )
-            : await session.answerWithin(handle, questionId, answer, NEXT_QUESTION_WAIT_MS);
+            ? session.answer(handle, questionId, "That's all I can say about this.", true)
+            : session.answer(handle, questionId, answer),
+          NEXT_QUESTION_WAIT_MS,
+        );
         if (answered !== 'pending') await nextQuestionShown(session, handle, questionId, answered);
       }
     } catch (err) {
