@@ -681,8 +681,18 @@ const nameTokens = (text: string) =>
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
+/** A word's plural and singular forms, kept: the same few words are compared many times over. */
+const formsKept = new Map<string, string[]>();
+const formsOf = (word: string) => {
+  let forms = formsKept.get(word);
+  if (!forms) {
+    if (formsKept.size >= 10_000) formsKept.clear();
+    formsKept.set(word, (forms = pluralVariants(word)));
+  }
+  return forms;
+};
 const sameWord = (a: string | undefined, b: string | undefined) =>
-  a !== undefined && b !== undefined && (a === b || pluralVariants(a).includes(b) || pluralVariants(b).includes(a));
+  a !== undefined && b !== undefined && (a === b || formsOf(a).includes(b) || formsOf(b).includes(a));
 /** Where the phrase's words start, in order, among a name's words. */
 function phraseAt(tokens: readonly string[], phrase: readonly string[]): number[] {
   const at: number[] = [];
@@ -707,13 +717,16 @@ export function productsNamedBy(
   const words = nameTokens(phrase);
   if (!words.length) return null;
   const named = products
-    .map((display) => ({ display, tokens: nameTokens(display) }))
-    .filter((p) => phraseAt(p.tokens, words).length > 0);
+    .map((display) => {
+      const tokens = nameTokens(display);
+      return { display, tokens, at: phraseAt(tokens, words) };
+    })
+    .filter((p) => p.at.length > 0);
   if (!named.length) return null;
   const productNames = new Set(products.map((p) => p.toLowerCase()));
   const insideProductName = (tokens: string[], i: number) =>
     named.some((p) =>
-      phraseAt(p.tokens, words).some((j) => {
+      p.at.some((j) => {
         let shared = words.length;
         for (let a = 1; sameWord(tokens[i - a], p.tokens[j - a]); a++) shared++;
         for (let a = 0; sameWord(tokens[i + words.length + a], p.tokens[j + words.length + a]); a++) shared++;
