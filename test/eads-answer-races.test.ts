@@ -5,7 +5,8 @@
  * The model is scripted per test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pursuitStatusQuery } from '../flows/eads/contract';
+import { WorkflowUpdateStage } from '@temporalio/client';
+import { answerUpdate, pursuitStatusQuery } from '../flows/eads/contract';
 import { EadsSession, EadsSessionError } from '../access/eads-session';
 import { createHarness, type Harness } from './helpers/harness';
 import { ScriptedModel } from './helpers/scripted-model';
@@ -67,5 +68,41 @@ describe('EADS answer reply and the pursuit ending under it', () => {
     expect((stopped as Error).message).toMatch(
       /^the interview for project "reject-next-\w+" failed: the interview stopped at pursuit 2 .*unscripted call 3 to eads\.question/,
     );
+  });
+  it('the same answer sent twice while its next question is written: one answer taken, both told the same', async () => {
+    const session = new EadsSession(h.client, `twice-${Date.now().toString(36)}`);
+    const third = 'Do the tiles wait between glazing and firing, or go straight on?';
+    model.script({
+      'eads.orchestrate': [pick(WARM_UP), pick(PROBLEM_TYPE)],
+      'eads.question': [
+        ask('What do you fire, and what makes planning the kiln awkward?', ['product-or-service-name']),
+        ask('How does one order travel through the workshop?', ['principal-problem-type']),
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 1500));
+          return ask(third, ['continuous?']);
+        },
+      ],
+      'eads.refine': [refined(WARM_UP_UPDATE), refined({ 'principal-problem-type': 'FLOW-SHOP-SCHEDULING-PROBLEM' })],
+    });
+    const problemType = await toProblemType(session);
+    const text = 'Every tile is pressed, glazed, then fired.';
+    // Taken first (accepted before the others are sent: concurrent sends reach the server in any order).
+    const first = (
+      await problemType.startUpdate(answerUpdate, {
+        args: [{ questionId: 'q1', answer: text }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      })
+    ).result();
+    const second = session.answer(problemType, 'q1', text);
+    // Another text for the same question, while the first is in hand: refused.
+    await expect(session.answer(problemType, 'q1', 'They go round in batches.')).rejects.toThrow(
+      /already|being processed/,
+    );
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toEqual(b);
+    expect(a.next).toMatchObject({ kind: 'question', question: { id: 'q2', question: third } });
+    expect(model.count('eads.refine')).toBe(2);
+    expect(model.prompts('eads.refine')[1]).toMatchObject({ answer: text });
+    await session.finish('done');
   });
 });
