@@ -9,6 +9,7 @@
 import { rootCause } from '@temporalio/common';
 import {
   WithStartWorkflowOperation,
+  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type Client,
@@ -213,9 +214,21 @@ export class EadsSession {
     return out.status === 'abandoned' && out.resume ? out.resume : null;
   }
 
-  /** The step of an interview that has closed: its result (or the failure it ended with). */
+  /**
+   * The step of an interview that has closed: its result, or the failure it ended with, told as
+   * an EadsSessionError (a model that rejects every request stops the interview; the person is
+   * told why, not "Workflow execution failed").
+   */
   private async endedStep(): Promise<Extract<InterviewStep, { kind: 'ended' }>> {
-    const result = (await this.handle.result()) as RunEadsInterviewOutput;
+    let result: RunEadsInterviewOutput;
+    try {
+      result = (await this.handle.result()) as RunEadsInterviewOutput;
+    } catch (err) {
+      if (!(err instanceof WorkflowFailedError)) throw err;
+      throw new EadsSessionError(
+        `the interview for project "${this.projectId}" failed: ${rootCause(err.cause) ?? err.message}`,
+      );
+    }
     return { kind: 'ended', view: await this.handle.query(eadsInterviewQuery), result };
   }
 

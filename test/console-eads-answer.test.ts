@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEadsInterviewFlow } from '../flows/eads/contract';
+import { eadsInterviewQuery, runEadsInterviewFlow } from '../flows/eads/contract';
 import { buildControlPlane, type ControlPlane } from '../server/app';
 import * as flowRunner from '../server/flow-runner';
 import type { TemporalAccess } from '../server/temporal';
@@ -96,5 +96,45 @@ describe('console EADS answer', () => {
       await handle.terminate('test done');
     }
     expectScriptUsedUp(model);
+  }, 60_000);
+  it('an answer posted to a run that is no EADS interview is refused, not an internal error', async () => {
+    const projectId = `console-other-${randomUUID().slice(0, 8)}`;
+    model.script({
+      'eads.orchestrate': [pick('process/warm-up-with-challenges')],
+      'eads.question': { always: ask('What do you make, and what is hard to plan?', ['product-or-service-name']) },
+    });
+    const handle = await h.start(runEadsInterviewFlow, { projectId, mode: 'human', orchestration: 'auto' });
+    try {
+      const pursuitId = await waitFor(
+        async () => (await handle.query(eadsInterviewQuery)).current?.childWorkflowId,
+        'the pursuit started',
+      );
+      const form = { questionId: 'q1', answerText: 'Copper kettles, hammered by hand.' };
+      // The pursuit's own run (a child workflow of another type), and an id that names nothing.
+      const missing = `no-such-run-${randomUUID().slice(0, 8)}`;
+      for (const [id, status, says] of [
+        [pursuitId, 422, 'not an EADS interview'],
+        [missing, 404, 'There is no workflow'],
+      ] as const) {
+        for (const route of ['answer', 'start', 'finish']) {
+          const posted = await fetch(`${base}/console/runs/${encodeURIComponent(id)}/eads/${route}`, {
+            method: 'POST',
+            body: new URLSearchParams(form),
+            redirect: 'manual',
+          });
+          const page = await posted.text();
+          expect({ id, route, status: posted.status, says: page.includes(says) }).toEqual({
+            id,
+            route,
+            status,
+            says: true,
+          });
+        }
+      }
+      // Nothing reached the pursuit: its question still waits.
+      expect((await handle.query(eadsInterviewQuery)).current?.childWorkflowId).toBe(pursuitId);
+    } finally {
+      await handle.terminate('test done');
+    }
   }, 60_000);
 });

@@ -455,12 +455,30 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     return reply.redirect(`/console/runs/${encodeURIComponent(request.params.id)}`, 303);
   });
 
-  /** The EADS session behind an interview workflow id (its project id is in the interview's state). */
-  const eadsSession = async (workflowId: string) => {
-    const { EadsSession, eadsInterviewQuery } = await loadRuntime();
+  /**
+   * The EADS session behind an interview workflow id (its project id is in the interview's state).
+   * An id that names no workflow, or a run of another kind (a pursuit, a proposal), gets its page
+   * instead (`shown`): a form can be posted to any id, and that is the caller's mistake, not ours.
+   */
+  const eadsSession = async (reply: FastifyReply, workflowId: string) => {
+    const { EadsSession, eadsInterviewQuery, QueryNotRegisteredError, WorkflowNotFoundError } = await loadRuntime();
     const c = await client();
-    const view = await c.workflow.getHandle(workflowId).query(eadsInterviewQuery);
-    return { session: new EadsSession(c, view.projectId), view };
+    try {
+      const view = await c.workflow.getHandle(workflowId).query(eadsInterviewQuery);
+      return { session: new EadsSession(c, view.projectId), view };
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return { shown: await runPage(reply, workflowId) };
+      if (err instanceof QueryNotRegisteredError) {
+        const body = html`<p class="error" role="alert">
+          Workflow <code>${workflowId}</code> is not an EADS interview (<a
+            href="/console/runs/${encodeURIComponent(workflowId)}"
+            >its page</a
+          >).
+        </p>`;
+        return { shown: await send(reply, page({ title: 'Not an EADS interview', body }), 422) };
+      }
+      throw err;
+    }
   };
 
   /**
@@ -492,7 +510,9 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     const columns = body.getAll('column');
     const grid = columns.length ? gridToMarkdown(columns, body.getAll('cell')) : undefined;
     const answer = grid ? grid.markdown : (body.get('answerText') ?? '').trim() || (body.get('answer') ?? '');
-    const { session, view } = await eadsSession(request.params.id);
+    const found = await eadsSession(reply, request.params.id);
+    if ('shown' in found) return found.shown;
+    const { session, view } = found;
     try {
       const { handle } = await session.pursuit(undefined, view);
       if (action === 'finalize') await session.finalize(handle, 'ended by the interviewee');
@@ -525,7 +545,9 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   app.post<{ Params: { id: string } }>('/console/runs/:id/eads/start', async (request, reply) => {
     const eadsId = (params(request).get('eadsId') ?? '').trim();
-    const { session } = await eadsSession(request.params.id);
+    const found = await eadsSession(reply, request.params.id);
+    if ('shown' in found) return found.shown;
+    const { session } = found;
     try {
       await session.startPursuit(eadsId);
     } catch (err) {
@@ -537,7 +559,9 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   });
 
   app.post<{ Params: { id: string } }>('/console/runs/:id/eads/finish', async (request, reply) => {
-    const { session } = await eadsSession(request.params.id);
+    const found = await eadsSession(reply, request.params.id);
+    if ('shown' in found) return found.shown;
+    const { session } = found;
     try {
       await session.finish('the interviewee ended the interview');
     } catch (err) {

@@ -6,7 +6,7 @@
  * contracts a few MB of heap, which a control plane serving discovery never uses.
  */
 export { rootCause } from '@temporalio/common';
-export { WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+export { QueryNotRegisteredError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 export { EadsSession, EadsSessionError, updateErrorMessage } from '../../access/eads-session';
 export { InvalidFlowInput, startFlow, validateFlowInput } from '../../access/flow-client';
 export { eadsInterviewQuery } from '../../flows/eads/contract';

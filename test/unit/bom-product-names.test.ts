@@ -71,3 +71,18 @@ describe('Grounder: product names are no parts', () => {
     expect((await plain.ground('bench')).level).not.toBeNull();
   });
 });
+
+describe('productsNamedBy: a product named by one word', () => {
+  const products = ['Pump', 'Espresso Machine Classic'];
+
+  it('an assembly whose own name starts with that word is one of it, in another product', () => {
+    // "Pump for espresso machine": a pump, made for the machine; the question about pumps is about it.
+    expect(productsNamedBy('pump', ['pump for espresso machine'], products)).toBeNull();
+    expect(productsNamedBy('pumps', ['spare pump, for espresso machine'], products)).toBeNull();
+    expect(productsNamedBy('pump', ['pump and hose set'], products)).toBeNull();
+  });
+
+  it('an assembly that says the word of what it is for, or before its own head, belongs to the product', () => {
+    expect(productsNamedBy('pump', ['base plate for pump', 'pump housing'], products)).toEqual(['Pump']);
+  });
+});

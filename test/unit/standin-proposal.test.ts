@@ -767,6 +767,15 @@ describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the
     expect(
       clauses('I will time the kiln firings with and without the new lid and before and after the repair'),
     ).toEqual(['I will time the kiln firings with and without the new lid', 'before and after the repair']);
+    // Only as a pair: an "and" before "after …" or "without …" alone still joins two clauses.
+    expect(clauses('I photograph the moss plots each spring and after the thaw I weigh the dried samples')).toEqual([
+      'I photograph the moss plots each spring',
+      'after the thaw I weigh the dried samples',
+    ]);
+    expect(clauses('The ferry crews log every crossing by hand and without those logs no delay is known')).toEqual([
+      'The ferry crews log every crossing by hand',
+      'without those logs no delay is known',
+    ]);
   });
 
   it('reads a subtitle as its own piece of evidence', () => {

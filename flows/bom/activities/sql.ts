@@ -499,13 +499,15 @@ export function buildLeafValuesQuery(options: {
       `FROM ${d.table(allow.dataset, 'item_master')} c`,
       `WHERE ${col} IS NOT NULL`,
       `  AND ${options.parents ? '' : 'NOT '}EXISTS (SELECT 1 FROM ${d.table(allow.dataset, 'bom_details')} bd WHERE bd.${d.column('parent_item_number')} = c.${d.column('item_number')})`,
-      // The products: finished goods where the data says which items are; else the BOMs no BOM
-      // uses (which an orphan subassembly would join).
+      // The products: the BOMs no BOM uses, and of those the finished goods where the data says
+      // which items are (an orphan subassembly is none). A finished good some BOM uses (a spare
+      // sold on its own and packed in a kit) is a part of that BOM: its name must still ground.
       ...(options.parents && options.top
         ? [
-            allow.has(`${BOM_PLAN.itemTable}.item_type`)
-              ? `  AND c.${d.column('item_type')} = 'FINISHED_GOOD'`
-              : `  AND NOT EXISTS (SELECT 1 FROM ${d.table(allow.dataset, 'bom_details')} bu WHERE bu.${d.column('component_item_number')} = c.${d.column('item_number')})`,
+            `  AND NOT EXISTS (SELECT 1 FROM ${d.table(allow.dataset, 'bom_details')} bu WHERE bu.${d.column('component_item_number')} = c.${d.column('item_number')})`,
+            ...(allow.has(`${BOM_PLAN.itemTable}.item_type`)
+              ? [`  AND c.${d.column('item_type')} = 'FINISHED_GOOD'`]
+              : []),
           ]
         : []),
       `GROUP BY ${context ? '1, 2' : '1'}`,

@@ -681,8 +681,20 @@ const nameTokens = (text: string) =>
     .toLowerCase()
     .split(/[^\p{L}\p{N}]+/u)
     .filter(Boolean);
+/** Words that join a thing's name to what it is for or goes with. */
+const LINKING_WORDS = new Set(['for', 'of', 'to', 'with', 'and', 'or', 'in', 'on', 'from', 'by']);
+/** A word's plural and singular forms, kept: the same few words are compared many times over. */
+const formsKept = new Map<string, string[]>();
+const formsOf = (word: string) => {
+  let forms = formsKept.get(word);
+  if (!forms) {
+    if (formsKept.size >= 10_000) formsKept.clear();
+    formsKept.set(word, (forms = pluralVariants(word)));
+  }
+  return forms;
+};
 const sameWord = (a: string | undefined, b: string | undefined) =>
-  a !== undefined && b !== undefined && (a === b || pluralVariants(a).includes(b) || pluralVariants(b).includes(a));
+  a !== undefined && b !== undefined && (a === b || formsOf(a).includes(b) || formsOf(b).includes(a));
 /** Where the phrase's words start, in order, among a name's words. */
 function phraseAt(tokens: readonly string[], phrase: readonly string[]): number[] {
   const at: number[] = [];
@@ -707,17 +719,30 @@ export function productsNamedBy(
   const words = nameTokens(phrase);
   if (!words.length) return null;
   const named = products
-    .map((display) => ({ display, tokens: nameTokens(display) }))
-    .filter((p) => phraseAt(p.tokens, words).length > 0);
+    .map((display) => {
+      const tokens = nameTokens(display);
+      return { display, tokens, at: phraseAt(tokens, words) };
+    })
+    .filter((p) => p.at.length > 0);
   if (!named.length) return null;
   const productNames = new Set(products.map((p) => p.toLowerCase()));
   const insideProductName = (tokens: string[], i: number) =>
     named.some((p) =>
-      phraseAt(p.tokens, words).some((j) => {
+      p.at.some((j) => {
         let shared = words.length;
         for (let a = 1; sameWord(tokens[i - a], p.tokens[j - a]); a++) shared++;
         for (let a = 0; sameWord(tokens[i + words.length + a], p.tokens[j + words.length + a]); a++) shared++;
-        return shared >= Math.min(words.length + 1, p.tokens.length);
+        if (shared > words.length) return true;
+        // The product's whole name and nothing more (a name of one word): the product's only where
+        // the name says it as what the thing is for ("base plate for pump") or before its own head
+        // ("pump housing"); as its own head it names a thing of that kind ("pump for espresso
+        // machine" is a pump).
+        if (shared < p.tokens.length) return false;
+        const before = tokens[i - 1];
+        const after = tokens[i + words.length];
+        return (
+          (before !== undefined && LINKING_WORDS.has(before)) || (after !== undefined && !LINKING_WORDS.has(after))
+        );
       }),
     );
   for (const holder of holders) {

@@ -196,9 +196,10 @@ export function clauses(text: string): string[] {
   return (
     text
       // "2018 and 2022", "5, 6 and 7" join figures, not clauses; "with and without", "before and
-      // after" join two words of one phrase ("run with and without the new step").
+      // after" join two words of one phrase ("run with and without the new step"), only as a pair:
+      // "… each spring and after the thaw I weigh …" is two clauses.
       .split(
-        /[.;:!?]\s+|[.;:!?]$|(?<!\d),\s+|\s+(?:(?<!\d\s+|\b(?:with|before|up|back)\s+)and(?!\s+(?:\d|without\b|after\b|down\b|forth\b))|but|combined with|while|then|which|so that|so)\s+/i,
+        /[.;:!?]\s+|[.;:!?]$|(?<!\d),\s+|\s+(?:(?<!\d\s+|\b(?:with\s+(?=and\s+without\b)|before\s+(?=and\s+after\b)|up\s+(?=and\s+down\b)|back\s+(?=and\s+forth\b)))and(?!\s+\d)|but|combined with|while|then|which|so that|so)\s+/i,
       )
       .map((s) =>
         s
