@@ -14,7 +14,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     'The shop has kept its till receipts for three years, so sales by hour are already there.',
     'Court clerks recorded the length of every sentence handed down by the magistrates from 2010 to 2019.',
     'Gallery staff counted visitors at each door throughout the 2019 exhibition.',
-    'A mining company drilled and sampled these cores in the 1980s, and the logs are stored at the geological survey.',
+    'A mining company drilled and sampled these cores forty years ago, and the logs are stored at the geological survey.',
     "The council's traffic sensors have counted cars on the ring road every fifteen minutes for the past decade.",
     'The hill station has measured rainfall daily since 1961.',
     "Reaction times were already measured for 200 participants in last year's study, and I'll reanalyse them.",
