@@ -65,6 +65,56 @@ describe('EADS MCP tools', () => {
     );
   });
 
+  it('an answer whose next question is slow: the tool replies within its wait and points to get_next_question', async () => {
+    const patient = new McpServer({ name: 'eads-test-short-wait', version: '0.0.0' });
+    registerEadsTools(patient, { client: h.client, taskQueue: h.taskQueue, answerWaitMs: 300 });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const short = new McpClient({ name: 'eads-test-short-wait-client', version: '0.0.0' });
+    await Promise.all([patient.connect(serverSide), short.connect(clientSide)]);
+    const callShort = async (name: string, args: Record<string, unknown>) => {
+      const result = await short.callTool({ name, arguments: args });
+      return {
+        isError: result.isError === true,
+        text: (result.content as Array<{ text: string }>)[0]?.text ?? '',
+        data: result.structuredContent as Record<string, any>,
+      };
+    };
+    try {
+      const project_id = `mcp-slow-${Date.now().toString(36)}`;
+      const secondQuestion = 'Which of your binding steps holds the others up most weeks?';
+      model.script({
+        'eads.orchestrate': [pick(WARM_UP)],
+        'eads.question': [
+          ask('What do you bind, and for whom?', ['product-or-service-name']),
+          // The model takes its time over the next question (well within the client's time-out).
+          async () => {
+            await new Promise((resolve) => setTimeout(resolve, 1500));
+            return ask(secondQuestion, ['scheduling-challenges']);
+          },
+        ],
+        'eads.refine': [refined({ 'product-or-service-name': 'hand-bound notebooks' })],
+      });
+      await callShort('get_next_eads', { project_id });
+      await callShort('start_eads_pursuit', { project_id, eads_id: WARM_UP });
+      const q1 = await callShort('get_next_question', { project_id, eads_id: WARM_UP });
+      const answered = await callShort('process_eads_answer', {
+        project_id,
+        eads_id: WARM_UP,
+        question_id: q1.data.question_id,
+        answer: 'Notebooks for stationery shops.',
+      });
+      expect(answered.isError).toBe(false);
+      expect(answered.data).toEqual({ question_id: q1.data.question_id, status: 'pending' });
+      expect(answered.text).toMatch(/still being written. Call get_next_question/);
+      const q2 = await callShort('get_next_question', { project_id, eads_id: WARM_UP });
+      expect(q2.data).toMatchObject({ question_id: 'q2', question: secondQuestion });
+      expectScriptUsedUp(model);
+    } finally {
+      await short.close();
+      await patient.close();
+    }
+  });
+
   it('drives a pursuit: recommend, start, question, answer, status, history, finalize, SCR', async () => {
     const project_id = `mcp-kiln-${Date.now().toString(36)}`;
     const warmUpQuestion = 'Which pots come out of your kilns, and what makes the firing plan hard to keep?';

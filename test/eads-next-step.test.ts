@@ -12,7 +12,7 @@ import { WorkflowUpdateStage, type WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentQuestionQuery, nextQuestionUpdate, nextStepUpdate } from '../flows/eads/contract';
 import { EadsSession } from '../access/eads-session';
-import { replyWithin } from '../server/console/plugin';
+import { replyWithin } from '../access/reply-within';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
 import { ScriptedModel } from './helpers/scripted-model';
 import { ask, EADS_TASKS, expectScriptUsedUp, pick, refined } from './helpers/eads-script';

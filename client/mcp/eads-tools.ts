@@ -14,14 +14,19 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { projectIdSchema, type EadsCatalogEntry } from '../../flows/eads/contract';
 import { EadsSession, EadsSessionError } from '../../access/eads-session';
+import { replyWithin } from '../../access/reply-within';
 import { buildScheduleProblem, ScheduleModelError, toMiniZinc } from '../../domain/schedule-model';
 import type { ConversationHistory } from '../../flows/eads/contract';
 
 export interface EadsToolsContext {
   client: Client;
   taskQueue: string;
+  /** How long the answer tool waits for its reply, which holds the next question (default 30 s). */
+  answerWaitMs?: number;
 }
 
+/** Under an MCP client's usual 60 s time-out. */
+const ANSWER_WAIT_MS = 30_000;
 const projectId = projectIdSchema.describe(
   'The project; one interview per project (workflow eads-interview-<project_id>)',
 );
@@ -257,7 +262,15 @@ export function registerEadsTools(server: McpServer, ctx: EadsToolsContext): voi
       guarded(async () => {
         const s = session(project_id);
         const { handle } = await s.pursuit(eads_id);
-        const result = await s.answer(handle, question_id, answer, exhausted);
+        const result = await replyWithin(
+          s.answer(handle, question_id, answer, exhausted),
+          ctx.answerWaitMs ?? ANSWER_WAIT_MS,
+        );
+        if (result === 'pending')
+          return ok(
+            { question_id, status: 'pending' },
+            `The answer to ${question_id} was sent; the next question is still being written. Call get_next_question for it (sending the same answer again gets its reply, never a second answer).`,
+          );
         const next =
           result.next?.kind === 'question'
             ? ` Next question (${result.next.question.id}): ${result.next.question.question}`

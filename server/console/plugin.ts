@@ -13,6 +13,7 @@
  * sessions.ts). Posts from other origins are refused.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { replyWithin } from '../../access/reply-within';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Client } from '@temporalio/client';
 import { TASK_QUEUE } from '../../contracts/common';
@@ -30,26 +31,6 @@ type Runtime = typeof import('./runtime');
 const loadRuntime = loadOnce((): Promise<Runtime> => import('./runtime'));
 /** How long an EADS answer waits for the next question before showing the page (which then polls). */
 const NEXT_QUESTION_WAIT_MS = 10_000;
-
-/**
- * A reply, or `pending` when none came within `ms`. An EADS answer's reply waits for the next
- * question, which a slow or failing model can hold up for minutes (and the pursuit takes the
- * answer in the same workflow task, so even its acceptance waits): the page then shows the run as
- * it stands. The answer may still be taken; sent again, the same answer gets its reply, never a
- * second answer. A refusal that comes in time still throws; a late one has no one to tell.
- */
-export async function replyWithin<T>(reply: Promise<T>, ms: number): Promise<T | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  reply.catch(() => undefined);
-  try {
-    return await Promise.race([
-      reply,
-      new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms))),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 export interface ConsoleOptions {
   temporal: TemporalAccess;
