@@ -176,14 +176,16 @@ describe('SQL injection corpus against answerBomQuestion', () => {
         return 'pattern is not the built regex';
       return undefined;
     }
-    // The grounding's own reads: part names and kinds (the builder's text for an allow-listed
+    // The grounding's own reads: part and product names and kinds (the builder's text for an allow-listed
     // item column, no parameters), whether a kind is ever a component, whether two phrases share
     // a part (builder-only text, no literal, the strategies' parameter names).
     if (q.label === 'bom-item-values') {
       const built = bomStringColumns
         .filter((c) => c.startsWith('item_master.'))
         .flatMap((column) =>
-          [false, true].map((parents) => buildLeafValuesQuery({ dialect: duckDbDialect, allow, column, parents }).sql),
+          [{ parents: false }, { parents: true }, { parents: true, top: true }].map(
+            (which) => buildLeafValuesQuery({ dialect: duckDbDialect, allow, column, ...which }).sql,
+          ),
         );
       return built.includes(q.sql) && Object.keys(q.params).length === 0
         ? undefined

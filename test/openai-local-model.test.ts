@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Backends } from '../backends';
 import type { ModelBackend } from '../backends/model/types';
 import { runTerminalInterview } from '../client/eads-interview';
+import { EadsSessionError } from '../access/eads-session';
 import type { FlowDefinition } from '../contracts/common';
 import { bomQuestionFlow } from '../flows/bom/contract';
 import { discoverFromPrpFlow } from '../flows/discovery/contract';
@@ -300,7 +301,11 @@ describe.skipIf(!install.ok)('every flow on a real local model through AGENT_FLO
     }
     const eads = outcomes.find((o) => o.flow === runEadsInterviewFlow.type);
     if (eads?.completed) expect(terminal, transcript.slice(-2000)).toBe(0);
-    else if (eads) expect(terminalError).toBeInstanceOf(WorkflowFailedError);
+    else if (eads) {
+      // The person is told why the interview stopped, not a bare "Workflow execution failed".
+      expect(terminalError).toBeInstanceOf(EadsSessionError);
+      expect((terminalError as Error).message).toMatch(/the interview for project .* failed: .{10,}/);
+    }
 
     // The repair loop ran against the real model: a reply went back with its validation error.
     expect(seen.repairs + seen.gaveUp.length, 'no reply was ever repaired').toBeGreaterThan(0);
