@@ -12,6 +12,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTerminalInterview } from '../client/eads-interview';
+import { EadsSessionError } from '../access/eads-session';
 import { eadsInterviewWorkflowId, pursuitWorkflowId, runEadsInterviewFlow } from '../flows/eads/contract';
 import { startOpenAIFake, type OpenAIFake } from './fakes/openai';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
@@ -108,8 +109,15 @@ describe('EADS interview on a model whose replies are cut at the token limit', (
       (error: unknown) => ({ error }),
     );
     input.end();
-    expect('error' in ended ? ended.error : ended, printed.slice(-1500)).toBeInstanceOf(WorkflowFailedError);
-    const failure = (ended as { error: WorkflowFailedError }).error.cause;
+    // The person is told why the interview stopped: the cut-off replies, not "Workflow execution failed".
+    expect('error' in ended ? ended.error : ended, printed.slice(-1500)).toBeInstanceOf(EadsSessionError);
+    expect((ended as { error: EadsSessionError }).error.message).toMatch(
+      /the interview for project .* failed: .*cut off at the token limit/,
+    );
+    const failure = await h.client.workflow
+      .getHandle(eadsInterviewWorkflowId(projectId))
+      .result()
+      .catch((err: WorkflowFailedError) => err.cause);
     expect(failure).toMatchObject({ type: 'ModelOutputInvalid', nonRetryable: true });
     const run = await h.client.workflow.getHandle(eadsInterviewWorkflowId(projectId)).describe();
     expect(run.status.name).toBe('FAILED');
