@@ -38,6 +38,7 @@ import {
   BomPipeline,
   closestParts,
   exclusionNote,
+  meaningNote,
   noResultsText,
   noSuchPartText,
   templateSummary,
@@ -301,8 +302,9 @@ async function explainLadderAnswer(run: BomRun, resolved: ResolvedColumns): Prom
       }.`
     : '';
   const excluded = exclusionNote(state);
+  const reading = meaningNote(state);
   return answerText(
-    summary + (excluded ? ` ${excluded}` : '') + missingNote,
+    summary + (reading ? ` ${reading}` : '') + (excluded ? ` ${excluded}` : '') + missingNote,
     state,
     `strategy ${state.strategy}: ${STRATEGY_NAMES[state.strategy as StrategyNumber]}${scopeNote}`,
   );

@@ -5,6 +5,7 @@ import {
   answerText,
   BomPipeline,
   exclusionNote,
+  meaningNote,
   noResultsText,
   noSuchPartText,
 } from '../../flows/bom/workflow/bom-pipeline';
@@ -147,6 +148,42 @@ describe('BomPipeline', () => {
     expect(noSuchPartText(bom.state, { 'rotary pumps': ['Gear pump', 'Solenoid valve'] })).toContain(
       '- instead of "rotary pumps": Gear pump, Solenoid valve',
     );
+  });
+
+  it('says which phrases were read by meaning, so a reading the person did not mean can be caught', () => {
+    const bom = pipeline();
+    bom.recordResolution(
+      resolution({
+        concepts: [
+          {
+            term: 'kettle',
+            asked: 'water boiler',
+            level: 1,
+            columns: { 1: ['c.k'] },
+            example: 'KETTLE',
+            via: 'meaning',
+            similarity: 0.634,
+          },
+          { term: 'lid', asked: 'lids', level: 2, columns: { 2: ['c.d'] }, example: 'Lid 1' },
+          {
+            term: 'spout',
+            asked: 'nozzle',
+            level: 2,
+            columns: { 2: ['c.d'] },
+            example: 'Spout',
+            via: 'meaning',
+            exclude: 'bom',
+          },
+        ],
+      } as unknown as Partial<ResolvedColumns>),
+    );
+    // Only the phrase asked for, read by meaning: not the one read by its words, not an exclusion.
+    expect(meaningNote(bom.state)).toBe(
+      'Read by meaning: "water boiler" as "kettle" (similarity 0.63). No part\'s name says "water boiler"; ' +
+        'if that is not what you meant, the data may have no such part.',
+    );
+    bom.recordResolution(resolution());
+    expect(meaningNote(bom.state)).toBe('');
   });
 
   it('keeps the state of a question without exclusions or unknown words as it always was', () => {

@@ -158,6 +158,22 @@ export function closestParts(closest: Record<string, string[]>): Record<string, 
 }
 
 /**
+ * The phrases read by meaning, said plainly: no part's name holds the asked words, so the answer
+ * rests on a reading the person should be able to check ("gearbox" read as MOTOR is a guess).
+ */
+export function meaningNote(state: PipelineState): string {
+  const read = state.concepts.filter((c) => c.strategy !== null && c.via === 'meaning' && !c.exclude);
+  if (!read.length) return '';
+  const readings = read.map(
+    (c) => `"${c.asked}" as "${c.term}"${c.similarity !== undefined ? ` (similarity ${c.similarity.toFixed(2)})` : ''}`,
+  );
+  return (
+    `Read by meaning: ${readings.join(', ')}. No part's name says ${read.map((c) => `"${c.asked}"`).join(' or ')}; ` +
+    `if that is not what you meant, the data may have no such part.`
+  );
+}
+
+/**
  * What the answer leaves out, in words: the BOMs that use an excluded part ("X but not Y"), the
  * lines of the parts "other than" the asked ones, and excluded phrases that matched nothing.
  */
