@@ -68,7 +68,12 @@ export default defineConfig({
         // their workers' loaded modules instead of loading zod, the SDK and the flows again for
         // each of the sixty files, and need no Temporal server.
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false },
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          isolate: false,
+          globalSetup: ['test/setup/embedding-model.ts'],
+        },
       },
     ],
   },

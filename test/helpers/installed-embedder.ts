@@ -1,5 +1,18 @@
-import { sharedEmbedder, type TextEmbedder } from '../../backends/embedding';
+import { describe } from 'vitest';
+import { embeddingModelDir, embeddingModelPresent, sharedEmbedder, type TextEmbedder } from '../../backends/embedding';
 import { loadMiniLm } from '../../backends/embedding/minilm';
+import { embeddingModelSetting } from '../../plumbing/config';
+
+/** The folder of the embedding model AGENT_FLOWS_EMBEDDING_MODEL names (`auto`: the one set-up installs). */
+export const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
+export const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
+
+/**
+ * Tests of judgements made by meaning, which need the installed model. The test set-up installs
+ * it on a fresh clone (test/setup/embedding-model.ts); where it still is not there (no registry,
+ * or the model turned off) these are skipped, and the set-up says why once per run.
+ */
+export const describeWithModel = describe.runIf(modelInstalled);
 
 let loaded: Promise<TextEmbedder> | undefined;
 

@@ -6,9 +6,7 @@
  * federation's rating office, a parcel carrier's depots, a lending library, a ferry line).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installedEmbedder } from '../helpers/installed-embedder';
-import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { embeddingModelSetting } from '../../plumbing/config';
+import { installedEmbedder, describeWithModel, modelDir } from '../helpers/installed-embedder';
 import { documentDomains } from '../../flows/discovery/domain-names';
 import {
   identifiersAgree,
@@ -98,10 +96,7 @@ describe('columns that name a thing', () => {
   });
 });
 
-const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
-const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
-
-describe.runIf(modelInstalled)('validation with the document’s domain names (embedding model installed)', () => {
+describeWithModel('validation with the document’s domain names (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 
@@ -168,7 +163,7 @@ describe.runIf(modelInstalled)('validation with the document’s domain names (e
   });
 });
 
-describe.runIf(modelInstalled)('what the document rules out by describing it (embedding model installed)', () => {
+describeWithModel('what the document rules out by describing it (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 
@@ -202,7 +197,7 @@ describe.runIf(modelInstalled)('what the document rules out by describing it (em
   });
 });
 
-describe.runIf(modelInstalled)('a column searched alone (embedding model installed)', () => {
+describeWithModel('a column searched alone (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 
@@ -274,7 +269,7 @@ describe('quantities and text', () => {
   });
 });
 
-describe.runIf(modelInstalled)('a partial source of a neighbouring domain (embedding model installed)', () => {
+describeWithModel('a partial source of a neighbouring domain (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 

@@ -6,9 +6,7 @@
  * here are invented (a lending desk, a parcel depot, a cycling federation).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installedEmbedder } from '../helpers/installed-embedder';
-import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { embeddingModelSetting } from '../../plumbing/config';
+import { installedEmbedder, describeWithModel, modelDir } from '../helpers/installed-embedder';
 import {
   isGeneric,
   restoreEmbedder,
@@ -37,10 +35,7 @@ describe('keys of the same rows', () => {
   });
 });
 
-const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
-const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
-
-describe.runIf(modelInstalled)('what a table’s rows are about (embedding model installed)', () => {
+describeWithModel('what a table’s rows are about (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 

@@ -2,10 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installedEmbedder } from '../helpers/installed-embedder';
+import { installedEmbedder, describeWithModel, modelDir } from '../helpers/installed-embedder';
 import { parseCandidate } from '../../flows/discovery/activities';
-import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { embeddingModelSetting } from '../../plumbing/config';
 import { DATA_DIR } from '../../backends';
 import {
   DELIVERABLE_LIMITS,
@@ -284,11 +282,8 @@ describe('stand-in validator', () => {
   });
 });
 
-const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
-const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
-
 // Runs where the model is installed (npm test installs it on first use; see docs/discovery.md).
-describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model installed)', () => {
+describeWithModel('stand-in rules by meaning (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   const churn = [
@@ -388,7 +383,7 @@ describe.runIf(modelInstalled)('stand-in rules by meaning (embedding model insta
   });
 });
 
-describe.runIf(modelInstalled)('stand-in: groups that span several tables (embedding model installed)', () => {
+describeWithModel('stand-in: groups that span several tables (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   // A PRP whose commonest acronym names no domain of the data, and whose columns three tables hold.
@@ -571,7 +566,7 @@ describe('stand-in judgement on tables written for it (words only)', () => {
   judgementCases();
 });
 
-describe.runIf(modelInstalled)('stand-in judgement on tables written for it (embedding model installed)', () => {
+describeWithModel('stand-in judgement on tables written for it (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   judgementCases();
@@ -621,7 +616,7 @@ const circulation = weeklyTable('circulation', 'weekly_loans', 'Weekly book loan
   ['fees_collected', 'NUMERIC', 'Overdue fees collected, in dollars'],
 ]);
 
-describe.runIf(modelInstalled)('stand-in: the subject of the whole requirement (embedding model installed)', () => {
+describeWithModel('stand-in: the subject of the whole requirement (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
   const group = 'week fines — Are popular books coming back late?';

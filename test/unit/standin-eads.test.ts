@@ -6,9 +6,8 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeWithModel } from '../helpers/installed-embedder';
 import { cachedLibrary } from '../../flows/eads/activities/library';
-import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { embeddingModelSetting } from '../../plumbing/config';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
 import {
   deniedTrouble,
@@ -29,8 +28,6 @@ const problemType = field('process/scheduling-problem-type', 'principal-problem-
 const challenges = field('process/warm-up-with-challenges', 'scheduling-challenges');
 const [FLOW, JOB, TIMETABLING] = ['FLOW-SHOP-SCHEDULING-PROBLEM', 'JOB-SHOP-SCHEDULING-PROBLEM', 'TIMETABLING-PROBLEM'];
 
-const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
-const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
 const rule = (task: string) => eadsRules.find((r) => r.task === task)!;
 const run = (task: string, sections: Record<string, unknown>) =>
   Promise.resolve(rule(task).answer({ task, system: '', turns: 1, responseSchema: undefined, sections })) as Promise<
@@ -178,7 +175,7 @@ describe('denials that tell a trouble (no model needed)', () => {
   });
 });
 
-describe.runIf(modelInstalled)('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
+describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
   it('a firm described in new words gets its problem type or an honest undetermined, never another type', async () => {
     const cases: Array<[string, string]> = [
       ['No two jobs visit our machines in the same order; the route depends on the job.', JOB],

@@ -6,9 +6,7 @@
  * are never called missing, and quality control checks what it claims.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installedEmbedder } from '../helpers/installed-embedder';
-import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { embeddingModelSetting } from '../../plumbing/config';
+import { installedEmbedder, describeWithModel, modelDir } from '../helpers/installed-embedder';
 import {
   formatTimeline,
   timelineWeeks,
@@ -146,11 +144,8 @@ const base = (over: Partial<UserProfile>): UserProfile => ({
   ...over,
 });
 
-const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
-const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
-
 // Runs where the embedding model is installed (npm test installs it on first use).
-describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model installed)', () => {
+describeWithModel('proposal stand-in by meaning (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 
@@ -708,7 +703,7 @@ describe.runIf(modelInstalled)('proposal stand-in by meaning (embedding model in
   }, 90_000);
 });
 
-describe.runIf(modelInstalled)('proposal stand-in: how the study works, from the research area', () => {
+describeWithModel('proposal stand-in: how the study works, from the research area', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
   afterAll(() => restoreEmbedder());
 

@@ -6,16 +6,13 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeWithModel } from '../helpers/installed-embedder';
 import { cachedLibrary } from '../../flows/eads/activities/library';
 import { askedParts, eadsRules, readChoices } from '../../flows/eads/standin';
 import { routeShape } from '../../flows/eads/standin/structure';
 import { aggregateScr, UNDETERMINED } from '../../domain/eads-structure';
-import { embeddingModelDir, embeddingModelPresent } from '../../backends/embedding';
-import { embeddingModelSetting } from '../../plumbing/config';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
-const modelDir = embeddingModelDir(embeddingModelSetting.parse(process.env.AGENT_FLOWS_EMBEDDING_MODEL));
-const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
 
 describe('routeShape', () => {
   it('reads a route per job where two routes visit steps in opposite orders', () => {
@@ -89,7 +86,7 @@ describe('routeShape', () => {
   });
 });
 
-describe.skipIf(!modelInstalled)('the steps EADS with the type left open', () => {
+describeWithModel('the steps EADS with the type left open', () => {
   const eads = library.get('process/work-steps')!;
   const fields = eads.fields.map((f) => ({
     name: f.name,
@@ -158,7 +155,7 @@ describe('the merged structure', () => {
   });
 });
 
-describe.skipIf(!modelInstalled)('troubles told as what a switch of product costs', () => {
+describeWithModel('troubles told as what a switch of product costs', () => {
   const challenges = library
     .get('process/warm-up-with-challenges')!
     .fields.find((f) => f.name === 'scheduling-challenges')!.choices!;
@@ -192,7 +189,7 @@ describe('the parts of a question that asks two things', () => {
   });
 });
 
-describe.skipIf(!modelInstalled)('the surrogate asked two things at once', () => {
+describeWithModel('the surrogate asked two things at once', () => {
   it('answers with the fact that speaks to both, not one that matches a single part', async () => {
     const facts = [
       { about: 'when the yard opens and closes', answer: 'Half past seven until five, six days a week.' },
