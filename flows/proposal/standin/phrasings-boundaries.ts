@@ -9,10 +9,10 @@
 
 /** What a study works with: phrasings at the borders, same keys as `STUDY_DATA`. */
 export const STUDY_DATA_BOUNDARIES: Record<string, readonly string[]> = {
-  // Handwritten figures kept in an archive are documents to be read and transcribed, not a dataset
+  // Records kept in an archive and never typed up are documents to be read and coded, not a dataset
   // anyone has published: what decides is the state the records are in, not that they hold numbers.
   documents: [
-    "The shipping firm's handwritten ledgers are kept in the county archive.",
+    "The shipping firm's ledgers, never typed up, are kept in the county archive.",
     'The record office holds the estate’s rent rolls for two centuries.',
     'Toll-gate takings were written in bound volumes that survive in the archive.',
     // Texts and recordings a service already made, read or transcribed and coded: a corpus,
