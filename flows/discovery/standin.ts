@@ -1050,8 +1050,14 @@ export async function validateCandidate(
     !isGeneric(targets[0]) &&
     matched.length === 1 &&
     namesAThing(sourceOf(targets[0].name) ?? targets[0]);
+  // A table only loosely about the requirement's subject is judged by its keys however many
+  // columns read alike: a neighbouring domain records alike things under alike names (each side's
+  // name and final tally), and only whose rows they are tells the two apart.
+  const loose = subject?.verdict === 'uncertain';
   const otherRows =
-    requirementKeys.length > 0 && !keyedByOwnRows && (alone || ((small || keyedByOthers) && tableKeys.length > 0));
+    requirementKeys.length > 0 &&
+    !keyedByOwnRows &&
+    (alone || ((small || keyedByOthers || loose) && tableKeys.length > 0));
   // A table that supplies only part of a group and names its own domain, none of the names the
   // document uses for its own (when it uses any), is a neighbouring domain's table: its few
   // columns read alike because the two domains record alike things.
