@@ -1021,8 +1021,22 @@ export async function validateCandidate(
     const said = new Set([...stems(c.name), ...stems(c.description ?? '')]);
     return [...identifiedThing(k)].some((w) => said.has(w));
   };
+  // The requirement's first key names its rows; its other keys refer to things its rows are about
+  // (a booking's guest, a reading's meter). A table keyed by such a referred thing and not by the
+  // rows holds that thing's rows: it supplies what is said of the thing (a guest's home town), but
+  // not a column the requirement says of its own rows (each booking's length), which the thing's
+  // rows only resemble (a guest's nights in a year).
+  const rowKey = requirementHasKeys ? requirementKeys[0] : undefined;
+  const contentSupplied = matched
+    .map((p) => targetsByName.get(p.target))
+    .filter((t): t is ColumnLike => !!t && !isIdentifier(t));
+  const saysOfOwnRows = !!rowKey && contentSupplied.length > 0 && contentSupplied.every((t) => speaksOf(rowKey, t));
   const keyedByOwnRows = tableKeys.some(
-    (k) => requirementKeys.some((r) => (requirementHasKeys ? sameEntityKey(k, r) : speaksOf(k, r))) || byTheirThing(k),
+    (k) =>
+      byTheirThing(k) ||
+      (rowKey
+        ? sameEntityKey(k, rowKey) || (!saysOfOwnRows && requirementKeys.some((r) => sameEntityKey(k, r)))
+        : requirementKeys.some((r) => speaksOf(k, r))),
   );
   // A column searched alone (a group's leftover) is judged by the same keys only where the
   // table's subject is not plainly the requirement's: one column alike says too little.
