@@ -429,6 +429,39 @@ export function valueCompatibility(target: ColumnLike, source: ColumnLike): numb
   return apart ? Math.min(types, 0.3) : types;
 }
 
+/**
+ * General English words for the two ends of a span. A column of when something began is not one of
+ * when it ended, however alike the two sentences read to the embedding (both are "a time of the
+ * match"): a table that has only the start of what the group wants the end of does not supply it.
+ */
+const SPAN_START = new Set([
+  'start',
+  'starts',
+  'started',
+  'starting',
+  'begin',
+  'begins',
+  'began',
+  'beginning',
+  'commenced',
+]);
+const SPAN_END = new Set(['end', 'ends', 'ended', 'ending', 'finish', 'finishes', 'finished', 'concluded', 'stopped']);
+
+/** Which end of a span a column marks by its words, if it says one and only one. */
+export function spanEnd(c: ColumnLike): 'start' | 'end' | undefined {
+  const ws = [...words(c.name), ...words(c.description ?? '')].map((w) => w.toLowerCase());
+  const start = ws.some((w) => SPAN_START.has(w));
+  const end = ws.some((w) => SPAN_END.has(w));
+  return start === end ? undefined : start ? 'start' : 'end';
+}
+
+/** 1 unless the two columns mark opposite ends of a span (a start for an end). */
+export function spanAgreement(target: ColumnLike, source: ColumnLike): number {
+  const a = spanEnd(target);
+  const b = spanEnd(source);
+  return a && b && a !== b ? 0.3 : 1;
+}
+
 /** A column that counts rows: "how many", "number of", a name ending in count or a plural noun counted. */
 export const isCount = (c: ColumnLike): boolean =>
   typeFamily(c.type) === 'integer' &&
@@ -454,7 +487,9 @@ export function columnMatch(target: ColumnLike, source: ColumnLike): number {
     const descSim = dice(core(td), core(sd));
     similarity = Math.min(1, 0.6 * nameSim + 0.5 * descSim);
   }
-  return similarity * variantAgreement(target, source) * valueCompatibility(target, source);
+  return (
+    similarity * variantAgreement(target, source) * valueCompatibility(target, source) * spanAgreement(target, source)
+  );
 }
 
 /**
@@ -492,7 +527,7 @@ async function columnMatchByMeaning(
     `${columnText(source)} (${context.table})`,
   );
   const cos = Math.max(plain, Math.min(inContext, plain + CONTEXT_LIFT));
-  const weight = variantAgreement(target, source) * valueCompatibility(target, source);
+  const weight = variantAgreement(target, source) * valueCompatibility(target, source) * spanAgreement(target, source);
   // The score saturates at 1 (two columns of the same data under other names), so `raw` keeps
   // the unclipped resemblance that tells two such candidates apart.
   return { score: Math.max(lexical, meaningScore(cos) * weight), raw: Math.max(lexical, cos * weight) };
@@ -986,8 +1021,22 @@ export async function validateCandidate(
     const said = new Set([...stems(c.name), ...stems(c.description ?? '')]);
     return [...identifiedThing(k)].some((w) => said.has(w));
   };
+  // The requirement's first key names its rows; its other keys refer to things its rows are about
+  // (a booking's guest, a reading's meter). A table keyed by such a referred thing and not by the
+  // rows holds that thing's rows: it supplies what is said of the thing (a guest's home town), but
+  // not a column the requirement says of its own rows (each booking's length), which the thing's
+  // rows only resemble (a guest's nights in a year).
+  const rowKey = requirementHasKeys ? requirementKeys[0] : undefined;
+  const contentSupplied = matched
+    .map((p) => targetsByName.get(p.target))
+    .filter((t): t is ColumnLike => !!t && !isIdentifier(t));
+  const saysOfOwnRows = !!rowKey && contentSupplied.length > 0 && contentSupplied.every((t) => speaksOf(rowKey, t));
   const keyedByOwnRows = tableKeys.some(
-    (k) => requirementKeys.some((r) => (requirementHasKeys ? sameEntityKey(k, r) : speaksOf(k, r))) || byTheirThing(k),
+    (k) =>
+      byTheirThing(k) ||
+      (rowKey
+        ? sameEntityKey(k, rowKey) || (!saysOfOwnRows && requirementKeys.some((r) => sameEntityKey(k, r)))
+        : requirementKeys.some((r) => speaksOf(k, r))),
   );
   // A column searched alone (a group's leftover) is judged by the same keys only where the
   // table's subject is not plainly the requirement's: one column alike says too little.
@@ -1015,8 +1064,14 @@ export async function validateCandidate(
     !isGeneric(targets[0]) &&
     matched.length === 1 &&
     namesAThing(sourceOf(targets[0].name) ?? targets[0]);
+  // A table only loosely about the requirement's subject is judged by its keys however many
+  // columns read alike: a neighbouring domain records alike things under alike names (each side's
+  // name and final tally), and only whose rows they are tells the two apart.
+  const loose = subject?.verdict === 'uncertain';
   const otherRows =
-    requirementKeys.length > 0 && !keyedByOwnRows && (alone || ((small || keyedByOthers) && tableKeys.length > 0));
+    requirementKeys.length > 0 &&
+    !keyedByOwnRows &&
+    (alone || ((small || keyedByOthers || loose) && tableKeys.length > 0));
   // A table that supplies only part of a group and names its own domain, none of the names the
   // document uses for its own (when it uses any), is a neighbouring domain's table: its few
   // columns read alike because the two domains record alike things.
