@@ -628,11 +628,12 @@ export const MEANING_THRESHOLDS = {
   /** … and the phrase, with those words, must move this much more towards that part than towards any other. */
   pullMargin: 0.08,
   /**
-   * … while moving it away from that part by no more than this: MiniLM moves a phrase 0–0.02
-   * from its head when the added word is a true qualifier ("wiring harness" and a power
-   * harness), more when the word names something else.
+   * … while moving it away from that part by no more than this. Any word added to a head moves
+   * the phrase away from the head alone, a true qualifier too: on MiniLM "overvoltage diodes" and
+   * a TVS diode 0.09. (Words for other things move it as much, "wood screws" and a machine screw
+   * 0.06: the qualifier's own closeness to the part, above, is what tells them apart.)
    */
-  pullSlack: 0.05,
+  pullSlack: 0.09,
   /**
    * A phrase none of whose words the data uses ("screen"): this close to one part name at least
    * (as written or with its kind)… On MiniLM a synonym of a part or a kind scores 0.6–0.75
@@ -1094,8 +1095,8 @@ export class Grounder {
       // The unknown words must pull the phrase towards one part more than towards any other (a
       // plutonium battery is pulled towards no battery in particular), and those words by
       // themselves must be close to that part, clearly more than to the others. Any word added to
-      // a head moves the phrase a little away from the head alone, a true qualifier too ("wiring"
-      // of a harness); a qualifier that moves it clearly away names another thing.
+      // a head moves the phrase a little away from the head alone, a true qualifier too; a
+      // qualifier that moves it clearly away names another thing.
       const [withThem, withoutThem, themAlone] = await Promise.all([
         this.meaning.similarities(text, candidates),
         this.meaning.similarities(known.join(' '), candidates),
