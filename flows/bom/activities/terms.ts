@@ -628,6 +628,13 @@ export const MEANING_THRESHOLDS = {
   /** … and the phrase, with those words, must move this much more towards that part than towards any other. */
   pullMargin: 0.08,
   /**
+   * … while moving it away from that part by no more than this. Any word added to a head moves
+   * the phrase away from the head alone, a true qualifier too: on MiniLM "overvoltage diodes" and
+   * a TVS diode 0.09. (Words for other things move it as much, "wood screws" and a machine screw
+   * 0.06: the qualifier's own closeness to the part, above, is what tells them apart.)
+   */
+  pullSlack: 0.09,
+  /**
    * A phrase none of whose words the data uses ("screen"): this close to one part name at least
    * (as written or with its kind)… On MiniLM a synonym of a part or a kind scores 0.6–0.75
    * ("screen" and DISPLAY 0.64), while words
@@ -1085,9 +1092,11 @@ export class Grounder {
           known.every((k) => nameHolds(n, k)) && !n.split(/[\s_-]+/).every((w) => known.some((k) => nameHolds(w, k))),
       );
       if (candidates.length === 0) return undefined;
-      // The unknown words must pull the phrase towards one part: closer with them than the known
-      // words alone are (a plutonium battery is no closer to any battery than "battery" is), and
-      // those words by themselves must be close to that part, clearly more than to the others.
+      // The unknown words must pull the phrase towards one part more than towards any other (a
+      // plutonium battery is pulled towards no battery in particular), and those words by
+      // themselves must be close to that part, clearly more than to the others. Any word added to
+      // a head moves the phrase a little away from the head alone, a true qualifier too; a
+      // qualifier that moves it clearly away names another thing.
       const [withThem, withoutThem, themAlone] = await Promise.all([
         this.meaning.similarities(text, candidates),
         this.meaning.similarities(known.join(' '), candidates),
@@ -1095,16 +1104,29 @@ export class Grounder {
       ]);
       const pull = candidates.map((_, i) => withThem[i] - withoutThem[i]);
       const top = pull.indexOf(Math.max(...pull));
-      const others = (scores: number[]) =>
-        Math.max(-1, ...candidates.map((n, i) => (i === top || nested(n, candidates[top]) ? -1 : scores[i])));
+      // Names that start with the same part's name and differ only in what follows (a material,
+      // a package: "wing nut brass" and "wing nut steel") are one part, not rivals: its name is
+      // what they share, when that says more than the known words do.
+      const stemOf = (n: string) => {
+        const stem = sharedStart([n, candidates[top]]);
+        return stem.split(' ').length > known.length && known.every((k) => nameHolds(stem, k)) ? stem : null;
+      };
+      const samePart = (n: string, i: number) => i === top || nested(n, candidates[top]) || stemOf(n) !== null;
+      const others = (scores: number[]) => Math.max(-1, ...candidates.map((n, i) => (samePart(n, i) ? -1 : scores[i])));
       if (
-        pull[top] < 0 ||
+        pull[top] < -t.pullSlack ||
         pull[top] - others(pull) < t.pullMargin ||
         themAlone[top] < t.qualifierFloor ||
         themAlone[top] - others(themAlone) < t.qualifierMargin
       )
         return undefined;
-      chosen = { name: candidates[top], score: withThem[top] };
+      const group = candidates.filter((n, i) => i !== top && stemOf(n) !== null);
+      const stem = group.length ? sharedStart([candidates[top], ...group]) : null;
+      const whole = stem ? this.vocabulary.ground(stem) : null;
+      chosen = {
+        name: stem && whole && whole.level !== null && whole.level <= 2 && !whole.any_order ? stem : candidates[top],
+        score: withThem[top],
+      };
     } else {
       // Each name is judged as written and with its kind ("crystal" and "crystal oscillator"),
       // the closer of the two; its rivals are the names of other kinds (a kind's own parts and
