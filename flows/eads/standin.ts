@@ -218,8 +218,8 @@ const clausesOf = (sentence: string): string[] =>
  * never what a trouble is about.
  */
 const NEGATOR = String.raw`(?:\w+n't|not|never|no|no longer|nothing|none|nobody|no one|hardly|rarely|seldom)`;
-const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever)`;
-const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|break down|broke down|broken down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting)`;
+const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever|my|our|your|their|where|remember|recall)`;
+const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|break down|broke down|broken down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting|(?:held|holds?|holding)(?: \w+)? up)`;
 /** "The problem isn't …": the trouble word first, its denial after it, and what it denies after that. */
 const TROUBLE_NOUN = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|challenges?|hassles?)`;
 const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never|was never|has never been|have never been)`;
@@ -229,9 +229,15 @@ const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never
  * small"). With a contrast after a comma ("… isn't having staff, it's …") it is a denial again.
  */
 const TELLS_TROUBLE = String.raw`(?:having|knowing|being|getting|finding|hearing|seeing|keeping|making|able|small|minor|trivial|solved|fixed|resolved|sorted|over|gone|rare|new|temporary)`;
+/**
+ * Other ways of saying a thing is no trouble: it "is nothing" (where the clause ends there, not
+ * "nothing we can do"), or there is "no … to speak of" or none "to fit around".
+ */
+const IS_NOTHING = String.raw`\b(?:is|are|was|'s)\s+nothing(?:\s+(?:for|to)\s+(?:us|me))?(?=\s*(?:[,.;!]|$))`;
+const NONE_TO_SPEAK_OF = String.raw`\bno\s+(?:\w+\s+){1,2}to\s+(?:speak\s+of|worry\s+about|fit\s+(?:around|round|in)|work\s+around|plan\s+around)\b`;
 // Not after another negation: "never not a problem" tells one.
 const DENIED = new RegExp(
-  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b(?!\s+${TELLS_TROUBLE}\b(?![^,;]*,))`,
+  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b(?!\s+${TELLS_TROUBLE}\b(?![^,;]*,))|${IS_NOTHING}|${NONE_TO_SPEAK_OF}`,
   'i',
 );
 /**

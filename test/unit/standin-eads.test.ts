@@ -368,6 +368,26 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(deniedTrouble('Not really, we never have delays at the slipway')).toBe(true);
   });
 
+  it('hears a denial said with a possessive, "where", "is nothing", "held up" or "to speak of"', () => {
+    // The trouble word after "our", "my" or "where" is still the one denied.
+    expect(deniedTrouble("Parking isn't our problem")).toBe(true);
+    expect(deniedTrouble('the ferry timetable is never my worry')).toBe(true);
+    expect(deniedTrouble("a broken till happens maybe twice a year, that's not where our trouble is")).toBe(true);
+    // Something said to be nothing, at the end of its clause, is denied; "nothing we can do" is not.
+    expect(deniedTrouble('Resetting the looms is nothing for us')).toBe(true);
+    expect(deniedTrouble("swapping the nozzles, no, that's nothing, honestly")).toBe(true);
+    expect(deniedTrouble('there is nothing we can do when the ferry is cancelled')).toBe(false);
+    // Never held up, and none to speak of.
+    expect(deniedTrouble('the weather has never held us up')).toBe(true);
+    expect(deniedTrouble("there's no rush season to speak of")).toBe(true);
+    expect(deniedTrouble("there's no servicing to fit around")).toBe(true);
+    // Not remembered is not had.
+    expect(deniedTrouble("I can't remember a late shipment of seed")).toBe(true);
+    // Still told: held up without a negation, and a lack told with "no".
+    expect(deniedTrouble('the customs checks held us up for a week')).toBe(false);
+    expect(deniedTrouble('we have no drivers to cover the night rounds')).toBe(false);
+  });
+
   it('reads a duration from a number written after a point or after other figures', () => {
     expect(parseQuantity('about .5 hours')).toEqual({ units: 'hours', 'value-string': '5' });
     expect(parseQuantity('lot 20417 takes 3 days')).toEqual({ units: 'days', 'value-string': '3' });
