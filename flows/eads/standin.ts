@@ -330,6 +330,41 @@ export function withoutDenials(text: string): string {
 }
 
 /**
+ * A piece of work and how long it takes, told as a label and a time ("Pruning the rows: three
+ * days.", "Repainting, a fortnight", "Servicing the lift (4 days)"): a line of the process, not a
+ * trouble. Read by meaning it resembles the trouble its work brushes against (cleaning a
+ * changeover, servicing planned maintenance), so it is not read at all; anything said after the
+ * time ("…, two days, that's the slow one") still is. A label that itself holds a trouble word or
+ * a negation is a sentence about a trouble, and stays.
+ */
+const COUNT = String.raw`(?:\d+(?:[.,]\d+)?|${NUMBER_WORDS.join('|')}|a|an|half(?:\s+an?)?|a few|a couple of|several)`;
+const TIME_UNIT = String.raw`(?:minutes?|mins?|hours?|hrs?|days?|nights?|shifts?|weeks?|weekends?|fortnights?|months?|years?)`;
+const DURATION = String.raw`(?:(?:about|around|roughly|nearly|up to|at least|at most|over|under)\s+)?${COUNT}(?:\s*(?:-|–|to|or)\s*${COUNT})?\s+${TIME_UNIT}(?:'s?)?|an?\s+fortnight`;
+const TIMED_STEP = new RegExp(
+  String.raw`^([^:,;()]{2,80}?)\s*(?:[:,–—]|\s-|\()\s*(?:${DURATION})\b\)?([^,;]*)(.*)$`,
+  'i',
+);
+const TIMED_STEP_LABEL_WORDS = 10;
+
+export function withoutTimedSteps(text: string): string {
+  const kept = sentences(text).flatMap((sentence) => {
+    const m = TIMED_STEP.exec(sentence);
+    if (!m) return [sentence];
+    const [, label, tail, rest] = m;
+    if (label.split(/\s+/).length > TIMED_STEP_LABEL_WORDS) return [sentence];
+    // More than a word after the time in its clause ("four hours every time") makes it a claim about the time.
+    if (tail.trim().split(/\s+/).filter(Boolean).length > 1) return [sentence];
+    if (new RegExp(String.raw`\b(?:${TROUBLE_WORD}|${NEGATOR})\b`, 'i').test(label)) return [sentence];
+    // What follows the time on its own clause ("…, two days, that's the slow one") is read; a
+    // word or two after the time ("4 days away", "a week's notice") belongs to the time.
+    const after = rest.replace(/^[\s,;]+/, '').trim();
+    return after.split(/\s+/).filter(Boolean).length >= 3 ? [after] : [];
+  });
+  const joined = kept.join(' ');
+  return joined === sentences(text).join(' ') ? text : joined;
+}
+
+/**
  * Which one choice an answer means: a plain answer (a number, the key, its name) at once; else
  * each sentence and clause is read by meaning against the choices and "none of them", and a
  * choice is taken when the units that mean something agree on it, or, where none is near enough,
@@ -482,7 +517,7 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const phrased = await withNone(choices, { phrased: true });
   const found = new Set<string>();
   // A trouble the firm denies is as near its class in meaning as one it tells: not read at all.
-  const told = withoutDenials(text);
+  const told = withoutTimedSteps(withoutDenials(text));
   await embedTogether(sentences(told).flatMap(unitsOf));
   for (const sentence of sentences(told)) {
     const units = unitsOf(sentence);

@@ -17,6 +17,7 @@ import {
   readChoice,
   readChoices,
   withoutDenials,
+  withoutTimedSteps,
 } from '../../flows/eads/standin';
 import { routeSaid, withNone } from '../../flows/eads/standin/meaning';
 import { classify, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
@@ -250,6 +251,16 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     ).toBe('SATISFY-PREFERENCES');
   });
 
+  it('reads no trouble in a piece of work told with how long it takes', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // The work resembles a trouble (cleaning a changeover, servicing upkeep); told as a step and its time, it is none.
+    expect(await tags('Cleaning the vats: half a day.')).toEqual([]);
+    expect(await tags('Servicing the chairlift (4 days).')).toEqual([]);
+    expect(await tags('Resetting the stage, three hours.')).toEqual([]);
+    // A time inside a claim about it is still read.
+    expect(await tags('Changeovers, four hours every time, and we do six a day.')).toEqual(['equipment-changeover']);
+  });
+
   it('hears troubles said in paraphrase, and none in a sentence about the business', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
@@ -386,6 +397,22 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     // Still told: held up without a negation, and a lack told with "no".
     expect(deniedTrouble('the customs checks held us up for a week')).toBe(false);
     expect(deniedTrouble('we have no drivers to cover the night rounds')).toBe(false);
+  });
+
+  it('leaves out a step told with its time, keeping what is said after the time', () => {
+    expect(withoutTimedSteps('Pruning the rows: three days. Grafting, two weeks.')).toBe('');
+    expect(withoutTimedSteps('Glazing at the outside glaziers: 4 days away.')).toBe('');
+    expect(withoutTimedSteps("Sanding, two hours, that's the one everything waits for.")).toBe(
+      "that's the one everything waits for.",
+    );
+    // A claim about the time, a trouble word in the label, or a long label: the sentence stays.
+    const kept = [
+      'Set-up, an hour every time we switch, which kills the morning.',
+      "Waiting for the glaziers: 4 days, and they're always late.",
+      'We bake bread and rolls for the cafes and hotels along the coast road, two days a week.',
+      'The ferry takes two hours.',
+    ];
+    for (const k of kept) expect(withoutTimedSteps(k)).toBe(k);
   });
 
   it('reads a duration from a number written after a point or after other figures', () => {
