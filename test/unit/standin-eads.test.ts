@@ -261,6 +261,19 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(await tags('Changeovers, four hours every time, and we do six a day.')).toEqual(['equipment-changeover']);
   });
 
+  it('reads the weeks a business is shut as no trouble, unless it shuts for upkeep', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // Its calendar is not busy and quiet seasons.
+    expect(await tags('Shut for a fortnight every January.')).toEqual([]);
+    expect(await tags('We close for three weeks each summer.')).toEqual([]);
+    // Shut so its equipment can be kept up, it is upkeep to plan around.
+    expect(await tags('The bowling alley shuts one day a month so the lanes can be serviced.')).toEqual([
+      'planned-maintenance',
+    ]);
+    // Busy and quiet seasons are still heard.
+    expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
+  });
+
   it('hears troubles said in paraphrase, and none in a sentence about the business', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
