@@ -503,6 +503,28 @@ function routeRead(
 }
 
 /**
+ * "Only Ana can …", "me and Ben and nobody else", "she is the only one who knows how to …": work
+ * that waits on one or a few people. Read whole, the sentence's meaning is mostly what the work is
+ * (its trade's own nouns), and the restriction on who can do it is a word or two; so the
+ * restriction is also read on its own, as its gist ("only Ana can do this work"), by meaning like
+ * any other unit. Who is meant is told by the frame's own words (a name, "I", "me", "one of us"),
+ * never by a list of trades.
+ */
+// A capitalised word is a name, unless it is a pronoun or article that starts the sentence.
+const NAME = String.raw`(?!(?:It|This|That|These|Those|There|Which|What|Our|The|One|Each|Every)\b)[A-Z][a-z]+`;
+const WHO = String.raw`(?:I|me|one|two|three|a few|a couple|${NAME})(?:\s+(?:and|or)\s+(?:I|me|[A-Z][a-z]+))?(?:\s+of\s+(?:us|them|our\s+\w+|the\s+\w+))?`;
+const CAN = String.raw`(?:can|could|knows?|know how|is able|are able|is allowed|are allowed|is qualified|are qualified|is trained|are trained|does|do)`;
+const ONLY_WHO = new RegExp(
+  String.raw`\b(?:[Oo]nly|[Jj]ust)\s+(${WHO})\s+${CAN}\b|\b((?:I|he|she|they|we|${NAME})(?:\s+(?:and|or)\s+(?:I|me|${NAME}))?)\s+(?:is|are|am|'s|'re|'m)\s+the only (?:one|ones|person|people)\s+(?:who|that)\b|\bby\s+((?:me|us|[A-Z][a-z]+)(?:\s+and\s+(?:by\s+)?(?:me|[A-Z][a-z]+))?)\s+and\s+(?:nobody|no one)\s+else\b`,
+);
+export function onlyWhoGist(sentence: string): string[] {
+  const m = ONLY_WHO.exec(sentence);
+  if (!m) return [];
+  const who = (m[1] ?? m[2] ?? m[3]).replace(/\bby\s+/g, '').replace(/\bme\b/g, 'I');
+  return [`Only ${who} can do this work.`];
+}
+
+/**
  * Several choices (e.g. the troubles a firm names), read sentence by sentence. A sentence that,
  * read whole, is nearest to "nothing in particular" (what the firm makes, a list of its services)
  * adds nothing, whatever one of its phrases resembles. Else the trouble its clauses speak for
@@ -520,7 +542,7 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const told = withoutTimedSteps(withoutDenials(text));
   await embedTogether(sentences(told).flatMap(unitsOf));
   for (const sentence of sentences(told)) {
-    const units = unitsOf(sentence);
+    const units = [...unitsOf(sentence), ...onlyWhoGist(sentence)];
     // The classifier's reading of each unit: a clear one is taken at once, and its first choices
     // are what the embedding's readings below must agree with.
     const heard = await Promise.all(units.map((u) => classify(u, phrased, { minProbability: 0 })));

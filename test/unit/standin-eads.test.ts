@@ -18,6 +18,7 @@ import {
   readChoices,
   withoutDenials,
   withoutTimedSteps,
+  onlyWhoGist,
 } from '../../flows/eads/standin';
 import { routeSaid, withNone } from '../../flows/eads/standin/meaning';
 import { classify, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
@@ -274,6 +275,17 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
   });
 
+  it('hears work that waits on one or a few people, whatever the work is called', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    expect(await tags('Only Greta can rewire the old organ consoles properly.')).toEqual([
+      'skilled-worker-availability',
+    ]);
+    expect(await tags('Only two of our chefs know how to debone the whole tuna.')).toEqual([
+      'skilled-worker-availability',
+    ]);
+    expect(await tags('We only do repairs on Mondays.')).toEqual([]);
+  });
+
   it('hears troubles said in paraphrase, and none in a sentence about the business', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
@@ -426,6 +438,19 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
       'The ferry takes two hours.',
     ];
     for (const k of kept) expect(withoutTimedSteps(k)).toBe(k);
+  });
+
+  it('finds who alone can do some work, in the words of the sentence', () => {
+    expect(onlyWhoGist('Only Greta can rewire the consoles.')).toEqual(['Only Greta can do this work.']);
+    expect(onlyWhoGist('only me and Kofi know how to splice the ropes')).toEqual(['Only I and Kofi can do this work.']);
+    expect(onlyWhoGist('Rafael is the only one who can tune it.')).toEqual(['Only Rafael can do this work.']);
+    expect(onlyWhoGist('Gilding is done by me and by Sunil and nobody else.')).toEqual([
+      'Only I and Sunil can do this work.',
+    ]);
+    // Not people, or no restriction on who.
+    expect(onlyWhoGist("It's the only one that fits the van.")).toEqual([]);
+    expect(onlyWhoGist('We only do repairs on Mondays.')).toEqual([]);
+    expect(onlyWhoGist('Only two ovens can take the big trays.')).toEqual([]);
   });
 
   it('reads a duration from a number written after a point or after other figures', () => {
