@@ -218,8 +218,8 @@ const clausesOf = (sentence: string): string[] =>
  * never what a trouble is about.
  */
 const NEGATOR = String.raw`(?:\w+n't|not|never|no|no longer|nothing|none|nobody|no one|hardly|rarely|seldom)`;
-const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever)`;
-const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|break down|broke down|broken down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting)`;
+const SMALL_WORDS = String.raw`(?:a|an|any|the|much|many|really|too|so|very|ever|big|real|major|great|particular|serious|of|to|is|are|was|were|have|has|had|got|get|been|be|cause|causes|give|gives|face|see|seen|for|us|me|them|it|one|thing|things|anything|something|what|we|ever|my|our|your|their|where|remember|recall)`;
+const TROUBLE_WORD = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|difficult|difficulty|difficulties|hard|tricky|struggle|struggles|challenges?|hassles?|bother|big deal|late|short|shortages?|breakdowns?|breaks? down|break down|broke down|broken down|runs? out|ran out|fails?|failed|delayed|delays?|clash(?:es)?|queues?|waits?|waiting|(?:held|holds?|holding)(?: \w+)? up)`;
 /** "The problem isn't …": the trouble word first, its denial after it, and what it denies after that. */
 const TROUBLE_NOUN = String.raw`(?:problems?|issues?|troubles?|concerns?|headaches?|worry|worries|challenges?|hassles?)`;
 const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never|was never|has never been|have never been)`;
@@ -229,9 +229,15 @@ const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never
  * small"). With a contrast after a comma ("… isn't having staff, it's …") it is a denial again.
  */
 const TELLS_TROUBLE = String.raw`(?:having|knowing|being|getting|finding|hearing|seeing|keeping|making|able|small|minor|trivial|solved|fixed|resolved|sorted|over|gone|rare|new|temporary)`;
+/**
+ * Other ways of saying a thing is no trouble: it "is nothing" (where the clause ends there, not
+ * "nothing we can do"), or there is "no … to speak of" or none "to fit around".
+ */
+const IS_NOTHING = String.raw`\b(?:is|are|was|'s)\s+nothing(?:\s+(?:for|to)\s+(?:us|me))?(?=\s*(?:[,.;!]|$))`;
+const NONE_TO_SPEAK_OF = String.raw`\bno\s+(?:\w+\s+){1,2}to\s+(?:speak\s+of|worry\s+about|fit\s+(?:around|round|in)|work\s+around|plan\s+around)\b`;
 // Not after another negation: "never not a problem" tells one.
 const DENIED = new RegExp(
-  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b(?!\s+${TELLS_TROUBLE}\b(?![^,;]*,))`,
+  String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b(?!\s+${TELLS_TROUBLE}\b(?![^,;]*,))|${IS_NOTHING}|${NONE_TO_SPEAK_OF}`,
   'i',
 );
 /**
@@ -321,6 +327,41 @@ export function withoutDenials(text: string): string {
     if (changed) kept = kept.replace(sentence, () => (told.length ? `${told.join('; ').replace(/[.!?]$/, '')}.` : ''));
   }
   return kept.trim() === text.replace(/\s+/g, ' ').trim() ? text : kept.trim();
+}
+
+/**
+ * A piece of work and how long it takes, told as a label and a time ("Pruning the rows: three
+ * days.", "Repainting, a fortnight", "Servicing the lift (4 days)"): a line of the process, not a
+ * trouble. Read by meaning it resembles the trouble its work brushes against (cleaning a
+ * changeover, servicing planned maintenance), so it is not read at all; anything said after the
+ * time ("…, two days, that's the slow one") still is. A label that itself holds a trouble word or
+ * a negation is a sentence about a trouble, and stays.
+ */
+const COUNT = String.raw`(?:\d+(?:[.,]\d+)?|${NUMBER_WORDS.join('|')}|a|an|half(?:\s+an?)?|a few|a couple of|several)`;
+const TIME_UNIT = String.raw`(?:minutes?|mins?|hours?|hrs?|days?|nights?|shifts?|weeks?|weekends?|fortnights?|months?|years?)`;
+const DURATION = String.raw`(?:(?:about|around|roughly|nearly|up to|at least|at most|over|under)\s+)?${COUNT}(?:\s*(?:-|–|to|or)\s*${COUNT})?\s+${TIME_UNIT}(?:'s?)?|an?\s+fortnight`;
+const TIMED_STEP = new RegExp(
+  String.raw`^([^:,;()]{2,80}?)\s*(?:[:,–—]|\s-|\()\s*(?:${DURATION})\b\)?([^,;]*)(.*)$`,
+  'i',
+);
+const TIMED_STEP_LABEL_WORDS = 10;
+
+export function withoutTimedSteps(text: string): string {
+  const kept = sentences(text).flatMap((sentence) => {
+    const m = TIMED_STEP.exec(sentence);
+    if (!m) return [sentence];
+    const [, label, tail, rest] = m;
+    if (label.split(/\s+/).length > TIMED_STEP_LABEL_WORDS) return [sentence];
+    // More than a word after the time in its clause ("four hours every time") makes it a claim about the time.
+    if (tail.trim().split(/\s+/).filter(Boolean).length > 1) return [sentence];
+    if (new RegExp(String.raw`\b(?:${TROUBLE_WORD}|${NEGATOR})\b`, 'i').test(label)) return [sentence];
+    // What follows the time on its own clause ("…, two days, that's the slow one") is read; a
+    // word or two after the time ("4 days away", "a week's notice") belongs to the time.
+    const after = rest.replace(/^[\s,;]+/, '').trim();
+    return after.split(/\s+/).filter(Boolean).length >= 3 ? [after] : [];
+  });
+  const joined = kept.join(' ');
+  return joined === sentences(text).join(' ') ? text : joined;
 }
 
 /**
@@ -462,6 +503,28 @@ function routeRead(
 }
 
 /**
+ * "Only Ana can …", "me and Ben and nobody else", "she is the only one who knows how to …": work
+ * that waits on one or a few people. Read whole, the sentence's meaning is mostly what the work is
+ * (its trade's own nouns), and the restriction on who can do it is a word or two; so the
+ * restriction is also read on its own, as its gist ("only Ana can do this work"), by meaning like
+ * any other unit. Who is meant is told by the frame's own words (a name, "I", "me", "one of us"),
+ * never by a list of trades.
+ */
+// A capitalised word is a name, unless it is a pronoun or article that starts the sentence.
+const NAME = String.raw`(?!(?:It|This|That|These|Those|There|Which|What|Our|The|One|Each|Every)\b)[A-Z][a-z]+`;
+const WHO = String.raw`(?:I|me|one|two|three|a few|a couple|${NAME})(?:\s+(?:and|or)\s+(?:I|me|[A-Z][a-z]+))?(?:\s+of\s+(?:us|them|our\s+\w+|the\s+\w+))?`;
+const CAN = String.raw`(?:can|could|knows?|know how|is able|are able|is allowed|are allowed|is qualified|are qualified|is trained|are trained|does|do)`;
+const ONLY_WHO = new RegExp(
+  String.raw`\b(?:[Oo]nly|[Jj]ust)\s+(${WHO})\s+${CAN}\b|\b((?:I|he|she|they|we|${NAME})(?:\s+(?:and|or)\s+(?:I|me|${NAME}))?)\s+(?:is|are|am|'s|'re|'m)\s+the only (?:one|ones|person|people)\s+(?:who|that)\b|\bby\s+((?:me|us|[A-Z][a-z]+)(?:\s+and\s+(?:by\s+)?(?:me|[A-Z][a-z]+))?)\s+and\s+(?:nobody|no one)\s+else\b`,
+);
+export function onlyWhoGist(sentence: string): string[] {
+  const m = ONLY_WHO.exec(sentence);
+  if (!m) return [];
+  const who = (m[1] ?? m[2] ?? m[3]).replace(/\bby\s+/g, '').replace(/\bme\b/g, 'I');
+  return [`Only ${who} can do this work.`];
+}
+
+/**
  * Several choices (e.g. the troubles a firm names), read sentence by sentence. A sentence that,
  * read whole, is nearest to "nothing in particular" (what the firm makes, a list of its services)
  * adds nothing, whatever one of its phrases resembles. Else the trouble its clauses speak for
@@ -476,10 +539,10 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
   const phrased = await withNone(choices, { phrased: true });
   const found = new Set<string>();
   // A trouble the firm denies is as near its class in meaning as one it tells: not read at all.
-  const told = withoutDenials(text);
+  const told = withoutTimedSteps(withoutDenials(text));
   await embedTogether(sentences(told).flatMap(unitsOf));
   for (const sentence of sentences(told)) {
-    const units = unitsOf(sentence);
+    const units = [...unitsOf(sentence), ...onlyWhoGist(sentence)];
     // The classifier's reading of each unit: a clear one is taken at once, and its first choices
     // are what the embedding's readings below must agree with.
     const heard = await Promise.all(units.map((u) => classify(u, phrased, { minProbability: 0 })));

@@ -17,6 +17,8 @@ import {
   readChoice,
   readChoices,
   withoutDenials,
+  withoutTimedSteps,
+  onlyWhoGist,
 } from '../../flows/eads/standin';
 import { routeSaid, withNone } from '../../flows/eads/standin/meaning';
 import { classify, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
@@ -250,6 +252,40 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     ).toBe('SATISFY-PREFERENCES');
   });
 
+  it('reads no trouble in a piece of work told with how long it takes', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // The work resembles a trouble (cleaning a changeover, servicing upkeep); told as a step and its time, it is none.
+    expect(await tags('Cleaning the vats: half a day.')).toEqual([]);
+    expect(await tags('Servicing the chairlift (4 days).')).toEqual([]);
+    expect(await tags('Resetting the stage, three hours.')).toEqual([]);
+    // A time inside a claim about it is still read.
+    expect(await tags('Changeovers, four hours every time, and we do six a day.')).toEqual(['equipment-changeover']);
+  });
+
+  it('reads the weeks a business is shut as no trouble, unless it shuts for upkeep', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    // Its calendar is not busy and quiet seasons.
+    expect(await tags('Shut for a fortnight every January.')).toEqual([]);
+    expect(await tags('We close for three weeks each summer.')).toEqual([]);
+    // Shut so its equipment can be kept up, it is upkeep to plan around.
+    expect(await tags('The bowling alley shuts one day a month so the lanes can be serviced.')).toEqual([
+      'planned-maintenance',
+    ]);
+    // Busy and quiet seasons are still heard.
+    expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
+  });
+
+  it('hears work that waits on one or a few people, whatever the work is called', async () => {
+    const tags = (text: string) => readChoices(text, challenges.choices!);
+    expect(await tags('Only Greta can rewire the old organ consoles properly.')).toEqual([
+      'skilled-worker-availability',
+    ]);
+    expect(await tags('Only two of our chefs know how to debone the whole tuna.')).toEqual([
+      'skilled-worker-availability',
+    ]);
+    expect(await tags('We only do repairs on Mondays.')).toEqual([]);
+  });
+
   it('hears troubles said in paraphrase, and none in a sentence about the business', async () => {
     const tags = (text: string) => readChoices(text, challenges.choices!);
     expect(await tags('Around Easter the phones never stop, by August it is quiet.')).toEqual(['variation-in-demand']);
@@ -366,6 +402,55 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     // A leading "no," answers the question and is not a second negation.
     expect(deniedTrouble("No, the pump hasn't broken down")).toBe(true);
     expect(deniedTrouble('Not really, we never have delays at the slipway')).toBe(true);
+  });
+
+  it('hears a denial said with a possessive, "where", "is nothing", "held up" or "to speak of"', () => {
+    // The trouble word after "our", "my" or "where" is still the one denied.
+    expect(deniedTrouble("Parking isn't our problem")).toBe(true);
+    expect(deniedTrouble('the ferry timetable is never my worry')).toBe(true);
+    expect(deniedTrouble("a broken till happens maybe twice a year, that's not where our trouble is")).toBe(true);
+    // Something said to be nothing, at the end of its clause, is denied; "nothing we can do" is not.
+    expect(deniedTrouble('Resetting the looms is nothing for us')).toBe(true);
+    expect(deniedTrouble("swapping the nozzles, no, that's nothing, honestly")).toBe(true);
+    expect(deniedTrouble('there is nothing we can do when the ferry is cancelled')).toBe(false);
+    // Never held up, and none to speak of.
+    expect(deniedTrouble('the weather has never held us up')).toBe(true);
+    expect(deniedTrouble("there's no rush season to speak of")).toBe(true);
+    expect(deniedTrouble("there's no servicing to fit around")).toBe(true);
+    // Not remembered is not had.
+    expect(deniedTrouble("I can't remember a late shipment of seed")).toBe(true);
+    // Still told: held up without a negation, and a lack told with "no".
+    expect(deniedTrouble('the customs checks held us up for a week')).toBe(false);
+    expect(deniedTrouble('we have no drivers to cover the night rounds')).toBe(false);
+  });
+
+  it('leaves out a step told with its time, keeping what is said after the time', () => {
+    expect(withoutTimedSteps('Pruning the rows: three days. Grafting, two weeks.')).toBe('');
+    expect(withoutTimedSteps('Glazing at the outside glaziers: 4 days away.')).toBe('');
+    expect(withoutTimedSteps("Sanding, two hours, that's the one everything waits for.")).toBe(
+      "that's the one everything waits for.",
+    );
+    // A claim about the time, a trouble word in the label, or a long label: the sentence stays.
+    const kept = [
+      'Set-up, an hour every time we switch, which kills the morning.',
+      "Waiting for the glaziers: 4 days, and they're always late.",
+      'We bake bread and rolls for the cafes and hotels along the coast road, two days a week.',
+      'The ferry takes two hours.',
+    ];
+    for (const k of kept) expect(withoutTimedSteps(k)).toBe(k);
+  });
+
+  it('finds who alone can do some work, in the words of the sentence', () => {
+    expect(onlyWhoGist('Only Greta can rewire the consoles.')).toEqual(['Only Greta can do this work.']);
+    expect(onlyWhoGist('only me and Kofi know how to splice the ropes')).toEqual(['Only I and Kofi can do this work.']);
+    expect(onlyWhoGist('Rafael is the only one who can tune it.')).toEqual(['Only Rafael can do this work.']);
+    expect(onlyWhoGist('Gilding is done by me and by Sunil and nobody else.')).toEqual([
+      'Only I and Sunil can do this work.',
+    ]);
+    // Not people, or no restriction on who.
+    expect(onlyWhoGist("It's the only one that fits the van.")).toEqual([]);
+    expect(onlyWhoGist('We only do repairs on Mondays.')).toEqual([]);
+    expect(onlyWhoGist('Only two ovens can take the big trays.')).toEqual([]);
   });
 
   it('reads a duration from a number written after a point or after other figures', () => {

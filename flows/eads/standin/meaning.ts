@@ -85,6 +85,7 @@ export const IDEAS: Record<string, readonly string[]> = {
     'periodic inspections take equipment offline',
     'routine service visits for the machines',
     'servicing has to be fitted in between the jobs',
+    'the place closes for a few days so the equipment can be maintained',
   ],
   'booked-together': [
     'several resources must be booked together for the same time',
@@ -193,6 +194,7 @@ export const NOTHING_IN_PARTICULAR: readonly string[] = [
   'one step of the work and how long it takes',
   'a machine turns the material into the next stage',
   'the shifts and opening hours',
+  'the weeks of the year the business is shut',
   'how much goes into one batch',
   'the records and spreadsheets we keep',
   'the rules and wishes a plan should respect',
