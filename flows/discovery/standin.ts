@@ -444,11 +444,37 @@ const SPAN_START = new Set([
   'began',
   'beginning',
   'commenced',
+  'open',
+  'opens',
+  'opened',
+  'opening',
+  'created',
 ]);
-const SPAN_END = new Set(['end', 'ends', 'ended', 'ending', 'finish', 'finishes', 'finished', 'concluded', 'stopped']);
+const SPAN_END = new Set([
+  'end',
+  'ends',
+  'ended',
+  'ending',
+  'finish',
+  'finishes',
+  'finished',
+  'concluded',
+  'stopped',
+  'close',
+  'closes',
+  'closed',
+  'closing',
+  'resolved',
+  'completed',
+]);
 
-/** Which end of a span a column marks by its words, if it says one and only one. */
+/**
+ * Which end of a span a column of times marks by its words, if it says one and only one. Only a
+ * date or a time marks an end: "open" and "closed" of a status or a count say something else.
+ */
 export function spanEnd(c: ColumnLike): 'start' | 'end' | undefined {
+  const family = typeFamily(c.type);
+  if (family !== 'date' && family !== 'timestamp') return undefined;
   const ws = [...words(c.name), ...words(c.description ?? '')].map((w) => w.toLowerCase());
   const start = ws.some((w) => SPAN_START.has(w));
   const end = ws.some((w) => SPAN_END.has(w));
@@ -1025,12 +1051,22 @@ export async function validateCandidate(
   // (a booking's guest, a reading's meter). A table keyed by such a referred thing and not by the
   // rows holds that thing's rows: it supplies what is said of the thing (a guest's home town), but
   // not a column the requirement says of its own rows (each booking's length), which the thing's
-  // rows only resemble (a guest's nights in a year).
+  // rows only resemble (a guest's nights in a year). Only a table whose own first key is such a
+  // referred thing is known to hold that thing's rows: a first key the requirement does not name
+  // may be its rows under another word (a "ticket" for a "case"), and then the table is judged
+  // as before, by any key the two share.
   const rowKey = requirementHasKeys ? requirementKeys[0] : undefined;
   const contentSupplied = matched
     .map((p) => targetsByName.get(p.target))
     .filter((t): t is ColumnLike => !!t && !isIdentifier(t));
-  const saysOfOwnRows = !!rowKey && contentSupplied.length > 0 && contentSupplied.every((t) => speaksOf(rowKey, t));
+  const ownKey = tableKeys[0];
+  const keyedByReferred =
+    !!rowKey &&
+    !!ownKey &&
+    !sameEntityKey(ownKey, rowKey) &&
+    requirementKeys.some((r) => r !== rowKey && sameEntityKey(ownKey, r));
+  const saysOfOwnRows =
+    keyedByReferred && contentSupplied.length > 0 && contentSupplied.every((t) => speaksOf(rowKey, t));
   const keyedByOwnRows = tableKeys.some(
     (k) =>
       byTheirThing(k) ||

@@ -1,7 +1,9 @@
 /**
  * A table keyed by a thing the requirement's rows refer to (not by the rows themselves) supplies
- * what is said of that thing, but not a column the requirement says of its own rows. Invented
- * example: a guest house's bookings, its guests, and each guest's yearly totals.
+ * what is said of that thing, but not a column the requirement says of its own rows. A table whose
+ * own first key the requirement does not name may hold the rows under another word, and is judged
+ * by the keys the two share. Invented examples: a guest house's bookings, its guests, each guest's
+ * yearly totals; complaints kept as service incidents.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { installedEmbedder, describeWithModel, modelDir } from '../helpers/installed-embedder';
@@ -49,6 +51,30 @@ describeWithModel('a table keyed by a thing the rows refer to (embedding model i
       ],
     };
     const v = await validateCandidate(`home town — ${subject}`, [requirement[4]], register, requirement);
+    expect(v.is_good_fit).toBe(true);
+  });
+
+  it('takes a table of the rows under another word ("incident" for "complaint") that shares a key with them', async () => {
+    const complaints = [
+      { name: 'complaint_id', type: 'STRING', description: 'The complaint' },
+      { name: 'client_id', type: 'STRING', description: 'Client account the complaint was made for' },
+      { name: 'severity', type: 'STRING', description: 'Priority given to the complaint' },
+      { name: 'lodged_at', type: 'TIMESTAMP', description: 'When the complaint was opened' },
+      { name: 'complaint_state', type: 'STRING', description: 'Where the complaint stands now' },
+    ];
+    const incidents = {
+      dataset_id: 'service',
+      table_id: 'incidents',
+      description: 'Service incidents.',
+      schema: [
+        { name: 'incident_id', type: 'STRING', description: 'Incident identifier' },
+        { name: 'account_id', type: 'STRING', description: 'Account' },
+        { name: 'priority', type: 'STRING', description: 'Priority' },
+        { name: 'status', type: 'STRING', description: 'Status' },
+      ],
+    };
+    const targets = [complaints[2], complaints[4]];
+    const v = await validateCandidate('complaints handling', targets, incidents, complaints);
     expect(v.is_good_fit).toBe(true);
   });
 });

@@ -20,6 +20,17 @@ describe('which end of a span a column marks', () => {
     expect(spanEnd({ name: 'booked_on', type: 'DATE', description: 'Day the room was booked' })).toBeUndefined();
   });
 
+  it('reads a time something was opened or closed as a span’s ends, and only in a column of times', () => {
+    expect(spanEnd({ name: 'gate_opened', type: 'TIMESTAMP', description: 'Gates opened' })).toBe('start');
+    expect(spanEnd({ name: 'repair_done', type: 'DATE', description: 'Day the repair was completed' })).toBe('end');
+    expect(spanEnd({ name: 'loan_closed', type: 'DATE', description: 'Day the loan was closed' })).toBe('end');
+    // A status or a count that says "open" or "closed" marks no end of a span.
+    expect(spanEnd({ name: 'lane_state', type: 'STRING', description: 'Closed for repairs' })).toBeUndefined();
+    expect(
+      spanEnd({ name: 'open_loans', type: 'INT64', description: 'Loans opened and not yet paid' }),
+    ).toBeUndefined();
+  });
+
   it('keeps a start apart from an end, and leaves other pairs alone', () => {
     const end = { name: 'booking_end', type: 'TIMESTAMP', description: 'When the reader left the room' };
     const start = { name: 'booking_start', type: 'TIMESTAMP', description: 'When the reader came in' };
