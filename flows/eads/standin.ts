@@ -746,6 +746,42 @@ function headerlessRows(text: string): { headers: string[]; rows: string[][] } |
 const RECORD_LABEL = /^([A-Za-z][A-Za-z0-9'&/ -]{1,48}?)\s*:\s+(\S.*)$/;
 const CLAUSE_START = /^(?:we|i|you|they|it|he|she|there|this|that|these|those|here|our|my)\b/i;
 
+/** Words that make a sentence's opening a clause (something is said), not a name. */
+const OPENING_VERB =
+  /\b(?:is|are|was|were|be|has|have|had|do|does|did|can|could|will|would|may|must|takes?|took|lasts?|runs?|needs?|gets?|goes|comes?|starts?|ends?)\b/i;
+
+/**
+ * Records told one a sentence without a label's colon ("Evening lessons in the big pool, one
+ * coach and up to eight swimmers, an hour. Galas at the leisure centre, …"): each sentence that
+ * opens with a short name, before its first comma and before where or with whom ("in the …",
+ * "with …"), is a record of that name; the rest of the sentence is its details. A sentence that
+ * opens with a clause ("We also …", "Each class has …") adds to the record before it. Only when
+ * most sentences are so named are they records: a paragraph of prose is not a table.
+ */
+function namedSentences(answer: string): Array<{ label: string; details: string }> {
+  const records: Array<{ label: string; details: string }> = [];
+  const pieces = answer
+    .split(/(?<=[.;])\s+|\n+/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const text of pieces) {
+    const comma = text.indexOf(',');
+    const opening = comma > 0 ? text.slice(0, comma) : '';
+    const label = opening.split(/\s+(?:in|at|on|with|for|from|by|of up to|up to)\s+/i)[0].trim();
+    const named =
+      label.length > 1 &&
+      label.split(/\s+/).length <= 5 &&
+      /^[A-Za-z]/.test(label) &&
+      !CLAUSE_START.test(label) &&
+      !/^(?:each|every|all|some|most|any|no|none|only|also|but|so|and|or)\b/i.test(label) &&
+      !OPENING_VERB.test(label) &&
+      !/\d/.test(label);
+    if (named) records.push({ label, details: text.slice(label.length).replace(/^[\s,]+/, '') });
+    else if (records.length) records[records.length - 1].details += ` ${text}`;
+  }
+  return records.length >= 2 && records.length * 2 >= pieces.length ? records : [];
+}
+
 /**
  * Rows told as labelled records, one a sentence or line ("<name>: <who and what>, <how long>,
  * <how often>. <name>: …"): one row per name, in the order told. The name is the row's id; a
@@ -778,6 +814,9 @@ function recordsFromProse(
       records[records.length - 1].details += ` ${text}`;
     }
   }
+  // Without colons, a record may be told one a sentence, named by its opening words (below).
+  if (records.length < 2 && members && !/\bsteps?\b/.test(members.name))
+    records.splice(0, records.length, ...namedSentences(answer));
   // A row per name: the same label again ("Note: … Note: …") heads remarks, not records.
   if (records.length < 2 || new Set(records.map((r) => slug(r.label))).size < records.length) return undefined;
   const rows = records.map(({ label, details }) => {
@@ -786,9 +825,10 @@ function recordsFromProse(
     if (duration && q) row[duration.name] = q;
     if (members) {
       // An item names something by a word; bare figures (phone numbers, "9am") are no member or step.
-      const items = splitList(details.replace(/[.;]+$/, '')).filter(
-        (item) => !parseQuantity(item) && /\p{L}{3,}/u.test(item),
-      );
+      // "in the small hall" names the place that takes part: the hall.
+      const items = splitList(details.replace(/[.;]+$/, ''))
+        .map((item) => item.replace(/^(?:in|at|on)\s+(?:the\s+)?(?=\S)/i, ''))
+        .filter((item) => !parseQuantity(item) && /\p{L}{3,}/u.test(item));
       if (items.length) row[members.name] = items;
     }
     return row;

@@ -263,6 +263,28 @@ describe('EADS stand-in reads meaning', () => {
       { 'routing-id': 'gates', steps: ['cutting', 'welding', 'galvanising'] },
       { 'routing-id': 'railings', steps: ['bending', 'welding', 'painting'] },
     ]);
+    // Records told one a sentence, named by their opening words, with no colon.
+    const told = await refine(
+      'process/timetabling',
+      ['event-types'],
+      'Which kinds of events do you schedule?',
+      'Evening lessons in the big pool, one coach and up to eight swimmers, forty-five minutes. ' +
+        'Club galas at the leisure centre, every swimmer in the squad with four timekeepers, a whole Saturday. ' +
+        'Stroke clinics, a visiting coach, ten swimmers at most, two hours.',
+      'table',
+    );
+    const toldRows = told['event-types'] as Array<Record<string, unknown>>;
+    expect(toldRows.map((r) => r['event-type-id'])).toEqual(['evening-lessons', 'club-galas', 'stroke-clinics']);
+    expect(toldRows[0].constituents).toContain('big pool');
+    // A paragraph of prose is no table of records.
+    const prose = await refine(
+      'process/timetabling',
+      ['event-types'],
+      'Which kinds of events do you schedule?',
+      'We run lessons most evenings, and galas now and then. It depends on the season, really, and on the coaches.',
+      'table',
+    );
+    expect(prose['event-types']).toBeUndefined();
     // One thing's measures in a comma list are not a sequence of steps.
     const one = await refine(
       'process/timetabling',
