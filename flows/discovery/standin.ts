@@ -774,6 +774,15 @@ const CLEAR_COLUMN = 0.8;
  * Identifiers: join keys, and references and codes ("_ref", "_code"). All name rows of some
  * kind; none says anything of a row's content.
  */
+/**
+ * A code that classifies what a row records (a diagnosis, a currency, a postcode) rather than
+ * naming the row: its name ends in "code" and nothing in it or its description says it identifies.
+ */
+export const isCode = (c: ColumnLike): boolean =>
+  !isKey(c) &&
+  /(^|_)code$|[a-z0-9]Code$/.test(c.name.trim()) &&
+  !/\b(identif\w*|unique|primary)\b/i.test(c.description ?? '');
+
 export const isIdentifier = (c: ColumnLike): boolean =>
   isKey(c) || /(^|_|\b)(ref|code)$/i.test(c.name.trim()) || /[a-z0-9](Id|Ref|Key|Code)$/.test(c.name.trim());
 
@@ -977,7 +986,8 @@ export async function validateCandidate(
   // A table fits when it provides half of the group, or half of what the group is about.
   // A group of keys and dates alone (a leftover searched by itself) finds every table that
   // carries them: no table is a source for it on its own.
-  const onlyKeys = (content.size > 0 && contentMatched === 0) || targets.every((t) => isGeneric(t) || isIdentifier(t));
+  const onlyKeys =
+    (content.size > 0 && contentMatched === 0) || targets.every((t) => isGeneric(t) || (isIdentifier(t) && !isCode(t)));
   const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
   // Subject: a table that names its own domain (an acronym in its description) and none of the
