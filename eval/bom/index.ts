@@ -64,9 +64,12 @@ export interface BomCaseResult {
   search_terms: string[];
 }
 
-export const TARGETS = { precision: 0.95, recall: 0.9, noAnswer: 1 } as const;
-/** The sealed set is scored against the targets for unseen questions. */
+/**
+ * Both sets are scored against the targets for unseen questions. The development set once had a
+ * lower recall bar (0.9), and its table then said "yes" to figures those targets miss.
+ */
 export const SEALED_TARGETS = { precision: 0.95, recall: 0.95, noAnswer: 1 } as const;
+export const TARGETS = SEALED_TARGETS;
 /** Kinds reported on their own as well, when a set has them. */
 export const FOCUS_KINDS = ['negation', 'synonym', 'scenario', 'generic head noun', 'products affected'] as const;
 const CONCURRENCY = 4;

@@ -209,9 +209,12 @@ export function scoreFirm(firm: string, truth: FirmTruth, result: RunEadsIntervi
   };
 }
 
-/** Targets: the development set's, and the sealed set's (the targets for unseen firms). */
-export const TARGETS = { challengeRecall: 0.8, challengePrecision: 0.7, resourceRecall: 0.8 } as const;
+/**
+ * Targets: those for unseen firms, on both sets. The development set once had a lower precision
+ * bar (0.7), and its table then said "yes" to figures the targets for unseen firms miss.
+ */
 export const SEALED_TARGETS = { challengeRecall: 0.8, challengePrecision: 0.9, resourceRecall: 0.8 } as const;
+export const TARGETS = SEALED_TARGETS;
 
 export function summarise(scores: FirmScore[], set: EvalSet = 'dev'): EvalReport {
   const targets = set === 'sealed' ? SEALED_TARGETS : TARGETS;
