@@ -12,7 +12,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     "The club's analyst logged every sprint distance from the players' GPS vests during the 2022 season.",
     'Our web servers have logged every failed login attempt since March, roughly four million lines.',
     'The shop has kept its till receipts for three years, so sales by hour are already there.',
-    'Court clerks recorded the length of every sentence handed down by the magistrates from 2010 to 2019.',
+    'Court clerks recorded the length of every sentence handed down by the magistrates between 2009 and 2018.',
     'Gallery staff counted visitors at each door throughout the 2019 exhibition.',
     'A mining company drilled and sampled these cores forty years ago, and the logs are stored at the geological survey.',
     "The council's traffic sensors have counted cars on the ring road every fifteen minutes for the past decade.",
