@@ -130,7 +130,7 @@ export const WORK_ORGANISATION: Record<string, readonly string[]> = {
     'The order of the jobs on the one lathe is what matters.',
     'A single loading bay, and I have to decide which lorry goes in first.',
     "Only one 3D printer in the lab and everybody's parts go through it.",
-    'Ordering the runs on the single blow-moulding machine.',
+    'Ordering the firings in the single kiln.',
     'The whole plan comes down to the queue at one machine.',
     "We've one heat-treatment oven and jobs take turns in it.",
     'Nothing else matters but the order on the one packing machine.',
