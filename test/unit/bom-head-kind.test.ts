@@ -4,12 +4,8 @@
  * comes from a scripted table, so these tests check the decisions, not the embedding model.
  */
 import { describe, expect, it } from 'vitest';
-import { Grounder, partNames, sharedStart, Vocabulary, type Meaning } from '../../flows/bom/activities/terms';
-
-function scriptedMeaning(pairs: Record<string, number>): Meaning {
-  const score = (a: string, b: string) => (a === b ? 1 : (pairs[`${a}|${b}`] ?? pairs[`${b}|${a}`] ?? 0.1));
-  return { similarities: async (text, others) => others.map((o) => score(text, o)) };
-}
+import { Grounder, partNames, sharedStart, Vocabulary } from '../../flows/bom/activities/terms';
+import { scriptedGrounder, scriptedMeaning } from '../helpers/scripted-grounder';
 
 // A garden-machinery maker: "speed" is in three kinds of part, "flash" in two.
 const ITEMS: Array<[string, string]> = [
@@ -22,17 +18,7 @@ const ITEMS: Array<[string, string]> = [
   ['Motor driver', 'SPEED_IC'],
 ];
 
-function grounder(pairs: Record<string, number>): Grounder {
-  const descriptions = ITEMS.map(([d]) => d);
-  const categories = [...new Set(ITEMS.map(([, c]) => c))];
-  const vocabulary = new Vocabulary([
-    { column: 'item_master.item_description', values: descriptions },
-    { column: 'item_master.category', values: categories },
-  ]);
-  const contexts = new Map<string, string | null>(ITEMS.map(([d, c]) => [d, c]));
-  const names = partNames([...descriptions, ...categories], contexts);
-  return new Grounder(vocabulary, scriptedMeaning(pairs), names);
-}
+const grounder = (pairs: Record<string, number>) => scriptedGrounder(ITEMS, pairs);
 
 describe('a generic head after a qualifier that several kinds of part hold', () => {
   it('narrows to the kind the head points at clearly', async () => {

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Grounder, partNames, Vocabulary, type Meaning } from '../../flows/bom/activities/terms';
-
-function scriptedMeaning(pairs: Record<string, number>): Meaning {
-  const score = (a: string, b: string) => (a === b ? 1 : (pairs[`${a}|${b}`] ?? pairs[`${b}|${a}`] ?? 0.1));
-  return { similarities: async (text, others) => others.map((o) => score(text, o)) };
-}
+import { scriptedGrounder } from '../helpers/scripted-grounder';
 
 // A bakery-equipment maker's parts.
 const ITEMS: Array<[string, string]> = [
@@ -16,16 +11,7 @@ const ITEMS: Array<[string, string]> = [
   ['Kneading paddle nylon', 'MIXER_TOOLS'],
 ];
 
-function grounder(pairs: Record<string, number>): Grounder {
-  const descriptions = ITEMS.map(([d]) => d);
-  const categories = [...new Set(ITEMS.map(([, c]) => c))];
-  const vocabulary = new Vocabulary([
-    { column: 'item_master.item_description', values: descriptions },
-    { column: 'item_master.category', values: categories },
-  ]);
-  const contexts = new Map<string, string | null>(ITEMS.map(([d, c]) => [d, c]));
-  return new Grounder(vocabulary, scriptedMeaning(pairs), partNames([...descriptions, ...categories], contexts));
-}
+const grounder = (pairs: Record<string, number>) => scriptedGrounder(ITEMS, pairs);
 
 describe('a qualifier the data does not use, before a head it does', () => {
   it('reads an unknown qualifier of a known head as the one part it points to, in every variant', async () => {
