@@ -1186,7 +1186,12 @@ function eadsResult(ctx: ArtifactContext, out: RunEadsInterviewOutput): Html {
               </tbody>
             </table>
           </div>`
-        : html`<p class="muted">No process steps recorded yet.</p>`
+        : Array.isArray(scr.routings) || Array.isArray(scr['unit-processes']) || Array.isArray(scr['event-types'])
+          ? html`<p class="muted">
+              Told as ${Array.isArray(scr['event-types']) ? 'kinds of event' : 'work steps and routes'}: see “Also said”
+              below.
+            </p>`
+          : html`<p class="muted">No process steps recorded yet.</p>`
     }
     <h3>Resources</h3>
     ${

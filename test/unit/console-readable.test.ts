@@ -120,6 +120,28 @@ describe('the EADS interview result for a reader', () => {
     expect(text).not.toMatch(/product-or-service-name|scheduling-challenges|merged_scr|variation-in-demand|[{}"]/);
   });
 
+  it('points to the routes or kinds of event when the process was told that way, not "no steps"', () => {
+    const routed = shown(
+      renderResult({ artifactDir: '/nowhere' }, 'runEadsInterview', {
+        ...eadsOutput({ problemType: 'JOB-SHOP-SCHEDULING-PROBLEM' }),
+        scr: {
+          scr_by_eads: {},
+          merged_scr: { routings: [{ 'routing-id': 'gates', steps: ['cutting', 'welding'] }] },
+          conflicts: [],
+        },
+      }).text,
+    );
+    expect(routed).toContain('Told as work steps and routes');
+    expect(routed).not.toContain('No process steps recorded yet');
+    const none = shown(
+      renderResult({ artifactDir: '/nowhere' }, 'runEadsInterview', {
+        ...eadsOutput(),
+        scr: { scr_by_eads: {}, merged_scr: {}, conflicts: [] },
+      }).text,
+    );
+    expect(none).toContain('No process steps recorded yet');
+  });
+
   it('says plainly when the problem type is undetermined or not yet known', () => {
     const undetermined = shown(
       renderResult({ artifactDir: '/nowhere' }, 'runEadsInterview', eadsOutput({ problemType: 'UNDETERMINED' })).text,
