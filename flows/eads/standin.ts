@@ -228,7 +228,7 @@ const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never
  * having enough room", "is not knowing when …") or the trouble's state ("is not solved", "are not
  * small"). With a contrast after a comma ("… isn't having staff, it's …") it is a denial again.
  */
-const TELLS_TROUBLE = String.raw`(?:having|knowing|being|getting|finding|hearing|seeing|keeping|making|able|small|minor|trivial|solved|fixed|resolved|sorted|over|gone|rare|new|temporary)`;
+const TELLS_TROUBLE = String.raw`(?:having|knowing|being|getting|finding|hearing|seeing|keeping|making|able|small|minor|trivial|solved|fixed|resolved|sorted|over|gone|going|easy|cheap|rare|new|temporary)`;
 /**
  * Other ways of saying a thing is no trouble: it "is nothing" (where the clause ends there, not
  * "nothing we can do"), or there is "no … to speak of" or none "to fit around".
@@ -298,7 +298,11 @@ export function deniedTrouble(clause: string): boolean {
   // White space collapsed first: the look-behind for a second negation rescans a run of blanks from each position.
   const text = clause.replace(/[’‘]/g, "'").replace(/\s+/g, ' ');
   if (MANY_TROUBLES.test(text)) return false;
-  if (denialAt(text) >= 0) return !toldAfterDenial(text);
+  const at = denialAt(text);
+  // "No problems until the rush", "we don't see the faults till the customer rings": the trouble
+  // is denied only up to when it comes, so it is told ("until now" still denies).
+  if (at >= 0 && /\b(?:until|till|unless)\b(?!\s+(?:now|today|recently|lately)\b)/i.test(text.slice(at))) return false;
+  if (at >= 0) return !toldAfterDenial(text);
   // Said to be enough, or to go well, with no negation anywhere in the clause ("not enough" tells a trouble).
   return (AMPLE.test(text) || GOES_WELL.test(text)) && !ANY_NEGATION.test(text);
 }

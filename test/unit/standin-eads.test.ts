@@ -426,6 +426,10 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(deniedTrouble("there's no room to work around the old kiln")).toBe(false);
     expect(deniedTrouble('we have no spare capacity to fit in rush orders')).toBe(false);
     expect(deniedTrouble('we have no holidays to plan around.')).toBe(true);
+    // Denied only until it comes, or said not to go away: told.
+    expect(deniedTrouble("we don't see the faults until the tenant rings")).toBe(false);
+    expect(deniedTrouble("the damp problem isn't going away")).toBe(false);
+    expect(deniedTrouble("we haven't had a breakdown until now")).toBe(true);
   });
 
   it('leaves out a step told with its time, keeping what is said after the time', () => {
