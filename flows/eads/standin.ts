@@ -228,13 +228,15 @@ const IS_NOT = String.raw`(?:isn't|is not|wasn't|was not|aren't|are not|is never
  * having enough room", "is not knowing when …") or the trouble's state ("is not solved", "are not
  * small"). With a contrast after a comma ("… isn't having staff, it's …") it is a denial again.
  */
-const TELLS_TROUBLE = String.raw`(?:having|knowing|being|getting|finding|hearing|seeing|keeping|making|able|small|minor|trivial|solved|fixed|resolved|sorted|over|gone|rare|new|temporary)`;
+const TELLS_TROUBLE = String.raw`(?:having|knowing|being|getting|finding|hearing|seeing|keeping|making|able|small|minor|trivial|solved|fixed|resolved|sorted|over|gone|going|easy|cheap|rare|new|temporary)`;
 /**
  * Other ways of saying a thing is no trouble: it "is nothing" (where the clause ends there, not
  * "nothing we can do"), or there is "no … to speak of" or none "to fit around".
  */
 const IS_NOTHING = String.raw`\b(?:is|are|was|'s)\s+nothing(?:\s+(?:for|to)\s+(?:us|me))?(?=\s*(?:[,.;!]|$))`;
-const NONE_TO_SPEAK_OF = String.raw`\bno\s+(?:\w+\s+){1,2}to\s+(?:speak\s+of|worry\s+about|fit\s+(?:around|round|in)|work\s+around|plan\s+around)\b`;
+// "To fit around" denies only where the clause ends there ("no holidays to plan around."): with
+// an object after it, the lack is the trouble ("no room to work around the old press").
+const NONE_TO_SPEAK_OF = String.raw`\bno\s+(?:\w+\s+){1,2}to\s+(?:speak\s+of|worry\s+about|(?:fit\s+(?:around|round|in)|work\s+around|plan\s+around)(?=\s*(?:[,.;!?]|$)))`;
 // Not after another negation: "never not a problem" tells one.
 const DENIED = new RegExp(
   String.raw`(?<!(?:\bnever|\bnot|n't)\s+)\b${NEGATOR}\s+(?:${SMALL_WORDS}\s+){0,4}${TROUBLE_WORD}\b|\b${TROUBLE_NOUN}\s+(?:here\s+|now\s+)?${IS_NOT}\b(?!\s+${TELLS_TROUBLE}\b(?![^,;]*,))|${IS_NOTHING}|${NONE_TO_SPEAK_OF}`,
@@ -296,7 +298,11 @@ export function deniedTrouble(clause: string): boolean {
   // White space collapsed first: the look-behind for a second negation rescans a run of blanks from each position.
   const text = clause.replace(/[’‘]/g, "'").replace(/\s+/g, ' ');
   if (MANY_TROUBLES.test(text)) return false;
-  if (denialAt(text) >= 0) return !toldAfterDenial(text);
+  const at = denialAt(text);
+  // "No problems until the rush", "we don't see the faults till the customer rings": the trouble
+  // is denied only up to when it comes, so it is told ("until now" still denies).
+  if (at >= 0 && /\b(?:until|till|unless)\b(?!\s+(?:now|today|recently|lately)\b)/i.test(text.slice(at))) return false;
+  if (at >= 0) return !toldAfterDenial(text);
   // Said to be enough, or to go well, with no negation anywhere in the clause ("not enough" tells a trouble).
   return (AMPLE.test(text) || GOES_WELL.test(text)) && !ANY_NEGATION.test(text);
 }
@@ -345,6 +351,7 @@ const TIMED_STEP = new RegExp(
   'i',
 );
 const TIMED_STEP_LABEL_WORDS = 10;
+const TIME_AS_TROUBLE = new RegExp(String.raw`\b(?:${TROUBLE_WORD}|behind|overdue|lost|wasted|idle|down)\b`, 'i');
 
 export function withoutTimedSteps(text: string): string {
   const kept = sentences(text).flatMap((sentence) => {
@@ -354,6 +361,8 @@ export function withoutTimedSteps(text: string): string {
     if (label.split(/\s+/).length > TIMED_STEP_LABEL_WORDS) return [sentence];
     // More than a word after the time in its clause ("four hours every time") makes it a claim about the time.
     if (tail.trim().split(/\s+/).filter(Boolean).length > 1) return [sentence];
+    // A time that is itself the trouble ("…, three days late", "…: two hours lost") is no step's length.
+    if (TIME_AS_TROUBLE.test(tail)) return [sentence];
     if (new RegExp(String.raw`\b(?:${TROUBLE_WORD}|${NEGATOR})\b`, 'i').test(label)) return [sentence];
     // What follows the time on its own clause ("…, two days, that's the slow one") is read; a
     // word or two after the time ("4 days away", "a week's notice") belongs to the time.
@@ -774,6 +783,12 @@ function namedSentences(answer: string): Array<{ label: string; details: string 
       /^[A-Za-z]/.test(label) &&
       !CLAUSE_START.test(label) &&
       !/^(?:each|every|all|some|most|any|no|none|only|also|but|so|and|or)\b/i.test(label) &&
+      // An opening that says when, where or how often ("In summer", "On Mondays", "Usually",
+      // "After that") sets the scene of a sentence; it names no record.
+      !/^(?:in|on|at|for|from|by|with|during|after|before|when|while|if|once|twice|then|first|next|finally|later|afterwards|sometimes|often|mostly|meanwhile|however|otherwise|again|still|now|today)\b/i.test(
+        label,
+      ) &&
+      !/^\w+ly$/i.test(label) &&
       !OPENING_VERB.test(label) &&
       !/\d/.test(label);
     if (named) records.push({ label, details: text.slice(label.length).replace(/^[\s,]+/, '') });

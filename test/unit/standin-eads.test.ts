@@ -422,6 +422,14 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     // Still told: held up without a negation, and a lack told with "no".
     expect(deniedTrouble('the customs checks held us up for a week')).toBe(false);
     expect(deniedTrouble('we have no drivers to cover the night rounds')).toBe(false);
+    // "No room to work around the …": with what must be worked around named, the lack is the trouble.
+    expect(deniedTrouble("there's no room to work around the old kiln")).toBe(false);
+    expect(deniedTrouble('we have no spare capacity to fit in rush orders')).toBe(false);
+    expect(deniedTrouble('we have no holidays to plan around.')).toBe(true);
+    // Denied only until it comes, or said not to go away: told.
+    expect(deniedTrouble("we don't see the faults until the tenant rings")).toBe(false);
+    expect(deniedTrouble("the damp problem isn't going away")).toBe(false);
+    expect(deniedTrouble("we haven't had a breakdown until now")).toBe(true);
   });
 
   it('leaves out a step told with its time, keeping what is said after the time', () => {
@@ -436,6 +444,10 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
       "Waiting for the glaziers: 4 days, and they're always late.",
       'We bake bread and rolls for the cafes and hotels along the coast road, two days a week.',
       'The ferry takes two hours.',
+      // The time is itself the trouble: late, behind, lost.
+      'The glass from the float works, three days late.',
+      'Each changeover on the press: two hours lost.',
+      'Hay from the co-op, a week behind.',
     ];
     for (const k of kept) expect(withoutTimedSteps(k)).toBe(k);
   });

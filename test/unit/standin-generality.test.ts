@@ -285,6 +285,20 @@ describe('EADS stand-in reads meaning', () => {
       'table',
     );
     expect(prose['event-types']).toBeUndefined();
+    // Sentences that open with when or how often ("In spring, …", "Usually, …") are not named records.
+    for (const scene of [
+      'In spring, the orchard walks with a warden and a dozen visitors. In autumn, cider talks in the barn with one speaker.',
+      'Usually, we start with the wax. Then, it sets for a day or so. After that, the candles go in the boxes.',
+    ]) {
+      const told = await refine(
+        'process/timetabling',
+        ['event-types'],
+        'Which kinds of events do you schedule?',
+        scene,
+        'table',
+      );
+      expect(told['event-types']).toBeUndefined();
+    }
     // One thing's measures in a comma list are not a sequence of steps.
     const one = await refine(
       'process/timetabling',
