@@ -60,7 +60,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: ['test/unit/**'],
-          globalSetup: ['test/setup/global.ts'],
+          globalSetup: ['test/setup/temp-root.ts', 'test/setup/global.ts'],
         },
       },
       {
@@ -72,7 +72,7 @@ export default defineConfig({
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
           isolate: false,
-          globalSetup: ['test/setup/embedding-model.ts'],
+          globalSetup: ['test/setup/temp-root.ts', 'test/setup/embedding-model.ts'],
         },
       },
     ],

@@ -8,7 +8,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/unit/**/*.test.ts'],
-    globalSetup: ['test/setup/embedding-model.ts'],
+    globalSetup: ['test/setup/temp-root.ts', 'test/setup/embedding-model.ts'],
     testTimeout: 10_000,
     // Files share their workers' loaded modules instead of loading zod, the SDK, TypeScript and
     // the flows again for each file: less than half the CPU time. So a file here leaves no global

@@ -18,7 +18,7 @@ import {
   labelInSentence,
   learnCasing,
 } from '../../flows/proposal/standin/text';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -273,9 +273,15 @@ describe('the proposal PDF', () => {
       unresolvedIssues: [],
       review: [],
     });
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'proposal-pdf-')), 'p.pdf');
+    const dir = mkdtempSync(path.join(tmpdir(), 'proposal-pdf-'));
+    const file = path.join(dir, 'p.pdf');
     writeFileSync(file, buffer);
-    const lines = (await pdfLines(file)).flat();
+    let lines: string[];
+    try {
+      lines = (await pdfLines(file)).flat();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(cutLines(lines, [document.title])).toEqual([]);
     expect(lines.filter((l) => /^Research proposal · page \d+ of \d+$/.test(l)).length).toBeGreaterThan(0);
     const text = lines.join(' ');
