@@ -628,12 +628,12 @@ export const MEANING_THRESHOLDS = {
   /** … and the phrase, with those words, must move this much more towards that part than towards any other. */
   pullMargin: 0.08,
   /**
-   * … while moving it away from that part by no more than this. Any word added to a head moves
-   * the phrase away from the head alone, a true qualifier too: on MiniLM "overvoltage diodes" and
-   * a TVS diode 0.09. (Words for other things move it as much, "wood screws" and a machine screw
-   * 0.06: the qualifier's own closeness to the part, above, is what tells them apart.)
+   * … while moving it away from that part by no more than this: MiniLM moves a phrase 0–0.02
+   * from its head when the added word is a true qualifier, more when the word names something
+   * else. A looser bar (0.09) let "stepper drivers" read as the stepper motor the data holds: a
+   * part the data does not have, answered with its neighbour.
    */
-  pullSlack: 0.09,
+  pullSlack: 0.05,
   /**
    * A phrase none of whose words the data uses ("screen"): this close to one part name at least
    * (as written or with its kind)… On MiniLM a synonym of a part or a kind scores 0.6–0.75
