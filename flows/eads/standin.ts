@@ -755,6 +755,17 @@ function headerlessRows(text: string): { headers: string[]; rows: string[][] } |
 const RECORD_LABEL = /^([A-Za-z][A-Za-z0-9'&/ -]{1,48}?)\s*:\s+(\S.*)$/;
 const CLAUSE_START = /^(?:we|i|you|they|it|he|she|there|this|that|these|those|here|our|my)\b/i;
 
+/**
+ * An answer's sentences, trimmed, none empty: a sentence ends at a full stop or semicolon followed
+ * by a space (so "1.5 hours" stays whole), or at a line break.
+ */
+function recordPieces(answer: string): string[] {
+  return answer
+    .split(/(?<=[.;])\s+|\n+/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+}
+
 /** Words that make a sentence's opening a clause (something is said), not a name. */
 const OPENING_VERB =
   /\b(?:is|are|was|were|be|has|have|had|do|does|did|can|could|will|would|may|must|takes?|took|lasts?|runs?|needs?|gets?|goes|comes?|starts?|ends?)\b/i;
@@ -769,10 +780,7 @@ const OPENING_VERB =
  */
 function namedSentences(answer: string): Array<{ label: string; details: string }> {
   const records: Array<{ label: string; details: string }> = [];
-  const pieces = answer
-    .split(/(?<=[.;])\s+|\n+/)
-    .map((p) => p.trim())
-    .filter(Boolean);
+  const pieces = recordPieces(answer);
   for (const text of pieces) {
     const comma = text.indexOf(',');
     const opening = comma > 0 ? text.slice(0, comma) : '';
@@ -816,10 +824,7 @@ function recordsFromProse(
       c.kind === 'list' && /\b(?:resources?|constituents?|equipment|machines?|participants?|steps?)\b/.test(c.name),
   );
   const records: Array<{ label: string; details: string }> = [];
-  // Sentences end at a full stop or semicolon followed by a space (so "1.5 hours" stays whole), or at a line break.
-  for (const piece of answer.split(/(?<=[.;])\s+|\n+/)) {
-    const text = piece.trim();
-    if (!text) continue;
+  for (const text of recordPieces(answer)) {
     const m = RECORD_LABEL.exec(text);
     const label = m?.[1].trim();
     if (m && label && label.split(/\s+/).length <= 5 && !CLAUSE_START.test(label)) {

@@ -618,7 +618,7 @@ const NEGATED = /\b(?:no|not|never|none|nobody|nothing|neither|nor|cannot|withou
  * A clause after the main one: a relative clause, also one opened by a quantifier ("…, which
  * nobody has analysed yet", "…, none of which has been studied"), a contrasting one ("…, but
  * nobody uses them"). Each speaks of something else than whether the data are there. (Not ", and":
- * it also ends a list, "baptism, marriage, and burial records were never kept".) Spaces are single
+ * it also ends a list, "the ledgers, letters, and maps were never catalogued".) Spaces are single
  * here (see `denies`).
  */
 const LATER_CLAUSE =
