@@ -129,12 +129,14 @@ async function main(): Promise<number> {
     const firms = path.join(sealedDir('eads'), 'firms');
     process.env.EADS_FIXTURES_DIR = [process.env.EADS_FIXTURES_DIR ?? 'data/eads-fixtures', firms].join(path.delimiter);
   }
-  const stack = await startOfflineStack({ artifactDir: outDir, quiet: true });
   const bySet = new Map<EvalSet, { suite: string; report: EvalReport }[]>();
-  try {
-    for (const set of sets) {
-      const setDir = set === 'sealed' ? path.join(outDir, 'sealed') : outDir;
-      mkdirSync(setDir, { recursive: true });
+  for (const set of sets) {
+    const setDir = set === 'sealed' ? path.join(outDir, 'sealed') : outDir;
+    mkdirSync(setDir, { recursive: true });
+    // A stack per set, writing its artifacts (the proposals' PDFs) under the set's own folder: a
+    // sealed case's PDF beside the development ones would be read by whoever browses them.
+    const stack = await startOfflineStack({ artifactDir: setDir, quiet: true });
+    try {
       const reports: { suite: string; report: EvalReport }[] = [];
       for (const suite of suites) {
         const t0 = performance.now();
@@ -143,9 +145,9 @@ async function main(): Promise<number> {
         console.error(`[eval] ${set} ${suite.name}: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
       }
       bySet.set(set, reports);
+    } finally {
+      await stack.close();
     }
-  } finally {
-    await stack.close();
   }
   const commit = commitOf();
   const at = new Date().toISOString();
