@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadSuites, formatTable } from '../eval/run';
 import { meetsTarget, ODOO_SCHEMA, type EvalSuite } from '../eval/types';
 import { startOfflineStack, type OfflineStack } from '../workers/offline-stack';
@@ -13,9 +13,11 @@ import { startOfflineStack, type OfflineStack } from '../workers/offline-stack';
 const suites: EvalSuite[] = await loadSuites();
 let stack: OfflineStack;
 const outDir = mkdtempSync(path.join(os.tmpdir(), 'agent-flows-eval-'));
+// The run's workflow bundle (made once by the global set-up), not one per stack.
+const workflowBundle = { codePath: inject('workflowBundlePath') };
 
 beforeAll(async () => {
-  stack = await startOfflineStack({ artifactDir: outDir, quiet: true });
+  stack = await startOfflineStack({ artifactDir: outDir, quiet: true, workflowBundle });
 });
 afterAll(async () => {
   await stack?.close();
@@ -52,7 +54,7 @@ describe.runIf(suites.some((s) => s.name === 'bom'))('the BOM evaluation on an O
     process.env.BOM_SCHEMA_MAPPING = ODOO_SCHEMA.mapping;
     let odoo: OfflineStack;
     try {
-      odoo = await startOfflineStack({ artifactDir: dirs.odoo, quiet: true });
+      odoo = await startOfflineStack({ artifactDir: dirs.odoo, quiet: true, workflowBundle });
     } finally {
       for (const [key, value] of [
         ['BOM_DATASET', saved.dataset],

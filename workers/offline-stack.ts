@@ -29,7 +29,12 @@ export interface OfflineStack {
   close(): Promise<void>;
 }
 
-export async function startOfflineStack(options: { artifactDir: string; quiet?: boolean }): Promise<OfflineStack> {
+export async function startOfflineStack(options: {
+  artifactDir: string;
+  quiet?: boolean;
+  /** A workflow bundle made before (the test run makes one); otherwise the worker bundles at start, ~6 s. */
+  workflowBundle?: { codePath: string };
+}): Promise<OfflineStack> {
   await ensureEmbeddingModel({ quiet: options.quiet });
   const server = await startDevServer({ port: await freePort(), quiet: options.quiet ?? false });
   const standin = await startStandin({ port: 0 });
@@ -51,7 +56,7 @@ export async function startOfflineStack(options: { artifactDir: string; quiet?: 
   const backends = await createBackends(config);
   // The embedding model loads before the worker takes tasks, not inside the first one.
   await sharedEmbedder({ setting: config.AGENT_FLOWS_EMBEDDING_MODEL });
-  const worker = await createFlowWorker({ connection, backends });
+  const worker = await createFlowWorker({ connection, backends, workflowBundle: options.workflowBundle });
   const solver = await startSolverWorker({
     address: server.address,
     timeLimitSeconds: config.SOLVER_TIME_LIMIT_SECONDS,
