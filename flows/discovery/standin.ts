@@ -572,6 +572,10 @@ export interface Verdict {
   relevance_score: number;
   reasoning: string;
   matched_columns: string[];
+  /** How clearly the table supplies each matched column: what look-alike tables are compared by. */
+  column_scores?: Record<string, number>;
+  /** The table's subject against the requirement's, by meaning (absent without the model). */
+  subject_score?: number;
 }
 
 const MATCH_THRESHOLD = 0.55;
@@ -968,11 +972,11 @@ export async function validateCandidate(
   // first, then the closer resemblance: rider_id is provided by rider_id, not by the race_id
   // that happened to be listed first.
   scored.sort((a, b) => b.score - a.score || Number(b.same) - Number(a.same) || b.raw - a.raw);
-  const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0 }));
+  const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0, raw: 0 }));
   const usedSources = new Set<string>();
   for (const s of scored) {
     if (pairs[s.ti].source || usedSources.has(s.source) || s.score <= 0) continue;
-    pairs[s.ti] = { target: s.target, source: s.source, score: s.score };
+    pairs[s.ti] = { target: s.target, source: s.source, score: s.score, raw: s.raw };
     usedSources.add(s.source);
   }
   const matched = pairs.filter((p) => p.score >= MATCH_THRESHOLD);
@@ -1153,6 +1157,12 @@ export async function validateCandidate(
     // to split a group no single table covers enough of. A table keyed by other rows reports its
     // one column too: searched alone, that column is judged as a group of its own.
     matched_columns: fit || !offSubject ? matched.map((p) => p.target) : [],
+    // The unclipped resemblance: scores saturate at 1, and two look-alike tables that both
+    // "supply" a column are told apart by which of them holds it more nearly as asked.
+    column_scores: Object.fromEntries(
+      (fit || !offSubject ? matched : []).map((p) => [p.target, Math.round(Math.min(1, p.raw) * 1000) / 1000]),
+    ),
+    ...(subject ? { subject_score: Math.round(subject.similarity * 1000) / 1000 } : {}),
   };
 }
 
