@@ -782,10 +782,31 @@ const CLEAR_COLUMN = 0.8;
  * A code that classifies what a row records (a diagnosis, a currency, a postcode) rather than
  * naming the row: its name ends in "code" and nothing in it or its description says it identifies.
  */
-export const isCode = (c: ColumnLike): boolean =>
+export const isCode = (c: ColumnLike, columns: readonly ColumnLike[] = []): boolean =>
   !isKey(c) &&
-  /(^|_)code$|[a-z0-9]Code$/.test(c.name.trim()) &&
-  !/\b(identif\w*|unique|primary)\b/i.test(c.description ?? '');
+  CODE_NAME.test(c.name.trim()) &&
+  !/\b(identif\w*|unique|primary)\b/i.test(c.description ?? '') &&
+  !codeNamesAThing(c, columns);
+
+const CODE_NAME = /(^|_)code$|[a-z0-9]Code$/;
+
+/**
+ * A code whose first word heads another key or name column of the requirement (a shop's code
+ * beside the shop's id or name) names that thing, as its key does: an identifier, not what a
+ * row records. A code of something the requirement names no other way (a diagnosis, a currency)
+ * classifies the row.
+ */
+export function codeNamesAThing(c: ColumnLike, columns: readonly ColumnLike[]): boolean {
+  if (!CODE_NAME.test(c.name.trim())) return false;
+  const head = words(c.name)[0];
+  if (!head || stem(head) === stem('code')) return false;
+  return columns.some(
+    (o) =>
+      o.name !== c.name &&
+      words(o.name)[0] === head &&
+      (isKey(o) || (typeFamily(o.type) === 'string' && stems(o.name).some((w) => NAMING_WORDS.has(w)))),
+  );
+}
 
 export const isIdentifier = (c: ColumnLike): boolean =>
   isKey(c) || /(^|_|\b)(ref|code)$/i.test(c.name.trim()) || /[a-z0-9](Id|Ref|Key|Code)$/.test(c.name.trim());
@@ -984,14 +1005,20 @@ export async function validateCandidate(
   const columnScore = pairs.reduce((n, p) => n + p.score, 0) / pairs.length;
   // Generic columns alone do not make a source: every table about the entity carries keys,
   // dates and seasons. Where the group has other columns, half of those must be provided.
-  const content = new Set(targets.filter((t) => !isGeneric(t)).map((t) => t.name));
+  // A code that names a thing the requirement also keys or names (see `codeNamesAThing`) is one
+  // of its identifiers: carrying it says no more of a table's content than carrying the key.
+  const requirementColumns = deliverable ?? targets;
+  const content = new Set(
+    targets.filter((t) => !isGeneric(t) && !codeNamesAThing(t, requirementColumns)).map((t) => t.name),
+  );
   const contentMatched = matched.filter((p) => content.has(p.target)).length;
   const contentCoverage = content.size ? contentMatched / content.size : coverage;
   // A table fits when it provides half of the group, or half of what the group is about.
   // A group of keys and dates alone (a leftover searched by itself) finds every table that
   // carries them: no table is a source for it on its own.
   const onlyKeys =
-    (content.size > 0 && contentMatched === 0) || targets.every((t) => isGeneric(t) || (isIdentifier(t) && !isCode(t)));
+    (content.size > 0 && contentMatched === 0) ||
+    targets.every((t) => isGeneric(t) || (isIdentifier(t) && !isCode(t, requirementColumns)));
   const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
   // Subject: a table that names its own domain (an acronym in its description) and none of the
