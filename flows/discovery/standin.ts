@@ -1044,6 +1044,14 @@ export async function validateCandidate(
   // A table that supplies every column of the group, each clearly (a patient register's own
   // "birth_date" and "sex" for a group of just those), is a source whatever its subject's wording.
   const wholeAndClear = coverage === 1 && pairs.every((p) => p.score >= CLEAR_COLUMN);
+  // A group of dates alone (a leftover such as the day each row happened) is the exception: a
+  // table clearly about the requirement's subject that holds every one of them clearly (its own
+  // day of the very rows) supplies them. Other tables that merely carry a date are look-alikes
+  // the workflow sets aside beside a clearer one; keys and seasons alone still make no source.
+  const whenAlone =
+    subject?.verdict === 'agrees' &&
+    wholeAndClear &&
+    targets.every((t) => !isKey(t) && ['date', 'timestamp'].includes(typeFamily(t.type)));
   const uncertain =
     !offSubject &&
     subject?.verdict === 'uncertain' &&
@@ -1161,7 +1169,7 @@ export async function validateCandidate(
   const fit =
     !offSubject &&
     !uncertain &&
-    !onlyKeys &&
+    (!onlyKeys || whenAlone) &&
     !otherRows &&
     ((enough && columnScore >= 0.35) || (partial && !foreignPart));
 
