@@ -145,6 +145,18 @@ export const candidateTableSchema = z.object({
 });
 export type CandidateTable = z.output<typeof candidateTableSchema>;
 
+/**
+ * What lets accepted tables be compared with each other (see workflow/lookalikes.ts): how clearly
+ * the table supplies each matched column, and how near its subject is to the requirement's.
+ * Optional: a verdict without them is kept as it is.
+ */
+const verdictComparison = {
+  /** Per matched column, how clearly this table supplies it (0 to 1). */
+  column_scores: z.record(z.string(), z.number().min(0).max(1)).optional(),
+  /** How near the table's subject is to the requirement's as a whole (-1 to 1, by meaning). */
+  subject_score: z.number().min(-1).max(1).optional(),
+};
+
 /** What the validator returns for one candidate. */
 export const validationVerdictSchema = z.object({
   is_good_fit: z.boolean(),
@@ -152,6 +164,7 @@ export const validationVerdictSchema = z.object({
   reasoning: z.string().min(1).max(2000),
   /** Target columns this table can provide. */
   matched_columns: z.array(z.string()).default([]),
+  ...verdictComparison,
 });
 export type ValidationVerdict = z.output<typeof validationVerdictSchema>;
 
@@ -187,6 +200,7 @@ export const discoveredTableSchema = candidateTableSchema.extend({
   relevance_score: z.number(),
   reasoning: z.string(),
   matched_columns: z.array(z.string()),
+  ...verdictComparison,
 });
 export type DiscoveredTable = z.output<typeof discoveredTableSchema>;
 
@@ -194,8 +208,12 @@ export const rejectedCandidateSchema = z.object({
   conceptual_group: z.string(),
   /** project.dataset.table */
   table: z.string(),
-  /** not_a_fit: the validator said no; validation_error: no verdict could be obtained (never reported as a fit). */
-  outcome: z.enum(['not_a_fit', 'validation_error']),
+  /**
+   * not_a_fit: the validator said no; validation_error: no verdict could be obtained (never
+   * reported as a fit); superseded: a fit, set aside because other accepted tables supply each of
+   * its columns more clearly or nearer the requirement's subject (a look-alike).
+   */
+  outcome: z.enum(['not_a_fit', 'validation_error', 'superseded']),
   reason: z.string(),
   relevance_score: z.number().nullable(),
 });

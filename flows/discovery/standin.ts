@@ -572,6 +572,10 @@ export interface Verdict {
   relevance_score: number;
   reasoning: string;
   matched_columns: string[];
+  /** How clearly the table supplies each matched column: what look-alike tables are compared by. */
+  column_scores?: Record<string, number>;
+  /** The table's subject against the requirement's, by meaning (absent without the model). */
+  subject_score?: number;
 }
 
 const MATCH_THRESHOLD = 0.55;
@@ -778,10 +782,31 @@ const CLEAR_COLUMN = 0.8;
  * A code that classifies what a row records (a diagnosis, a currency, a postcode) rather than
  * naming the row: its name ends in "code" and nothing in it or its description says it identifies.
  */
-export const isCode = (c: ColumnLike): boolean =>
+export const isCode = (c: ColumnLike, columns: readonly ColumnLike[] = []): boolean =>
   !isKey(c) &&
-  /(^|_)code$|[a-z0-9]Code$/.test(c.name.trim()) &&
-  !/\b(identif\w*|unique|primary)\b/i.test(c.description ?? '');
+  CODE_NAME.test(c.name.trim()) &&
+  !/\b(identif\w*|unique|primary)\b/i.test(c.description ?? '') &&
+  !codeNamesAThing(c, columns);
+
+const CODE_NAME = /(^|_)code$|[a-z0-9]Code$/;
+
+/**
+ * A code whose first word heads another key or name column of the requirement (a shop's code
+ * beside the shop's id or name) names that thing, as its key does: an identifier, not what a
+ * row records. A code of something the requirement names no other way (a diagnosis, a currency)
+ * classifies the row.
+ */
+export function codeNamesAThing(c: ColumnLike, columns: readonly ColumnLike[]): boolean {
+  if (!CODE_NAME.test(c.name.trim())) return false;
+  const head = words(c.name)[0];
+  if (!head || stem(head) === stem('code')) return false;
+  return columns.some(
+    (o) =>
+      o.name !== c.name &&
+      words(o.name)[0] === head &&
+      (isKey(o) || (typeFamily(o.type) === 'string' && stems(o.name).some((w) => NAMING_WORDS.has(w)))),
+  );
+}
 
 export const isIdentifier = (c: ColumnLike): boolean =>
   isKey(c) || /(^|_|\b)(ref|code)$/i.test(c.name.trim()) || /[a-z0-9](Id|Ref|Key|Code)$/.test(c.name.trim());
@@ -968,11 +993,11 @@ export async function validateCandidate(
   // first, then the closer resemblance: rider_id is provided by rider_id, not by the race_id
   // that happened to be listed first.
   scored.sort((a, b) => b.score - a.score || Number(b.same) - Number(a.same) || b.raw - a.raw);
-  const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0 }));
+  const pairs = targets.map((t) => ({ target: t.name, source: '', score: 0, raw: 0 }));
   const usedSources = new Set<string>();
   for (const s of scored) {
     if (pairs[s.ti].source || usedSources.has(s.source) || s.score <= 0) continue;
-    pairs[s.ti] = { target: s.target, source: s.source, score: s.score };
+    pairs[s.ti] = { target: s.target, source: s.source, score: s.score, raw: s.raw };
     usedSources.add(s.source);
   }
   const matched = pairs.filter((p) => p.score >= MATCH_THRESHOLD);
@@ -980,14 +1005,20 @@ export async function validateCandidate(
   const columnScore = pairs.reduce((n, p) => n + p.score, 0) / pairs.length;
   // Generic columns alone do not make a source: every table about the entity carries keys,
   // dates and seasons. Where the group has other columns, half of those must be provided.
-  const content = new Set(targets.filter((t) => !isGeneric(t)).map((t) => t.name));
+  // A code that names a thing the requirement also keys or names (see `codeNamesAThing`) is one
+  // of its identifiers: carrying it says no more of a table's content than carrying the key.
+  const requirementColumns = deliverable ?? targets;
+  const content = new Set(
+    targets.filter((t) => !isGeneric(t) && !codeNamesAThing(t, requirementColumns)).map((t) => t.name),
+  );
   const contentMatched = matched.filter((p) => content.has(p.target)).length;
   const contentCoverage = content.size ? contentMatched / content.size : coverage;
   // A table fits when it provides half of the group, or half of what the group is about.
   // A group of keys and dates alone (a leftover searched by itself) finds every table that
   // carries them: no table is a source for it on its own.
   const onlyKeys =
-    (content.size > 0 && contentMatched === 0) || targets.every((t) => isGeneric(t) || (isIdentifier(t) && !isCode(t)));
+    (content.size > 0 && contentMatched === 0) ||
+    targets.every((t) => isGeneric(t) || (isIdentifier(t) && !isCode(t, requirementColumns)));
   const enough = coverage >= 0.5 || contentCoverage >= 0.5;
 
   // Subject: a table that names its own domain (an acronym in its description) and none of the
@@ -1013,6 +1044,14 @@ export async function validateCandidate(
   // A table that supplies every column of the group, each clearly (a patient register's own
   // "birth_date" and "sex" for a group of just those), is a source whatever its subject's wording.
   const wholeAndClear = coverage === 1 && pairs.every((p) => p.score >= CLEAR_COLUMN);
+  // A group of dates alone (a leftover such as the day each row happened) is the exception: a
+  // table clearly about the requirement's subject that holds every one of them clearly (its own
+  // day of the very rows) supplies them. Other tables that merely carry a date are look-alikes
+  // the workflow sets aside beside a clearer one; keys and seasons alone still make no source.
+  const whenAlone =
+    subject?.verdict === 'agrees' &&
+    wholeAndClear &&
+    targets.every((t) => !isKey(t) && ['date', 'timestamp'].includes(typeFamily(t.type)));
   const uncertain =
     !offSubject &&
     subject?.verdict === 'uncertain' &&
@@ -1130,7 +1169,7 @@ export async function validateCandidate(
   const fit =
     !offSubject &&
     !uncertain &&
-    !onlyKeys &&
+    (!onlyKeys || whenAlone) &&
     !otherRows &&
     ((enough && columnScore >= 0.35) || (partial && !foreignPart));
 
@@ -1153,6 +1192,12 @@ export async function validateCandidate(
     // to split a group no single table covers enough of. A table keyed by other rows reports its
     // one column too: searched alone, that column is judged as a group of its own.
     matched_columns: fit || !offSubject ? matched.map((p) => p.target) : [],
+    // The unclipped resemblance: scores saturate at 1, and two look-alike tables that both
+    // "supply" a column are told apart by which of them holds it more nearly as asked.
+    column_scores: Object.fromEntries(
+      (fit || !offSubject ? matched : []).map((p) => [p.target, Math.round(Math.min(1, p.raw) * 1000) / 1000]),
+    ),
+    ...(subject ? { subject_score: Math.round(subject.similarity * 1000) / 1000 } : {}),
   };
 }
 

@@ -35,6 +35,7 @@ import {
   type StepRun,
 } from './workflow/validation';
 import { FailureType } from '../../contracts/failures';
+import { SET_ASIDE_LOOKALIKES, setAsideLookalikes } from './workflow/lookalikes';
 import { RESPLIT_LEFTOVERS, RESPLIT_UNSOURCED, splitUnsupplied, type CandidateCover } from './workflow/resplit';
 
 type DiscoveryActivities = ReturnType<typeof createDiscoveryActivities>;
@@ -143,6 +144,8 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
   const leftovers = resplit && patched(RESPLIT_LEFTOVERS);
   // Runs started before validations were told the document's domain names judge tables without them.
   const withDomains = patched(VALIDATE_WITH_DOMAINS);
+  // Runs started before accepted tables were compared with each other keep every look-alike.
+  const compareLookalikes = patched(SET_ASIDE_LOOKALIKES);
   const tally = new DiscoveryTally();
   const { counts } = tally;
   setHandler(discoveryCountsQuery, () => counts);
@@ -195,9 +198,20 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
     ).flat();
 
     for (const o of outcomes) usage = addUsage(usage, o.usage);
+    // Each candidate was judged on its own: look-alikes (other leagues' games, another ledger)
+    // that a better source makes redundant are set aside, and reported as such.
+    let setAside: RejectedCandidate[] = [];
+    if (compareLookalikes) {
+      const compared = setAsideLookalikes(
+        outcomes.map((o) => o.result),
+        run.domains,
+      );
+      outcomes.forEach((o, i) => (o.result = compared.results[i]));
+      setAside = compared.rejected;
+    }
     const output: DiscoverFromPrpOutput = {
       results: outcomes.map((o) => o.result),
-      rejected: outcomes.flatMap((o) => o.rejected),
+      rejected: [...outcomes.flatMap((o) => o.rejected), ...setAside],
       uncovered_columns: uncovered,
       ...(resplit ? sourcing(targetSchema, outcomes, plan.data.derived_columns ?? []) : {}),
       target_schema: targetSchema,

@@ -678,7 +678,7 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
                     (x) =>
                       html`<li>
                         <code>${x.table}</code> —
-                        ${x.outcome === 'not_a_fit' ? 'not a fit' : 'could not be checked'}${x.relevance_score !== null ? html` (relevance ${percent(x.relevance_score)})` : ''}:
+                        ${x.outcome === 'not_a_fit' ? 'not a fit' : x.outcome === 'superseded' ? 'set aside for a better source' : 'could not be checked'}${x.relevance_score !== null ? html` (relevance ${percent(x.relevance_score)})` : ''}:
                         ${x.reason}
                       </li>`,
                   )}

@@ -70,7 +70,19 @@ export function sortVerdicts(
     // The activity keeps only the step's columns; a verdict read back from heartbeat details
     // is held to the same rule here.
     const matched_columns = v.answer.data.matched_columns.filter((c) => stepColumns.has(c));
-    if (is_good_fit) discovered.push({ ...v.candidate, relevance_score, reasoning, matched_columns });
+    const { column_scores, subject_score } = v.answer.data;
+    const scores = column_scores
+      ? { column_scores: Object.fromEntries(matched_columns.map((c) => [c, column_scores[c] ?? relevance_score])) }
+      : {};
+    if (is_good_fit)
+      discovered.push({
+        ...v.candidate,
+        relevance_score,
+        reasoning,
+        matched_columns,
+        ...scores,
+        ...(subject_score !== undefined ? { subject_score } : {}),
+      });
     else
       rejected.push({
         conceptual_group: step.conceptual_group,

@@ -1,0 +1,184 @@
+/**
+ * Accepted tables compared with each other, as an analyst compares look-alikes. Each candidate is
+ * validated on its own, so every table of the same shape that can supply a column is accepted:
+ * several leagues' game schedules, several ledgers, several event logs, or a play log beside the
+ * scoring log it only resembles. Compared column by column, one of them supplies a column more
+ * clearly, or with the same clarity but about the requirement's own subject (the validator's
+ * `subject_score`, by meaning); a table that is the better source of none of the columns it was
+ * accepted for adds nothing but a wrong join, and is set aside as superseded.
+ *
+ * Pure and deterministic (workflow code): it reads only the verdicts. A table whose verdict
+ * carries no per-column scores (a model that did not give them, a run's scripted validator) is
+ * neither set aside nor sets another aside: without them there is nothing to compare by. A table
+ * naming one of the document's own domain names that the better source does not name is what the
+ * document asks for too (two leagues' results, both wanted), and stays.
+ */
+import { tableName, type DiscoveredTable, type RejectedCandidate, type StepResult } from '../contract';
+import { domainMarkers, type DocumentDomains } from '../domain-names';
+
+/** The `patched()` id of setting aside accepted tables that another accepted table supplies better. */
+export const SET_ASIDE_LOOKALIKES = 'discovery-set-aside-lookalikes';
+
+/**
+ * Two column scores this close supply the column equally well: the subject decides. Further
+ * apart, the clearer match wins whatever the subject (a play's yards are not a passer's yards).
+ */
+export const SAME_CLARITY = 0.1;
+
+/**
+ * Two subject scores (cosines) this close are the same subject as far as the embedding can tell:
+ * two tables of one domain differ by a few thousandths, another league's or ledger's by more.
+ */
+export const SAME_SUBJECT = 0.02;
+
+/** Join keys: every table about the entity carries them, so supplying one says nothing of a table's worth. */
+const isKeyName = (name: string): boolean =>
+  /(^|_)(id|key|uuid|pk)$/i.test(name) || /^(id|key)(_|$)/i.test(name) || /[a-z0-9](Id|Key)$/.test(name);
+
+interface Claim {
+  table: string;
+  score: number;
+  subject: number | undefined;
+  markers: string[];
+}
+
+/** What one accepted table offers across every step that accepted it. */
+interface Offer {
+  table: string;
+  columns: Map<string, number>;
+  subject: number | undefined;
+  markers: string[];
+  scored: boolean;
+}
+
+function offersOf(results: StepResult[]): Map<string, Offer> {
+  const offers = new Map<string, Offer>();
+  for (const r of results) {
+    for (const t of r.discovered_tables) {
+      const name = tableName(t);
+      const offer = offers.get(name) ?? {
+        table: name,
+        columns: new Map<string, number>(),
+        subject: undefined,
+        markers: domainMarkers(t.description),
+        scored: true,
+      };
+      offers.set(name, offer);
+      if (!t.column_scores) offer.scored = false;
+      if (t.subject_score !== undefined) offer.subject = Math.max(offer.subject ?? -1, t.subject_score);
+      for (const c of t.matched_columns) {
+        const score = t.column_scores?.[c] ?? t.relevance_score;
+        offer.columns.set(c, Math.max(offer.columns.get(c) ?? 0, score));
+      }
+    }
+  }
+  return offers;
+}
+
+/** Whether `other` supplies the column better than `own`: clearer, or as clear and nearer the requirement's subject. */
+function better(other: Claim, own: Claim, ownDomains: ReadonlySet<string>): boolean {
+  // Both wanted: the document names each one's domain as its own.
+  if (own.markers.some((m) => ownDomains.has(m) && !other.markers.includes(m))) return false;
+  if (other.score > own.score + SAME_CLARITY) return true;
+  if (own.score > other.score + SAME_CLARITY) return false;
+  if (other.subject !== undefined && own.subject !== undefined && Math.abs(other.subject - own.subject) > SAME_SUBJECT)
+    return other.subject > own.subject;
+  // As clear and as near: the clearer by any margin, else neither (both stay).
+  return other.score > own.score;
+}
+
+/**
+ * The accepted tables to set aside, each with the reason: every non-key column it was accepted
+ * for has a better source among the other accepted tables. A column no table kept supplies (a key
+ * only a set-aside table carries) brings back its best set-aside source, so nothing the accepted
+ * tables supplied goes missing.
+ */
+export function lookalikesToSetAside(
+  results: StepResult[],
+  domains?: DocumentDomains,
+): Map<string, { by: string[]; columns: string[] }> {
+  const offers = offersOf(results);
+  const ownDomains = new Set(domains?.own ?? []);
+  const scored = [...offers.values()].filter((o) => o.scored);
+  const claimsOf = (column: string): Claim[] =>
+    scored
+      .filter((o) => o.columns.has(column))
+      .map((o) => ({ table: o.table, score: o.columns.get(column)!, subject: o.subject, markers: o.markers }));
+  const setAside = new Map<string, { by: string[]; columns: string[] }>();
+  for (const offer of scored) {
+    const own = [...offer.columns.keys()].filter((c) => !isKeyName(c));
+    if (!own.length) continue;
+    const by = new Set<string>();
+    const beaten = own.every((c) => {
+      const mine = claimsOf(c).find((k) => k.table === offer.table)!;
+      const rivals = claimsOf(c).filter((k) => k.table !== offer.table && better(k, mine, ownDomains));
+      for (const r of rivals) by.add(r.table);
+      return rivals.length > 0;
+    });
+    if (beaten) setAside.set(offer.table, { by: [...by].sort(), columns: own });
+  }
+  // Every column some accepted table supplied stays supplied.
+  const kept = (c: string) => [...offers.values()].some((o) => !setAside.has(o.table) && o.columns.has(c));
+  for (const column of new Set([...offers.values()].flatMap((o) => [...o.columns.keys()]))) {
+    if (kept(column)) continue;
+    const back = claimsOf(column)
+      .filter((k) => setAside.has(k.table))
+      .sort((a, b) => b.score - a.score || (b.subject ?? -1) - (a.subject ?? -1) || a.table.localeCompare(b.table))[0];
+    if (back) setAside.delete(back.table);
+  }
+  return setAside;
+}
+
+/**
+ * The steps' results without the set-aside tables, and those tables as rejections (one per step
+ * that had accepted them), each naming the tables that supply its columns better. A step left
+ * with no table lists the kept tables that supply what the set-aside ones matched for it: its
+ * columns still have a source, and a step never reports that it found nothing when it did.
+ */
+export function setAsideLookalikes(
+  results: StepResult[],
+  domains?: DocumentDomains,
+): { results: StepResult[]; rejected: RejectedCandidate[] } {
+  const setAside = lookalikesToSetAside(results, domains);
+  if (!setAside.size) return { results, rejected: [] };
+  const keptTables = new Map<string, DiscoveredTable>();
+  for (const r of results)
+    for (const t of r.discovered_tables) {
+      const name = tableName(t);
+      if (setAside.has(name)) continue;
+      const seen = keptTables.get(name);
+      const matched = [...new Set([...(seen?.matched_columns ?? []), ...t.matched_columns])];
+      keptTables.set(name, {
+        ...(seen && seen.relevance_score >= t.relevance_score ? seen : t),
+        matched_columns: matched,
+      });
+    }
+  const rejected: RejectedCandidate[] = [];
+  const kept = results.map((r) => {
+    const keep: DiscoveredTable[] = [];
+    const wanted = new Set<string>();
+    for (const t of r.discovered_tables) {
+      const aside = setAside.get(tableName(t));
+      if (!aside) {
+        keep.push(t);
+        continue;
+      }
+      for (const c of t.matched_columns) wanted.add(c);
+      rejected.push({
+        conceptual_group: r.conceptual_group,
+        table: tableName(t),
+        outcome: 'superseded',
+        reason: `a look-alike: ${aside.by.join(', ')} supplies ${aside.columns.join(', ')} more clearly or nearer the requirement's subject`,
+        relevance_score: t.relevance_score,
+      });
+    }
+    if (keep.length === r.discovered_tables.length) return r;
+    if (!keep.length)
+      for (const t of keptTables.values()) {
+        const matched = t.matched_columns.filter((c) => wanted.has(c));
+        if (matched.length) keep.push({ ...t, matched_columns: matched });
+      }
+    return { ...r, discovered_tables: keep };
+  });
+  return { results: kept, rejected };
+}

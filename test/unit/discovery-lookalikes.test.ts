@@ -1,0 +1,172 @@
+/**
+ * Accepted tables compared with each other (flows/discovery/workflow/lookalikes.ts): a table that
+ * is the better source of none of its columns is set aside, never a column's best source, and a
+ * verdict without per-column scores is left alone. Tables and requirements here are invented
+ * (orchards, ferries, kennels), not taken from any evaluation case.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DiscoveredTable, StepResult } from '../../flows/discovery/contract';
+import { lookalikesToSetAside, setAsideLookalikes } from '../../flows/discovery/workflow/lookalikes';
+
+function table(
+  name: string,
+  columns: Record<string, number> | string[],
+  subject?: number,
+  description = 'a table',
+): DiscoveredTable {
+  const [project_id, dataset_id, table_id] = name.split('.');
+  const scored = !Array.isArray(columns);
+  const matched = scored ? Object.keys(columns) : columns;
+  return {
+    project_id,
+    dataset_id,
+    table_id,
+    description,
+    schema: matched.map((c) => ({ name: c, type: 'STRING' })),
+    relevance_score: 0.8,
+    reasoning: 'test',
+    matched_columns: matched,
+    ...(scored ? { column_scores: columns } : {}),
+    ...(subject !== undefined ? { subject_score: subject } : {}),
+  };
+}
+
+function step(group: string, columns: string[], tables: DiscoveredTable[]): StepResult {
+  return {
+    conceptual_group: group,
+    search_query: group,
+    target_columns: columns.map((name) => ({ name, type: 'STRING' })),
+    discovered_tables: tables,
+    candidates_found: tables.length,
+    status: 'ok',
+  };
+}
+
+describe('look-alike accepted tables', () => {
+  it('sets aside a table whose every column another supplies more clearly', () => {
+    const results = [
+      step(
+        'harvest per tree',
+        ['tree_id', 'kilos_picked', 'pick_date'],
+        [
+          table('farm.orchard.harvest_log', { tree_id: 1, kilos_picked: 0.95, pick_date: 0.9 }, 0.6),
+          // A spraying log has a tree and a date, and an amount that only resembles the kilos.
+          table('farm.orchard.spray_log', { tree_id: 1, kilos_picked: 0.7, pick_date: 0.88 }, 0.61),
+        ],
+      ),
+    ];
+    const aside = lookalikesToSetAside(results);
+    expect([...aside.keys()]).toEqual(['farm.orchard.spray_log']);
+    expect(aside.get('farm.orchard.spray_log')).toEqual({
+      by: ['farm.orchard.harvest_log'],
+      columns: ['kilos_picked', 'pick_date'],
+    });
+  });
+
+  it('lets the subject decide between two tables that supply the columns as clearly', () => {
+    const results = [
+      step(
+        'sailings',
+        ['route', 'departed_at', 'passengers'],
+        [
+          table('transport.ferries.sailings', { route: 1, departed_at: 1, passengers: 0.9 }, 0.55),
+          table('transport.coaches.departures', { route: 1, departed_at: 1, passengers: 0.92 }, 0.41),
+        ],
+      ),
+    ];
+    expect([...lookalikesToSetAside(results).keys()]).toEqual(['transport.coaches.departures']);
+  });
+
+  it('keeps both when neither clarity nor subject tells them apart', () => {
+    const results = [
+      step(
+        'kennel stays',
+        ['dog_name', 'nights'],
+        [
+          table('pets.kennel.stays', { dog_name: 1, nights: 1 }, 0.5),
+          table('pets.kennel.stays_archive', { dog_name: 1, nights: 1 }, 0.505),
+        ],
+      ),
+    ];
+    expect(lookalikesToSetAside(results).size).toBe(0);
+  });
+
+  it('keeps a table that is the best source of one of its columns', () => {
+    const results = [
+      step(
+        'harvest',
+        ['kilos_picked', 'variety'],
+        [
+          table('farm.orchard.harvest_log', { kilos_picked: 0.95 }, 0.6),
+          table('farm.orchard.trees', { kilos_picked: 0.6, variety: 0.9 }, 0.5),
+        ],
+      ),
+    ];
+    expect(lookalikesToSetAside(results).size).toBe(0);
+  });
+
+  it('never compares by verdicts that carry no per-column scores', () => {
+    const results = [
+      step(
+        'sailings',
+        ['route', 'passengers'],
+        [
+          table('transport.ferries.sailings', { route: 1, passengers: 0.95 }, 0.6),
+          table('transport.coaches.departures', ['route', 'passengers'], 0.3),
+        ],
+      ),
+    ];
+    expect(lookalikesToSetAside(results).size).toBe(0);
+  });
+
+  it('keeps the look-alike of another domain the document names as its own', () => {
+    const results = [
+      step(
+        'crossings',
+        ['route', 'passengers'],
+        [
+          table('transport.ferries.sailings', { route: 1, passengers: 0.95 }, 0.6, 'Sailings of the NSF fleet'),
+          table('transport.ferries.other_fleet', { route: 1, passengers: 0.95 }, 0.45, 'Sailings of the BFL fleet'),
+        ],
+      ),
+    ];
+    expect(lookalikesToSetAside(results, { own: ['NSF'], excluded: [] }).size).toBe(1);
+    expect(lookalikesToSetAside(results, { own: ['NSF', 'BFL'], excluded: [] }).size).toBe(0);
+  });
+
+  it('does not set aside a table for keys alone, and a key only it carries brings it back', () => {
+    const results = [
+      step(
+        'harvest',
+        ['tree_id', 'kilos_picked'],
+        [
+          table('farm.orchard.harvest_log', { kilos_picked: 0.95 }, 0.6),
+          table('farm.orchard.spray_log', { tree_id: 1, kilos_picked: 0.6 }, 0.5),
+        ],
+      ),
+    ];
+    expect(lookalikesToSetAside(results).size).toBe(0);
+  });
+
+  it('reports set-aside tables as superseded and leaves no step empty', () => {
+    const harvest = table('farm.orchard.harvest_log', { tree_id: 1, kilos_picked: 0.95, pick_date: 0.9 }, 0.6);
+    const spray = table('farm.orchard.spray_log', { pick_date: 0.7 }, 0.5);
+    const results = [
+      step('harvest per tree', ['tree_id', 'kilos_picked', 'pick_date'], [harvest]),
+      step('picking dates', ['pick_date'], [spray]),
+    ];
+    const out = setAsideLookalikes(results);
+    expect(out.rejected).toEqual([
+      expect.objectContaining({
+        conceptual_group: 'picking dates',
+        table: 'farm.orchard.spray_log',
+        outcome: 'superseded',
+      }),
+    ]);
+    expect(out.results[0]).toBe(results[0]);
+    // The step whose only table was set aside names the table that supplies its column instead.
+    expect(out.results[1].discovered_tables.map((t) => [t.table_id, t.matched_columns])).toEqual([
+      ['harvest_log', ['pick_date']],
+    ]);
+  });
+});
