@@ -26,10 +26,11 @@ import {
 import { mapHeaders } from '../../domain/text-match';
 import { NUMBER_WORDS } from '../../domain/schedule-model';
 import { ModelTask, type PromptedQuestion } from './model-tasks';
-import { classify, decide, decideFromEvidence, meaningSpace } from '../lib/standin/meaning';
+import { classify, decide, decideFromEvidence, meaningSpace, trainable } from '../lib/standin/meaning';
 import { taskRule, type StandinRule } from '../lib/standin';
 import { NONE, routeChoices, routeSaid, withNone } from './standin/meaning';
 import { routeShape } from './standin/structure';
+import { TROUBLE_DENIED } from './standin/trouble-phrasings';
 
 // ---------------------------------------------------------------------------------------------
 // Shapes of the sections (as the activities send them).
@@ -293,11 +294,32 @@ const ANY_NEGATION = new RegExp(String.raw`\b${NEGATOR}\b|\b(?:without|hardly|ba
 const PAST = /\bused to\b/i;
 const OVER = /(?:\bnot|n't)\s+(?:any\s?more|now|nowadays|these days)\b|\bno longer\b/i;
 
+/**
+ * Other ways a clause says a trouble is not theirs, in spoken form. A topic answered with "no"
+ * ("Parts? No, …", "The weather, no, …"); a task anyone of them can do ("any of us can …", "we
+ * can all …"): no skill is scarce; and a verdict on what the clause named, after a comma ("…,
+ * that's fine", "…, it's easy enough"), which denies whatever the clause named before it, even
+ * a trouble told with its own negation ("people not turning up, that's fine").
+ */
+const TOPIC_ANSWERED_NO =
+  /^(?:and\s+|but\s+|as for\s+)?(?:the\s+|our\s+|my\s+)?[\w-]+(?:\s+[\w-]+){0,2}\s*[,?:]\s*no\s*(?:[,.;!]|$)/i;
+const ANYONE_CAN =
+  /\b(?:(?:(?:either|any|all|both|each)\s+of\s+(?:us|them|the\s+\w+)|(?:anyone|anybody|everyone|everybody)(?:\s+here)?)\s+(?:can|could|is able to|are able to|knows? how to)|we\s+(?:can|could)\s+all|we\s+all\s+(?:can|could|know how to))\b(?!\s+(?:see|tell|hear|feel|guess|imagine|say)\b)/i;
+const VERDICT_AFTER =
+  /,\s*(?:that|this|it|they)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+(?:\w+\s+)?(?:fine|okay|ok|alright|all right|easy|sorted|manageable|under control)\b/i;
+/**
+ * A belief the firm sets right: "people assume … is the hold-up, but it isn't". The clause after
+ * "but" that is only "it isn't" (or "that's not so") denies the clause before it.
+ */
+const BUT_IT_ISNT =
+  /^(?:it|that|this|they)\s*(?:isn't|is not|'s not|aren't|are not|wasn't|was not|'re not)\b(?:\s+(?:true|so|the case|right))?\s*(?:[,.;!]|$)/i;
+
 /** Whether a clause denies a trouble rather than telling one. */
 export function deniedTrouble(clause: string): boolean {
   // White space collapsed first: the look-behind for a second negation rescans a run of blanks from each position.
   const text = clause.replace(/[’‘]/g, "'").replace(/\s+/g, ' ');
   if (MANY_TROUBLES.test(text)) return false;
+  if (TOPIC_ANSWERED_NO.test(text) || ANYONE_CAN.test(text) || VERDICT_AFTER.test(text)) return true;
   const at = denialAt(text);
   // "No problems until the rush", "we don't see the faults till the customer rings": the trouble
   // is denied only up to when it comes, so it is told ("until now" still denies).
@@ -320,7 +342,13 @@ export function withoutDenials(text: string): string {
     const over =
       clauses.some((c) => OVER.test(c)) &&
       clauses.some((c) => PAST.test(c) && !WENT_WELL.test(c.replace(/[’‘]/g, "'")) && !/\benough\b/i.test(c));
-    const told = clauses.flatMap((c) => {
+    // The clause a later "but it isn't" sets right, and that clause itself.
+    const setRight = new Set<number>();
+    clauses.forEach((c, i) => {
+      if (i > 0 && BUT_IT_ISNT.test(c.replace(/[’‘]/g, "'"))) setRight.add(i - 1).add(i);
+    });
+    const told = clauses.flatMap((c, i) => {
+      if (setRight.has(i)) return [];
       if (over && (PAST.test(c) || OVER.test(c))) return [];
       // A denial whose trouble is named after it ("…, except …", "…, it's …") keeps that part only.
       const after = toldAfterDenial(c.replace(/[’‘]/g, "'").replace(/\s+/g, ' '));
@@ -545,8 +573,14 @@ export function onlyWhoGist(sentence: string): string[] {
 export async function readChoices(text: string, rawChoices: Array<Choice | string>): Promise<string[]> {
   const choices = rawChoices.map(choiceOf);
   const described = await withNone(choices);
-  const phrased = await withNone(choices, { phrased: true });
+  // "Nothing in particular" here also holds troubles said to be none: a denial the rules below
+  // miss should read as nothing rather than as the trouble it names.
+  const phrased = (await withNone(choices, { phrased: true })).map((c) =>
+    c.key === NONE ? { ...c, descriptions: [...c.descriptions, ...TROUBLE_DENIED] } : c,
+  );
   const found = new Set<string>();
+  // Each choice's strongest evidence in any unit of the answer (`evidenceFor`).
+  const evidence = new Map<string, number>();
   // A trouble the firm denies is as near its class in meaning as one it tells: not read at all.
   const told = withoutTimedSteps(withoutDenials(text));
   await embedTogether(sentences(told).flatMap(unitsOf));
@@ -570,6 +604,9 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
     const wholeTop = heard[0]?.ranked[0]?.key;
     const whole = wholeTop && wholeTop !== NONE && readings[0]?.ranked[0]?.key === wholeTop ? wholeTop : undefined;
     const overruled = (key: string, i: number) => i > 0 && !!whole && whole !== key;
+    for (const [i, u] of units.entries())
+      for (const [key, score] of await evidenceFor(u, heard[i], phrased))
+        evidence.set(key, Math.max(evidence.get(key) ?? -Infinity, score));
     readings.forEach((d, i) => {
       const top = heard[i].ranked[0];
       if (!top || top.key === NONE || top.p < AGREE.minProbability || overruled(top.key, i)) return;
@@ -631,7 +668,46 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
       if (clear || sure) found.add(first.key);
     });
   }
-  return choices.map((c) => c.key).filter((k) => found.has(k));
+  // The readings above, where the two kinds of evidence together give the choice at least a
+  // fair chance; and any choice whose evidence is strong on its own, however the rules above
+  // read its sentence (a trouble told in a long sentence, inside the sentence's other business).
+  // (Without a classifier, over more choices than it is trained on, the readings above stand alone.)
+  const strength = (k: string) => evidence.get(k) ?? -Infinity;
+  const weighed = trainable(phrased) && evidence.size > 0;
+  return choices
+    .map((c) => c.key)
+    .filter((k) =>
+      weighed ? (found.has(k) && strength(k) >= EVIDENCE.kept) || strength(k) >= EVIDENCE.taken : found.has(k),
+    );
+}
+
+/**
+ * How strongly one unit speaks for each choice, from the two readings by meaning added up: the
+ * classifier's probability, plus how far the unit's nearest phrasings of the choice (the mean of
+ * the three nearest) lead those of every other choice (half of it) and those of "nothing in
+ * particular". Each reading alone errs on a different side: the classifier spreads its
+ * probability thin over many troubles when a sentence tells its trouble in the firm's own
+ * nouns, and the nearest phrasings are pulled about by shared nouns; a unit both put near the same
+ * trouble tells it.
+ */
+const EVIDENCE = { nearest: 3, lead: 0.5, overNone: 1, taken: 0.5, kept: 0.4 } as const;
+
+async function evidenceFor(
+  unit: string,
+  heard: Awaited<ReturnType<typeof classify>>,
+  phrased: Awaited<ReturnType<typeof withNone>>,
+): Promise<Map<string, number>> {
+  const near = await decide(unit, phrased, { topK: EVIDENCE.nearest, floor: 0, margin: 0 });
+  const score = (k: string) => near.ranked.find((r) => r.key === k)?.score ?? 0;
+  const none = score(NONE);
+  const out = new Map<string, number>();
+  for (const { key } of near.ranked) {
+    if (key === NONE) continue;
+    const rival = Math.max(...near.ranked.filter((r) => r.key !== key).map((r) => r.score));
+    const p = heard.ranked.find((r) => r.key === key)?.p ?? 0;
+    out.set(key, p + EVIDENCE.lead * (score(key) - rival) + EVIDENCE.overNone * (score(key) - none));
+  }
+  return out;
 }
 
 // Where the object of "we <verb> …" ends: a bracket, a clause mark, or a preposition or clause word.

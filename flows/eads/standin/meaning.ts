@@ -13,6 +13,7 @@ import type { Choice } from '../../../domain/eads-structure';
 import { choiceLabel } from '../../../domain/eads-structure';
 import { decide, type Choice as MeaningChoice } from '../../lib/standin/meaning';
 import { SCHEDULE_GOAL, SCHEDULING_TROUBLE, WORK_ORGANISATION } from './phrasings';
+import { TROUBLE_TOLD } from './trouble-phrasings';
 
 export const IDEAS: Record<string, readonly string[]> = {
   // How work is organised.
@@ -174,7 +175,7 @@ export const IDEAS: Record<string, readonly string[]> = {
   ],
 };
 
-const PHRASINGS = [WORK_ORGANISATION, SCHEDULING_TROUBLE, SCHEDULE_GOAL];
+const PHRASINGS = [WORK_ORGANISATION, SCHEDULING_TROUBLE, TROUBLE_TOLD, SCHEDULE_GOAL];
 const NOTHING = 'nothing-in-particular';
 
 /** Each idea: its short descriptions, then the everyday phrasings the classifier learns it from. */
