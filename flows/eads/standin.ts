@@ -430,49 +430,87 @@ export async function readChoice(
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
   if (first) return second ? undefined : first[0];
-  return await heardAcrossSentences(text, phrased, embeddingVotes, routes);
+  return await heardAcrossSentences(text, phrased, embeddingVotes, routes, described);
 }
 
 /**
- * How the classifier's clear readings settle a choice the embedding left open: heard clearly
- * (READ_PHRASED) in at least two sentences of the answer, in at least twice as many sentences as
- * any other choice, and once strongly (CLEAR_CONSENSUS). One sentence alone is never enough, however
- * sure: a negation ("there is no line") reads to it as what it denies. A choice a sentence's
- * embedding voted against, or a route the answer's own words contradict, is not taken.
+ * How the classifier's readings settle a choice the embedding left open, two ways.
+ *
+ * Clearly: heard clearly (READ_PHRASED) in at least two sentences of the answer, in at least
+ * twice as many sentences as any other choice, and once strongly (CLEAR_CONSENSUS).
+ *
+ * Or by the weight of the whole answer: a person describing how their work runs says it over
+ * several sentences, each only fairly plain on its own ("it all waits for the one machine", "what
+ * I decide is which job goes next"). A choice the classifier puts first, fairly sure
+ * (ACCUMULATED.fair), in at least two sentences, whose belief summed over the sentences is at
+ * least ACCUMULATED.mass and ACCUMULATED.lead times any other choice's, and which the embedding
+ * also ranks first among the choices in at least one of those units: the two readers agree
+ * somewhere, and no sentence pulls as hard the other way.
+ *
+ * Either way, one sentence alone is never enough, however sure: a negation ("there is no line")
+ * reads to it as what it denies. A choice a sentence's embedding voted against, or a route the
+ * answer's own words contradict, is not taken; and a route taken by weight needs the answer's own
+ * words for it, since the classifier hears "the same order" and "a different order" alike.
  */
 const CLEAR_CONSENSUS = { strong: 0.75, sentences: 2, lead: 2 } as const;
+const ACCUMULATED = { fair: 0.4, sentences: 2, mass: 1.2, lead: 2 } as const;
 
 async function heardAcrossSentences(
   text: string,
   phrased: Awaited<ReturnType<typeof withNone>>,
   embeddingVotes: readonly string[],
   routes: { same: string; own: string } | undefined,
+  described: Awaited<ReturnType<typeof withNone>>,
 ): Promise<string | undefined> {
   const bySentence = new Map<string, number>();
   const strongest = new Map<string, number>();
+  const fairIn = new Map<string, number>();
+  const belief = new Map<string, number>();
+  const embeddingAgrees = new Set<string>();
   const said = new Set<'same' | 'own'>();
   for (const sentence of sentences(text)) {
     const heardHere = new Set<string>();
+    const fairHere = new Map<string, number>();
     for (const unit of unitsOf(sentence)) {
       const top = (await classify(unit, phrased, { minProbability: 0 })).ranked.at(0);
       const words = routeSaid(unit);
       if (words) said.add(words);
-      if (!top || top.key === NONE || top.p < READ_PHRASED.minProbability) continue;
+      if (!top || top.key === NONE) continue;
+      if (top.p >= ACCUMULATED.fair) {
+        fairHere.set(top.key, Math.max(fairHere.get(top.key) ?? 0, top.p));
+        const nearest = (await decide(unit, described, { floor: 0, margin: 0 })).ranked.find((r) => r.key !== NONE);
+        if (nearest?.key === top.key) embeddingAgrees.add(top.key);
+      }
+      if (top.p < READ_PHRASED.minProbability) continue;
       heardHere.add(top.key);
       strongest.set(top.key, Math.max(strongest.get(top.key) ?? 0, top.p));
     }
     for (const key of heardHere) bySentence.set(key, (bySentence.get(key) ?? 0) + 1);
+    for (const [key, p] of fairHere) {
+      fairIn.set(key, (fairIn.get(key) ?? 0) + 1);
+      belief.set(key, (belief.get(key) ?? 0) + p);
+    }
   }
+  const routeContradicted = (key: string) =>
+    !!routes && (key === routes.same || key === routes.own) && said.has(key === routes.same ? 'own' : 'same');
+  const againstEmbedding = (key: string) => embeddingVotes.some((v) => v !== key && v !== NONE);
   const [best, ...rest] = [...bySentence].sort((a, b) => b[1] - a[1]);
-  if (!best) return undefined;
-  const [key, n] = best;
-  if (n < CLEAR_CONSENSUS.sentences || (strongest.get(key) ?? 0) < CLEAR_CONSENSUS.strong) return undefined;
-  if (rest.some(([, m]) => n < CLEAR_CONSENSUS.lead * m)) return undefined;
-  if (embeddingVotes.some((v) => v !== key && v !== NONE)) return undefined;
-  if (routes && (key === routes.same || key === routes.own)) {
-    const other = key === routes.same ? 'own' : 'same';
-    if (said.has(other)) return undefined;
+  if (best) {
+    const [key, n] = best;
+    const clear =
+      n >= CLEAR_CONSENSUS.sentences &&
+      (strongest.get(key) ?? 0) >= CLEAR_CONSENSUS.strong &&
+      !rest.some(([, m]) => n < CLEAR_CONSENSUS.lead * m);
+    if (clear) return againstEmbedding(key) || routeContradicted(key) ? undefined : key;
   }
+  const [heaviest, ...lighter] = [...belief].sort((a, b) => b[1] - a[1]);
+  if (!heaviest) return undefined;
+  const [key, mass] = heaviest;
+  if ((fairIn.get(key) ?? 0) < ACCUMULATED.sentences || mass < ACCUMULATED.mass) return undefined;
+  if (lighter.some(([, m]) => mass < ACCUMULATED.lead * m)) return undefined;
+  if (!embeddingAgrees.has(key) || againstEmbedding(key) || routeContradicted(key)) return undefined;
+  if (routes && (key === routes.same || key === routes.own) && !said.has(key === routes.same ? 'same' : 'own'))
+    return undefined;
   return key;
 }
 

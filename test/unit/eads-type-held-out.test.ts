@@ -134,7 +134,10 @@ const firms: Array<{ name: string; type: string; facts: Fact[] }> = [
         answer:
           'It depends entirely on the piece. A flat goes carpentry, then paint shop; a throne goes metalwork, carpentry, upholstery, then paint; a backdrop goes straight to the paint frame. No two pieces visit the shops in the same sequence.',
       },
-      { about: 'what makes planning hard', answer: 'Designers change their minds and deadlines are fixed by opening night.' },
+      {
+        about: 'what makes planning hard',
+        answer: 'Designers change their minds and deadlines are fixed by opening night.',
+      },
     ],
   },
   {
