@@ -296,6 +296,25 @@ export async function routeChoices(choices: readonly Choice[]): Promise<{ same: 
   return same && own ? { same, own } : undefined;
 }
 
+/** The choice that means "every job queues for one machine", when the EADS has one. */
+export async function oneMachineChoice(choices: readonly Choice[]): Promise<string | undefined> {
+  for (const [choice, idea] of await ideasOf(choices)) if (idea === ONE_MACHINE) return choice;
+  return undefined;
+}
+
+const ONE_MACHINE = 'one-shared-machine';
+
+/**
+ * Whether a sentence says that one thing alone is what the work waits for: words of singleness
+ * ("the only …", "a single …", "just the …", "that one …", "our one …"), whatever the thing is
+ * called. Like the words of sameness of a route, they tell apart what the meaning of the sentence
+ * hears alike: a line of several machines and one machine everything queues for both read as
+ * "machines and the order of jobs".
+ */
+export function oneSaid(sentence: string): boolean {
+  return /\b(?:only|single|sole|just (?:the|our|one)|(?:the|our|that|this) one(?! of)|one and only)\b/i.test(sentence);
+}
+
 /**
  * Whether a sentence says the work follows the same path every time or a path of its own: read
  * from its words of sameness ("the same", "identical", "fixed") and of difference ("differs",
@@ -312,13 +331,20 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
     s,
   );
   if (!routeWord && !options.aboutRoutes) return undefined;
+  // "Not the same", and the verb between ("they don't go the same way", "never take the same path").
   const negatedSame =
-    /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
-  const own =
-    negatedSame ||
-    /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
+    /(?:\bno two\b|(?:\b(?:not|never|rarely|seldom)|n't)\s+(?:\w+\s+){0,2}?(?:in\s+)?the same\b)/.test(s);
+  // "The route never varies", "it doesn't differ": a difference denied says no route of its own.
+  const negatedOwn =
+    /(?:\b(?:not|never|no|hardly|rarely)|n't)\s+(?:\w+\s+)?(?:different|differs?|differently|var(?:y|ies|ying)|unique)\b/.test(
       s,
     );
+  const own =
+    negatedSame ||
+    (!negatedOwn &&
+      /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
+        s,
+      ));
   const same =
     !negatedSame &&
     /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
