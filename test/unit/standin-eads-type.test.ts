@@ -32,6 +32,15 @@ describe('words of a route and of one machine (no model needed)', () => {
     expect(routeSaid('We do not change the route: every crate goes the same way.')).toBe('same');
   });
 
+  it('hears a difference that depends on the work without a route word, only in a sentence known to be about routes', () => {
+    expect(routeSaid('It varies with the kind of casting.', { aboutRoutes: true })).toBe('own');
+    expect(routeSaid('Different for every repair.', { aboutRoutes: true })).toBe('own');
+    expect(routeSaid('It varies with the kind of casting.')).toBeUndefined();
+    // "Its own" without a route word is as likely its own lot; a denied difference is none.
+    expect(routeSaid('Each repair is its own job.', { aboutRoutes: true })).toBeUndefined();
+    expect(routeSaid("It doesn't differ with the kind of casting.", { aboutRoutes: true })).toBeUndefined();
+  });
+
   it('hears one thing alone the work waits for, whatever it is called', () => {
     expect(oneSaid('It is really only the lathe we plan.')).toBe(true);
     expect(oneSaid('Everything here queues for the one lathe.')).toBe(true);

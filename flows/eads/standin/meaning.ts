@@ -325,8 +325,9 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   const s = sentence.toLowerCase();
   // Sameness or difference of something else ("its own lot", "a different colour") says nothing
   // of the route. Once the sentence's meaning is known to be about routes, sameness is heard
-  // whatever the route is called ("the same road"); difference still needs a route word, since
-  // "its own job" reads like a route of its own to the embedding.
+  // whatever the route is called ("the same road"); difference needs a route word unless it is a
+  // difference that depends on the work (below), since "its own job" reads like a route of its own
+  // to the embedding.
   const routeWord = /\b(?:routes?|routings?|paths?|ways?|orders?|sequences?|visits?|steps?|stages?|stations?)\b/.test(
     s,
   );
@@ -349,6 +350,12 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
     !negatedSame &&
     /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
   if (own === same) return undefined;
-  if (own && !routeWord) return undefined;
+  // Without a route word, only a difference that depends on the work ("it depends on the part",
+  // "different for every job") is heard: "its own" without one is as likely its own lot or job.
+  const dependsOnWork =
+    /\b(?:depend(?:s|ing)? on|differs?|different (?:for|per|with|from one)|var(?:y|ies|ying) (?:with|by|from))\b/.test(
+      s,
+    );
+  if (own && !routeWord && !(options.aboutRoutes && dependsOnWork && !negatedOwn)) return undefined;
   return same ? 'same' : 'own';
 }
