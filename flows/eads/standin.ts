@@ -28,7 +28,7 @@ import { NUMBER_WORDS } from '../../domain/schedule-model';
 import { ModelTask, type PromptedQuestion } from './model-tasks';
 import { classify, decide, decideFromEvidence, meaningSpace, trainable } from '../lib/standin/meaning';
 import { taskRule, type StandinRule } from '../lib/standin';
-import { NONE, routeChoices, routeSaid, withNone } from './standin/meaning';
+import { NONE, oneMachineChoice, oneSaid, routeChoices, routeSaid, withNone } from './standin/meaning';
 import { routeShape } from './standin/structure';
 import { TROUBLE_DENIED } from './standin/trouble-phrasings';
 
@@ -426,7 +426,10 @@ export async function readChoice(
   const isRoute = (key: string) => !!routes && (key === routes.same || key === routes.own);
   const phrased = await withNone(choices, { phrased: true });
   const votes = new Map<string, number>();
-  const heardClearly = new Set<string>();
+  // What the classifier hears clearly, and whether the embedding also ranks it first among the choices there.
+  const heardClearly = new Map<string, boolean>();
+  // Choices voted for where the classifier also puts them first (between the routes, the words decided).
+  const agreed = new Set<string>();
   const units = unitsOf(text);
   await embedTogether(units);
   for (const unit of units) {
@@ -437,70 +440,121 @@ export async function readChoice(
     // Which of the two routes a unit means is its own words' call (sameness or difference of the
     // route), never the embedding's, which hears "the same order" and "jobs in order" alike; or,
     // where the words say neither, the classifier's when it is clear (0.8: right 9 times in 10
-    // under cross-validation). Words that say the other route always win.
+    // under cross-validation). Words that say the other route always win: the embedding's clear
+    // reading says the unit is about routes, and the words which route it is.
     const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
-    const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && (said || heardP(d.key) < CLEAR_ROUTE);
-    const key = unsaid ? undefined : (d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
+    const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && !said && heardP(d.key) < CLEAR_ROUTE;
+    const key = unsaid ? undefined : (saidKey ?? d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
     // What the classifier clearly hears in any unit is evidence too: in one unit not enough to take a
     // choice on, but enough to contradict another (between the two routes, the words decide); heard
     // across sentences, it settles what the embedding left open (heardAcrossSentences).
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
-    if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) heardClearly.add(clear.key);
+    if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) {
+      const nearest = d.ranked.find((r) => r.key !== NONE)?.key;
+      heardClearly.set(clear.key, (heardClearly.get(clear.key) ?? false) || nearest === clear.key);
+    }
     if (!key || key === NONE) continue;
     votes.set(key, (votes.get(key) ?? 0) + 1);
+    const top = heard.ranked.find((r) => r.key !== NONE);
+    if (top && top.p >= AGREE.minProbability && (top.key === key || (isRoute(top.key) && isRoute(key))))
+      agreed.add(key);
   }
   const contradicts = (a: string, b: string) => a !== b && !(isRoute(a) && isRoute(b));
   const embeddingVotes = [...votes.keys()];
-  for (const key of [...votes.keys()]) if ([...heardClearly].some((h) => contradicts(h, key))) votes.set(key, 0);
+  // A clear reading of the classifier contradicts a vote, unless both readers agreed on the vote
+  // and the contradicting reading is the classifier's alone (the embedding ranks another choice
+  // first where it was heard): one reader's slip over one clause does not undo what both heard.
+  for (const key of [...votes.keys()])
+    if ([...heardClearly].some(([h, both]) => contradicts(h, key) && (both || !agreed.has(key)))) votes.set(key, 0);
   for (const [key, n] of votes) if (n === 0) votes.delete(key);
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
   if (first) return second ? undefined : first[0];
-  return await heardAcrossSentences(text, phrased, embeddingVotes, routes);
+  return await heardAcrossSentences(text, phrased, embeddingVotes, routes, described, await oneMachineChoice(choices));
 }
 
 /**
- * How the classifier's clear readings settle a choice the embedding left open: heard clearly
- * (READ_PHRASED) in at least two sentences of the answer, in at least twice as many sentences as
- * any other choice, and once strongly (CLEAR_CONSENSUS). One sentence alone is never enough, however
- * sure: a negation ("there is no line") reads to it as what it denies. A choice a sentence's
- * embedding voted against, or a route the answer's own words contradict, is not taken.
+ * How the classifier's readings settle a choice the embedding left open, two ways.
+ *
+ * Clearly: heard clearly (READ_PHRASED) in at least two sentences of the answer, in at least
+ * twice as many sentences as any other choice, and once strongly (CLEAR_CONSENSUS).
+ *
+ * Or by the weight of the whole answer: a person describing how their work runs says it over
+ * several sentences, each only fairly plain on its own ("it all waits for the one machine", "what
+ * I decide is which job goes next"). A choice the classifier puts first, fairly sure
+ * (ACCUMULATED.fair), in at least two sentences, whose belief summed over the sentences is at
+ * least ACCUMULATED.mass and ACCUMULATED.lead times any other choice's, and which the embedding
+ * also ranks first among the choices in at least one of those units (or, for one shared machine,
+ * which a unit says in words of singleness, `oneSaid`: the embedding hears a line of machines and
+ * one machine alike): two readers agree somewhere, and no sentence pulls as hard the other way.
+ *
+ * Either way, one sentence alone is never enough, however sure: a negation ("there is no line")
+ * reads to it as what it denies. A choice a sentence's embedding voted against, or a route the
+ * answer's own words contradict, is not taken; and a route taken by weight needs the answer's own
+ * words for it, since the classifier hears "the same order" and "a different order" alike.
  */
 const CLEAR_CONSENSUS = { strong: 0.75, sentences: 2, lead: 2 } as const;
+const ACCUMULATED = { fair: 0.4, sentences: 2, mass: 1.2, lead: 2 } as const;
 
 async function heardAcrossSentences(
   text: string,
   phrased: Awaited<ReturnType<typeof withNone>>,
   embeddingVotes: readonly string[],
   routes: { same: string; own: string } | undefined,
+  described: Awaited<ReturnType<typeof withNone>>,
+  oneMachine: string | undefined,
 ): Promise<string | undefined> {
   const bySentence = new Map<string, number>();
   const strongest = new Map<string, number>();
+  const fairIn = new Map<string, number>();
+  const belief = new Map<string, number>();
+  const embeddingAgrees = new Set<string>();
   const said = new Set<'same' | 'own'>();
   for (const sentence of sentences(text)) {
     const heardHere = new Set<string>();
+    const fairHere = new Map<string, number>();
     for (const unit of unitsOf(sentence)) {
       const top = (await classify(unit, phrased, { minProbability: 0 })).ranked.at(0);
       const words = routeSaid(unit);
       if (words) said.add(words);
-      if (!top || top.key === NONE || top.p < READ_PHRASED.minProbability) continue;
+      if (!top || top.key === NONE) continue;
+      if (top.p >= ACCUMULATED.fair) {
+        fairHere.set(top.key, Math.max(fairHere.get(top.key) ?? 0, top.p));
+        const nearest = (await decide(unit, described, { floor: 0, margin: 0 })).ranked.find((r) => r.key !== NONE);
+        if (nearest?.key === top.key || (top.key === oneMachine && oneSaid(unit))) embeddingAgrees.add(top.key);
+      }
+      if (top.p < READ_PHRASED.minProbability) continue;
       heardHere.add(top.key);
       strongest.set(top.key, Math.max(strongest.get(top.key) ?? 0, top.p));
     }
     for (const key of heardHere) bySentence.set(key, (bySentence.get(key) ?? 0) + 1);
+    for (const [key, p] of fairHere) {
+      fairIn.set(key, (fairIn.get(key) ?? 0) + 1);
+      belief.set(key, (belief.get(key) ?? 0) + p);
+    }
   }
+  const routeContradicted = (key: string) =>
+    !!routes && (key === routes.same || key === routes.own) && said.has(key === routes.same ? 'own' : 'same');
+  const againstEmbedding = (key: string) => embeddingVotes.some((v) => v !== key && v !== NONE);
   const [best, ...rest] = [...bySentence].sort((a, b) => b[1] - a[1]);
-  if (!best) return undefined;
-  const [key, n] = best;
-  if (n < CLEAR_CONSENSUS.sentences || (strongest.get(key) ?? 0) < CLEAR_CONSENSUS.strong) return undefined;
-  if (rest.some(([, m]) => n < CLEAR_CONSENSUS.lead * m)) return undefined;
-  if (embeddingVotes.some((v) => v !== key && v !== NONE)) return undefined;
-  if (routes && (key === routes.same || key === routes.own)) {
-    const other = key === routes.same ? 'own' : 'same';
-    if (said.has(other)) return undefined;
+  if (best) {
+    const [key, n] = best;
+    const clear =
+      n >= CLEAR_CONSENSUS.sentences &&
+      (strongest.get(key) ?? 0) >= CLEAR_CONSENSUS.strong &&
+      !rest.some(([, m]) => n < CLEAR_CONSENSUS.lead * m);
+    if (clear) return againstEmbedding(key) || routeContradicted(key) ? undefined : key;
   }
+  const [heaviest, ...lighter] = [...belief].sort((a, b) => b[1] - a[1]);
+  if (!heaviest) return undefined;
+  const [key, mass] = heaviest;
+  if ((fairIn.get(key) ?? 0) < ACCUMULATED.sentences || mass < ACCUMULATED.mass) return undefined;
+  if (lighter.some(([, m]) => mass < ACCUMULATED.lead * m)) return undefined;
+  if (!embeddingAgrees.has(key) || againstEmbedding(key) || routeContradicted(key)) return undefined;
+  if (routes && (key === routes.same || key === routes.own) && !said.has(key === routes.same ? 'same' : 'own'))
+    return undefined;
   return key;
 }
 

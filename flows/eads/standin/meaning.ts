@@ -297,6 +297,25 @@ export async function routeChoices(choices: readonly Choice[]): Promise<{ same: 
   return same && own ? { same, own } : undefined;
 }
 
+/** The choice that means "every job queues for one machine", when the EADS has one. */
+export async function oneMachineChoice(choices: readonly Choice[]): Promise<string | undefined> {
+  for (const [choice, idea] of await ideasOf(choices)) if (idea === ONE_MACHINE) return choice;
+  return undefined;
+}
+
+const ONE_MACHINE = 'one-shared-machine';
+
+/**
+ * Whether a sentence says that one thing alone is what the work waits for: words of singleness
+ * ("the only …", "a single …", "just the …", "that one …", "our one …"), whatever the thing is
+ * called. Like the words of sameness of a route, they tell apart what the meaning of the sentence
+ * hears alike: a line of several machines and one machine everything queues for both read as
+ * "machines and the order of jobs".
+ */
+export function oneSaid(sentence: string): boolean {
+  return /\b(?:only|single|sole|just (?:the|our|one)|(?:the|our|that|this) one(?! of)|one and only)\b/i.test(sentence);
+}
+
 /**
  * Whether a sentence says the work follows the same path every time or a path of its own: read
  * from its words of sameness ("the same", "identical", "fixed") and of difference ("differs",
@@ -307,23 +326,37 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   const s = sentence.toLowerCase();
   // Sameness or difference of something else ("its own lot", "a different colour") says nothing
   // of the route. Once the sentence's meaning is known to be about routes, sameness is heard
-  // whatever the route is called ("the same road"); difference still needs a route word, since
-  // "its own job" reads like a route of its own to the embedding.
+  // whatever the route is called ("the same road"); difference needs a route word unless it is a
+  // difference that depends on the work (below), since "its own job" reads like a route of its own
+  // to the embedding.
   const routeWord = /\b(?:routes?|routings?|paths?|ways?|orders?|sequences?|visits?|steps?|stages?|stations?)\b/.test(
     s,
   );
   if (!routeWord && !options.aboutRoutes) return undefined;
+  // "Not the same", and the verb between ("they don't go the same way", "never take the same path").
   const negatedSame =
-    /\b(?:no two|not (?:always )?(?:in )?the same|never (?:in )?the same|rarely (?:in )?the same)\b/.test(s);
-  const own =
-    negatedSame ||
-    /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
+    /(?:\bno two\b|(?:\b(?:not|never|rarely|seldom)|n't)\s+(?:\w+\s+){0,2}?(?:in\s+)?the same\b)/.test(s);
+  // "The route never varies", "it doesn't differ": a difference denied says no route of its own.
+  const negatedOwn =
+    /(?:\b(?:not|never|no|hardly|rarely)|n't)\s+(?:\w+\s+)?(?:different|differs?|differently|var(?:y|ies|ying)|unique)\b/.test(
       s,
     );
+  const own =
+    negatedSame ||
+    (!negatedOwn &&
+      /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
+        s,
+      ));
   const same =
     !negatedSame &&
     /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
   if (own === same) return undefined;
-  if (own && !routeWord) return undefined;
+  // Without a route word, only a difference that depends on the work ("it depends on the part",
+  // "different for every job") is heard: "its own" without one is as likely its own lot or job.
+  const dependsOnWork =
+    /\b(?:depend(?:s|ing)? on|differs?|different (?:for|per|with|from one)|var(?:y|ies|ying) (?:with|by|from))\b/.test(
+      s,
+    );
+  if (own && !routeWord && !(options.aboutRoutes && dependsOnWork && !negatedOwn)) return undefined;
   return same ? 'same' : 'own';
 }

@@ -1,0 +1,74 @@
+/**
+ * How the EADS stand-in reads a firm's problem type from its words, on sentences invented here:
+ * the words of a route decide which route a sentence the embedding hears as "about routes" means,
+ * a difference denied is no route of its own, and a choice heard fairly plainly over several
+ * sentences is taken only where the embedding or the words agree somewhere.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { describeWithModel } from '../helpers/installed-embedder';
+import { cachedLibrary } from '../../flows/eads/activities/library';
+import { readChoice } from '../../flows/eads/standin';
+import { oneSaid, routeSaid } from '../../flows/eads/standin/meaning';
+
+const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
+const problemType = library
+  .get('process/scheduling-problem-type')!
+  .fields.find((f) => f.name === 'principal-problem-type')!;
+const JOB = 'JOB-SHOP-SCHEDULING-PROBLEM';
+const SINGLE = 'SINGLE-MACHINE-SCHEDULING-PROBLEM';
+
+describe('words of a route and of one machine (no model needed)', () => {
+  it('hears no route of its own where the difference is denied', () => {
+    expect(routeSaid('The route never varies: cut, sew, press.')).toBeUndefined();
+    expect(routeSaid("The order of steps doesn't differ between products.")).toBeUndefined();
+    expect(routeSaid('Every job takes a different route.')).toBe('own');
+    expect(routeSaid('No two jobs go round in the same order.')).toBe('own');
+  });
+
+  it('hears sameness denied with a verb between the denial and "the same"', () => {
+    expect(routeSaid("It depends on the order, they don't go the same way.")).toBe('own');
+    expect(routeSaid('Crates never take the same path twice.')).toBe('own');
+    expect(routeSaid('We do not change the route: every crate goes the same way.')).toBe('same');
+  });
+
+  it('hears a difference that depends on the work without a route word, only in a sentence known to be about routes', () => {
+    expect(routeSaid('It varies with the kind of casting.', { aboutRoutes: true })).toBe('own');
+    expect(routeSaid('Different for every repair.', { aboutRoutes: true })).toBe('own');
+    expect(routeSaid('It varies with the kind of casting.')).toBeUndefined();
+    // "Its own" without a route word is as likely its own lot; a denied difference is none.
+    expect(routeSaid('Each repair is its own job.', { aboutRoutes: true })).toBeUndefined();
+    expect(routeSaid("It doesn't differ with the kind of casting.", { aboutRoutes: true })).toBeUndefined();
+  });
+
+  it('hears one thing alone the work waits for, whatever it is called', () => {
+    expect(oneSaid('It is really only the lathe we plan.')).toBe(true);
+    expect(oneSaid('Everything here queues for the one lathe.')).toBe(true);
+    expect(oneSaid('We run a single shift.')).toBe(true);
+    expect(oneSaid('One of the lathes is old.')).toBe(false);
+    expect(oneSaid('Parts come in, get turned and get checked.')).toBe(false);
+  });
+});
+
+describeWithModel('reading the problem type by meaning (all-MiniLM-L6-v2 installed)', () => {
+  it('takes the route the words say where the embedding hears a route, though it hears the other one', async () => {
+    // The embedding's nearest choice is the line; the words say each kind has its own path.
+    expect(await readChoice('Each kind of boat takes its own path through the stations.', problemType.choices!)).toBe(
+      JOB,
+    );
+  });
+
+  it('reads no route of its own from a route that never varies', async () => {
+    expect(await readChoice('The route never varies: cut, sew, press.', problemType.choices!)).not.toBe(JOB);
+  });
+
+  it('takes one machine heard over several sentences, never from one of them alone', async () => {
+    const told = [
+      'Everything here queues for the one lathe.',
+      'Parts come in, get turned and get checked.',
+      'What I choose every day is the order the jobs go on the lathe.',
+    ];
+    expect(await readChoice(told.join(' '), problemType.choices!)).toBe(SINGLE);
+    expect(await readChoice(told[0], problemType.choices!)).toBeUndefined();
+  });
+});
