@@ -267,9 +267,9 @@ export function summarise(scores: FirmScore[], set: EvalSet = 'dev'): EvalReport
   return { metrics, failures };
 }
 
-/** Runs one surrogate interview and returns its result. */
+/** Runs one surrogate interview and returns its result. (A project id holds at most 48 characters: the firm's name is cut to fit beside the time.) */
 export async function interviewFirm(stack: OfflineStack, firm: string): Promise<RunEadsInterviewOutput> {
-  const projectId = `eval-${firm}-${Date.now().toString(36)}`.slice(0, 60);
+  const projectId = `${`eval-${firm}`.slice(0, 39)}-${Date.now().toString(36)}`;
   const handle = await startFlow(stack.client, runEadsInterviewFlow as unknown as FlowDefinition, {
     projectId,
     mode: 'surrogate',

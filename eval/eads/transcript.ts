@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   try {
     for (const firm of firms) {
       const handle = await startFlow(stack.client, runEadsInterviewFlow as unknown as FlowDefinition, {
-        projectId: `transcript-${firm}-${Date.now().toString(36)}`.slice(0, 60),
+        projectId: `${`transcript-${firm}`.slice(0, 39)}-${Date.now().toString(36)}`,
         mode: 'surrogate',
         fixture: firm,
       });
