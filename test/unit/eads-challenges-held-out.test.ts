@@ -6,7 +6,8 @@
  * before the challenge reading was changed, and never tuned on: they check that the reading
  * carries over to wording it has not seen, so the challenges tagged must be exactly the told ones
  * (a few that are not told but are fair to read in are allowed, neither for nor against).
- * Before the change 1 of the 10 was read right, after it 3; the others are marked `open`.
+ * Before the change 1 of the 10 was read right, after it 3; the others are marked `open` and counted
+ * in the pooled figures below.
  */
 import path from 'node:path';
 import { expect, it } from 'vitest';
@@ -25,11 +26,7 @@ interface HeldOut {
   told: string[];
   /** Not told, but not wrong to read in. */
   fair?: string[];
-  /**
-   * Still read wrong (a told trouble missed, or one not told tagged): kept as a test that fails
-   * while it is so (`it.fails`), so the day the reading gets it right it says so, and the firm
-   * moves to the passing ones. Not a pass: an open miss, counted in the report of the change.
-   */
+  /** Still read wrong (a told trouble missed, or one not told tagged): an open miss, in the pooled figures only. */
   open?: true;
 }
 
@@ -105,12 +102,39 @@ const FIRMS: HeldOut[] = [
 ];
 
 describeWithModel('troubles told by firms in trades no rule was written around', () => {
-  for (const firm of FIRMS) {
-    (firm.open ? it.fails : it)(`hears what ${firm.trade} told, and nothing it did not`, async () => {
+  for (const firm of FIRMS.filter((f) => !f.open)) {
+    it(`hears what ${firm.trade} told, and nothing it did not`, async () => {
       const tags = await readChoices(firm.answer, challenges.choices!);
       const fair = new Set(firm.fair ?? []);
       expect(firm.told.filter((c) => !tags.includes(c))).toEqual([]);
       expect(tags.filter((c) => !firm.told.includes(c) && !fair.has(c))).toEqual([]);
     });
   }
+
+  // The open misses are counted, not asserted one by one: a reading on the edge of its margin
+  // flips with any small change of the phrasings or thresholds, and a test per open firm would
+  // fail the day a borderline one comes out right. Pooled over all ten, the figures must not
+  // fall below what the change measured (recall 15 of 22, precision 15 of 19) by more than about
+  // one firm's worth; the rules before it had precision 15 of 23, below the bar.
+  it('keeps pooled recall and precision over all ten firms', async () => {
+    let told = 0;
+    let heard = 0;
+    let right = 0;
+    const misses: string[] = [];
+    for (const firm of FIRMS) {
+      const tags = await readChoices(firm.answer, challenges.choices!);
+      const fair = new Set(firm.fair ?? []);
+      const counted = tags.filter((c) => !fair.has(c));
+      told += firm.told.length;
+      heard += counted.length;
+      right += counted.filter((c) => firm.told.includes(c)).length;
+      const wrong = counted.filter((c) => !firm.told.includes(c));
+      const missed = firm.told.filter((c) => !tags.includes(c));
+      if (wrong.length || missed.length)
+        misses.push(`${firm.trade}: missed ${missed.join(', ')}; wrong ${wrong.join(', ')}`);
+    }
+    const summary = `recall ${right}/${told}, precision ${right}/${heard}\n${misses.join('\n')}`;
+    expect(right / told, summary).toBeGreaterThanOrEqual(0.6);
+    expect(right / Math.max(1, heard), summary).toBeGreaterThanOrEqual(0.7);
+  });
 });
