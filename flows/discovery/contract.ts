@@ -304,6 +304,10 @@ Each Monday, show how last week's NFL game predictions compared with the final s
 | actual_away_score | INT64 | Final points scored by the away team |
 `;
 
+/** How many tables fit but were set aside because another supplies their columns better. */
+const setAsideCount = (out: DiscoverFromPrpOutput): number =>
+  out.rejected.filter((r) => r.outcome === 'superseded').length;
+
 export const discoverFromPrpFlow: FlowDefinition<typeof discoverFromPrpInput, typeof discoverFromPrpOutput> = {
   type: 'discoverFromPrp',
   slug: 'discover-from-prp',
@@ -320,7 +324,8 @@ export const discoverFromPrpFlow: FlowDefinition<typeof discoverFromPrpInput, ty
   summary: (input) =>
     `Data discovery for “${oneLine(prpTitle(input.prp), 80)}”${input.targetSchema ? ` (${input.targetSchema.length} target columns)` : ''}`,
   describeResult: (out) => [
-    `${out.stats.fits} table(s) fit ${out.results.length} conceptual group(s); ${out.stats.candidates} candidate(s) validated, ${out.rejected.length} rejected`,
+    // Look-alikes set aside after they fit are in the tally of fits: counted apart.
+    `${out.stats.fits - setAsideCount(out)} table(s) fit ${out.results.length} conceptual group(s)${setAsideCount(out) ? ` (and ${setAsideCount(out)} set aside for a better source)` : ''}; ${out.stats.candidates} candidate(s) validated, ${out.rejected.length} rejected`,
     ...out.results.map(
       (r) =>
         `${r.conceptual_group} [${r.status}]: ${r.discovered_tables.map((t) => `${tableName(t)} (${t.relevance_score.toFixed(2)})`).join(', ') || '(none)'}${r.error ? ` — ${r.error}` : ''}`,

@@ -596,11 +596,13 @@ function discoveryResult(out: DiscoverFromPrpOutput): Html {
   const unsourced = out.unsourced_columns ?? out.uncovered_columns;
   const derived = out.derived_columns ?? [];
   const rejectedBy = (group: string) => out.rejected.filter((r) => r.conceptual_group === group);
+  // Look-alikes set aside after they fit are in the tally of fits: counted apart, as the reader sees them.
+  const setAside = out.rejected.filter((r) => r.outcome === 'superseded').length;
   return html`<p>
       ${count(out.target_schema.length, 'target column')}
       (${out.schema_source === 'prp' ? "from the PRP's section 9" : 'given with the input'}), searched in
-      ${count(out.stats.steps, 'step')}: ${count(out.stats.candidates, 'candidate table')} checked, ${out.stats.fits}
-      fit.
+      ${count(out.stats.steps, 'step')}: ${count(out.stats.candidates, 'candidate table')} checked,
+      ${out.stats.fits - setAside} fit${setAside ? html` (and ${setAside} set aside for a better source)` : ''}.
       ${out.stats.searches_failed ? html`${count(out.stats.searches_failed, 'search', 'searches')} failed. ` : ''}${out.stats.validations_failed ? html`${count(out.stats.validations_failed, 'check')} failed.` : ''}
     </p>
     ${

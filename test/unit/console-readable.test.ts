@@ -265,6 +265,26 @@ describe('discovery and platform check for a reader', () => {
     expect(text).not.toMatch(/conceptual_group|discovered_tables|relevance_score|[{}"]/);
   });
 
+  it('counts a look-alike set aside for a better source apart from the tables that fit', () => {
+    const withLookalike = {
+      ...discovery,
+      rejected: [
+        ...discovery.rejected,
+        {
+          conceptual_group: 'game scores',
+          table: 'p.d.rugby_games',
+          outcome: 'superseded',
+          reason: 'p.d.games supplies home_score better',
+          relevance_score: 0.7,
+        },
+      ],
+      stats: { ...discovery.stats, fits: 2 },
+    };
+    const text = shown(renderResult({ artifactDir: '/out' }, 'discoverFromPrp', withLookalike).text);
+    expect(text).toMatch(/5 candidate tables checked, 1 fit \(and 1 set aside for a better source\)/);
+    expect(text).toMatch(/p\.d\.rugby_games — set aside for a better source/);
+  });
+
   it('summarises a platform check: what was checked, the outcome, the model and backends', () => {
     const text = shown(
       renderResult({ artifactDir: '/out' }, 'platformCheck', {
