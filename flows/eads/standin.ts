@@ -1266,10 +1266,15 @@ async function readField(
 
 /** The questions of the EADS's other asked fields, except those offering the same choices. */
 function otherQuestions(field: PromptField, siblings: readonly PromptField[]): string[] {
-  const keys = (f: PromptField) => JSON.stringify((f.choices ?? []).map((c) => choiceOf(c).key));
   return siblings
-    .filter((f) => f.name !== field.name && !f.derived && f.question && keys(f) !== keys(field))
+    .filter((f) => f.name !== field.name && !f.derived && f.question && !sameChoices(f, field))
     .map((f) => f.question!);
+}
+
+/** Whether two fields offer the same choices (a list of the kinds beside the one principal kind). */
+function sameChoices(a: PromptField, b: PromptField): boolean {
+  const keys = (f: PromptField) => JSON.stringify((f.choices ?? []).map((c) => choiceOf(c).key));
+  return !!a.choices?.length && keys(a) === keys(b);
 }
 
 /** "1"/"yes" or "2"/"no" to a yes/no question whose choices were spelled out. */
@@ -1292,10 +1297,26 @@ async function deriveField(
   answer: string,
   known: Record<string, unknown>,
   context: Record<string, unknown>,
+  siblings: readonly PromptField[] = [],
+  /** The fields the answered question asked for. */
+  asked: readonly PromptField[] = [],
 ): Promise<unknown> {
   const choices = field.choices?.map(choiceOf);
   if (field.kind === 'list' && choices?.length) {
-    const picked = new Set(await readChoices(answer, choices));
+    // A list drawn from the choices of a single-choice field (the kinds of problem that seem
+    // relevant, beside the principal kind) is read as that field is, and only from answers to it:
+    // the one kind an answer clearly tells, with the same margins. Read as a list of troubles is
+    // read, from every answer, a sentence brushing against a kind added it ("we would like a
+    // fortnightly cycle that repeats" made a brewery also a project).
+    const sameKinds = (f: PromptField) => f.name !== field.name && f.kind === 'text' && sameChoices(f, field);
+    const settled = Object.values(known).some((v) => typeof v === 'string' && choices.some((c) => c.key === v));
+    const kinds = settled || siblings.some(sameKinds);
+    const heard = !kinds
+      ? await readChoices(answer, choices)
+      : asked.some(sameKinds)
+        ? [await readChoice(answer, choices)].filter((k) => k !== undefined)
+        : [];
+    const picked = new Set(heard);
     // A choice another field already settled (e.g. the principal problem type) belongs here too,
     // and so does every tag an earlier answer gave this field.
     for (const value of Object.values(known))
@@ -1670,6 +1691,7 @@ export const eadsRules: StandinRule[] = [
       const context = asObject(sections.context);
       const attempts = asObject(sections.attempts) as Record<string, number>;
       const update: Record<string, unknown> = {};
+      const askedFields = fields.filter((f) => question.targets?.includes(f.name));
       if (!UNKNOWN_RE.test(answer)) {
         for (const name of question.targets ?? []) {
           const field = fields.find((f) => f.name === name);
@@ -1681,7 +1703,7 @@ export const eadsRules: StandinRule[] = [
         // named as one in the first. Other derived fields are filled once.
         const gathers = (f: PromptField) => f.kind === 'list' && !!f.choices?.length;
         for (const field of fields.filter((f) => f.derived && (known[f.name] === undefined || gathers(f)))) {
-          const value = await deriveField(field, answer, { ...known, ...update }, context);
+          const value = await deriveField(field, answer, { ...known, ...update }, context, fields, askedFields);
           if (value === undefined) continue;
           const before = asArray<unknown>(known[field.name]);
           if (gathers(field) && asArray<unknown>(value).every((v) => before.includes(v))) continue;
