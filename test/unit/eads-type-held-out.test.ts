@@ -6,33 +6,18 @@
  * open, the question asked again with its choices spelled out. Where a reader finds the type plain,
  * the rules must find it too; and they may never settle another type.
  */
-import path from 'node:path';
 import { expect, it } from 'vitest';
 import { describeWithModel } from '../helpers/installed-embedder';
-import { cachedLibrary } from '../../flows/eads/activities/library';
 import { choiceLabel } from '../../domain/eads-structure';
-import { eadsRules } from '../../flows/eads/standin';
+import { eadsLibrary, promptFields, runEadsRule } from '../helpers/eads-fields';
 
-const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
-const eads = library.get('process/scheduling-problem-type')!;
-const fields = eads.fields.map((f) => ({
-  name: f.name,
-  kind: f.kind,
-  derived: f.derived,
-  question: f.suggestedQuestion,
-  comment: f.comment,
-  choices: f.choices,
-  multiple: f.multiple,
-}));
+const eads = eadsLibrary.get('process/scheduling-problem-type')!;
+const fields = promptFields(eads.id);
 const typeField = eads.fields.find((f) => f.name === 'principal-problem-type')!;
 const keys = typeField.choices!.map((c) => c.key);
 const labels = typeField.choices!.map((c) => `${choiceLabel(c.key, keys)}: ${c.definition}`);
 
-const rule = (task: string) => eadsRules.find((r) => r.task === task)!;
-const run = (task: string, sections: Record<string, unknown>) =>
-  Promise.resolve(rule(task).answer({ task, system: '', turns: 1, responseSchema: undefined, sections })) as Promise<
-    Record<string, unknown>
-  >;
+const run = runEadsRule;
 
 type Fact = { about: string; answer: string };
 

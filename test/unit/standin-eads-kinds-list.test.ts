@@ -3,41 +3,23 @@
  * are read as the principal kind is, and only from answers to it: an answer to another question
  * of the same topic (whether the plan repeats, whether work flows without a break) adds no kind.
  */
-import path from 'node:path';
 import { expect, it } from 'vitest';
 import { describeWithModel } from '../helpers/installed-embedder';
-import { cachedLibrary } from '../../flows/eads/activities/library';
-import { eadsRules } from '../../flows/eads/standin';
+import { eadsLibrary, promptFields, runEadsRule } from '../helpers/eads-fields';
 
-const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
-const eads = library.get('process/scheduling-problem-type')!;
-const fields = eads.fields.map((f) => ({
-  name: f.name,
-  kind: f.kind,
-  derived: f.derived,
-  question: f.suggestedQuestion,
-  comment: f.comment,
-  choices: f.choices,
-  multiple: f.multiple,
-}));
-const rule = eadsRules.find((r) => r.task === 'eads.refine')!;
+const eads = eadsLibrary.get('process/scheduling-problem-type')!;
+const fields = promptFields(eads.id);
 
 async function refine(targets: string[], question: string, answer: string, known: Record<string, unknown>) {
   const remaining = fields.filter((f) => known[f.name] === undefined || f.name === 'problem-components');
-  const out = (await rule.answer({
-    task: 'eads.refine',
-    system: '',
-    turns: 1,
-    responseSchema: undefined,
-    sections: {
-      eads: { id: eads.id, name: eads.name },
-      question: { question, targets, question_type: 'text' },
-      answer,
-      fields: remaining,
-      attempts: {},
-      data_structure: known,
-      context: {},
-    },
+  const out = (await runEadsRule('eads.refine', {
+    eads: { id: eads.id, name: eads.name },
+    question: { question, targets, question_type: 'text' },
+    answer,
+    fields: remaining,
+    attempts: {},
+    data_structure: known,
+    context: {},
   })) as { update: Record<string, unknown> };
   return { ...known, ...out.update };
 }

@@ -23,6 +23,7 @@ import {
 import { routeSaid, withNone } from '../../flows/eads/standin/meaning';
 import { classify, restoreEmbedder, useEmbedder } from '../../flows/lib/standin/meaning';
 import { wordEmbedder } from '../helpers/word-embedder';
+import { promptFields } from '../helpers/eads-fields';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
 const field = (eads: string, name: string) => library.get(eads)!.fields.find((f) => f.name === name)!;
@@ -78,15 +79,7 @@ describe('plain answers to a choice question (no model needed)', () => {
 
 describe('never the same question twice (no model needed)', () => {
   it('asks a choice again with its options numbered, in other words', async () => {
-    const fields = library.get('process/scheduling-problem-type')!.fields.map((f) => ({
-      name: f.name,
-      kind: f.kind,
-      derived: f.derived,
-      question: f.suggestedQuestion,
-      comment: f.comment,
-      choices: f.choices,
-      multiple: f.multiple,
-    }));
+    const fields = promptFields('process/scheduling-problem-type');
     const first = await run('eads.question', {
       eads: { name: 'Scheduling problem type', objective: 'Classify the problem.' },
       remaining_fields: fields,
