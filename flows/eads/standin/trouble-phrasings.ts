@@ -81,7 +81,7 @@ export const TROUBLE_TOLD: Record<string, readonly string[]> = {
   ],
   'switching-costs-time': [
     'Switching the paint line from white to black means flushing every pipe, and that takes the morning.',
-    'Each time the mill changes from softwood to hardwood, the blades and settings have to be changed.',
+    'Each time the press goes from one grade of board to the next, the dies and settings have to be changed.',
     'Going from one tablet size to another, the press has to be stripped and cleaned.',
     'Changing the moulding machine over to a different product loses an hour or two each time.',
   ],

@@ -81,7 +81,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     "I'll record students playing scales and check their timing with software.",
     'I plan to put a plug-in meter on each appliance in my flat and note the readings daily.',
     'I will photograph every mural in the town centre and count the colours used in each.',
-    'My plan is to weigh the lambs every week from birth until weaning.',
+    'My plan is to weigh each piglet every week from birth until weaning.',
   ],
   neither: [
     'The mill was built in 1812 and closed after the great flood of 1866.',

@@ -9,7 +9,7 @@
 /** What a study works with: new phrasings, same keys as `STUDY_DATA`. */
 export const STUDY_DATA_SECOND: Record<string, readonly string[]> = {
   documents: [
-    'I read nursing manuals and hospital reports written between the wars.',
+    'I read nursing manuals and hospital reports from a century ago.',
     'My sources are school inspection reports from the last century.',
     'I work through farm account books and estate letters kept in the county archive.',
     'The study rests on engineering reports and official inquiry findings.',
@@ -154,7 +154,7 @@ export const STUDY_DATA_SECOND: Record<string, readonly string[]> = {
     'Some clients received the advice service and some did not.',
     'It is a trial: treatment versus control.',
     'Two groups, one with the change and one without, measured before and after.',
-    'People were allocated at random to the app or to usual care.',
+    'People were randomly allocated to the app or to usual care.',
     'Some classes got the new feedback method while others kept the old one.',
     'We compare a group that did the training with a group that did not.',
   ],

@@ -108,7 +108,7 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
     'Samples are heated in a furnace to see how they change.',
     'We run wind tunnel tests on scale models.',
     'I test how fabrics wear using an abrasion machine.',
-    'I image tissue sections under the microscope.',
+    'I image stained tissue sections with a microscope.',
     'I run controlled enzyme experiments in test tubes.',
     'I do chemical analysis of food samples at the bench.',
     'We run flume experiments in the hydraulics lab.',
