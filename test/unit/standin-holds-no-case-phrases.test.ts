@@ -14,9 +14,11 @@
  * Case files: the EADS fixtures and firms, the profiles, the bundled PRPs, and the evaluation
  * sets (development and sealed); a flow's rules against its own flow's cases, the shared rules
  * against all. A long word the rules use on three or more lines of their own is their vocabulary,
- * and the EADS library's definitions count as the product's own words, not as cases. The sealed sets are read to look for the rule's words in them,
- * and nothing of theirs is ever printed: a hit names the rule file, its line and the rule's own
- * phrase. (Whoever fixes a rule must not learn the sealed cases from this test either.)
+ * and the EADS library's definitions count as the product's own words, not as cases. The sealed
+ * sets are read to look for the rule's words in them, and nothing of theirs is ever printed: a
+ * hit in a sealed case names the rule file and its line only (the rule's phrase is the case's
+ * phrase, so printing it would show a piece of the case); a hit in a development case names the
+ * phrase too. (Whoever fixes a rule must not learn the sealed cases from this test either.)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -267,8 +269,15 @@ export function caseWordingIn(
   ownWords?: ReadonlySet<string>,
   /** How many case files of every flow hold a word (whether a phrase's words are common); default: `cases`. */
   allFiles: ReadonlyMap<string, number> = cases.files,
+  /**
+   * What the sealed cases hold: a hit found there names the rule's line only. The rule's phrase is
+   * the case's phrase, and printing it would show whoever fixes the rule a piece of a sealed case.
+   */
+  sealed?: CaseIndex,
 ): string[] {
   const hits = new Set<string>();
+  const hidden = (line: number) =>
+    `${file}:${line}: a phrase or uncommon word of a sealed case (not shown: reword the line)`;
   const inFiles = (w: string) => cases.files.get(w) ?? 0;
   const inAnyFiles = (w: string) => allFiles.get(w) ?? 0;
   // A long word the rules write on several lines of their own is their vocabulary (a method's
@@ -286,7 +295,7 @@ export function caseWordingIn(
           !general.trigrams.has(text) &&
           run.some((w) => inAnyFiles(w) < COMMON_IN_FILES)
         )
-          hits.add(`${file}:${line}: phrase "${text}"`);
+          hits.add(sealed?.trigrams.has(text) ? hidden(line) : `${file}:${line}: phrase "${text}"`);
       }
       for (const w of words) {
         if (
@@ -296,7 +305,7 @@ export function caseWordingIn(
           !ownVocabulary(w) &&
           !isCommonWord(w, general, vocabulary)
         )
-          hits.add(`${file}:${line}: uncommon word "${w}"`);
+          hits.add(sealed?.files.has(w) ? hidden(line) : `${file}:${line}: uncommon word "${w}"`);
       }
     }
   }
@@ -341,6 +350,30 @@ describe('stand-in rules hold no case wording', () => {
     ]);
   });
 
+  it('names only the line of a rule that holds the wording of a sealed case, never the wording', () => {
+    const sealedText = 'the home team scored against the visitors in overtime';
+    const cases = indexCases([sealedText, 'the home team lost', 'the home team won']);
+    const lits: RuleLiteral[] = [
+      { line: 2, phrases: [['scored', 'against', 'the']] },
+      { line: 3, phrases: [['overtime']] },
+    ];
+    const hits = caseWordingIn(
+      'r.ts',
+      lits,
+      cases,
+      indexCases([]),
+      new Set(),
+      undefined,
+      cases.files,
+      indexCases([sealedText]),
+    );
+    expect(hits).toEqual([
+      'r.ts:2: a phrase or uncommon word of a sealed case (not shown: reword the line)',
+      'r.ts:3: a phrase or uncommon word of a sealed case (not shown: reword the line)',
+    ]);
+    expect(hits.join(' ')).not.toMatch(/scored|overtime/);
+  });
+
   it('finds the rule files of every flow', () => {
     expect(ruleFiles().map((f) => path.relative(ROOT, f))).toEqual(
       expect.arrayContaining(['flows/discovery/standin.ts', 'flows/lib/standin.ts', 'flows/lib/standin/meaning.ts']),
@@ -350,6 +383,7 @@ describe('stand-in rules hold no case wording', () => {
   // The texts are read once and only searched; no part of a case reaches a message.
   let common: { general: CaseIndex; vocabulary: Set<string> } | undefined;
   const casesOf = new Map<string, CaseIndex>();
+  const sealedOf = new Map<string, CaseIndex>();
   const loadCorpus = (flow: string | undefined) => {
     common ??= { general: indexCases(generalTexts()), vocabulary: modelVocabulary() };
     const index = (key: string | undefined) => {
@@ -357,8 +391,17 @@ describe('stand-in rules hold no case wording', () => {
         casesOf.set(key ?? '*', indexCases(caseFiles(ROOT, key).map((f) => readFileSync(f, 'utf8'))));
       return casesOf.get(key ?? '*')!;
     };
+    if (!sealedOf.has(flow ?? '*'))
+      sealedOf.set(
+        flow ?? '*',
+        indexCases(
+          caseFiles(ROOT, flow)
+            .filter((f) => f.startsWith(path.join(ROOT, 'eval', 'sealed') + path.sep))
+            .map((f) => readFileSync(f, 'utf8')),
+        ),
+      );
     // A rule's flow's own cases hold its phrases and words; whether a word is common, all cases say.
-    return { cases: index(flow), allFiles: index(undefined).files, ...common };
+    return { cases: index(flow), allFiles: index(undefined).files, sealed: sealedOf.get(flow ?? '*')!, ...common };
   };
   const rules = ruleFiles().map((f) => path.relative(ROOT, f));
   // Each rule file parsed once, each flow's vocabulary gathered once (not again for every file).
@@ -376,8 +419,8 @@ describe('stand-in rules hold no case wording', () => {
 
   it.each(rules)('%s holds no phrase or uncommon word of a case', (file) => {
     const flow = flowOf(file);
-    const { cases, allFiles, general, vocabulary } = loadCorpus(flow);
+    const { cases, allFiles, general, vocabulary, sealed } = loadCorpus(flow);
     const literals = literalsOfRule(file);
-    expect(caseWordingIn(file, literals, cases, general, vocabulary, ownWordsOf(flow), allFiles)).toEqual([]);
+    expect(caseWordingIn(file, literals, cases, general, vocabulary, ownWordsOf(flow), allFiles, sealed)).toEqual([]);
   });
 });
