@@ -671,7 +671,7 @@ export const MEANING_THRESHOLDS = {
   /**
    * A word the data never uses at the edge of a part's name, read alone: it speaks of what happens
    * to the part, not of another thing, when it is this much nearer to a situation than to a thing
-   * (MiniLM, word alone: "outage" 0.20, "recall" 0.17, "backorder" 0.13 towards a situation;
+   * (MiniLM, word alone: "shortage" 0.18, "allocation" 0.16, "outage" 0.20 towards a situation;
    * names of things the data lacks stay below 0.09 that way: "holders" 0.08, "clips" 0.07, "lugs"
    * 0.04, most lean towards a thing).
    */
@@ -1073,8 +1073,8 @@ export class Grounder {
   }
 
   /**
-   * A part named among words about what happens to it ("the hex nuts are on backorder", "a hex nut
-   * recall"): one run of the phrase grounds as written once the words after it that
+   * A part named among words about what happens to it ("the hex nuts go on allocation", "would a
+   * hex nut shortage hurt"): one run of the phrase grounds as written once the words after it that
    * no part's name holds, and that speak of a situation rather than a thing, are set aside; every
    * other run is such words alone. A word that may name another thing
    * ("fuse holders") or a kind of the part ("waterproof connectors") stays, and the phrase stays
