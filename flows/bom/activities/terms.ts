@@ -472,21 +472,6 @@ function verbsOf(phrase: string): Set<string> {
   return verbs;
 }
 
-/** How many runs a phrase may have, and how many words after a part, for them to be read as words about it. */
-const MAX_SITUATION_RUNS = 3;
-const MAX_SITUATION_WORDS = 3;
-
-/** What a thing is, and what a situation is, for telling a part's name from words about it. */
-export const THING_DESCRIPTIONS = [
-  'a physical part, component or piece of hardware',
-  'a kind of electronic or mechanical component',
-];
-export const SITUATION_DESCRIPTIONS = [
-  'an event, situation, problem or change',
-  'an action or what happens',
-  'a quality, amount or state',
-];
-
 /** A word shaped like a verb's "-ing" or "-ed" form: what a scene says happens to its part. */
 const VERB_FORM = /^[a-z]{2,}(?:ing|ed)$/;
 
@@ -668,14 +653,6 @@ export const MEANING_THRESHOLDS = {
    * ("please", "now"); a head noun moves it to 0.6–0.82 ("fuse holders" and "fuse" 0.81), and a head noun is never dropped.
    */
   trailingFloor: 0.9,
-  /**
-   * A word the data never uses at the edge of a part's name, read alone: it speaks of what happens
-   * to the part, not of another thing, when it is this much nearer to a situation than to a thing
-   * (MiniLM, word alone: "shortage" 0.18, "allocation" 0.16, "outage" 0.20 towards a situation;
-   * names of things the data lacks stay below 0.09 that way: "holders" 0.08, "clips" 0.07, "lugs"
-   * 0.04, most lean towards a thing).
-   */
-  situationMargin: 0.12,
   /**
    * A generic head ("chips", "modules") after a qualifier that parts of several kinds hold: the
    * head narrows to one kind when it moves the phrase this much more towards that kind than
@@ -952,8 +929,6 @@ export class Grounder {
     if (best) return { ...best, asked: phrase };
     const trailing = await this.withoutTrailingWord(named);
     if (trailing) return { ...trailing, asked: phrase };
-    const framed = await this.withoutSituationWords(phrase);
-    if (framed) return { ...framed, asked: phrase };
     const { unknown } = this.splitKnown(named.split(' ').filter((w) => !isPhraseBoundary(w)));
     return {
       ...notGrounded(lexical, named),
@@ -1070,60 +1045,6 @@ export class Grounder {
     const [similarity] = await this.meaning.similarities(phrase, [rest]);
     if (similarity < MEANING_THRESHOLDS.trailingFloor) return null;
     return { ...grounded, via: 'meaning', similarity };
-  }
-
-  /**
-   * A part named among words about what happens to it ("the hex nuts go on allocation", "would a
-   * hex nut shortage hurt"): one run of the phrase grounds as written once the words after it that
-   * no part's name holds, and that speak of a situation rather than a thing, are set aside; every
-   * other run is such words alone. A word that may name another thing
-   * ("fuse holders") or a kind of the part ("waterproof connectors") stays, and the phrase stays
-   * missing: a part the data lacks is never answered with its neighbour.
-   */
-  private async withoutSituationWords(phrase: string): Promise<GroundedConcept | null> {
-    if (!this.meaning || this.names.length === 0) return null;
-    const runs = phraseRuns(phrase);
-    // Each word judged is embedded: a long clause is no part's name with a few words about it.
-    if (runs.length === 0 || runs.length > MAX_SITUATION_RUNS) return null;
-    const unknown = (w: string) => !/\d/.test(w) && this.splitKnown([w]).known.length === 0;
-    const situation = new Map<string, boolean>();
-    const isSituation = async (w: string) => {
-      if (!situation.has(w)) {
-        const [thing, what] = await Promise.all([
-          this.meaning!.similarities(w, THING_DESCRIPTIONS),
-          this.meaning!.similarities(w, SITUATION_DESCRIPTIONS),
-        ]);
-        situation.set(w, Math.max(...what) - Math.max(...thing) >= MEANING_THRESHOLDS.situationMargin);
-      }
-      return situation.get(w)!;
-    };
-    // A word is set aside by what it means, never by its form: "-ing" and "-ed" words and words a
-    // tagger reads as verbs also name kinds of parts ("cutting disc", "sealed bearing", "seals").
-    const droppable = async (w: string) => unknown(w) && (await isSituation(w));
-    let found: GroundedConcept | null = null;
-    for (const run of runs) {
-      const words = [...run];
-      while (
-        words.length &&
-        run.length - words.length < MAX_SITUATION_WORDS &&
-        (await droppable(words[words.length - 1]))
-      )
-        words.pop();
-      // Words before the part stay: a word just before it may be a kind of the part that MiniLM
-      // hears as a change ("step-down converters" are no converters in general).
-      if (words.length === 0) continue;
-      // A run that names something and does not ground is a thing the data lacks: no reading.
-      if (found) return null;
-      if (words.length === run.length && runs.length === 1) return null;
-      const g = this.vocabulary.ground(words.join(' '));
-      // In any order ("JST PH" in a description, "connector" its category) as the lexical reading
-      // takes it: every word names parts.
-      if (g.level === null || g.level > 2) return null;
-      const named = words.filter((w) => !isStopWord(w) && !/\d/.test(w));
-      if (!named.every((w) => this.names.some((n) => nameHoldsParts(n.name, w)))) return null;
-      found = { ...g, via: 'words' };
-    }
-    return found;
   }
 
   /** The words the data uses (whole, inside a word, or inside an unknown compound) and the rest. */
