@@ -134,6 +134,21 @@ describe('look-alike accepted tables', () => {
     expect(lookalikesToSetAside(results, { own: ['NSF', 'BFL'], excluded: [] }).size).toBe(0);
   });
 
+  it('reads a domain the document names as its own from the name of the table when the description is generic', () => {
+    const results = [
+      step(
+        'crossings',
+        ['route', 'passengers'],
+        [
+          table('transport.ferries.nsf_sailings', { route: 1, passengers: 0.95 }, 0.6, 'Sailings by route'),
+          table('transport.ferries.bfl_sailings', { route: 1, passengers: 0.95 }, 0.45, 'Sailings by route'),
+        ],
+      ),
+    ];
+    expect(lookalikesToSetAside(results, { own: ['NSF'], excluded: [] }).size).toBe(1);
+    expect(lookalikesToSetAside(results, { own: ['NSF', 'BFL'], excluded: [] }).size).toBe(0);
+  });
+
   it('does not set aside a table for keys alone, and a key only it carries brings it back', () => {
     const results = [
       step(

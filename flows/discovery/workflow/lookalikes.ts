@@ -75,6 +75,17 @@ function offersOf(results: StepResult[]): Map<string, Offer> {
   return offers;
 }
 
+/** The document's own domain names that a table's name holds as whole words ("p.d.wnba_games": WNBA). */
+function domainsInName(table: string, own: ReadonlySet<string>): string[] {
+  const words = (text: string) =>
+    text
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean);
+  const name = ` ${words(table).join(' ')} `;
+  return [...own].filter((d) => words(d).length > 0 && name.includes(` ${words(d).join(' ')} `));
+}
+
 /** Whether `other` supplies the column better than `own`: clearer, or as clear and nearer the requirement's subject. */
 function better(other: Claim, own: Claim, ownDomains: ReadonlySet<string>): boolean {
   // Both wanted: the document names each one's domain as its own.
@@ -99,6 +110,10 @@ export function lookalikesToSetAside(
 ): Map<string, { by: string[]; columns: string[] }> {
   const offers = offersOf(results);
   const ownDomains = new Set(domains?.own ?? []);
+  // A catalog's descriptions are often generic ("game results"): the table's own name tells its
+  // domain too ("wnba_games"), and two tables of the document's own domains are both wanted.
+  for (const offer of offers.values())
+    for (const d of domainsInName(offer.table, ownDomains)) if (!offer.markers.includes(d)) offer.markers.push(d);
   const scored = [...offers.values()].filter((o) => o.scored);
   const claimsOf = (column: string): Claim[] =>
     scored
