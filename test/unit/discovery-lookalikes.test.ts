@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DiscoveredTable, StepResult } from '../../flows/discovery/contract';
-import { lookalikesToSetAside, setAsideLookalikes } from '../../flows/discovery/workflow/lookalikes';
+import { lookalikesToSetAside, MAX_COMPARED, setAsideLookalikes } from '../../flows/discovery/workflow/lookalikes';
 
 function table(
   name: string,
@@ -89,6 +89,44 @@ describe('look-alike accepted tables', () => {
       ),
     ];
     expect(lookalikesToSetAside(results).size).toBe(0);
+  });
+
+  it('keeps every table of a circle that beats itself, and names only kept tables as better sources', () => {
+    // a is clearer than c by more than the bar; b is as clear as a and nearer the subject; c is as
+    // clear as b and nearer still: each is beaten by another, so none is the better source.
+    const circle = [
+      step(
+        'orchard yields',
+        ['orchard_id', 'yield_kg'],
+        [
+          table('farm.orchards.a', { orchard_id: 1, yield_kg: 0.8 }, 0.5),
+          table('farm.orchards.b', { orchard_id: 1, yield_kg: 0.72 }, 0.6),
+          table('farm.orchards.c', { orchard_id: 1, yield_kg: 0.64 }, 0.7),
+        ],
+      ),
+    ];
+    expect(lookalikesToSetAside(circle).size).toBe(0);
+    // With a fourth table clearly better than all, the others are set aside and each reason names it.
+    const withBest = [
+      step(
+        'orchard yields',
+        ['orchard_id', 'yield_kg'],
+        [...circle[0].discovered_tables, table('farm.orchards.d', { orchard_id: 1, yield_kg: 0.99 }, 0.7)],
+      ),
+    ];
+    const aside = lookalikesToSetAside(withBest);
+    expect([...aside.keys()].sort()).toEqual(['farm.orchards.a', 'farm.orchards.b', 'farm.orchards.c']);
+    for (const { by } of aside.values()) expect(by).toEqual(['farm.orchards.d']);
+  });
+
+  it('compares nothing past the most tables workflow code may compare', () => {
+    const many = Array.from({ length: MAX_COMPARED + 1 }, (_, i) =>
+      table(`farm.orchards.t${i}`, { orchard_id: 1, yield_kg: i === 0 ? 0.99 : 0.5 }, 0.5),
+    );
+    expect(lookalikesToSetAside([step('orchard yields', ['orchard_id', 'yield_kg'], many)]).size).toBe(0);
+    expect(
+      lookalikesToSetAside([step('orchard yields', ['orchard_id', 'yield_kg'], many.slice(0, MAX_COMPARED))]).size,
+    ).toBe(MAX_COMPARED - 1);
   });
 
   it('keeps a table that is the best source of one of its columns', () => {

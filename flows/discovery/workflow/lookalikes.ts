@@ -31,6 +31,9 @@ export const SAME_CLARITY = 0.1;
  */
 export const SAME_SUBJECT = 0.02;
 
+/** The most scored tables compared in one run (a search step accepts a handful; thousands would be slow in workflow code). */
+export const MAX_COMPARED = 200;
+
 /** Join keys: every table about the entity carries them, so supplying one says nothing of a table's worth. */
 const isKeyName = (name: string): boolean =>
   /(^|_)(id|key|uuid|pk)$/i.test(name) || /^(id|key)(_|$)/i.test(name) || /[a-z0-9](Id|Key)$/.test(name);
@@ -115,10 +118,18 @@ export function lookalikesToSetAside(
   for (const offer of offers.values())
     for (const d of domainsInName(offer.table, ownDomains)) if (!offer.markers.includes(d)) offer.markers.push(d);
   const scored = [...offers.values()].filter((o) => o.scored);
-  const claimsOf = (column: string): Claim[] =>
-    scored
-      .filter((o) => o.columns.has(column))
-      .map((o) => ({ table: o.table, score: o.columns.get(column)!, subject: o.subject, markers: o.markers }));
+  // Workflow code, so its work must stay small whatever a search returns: past this many scored
+  // tables nothing is compared (every accepted table stays, as before the comparison).
+  if (scored.length > MAX_COMPARED) return new Map();
+  // Each column's claims, gathered once.
+  const claims = new Map<string, Claim[]>();
+  for (const o of scored)
+    for (const [column, score] of o.columns) {
+      const list = claims.get(column) ?? [];
+      list.push({ table: o.table, score, subject: o.subject, markers: o.markers });
+      claims.set(column, list);
+    }
+  const claimsOf = (column: string): Claim[] => claims.get(column) ?? [];
   const setAside = new Map<string, { by: string[]; columns: string[] }>();
   for (const offer of scored) {
     const own = [...offer.columns.keys()].filter((c) => !isKeyName(c));
@@ -132,6 +143,23 @@ export function lookalikesToSetAside(
     });
     if (beaten) setAside.set(offer.table, { by: [...by].sort(), columns: own });
   }
+  // A table stays set aside only while a better source of each of its columns is itself kept:
+  // "better" mixes a bar of clarity with one of subject, so three tables can beat each other in a
+  // circle, and then none of them is the better source (all stay, as when nothing tells them
+  // apart). Tables come back in rounds until none does; each round only brings tables back.
+  for (let changed = true; changed;) {
+    changed = false;
+    const unfounded = [...setAside].filter(([table, aside]) =>
+      aside.columns.some((c) => {
+        const mine = claimsOf(c).find((k) => k.table === table)!;
+        return !claimsOf(c).some((k) => k.table !== table && !setAside.has(k.table) && better(k, mine, ownDomains));
+      }),
+    );
+    for (const [table] of unfounded) setAside.delete(table);
+    changed = unfounded.length > 0;
+  }
+  // The reasons name only the kept tables.
+  for (const aside of setAside.values()) aside.by = aside.by.filter((t) => !setAside.has(t));
   // Every column some accepted table supplied stays supplied.
   const kept = (c: string) => [...offers.values()].some((o) => !setAside.has(o.table) && o.columns.has(c));
   for (const column of new Set([...offers.values()].flatMap((o) => [...o.columns.keys()]))) {
