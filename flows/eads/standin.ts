@@ -1407,6 +1407,20 @@ export function askedParts(question: string): string[] {
   });
 }
 
+/**
+ * The indirect question a lead-in embeds ("Which of these best describes how work moves through
+ * your operation?" → "how work moves through your operation"): the clause from the first
+ * question word after the lead-in's own words, when there is one and it says enough.
+ */
+export function embeddedClause(question: string): string | undefined {
+  for (const asked of sentences(question).filter((s) => s.endsWith('?'))) {
+    const m = /^\S+(?:\s+\S+)+?\s+((?:how|what|where|when|whether|which|who|why)\b[^?]*)/i.exec(asked);
+    // "… which of these comes closest?" points back at the choices: it says nothing of its own.
+    if (m && m[1].split(/\s+/).length >= 4 && !/^which\s+of\b/i.test(m[1])) return m[1].trim();
+  }
+  return undefined;
+}
+
 const DONE_RE = /\b(that'?s all|that is all|nothing (?:more|else)|no more to add|we'?re done|that is everything)\b/i;
 const UNKNOWN_RE = /^\s*(i don'?t know|i'?m not sure|not sure|no idea|n\/a|unknown|pass)\b/i;
 
@@ -1530,7 +1544,8 @@ export const eadsRules: StandinRule[] = [
           return {
             question: isYesNo
               ? yesOrNoAgain(first)
-              : `I could not tell which of these fits best. Which number comes closest to how you work?\n${numbered}`,
+              : // The question again, so the choices are read against what was asked, not against "how you work" at large.
+                `I could not tell which of these fits best. ${first} Which number comes closest?\n${numbered}`,
             question_type: 'choice',
             choices: choiceKeys,
             help_text: 'A number is enough; say so if none fits.',
@@ -1648,15 +1663,28 @@ export const eadsRules: StandinRule[] = [
       // Whether anything the firm said is near at all is the whole question's call: a part's words
       // are fewer, so its nearness runs lower.
       const whole = await nearness([[question.question ?? '', ...offered].join(' ').trim()]);
-      const parts = askedParts(question.question ?? '');
+      // "Which of these best describes how work moves …?": the lead-in points at the choices and
+      // the clause it embeds says what the question is about; read alone, the lead-in's own words
+      // pull towards whatever fact happens to share them.
+      const askedAgain = /(?:^|\s)1\)\s/.test(question.question ?? '');
+      const about = question.question_type === 'choice' ? embeddedClause(question.question ?? '') : undefined;
+      const parts = about ? [about] : askedParts(question.question ?? '');
       const near = [...whole];
-      if (parts.length > 1) {
+      if (parts.length > 1 || about) {
         const each = await Promise.all(parts.map((p) => nearness([p])));
         near.forEach((_, i) => (near[i] = (whole[i] + each.reduce((t, r) => t + r[i], 0)) / (each.length + 1)));
       }
       const scored = rank(near);
       const first = scored[0];
-      if (whole[first.i] < SURROGATE_FLOOR) return notSure;
+      // Asked again with the choices spelled out, what comes nearest one of them is said too.
+      const byChoice = askedAgain && offered.length ? rank(await nearness(offered)) : [];
+      // The clause a lead-in embeds is the question itself, so nearness to it counts as much.
+      if (Math.max(whole[first.i], about ? near[first.i] : 0) < SURROGATE_FLOOR) {
+        // Nothing is near the question as a whole, but a person who sees the choices spelled out
+        // says what they know that one of them describes.
+        const nearestChoice = byChoice[0];
+        return nearestChoice && nearestChoice.score >= SURROGATE_FLOOR ? { answer: nearestChoice.f.answer } : notSure;
+      }
       // Only sentences are said together: a list answer ("a, b, c") stays one fact's list, or the
       // second fact's words would be read as items of the first.
       const prose = (text: string) => /[.!?]$/.test(text.trim());
@@ -1665,9 +1693,7 @@ export const eadsRules: StandinRule[] = [
       // open, and a person says more of what they know: what they said, and what they know that
       // comes nearest one of the choices (the question and all its choices read as one text blur
       // into a meaning no single fact is near).
-      const askedAgain = /(?:^|\s)1\)\s/.test(question.question ?? '');
-      const second =
-        askedAgain && offered.length ? rank(await nearness(offered)).find((x) => x.i !== first.i) : scored[1];
+      const second = byChoice.length ? byChoice.find((x) => x.i !== first.i) : scored[1];
       const both =
         (question.question_type === 'text' || askedAgain) &&
         question.question_type !== 'table' &&

@@ -206,11 +206,14 @@ const firms: Array<{ name: string; type: string; facts: Fact[] }> = [
 ];
 
 /**
- * How many of the firms get their type. Written before the rules this round changed, when 7 of
- * the 10 did; 8 do now (the pencil line and the one-crane firm stay undetermined: honest, not yet
- * right). Never fewer, and never another type.
+ * How many of the firms get their type. Written before the rules its round changed, when 7 of
+ * the 10 did; 8 did after them (the pencil line and the one-crane firm stayed undetermined:
+ * honest, not yet right). 7 since the surrogate reads a choice question by the clause its lead-in
+ * embeds ("how work moves through your operation"): 9 more of the 89 development firms get their
+ * type, and the egg station here answers "not sure" to the type question and stays undetermined.
+ * Never fewer, and never another type.
  */
-const RIGHT_AT_LEAST = 8;
+const RIGHT_AT_LEAST = 7;
 
 describeWithModel('the problem type of firms nobody tuned the rules on', () => {
   const outcomes = new Map<string, string | undefined>();

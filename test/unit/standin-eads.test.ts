@@ -4,6 +4,7 @@
  * choice), troubles said in paraphrase, the surrogate answering with the fact that means the same
  * thing as the question, and a question never asked twice in the same words.
  */
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWithModel } from '../helpers/installed-embedder';
@@ -11,6 +12,7 @@ import { cachedLibrary } from '../../flows/eads/activities/library';
 import { choiceFromPlainAnswer, choiceLabel } from '../../domain/eads-structure';
 import {
   deniedTrouble,
+  embeddedClause,
   eadsRules,
   listItems,
   parseQuantity,
@@ -93,6 +95,8 @@ describe('never the same question twice (no model needed)', () => {
     });
     expect(again.targets).toEqual(['principal-problem-type']);
     expect(again.question).not.toBe(first.question);
+    // The first question is in it, so the choices are read against what was asked.
+    expect(again.question).toContain(first.question);
     expect(again.question).toMatch(/1\) Flow shop: every job/);
     expect(again.question).toMatch(/2\) Job shop: /);
   });
@@ -672,6 +676,55 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(again).toMatch(/Every dough walks the same road/);
     // Read, it gives the flow shop or, where a sentence beside it sounds like another type, nothing.
     expect([FLOW, undefined]).toContain(await readChoice(again, problemType.choices!));
+  });
+
+  it("answers a choice question from the clause its lead-in embeds, not from the lead-in's own words", async () => {
+    // A development firm whose surrogate answered "how does work move" with the systems it plans from.
+    const firm = JSON.parse(
+      readFileSync(path.resolve(__dirname, '..', '..', 'eval', 'eads', 'firms', 'frozen-pizza-line.json'), 'utf8'),
+    ) as { facts: Array<{ about: string; answer: string }> };
+    const facts = firm.facts;
+    const labels = problemType.choices!.map(
+      (c) =>
+        `${choiceLabel(
+          c.key,
+          problemType.choices!.map((x) => x.key),
+        )}: ${c.definition}`,
+    );
+    const { answer } = (await run('eads.surrogate_answer', {
+      question: {
+        question: 'Which of these best describes how work moves through your operation?',
+        question_type: 'choice',
+        choices: problemType.choices!.map((c) => c.key),
+        choice_labels: labels,
+        targets: ['principal-problem-type'],
+      },
+      facts,
+      tables: [],
+    })) as { answer: string };
+    expect(answer).not.toMatch(/spreadsheet/);
+    expect(answer).toMatch(/station|takes the same road|Mixing/i);
+  });
+
+  it("finds the clause a question's lead-in embeds", () => {
+    expect(embeddedClause('Which of these best describes how work moves through your operation?')).toBe(
+      'how work moves through your operation',
+    );
+    expect(embeddedClause('Which of these fits?')).toBeUndefined();
+    // A lead-in that points back at the choices says nothing of its own.
+    expect(embeddedClause('To put it another way, which of these comes closest? 1) a 2) b')).toBeUndefined();
+  });
+
+  it('hears no route in sameness of something else, or in the order work is taken in', () => {
+    // The order lots are taken in, and a customer's order, are not paths through the work.
+    expect(
+      routeSaid("Every batch gets the same treatment; it's only the order of batches that changes."),
+    ).toBeUndefined();
+    expect(routeSaid('Every customer order does the same thing.')).toBeUndefined();
+    // A route that changes is a route of its own; one that never changes is not.
+    expect(routeSaid('The route changes from job to job.')).toBe('own');
+    expect(routeSaid('The route never changes.')).not.toBe('own');
+    expect(routeSaid('All jobs go in the same order.')).toBe('same');
   });
 
   it('takes a route choice only from words of sameness or difference, or from a clear classifier, never from the embedding alone', async () => {

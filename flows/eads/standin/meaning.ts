@@ -329,22 +329,27 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   // whatever the route is called ("the same road"); difference needs a route word unless it is a
   // difference that depends on the work (below), since "its own job" reads like a route of its own
   // to the embedding.
-  const routeWord = /\b(?:routes?|routings?|paths?|ways?|orders?|sequences?|visits?|steps?|stages?|stations?)\b/.test(
-    s,
-  );
+  // "Order" is a route word only as the order of the steps ("in the same order", "a different
+  // order", "the order of the stations"): a customer's order, or the order in which lots are taken
+  // ("it's only the order of lots that changes"), says nothing of their path.
+  const routeWord =
+    /\b(?:routes?|routings?|paths?|ways?|sequences?|visits?|steps?|stages?|stations?)\b/.test(s) ||
+    /\b(?:same|different|fixed|(?:its|their) own)\s+orders?\b|\bin\s+(?:the|this|that|a|an|its|their)(?:\s+\w+)?\s+order\b|\border of (?:the\s+)?(?:steps?|stages?|stations?|operations?|machines?|processes|visits?)\b/.test(
+      s,
+    );
   if (!routeWord && !options.aboutRoutes) return undefined;
   // "Not the same", and the verb between ("they don't go the same way", "never take the same path").
   const negatedSame =
     /(?:\bno two\b|(?:\b(?:not|never|rarely|seldom)|n't)\s+(?:\w+\s+){0,2}?(?:in\s+)?the same\b)/.test(s);
   // "The route never varies", "it doesn't differ": a difference denied says no route of its own.
   const negatedOwn =
-    /(?:\b(?:not|never|no|hardly|rarely)|n't)\s+(?:\w+\s+)?(?:different|differs?|differently|var(?:y|ies|ying)|unique)\b/.test(
+    /(?:\b(?:not|never|no|hardly|rarely)|n't)\s+(?:\w+\s+)?(?:different|differs?|differently|var(?:y|ies|ying)|chang(?:e|es|ing)|unique)\b/.test(
       s,
     );
   const own =
     negatedSame ||
     (!negatedOwn &&
-      /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|depends? on|unique|custom)\b/.test(
+      /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|chang(?:es|ing)|depends? on|unique|custom)\b/.test(
         s,
       ));
   const same =
@@ -354,7 +359,7 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   // Without a route word, only a difference that depends on the work ("it depends on the part",
   // "different for every job") is heard: "its own" without one is as likely its own lot or job.
   const dependsOnWork =
-    /\b(?:depend(?:s|ing)? on|differs?|different (?:for|per|with|from one)|var(?:y|ies|ying) (?:with|by|from))\b/.test(
+    /\b(?:depend(?:s|ing)? on|differs?|different (?:for|per|with|from one)|(?:var(?:y|ies|ying)|chang(?:es|ing)) (?:with|by|from))\b/.test(
       s,
     );
   if (own && !routeWord && !(options.aboutRoutes && dependsOnWork && !negatedOwn)) return undefined;
