@@ -203,6 +203,20 @@ export function unitsOf(text: string): string[] {
   return [...new Set(units)];
 }
 
+/** Each unit that spells out what a colon's head clause said, mapped to that head clause. */
+function elaborationHeads(text: string): Map<string, string> {
+  const heads = new Map<string, string>();
+  for (const sentence of sentences(text)) {
+    const colon = sentence.indexOf(': ');
+    if (colon < 0) continue;
+    const head = clausesOf(sentence.slice(0, colon)).at(-1);
+    if (!head) continue;
+    const rest = sentence.slice(colon + 2);
+    for (const unit of [rest.trim(), ...clausesOf(rest)]) if (unit) heads.set(unit, head);
+  }
+  return heads;
+}
+
 const clausesOf = (sentence: string): string[] =>
   sentence
     .split(
@@ -432,6 +446,11 @@ export async function readChoice(
   const agreed = new Set<string>();
   const units = unitsOf(text);
   await embedTogether(units);
+  // What follows a colon spells out the clause before it ("no two orders go round the same way:
+  // one needs the lathe then the grinder, the next only the mill"): read alone, its examples may
+  // sound like another choice, but they are the head clause's evidence, not a contradiction of it.
+  const headOf = elaborationHeads(text);
+  const votedBy = new Map<string, string>();
   for (const unit of units) {
     const d = await decide(unit, described, READ_ONE);
     // The classifier trained on everyday phrasings is a second reading of the unit.
@@ -451,11 +470,13 @@ export async function readChoice(
     // across sentences, it settles what the embedding left open (heardAcrossSentences).
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
-    if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability) {
+    const headVote = votedBy.get(headOf.get(unit) ?? '');
+    if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability && !headVote) {
       const nearest = d.ranked.find((r) => r.key !== NONE)?.key;
       heardClearly.set(clear.key, (heardClearly.get(clear.key) ?? false) || nearest === clear.key);
     }
     if (!key || key === NONE) continue;
+    votedBy.set(unit, key);
     votes.set(key, (votes.get(key) ?? 0) + 1);
     const top = heard.ranked.find((r) => r.key !== NONE);
     if (top && top.p >= AGREE.minProbability && (top.key === key || (isRoute(top.key) && isRoute(key))))

@@ -715,6 +715,16 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(embeddedClause('To put it another way, which of these comes closest? 1) a 2) b')).toBeUndefined();
   });
 
+  it('reads what follows a colon as the head clause spelled out, not as a contradiction of it', async () => {
+    // A development firm's answer: the examples after the colon ("the next only the mill") sound
+    // like one machine to the classifier, and cancelled the route of its own the head clause says.
+    const answer =
+      'Each order is a batch of its own, from one piece to a couple of hundred. It depends entirely on the part. ' +
+      'No two orders go round the shop the same way: one needs the lathe then the grinder, the next only the mill, ' +
+      'another goes out for heat treatment in the middle.';
+    expect(await readChoice(answer, problemType.choices!)).toBe(JOB);
+  });
+
   it('hears no route in sameness of something else, or in the order work is taken in', () => {
     // The order lots are taken in, and a customer's order, are not paths through the work.
     expect(
