@@ -572,7 +572,11 @@ async function heardAcrossSentences(
   if (!heaviest) return undefined;
   const [key, mass] = heaviest;
   if ((fairIn.get(key) ?? 0) < ACCUMULATED.sentences || mass < ACCUMULATED.mass) return undefined;
-  if (lighter.some(([, m]) => mass < ACCUMULATED.lead * m)) return undefined;
+  // A route the answer's words never say could not be taken, so it is no rival either: the
+  // classifier hears "we choose the order in which the jobs go in" as routes as readily as one machine.
+  const couldBeTaken = ([k]: [string, number]) =>
+    !routes || (k !== routes.same && k !== routes.own) || said.has(k === routes.same ? 'same' : 'own');
+  if (lighter.filter(couldBeTaken).some(([, m]) => mass < ACCUMULATED.lead * m)) return undefined;
   if (!embeddingAgrees.has(key) || againstEmbedding(key) || routeContradicted(key)) return undefined;
   if (routes && (key === routes.same || key === routes.own) && !said.has(key === routes.same ? 'same' : 'own'))
     return undefined;

@@ -32,6 +32,7 @@ const field = (eads: string, name: string) => library.get(eads)!.fields.find((f)
 const problemType = field('process/scheduling-problem-type', 'principal-problem-type');
 const challenges = field('process/warm-up-with-challenges', 'scheduling-challenges');
 const [FLOW, JOB, TIMETABLING] = ['FLOW-SHOP-SCHEDULING-PROBLEM', 'JOB-SHOP-SCHEDULING-PROBLEM', 'TIMETABLING-PROBLEM'];
+const SINGLE = 'SINGLE-MACHINE-SCHEDULING-PROBLEM';
 
 const rule = (task: string) => eadsRules.find((r) => r.task === task)!;
 const run = (task: string, sections: Record<string, unknown>) =>
@@ -723,6 +724,26 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
       'No two orders go round the shop the same way: one needs the lathe then the grinder, the next only the mill, ' +
       'another goes out for heat treatment in the middle.';
     expect(await readChoice(answer, problemType.choices!)).toBe(JOB);
+  });
+
+  it('never takes one route for all from sameness of something else', async () => {
+    // One wash pit every rug queues for; "the same cycle" is not the same path through the work.
+    const rugs =
+      "Every customer's rug goes into our big wash pit for its own cleaning cycle. We decide the order the rugs go in. " +
+      "Now and then two small rugs needing the same cycle share the pit, but mostly it's one rug per cycle.";
+    expect([SINGLE, undefined]).toContain(await readChoice(rugs, problemType.choices!));
+    expect(routeSaid('two small rugs needing the same cycle share the pit', { aboutRoutes: true })).toBeUndefined();
+    expect(routeSaid('Every crate takes the same trail through the yard.', { aboutRoutes: true })).toBe('same');
+  });
+
+  it('lets no route the words never say outweigh one machine heard across sentences', async () => {
+    // A development firm: "we choose the order in which the jobs go in" sounds like routes to both
+    // readers, but no word of the answer says a route differs, so it cannot be taken and is no rival.
+    const answer =
+      'Each job, one tool with its laid-up part or a few small parts on one tool, has to go into the autoclave for its own cure cycle. ' +
+      'We choose the order in which the jobs go in. Sometimes two small jobs with the same cycle can share a load, ' +
+      "but mostly it's one job per cure. Separate jobs, each with its own customer and due date.";
+    expect(await readChoice(answer, problemType.choices!)).toBe(SINGLE);
   });
 
   it('hears no route in sameness of something else, or in the order work is taken in', () => {

@@ -322,6 +322,11 @@ export function oneSaid(sentence: string): boolean {
  * "its own", "depends on", "no two … the same"), in a sentence that speaks of a route, path,
  * order, sequence or steps at all. A sentence saying both, or neither, says nothing.
  */
+const MOVES = String.raw`(?:takes?|took|taking|follows?|followed|following|go|goes|going|went|runs?|ran|running|pass(?:es)?|passed|passing|moves?|moved|moving|travels?|travell?ed|walks?|walked|comes?|came|visits?|visited|uses?|used)`;
+const SAMENESS_OF_A_WAY = new RegExp(
+  String.raw`\b${MOVES}\s+(?:\w+\s+){0,3}?the same\b|\bthe same(?:\s+(?:for|with|every|each|all|again)\b|\s*[.,;:!?]|\s*$)|\bidentical\b|\bfixed\b|\balways in (?:the|this|that) order\b|\bone (?:line|route|sequence)\b`,
+);
+
 export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } = {}): 'same' | 'own' | undefined {
   const s = sentence.toLowerCase();
   // Sameness or difference of something else ("its own lot", "a different colour") says nothing
@@ -363,5 +368,10 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
       s,
     );
   if (own && !routeWord && !(options.aboutRoutes && dependsOnWork && !negatedOwn)) return undefined;
+  // Without a route word, sameness speaks of the route only when the work goes, takes or follows
+  // the same something ("every crate takes the same trail"), or all of it is the same ("it's the
+  // same for all of them"): "needing the same cycle" or "does the same thing" is sameness of
+  // something else, whatever the embedding says the sentence is about.
+  if (same && !routeWord && !SAMENESS_OF_A_WAY.test(s)) return undefined;
   return same ? 'same' : 'own';
 }
