@@ -446,8 +446,8 @@ export async function readChoice(
   const agreed = new Set<string>();
   const units = unitsOf(text);
   await embedTogether(units);
-  // What follows a colon spells out the clause before it ("no two orders go round the same way:
-  // one needs the lathe then the grinder, the next only the mill"): read alone, its examples may
+  // What follows a colon spells out the clause before it ("no two repairs take the same path: one
+  // needs only the saw, the next the press then the oven"): read alone, its examples may
   // sound like another choice, but they are the head clause's evidence, not a contradiction of it.
   const headOf = elaborationHeads(text);
   const votedBy = new Map<string, string>();
@@ -573,7 +573,7 @@ async function heardAcrossSentences(
   const [key, mass] = heaviest;
   if ((fairIn.get(key) ?? 0) < ACCUMULATED.sentences || mass < ACCUMULATED.mass) return undefined;
   // A route the answer's words never say could not be taken, so it is no rival either: the
-  // classifier hears "we choose the order in which the jobs go in" as routes as readily as one machine.
+  // classifier hears "we decide which job goes in next" as routes as readily as one machine.
   const couldBeTaken = ([k]: [string, number]) =>
     !routes || (k !== routes.same && k !== routes.own) || said.has(k === routes.same ? 'same' : 'own');
   if (lighter.filter(couldBeTaken).some(([, m]) => mass < ACCUMULATED.lead * m)) return undefined;

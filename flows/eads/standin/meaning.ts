@@ -336,7 +336,7 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   // to the embedding.
   // "Order" is a route word only as the order of the steps ("in the same order", "a different
   // order", "the order of the stations"): a customer's order, or the order in which lots are taken
-  // ("it's only the order of lots that changes"), says nothing of their path.
+  // ("only the order of the batches varies"), says nothing of their path.
   const routeWord =
     /\b(?:routes?|routings?|paths?|ways?|sequences?|visits?|steps?|stages?|stations?)\b/.test(s) ||
     /\b(?:same|different|fixed|(?:its|their) own)\s+orders?\b|\bin\s+(?:the|this|that|a|an|its|their)(?:\s+\w+)?\s+order\b|\border of (?:the\s+)?(?:steps?|stages?|stations?|operations?|machines?|processes|visits?)\b/.test(
@@ -370,7 +370,7 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   if (own && !routeWord && !(options.aboutRoutes && dependsOnWork && !negatedOwn)) return undefined;
   // Without a route word, sameness speaks of the route only when the work goes, takes or follows
   // the same something ("every crate takes the same trail"), or all of it is the same ("it's the
-  // same for all of them"): "needing the same cycle" or "does the same thing" is sameness of
+  // same for all of them"): "needing the same setting" or "does the same thing" is sameness of
   // something else, whatever the embedding says the sentence is about.
   if (same && !routeWord && !SAMENESS_OF_A_WAY.test(s)) return undefined;
   return same ? 'same' : 'own';
