@@ -203,6 +203,23 @@ export function unitsOf(text: string): string[] {
   return [...new Set(units)];
 }
 
+/**
+ * Whether the one thing a sentence's words of singleness name is a piece of equipment ("the only
+ * machine", "our one big press") rather than an idea ("the only difference", "the only question"),
+ * by meaning: the few words after the singleness word, nearer equipment than an abstract idea.
+ */
+const SINGLE_THING =
+  /\b(?:the only|only the|our only|a single|the single|the sole|just the|just our|our one|the one|that one|this one|one and only)\s+((?:(?!(?:is|are|was|and|but|that|which|who|it|we|so|to|of|in|on|for)\b)[\w-]+\s*){1,3})/i;
+async function singleThingIsEquipment(unit: string): Promise<boolean> {
+  const thing = SINGLE_THING.exec(unit)?.[1]?.trim();
+  const meaning = await meaningSpace();
+  if (!thing || !meaning) return false;
+  const [equipment, idea] = await meaning.similarities(thing, [EQUIPMENT, AN_IDEA]);
+  return equipment > idea;
+}
+const EQUIPMENT = 'a machine or a piece of equipment';
+const AN_IDEA = 'a question, a difference or an idea';
+
 /** Each unit that spells out what a colon's head clause said, mapped to that head clause. */
 function elaborationHeads(text: string): Map<string, string> {
   const heads = new Map<string, string>();
@@ -451,10 +468,22 @@ export async function readChoice(
   // sound like another choice, but they are the head clause's evidence, not a contradiction of it.
   const headOf = elaborationHeads(text);
   const votedBy = new Map<string, string>();
+  const oneMachine = await oneMachineChoice(choices);
+  // Units that say in words that one machine is all there is ("the only machine", "our one big
+  // press"), and that a reader hears as one machine.
+  let oneMachineSaid = false;
   for (const unit of units) {
     const d = await decide(unit, described, READ_ONE);
     // The classifier trained on everyday phrasings is a second reading of the unit.
     const heard = await classify(unit, phrased, { minProbability: 0 });
+    if (
+      oneMachine &&
+      oneSaid(unit) &&
+      (heard.ranked.find((r) => r.key !== NONE)?.key === oneMachine ||
+        d.ranked.find((r) => r.key !== NONE)?.key === oneMachine) &&
+      (await singleThingIsEquipment(unit))
+    )
+      oneMachineSaid = true;
     const heardP = (key: string) => heard.ranked.find((r) => r.key === key)?.p ?? 0;
     // Which of the two routes a unit means is its own words' call (sameness or difference of the
     // route), never the embedding's, which hears "the same order" and "jobs in order" alike; or,
@@ -492,8 +521,11 @@ export async function readChoice(
   for (const [key, n] of votes) if (n === 0) votes.delete(key);
   const [first, second] = [...votes].sort((a, b) => b[1] - a[1]);
   // A reading that any other unit contradicts is not settled: a wrong choice here steers the rest of the interview.
+  // One route for all, through what the answer says in words is the one machine ("everything takes
+  // the same route, through our one big press"), may be one machine as well as a line: not settled.
+  if (first && first[0] === routes?.same && oneMachineSaid) return undefined;
   if (first) return second ? undefined : first[0];
-  return await heardAcrossSentences(text, phrased, embeddingVotes, routes, described, await oneMachineChoice(choices));
+  return await heardAcrossSentences(text, phrased, embeddingVotes, routes, described, oneMachine);
 }
 
 /**

@@ -4,9 +4,9 @@
  * asserts a sealed case's text.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, it as base } from 'vitest';
 import { loadFixture } from '../../flows/eads/activities/library';
 import type { RunEadsInterviewOutput } from '../../flows/eads/contract';
 import type { ProposalOutput } from '../../flows/proposal/contract';
@@ -220,7 +220,16 @@ const firmsDir = (set: EvalSet) =>
 
 // The sealed sets, and the development sets that spent sealed batches joined, load and are labelled
 // against the data the flows run on.
+// Between a sealed set's spending and its successor's installation the sealed folders hold no
+// case: those checks are skipped (and reported as skipped), never passed on nothing.
+const installed = (set: EvalSet) =>
+  set === 'dev' ||
+  ['bom', 'eads', 'proposal', 'discovery'].some(
+    (flow) => existsSync(sealedDir(flow)) && readdirSync(sealedDir(flow)).some((f) => f.endsWith('.json')),
+  );
+
 describe.each(EVAL_SETS)('the %s sets load', (set) => {
+  const it = installed(set) ? base : base.skip;
   it('every BOM truth query runs on the demo data, and absent parts have empty truth', async () => {
     const questions = loadQuestions(set);
     expect(questions.length).toBeGreaterThanOrEqual(30);

@@ -328,6 +328,30 @@ const SAMENESS_OF_A_WAY = new RegExp(
 );
 
 export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } = {}): 'same' | 'own' | undefined {
+  // Clauses set against each other ("each batch is unique in flavour, but they all go press,
+  // ferment, bottle in that order") each say their own thing: a difference in one and a route word
+  // in the other is no route of its own. Two clauses that say opposite things say nothing.
+  const clauses = sentence.split(CONTRAST).filter((c) => c.trim());
+  if (clauses.length > 1) {
+    const said = new Set(clauses.map((c) => routeSaidInClause(c, options)).filter(Boolean));
+    return said.size === 1 ? [...said][0] : undefined;
+  }
+  return routeSaidInClause(sentence, options);
+}
+
+const CONTRAST = /,?\s+(?:but|whereas|although|though|yet)\s+|,\s+and\s+/i;
+
+// A negation and what it denies, with a few words between but no clause boundary: "nothing we
+// make ever takes a different path", "not one of our jobs follows the same route".
+const NEGATION = String.raw`(?:\b(?:not|never|no|nothing|none|nobody|no one|hardly|rarely|seldom)(?:'s)?|n't)\s+(?:(?!(?:and|but|so|or|because|while|yet)\b)[\w']+\s+){0,6}?`;
+const NEGATED_SAME = new RegExp(
+  String.raw`\bno two\b|${NEGATION}(?:in\s+)?(?:the same|fixed|identical|set (?:orders?|routes?|sequences?|paths?))\b`,
+);
+const NEGATED_OWN = new RegExp(
+  String.raw`${NEGATION}(?:different|differs?|differently|var(?:y|ies|ying)|chang(?:e|es|ing)|unique)\b`,
+);
+
+function routeSaidInClause(sentence: string, options: { aboutRoutes?: boolean }): 'same' | 'own' | undefined {
   const s = sentence.toLowerCase();
   // Sameness or difference of something else ("its own lot", "a different colour") says nothing
   // of the route. Once the sentence's meaning is known to be about routes, sameness is heard
@@ -343,14 +367,11 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
       s,
     );
   if (!routeWord && !options.aboutRoutes) return undefined;
-  // "Not the same", and the verb between ("they don't go the same way", "never take the same path").
-  const negatedSame =
-    /(?:\bno two\b|(?:\b(?:not|never|rarely|seldom)|n't)\s+(?:\w+\s+){0,2}?(?:in\s+)?the same\b)/.test(s);
-  // "The route never varies", "it doesn't differ": a difference denied says no route of its own.
-  const negatedOwn =
-    /(?:\b(?:not|never|no|hardly|rarely)|n't)\s+(?:\w+\s+)?(?:different|differs?|differently|var(?:y|ies|ying)|chang(?:e|es|ing)|unique)\b/.test(
-      s,
-    );
+  // "Not the same", and the words between ("they don't go the same way", "there isn't a fixed
+  // sequence", "not every job follows the same route"): sameness denied is a route of its own.
+  const negatedSame = NEGATED_SAME.test(s);
+  // "The route never varies", "nothing ever goes in a different order": a difference denied is one route for all.
+  const negatedOwn = NEGATED_OWN.test(s);
   const own =
     negatedSame ||
     (!negatedOwn &&
@@ -359,7 +380,8 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
       ));
   const same =
     !negatedSame &&
-    /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s);
+    (negatedOwn ||
+      /\b(?:the same|identical|fixed|always in (?:the|this|that) order|one (?:line|route|sequence))\b/.test(s));
   if (own === same) return undefined;
   // Without a route word, only a difference that depends on the work ("it depends on the part",
   // "different for every job") is heard: "its own" without one is as likely its own lot or job.
