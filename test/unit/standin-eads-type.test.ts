@@ -19,6 +19,15 @@ const JOB = 'JOB-SHOP-SCHEDULING-PROBLEM';
 const SINGLE = 'SINGLE-MACHINE-SCHEDULING-PROBLEM';
 
 describe('words of a route and of one machine (no model needed)', () => {
+  it('hears routes counted as a route per kind of job', () => {
+    expect(routeSaid('Nearly every order follows one of three routes through the kiln shed.')).toBe('own');
+    expect(routeSaid('We have two standard ways: dipped candles, and moulded ones.', { aboutRoutes: true })).toBe(
+      'own',
+    );
+    // Ways of something else are no routes.
+    expect(routeSaid('There are two ways to look at it.')).toBeUndefined();
+  });
+
   it('hears one route for all where the difference is denied', () => {
     expect(routeSaid('The route never varies: cut, sew, press.')).toBe('same');
     expect(routeSaid("The order of steps doesn't differ between products.")).toBe('same');

@@ -339,6 +339,9 @@ export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } =
   return routeSaidInClause(sentence, options);
 }
 
+const SEVERAL_ROUTES =
+  /\b(?:two|three|four|five|six|several|a few|a handful of|\d+)\s+(?:\w+\s+)?(?:routes|routings|paths|sequences|(?:standard|usual|main|different) ways)\b/;
+
 const CONTRAST = /,?\s+(?:but|whereas|although|though|yet)\s+|,\s+and\s+/i;
 
 // A negation and what it denies, with a few words between but no clause boundary: "nothing we
@@ -374,6 +377,8 @@ function routeSaidInClause(sentence: string, options: { aboutRoutes?: boolean })
   const negatedOwn = NEGATED_OWN.test(s);
   const own =
     negatedSame ||
+    // Routes counted ("one of three routes", "two standard ways"): more than one route, a route per kind of job.
+    SEVERAL_ROUTES.test(s) ||
     (!negatedOwn &&
       /\b(?:different|differs?|differently|(?:its|their|his|her) own|var(?:y|ies|ying)|chang(?:es|ing)|depends? on|unique|custom)\b/.test(
         s,
