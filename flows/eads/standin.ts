@@ -1363,8 +1363,8 @@ async function deriveField(
     // A list drawn from the choices of a single-choice field (the kinds of problem that seem
     // relevant, beside the principal kind) is read as that field is, and only from answers to it:
     // the one kind an answer clearly tells, with the same margins. Read as a list of troubles is
-    // read, from every answer, a sentence brushing against a kind added it ("we would like a
-    // fortnightly cycle that repeats" made a brewery also a project).
+    // read, from every answer, a sentence brushing against a kind added it (a wish for a plan that
+    // repeats every other week made a flow shop also a project).
     const sameKinds = (f: PromptField) => f.name !== field.name && f.kind === 'text' && sameChoices(f, field);
     const settled = Object.values(known).some((v) => typeof v === 'string' && choices.some((c) => c.key === v));
     const kinds = settled || siblings.some(sameKinds);

@@ -328,8 +328,8 @@ const SAMENESS_OF_A_WAY = new RegExp(
 );
 
 export function routeSaid(sentence: string, options: { aboutRoutes?: boolean } = {}): 'same' | 'own' | undefined {
-  // Clauses set against each other ("each batch is unique in flavour, but they all go press,
-  // ferment, bottle in that order") each say their own thing: a difference in one and a route word
+  // Clauses set against each other ("every rug is a different colour, but each goes wash, dry,
+  // trim in that order") each say their own thing: a difference in one and a route word
   // in the other is no route of its own. Two clauses that say opposite things say nothing.
   const clauses = sentence.split(CONTRAST).filter((c) => c.trim());
   if (clauses.length > 1) {

@@ -81,7 +81,7 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
     'We put sensors on the bridge to measure vibration.',
     'I collect soil cores from farms across the valley.',
     "I'm recording bird song in the woods at dawn.",
-    'We placed temperature loggers along the roadside verges.',
+    'We mounted wind sensors on hilltop masts.',
     'I measure tree growth in forest plots each season.',
     'We set out camera traps in the forest.',
     "We're tagging fish and tracking them along the river.",
