@@ -28,7 +28,15 @@ import { NUMBER_WORDS } from '../../domain/schedule-model';
 import { ModelTask, type PromptedQuestion } from './model-tasks';
 import { classify, decide, decideFromEvidence, meaningSpace, trainable } from '../lib/standin/meaning';
 import { taskRule, type StandinRule } from '../lib/standin';
-import { NONE, oneMachineChoice, oneSaid, routeChoices, routeSaid, withNone } from './standin/meaning';
+import {
+  NONE,
+  oneMachineChoice,
+  oneSaid,
+  routeChoices,
+  routeSaid,
+  singleThingIsEquipment,
+  withNone,
+} from './standin/meaning';
 import { routeShape } from './standin/structure';
 import { TROUBLE_DENIED } from './standin/trouble-phrasings';
 
@@ -202,23 +210,6 @@ export function unitsOf(text: string): string[] {
   }
   return [...new Set(units)];
 }
-
-/**
- * Whether the one thing a sentence's words of singleness name is a piece of equipment ("the only
- * machine", "our one big press") rather than an idea ("the only difference", "the only question"),
- * by meaning: the few words after the singleness word, nearer equipment than an abstract idea.
- */
-const SINGLE_THING =
-  /\b(?:the only|only the|our only|a single|the single|the sole|just the|just our|our one|the one|that one|this one|one and only)\s+((?:(?!(?:is|are|was|and|but|that|which|who|it|we|so|to|of|in|on|for)\b)[\w-]+\s*){1,3})/i;
-async function singleThingIsEquipment(unit: string): Promise<boolean> {
-  const thing = SINGLE_THING.exec(unit)?.[1]?.trim();
-  const meaning = await meaningSpace();
-  if (!thing || !meaning) return false;
-  const [equipment, idea] = await meaning.similarities(thing, [EQUIPMENT, AN_IDEA]);
-  return equipment > idea;
-}
-const EQUIPMENT = 'a machine or a piece of equipment';
-const AN_IDEA = 'a question, a difference or an idea';
 
 /** Each unit that spells out what a colon's head clause said, mapped to that head clause. */
 function elaborationHeads(text: string): Map<string, string> {
@@ -588,8 +579,17 @@ async function heardAcrossSentences(
       belief.set(key, (belief.get(key) ?? 0) + p);
     }
   }
-  const routeContradicted = (key: string) =>
-    !!routes && (key === routes.same || key === routes.own) && said.has(key === routes.same ? 'own' : 'same');
+  // The words of sameness or difference a route choice needs (none for any other choice).
+  const wordsFor = (key: string) => (key === routes?.same ? 'same' : key === routes?.own ? 'own' : undefined);
+  const routeContradicted = (key: string) => {
+    const words = wordsFor(key);
+    return !!words && said.has(words === 'same' ? 'own' : 'same');
+  };
+  // A route the answer's words never say cannot be taken.
+  const couldBeTaken = (key: string) => {
+    const words = wordsFor(key);
+    return !words || said.has(words);
+  };
   const againstEmbedding = (key: string) => embeddingVotes.some((v) => v !== key && v !== NONE);
   const [best, ...rest] = [...bySentence].sort((a, b) => b[1] - a[1]);
   if (best) {
@@ -604,14 +604,11 @@ async function heardAcrossSentences(
   if (!heaviest) return undefined;
   const [key, mass] = heaviest;
   if ((fairIn.get(key) ?? 0) < ACCUMULATED.sentences || mass < ACCUMULATED.mass) return undefined;
-  // A route the answer's words never say could not be taken, so it is no rival either: the
-  // classifier hears "we decide which job goes in next" as routes as readily as one machine.
-  const couldBeTaken = ([k]: [string, number]) =>
-    !routes || (k !== routes.same && k !== routes.own) || said.has(k === routes.same ? 'same' : 'own');
-  if (lighter.filter(couldBeTaken).some(([, m]) => mass < ACCUMULATED.lead * m)) return undefined;
+  // A route that could not be taken is no rival either: the classifier hears "we decide which job
+  // goes in next" as routes as readily as one machine.
+  if (lighter.some(([k, m]) => couldBeTaken(k) && mass < ACCUMULATED.lead * m)) return undefined;
   if (!embeddingAgrees.has(key) || againstEmbedding(key) || routeContradicted(key)) return undefined;
-  if (routes && (key === routes.same || key === routes.own) && !said.has(key === routes.same ? 'same' : 'own'))
-    return undefined;
+  if (!couldBeTaken(key)) return undefined;
   return key;
 }
 

@@ -6,7 +6,7 @@
 import { DuckDBInstance } from '@duckdb/node-api';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, it as base } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadFixture } from '../../flows/eads/activities/library';
 import type { RunEadsInterviewOutput } from '../../flows/eads/contract';
 import type { ProposalOutput } from '../../flows/proposal/contract';
@@ -229,33 +229,37 @@ const installed = (set: EvalSet) =>
   );
 
 describe.each(EVAL_SETS)('the %s sets load', (set) => {
-  const it = installed(set) ? base : base.skip;
-  it('every BOM truth query runs on the demo data, and absent parts have empty truth', async () => {
-    const questions = loadQuestions(set);
-    expect(questions.length).toBeGreaterThanOrEqual(30);
-    expect(new Set(questions.map((q) => q.id)).size).toBe(questions.length);
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
-    try {
-      await connection.run(readFileSync(path.join(ROOT, 'data', 'warehouse', '010_bom.sql'), 'utf8'));
-      for (const q of questions) {
-        const rows = (await connection.runAndReadAll(q.truth_sql)).getRowObjectsJS();
-        expect(rows.length === 0, q.id).toBe(q.kind === 'absent');
+  const loads = it.skipIf(!installed(set));
+  loads(
+    'every BOM truth query runs on the demo data, and absent parts have empty truth',
+    async () => {
+      const questions = loadQuestions(set);
+      expect(questions.length).toBeGreaterThanOrEqual(30);
+      expect(new Set(questions.map((q) => q.id)).size).toBe(questions.length);
+      const instance = await DuckDBInstance.create(':memory:');
+      const connection = await instance.connect();
+      try {
+        await connection.run(readFileSync(path.join(ROOT, 'data', 'warehouse', '010_bom.sql'), 'utf8'));
+        for (const q of questions) {
+          const rows = (await connection.runAndReadAll(q.truth_sql)).getRowObjectsJS();
+          expect(rows.length === 0, q.id).toBe(q.kind === 'absent');
+        }
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
       }
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
-    // Some three hundred queries: seconds on a busy machine, more than the default limit.
-  }, 60_000);
+      // Some three hundred queries: seconds on a busy machine, more than the default limit.
+    },
+    60_000,
+  );
 
-  it('every firm has a fixture the surrogate can read', () => {
+  loads('every firm has a fixture the surrogate can read', () => {
     const truth = loadTruth(set);
     expect(Object.keys(truth).length).toBeGreaterThanOrEqual(4);
     for (const firm of Object.keys(truth)) expect(loadFixture([firmsDir(set)], firm)['fixture-id']).toBe(firm);
   });
 
-  it('every profile and PRP is labelled against the bundled corpus and catalog', () => {
+  loads('every profile and PRP is labelled against the bundled corpus and catalog', () => {
     const corpus = new Set(
       (
         JSON.parse(readFileSync(path.join(ROOT, 'data', 'search', 'literature.json'), 'utf8')) as Array<{ id: string }>

@@ -40,6 +40,33 @@ const run = (task: string, sections: Record<string, unknown>) =>
     Record<string, unknown>
   >;
 
+/** The problem-type choices in words, as the interviewer offers them. */
+const typeLabels = () =>
+  problemType.choices!.map(
+    (c) =>
+      `${choiceLabel(
+        c.key,
+        problemType.choices!.map((x) => x.key),
+      )}: ${c.definition}`,
+  );
+/** The surrogate's answer to a problem-type question, from these facts. */
+const askType = async (question: string, facts: Array<{ about: string; answer: string }>) =>
+  String(
+    (
+      await run('eads.surrogate_answer', {
+        question: {
+          question,
+          question_type: 'choice',
+          choices: problemType.choices!.map((c) => c.key),
+          choice_labels: typeLabels(),
+          targets: ['principal-problem-type'],
+        },
+        facts,
+        tables: [],
+      })
+    ).answer,
+  );
+
 describe('plain answers to a choice question (no model needed)', () => {
   it('take a number, an ordinal, the key in any spelling, or the choice’s name', () => {
     const choices = problemType.choices!;
@@ -648,31 +675,11 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
         answer: 'Every dough walks the same road: mixer, tubs, bench, oven, racks, crates.',
       },
     ];
-    const labels = problemType.choices!.map(
-      (c) =>
-        `${choiceLabel(
-          c.key,
-          problemType.choices!.map((x) => x.key),
-        )}: ${c.definition}`,
-    );
-    const ask = async (question: string) =>
-      String(
-        (
-          await run('eads.surrogate_answer', {
-            question: {
-              question,
-              question_type: 'choice',
-              choices: problemType.choices!.map((c) => c.key),
-              choice_labels: labels,
-              targets: ['principal-problem-type'],
-            },
-            facts,
-            tables: [],
-          })
-        ).answer,
-      );
+    const ask = (question: string) => askType(question, facts);
     const again = await ask(
-      `I could not tell which of these fits best. Which number comes closest to how you work?\n${labels.map((l, i) => `${i + 1}) ${l}`).join('\n')}`,
+      `I could not tell which of these fits best. Which number comes closest to how you work?\n${typeLabels()
+        .map((l, i) => `${i + 1}) ${l}`)
+        .join('\n')}`,
     );
     expect(again).toMatch(/Every dough walks the same road/);
     // Read, it gives the flow shop or, where a sentence beside it sounds like another type, nothing.
@@ -684,25 +691,7 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     const firm = JSON.parse(
       readFileSync(path.resolve(__dirname, '..', '..', 'eval', 'eads', 'firms', 'frozen-pizza-line.json'), 'utf8'),
     ) as { facts: Array<{ about: string; answer: string }> };
-    const facts = firm.facts;
-    const labels = problemType.choices!.map(
-      (c) =>
-        `${choiceLabel(
-          c.key,
-          problemType.choices!.map((x) => x.key),
-        )}: ${c.definition}`,
-    );
-    const { answer } = (await run('eads.surrogate_answer', {
-      question: {
-        question: 'Which of these best describes how work moves through your operation?',
-        question_type: 'choice',
-        choices: problemType.choices!.map((c) => c.key),
-        choice_labels: labels,
-        targets: ['principal-problem-type'],
-      },
-      facts,
-      tables: [],
-    })) as { answer: string };
+    const answer = await askType('Which of these best describes how work moves through your operation?', firm.facts);
     expect(answer).not.toMatch(/spreadsheet/);
     expect(answer).toMatch(/station|takes the same road|Mixing/i);
   });
@@ -716,14 +705,30 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(embeddedClause('To put it another way, which of these comes closest? 1) a 2) b')).toBeUndefined();
   });
 
-  it('reads what follows a colon as the head clause spelled out, not as a contradiction of it', async () => {
-    // A development firm's answer: the examples after the colon ("the next only the mill") sound
-    // like one machine to the classifier, and cancelled the route of its own the head clause says.
-    const answer =
-      'Each order is a batch of its own, from one piece to a couple of hundred. It depends entirely on the part. ' +
-      'No two orders go round the shop the same way: one needs the lathe then the grinder, the next only the mill, ' +
-      'another goes out for heat treatment in the middle.';
-    expect(await readChoice(answer, problemType.choices!)).toBe(JOB);
+  // Development firms' answers.
+  it.each([
+    {
+      // The examples after the colon ("the next only the mill") sound like one machine to the
+      // classifier, and cancelled the route of its own the head clause says.
+      reading: 'reads what follows a colon as the head clause spelled out, not as a contradiction of it',
+      answer:
+        'Each order is a batch of its own, from one piece to a couple of hundred. It depends entirely on the part. ' +
+        'No two orders go round the shop the same way: one needs the lathe then the grinder, the next only the mill, ' +
+        'another goes out for heat treatment in the middle.',
+      type: JOB,
+    },
+    {
+      // "We choose the order in which the jobs go in" sounds like routes to both readers, but no
+      // word of the answer says a route differs, so it cannot be taken and is no rival.
+      reading: 'lets no route the words never say outweigh one machine heard across sentences',
+      answer:
+        'Each job, one tool with its laid-up part or a few small parts on one tool, has to go into the autoclave for its own cure cycle. ' +
+        'We choose the order in which the jobs go in. Sometimes two small jobs with the same cycle can share a load, ' +
+        "but mostly it's one job per cure. Separate jobs, each with its own customer and due date.",
+      type: SINGLE,
+    },
+  ])('$reading', async ({ answer, type }) => {
+    expect(await readChoice(answer, problemType.choices!)).toBe(type);
   });
 
   it('never takes one route for all from sameness of something else', async () => {
@@ -734,16 +739,6 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect([SINGLE, undefined]).toContain(await readChoice(rugs, problemType.choices!));
     expect(routeSaid('two small rugs needing the same cycle share the pit', { aboutRoutes: true })).toBeUndefined();
     expect(routeSaid('Every crate takes the same trail through the yard.', { aboutRoutes: true })).toBe('same');
-  });
-
-  it('lets no route the words never say outweigh one machine heard across sentences', async () => {
-    // A development firm: "we choose the order in which the jobs go in" sounds like routes to both
-    // readers, but no word of the answer says a route differs, so it cannot be taken and is no rival.
-    const answer =
-      'Each job, one tool with its laid-up part or a few small parts on one tool, has to go into the autoclave for its own cure cycle. ' +
-      'We choose the order in which the jobs go in. Sometimes two small jobs with the same cycle can share a load, ' +
-      "but mostly it's one job per cure. Separate jobs, each with its own customer and due date.";
-    expect(await readChoice(answer, problemType.choices!)).toBe(SINGLE);
   });
 
   it('hears no route in sameness of something else, or in the order work is taken in', () => {

@@ -11,7 +11,7 @@
  */
 import type { Choice } from '../../../domain/eads-structure';
 import { choiceLabel } from '../../../domain/eads-structure';
-import { decide, type Choice as MeaningChoice } from '../../lib/standin/meaning';
+import { decide, meaningSpace, type Choice as MeaningChoice } from '../../lib/standin/meaning';
 import { SCHEDULE_GOAL, SCHEDULING_TROUBLE, WORK_ORGANISATION } from './phrasings';
 import { TROUBLE_TOLD } from './trouble-phrasings';
 
@@ -312,8 +312,29 @@ const ONE_MACHINE = 'one-shared-machine';
  * hears alike: a line of several machines and one machine everything queues for both read as
  * "machines and the order of jobs".
  */
+const SINGLENESS = String.raw`(?:only|single|sole|just (?:the|our|one)|(?:the|our|that|this) one(?! of)|one and only)`;
+const ONE_SAID = new RegExp(String.raw`\b${SINGLENESS}\b`, 'i');
 export function oneSaid(sentence: string): boolean {
-  return /\b(?:only|single|sole|just (?:the|our|one)|(?:the|our|that|this) one(?! of)|one and only)\b/i.test(sentence);
+  return ONE_SAID.test(sentence);
+}
+
+/**
+ * Whether the one thing a sentence's words of singleness name is a piece of equipment ("the only
+ * machine", "our one big press") rather than an idea ("the only difference", "the only question"),
+ * by meaning: the few words after the singleness word, nearer equipment than an abstract idea.
+ */
+const SINGLE_THING = new RegExp(
+  String.raw`\b${SINGLENESS}\s+(?:the\s+|our\s+)?((?:(?!(?:is|are|was|and|but|that|which|who|it|we|so|to|of|in|on|for)\b)[\w-]+\s*){1,3})`,
+  'i',
+);
+const EQUIPMENT = 'a machine or a piece of equipment';
+const AN_IDEA = 'a question, a difference or an idea';
+export async function singleThingIsEquipment(sentence: string): Promise<boolean> {
+  const thing = SINGLE_THING.exec(sentence)?.[1]?.trim();
+  const meaning = await meaningSpace();
+  if (!thing || !meaning) return false;
+  const [equipment, idea] = await meaning.similarities(thing, [EQUIPMENT, AN_IDEA]);
+  return equipment > idea;
 }
 
 /**
