@@ -200,9 +200,9 @@ export function choiceFromPlainAnswer(answer: string, choices: readonly Choice[]
     .replace(/(?<![.!])[.!]+$/, '')
     .trim();
   if (!text) return undefined;
-  const numbered = /^(?:(?:option|choice|number|no\.?|#)\s*)?(\d{1,2})(?:\s*[).:-].*)?$/.exec(text);
+  const numbered = /^(?:(?:option|choice|number|no\.?|#)\s*)?(\d{1,2})(\s*[).:-].*)?$/.exec(text);
   // "1) no, actually 2": a second number after the first is a change of mind, and no plain answer.
-  if (numbered && !/\d/.test(text.slice(numbered.index + numbered[0].indexOf(numbered[1]) + numbered[1].length))) {
+  if (numbered && !/\d/.test(numbered[2] ?? '')) {
     const n = Number(numbered[1]);
     return n >= 1 && n <= choices.length ? choices[n - 1].key : undefined;
   }
