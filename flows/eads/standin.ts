@@ -467,7 +467,9 @@ export async function readChoice(
     const d = await decide(unit, described, READ_ONE);
     // The classifier trained on everyday phrasings is a second reading of the unit.
     const heard = await classify(unit, phrased, { minProbability: 0 });
+    // Once is enough: each check embeds the thing named, and an answer may hold a thousand sentences.
     if (
+      !oneMachineSaid &&
       oneMachine &&
       oneSaid(unit) &&
       (heard.ranked.find((r) => r.key !== NONE)?.key === oneMachine ||
