@@ -158,6 +158,20 @@ export function echoedPhrase(sentence: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The phrases a text's own sentences say twice. Quoted passages are the researcher's or a study's
+ * own words, not the proposal's, and go before the text is split into sentences: a quote of
+ * several sentences, split first, lost its quotation marks and its repeats were counted. Citations
+ * are not prose either: two studies from one journal name it twice ("(Genome Biology, 2014) and …
+ * (Genome Biology, 2018)"), which is no echo.
+ */
+export function topicEchoes(text: string): string[] {
+  return text
+    .replace(/“[^”]*”|"[^"]*"/g, ' ')
+    .split(/(?<=[.?!])\s+/)
+    .flatMap((sentence) => echoedPhrase(sentence.replace(/\([^()]*\)/g, ' ')) ?? []);
+}
+
 export function findArtifacts(result: ProposalOutput, pdfText: string): string[] {
   const found: string[] = [];
   const feedback = [
@@ -176,12 +190,7 @@ export function findArtifacts(result: ProposalOutput, pdfText: string): string[]
     // Prose ends like prose: a sentence cut mid-word (a sliced abstract) ends in a bare fragment.
     if (/(?:statement|justification|relevance_note)/.test(where) && !/[.!?)"”’]\s*$/.test(text))
       found.push(`${where}: ends mid-sentence`);
-    for (const sentence of text.split(/(?<=[.?!])\s+/)) {
-      // Citations are not prose: two studies from one journal name it twice ("(Genome Biology, 2014)
-      // and ... (Genome Biology, 2018)"), which is no echo. Quoted titles and parenthesised sources out.
-      const echo = echoedPhrase(sentence.replace(/“[^”]*”|"[^"]*"|\([^()]*\)/g, ' '));
-      if (echo) found.push(`${where}: topic echo "${echo}"`);
-    }
+    for (const echo of topicEchoes(text)) found.push(`${where}: topic echo "${echo}"`);
   }
   if (/\w…/.test(pdfText)) found.push('pdf: cut text');
   if (/\bundefined\b|\bNaN\b|\[object Object\]/.test(pdfText)) found.push('pdf: placeholder');

@@ -23,6 +23,7 @@ import {
 import {
   cutLines,
   echoedPhrase,
+  topicEchoes,
   durationMonths,
   loadCases,
   methodFamilies,
@@ -287,5 +288,14 @@ describe('proposal topic echo', () => {
   it('finds content words said twice in one sentence, not repeated pronouns', () => {
     expect(echoedPhrase('How do ethics and multi-agent debate shape ethics and multi-agent debate?')).toBeDefined();
     expect(echoedPhrase('I want to hear what they let it do and what they never let it do.')).toBeUndefined();
+  });
+
+  it("leaves out a quote of several sentences: the researcher's own words are no echo of the proposal's", () => {
+    const quoted =
+      'In their words: “Our hives are old. Hives near the orchard swarm early, hives near the road do not.”';
+    expect(topicEchoes(quoted)).toEqual([]);
+    expect(topicEchoes('Hives near the orchard swarm early, so hives near the orchard are checked first.')).toEqual([
+      'hives near',
+    ]);
   });
 });

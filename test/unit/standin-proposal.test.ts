@@ -635,6 +635,26 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
     expect((await topicFit(volunteers, comet)).onTopic).toBe(true);
   }, 60_000);
 
+  it('takes no study that shares one name with the topic but not its subject', async () => {
+    const ferries = {
+      research_area: 'How ferry timetables shape commuting choices of island residents',
+      additional_context: 'I will survey commuters on two island routes.',
+    };
+    // A study of timetables for another kind of transport, and of another question.
+    const buses = {
+      title: 'Timetable synchronisation for urban bus networks',
+      snippet: 'We optimise departure times so that buses meet at interchange stops.',
+      keywords: ['timetables', 'bus networks', 'optimisation'],
+    };
+    expect((await topicFit(buses, ferries)).onTopic).toBe(false);
+    const islanders = {
+      title: 'Island commuters and the ferry schedule',
+      snippet: 'Residents of three islands told us how sailing times decide where they work.',
+      keywords: ['islands', 'commuting', 'ferries'],
+    };
+    expect((await topicFit(islanders, ferries)).onTopic).toBe(true);
+  }, 60_000);
+
   it('takes a study of a method the researcher lists as a skill as bearing on the topic, not a general one', async () => {
     const wheat = {
       research_area: 'Which genes wheat leaves switch on under drought',

@@ -87,7 +87,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     'The mill was built in 1812 and closed after the great flood of 1866.',
     'I grew up on a dairy farm, which is where my interest in animal welfare began.',
     'Several children in our town fell ill with asthma last winter, which made me care about air quality.',
-    'The wetland was drained in the 1950s to make room for farmland.',
+    'The wetland was drained after the war to make room for farmland.',
     'Before university I worked as a teaching assistant for two years.',
     'The old ferry pier collapsed in 1998, and the town argued for years about replacing it.',
     'The law on evicting tenants changed in 2019 after a long public campaign.',

@@ -23,7 +23,7 @@ export const DATA_STATE_PHRASINGS: Record<'existing' | 'new' | 'neither', readon
     "I'm using Elizabeth Gaskell's letters, which were edited and published as a collection in the 1960s.",
     'World Bank indicators on GDP per head and electricity access for 150 countries can be downloaded as CSV files.',
     "The central bank publishes monthly interest rate and inflation series, which I'll regress against housing starts.",
-    "I'll reuse the label information from the herbarium specimens that the university digitised last year.",
+    "I'll reuse the label information from the herbarium specimens that the university photographed last year.",
     "Met Office station records for Oxford go back to 1767, and I'll work with the daily maximum temperatures.",
     'Ringing recoveries held by the BTO since 1950 will let me map where the swallows end up in winter.',
     "The vet practice's appointment database has 12 years of entries on breed, age and diagnosis for every dog seen.",

@@ -21,7 +21,7 @@ export const NO_DATA_PHRASINGS: readonly string[] = [
   'Succession in family-run bakeries',
   'How tenants talk about damp in rented flats',
   'Women in early aviation clubs',
-  'Hedgehog numbers in suburban gardens',
+  'Fox numbers in suburban gardens',
   'The spread of rooftop beehives in city centres',
   'How referees use video replays when judging fouls',
   'How shop staff use stock-level software when ordering',
