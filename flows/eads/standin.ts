@@ -717,6 +717,10 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
     for (const [i, u] of units.entries())
       for (const [key, score] of await evidenceFor(u, heard[i], phrased))
         evidence.set(key, Math.max(evidence.get(key) ?? -Infinity, score));
+    // The sentence read whole (the first unit) is nearest to nothing in particular: its phrases
+    // ("routine services, repairs, tyres") only brush against a trouble, and only the classifier's
+    // clear reading above counts, not the two readings' agreement on a weak one.
+    if (readings[0]?.ranked[0]?.key === NONE) continue;
     readings.forEach((d, i) => {
       const top = heard[i].ranked[0];
       if (!top || top.key === NONE || top.p < AGREE.minProbability || overruled(top.key, i)) return;
@@ -725,9 +729,6 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
       const none = d.ranked.find((r) => r.key === NONE)?.score ?? 0;
       if (at >= 0 && at < AGREE.togetherAmong && score >= READ_SEVERAL.floor && score > none) found.add(top.key);
     });
-    // The sentence read whole (the first unit) is nearest to nothing in particular: its phrases
-    // ("routine services, repairs, tyres") only brush against a trouble.
-    if (readings[0]?.ranked[0]?.key === NONE) continue;
     const together = await decideFromEvidence(
       units.map((u) => ({ text: u })),
       described,
