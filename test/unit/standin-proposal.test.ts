@@ -655,6 +655,33 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
     expect((await topicFit(islanders, ferries)).onTopic).toBe(true);
   }, 60_000);
 
+  it('takes no study whose closeness to the topic is the wording they share, and keeps one that says the topic in other words', async () => {
+    const meters = {
+      research_area: 'Whether smart meters help pensioners cut their winter heating bills',
+      additional_context: 'I will compare bills of households with and without a meter.',
+    };
+    // The same device put to another use.
+    const grid = {
+      title: 'Smart meters as a source of load data for grid operators',
+      snippet: 'Half-hourly readings from smart meters let distribution networks forecast local load.',
+      keywords: ['smart meters', 'load forecasting', 'distribution networks'],
+    };
+    expect((await topicFit(grid, meters)).onTopic).toBe(false);
+    const feedback = {
+      title: 'Older households, in-home energy displays and heating costs',
+      snippet: 'Retired people shown their live gas use turned thermostats down and paid less over the winter.',
+      keywords: ['energy feedback', 'older people', 'fuel poverty'],
+    };
+    expect((await topicFit(feedback, meters)).onTopic).toBe(true);
+    // A study in the topic's own words stays on topic.
+    const rollOut = {
+      title: 'Smart meter roll-out and the bills of elderly households',
+      snippet: 'We compare the heating bills of pensioners before and after a meter was fitted.',
+      keywords: ['smart meters', 'pensioners', 'energy bills'],
+    };
+    expect((await topicFit(rollOut, meters)).onTopic).toBe(true);
+  }, 60_000);
+
   it('takes a study of a method the researcher lists as a skill as bearing on the topic, not a general one', async () => {
     const wheat = {
       research_area: 'Which genes wheat leaves switch on under drought',
