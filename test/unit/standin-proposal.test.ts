@@ -635,52 +635,59 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
     expect((await topicFit(volunteers, comet)).onTopic).toBe(true);
   }, 60_000);
 
-  it('takes no study that shares one name with the topic but not its subject', async () => {
-    const ferries = {
-      research_area: 'How ferry timetables shape commuting choices of island residents',
-      additional_context: 'I will survey commuters on two island routes.',
-    };
-    // A study of timetables for another kind of transport, and of another question.
-    const buses = {
-      title: 'Timetable synchronisation for urban bus networks',
-      snippet: 'We optimise departure times so that buses meet at interchange stops.',
-      keywords: ['timetables', 'bus networks', 'optimisation'],
-    };
-    expect((await topicFit(buses, ferries)).onTopic).toBe(false);
-    const islanders = {
-      title: 'Island commuters and the ferry schedule',
-      snippet: 'Residents of three islands told us how sailing times decide where they work.',
-      keywords: ['islands', 'commuting', 'ferries'],
-    };
-    expect((await topicFit(islanders, ferries)).onTopic).toBe(true);
-  }, 60_000);
-
-  it('takes no study whose closeness to the topic is the wording they share, and keeps one that says the topic in other words', async () => {
-    const meters = {
-      research_area: 'Whether smart meters help pensioners cut their winter heating bills',
-      additional_context: 'I will compare bills of households with and without a meter.',
-    };
-    // The same device put to another use.
-    const grid = {
-      title: 'Smart meters as a source of load data for grid operators',
-      snippet: 'Half-hourly readings from smart meters let distribution networks forecast local load.',
-      keywords: ['smart meters', 'load forecasting', 'distribution networks'],
-    };
-    expect((await topicFit(grid, meters)).onTopic).toBe(false);
-    const feedback = {
-      title: 'Older households, in-home energy displays and heating costs',
-      snippet: 'Retired people shown their live gas use turned thermostats down and paid less over the winter.',
-      keywords: ['energy feedback', 'older people', 'fuel poverty'],
-    };
-    expect((await topicFit(feedback, meters)).onTopic).toBe(true);
-    // A study in the topic's own words stays on topic.
-    const rollOut = {
-      title: 'Smart meter roll-out and the bills of elderly households',
-      snippet: 'We compare the heating bills of pensioners before and after a meter was fitted.',
-      keywords: ['smart meters', 'pensioners', 'energy bills'],
-    };
-    expect((await topicFit(rollOut, meters)).onTopic).toBe(true);
-  }, 60_000);
+  // A study that shares one name with the topic but not its subject (the same word for another
+  // kind of transport, the same device put to another use) is no literature on it; a study that
+  // says the topic in other words, or in the topic's own words, is.
+  it.each([
+    {
+      topic: {
+        research_area: 'How ferry timetables shape commuting choices of island residents',
+        additional_context: 'I will survey commuters on two island routes.',
+      },
+      sibling: {
+        title: 'Timetable synchronisation for urban bus networks',
+        snippet: 'We optimise departure times so that buses meet at interchange stops.',
+        keywords: ['timetables', 'bus networks', 'optimisation'],
+      },
+      onTopic: [
+        {
+          title: 'Island commuters and the ferry schedule',
+          snippet: 'Residents of three islands told us how sailing times decide where they work.',
+          keywords: ['islands', 'commuting', 'ferries'],
+        },
+      ],
+    },
+    {
+      topic: {
+        research_area: 'Whether smart meters help pensioners cut their winter heating bills',
+        additional_context: 'I will compare bills of households with and without a meter.',
+      },
+      sibling: {
+        title: 'Smart meters as a source of load data for grid operators',
+        snippet: 'Half-hourly readings from smart meters let distribution networks forecast local load.',
+        keywords: ['smart meters', 'load forecasting', 'distribution networks'],
+      },
+      onTopic: [
+        {
+          title: 'Older households, in-home energy displays and heating costs',
+          snippet: 'Retired people shown their live gas use turned thermostats down and paid less over the winter.',
+          keywords: ['energy feedback', 'older people', 'fuel poverty'],
+        },
+        {
+          title: 'Smart meter roll-out and the bills of elderly households',
+          snippet: 'We compare the heating bills of pensioners before and after a meter was fitted.',
+          keywords: ['smart meters', 'pensioners', 'energy bills'],
+        },
+      ],
+    },
+  ])(
+    'takes no study that only shares a name with "$topic.research_area"',
+    async ({ topic, sibling, onTopic }) => {
+      expect((await topicFit(sibling, topic)).onTopic).toBe(false);
+      for (const study of onTopic) expect((await topicFit(study, topic)).onTopic, study.title).toBe(true);
+    },
+    60_000,
+  );
 
   it('takes a study of a method the researcher lists as a skill as bearing on the topic, not a general one', async () => {
     const wheat = {
