@@ -127,7 +127,7 @@ export const TROUBLE_TOLD: Record<string, readonly string[]> = {
     'People at the earlier stages stand about because the last step is so slow.',
     'Everything we cut has to go through the single drying shed, and it cannot take more than a few loads a week.',
     'The mixers could make twice as much, but the filling machine cannot keep up with them.',
-    'Loads pile up at the weighbridge while the rest of the site is ready for more.',
+    'Loads pile up at the check-in desk while the rest of the site is ready for more.',
     'The other stations wait while one slow step works through its pile.',
     'Whatever we do upstream, the paint line only takes so many frames an hour and sets the pace.',
     'There is one loading bay, so lorries wait their turn for it while the pickers have nothing to do.',
