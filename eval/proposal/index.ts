@@ -163,13 +163,14 @@ export function echoedPhrase(sentence: string): string | undefined {
  * own words, not the proposal's, and go before the text is split into sentences: a quote of
  * several sentences, split first, lost its quotation marks and its repeats were counted. Citations
  * are not prose either: two studies from one journal name it twice ("(Genome Biology, 2014) and …
- * (Genome Biology, 2018)"), which is no echo.
+ * (Genome Biology, 2018)"), which is no echo; they too go first, since a journal's abbreviated name
+ * holds full stops. A straight quote counts only as a quotation mark at a word's edge (not 12").
  */
 export function topicEchoes(text: string): string[] {
   return text
-    .replace(/“[^”]*”|"[^"]*"/g, ' ')
+    .replace(/“[^”\n]*”|(?<=^|[\s(])"[^"\n]*"(?=[\s.,;:!?)]|$)|\([^()\n]*\)/g, ' ')
     .split(/(?<=[.?!])\s+/)
-    .flatMap((sentence) => echoedPhrase(sentence.replace(/\([^()]*\)/g, ' ')) ?? []);
+    .flatMap((sentence) => echoedPhrase(sentence) ?? []);
 }
 
 export function findArtifacts(result: ProposalOutput, pdfText: string): string[] {

@@ -706,8 +706,6 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
     const readings = await Promise.all(
       units.map((u) => decide(u, described, { topK: READ_SEVERAL.topK, floor: 0, margin: 0 })),
     );
-    // The classifier's first choice, fairly sure, that the embedding ranks among its two nearest
-    // troubles and nearer than nothing in particular: the two readings agree, though neither is clear alone.
     // What both readings hear in the sentence read whole: a clause's weak reading (neither reading
     // clear on its own) of another trouble is a phrase brushing against it ("the rooms are few"
     // resembles "few people are qualified"), not a second trouble.
@@ -718,9 +716,12 @@ export async function readChoices(text: string, rawChoices: Array<Choice | strin
       for (const [key, score] of await evidenceFor(u, heard[i], phrased))
         evidence.set(key, Math.max(evidence.get(key) ?? -Infinity, score));
     // The sentence read whole (the first unit) is nearest to nothing in particular: its phrases
-    // ("routine services, repairs, tyres") only brush against a trouble, and only the classifier's
-    // clear reading above counts, not the two readings' agreement on a weak one.
+    // ("routine services, repairs, tyres") only brush against a trouble. Only the classifier's
+    // clear reading above and the units' evidence (EVIDENCE.taken, after the loop) count, not the
+    // two readings' agreement on a weak one.
     if (readings[0]?.ranked[0]?.key === NONE) continue;
+    // The classifier's first choice, fairly sure, that the embedding ranks among its two nearest
+    // troubles and nearer than nothing in particular: the two readings agree, though neither is clear alone.
     readings.forEach((d, i) => {
       const top = heard[i].ranked[0];
       if (!top || top.key === NONE || top.p < AGREE.minProbability || overruled(top.key, i)) return;

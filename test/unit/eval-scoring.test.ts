@@ -297,5 +297,12 @@ describe('proposal topic echo', () => {
     expect(topicEchoes('Hives near the orchard swarm early, so hives near the orchard are checked first.')).toEqual([
       'hives near',
     ]);
+    // Inch marks are no quotation marks; a citation's full stops do not cut its sentence.
+    expect(
+      topicEchoes('The board is 12" wide. Hives near the orchard swarm, so hives near it are moved. It is 3" long.'),
+    ).toEqual(['hives near']);
+    expect(
+      topicEchoes('Hives near roads fare worse (J. Appl. Ecol., 2014) than hives near woods (J. Appl. Ecol., 2018).'),
+    ).toEqual(['hives near']);
   });
 });

@@ -637,7 +637,9 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
 
   // A study that shares one name with the topic but not its subject (the same word for another
   // kind of transport, the same device put to another use) is no literature on it; a study that
-  // says the topic in other words, or in the topic's own words, is.
+  // says the topic in other words, or in the topic's own words, is. The floor keeps out the first
+  // sibling; the second is close enough to the topic and is kept out by what it shares beyond the
+  // name; the short area shows that one shared name is no exemption.
   it.each([
     {
       topic: {
@@ -679,6 +681,15 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
           keywords: ['smart meters', 'pensioners', 'energy bills'],
         },
       ],
+    },
+    {
+      topic: { research_area: 'Smart meters', additional_context: '' },
+      sibling: {
+        title: 'Smart meters as a source of load data for grid operators',
+        snippet: 'Half-hourly readings from smart meters let distribution networks forecast local load.',
+        keywords: ['smart meters', 'load forecasting', 'distribution networks'],
+      },
+      onTopic: [],
     },
   ])(
     'takes no study that only shares a name with "$topic.research_area"',

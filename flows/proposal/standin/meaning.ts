@@ -390,8 +390,8 @@ export const LITERATURE = {
    * Studies that share one name with the topic but not its subject (burnout among hospital nurses
    * for a study of volunteer rescue teams) sit at 0.41-0.45, where studies on
    * the topic are as many as elsewhere. On the 102 development profiles (a set of such siblings
-   * among them), 0.45 rather than 0.40 cut off-topic citations from 5 to 1 and kept at least one
-   * on-topic study for every profile that had one; below the floor a study still counts through a
+   * among them), 0.45 rather than 0.40 cut off-topic citations from 5 to 1 and, by itself, kept at
+   * least one on-topic study for every profile that had one; below the floor a study still counts through a
    * skill the researcher names (`skill`).
    */
   floor: 0.45,
@@ -414,8 +414,10 @@ export const LITERATURE = {
    * put to another use, the same condition in another population) owes its closeness to that
    * name: 40 pairs written blind by a fresh helper, half such siblings and half on-topic studies
    * in other words, put the siblings at 0.03-0.23 without their shared words and the on-topic
-   * studies at 0.25-0.64 (test/unit/topic-fit-pairs.test.ts). It has a cost: of the 102
-   * development profiles, four lost their only on-topic study, whose one link with the topic is
+   * studies at 0.25-0.64 (test/unit/topic-fit-pairs.test.ts): a thin margin on the set it was set
+   * on, kept below the lowest on-topic value. A study whose words are all the topic's is stripped
+   * to nothing and left out. It has a cost: of the 102
+   * development profiles, five lost their only on-topic study, whose one link with the topic is
    * the method or artefact both name; a skill the researcher lists still brings such a study in
    * (`skill`), and otherwise the proposal says the collection holds no matching literature.
    */
@@ -525,14 +527,14 @@ export async function prefetchTopicFit(
 /** The content words of a text, as stems ("timbers" and "timber" are one). */
 const contentStems = (text: string): Set<string> =>
   new Set(
-    (text.toLowerCase().match(/[\p{L}\p{N}'’-]+/gu) ?? [])
+    (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
       .filter((w) => w.length > 2 && !SPAN_STOP.has(w))
       .map(stemIdentifierWord),
   );
 /** A text without the words of these stems. */
 const withoutStems = (text: string, stems: ReadonlySet<string>): string =>
   text
-    .replace(/[\p{L}\p{N}'’-]+/gu, (w) => (stems.has(stemIdentifierWord(w.toLowerCase())) ? ' ' : w))
+    .replace(/[\p{L}\p{N}]+/gu, (w) => (stems.has(stemIdentifierWord(w.toLowerCase())) ? ' ' : w))
     .replace(/\s+/g, ' ')
     .trim();
 
@@ -548,8 +550,9 @@ async function closenessBeyondSharedWords(
 ): Promise<number> {
   const areaStems = contentStems(area);
   const shared = new Set([...contentStems(studyTexts.join(' '))].filter((w) => areaStems.has(w)));
-  // A study that uses most of the area's words speaks of its subject in the same words.
-  if (shared.size > areaStems.size / 2) return 1;
+  // A study that uses most of the words of an area of some length speaks of its subject in the
+  // same words (an area of two or three words is one name, and sharing it says nothing more).
+  if (areaStems.size >= 4 && shared.size > areaStems.size / 2) return 1;
   const rest = withoutStems(area, shared);
   const s = await meaning.similarities(
     rest,
@@ -584,9 +587,6 @@ export async function topicFit(
   // Between the floor and the whole, the closeness must not come from shared wording alone.
   if ((await closenessBeyondSharedWords(meaning, topics[0], [withKeywords, withSentence])) < LITERATURE.beyondShared)
     return { onTopic: false, score };
-  // Close enough: does one of its keywords name something the topic names? A phrase only the
-  // context names must come closer: the context also tells the setting ("two schools have agreed"),
-  // and a study of that setting is not thereby about the topic.
   // Close enough: does a name the study goes by (a keyword, or a phrase of its title) name
   // something the research area names? Keywords are often the field's broad labels ("public
   // health", "education") where the title names the study's own subject, and an area written as
