@@ -189,11 +189,15 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
       expect((await page.locator('.result > :not(details)').allTextContents()).join('\n')).not.toMatch(
         /problem_statement|preliminary_literature/,
       );
+      // As many links as the proposal cites works (the stand-in may find none on topic, and then
+      // the page says so), each to an http(s) address.
       const literature = await page
         .locator('table.literature a')
         .evaluateAll((links) => links.map((a) => (a as unknown as { href: string }).href));
-      expect(literature.length).toBeGreaterThan(0);
+      const cited = ((await approved.result()) as ProposalOutput).proposal!.problem_definition.preliminary_literature;
+      expect(literature).toHaveLength(cited.filter((c) => /^https?:\/\//.test(c.url ?? '')).length);
       for (const href of literature) expect(href).toMatch(/^https?:\/\//);
+      if (!cited.length) expect(shown).toContain('No literature found.');
 
       // The answer with markup is shown as text, never run.
       expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
