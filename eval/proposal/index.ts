@@ -235,6 +235,21 @@ function proseOnly(text: string, titles: string[]): string {
   return out;
 }
 
+const midCapital = new RegExp(`(?<=[a-z0-9,;] )(${FUNCTION_WORDS}|[A-Z][a-z]+)\\b(?= [a-z])`, 'g');
+
+/**
+ * The names the researcher wrote mid-sentence in their own profile, as runs of capitalised words
+ * ("under the 1990 Clean Air Act", "the Green Belt"). Quoted back whole, such a name is no slip,
+ * even where the proposal also writes its words in lower case ("clean air", "a belt of trees").
+ */
+export function namesAsWritten(profileTexts: string[]): Set<string> {
+  const names = new Set<string>();
+  for (const t of profileTexts)
+    for (const m of t.matchAll(/(?<=[A-Za-z0-9,;'’] )[A-Z][a-z]+(?: [A-Z][a-z]+)*/g))
+      if (!new RegExp(`^(?:${FUNCTION_WORDS})$`).test(m[0])) names.add(m[0]);
+  return names;
+}
+
 /** Words the proposal also writes in lower case, so a capital on them mid-sentence is a slip. */
 function lowerCaseWords(texts: string[]): Set<string> {
   const words = new Set<string>();
@@ -295,7 +310,7 @@ export function readerArtifacts(
   const texts = readerTexts(result);
   const titles = [...corpusTitles, ...result.proposal!.problem_definition.preliminary_literature.map((l) => l.title)];
   const lower = lowerCaseWords(texts.map(([, t]) => proseOnly(t, titles)));
-  const midCapital = new RegExp(`(?<=[a-z0-9,;] )(${FUNCTION_WORDS}|[A-Z][a-z]+)\\b(?= [a-z])`, 'g');
+  const named = namesAsWritten(collectStrings(result.profile));
   for (const [where, text] of texts) {
     if (/\w\(s\)/.test(text)) found.push(`${where}: "(s)"`);
     for (const m of text.matchAll(/\b([A-Za-z]{2,})\/([A-Za-z]{2,})\b/g)) {
@@ -310,7 +325,10 @@ export function readerArtifacts(
       const prose = proseOnly(text, titles);
       for (const m of prose.matchAll(midCapital)) {
         const word = m[1];
-        if (new RegExp(`^(?:${FUNCTION_WORDS})$`).test(word) || lower.has(word.toLowerCase())) {
+        const functionWord = new RegExp(`^(?:${FUNCTION_WORDS})$`).test(word);
+        // The whole run of capitals the word ends ("… Clean Air Act and …" ends at "Act").
+        const run = /(?:[A-Z][a-z]+ )*[A-Z][a-z]+$/.exec(prose.slice(0, m.index + word.length))![0];
+        if (functionWord || (lower.has(word.toLowerCase()) && !named.has(run))) {
           found.push(
             `${where}: capital mid-sentence "${prose.slice(Math.max(0, m.index - 25), m.index + word.length + 15).trim()}"`,
           );

@@ -27,8 +27,10 @@ import {
   durationMonths,
   loadCases,
   methodFamilies,
+  namesAsWritten,
   pastedPhrase,
   planLengthCheck,
+  readerArtifacts,
   type ProfileCase,
 } from '../../eval/proposal/index';
 import { parseArgs } from '../../eval/run';
@@ -96,6 +98,54 @@ describe('proposal scorers', () => {
     const phrase = 'grazing snails on rocky shore tide pools';
     expect(pastedPhrase(Array.from({ length: 6 }, (_, i) => `Part ${i}: ${phrase}.`))?.texts).toBe(6);
     expect(pastedPhrase(Array.from({ length: 3 }, (_, i) => `Part ${i}: ${phrase}.`))).toBeUndefined();
+  });
+
+  it('reads a capital mid-sentence as a slip, unless the researcher wrote that name so', () => {
+    const area = 'Air quality near schools under the 1990 Clean Air Act';
+    const withStatement = (statement: string): ProposalOutput =>
+      ({
+        profile: { research_area: area },
+        refinement: { history: [] },
+        proposal: {
+          title: area,
+          problem_definition: {
+            problem_statement: statement,
+            main_research_question: 'What changed?',
+            secondary_questions: [],
+            key_variables: [],
+            preliminary_literature: [],
+          },
+          research_objectives: {
+            general_objective: 'To measure clean air near schools.',
+            specific_objectives: [],
+            feasibility_notes: { timeline_assessment: 'Fits.', risk_factors: [] },
+            alignment_check: { coverage_analysis: 'Covered.' },
+          },
+          methodology: {
+            recommended_methodology: 'Field measurement.',
+            justification: 'It fits.',
+            timeline_fit: { key_phases: [] },
+          },
+          data_collection_plan: {
+            collection_techniques: [],
+            data_sources: [],
+            timeline_breakdown: {
+              preparation: { activities: [] },
+              collection: { activities: [] },
+              quality_check: { activities: [] },
+            },
+            estimated_sample_size: '',
+            resource_requirements: [],
+          },
+          quality_validation: { recommendations: [] },
+        },
+      }) as unknown as ProposalOutput;
+    const capitals = (statement: string) =>
+      readerArtifacts(withStatement(statement), { lines: [], text: '' }, []).filter((a) => a.includes('capital'));
+    expect(namesAsWritten([area, 'Clean air matters.'])).toEqual(new Set(['Clean Air Act']));
+    expect(capitals('This study reads the 1990 Clean Air Act against the readings.')).toEqual([]);
+    expect(capitals('This study reads the readings of Clean air near schools.')).toHaveLength(1);
+    expect(capitals('This study reads the readings and The sensors near schools.')).toHaveLength(1);
   });
 
   it('does not read a field of study as field work, nor a site survey as a questionnaire', () => {
