@@ -380,6 +380,12 @@ const METHODS: Record<Kind, Method> = {
  * form ("Basic statistics in R"), and a capital left on it would clash with the same word in lower
  * case elsewhere in the proposal. A word in none of them keeps the researcher's casing.
  */
+/**
+ * The names of the methods this model proposes and their techniques: the field's standard terms
+ * ("semi-structured interviews"), which researchers write in their own profiles too.
+ */
+export const methodVocabulary = (): string[] => Object.values(METHODS).flatMap((m) => [m.name, ...m.techniques]);
+
 const OWN_WORDS: readonly string[] = [
   ...Object.values(METHODS).flatMap((m) =>
     Object.values(m).flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v : [])),

@@ -26,6 +26,7 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { embeddingModelDir } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
+import { methodVocabulary } from '../../flows/proposal/standin';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -192,7 +193,9 @@ export function generalTexts(root = ROOT): string[] {
   // The EADS library's definitions are the product's own words (the choices' names and what they
   // mean), which the rules are meant to speak: "changeover" is the name of a challenge there.
   files.push(...walk(path.join(root, 'data', 'eads'), (f) => f.endsWith('.json')));
-  return files.map((f) => readFileSync(f, 'utf8'));
+  // So are the names of the research methods the proposal model proposes: the field's standard
+  // terms ("semi-structured interviews"), which a researcher writes in a profile as readily.
+  return [...files.map((f) => readFileSync(f, 'utf8')), methodVocabulary().join('\n')];
 }
 
 /**

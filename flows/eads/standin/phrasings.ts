@@ -304,7 +304,7 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
   ],
   'booked-together': [
     'The surgeon, the theatre and the anaesthetist all need to be free at once.',
-    'I need a trainer, a room and the projector at the same time.',
+    'I need a trainer, a room and the big screen at the same time.',
     'Finding a slot when the examiner, the candidate and the room are all free.',
     'Every job needs an engineer plus a particular van on the same day.',
     'Meetings need everyone and the room to be available together.',
@@ -395,7 +395,7 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
     "The lab's analyser only runs a few hours a day.",
     'The combine is used a few weeks a year and sits the rest.',
     'Our priciest asset is barely used.',
-    'The CNC is switched off more than it runs.',
+    'The CNC stands unused more than it runs.',
     'Vans parked up in the yard all day.',
     'The spray booth is empty for long stretches.',
     'Idle machines are costing us money.',
