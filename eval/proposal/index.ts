@@ -134,7 +134,7 @@ const TEMPLATE_PHRASES = [
 ];
 const PLACEHOLDER = /\{\{|\}\}|\$\{|<[a-z_]+>|\bundefined\b|\bnull\b|\bNaN\b|\[object Object\]|\bX\b(?= and| or)/;
 const FEEDBACK_MARKERS =
-  /addresses the feedback|this version addresses|as the reviewer (?:asked|requested)|narrow the scope:/i;
+  /addresses the feedback|this version (?:addresses|revises|narrows|changes)|as the reviewer (?:asked|requested)|narrow the scope:/i;
 const CONTENT_STOP = new Set(
   (
     'the a an and or of in on for to with by from at as is are be how what which do ' +
@@ -166,12 +166,19 @@ export function echoedPhrase(sentence: string): string | undefined {
  * (Genome Biology, 2018)"), which is no echo; they too go first, since a journal's abbreviated name
  * holds full stops. A straight quote counts only as a quotation mark at a word's edge (not 12").
  */
-export function topicEchoes(text: string): string[] {
-  return text
-    .replace(/“[^”\n]*”|(?<=^|[\s(])"[^"\n]*"(?=[\s.,;:!?)]|$)|\([^()\n]*\)/g, ' ')
-    .split(/(?<=[.?!])\s+/)
-    .flatMap((sentence) => echoedPhrase(sentence) ?? []);
+export function topicEchoes(text: string, researchersWords = ''): string[] {
+  const notProse = (t: string) => t.replace(/“[^”\n]*”|(?<=^|[\s(])"[^"\n]*"(?=[\s.,;:!?)]|$)|\([^()\n]*\)/g, ' ');
+  const own = flatLower(notProse(researchersWords));
+  return (
+    notProse(text)
+      .split(/(?<=[.?!])\s+/)
+      // A sentence the researcher wrote in the profile is theirs, repeats and all, not an echo of the proposal's.
+      .filter((sentence) => sentence.trim().length < 12 || !own.includes(flatLower(sentence).replace(/[.?!]\s*$/, '')))
+      .flatMap((sentence) => echoedPhrase(sentence) ?? [])
+  );
 }
+
+const flatLower = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim();
 
 export function findArtifacts(result: ProposalOutput, pdfText: string): string[] {
   const found: string[] = [];
@@ -179,6 +186,7 @@ export function findArtifacts(result: ProposalOutput, pdfText: string): string[]
     ...result.refinement.history.flatMap((h) => h.feedback),
     ...(result.proposal?.quality_validation.recommendations ?? []),
   ].filter((f) => f.length >= 25);
+  const own = collectStrings(result.profile).join('\n');
   for (const [where, text] of proposalTexts(result)) {
     for (const re of TEMPLATE_PHRASES) if (re.test(text)) found.push(`${where}: template phrase ${re.source}`);
     if (PLACEHOLDER.test(text)) found.push(`${where}: placeholder ${PLACEHOLDER.exec(text)![0]}`);
@@ -191,7 +199,7 @@ export function findArtifacts(result: ProposalOutput, pdfText: string): string[]
     // Prose ends like prose: a sentence cut mid-word (a sliced abstract) ends in a bare fragment.
     if (/(?:statement|justification|relevance_note)/.test(where) && !/[.!?)"”’]\s*$/.test(text))
       found.push(`${where}: ends mid-sentence`);
-    for (const echo of topicEchoes(text)) found.push(`${where}: topic echo "${echo}"`);
+    for (const echo of topicEchoes(text, own)) found.push(`${where}: topic echo "${echo}"`);
   }
   if (/\w…/.test(pdfText)) found.push('pdf: cut text');
   if (/\bundefined\b|\bNaN\b|\[object Object\]/.test(pdfText)) found.push('pdf: placeholder');

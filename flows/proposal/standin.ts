@@ -541,12 +541,29 @@ async function gatheringSpan(context: string): Promise<StatedSpan | undefined> {
   let best: StatedSpan | undefined;
   for (const span of statedSpans(context)) {
     if (best && span.weeks <= best.weeks) continue;
+    // A measurement that long after each participant starts ("the outcome at 6 months after
+    // surgery") keeps the study gathering at least that long, whatever the sentence's verb.
+    if (followUp(span)) {
+      best = span;
+      continue;
+    }
     // A sentence that does not say in so many words that it plans counts when it clearly speaks
     // of collecting data ("ring the same households every month through two school years").
     if (!span.planned && (await dataStateOf(span.segment)) !== 'new') continue;
     if (plannedDuration(span) || (await dataStateOf(recordsText(span))) !== 'existing') best = span;
   }
   return best;
+}
+
+/**
+ * A point of measurement after a start: "at 6 months after the operation", "at twelve weeks post
+ * discharge", "follow-up at one year". The span is how long each participant is followed.
+ */
+function followUp(span: StatedSpan): boolean {
+  if (span.lead.at(-1) !== 'at') return false;
+  return (
+    ['after', 'post', 'later', 'from'].includes(span.after ?? '') || span.lead.slice(-4).some((w) => /^follow/.test(w))
+  );
 }
 
 /** Words that make a span time still to come: "two more years", "the next four years", "another season". */
@@ -596,6 +613,9 @@ function plannedDuration(span: StatedSpan): boolean {
  */
 const recordsText = (span: StatedSpan) => (span.segment.split(/\s+/).length >= 4 ? span.segment : span.clause);
 
+/** The least a study needs around a stated span of gathering: setting it up, and analysing and writing up after. */
+const AROUND_GATHERING_WEEKS = 4;
+
 async function designFor(profile: Profile): Promise<Design> {
   const study = await studyDesign(profile);
   const planned: Kind[] = study.kinds.length ? study.kinds : study.open.length ? [study.open[0]] : ['review'];
@@ -603,7 +623,8 @@ async function designFor(profile: Profile): Promise<Design> {
   // The method's own minimum, or longer when the researcher says the data take longer to gather.
   const span = await gatheringSpan(profile.additional_context);
   const method = needs(planned, profile.academic_program);
-  const need = { hours: method.hours, weeks: Math.max(method.weeks, span?.weeks ?? 0) };
+  // Gathering that long leaves the weeks to prepare it and to analyse what it gave still to come.
+  const need = { hours: method.hours, weeks: Math.max(method.weeks, span ? span.weeks + AROUND_GATHERING_WEEKS : 0) };
   const because = study.kinds[0] ? study.evidence[study.kinds[0]] : undefined;
   const spanQuote = span && span.weeks > method.weeks ? span.quote : undefined;
   const base = { study, availableHours, neededHours: need.hours, neededWeeks: need.weeks, because, spanQuote };
@@ -844,7 +865,9 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
     profile.constraints.length
       ? `The plan respects the ${profile.constraints.length === 1 ? 'constraint' : 'constraints'} the researcher named: ${joinList(profile.constraints.map((c) => `“${c.trim()}”`))}.`
       : '',
-    previous ? revisionSentence(narrowed, n, focus, profile) : '',
+    // What a revision changed is the refinement history's to tell, not the problem's: a reader
+    // of the final proposal meets "this version revises the questions" with nothing before it.
+    focus ? `The study gives particular attention to ${inSentence(focus, profile.casing)}.` : '',
   ]
     .filter(Boolean)
     .join(' ');
@@ -936,17 +959,6 @@ function designSentence(design: Design, profile: Profile, quote = false): string
   if (study.reason === 'below-floor')
     return `The profile says little about the data the study will use; the plan assumes ${joinList(m.kinds.map((k) => METHODS[k].data))}, to be confirmed in the first phase.`;
   return `The study works with ${joinList(m.kinds.map((k) => METHODS[k].data))}.`;
-}
-
-function revisionSentence(narrowed: boolean, n: number, focus: string | undefined, profile: Profile): string {
-  return [
-    narrowed
-      ? `This version narrows the scope to ${count(n, 'secondary question')}.`
-      : 'This version revises the questions.',
-    focus ? `It gives particular attention to ${inSentence(focus, profile.casing)}.` : '',
-  ]
-    .filter(Boolean)
-    .join(' ');
 }
 
 // ------------------------------------------------------------------------------------------

@@ -355,4 +355,14 @@ describe('proposal topic echo', () => {
       topicEchoes('Hives near roads fare worse (J. Appl. Ecol., 2014) than hives near woods (J. Appl. Ecol., 2018).'),
     ).toEqual(['hives near']);
   });
+
+  it('leaves out a sentence the researcher wrote in the profile, taken over unquoted', () => {
+    const asked = 'Do hives near the orchard (and its pond) swarm earlier than hives near the road?';
+    const profile = `orchard bees\nmy question: ${asked.toLowerCase()} sample 40 hives.`;
+    expect(topicEchoes(asked, profile)).toEqual([]);
+    expect(
+      topicEchoes(`${asked} Hives near the orchard are checked, and hives near the orchard weighed.`, profile),
+    ).toEqual(['hives near']);
+    expect(topicEchoes(asked)).toEqual(['hives near']);
+  });
 });

@@ -460,6 +460,25 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
     expect(d.methodology.justification).toMatch(/longer than the 12 weeks available/);
   }, 60_000);
 
+  it('reads a measurement long after each start as time the study gathers, and leaves time around it', async () => {
+    const follow = async (weeks: number) =>
+      (
+        await draft(
+          base({
+            field_of_study: 'Veterinary Science',
+            research_area: 'Whether a softer bedding mat shortens lameness in dairy heifers',
+            additional_context:
+              'Heifers are given the new mat or the old one when they calve; lameness is scored at 6 months after calving.',
+            weekly_hours: 20,
+            total_timeline: { value: weeks, unit: 'weeks' },
+          }),
+        )
+      ).objectives.feasibility_notes.timeline_assessment;
+    // Six months (26 weeks) of following each heifer leave two of 28 weeks to set up and analyse: too few.
+    expect(await follow(28)).toMatch(/cannot be completed/);
+    expect(await follow(40)).not.toMatch(/cannot be completed/);
+  }, 60_000);
+
   it('reads a span of records that already exist as data to analyse, not as time the study needs', async () => {
     const d = await draft(
       base({
