@@ -26,6 +26,7 @@ import {
   partNames,
   Vocabulary,
   type Meaning,
+  specsAsWritten,
   type VocabularyColumn,
 } from '../../flows/bom/activities/terms';
 import type { Lexicon, NounRelation } from '../../backends/lexicon/wordnet';
@@ -380,6 +381,21 @@ describe('grounding a phrase in the warehouse values', () => {
     expect(await grounder().ground('oscillating pump')).toMatchObject({ via: 'meaning', term: 'vibratory pump' });
     // Without a model, the same phrase is missing rather than guessed.
     expect((await new Grounder(vocabulary, undefined, names).ground('screen')).level).toBeNull();
+  });
+
+  it('joins a number and its unit written apart ("12 V") as the data writes them, and only then', async () => {
+    const has = (w: string) => ['12v', '1.5mm', '48w'].includes(w);
+    expect(specsAsWritten('solenoid valve 12 V', has)).toBe('solenoid valve 12V');
+    expect(specsAsWritten('1.5 mm tubing and 48 W pumps', has)).toBe('1.5mm tubing and 48W pumps');
+    // Not a spec the data writes: a count stays a count, and a unit inside a word stays.
+    expect(specsAsWritten('2 valves', has)).toBe('2 valves');
+    expect(specsAsWritten('12 volts', has)).toBe('12 volts');
+    expect(specsAsWritten('rev 12 v2', has)).toBe('rev 12 v2');
+    expect(await grounder().ground('solenoid valve 12 V')).toMatchObject({
+      term: 'solenoid valve 12v',
+      example: 'Solenoid valve 12V',
+    });
+    expect((await grounder().ground('solenoid valve 12 V')).level).not.toBeNull();
   });
 
   it('asks the dictionary whether a neighbour by meaning is the same thing, and takes its synonyms', async () => {

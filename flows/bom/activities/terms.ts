@@ -684,6 +684,17 @@ const wordSet = (text: string) =>
   );
 
 /**
+ * A number and its unit written apart ("868 MHz", "12 V", "3 W") joined as the data writes them
+ * ("868MHz"), where the data has the joined word: a spec is one word of a description, and its
+ * number alone matches any value that holds those digits.
+ */
+export function specsAsWritten(phrase: string, dataHas: (word: string) => boolean): string {
+  return phrase.replace(/(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµΩ]{1,4})(?![\w-])/giu, (whole, n: string, unit: string) =>
+    dataHas(`${n}${unit}`.toLowerCase()) ? `${n}${unit}` : whole,
+  );
+}
+
+/**
  * How a phrase relates to a part by the dictionary: the strongest relation between the phrase,
  * whole, and the part's name, its last word (its head) or its kind. The phrase is never cut to its
  * head: the word before it may be what makes it the part ("quartz resonator" is a crystal, a
@@ -907,7 +918,7 @@ export class Grounder {
   }
 
   private async groundPhrase(asked: string, options: { scene?: boolean }): Promise<GroundedConcept> {
-    const phrase = this.vocabulary.withoutColumnWords(asked);
+    const phrase = specsAsWritten(this.vocabulary.withoutColumnWords(asked), (w) => this.vocabulary.hasWord(w));
     const found = await this.groundClean(phrase, options);
     return phrase === asked || found.level === null ? found : { ...found, asked };
   }
