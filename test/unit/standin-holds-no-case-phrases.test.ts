@@ -121,7 +121,8 @@ const phrasesOfRegex = (source: string): string[][] =>
 
 /** The string, template and regular-expression literals of a TypeScript file (imports aside). */
 export function literalsOf(file: string, text = readFileSync(file, 'utf8')): RuleLiteral[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+  // Without parent links (nothing here walks up the tree): parsing is faster.
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const out: RuleLiteral[] = [];
   const add = (node: ts.Node, phrases: string[][]) => {
     if (phrases.length)
