@@ -206,10 +206,14 @@ export async function decideFromEvidence<K extends string>(
   const meaning = await meaningSpace();
   if (!meaning) return { ranked: choices.map((c) => ({ key: c.key, score: 0 })), reason: 'no-model', best: {} };
   const all = choices.flatMap((c) => c.descriptions);
-  await meaning.prefetch([...texts.map((e) => e.text), ...all]);
+  const byClassifier = options.classifier && trainable(choices);
+  // The descriptions' vectors only when they are compared with: a classifier read from its store
+  // needs none of them (and one trained anew embeds them itself). Embedding them anyway cost
+  // every process hundreds of model runs whose vectors nothing read.
+  await meaning.prefetch([...texts.map((e) => e.text), ...(byClassifier ? [] : all)]);
   // Per text, each choice's score: its nearest description's similarity, or the classifier's probability.
   let perChoice: number[][];
-  if (options.classifier && trainable(choices)) {
+  if (byClassifier) {
     const readout = await readoutFor(meaning, choices);
     perChoice = await Promise.all(texts.map(async (e) => readout.probabilities(await meaning.vector(e.text))));
   } else {
