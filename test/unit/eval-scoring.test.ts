@@ -287,13 +287,20 @@ describe.each(EVAL_SETS)('the %s sets load', (set) => {
       const questions = loadQuestions(set);
       expect(questions.length).toBeGreaterThanOrEqual(30);
       expect(new Set(questions.map((q) => q.id)).size).toBe(questions.length);
-      const instance = await DuckDBInstance.create(':memory:');
+      // One thread: each query is a few milliseconds on a table of a few hundred rows, and
+      // handing it to a pool of threads cost more than it ran; the other test worker has the
+      // other core.
+      const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
       const connection = await instance.connect();
       try {
         await connection.run(readFileSync(path.join(ROOT, 'data', 'warehouse', '010_bom.sql'), 'utf8'));
+        // Many questions share their truth query word for word (the same part asked about in
+        // other words): each query runs once, and every question that uses it is checked.
+        const empty = new Map<string, boolean>();
         for (const q of questions) {
-          const rows = (await connection.runAndReadAll(q.truth_sql)).getRowObjectsJS();
-          expect(rows.length === 0, q.id).toBe(q.kind === 'absent');
+          if (!empty.has(q.truth_sql))
+            empty.set(q.truth_sql, (await connection.runAndReadAll(q.truth_sql)).getRowObjectsJS().length === 0);
+          expect(empty.get(q.truth_sql), q.id).toBe(q.kind === 'absent');
         }
       } finally {
         connection.closeSync();

@@ -42,7 +42,9 @@ interface Arrow {
 
 /** Every relative import of a file, with its kind, parsed by the TypeScript compiler. */
 function arrowsOf(file: string): Arrow[] {
-  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+  // Without parent links: nothing here walks up the tree, and setting them made parsing the
+  // whole project's 4 MB of source half as slow again.
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, false);
   const from = path
     .relative(ROOT, file)
     .split(path.sep)

@@ -12,6 +12,12 @@
 import { cosine, sharedEmbedder, storedNumbers, type TextEmbedder } from '../../../backends/embedding';
 
 const MAX_CACHED_TEXT = 2_000;
+/**
+ * Choice sets of this many descriptions keep their vectors on disk (`prefetchStored`): the few
+ * large tables of the rules. Smaller sets cost little to embed, and sets made from a question's
+ * own choices would only fill the store.
+ */
+const STORED_SET = 100;
 
 /** Vectors for texts, cached per text (prompts repeat the same descriptions and facts). */
 export class MeaningSpace {
@@ -46,6 +52,36 @@ export class MeaningSpace {
       ),
     );
     await batch;
+  }
+
+  /**
+   * Like `prefetch`, for a large fixed set of texts (a choice set's descriptions): their vectors
+   * are kept in the embedder's store between processes, as a trained classifier is (see
+   * `storedNumbers`), and the next process reads them instead of running the model on each
+   * description again (hundreds of model runs, seconds, in every worker, stand-in and test
+   * process). Read back, a vector is the one computed: a 32-bit number is kept exactly in 64 bits.
+   */
+  async prefetchStored(texts: readonly string[]): Promise<void> {
+    const unique = [...new Set(texts)].filter((t) => t.length <= MAX_CACHED_TEXT);
+    if (unique.length < STORED_SET || unique.every((t) => this.cache.has(t))) return this.prefetch(unique);
+    const dims = this.embedder.dimensions;
+    const numbers = await storedNumbers(
+      this.embedder,
+      'vectors',
+      JSON.stringify(unique),
+      unique.length * dims,
+      async () => {
+        await this.prefetch(unique);
+        const out = new Float64Array(unique.length * dims);
+        for (const [i, text] of unique.entries()) out.set(await this.vector(text), i * dims);
+        return out;
+      },
+    );
+    if (this.cache.size > 20_000) this.cache.clear();
+    unique.forEach((text, i) => {
+      if (!this.cache.has(text))
+        this.cache.set(text, Promise.resolve(Float32Array.from(numbers.subarray(i * dims, (i + 1) * dims))));
+    });
   }
 
   async similarity(a: string, b: string): Promise<number> {
@@ -140,6 +176,7 @@ export async function decide<K extends string>(
   const meaning = await meaningSpace();
   if (!meaning) return { ranked: choices.map((c) => ({ key: c.key, score: 0 })), reason: 'no-model' };
   const all = choices.flatMap((c) => c.descriptions);
+  await meaning.prefetchStored(all);
   const scores = await meaning.similarities(text, all);
   let i = 0;
   const ranked = choices
@@ -206,10 +243,15 @@ export async function decideFromEvidence<K extends string>(
   const meaning = await meaningSpace();
   if (!meaning) return { ranked: choices.map((c) => ({ key: c.key, score: 0 })), reason: 'no-model', best: {} };
   const all = choices.flatMap((c) => c.descriptions);
-  await meaning.prefetch([...texts.map((e) => e.text), ...all]);
+  const byClassifier = options.classifier && trainable(choices);
+  // The descriptions' vectors only when they are compared with: a classifier read from its store
+  // needs none of them (and one trained anew embeds them itself). Embedding them anyway cost
+  // every process hundreds of model runs whose vectors nothing read.
+  await meaning.prefetch(texts.map((e) => e.text));
+  if (!byClassifier) await meaning.prefetchStored(all);
   // Per text, each choice's score: its nearest description's similarity, or the classifier's probability.
   let perChoice: number[][];
-  if (options.classifier && trainable(choices)) {
+  if (byClassifier) {
     const readout = await readoutFor(meaning, choices);
     perChoice = await Promise.all(texts.map(async (e) => readout.probabilities(await meaning.vector(e.text))));
   } else {
