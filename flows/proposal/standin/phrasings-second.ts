@@ -43,7 +43,7 @@ export const STUDY_DATA_SECOND: Record<string, readonly string[]> = {
   ],
   interviews: [
     'I interview farmers about why they changed how they farm.',
-    'Nurses tell me in long conversations how they cope with night work.',
+    'Retired miners talk me through their working lives in recorded conversations.',
     'I run focus groups of teachers about the new curriculum.',
     'I talk to engineers one by one about how they handle risk.',
     'I ask people to describe in their own words what happened to them.',
