@@ -518,7 +518,12 @@ export async function readChoice(
   // the same route, through our one big press"), may be one machine as well as a line: not settled.
   if (first && first[0] === routes?.same && oneMachineSaid) return undefined;
   if (first) return second ? undefined : first[0];
-  return await heardAcrossSentences(text, phrased, embeddingVotes, routes, described, oneMachine);
+  const r = await heardAcrossSentences(text, phrased, embeddingVotes, routes, described, oneMachine);
+  // Routes the answer itself lays out, one kind of work a record ("A refit: strip-out, wiring,
+  // testing. A repair: …"), are what it says about how work moves: a choice heard only from the
+  // sound of its sentences that is no route does not stand against them.
+  if (r && routes && !isRoute(r) && routeShape(routesTold(text))) return undefined;
+  return r;
 }
 
 /**
@@ -942,6 +947,26 @@ function headerlessRows(text: string): { headers: string[]; rows: string[][] } |
 /** A record's name: a few words before a colon, not a clause ("we do it like this:"). */
 const RECORD_LABEL = /^([A-Za-z][A-Za-z0-9'&/ -]{1,48}?)\s*:\s+(\S.*)$/;
 const CLAUSE_START = /^(?:we|i|you|they|it|he|she|there|this|that|these|those|here|our|my)\b/i;
+/**
+ * The routes an answer tells as records, one kind of work each ("A refit: strip-out, wiring,
+ * testing."). A step is named as a piece of work; what a record counts or points at ("one guide,
+ * up to ten walkers, the minibus", "a farrier and the forge") is who and what takes part in an
+ * event, and a record mostly of those is no route.
+ */
+function routesTold(text: string): string[][] {
+  const rows = recordsFromProse(text, [
+    { name: 'route-id', kind: 'text' },
+    { name: 'steps', kind: 'list' },
+  ]);
+  const counted = (item: string) =>
+    MEASURE_START.test(item) || /^(?:a|an|the|some|any|no|every|each|all)\s/i.test(item);
+  return (rows ?? [])
+    .map((r) => strings(r.steps))
+    .filter((r) => r.length >= 2 && r.filter(counted).length * 2 < r.length);
+}
+
+/** Words of a clause someone speaks (a subject or an owner), which no step's name holds. */
+const SPEAKS = /\b(?:we|I|you|they|he|she|it|there|us|our|my|their)\b|\b\w+'(?:re|ve|ll|d)\b|\b\w+n't\b/i;
 
 /**
  * An answer's sentences, trimmed, none empty: a sentence ends at a full stop or semicolon followed
@@ -1041,6 +1066,12 @@ function recordsFromProse(
     }
     return row;
   });
+  // A routing's steps are named ("sanding", "spray finishing"); a record whose items are mostly
+  // clauses about the firm ("we can never find staff") is a remark with a colon, not a route.
+  if (members && /\bsteps?\b/.test(members.name)) {
+    const clauses = (row: Record<string, unknown>) => strings(row[members.name]).filter((i) => SPEAKS.test(i)).length;
+    if (rows.some((r) => clauses(r) * 2 > strings(r[members.name]).length)) return undefined;
+  }
   // Records that give neither a member nor a duration ("Phone: 555 0100, 555 0101") were no rows.
   const told =
     (!members && !duration) || rows.some((r) => (members && r[members.name]) || (duration && r[duration.name]));

@@ -80,4 +80,15 @@ describeWithModel('reading the problem type by meaning (all-MiniLM-L6-v2 install
     expect(await readChoice(told.join(' '), problemType.choices!)).toBe(SINGLE);
     expect(await readChoice(told[0], problemType.choices!)).toBeUndefined();
   });
+
+  it('takes no other kind against the routes an answer lays out, one kind of work a record', async () => {
+    // Three kinds of job with their own steps: heard as the stages of one undertaking, it is read as nothing.
+    const kinds =
+      'A shopfront: strip-out, first-fix wiring, plastering, signage, then the glazing. A cellar: tanking, drainage, first-fix wiring, then plastering. An attic room: joists, insulation, boarding, then the stairs.';
+    expect(await readChoice(kinds, problemType.choices!)).toBeUndefined();
+    // Records of who and what takes part in each event are no routes: they leave such a reading standing.
+    const events =
+      'Kids club: one instructor, up to eight children, two walls, an hour. Adult taster: one instructor, up to six adults, one wall, 90 minutes. Private lesson: one instructor, one or two climbers, one wall, an hour. Competition: two judges, twelve climbers, the whole centre, three hours. Squad training: me, up to eight juniors, two walls, two hours.';
+    expect(await readChoice(events, problemType.choices!)).toBe('TIMETABLING-PROBLEM');
+  });
 });

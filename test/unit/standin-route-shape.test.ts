@@ -130,6 +130,14 @@ describeWithModel('the steps EADS with the type left open', () => {
     expect(line['principal-problem-type']).toBeUndefined();
   });
 
+  it('reads no routes from remarks with a colon about the firm, and so no job shop', async () => {
+    // The question about routes answered with what the business is and what is hard about it.
+    const update = await refine(
+      "Ferry crossings: we run the island boat, the harbour taxi and a summer cruise, and the tides decide most days. And crews: you can't sail without a mate, we never have enough of them, the agency's no help, it's worst in August.",
+    );
+    expect(update['principal-problem-type']).toBeUndefined();
+  });
+
   it('takes nothing where the answer says in words that every job takes the same route', async () => {
     const update = await refine(
       'Every order takes the same route really.\n| routing-id | steps |\n| --- | --- |\n| tune | inspect, tune, voice |\n| rebuild | inspect, strip action, replace hammers, restring, regulate, polish case |',
