@@ -77,13 +77,24 @@ interface Profile {
 }
 
 /** `usage`: other text on the topic (search results), which shows the words written in lower case. */
+/**
+ * A research area written as a yes-or-no question without its question mark ("Does mulch keep
+ * slugs off lettuce") is still a question, and is read as one: "This proposal is about does …"
+ * is no sentence. Only auxiliaries that are no nouns start one ("will", "can" and "may" are).
+ */
+function askedAsWritten(area: string): string {
+  if (/\?\s*$/.test(area) || area.split(/\s+/).length < 4) return area;
+  if (!/^(?:do|does|did|is|are|was|were|has|have|had|should|could|would)\s+\p{L}/iu.test(area)) return area;
+  return `${area.replace(/[\s.!;:,]+$/, '')}?`;
+}
+
 function readProfile(v: unknown, usage: string[] = []): Profile {
   const p = obj(v);
   const t = obj(p.total_timeline);
   const value = num(t.value, 6);
   const unit = str(t.unit, 'months');
   const perUnit = unit === 'weeks' ? 1 : unit === 'years' ? 52 : 52 / 12;
-  const area = str(p.research_area).trim() || str(p.field_of_study, 'this study');
+  const area = askedAsWritten(str(p.research_area).trim()) || str(p.field_of_study, 'this study');
   const context = str(p.additional_context).trim();
   const constraints = strings(p.constraints);
   return {

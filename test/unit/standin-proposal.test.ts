@@ -460,6 +460,22 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
     expect(d.methodology.justification).toMatch(/longer than the 12 weeks available/);
   }, 60_000);
 
+  it('writes an area that asks a question without its mark as the question it is', async () => {
+    const about = async (research_area: string) => (await draft(base({ research_area }))).problem;
+    // An indirect question: its question word in lower case, the names after it as written.
+    const paid = await about('How Welsh slate quarrymen were paid in the 1870s: bargain rates and deductions');
+    expect(paid.problem_statement).toMatch(/^This proposal is about how Welsh slate quarrymen were paid/);
+    expect(paid.main_research_question).toMatch(/about how Welsh slate quarrymen were paid in the 1870s\?$/);
+    // A yes-or-no question is asked as one.
+    const slugs = await about('Does copper tape keep slugs off lettuce beds');
+    expect(slugs.problem_statement).toMatch(/^This proposal asks: Does copper tape keep slugs off lettuce beds\? /);
+    expect(slugs.main_research_question).toBe('Does copper tape keep slugs off lettuce beds?');
+    // "Will" here is a noun: no question.
+    expect((await about('Will writing in Georgian Bath')).problem_statement).toMatch(
+      /is about will writing in Georgian Bath\./,
+    );
+  }, 60_000);
+
   it('reads a measurement long after each start as time the study gathers, and leaves time around it', async () => {
     const follow = async (weeks: number) =>
       (

@@ -65,6 +65,9 @@ export function inSentence(phrase: string, casing: Casing, options: { label?: bo
   if (options.label) return lowerLabelWords(t, casing);
   const words = t.split(/\s+/);
   const first = words[0] ?? '';
+  // A question word opens an indirect question ("… is about how Cornish miners were paid"), never a name.
+  if (/^(?:How|What|Why|Whether|Which|Who|Whom|Whose|When|Where)$/.test(first))
+    return first.toLowerCase() + t.slice(first.length);
   if (casing.proper.has(first.toLowerCase())) return t;
   // A run of capitals at the start ("Multi-Agent Systems with …") is title casing when every
   // word of it is one that is written in lower case elsewhere; otherwise it is a name ("New
