@@ -65,7 +65,7 @@ export function inSentence(phrase: string, casing: Casing, options: { label?: bo
   if (options.label) return lowerLabelWords(t, casing);
   const words = t.split(/\s+/);
   const first = words[0] ?? '';
-  // A question word opens an indirect question ("… is about how Cornish miners were paid"), never a name.
+  // A question word opens an indirect question ("… is about how slate quarrymen were paid"), never a name.
   if (/^(?:How|What|Why|Whether|Which|Who|Whom|Whose|When|Where)$/.test(first))
     return first.toLowerCase() + t.slice(first.length);
   if (casing.proper.has(first.toLowerCase())) return t;
