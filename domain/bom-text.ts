@@ -595,6 +595,16 @@ function readClause(tokens: string[]): ClauseReading {
     if (lists >= 0 && (end < 0 || lists < end))
       return { object: tokens.slice(lists + 1), subjectWords: tokens.slice(wh, lists), pivot: true };
     subjectWords = tokens.slice(wh, Math.min(end < 0 ? tokens.length : end, j + 4));
+    // "Which products would a shortage of X affect?", "Which boards does X go into?": the kind
+    // asked about, then a modal or "do", then the subject, whose last word is the verb.
+    const after = wh + subjectWords.length;
+    const inverted = MODALS.has(tokens[after]) || /^(?:do|does|did)$/.test(tokens[after]);
+    // Not "which products would be affected by X": there the modal's own verb comes first.
+    const passive = AUXILIARIES.has(tokens[after + 1]) || /^(?:have|has|had|been)$/.test(tokens[after + 1] ?? '');
+    if (end === after && inverted && !passive && tokens.length - after > 3) {
+      const words = trimStopWords(tokens.slice(after + 1));
+      return { object: words.slice(0, -1), subjectWords, pivot: false };
+    }
     // The subject is the kind of BOM asked about, never a part ("which sensor boards lack X").
     return { object: [...tokens.slice(0, wh), ...tokens.slice(wh + subjectWords.length)], subjectWords, pivot: false };
   }

@@ -279,6 +279,16 @@ describe('reading a question', () => {
     expect(parseBomQuestion('What would a price rise on the pressure transducer affect?').concepts).toEqual([
       'price rise on the pressure transducer',
     ]);
+    // "Which machines would X affect?": the kind asked about, then the same reading.
+    expect(parseBomQuestion('Which machines would a price rise on the pressure transducer affect?')).toMatchObject({
+      subject: 'machines',
+      concepts: ['price rise on the pressure transducer'],
+    });
+    expect(parseBomQuestion('Which units does the gear pump go into?').concepts).toEqual(['gear pump']);
+    // Its passive keeps the part after "by".
+    expect(parseBomQuestion('Which machines would be affected by a gear pump shortage?').concepts[0]).toContain(
+      'gear pump',
+    );
     // No subordinate clause, no verb of use: the subject is still the noun after "which".
     expect(parseBomQuestion('Which products are exposed to a shortage of probes?').subject).toBe('products');
   });
