@@ -334,8 +334,11 @@ export function readerArtifacts(
       for (const m of prose.matchAll(midCapital)) {
         const word = m[1];
         const functionWord = new RegExp(`^(?:${FUNCTION_WORDS})$`).test(word);
-        // The whole run of capitals the word ends ("… Clean Air Act and …" ends at "Act").
-        const run = /(?:[A-Z][a-z]+ )*[A-Z][a-z]+$/.exec(prose.slice(0, m.index + word.length))![0];
+        // The whole run of capitals the word ends ("… Clean Air Act and …" ends at "Act"), read
+        // from the few words before it: matched against all the prose before, a pattern anchored
+        // at its end is tried from every character, for every capital (minutes on a long text).
+        const before = prose.slice(Math.max(0, m.index - 200), m.index + word.length);
+        const run = /(?:[A-Z][a-z]+ )*[A-Z][a-z]+$/.exec(before)![0];
         if (functionWord || (lower.has(word.toLowerCase()) && !named.has(run))) {
           found.push(
             `${where}: capital mid-sentence "${prose.slice(Math.max(0, m.index - 25), m.index + word.length + 15).trim()}"`,
