@@ -252,7 +252,14 @@ const midCapital = new RegExp(`(?<=[a-z0-9,;] )(${FUNCTION_WORDS}|[A-Z][a-z]+)\\
  */
 export function namesAsWritten(profileTexts: string[]): Set<string> {
   const names = new Set<string>();
-  for (const t of profileTexts)
+  // A title in title case ("Pollinator Decline on Upland Hay Meadows") capitalises every word, names
+  // or not: its capitals say nothing, and taking them would hide the very slip of copying it. A
+  // name of a field or a programme ("Environmental Science") is too short to tell, and is kept.
+  const titleCase = (t: string) => {
+    const words = t.match(/\b\p{L}{4,}/gu) ?? [];
+    return words.length >= 3 && words.every((w) => /^\p{Lu}/u.test(w));
+  };
+  for (const t of profileTexts.filter((text) => !titleCase(text)))
     for (const m of t.matchAll(/(?<=[A-Za-z0-9,;'’] )[A-Z][a-z]+(?: [A-Z][a-z]+)*/g))
       if (!new RegExp(`^(?:${FUNCTION_WORDS})$`).test(m[0])) names.add(m[0]);
   return names;
