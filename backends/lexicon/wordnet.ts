@@ -76,14 +76,16 @@ export class WordNetLexicon implements Lexicon {
     return 'different';
   }
 
-  /** The noun's senses: as written, else its base form ("gearboxes" → "gearbox", "batteries" → "battery"). */
+  /**
+   * The noun's senses: as written, else its base form ("gearboxes" → "gearbox", "batteries" →
+   * "battery"). A hyphen is tried as written ("t-shirt", "walkie-talkie": the dictionary keeps
+   * some three thousand such nouns) and as a space ("gear-box" is the dictionary's "gear box").
+   */
   private sensesOf(noun: string): number[] {
-    const key = noun
-      .trim()
-      .toLowerCase()
-      .replace(/[\s-]+/g, '_');
-    if (!key || key.length > 60) return [];
-    for (const form of [key, ...baseForms(key)]) {
+    const written = noun.trim().toLowerCase().replace(/\s+/g, '_');
+    if (!written || written.length > 60) return [];
+    const keys = [...new Set([written, written.replace(/[_-]+/g, '_')])];
+    for (const form of keys.flatMap((key) => [key, ...baseForms(key)])) {
       const line = this.indexLine(form);
       if (!line) continue;
       // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...

@@ -252,7 +252,14 @@ const midCapital = new RegExp(`(?<=[a-z0-9,;] )(${FUNCTION_WORDS}|[A-Z][a-z]+)\\
  */
 export function namesAsWritten(profileTexts: string[]): Set<string> {
   const names = new Set<string>();
-  for (const t of profileTexts)
+  // A title in title case ("Pollinator Decline on Upland Hay Meadows") capitalises every word, names
+  // or not: its capitals say nothing, and taking them would hide the very slip of copying it. A
+  // name of a field or a programme ("Environmental Science") is too short to tell, and is kept.
+  const titleCase = (t: string) => {
+    const words = t.match(/\b\p{L}{4,}/gu) ?? [];
+    return words.length >= 3 && words.every((w) => /^\p{Lu}/u.test(w));
+  };
+  for (const t of profileTexts.filter((text) => !titleCase(text)))
     for (const m of t.matchAll(/(?<=[A-Za-z0-9,;'’] )[A-Z][a-z]+(?: [A-Z][a-z]+)*/g))
       if (!new RegExp(`^(?:${FUNCTION_WORDS})$`).test(m[0])) names.add(m[0]);
   return names;
@@ -334,8 +341,11 @@ export function readerArtifacts(
       for (const m of prose.matchAll(midCapital)) {
         const word = m[1];
         const functionWord = new RegExp(`^(?:${FUNCTION_WORDS})$`).test(word);
-        // The whole run of capitals the word ends ("… Clean Air Act and …" ends at "Act").
-        const run = /(?:[A-Z][a-z]+ )*[A-Z][a-z]+$/.exec(prose.slice(0, m.index + word.length))![0];
+        // The whole run of capitals the word ends ("… Clean Air Act and …" ends at "Act"), read
+        // from the few words before it: matched against all the prose before, a pattern anchored
+        // at its end is tried from every character, for every capital (minutes on a long text).
+        const before = prose.slice(Math.max(0, m.index - 200), m.index + word.length);
+        const run = /(?:[A-Z][a-z]+ )*[A-Z][a-z]+$/.exec(before)![0];
         if (functionWord || (lower.has(word.toLowerCase()) && !named.has(run))) {
           found.push(
             `${where}: capital mid-sentence "${prose.slice(Math.max(0, m.index - 25), m.index + word.length + 15).trim()}"`,

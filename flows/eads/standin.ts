@@ -965,8 +965,12 @@ function routesTold(text: string): string[][] {
     .filter((r) => r.length >= 2 && r.filter(counted).length * 2 < r.length);
 }
 
-/** Words of a clause someone speaks (a subject or an owner), which no step's name holds. */
-const SPEAKS = /\b(?:we|I|you|they|he|she|it|there|us|our|my|their)\b|\b\w+'(?:re|ve|ll|d)\b|\b\w+n't\b/i;
+/**
+ * Words of a clause someone speaks (a subject or an owner), which no step's name holds. "it" and
+ * "there" count only where they open the item ("it's worst in August"): after a verb, "it" is what
+ * a step works on ("strip it", "paint it").
+ */
+const SPEAKS = /\b(?:we|I|you|they|he|she|us|our|my|their)\b|^\s*(?:it|there)\b|\b\w+'(?:re|ve|ll|d)\b|\b\w+n't\b/i;
 
 /**
  * An answer's sentences, trimmed, none empty: a sentence ends at a full stop or semicolon followed

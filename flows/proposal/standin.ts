@@ -76,18 +76,32 @@ interface Profile {
   casing: Casing;
 }
 
-/** `usage`: other text on the topic (search results), which shows the words written in lower case. */
 /**
  * A research area written as a yes-or-no question without its question mark ("Does mulch keep
  * slugs off lettuce") is still a question, and is read as one: "This proposal is about does …"
  * is no sentence. Only auxiliaries that are no nouns start one ("will", "can" and "may" are).
  */
 function askedAsWritten(area: string): string {
-  if (/\?\s*$/.test(area) || area.split(/\s+/).length < 4) return area;
-  if (!/^(?:do|does|did|is|are|was|were|has|have|had|should|could|would)\s+\p{L}/iu.test(area)) return area;
-  return `${area.replace(/[\s.!;:,]+$/, '')}?`;
+  // Closing marks are walked back over: a pattern anchored at the end retries from every character.
+  const before = (marks: RegExp) => {
+    let end = area.length;
+    while (end > 0 && marks.test(area[end - 1])) end--;
+    return end;
+  };
+  // Already asked, its mark doubled ("…?!", "…??") or inside a bracket or quote ("…?)").
+  const asked = before(/[\s!?]/);
+  if (area.slice(asked).includes('?')) return `${area.slice(0, asked)}?`;
+  if (/\?[\s)\]"'”’]*$/.test(area) || area.split(/\s+/).length < 4) return area;
+  // The auxiliary as a word, not capitals ("IS strategy" names a field), and followed by what it
+  // asks about, not by a joining word ("Does and fawns" are deer).
+  const opener =
+    /^(?:[Dd]o|[Dd]oes|[Dd]id|[Ii]s|[Aa]re|[Ww]as|[Ww]ere|[Hh]as|[Hh]ave|[Hh]ad|[Ss]hould|[Cc]ould|[Ww]ould)\s+(\p{L}+)/u;
+  const next = opener.exec(area)?.[1];
+  if (!next || /^(?:and|or|but|of|in|on|at|for|with|to|by|from)$/i.test(next)) return area;
+  return `${area.slice(0, before(/[\s.!;:,]/))}?`;
 }
 
+/** `usage`: other text on the topic (search results), which shows the words written in lower case. */
 function readProfile(v: unknown, usage: string[] = []): Profile {
   const p = obj(v);
   const t = obj(p.total_timeline);
@@ -386,17 +400,17 @@ const METHODS: Record<Kind, Method> = {
 };
 
 /**
- * The words this stand-in itself writes in lower case (its methods' texts, its everyday phrasings
- * of study data): a researcher's label that starts with one of them had its capital only from the
- * form ("Basic statistics in R"), and a capital left on it would clash with the same word in lower
- * case elsewhere in the proposal. A word in none of them keeps the researcher's casing.
- */
-/**
  * The names of the methods this model proposes and their techniques: the field's standard terms
  * ("semi-structured interviews"), which researchers write in their own profiles too.
  */
 export const methodVocabulary = (): string[] => Object.values(METHODS).flatMap((m) => [m.name, ...m.techniques]);
 
+/**
+ * The words this stand-in itself writes in lower case (its methods' texts, its everyday phrasings
+ * of study data): a researcher's label that starts with one of them had its capital only from the
+ * form ("Basic statistics in R"), and a capital left on it would clash with the same word in lower
+ * case elsewhere in the proposal. A word in none of them keeps the researcher's casing.
+ */
 const OWN_WORDS: readonly string[] = [
   ...Object.values(METHODS).flatMap((m) =>
     Object.values(m).flatMap((v) => (typeof v === 'string' ? [v] : Array.isArray(v) ? v : [])),

@@ -143,6 +143,9 @@ describe('proposal scorers', () => {
     const capitals = (statement: string) =>
       readerArtifacts(withStatement(statement), { lines: [], text: '' }, []).filter((a) => a.includes('capital'));
     expect(namesAsWritten([area, 'Clean air matters.'])).toEqual(new Set(['Clean Air Act']));
+    // A title-cased text names nothing by its capitals: copied into a sentence, they are still a slip.
+    expect(namesAsWritten(['Pollinator Decline on Upland Hay Meadows'])).toEqual(new Set());
+    expect(namesAsWritten(['I trained in Marine Biology at a coastal college'])).toEqual(new Set(['Marine Biology']));
     expect(capitals('This study reads the 1990 Clean Air Act against the readings.')).toEqual([]);
     expect(capitals('This study reads the readings of Clean air near schools.')).toHaveLength(1);
     expect(capitals('This study reads the readings and The sensors near schools.')).toHaveLength(1);

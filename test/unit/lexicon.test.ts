@@ -21,6 +21,10 @@ describe('the noun dictionary', () => {
   it('reads a phrase as one entry where the dictionary has it, and says unknown for what it lacks', () => {
     expect(lexicon.knows('gear box')).toBe(true);
     expect(lexicon.relation('gear box', 'gearbox')).toBe('same');
+    // Nouns the dictionary writes with a hyphen, and one it writes with a space written with a hyphen.
+    expect(lexicon.knows('walkie-talkie')).toBe(true);
+    expect(lexicon.relation('t-shirts', 'shirt')).toBe('kind');
+    expect(lexicon.relation('gear-box', 'gearbox')).toBe('same');
     expect(lexicon.knows('qx-17 widget board')).toBe(false);
     expect(lexicon.relation('qx-17', 'motor')).toBe('unknown');
     expect(lexicon.relation('', 'motor')).toBe('unknown');

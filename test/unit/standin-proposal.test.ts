@@ -476,6 +476,18 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
     );
   }, 60_000);
 
+  it('asks no question of an area that opens with an acronym or a noun, and asks one mark only', async () => {
+    const about = async (research_area: string) => (await draft(base({ research_area }))).problem;
+    // Capitals name a field ("IS" is information systems), and "does" before "and" are deer.
+    const acronym = await about('IS governance in small accountancy practices');
+    expect(acronym.problem_statement).toMatch(/^This proposal is about IS governance in small accountancy practices\./);
+    expect(acronym.main_research_question).not.toBe('IS governance in small accountancy practices?');
+    expect((await about('Does and bucks: grazing ranges of roe deer')).problem_statement).not.toMatch(/asks:/);
+    // A question already asked keeps one mark.
+    const doubled = await about('Does sea salt spray slow rust on garden gates?!');
+    expect(doubled.main_research_question).toBe('Does sea salt spray slow rust on garden gates?');
+  }, 60_000);
+
   it('reads a measurement long after each start as time the study gathers, and leaves time around it', async () => {
     const follow = async (weeks: number) =>
       (

@@ -138,6 +138,18 @@ describeWithModel('the steps EADS with the type left open', () => {
     expect(update['principal-problem-type']).toBeUndefined();
   });
 
+  it('reads routes whose steps name what they work on as "it", and the job shop they make', async () => {
+    // A bicycle workshop: "it" after a verb is the wheel or frame the step works on, no speaker.
+    const update = await refine(
+      'Wheel builds: lace the rim, true the wheel, tension the spokes. Frame resprays: strip it, blast it, prime it, paint it.',
+    );
+    expect(update.routings).toEqual([
+      { 'routing-id': 'wheel-builds', steps: ['lace the rim', 'true the wheel', 'tension the spokes'] },
+      { 'routing-id': 'frame-resprays', steps: ['strip it', 'blast it', 'prime it', 'paint it'] },
+    ]);
+    expect(update['principal-problem-type']).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
+  });
+
   it('takes nothing where the answer says in words that every job takes the same route', async () => {
     const update = await refine(
       'Every order takes the same route really.\n| routing-id | steps |\n| --- | --- |\n| tune | inspect, tune, voice |\n| rebuild | inspect, strip action, replace hammers, restring, regulate, polish case |',
