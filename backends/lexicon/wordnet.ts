@@ -43,6 +43,7 @@ export class WordNetLexicon implements Lexicon {
   /** The noun index as read (about 5 MB, sorted by noun): searched by halves, never split into lines. */
   private index?: string;
   private readonly senses = new Map<number, Sense>();
+  private readonly sensesKept = new Map<string, number[]>();
   private fd?: number;
 
   constructor(private readonly dir: string = wordnetDir) {}
@@ -84,6 +85,16 @@ export class WordNetLexicon implements Lexicon {
   private sensesOf(noun: string): number[] {
     const written = noun.trim().toLowerCase().replace(/\s+/g, '_');
     if (!written || written.length > 60) return [];
+    // A catalogue's part names are asked about again with every phrase: each is looked up once.
+    const kept = this.sensesKept.get(written);
+    if (kept) return kept;
+    const found = this.lookUp(written);
+    if (this.sensesKept.size >= 50_000) this.sensesKept.clear();
+    this.sensesKept.set(written, found);
+    return found;
+  }
+
+  private lookUp(written: string): number[] {
     const keys = [...new Set([written, written.replace(/[_-]+/g, '_')])];
     for (const form of keys.flatMap((key) => [key, ...baseForms(key)])) {
       const line = this.indexLine(form);
