@@ -144,6 +144,10 @@ const base = (over: Partial<UserProfile>): UserProfile => ({
   ...over,
 });
 
+/** What the objectives say of the timeline, for a profile written over the base one. */
+const timelineAssessment = async (over: Partial<UserProfile>) =>
+  (await draft(base(over))).objectives.feasibility_notes.timeline_assessment;
+
 // Runs where the embedding model is installed (npm test installs it on first use).
 describeWithModel('proposal stand-in by meaning (embedding model installed)', () => {
   beforeAll(async () => useEmbedder(await installedEmbedder(modelDir!)));
@@ -489,19 +493,15 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
   }, 60_000);
 
   it('reads a measurement long after each start as time the study gathers, and leaves time around it', async () => {
-    const follow = async (weeks: number) =>
-      (
-        await draft(
-          base({
-            field_of_study: 'Veterinary Science',
-            research_area: 'Whether a softer bedding mat shortens lameness in dairy heifers',
-            additional_context:
-              'Heifers are given the new mat or the old one when they calve; lameness is scored at 6 months after calving.',
-            weekly_hours: 20,
-            total_timeline: { value: weeks, unit: 'weeks' },
-          }),
-        )
-      ).objectives.feasibility_notes.timeline_assessment;
+    const follow = (weeks: number) =>
+      timelineAssessment({
+        field_of_study: 'Veterinary Science',
+        research_area: 'Whether a softer bedding mat shortens lameness in dairy heifers',
+        additional_context:
+          'Heifers are given the new mat or the old one when they calve; lameness is scored at 6 months after calving.',
+        weekly_hours: 20,
+        total_timeline: { value: weeks, unit: 'weeks' },
+      });
     // Six months (26 weeks) of following each heifer leave two of 28 weeks to set up and analyse: too few.
     expect(await follow(28)).toMatch(/cannot be completed/);
     expect(await follow(40)).not.toMatch(/cannot be completed/);
@@ -523,17 +523,13 @@ describeWithModel('proposal stand-in by meaning (embedding model installed)', ()
   }, 60_000);
 
   it('tells the span of the researcher’s own work from a span of records named in the same clause', async () => {
-    const plan = async (additional_context: string) =>
-      (
-        await draft(
-          base({
-            research_area: 'Shoreline erosion along a shingle coast',
-            additional_context,
-            weekly_hours: 30,
-            total_timeline: { value: 26, unit: 'weeks' },
-          }),
-        )
-      ).objectives.feasibility_notes.timeline_assessment;
+    const plan = (additional_context: string) =>
+      timelineAssessment({
+        research_area: 'Shoreline erosion along a shingle coast',
+        additional_context,
+        weekly_hours: 30,
+        total_timeline: { value: 26, unit: 'weeks' },
+      });
     // Years still to come, joined to records already kept: the study needs them.
     expect(
       await plan(
