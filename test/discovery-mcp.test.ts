@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress as McpProgress } from '@modelcontextprotocol/sdk/types.js';
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
+import { rootCause } from '@temporalio/common';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -123,10 +124,24 @@ async function runningWorkflow(input: unknown) {
   throw new Error(`workflow ${id} never ran`);
 }
 
-async function expectCancelled(handle: ReturnType<typeof h.client.workflow.getHandle>) {
+async function expectCancelled(handle: ReturnType<typeof h.client.workflow.getHandle>, log: () => string = () => '') {
   const error = await handle.result().catch((e) => e);
   expect(error).toBeInstanceOf(WorkflowFailedError);
-  expect((error as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+  const cause = (error as WorkflowFailedError).cause;
+  // When the run ends otherwise, say how: which events closed its activities, and the root cause.
+  const story = async () =>
+    ((await handle.fetchHistory()).events ?? [])
+      .map((e) => {
+        const failed = e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes;
+        const name = String(e.eventType ?? '').replace('EVENT_TYPE_', '');
+        return failed ? `${name}: ${failed.failure?.message ?? ''} ${failed.failure?.cause?.message ?? ''}` : name;
+      })
+      .join('\n');
+  if (!(cause instanceof CancelledFailure)) {
+    expect.fail(
+      `the run ended with ${cause?.name}: ${rootCause(cause)}, not cancelled; its history:\n${await story()}\nthe server's log:\n${log()}`,
+    );
+  }
   expect((await handle.describe()).status.name).toBe('CANCELLED');
 }
 
@@ -361,7 +376,7 @@ describe('MCP over Streamable HTTP (tsx client/mcp/main.ts --http)', () => {
     void client.callTool({ name: 'discover_from_prp', arguments: input }).catch(() => undefined);
     const handle = await runningWorkflow(input);
     await transport.close(); // aborts the open POST: the connection closes without a goodbye
-    await expectCancelled(handle);
+    await expectCancelled(handle, () => serverLog);
     expect(serverLog).toMatch(/the MCP client disconnected; cancelling the workflow/);
   });
 });

@@ -176,3 +176,60 @@ describe('MCP workflow ids', () => {
     }
   });
 });
+
+describe('MCP calls', () => {
+  it('a caller who goes away while its workflow is still starting gets that workflow cancelled', async () => {
+    // The HTTP transport forgets a request once its connection closes, so the call must hold its
+    // disconnect signal from the moment it arrives, not from when its workflow has started.
+    h.standin.setFaults({ latencyMs: 30_000 });
+    const connection = new AbortController();
+    let open = true;
+    let started!: () => void;
+    const starting = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slowStart = new Proxy(h.client.workflow, {
+      get(target, key, receiver) {
+        if (key !== 'start') return Reflect.get(target, key, receiver);
+        return async (...args: Parameters<typeof target.start>) => {
+          started();
+          await gate;
+          return target.start(...args);
+        };
+      },
+    });
+    const client = new Proxy(h.client, {
+      get: (target, key, receiver) => (key === 'workflow' ? slowStart : Reflect.get(target, key, receiver)),
+    });
+    const server = createMcpServer(
+      { client, taskQueue: h.taskQueue },
+      {
+        workflowIdSecret: SECRET,
+        calls: new FlowCalls(),
+        log: (line) => logs.push(line),
+        disconnectSignal: () => (open ? connection.signal : undefined),
+      },
+    );
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const mcp = new McpClient({ name: 'mcp-leaver', version: '0.0.0' });
+    await Promise.all([server.connect(serverSide), mcp.connect(clientSide)]);
+    connected.push({ server, mcp });
+    try {
+      const input = { topic: `leaver ${randomUUID().slice(0, 8)}` };
+      void mcp.callTool({ name: platformCheckFlow.mcpTool, arguments: input }).catch(() => undefined);
+      await starting;
+      open = false; // the connection closes, and the transport forgets the request
+      connection.abort(new Error('HTTP client disconnected'));
+      release();
+      const handle = h.client.workflow.getHandle(
+        stableWorkflowId(platformCheckFlow, platformCheckFlow.input.parse(input), SECRET),
+      );
+      const status = async () => (await handle.describe().catch(() => undefined))?.status.name;
+      await waitFor(async () => ((await status()) === 'CANCELLED' ? true : undefined), 'the workflow cancelled', {
+        timeoutMs: 20_000,
+      });
+    } finally {
+      h.standin.setFaults({});
+    }
+  });
+});

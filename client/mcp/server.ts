@@ -284,6 +284,9 @@ export function registerFlowTool(
       ...(outputSchema ? { outputSchema } : {}),
     },
     async (args: unknown, extra: ToolExtra): Promise<CallToolResult> => {
+      // Taken before the workflow starts: a client that goes away while it is starting still
+      // cancels it (the transport forgets a closed request once its connection is gone).
+      const stop = anySignal([extra.signal, options.disconnectSignal?.(extra)]);
       const joined = calls.starts();
       let run: Awaited<ReturnType<typeof startOwnRun>>;
       try {
@@ -301,7 +304,6 @@ export function registerFlowTool(
       log(`${flow.mcpTool}: workflow ${workflowId} (${link})`);
       calls.join(workflowId);
       let left = false;
-      const stop = anySignal([extra.signal, options.disconnectSignal?.(extra)]);
       const onStop = () => {
         if (left) return;
         left = true;
