@@ -438,7 +438,11 @@ export const LITERATURE = {
    * of its keywords (or its title) this close to a skill, with the study at least this close to
    * the topic as a whole. On the development profiles, skill matches of 0.7 or more with the
    * study at 0.3 or more were all labelled on topic or acceptable; below either, a general
-   * skill ("machine learning") brought in general studies.
+   * skill ("machine learning") brought in general studies. The method named in the research area
+   * as how the study works ("… with <a kind of model>") counts as such a skill. This holds above
+   * the floor too, for a study whose closeness comes only from the method's name: of 66
+   * development profiles with literature in the collection, three more then had an on-topic study
+   * to cite (24 had none), with no off-topic study added.
    */
   skill: 0.7,
   skillFloor: 0.3,
@@ -575,26 +579,30 @@ export async function topicFit(
   const score = (a + b) / 2;
   const general = (await meaning.similarities(withSentence, [GENERAL_RESEARCH]))[0];
   if (score - general < LITERATURE.overGeneral) return { onTopic: false, score };
-  if (score < LITERATURE.floor) {
-    // Below the topic's floor, a study can still be about a method the researcher works with.
-    const skills = [...(p.missing_skills ?? []), ...(p.existing_skills ?? [])].filter((s) => s.trim());
-    if (score < LITERATURE.skillFloor || !skills.length) return { onTopic: false, score };
-    const concept = await closestPair(meaning, [...keywords, study.title], skills);
-    const onTopic = (concept?.score ?? 0) >= LITERATURE.skill;
-    return { onTopic, score, concept: onTopic ? concept : undefined };
-  }
   if (score >= LITERATURE.whole) return { onTopic: true, score };
   // Between the floor and the whole, the closeness must not come from shared wording alone.
-  if ((await closenessBeyondSharedWords(meaning, topics[0], [withKeywords, withSentence])) < LITERATURE.beyondShared)
-    return { onTopic: false, score };
-  // Close enough: does a name the study goes by (a keyword, or a phrase of its title) name
-  // something the research area names? Keywords are often the field's broad labels ("public
-  // health", "education") where the title names the study's own subject, and an area written as
-  // a clause ("how nurses … when …") names its subjects in short runs of words, not in the parts
-  // between its function words.
-  const concept = await closestPair(meaning, [...new Set([...keywords, ...titlePhrases])], topicPhrases);
-  if ((concept?.score ?? 0) >= LITERATURE.concept) return { onTopic: true, score, concept };
-  return { onTopic: false, score, concept };
+  if (
+    score >= LITERATURE.floor &&
+    (await closenessBeyondSharedWords(meaning, topics[0], [withKeywords, withSentence])) >= LITERATURE.beyondShared
+  ) {
+    // Close enough: does a name the study goes by (a keyword, or a phrase of its title) name
+    // something the research area names? Keywords are often the field's broad labels ("public
+    // health", "education") where the title names the study's own subject, and an area written as
+    // a clause ("how nurses … when …") names its subjects in short runs of words, not in the parts
+    // between its function words.
+    const concept = await closestPair(meaning, [...new Set([...keywords, ...titlePhrases])], topicPhrases);
+    if ((concept?.score ?? 0) >= LITERATURE.concept) return { onTopic: true, score, concept };
+  }
+  // Not about the topic's subject, or close only through the words both use: a study about a
+  // method or tool the researcher lists as a skill still bears on the study, wherever its
+  // closeness to the topic comes from (above the floor as much as below it).
+  const means = meansPhrase(p.research_area);
+  const named = means && (await readsAsMeans(means)) ? [means.replace(/^\S+\s+/, '')] : [];
+  const skills = [...named, ...(p.missing_skills ?? []), ...(p.existing_skills ?? [])].filter((s) => s.trim());
+  if (score < LITERATURE.skillFloor || !skills.length) return { onTopic: false, score };
+  const concept = await closestPair(meaning, [...keywords, study.title], skills);
+  const onTopic = (concept?.score ?? 0) >= LITERATURE.skill;
+  return { onTopic, score, concept: onTopic ? concept : undefined };
 }
 
 /** The keyword and phrase closest in meaning among all pairs of the two lists, with their similarity. */
