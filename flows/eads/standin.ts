@@ -34,6 +34,7 @@ import {
   oneSaid,
   routeChoices,
   routeSaid,
+  differsInSomethingElse,
   singleThingIsEquipment,
   withNone,
 } from './standin/meaning';
@@ -485,7 +486,11 @@ export async function readChoice(
     // reading says the unit is about routes, and the words which route it is.
     const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
-    const unsaid = d.key && isRoute(d.key) && d.key !== saidKey && !said && heardP(d.key) < CLEAR_ROUTE;
+    // A unit that says what its jobs differ in, and that it is not their path ("jobs differ in
+    // size"), says nothing of routes, however clearly a reader hears "every job is different".
+    const otherDifference = !!routes && !said && differsInSomethingElse(unit);
+    const unsaid =
+      d.key && isRoute(d.key) && d.key !== saidKey && !said && (otherDifference || heardP(d.key) < CLEAR_ROUTE);
     const key = unsaid ? undefined : (saidKey ?? d.key ?? (routes ? routeRead(unit, d.ranked, routes) : undefined));
     // What the classifier clearly hears in any unit is evidence too: in one unit not enough to take a
     // choice on, but enough to contradict another (between the two routes, the words decide); heard
@@ -493,7 +498,13 @@ export async function readChoice(
     // (No reading at all where there are more choices than it is trained on.)
     const clear = heard.ranked.at(0);
     const headVote = votedBy.get(headOf.get(unit) ?? '');
-    if (clear && clear.key !== NONE && clear.p >= READ_PHRASED.minProbability && !headVote) {
+    if (
+      clear &&
+      clear.key !== NONE &&
+      clear.p >= READ_PHRASED.minProbability &&
+      !headVote &&
+      !(otherDifference && isRoute(clear.key))
+    ) {
       const nearest = d.ranked.find((r) => r.key !== NONE)?.key;
       heardClearly.set(clear.key, (heardClearly.get(clear.key) ?? false) || nearest === clear.key);
     }

@@ -50,6 +50,17 @@ describe('words of a route and of one machine (no model needed)', () => {
     expect(routeSaid("It doesn't differ with the kind of casting.", { aboutRoutes: true })).toBeUndefined();
   });
 
+  it('hears no route in what the jobs differ in, when that is not their path', () => {
+    // "Differ in size" is a difference of the work; readers of meaning hear "every job is different".
+    expect(routeSaid('Our commissions differ in length and in the wood used.', { aboutRoutes: true })).toBeUndefined();
+    expect(routeSaid('Repairs vary by weight, from a brooch to a gate.', { aboutRoutes: true })).toBeUndefined();
+    expect(routeSaid('The boats are all different in size.', { aboutRoutes: true })).toBeUndefined();
+    // A difference in the steps, the machines or their order is one of route.
+    expect(routeSaid('Jobs differ in which machines they visit.', { aboutRoutes: true })).toBe('own');
+    expect(routeSaid('Repairs vary in the order of the steps.', { aboutRoutes: true })).toBe('own');
+    expect(routeSaid('It varies with the kind of casting.', { aboutRoutes: true })).toBe('own');
+  });
+
   it('hears one thing alone the work waits for, whatever it is called', () => {
     expect(oneSaid('It is really only the lathe we plan.')).toBe(true);
     expect(oneSaid('Everything here queues for the one lathe.')).toBe(true);
@@ -65,6 +76,11 @@ describeWithModel('reading the problem type by meaning (all-MiniLM-L6-v2 install
     expect(await readChoice('Each kind of boat takes its own path through the stations.', problemType.choices!)).toBe(
       JOB,
     );
+  });
+
+  it('takes no route from a sentence that says what the jobs differ in, when it is not their path', async () => {
+    expect(await readChoice('Our commissions differ in length.', problemType.choices!)).not.toBe(JOB);
+    expect(await readChoice('The orders we get vary in colour and weight.', problemType.choices!)).not.toBe(JOB);
   });
 
   it('reads no route of its own from a route that never varies', async () => {

@@ -375,8 +375,25 @@ const NEGATED_OWN = new RegExp(
   String.raw`${NEGATION}(?:different|differs?|differently|var(?:y|ies|ying)|chang(?:e|es|ing)|unique)\b`,
 );
 
+/**
+ * Whether a sentence says what its jobs differ in, and that it is something other than their path
+ * ("jobs differ in size", "orders vary by colour and weight"): a difference of the work itself,
+ * which readers of meaning hear as "every job is different", a route of its own. A difference in
+ * the steps, machines or order they go through is a difference of route, and is not this.
+ */
+const DIFFERS_IN =
+  /\b(?:differ(?:s|ed)?|var(?:y|ies|ied)|(?:are|is)\s+(?:all\s+)?different)\s+(?:in|by)\s+([^.;:!?]{1,60})/i;
+const PATH_WORD =
+  /\b(?:routes?|routings?|paths?|ways?|sequences?|visits?|steps?|stages?|stations?|orders?|machines?|equipment|operations?|process(?:es)?|which|what|how|where)\b/i;
+export function differsInSomethingElse(sentence: string): boolean {
+  const what = DIFFERS_IN.exec(sentence)?.[1];
+  return !!what && !PATH_WORD.test(what);
+}
+
 function routeSaidInClause(sentence: string, options: { aboutRoutes?: boolean }): 'same' | 'own' | undefined {
   const s = sentence.toLowerCase();
+  // What the jobs differ in, named and not their path, is the difference this clause tells.
+  if (differsInSomethingElse(s)) return undefined;
   // Sameness or difference of something else ("its own lot", "a different colour") says nothing
   // of the route. Once the sentence's meaning is known to be about routes, sameness is heard
   // whatever the route is called ("the same road"); difference needs a route word unless it is a
