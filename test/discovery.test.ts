@@ -347,6 +347,22 @@ describe('discoverFromPrp on the embedded catalog with a scripted model', () => 
     await recordHistory(handle, 'discover-from-prp-no-schema');
   });
 
+  it('reads the target schema from a table under a heading of its own when the PRP has no section 9', async () => {
+    const layout = prp('nfl-prediction-accuracy').replace(/^#{1,6}\s*9\b.*$/m, '## The sheet we want');
+    expect(extractTargetSchema(layout)).toEqual([]);
+    model.script({
+      [ModelTask.discoveryPlan]: scriptedPlan(ACCURACY_PLAN, ['absolute_margin_error']),
+      [ModelTask.discoveryValidate]: scriptedVerdicts(ACCURACY_LEDGER),
+    });
+    const handle = await h.start(discoverFromPrpFlow, { prp: layout });
+    const out = discoverFromPrpFlow.output.parse(await handle.result());
+    expect(out.schema_source).toBe('prp');
+    expect(out.target_schema).toEqual(extractTargetSchema(prp('nfl-prediction-accuracy')));
+    // The plan was asked with the columns read from that table.
+    expect(model.prompts(ModelTask.discoveryPlan)[0].target_schema).toEqual(out.target_schema);
+    await recordHistory(handle, 'discover-from-prp-layout-table');
+  });
+
   it('rejects bad input before any workflow exists', async () => {
     await expect(h.start(discoverFromPrpFlow, { prp: 'x', concurrency: 0 })).rejects.toThrow(/concurrency/);
     await expect(

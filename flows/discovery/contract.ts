@@ -84,7 +84,7 @@ export const discoverFromPrpInput = z
     // Section 9 is read here too (linear in the PRP), so a table the workflow could not plan for
     // is refused with the input instead of after the run has started.
     if (!input.targetSchema) {
-      const columns = extractTargetSchema(input.prp).length;
+      const columns = extractTargetSchema(input.prp, { anyTable: true }).length;
       if (columns > MAX_TARGET_COLUMNS)
         ctx.addIssue({
           code: 'custom',

@@ -22,6 +22,9 @@ export const columnSchema = z
   .strict();
 export type Column = z.output<typeof columnSchema>;
 
+/** The `patched()` id of reading a PRP's first schema table when it has no section 9. */
+export const SCHEMA_FROM_ANY_TABLE = 'discovery-schema-from-any-table';
+
 /** At most this many target columns, given or read from section 9: each is planned and validated. */
 export const MAX_TARGET_COLUMNS = 200;
 
@@ -101,8 +104,22 @@ function findSchemaSection(lines: string[]): string[] | undefined {
   return lines.slice(heading.line + 1, next ? next.line : lines.length);
 }
 
-function columnsFromTable(section: string[]): Column[] {
-  const start = section.findIndex((line, i) => line.trim().startsWith('|') && isDelimiterRow(section[i + 1] ?? ''));
+/** Where each table of these lines starts (its header row, with a delimiter row under it). */
+function tableStarts(lines: string[]): number[] {
+  const starts: number[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim().startsWith('|') && isDelimiterRow(lines[i + 1] ?? '')) starts.push(i);
+  });
+  return starts;
+}
+
+/** Whether a table's header names its columns and their types (`| Column | Type | … |`): a schema. */
+function isSchemaHeader(line: string): boolean {
+  const header = splitRow(line).map((c) => cleanCell(c).toLowerCase());
+  return header.some((h) => /type/.test(h)) && header.some((h) => /column|field|name|attribute/.test(h));
+}
+
+function columnsFromTable(section: string[], start = tableStarts(section)[0] ?? -1): Column[] {
   if (start < 0) return [];
   const header = splitRow(section[start]).map((c) => cleanCell(c).toLowerCase());
   const find = (re: RegExp) => header.findIndex((h) => re.test(h));
@@ -145,14 +162,34 @@ function columnsFromList(section: string[]): Column[] {
 
 /**
  * Reads the target schema from the PRP's section 9: the first markdown table there (columns
- * named like Column/Name, Type, Description), or a `- name (TYPE): description` list. Returns
- * an empty list when the PRP has no such section or it holds no columns.
+ * named like Column/Name, Type, Description), or a `- name (TYPE): description` list; with
+ * `anyTable`, a PRP without such a section gives the first table of the document whose header
+ * names columns and types. Returns an empty list when there is none or it holds no columns.
  */
-export function extractTargetSchema(prp: string): Column[] {
-  const section = findSchemaSection(prp.split(/\r?\n/));
-  if (!section) return [];
+export function extractTargetSchema(prp: string, { anyTable = false }: { anyTable?: boolean } = {}): Column[] {
+  const lines = prp.split(/\r?\n/);
+  const section = findSchemaSection(lines);
+  if (!section) return anyTable ? uniqueColumns(columnsFromSchemaTable(lines)) : [];
   const fromTable = columnsFromTable(section);
-  const columns = fromTable.length ? fromTable : columnsFromList(section);
+  return uniqueColumns(fromTable.length ? fromTable : columnsFromList(section));
+}
+
+/**
+ * A document without a section 9 may still hold its layout as a table under a heading of its own
+ * ("## Layout", "## The sheet we want"): the first table, outside code blocks, whose header names
+ * columns and their types.
+ */
+function columnsFromSchemaTable(lines: string[]): Column[] {
+  let fenced = false;
+  const inFence = lines.map((line) => {
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+    return fenced;
+  });
+  const start = tableStarts(lines).find((i) => !inFence[i] && isSchemaHeader(lines[i]));
+  return start === undefined ? [] : columnsFromTable(lines, start);
+}
+
+function uniqueColumns(columns: Column[]): Column[] {
   const seen = new Set<string>();
   return columns
     .map((c) => columnSchema.safeParse(c))

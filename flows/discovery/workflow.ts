@@ -18,7 +18,7 @@ import {
   type SearchStep,
   type StepResult,
 } from './contract';
-import { extractTargetSchema } from './prp-schema';
+import { extractTargetSchema, SCHEMA_FROM_ANY_TABLE } from './prp-schema';
 import { documentDomains } from './domain-names';
 import { LONG_MODEL, SEARCH, withOptions } from '../lib/workflow/activity-options';
 import { recordEnd } from '../lib/workflow/ending';
@@ -152,12 +152,16 @@ export async function discoverFromPrp(rawInput: unknown): Promise<DiscoverFromPr
 
   try {
     const schemaSource = input.targetSchema ? 'input' : 'prp';
-    const targetSchema = input.targetSchema ?? extractTargetSchema(input.prp);
+    let targetSchema = input.targetSchema ?? extractTargetSchema(input.prp);
+    // A PRP without a section 9 may hold its layout under a heading of its own; runs started
+    // before such a table was read failed here, and replay as they ran.
+    if (!targetSchema.length && !input.targetSchema && patched(SCHEMA_FROM_ANY_TABLE))
+      targetSchema = extractTargetSchema(input.prp, { anyTable: true });
     if (!targetSchema.length) {
       throw ApplicationFailure.nonRetryable(
-        'discoverFromPrp: no target schema: pass targetSchema, or give the PRP a section ' +
-          '9 (e.g. "## 9. Target Schema") with a markdown table of | Column | Type | ' +
-          'Description |',
+        'discoverFromPrp: no target schema: pass targetSchema, or give the PRP a markdown table ' +
+          'of | Column | Type | Description |, in a section 9 (e.g. "## 9. Target Schema") or under ' +
+          'a heading of its own',
         FailureType.TargetSchemaMissing,
       );
     }

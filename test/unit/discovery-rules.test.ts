@@ -67,6 +67,40 @@ describe('target schema from section 9', () => {
     expect(extractTargetSchema('# PRP\n\n## 9. Target Schema\nTBD\n')).toEqual([]);
   });
 
+  it('with anyTable, reads a layout under a heading of its own: the first table naming columns and types', () => {
+    const prp = [
+      '# Ferry punctuality',
+      '',
+      '| Route | Sailings |',
+      '|---|---|',
+      '| North | 12 |',
+      '',
+      '```',
+      '| Column | Type |',
+      '|---|---|',
+      '| in_a_code_block | STRING |',
+      '```',
+      '',
+      '## The sheet we want',
+      '',
+      '| Field | Data type | Meaning |',
+      '|---|---|---|',
+      '| sailing_id | STRING | The sailing |',
+      '| minutes_late | INT64 | Minutes after the timetable |',
+    ].join('\n');
+    // Only a section 9 or a heading that names the schema counts without it.
+    expect(extractTargetSchema(prp)).toEqual([]);
+    expect(extractTargetSchema(prp, { anyTable: true })).toEqual([
+      { name: 'sailing_id', type: 'STRING', description: 'The sailing' },
+      { name: 'minutes_late', type: 'INT64', description: 'Minutes after the timetable' },
+    ]);
+    // A section 9 still wins over any other table.
+    expect(
+      extractTargetSchema(`${prp}\n\n## 9. Target Schema\n- \`x\` (STRING): only this`, { anyTable: true }),
+    ).toEqual([{ name: 'x', type: 'STRING', description: 'only this' }]);
+    expect(extractTargetSchema('# PRP\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', { anyTable: true })).toEqual([]);
+  });
+
   it('titles the workflow id after the PRP', () => {
     expect(prpTitle('# PRP: NFL Game Prediction Accuracy Tracker\n')).toBe('NFL Game Prediction Accuracy Tracker');
     expect(discoverFromPrpFlow.idKey(discoverFromPrpFlow.input.parse({ prp: '# PRP: Weather & Scoring!\n' }))).toBe(
