@@ -76,6 +76,8 @@ describe('worker crash and server restart in the middle of every flow (real work
   let client: Client;
   let standin: StandinServer;
   const workers: WorkerProcess[] = [];
+  /** Started in `beforeAll`, beside the undisturbed runs. */
+  let firstWorker: { worker: WorkerProcess; startupMs: number } | undefined;
   const baselines = new Map<string, Baseline>();
 
   // The kill switch: armed for one flow, fired from inside the stand-in when it answers that
@@ -119,9 +121,16 @@ describe('worker crash and server restart in the middle of every flow (real work
     console.log(`[faults-crash] FAULTS_SEED=${seed}`);
     dbDir = mkdtempSync(path.join(os.tmpdir(), 'faults-crash-'));
     port = await freePort();
-    server = await startDevServer({ port, dbFile: path.join(dbDir, 'dev.db'), quiet: true });
-    client = new Client({ connection: await Connection.connect({ address: server.address }) });
     standin = await startStandin({ faults: { latencyMs: LATENCY_MS }, rules: observedRules(onAnswer) });
+    // This file's dev server and the first worker process start while the undisturbed runs go on
+    // the shared one: the worker only polls until the crash test starts its first flow.
+    const own = (async () => {
+      server = await startDevServer({ port, dbFile: path.join(dbDir, 'dev.db'), quiet: true });
+      client = new Client({ connection: await Connection.connect({ address: server.address }) });
+      firstWorker = await newWorker();
+    })();
+    // A failure of one is reported with the other's (not left unhandled while the other runs).
+    own.catch(() => undefined);
 
     // Undisturbed runs on an in-process worker of the shared dev server, all at once.
     h = await createHarness({ rules: CRASH_TEST_RULES });
@@ -148,6 +157,7 @@ describe('worker crash and server restart in the middle of every flow (real work
       for (const [task, n] of Object.entries(b.calls))
         expect(n, `${c.name}: ${task}`).toBeLessThanOrEqual(b.accounted[task]);
     }
+    await own;
   }, 120_000);
 
   afterAll(async () => {
@@ -181,7 +191,7 @@ describe('worker crash and server restart in the middle of every flow (real work
       const kills: Array<{ flow: string; at: number }> = [];
       const handles = new Map<string, WorkflowHandleWithFirstExecutionRunId>();
       const report: string[] = [];
-      let { worker, startupMs } = await newWorker();
+      let { worker, startupMs } = firstWorker!;
       const startups = [startupMs];
 
       for (const name of CRASH_ORDER) {
