@@ -24,4 +24,10 @@ export const faultSettingsSchema = z.object({
   tasks: z.array(z.string()).optional(),
   /** PRNG seed: the same seed and request order give the same faults. */
   seed: z.number().int().default(1),
+  /**
+   * Seeds of their own for tasks starting with a prefix (`{"eads.": 3}`): those tasks draw their
+   * faults from a PRNG of their own, so flows run at the same time each meet the faults they
+   * would meet alone, whatever the order their requests arrive in.
+   */
+  seeds: z.record(z.string(), z.number().int()).optional(),
 });

@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Optional
 
 from ortools import __version__ as ORTOOLS_VERSION
@@ -554,8 +554,12 @@ async def main(settings: Settings) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     service = SolverService(settings)
+    # Heartbeats reach the server as often as the activity gives them: the SDK would otherwise hold
+    # them back to 80 % of the heartbeat time-out (8 s), and a cancelled run, which learns of its
+    # cancel from a heartbeat's answer, would keep its slot and its search that long.
     worker = Worker(client, task_queue=TASK_QUEUE, activities=[service.solve_schedule],
-                    max_concurrent_activities=settings.slots + settings.queue)
+                    max_concurrent_activities=settings.slots + settings.queue,
+                    max_heartbeat_throttle_interval=timedelta(seconds=SolverService.HEARTBEAT_EVERY))
     try:
         _log("info", "polling task queue", taskQueue=TASK_QUEUE, address=address, namespace=namespace,
              ortools=ORTOOLS_VERSION, slots=settings.slots, longSlots=settings.long_slots,

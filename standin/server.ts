@@ -105,7 +105,13 @@ export async function startStandin(
 ): Promise<StandinServer> {
   const rules = options.rules ?? (await loadStandinRules());
   let faults = faultSettingsSchema.parse(options.faults ?? {});
-  let random = mulberry32(faults.seed);
+  // One PRNG for every task, and one per prefix that `seeds` names.
+  const streams = (f: FaultSettings) => ({
+    shared: mulberry32(f.seed),
+    byPrefix: Object.entries(f.seeds ?? {}).map(([prefix, seed]) => ({ prefix, next: mulberry32(seed) })),
+  });
+  let random = streams(faults);
+  const randomFor = (task: string) => random.byPrefix.find((s) => task.startsWith(s.prefix))?.next ?? random.shared;
   let burst429 = faults.burst429;
   let burst503 = faults.burst503;
   const emptyStats = (): StandinStats => ({
@@ -119,7 +125,7 @@ export async function startStandin(
   let stats = emptyStats();
   const setFaults = (input: FaultSettingsInput) => {
     faults = faultSettingsSchema.parse(input);
-    random = mulberry32(faults.seed);
+    random = streams(faults);
     burst429 = faults.burst429;
     burst503 = faults.burst503;
   };
@@ -202,7 +208,7 @@ export async function startStandin(
         countFault('503');
         return fail(reply, 503, 'The model is overloaded (injected burst).');
       }
-      const roll = random();
+      const roll = randomFor(task)();
       let edge = faults.rate429;
       if (roll < edge) {
         countFault('429');
@@ -238,7 +244,7 @@ export async function startStandin(
     }
     let text = JSON.stringify(answer);
     if (faultsApply) {
-      const roll = random();
+      const roll = randomFor(task)();
       if (roll < faults.rateMalformed) {
         countFault('malformed');
         text = text.slice(0, Math.max(1, Math.floor(text.length / 2)));

@@ -20,7 +20,9 @@ const usage = { promptTokens: 1, outputTokens: 1, totalTokens: 2, calls: 1 };
 const overloaded = () =>
   new BackendError('model overloaded', { backend: 'model', retryable: true, type: 'ModelUnavailable', status: 503 });
 
-describe('discoverFromPrp: candidates validated in groups', () => {
+// The two cases at the same time: each has its own worker, task queue and model, and most of
+// each is spent waiting on retry back-offs and a heartbeat time-out.
+describe.concurrent('discoverFromPrp: candidates validated in groups', () => {
   let nativeConnection: NativeConnection;
   let client: Client;
   beforeAll(async () => {

@@ -57,7 +57,9 @@ function activityCause(error: unknown): ApplicationFailure {
   return activity.cause as ApplicationFailure;
 }
 
-describe('BOM questions on the BigQuery REST fake with faults', () => {
+// The tests run at the same time: each question's faults are for the queries that carry its own
+// term (`bq.matching`), so no test meets another's, and the retries' back-off waits overlap.
+describe.concurrent('BOM questions on the BigQuery REST fake with faults', () => {
   let bq: BigQueryFake;
   let onBigQuery: Harness;
   let onDuckDb: Harness;
@@ -78,33 +80,39 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
       {
         question: 'Which BOMs use capacitor components?',
         inject: () =>
-          bq.failNext(2, 503, 'backendError', 'Error encountered during execution. Retrying may solve the problem.'),
+          bq
+            .matching('capacitor')
+            .failNext(2, 503, 'backendError', 'Error encountered during execution. Retrying may solve the problem.'),
       },
       // BigQuery reports rate limits as HTTP 403 with reason rateLimitExceeded: a retry, not "access denied".
       {
         question: 'List BOMs using battery or memory components',
         inject: () => (
-          bq.failNext(1, 403, 'rateLimitExceeded', 'Exceeded rate limits: too many concurrent queries'),
-          bq.failNext(1, 429, 'rateLimitExceeded')
+          bq
+            .matching('battery')
+            .failNext(1, 403, 'rateLimitExceeded', 'Exceeded rate limits: too many concurrent queries'),
+          bq.matching('battery').failNext(1, 429, 'rateLimitExceeded')
         ),
       },
       {
         question: 'Which BOMs use fuse components?',
-        inject: () => (bq.failNext(1, 500, 'internalError'), bq.malformNext(1)),
+        inject: () => (bq.matching('fuse').failNext(1, 500, 'internalError'), bq.matching('fuse').malformNext(1)),
       },
-      { question: 'Where is part CMP-000023 used?', inject: () => bq.malformNext(2) },
+      { question: 'Where is part CMP-000023 used?', inject: () => bq.matching('CMP-000023').malformNext(2) },
     ];
-    for (const c of cases) {
-      const expected = await onDuckDb.run(bomQuestionFlow, { question: c.question });
-      c.inject();
-      const handle = await onBigQuery.start(bomQuestionFlow, { question: c.question });
-      const out = await handle.result();
-      expect(answerFacts(out), c.question).toEqual(answerFacts(expected));
-      expect(out.pipeline_state.chosen_sql).toContain('`fake-project.bom_demo.');
-      const retried = (await activityRuns(onBigQuery.client, handle.workflowId)).filter((r) => r.attempt > 1);
-      expect(retried.length, `${c.question}: retried activities`).toBeGreaterThan(0);
-      if (c.question.startsWith('List')) await recordHistory(handle, 'bom-question-bigquery-retried');
-    }
+    await Promise.all(
+      cases.map(async (c) => {
+        const expected = await onDuckDb.run(bomQuestionFlow, { question: c.question });
+        c.inject();
+        const handle = await onBigQuery.start(bomQuestionFlow, { question: c.question });
+        const out = await handle.result();
+        expect(answerFacts(out), c.question).toEqual(answerFacts(expected));
+        expect(out.pipeline_state.chosen_sql).toContain('`fake-project.bom_demo.');
+        const retried = (await activityRuns(onBigQuery.client, handle.workflowId)).filter((r) => r.attempt > 1);
+        expect(retried.length, `${c.question}: retried activities`).toBeGreaterThan(0);
+        if (c.question.startsWith('List')) await recordHistory(handle, 'bom-question-bigquery-retried');
+      }),
+    );
   });
 
   it('fails at once with a non-retryable error when BigQuery denies access or rejects the query', async () => {
@@ -113,7 +121,7 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
       [400, 'invalidQuery', 'WarehouseQueryInvalid'],
     ] as const) {
       const question = status === 403 ? 'Which BOMs use sensor components?' : 'Which BOMs use led components?';
-      bq.failNext(1, status, reason, `injected ${reason}`);
+      bq.matching(status === 403 ? 'sensor' : 'led').failNext(1, status, reason, `injected ${reason}`);
       const handle = await onBigQuery.start(bomQuestionFlow, { question, ragEnabled: false });
       const error = await handle.result().catch((e) => e);
       const cause = activityCause(error);
@@ -130,9 +138,9 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
     }
   });
 
-  // Last in this file's BigQuery tests: the outage may leave unused faults queued on the fake.
+  // The outage may leave unused faults queued on the fake, for its question's term only.
   it('reports a BigQuery outage that outlasts the retries as a failed flow, not as an answer', async () => {
-    bq.failNext(40, 503, 'backendError');
+    bq.matching('connector').failNext(40, 503, 'backendError');
     const handle = await onBigQuery.start(bomQuestionFlow, {
       question: 'Which BOMs use connector components?',
       ragEnabled: false,
@@ -149,7 +157,9 @@ describe('BOM questions on the BigQuery REST fake with faults', () => {
   }, 120_000);
 });
 
-describe('data discovery on the Discovery Engine REST fake with faults', () => {
+// Beside the BigQuery tests (a concurrent suite), but its own tests one after another: they share
+// the fake's queue of faults and count the requests it received.
+describe.concurrent('data discovery on the Discovery Engine REST fake with faults', () => {
   const model = new ScriptedModel().script(NFL_ACCURACY.script());
   let de: DiscoveryEngineFake;
   let h: Harness;
@@ -169,7 +179,7 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
     await de?.close();
   });
 
-  it('retries 503, 429, 500 and an unparseable body and finds the same tables', async () => {
+  it.sequential('retries 503, 429, 500 and an unparseable body and finds the same tables', async () => {
     const before = searches().length;
     de.failNext(1, 503, 'The service is currently unavailable.');
     de.failNext(1, 429, 'Quota exceeded for quota metric search requests.');
@@ -183,7 +193,7 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
     await recordHistory(handle, 'discover-from-prp-vertex-retried');
   });
 
-  it(
+  it.sequential(
     'records unparseable replies past the retries and a permanent 403 in their step; ' + 'the other steps complete',
     async () => {
       for (const inject of [
@@ -210,7 +220,7 @@ describe('data discovery on the Discovery Engine REST fake with faults', () => {
     },
   );
 
-  it(
+  it.sequential(
     'reports a data store whose documents are not table descriptions, instead of an ' + 'empty successful search',
     async () => {
       de.setDataStore('agent-flows-table-catalog', literature);

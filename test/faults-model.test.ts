@@ -102,14 +102,15 @@ describe('model faults in every flow (stand-in, real Gemini client)', () => {
 
   it('completes every flow through 30 % of 429s, 503s, hangs, malformed and schema-violating replies', async () => {
     const seed = Number(process.env.FAULTS_SEED ?? 4);
-    // One flow at a time, each with its own seed (seed + index): a sequential flow meets the same
-    // faults on every run. This matters for the time the test takes: the proposal keeps the original design's
+    // Each flow draws its faults from a seed of its own (seed + index, for its tasks' prefix), so
+    // a sequential flow meets the same faults on every run although the flows run at the same
+    // time. This matters for the time the test takes: the proposal keeps the original design's
     // retry policy (base-7 back-off), where a third failure in a row waits 49 s.
-    const outcomes: Outcome[] = [];
-    for (const [i, c] of FLOW_CASES.entries()) {
-      h.standin.setFaults({ ...FAULTS_30, seed: seed + i });
-      outcomes.push(await runOne(c, runKey));
-    }
+    h.standin.setFaults({
+      ...FAULTS_30,
+      seeds: Object.fromEntries(FLOW_CASES.map((c, i) => [`${c.name}.`, seed + i])),
+    });
+    const outcomes = await runAll(runKey);
     const stats = h.standin.stats();
 
     for (const o of outcomes) {

@@ -63,6 +63,8 @@ describe('worker crash in the middle of a workflow', () => {
     const exited = new Promise((r) => first.once('exit', r));
     killGroup(first, 'SIGKILL');
     await exited;
+    // The delay has done its work (the call was in flight at the kill): the retried call needs none.
+    standin.setFaults({});
 
     const second = startWorkerProcess(standin.url);
     workers.push(second);

@@ -9,7 +9,7 @@
  */
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { workflowBundleOptions } from './workflow-bundle';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../plumbing/project-root';
@@ -37,6 +37,26 @@ function filesUnder(dir: string, prefix: string): string[] {
   );
 }
 
+/** Runs tsc (tsconfig.build.json) into `outDir`: its exit status and what it printed. */
+function compile(outDir: string): Promise<{ status: number | null; output: string }> {
+  const tsc = require.resolve('typescript/bin/tsc');
+  const child = spawn(
+    process.execPath,
+    [tsc, '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', outDir],
+    {
+      cwd: PROJECT_ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, output }));
+  });
+}
+
 /** Builds into `outDir` (replacing it) and returns its stamp. Throws with the compiler's output. */
 export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): Promise<BuildStamp> {
   const target = path.resolve(outDir);
@@ -45,23 +65,21 @@ export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): P
   mkdirSync(path.dirname(target), { recursive: true });
   try {
     // Hashed before compiling: a file edited during the build leaves a stamp that no longer matches.
-    const tsc = require.resolve('typescript/bin/tsc');
-    const compiled = spawnSync(
-      process.execPath,
-      [tsc, '-p', path.join(PROJECT_ROOT, 'tsconfig.build.json'), '--outDir', staging],
-      {
-        cwd: PROJECT_ROOT,
-        encoding: 'utf8',
-      },
-    );
-    const importedDataFiles = filesUnder(path.join(staging, 'data'), 'data').filter((f) => !f.endsWith('.map'));
-    const sourcesHash = hashSources(PROJECT_ROOT, importedDataFiles);
-    if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.stdout}${compiled.stderr}`);
-
-    const { code } = await bundleWorkflowCode({
+    // The compiler (its own process) and the workflow bundle (webpack, here) run at the same time:
+    // each keeps one core busy.
+    const compiling = compile(staging);
+    const bundling = bundleWorkflowCode({
       ...workflowBundleOptions(),
       logger: quietLogger as never,
     });
+    // A failed compile is what is reported; the bundle's own failure then goes unread.
+    bundling.catch(() => undefined);
+    const compiled = await compiling;
+    const importedDataFiles = filesUnder(path.join(staging, 'data'), 'data').filter((f) => !f.endsWith('.map'));
+    const sourcesHash = hashSources(PROJECT_ROOT, importedDataFiles);
+    if (compiled.status !== 0) throw new Error(`tsc failed:\n${compiled.output}`);
+
+    const { code } = await bundling;
     writeFileSync(path.join(staging, WORKFLOW_BUNDLE_FILE), code);
     const stamp: BuildStamp = {
       sourcesHash,

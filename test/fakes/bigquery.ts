@@ -59,6 +59,12 @@ export interface BigQueryFake {
   failNext(count: number, status: number, reason: string, message?: string): void;
   /** Answer the next `count` query requests with a body that is not valid JSON. */
   malformNext(count: number): void;
+  /**
+   * The same faults for query requests with a parameter value containing `text` only (a
+   * question's own term), so flows running at the same time each meet their own. A request
+   * takes the faults of the first such text it contains that has some left, else the others.
+   */
+  matching(text: string): Pick<BigQueryFake, 'failNext' | 'malformNext'>;
   /** The next `count` jobs keep running (getQueryResults answers jobComplete: false) until cancelled. */
   holdNext(count: number): void;
   /** The next `count` jobs run through `polls` getQueryResults polls (jobComplete: false) before they finish. */
@@ -166,8 +172,36 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
   const requests: RecordedRequest[] = [];
   const queries: string[] = [];
   const jobs = new Map<string, StoredJob>();
-  let faults: Array<{ status: number; reason: string; message: string }> = [];
-  let malformed = 0;
+  interface Faults {
+    errors: Array<{ status: number; reason: string; message: string }>;
+    malformed: number;
+  }
+  // '' holds the faults for any request; other keys, those for requests whose parameters hold the key.
+  let faults = new Map<string, Faults>();
+  const faultsFor = (key: string): Faults => {
+    if (!faults.has(key)) faults.set(key, { errors: [], malformed: 0 });
+    return faults.get(key)!;
+  };
+  /** The faults a query request meets: by its parameters' values (jobs.insert nests them under configuration.query). */
+  const faultsOf = (body: unknown): Faults => {
+    const b = body as { queryParameters?: unknown; configuration?: { query?: { queryParameters?: unknown } } };
+    const values: string[] = [];
+    JSON.stringify(b?.configuration?.query?.queryParameters ?? b?.queryParameters ?? [], (key, value: unknown) => {
+      if (key === 'value' && typeof value === 'string') values.push(value);
+      return value;
+    });
+    for (const [key, f] of faults)
+      if (key && values.some((v) => v.includes(key)) && (f.errors.length || f.malformed)) return f;
+    return faultsFor('');
+  };
+  const injector = (key: string): Pick<BigQueryFake, 'failNext' | 'malformNext'> => ({
+    failNext(count, status, reason, message = `injected ${reason}`) {
+      for (let i = 0; i < count; i++) faultsFor(key).errors.push({ status, reason, message });
+    },
+    malformNext(count) {
+      faultsFor(key).malformed += count;
+    },
+  });
   let held = 0;
   const slow: number[] = [];
   let counter = 0;
@@ -188,16 +222,19 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
   });
 
   /** Runs a query configuration; returns the stored job or an error reply. */
-  async function runQuery(config: {
-    query: string;
-    queryParameters?: QueryParameter[];
-    maximumBytesBilled?: string;
-    labels?: Record<string, string>;
-    location?: string;
-    jobId?: string;
-  }): Promise<{ job?: StoredJob; error?: { status: number; body: unknown } }> {
+  async function runQuery(
+    config: {
+      query: string;
+      queryParameters?: QueryParameter[];
+      maximumBytesBilled?: string;
+      labels?: Record<string, string>;
+      location?: string;
+      jobId?: string;
+    },
+    pending: Faults,
+  ): Promise<{ job?: StoredJob; error?: { status: number; body: unknown } }> {
     queries.push(config.query);
-    const fault = faults.shift();
+    const fault = pending.errors.shift();
     if (fault) return { error: { status: fault.status, body: errorBody(fault.status, fault.reason, fault.message) } };
     const syntax = bigQuerySyntaxError(config.query);
     if (syntax) return { error: { status: 400, body: errorBody(400, 'invalidQuery', `Syntax error: ${syntax}`) } };
@@ -274,8 +311,9 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
 
   // jobs.insert
   app.post('/bigquery/v2/projects/:project/jobs', async (req, reply) => {
-    if (malformed > 0) {
-      malformed--;
+    const pending = faultsOf(req.body);
+    if (pending.malformed > 0) {
+      pending.malformed--;
       return sendMalformed(reply);
     }
     const invalid = discoveryProblems(BIGQUERY_API, 'Job', req.body, TOLERATED);
@@ -290,12 +328,15 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     const q = body.configuration?.query as
       { query: string; queryParameters?: QueryParameter[]; maximumBytesBilled?: string } | undefined;
     if (!q?.query) return reply.code(400).send(errorBody(400, 'invalid', 'configuration.query.query is required'));
-    const { job, error } = await runQuery({
-      ...q,
-      labels: body.configuration?.labels,
-      jobId: body.jobReference?.jobId,
-      location: body.jobReference?.location,
-    });
+    const { job, error } = await runQuery(
+      {
+        ...q,
+        labels: body.configuration?.labels,
+        jobId: body.jobReference?.jobId,
+        location: body.jobReference?.location,
+      },
+      pending,
+    );
     if (error) return reply.code(error.status).send(error.body);
     return jobResource(job!);
   });
@@ -309,8 +350,9 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
 
   // jobs.query (the client's fast path)
   app.post('/bigquery/v2/projects/:project/queries', async (req, reply) => {
-    if (malformed > 0) {
-      malformed--;
+    const pending = faultsOf(req.body);
+    if (pending.malformed > 0) {
+      pending.malformed--;
       return sendMalformed(reply);
     }
     const invalid = discoveryProblems(BIGQUERY_API, 'QueryRequest', req.body, TOLERATED);
@@ -325,7 +367,7 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       labels?: Record<string, string>;
       location?: string;
     };
-    const { job, error } = await runQuery(body);
+    const { job, error } = await runQuery(body, pending);
     if (error) return reply.code(error.status).send(error.body);
     return {
       kind: 'bigquery#queryResponse',
@@ -383,12 +425,8 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
     projectId: PROJECT,
     requests,
     queries,
-    failNext(count, status, reason, message = `injected ${reason}`) {
-      for (let i = 0; i < count; i++) faults.push({ status, reason, message });
-    },
-    malformNext(count) {
-      malformed += count;
-    },
+    ...injector(''),
+    matching: injector,
     holdNext(count) {
       held += count;
     },
@@ -418,7 +456,7 @@ export async function startBigQueryFake(options: { seedDir?: string } = {}): Pro
       });
     },
     async close() {
-      faults = [];
+      faults = new Map();
       await app.close();
       await engine.close();
     },
