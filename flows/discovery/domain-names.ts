@@ -13,16 +13,7 @@ export interface DocumentDomains {
   excluded: string[];
   /** The sentences that rule data out, named or not ("the studio's own telemetry is not wanted"). */
   ruledOutText?: string[];
-  /**
-   * What the document says it is about, in its own words: its title and its first sentences of
-   * prose outside any part that rules data out. A requirement may call its subject in plain words
-   * ("pro football") what the tables call by a name ("the league's games").
-   */
-  aboutText?: string[];
 }
-
-/** How many of the document's own sentences tell what it is about (its title, then its first prose). */
-const ABOUT_SENTENCES = 4;
 
 export const ACRONYM_STOP = new Set([
   'PRP',
@@ -139,7 +130,6 @@ export function documentDomains(prp: string): DocumentDomains {
   const own = new Set<string>();
   const ruledOut = new Set<string>();
   const ruledOutText: string[] = [];
-  const aboutText: string[] = [];
   let excludingLevel = 0;
   let excludingList = false;
   // A paragraph's lines are read together: a sentence that leaves a name out may wrap.
@@ -154,10 +144,6 @@ export function documentDomains(prp: string): DocumentDomains {
       const label = /^\*{0,2}([^:*]{1,40}):\*{0,2}\s+(\S.*)$/.exec(text);
       if (label && EXCLUDING_HEADING.test(label[1])) text = label[2];
       if (excludes && text.length > 12 && ruledOutText.length < 8) ruledOutText.push(text.slice(0, 240));
-      // Prose, not a heading, a table row or a line under a label ("**Requested by:** …", "One
-      // row per game: …", which lists the columns): what the document is about.
-      const prose = !excludes && !/^[|#]/.test(text) && !label && /\s\S+\s/.test(text) && text.length > 24;
-      if (prose && aboutText.length < ABOUT_SENTENCES) aboutText.push(text.slice(0, 240));
       for (const name of domainMarkers(sentence)) into.add(name);
     }
     paragraph = [];
@@ -171,7 +157,6 @@ export function documentDomains(prp: string): DocumentDomains {
     if (heading) {
       excludingList = false;
       const level = heading[1].length;
-      if (level === 1 && heading[2] && !aboutText.length) aboutText.push(heading[2].trim().slice(0, 240));
       // A heading of the same or a higher level ends an excluding part; a sub-heading stays in it.
       if (excludingLevel && level <= excludingLevel) excludingLevel = 0;
       if (!excludingLevel && EXCLUDING_HEADING.test(heading[2] ?? '')) {
@@ -187,5 +172,5 @@ export function documentDomains(prp: string): DocumentDomains {
     paragraph.push(line);
   }
   flush();
-  return { own: [...own], excluded: [...ruledOut].filter((n) => !own.has(n)), ruledOutText, aboutText };
+  return { own: [...own], excluded: [...ruledOut].filter((n) => !own.has(n)), ruledOutText };
 }

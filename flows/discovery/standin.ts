@@ -676,23 +676,7 @@ export async function namesAnotherDomain(
     SUBJECT_DECISION,
   );
   if (contradicts && !bySubject) return named;
-  if (decision.key !== 'unnamed') return undefined;
-  // The group's name is the plan's words; the document tells its subject in its own ("how often a
-  // pro football team that trails …"). A name that pulls the table towards what the document
-  // says it is about is the document's domain called by its name, not another subject.
-  const about = (document?.aboutText ?? []).join(' ');
-  if (bySubject && about) {
-    const byDocument = await decide(
-      about,
-      [
-        { key: 'as-named', descriptions: [description] },
-        { key: 'unnamed', descriptions: [bare] },
-      ],
-      SUBJECT_DECISION,
-    );
-    if (byDocument.key === 'as-named') return undefined;
-  }
-  return `${markers.join('/')} data, another subject than the group's`;
+  return decision.key === 'unnamed' ? `${markers.join('/')} data, another subject than the group's` : undefined;
 }
 
 /**
@@ -1229,8 +1213,8 @@ function asDomains(value: unknown): DocumentDomains | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
   const { own, excluded } = value as { own?: unknown; excluded?: unknown };
-  const { ruled_out, about } = value as { ruled_out?: unknown; about?: unknown };
-  return { own: names(own), excluded: names(excluded), ruledOutText: names(ruled_out), aboutText: names(about) };
+  const { ruled_out } = value as { ruled_out?: unknown };
+  return { own: names(own), excluded: names(excluded), ruledOutText: names(ruled_out) };
 }
 
 export const discoveryRules: StandinRule[] = [

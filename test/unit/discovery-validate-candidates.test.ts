@@ -97,18 +97,12 @@ describe('discoveryValidateCandidates', () => {
       const request = model.requests[0];
       return { sections: request.sections as Record<string, unknown>, instructions: String(request.instructions) };
     };
-    const domains = {
-      own: ['IRB'],
-      excluded: ['Grand Prix'],
-      ruledOutText: ['Grand Prix timing is not wanted.'],
-      aboutText: ['Which scrums end in a penalty?'],
-    };
+    const domains = { own: ['IRB'], excluded: ['Grand Prix'], ruledOutText: ['Grand Prix timing is not wanted.'] };
     const sent = await sectionsOf({ domains });
     expect(JSON.parse(String(sent.sections.document_domains))).toEqual({
       own: ['IRB'],
       excluded: ['Grand Prix'],
       ruled_out: ['Grand Prix timing is not wanted.'],
-      about: ['Which scrums end in a penalty?'],
     });
     expect(sent.instructions).toMatch(/document_domains/);
     // A document naming no domain says so; a run started before the names were sent says nothing.
