@@ -498,6 +498,11 @@ describe('grounding a phrase in the warehouse values', () => {
     expect(own.partInClause('a shortage of well pumps', { scene: true })).toBe('well pumps');
     // The scene's own verbs still go.
     expect(own.partInClause('our distributor stopped shipping coin cells', { scene: true })).toBe('coin cells');
+    // A verb goes on through an "-ing" form the tagger reads as a noun, or a phrasal verb's particle.
+    expect(own.partInClause('we keep losing pump seals every winter', { scene: true })).toBe('pump seals');
+    expect(own.partInClause('we stopped buying in coin cells', { scene: true })).toBe('coin cells');
+    // An "-ing" word of a part's name after a verb stays (the earliest start that grounds wins).
+    expect(own.partInClause('we keep losing bearing shells', { scene: true })).toBe('bearing shells');
   });
 
   it('reads a hyphenated word of a part’s name by its parts, a spec beside it literally', async () => {

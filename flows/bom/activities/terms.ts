@@ -293,8 +293,15 @@ export class Vocabulary {
       let verbal = 0;
       // (A run that opens the phrase has lost its determiner to the question's reading: no verb there.)
       const before = wordBefore(whole);
+      // A verb goes on through an "-ing" or "-ed" form or a particle right after it ("stop
+      // stocking", "phasing out"), whatever the tagger makes of that word alone.
       if (options.scene && before && !DETERMINERS.has(before))
-        while (verbal < whole.length - 1 && verbs().has(whole[verbal])) verbal++;
+        while (
+          verbal < whole.length - 1 &&
+          (verbs().has(whole[verbal]) ||
+            (verbal > 0 && (VERB_FORM.test(whole[verbal]) || VERB_PARTICLES.has(whole[verbal]))))
+        )
+          verbal++;
       // The tagger also reads many a part's first word as a verb ("bearing shells", "pull rings",
       // "control boards"): the earliest start that grounds wins, so a word of the part's name is
       // dropped only when the name does not ground with it.
@@ -475,6 +482,8 @@ function verbsOf(phrase: string): Set<string> {
 
 /** A word shaped like a verb's "-ing" or "-ed" form: what a scene says happens to its part. */
 const VERB_FORM = /^[a-z]{2,}(?:ing|ed)$/;
+/** The particles of English phrasal verbs ("phase out", "write off", "use up"). */
+const VERB_PARTICLES: ReadonlySet<string> = new Set(['out', 'off', 'up', 'down', 'away', 'back', 'in']);
 
 /** A phrase's runs of words, split where no part name goes on: frame words, auxiliaries, "not". */
 export function phraseRuns(phrase: string): string[][] {
