@@ -421,6 +421,32 @@ function exclusionEnd(tokens: string[], from: number): number {
   return tokens.length;
 }
 
+/** Words that deny what a clause says can be done ("can not", "unable", "never"). */
+const DENIALS = new Set(['not', 'unable', 'never', 'impossible']);
+/** How far before "without" a denial still frames it: "we could not possibly build them without". */
+const DENIAL_REACH = 6;
+
+/**
+ * A need told as a lack: "which products can not be built without X", "what would we be unable to
+ * make without X" ask what needs X, not what goes without it. The denial and the words up to
+ * "without" become "use"; a "without" no denial frames ("which boards use a fuse without a
+ * diode") is left to `takeExclusions`.
+ */
+function needsSaidAsLack(tokens: string[]): string[] {
+  const at = tokens.indexOf('without');
+  if (at < 1) return tokens;
+  for (let k = at - 1; k >= Math.max(0, at - DENIAL_REACH); k--) {
+    const t = tokens[k];
+    if (t === ',' || t === ';' || OR_WORDS.has(t) || AND_WORDS.has(t)) break;
+    // "do not use X without Y" denies a use, with its own part: no need told as a lack.
+    if (DENIALS.has(t))
+      return tokens.slice(k, at).some((w) => ACTIVE_PIVOTS.has(w))
+        ? tokens
+        : [...tokens.slice(0, k), 'use', ...tokens.slice(at + 1)];
+  }
+  return tokens;
+}
+
 /**
  * Takes the exclusions out of a clause: "but not X", "without X", "X but no Y", "do not use X",
  * "other than X", "except (those that use) X", "excluding X". Returns the clause without them and
@@ -698,7 +724,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const excludedWords: string[][] = [];
   let exclusion: ParsedBomQuestion['exclusion'] = null;
   const clauses = splitClauses(parseTokens(text)).map((clause) => {
-    const taken = takeExclusions(clause);
+    const taken = takeExclusions(needsSaidAsLack(clause));
     excludedWords.push(...taken.excluded);
     if (taken.kind) exclusion = exclusion === 'bom' || taken.kind === 'bom' ? 'bom' : 'other_than';
     return taken.kept;
@@ -755,7 +781,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const concepts: string[] = [];
   for (const chunk of chunks) {
     // A longer run is cut; grounding looks for the part named inside it.
-    const phrase = cutPhrase(trimStopWords(chunk));
+    const phrase = cutPhrase(trimStopWords(withoutPurpose(chunk)));
     if (phrase && !concepts.includes(phrase) && !namesNothing(chunk)) concepts.push(phrase);
   }
   // "switches except the toggle ones": "one(s)" after a qualifier stands for the head of the part
@@ -799,6 +825,21 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     sceneParts: fromScene ? [] : scene.map((words) => cutPhrase(trimStopWords(words))).filter(Boolean),
     topLevelWords,
   };
+}
+
+/** Words that open what a purpose clause acts on ("to hold the boards apart", "to protect our input"). */
+const PURPOSE_OBJECTS = new Set(['the', 'a', 'an', 'our', 'its', 'their', 'them', 'it', 'each', 'every', 'any']);
+
+/**
+ * A part phrase without the purpose clause after it: "threaded spacers to hold the boards apart"
+ * asks for the spacers. A purpose clause is "to", a verb, then what it acts on; a name that joins
+ * two things with "to" ("USB to serial converter", "board to board connector") has no such
+ * object after its second word.
+ */
+function withoutPurpose(words: string[]): string[] {
+  for (let i = 1; i + 2 < words.length; i++)
+    if (words[i] === 'to' && PURPOSE_OBJECTS.has(words[i + 2])) return words.slice(0, i);
+  return words;
 }
 
 /**

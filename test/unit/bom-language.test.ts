@@ -314,6 +314,35 @@ describe('reading a question', () => {
     }
   });
 
+  it('reads a need told as a lack ("can not ship without X") as a use, and "without" alone as an exclusion', () => {
+    const need = (q: string) => {
+      const p = parseBomQuestion(q);
+      return { concepts: p.concepts, excluded: p.excluded, scope: p.scope };
+    };
+    expect(need('Which machines could we not finish without the gear pump?')).toEqual({
+      concepts: ['gear pump'],
+      excluded: [],
+      scope: 'direct',
+    });
+    expect(need('Which finished goods are impossible to assemble without pinch valves?').concepts).toEqual([
+      'pinch valves',
+    ]);
+    // No denial before it: the units that go without the part.
+    expect(need('Which units carry a heater without a thermal fuse?')).toMatchObject({
+      concepts: ['heater'],
+      excluded: ['thermal fuse'],
+    });
+    // A denied use with its own part keeps its reading.
+    expect(need('Which units do not use heaters without thermal fuses?').concepts).not.toContain('thermal fuses');
+  });
+
+  it('leaves the purpose clause after a part out of the part ("spacers to hold the board up")', () => {
+    expect(parseBomQuestion('Which units use a gasket to seal the boiler lid?').concepts).toEqual(['gasket']);
+    expect(parseBomQuestion('Where do we fit clips to keep our hoses tidy?').concepts[0]).toMatch(/^clips$/);
+    // "to" inside a name, with no purpose clause after it, stays.
+    expect(parseBomQuestion('Which units use the valve to pump adapter?').concepts).toEqual(['valve to pump adapter']);
+  });
+
   it('takes the part from the scene when the question only points back at it ("so which need a substitute?")', () => {
     const failed = parseBomQuestion(
       'The 24V gear pump failed its endurance test, so which machines need a substitute part?',
