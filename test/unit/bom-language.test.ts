@@ -392,6 +392,14 @@ describe('grounding a phrase in the warehouse values', () => {
     });
   });
 
+  it('respells a four-letter word only beside words one value holds with it', () => {
+    // "valv" is one letter from "valve": beside "pinch", which one value holds with it, it is respelt…
+    expect(vocabulary.correct('pinch valv')).toBe('pinch valve');
+    // …alone, or beside a word no value holds with a valve, it has too many neighbours to guess.
+    expect(vocabulary.correct('valv')).toBeNull();
+    expect(vocabulary.correct('gear valv')).toBeNull();
+  });
+
   it('grounds a code the descriptions use as a word like a word, and an item number by its shape', () => {
     expect(vocabulary.ground('8mb')).toMatchObject({ level: 2, example: 'Serial flash 8Mb' });
     expect(vocabulary.ground('p-001')).toMatchObject({ level: 1, example: null });

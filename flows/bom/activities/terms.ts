@@ -211,9 +211,20 @@ export class Vocabulary {
   correct(phrase: string): string | null {
     const counts = this.wordCounts();
     let changed = false;
-    const words = phrase.split(/\s+/).map((word) => {
+    // A word of four letters has many neighbours one letter away: it is respelt only beside other
+    // words of the phrase, and only where one value holds the respelt phrase whole ("stepper motr"
+    // → "Stepper motor …"), never on its own.
+    const given = phrase.split(/\s+/);
+    let short = false;
+    const words = given.map((word) => {
       const variants = pluralVariants(word);
-      if (word.length < 5 || /\d/.test(word) || variants.some((v) => counts.has(v) || this.isWord(v))) return word;
+      const shortButPlaced = word.length === SHORT_RESPELT && given.length > 1;
+      if (
+        (word.length < 5 && !shortButPlaced) ||
+        /\d/.test(word) ||
+        variants.some((v) => counts.has(v) || this.isWord(v))
+      )
+        return word;
       const budget = word.length >= 8 ? 2 : 1;
       let best: { word: string; distance: number; count: number; plural: boolean } | undefined;
       for (const [candidate, count] of counts) {
@@ -227,9 +238,11 @@ export class Vocabulary {
       }
       if (!best) return word;
       changed = true;
+      if (word.length === SHORT_RESPELT) short = true;
       // Keep the question's number: "acelerometers" → "accelerometers".
       return best.plural ? (pluralVariants(best.word).find((f) => f !== best!.word) ?? best.word) : best.word;
     });
+    if (short && !this.holdsTogether(words)) return null;
     return changed ? words.join(' ') : null;
   }
 
@@ -479,6 +492,9 @@ function verbsOf(phrase: string): Set<string> {
   }
   return verbs;
 }
+
+/** The length of a word respelt only beside the other words of its phrase (see `Vocabulary.correct`). */
+const SHORT_RESPELT = 4;
 
 /** A word shaped like a verb's "-ing" or "-ed" form: what a scene says happens to its part. */
 const VERB_FORM = /^[a-z]{2,}(?:ing|ed)$/;
