@@ -95,6 +95,13 @@ const MEANING = scriptedMeaning({
   'oscillating|vibratory pump': 0.55,
   'oscillating pump|vibratory pump': 0.75,
   'oscillating pump|gear pump': 0.45,
+  // The same with a spec written before it ("48W" is the vibratory pump's; no pump is 15W).
+  '48w oscillating|vibratory pump': 0.55,
+  '48w oscillating pump|vibratory pump': 0.75,
+  '48w oscillating pump|gear pump': 0.45,
+  '15w oscillating|vibratory pump': 0.55,
+  '15w oscillating pump|vibratory pump': 0.75,
+  '15w oscillating pump|gear pump': 0.45,
   'pump|vibratory pump': 0.5,
   'pump|gear pump': 0.5,
   // A qualifier that points at no pump in particular: the phrase stays missing.
@@ -426,6 +433,13 @@ describe('grounding a phrase in the warehouse values', () => {
       columns: { 2: ['item_master.item_description'] },
     });
     expect(await grounder().ground('oscillating pump')).toMatchObject({ via: 'meaning', term: 'vibratory pump' });
+    // A spec of the phrase stays with the part meaning found: on that part, it narrows the answer…
+    expect(await grounder().ground('48w oscillating pump')).toMatchObject({
+      via: 'meaning',
+      term: 'vibratory pump 48w',
+    });
+    // …and a spec no such part has makes the phrase a part the data lacks, not every such pump.
+    expect((await grounder().ground('15w oscillating pump')).level).toBeNull();
     // Without a model, the same phrase is missing rather than guessed.
     expect((await new Grounder(vocabulary, undefined, names).ground('screen')).level).toBeNull();
   });
@@ -434,9 +448,12 @@ describe('grounding a phrase in the warehouse values', () => {
     const has = (w: string) => ['12v', '1.5mm', '48w'].includes(w);
     expect(specsAsWritten('solenoid valve 12 V', has)).toBe('solenoid valve 12V');
     expect(specsAsWritten('1.5 mm tubing and 48 W pumps', has)).toBe('1.5mm tubing and 48W pumps');
+    // A unit spelt out is joined by its symbol, where the data writes that.
+    expect(specsAsWritten('12 volts', has)).toBe('12v');
+    expect(specsAsWritten('a 4.3 inch display', (w) => w === '4.3in')).toBe('a 4.3in display');
     // Not a spec the data writes: a count stays a count, and a unit inside a word stays.
     expect(specsAsWritten('2 valves', has)).toBe('2 valves');
-    expect(specsAsWritten('12 volts', has)).toBe('12 volts');
+    expect(specsAsWritten('12 watts', has)).toBe('12 watts');
     expect(specsAsWritten('rev 12 v2', has)).toBe('rev 12 v2');
     expect(await grounder().ground('solenoid valve 12 V')).toMatchObject({
       term: 'solenoid valve 12v',

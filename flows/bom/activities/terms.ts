@@ -714,10 +714,59 @@ const wordSet = (text: string) =>
  * number alone matches any value that holds those digits.
  */
 export function specsAsWritten(phrase: string, dataHas: (word: string) => boolean): string {
-  return phrase.replace(/(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµΩ]{1,4})(?![\w-])/giu, (whole, n: string, unit: string) =>
-    dataHas(`${n}${unit}`.toLowerCase()) ? `${n}${unit}` : whole,
+  return phrase.replace(
+    /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµΩ]{1,12})(?![\w-])/giu,
+    (whole, n: string, unit: string) => {
+      // The unit as asked, or its symbol where it is spelt out ("2.9 inch" → "2.9in").
+      const forms = [unit, UNIT_SYMBOLS[unit.toLowerCase()]].filter((u): u is string => !!u);
+      const joined = forms.map((u) => `${n}${u}`).find((w) => dataHas(w.toLowerCase()));
+      return joined ?? whole;
+    },
   );
 }
+
+/** Units spelt out, by the symbols data sheets write them with. */
+const UNIT_SYMBOLS: Readonly<Record<string, string>> = {
+  inch: 'in',
+  inches: 'in',
+  millimetre: 'mm',
+  millimetres: 'mm',
+  millimeter: 'mm',
+  millimeters: 'mm',
+  centimetre: 'cm',
+  centimetres: 'cm',
+  centimeter: 'cm',
+  centimeters: 'cm',
+  metre: 'm',
+  metres: 'm',
+  meter: 'm',
+  meters: 'm',
+  volt: 'v',
+  volts: 'v',
+  amp: 'a',
+  amps: 'a',
+  ampere: 'a',
+  amperes: 'a',
+  milliamp: 'ma',
+  milliamps: 'ma',
+  watt: 'w',
+  watts: 'w',
+  hertz: 'hz',
+  kilohertz: 'khz',
+  megahertz: 'mhz',
+  gigahertz: 'ghz',
+  farad: 'f',
+  microfarad: 'uf',
+  microfarads: 'uf',
+  nanofarad: 'nf',
+  nanofarads: 'nf',
+  picofarad: 'pf',
+  picofarads: 'pf',
+  gram: 'g',
+  grams: 'g',
+  kilogram: 'kg',
+  kilograms: 'kg',
+};
 
 /**
  * How a phrase relates to a part by the dictionary: the strongest relation between the phrase,
@@ -1221,7 +1270,14 @@ export class Grounder {
         chosen = { name: top.name, score: scores[index] };
       }
     }
-    const grounded = this.vocabulary.ground(chosen.name);
+    // The phrase's specs the data writes ("470uF" of "470uF electrolytic caps") stay with the part
+    // meaning found: they must be on that part, or the phrase names a part the data lacks (every
+    // electrolytic capacitor is no answer for the 470uF ones).
+    const specs = run.filter((w) => /\d/.test(w));
+    const named = specs.length ? [...chosen.name.split(/\s+/), ...specs] : [];
+    if (specs.length && !(specs.every((w) => this.vocabulary.hasWord(w)) && this.vocabulary.holdsTogether(named)))
+      return undefined;
+    const grounded = this.vocabulary.ground(specs.length ? named.join(' ') : chosen.name);
     if (grounded.level === null) return undefined;
     return { ...grounded, via: 'meaning', similarity: Math.round(chosen.score * 1000) / 1000 };
   }
