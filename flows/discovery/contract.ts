@@ -89,7 +89,8 @@ export const discoverFromPrpInput = z
         ctx.addIssue({
           code: 'custom',
           path: ['prp'],
-          message: `the target schema in section 9 has ${columns} columns; at most ${MAX_TARGET_COLUMNS}`,
+          // Read from section 9, or without one from the first table of columns and types.
+          message: `the target schema ${extractTargetSchema(input.prp).length ? 'in section 9' : 'table in the PRP'} has ${columns} columns; at most ${MAX_TARGET_COLUMNS}`,
         });
     }
     const seen = new Set<string>();

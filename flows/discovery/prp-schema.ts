@@ -185,8 +185,25 @@ function columnsFromSchemaTable(lines: string[]): Column[] {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     return fenced;
   });
-  const start = tableStarts(lines).find((i) => !inFence[i] && isSchemaHeader(lines[i]));
+  const candidates = tableStarts(lines).filter((i) => !inFence[i] && isSchemaHeader(lines[i]));
+  // A table of the document's sources or parts ("| Source name | Type |": a dataset, a file) names
+  // a type too: the first whose first rows give data types is the layout, else the first.
+  const start = candidates.find((i) => typesLookLikeData(lines, i)) ?? candidates[0];
   return start === undefined ? [] : columnsFromTable(lines, start);
+}
+
+/** Data types as schemas write them (BigQuery's, SQL's, and plain words for them). */
+const DATA_TYPE =
+  /^(?:string|str|text|varchar|char|int|int64|integer|bigint|smallint|float|float64|double|real|numeric|decimal|bignumeric|number|bool|boolean|date|datetime|time|timestamp|interval|json|bytes|geography|array|struct|record)\b/i;
+
+/** Whether most of a table's first rows (at most five: linear however many tables follow) give a data type. */
+function typesLookLikeData(lines: string[], start: number): boolean {
+  const header = splitRow(lines[start]).map((c) => cleanCell(c).toLowerCase());
+  const typeAt = header.findIndex((h) => /type/.test(h));
+  const types: string[] = [];
+  for (let i = start + 2; i < lines.length && types.length < 5 && lines[i].trim().startsWith('|'); i++)
+    types.push(cleanCell(splitRow(lines[i])[typeAt] ?? ''));
+  return types.length > 0 && types.filter((t) => DATA_TYPE.test(t)).length * 2 > types.length;
 }
 
 function uniqueColumns(columns: Column[]): Column[] {

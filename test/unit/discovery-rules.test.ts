@@ -101,6 +101,25 @@ describe('target schema from section 9', () => {
     expect(extractTargetSchema('# PRP\n\n| a | b |\n|---|---|\n| 1 | 2 |\n', { anyTable: true })).toEqual([]);
   });
 
+  it('with anyTable, passes over a table of sources that names a type, for the table of data types', () => {
+    const prp = [
+      '# Glacier melt monitor',
+      '',
+      '## Where the data comes from',
+      '| Source name | Source type | Owner |',
+      '|---|---|---|',
+      '| Weather stations | public dataset | Met office |',
+      '| Melt gauges | spreadsheet | Field team |',
+      '',
+      '## Layout',
+      '| Field | Type |',
+      '|---|---|',
+      '| station_id | STRING |',
+      '| melt_mm | FLOAT64 |',
+    ].join('\n');
+    expect(extractTargetSchema(prp, { anyTable: true }).map((c) => c.name)).toEqual(['station_id', 'melt_mm']);
+  });
+
   it('titles the workflow id after the PRP', () => {
     expect(prpTitle('# PRP: NFL Game Prediction Accuracy Tracker\n')).toBe('NFL Game Prediction Accuracy Tracker');
     expect(discoverFromPrpFlow.idKey(discoverFromPrpFlow.input.parse({ prp: '# PRP: Weather & Scoring!\n' }))).toBe(

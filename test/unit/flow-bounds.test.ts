@@ -48,16 +48,23 @@ describe('a PRP is read in linear time', () => {
     'pathological line %i, as a heading and in section 9',
     (_, line) => {
       const prps = [line, `## 9. Target Schema\n${line}\n| a | b |\n${line}\n- c (INT64)\n${line}`];
-      for (const prp of prps) withinBudget('extractTargetSchema', () => extractTargetSchema(prp));
+      for (const prp of prps) {
+        withinBudget('extractTargetSchema', () => extractTargetSchema(prp));
+        // A PRP without a section 9 is read whole for a layout table.
+        withinBudget('extractTargetSchema anyTable', () => extractTargetSchema(prp, { anyTable: true }));
+      }
     },
   );
 
   it('a 200,000-character PRP of headings, or of table rows, is read at once', () => {
     const headings = Array.from({ length: 20_000 }, (_, i) => `## ${i}`).join('\n');
     const rows = `## 9. Target Schema\n| Column | Type |\n|---|---|\n${Array.from({ length: 10_000 }, (_, i) => `| c${i} | INT64 |`).join('\n')}`;
-    for (const prp of [headings, rows, `${headings}\n${rows}`]) {
+    // Without a section 9, the whole PRP is read for a layout table: many small tables, none a schema.
+    const tables = `# PRP\n${'| Column | Size |\n|---|---|\n| a | 1 |\n'.repeat(6_000)}`;
+    for (const prp of [headings, rows, `${headings}\n${rows}`, tables]) {
       expect(prp.length).toBeLessThan(400_000);
       withinBudget('extractTargetSchema', () => extractTargetSchema(prp));
+      withinBudget('extractTargetSchema anyTable', () => extractTargetSchema(prp, { anyTable: true }));
     }
   });
 
@@ -105,6 +112,17 @@ describe('a PRP is read in linear time', () => {
       }).success,
     ).toBe(true);
     expect(discoverFromPrpInput.safeParse({ prp: EXAMPLE_PRP }).success).toBe(true);
+  });
+
+  it('names where an oversized layout table was read when the PRP has no section 9', () => {
+    const rows = Array.from({ length: MAX_TARGET_COLUMNS + 1 }, (_, i) => `| c${i} | INT64 |`).join('\n');
+    const refused = discoverFromPrpInput.safeParse({ prp: `# PRP\n## Layout\n| Field | Type |\n|---|---|\n${rows}\n` });
+    expect(refused.error?.issues).toEqual([
+      expect.objectContaining({
+        path: ['prp'],
+        message: expect.stringMatching(/^the target schema table in the PRP has 201/),
+      }),
+    ]);
   });
 });
 

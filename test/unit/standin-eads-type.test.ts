@@ -61,6 +61,20 @@ describe('words of a route and of one machine (no model needed)', () => {
     expect(routeSaid('It varies with the kind of casting.', { aboutRoutes: true })).toBe('own');
   });
 
+  it('hears a route in a difference of where the jobs go or what is done to them, whatever the places are called', () => {
+    // The places of a shop, going there and the work done there name a path as much as "route" does.
+    for (const sentence of [
+      'Our print jobs differ in the departments they pass through.',
+      'Each batch of tiles differs in the cells it goes to.',
+      'Gearboxes vary by the work centres they use.',
+      'The panels differ in the workstations visited.',
+      'Orders for brackets differ in the machining they need.',
+      'The frames differ in the treatments they get: some are blasted, some galvanised, some both.',
+      'Every hull differs in its journey through the yard.',
+    ])
+      expect(routeSaid(sentence, { aboutRoutes: true }), sentence).toBe('own');
+  });
+
   it('hears one thing alone the work waits for, whatever it is called', () => {
     expect(oneSaid('It is really only the lathe we plan.')).toBe(true);
     expect(oneSaid('Everything here queues for the one lathe.')).toBe(true);

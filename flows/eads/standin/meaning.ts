@@ -383,8 +383,10 @@ const NEGATED_OWN = new RegExp(
  */
 const DIFFERS_IN =
   /\b(?:differ(?:s|ed)?|var(?:y|ies|ied)|(?:are|is)\s+(?:all\s+)?different)\s+(?:in|by)\s+([^.;:!?]{1,60})/i;
+// Where the jobs go (the places of a shop, however compounded: "workstations", "work centres"),
+// their going there, and the work done on them there all name a path.
 const PATH_WORD =
-  /\b(?:routes?|routings?|paths?|ways?|sequences?|visits?|steps?|stages?|stations?|orders?|machines?|equipment|operations?|process(?:es)?|which|what|how|where)\b/i;
+  /\b(?:routes?|routings?|paths?|ways?|sequences?|visit(?:s|ed|ing)?|steps?|stages?|(?:work\s*)?stations?|orders?|machines?|machining|equipment|operations?|process(?:es|ing)?|treatments?|departments?|cells?|(?:work\s*)?cent(?:re|er)s?|through|via|pass(?:es|ed)?|go(?:es)?|went|travel(?:s|led)?|flows?|journeys?|which|what|how|where)\b/i;
 export function differsInSomethingElse(sentence: string): boolean {
   const what = DIFFERS_IN.exec(sentence)?.[1];
   return !!what && !PATH_WORD.test(what);
