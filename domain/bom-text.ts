@@ -831,7 +831,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
 const PURPOSE_OBJECTS = new Set(['the', 'a', 'an', 'our', 'its', 'their', 'them', 'it', 'each', 'every', 'any']);
 
 /**
- * A part phrase without the purpose clause after it: "threaded spacers to hold the boards apart"
+ * A part phrase without the purpose clause after it: "clips to keep the hoses tidy"
  * asks for the spacers. A purpose clause is "to", a verb, then what it acts on; a name that joins
  * two things with "to" ("USB to serial converter", "board to board connector") has no such
  * object after its second word.

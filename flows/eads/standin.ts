@@ -486,7 +486,7 @@ export async function readChoice(
     // reading says the unit is about routes, and the words which route it is.
     const said = routes && d.key && isRoute(d.key) ? routeSaid(unit) : undefined;
     const saidKey = said === 'same' ? routes?.same : said === 'own' ? routes?.own : undefined;
-    // A unit that says what its jobs differ in, and that it is not their path ("jobs differ in
+    // A unit that says what its jobs differ in, and that it is not their path ("orders vary in
     // size"), says nothing of routes, however clearly a reader hears "every job is different".
     const otherDifference = !!routes && !said && differsInSomethingElse(unit);
     const unsaid =

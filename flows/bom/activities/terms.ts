@@ -212,7 +212,7 @@ export class Vocabulary {
     const counts = this.wordCounts();
     let changed = false;
     // A word of four letters has many neighbours one letter away: it is respelt only beside other
-    // words of the phrase, and only where one value holds the respelt phrase whole ("stepper motr"
+    // words of the phrase, and only where one value holds the respelt phrase whole ("pinch valv"
     // → "Stepper motor …"), never on its own.
     const given = phrase.split(/\s+/);
     let short = false;
@@ -306,8 +306,8 @@ export class Vocabulary {
       let verbal = 0;
       // (A run that opens the phrase has lost its determiner to the question's reading: no verb there.)
       const before = wordBefore(whole);
-      // A verb goes on through an "-ing" or "-ed" form or a particle right after it ("stop
-      // stocking", "phasing out"), whatever the tagger makes of that word alone.
+      // A verb goes on through an "-ing" or "-ed" form or a particle right after it ("keep
+      // losing", "winding down"), whatever the tagger makes of that word alone.
       if (options.scene && before && !DETERMINERS.has(before))
         while (
           verbal < whole.length - 1 &&
@@ -717,7 +717,7 @@ export function specsAsWritten(phrase: string, dataHas: (word: string) => boolea
   return phrase.replace(
     /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµΩ]{1,12})(?![\w-])/giu,
     (whole, n: string, unit: string) => {
-      // The unit as asked, or its symbol where it is spelt out ("2.9 inch" → "2.9in").
+      // The unit as asked, or its symbol where it is spelt out ("4.3 inch" → "4.3in").
       const forms = [unit, UNIT_SYMBOLS[unit.toLowerCase()]].filter((u): u is string => !!u);
       const joined = forms.map((u) => `${n}${u}`).find((w) => dataHas(w.toLowerCase()));
       return joined ?? whole;
@@ -1270,9 +1270,9 @@ export class Grounder {
         chosen = { name: top.name, score: scores[index] };
       }
     }
-    // The phrase's specs the data writes ("470uF" of "470uF electrolytic caps") stay with the part
+    // The phrase's specs the data writes ("48W" of "48W oscillating pump") stay with the part
     // meaning found: they must be on that part, or the phrase names a part the data lacks (every
-    // electrolytic capacitor is no answer for the 470uF ones).
+    // such pump is no answer for the 48W ones).
     const specs = run.filter((w) => /\d/.test(w));
     const named = specs.length ? [...chosen.name.split(/\s+/), ...specs] : [];
     if (specs.length && !(specs.every((w) => this.vocabulary.hasWord(w)) && this.vocabulary.holdsTogether(named)))

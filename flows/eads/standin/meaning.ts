@@ -377,7 +377,7 @@ const NEGATED_OWN = new RegExp(
 
 /**
  * Whether a sentence says what its jobs differ in, and that it is something other than their path
- * ("jobs differ in size", "orders vary by colour and weight"): a difference of the work itself,
+ * ("commissions differ in length", "orders vary by colour and weight"): a difference of the work itself,
  * which readers of meaning hear as "every job is different", a route of its own. A difference in
  * the steps, machines or order they go through is a difference of route, and is not this.
  */

@@ -438,7 +438,7 @@ export const LITERATURE = {
    * of its keywords (or its title) this close to a skill, with the study at least this close to
    * the topic as a whole. On the first development profiles, skill matches of 0.7 or more with
    * the study at 0.3 or more were all labelled on topic or acceptable; a later blind set had
-   * general skills ("deep learning frameworks", "building multi-agent environments") bring in
+   * general skills (a kind of software library, a kind of simulation) bring in
    * general studies at 0.71-0.78, and 0.8 keeps them out (off-topic citations over 140 profiles
    * 11 -> 6; the rest are skills the study names word for word, "Python"), at the cost of seven
    * profiles left saying the collection holds nothing matching. This holds above the floor too,
