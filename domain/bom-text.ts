@@ -827,7 +827,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   };
 }
 
-/** Words that open what a purpose clause acts on ("to hold the boards apart", "to protect our input"). */
+/** Words that open what a purpose clause acts on ("to seal the lid", "to protect our input"). */
 const PURPOSE_OBJECTS = new Set(['the', 'a', 'an', 'our', 'its', 'their', 'them', 'it', 'each', 'every', 'any']);
 
 /**

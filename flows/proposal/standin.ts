@@ -408,7 +408,7 @@ export const methodVocabulary = (): string[] => Object.values(METHODS).flatMap((
 /**
  * The words this stand-in itself writes in lower case (its methods' texts, its everyday phrasings
  * of study data): a researcher's label that starts with one of them had its capital only from the
- * form ("Basic statistics in R"), and a capital left on it would clash with the same word in lower
+ * form ("Mapping in QGIS"), and a capital left on it would clash with the same word in lower
  * case elsewhere in the proposal. A word in none of them keeps the researcher's casing.
  */
 const OWN_WORDS: readonly string[] = [
