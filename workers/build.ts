@@ -64,7 +64,8 @@ export async function build(outDir: string = path.join(PROJECT_ROOT, 'dist')): P
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(path.dirname(target), { recursive: true });
   try {
-    // Hashed before compiling: a file edited during the build leaves a stamp that no longer matches.
+    // Hashed once tsc has written its output (which data files the code imports shows only there):
+    // a source edited after that leaves a stamp that no longer matches; one edited during tsc does not.
     // The compiler (its own process) and the workflow bundle (webpack, here) run at the same time:
     // each keeps one core busy.
     const compiling = compile(staging);
