@@ -19,6 +19,7 @@
  * and empty `steps` where no process data structure applies (left out of "steps in order").
  */
 
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { startFlow } from '../../access/flow-client';
 import { runEadsInterviewFlow, type RunEadsInterviewOutput } from '../../flows/eads/contract';
@@ -280,18 +281,30 @@ export async function interviewFirm(stack: OfflineStack, firm: string): Promise<
 
 const suite: EvalSuite = {
   name: 'eads',
-  async run(stack, { quick, set = 'dev' }) {
+  async run(stack, { quick, set = 'dev', outDir }) {
     const truth = loadTruth(set);
-    // EVAL_EXCLUDE_HELD_OUT=1 leaves the held-out cases out while rules are being developed.
+    // EVAL_EXCLUDE_HELD_OUT=1 leaves the held-out cases out while rules are being developed;
+    // EVAL_ONLY=a,b runs only those firms (a development run, to read their interviews).
+    const only = process.env.EVAL_ONLY?.split(',').map((f) => f.trim());
     const firms = Object.keys(truth).filter(
-      (f) => (!quick || truth[f].quick) && !(process.env.EVAL_EXCLUDE_HELD_OUT && truth[f]['held-out']),
+      (f) =>
+        (!quick || truth[f].quick) &&
+        !(process.env.EVAL_EXCLUDE_HELD_OUT && truth[f]['held-out']) &&
+        (!only || only.includes(f)),
     );
+    // Each development firm's interview, as the discovery suite keeps each PRP's answer; never a sealed one.
+    const caseDir = set !== 'sealed' && outDir ? path.join(outDir, set, 'eads') : undefined;
+    if (caseDir) mkdirSync(caseDir, { recursive: true });
     const scores: FirmScore[] = [];
     // Two at a time: the machine is shared, and the interviews are sequential inside anyway.
     for (let i = 0; i < firms.length; i += 2) {
       const batch = firms.slice(i, i + 2);
       const results = await Promise.all(batch.map((f) => interviewFirm(stack, f)));
-      batch.forEach((f, j) => scores.push(scoreFirm(f, truth[f], results[j])));
+      batch.forEach((f, j) => {
+        const score = scoreFirm(f, truth[f], results[j]);
+        scores.push(score);
+        if (caseDir) writeFileSync(path.join(caseDir, `${f}.json`), JSON.stringify({ score, out: results[j] }, null, 2));
+      });
     }
     return summarise(scores, set);
   },

@@ -461,6 +461,30 @@ export function withoutTimedSteps(text: string): string {
 }
 
 /**
+ * Words that make a clause of a phrase: a subject pronoun, a form of "be", "have" or "do", a modal,
+ * a contraction, or a verb of moving (general English; no word of any trade).
+ */
+const CLAUSE_WORD =
+  /\b(?:i|we|you|he|she|it|they|there|is|are|am|was|were|be|been|being|has|have|had|do|does|did|can|could|will|would|shall|should|may|might|must|goes?|went|gone|takes?|took|gets?|got|moves?|moved|comes?|came|runs?|ran|needs?|waits?)\b|n't\b|\b(?:it|that|there|what|he|she)'s\b|'(?:re|ve|ll|m|d)\b/i;
+/**
+ * Whether a text only names things, one after another: one sentence of three or more short items
+ * (at most six words each) joined by commas, "and" or "or", none of them a clause.
+ */
+export function namesThingsOnly(text: string): boolean {
+  const t = text
+    .replace(/[’‘]/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[.!?]$/, '');
+  if (/[.!?;:]/.test(t)) return false;
+  const items = t
+    .split(/\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+/i)
+    .map((x) => x.trim())
+    .filter(Boolean);
+  return items.length >= 3 && items.every((x) => x.split(' ').length <= 6 && !CLAUSE_WORD.test(x));
+}
+
+/**
  * Which one choice an answer means: a plain answer (a number, the key, its name) at once; else
  * each sentence and clause is read by meaning against the choices and "none of them", and a
  * choice is taken when the units that mean something agree on it, or, where none is near enough,
@@ -475,6 +499,10 @@ export async function readChoice(
   const choices = rawChoices.map(choiceOf);
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
+  // Things named one after another ("the order book, the wall planner and the delivery notes")
+  // say what there is, not how the work moves, unless their words say the route is the same or
+  // differs: a word among them that resembles a choice (a planner, a timetable) is no reading of it.
+  if (namesThingsOnly(text) && !routeSaid(text) && (await routeChoices(choices))) return undefined;
   // A sentence that answers another question of the same EADS ("a weekly pattern would suit us"
   // to "should the plan repeat?") is about that question, not one of these choices.
   const described = [

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWithModel } from '../helpers/installed-embedder';
 import { cachedLibrary } from '../../flows/eads/activities/library';
-import { readChoice } from '../../flows/eads/standin';
-import { oneSaid, routeSaid } from '../../flows/eads/standin/meaning';
+import { namesThingsOnly, readChoice } from '../../flows/eads/standin';
+import { oneSaid, routeSaid, singleThingIsEquipment } from '../../flows/eads/standin/meaning';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
 const problemType = library
@@ -84,7 +84,34 @@ describe('words of a route and of one machine (no model needed)', () => {
   });
 });
 
+describe('things named one after another (no model needed)', () => {
+  it('tells a list of things from a clause about the work', () => {
+    expect(namesThingsOnly('the order book, the wall planner for the yard, and the delivery notes')).toBe(true);
+    expect(namesThingsOnly('Sawing, planing or sanding.')).toBe(true);
+    // A clause, a sentence of its own, or fewer than three things is no such list.
+    expect(namesThingsOnly('Every crate goes through sawing, planing and sanding.')).toBe(false);
+    expect(namesThingsOnly("It's sawing, planing and sanding.")).toBe(false);
+    expect(namesThingsOnly('Sawing. Planing. Sanding.')).toBe(false);
+    expect(namesThingsOnly('the order book and the wall planner')).toBe(false);
+    expect(namesThingsOnly('the same steps for every crate')).toBe(false);
+  });
+});
+
 describeWithModel('reading the problem type by meaning (all-MiniLM-L6-v2 installed)', () => {
+  it('reads no problem type from a list of the records a firm keeps', async () => {
+    // "Planner" and "calendar" resemble a timetable: named in a list, they say nothing of how work moves.
+    expect(
+      await readChoice('the order book, the wall planner for the yard, and the class calendar', problemType.choices!),
+    ).toBeUndefined();
+    // A list whose words say the route is the same still says so.
+    expect(await readChoice('Sawing, planing and sanding, always in that order.', problemType.choices!)).not.toBe(JOB);
+  });
+
+  it('hears a machine named before a verb as the one thing the work waits for', async () => {
+    expect(await singleThingIsEquipment('Only the oven matters when we plan.')).toBe(true);
+    expect(await singleThingIsEquipment('The only difference is the paint.')).toBe(false);
+  });
+
   it('takes the route the words say where the embedding hears a route, though it hears the other one', async () => {
     // The embedding's nearest choice is the line; the words say each kind has its own path.
     expect(await readChoice('Each kind of boat takes its own path through the stations.', problemType.choices!)).toBe(
