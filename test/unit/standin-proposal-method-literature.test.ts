@@ -44,6 +44,17 @@ describeWithModel('method literature (embedding model installed)', () => {
     expect(await cited(LIFTS, ['Lift maintenance'])).toEqual([]);
   }, 60_000);
 
+  it("cites a method's studies for a skill said in other words, when they are as near the topic as the floor", async () => {
+    // "Multi-agent training methods" names the method less closely than its studies' keywords do
+    // (a fair match, not a near-exact one): enough for studies that are also near the topic.
+    const fair = await cited(LIFTS, ['Multi-agent training methods', 'Building services']);
+    expect(fair).toEqual(expect.arrayContaining(MARL));
+    // The same skill beside an area far from those studies brings none of them in.
+    expect(
+      await cited('Reading weathered gravestone inscriptions in village churchyards', ['Multi-agent training methods']),
+    ).toEqual([]);
+  }, 60_000);
+
   it('does not count the method the area names as a skill: its studies of other subjects are no literature on the topic', async () => {
     // The area says how the study works, but the researcher lists only the trade: the method's
     // studies are about other things (other games, other machines), and none is cited.
