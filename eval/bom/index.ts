@@ -62,6 +62,8 @@ export interface BomCaseResult {
   noAnswerCorrect: boolean | null;
   strategy: number;
   search_terms: string[];
+  /** The flow's answer in words. */
+  answer?: string;
 }
 
 /**
@@ -188,6 +190,8 @@ async function runCase(
     noAnswerCorrect: truth.size === 0 ? answered.size === 0 && out.outcome !== 'answered' && suggested : null,
     strategy: out.pipeline_state.strategy,
     search_terms: out.pipeline_state.search_terms,
+    // What the flow said, for a development run's per-case file (the sealed run writes no case file).
+    answer: out.final_answer,
   };
 }
 
@@ -217,9 +221,12 @@ const suite: EvalSuite = {
     // =only runs just them. `npm run eval` runs all.
     const holdout = process.env.BOM_EVAL_HOLDOUT ?? 'include';
     const targets = set === 'sealed' ? SEALED_TARGETS : TARGETS;
+    // EVAL_ONLY=a,b runs only those questions (a development run, to read their answers).
+    const only = process.env.EVAL_ONLY?.split(',').map((id) => id.trim());
     const questions = loadQuestions(set)
       .filter((q) => !quick || q.quick)
-      .filter((q) => (holdout === 'skip' ? !q.holdout : holdout === 'only' ? q.holdout : true));
+      .filter((q) => (holdout === 'skip' ? !q.holdout : holdout === 'only' ? q.holdout : true))
+      .filter((q) => !only || only.includes(q.id));
     const truth = await truthSets(questions);
     const itemNumber = schema === 'odoo' ? await itemNumbersOfTemplates(stack) : undefined;
     const cases: BomCaseResult[] = [];

@@ -559,6 +559,18 @@ describe('grounding a phrase in the warehouse values', () => {
     expect(own.partInClause('we keep losing bearing shells', { scene: true })).toBe('bearing shells');
   });
 
+  it('grounds a code with a sign of its own as the word the descriptions use, not as a part number', () => {
+    const own = new Vocabulary([
+      { column: 'item_master.item_description', values: ['Gate driver GX7+ 8-pin', 'Gate driver GX7 8-pin'] },
+    ]);
+    // "gx7+" is a word of a description (between spaces): found there, never an item number of its own.
+    const g = own.ground('gx7+');
+    expect(g.level).not.toBeNull();
+    expect(Object.values(g.columns).flat()).toContain('item_master.item_description');
+    // A code no description uses is still an item number.
+    expect(own.ground('gd-9001')).toMatchObject({ level: 1, columns: { 1: [], 2: [], 3: [] } });
+  });
+
   it('reads a hyphenated word of a part’s name by its parts, a spec beside it literally', async () => {
     const values = ['Low-noise amplifier 5V', 'Low-noise amplifier 12V', 'Power amplifier 3W'];
     const own = new Vocabulary([{ column: 'item_master.item_description', values }]);

@@ -138,9 +138,13 @@ export class Vocabulary {
 
   /** Whether some value holds the code as a whole word of a longer text (not as the whole value: that is an item number). */
   private usesAsWord(code: string): boolean {
-    return this.columns.some((c) =>
-      c.lower.some((value) => value !== code && value.split(/[^\p{L}\p{N}]+/u).includes(code)),
-    );
+    // A code with a sign of its own ("cortex-m0+", "usb-c") is a word between spaces, not between
+    // any two signs.
+    const words = (value: string) => [
+      ...value.split(/[^\p{L}\p{N}]+/u),
+      ...value.split(/\s+/).map((w) => w.replace(/^[("']+|[)"',.;:]+$/g, '')),
+    ];
+    return this.columns.some((c) => c.lower.some((value) => value !== code && words(value).includes(code)));
   }
 
   /** Where a phrase matches at each strategy. Part numbers ground by shape, not by value. */
