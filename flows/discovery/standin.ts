@@ -640,6 +640,10 @@ export async function namesAnotherDomain(
   if (markers.some((m) => documentOwn.has(m))) return undefined;
   const ruledOut = markers.filter((m) => (document?.excluded ?? []).includes(m));
   if (ruledOut.length) return `${ruledOut.join('/')} data, which the requirement rules out`;
+  // A name the document rules out in words ("no basketball or baseball" for the NBA's and MLB's
+  // tables): the table's name is, by meaning, one of the few words of an item the document does not want.
+  const namedInWords = await ruledOutInWords(markers, document?.ruledOutText ?? []);
+  if (namedInWords) return `${namedInWords.marker} data, which the requirement rules out ("${namedInWords.item}")`;
   // A document that names no domain at all, neither its own nor one it rules out, is not
   // contradicted by a name in a table whose subject clearly agrees with the requirement's: the
   // name is then whose data it is (an agency, a provider), and the columns decide.
@@ -677,6 +681,41 @@ export async function namesAnotherDomain(
   );
   if (contradicts && !bySubject) return named;
   return decision.key === 'unnamed' ? `${markers.join('/')} data, another subject than the group's` : undefined;
+}
+
+/**
+ * How close (cosine, MiniLM) a table's domain name must be to a short item of what the document
+ * rules out to be that item: a league's acronym and its sport's name sit at 0.83-0.88 ("NBA" and
+ * "basketball", "MLB" and "baseball"), a league and another sport's name at 0.45-0.69 ("NFL" and
+ * "college football" 0.69, "NFL" and "soccer" 0.61).
+ */
+export const RULED_OUT_NAME = { similarity: 0.75, maxWords: 3 } as const;
+
+/** The table's domain name that is, by meaning, a short item the document rules out, with that item. */
+async function ruledOutInWords(
+  markers: readonly string[],
+  sentences: readonly string[],
+): Promise<{ marker: string; item: string } | undefined> {
+  const meaning = await meaningSpace();
+  if (!meaning || !markers.length) return undefined;
+  const items = [
+    ...new Set(
+      sentences.flatMap((sentence) =>
+        sentence
+          .split(/[:;]/)[0]
+          .split(/,|\bor\b|\band\b|\bnor\b/i)
+          .map((item) => item.replace(/[.()]/g, ' ').replace(/\s+/g, ' ').trim())
+          .filter((item) => item && item.split(' ').length <= RULED_OUT_NAME.maxWords),
+      ),
+    ),
+  ].slice(0, 40);
+  if (!items.length) return undefined;
+  for (const marker of markers) {
+    const scores = await meaning.similarities(marker, items);
+    const best = scores.indexOf(Math.max(...scores));
+    if (scores[best] >= RULED_OUT_NAME.similarity) return { marker, item: items[best] };
+  }
+  return undefined;
 }
 
 /**

@@ -153,6 +153,49 @@ describeWithModel('validation with the document’s domain names (embedding mode
     expect(unnamed.is_good_fit).toBe(true);
   });
 
+  it('rejects a table whose domain name is, by meaning, a word of what the document rules out', async () => {
+    // The document rules out other sports in words; the tables name their leagues by acronym.
+    const fixtures = [
+      { name: 'match_id', type: 'STRING', description: 'The match' },
+      { name: 'home_side', type: 'STRING', description: 'Home side' },
+      { name: 'away_side', type: 'STRING', description: 'Visiting side' },
+      { name: 'home_goals', type: 'INT64', description: 'Goals scored by the home side' },
+      { name: 'away_goals', type: 'INT64', description: 'Goals scored by the visitors' },
+    ];
+    const table = (description: string) => ({
+      dataset_id: 'league_results',
+      table_id: 'matches',
+      description,
+      schema: [
+        { name: 'match_id', type: 'STRING', description: 'Match identifier' },
+        { name: 'home_side', type: 'STRING', description: 'Home team' },
+        { name: 'away_side', type: 'STRING', description: 'Away team' },
+        { name: 'home_goals', type: 'INT64', description: 'Home score' },
+        { name: 'away_goals', type: 'INT64', description: 'Away score' },
+      ],
+    });
+    const document = { own: [], excluded: [], ruledOutText: ['Hockey, baseball and golf.'] };
+    const fixturesGroup = 'home away goals — how often the home side wins';
+    const hockey = await validateCandidate(
+      fixturesGroup,
+      fixtures,
+      table('NHL regular-season results.'),
+      fixtures,
+      document,
+    );
+    expect(hockey.is_good_fit).toBe(false);
+    expect(hockey.reasoning).toMatch(/NHL data, which the requirement rules out \("Hockey"\)/);
+    // A league none of those words names is not ruled out by them.
+    const soccer = await validateCandidate(
+      fixturesGroup,
+      fixtures,
+      table('MLS regular-season results.'),
+      fixtures,
+      document,
+    );
+    expect(soccer.reasoning).not.toMatch(/rules out/);
+  });
+
   it('rejects a table naming a domain the document rules out, however alike its columns', async () => {
     const v = await validateCandidate(group, requirement, games, requirement, {
       own: ['Grand Prix'],
