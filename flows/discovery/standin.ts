@@ -641,7 +641,8 @@ export async function namesAnotherDomain(
   const ruledOut = markers.filter((m) => (document?.excluded ?? []).includes(m));
   if (ruledOut.length) return `${ruledOut.join('/')} data, which the requirement rules out`;
   // A name the document rules out in words ("no basketball or baseball" for the NBA's and MLB's
-  // tables): the table's name is, by meaning, one of the few words of an item the document does not want.
+  // tables): the table's name is, by meaning, one of the few words of an item the document does
+  // not want (RULED_OUT_NAME).
   const namedInWords = await ruledOutInWords(markers, document?.ruledOutText ?? []);
   if (namedInWords) return `${namedInWords.marker} data, which the requirement rules out ("${namedInWords.item}")`;
   // A document that names no domain at all, neither its own nor one it rules out, is not
@@ -685,11 +686,12 @@ export async function namesAnotherDomain(
 
 /**
  * How close (cosine, MiniLM) a table's domain name must be to a short item of what the document
- * rules out to be that item: a league's acronym and its sport's name sit at 0.83-0.88 ("NBA" and
- * "basketball", "MLB" and "baseball"), a league and another sport's name at 0.45-0.69 ("NFL" and
- * "college football" 0.69, "NFL" and "soccer" 0.61).
+ * rules out to be that item: a league's acronym and its own sport's name sit at 0.83-0.88 ("NBA"
+ * and "basketball", "MLB" and "baseball"); a league and a neighbouring competition, which a
+ * document may rule out beside its own, reach 0.76 ("NCAA" and "college football", for a document
+ * on college basketball; "NFL" and "American football" 0.75, "NHL" and "field hockey" 0.74).
  */
-export const RULED_OUT_NAME = { similarity: 0.75, maxWords: 3 } as const;
+export const RULED_OUT_NAME = { similarity: 0.8, maxWords: 3 } as const;
 
 /** The table's domain name that is, by meaning, a short item the document rules out, with that item. */
 async function ruledOutInWords(
@@ -702,8 +704,8 @@ async function ruledOutInWords(
     ...new Set(
       sentences.flatMap((sentence) =>
         sentence
-          .split(/[:;]/)[0]
-          .split(/,|\bor\b|\band\b|\bnor\b/i)
+          // Every part of the sentence: a list may follow its lead-in ("two sports are out: …").
+          .split(/[:;,]|\bor\b|\band\b|\bnor\b/i)
           .map((item) => item.replace(/[.()]/g, ' ').replace(/\s+/g, ' ').trim())
           .filter((item) => item && item.split(' ').length <= RULED_OUT_NAME.maxWords),
       ),

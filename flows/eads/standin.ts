@@ -357,27 +357,6 @@ export function deniedTrouble(clause: string): boolean {
  * as over ("… used to be a headache, but not any more"): read by meaning, a denied trouble is as
  * near its class as one that is told, so it would be tagged. The other clauses of a sentence stay.
  */
-/** Words that turn a clause against what came before it ("but", "except", "though"). */
-const TURNS_AGAINST = /^(?:but|except|although|though|however|yet|only|apart from|whereas)\b/i;
-/** A trouble named in so many words, with no negation before it. */
-const TROUBLE_NAMED = new RegExp(String.raw`^(?:(?!\b${NEGATOR}\b)[^,])*\b${TROUBLE_NOUN}\b`, 'i');
-/**
- * For each clause of a sentence (as `clausesOf` cut it), whether a colon or a semicolon comes
- * just before it (what follows such a mark spells out the clause before it), and whether it
- * turns against what came before: `clausesOf` takes a leading "but" off, so it is looked for in
- * the words between the clause and the one before it.
- */
-function elaborationMarks(sentence: string, clauses: readonly string[]): Array<{ mark: boolean; turns: boolean }> {
-  let from = 0;
-  return clauses.map((c) => {
-    const at = sentence.indexOf(c, from);
-    if (at < 0) return { mark: false, turns: false };
-    const gap = sentence.slice(from, at);
-    from = at + c.length;
-    return { mark: /[;:]\s*$/.test(gap), turns: TURNS_AGAINST.test(gap.replace(/^[\s,;:]+/, '')) };
-  });
-}
-
 export function withoutDenials(text: string): string {
   let kept = text.replace(/\s+/g, ' ');
   for (const sentence of sentences(text)) {
@@ -391,28 +370,13 @@ export function withoutDenials(text: string): string {
     clauses.forEach((c, i) => {
       if (i > 0 && BUT_IT_ISNT.test(c.replace(/[’‘]/g, "'"))) setRight.add(i - 1).add(i);
     });
-    // What a colon or a semicolon adds after a denial says why the trouble is none ("the vans are
-    // never a worry: the drivers have been with us for years"), unless it turns against it ("…;
-    // but the kiln is") or names a trouble in so many words: read on its own, it resembles the
-    // trouble denied.
-    const marks = elaborationMarks(sentence, clauses);
-    let denying = false;
-    let spelling = false;
     const told = clauses.flatMap((c, i) => {
-      const against = marks[i].turns || TURNS_AGAINST.test(c) || TROUBLE_NAMED.test(c);
-      // The spelling-out goes on to the sentence's end ("…: they have been with us for years,
-      // and nobody leaves"), unless a clause turns against it.
-      spelling = (spelling || (denying && marks[i].mark)) && !against;
-      if (spelling) return [];
-      denying = false;
       if (setRight.has(i)) return [];
       if (over && (PAST.test(c) || OVER.test(c))) return [];
       // A denial whose trouble is named after it ("…, except …", "…, it's …") keeps that part only.
       const after = toldAfterDenial(c.replace(/[’‘]/g, "'").replace(/\s+/g, ' '));
       if (after) return [after];
-      if (!deniedTrouble(c)) return [c];
-      denying = true;
-      return [];
+      return deniedTrouble(c) ? [] : [c];
     });
     const changed = told.length < clauses.length || told.some((c, i) => c !== clauses[i]);
     // A function, not a string: "$'" or "$&" in the answer are text, not replacement patterns
@@ -462,10 +426,10 @@ export function withoutTimedSteps(text: string): string {
 
 /**
  * Words that make a clause of a phrase: a subject pronoun, a form of "be", "have" or "do", a modal,
- * a contraction, or a verb of moving (general English; no word of any trade).
+ * a contraction, a verb of moving or an infinitive (general English; no word of any trade).
  */
 const CLAUSE_WORD =
-  /\b(?:i|we|you|he|she|it|they|there|is|are|am|was|were|be|been|being|has|have|had|do|does|did|can|could|will|would|shall|should|may|might|must|goes?|went|gone|takes?|took|gets?|got|moves?|moved|comes?|came|runs?|ran|needs?|waits?)\b|n't\b|\b(?:it|that|there|what|he|she)'s\b|'(?:re|ve|ll|m|d)\b/i;
+  /\b(?:i|we|you|he|she|it|they|there|is|are|am|was|were|be|been|being|has|have|had|do|does|did|can|could|will|would|shall|should|may|might|must|goes?|went|gone|takes?|took|gets?|got|moves?|moved|comes?|came|runs?|ran|needs?|waits?|follows?|followed|pass(?:es)?|passed|visits?|visited|flows?|flowed|uses?|used|to\s+[a-z]+)\b|n't\b|\b(?:it|that|there|what|he|she)'s\b|'(?:re|ve|ll|m|d)\b/i;
 /**
  * Whether a text only names things, one after another: one sentence of three or more short items
  * (at most six words each) joined by commas, "and" or "or", none of them a clause.
@@ -499,7 +463,7 @@ export async function readChoice(
   const choices = rawChoices.map(choiceOf);
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
-  // Things named one after another ("the order book, the wall planner and the delivery notes")
+  // Things named one after another ("the job diary, the stock sheet and the courier's receipts")
   // say what there is, not how the work moves, unless their words say the route is the same or
   // differs: a word among them that resembles a choice (a planner, a timetable) is no reading of it.
   if (namesThingsOnly(text) && !routeSaid(text) && (await routeChoices(choices))) return undefined;

@@ -194,6 +194,26 @@ describeWithModel('validation with the document’s domain names (embedding mode
       document,
     );
     expect(soccer.reasoning).not.toMatch(/rules out/);
+    // The list may follow a lead-in.
+    const afterColon = { own: [], excluded: [], ruledOutText: ['Two sports are out: hockey and golf.'] };
+    const hockeyAgain = await validateCandidate(
+      fixturesGroup,
+      fixtures,
+      table('NHL regular-season results.'),
+      fixtures,
+      afterColon,
+    );
+    expect(hockeyAgain.reasoning).toMatch(/NHL data, which the requirement rules out \("hockey"\)/);
+    // A neighbouring competition ruled out beside the document's own is not its own domain's name.
+    const neighbour = { own: [], excluded: [], ruledOutText: ['College football.', "Women's games."] };
+    const college = await validateCandidate(
+      fixturesGroup,
+      fixtures,
+      table("NCAA men's basketball tournament results."),
+      fixtures,
+      neighbour,
+    );
+    expect(college.reasoning).not.toMatch(/rules out/);
   });
 
   it('rejects a table naming a domain the document rules out, however alike its columns', async () => {

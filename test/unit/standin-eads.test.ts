@@ -189,25 +189,6 @@ describe('denials that tell a trouble (no model needed)', () => {
     expect(withoutDenials("The kiln is never a problem, it's always reliable.")).toBe('');
   });
 
-  it('drops what a colon or a semicolon adds after a denial, unless it turns against it', () => {
-    // Said after the mark, why the trouble is none: read alone it resembles that trouble.
-    expect(
-      withoutDenials('The vans are never a worry: the drivers have been with us for years, and nobody leaves.'),
-    ).toBe('');
-    expect(withoutDenials('Glazers are no problem; they stay for decades.')).toBe('');
-    // A clause that turns against the denial, or names a trouble, is told.
-    expect(withoutDenials('Glazers are no problem; they stay for decades, but the kiln breaks down weekly.')).toBe(
-      'the kiln breaks down weekly.',
-    );
-    expect(withoutDenials("Glazers aren't a problem: the real headache is the kiln.")).toBe(
-      'the real headache is the kiln.',
-    );
-    // A comma is no such mark: what follows it is judged as before.
-    expect(withoutDenials("The kilns aren't the problem, it's keeping enough glazers.")).toBe(
-      'keeping enough glazers.',
-    );
-  });
-
   it('reads dollar signs in an answer as text', () => {
     expect(withoutDenials("Glaze costs $' a tub; the kiln is fine. Hauliers are late.")).toBe(
       "Glaze costs $' a tub. Hauliers are late.",
@@ -504,8 +485,8 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(onlyWhoGist('Only Mirela and I are licensed to work on the gas side.')).toEqual([
       'Only Mirela and I can do this work.',
     ]);
-    expect(onlyWhoGist('Only three of us are accredited for the night visits.')).toEqual([
-      'Only three of us can do this work.',
+    expect(onlyWhoGist('Only Dana and I are accredited to sign off the boiler checks.')).toEqual([
+      'Only Dana and I can do this work.',
     ]);
     expect(onlyWhoGist('Gilding is done by me and by Sunil and nobody else.')).toEqual([
       'Only I and Sunil can do this work.',

@@ -49,9 +49,13 @@ describeWithModel('method literature (embedding model installed)', () => {
     // (a fair match, not a near-exact one): enough for studies that are also near the topic.
     const fair = await cited(LIFTS, ['Multi-agent training methods', 'Building services']);
     expect(fair).toEqual(expect.arrayContaining(MARL));
-    // The same skill beside an area far from those studies brings none of them in.
+    // Every study cited so is one of that method's, by the collection's own keywords.
+    const keywordsOf = (id: string) => collection.find((s) => s.id === id)?.keywords ?? [];
+    for (const id of fair) expect(keywordsOf(id), id).toContain('multi-agent reinforcement learning');
+    // The same skill beside an area only loosely near those studies (below the floor, though above
+    // the least a close skill match needs) brings none of them in.
     expect(
-      await cited('Reading weathered gravestone inscriptions in village churchyards', ['Multi-agent training methods']),
+      await cited('Several learning lift controllers sharing one tall office tower', ['Multi-agent training methods']),
     ).toEqual([]);
   }, 60_000);
 

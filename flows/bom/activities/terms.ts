@@ -78,6 +78,15 @@ export interface GroundedConcept {
   exclude?: 'bom' | 'component';
 }
 
+/** A word without the brackets, quotes and stops around it, trimmed by a loop (no pattern to backtrack over a long run). */
+function withoutEdgePunctuation(word: string): string {
+  let start = 0;
+  let end = word.length;
+  while (start < end && '("\''.includes(word[start])) start++;
+  while (end > start && ')"\',.;:'.includes(word[end - 1])) end--;
+  return word.slice(start, end);
+}
+
 /** The vocabulary, prepared once per resolver call: values lower-cased, words with their forms. */
 export class Vocabulary {
   private readonly columns: Array<{ column: string; values: string[]; lower: string[] }>;
@@ -138,12 +147,12 @@ export class Vocabulary {
 
   /** Whether some value holds the code as a whole word of a longer text (not as the whole value: that is an item number). */
   private usesAsWord(code: string): boolean {
-    // A code with a sign of its own ("cortex-m0+", "usb-c") is a word between spaces, not between
-    // any two signs.
-    const words = (value: string) => [
-      ...value.split(/[^\p{L}\p{N}]+/u),
-      ...value.split(/\s+/).map((w) => w.replace(/^[("']+|[)"',.;:]+$/g, '')),
-    ];
+    // A code that begins or ends with a sign of its own ("…-m0+") is a word between spaces: split
+    // at every sign, the sign is lost. Any other code is a word between signs, so an item number
+    // that a description only mentions in passing stays an item number.
+    const signed = /^[^\p{L}\p{N}]|[^\p{L}\p{N}]$/u.test(code);
+    const words = (value: string) =>
+      signed ? value.split(/\s+/).map(withoutEdgePunctuation) : value.split(/[^\p{L}\p{N}]+/u);
     return this.columns.some((c) => c.lower.some((value) => value !== code && words(value).includes(code)));
   }
 

@@ -330,16 +330,11 @@ const SINGLE_THING = new RegExp(
 const EQUIPMENT = 'a machine or a piece of equipment';
 const AN_IDEA = 'a question, a difference or an idea';
 export async function singleThingIsEquipment(sentence: string): Promise<boolean> {
-  const words = SINGLE_THING.exec(sentence)?.[1]?.trim().split(/\s+/);
+  const thing = SINGLE_THING.exec(sentence)?.[1]?.trim();
   const meaning = await meaningSpace();
-  if (!words || !meaning) return false;
-  // The thing is named by its first words, and a verb may follow them ("only the kiln matters"):
-  // each run of the first one, two or three words is a reading of it, and one that is equipment says so.
-  for (let n = 1; n <= words.length; n++) {
-    const [equipment, idea] = await meaning.similarities(words.slice(0, n).join(' '), [EQUIPMENT, AN_IDEA]);
-    if (equipment > idea) return true;
-  }
-  return false;
+  if (!thing || !meaning) return false;
+  const [equipment, idea] = await meaning.similarities(thing, [EQUIPMENT, AN_IDEA]);
+  return equipment > idea;
 }
 
 /**

@@ -342,7 +342,7 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
     'Going from normal bread to gluten-free needs a deep clean of the line.',
     'Rethreading the looms for a new pattern takes forever.',
     'Each time we change label, the machine has to be reset.',
-    'Every product change means taking the machine apart and cleaning it first.',
+    'Whenever one product comes after another, the pipes have to be flushed and rinsed, which takes hours.',
     'Moving between product families means lots of re-rigging.',
     'Re-jigging the fixtures between different jobs is slow.',
     'Clean-down between different compounds in the lab takes hours.',
