@@ -303,7 +303,8 @@ const suite: EvalSuite = {
       batch.forEach((f, j) => {
         const score = scoreFirm(f, truth[f], results[j]);
         scores.push(score);
-        if (caseDir) writeFileSync(path.join(caseDir, `${f}.json`), JSON.stringify({ score, out: results[j] }, null, 2));
+        if (caseDir)
+          writeFileSync(path.join(caseDir, `${f}.json`), JSON.stringify({ score, out: results[j] }, null, 2));
       });
     }
     return summarise(scores, set);
