@@ -51,9 +51,6 @@ const OWN_PROCESS = [
   'test/worker-crash.test.ts',
   'test/solver-fairness.test.ts',
   'test/openai-local-model.test.ts',
-  // Leaves a gRPC call retrying after its harness closes the connection: in a shared process the
-  // retry fires during a later file and fails it with "Channel has been shut down".
-  'test/registry-forgery.test.ts',
 ];
 
 export default defineConfig({
