@@ -33,26 +33,6 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
-/**
- * Integration files that run in a process of their own, not in one later files reuse: they set
- * environment variables, spy on or install process-wide things (the Temporal runtime, the
- * tracer, registered secrets), or race a clock against real worker processes, where a slower
- * neighbour left in the process would change what they measure; the local model's file keeps
- * its model's memory out of the processes after it.
- */
-const OWN_PROCESS = [
-  'test/cli.test.ts',
-  'test/eval.test.ts',
-  'test/secrets-redaction.test.ts',
-  'test/temporal-cli.test.ts',
-  'test/web-ui-links.test.ts',
-  'test/tracing.test.ts',
-  'test/faults-crash.test.ts',
-  'test/worker-crash.test.ts',
-  'test/solver-fairness.test.ts',
-  'test/openai-local-model.test.ts',
-];
-
 export default defineConfig({
   test: {
     // The SDK's log lines through console, so the rule below applies to them too.
@@ -75,26 +55,11 @@ export default defineConfig({
     reporters: ['dot', './test/setup/progress-reporter.ts'],
     projects: [
       {
-        // Integration files whose processes later files reuse (`isolate: false`): zod, the SDK,
-        // the flows, the stand-in, DuckDB and the embedding model are loaded once per test worker
-        // instead of once per file. A file here closes what it starts (harness, servers,
-        // processes) and leaves no process-wide state behind.
         extends: true,
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**', ...OWN_PROCESS],
-          isolate: false,
-          globalSetup: ['test/setup/temp-root.ts', 'test/setup/global.ts'],
-        },
-      },
-      {
-        // The integration files that need a process of their own (OWN_PROCESS above), on the
-        // same dev server and bundle (test/setup/global.ts starts them once for both projects).
-        extends: true,
-        test: {
-          name: 'integration-own-process',
-          include: OWN_PROCESS,
+          exclude: ['test/unit/**'],
           globalSetup: ['test/setup/temp-root.ts', 'test/setup/global.ts'],
         },
       },
