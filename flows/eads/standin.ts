@@ -463,7 +463,7 @@ export async function readChoice(
   const choices = rawChoices.map(choiceOf);
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
-  // Things named one after another ("the job diary, the stock sheet and the courier's receipts")
+  // Things named one after another ("the job diary, the stock sheet and the price list")
   // say what there is, not how the work moves, unless their words say the route is the same or
   // differs: a word among them that resembles a choice (a planner, a timetable) is no reading of it.
   if (namesThingsOnly(text) && !routeSaid(text) && (await routeChoices(choices))) return undefined;
@@ -704,7 +704,7 @@ function routeRead(
 // A capitalised word is a name, unless it is a pronoun or article that starts the sentence.
 const NAME = String.raw`(?!(?:It|This|That|These|Those|There|Which|What|Our|The|One|Each|Every)\b)[A-Z][a-z]+`;
 const WHO = String.raw`(?:I|me|one|two|three|a few|a couple|${NAME})(?:\s+(?:and|or)\s+(?:I|me|[A-Z][a-z]+))?(?:\s+of\s+(?:us|them|our\s+\w+|the\s+\w+))?`;
-const CAN = String.raw`(?:can|could|knows?|know how|(?:is|are)\s+(?:able|allowed|qualified|trained|certified|accredited|licensed)|does|do)`;
+const CAN = String.raw`(?:can|could|knows?|know how|is able|are able|is allowed|are allowed|is qualified|are qualified|is trained|are trained|does|do)`;
 const ONLY_WHO = new RegExp(
   String.raw`\b(?:[Oo]nly|[Jj]ust)\s+(${WHO})\s+${CAN}\b|\b((?:I|he|she|they|we|${NAME})(?:\s+(?:and|or)\s+(?:I|me|${NAME}))?)\s+(?:is|are|am|'s|'re|'m)\s+the only (?:one|ones|person|people)\s+(?:who|that)\b|\bby\s+((?:me|us|[A-Z][a-z]+)(?:\s+and\s+(?:by\s+)?(?:me|[A-Z][a-z]+))?)\s+and\s+(?:nobody|no one)\s+else\b`,
 );

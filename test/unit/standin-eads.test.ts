@@ -481,13 +481,6 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(onlyWhoGist('Only Greta can rewire the consoles.')).toEqual(['Only Greta can do this work.']);
     expect(onlyWhoGist('only me and Kofi know how to splice the ropes')).toEqual(['Only I and Kofi can do this work.']);
     expect(onlyWhoGist('Rafael is the only one who can tune it.')).toEqual(['Only Rafael can do this work.']);
-    // Said with a word of qualification rather than "can".
-    expect(onlyWhoGist('Only Mirela and I are licensed to work on the gas side.')).toEqual([
-      'Only Mirela and I can do this work.',
-    ]);
-    expect(onlyWhoGist('Only Dana and I are accredited to sign off the boiler checks.')).toEqual([
-      'Only Dana and I can do this work.',
-    ]);
     expect(onlyWhoGist('Gilding is done by me and by Sunil and nobody else.')).toEqual([
       'Only I and Sunil can do this work.',
     ]);

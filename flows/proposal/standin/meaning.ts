@@ -399,7 +399,7 @@ export const LITERATURE = {
    * And one of its keywords or title phrases must name something the research area names, this
    * closely (phrases and short runs of words of the area). On the development profiles, with the
    * study above the floor, on-topic studies named the area's subject at 0.61 and up; sibling
-   * studies sharing one broad name (agents that talk, for chatbots in classrooms) at 0.56, and a
+   * studies sharing one broad name (a kind of software agent, put to another use) at 0.56, and a
    * general study of people working with AI at 0.59. At 0.62 three profiles lose their only
    * on-topic study: the margin is thin either side. The context is not read here: it also tells
    * the setting, and a phrase of it (where participants are recruited) brought in studies of the
@@ -444,7 +444,7 @@ export const LITERATURE = {
    * profiles left saying the collection holds nothing matching. This holds above the floor too,
    * for a study whose closeness comes only from the words it shares with the area. The method the
    * area itself names ("… with large language models") does not count as a skill: it made the
-   * method's studies of other subjects (chatbots in classrooms, for translating clay tablets) look
+   * method's studies of other subjects (the same kind of model put to other uses) look
    * like literature on the topic.
    */
   skill: 0.8,

@@ -56,7 +56,7 @@ export const DATA_STATE_PHRASINGS: Record<'existing' | 'new' | 'neither', readon
     "The BBC Sound Archive has farming programmes from 1950-1970 that I'll listen through and transcribe.",
     "The breed society's flock book records lambing dates and birth weights going back forty years.",
     "Using the API, I'll harvest around 20,000 Instagram posts already published under #vanlife.",
-    'Two sets of old county maps, from 1900 and 1970, already digitised by a university library, show which field walls were taken down.',
+    'Two sets of old county maps, from 1900 and 1970, already put online by a university library, show which field walls were taken down.',
     "The council's traffic counters have logged cars on the ring road since 2015, and the counts are all on its website.",
     'A colleague in Ghana will send me the cocoa price records her ministry has compiled since independence.',
     "I'll use the responses to the 2020 PhilPapers Survey, which asked professional philosophers about their views.",
