@@ -165,6 +165,31 @@ export default tseslint.config(
     },
   },
   {
+    // Test helpers, fakes and set-up files are loaded once per test process, and the files that
+    // share the process share them (vitest.config.mts): state kept at module level outlives the
+    // file that filled it (a fake's list of data stores showed one file's stores in the next).
+    // Test files themselves are loaded anew for each file.
+    files: ['test/**/*.ts'],
+    ignores: ['test/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...[
+          'Program > VariableDeclaration[kind="let"]',
+          'Program > ExportNamedDeclaration > VariableDeclaration[kind="let"]',
+          'Program > VariableDeclaration > VariableDeclarator > NewExpression.init[callee.name=/^(Map|Set|WeakMap|WeakSet|Array)$/][arguments.length=0]',
+          'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator > NewExpression.init[callee.name=/^(Map|Set|WeakMap|WeakSet|Array)$/][arguments.length=0]',
+          'Program > VariableDeclaration > VariableDeclarator > ArrayExpression.init[elements.length=0]',
+          'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator > ArrayExpression.init[elements.length=0]',
+        ].map((selector) => ({
+          selector,
+          message:
+            'Module-level state in a test helper outlives the file that made it (files share test processes): keep it in what the file creates (an instance, a closure).',
+        })),
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'eval/**/*.ts'],
     rules: {
       // Tests poke at private shapes and fakes on purpose.

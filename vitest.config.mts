@@ -33,6 +33,30 @@ class LongestFirst extends BaseSequencer {
   }
 }
 
+/**
+ * Integration files that run in a process of their own, not in one later files reuse; each says
+ * why. Every other integration file shares its test process with the files after it and must
+ * leave it as it found it: test/setup/leak-guard.ts fails the file that does not.
+ */
+const OWN_PROCESS = [
+  // Starts the offline stack, which installs the Temporal SDK runtime with its own settings (its
+  // metrics endpoint) whenever the process has none at that moment, and sets BOM_DATASET and
+  // BOM_SCHEMA_MAPPING while the stack starts.
+  'test/eval.test.ts',
+  // Registers API keys with the process-wide log redaction, which has no way to forget them, and
+  // replaces the SDK runtime's logger and console with spies.
+  'test/secrets-redaction.test.ts',
+  // Registers a global OpenTelemetry tracer provider (by design, once per process).
+  'test/tracing.test.ts',
+  // Race a clock against real worker processes (kills at seeded points, time-outs, slot counts):
+  // a neighbour's leftovers in the process would change what they measure.
+  'test/faults-crash.test.ts',
+  'test/worker-crash.test.ts',
+  'test/solver-fairness.test.ts',
+  // Loads a local language model: its memory would stay with the files after it.
+  'test/openai-local-model.test.ts',
+];
+
 export default defineConfig({
   test: {
     // The SDK's log lines through console, so the rule below applies to them too.
@@ -55,11 +79,29 @@ export default defineConfig({
     reporters: ['dot', './test/setup/progress-reporter.ts'],
     projects: [
       {
+        // Integration files whose processes later files reuse (`isolate: false`): zod, the SDK,
+        // the flows, the stand-in, DuckDB and the embedding model are loaded once per test worker
+        // instead of once per file. A file here closes what it starts (harness, servers,
+        // processes, timers) and leaves no process-wide state behind; the leak guard checks that
+        // at the end of each file and fails the file that does not, whichever files it meets.
         extends: true,
         test: {
           name: 'integration',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/unit/**'],
+          exclude: ['test/unit/**', ...OWN_PROCESS],
+          isolate: false,
+          // After quiet-runtime.ts (the setting above; projects add to it).
+          setupFiles: ['test/setup/leak-guard.ts'],
+          globalSetup: ['test/setup/temp-root.ts', 'test/setup/global.ts'],
+        },
+      },
+      {
+        // The integration files that need a process of their own (OWN_PROCESS above), on the
+        // same dev server and bundle (test/setup/global.ts starts them once for both projects).
+        extends: true,
+        test: {
+          name: 'integration-own-process',
+          include: OWN_PROCESS,
           globalSetup: ['test/setup/temp-root.ts', 'test/setup/global.ts'],
         },
       },

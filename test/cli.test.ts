@@ -16,14 +16,18 @@ import { platformCheckFlow } from '../flows/platform/contract';
 import { createHarness, type Harness } from './helpers/harness';
 
 let h: Harness;
-const saved = { ...process.env };
+// The CLI reads where Temporal is from the environment when it runs: set for this file, then put
+// back key by key (a new process.env object would stay behind for the files after it).
+const saved = { TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE: process.env.TEMPORAL_NAMESPACE };
 beforeAll(async () => {
   h = await createHarness();
   process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
   process.env.TEMPORAL_NAMESPACE = 'default';
 });
 afterAll(async () => {
-  process.env = { ...saved };
+  for (const [key, value] of Object.entries(saved))
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
   await h?.close();
 });
 

@@ -108,6 +108,8 @@ export function discoveryProblems(
 // Protocol buffer definitions (JSON mapping)
 // ---------------------------------------------------------------------------------------------
 
+// Shared on purpose: a package's shipped definitions, parsed once per process and only read after.
+// eslint-disable-next-line no-restricted-syntax
 const roots = new Map<string, protobuf.Root>();
 
 /** The protos a Google client package ships (`<package>/build/protos/protos.json`). */

@@ -14,6 +14,8 @@ export const modelInstalled = !!modelDir && embeddingModelPresent(modelDir);
  */
 export const describeWithModel = describe.runIf(modelInstalled);
 
+// Shared on purpose (see below): the model is only read, never changed by a test.
+// eslint-disable-next-line no-restricted-syntax
 let loaded: Promise<TextEmbedder> | undefined;
 
 /**

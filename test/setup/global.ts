@@ -2,6 +2,10 @@
  * Once per test run: install/resolve the Temporal binaries, start ONE dev server from the
  * resolved CLI (TestWorkflowEnvironment.createLocal with an existing path), and bundle the
  * workflows once. Test files get the server address and the bundle path through `inject`.
+ *
+ * Two projects run the integration files (a process per file, and files sharing their
+ * processes), and each runs this set-up: the first starts the servers, the other gets the same
+ * ones, and the last to finish stops them.
  */
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -38,7 +42,35 @@ function quietCli(cliPath: string, dir: string): string {
   return wrapper;
 }
 
+interface Provided {
+  temporalAddress: string;
+  workflowBundlePath: string;
+  temporalCliPath: string;
+  testServerPath: string;
+}
+
+interface Servers {
+  ready: Promise<{ provided: Provided; stop: () => Promise<void> }>;
+  users: number;
+}
+
+// On globalThis, not in a module variable: vitest may load this file once per project.
+const SERVERS = Symbol.for('agent-flows.test-servers');
+const holder = globalThis as { [SERVERS]?: Servers };
+
 export default async function setup(project: TestProject) {
+  const servers = (holder[SERVERS] ??= { ready: startServers(), users: 0 });
+  servers.users++;
+  const { provided, stop } = await servers.ready;
+  for (const [key, value] of Object.entries(provided)) project.provide(key as keyof Provided, value);
+  return async () => {
+    if (--servers.users > 0) return;
+    delete holder[SERVERS];
+    await stop();
+  };
+}
+
+async function startServers(): Promise<{ provided: Provided; stop: () => Promise<void> }> {
   // What tests write for people to look at (PDFs, charts, console screenshots) is the last run's
   // only: out/test would otherwise grow with every run.
   rmSync(path.join(process.cwd(), 'out', 'test'), { recursive: true, force: true });
@@ -91,14 +123,18 @@ export default async function setup(project: TestProject) {
     throw err;
   });
 
-  project.provide('temporalAddress', env.address);
-  project.provide('workflowBundlePath', bundlePath);
-  project.provide('temporalCliPath', cli.path);
-  project.provide('testServerPath', testServer.path);
-  return async () => {
-    await solver.stop();
-    await env.teardown();
-    // The bundle and the quiet CLI wrapper: nothing of a run stays behind in the temp folder.
-    rmSync(dir, { recursive: true, force: true });
+  return {
+    provided: {
+      temporalAddress: env.address,
+      workflowBundlePath: bundlePath,
+      temporalCliPath: cli.path,
+      testServerPath: testServer.path,
+    },
+    async stop() {
+      await solver.stop();
+      await env.teardown();
+      // The bundle and the quiet CLI wrapper: nothing of a run stays behind in the temp folder.
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
