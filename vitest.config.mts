@@ -15,8 +15,39 @@ const MEASURED: Record<string, number> = JSON.parse(
   readFileSync(path.join(import.meta.dirname, 'test', 'setup', 'file-seconds.json'), 'utf8'),
 ).seconds;
 
+/**
+ * TEST_FILE_ORDER_SEED=<number> starts the files in an order shuffled by that seed instead, so that
+ * which files meet in a shared test process changes from run to run, reproducibly. (vitest's own
+ * `--sequence.shuffle` shuffles the tests inside each file here, not the files: this sequencer
+ * decides their order.)
+ */
+function shuffled<T>(items: T[], seed: number): T[] {
+  const out = [...items];
+  let state = seed >>> 0;
+  const random = () => {
+    // mulberry32
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const seed = process.env.TEST_FILE_ORDER_SEED;
+    const key = (spec: TestSpecification) => `${spec.project.name}:${spec.moduleId}`;
+    if (seed)
+      return shuffled(
+        [...files].sort((a, b) => key(a).localeCompare(key(b))),
+        Number(seed),
+      );
     const { root } = this.ctx.config;
     const facts = (spec: TestSpecification) => {
       const file = path.relative(root, spec.moduleId).split(path.sep).join('/');
