@@ -16,9 +16,9 @@
  * - new properties on globalThis, process listeners added, a global OpenTelemetry provider set,
  *   the working directory or process.exitCode changed.
  *
- * What the process keeps on purpose is allowed below by name, with the reason. With
- * LEAK_GUARD_STACKS=1 the report says where each leaked timer and handle was made (slower: it
- * records a stack for each).
+ * What the process keeps on purpose is allowed below by name, with the reason. The report says
+ * where each leaked timer was made; with LEAK_GUARD_STACKS=1 also each handle (slower: it records
+ * a stack for everything asynchronous the process makes).
  */
 import { createHook } from 'node:async_hooks';
 import timers from 'node:timers';
@@ -101,7 +101,7 @@ function install(): GuardState {
   const wrap = <F extends (...args: never[]) => NodeJS.Timeout>(original: F): F => {
     const wrapped = function (this: unknown, ...args: Parameters<F>) {
       const timer = original.apply(this, args);
-      // Nothing to watch for once the set grows: prune the finished ones now and then.
+      // Fired and cleared timers are of no interest: dropped now and then, so the set stays small.
       if (state.timers.size > 10_000)
         for (const t of state.timers) if ((t as { _destroyed?: boolean })._destroyed) state.timers.delete(t);
       state.timers.add(timer);
