@@ -287,6 +287,8 @@ const EXCEPT_WORDS = new Set(['except', 'excepting', 'excluding', 'exclude', 'be
 const SEPARATIVE_PARTICLES = new Set(['out', 'aside', 'away', 'off']);
 /** Words after "no" that make it an idiom of time or quantity, not an exclusion ("no longer"). */
 const NO_IDIOMS = new Set(['longer', 'more', 'later', 'matter', 'sooner', 'less', 'fewer', 'doubt']);
+/** Words after "nothing"/"none" that make it mean "only" ("nothing but X", "none other than X", "nothing else"). */
+const ONLY_AFTER_NOTHING = new Set(['but', 'else', 'except', 'other', 'besides', 'apart', 'save', 'more']);
 /** Words that may sit between "not"/"no" and the verb or part it negates. */
 const NEGATION_FILLERS = new Set('any also even ever actually currently a an the still'.split(' '));
 /** Phrases that ask for the top-level items containing a part at any depth (indented where-used). */
@@ -320,15 +322,19 @@ const TOP_LEVEL_PHRASES = [
  * not", "can't" → "can not"), and a dash, colon or full stop between clauses as a ";".
  */
 function normaliseQuestion(question: string): string {
-  return question
-    .toLowerCase()
-    .replace(/[’‘`]/g, "'")
-    .replace(/\bcan't\b/g, 'can not')
-    .replace(/\bwon't\b/g, 'will not')
-    .replace(/\bcannot\b/g, 'can not')
-    .replace(/n't\b/g, ' not')
-    .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
-    .replace(/[.!?](?=\s|$)/g, ' ; ');
+  return (
+    question
+      .toLowerCase()
+      .replace(/[’‘`]/g, "'")
+      .replace(/\bcan't\b/g, 'can not')
+      .replace(/\bwon't\b/g, 'will not')
+      .replace(/\bcannot\b/g, 'can not')
+      .replace(/n't\b/g, ' not')
+      .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
+      .replace(/[.!?](?=\s|$)/g, ' ; ')
+      // "In case X fails, …" is "if X fails, …" (not "in case of", which names what follows it).
+      .replace(/\bin case\b(?! of\b)/g, 'if')
+  );
 }
 
 /** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/" ";". */
@@ -362,13 +368,18 @@ function isClauseVerb(word: string): boolean {
  * discontinued"), and at a comma that closes a condition or opens a question ("If X went bust,
  * which …"). A comma inside a list ("tantalum, ceramic or electrolytic") stays.
  */
+/** A clause that opens with a condition: "if X goes", or a question word before it ("what if X goes late?"). */
+function opensCondition(clause: readonly string[]): boolean {
+  return SUBORDINATORS.has(clause[0]) || (QUESTION_WORDS.has(clause[0]) && SUBORDINATORS.has(clause[1] ?? ''));
+}
+
 function splitClauses(tokens: string[]): string[][] {
   const clauses: string[][] = [[]];
   let conditional = false;
   tokens.forEach((token, i) => {
     const current = clauses[clauses.length - 1];
     const next = tokens[i + 1];
-    const opensCondition =
+    const conditionHere =
       SUBORDINATORS.has(token) && !(next !== undefined && INVERTED.has(next) && (token === 'when' || token === 'once'));
     if (token === ';') {
       if (current.length) clauses.push([]);
@@ -393,8 +404,10 @@ function splitClauses(tokens: string[]): string[][] {
       conditional = false;
       return;
     }
-    if (opensCondition && current.length > 0) clauses.push([]);
-    if (opensCondition) conditional = true;
+    // "What if …" is one clause: the question word only opens the condition.
+    if (conditionHere && current.length > 0 && !(current.length === 1 && QUESTION_WORDS.has(current[0])))
+      clauses.push([]);
+    if (conditionHere) conditional = true;
     clauses[clauses.length - 1].push(token);
   });
   return clauses.filter((c) => c.length > 0);
@@ -479,7 +492,9 @@ function takeExclusions(tokens: string[]): Exclusions {
       markerKind = 'bom';
     } else if (
       SEPARATIVE_PARTICLES.has(tokens[i + 1] ?? '') &&
-      prev === ',' &&
+      // After a comma, or opening the clause as a participle ("Setting aside any board that uses
+      // Y, where …"); a bare verb opening it asks ("find out which boards …").
+      (prev === ',' || (i === 0 && /ing$/.test(t))) &&
       /^[a-z]{3,}$/.test(t) &&
       !isClauseVerb(t) &&
       !ACTIVE_PIVOTS.has(t) &&
@@ -499,7 +514,11 @@ function takeExclusions(tokens: string[]): Exclusions {
         start = j;
         markerKind = 'other_than';
       }
-    } else if (t === 'no' && !NO_IDIOMS.has(tokens[i + 1] ?? '')) {
+    } else if (
+      (t === 'no' && !NO_IDIOMS.has(tokens[i + 1] ?? '')) ||
+      // "nothing but X", "none other than X", "nothing else" say "only", not "leave out".
+      ((t === 'nothing' || t === 'none') && !ONLY_AFTER_NOTHING.has(tokens[i + 1] ?? ''))
+    ) {
       if (prev === 'but' || prev === 'and' || prev === ',' || (prev !== undefined && ACTIVE_PIVOTS.has(prev))) {
         start = i + 1;
         markerKind = 'bom';
@@ -512,6 +531,8 @@ function takeExclusions(tokens: string[]): Exclusions {
     }
     const end = exclusionEnd(tokens, start);
     let span = tokens.slice(start, end);
+    // "but nothing from the memory category", "and none of the X": what is left out follows the preposition.
+    if ((t === 'nothing' || t === 'none') && (span[0] === 'from' || span[0] === 'of')) span = span.slice(1);
     // "except those that also have X", "excluding any that use X": the BOMs must not use X.
     const pivot = span.reduce((last, w, k) => (ACTIVE_PIVOTS.has(w) ? k : last), -1);
     if (pivot >= 0) {
@@ -520,7 +541,7 @@ function takeExclusions(tokens: string[]): Exclusions {
     }
     // The words that joined the exclusion to the clause go with it ("X, but not Y", "do not use").
     const joining =
-      t === 'no'
+      t === 'no' || t === 'nothing' || t === 'none'
         ? ['but', 'and', ',', 'with']
         : markerKind === 'other_than' && t === 'not'
           ? [...AUXILIARIES]
@@ -732,7 +753,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   // The clause that asks is the one a question word opens; a clause with a verb of use is the
   // question only when none does ("Quality has put X on hold. Which assemblies have one?").
   const main =
-    clauses.find((c) => QUESTION_WORDS.has(c[0])) ??
+    clauses.find((c) => QUESTION_WORDS.has(c[0]) && !opensCondition(c)) ??
     clauses.find((c) => c.some((w) => ACTIVE_PIVOTS.has(w))) ??
     clauses[0] ??
     [];
@@ -744,7 +765,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const scene = clauses
     .filter((c) => c !== main)
     .map((c) => {
-      const words = SUBORDINATORS.has(c[0]) ? c.slice(1) : c;
+      const words = opensCondition(c) ? c.slice(c.findIndex((w) => SUBORDINATORS.has(w)) + 1) : c;
       const r = readClause(words);
       return withoutTopLevelWords(r.pivot ? r.object : words);
     })

@@ -28,13 +28,54 @@ export interface Lexicon {
   /** Whether the dictionary holds the noun (a phrase as one entry, "gear box", or its base form). */
   knows(noun: string): boolean;
   relation(a: string, b: string): NounRelation;
+  /**
+   * What the noun usually names: the broad kind of its most frequent sense (WordNet's lexicographer
+   * file without its "noun." prefix: "artifact", "attribute", "state", "event", …), or undefined
+   * when the dictionary does not hold it.
+   */
+  usualKind?(noun: string): string | undefined;
 }
+
+/** WordNet's lexicographer files by number (its lexnames file): the broad kind each sense is filed under. */
+const LEXICOGRAPHER_FILES = [
+  'adj.all',
+  'adj.pert',
+  'adv.all',
+  'Tops',
+  'act',
+  'animal',
+  'artifact',
+  'attribute',
+  'body',
+  'cognition',
+  'communication',
+  'event',
+  'feeling',
+  'food',
+  'group',
+  'location',
+  'motive',
+  'object',
+  'person',
+  'phenomenon',
+  'plant',
+  'possession',
+  'process',
+  'quantity',
+  'relation',
+  'shape',
+  'state',
+  'substance',
+  'time',
+] as const;
 
 /** How far up "is a kind of" two senses may be apart and still be one thing's kind. */
 const KIND_STEPS = 2;
 
 interface Sense {
   words: string[];
+  /** The lexicographer file the sense is filed under (LEXICOGRAPHER_FILES). */
+  file: number;
   /** The senses this one is a kind of (WordNet's hypernyms, instances included). */
   kindOf: number[];
 }
@@ -55,6 +96,13 @@ export class WordNetLexicon implements Lexicon {
 
   knows(noun: string): boolean {
     return this.sensesOf(noun).length > 0;
+  }
+
+  usualKind(noun: string): string | undefined {
+    // The index lists a noun's senses most frequent first.
+    const [first] = this.sensesOf(noun);
+    const sense = first === undefined ? undefined : this.sense(first);
+    return sense ? LEXICOGRAPHER_FILES[sense.file] : undefined;
   }
 
   relation(a: string, b: string): NounRelation {
@@ -152,7 +200,7 @@ export class WordNetLexicon implements Lexicon {
       const [symbol, target, pos] = fields.slice(at + 1 + 4 * i, at + 4 + 4 * i);
       if ((symbol === '@' || symbol === '@i') && pos === 'n') kindOf.push(Number(target));
     }
-    const sense = { words, kindOf };
+    const sense = { words, file: Number(fields[1]), kindOf };
     this.senses.set(offset, sense);
     return sense;
   }

@@ -43,6 +43,7 @@ import {
   EmbeddingMeaning,
   Grounder,
   MEANING_THRESHOLDS,
+  namesNoThing,
   partNames,
   Vocabulary,
   type GroundedConcept,
@@ -242,6 +243,12 @@ export interface BomActivityOptions {
   /** The dictionary that tells a synonym from a neighbour. Default: WordNet (backends/lexicon); null for none. */
   lexicon?: Lexicon | null;
 }
+
+/** What the items the BOMs end in are, and what the items inside them are, in general words. */
+const KIND_ROLES = {
+  top: 'the products we sell to customers',
+  inside: 'the assemblies and boards built into other items',
+} as const;
 
 export function createBomActivities({ model, warehouse, search, config }: Backends, options: BomActivityOptions = {}) {
   const catalog = new Map<string, { at: number; value: Promise<unknown> }>();
@@ -478,10 +485,17 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     if (!meaning || !parsed.subjectText) return endKind();
     const kinds = await kindsOfBoms();
     if (!kinds.some((k) => k.top)) return endKind();
-    const scores = await meaning.similarities(
-      parsed.subjectText,
-      kinds.map((k) => k.value),
-    );
+    // Each kind by its own name and by what such items are in general: a data value's name
+    // ("finished good") says little to a sentence embedding about "the sellable units" or "what
+    // goes out to customers", a plain description of the kind does.
+    const [byName, byRole] = await Promise.all([
+      meaning.similarities(
+        parsed.subjectText,
+        kinds.map((k) => k.value),
+      ),
+      meaning.similarities(parsed.subjectText, [KIND_ROLES.top, KIND_ROLES.inside]),
+    ]);
+    const scores = kinds.map((k, i) => Math.max(byName[i], k.top ? byRole[0] : byRole[1]));
     // Only the kind the BOMs end in is taken by meaning, against the kinds that are not ("the
     // things we sell" are products; "assemblies" is a way of saying "BOMs", not subassemblies).
     // Two names of that kind (FINISHED_GOOD, PRODUCT) are one choice, not rivals.
@@ -740,9 +754,13 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // data lacks, and stays the question.)
         // One word, as such questions end ("need a redesign", "need rework"): a name of two or
         // more words the data lacks ("flux widgets") is an absent part, never the scene's.
+        // Or a longer phrase whose last word the dictionary usually means as an act, an event or
+        // the like ("need a last-time buy", "need an engineering change"): what must be done.
         const namesNoPart = (c: GroundedConcept) => {
           const words = c.asked.split(/\s+/).filter((w) => !isStopWord(w));
-          return c.level === null && words.length === 1 && !!c.unclear?.includes(words[0]);
+          const last = words[words.length - 1];
+          if (c.level !== null || !last || !c.unclear?.includes(last)) return false;
+          return words.length === 1 || namesNoThing(lexicon ?? undefined, last, { acts: true });
         };
         if (!scene && concepts.length && concepts.every(namesNoPart) && parsed.sceneParts.length) {
           const fromScene = await Promise.all(

@@ -321,6 +321,29 @@ describe('reading a question', () => {
     }
   });
 
+  it('reads "what if …" and "in case …" as the scene, and the next clause as the question', () => {
+    const late = parseBomQuestion('What if the gear pumps arrive late? Which machines can not be built?');
+    expect(late).toMatchObject({ concepts: ['gear pumps arrive late'], subject: 'machines', scene: true });
+    const lapse = parseBomQuestion('In case the solenoid valve fails its test, which boards list it?');
+    expect(lapse).toMatchObject({ subject: 'boards', scene: true });
+    expect(lapse.concepts[0]).toMatch(/^solenoid valve/);
+    // "in case of" names what follows it; it opens no condition.
+    expect(parseBomQuestion('Which boards hold a spare in case of a pump failure?').scene).toBe(false);
+  });
+
+  it('reads "nothing from X" and a clause opened by "setting aside X" as exclusions, "nothing but X" as no exclusion', () => {
+    expect(parseBomQuestion('Which boards have a gear pump but nothing from the sensors category?')).toMatchObject({
+      concepts: ['gear pump'],
+      excluded: ['sensors category'],
+      exclusion: 'bom',
+    });
+    expect(
+      parseBomQuestion('Setting aside any board that uses a heater, where do we use pressure transducers?'),
+    ).toMatchObject({ concepts: ['pressure transducers'], excluded: ['heater'], exclusion: 'bom' });
+    expect(parseBomQuestion('Which boards use nothing but serial flash?').excluded).toEqual([]);
+    expect(parseBomQuestion('Find out which boards use valves').excluded).toEqual([]);
+  });
+
   it('reads a need told as a lack ("can not ship without X") as a use, and "without" alone as an exclusion', () => {
     const need = (q: string) => {
       const p = parseBomQuestion(q);
@@ -486,6 +509,26 @@ describe('grounding a phrase in the warehouse values', () => {
       via: 'meaning',
       term: 'control knob',
     });
+  });
+
+  it('drops a last word that names no thing (a shortage, a recall) only where the rest names one kind of part', async () => {
+    // A scripted dictionary that files each word under the kind its most frequent sense has.
+    const kinds: Record<string, string> = { shortage: 'attribute', recall: 'communication', heads: 'artifact' };
+    const dictionary: Lexicon = {
+      knows: (noun) => noun in kinds,
+      relation: () => 'unknown',
+      usualKind: (noun) => kinds[noun],
+    };
+    const meaning = scriptedMeaning({});
+    const withDictionary = new Grounder(vocabulary, meaning, names, [], dictionary);
+    expect(await withDictionary.ground('gear pump shortage')).toMatchObject({ term: 'gear pump', via: 'meaning' });
+    expect(await withDictionary.ground('serial flash recall')).toMatchObject({ term: 'serial flash' });
+    // A word for another thing keeps the phrase missing ("pump heads" are no pump).
+    expect((await withDictionary.ground('gear pump heads')).level).toBeNull();
+    // "pump" alone is two kinds of pump, one word several parts share: no guess.
+    expect((await withDictionary.ground('pump shortage')).level).toBeNull();
+    // Without the dictionary the phrase stays missing, as before.
+    expect((await new Grounder(vocabulary, meaning, names).ground('gear pump shortage')).level).toBeNull();
   });
 
   it('never lets a qualifier it does not understand fall away: the phrase is missing, nearest by meaning', async () => {

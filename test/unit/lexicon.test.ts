@@ -30,4 +30,12 @@ describe('the noun dictionary', () => {
     expect(lexicon.relation('', 'motor')).toBe('unknown');
     expect(lexicon.relation('x'.repeat(10_000), 'motor')).toBe('unknown');
   });
+
+  it('says what a noun usually names: a thing, an act, a state or an event', () => {
+    expect(lexicon.usualKind('shortage')).toBe('attribute');
+    expect(lexicon.usualKind('outages')).toBe('quantity');
+    expect(lexicon.usualKind('widget')).toBe('artifact');
+    expect(lexicon.usualKind('management')).toBe('act');
+    expect(lexicon.usualKind('qx-17')).toBeUndefined();
+  });
 });

@@ -925,6 +925,27 @@ function nameHoldsParts(name: string, word: string): boolean {
  *    is no battery of the data);
  * 5. otherwise it is missing: the words nothing means, and the nearest parts by meaning.
  */
+/**
+ * Whether the dictionary usually means the word as no thing a BOM could hold (Grounder's
+ * `namesNoThing`). With `acts`, an act or a judgement counts too ("a redesign", "an engineering
+ * change", "a review"): what a question says must be done, not a part.
+ */
+export function namesNoThing(lexicon: Lexicon | undefined, word: string, { acts = false } = {}): boolean {
+  const kind = lexicon?.usualKind?.(word);
+  return kind !== undefined && (NO_THING_KINDS.has(kind) || (acts && (kind === 'act' || kind === 'cognition')));
+}
+
+/** The dictionary's kinds of sense that name no physical thing and no act (see `namesNoThing`). */
+const NO_THING_KINDS: ReadonlySet<string> = new Set([
+  'attribute',
+  'state',
+  'event',
+  'time',
+  'quantity',
+  'possession',
+  'communication',
+]);
+
 export class Grounder {
   constructor(
     readonly vocabulary: Vocabulary,
@@ -1172,8 +1193,35 @@ export class Grounder {
     const grounded = this.vocabulary.ground(rest);
     if (grounded.level === null || grounded.level > 2 || grounded.any_order) return null;
     const [similarity] = await this.meaning.similarities(phrase, [rest]);
-    if (similarity < MEANING_THRESHOLDS.trailingFloor) return null;
+    // A last word the dictionary holds as one noun with the word before it ("power supply") is
+    // part of a name, whatever the last word alone usually means.
+    const compound = words.length >= 2 && !!this.lexicon?.knows(words.slice(-2).join(' '));
+    if (similarity < MEANING_THRESHOLDS.trailingFloor && (compound || !this.namesNoThing(last) || !this.oneKind(rest)))
+      return null;
     return { ...grounded, via: 'meaning', similarity };
+  }
+
+  /**
+   * Whether a word, as usually meant, names no thing a BOM could hold but a state, an event, an
+   * amount or a message about one ("a PMIC shortage", "the crystal recall", "a price rise"): the
+   * dictionary files its most frequent sense under one of NO_THING_KINDS. Meaning alone moves such a
+   * phrase well away from the part, as a word naming another part would ("fuse holders"); the
+   * dictionary tells the two apart. Acts stay ("battery management", "motor control" may name a
+   * part of their own), and so does a word the dictionary lacks.
+   */
+  /**
+   * Whether the parts whose names hold every word of the phrase are of one kind ("blind rivet"),
+   * not a word several kinds share ("power": an inductor, a harness, an IC): only then does the
+   * phrase name a part without the word dropped after it.
+   */
+  private oneKind(phrase: string): boolean {
+    const words = phrase.split(/\s+/).filter((w) => w && !isStopWord(w) && !/\d/.test(w));
+    const holders = this.names.filter((n) => words.every((w) => nameHoldsParts(n.name, w)));
+    return holders.length > 0 && new Set(holders.map((n) => n.context ?? n.name)).size === 1;
+  }
+
+  private namesNoThing(word: string): boolean {
+    return namesNoThing(this.lexicon, word);
   }
 
   /** The words the data uses (whole, inside a word, or inside an unknown compound) and the rest. */
