@@ -397,8 +397,9 @@ export function withoutDenials(text: string): string {
 const COUNT = String.raw`(?:\d+(?:[.,]\d+)?|${NUMBER_WORDS.join('|')}|a|an|half(?:\s+an?)?|a few|a couple of|several)`;
 const TIME_UNIT = String.raw`(?:minutes?|mins?|hours?|hrs?|days?|nights?|shifts?|weeks?|weekends?|fortnights?|months?|years?)`;
 const DURATION = String.raw`(?:(?:about|around|roughly|nearly|up to|at least|at most|over|under)\s+)?${COUNT}(?:\s*(?:-|–|to|or)\s*${COUNT})?\s+${TIME_UNIT}(?:'s?)?|an?\s+fortnight`;
+// The place or machine may stand between the step and its time ("Washing: the wash bay, 20 minutes").
 const TIMED_STEP = new RegExp(
-  String.raw`^([^:,;()]{2,80}?)\s*(?:[:,–—]|\s-|\()\s*(?:${DURATION})\b\)?([^,;]*)(.*)$`,
+  String.raw`^([^:,;()]{2,80}?)\s*(?:[:,–—]|\s-|\()\s*(?:([^:,;()]{1,60}),\s*)?(?:${DURATION})\b\)?([^,;]*)(.*)$`,
   'i',
 );
 const TIMED_STEP_LABEL_WORDS = 10;
@@ -408,8 +409,10 @@ export function withoutTimedSteps(text: string): string {
   const kept = sentences(text).flatMap((sentence) => {
     const m = TIMED_STEP.exec(sentence);
     if (!m) return [sentence];
-    const [, label, tail, rest] = m;
+    const [, label, place = '', tail, rest] = m;
     if (label.split(/\s+/).length > TIMED_STEP_LABEL_WORDS) return [sentence];
+    // What stands between the step and its time names where it is done, not what goes wrong.
+    if (new RegExp(String.raw`\b(?:${TROUBLE_WORD}|${NEGATOR})\b`, 'i').test(place)) return [sentence];
     // More than a word after the time in its clause ("four hours every time") makes it a claim about the time.
     if (tail.trim().split(/\s+/).filter(Boolean).length > 1) return [sentence];
     // A time that is itself the trouble ("…, three days late", "…: two hours lost") is no step's length.
@@ -463,6 +466,11 @@ export async function readChoice(
   const choices = rawChoices.map(choiceOf);
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
+  // A list of steps with their times ("Washing: the wash bay, 20 minutes. Welding: …") says what the
+  // work is, not whether the jobs share one route, follow their own or make one project: read
+  // by meaning, a list of timed activities sounds like a project plan.
+  const untimed = withoutTimedSteps(text);
+  if (untimed !== text) return untimed.trim() ? readChoice(untimed, rawChoices, { otherQuestions }) : undefined;
   // Things named one after another ("the job diary, the stock sheet and the price list")
   // say what there is, not how the work moves, unless their words say the route is the same or
   // differs: a word among them that resembles a choice (a planner, a timetable) is no reading of it.
