@@ -431,6 +431,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     itemColumns: string[],
     meaning: Meaning | undefined,
     allow: ColumnAllowList,
+    lexicon?: Lexicon,
   ): Promise<{ column: string; term: string; top: boolean } | undefined> {
     const isTop = (column: string, term: string) =>
       cached(`${warehouse.name}:${allow.dataset}:kind-top:${column}:${term}`, async () => {
@@ -483,6 +484,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       return undefined;
     };
     if (!meaning || !parsed.subjectText) return endKind();
+    // A subject with no noun the dictionary knows ("everything", "whatever", "anything") names no
+    // kind of item: read by meaning, "everything" sits near "product" as near as "goods" does.
+    if (lexicon && !parsed.subjectText.split(/\s+/).some((w) => lexicon.knows(w))) return endKind();
     const kinds = await kindsOfBoms();
     if (!kinds.some((k) => k.top)) return endKind();
     // Each kind by its own name and by what such items are in general: a data value's name
@@ -818,7 +822,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // The kind of item asked about ("Which finished goods …", "Which subassemblies …", "the
         // things we sell"): a value of an item column. A kind no BOM uses as a component is what
         // the BOMs end in, so the question means those items at any level.
-        const kind = await kindAsked(parsed, vocabulary, itemColumns, meaning, allowed);
+        const kind = await kindAsked(parsed, vocabulary, itemColumns, meaning, allowed, lexicon ?? undefined);
         if (kind) {
           grounding.parent_kind = { column: kind.column, term: kind.term };
           if (kind.top) grounding.scope = 'top_level';

@@ -531,6 +531,21 @@ describe('grounding a phrase in the warehouse values', () => {
     expect((await new Grounder(vocabulary, meaning, names).ground('gear pump shortage')).level).toBeNull();
   });
 
+  it('in a scene, takes the part before words the dictionary reads as what happens to it', async () => {
+    const kinds: Record<string, string> = { certification: 'act', lapses: 'act', bracket: 'artifact' };
+    const dictionary: Lexicon = {
+      knows: (noun) => noun in kinds,
+      relation: () => 'unknown',
+      usualKind: (n) => kinds[n],
+    };
+    const withDictionary = new Grounder(vocabulary, scriptedMeaning({}), names, [], dictionary);
+    expect(await withDictionary.ground('gear pump certification lapses', { scene: true })).toMatchObject({
+      term: 'gear pump',
+    });
+    // A thing after the part is another part ("pump bracket"), not what happens to it.
+    expect((await withDictionary.ground('gear pump bracket lapses', { scene: true })).level).toBeNull();
+  });
+
   it('never lets a qualifier it does not understand fall away: the phrase is missing, nearest by meaning', async () => {
     const peristaltic = await grounder().ground('peristaltic pump');
     expect(peristaltic.level).toBeNull();

@@ -145,6 +145,16 @@ export class Vocabulary {
   }
   private isWord: (word: string) => boolean = () => false;
 
+  /**
+   * Words that tell what happens to a part rather than name one ("certification lapses", "a
+   * recall"): the dictionary's reading, when there is a dictionary (`namesNoThing`, acts included).
+   * In a scene, such words after a part are the situation, like a verb's "-ing" form.
+   */
+  knowSituationWords(isSituation: (word: string) => boolean): void {
+    this.isSituation = isSituation;
+  }
+  private isSituation: (word: string) => boolean = () => false;
+
   /** Whether some value holds the code as a whole word of a longer text (not as the whole value: that is an item number). */
   private usesAsWord(code: string): boolean {
     // A code that begins or ends with a sign of its own ("…-m0+") is a word between spaces: split
@@ -339,7 +349,13 @@ export class Vocabulary {
           // The words cut off must tell what happens: a verb form, or the tagger's verb right
           // after the part ("ran out", "become scarce"); never a noun of the part before a verb.
           const rest = whole.slice(end);
-          if (end < whole.length && !rest.some((w) => VERB_FORM.test(w)) && !verbs().has(rest[0])) continue;
+          if (
+            end < whole.length &&
+            !rest.some((w) => VERB_FORM.test(w)) &&
+            !verbs().has(rest[0]) &&
+            !rest.every((w) => this.isSituation(w))
+          )
+            continue;
           if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
           if (run.length === words.length) continue;
           const grounded = this.ground(run.join(' '));
@@ -958,6 +974,7 @@ export class Grounder {
   ) {
     if (names.length) vocabulary.spellWith(names.flatMap((n) => tokenizeBomQuestion(n.name)));
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
+    if (lexicon?.usualKind) vocabulary.knowSituationWords((w) => namesNoThing(lexicon, w, { acts: true }));
   }
 
   /**
