@@ -403,6 +403,13 @@ const TIMED_STEP = new RegExp(
   'i',
 );
 const TIMED_STEP_LABEL_WORDS = 10;
+/**
+ * An item of a list that is a length of time ("a shift", "18 hours", "minutes a mix"), not a step
+ * or a machine: a line "Moulding: block machine, a shift." told for a route is a step and its
+ * time, and read as a route of two steps it made every step a route of its own.
+ */
+const TIME_ITEM = new RegExp(String.raw`^(?:${DURATION}|${TIME_UNIT})\b`, 'i');
+const isTimeItem = (item: string) => TIME_ITEM.test(item.trim());
 const TIME_AS_TROUBLE = new RegExp(String.raw`\b(?:${TROUBLE_WORD}|behind|overdue|lost|wasted|idle|down)\b`, 'i');
 
 export function withoutTimedSteps(text: string): string {
@@ -1008,7 +1015,7 @@ function routesTold(text: string): string[][] {
   const counted = (item: string) =>
     MEASURE_START.test(item) || /^(?:a|an|the|some|any|no|every|each|all)\s/i.test(item);
   return (rows ?? [])
-    .map((r) => strings(r.steps))
+    .map((r) => strings(r.steps).filter((step) => !isTimeItem(step)))
     .filter((r) => r.length >= 2 && r.filter(counted).length * 2 < r.length);
 }
 
@@ -1521,7 +1528,7 @@ async function shapeChoice(
   // What is filled so far: rows that list steps in order are routes; rows with an id and the
   // equipment they use are steps.
   const rows = Object.values(known).flatMap((v) => asArray<unknown>(v).filter(isPlainObject));
-  const told = rows.map((r) => strings(r.steps)).filter((r) => r.length > 0);
+  const told = rows.map((r) => strings(r.steps).filter((step) => !isTimeItem(step))).filter((r) => r.length > 0);
   const equipment = new Map<string, string[]>();
   for (const row of rows) {
     const id = idOf(row);

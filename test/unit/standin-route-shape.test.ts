@@ -150,6 +150,22 @@ describeWithModel('the steps EADS with the type left open', () => {
     expect(update['principal-problem-type']).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
   });
 
+  it('reads no job shop from steps told with their place and time, one a line', async () => {
+    // The routes question answered with the list of steps: each line is a step and its time, not a route.
+    const answer =
+      'Sawing: the band saw, 30 minutes. Drilling: the pillar drill, 20 minutes. Enamelling: the kiln, a shift. ' +
+      'Polishing: the buffing wheel, a shift. Checking: the bench, minutes a piece.';
+    // As the rows stand once such an answer has been taken for routes: each a machine and a time.
+    const routings = [
+      ['sawing', 'the band saw', '30 minutes'],
+      ['drilling', 'the pillar drill', '20 minutes'],
+      ['enamelling', 'the kiln', 'a shift'],
+      ['polishing', 'the buffing wheel', 'a shift'],
+      ['checking', 'the bench', 'minutes a piece'],
+    ].map(([id, ...steps]) => ({ 'routing-id': id, steps }));
+    expect((await refine(answer, { routings }))['principal-problem-type']).toBeUndefined();
+  });
+
   it('takes nothing where the answer says in words that every job takes the same route', async () => {
     const update = await refine(
       'Every order takes the same route really.\n| routing-id | steps |\n| --- | --- |\n| tune | inspect, tune, voice |\n| rebuild | inspect, strip action, replace hammers, restring, regulate, polish case |',
