@@ -173,6 +173,12 @@ export interface ParsedBomQuestion {
   sceneParts: string[];
   /** The words that asked for the top of the BOMs ("finished goods", "end products"), wherever they stood. */
   topLevelWords: string | null;
+  /**
+   * The parts are what the asking clause's verb of use holds ("which boards use X", "where do
+   * we fit X", "boards with X"): X's last word is the thing asked for, never the situation. Not
+   * after "need"/"require" ("which boards need a redesign"), and not for a scene's part.
+   */
+  contained: boolean;
 }
 
 /** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
@@ -262,6 +268,8 @@ const REFERRING = new Set(
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
 /** The "-ever" words that open a concessive ("whatever the voltage", "however old"). */
 const CONCESSIVE = /^(?:wh[a-z]*|how)ever$/;
+/** Conjunctions that join a clause ("while", "whilst", "though"): before an exclusion, they go with it. */
+const CLAUSE_JOINERS = new Set(['while', 'whilst', 'though', 'although', 'yet', 'whereas']);
 /** Words that may open an aside before its negation ("(but not …)", "(and no …)"). */
 const ASIDE_LEADS = new Set(['but', 'and', 'though', 'although', 'yet', ',']);
 /** Words that open a relative clause about the BOM ("boards where …", "assemblies in which …"). */
@@ -492,9 +500,7 @@ function takeExclusions(tokens: string[]): Exclusions {
       markerKind = 'bom';
     } else if (
       SEPARATIVE_PARTICLES.has(tokens[i + 1] ?? '') &&
-      // After a comma, or opening the clause as a participle ("Setting aside any board that uses
-      // Y, where …"); a bare verb opening it asks ("find out which boards …").
-      (prev === ',' || (i === 0 && /ing$/.test(t))) &&
+      prev === ',' &&
       /^[a-z]{3,}$/.test(t) &&
       !isClauseVerb(t) &&
       !ACTIVE_PIVOTS.has(t) &&
@@ -531,10 +537,21 @@ function takeExclusions(tokens: string[]): Exclusions {
     }
     const end = exclusionEnd(tokens, start);
     let span = tokens.slice(start, end);
-    // "but nothing from the memory category", "and none of the X": what is left out follows the preposition.
-    if ((t === 'nothing' || t === 'none') && (span[0] === 'from' || span[0] === 'of')) span = span.slice(1);
+    let stop = end;
+    if (t === 'nothing' || t === 'none') {
+      // "but nothing from the memory category", "and none of the X": what is left out follows the
+      // preposition, up to the next verb ("assemblies that use none of the coin cells have a
+      // Li-ion pack": what follows "have" is the part asked for).
+      if (span[0] === 'from' || span[0] === 'of') span = span.slice(1);
+      const verb = span.findIndex((w) => ACTIVE_PIVOTS.has(w) || AUXILIARIES.has(w) || MODALS.has(w));
+      if (verb > 0) {
+        stop = end - (span.length - verb);
+        span = span.slice(0, verb);
+      }
+    }
     // "except those that also have X", "excluding any that use X": the BOMs must not use X.
-    const pivot = span.reduce((last, w, k) => (ACTIVE_PIVOTS.has(w) ? k : last), -1);
+    const pivot =
+      t === 'nothing' || t === 'none' ? -1 : span.reduce((last, w, k) => (ACTIVE_PIVOTS.has(w) ? k : last), -1);
     if (pivot >= 0) {
       span = span.slice(pivot + 1);
       markerKind = 'bom';
@@ -546,7 +563,9 @@ function takeExclusions(tokens: string[]): Exclusions {
         : markerKind === 'other_than' && t === 'not'
           ? [...AUXILIARIES]
           : ['but', 'and', ',', 'do', 'does', 'did'];
-    while (kept.length && joining.includes(kept[kept.length - 1])) kept.pop();
+    // "X while lacking Y", "X though not Y": a word that joins a clause joins the exclusion too.
+    while (kept.length && (joining.includes(kept[kept.length - 1]) || CLAUSE_JOINERS.has(kept[kept.length - 1])))
+      kept.pop();
     // "X but have no Y", "X and contain no Y": a second usage verb, joined to the clause by
     // "but"/"and", is the exclusion's own verb and goes with it (a clause's first verb stays:
     // "boards that have no Y").
@@ -568,7 +587,7 @@ function takeExclusions(tokens: string[]): Exclusions {
     }
     if (chunk.length) excluded.push(chunk);
     kind = kind === 'bom' || markerKind === 'bom' ? 'bom' : 'other_than';
-    i = end;
+    i = stop;
     // "… but do use Y": the positive clause goes on after the joining word.
     if (i < tokens.length && (tokens[i] === 'but' || tokens[i] === 'and' || tokens[i] === ',')) i++;
   }
@@ -579,6 +598,8 @@ interface ClauseReading {
   object: string[];
   subjectWords: string[];
   pivot: boolean;
+  /** The verb the object hangs on, where there is one ("use", "fitted", "with", a person's "fit"). */
+  verb?: string;
 }
 
 /** A clause's subject (before its verb) and object (what it uses), by its usage verb. */
@@ -593,13 +614,23 @@ function readClause(tokens: string[]): ClauseReading {
   );
   if (passive >= 0 && (active < 0 || passive < active)) {
     const aux = tokens.slice(0, passive).reduce((last, w, i) => (AUXILIARIES.has(w) ? i : last), -1);
-    return { object: tokens.slice(aux + 1, passive), subjectWords: tokens.slice(0, Math.max(0, aux)), pivot: true };
+    return {
+      object: tokens.slice(aux + 1, passive),
+      subjectWords: tokens.slice(0, Math.max(0, aux)),
+      pivot: true,
+      verb: tokens[passive],
+    };
   }
   if (active >= 0) {
     // The object ends where another clause's verb starts ("… with X would be hit").
     const rest = tokens.slice(active + 1);
     const stop = rest.findIndex((w) => MODALS.has(w));
-    return { object: stop >= 0 ? rest.slice(0, stop) : rest, subjectWords: tokens.slice(0, active), pivot: true };
+    return {
+      object: stop >= 0 ? rest.slice(0, stop) : rest,
+      subjectWords: tokens.slice(0, active),
+      pivot: true,
+      verb: tokens[active],
+    };
   }
   // "Where do we fit X?", "Which boards would you put X on?": after the auxiliary, a person and
   // their verb; what follows the verb is the object.
@@ -619,7 +650,7 @@ function readClause(tokens: string[]): ClauseReading {
     // "What would we be unable to build …": a verb that is itself an auxiliary frames the question;
     // "… would we need to requote?": what follows is another verb, not a part.
     if (!isClauseVerb(tokens[verb]) && !INVERTED.has(tokens[verb]) && object[0] !== 'to' && !namesNothing(object))
-      return { object, subjectWords: tokens.slice(0, asker), pivot: true };
+      return { object, subjectWords: tokens.slice(0, asker), pivot: true, verb: tokens[verb] };
   }
   // "What would an end-of-life notice on X affect?", "What does X go into?": the question word is
   // the object, the words after the auxiliary are the subject, and the last one is the verb.
@@ -640,7 +671,12 @@ function readClause(tokens: string[]): ClauseReading {
     // BOM that lists a part, and what follows is the object.
     const lists = tokens.findIndex((w, k) => k > j && k <= j + 4 && QUESTION_WORDS.has(w) && !/^(?:wh|how)/.test(w));
     if (lists >= 0 && (end < 0 || lists < end))
-      return { object: tokens.slice(lists + 1), subjectWords: tokens.slice(wh, lists), pivot: true };
+      return {
+        object: tokens.slice(lists + 1),
+        subjectWords: tokens.slice(wh, lists),
+        pivot: true,
+        verb: tokens[lists],
+      };
     subjectWords = tokens.slice(wh, Math.min(end < 0 ? tokens.length : end, j + 4));
     // "Which products would a shortage of X affect?", "Which boards does X go into?": the kind
     // asked about, then a modal or "do", then the subject, whose last word is the verb.
@@ -744,19 +780,18 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const scope: WhereUsedScope = topLevelWords ? 'top_level' : 'direct';
   const excludedWords: string[][] = [];
   let exclusion: ParsedBomQuestion['exclusion'] = null;
-  const clauses = splitClauses(parseTokens(text)).map((clause) => {
+  let raw = splitClauses(parseTokens(text));
+  // "What if X is recalled?" alone: the question word asks, the condition is the scene.
+  if (!raw.some(asks))
+    raw = raw.flatMap((c) => (QUESTION_WORDS.has(c[0]) && opensCondition(c) ? [[c[0]], c.slice(1)] : [c]));
+  const rawMain = mainClause(raw);
+  const clauses = raw.map((clause) => {
     const taken = takeExclusions(needsSaidAsLack(clause));
     excludedWords.push(...taken.excluded);
     if (taken.kind) exclusion = exclusion === 'bom' || taken.kind === 'bom' ? 'bom' : 'other_than';
     return taken.kept;
   });
-  // The clause that asks is the one a question word opens; a clause with a verb of use is the
-  // question only when none does ("Quality has put X on hold. Which assemblies have one?").
-  const main =
-    clauses.find((c) => QUESTION_WORDS.has(c[0]) && !opensCondition(c)) ??
-    clauses.find((c) => c.some((w) => ACTIVE_PIVOTS.has(w))) ??
-    clauses[0] ??
-    [];
+  const main = clauses[raw.indexOf(rawMain)] ?? mainClause(clauses);
   const reading = readClause(main);
   let object = withoutTopLevelWords(reading.object);
   let fromScene = false;
@@ -845,7 +880,22 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     scene: fromScene,
     sceneParts: fromScene ? [] : scene.map((words) => cutPhrase(trimStopWords(words))).filter(Boolean),
     topLevelWords,
+    contained: !fromScene && reading.pivot && !!reading.verb && !NEED_VERBS.has(reading.verb),
   };
+}
+
+/** Verbs of need: what follows may be a part or what must be done ("need a redesign"). */
+const NEED_VERBS = new Set('need needs needing needed require requires requiring required'.split(' '));
+
+/** Whether a clause asks: a question word opens it, and no condition follows the word. */
+const asks = (clause: readonly string[]) => QUESTION_WORDS.has(clause[0]) && !opensCondition(clause);
+
+/**
+ * The clause that asks: the one a question word opens; a clause with a verb of use is the
+ * question only when none does ("Quality has put X on hold. Which assemblies have one?").
+ */
+function mainClause(clauses: readonly string[][]): string[] {
+  return clauses.find(asks) ?? clauses.find((c) => c.some((w) => ACTIVE_PIVOTS.has(w))) ?? clauses[0] ?? [];
 }
 
 /** Words that open what a purpose clause acts on ("to seal the lid", "to protect our input"). */

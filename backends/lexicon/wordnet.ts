@@ -34,6 +34,8 @@ export interface Lexicon {
    * when the dictionary does not hold it.
    */
   usualKind?(noun: string): string | undefined;
+  /** The broad kinds of all the noun's senses, most frequent first (none when it does not hold it). */
+  senseKinds?(noun: string): string[];
 }
 
 /** WordNet's lexicographer files by number (its lexnames file): the broad kind each sense is filed under. */
@@ -96,6 +98,13 @@ export class WordNetLexicon implements Lexicon {
 
   knows(noun: string): boolean {
     return this.sensesOf(noun).length > 0;
+  }
+
+  senseKinds(noun: string): string[] {
+    return this.sensesOf(noun)
+      .map((offset) => this.sense(offset))
+      .filter((sense): sense is Sense => sense !== undefined)
+      .map((sense) => LEXICOGRAPHER_FILES[sense.file]);
   }
 
   usualKind(noun: string): string | undefined {

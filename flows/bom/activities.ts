@@ -748,7 +748,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         for (const phrase of phrases) {
           const parts = parsed.scene ? null : grounder.sideBySide(phrase);
           if (parts) sideBySide = true;
-          for (const part of parts ?? [phrase]) concepts.push(await grounder.ground(part, { scene: parsed.scene }));
+          for (const part of parts ?? [phrase])
+            concepts.push(await grounder.ground(part, { scene: parsed.scene, contained: parsed.contained }));
         }
         // Nothing the question's own clause names is in the data ("… which boards need a
         // redesign?"), and another clause names a part ("we got an end-of-life notice for X"):
@@ -764,7 +765,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
           const words = c.asked.split(/\s+/).filter((w) => !isStopWord(w));
           const last = words[words.length - 1];
           if (c.level !== null || !last || !c.unclear?.includes(last)) return false;
-          return words.length === 1 || namesNoThing(lexicon ?? undefined, last, { acts: true });
+          return words.length === 1 || (!parsed.contained && namesNoThing(lexicon ?? undefined, last, { acts: true }));
         };
         if (!scene && concepts.length && concepts.every(namesNoPart) && parsed.sceneParts.length) {
           const fromScene = await Promise.all(

@@ -331,15 +331,29 @@ describe('reading a question', () => {
     expect(parseBomQuestion('Which boards hold a spare in case of a pump failure?').scene).toBe(false);
   });
 
-  it('reads "nothing from X" and a clause opened by "setting aside X" as exclusions, "nothing but X" as no exclusion', () => {
+  it('reads "nothing from X" and "none of X" as exclusions, "nothing but X" as no exclusion', () => {
     expect(parseBomQuestion('Which boards have a gear pump but nothing from the sensors category?')).toMatchObject({
       concepts: ['gear pump'],
       excluded: ['sensors category'],
       exclusion: 'bom',
     });
+    // A participle opening the question picks out as often as it leaves out ("Picking out the
+    // boards with X, which also have Y?"): read as no exclusion.
     expect(
-      parseBomQuestion('Setting aside any board that uses a heater, where do we use pressure transducers?'),
-    ).toMatchObject({ concepts: ['pressure transducers'], excluded: ['heater'], exclusion: 'bom' });
+      parseBomQuestion('Picking out the boards with a heater, which of them also have a gear pump?').excluded,
+    ).toEqual([]);
+    // A conjunction before the exclusion goes with it.
+    expect(parseBomQuestion('Which boards carry a gear pump while lacking a heater?')).toMatchObject({
+      concepts: ['gear pump'],
+      excluded: ['heater'],
+    });
+    // "none of X" ends at the next verb: what follows it is the part asked for.
+    expect(parseBomQuestion('Which of the boards that use none of the heaters have a gear pump?')).toMatchObject({
+      excluded: ['heaters'],
+    });
+    expect(parseBomQuestion('Which of the boards that use none of the heaters have a gear pump?').concepts).toContain(
+      'gear pump',
+    );
     expect(parseBomQuestion('Which boards use nothing but serial flash?').excluded).toEqual([]);
     expect(parseBomQuestion('Find out which boards use valves').excluded).toEqual([]);
   });

@@ -948,8 +948,26 @@ function nameHoldsParts(name: string, word: string): boolean {
  */
 export function namesNoThing(lexicon: Lexicon | undefined, word: string, { acts = false } = {}): boolean {
   const kind = lexicon?.usualKind?.(word);
-  return kind !== undefined && (NO_THING_KINDS.has(kind) || (acts && (kind === 'act' || kind === 'cognition')));
+  if (kind === undefined || !(NO_THING_KINDS.has(kind) || (acts && (kind === 'act' || kind === 'cognition'))))
+    return false;
+  // No sense of it may be a thing: "spring" (a season first, a coil too), "lead" (a wire), "relay"
+  // (a switch) name parts as the last word of a part's name.
+  return !(lexicon?.senseKinds?.(word) ?? []).some((k) => THING_KINDS.has(k));
 }
+
+/** Kinds of sense that are messages and ideas, not what happens to a part. */
+const IDEA_KINDS: ReadonlySet<string> = new Set(['communication', 'cognition']);
+
+/** The dictionary's kinds of sense that are physical things (`namesNoThing`). */
+const THING_KINDS: ReadonlySet<string> = new Set([
+  'artifact',
+  'object',
+  'substance',
+  'body',
+  'animal',
+  'plant',
+  'food',
+]);
 
 /** The dictionary's kinds of sense that name no physical thing and no act (see `namesNoThing`). */
 const NO_THING_KINDS: ReadonlySet<string> = new Set([
@@ -961,6 +979,12 @@ const NO_THING_KINDS: ReadonlySet<string> = new Set([
   'possession',
   'communication',
 ]);
+
+/** How a phrase is grounded: as a scene's, or as what a verb of use holds (`ParsedBomQuestion.contained`). */
+export interface GroundOptions {
+  scene?: boolean;
+  contained?: boolean;
+}
 
 export class Grounder {
   constructor(
@@ -974,7 +998,12 @@ export class Grounder {
   ) {
     if (names.length) vocabulary.spellWith(names.flatMap((n) => tokenizeBomQuestion(n.name)));
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
-    if (lexicon?.usualKind) vocabulary.knowSituationWords((w) => namesNoThing(lexicon, w, { acts: true }));
+    // What happens to a part: an act, an event, a state; not a message or an idea ("the crystal
+    // reference shortage" may be about a part the data lacks).
+    if (lexicon?.usualKind)
+      vocabulary.knowSituationWords(
+        (w) => namesNoThing(lexicon, w, { acts: true }) && !IDEA_KINDS.has(lexicon.usualKind!(w) ?? ''),
+      );
   }
 
   /**
@@ -1028,7 +1057,7 @@ export class Grounder {
     return parts;
   }
 
-  async ground(phrase: string, options: { scene?: boolean } = {}): Promise<GroundedConcept> {
+  async ground(phrase: string, options: GroundOptions = {}): Promise<GroundedConcept> {
     const grounded = await this.groundPhrase(phrase, options);
     // Matched inside descriptions (not a whole category value), and some part's name holds all
     // its words: only parts answer it.
@@ -1042,13 +1071,13 @@ export class Grounder {
     return products ? { ...notGrounded(grounded, grounded.asked), names_products: products } : grounded;
   }
 
-  private async groundPhrase(asked: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+  private async groundPhrase(asked: string, options: GroundOptions): Promise<GroundedConcept> {
     const phrase = specsAsWritten(this.vocabulary.withoutColumnWords(asked), (w) => this.vocabulary.hasWord(w));
     const found = await this.groundClean(phrase, options);
     return phrase === asked || found.level === null ? found : { ...found, asked };
   }
 
-  private async groundClean(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+  private async groundClean(phrase: string, options: GroundOptions): Promise<GroundedConcept> {
     const lexical = this.vocabulary.groundWithCorrection(phrase, options);
     if (lexical.level !== null && !lexical.any_order) return { ...lexical, via: 'words' };
     const runs = phraseRuns(phrase);
@@ -1094,7 +1123,7 @@ export class Grounder {
       if (decided && (!best || (decided.similarity ?? 0) > (best.similarity ?? 0))) best = decided;
     }
     if (best) return { ...best, asked: phrase };
-    const trailing = await this.withoutTrailingWord(named);
+    const trailing = await this.withoutTrailingWord(named, options);
     if (trailing) return { ...trailing, asked: phrase };
     const { unknown } = this.splitKnown(named.split(' ').filter((w) => !isPhraseBoundary(w)));
     return {
@@ -1201,7 +1230,10 @@ export class Grounder {
    * phrase the same with or without it (`trailingFloor`). A word that changes the part ("fuse
    * holders") stays, and the phrase stays missing.
    */
-  private async withoutTrailingWord(phrase: string): Promise<GroundedConcept | null> {
+  private async withoutTrailingWord(
+    phrase: string,
+    { contained = false }: GroundOptions = {},
+  ): Promise<GroundedConcept | null> {
     const words = phrase.split(/\s+/).filter(Boolean);
     if (words.length < 2 || !this.meaning) return null;
     const last = words[words.length - 1];
@@ -1213,7 +1245,13 @@ export class Grounder {
     // A last word the dictionary holds as one noun with the word before it ("power supply") is
     // part of a name, whatever the last word alone usually means.
     const compound = words.length >= 2 && !!this.lexicon?.knows(words.slice(-2).join(' '));
-    if (similarity < MEANING_THRESHOLDS.trailingFloor && (compound || !this.namesNoThing(last) || !this.oneKind(rest)))
+    // A word of the language the dictionary holds no noun for ("together", "only", "called") is
+    // no part's name either: the question's frame ("X and Y together", "where are X called out").
+    const frame = !!this.meaning.isWord?.(last) && !!this.lexicon?.usualKind && !this.lexicon.knows(last);
+    // What a verb of use holds ("which boards use X Y") ends in the thing asked for: a last noun
+    // there is never dropped, whatever it usually means ("a coin cell spring", "the EEPROM firmware").
+    const situation = !contained && this.namesNoThing(last);
+    if (similarity < MEANING_THRESHOLDS.trailingFloor && (compound || !(situation || frame) || !this.oneKind(rest)))
       return null;
     return { ...grounded, via: 'meaning', similarity };
   }
