@@ -541,6 +541,8 @@ describe('grounding a phrase in the warehouse values', () => {
     expect((await withDictionary.ground('gear pump heads')).level).toBeNull();
     // "pump" alone is two kinds of pump, one word several parts share: no guess.
     expect((await withDictionary.ground('pump shortage')).level).toBeNull();
+    // What a verb of use holds ends in the thing asked for: its last noun stays.
+    expect((await withDictionary.ground('gear pump shortage', { contained: true })).level).toBeNull();
     // Without the dictionary the phrase stays missing, as before.
     expect((await new Grounder(vocabulary, meaning, names).ground('gear pump shortage')).level).toBeNull();
   });
