@@ -120,6 +120,16 @@ const MEANING = scriptedMeaning({
   'machines we sell|subassembly': 0.2,
 });
 
+/** A scripted dictionary that files each word under one kind of sense (WordNet's lexicographer file), and knows nothing else. */
+function dictionaryOfKinds(kinds: Record<string, string>): Lexicon {
+  return {
+    knows: (noun) => noun in kinds,
+    relation: () => 'unknown',
+    usualKind: (noun) => kinds[noun],
+    senseKinds: (noun) => (noun in kinds ? [kinds[noun]] : []),
+  };
+}
+
 let duck: DuckDbWarehouse;
 let allow: ColumnAllowList;
 let vocabulary: Vocabulary;
@@ -526,13 +536,7 @@ describe('grounding a phrase in the warehouse values', () => {
   });
 
   it('drops a last word that names no thing (a shortage, a recall) only where the rest names one kind of part', async () => {
-    // A scripted dictionary that files each word under the kind its most frequent sense has.
-    const kinds: Record<string, string> = { shortage: 'attribute', recall: 'communication', heads: 'artifact' };
-    const dictionary: Lexicon = {
-      knows: (noun) => noun in kinds,
-      relation: () => 'unknown',
-      usualKind: (noun) => kinds[noun],
-    };
+    const dictionary = dictionaryOfKinds({ shortage: 'attribute', recall: 'communication', heads: 'artifact' });
     const meaning = scriptedMeaning({});
     const withDictionary = new Grounder(vocabulary, meaning, names, [], dictionary);
     expect(await withDictionary.ground('gear pump shortage')).toMatchObject({ term: 'gear pump', via: 'meaning' });
@@ -548,12 +552,7 @@ describe('grounding a phrase in the warehouse values', () => {
   });
 
   it('in a scene, takes the part before words the dictionary reads as what happens to it', async () => {
-    const kinds: Record<string, string> = { certification: 'act', lapses: 'act', bracket: 'artifact' };
-    const dictionary: Lexicon = {
-      knows: (noun) => noun in kinds,
-      relation: () => 'unknown',
-      usualKind: (n) => kinds[n],
-    };
+    const dictionary = dictionaryOfKinds({ certification: 'act', lapses: 'act', bracket: 'artifact' });
     const withDictionary = new Grounder(vocabulary, scriptedMeaning({}), names, [], dictionary);
     expect(await withDictionary.ground('gear pump certification lapses', { scene: true })).toMatchObject({
       term: 'gear pump',
