@@ -539,7 +539,7 @@ describe('grounding a phrase in the warehouse values', () => {
     const dictionary = dictionaryOfKinds({ shortage: 'attribute', recall: 'communication', heads: 'artifact' });
     const meaning = scriptedMeaning({});
     const withDictionary = new Grounder(vocabulary, meaning, names, [], dictionary);
-    expect(await withDictionary.ground('gear pump shortage')).toMatchObject({ term: 'gear pump', via: 'meaning' });
+    expect(await withDictionary.ground('gear pump shortage')).toMatchObject({ term: 'gear pump', via: 'situation' });
     expect(await withDictionary.ground('serial flash recall')).toMatchObject({ term: 'serial flash' });
     // A word for another thing keeps the phrase missing ("pump heads" are no pump).
     expect((await withDictionary.ground('gear pump heads')).level).toBeNull();

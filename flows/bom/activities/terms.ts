@@ -55,7 +55,8 @@ export interface GroundedConcept {
    * How the phrase found its part: by its own words, by its qualifier without a generic head
    * ("memory chips" → memory), or by meaning (a synonym: "screen" → DISPLAY), with the similarity.
    */
-  via?: 'words' | 'qualifier' | 'meaning';
+  /** `situation`: a last word that names no part was left off ("pmic shortage" → PMIC). */
+  via?: 'words' | 'qualifier' | 'meaning' | 'situation';
   similarity?: number;
   /** Missing phrases: the words of it nothing in the data means, and the nearest parts by meaning. */
   unclear?: string[];
@@ -1253,6 +1254,8 @@ export class Grounder {
     const situation = !contained && this.namesNoThing(last);
     if (similarity < MEANING_THRESHOLDS.trailingFloor && (compound || !(situation || frame) || !this.oneKind(rest)))
       return null;
+    // Left off by the dictionary, not found alike by meaning: the answer says so in those words.
+    if (similarity < MEANING_THRESHOLDS.trailingFloor) return { ...grounded, via: 'situation' };
     return { ...grounded, via: 'meaning', similarity };
   }
 
