@@ -58,11 +58,15 @@ export async function connectClient(overrides: { address?: string; namespace?: s
   // A server on this machine that is not running refuses at once: say so in seconds, not after
   // the SDK's 10-second deadline. A remote server keeps the SDK's deadline.
   const connectTimeout = options?.connectTimeout ?? (isLoopback(address) ? '3s' : undefined);
-  const connection = await Connection.connect({ ...options, ...(connectTimeout ? { connectTimeout } : {}) }).catch(
-    (err: unknown) => {
-      throw new TemporalUnreachable(address, err);
-    },
-  );
+  const connection = Connection.lazy({ ...options, ...(connectTimeout ? { connectTimeout } : {}) });
+  try {
+    await connection.ensureConnected();
+  } catch (err) {
+    // Closed, or its channel keeps trying to reconnect, timers and all, for as long as the process
+    // lives: the control plane connects again on each request while Temporal is down.
+    await connection.close().catch(() => undefined);
+    throw new TemporalUnreachable(address, err);
+  }
   return new Client({
     connection,
     namespace: overrides.namespace ?? namespace ?? 'default',

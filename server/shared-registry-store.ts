@@ -140,6 +140,8 @@ export class SharedRegistryStore extends IndexedRegistryStore implements Registr
   /** Per shard: the execution chain its trusted run belongs to (changes are signed for it), once known. */
   private readonly chains: Array<string | undefined> = [];
   private readonly resetting = new Map<number, Promise<void>>();
+  /** The poll under way, if any. */
+  private polled: Promise<void> | undefined;
 
   private constructor(private readonly options: SharedRegistryOptions) {
     super();
@@ -170,7 +172,9 @@ export class SharedRegistryStore extends IndexedRegistryStore implements Registr
   static async open(options: SharedRegistryOptions): Promise<SharedRegistryStore> {
     const store = new SharedRegistryStore(options);
     await store.ensureStarted();
-    store.poller = setInterval(() => void store.poll(), options.pollMs);
+    store.poller = setInterval(() => {
+      store.polled ??= store.poll().finally(() => (store.polled = undefined));
+    }, options.pollMs);
     store.poller.unref();
     return store;
   }
@@ -246,6 +250,10 @@ export class SharedRegistryStore extends IndexedRegistryStore implements Registr
     this.closed = true;
     if (this.poller) clearInterval(this.poller);
     await this.flushBeats();
+    // A poll or a shard's replacement already under way still calls Temporal, on the connection
+    // the caller closes next: the client's retry of a call then fails with "Channel has been shut
+    // down" in a timer, where nobody catches it. So they finish first.
+    await Promise.allSettled([this.polled, ...this.resetting.values()]);
   }
 
   // ---- internals ----

@@ -140,6 +140,18 @@ export async function startStandin(
     forceCloseConnections: true,
   });
 
+  // A latency or hang fault still waiting when the stand-in closes would keep its timer (and the
+  // process) alive for up to its whole length after the server is gone: close drops them.
+  const waits = new Set<NodeJS.Timeout>();
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        waits.delete(timer);
+        resolve();
+      }, ms);
+      waits.add(timer);
+    });
+
   const fail = (reply: import('fastify').FastifyReply, code: number, message: string) =>
     reply.code(code).send({ error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
 
@@ -191,7 +203,7 @@ export async function startStandin(
     if (schemaProblems.length)
       return fail(reply, 400, `${task}: unsupported responseJsonSchema: ${schemaProblems.slice(0, 3).join('; ')}`);
 
-    if (faults.latencyMs > 0) await new Promise((r) => setTimeout(r, faults.latencyMs));
+    if (faults.latencyMs > 0) await pause(faults.latencyMs);
     const faultsApply = !faults.tasks || faults.tasks.some((prefix) => task.startsWith(prefix));
     if (faultsApply) {
       if (faults.permanentStatus) {
@@ -220,7 +232,7 @@ export async function startStandin(
       }
       if (roll < (edge += faults.rateHang)) {
         countFault('hang');
-        await new Promise((r) => setTimeout(r, faults.hangMs));
+        await pause(faults.hangMs);
       }
     }
 
@@ -284,6 +296,10 @@ export async function startStandin(
     resetStats: () => {
       stats = emptyStats();
     },
-    close: () => app.close(),
+    async close() {
+      await app.close();
+      for (const timer of waits) clearTimeout(timer);
+      waits.clear();
+    },
   };
 }

@@ -22,6 +22,7 @@ import { startStandin, type StandinServer } from '../standin/server';
 import { startStorageEmulator, type StorageEmulator } from '../workers/storage-emulator';
 import { logLines } from './helpers/log-lines';
 import { workerProcessEnv } from './helpers/worker-process';
+import { stopChild } from './helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 const BUCKET = 'agent-flows-artifacts-test';
@@ -135,15 +136,7 @@ describe('artifacts in a Cloud Storage bucket (emulator), shared by two workers,
   }, 300_000);
 
   afterAll(async () => {
-    await Promise.all(
-      children.map(async (c) => {
-        if (c.exitCode !== null || c.signalCode !== null) return;
-        const exited = new Promise((r) => c.once('exit', r));
-        c.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-        if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-      }),
-    );
+    await Promise.all(children.map((c) => stopChild(c, 15_000)));
     await standin?.close();
     await emulator?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

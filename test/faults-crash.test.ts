@@ -42,6 +42,7 @@ import {
   type WorkerProcess,
 } from './faults-support';
 import { createHarness, recordHistory, type Harness } from './helpers/harness';
+import { settledWithin } from './helpers/wait';
 
 /** Every model answer waits this long, so kills land mid-flow and a delay below it stays before the next answer. */
 const LATENCY_MS = 150;
@@ -164,7 +165,7 @@ describe('worker crash and server restart in the middle of every flow (real work
 
   afterAll(async () => {
     for (const w of workers) w.kill('SIGKILL');
-    await Promise.all(workers.map((w) => Promise.race([w.exited, new Promise((r) => setTimeout(r, 5000))])));
+    await Promise.all(workers.map((w) => settledWithin(w.exited, 5000)));
     await client?.connection.close();
     await standin?.close();
     await server?.stop();

@@ -1,6 +1,8 @@
 /** Shared by the proposal tests: read a PDF's text and link annotations with pdfjs-dist, and test profiles. */
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type { UserProfile } from '../flows/proposal/contract';
 import { waitFor } from './helpers/wait';
 
@@ -15,24 +17,14 @@ export interface PdfContent {
 }
 
 export async function readPdf(file: string): Promise<PdfContent> {
-  // pdfjs v4 ships ESM only; the legacy build runs on Node without a DOM.
-  const pdfjs = await import('pdfjs-dist/legacy/build/pdf.mjs');
-  const doc = await pdfjs.getDocument({ data: new Uint8Array(readFileSync(file)), disableFontFace: true, verbosity: 0 })
-    .promise;
-  const pageTexts: string[] = [];
-  const links: PdfContent['links'] = [];
-  for (let i = 1; i <= doc.numPages; i++) {
-    const page = await doc.getPage(i);
-    const content = await page.getTextContent();
-    pageTexts.push(content.items.map((item) => ('str' in item ? item.str : '')).join(' '));
-    for (const a of await page.getAnnotations()) {
-      if (a.subtype === 'Link' && typeof a.url === 'string') links.push({ page: i, url: a.url });
-    }
-  }
-  const meta = await doc.getMetadata();
-  const title = (meta.info as { Title?: string }).Title;
-  await doc.destroy();
-  return { pages: doc.numPages, pageTexts, text: pageTexts.join(' ').replace(/\s+/g, ' '), links, title };
+  // In a thread of its own (helpers/pdf-reader.mjs): pdf.js adds browser globals when it loads.
+  const worker = new Worker(path.join(__dirname, 'helpers', 'pdf-reader.mjs'), { workerData: { file } });
+  const [read] = (await Promise.all([once(worker, 'message'), once(worker, 'exit')])) as [
+    [Omit<PdfContent, 'text'>],
+    unknown,
+  ];
+  const content = read[0];
+  return { ...content, text: content.pageTexts.join(' ').replace(/\s+/g, ' ') };
 }
 
 /** Text as pdfjs extracts it may break lines anywhere: compare with whitespace removed. */

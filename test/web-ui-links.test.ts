@@ -67,7 +67,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  process.env.TEMPORAL_UI_URL = saved;
+  // Assigning undefined would set the text "undefined", which the files after it would read.
+  if (saved === undefined) delete process.env.TEMPORAL_UI_URL;
+  else process.env.TEMPORAL_UI_URL = saved;
   await client?.connection.close();
   await server?.stop();
 });

@@ -14,6 +14,7 @@ import { startFlow } from '../access/flow-client';
 import { platformCheckFlow, type PlatformCheckOutput } from '../flows/platform/contract';
 import { startStandin, type StandinServer } from '../standin/server';
 import { workerProcessEnv } from './helpers/worker-process';
+import { stopChild } from './helpers/wait';
 
 const ROOT = path.resolve(__dirname, '..');
 const NAMESPACE = 'fleet-test';
@@ -46,15 +47,7 @@ describe('two worker processes on one task queue', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(
-      workers.map(async (w) => {
-        if (w.exitCode !== null || w.signalCode !== null) return;
-        const exited = new Promise((r) => w.once('exit', r));
-        w.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-        if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-      }),
-    );
+    await Promise.all(workers.map((w) => stopChild(w, 15_000)));
     await standin?.close();
     await client?.connection.close();
   });

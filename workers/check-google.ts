@@ -136,12 +136,14 @@ export async function runFlows(
       const started = Date.now();
       try {
         const handle = await startFlow(temporal.client, flow, flow.examples[0], { taskQueue });
+        let timer: NodeJS.Timeout | undefined;
+        // Cleared once the flow answers: a pending time-out would keep the process up to five minutes.
         const output = await Promise.race([
           handle.result(),
-          new Promise<never>((_, reject) =>
-            setTimeout(() => reject(new Error(`no result within ${timeoutMs / 1000} s`)), timeoutMs),
-          ),
-        ]);
+          new Promise<never>((_, reject) => {
+            timer = setTimeout(() => reject(new Error(`no result within ${timeoutMs / 1000} s`)), timeoutMs);
+          }),
+        ]).finally(() => clearTimeout(timer));
         const flowUsage = (output as { usage?: TokenUsage }).usage;
         if (flowUsage) usage = addUsage(usage, flowUsage);
         const summary = flow.describeResult(output)[0] ?? 'completed';

@@ -84,8 +84,14 @@ export async function startStorageEmulator(buckets: string[]): Promise<StorageEm
     if (spawnError || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    // Not left pending once the emulator has gone: it would hold the caller's process 5 s more.
+    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await exited;
+    }
   };
   try {
     await waitForEmulator(url, child, () => spawnError);

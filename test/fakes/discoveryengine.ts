@@ -70,7 +70,6 @@ export function closedByClient(response: import('node:http').ServerResponse): Pr
 }
 
 const ANY = 'type.googleapis.com/google.cloud.discoveryengine.v1.';
-const createdStores: string[] = [];
 
 /**
  * The admin side of the API, for `npm run search:load`: dataStores.get / dataStores.create and
@@ -82,6 +81,7 @@ function registerAdminRoutes(
   dataStores: Map<string, Array<Record<string, unknown>>>,
   requests: Array<{ path: string; body: unknown }>,
   faults: Array<{ status: number; message: string }>,
+  createdStores: string[],
 ): void {
   const operations = new Map<string, () => Record<string, unknown>>();
   let counter = 0;
@@ -176,9 +176,11 @@ export async function startDiscoveryEngineFake(
   let malformed = 0;
   let hang = 0;
   const aborted: string[] = [];
+  // This fake's own: a list shared by every fake in the process showed one file's stores in the next.
+  const createdStores: string[] = [];
   let arrived: (() => void) | undefined;
   const app = Fastify({ logger: false, forceCloseConnections: true });
-  registerAdminRoutes(app, dataStores, requests, faults);
+  registerAdminRoutes(app, dataStores, requests, faults, createdStores);
 
   // The whole resource path is one wildcard: .../dataStores/{id}/servingConfigs/{id}:search
   app.post('/v1/*', async (req, reply) => {
