@@ -539,7 +539,7 @@ function takeExclusions(tokens: string[]): Exclusions {
     let span = tokens.slice(start, end);
     let stop = end;
     if (t === 'nothing' || t === 'none') {
-      // "but nothing from the memory category", "and none of the X": what is left out follows the
+      // "but nothing from the sensor range", "and none of the X": what is left out follows the
       // preposition, up to the next verb ("assemblies that use none of the coin cells have a
       // Li-ion pack": what follows "have" is the part asked for).
       if (span[0] === 'from' || span[0] === 'of') span = span.slice(1);
@@ -563,7 +563,7 @@ function takeExclusions(tokens: string[]): Exclusions {
         : markerKind === 'other_than' && t === 'not'
           ? [...AUXILIARIES]
           : ['but', 'and', ',', 'do', 'does', 'did'];
-    // "X while lacking Y", "X though not Y": a word that joins a clause joins the exclusion too.
+    // "X while having no Y", "X though not Y": a word that joins a clause joins the exclusion too.
     while (kept.length && (joining.includes(kept[kept.length - 1]) || CLAUSE_JOINERS.has(kept[kept.length - 1])))
       kept.pop();
     // "X but have no Y", "X and contain no Y": a second usage verb, joined to the clause by

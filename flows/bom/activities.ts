@@ -490,7 +490,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     const kinds = await kindsOfBoms();
     if (!kinds.some((k) => k.top)) return endKind();
     // Each kind by its own name and by what such items are in general: a data value's name
-    // ("finished good") says little to a sentence embedding about "the sellable units" or "what
+    // ("finished good") says little to a sentence embedding about "the things we ship" or "what
     // goes out to customers", a plain description of the kind does.
     const [byName, byRole] = await Promise.all([
       meaning.similarities(
@@ -760,7 +760,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // One word, as such questions end ("need a redesign", "need rework"): a name of two or
         // more words the data lacks ("flux widgets") is an absent part, never the scene's.
         // Or a longer phrase whose last word the dictionary usually means as an act, an event or
-        // the like ("need a last-time buy", "need an engineering change"): what must be done.
+        // the like ("need a final order", "need a redesign"): what must be done.
         const namesNoPart = (c: GroundedConcept) => {
           const words = c.asked.split(/\s+/).filter((w) => !isStopWord(w));
           const last = words[words.length - 1];

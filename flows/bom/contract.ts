@@ -79,7 +79,7 @@ export const pipelineStateSchema = z.object({
         example: z.string().nullable(),
         /**
          * Found without its generic head ("memory chips" → memory), by meaning ("screen" → DISPLAY),
-         * or without a last word that names no part ("PMIC shortage" → PMIC).
+         * or without a last word that names no part ("valve shortage" → the valves).
          */
         via: z.enum(['qualifier', 'meaning', 'situation']).optional(),
         /** By meaning: how close (cosine of sentence embeddings). */

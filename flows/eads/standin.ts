@@ -397,14 +397,14 @@ export function withoutDenials(text: string): string {
 const COUNT = String.raw`(?:\d+(?:[.,]\d+)?|${NUMBER_WORDS.join('|')}|a|an|half(?:\s+an?)?|a few|a couple of|several)`;
 const TIME_UNIT = String.raw`(?:minutes?|mins?|hours?|hrs?|days?|nights?|shifts?|weeks?|weekends?|fortnights?|months?|years?)`;
 const DURATION = String.raw`(?:(?:about|around|roughly|nearly|up to|at least|at most|over|under)\s+)?${COUNT}(?:\s*(?:-|–|to|or)\s*${COUNT})?\s+${TIME_UNIT}(?:'s?)?|an?\s+fortnight`;
-// The place or machine may stand between the step and its time ("Washing: the wash bay, 20 minutes").
+// The place or machine may stand between the step and its time ("Sawing: the band saw, 30 minutes").
 const TIMED_STEP = new RegExp(
   String.raw`^([^:,;()]{2,80}?)\s*(?:[:,–—]|\s-|\()\s*(?:([^:,;()]{1,60}),\s*)?(?:${DURATION})\b\)?([^,;]*)(.*)$`,
   'i',
 );
 const TIMED_STEP_LABEL_WORDS = 10;
 /**
- * An item of a list that is a length of time ("a shift", "18 hours", "minutes a mix"), not a step
+ * An item of a list that is a length of time ("a day", "40 minutes", "hours a batch"), not a step
  * or a machine: a line "Moulding: block machine, a shift." told for a route is a step and its
  * time, and read as a route of two steps it made every step a route of its own.
  */
@@ -473,7 +473,7 @@ export async function readChoice(
   const choices = rawChoices.map(choiceOf);
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
-  // A list of steps with their times ("Washing: the wash bay, 20 minutes. Welding: …") says what the
+  // A list of steps with their times ("Sawing: the band saw, 30 minutes. Drilling: …") says what the
   // work is, not whether the jobs share one route, follow their own or make one project: read
   // by meaning, a list of timed activities sounds like a project plan.
   const untimed = withoutTimedSteps(text);

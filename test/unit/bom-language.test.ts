@@ -353,7 +353,7 @@ describe('reading a question', () => {
       parseBomQuestion('Picking out the boards with a heater, which of them also have a gear pump?').excluded,
     ).toEqual([]);
     // A conjunction before the exclusion goes with it.
-    expect(parseBomQuestion('Which boards carry a gear pump while lacking a heater?')).toMatchObject({
+    expect(parseBomQuestion('Which boards carry a gear pump whilst lacking a heater?')).toMatchObject({
       concepts: ['gear pump'],
       excluded: ['heater'],
     });
@@ -552,13 +552,13 @@ describe('grounding a phrase in the warehouse values', () => {
   });
 
   it('in a scene, takes the part before words the dictionary reads as what happens to it', async () => {
-    const dictionary = dictionaryOfKinds({ certification: 'act', lapses: 'act', bracket: 'artifact' });
+    const dictionary = dictionaryOfKinds({ approval: 'act', withdrawn: 'act', bracket: 'artifact' });
     const withDictionary = new Grounder(vocabulary, scriptedMeaning({}), names, [], dictionary);
-    expect(await withDictionary.ground('gear pump certification lapses', { scene: true })).toMatchObject({
+    expect(await withDictionary.ground('gear pump approval withdrawn', { scene: true })).toMatchObject({
       term: 'gear pump',
     });
     // A thing after the part is another part ("pump bracket"), not what happens to it.
-    expect((await withDictionary.ground('gear pump bracket lapses', { scene: true })).level).toBeNull();
+    expect((await withDictionary.ground('gear pump bracket withdrawn', { scene: true })).level).toBeNull();
   });
 
   it('never lets a qualifier it does not understand fall away: the phrase is missing, nearest by meaning', async () => {

@@ -26,8 +26,8 @@ describe('how long the researcher says the study must run', () => {
     expect(statedSpan('Ideally I follow them for three to five years.')?.weeks).toBe(260);
     expect(statedSpan('I will need one or two years of readings.')?.weeks).toBe(104);
     expect(statedSpan('I will sample from April to April.')?.weeks).toBe(52);
-    // A count belongs to the nearest unit after it: "twelve weeks this year" is no twelve years.
-    expect(statedSpan('I will have one term, which is twelve weeks this year.')?.weeks).toBe(13);
+    // A count belongs to the nearest unit after it: "ten weeks this year" is no ten years.
+    expect(statedSpan('I will have ten weeks this year for it.')?.weeks).toBe(10);
   });
 
   it('reads a plan said with "I\'d …" and a span of months told with words between its ends', () => {

@@ -55,7 +55,7 @@ export interface GroundedConcept {
    * How the phrase found its part: by its own words, by its qualifier without a generic head
    * ("memory chips" → memory), or by meaning (a synonym: "screen" → DISPLAY), with the similarity.
    */
-  /** `situation`: a last word that names no part was left off ("pmic shortage" → PMIC). */
+  /** `situation`: a last word that names no part was left off ("valve shortage" → the valves). */
   via?: 'words' | 'qualifier' | 'meaning' | 'situation';
   similarity?: number;
   /** Missing phrases: the words of it nothing in the data means, and the nearest parts by meaning. */
@@ -147,7 +147,7 @@ export class Vocabulary {
   private isWord: (word: string) => boolean = () => false;
 
   /**
-   * Words that tell what happens to a part rather than name one ("certification lapses", "a
+   * Words that tell what happens to a part rather than name one ("approval is withdrawn", "a
    * recall"): the dictionary's reading, when there is a dictionary (`namesNoThing`, acts included).
    * In a scene, such words after a part are the situation, like a verb's "-ing" form.
    */
@@ -1247,10 +1247,10 @@ export class Grounder {
     // part of a name, whatever the last word alone usually means.
     const compound = words.length >= 2 && !!this.lexicon?.knows(words.slice(-2).join(' '));
     // A word of the language the dictionary holds no noun for ("together", "only", "called") is
-    // no part's name either: the question's frame ("X and Y together", "where are X called out").
+    // no part's name either: the question's frame ("X and Y together", "where is X only").
     const frame = !!this.meaning.isWord?.(last) && !!this.lexicon?.usualKind && !this.lexicon.knows(last);
     // What a verb of use holds ("which boards use X Y") ends in the thing asked for: a last noun
-    // there is never dropped, whatever it usually means ("a coin cell spring", "the EEPROM firmware").
+    // there is never dropped, whatever it usually means ("a valve spring", "the pump manual").
     const situation = !contained && this.namesNoThing(last);
     if (similarity < MEANING_THRESHOLDS.trailingFloor && (compound || !(situation || frame) || !this.oneKind(rest)))
       return null;
@@ -1261,7 +1261,7 @@ export class Grounder {
 
   /**
    * Whether a word, as usually meant, names no thing a BOM could hold but a state, an event, an
-   * amount or a message about one ("a PMIC shortage", "the crystal recall", "a price rise"): the
+   * amount or a message about one ("a valve shortage", "the pump recall", "a price rise"): the
    * dictionary files its most frequent sense under one of NO_THING_KINDS. Meaning alone moves such a
    * phrase well away from the part, as a word naming another part would ("fuse holders"); the
    * dictionary tells the two apart. Acts stay ("battery management", "motor control" may name a

@@ -199,7 +199,7 @@ export function statedSpans(text: string): StatedSpan[] {
         if (at < 0) return;
         // A rate ("30 hours per week", "twice a year", "four times a month") says how often, not how long.
         const between = tokens.slice(at + 1, i);
-        // The count belongs to a nearer unit ("twelve weeks this year"): not this one's.
+        // The count belongs to a nearer unit ("ten weeks this year"): not this one's.
         if (between.some((w) => UNITS.test(SHORT_UNITS[w] ?? w))) return;
         if (between.some((w) => RATE.has(w) || OFTEN.has(w))) return;
         // "Every two weeks", "each three months": how often.
