@@ -784,14 +784,13 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   // "What if X is recalled?" alone: the question word asks, the condition is the scene.
   if (!raw.some(asks))
     raw = raw.flatMap((c) => (QUESTION_WORDS.has(c[0]) && opensCondition(c) ? [[c[0]], c.slice(1)] : [c]));
-  const rawMain = mainClause(raw);
   const clauses = raw.map((clause) => {
     const taken = takeExclusions(needsSaidAsLack(clause));
     excludedWords.push(...taken.excluded);
     if (taken.kind) exclusion = exclusion === 'bom' || taken.kind === 'bom' ? 'bom' : 'other_than';
     return taken.kept;
   });
-  const main = clauses[raw.indexOf(rawMain)] ?? mainClause(clauses);
+  const main = mainClause(clauses);
   const reading = readClause(main);
   let object = withoutTopLevelWords(reading.object);
   let fromScene = false;

@@ -29,12 +29,10 @@ export interface Lexicon {
   knows(noun: string): boolean;
   relation(a: string, b: string): NounRelation;
   /**
-   * What the noun usually names: the broad kind of its most frequent sense (WordNet's lexicographer
-   * file without its "noun." prefix: "artifact", "attribute", "state", "event", …), or undefined
-   * when the dictionary does not hold it.
+   * The broad kinds of the noun's senses, most frequent first (WordNet's lexicographer files
+   * without their "noun." prefix: "artifact", "attribute", "state", "event", …); none when the
+   * dictionary does not hold it.
    */
-  usualKind?(noun: string): string | undefined;
-  /** The broad kinds of all the noun's senses, most frequent first (none when it does not hold it). */
   senseKinds?(noun: string): string[];
 }
 
@@ -107,11 +105,9 @@ export class WordNetLexicon implements Lexicon {
       .map((sense) => LEXICOGRAPHER_FILES[sense.file]);
   }
 
+  /** The broad kind of the noun's most frequent sense (`senseKinds`), or undefined. */
   usualKind(noun: string): string | undefined {
-    // The index lists a noun's senses most frequent first.
-    const [first] = this.sensesOf(noun);
-    const sense = first === undefined ? undefined : this.sense(first);
-    return sense ? LEXICOGRAPHER_FILES[sense.file] : undefined;
+    return this.senseKinds(noun)[0];
   }
 
   relation(a: string, b: string): NounRelation {

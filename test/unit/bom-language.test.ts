@@ -125,7 +125,6 @@ function dictionaryOfKinds(kinds: Record<string, string>): Lexicon {
   return {
     knows: (noun) => noun in kinds,
     relation: () => 'unknown',
-    usualKind: (noun) => kinds[noun],
     senseKinds: (noun) => (noun in kinds ? [kinds[noun]] : []),
   };
 }

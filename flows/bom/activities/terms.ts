@@ -930,30 +930,22 @@ function nameHoldsParts(name: string, word: string): boolean {
 }
 
 /**
- * Grounds a part phrase in the warehouse's own values, the same way whichever model proposed it:
- *
- * 1. by its words (`Vocabulary.groundWithCorrection`: as a value, as words in order, respelt, or
- *    the part inside a clause);
- * 2. without a generic head noun ("memory chips" → "memory", "protection devices" → "protection");
- * 3. its words on one item in any order;
- * 4. by meaning, against the names of the parts the data holds (`partNames` of the leaf items):
- *    words the data does not use must point at one part clearly ("haptic motor" → the vibration
- *    motor; "screen" → DISPLAY), never just at the kind the other words name ("plutonium battery"
- *    is no battery of the data);
- * 5. otherwise it is missing: the words nothing means, and the nearest parts by meaning.
- */
-/**
- * Whether the dictionary usually means the word as no thing a BOM could hold (Grounder's
- * `namesNoThing`). With `acts`, an act or a judgement counts too ("a redesign", "an engineering
- * change", "a review"): what a question says must be done, not a part.
+ * Whether a word, as usually meant, names no thing a BOM could hold but a state, an event, an
+ * amount or a message about one ("a valve shortage", "the pump recall", "a price rise"): the
+ * dictionary files its most frequent sense under one of NO_THING_KINDS, and none of its senses
+ * under THING_KINDS. Meaning alone moves such a phrase well away from the part, as a word naming
+ * another part would ("fuse holders"); the dictionary tells the two apart. Acts stay ("battery
+ * management" may name a part of its own), and so does a word the dictionary lacks. With `acts`,
+ * an act or a judgement counts too ("a redesign", "a review"): what a question says must be done.
  */
 export function namesNoThing(lexicon: Lexicon | undefined, word: string, { acts = false } = {}): boolean {
-  const kind = lexicon?.usualKind?.(word);
+  const kinds = lexicon?.senseKinds?.(word) ?? [];
+  const kind = kinds[0];
   if (kind === undefined || !(NO_THING_KINDS.has(kind) || (acts && (kind === 'act' || kind === 'cognition'))))
     return false;
   // No sense of it may be a thing: "spring" (a season first, a coil too), "lead" (a wire), "relay"
   // (a switch) name parts as the last word of a part's name.
-  return !(lexicon?.senseKinds?.(word) ?? []).some((k) => THING_KINDS.has(k));
+  return !kinds.some((k) => THING_KINDS.has(k));
 }
 
 /** Kinds of sense that are messages and ideas, not what happens to a part. */
@@ -987,6 +979,19 @@ export interface GroundOptions {
   contained?: boolean;
 }
 
+/**
+ * Grounds a part phrase in the warehouse's own values, the same way whichever model proposed it:
+ *
+ * 1. by its words (`Vocabulary.groundWithCorrection`: as a value, as words in order, respelt, or
+ *    the part inside a clause);
+ * 2. without a generic head noun ("memory chips" → "memory", "protection devices" → "protection");
+ * 3. its words on one item in any order;
+ * 4. by meaning, against the names of the parts the data holds (`partNames` of the leaf items):
+ *    words the data does not use must point at one part clearly ("haptic motor" → the vibration
+ *    motor; "screen" → DISPLAY), never just at the kind the other words name ("plutonium battery"
+ *    is no battery of the data);
+ * 5. otherwise it is missing: the words nothing means, and the nearest parts by meaning.
+ */
 export class Grounder {
   constructor(
     readonly vocabulary: Vocabulary,
@@ -1001,9 +1006,9 @@ export class Grounder {
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
     // What happens to a part: an act, an event, a state; not a message or an idea ("the crystal
     // reference shortage" may be about a part the data lacks).
-    if (lexicon?.usualKind)
+    if (lexicon?.senseKinds)
       vocabulary.knowSituationWords(
-        (w) => namesNoThing(lexicon, w, { acts: true }) && !IDEA_KINDS.has(lexicon.usualKind!(w) ?? ''),
+        (w) => namesNoThing(lexicon, w, { acts: true }) && !IDEA_KINDS.has(lexicon.senseKinds!(w)[0] ?? ''),
       );
   }
 
@@ -1248,10 +1253,10 @@ export class Grounder {
     const compound = words.length >= 2 && !!this.lexicon?.knows(words.slice(-2).join(' '));
     // A word of the language the dictionary holds no noun for ("together", "only", "called") is
     // no part's name either: the question's frame ("X and Y together", "where is X only").
-    const frame = !!this.meaning.isWord?.(last) && !!this.lexicon?.usualKind && !this.lexicon.knows(last);
+    const frame = !!this.meaning.isWord?.(last) && !!this.lexicon?.senseKinds && !this.lexicon.knows(last);
     // What a verb of use holds ("which boards use X Y") ends in the thing asked for: a last noun
     // there is never dropped, whatever it usually means ("a valve spring", "the pump manual").
-    const situation = !contained && this.namesNoThing(last);
+    const situation = !contained && namesNoThing(this.lexicon, last);
     if (similarity < MEANING_THRESHOLDS.trailingFloor && (compound || !(situation || frame) || !this.oneKind(rest)))
       return null;
     // Left off by the dictionary, not found alike by meaning: the answer says so in those words.
@@ -1259,14 +1264,6 @@ export class Grounder {
     return { ...grounded, via: 'meaning', similarity };
   }
 
-  /**
-   * Whether a word, as usually meant, names no thing a BOM could hold but a state, an event, an
-   * amount or a message about one ("a valve shortage", "the pump recall", "a price rise"): the
-   * dictionary files its most frequent sense under one of NO_THING_KINDS. Meaning alone moves such a
-   * phrase well away from the part, as a word naming another part would ("fuse holders"); the
-   * dictionary tells the two apart. Acts stay ("battery management", "motor control" may name a
-   * part of their own), and so does a word the dictionary lacks.
-   */
   /**
    * Whether the parts whose names hold every word of the phrase are of one kind ("blind rivet"),
    * not a word several kinds share ("power": an inductor, a harness, an IC): only then does the
@@ -1276,10 +1273,6 @@ export class Grounder {
     const words = phrase.split(/\s+/).filter((w) => w && !isStopWord(w) && !/\d/.test(w));
     const holders = this.names.filter((n) => words.every((w) => nameHoldsParts(n.name, w)));
     return holders.length > 0 && new Set(holders.map((n) => n.context ?? n.name)).size === 1;
-  }
-
-  private namesNoThing(word: string): boolean {
-    return namesNoThing(this.lexicon, word);
   }
 
   /** The words the data uses (whole, inside a word, or inside an unknown compound) and the rest. */
