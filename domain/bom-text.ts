@@ -648,7 +648,7 @@ function readClause(tokens: string[]): ClauseReading {
     while (verb < tokens.length - 1 && adverb(verb)) verb++;
     const object = tokens.slice(verb + 1);
     // "What would we be unable to build …": a verb that is itself an auxiliary frames the question;
-    // "… would we need to requote?": what follows is another verb, not a part.
+    // "… would we need to reprice?": what follows is another verb, not a part.
     if (!isClauseVerb(tokens[verb]) && !INVERTED.has(tokens[verb]) && object[0] !== 'to' && !namesNothing(object))
       return { object, subjectWords: tokens.slice(0, asker), pivot: true, verb: tokens[verb] };
   }

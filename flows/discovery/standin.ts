@@ -101,7 +101,7 @@ export function variantOf(column: ColumnLike): Variant {
   if (estimate && !outcome) return 'estimate';
   if (outcome && !estimate) return 'outcome';
   if (estimate && outcome) {
-    // "whether the person was in fact admitted again" vs "predicted probability": the name decides.
+    // "whether the parcel was in fact returned" vs "predicted probability": the name decides.
     const name = stems(column.name);
     if (name.some((w) => OUTCOME_WORDS.includes(w))) return 'outcome';
     return 'estimate';

@@ -128,7 +128,7 @@ export class Vocabulary {
 
   /**
    * Corrects spelling towards these words only (the words of the parts' names): a misspelt part
-   * becomes a part ("tantallum" → tantalum), never a word of an assembly's or a product's name
+   * becomes a part ("tantlum" → tantalum), never a word of an assembly's or a product's name
    * ("drivers" is not "Motor drive board").
    */
   spellWith(words: Iterable<string>): void {
@@ -263,7 +263,7 @@ export class Vocabulary {
       if (!best) return word;
       changed = true;
       if (word.length === SHORT_RESPELT) short = true;
-      // Keep the question's number: "acelerometers" → "accelerometers".
+      // Keep the question's number: "valvs" → "valves".
       return best.plural ? (pluralVariants(best.word).find((f) => f !== best!.word) ?? best.word) : best.word;
     });
     if (short && !this.holdsTogether(words)) return null;
@@ -320,7 +320,7 @@ export class Vocabulary {
     if (runs.length === 1 && runs[0].length === words.length && !options.scene) return null;
     let best: { index: number; run: string[]; level: number } | null = null;
     runs.forEach((whole, index) => {
-      // In a scene ("Orion Interconnect stops supplying us") a run may be the part and then what
+      // In a scene ("our pump maker stops supplying us") a run may be the part and then what
       // happens to it, told with a verb form ("-ing", "-ed"): its longest beginning that grounds
       // is the part. Otherwise a run is whole ("stepper drivers" is not "stepper").
       const ends = options.scene ? whole.map((_, k) => whole.length - k) : [whole.length];
@@ -550,7 +550,7 @@ const PART_PREPOSITIONS = new Set(['of', 'on', 'for', 'about', 'from']);
 
 /**
  * The run of a clause that names its part, when none grounds: the one after "of"/"on"/"for"
- * ("our supplier of piezo buzzers went bust" → "piezo buzzers"), else the longest, else the first.
+ * ("our supplier of float switches went bust" → "float switches"), else the longest, else the first.
  * What the answer reports as missing: never the words of the situation around it.
  */
 export function namedRun(phrase: string): string {
@@ -671,7 +671,7 @@ export function partNames(
 /**
  * How sure meaning must be, for MiniLM's cosine on short names (unrelated names sit near 0.1–0.3,
  * a name and its own category near 0.6–0.9). Set on general pairs (a screen is a display; a
- * plutonium battery is no battery of the data), not on any question.
+ * a gold battery is no battery of the data), not on any question.
  */
 export const MEANING_THRESHOLDS = {
   /**
@@ -988,7 +988,7 @@ export interface GroundOptions {
  * 3. its words on one item in any order;
  * 4. by meaning, against the names of the parts the data holds (`partNames` of the leaf items):
  *    words the data does not use must point at one part clearly ("haptic motor" → the vibration
- *    motor; "screen" → DISPLAY), never just at the kind the other words name ("plutonium battery"
+ *    motor; "screen" → DISPLAY), never just at the kind the other words name ("gold battery"
  *    is no battery of the data);
  * 5. otherwise it is missing: the words nothing means, and the nearest parts by meaning.
  */
@@ -1051,7 +1051,7 @@ export class Grounder {
         i++;
         continue;
       }
-      // Two parts with nothing between them are one name the data does not hold ("ceramic resistors").
+      // Two parts with nothing between them are one name the data does not hold ("glass pumps").
       if (parts.length && !gap) return null;
       parts.push(words.slice(i, end).join(' '));
       gap = 0;
@@ -1321,7 +1321,7 @@ export class Grounder {
       );
       if (candidates.length === 0) return undefined;
       // The unknown words must pull the phrase towards one part more than towards any other (a
-      // plutonium battery is pulled towards no battery in particular), and those words by
+      // gold battery is pulled towards no battery in particular), and those words by
       // themselves must be close to that part, clearly more than to the others. Any word added to
       // a head moves the phrase a little away from the head alone, a true qualifier too; a
       // qualifier that moves it clearly away names another thing.

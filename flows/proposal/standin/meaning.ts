@@ -427,7 +427,7 @@ export const LITERATURE = {
    * is on topic without a keyword naming the topic's words: keywords are often the field's broad
    * labels ("education, statistics") where the title names the topic itself. On the development
    * profiles no off-topic study came above 0.54; a sibling study (bird visits to garden feeders
-   * for pollinator visits to meadows) reached 0.605, on-topic ones with broad keywords 0.71-0.81.
+   * for insects visiting wild flowers) reached 0.605, on-topic ones with broad keywords 0.71-0.81.
    */
   whole: 0.65,
   /** Quality control, which sees only a title and a note, flags a citation below this as off topic. */
@@ -697,7 +697,7 @@ export async function dataStateOf(text: string): Promise<'existing' | 'new' | 'n
 const NEGATED = /\b(?:no|not|never|none|nobody|nothing|neither|nor|cannot|without)\b|n['’]t\b/i;
 /**
  * A clause after the main one: a relative clause, also one opened by a quantifier ("…, which
- * nobody has analysed yet", "…, none of which has been studied"), a contrasting one ("…, but
+ * nobody has looked at so far", "…, none of which has been studied"), a contrasting one ("…, but
  * nobody uses them"). Each speaks of something else than whether the data are there. (Not ", and":
  * it also ends a list, "the ledgers, letters, and maps were never catalogued".) Spaces are single
  * here (see `denies`).
