@@ -13,7 +13,16 @@ export interface DocumentDomains {
   excluded: string[];
   /** The sentences that rule data out, named or not ("the studio's own telemetry is not wanted"). */
   ruledOutText?: string[];
+  /**
+   * What the document says it is about, in its own words: its title and its prose outside the
+   * parts that rule data out and outside its column table. People name their subject there ("a
+   * pro football team that trails"), seldom in the columns, which read alike across domains.
+   */
+  about?: string;
 }
+
+/** The most of the document's own account sent with each validation: the embedder reads some 256 tokens. */
+export const ABOUT_CHARS = 800;
 
 export const ACRONYM_STOP = new Set([
   'PRP',
@@ -130,12 +139,24 @@ export function documentDomains(prp: string): DocumentDomains {
   const own = new Set<string>();
   const ruledOut = new Set<string>();
   const ruledOutText: string[] = [];
+  const about: string[] = [];
+  let aboutLength = 0;
   let excludingLevel = 0;
   let excludingList = false;
   // A paragraph's lines are read together: a sentence that leaves a name out may wrap.
   let paragraph: string[] = [];
   let paragraphExcludes = false;
   const flush = () => {
+    // The document's own account: its title and prose, not its section headings ("Background"),
+    // its column table or what it rules out.
+    const prose = paragraph.filter((l) => !/^\s*\|/.test(l) && (HEADING.exec(l)?.[1].length ?? 1) === 1).join(' ');
+    if (!paragraphExcludes)
+      for (const sentence of prose.split(/(?<=[.;!?])\s+/)) {
+        const plain = plainProse(sentence);
+        if (!plain || EXCLUDING_SENTENCE.test(sentence) || aboutLength >= ABOUT_CHARS) continue;
+        about.push(plain);
+        aboutLength += plain.length + 1;
+      }
     for (const sentence of paragraph.join(' ').split(/(?<=[.;!?])\s+/)) {
       const excludes = paragraphExcludes || EXCLUDING_SENTENCE.test(sentence);
       const into = excludes ? ruledOut : own;
@@ -172,5 +193,18 @@ export function documentDomains(prp: string): DocumentDomains {
     paragraph.push(line);
   }
   flush();
-  return { own: [...own], excluded: [...ruledOut].filter((n) => !own.has(n)), ruledOutText };
+  return {
+    own: [...own],
+    excluded: [...ruledOut].filter((n) => !own.has(n)),
+    ruledOutText,
+    ...(about.length ? { about: about.join(' ').slice(0, ABOUT_CHARS) } : {}),
+  };
+}
+
+/** A line of prose without its markdown (emphasis, code marks, list markers): the words a reader reads. */
+function plainProse(text: string): string {
+  return text
+    .replace(/[*_`#>]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -20,7 +20,14 @@
 import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { COLUMN_STOP_WORDS, identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from './model-tasks';
-import { ACRONYM_STOP, acronymsOf, domainMarkers, isMoneyAcronym, type DocumentDomains } from './domain-names';
+import {
+  ABOUT_CHARS,
+  ACRONYM_STOP,
+  acronymsOf,
+  domainMarkers,
+  isMoneyAcronym,
+  type DocumentDomains,
+} from './domain-names';
 
 export { acronymsOf, documentDomains, domainMarkers, isMoneyAcronym } from './domain-names';
 import { taskRule, type StandinRule } from '../lib/standin';
@@ -649,6 +656,18 @@ export async function namesAnotherDomain(
   // contradicted by a name in a table whose subject clearly agrees with the requirement's: the
   // name is then whose data it is (an agency, a provider), and the columns decide.
   if (subjectAgrees && document && !document.own.length && !document.excluded.length) return undefined;
+  // The document's own account of its subject ("a pro football team that trails") may name the
+  // domain in words where the table names it by acronym: a name that clearly brings the table's
+  // description nearer that account is the document's own domain, and the columns decide.
+  if (document?.about && (await nameSaidInWords(markers, document.about))) return undefined;
+  const meaningOfAbout = document?.about ? await meaningSpace() : undefined;
+  if (meaningOfAbout && document?.about) {
+    const bareOfNames = withoutNames(description, markers);
+    if (bareOfNames) {
+      const [named, unnamed] = await meaningOfAbout.similarities(document.about, [description, bareOfNames]);
+      if (named > unnamed + NAME_PULL) return undefined;
+    }
+  }
   // A name the requirement itself uses (its columns say "the WNBL club") is its own domain,
   // whichever group asks: the table is about what the requirement is about, and its columns
   // decide. Only names the requirement never uses can pull a table away from it.
@@ -667,10 +686,7 @@ export async function namesAnotherDomain(
   const named = `${markers.join('/')} data, not ${domains.join('/')} data`;
   const meaning = await meaningSpace();
   if (!meaning) return contradicts ? named : undefined;
-  const bare = markers
-    .reduce((text, m) => text.split(m).join(' '), description)
-    .replace(/\s+/g, ' ')
-    .trim();
+  const bare = withoutNames(description, markers);
   if (!bare) return undefined;
   const decision = await decide(
     group,
@@ -683,6 +699,54 @@ export async function namesAnotherDomain(
   if (contradicts && !bySubject) return named;
   return decision.key === 'unnamed' ? `${markers.join('/')} data, another subject than the group's` : undefined;
 }
+
+/**
+ * How much nearer (cosine, MiniLM) a table's description must come to the document's own account
+ * of its subject with its domain names than without them for the names to be the document's.
+ * Leaving out a name the account does not speak of brings the description nearer it, so any pull
+ * toward it is the account speaking of the name's domain in other words.
+ */
+export const NAME_PULL = 0;
+
+/**
+ * How close (cosine, MiniLM) a table's domain name must be to a word or two of the document's own
+ * account to be that name said in words: a league's acronym and its sport sit at 0.75-0.88 ("NFL"
+ * and "football" or "pro football", "NBA" and "basketball", "NCAA" and "college football"), and a
+ * league and another sport, or a league and "sports", "teams" or "league", at 0.69 at most.
+ */
+export const NAME_IN_WORDS = 0.74;
+
+/** The most words and pairs of words of the account compared with a table's names. */
+const MAX_ACCOUNT_PHRASES = 160;
+
+/** The document's own phrase (a word or two of its account) that one of the table's domain names means. */
+async function nameSaidInWords(markers: readonly string[], about: string): Promise<string | undefined> {
+  const meaning = await meaningSpace();
+  if (!meaning || !markers.length) return undefined;
+  const tokens = about.toLowerCase().match(/[a-z][a-z'-]*/g) ?? [];
+  const content = (w: string | undefined) => !!w && w.length > 2 && !COLUMN_STOP_WORDS.has(w);
+  const phrases = new Set<string>();
+  for (const [i, w] of tokens.entries()) {
+    if (!content(w)) continue;
+    phrases.add(w);
+    if (content(tokens[i + 1])) phrases.add(`${w} ${tokens[i + 1]}`);
+  }
+  const items = [...phrases].slice(0, MAX_ACCOUNT_PHRASES);
+  if (!items.length) return undefined;
+  for (const marker of markers) {
+    const scores = await meaning.similarities(marker, items);
+    const best = scores.indexOf(Math.max(...scores));
+    if (scores[best] >= NAME_IN_WORDS) return items[best];
+  }
+  return undefined;
+}
+
+/** A description without the domain names it gives: what it says of its rows, whoever's they are. */
+const withoutNames = (description: string, names: readonly string[]): string =>
+  names
+    .reduce((text, m) => text.split(m).join(' '), description)
+    .replace(/\s+/g, ' ')
+    .trim();
 
 /**
  * How close (cosine, MiniLM) a table's domain name must be to a short item of what the document
@@ -755,7 +819,8 @@ export async function subjectAgreement(
   candidate: CandidateLike,
   deliverable: ColumnLike[] | undefined,
   group: ColumnLike[] = [],
-): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number } | undefined> {
+  about?: string,
+): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number; toDocument?: number } | undefined> {
   const meaning = await meaningSpace();
   if (!meaning || !deliverable?.length) return undefined;
   // The embedder reads only a text's first 256 tokens, some eight columns with their
@@ -763,10 +828,14 @@ export async function subjectAgreement(
   // (the weather of a bike-share requirement) is judged against a subject that never names them.
   const own = new Set(group.map((c) => c.name));
   const ordered = [...deliverable.filter((c) => own.has(c.name)), ...deliverable.filter((c) => !own.has(c.name))];
-  const similarity = await meaning.similarity(tableSubject(candidate), requirementSubject(ordered));
+  const table = tableSubject(candidate);
+  const similarity = await meaning.similarity(table, requirementSubject(ordered));
   const { floor, margin } = SUBJECT_AGREEMENT;
   const verdict = similarity < floor ? 'off' : similarity < floor + margin ? 'uncertain' : 'agrees';
-  return { verdict, similarity };
+  // The columns read alike across domains (a date, two teams, a score); the document's prose says
+  // whose they are. Both are reported, for telling look-alike tables apart.
+  const toDocument = about?.trim() ? await meaning.similarity(table, about) : undefined;
+  return { verdict, similarity, ...(toDocument !== undefined ? { toDocument } : {}) };
 }
 
 /**
@@ -1065,7 +1134,7 @@ export async function validateCandidate(
   // Subject: a table that names its own domain (an acronym in its description) and none of the
   // group's is about something else, however alike its columns (one league's scores are not
   // another's). Tables that name no domain are judged by their columns alone.
-  const subject = await subjectAgreement(candidate, deliverable, targets);
+  const subject = await subjectAgreement(candidate, deliverable, targets, domains?.about);
   const ruledOut = subject ? await ruledOutBy(candidate, subject.similarity, domains?.ruledOutText ?? []) : undefined;
   const offSubject =
     subject?.verdict === 'off'
@@ -1238,7 +1307,14 @@ export async function validateCandidate(
     column_scores: Object.fromEntries(
       (fit || !offSubject ? matched : []).map((p) => [p.target, Math.round(Math.min(1, p.raw) * 1000) / 1000]),
     ),
-    ...(subject ? { subject_score: Math.round(subject.similarity * 1000) / 1000 } : {}),
+    // Nearness to the requirement's subject: to its columns, and to its own account of itself when
+    // the document gave one (the look-alike comparison decides by it).
+    ...(subject
+      ? {
+          subject_score:
+            Math.round(((subject.similarity + (subject.toDocument ?? subject.similarity)) / 2) * 1000) / 1000,
+        }
+      : {}),
   };
 }
 
@@ -1254,8 +1330,13 @@ function asDomains(value: unknown): DocumentDomains | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
   const { own, excluded } = value as { own?: unknown; excluded?: unknown };
-  const { ruled_out } = value as { ruled_out?: unknown };
-  return { own: names(own), excluded: names(excluded), ruledOutText: names(ruled_out) };
+  const { ruled_out, about } = value as { ruled_out?: unknown; about?: unknown };
+  return {
+    own: names(own),
+    excluded: names(excluded),
+    ruledOutText: names(ruled_out),
+    ...(typeof about === 'string' && about.trim() ? { about: about.slice(0, ABOUT_CHARS) } : {}),
+  };
 }
 
 export const discoveryRules: StandinRule[] = [

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installedEmbedder, describeWithModel, modelDir } from '../helpers/installed-embedder';
-import { documentDomains } from '../../flows/discovery/domain-names';
+import { ABOUT_CHARS, documentDomains } from '../../flows/discovery/domain-names';
 import {
   identifiersAgree,
   isCount,
@@ -82,7 +82,19 @@ describe('the domain names of a requirements document', () => {
       own: [],
       excluded: [],
       ruledOutText: [],
+      about: 'Shelf gaps Which shelves run empty before noon?',
     });
+  });
+
+  it('gives its own account of its subject: title and prose, not section names, columns or what it rules out', () => {
+    const { about } = documentDomains(CHESS_PRP);
+    expect(about).toMatch(/^Do rating gains hold up in the next tournament\? Our rating office checks every FIDE/);
+    expect(about).toContain('One row per rated game');
+    expect(about).not.toMatch(/Background|Need\b|Out of scope/);
+    expect(about).not.toMatch(/ICCF|ECF|ACL|left out|rapid games/);
+    expect(about).not.toContain('|');
+    const long = documentDomains(`# Long\n\n${'Every word counts here. '.repeat(200)}`).about!;
+    expect(long.length).toBeLessThanOrEqual(ABOUT_CHARS);
   });
 });
 
@@ -151,6 +163,44 @@ describeWithModel('validation with the document’s domain names (embedding mode
     // subject is plainly its own: the name says whose timing it is.
     const unnamed = await validateCandidate(stints, laps, timing, laps, { own: [], excluded: [] });
     expect(unnamed.is_good_fit).toBe(true);
+  });
+
+  it('keeps a table whose domain name the document says in words of its own account', async () => {
+    const minutes = [
+      { name: 'game_id', type: 'STRING', description: 'The game' },
+      { name: 'player', type: 'STRING', description: 'The player' },
+      { name: 'minutes_played', type: 'FLOAT64', description: 'Minutes the player was on' },
+      { name: 'penalties', type: 'INT64', description: 'Penalties the player took' },
+    ];
+    const table = (league: string) => ({
+      dataset_id: 'league_stats',
+      table_id: 'player_games',
+      description: `${league} player minutes and penalties per game.`,
+      schema: [
+        { name: 'game_id', type: 'STRING', description: 'Game identifier' },
+        { name: 'player', type: 'STRING', description: 'Player' },
+        { name: 'minutes_played', type: 'FLOAT64', description: 'Minutes played' },
+        { name: 'penalties', type: 'INT64', description: 'Penalties' },
+      ],
+    });
+    const tired = 'player minutes penalties — tired legs, late penalties?';
+    // The document names a domain only to rule it out (a broadcaster's audiences).
+    const named = { own: [], excluded: ['TV'], ruledOutText: ['The TV audiences of each game.'] };
+    const about =
+      'Tired legs, late penalties? Our pro ice hockey club wants to know whether players who stay out longest take more penalties late in a game.';
+    // Judged against the group alone, the league's acronym reads as another subject...
+    const alone = await validateCandidate(tired, minutes, table('NHL'), minutes, named);
+    expect(alone.is_good_fit).toBe(false);
+    expect(alone.reasoning).toMatch(/NHL data, another subject/);
+    // ...but the document's own account says that league's sport in words: the columns decide.
+    expect((await validateCandidate(tired, minutes, table('NHL'), minutes, { ...named, about })).is_good_fit).toBe(
+      true,
+    );
+    // Other sports' leagues stay another subject.
+    for (const league of ['NBA', 'MLB'])
+      expect((await validateCandidate(tired, minutes, table(league), minutes, { ...named, about })).is_good_fit).toBe(
+        false,
+      );
   });
 
   it('rejects a table whose domain name is, by meaning, a word of what the document rules out', async () => {

@@ -77,6 +77,36 @@ describe('look-alike accepted tables', () => {
     expect([...lookalikesToSetAside(results).keys()]).toEqual(['transport.coaches.departures']);
   });
 
+  it('sets aside a table that only echoes another less clearly, whichever subject reads nearer', () => {
+    // Both timetables carry the quay and the departure; only the ferry one holds the sailing's
+    // tide window as asked. The coach table's subject reads nearer, yet it adds nothing.
+    const results = [
+      step(
+        'sailings',
+        ['route', 'departed_at', 'tide_window'],
+        [
+          table('transport.ferries.sailings', { route: 1, departed_at: 1, tide_window: 0.95 }, 0.45),
+          table('transport.coaches.departures', { route: 1, departed_at: 1, tide_window: 0.5 }, 0.6),
+        ],
+      ),
+    ];
+    const aside = lookalikesToSetAside(results);
+    expect([...aside.keys()]).toEqual(['transport.coaches.departures']);
+    expect(aside.get('transport.coaches.departures')!.by).toEqual(['transport.ferries.sailings']);
+    // Without the clearly better column, the nearer subject decides as before: the ferry table goes.
+    const even = [
+      step(
+        'sailings',
+        ['route', 'departed_at'],
+        [
+          table('transport.ferries.sailings', { route: 1, departed_at: 1 }, 0.45),
+          table('transport.coaches.departures', { route: 1, departed_at: 1 }, 0.6),
+        ],
+      ),
+    ];
+    expect([...lookalikesToSetAside(even).keys()]).toEqual(['transport.ferries.sailings']);
+  });
+
   it('keeps both when neither clarity nor subject tells them apart', () => {
     const results = [
       step(
