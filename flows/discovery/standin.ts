@@ -716,8 +716,9 @@ export const NAME_PULL = 0;
  */
 export const NAME_IN_WORDS = 0.74;
 
-/** The most words and pairs of words of the account compared with a table's names. */
+/** The most words and pairs of words of the account compared with a table's names, and the most names. */
 const MAX_ACCOUNT_PHRASES = 160;
+const MAX_NAMES_COMPARED = 8;
 
 /** The document's own phrase (a word or two of its account) that one of the table's domain names means. */
 async function nameSaidInWords(markers: readonly string[], about: string): Promise<string | undefined> {
@@ -733,7 +734,8 @@ async function nameSaidInWords(markers: readonly string[], about: string): Promi
   }
   const items = [...phrases].slice(0, MAX_ACCOUNT_PHRASES);
   if (!items.length) return undefined;
-  for (const marker of markers) {
+  // A description names a domain or two; a long list of capitalised words is not worth more work.
+  for (const marker of markers.slice(0, MAX_NAMES_COMPARED)) {
     const scores = await meaning.similarities(marker, items);
     const best = scores.indexOf(Math.max(...scores));
     if (scores[best] >= NAME_IN_WORDS) return items[best];
