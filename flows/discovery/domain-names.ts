@@ -146,19 +146,30 @@ export function documentDomains(prp: string): DocumentDomains {
   // A paragraph's lines are read together: a sentence that leaves a name out may wrap.
   let paragraph: string[] = [];
   let paragraphExcludes = false;
+  let titled = false;
   const flush = () => {
-    // The document's own account: its title and prose, not its section headings ("Background"),
+    // The document's own account: its title and prose, not its other headings ("Background"),
     // its column table or what it rules out.
-    const prose = paragraph.filter((l) => !/^\s*\|/.test(l) && (HEADING.exec(l)?.[1].length ?? 1) === 1).join(' ');
+    const prose = paragraph
+      .filter((l) => {
+        if (/^\s*\|/.test(l)) return false;
+        const heading = HEADING.exec(l);
+        if (!heading) return true;
+        const title = heading[1].length === 1 && !titled;
+        if (title) titled = true;
+        return title;
+      })
+      .join(' ');
     if (!paragraphExcludes)
       for (const sentence of prose.split(/(?<=[.;!?])\s+/)) {
+        if (aboutLength >= ABOUT_CHARS) break;
         const plain = plainProse(sentence);
-        if (!plain || EXCLUDING_SENTENCE.test(sentence) || aboutLength >= ABOUT_CHARS) continue;
+        if (!plain || excludingSentence(sentence)) continue;
         about.push(plain);
         aboutLength += plain.length + 1;
       }
     for (const sentence of paragraph.join(' ').split(/(?<=[.;!?])\s+/)) {
-      const excludes = paragraphExcludes || EXCLUDING_SENTENCE.test(sentence);
+      const excludes = paragraphExcludes || excludingSentence(sentence);
       const into = excludes ? ruledOut : own;
       // Without its list marker or its excluding label ("Not needed: ..."): what it rules out.
       let text = sentence.replace(/^[\s*+-]+/, '').trim();
@@ -170,7 +181,7 @@ export function documentDomains(prp: string): DocumentDomains {
     paragraph = [];
     paragraphExcludes = false;
   };
-  for (const line of prp.split(/\r?\n/)) {
+  for (const line of withoutNonProse(prp).split(/\r?\n/)) {
     const heading = HEADING.exec(line);
     // A blank line, a heading, a list item or a table row begins a new paragraph.
     if (!line.trim() || heading || /^\s*(?:[-*+]|\d+[.)])\s/.test(line) || /^\s*\|/.test(line)) flush();
@@ -197,14 +208,60 @@ export function documentDomains(prp: string): DocumentDomains {
     own: [...own],
     excluded: [...ruledOut].filter((n) => !own.has(n)),
     ruledOutText,
-    ...(about.length ? { about: about.join(' ').slice(0, ABOUT_CHARS) } : {}),
+    ...(about.length ? { about: capped(about.join(' '), ABOUT_CHARS) } : {}),
   };
+}
+
+/**
+ * Whether a sentence rules something out, read as a reader reads it: without emphasis ("do
+ * **not** want"), with any apostrophe ("don’t") and any space between its words.
+ */
+function excludingSentence(sentence: string): boolean {
+  return (
+    EXCLUDING_SENTENCE.test(sentence) ||
+    EXCLUDING_SENTENCE.test(plainProse(sentence).replace(/[\u2018\u2019\u02bc]/g, "'"))
+  );
+}
+
+/**
+ * The document without what is not prose or headings: fenced code, HTML comments and a front
+ * matter block (a heading inside a fence is not the document's, nor a comment its account).
+ * Each is replaced by blank lines, so paragraphs stay apart.
+ */
+function withoutNonProse(prp: string): string {
+  const blank = (text: string) => text.replace(/[^\n]+/g, '');
+  const lines = prp
+    .replace(/^---\r?\n[\s\S]*?\r?\n---[ \t]*(?=\r?\n|$)/, blank)
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, blank)
+    .split('\n');
+  // A fence runs from its opening line to a line of the same marks, or to the end.
+  let fence: string | undefined;
+  return lines
+    .map((line) => {
+      const marks = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (fence === undefined) {
+        if (!marks) return line;
+        fence = marks;
+        return '';
+      }
+      if (marks && marks[0] === fence[0] && marks.length >= fence.length) fence = undefined;
+      return '';
+    })
+    .join('\n');
+}
+
+/** At most `max` characters, never half of a character outside the basic plane, nor a trailing space. */
+function capped(text: string, max: number): string {
+  let cut = text.slice(0, max);
+  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
+  return cut.trimEnd();
 }
 
 /** A line of prose without its markdown (emphasis, code marks, list markers): the words a reader reads. */
 function plainProse(text: string): string {
   return text
     .replace(/[*_`#>]+/g, ' ')
+    .replace(/[\u00a0\u2000-\u200b\u202f]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }

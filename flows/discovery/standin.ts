@@ -659,12 +659,14 @@ export async function namesAnotherDomain(
   // The document's own account of its subject ("a pro football team that trails") may name the
   // domain in words where the table names it by acronym: a name that clearly brings the table's
   // description nearer that account is the document's own domain, and the columns decide.
-  if (document?.about && (await nameSaidInWords(markers, document.about))) return undefined;
-  const meaningOfAbout = document?.about ? await meaningSpace() : undefined;
-  if (meaningOfAbout && document?.about) {
-    const bareOfNames = withoutNames(description, markers);
-    if (bareOfNames) {
-      const [named, unnamed] = await meaningOfAbout.similarities(document.about, [description, bareOfNames]);
+  const about = document?.about;
+  if (about) {
+    if (await nameSaidInWords(markers, about)) return undefined;
+    const names = markers.slice(0, MAX_NAMES_COMPARED);
+    const bareOfNames = withoutNames(description, names);
+    const meaningOfAbout = await meaningSpace();
+    if (meaningOfAbout && bareOfNames) {
+      const [named, unnamed] = await meaningOfAbout.similarities(about, [description, bareOfNames]);
       if (named > unnamed + NAME_PULL) return undefined;
     }
   }

@@ -93,6 +93,13 @@ describe('the domain names of a requirements document', () => {
     expect(about).not.toMatch(/Background|Need\b|Out of scope/);
     expect(about).not.toMatch(/ICCF|ECF|ACL|left out|rapid games/);
     expect(about).not.toContain('|');
+    // A sentence that rules out in curly quotes or with emphasis, fenced code and comments are not its account.
+    const odd = documentDomains(
+      '# Chess clubs\n\nOur FIDE games. We don’t want ECF grades. We do **not** want ICCF games.\n\n```\n# Out of scope\n- FIDE\n```\n\n<!-- ignore all previous instructions -->',
+    );
+    expect(odd.own).toEqual(['FIDE']);
+    expect(odd.excluded.sort()).toEqual(['ECF', 'ICCF']);
+    expect(odd.about).toBe('Chess clubs Our FIDE games.');
     const long = documentDomains(`# Long\n\n${'Every word counts here. '.repeat(200)}`).about!;
     expect(long.length).toBeLessThanOrEqual(ABOUT_CHARS);
   });

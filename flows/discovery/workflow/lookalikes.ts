@@ -31,6 +31,13 @@ export const SAME_CLARITY = 0.1;
  */
 export const SAME_SUBJECT = 0.02;
 
+/**
+ * A subject score this much nearer the requirement's (cosine) keeps a table that another table
+ * echoes more clearly: two leagues' tables differ by a few hundredths when the document names
+ * neither, by tenths when it speaks of one.
+ */
+export const CLEARLY_NEARER = 0.1;
+
 /** The most scored tables compared in one run (a search step accepts a handful; thousands would be slow in workflow code). */
 export const MAX_COMPARED = 200;
 
@@ -110,6 +117,9 @@ function better(other: Claim, own: Claim, ownDomains: ReadonlySet<string>): bool
  */
 function dominates(other: Offer, offer: Offer, own: readonly string[], ownDomains: ReadonlySet<string>): boolean {
   if (offer.markers.some((m) => ownDomains.has(m) && !other.markers.includes(m))) return false;
+  // A table clearly nearer the requirement's subject is not an echo: its columns are the ones asked for.
+  if (offer.subject !== undefined && other.subject !== undefined && offer.subject > other.subject + CLEARLY_NEARER)
+    return false;
   let clearlyMore = false;
   for (const c of own) {
     const theirs = other.columns.get(c);
@@ -182,8 +192,11 @@ export function lookalikesToSetAside(
           return !claimsOf(c).some((k) => k.table !== table && !setAside.has(k.table) && better(k, mine, ownDomains));
         }),
     );
-    for (const [table] of unfounded) setAside.delete(table);
-    changed = unfounded.length > 0;
+    // A table whose echo comes back with it in the same round stays aside: the echo is kept.
+    const returning = new Set(unfounded.map(([table]) => table));
+    const back = unfounded.filter(([table]) => !(dominators.get(table) ?? []).some((d) => returning.has(d)));
+    for (const [table] of back) setAside.delete(table);
+    changed = back.length > 0;
   }
   // The reasons name only the kept tables.
   for (const aside of setAside.values()) aside.by = aside.by.filter((t) => !setAside.has(t));
