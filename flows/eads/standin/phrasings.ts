@@ -189,7 +189,7 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
     'Deliveries from our vendors are really unreliable.',
     'We sit around waiting for the castings to show up.',
     'Sometimes what we ordered just never shows up at all.',
-    'The reagents for the lab were held up again.',
+    'The chemicals we order were held up again.',
     'Supplies trickle in, never the full amount at once.',
     'Stock coming from overseas is always behind.',
     "The bricks didn't arrive, so the gang had nothing to lay.",
