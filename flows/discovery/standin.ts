@@ -657,8 +657,9 @@ export async function namesAnotherDomain(
   // name is then whose data it is (an agency, a provider), and the columns decide.
   if (subjectAgrees && document && !document.own.length && !document.excluded.length) return undefined;
   // The document's own account of its subject ("a pro football team that trails") may name the
-  // domain in words where the table names it by acronym: a name that clearly brings the table's
-  // description nearer that account is the document's own domain, and the columns decide.
+  // domain in words where the table names it by acronym: a name that a word or two of the account
+  // means, or that brings the table's description nearer the account at all, is the document's
+  // own domain, and the columns decide.
   const about = document?.about;
   if (about) {
     if (await nameSaidInWords(markers, about)) return undefined;
