@@ -124,6 +124,9 @@ export function cosineSimilarity(a: string[], b: string[]): number {
   return Math.min(1, dot / (norm(ca) * norm(cb)));
 }
 
+/** Whether a code has the shape of an item number ("CMP-001982"), not of a word ("Cortex-M4"). */
+export const isItemNumberShaped = (code: string): boolean => new RegExp(`^(?:${ITEM_NUMBER.source})$`).test(code);
+
 /** The question's part numbers, upper-cased, in order of appearance, without duplicates. */
 export function itemNumbersIn(text: string): string[] {
   return [...new Set((text.match(everyItemNumber()) ?? []).map((m) => m.toUpperCase()))];
@@ -293,6 +296,11 @@ const EXCEPT_WORDS = new Set(['except', 'excepting', 'excluding', 'exclude', 'be
  * off"): after such a verb, in a clause that is not the one asking, what follows is left out.
  */
 const SEPARATIVE_PARTICLES = new Set(['out', 'aside', 'away', 'off']);
+/**
+ * Of those, the ones that remove also when they open the question: a participle with "out" or
+ * "off" at the start picks out as often as it leaves out ("Picking out the boards with X, …").
+ */
+const OPENING_SEPARATIVE_PARTICLES = new Set(['aside', 'away']);
 /** Words after "no" that make it an idiom of time or quantity, not an exclusion ("no longer"). */
 const NO_IDIOMS = new Set(['longer', 'more', 'later', 'matter', 'sooner', 'less', 'fewer', 'doubt']);
 /** Words after "nothing"/"none" that make it mean "only" ("nothing but X", "none other than X", "nothing else"). */
@@ -500,14 +508,15 @@ function takeExclusions(tokens: string[]): Exclusions {
       markerKind = 'bom';
     } else if (
       SEPARATIVE_PARTICLES.has(tokens[i + 1] ?? '') &&
-      prev === ',' &&
+      (prev === ',' || (prev === undefined && OPENING_SEPARATIVE_PARTICLES.has(tokens[i + 1] ?? ''))) &&
       /^[a-z]{3,}$/.test(t) &&
       !isClauseVerb(t) &&
       !ACTIVE_PIVOTS.has(t) &&
       i + 2 < tokens.length &&
       !QUESTION_WORDS.has(tokens[i + 2])
     ) {
-      // "…, setting aside any board that uses Y": a verb of removal opening a clause of its own.
+      // "…, setting aside any board that uses Y", or the question opening with "setting aside":
+      // a verb of removal opening a clause of its own.
       start = i + 2;
       markerKind = 'bom';
     } else if (t === 'not') {

@@ -351,6 +351,12 @@ describe('reading a question', () => {
     expect(
       parseBomQuestion('Picking out the boards with a heater, which of them also have a gear pump?').excluded,
     ).toEqual([]);
+    // "Putting aside" opening the question only leaves out.
+    expect(parseBomQuestion('Putting aside the boards with a heater, which carry a gear pump?')).toMatchObject({
+      concepts: ['gear pump'],
+      excluded: ['heater'],
+      exclusion: 'bom',
+    });
     // A conjunction before the exclusion goes with it.
     expect(parseBomQuestion('Which boards carry a gear pump whilst lacking a heater?')).toMatchObject({
       concepts: ['gear pump'],

@@ -18,6 +18,7 @@ import {
   exactForms,
   isGenericHead,
   isIdentifierLike,
+  isItemNumberShaped,
   isPhraseBoundary,
   isStopWord,
   nameHolds,
@@ -156,15 +157,28 @@ export class Vocabulary {
   }
   private isSituation: (word: string) => boolean = () => false;
 
+  /** How the dictionary reads a word, when there is one: a physical thing, surely none, or unknown. */
+  knowThingWords(kindOf: (word: string) => 'thing' | 'no-thing' | 'unknown'): void {
+    this.thingKind = kindOf;
+  }
+  private thingKind: (word: string) => 'thing' | 'no-thing' | 'unknown' = () => 'unknown';
+
   /** Whether some value holds the code as a whole word of a longer text (not as the whole value: that is an item number). */
   private usesAsWord(code: string): boolean {
     // A code that begins or ends with a sign of its own ("…-m0+") is a word between spaces: split
     // at every sign, the sign is lost. Any other code is a word between signs, so an item number
     // that a description only mentions in passing stays an item number.
-    const signed = /^[^\p{L}\p{N}]|[^\p{L}\p{N}]$/u.test(code);
-    const words = (value: string) =>
-      signed ? value.split(/\s+/).map(withoutEdgePunctuation) : value.split(/[^\p{L}\p{N}]+/u);
-    return this.columns.some((c) => c.lower.some((value) => value !== code && words(value).includes(code)));
+    // A code of no item number's shape that a value writes between spaces ("ARM Cortex-M4 MCU")
+    // is a word of the data too: a maker's name for a kind of part, not an item.
+    const signed = /^[^\p{L}\p{N}]|[^\p{L}\p{N}]$/u.test(code) || !isItemNumberShaped(code);
+    const betweenSpaces = (value: string) => value.split(/\s+/).map(withoutEdgePunctuation);
+    const betweenSigns = (value: string) => value.split(/[^\p{L}\p{N}]+/u);
+    return this.columns.some((c) =>
+      c.lower.some(
+        (value) =>
+          value !== code && (betweenSigns(value).includes(code) || (signed && betweenSpaces(value).includes(code))),
+      ),
+    );
   }
 
   /** Where a phrase matches at each strategy. Part numbers ground by shape, not by value. */
@@ -375,7 +389,15 @@ export class Vocabulary {
       }
     });
     if (!best) return null;
-    const { index, run } = best;
+    const { index, run } = best as { index: number; run: string[]; level: number };
+    // A run of words that name no thing ("power" of "a wiring loom for power") is not the part
+    // when another run of the clause ends in a word that names one: that run names the part, and
+    // it is the one the data lacks.
+    if (
+      run.every((w) => this.thingKind(w) === 'no-thing') &&
+      runs.some((other, k) => k !== index && this.thingKind(other[other.length - 1]) === 'thing')
+    )
+      return null;
     // After the part, words the vocabulary holds still describe it ("… in a TO-92 package" keeps
     // "to-92"): they must be on the same item. Words it never holds describe the situation.
     const after = runs
@@ -1006,10 +1028,18 @@ export class Grounder {
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
     // What happens to a part: an act, an event, a state; not a message or an idea ("the crystal
     // reference shortage" may be about a part the data lacks).
-    if (lexicon?.senseKinds)
+    if (lexicon?.senseKinds) {
       vocabulary.knowSituationWords(
         (w) => namesNoThing(lexicon, w, { acts: true }) && !IDEA_KINDS.has(lexicon.senseKinds!(w)[0] ?? ''),
       );
+      vocabulary.knowThingWords((w) =>
+        namesNoThing(lexicon, w)
+          ? 'no-thing'
+          : (lexicon.senseKinds!(w) ?? []).some((k) => THING_KINDS.has(k))
+            ? 'thing'
+            : 'unknown',
+      );
+    }
   }
 
   /**
