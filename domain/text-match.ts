@@ -166,5 +166,13 @@ export function mapHeaders(headers: string[], columns: string[]): number[] {
   // A row's name usually comes first: an unmatched "-id" column takes an unused first header.
   const idColumn = columns.findIndex((c, i) => /(^|-)id$/.test(c) && result[i] < 0);
   if (idColumn >= 0 && headers.length > 0 && !used.has(0)) result[idColumn] = 0;
+  // Also when another column took it ("station | where | time", the station read as equipment):
+  // the rows must have names, and that column takes its best header still unused, if any.
+  else if (idColumn >= 0 && headers.length > 1) {
+    const displaced = result.indexOf(0);
+    result[idColumn] = 0;
+    const next = pairs.find(({ h, c, s }) => c === displaced && s > 0 && h !== 0 && !result.includes(h));
+    result[displaced] = next ? next.h : -1;
+  }
   return result;
 }

@@ -38,6 +38,7 @@ import {
   singleThingIsEquipment,
   withNone,
 } from './standin/meaning';
+import { resourcesFromProse } from './standin/resources';
 import { routeShape } from './standin/structure';
 import { TROUBLE_DENIED } from './standin/trouble-phrasings';
 
@@ -949,7 +950,12 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
   const table = parseMarkdownTable(text) ?? headerlessRows(text);
   if (!table)
-    return recordsFromProse(answer, columns) ?? countedFromProse(answer, columns) ?? stepsFromProse(answer, columns);
+    return (
+      inventoryFromProse(answer, columns) ??
+      recordsFromProse(answer, columns) ??
+      countedFromProse(answer, columns) ??
+      stepsFromProse(answer, columns)
+    );
   const mapping = mapHeaders(
     table.headers,
     columns.map((c) => c.name),
@@ -1145,6 +1151,23 @@ const NAMED = /^(?:the|our)\s+(.+)$/i;
 const NOT_A_NAME = new Set(['of', 'in', 'out', 'per', 'for', 'to', 'at', 'on', 'by', 'from', 'with', 'times', 'than']);
 /** A rate ("3 weeks a month", "2 days per year"): how often, not how many of a thing. */
 const RATE = /\b(?:a|an|per|each|every)\s+(?:shift|day|week|month|year|hour|minute)s?\b/i;
+
+/**
+ * The resources an answer names, for a table of a name and how many (see `resourcesFromProse`):
+ * a row per resource, in the order told.
+ */
+function inventoryFromProse(
+  answer: string,
+  columns: NonNullable<PromptField['columns']>,
+): Array<Record<string, unknown>> | undefined {
+  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
+  const howMany = columns.find((c) => /\b(?:quantity|count|number|how-many)\b/.test(c.name));
+  if (!idColumn || !howMany) return undefined;
+  return resourcesFromProse(answer)?.map((r) => ({
+    [idColumn.name]: r.name,
+    [howMany.name]: howMany.kind === 'number' ? r.count : String(r.count),
+  }));
+}
 
 /**
  * What there is, told as a list of counted things ("one oven, two mixers and six bakers"): a row

@@ -75,7 +75,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     "I'm going to watch how people queue at the bus station and note any arguments.",
     'We will run the algorithm on new hardware and measure its power draw with a meter.',
     "I'll phone fifty small firms and ask how they set their prices.",
-    'Using a stopwatch, I will time how long buses wait at each stop.',
+    'Using a timer, I will time how long buses wait at each stop.',
     'I will send a survey to trainee solicitors asking about their working hours.',
     'I intend to place my own seismometer near the quarry and record the blasts for three months.',
     "I'll record students playing scales and check their timing with software.",
