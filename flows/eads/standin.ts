@@ -951,7 +951,7 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   const table = parseMarkdownTable(text) ?? headerlessRows(text);
   if (!table)
     return (
-      inventoryFromProse(answer, columns) ??
+      inventoryFromProse(answer, field) ??
       recordsFromProse(answer, columns) ??
       countedFromProse(answer, columns) ??
       stepsFromProse(answer, columns)
@@ -959,6 +959,7 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   const mapping = mapHeaders(
     table.headers,
     columns.map((c) => c.name),
+    (h) => cellsNameRows(table.rows.map((r) => r[h] ?? '')),
   );
   const named = mapping.filter((h) => h >= 0).length;
   let rows = table.rows;
@@ -989,6 +990,12 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   });
   const kept = result.filter((r) => Object.keys(r).length > 0);
   return kept.length ? kept : undefined;
+}
+
+/** Whether a column's cells can name rows: words, not figures or spans of time ("2", "20 min"). */
+function cellsNameRows(cells: readonly string[]): boolean {
+  const told = cells.map((c) => c.trim()).filter(Boolean);
+  return told.length > 0 && told.every((c) => /\p{L}{2,}/u.test(c) && !/^\d/.test(c) && !parseQuantity(c));
 }
 
 /** Pipe-separated lines with no header row (a single line too). */
@@ -1152,17 +1159,24 @@ const NOT_A_NAME = new Set(['of', 'in', 'out', 'per', 'for', 'to', 'at', 'on', '
 /** A rate ("3 weeks a month", "2 days per year"): how often, not how many of a thing. */
 const RATE = /\b(?:a|an|per|each|every)\s+(?:shift|day|week|month|year|hour|minute)s?\b/i;
 
+/** A table's column that names each row and its column that says how many (either may be missing). */
+function idAndCountColumns(columns: NonNullable<PromptField['columns']>) {
+  return {
+    idColumn: columns.find((c) => /(^|-)id$/.test(c.name)),
+    howMany: columns.find((c) => /\b(?:quantity|count|how-many)\b/.test(c.name) || /^number(?:-of|$)/.test(c.name)),
+  };
+}
+
 /**
  * The resources an answer names, for a table of a name and how many (see `resourcesFromProse`):
  * a row per resource, in the order told.
  */
-function inventoryFromProse(
-  answer: string,
-  columns: NonNullable<PromptField['columns']>,
-): Array<Record<string, unknown>> | undefined {
-  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
-  const howMany = columns.find((c) => /\b(?:quantity|count|number|how-many)\b/.test(c.name));
-  if (!idColumn || !howMany) return undefined;
+function inventoryFromProse(answer: string, field: PromptField): Array<Record<string, unknown>> | undefined {
+  const { idColumn, howMany } = idAndCountColumns(field.columns ?? []);
+  // Only a table of resources: an order's or a product's lines are counted things too, but the
+  // subjects and objects of a paragraph are not its rows.
+  if (!idColumn || !howMany || !/\bresources?\b/.test(`${field.name} ${idColumn.name}`.replace(/-/g, ' ')))
+    return undefined;
   return resourcesFromProse(answer)?.map((r) => ({
     [idColumn.name]: r.name,
     [howMany.name]: howMany.kind === 'number' ? r.count : String(r.count),
@@ -1179,8 +1193,7 @@ function countedFromProse(
   answer: string,
   columns: NonNullable<PromptField['columns']>,
 ): Array<Record<string, unknown>> | undefined {
-  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
-  const howMany = columns.find((c) => /\b(?:quantity|count|number|how-many)\b/.test(c.name));
+  const { idColumn, howMany } = idAndCountColumns(columns);
   if (!idColumn || !howMany) return undefined;
   const rows: Array<Record<string, unknown>> = [];
   let counted = 0;
@@ -1779,7 +1792,9 @@ export const eadsRules: StandinRule[] = [
         const best = tables
           .map((t, i) => {
             const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
-            const match = mapHeaders(columns, wanted).map((h) => (h >= 0 ? columns[h] : undefined));
+            const match = mapHeaders(columns, wanted, (h) =>
+              cellsNameRows(t.rows.map((r) => (typeof r[columns[h]] === 'string' ? String(r[columns[h]]) : ''))),
+            ).map((h) => (h >= 0 ? columns[h] : undefined));
             return { t, match, n: match.filter(Boolean).length, fit: nameFit[i] };
           })
           .sort((a, b) => b.n - a.n || b.fit - a.fit)[0];

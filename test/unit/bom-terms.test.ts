@@ -385,6 +385,9 @@ describe('a part named inside a longer clause', () => {
     expect(read.groundWithCorrection('three-way cable tie for cooling').level).toBeNull();
     // A run of things is still found after such words ("for the cooling fan").
     expect(read.groundWithCorrection('spare blades for the cooling fan').term).toBe('cooling fan');
+    // A thing named after the run is where the part sits: the run is still the part.
+    kinds.tray = 'thing';
+    expect(read.groundWithCorrection('cooling parts on the drawer tray').term).toBe('cooling');
   });
 
   it("grounds a maker's code written between spaces as a word, and an item number by its shape", () => {

@@ -59,10 +59,34 @@ describe('resources told in prose', () => {
 });
 
 describe('a table whose first column names its rows', () => {
-  it('gives the first column to the row name when another column took it', () => {
-    // "station" reads like equipment ("resources"), but it is the name of each row.
-    const mapping = mapHeaders(['station', 'where', 'time'], ['process-id', 'resources', 'duration']);
+  const words = () => true;
+  const figures = () => false;
+  it('gives the first column to the row name when another column took it only as a near word', () => {
+    // "station" reads like equipment ("resources"), but its cells name each row.
+    const mapping = mapHeaders(['station', 'where', 'time'], ['process-id', 'resources', 'duration'], words);
     expect(mapping[0]).toBe(0);
     expect(mapping[2]).toBe(2);
+  });
+
+  it('leaves a header of figures, or one sharing a word with its column, where it was', () => {
+    expect(mapHeaders(['count', 'name'], ['resource-id', 'quantity'], figures)).toEqual(
+      mapHeaders(['count', 'name'], ['resource-id', 'quantity']),
+    );
+    expect(mapHeaders(['time', 'station', 'machine'], ['process-id', 'duration', 'resources'], figures)[1]).toBe(0);
+    const orders = ['order-id', 'product', 'quantity', 'due-date'];
+    expect(mapHeaders(['product', 'quantity', 'due date'], orders, words)[1]).toBe(0);
+  });
+});
+
+describe('what is not a resource', () => {
+  it('leaves out a label, a denied thing and an abstract subject, and reads counts told after names', () => {
+    expect(names('The tools are: a band saw, a planer, and two routers.')).toEqual([
+      'band saw ×1',
+      'planer ×1',
+      'routers ×2',
+    ]);
+    expect(names('We do not have a crane. We have three hoists and a gantry.')).toEqual(['hoists ×3', 'gantry ×1']);
+    expect(names('The problem is the kiln. We fire in two kilns and a muffle.')).toEqual(['kilns ×2', 'muffle ×1']);
+    expect(names('Presses - 2, folders - 3, guillotines - 1.')).toEqual(['presses ×2', 'folders ×3', 'guillotines ×1']);
   });
 });

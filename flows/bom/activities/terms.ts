@@ -391,11 +391,12 @@ export class Vocabulary {
     if (!best) return null;
     const { index, run } = best as { index: number; run: string[]; level: number };
     // A run of words that name no thing ("power" of "a wiring loom for power") is not the part
-    // when another run of the clause ends in a word that names one: that run names the part, and
-    // it is the one the data lacks.
+    // when a run before it ends in a word that names one: that run names the part (what it is
+    // for comes after it), and it is the one the data lacks. A thing named after the run is where
+    // the part sits ("timing parts on the main board"), not the part.
     if (
       run.every((w) => this.thingKind(w) === 'no-thing') &&
-      runs.some((other, k) => k !== index && this.thingKind(other[other.length - 1]) === 'thing')
+      runs.some((other, k) => k < index && this.thingKind(other[other.length - 1]) === 'thing')
     )
       return null;
     // After the part, words the vocabulary holds still describe it ("… in a TO-92 package" keeps

@@ -8,6 +8,7 @@
  * pronouns and people's own names are not resources.
  */
 import nlp from 'compromise';
+import { sharedLexicon } from '../../../backends/lexicon/wordnet';
 import { NUMBER_WORDS } from '../../../domain/schedule-model';
 
 export interface CountedResource {
@@ -17,6 +18,36 @@ export interface CountedResource {
 
 /** The most resources one answer gives (a long answer is prose, not an inventory). */
 const MAX_RESOURCES = 24;
+/** The most characters read: an inventory is told in a paragraph or two. */
+const MAX_ANSWER = 4000;
+/** More of one kind than this is a stock of products or parts, not machines or people to plan with. */
+const MAX_COUNT = 1000;
+/**
+ * The dictionary's kinds of sense a resource can be (a made thing, a person, a place, a group, a
+ * physical object), and the kinds that only name a state, a thought, a message, a measure or a
+ * time. A head noun the dictionary knows only in the latter ("the problem", "the delay") names no
+ * resource; one it does not know, or knows also otherwise, is not judged by it. Acts are not among
+ * them: the dictionary knows many a machine's name only as an act ("chiller", "jacks").
+ */
+const RESOURCE_KINDS = new Set(['artifact', 'person', 'location', 'group', 'object']);
+const NO_RESOURCE_KINDS = new Set([
+  'communication',
+  'state',
+  'attribute',
+  'cognition',
+  'event',
+  'time',
+  'quantity',
+  'relation',
+  'feeling',
+  'motive',
+  'process',
+  'possession',
+  'phenomenon',
+  'shape',
+]);
+/** Words that deny what follows ("we do not have a forklift"). */
+const NEGATIONS = new Set(['not', 'no', "n't", 'never', 'without', 'nor']);
 /** The most words of a resource's name. */
 const MAX_NAME_WORDS = 4;
 
@@ -66,12 +97,19 @@ const isNounHead = (t: Term) =>
   !t.tags.has('Percent');
 /** A term after which a name cannot go on: it ends a clause or a list item. */
 const endsPhrase = (t: Term) => /[,;:.!?)]/.test(t.post);
-/** A plural noun the tagger reads as a verb ("two repair frames:"): it ends the phrase. */
-const pluralAtEnd = (terms: Term[], k: number) =>
-  terms[k].tags.has('PresentTense') &&
+/**
+ * A noun the tagger reads as a verb ("two repair frames:", "a band saw,", "Presses - 2"): it ends a
+ * list item (a comma, colon, semicolon or dash after it, or "and"), where a verb of a sentence
+ * would go on ("the kiln fires the pots", "the room has twelve hooks").
+ */
+const nounAsVerbAtEnd = (terms: Term[], k: number) =>
+  terms[k].tags.has('Verb') &&
   !terms[k].tags.has('Copula') &&
-  /s$/.test(terms[k].text) &&
-  (endsPhrase(terms[k]) || !terms[k + 1]);
+  !terms[k].tags.has('Modal') &&
+  !terms[k].tags.has('Auxiliary') &&
+  (/[,;:-]/.test(terms[k].post) ||
+    (!terms[k + 1] && /s$/.test(terms[k].text)) ||
+    (!!terms[k + 1] && terms[k + 1].normal === 'and' && !HAVING.has(terms[k].normal)));
 /** Whether a term is a person's own name (a first name, a surname). */
 const personal = (t: Term) => t.tags.has('Person') || t.tags.has('FirstName') || t.tags.has('LastName');
 /** Words that stand for an amount or for nobody in particular, never for a resource. */
@@ -103,13 +141,16 @@ const NOT_A_RESOURCE = new Set([
  * The name that starts at `at`: modifiers up to the last noun of the run, at most a few words.
  * A word the tagger reads as a verb counts when a noun follows it ("two dipping lines").
  */
-function nameAt(terms: Term[], at: number): { name: string; end: number } | undefined {
+function nameAt(terms: Term[], at: number, counted = false): { name: string; end: number } | undefined {
   let end = at;
   let lastNoun = -1;
   while (end < terms.length && end - at < MAX_NAME_WORDS) {
     const t = terms[end];
     const verbBeforeNoun = t.tags.has('Verb') && /ing$/.test(t.normal) && terms[end + 1] && isNounHead(terms[end + 1]);
-    const plural = lastNoun >= at && pluralAtEnd(terms, end);
+    // After a count of two or more a word in -s is a plural noun whatever the tagger says ("two cooks").
+    const plural =
+      ((lastNoun >= at || end === at) && nounAsVerbAtEnd(terms, end)) ||
+      (counted && end === at && t.tags.has('PresentTense') && !t.tags.has('Copula') && /s$/.test(t.text));
     if (!isModifier(t) && !verbBeforeNoun && !plural) break;
     // A name given to a thing ("the laser cutter Sparky", "two setters, Stelian and …") follows
     // its kind: the kind is the resource.
@@ -120,17 +161,32 @@ function nameAt(terms: Term[], at: number): { name: string; end: number } | unde
     if (endsPhrase(t) || plural) break;
   }
   if (lastNoun < at) return undefined;
-  const words = terms.slice(at, lastNoun + 1).map((t) => t.normal);
+  // As written when in capitals (an acronym: "CNC router"), else in lower case.
+  const words = terms.slice(at, lastNoun + 1).map((t) => (/^[A-Z0-9]{2,}$/.test(t.text) ? t.text : t.normal));
   // A person's own name alone ("Priya", "Ben") is who, not what the work is shared out between;
   // an activity alone ("boxing") is work, not what does it; a unit is a measure.
-  if (terms.slice(at, lastNoun + 1).every(personal) || NOT_A_RESOURCE.has(words[words.length - 1])) return undefined;
+  if (terms.slice(at, lastNoun + 1).every(personal) || NOT_A_RESOURCE.has(words[words.length - 1].toLowerCase()))
+    return undefined;
   if (words.length === 1) {
     const only = terms[at];
     if (only.tags.has('ProperNoun') && !/^[A-Z]{2,}$/.test(only.text)) return undefined;
     if (only.tags.has('Activity') || /ing$/.test(words[0])) return undefined;
   }
-  if (MEASURE_UNIT.test(words[words.length - 1])) return undefined;
+  if (MEASURE_UNIT.test(words[words.length - 1].toLowerCase())) return undefined;
   return { name: words.join(' '), end: lastNoun + 1 };
+}
+
+/**
+ * Whether a bare name after a comma is an item of a list ("lathe, mill, grinder.", "mills - 3,"):
+ * the name ends the item (a comma, a full stop, a count or "and" follows), not a clause ("…, beats
+ * the grit out").
+ */
+function listItemAt(terms: Term[], at: number): boolean {
+  if (!isNounHead(terms[at]) || terms[at].tags.has('ProperNoun')) return false;
+  const named = nameAt(terms, at);
+  if (!named) return false;
+  const after = terms[named.end];
+  return endsPhrase(terms[named.end - 1]) || !after || after.tags.has('Value') || after.normal === 'and';
 }
 
 /** A sentence's terms, as the tagger reads them. */
@@ -163,46 +219,77 @@ function pieces(answer: string): string[] {
  */
 export function resourcesFromProse(answer: string): CountedResource[] | undefined {
   const found = new Map<string, CountedResource>();
-  const singular = (name: string) => name.replace(/(?<=[a-z]{3})(?:es|s)$/, '');
-  const add = (name: string, count: number) => {
+  const lexicon = sharedLexicon();
+  const namesAResource = (head: string) => {
+    const kinds = lexicon?.senseKinds?.(head) ?? [];
+    return kinds.some((k) => RESOURCE_KINDS.has(k)) || !kinds.every((k) => NO_RESOURCE_KINDS.has(k)) || !kinds.length;
+  };
+  const singular = (name: string) =>
+    name
+      .toLowerCase()
+      .replace(/(?<=[a-z]{2})(ss|x|ch|sh)es$/, '$1')
+      .replace(/(?<=[a-z]{2})ies$/, 'y')
+      .replace(/(?<=[a-z]{2}[^s])s$/, '');
+  /** Adds a resource (or raises the count of one told before); returns its key. */
+  const add = (name: string, count: number): string | undefined => {
     const key = singular(name);
     // "the tank" after "one mixing tank": a name told again by its last word is the same resource.
-    const seen =
-      found.get(key) ??
-      (key.includes(' ') ? undefined : [...found.entries()].find(([k]) => k.endsWith(` ${key}`))?.[1]);
-    if (seen) seen.count = Math.max(seen.count, count);
-    else if (found.size < MAX_RESOURCES) found.set(key, { name, count });
+    const seenKey = found.has(key)
+      ? key
+      : key.includes(' ')
+        ? undefined
+        : [...found.keys()].find((k) => k.endsWith(` ${key}`));
+    if (seenKey) {
+      const seen = found.get(seenKey)!;
+      seen.count = Math.max(seen.count, count);
+      return seenKey;
+    }
+    if (found.size >= MAX_RESOURCES) return undefined;
+    found.set(key, { name, count });
+    return key;
   };
-  let membersOf: number | undefined;
-  for (const piece of pieces(answer.slice(0, 4000))) {
+  let inMemberList = false;
+  for (const piece of pieces(opening(answer, MAX_ANSWER))) {
     for (const terms of termsOf(piece)) {
       // Where a name may start: the piece's opening, after what there is or what someone has,
-      // after a count anywhere, and at each item of a list that a counted label opens.
+      // after a count, and at each item of a list.
       const starts: Array<{ at: number; count?: number }> = [];
       let i = 0;
       while (i < terms.length && /^(?:and|but|also|then|plus)$/.test(terms[i].normal)) i++;
       starts.push({ at: i });
       terms.forEach((t, k) => {
         const n = countOf(t.normal);
-        if (n !== undefined && n > 0) starts.push({ at: k + 1, count: n });
+        // A count followed by a comma or a full stop is told after its name ("lathes - 2, mills - 3").
+        if (n !== undefined && n > 0 && !endsPhrase(t) && k + 1 < terms.length) starts.push({ at: k + 1, count: n });
         if (
           HAVING.has(t.normal) ||
           t.normal === "there's" ||
           (t.normal === 'there' && /^(?:is|are|'s)$/.test(terms[k + 1]?.normal ?? ''))
         )
           starts.push({ at: t.normal === 'there' ? k + 2 : k + 1 });
-        // A list goes on after "and" or a comma with a new determiner or count ("… and the test bench").
+        // A list goes on after "and", "plus" or a comma with a new determiner or count ("… and the test bench").
         const next = terms[k + 1];
         if (
           next &&
-          (t.normal === 'and' || t.post.includes(',')) &&
-          (membersOf !== undefined || next.tags.has('Determiner') || countOf(next.normal) !== undefined)
+          (t.normal === 'and' || t.normal === 'plus' || t.post.includes(',')) &&
+          (inMemberList ||
+            next.tags.has('Determiner') ||
+            countOf(next.normal) !== undefined ||
+            (t.post.includes(',') && listItemAt(terms, k + 1)))
         )
           starts.push({ at: k + 1 });
       });
+      // The names found here by the index of the word after them, for a count told after a name.
+      const endingAt = new Map<number, string>();
       for (const start of starts) {
+        // "We do not have a forklift", "there is no lift": what is denied is not there.
+        const before = terms.slice(Math.max(0, start.at - 3), start.at);
+        if (before.some((t) => NEGATIONS.has(t.normal) || /n't$/.test(t.normal))) continue;
         let at = start.at;
         let count = start.count;
+        // Whether a number says how many (not just an article).
+        let numbered = start.count !== undefined;
+        let denied = false;
         // The determiner or count before the name says how many.
         while (
           at < terms.length &&
@@ -210,31 +297,61 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
             ONE_WORDS.has(terms[at].normal) ||
             countOf(terms[at].normal) !== undefined)
         ) {
+          if (NEGATIONS.has(terms[at].normal)) denied = true;
+          if (countOf(terms[at].normal) !== undefined && terms[at].normal !== 'one') numbered = true;
           count ??= countOf(terms[at].normal) ?? 1;
           at++;
         }
-        const named = nameAt(terms, at);
+        if (denied) continue;
+        const named = nameAt(terms, at, count !== undefined && count > 1);
         if (!named) continue;
         // A capitalised word alone with no article or count before it ("Priya runs the desk") is
         // someone's name: a kind of thing is said with one ("The press …"), many of them in the plural.
         const bare = at === start.at && start.count === undefined;
         if (bare && !named.name.includes(' ') && /^\p{Lu}/u.test(terms[at].text) && !/s$/.test(named.name)) continue;
         // "The strippers are eight people": the subject names the people a headcount counts.
-        if (HEADCOUNT.has(named.name)) continue;
+        if (HEADCOUNT.has(named.name.toLowerCase())) continue;
+        // A label that opens a list ("The machines are: …", "Machines:") is no row; a counted one
+        // ("Two ovens: …") still says how many.
+        const labelEnd = terms[named.end - 1].post.includes(':') ? named.end - 1 : named.end;
+        if (
+          !numbered &&
+          (terms[labelEnd]?.post.includes(':') || terms[named.end - 1].post.includes(':')) &&
+          (labelEnd === named.end - 1 || terms[labelEnd]?.tags.has('Copula'))
+        )
+          continue;
         const headcount = terms
           .slice(named.end, named.end + 4)
           .findIndex((t, k, rest) => countOf(t.normal) !== undefined && HEADCOUNT.has(rest[k + 1]?.normal ?? ''));
         if (headcount >= 0) count = countOf(terms[named.end + headcount].normal);
-        // A measure is no resource ("3,000 litres", "two weeks").
+        // A measure is no resource ("3,000 litres", "two weeks"); nor a head that names no thing.
         if (terms.slice(at, named.end).some((t) => t.tags.has('Unit') || t.tags.has('Duration') || t.tags.has('Date')))
           continue;
-        add(named.name, count ?? 1);
+        if (!namesAResource(named.name.split(' ').pop()!.toLowerCase())) continue;
+        if (count !== undefined && (count < 1 || count > MAX_COUNT)) continue;
+        const key = add(named.name, count ?? 1);
+        if (key) endingAt.set(named.end, key);
       }
+      // "Lathes - 2", "Trucks: 5": a count right after a name, and nothing named after it.
+      terms.forEach((t, k) => {
+        const n = countOf(t.normal);
+        if (n === undefined || n < 1 || n > MAX_COUNT || (!endsPhrase(t) && k + 1 < terms.length)) return;
+        const key = endingAt.get(k);
+        if (key) found.get(key)!.count = n;
+      });
       // "Five suites:" or "Two repair frames:" opens a list of its members.
       const last = terms[terms.length - 1];
-      membersOf = last && /:/.test(last.post) && countOf(terms[0]?.normal ?? '') !== undefined ? found.size : undefined;
+      inMemberList = !!last && /:/.test(last.post) && countOf(terms[0]?.normal ?? '') !== undefined;
     }
   }
   const resources = [...found.values()];
   return resources.length >= 2 ? resources : undefined;
+}
+
+/** The opening of a long answer, cut at the end of a sentence. */
+function opening(answer: string, max: number): string {
+  if (answer.length <= max) return answer;
+  const cut = answer.slice(0, max);
+  const end = Math.max(cut.lastIndexOf('. '), cut.lastIndexOf('; '), cut.lastIndexOf('\n'));
+  return end > max / 2 ? cut.slice(0, end + 1) : cut.slice(0, cut.lastIndexOf(' ') > 0 ? cut.lastIndexOf(' ') : max);
 }
