@@ -174,7 +174,7 @@ export function mapHeaders(
   // A row's name usually comes first: an unmatched "-id" column takes an unused first header.
   const idColumn = columns.findIndex((c, i) => /(^|-)id$/.test(c) && result[i] < 0);
   if (idColumn >= 0 && headers.length > 0 && !used.has(0)) result[idColumn] = 0;
-  // Also when another column took it only as a near word ("station | where | time", the station
+  // Also when another column took it only as a near word ("post | bench | time", the post
   // read as equipment) and its cells are names: the rows must have names, and that column takes
   // its best header still unused, if any. A header sharing a word with the column, or of figures, stays.
   else if (idColumn >= 0 && headers.length > 1 && namesRows?.(0)) {

@@ -16,7 +16,7 @@ export interface DocumentDomains {
   /**
    * What the document says it is about, in its own words: its title and its prose outside the
    * parts that rule data out and outside its column table. People name their subject there ("a
-   * pro football team that trails"), seldom in the columns, which read alike across domains.
+   * club in the top ice hockey league"), seldom in the columns, which read alike across domains.
    */
   about?: string;
 }

@@ -656,7 +656,7 @@ export async function namesAnotherDomain(
   // contradicted by a name in a table whose subject clearly agrees with the requirement's: the
   // name is then whose data it is (an agency, a provider), and the columns decide.
   if (subjectAgrees && document && !document.own.length && !document.excluded.length) return undefined;
-  // The document's own account of its subject ("a pro football team that trails") may name the
+  // The document's own account of its subject ("our club in the top ice hockey league") may name the
   // domain in words where the table names it by acronym: a name that a word or two of the account
   // means, or that brings the table's description nearer the account at all, is the document's
   // own domain, and the columns decide.

@@ -390,7 +390,7 @@ export class Vocabulary {
     });
     if (!best) return null;
     const { index, run } = best as { index: number; run: string[]; level: number };
-    // A run of words that name no thing ("power" of "a wiring loom for power") is not the part
+    // A run of words that name no thing ("cooling" of "a strap for cooling") is not the part
     // when a run before it ends in a word that names one: that run names the part (what it is
     // for comes after it), and it is the one the data lacks. A thing named after the run is where
     // the part sits ("timing parts on the main board"), not the part.

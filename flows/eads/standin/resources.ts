@@ -1,9 +1,9 @@
 /**
  * The resources an answer names when asked what the work is shared out between (machines, rooms,
  * lines, crews), and how many of each. People say them as the subjects of their sentences ("The
- * drying room has …", "Two clean benches with hoods"), as what there is or what someone has
- * ("there's one mixing tank", "he has the soldering station"), counted anywhere ("two drivers"),
- * or as the members of a counted label ("Five suites: the …, the …"). A name is a run of
+ * paint shop has …", "Two welding bays with extraction"), as what there is or what someone has
+ * ("there's one brake press", "she has the lathe"), counted anywhere ("two fitters"),
+ * or as the members of a counted label ("Three kilns: the …, the …"). A name is a run of
  * modifiers ending in a noun, read with the part-of-speech tagger; amounts, spans of time,
  * pronouns and people's own names are not resources.
  */
@@ -27,7 +27,7 @@ const MAX_COUNT = 1000;
  * physical object), and the kinds that only name a state, a thought, a message, a measure or a
  * time. A head noun the dictionary knows only in the latter ("the problem", "the delay") names no
  * resource; one it does not know, or knows also otherwise, is not judged by it. Acts are not among
- * them: the dictionary knows many a machine's name only as an act ("chiller", "jacks").
+ * them: the dictionary knows many a machine's name only as an act (a "shaker", a "cooler").
  */
 const RESOURCE_KINDS = new Set(['artifact', 'person', 'location', 'group', 'object']);
 const NO_RESOURCE_KINDS = new Set([
@@ -46,7 +46,7 @@ const NO_RESOURCE_KINDS = new Set([
   'phenomenon',
   'shape',
 ]);
-/** Words that deny what follows ("we do not have a forklift"). */
+/** Words that deny what follows ("we do not have a crane"). */
 const NEGATIONS = new Set(['not', 'no', "n't", 'never', 'without', 'nor']);
 /** The most words of a resource's name. */
 const MAX_NAME_WORDS = 4;
@@ -98,9 +98,9 @@ const isNounHead = (t: Term) =>
 /** A term after which a name cannot go on: it ends a clause or a list item. */
 const endsPhrase = (t: Term) => /[,;:.!?)]/.test(t.post);
 /**
- * A noun the tagger reads as a verb ("two repair frames:", "a band saw,", "Presses - 2"): it ends a
+ * A noun the tagger reads as a verb ("two press brakes:", "a mitre saw,", "Hoists - 2"): it ends a
  * list item (a comma, colon, semicolon or dash after it, or "and"), where a verb of a sentence
- * would go on ("the kiln fires the pots", "the room has twelve hooks").
+ * would go on ("the oven bakes the bread", "the bay holds six cars").
  */
 const nounAsVerbAtEnd = (terms: Term[], k: number) =>
   terms[k].tags.has('Verb') &&
@@ -152,7 +152,7 @@ function nameAt(terms: Term[], at: number, counted = false): { name: string; end
       ((lastNoun >= at || end === at) && nounAsVerbAtEnd(terms, end)) ||
       (counted && end === at && t.tags.has('PresentTense') && !t.tags.has('Copula') && /s$/.test(t.text));
     if (!isModifier(t) && !verbBeforeNoun && !plural) break;
-    // A name given to a thing ("the laser cutter Sparky", "two setters, Stelian and …") follows
+    // A name given to a thing ("the router Rosie", "two fitters, Ann and …") follows
     // its kind: the kind is the resource.
     if (lastNoun >= at && lastNoun === end - 1 && /^\p{Lu}/u.test(t.text) && !/^\p{Lu}/u.test(terms[end - 1].text))
       break;
@@ -163,7 +163,7 @@ function nameAt(terms: Term[], at: number, counted = false): { name: string; end
   if (lastNoun < at) return undefined;
   // As written when in capitals (an acronym: "CNC router"), else in lower case.
   const words = terms.slice(at, lastNoun + 1).map((t) => (/^[A-Z0-9]{2,}$/.test(t.text) ? t.text : t.normal));
-  // A person's own name alone ("Priya", "Ben") is who, not what the work is shared out between;
+  // A person's own name alone ("Ann", "Joe") is who, not what the work is shared out between;
   // an activity alone ("boxing") is work, not what does it; a unit is a measure.
   if (terms.slice(at, lastNoun + 1).every(personal) || NOT_A_RESOURCE.has(words[words.length - 1].toLowerCase()))
     return undefined;
@@ -233,7 +233,7 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
   /** Adds a resource (or raises the count of one told before); returns its key. */
   const add = (name: string, count: number): string | undefined => {
     const key = singular(name);
-    // "the tank" after "one mixing tank": a name told again by its last word is the same resource.
+    // "the press" after "one brake press": a name told again by its last word is the same resource.
     const seenKey = found.has(key)
       ? key
       : key.includes(' ')
@@ -259,7 +259,7 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
       starts.push({ at: i });
       terms.forEach((t, k) => {
         const n = countOf(t.normal);
-        // A count followed by a comma or a full stop is told after its name ("lathes - 2, mills - 3").
+        // A count followed by a comma or a full stop is told after its name ("hoists - 2, drills - 3").
         if (n !== undefined && n > 0 && !endsPhrase(t) && k + 1 < terms.length) starts.push({ at: k + 1, count: n });
         if (
           HAVING.has(t.normal) ||
@@ -282,7 +282,7 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
       // The names found here by the index of the word after them, for a count told after a name.
       const endingAt = new Map<number, string>();
       for (const start of starts) {
-        // "We do not have a forklift", "there is no lift": what is denied is not there.
+        // "We do not have a crane", "there is no hoist": what is denied is not there.
         const before = terms.slice(Math.max(0, start.at - 3), start.at);
         if (before.some((t) => NEGATIONS.has(t.normal) || /n't$/.test(t.normal))) continue;
         let at = start.at;
@@ -305,11 +305,11 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
         if (denied) continue;
         const named = nameAt(terms, at, count !== undefined && count > 1);
         if (!named) continue;
-        // A capitalised word alone with no article or count before it ("Priya runs the desk") is
+        // A capitalised word alone with no article or count before it ("Ann runs the till") is
         // someone's name: a kind of thing is said with one ("The press …"), many of them in the plural.
         const bare = at === start.at && start.count === undefined;
         if (bare && !named.name.includes(' ') && /^\p{Lu}/u.test(terms[at].text) && !/s$/.test(named.name)) continue;
-        // "The strippers are eight people": the subject names the people a headcount counts.
+        // "The packers are six people": the subject names the people a headcount counts.
         if (HEADCOUNT.has(named.name.toLowerCase())) continue;
         // A label that opens a list ("The machines are: …", "Machines:") is no row; a counted one
         // ("Two ovens: …") still says how many.
@@ -339,7 +339,7 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
         const key = endingAt.get(k);
         if (key) found.get(key)!.count = n;
       });
-      // "Five suites:" or "Two repair frames:" opens a list of its members.
+      // "Three kilns:" or "Two welding bays:" opens a list of its members.
       const last = terms[terms.length - 1];
       inMemberList = !!last && /:/.test(last.post) && countOf(terms[0]?.normal ?? '') !== undefined;
     }
