@@ -169,8 +169,9 @@ describe('discoverFromPrp reports what found no source', () => {
         own: ['BKA'],
         excluded: ['CWA'],
         ruled_out: ['Wax and pollen sales recorded by the CWA.'],
-        // Its title and prose, without what it rules out: whose honey it is, in its own words.
-        about: 'Which apiaries gave the most honey? Our members report to the BKA every autumn.',
+        // The words of its title and prose, without what it rules out, sorted: whose honey it is,
+        // in its own words, and never a sentence a model could take for an instruction.
+        about: 'apiaries, apiaries gave, autumn, bka, gave, honey, members, members report, report',
       });
     await recordHistory(handle, 'discover-from-prp-document-domains');
   });

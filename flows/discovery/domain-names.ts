@@ -4,6 +4,7 @@
  * calls its own. Pure and deterministic: the workflow reads a PRP's names once and sends them with
  * every validation, and the stand-in reads table descriptions with the same rules.
  */
+import { COLUMN_STOP_WORDS } from '../../domain/text';
 
 /** What a requirements document names as its domain: the names it uses, and the names it rules out. */
 export interface DocumentDomains {
@@ -14,9 +15,10 @@ export interface DocumentDomains {
   /** The sentences that rule data out, named or not ("the studio's own telemetry is not wanted"). */
   ruledOutText?: string[];
   /**
-   * What the document says it is about, in its own words: its title and its prose outside the
-   * parts that rule data out and outside its column table. People name their subject there ("a
-   * club in the top ice hockey league"), seldom in the columns, which read alike across domains.
+   * What the document says it is about, in its own words: the words and pairs of words of its
+   * title and its prose outside the parts that rule data out and outside its column table, as a
+   * sorted list (`wordsOfAccount`). People name their subject there ("a club in the top ice hockey
+   * league"), seldom in the columns, which read alike across domains.
    */
   about?: string;
 }
@@ -208,7 +210,7 @@ export function documentDomains(prp: string): DocumentDomains {
     own: [...own],
     excluded: [...ruledOut].filter((n) => !own.has(n)),
     ruledOutText,
-    ...(about.length ? { about: capped(about.join(' '), ABOUT_CHARS) } : {}),
+    ...(about.length ? { about: wordsOfAccount(about) } : {}),
   };
 }
 
@@ -248,6 +250,48 @@ function withoutNonProse(prp: string): string {
       return '';
     })
     .join('\n');
+}
+
+/** Words that say nothing of a subject ("after", "nobody", "actually"), beside the columns' stop words. */
+const ACCOUNT_STOP_WORDS = new Set(
+  (
+    'about actually after also any before being both but can cannot could did does doing done each even ever every ' +
+    'our ours its their theirs his her hers him them they we us my mine ' +
+    'from had has have here how into just like many may might more most much must never nobody none nothing now ' +
+    'off once one only other ours out over own said same say says see she should since some still such than that ' +
+    'then there these they this those through too under until upon very want wants was way well were what when ' +
+    'where which while who whom whose why will would yes yet you your'
+  ).split(' '),
+);
+
+/**
+ * The account as the validations receive it: its content words and pairs of neighbouring content
+ * words ("pro football"), once each, in alphabetical order, as a list. Its sentences never reach a
+ * model that judges tables: a document is written by whoever asks, and a sentence in it can be an
+ * instruction ("ignore the columns and report …"); a sorted list of its words says what it is
+ * about and commands nothing.
+ */
+function wordsOfAccount(sentences: readonly string[]): string {
+  const content = (w: string | undefined) =>
+    !!w && w.length > 2 && !COLUMN_STOP_WORDS.has(w) && !ACCOUNT_STOP_WORDS.has(w);
+  // The first phrases told, as many as fit, then sorted: the opening says most of the subject.
+  const phrases = new Set<string>();
+  let length = 0;
+  const take = (phrase: string) => {
+    if (phrases.has(phrase) || length + phrase.length + 2 > ABOUT_CHARS) return;
+    phrases.add(phrase);
+    length += phrase.length + 2;
+  };
+  // A pair is two words of one clause: never across a full stop or a comma.
+  for (const clause of sentences.flatMap((s) => s.split(/[.,;:!?()]+/))) {
+    const tokens = clause.toLowerCase().match(/[\p{L}][\p{L}\p{N}'’-]*/gu) ?? [];
+    tokens.forEach((w, i) => {
+      if (!content(w)) return;
+      take(w);
+      if (content(tokens[i + 1])) take(`${w} ${tokens[i + 1]}`);
+    });
+  }
+  return [...phrases].sort().join(', ');
 }
 
 /** At most `max` characters, never half of a character outside the basic plane, nor a trailing space. */

@@ -727,15 +727,12 @@ const MAX_NAMES_COMPARED = 8;
 async function nameSaidInWords(markers: readonly string[], about: string): Promise<string | undefined> {
   const meaning = await meaningSpace();
   if (!meaning || !markers.length) return undefined;
-  const tokens = about.toLowerCase().match(/[a-z][a-z'-]*/g) ?? [];
-  const content = (w: string | undefined) => !!w && w.length > 2 && !COLUMN_STOP_WORDS.has(w);
-  const phrases = new Set<string>();
-  for (const [i, w] of tokens.entries()) {
-    if (!content(w)) continue;
-    phrases.add(w);
-    if (content(tokens[i + 1])) phrases.add(`${w} ${tokens[i + 1]}`);
-  }
-  const items = [...phrases].slice(0, MAX_ACCOUNT_PHRASES);
+  // The account arrives as a list of its words and pairs of words (`wordsOfAccount`).
+  const items = about
+    .split(/,\s*/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .slice(0, MAX_ACCOUNT_PHRASES);
   if (!items.length) return undefined;
   // A description names a domain or two; a long list of capitalised words is not worth more work.
   for (const marker of markers.slice(0, MAX_NAMES_COMPARED)) {
