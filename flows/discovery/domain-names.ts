@@ -294,13 +294,6 @@ function wordsOfAccount(sentences: readonly string[]): string {
   return [...phrases].sort().join(', ');
 }
 
-/** At most `max` characters, never half of a character outside the basic plane, nor a trailing space. */
-function capped(text: string, max: number): string {
-  let cut = text.slice(0, max);
-  if (/[\ud800-\udbff]$/.test(cut)) cut = cut.slice(0, -1);
-  return cut.trimEnd();
-}
-
 /** A line of prose without its markdown (emphasis, code marks, list markers): the words a reader reads. */
 function plainProse(text: string): string {
   return text
