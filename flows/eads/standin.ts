@@ -1287,7 +1287,7 @@ export function stepsFromProse(
   const clauses = told
     .split(commaList ? /\s*,\s*(?:and\s+|then\s+)?|\s+and\s+|,?\s*\bthen\b\s*/i : SEQUENCE_SPLIT)
     .map((c) => (c ?? '').trim().replace(/[.!]+$/, ''))
-    // One word is a step in a comma list ("sanded"), elsewhere a fragment.
+    // One word is a step in a comma list ("varnished"), elsewhere a fragment.
     .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
   if (clauses.length < 3) return undefined;
   // Items that count or measure one thing ("one room", "up to 6 people", "30 minutes") describe

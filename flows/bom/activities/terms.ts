@@ -129,7 +129,7 @@ export class Vocabulary {
 
   /**
    * Corrects spelling towards these words only (the words of the parts' names): a misspelt part
-   * becomes a part ("tantlum" → tantalum), never a word of an assembly's or a product's name
+   * becomes a part ("capacitr" → capacitor), never a word of an assembly's or a product's name
    * ("drivers" is not "Motor drive board").
    */
   spellWith(words: Iterable<string>): void {

@@ -28,7 +28,7 @@ export const TROUBLE_TOLD: Record<string, readonly string[]> = {
     'We order weeks ahead and still the stock arrives after the date we were given.',
     'Whether we can start depends on what the supplier manages to send that week.',
     'What comes in varies so much from one delivery to the next that we cannot plan on it.',
-    'The chemicals we rely on are hard to get hold of, and some weeks there are none at all.',
+    'The solvents we rely on are hard to get hold of, and some weeks there are none at all.',
   ],
   'work-unforeseeable': [
     'Nobody can say what next week holds until the calls come in.',
@@ -75,7 +75,7 @@ export const TROUBLE_TOLD: Record<string, readonly string[]> = {
   ],
   'booked-together': [
     'Every crossing needs a crew, a berth and the boat itself all free at the same time.',
-    'Each tow needs the tug, a skipper and two deckhands booked for the same tide.',
+    'Each tow needs the tug, a bosun and two deckhands booked for the same tide.',
     'A delivery needs the forklift, a driver and a free dock at once.',
     'Every scan needs the right sonographer, a free room and the scanner on the same afternoon.',
   ],
