@@ -822,7 +822,7 @@ export async function subjectAgreement(
   deliverable: ColumnLike[] | undefined,
   group: ColumnLike[] = [],
   about?: string,
-): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number; toDocument?: number } | undefined> {
+): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number; score: number } | undefined> {
   const meaning = await meaningSpace();
   if (!meaning || !deliverable?.length) return undefined;
   // The embedder reads only a text's first 256 tokens, some eight columns with their
@@ -834,10 +834,11 @@ export async function subjectAgreement(
   const similarity = await meaning.similarity(table, requirementSubject(ordered));
   const { floor, margin } = SUBJECT_AGREEMENT;
   const verdict = similarity < floor ? 'off' : similarity < floor + margin ? 'uncertain' : 'agrees';
-  // The columns read alike across domains (a date, two teams, a score); the document's prose says
-  // whose they are. Both are reported, for telling look-alike tables apart.
-  const toDocument = about?.trim() ? await meaning.similarity(table, about) : undefined;
-  return { verdict, similarity, ...(toDocument !== undefined ? { toDocument } : {}) };
+  // The verdict is the columns' (its floor and margin were measured on them). The columns read
+  // alike across domains (a date, two teams, a score) and the document's own words say whose they
+  // are, so the score that tells look-alike tables apart weighs both equally.
+  const score = about?.trim() ? (similarity + (await meaning.similarity(table, about))) / 2 : similarity;
+  return { verdict, similarity, score };
 }
 
 /**
@@ -1309,14 +1310,8 @@ export async function validateCandidate(
     column_scores: Object.fromEntries(
       (fit || !offSubject ? matched : []).map((p) => [p.target, Math.round(Math.min(1, p.raw) * 1000) / 1000]),
     ),
-    // Nearness to the requirement's subject: to its columns, and to its own account of itself when
-    // the document gave one (the look-alike comparison decides by it).
-    ...(subject
-      ? {
-          subject_score:
-            Math.round(((subject.similarity + (subject.toDocument ?? subject.similarity)) / 2) * 1000) / 1000,
-        }
-      : {}),
+    // Nearness to the requirement's subject (its columns and the document's own words).
+    ...(subject ? { subject_score: Math.round(subject.score * 1000) / 1000 } : {}),
   };
 }
 

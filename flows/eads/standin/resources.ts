@@ -10,6 +10,7 @@
 import nlp from 'compromise';
 import { sharedLexicon } from '../../../backends/lexicon/wordnet';
 import { NUMBER_WORDS } from '../../../domain/schedule-model';
+import { stemIdentifierWord } from '../../../domain/text';
 
 export interface CountedResource {
   name: string;
@@ -27,7 +28,7 @@ const MAX_COUNT = 1000;
  * physical object), and the kinds that only name a state, a thought, a message, a measure or a
  * time. A head noun the dictionary knows only in the latter ("the problem", "the delay") names no
  * resource; one it does not know, or knows also otherwise, is not judged by it. Acts are not among
- * them: the dictionary knows many a machine's name only as an act (a "shaker", a "cooler").
+ * them: the dictionary knows many a machine's name only as an act (a "sifter", the "bellows").
  */
 const RESOURCE_KINDS = new Set(['artifact', 'person', 'location', 'group', 'object']);
 const NO_RESOURCE_KINDS = new Set([
@@ -224,12 +225,8 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
     const kinds = lexicon?.senseKinds?.(head) ?? [];
     return kinds.some((k) => RESOURCE_KINDS.has(k)) || !kinds.every((k) => NO_RESOURCE_KINDS.has(k)) || !kinds.length;
   };
-  const singular = (name: string) =>
-    name
-      .toLowerCase()
-      .replace(/(?<=[a-z]{2})(ss|x|ch|sh)es$/, '$1')
-      .replace(/(?<=[a-z]{2})ies$/, 'y')
-      .replace(/(?<=[a-z]{2}[^s])s$/, '');
+  // One key for a name however it is told ("the lathe", "two lathes"): its words' stems.
+  const singular = (name: string) => name.toLowerCase().split(' ').map(stemIdentifierWord).join(' ');
   /** Adds a resource (or raises the count of one told before); returns its key. */
   const add = (name: string, count: number): string | undefined => {
     const key = singular(name);
@@ -259,7 +256,7 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
       starts.push({ at: i });
       terms.forEach((t, k) => {
         const n = countOf(t.normal);
-        // A count followed by a comma or a full stop is told after its name ("hoists - 2, drills - 3").
+        // A count followed by a comma or a full stop is told after its name ("hoists - 2, sifters - 3").
         if (n !== undefined && n > 0 && !endsPhrase(t) && k + 1 < terms.length) starts.push({ at: k + 1, count: n });
         if (
           HAVING.has(t.normal) ||
@@ -332,7 +329,7 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
         const key = add(named.name, count ?? 1);
         if (key) endingAt.set(named.end, key);
       }
-      // "Lathes - 2", "Trucks: 5": a count right after a name, and nothing named after it.
+      // "Hoists - 2", "Sifters: 5": a count right after a name, and nothing named after it.
       terms.forEach((t, k) => {
         const n = countOf(t.normal);
         if (n === undefined || n < 1 || n > MAX_COUNT || (!endsPhrase(t) && k + 1 < terms.length)) return;
