@@ -238,6 +238,8 @@ const SUPPLY_ROLES = new Set(
   'supplier suppliers vendor vendors maker makers manufacturer manufacturers distributor distributors'.split(' '),
 );
 const HAVE = new Set(['have', 'has', 'had', 'having']);
+/** Determiners that open a verb's object ("hold a …", "carry the …"). */
+const OBJECT_DETERMINERS = new Set('a an the any some this that these those'.split(' '));
 /** Past participles that do not end in "-ed" (the common irregular ones). */
 const IRREGULAR_PARTICIPLES = new Set(
   (
@@ -686,6 +688,26 @@ function readClause(tokens: string[]): ClauseReading {
         pivot: true,
         verb: tokens[lists],
       };
+    // "Which assemblies hold a X", "which boards sport the X": a word after the subject that a
+    // determiner follows is the clause's verb, whether or not it is one of the usage verbs above,
+    // and what follows it is the object (read as the subject, "hold a" cut the part in two).
+    const verbBeforeObject = tokens.findIndex(
+      (w, k) =>
+        k > j &&
+        k <= j + 3 &&
+        (end < 0 || k < end) &&
+        OBJECT_DETERMINERS.has(tokens[k + 1] ?? '') &&
+        !isStopWord(w) &&
+        !QUESTION_WORDS.has(w) &&
+        !PRONOUNS.has(w),
+    );
+    if (verbBeforeObject >= 0)
+      return {
+        object: tokens.slice(verbBeforeObject + 1),
+        subjectWords: tokens.slice(wh, verbBeforeObject),
+        pivot: true,
+        verb: tokens[verbBeforeObject],
+      };
     subjectWords = tokens.slice(wh, Math.min(end < 0 ? tokens.length : end, j + 4));
     // "Which products would a shortage of X affect?", "Which boards does X go into?": the kind
     // asked about, then a modal or "do", then the subject, whose last word is the verb.
@@ -738,6 +760,31 @@ function withoutTopLevelWords(object: string[]): string[] {
 }
 
 /**
+ * Prepositions of place, and the quantifiers that make what follows them a place among the BOMs
+ * ("on any board", "in our products"); after "the" it may be what the part is about ("a notice
+ * on the thermistor") or how it is packaged ("in a TO-92 package").
+ */
+const PLACE_PREPOSITIONS = new Set('on in inside within across onto into'.split(' '));
+const PLACE_OPENERS = new Set('any every all our their'.split(' '));
+
+/**
+ * An object without the place it ends on ("a brushed DC motor on any board", "a relay in our
+ * products"): where the part sits is the BOM asked about, never a part of it (read as part of the
+ * phrase, "board" grounded on a board-to-board header).
+ */
+function withoutPlacement(object: string[]): string[] {
+  const at = object.findIndex(
+    (w, k) =>
+      k > 0 &&
+      PLACE_PREPOSITIONS.has(w) &&
+      PLACE_OPENERS.has(object[k + 1] ?? '') &&
+      trimStopWords(object.slice(0, k)).length > 0 &&
+      !object.slice(k).some((x) => OR_WORDS.has(x) || AND_WORDS.has(x) || x === ',' || x === ';'),
+  );
+  return at < 0 ? object : object.slice(0, at);
+}
+
+/**
  * True when an object only points back at a part ("a replacement part", "the same chips"): words
  * that refer back, generic heads and frame words, nothing that could name a part of its own.
  */
@@ -779,7 +826,10 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     while (lead < tokens.length && ASIDE_LEADS.has(tokens[lead])) lead++;
     if (!taken.excluded.length && (tokens[lead] === 'not' || tokens[lead] === 'no') && lead + 1 < tokens.length)
       taken.excluded.push(tokens.slice(lead + 1));
-    if (!taken.excluded.length) return ` ${inner} `;
+    // An aside that describes the part in a clause of its own ("the cheap kind with carbon
+    // brushes") says what it is like, not what it is called: read inline, its "with" became the
+    // question's verb and its words the part.
+    if (!taken.excluded.length) return tokens.some((w) => ACTIVE_PIVOTS.has(w)) ? ' ' : ` ${inner} `;
     narrowedWords.push(...taken.excluded);
     return ' ';
   });
@@ -801,7 +851,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   });
   const main = mainClause(clauses);
   const reading = readClause(main);
-  let object = withoutTopLevelWords(reading.object);
+  let object = withoutPlacement(withoutTopLevelWords(reading.object));
   let fromScene = false;
   // The question's clause names no part ("which products would be affected?", "which boards use
   // them?"): the part is in the scene the other clauses set.

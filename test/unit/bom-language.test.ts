@@ -1050,9 +1050,27 @@ describe('the resolver and the ladder on the small warehouse', () => {
     // A word after the only part, or two parts with nothing between them, keep the phrase whole.
     expect(grounderOf().sideBySide('valve drivers')).toBeNull();
     expect(grounderOf().sideBySide('gear pump pressure transducer')).toBeNull();
+    // Two parts with only content words between them are one name the data lacks, not two parts.
+    expect(grounderOf().sideBySide('gear pump brass pressure transducer')).toBeNull();
     const both = await answer('Which units have a gear pump as well as a pressure transducer?');
     expect(both.resolved.match).toBe('all');
     expect(both.ids).toEqual(['A-101']);
+  });
+
+  it('reads the verb after the subject by the determiner that follows it, and no verb from a describing aside', async () => {
+    // "hold" is no usage verb it lists: read as the subject, "hold a" once cut the part in two.
+    expect(parseBomQuestion('Which units hold a gear pump?')).toMatchObject({
+      concepts: ['gear pump'],
+      subject: 'units',
+    });
+    const held = await answer('Which units hold a gear pump?');
+    expect(held.ids).toEqual(['A-101']);
+    // The aside's "with" is no verb of the question, and "on any unit" is where the part sits.
+    expect(parseBomQuestion('Is a gear pump (the sort with brass gears) on any unit?').concepts).toEqual(['gear pump']);
+    // A notice "on" a part is about it: only a quantifier makes what follows a place.
+    expect(parseBomQuestion('What would a recall notice on the gear pump affect?').concepts).toEqual([
+      'recall notice on the gear pump',
+    ]);
   });
 
   it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {

@@ -38,4 +38,12 @@ describe('the noun dictionary', () => {
     expect(lexicon.usualKind('management')).toBe('act');
     expect(lexicon.usualKind('qx-17')).toBeUndefined();
   });
+
+  it('knows opposite adjectives, through the head a satellite sense is similar to, and nothing else', () => {
+    expect(lexicon.opposites('narrow', 'wide')).toBe(true);
+    expect(lexicon.opposites('heavy', 'light')).toBe(true);
+    expect(lexicon.opposites('wide', 'broad')).toBe(false);
+    expect(lexicon.opposites('qx-17', 'wide')).toBe(false);
+    expect(lexicon.opposites('x'.repeat(10_000), 'wide')).toBe(false);
+  });
 });

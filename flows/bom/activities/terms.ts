@@ -259,7 +259,7 @@ export class Vocabulary {
       const shortButPlaced = word.length === SHORT_RESPELT && given.length > 1;
       if (
         (word.length < 5 && !shortButPlaced) ||
-        /\d/.test(word) ||
+        isDesignator(word) ||
         variants.some((v) => counts.has(v) || this.isWord(v))
       )
         return word;
@@ -762,6 +762,62 @@ const wordSet = (text: string) =>
   );
 
 /**
+ * A part's designator rather than a word of the language: a code with digits ("CR2032", "DDR4")
+ * or a hyphen before a last letter or two ("USB-C", "Type-A"; not "e-ink", a word). Designators name variants, so one that
+ * differs from another by a letter is another part, never a misspelling of it.
+ */
+export function isDesignator(word: string): boolean {
+  return /\d/.test(word) || /\p{L}{2,}-\p{L}{1,2}$/u.test(word);
+}
+
+/** A designator cut where it turns from letters to digits or at a hyphen: "usb-c" → usb, c; "cr2032" → cr, 2032. */
+const designatorSegments = (word: string): string[] => word.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? [];
+
+/** A word without a privative ending or beginning ("brushless" → brush, "unshielded" → shield), and whether it had one. */
+function privative(word: string): { base: string; lacks: boolean } {
+  const w = word.toLowerCase();
+  const lacks = /less$/.test(w) || /^(?:un|non-?)\p{L}{3}/u.test(w);
+  const base = w
+    .replace(/less$/, '')
+    .replace(/^(?:un|non-?)(?=\p{L}{3})/u, '')
+    .replace(/(?:ed|ing|s)$/, '');
+  return { base, lacks };
+}
+
+/**
+ * Whether a word of the question and a word of a part's name name two variants of one thing, not
+ * the same thing in other words: two designators of one family that differ ("USB-A" and "USB-C",
+ * "CR2016" and "CR2032"), a word and its privative ("brushed" and "brushless"), or opposites in
+ * the dictionary ("thin" and "thick"). Meaning hears such siblings as near as synonyms (a thin
+ * film resistor and a thick film one score 0.88), so without this the part the data lacks is
+ * answered with its sibling.
+ */
+export function contrasting(asked: string, named: string, lexicon?: Lexicon): boolean {
+  const a = asked.toLowerCase();
+  const b = named.toLowerCase();
+  if (a === b || pluralVariants(a).includes(b)) return false;
+  if (isDesignator(a) && isDesignator(b)) {
+    const [x, y] = [designatorSegments(a), designatorSegments(b)];
+    // One family ("usb", "cr") with another variant: a letter or two, or a number.
+    const variant = (s: string) => s.length <= 2 || /^\p{N}+$/u.test(s);
+    const differ = (i: number) => x[i] !== y[i] && variant(x[i] ?? '') && variant(y[i] ?? '');
+    if (x.length === y.length && x.length > 1 && x[0] === y[0] && x.some((_, i) => i > 0 && differ(i))) return true;
+  }
+  const [p, q] = [privative(a), privative(b)];
+  if (p.base.length >= 3 && p.base === q.base && p.lacks !== q.lacks) return true;
+  return !!lexicon?.opposites?.(a, b);
+}
+
+/** Whether some word of the phrase and some word of the name are `contrasting` variants (hyphenated words also part by part). */
+function contrastsWithName(phraseWords: readonly string[], name: string, lexicon?: Lexicon): boolean {
+  const pieces = (w: string) => (isDesignator(w) ? [w] : [w, ...w.split('-').filter(Boolean)]);
+  const nameWords = name.toLowerCase().split(/\s+/).flatMap(pieces);
+  const asked = phraseWords.flatMap(pieces).filter((w) => !nameWords.includes(w));
+  const unasked = nameWords.filter((w) => !phraseWords.flatMap(pieces).includes(w));
+  return asked.some((a) => unasked.some((n) => contrasting(a, n, lexicon)));
+}
+
+/**
  * A number and its unit written apart ("868 MHz", "12 V", "3 W") joined as the data writes them
  * ("868MHz"), where the data has the joined word: a spec is one word of a description, and its
  * number alone matches any value that holds those digits.
@@ -1068,6 +1124,7 @@ export class Grounder {
     let lead = false;
     let trailing = false;
     let gap: number | null = null;
+    let linked = false;
     for (let i = 0; i < words.length;) {
       let end = -1;
       for (let j = words.length; j > i; j--)
@@ -1078,14 +1135,18 @@ export class Grounder {
       if (end < 0) {
         if (parts.length === 0 && !isPhraseBoundary(words[i])) lead = true;
         if (parts.length) gap = (gap ?? 0) + 1;
+        if (parts.length && isStopWord(words[i])) linked = true;
         if (parts.length && !isPhraseBoundary(words[i])) trailing = true;
         i++;
         continue;
       }
-      // Two parts with nothing between them are one name the data does not hold ("glass pumps").
-      if (parts.length && !gap) return null;
+      // Two parts with nothing between them are one name the data does not hold ("glass pumps"),
+      // and so are two with only content words between them ("ceramic GPS patch antenna"): what
+      // links two things named side by side holds a function word ("as well as a", "alongside the").
+      if (parts.length && (!gap || !linked)) return null;
       parts.push(words.slice(i, end).join(' '));
       gap = 0;
+      linked = false;
       trailing = false;
       i = end;
     }
@@ -1413,6 +1474,9 @@ export class Grounder {
         chosen = { name: top.name, score: scores[index] };
       }
     }
+    // A word of the phrase that names a sibling of a word of the part ("thin" film resistors, a
+    // "USB-A" receptacle) asks for another variant: the data lacks it, and the part is only its neighbour.
+    if (contrastsWithName(run, chosen.name, this.lexicon)) return undefined;
     // The phrase's specs the data writes ("48W" of "48W oscillating pump") stay with the part
     // meaning found: they must be on that part, or the phrase names a part the data lacks (every
     // such pump is no answer for the 48W ones).

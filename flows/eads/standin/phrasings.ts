@@ -450,7 +450,7 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
     'Only the master dyer knows the recipes.',
     'The specialist tasks all fall on the same few people.',
     'We depend on one expert for all the calibration.',
-    'Only a few pharmacists can check the controlled drugs.',
+    'Only a couple of the senior staff are licensed to sign for the restricted stock.',
     'Cross-training is poor, so only some people can do each job.',
     'The one person who can programme the robot is always busy.',
     'Only accredited surveyors can sign off the work.',
