@@ -238,7 +238,7 @@ const SUPPLY_ROLES = new Set(
   'supplier suppliers vendor vendors maker makers manufacturer manufacturers distributor distributors'.split(' '),
 );
 const HAVE = new Set(['have', 'has', 'had', 'having']);
-/** Determiners that open a verb's object ("hold a …", "carry the …"). */
+/** Determiners that open a verb's object ("sport a …", "carry the …"). */
 const OBJECT_DETERMINERS = new Set('a an the any some this that these those'.split(' '));
 /** Past participles that do not end in "-ed" (the common irregular ones). */
 const IRREGULAR_PARTICIPLES = new Set(
@@ -688,9 +688,10 @@ function readClause(tokens: string[]): ClauseReading {
         pivot: true,
         verb: tokens[lists],
       };
-    // "Which assemblies hold a X", "which boards sport the X": a word after the subject that a
+    // "Which units sport a X", "which kits bundle the X": a word after the subject that a
     // determiner follows is the clause's verb, whether or not it is one of the usage verbs above,
-    // and what follows it is the object (read as the subject, "hold a" cut the part in two).
+    // and what follows it is the object (read as the subject, the verb and its article cut the
+    // part in two).
     const verbBeforeObject = tokens.findIndex(
       (w, k) =>
         k > j &&
@@ -768,9 +769,9 @@ const PLACE_PREPOSITIONS = new Set('on in inside within across onto into'.split(
 const PLACE_OPENERS = new Set('any every all our their'.split(' '));
 
 /**
- * An object without the place it ends on ("a brushed DC motor on any board", "a relay in our
+ * An object without the place it ends on ("a float switch on any unit", "a relay in our
  * products"): where the part sits is the BOM asked about, never a part of it (read as part of the
- * phrase, "board" grounded on a board-to-board header).
+ * phrase, the word for the BOM grounded on a part whose name holds it).
  */
 function withoutPlacement(object: string[]): string[] {
   const at = object.findIndex(
@@ -826,8 +827,8 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     while (lead < tokens.length && ASIDE_LEADS.has(tokens[lead])) lead++;
     if (!taken.excluded.length && (tokens[lead] === 'not' || tokens[lead] === 'no') && lead + 1 < tokens.length)
       taken.excluded.push(tokens.slice(lead + 1));
-    // An aside that describes the part in a clause of its own ("the cheap kind with carbon
-    // brushes") says what it is like, not what it is called: read inline, its "with" became the
+    // An aside that describes the part in a clause of its own ("the sort with a brass
+    // body") says what it is like, not what it is called: read inline, its "with" became the
     // question's verb and its words the part.
     if (!taken.excluded.length) return tokens.some((w) => ACTIVE_PIVOTS.has(w)) ? ' ' : ` ${inner} `;
     narrowedWords.push(...taken.excluded);

@@ -35,7 +35,7 @@ export interface Lexicon {
    */
   senseKinds?(noun: string): string[];
   /**
-   * Whether two adjectives are opposites ("thin" and "thick", "wired" and "wireless"): a sense of
+   * Whether two adjectives are opposites ("narrow" and "wide", "heavy" and "light"): a sense of
    * one is the antonym of a sense of the other, directly or through the head adjective a
    * satellite sense is similar to. False when either is not in the dictionary.
    */
@@ -161,7 +161,7 @@ export class WordNetLexicon implements Lexicon {
     const first = this.adjectiveSensesOf(a);
     const second = this.adjectiveSensesOf(b);
     if (!first.length || !second.length) return false;
-    // A satellite sense ("slim") has no antonym of its own: its head's ("thin") stands for it.
+    // A satellite sense ("skinny") has no antonym of its own: its head's stands for it.
     const withHeads = (offsets: number[]) => [
       ...new Set(offsets.flatMap((o) => [o, ...(this.adjectiveSense(o)?.similarTo ?? [])])),
     ];

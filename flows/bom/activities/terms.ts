@@ -762,18 +762,19 @@ const wordSet = (text: string) =>
   );
 
 /**
- * A part's designator rather than a word of the language: a code with digits ("CR2032", "DDR4")
- * or a hyphen before a last letter or two ("USB-C", "Type-A"; not "e-ink", a word). Designators name variants, so one that
- * differs from another by a letter is another part, never a misspelling of it.
+ * A part's designator rather than a word of the language: a code with digits ("XR12", "M3x8") or a
+ * hyphen before a last letter or two ("mini-b", "Kind-C"; not "x-ray", a word). Designators name
+ * variants, so one that differs from another by a letter is another part, never a misspelling of
+ * it.
  */
 export function isDesignator(word: string): boolean {
   return /\d/.test(word) || /\p{L}{2,}-\p{L}{1,2}$/u.test(word);
 }
 
-/** A designator cut where it turns from letters to digits or at a hyphen: "usb-c" → usb, c; "cr2032" → cr, 2032. */
+/** A designator cut where it turns from letters to digits or at a hyphen: "mini-b" → mini, b; "xr12" → xr, 12. */
 const designatorSegments = (word: string): string[] => word.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? [];
 
-/** A word without a privative ending or beginning ("brushless" → brush, "unshielded" → shield), and whether it had one. */
+/** A word without a privative ending or beginning ("cordless" → cord, "unglazed" → glaz), and whether it had one. */
 function privative(word: string): { base: string; lacks: boolean } {
   const w = word.toLowerCase();
   const lacks = /less$/.test(w) || /^(?:un|non-?)\p{L}{3}/u.test(w);
@@ -786,11 +787,11 @@ function privative(word: string): { base: string; lacks: boolean } {
 
 /**
  * Whether a word of the question and a word of a part's name name two variants of one thing, not
- * the same thing in other words: two designators of one family that differ ("USB-A" and "USB-C",
- * "CR2016" and "CR2032"), a word and its privative ("brushed" and "brushless"), or opposites in
- * the dictionary ("thin" and "thick"). Meaning hears such siblings as near as synonyms (a thin
- * film resistor and a thick film one score 0.88), so without this the part the data lacks is
- * answered with its sibling.
+ * the same thing in other words: two designators of one family that differ ("mini-b" and "mini-c",
+ * "XR12" and "XR15"), a word and its privative ("corded" and "cordless"), or opposites in the
+ * dictionary ("narrow" and "wide"). Meaning hears such siblings as near as synonyms (two resistors
+ * that differ only in such a word scored 0.88 on MiniLM), so without this the part the data lacks
+ * is answered with its sibling.
  */
 export function contrasting(asked: string, named: string, lexicon?: Lexicon): boolean {
   const a = asked.toLowerCase();
@@ -798,7 +799,7 @@ export function contrasting(asked: string, named: string, lexicon?: Lexicon): bo
   if (a === b || pluralVariants(a).includes(b)) return false;
   if (isDesignator(a) && isDesignator(b)) {
     const [x, y] = [designatorSegments(a), designatorSegments(b)];
-    // One family ("usb", "cr") with another variant: a letter or two, or a number.
+    // One family ("mini", "xr") with another variant: a letter or two, or a number.
     const variant = (s: string) => s.length <= 2 || /^\p{N}+$/u.test(s);
     const differ = (i: number) => x[i] !== y[i] && variant(x[i] ?? '') && variant(y[i] ?? '');
     if (x.length === y.length && x.length > 1 && x[0] === y[0] && x.some((_, i) => i > 0 && differ(i))) return true;
@@ -1141,8 +1142,9 @@ export class Grounder {
         continue;
       }
       // Two parts with nothing between them are one name the data does not hold ("glass pumps"),
-      // and so are two with only content words between them ("ceramic GPS patch antenna"): what
-      // links two things named side by side holds a function word ("as well as a", "alongside the").
+      // and so are two with only content words between them ("gear pump brass pressure
+      // transducer"): what links two things named side by side holds a function word ("as well
+      // as a", "alongside the").
       if (parts.length && (!gap || !linked)) return null;
       parts.push(words.slice(i, end).join(' '));
       gap = 0;
@@ -1474,8 +1476,9 @@ export class Grounder {
         chosen = { name: top.name, score: scores[index] };
       }
     }
-    // A word of the phrase that names a sibling of a word of the part ("thin" film resistors, a
-    // "USB-A" receptacle) asks for another variant: the data lacks it, and the part is only its neighbour.
+    // A word of the phrase that names a sibling of a word of the part (a "corded" drill, a
+    // "narrow" hinge) asks for another variant: the data lacks it, and the part is only its
+    // neighbour.
     if (contrastsWithName(run, chosen.name, this.lexicon)) return undefined;
     // The phrase's specs the data writes ("48W" of "48W oscillating pump") stay with the part
     // meaning found: they must be on that part, or the phrase names a part the data lacks (every
