@@ -174,6 +174,11 @@ export interface ParsedBomQuestion {
    * names is in the data, the part is the scene's.
    */
   sceneParts: string[];
+  /**
+   * The subjects of the scene's clauses ("the pump controller" of "the pump controller has had an
+   * end-of-life notice"): the part, where what the scene says happens to it names nothing the data holds.
+   */
+  sceneSubjects: string[];
   /** The words that asked for the top of the BOMs ("finished goods", "end products"), wherever they stood. */
   topLevelWords: string | null;
   /**
@@ -864,6 +869,16 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
       return withoutTopLevelWords(r.pivot ? r.object : words);
     })
     .filter((words) => !namesNothing(words));
+  // What the scene's clauses start with, before their verb ("the pump controller | has had a
+  // notice"): where what happens to it names nothing the data holds, the part is the subject.
+  const sceneSubjects = clauses
+    .filter((c) => c !== main)
+    .map((c) => {
+      const words = opensCondition(c) ? c.slice(c.findIndex((w) => SUBORDINATORS.has(w)) + 1) : c;
+      const verb = words.findIndex((w) => isClauseVerb(w) || HAVE.has(w) || ACTIVE_PIVOTS.has(w));
+      return cutPhrase(trimStopWords(verb > 0 ? words.slice(0, verb) : []));
+    })
+    .filter((phrase): phrase is string => !!phrase);
   if (clauses.length > 1 && (!reading.pivot || namesNothing(object) || refersBack(object))) {
     if (scene.length) {
       object = scene.flatMap((words, i) => (i ? [';', ...words] : words));
@@ -892,7 +907,11 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
       const at = chunk.findIndex((w) => CONCESSIVE.test(w));
       return at < 0 ? chunk : chunk.slice(0, at);
     })
-    .filter((chunk) => trimStopWords(chunk).length > 0);
+    .filter((chunk) => trimStopWords(chunk).length > 0)
+    // A phrase after a comma that says what the part does in a clause of its own ("…, the piece
+    // that keeps the door shut") restates the part before it: it is no second part.
+    // (In a list, "a fuse, a relay or the diode that …", each item is a part.)
+    .filter((chunk, k) => k === 0 || sawAnd || sawOr || !appositive(chunk));
   const concepts: string[] = [];
   for (const chunk of chunks) {
     // A longer run is cut; grounding looks for the part named inside it.
@@ -938,6 +957,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     narrowed: narrowed.filter((n) => !concepts.includes(n)),
     scene: fromScene,
     sceneParts: fromScene ? [] : scene.map((words) => cutPhrase(trimStopWords(words))).filter(Boolean),
+    sceneSubjects: fromScene ? sceneSubjects : [],
     topLevelWords,
     contained: !fromScene && reading.pivot && !!reading.verb && !NEED_VERBS.has(reading.verb),
   };
@@ -966,6 +986,12 @@ const PURPOSE_OBJECTS = new Set(['the', 'a', 'an', 'our', 'its', 'their', 'them'
  * two things with "to" ("USB to serial converter", "board to board connector") has no such
  * object after its second word.
  */
+/** A noun phrase opened by "the" or "a" and carried on by a relative clause: "the one that …", "a piece which …". */
+function appositive(chunk: readonly string[]): boolean {
+  const at = chunk.findIndex((w) => w === 'that' || w === 'which' || w === 'who');
+  return at > 1 && /^(?:the|a|an)$/.test(chunk[0]);
+}
+
 function withoutPurpose(words: string[]): string[] {
   for (let i = 1; i + 2 < words.length; i++)
     if (words[i] === 'to' && PURPOSE_OBJECTS.has(words[i + 2])) return words.slice(0, i);

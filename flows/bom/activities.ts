@@ -776,6 +776,23 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             scene = true;
           }
         }
+        // The scene's words after its verbs name nothing the data holds ("X has had an end-of-life
+        // notice"): the part is what the scene's clause starts with.
+        // (Only when those words end in no thing at all, "notice", "rise": a part the data lacks
+        // after the verb is the question's, and stays missing.)
+        const namesEvent = (c: GroundedConcept) => {
+          const last = c.asked
+            .split(/\s+/)
+            .filter((w) => !isStopWord(w))
+            .pop();
+          return c.level === null && !!last && namesNoThing(lexicon ?? undefined, last, { acts: true });
+        };
+        if (scene && concepts.length && concepts.every(namesEvent) && parsed.sceneSubjects.length) {
+          const subjects = await Promise.all(
+            normaliseTerms(parsed.sceneSubjects).map((phrase) => grounder.ground(phrase, { scene: true })),
+          );
+          if (subjects.some((c) => c.level !== null)) concepts.splice(0, concepts.length, ...subjects);
+        }
         // A scene told in several clauses ("X is on hold after a batch of dead pixels") names its
         // part in one of them: the clauses that name nothing the data holds are the situation.
         if (scene && concepts.some((c) => c.level !== null))

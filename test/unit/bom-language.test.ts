@@ -503,6 +503,9 @@ describe('grounding a phrase in the warehouse values', () => {
     // A unit spelt out is joined by its symbol, where the data writes that.
     expect(specsAsWritten('12 volts', has)).toBe('12v');
     expect(specsAsWritten('a 4.3 inch display', (w) => w === '4.3in')).toBe('a 4.3in display');
+    // The micro sign, either of its two code points, as the Latin letter the data types for it.
+    expect(specsAsWritten('22 µH chokes', (w) => w === '22uh')).toBe('22uH chokes');
+    expect(specsAsWritten('22 μH chokes', (w) => w === '22uh')).toBe('22uH chokes');
     // Not a spec the data writes: a count stays a count, and a unit inside a word stays.
     expect(specsAsWritten('2 valves', has)).toBe('2 valves');
     expect(specsAsWritten('12 watts', has)).toBe('12 watts');
@@ -1071,6 +1074,21 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(parseBomQuestion('What would a recall notice on the gear pump affect?').concepts).toEqual([
       'recall notice on the gear pump',
     ]);
+  });
+
+  it('takes the scene’s subject when what happens to it names no thing, and a relative apposition as no second part', async () => {
+    const notice = await answer('The gear pump has had a recall notice. Which units use it?');
+    expect(notice.resolved.search_terms).toEqual(['gear pump']);
+    expect(notice.ids).toEqual(['A-101']);
+    // What follows the verb is a part the data lacks: it stays the question, never the subject.
+    const lacking = await answer('Do any of our units take a peristaltic pump? If so, which ones?');
+    expect(lacking.ids).toEqual([]);
+    expect(parseBomQuestion('Which units include a gear pump, the piece that moves the water?').concepts).toEqual([
+      'gear pump',
+    ]);
+    expect(
+      parseBomQuestion('Which units use a knob, a heater or the valve that lets steam out?').concepts,
+    ).toHaveLength(3);
   });
 
   it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {

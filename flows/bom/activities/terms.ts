@@ -825,10 +825,13 @@ function contrastsWithName(phraseWords: readonly string[], name: string, lexicon
  */
 export function specsAsWritten(phrase: string, dataHas: (word: string) => boolean): string {
   return phrase.replace(
-    /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµΩ]{1,12})(?![\w-])/giu,
+    /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµμΩ]{1,12})(?![\w-])/giu,
     (whole, n: string, unit: string) => {
-      // The unit as asked, or its symbol where it is spelt out ("4.3 inch" → "4.3in").
-      const forms = [unit, UNIT_SYMBOLS[unit.toLowerCase()]].filter((u): u is string => !!u);
+      // The unit as asked, or its symbol where it is spelt out ("4.3 inch" → "4.3in"), or with
+      // the micro sign in the Latin letter data sheets type for it ("µF" → "uF").
+      const forms = [unit, UNIT_SYMBOLS[unit.toLowerCase()], unit.replace(/^[µμ]/u, 'u')].filter(
+        (u): u is string => !!u,
+      );
       const joined = forms.map((u) => `${n}${u}`).find((w) => dataHas(w.toLowerCase()));
       return joined ?? whole;
     },
