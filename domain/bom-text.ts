@@ -175,8 +175,8 @@ export interface ParsedBomQuestion {
    */
   sceneParts: string[];
   /**
-   * The subjects of the scene's clauses ("the pump controller" of "the pump controller has had an
-   * end-of-life notice"): the part, where what the scene says happens to it names nothing the data holds.
+   * The subjects of the scene's clauses ("the pump controller" of "the pump controller has had a recall
+   * letter"): the part, where what the scene says happens to it names nothing the data holds.
    */
   sceneSubjects: string[];
   /** The words that asked for the top of the BOMs ("finished goods", "end products"), wherever they stood. */

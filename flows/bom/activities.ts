@@ -776,9 +776,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             scene = true;
           }
         }
-        // The scene's words after its verbs name nothing the data holds ("X has had an end-of-life
-        // notice"): the part is what the scene's clause starts with.
-        // (Only when those words end in no thing at all, "notice", "rise": a part the data lacks
+        // The scene's words after its verbs name nothing the data holds ("X has had a recall
+        // letter"): the part is what the scene's clause starts with.
+        // (Only when those words end in no thing at all, "letter", "rise": a part the data lacks
         // after the verb is the question's, and stays missing.)
         const namesEvent = (c: GroundedConcept) => {
           const last = c.asked

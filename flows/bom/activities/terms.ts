@@ -828,7 +828,7 @@ export function specsAsWritten(phrase: string, dataHas: (word: string) => boolea
     /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµμΩ]{1,12})(?![\w-])/giu,
     (whole, n: string, unit: string) => {
       // The unit as asked, or its symbol where it is spelt out ("4.3 inch" → "4.3in"), or with
-      // the micro sign in the Latin letter data sheets type for it ("µF" → "uF").
+      // the micro sign in the Latin letter data sheets type for it ("µH" → "uH").
       const forms = [unit, UNIT_SYMBOLS[unit.toLowerCase()], unit.replace(/^[µμ]/u, 'u')].filter(
         (u): u is string => !!u,
       );
