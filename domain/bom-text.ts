@@ -986,7 +986,10 @@ const PURPOSE_OBJECTS = new Set(['the', 'a', 'an', 'our', 'its', 'their', 'them'
  * two things with "to" ("USB to serial converter", "board to board connector") has no such
  * object after its second word.
  */
-/** A noun phrase opened by "the" or "a" and carried on by a relative clause: "the one that …", "a piece which …". */
+/**
+ * A noun phrase opened by "the" or "a" and carried on by a relative clause ("the one that …",
+ * "a piece which …").
+ */
 function appositive(chunk: readonly string[]): boolean {
   const at = chunk.findIndex((w) => w === 'that' || w === 'which' || w === 'who');
   return at > 1 && /^(?:the|a|an)$/.test(chunk[0]);
