@@ -344,10 +344,20 @@ const TOP_LEVEL_PHRASES = [
  * The question's text as parsing reads it: lower case, contractions spelt out ("don't" → "do
  * not", "can't" → "can not"), and a dash, colon or full stop between clauses as a ";".
  */
+/** A phrase boundary that is a word of the language's grammar, not of BOMs ("bom", "ic" are written in capitals as themselves). */
+const spellsFunctionWord = (word: string): boolean =>
+  isPhraseBoundary(word) && !GENERIC_HEADS.has(word) && !/^(?:bom|boms|bill|bills)$/.test(word);
+
 function normaliseQuestion(question: string): string {
+  // A word the question writes in capitals is a name ("CAN bus", "IT equipment"), never the
+  // function word it spells; unless the whole question is in capitals.
+  const letters = question.replace(/[^\p{L}]/gu, '');
+  const shouting = letters.length > 0 && letters.replace(/\p{Lu}/gu, '').length < letters.length / 2;
+  const cased = question.replace(/[\p{L}\p{N}'’-]+/gu, (w) =>
+    !shouting && /^\p{Lu}{2,}$/u.test(w) && spellsFunctionWord(w.toLowerCase()) ? w : w.toLowerCase(),
+  );
   return (
-    question
-      .toLowerCase()
+    cased
       .replace(/[’‘`]/g, "'")
       .replace(/\bcan't\b/g, 'can not')
       .replace(/\bwon't\b/g, 'will not')
@@ -367,7 +377,9 @@ function parseTokens(text: string): string[] {
   // The possessive-free text once, not once per token (that was quadratic in the question).
   const plain = text.replace(/['’]s\b/g, '');
   for (let m = re.exec(plain); m; m = re.exec(plain)) {
-    tokens.push(m[0].toLowerCase().replace(/(?<![-_])[-_]+$/, ''));
+    // A word still in capitals after `normaliseQuestion` is a name that spells a function word: it stays so.
+    const word = /^\p{Lu}{2,}$/u.test(m[0]) ? m[0] : m[0].toLowerCase();
+    tokens.push(word.replace(/(?<![-_])[-_]+$/, ''));
   }
   return tokens.filter((t) => t.length > 0);
 }

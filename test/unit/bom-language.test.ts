@@ -1089,6 +1089,11 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(
       parseBomQuestion('Which units use a knob, a heater or the valve that lets steam out?').concepts,
     ).toHaveLength(3);
+    // A function word written in capitals is a name; a question all in capitals is read as usual.
+    expect(parseBomQuestion('Where do we fit an IT module?').concepts).toEqual(['IT module']);
+    expect(parseBomQuestion('Which units use the AND gate?').concepts).toEqual(['AND gate']);
+    expect(parseBomQuestion('WHICH UNITS USE A KNOB OR A HEATER?').concepts).toEqual(['knob', 'heater']);
+    expect(parseBomQuestion('Which BOMs use a knob?').concepts).toEqual(['knob']);
   });
 
   it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {
