@@ -459,6 +459,37 @@ export function namesThingsOnly(text: string): boolean {
   return items.length >= 3 && items.every((x) => x.split(' ').length <= 6 && !CLAUSE_WORD.test(x));
 }
 
+/** A subject pronoun or an auxiliary: what makes a few words a clause rather than a name. */
+const SUBJECT_OR_AUXILIARY =
+  /\b(?:i|we|you|he|she|they|there|is|are|am|was|were|be|been|has|have|had|do|does|did|can|could|will|would|shall|should|may|might|must)\b|n't\b/i;
+
+/**
+ * The text without the lines that pair a label with a short name ("Sanding: the belt sander.
+ * Gluing: the press."), where it holds three such lines at least: a list that says which step
+ * is done where says what there is, not how the work moves (like a list of things, or of steps
+ * and their times). Each side of a pair is at most six words and neither a clause; the other
+ * lines stay. The text itself when it holds fewer pairs.
+ */
+export function withoutLabelPairs(text: string): string {
+  const items = text
+    .replace(/[’‘]/g, "'")
+    .split(/\n+|(?<=[.;])\s+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+  // (A verb's noun is no clause here: "test run", "pattern cut".)
+  const short = (s: string | undefined) =>
+    !!s?.trim() && s.trim().split(/\s+/).length <= 6 && !SUBJECT_OR_AUXILIARY.test(s);
+  const pair = (x: string) => {
+    const [label, name, ...rest] = x
+      .replace(/^[-*•]\s*/, '')
+      .replace(/[.;]$/, '')
+      .split(':');
+    return rest.length === 0 && short(label) && short(name);
+  };
+  const pairs = items.filter(pair);
+  return pairs.length >= 3 ? items.filter((x) => !pair(x)).join(' ') : text;
+}
+
 /**
  * Which one choice an answer means: a plain answer (a number, the key, its name) at once; else
  * each sentence and clause is read by meaning against the choices and "none of them", and a
@@ -479,6 +510,8 @@ export async function readChoice(
   // by meaning, a list of timed activities sounds like a project plan.
   const untimed = withoutTimedSteps(text);
   if (untimed !== text) return untimed.trim() ? readChoice(untimed, rawChoices, { otherQuestions }) : undefined;
+  const unpaired = (await routeChoices(choices)) ? withoutLabelPairs(text) : text;
+  if (unpaired !== text) return unpaired.trim() ? readChoice(unpaired, rawChoices, { otherQuestions }) : undefined;
   // Things named one after another ("the job diary, the stock sheet and the price list")
   // say what there is, not how the work moves, unless their words say the route is the same or
   // differs: a word among them that resembles a choice (a planner, a timetable) is no reading of it.
