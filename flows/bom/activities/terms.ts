@@ -768,7 +768,11 @@ const wordSet = (text: string) =>
  * it.
  */
 export function isDesignator(word: string): boolean {
-  return /\d/.test(word) || /\p{L}{2,}-\p{L}{1,2}$/u.test(word);
+  if (/\d/.test(word)) return true;
+  // Split rather than one pattern: a pattern unanchored at the start rescans a long word from every letter.
+  const segments = word.split('-');
+  const [before, last] = [segments.at(-2) ?? '', segments.at(-1) ?? ''];
+  return /^\p{L}{1,2}$/u.test(last) && /\p{L}{2}$/u.test(before);
 }
 
 /** A designator cut where it turns from letters to digits or at a hyphen: "mini-b" → mini, b; "xr12" → xr, 12. */
