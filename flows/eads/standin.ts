@@ -464,8 +464,8 @@ const SUBJECT_OR_AUXILIARY =
   /\b(?:i|we|you|he|she|they|there|is|are|am|was|were|be|been|has|have|had|do|does|did|can|could|will|would|shall|should|may|might|must)\b|n't\b/i;
 
 /**
- * The text without the lines that pair a label with a short name ("Sanding: the belt sander.
- * Gluing: the press."), where it holds three such lines at least: a list that says which step
+ * The text without the lines that pair a label with a short name ("Lacing: the frame loom.
+ * Pressing: the flat press."), where it holds three such lines at least: a list that says which step
  * is done where says what there is, not how the work moves (like a list of things, or of steps
  * and their times). Each side of a pair is at most six words and neither a clause; the other
  * lines stay. The text itself when it holds fewer pairs.

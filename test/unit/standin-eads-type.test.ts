@@ -100,14 +100,14 @@ describe('things named one after another (no model needed)', () => {
 
 describe('labels paired with names, one a line (no model needed)', () => {
   it('leaves out a list of steps and where each is done, and keeps what else the answer says', () => {
-    const list = '- Sawing: the band saw.\n- Planing: the thicknesser.\n- Test fit: the jig table.';
+    const list = '- Sawing: the fret saw.\n- Planing: the thicknesser.\n- Test fit: the dry rig.';
     expect(withoutLabelPairs(list)).toBe('');
     expect(withoutLabelPairs(`${list} Every crate takes the same path.`)).toBe('Every crate takes the same path.');
     // Fewer than three pairs, or a clause on either side, is no such list.
-    expect(withoutLabelPairs('Sawing: the band saw. Planing: the thicknesser.')).toBe(
-      'Sawing: the band saw. Planing: the thicknesser.',
+    expect(withoutLabelPairs('Sawing: the fret saw. Planing: the thicknesser.')).toBe(
+      'Sawing: the fret saw. Planing: the thicknesser.',
     );
-    const told = 'Sawing: we use the band saw. Planing: it goes to the thicknesser. Sanding: the drum sander.';
+    const told = 'Sawing: we use the fret saw. Planing: it goes to the thicknesser. Sanding: the sanding drum.';
     expect(withoutLabelPairs(told)).toBe(told);
   });
 });
@@ -115,7 +115,7 @@ describe('labels paired with names, one a line (no model needed)', () => {
 describeWithModel('reading the problem type by meaning (all-MiniLM-L6-v2 installed)', () => {
   it('reads no problem type from a list of steps and where each is done', async () => {
     const list =
-      '- Sawing: the band saw.\n- Planing: the thicknesser.\n- Test fit: the jig table.\n- Oiling: the finishing bench.';
+      '- Sawing: the fret saw.\n- Planing: the thicknesser.\n- Test fit: the dry rig.\n- Oiling: the wax trolley.';
     expect(await readChoice(list, problemType.choices!)).toBeUndefined();
     // What the answer says beside the list is still read.
     expect(

@@ -26,7 +26,7 @@ export const DATA_STATE_PAST_PHRASINGS: Record<'existing' | 'new' | 'neither', r
     'Strain gauges have been on the bridge since it opened, and the readings were saved but never looked at.',
     'For my undergraduate dissertation I surveyed 150 first-year students about their study habits but used only a few questions, so I want to return to the rest of those answers.',
     'Census takers counted households every decade since 1851.',
-    'Growers in the cooperative already kept handwritten notes of what was spread on each plot and when.',
+    'Growers in the cooperative already kept notes by hand of what was spread on each plot and when.',
     "Umpires noted every no-ball in the league's scorebooks going back to 1975.",
     'A previous team measured the energy use of each server rack, and their spreadsheet is on the shared drive.',
     'The call centre has logged customer complaints since 2016, noting the product, date, region and call length, but nobody in the company has ever gone through them properly.',
