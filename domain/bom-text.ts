@@ -341,16 +341,21 @@ const TOP_LEVEL_PHRASES = [
 ];
 
 /**
- * The question's text as parsing reads it: lower case, contractions spelt out ("don't" → "do
- * not", "can't" → "can not"), and a dash, colon or full stop between clauses as a ";".
+ * The function words a name may spell in capitals: a modal ("CAN bus") or "it" ("IT module").
+ * Never a negation, a conjunction, a question word or a verb of use: written in capitals those
+ * are emphasis ("do NOT use", "a relay OR a fuse"), and read as names they turned a question into
+ * its opposite.
  */
-/** A phrase boundary that is a word of the language's grammar, not of BOMs ("bom", "ic" are written in capitals as themselves). */
-const spellsFunctionWord = (word: string): boolean =>
-  isPhraseBoundary(word) && !GENERIC_HEADS.has(word) && !/^(?:bom|boms|bill|bills)$/.test(word);
+const spellsFunctionWord = (word: string): boolean => MODALS.has(word) || word === 'it';
 
+/**
+ * The question's text as parsing reads it: lower case (but for a word in capitals that spells a
+ * function word: a name), contractions spelt out ("don't" → "do not", "can't" → "can not"), and a
+ * dash, colon or full stop between clauses as a ";".
+ */
 function normaliseQuestion(question: string): string {
-  // A word the question writes in capitals is a name ("CAN bus", "IT equipment"), never the
-  // function word it spells; unless the whole question is in capitals.
+  // A modal or "it" the question writes in capitals is a name ("CAN bus", "IT equipment"), never
+  // the function word it spells; unless the whole question is in capitals.
   const letters = question.replace(/[^\p{L}]/gu, '');
   const shouting = letters.length > 0 && letters.replace(/\p{Lu}/gu, '').length < letters.length / 2;
   const cased = question.replace(/[\p{L}\p{N}'’-]+/gu, (w) =>
@@ -791,13 +796,15 @@ const PLACE_OPENERS = new Set('any every all our their'.split(' '));
  * phrase, the word for the BOM grounded on a part whose name holds it).
  */
 function withoutPlacement(object: string[]): string[] {
+  // Only after the last joining word: a place before it may belong to one part of a list.
+  const joined = object.reduce(
+    (last, x, k) => (OR_WORDS.has(x) || AND_WORDS.has(x) || x === ',' || x === ';' ? k : last),
+    -1,
+  );
+  const named = object.findIndex((w) => !BOM_FRAME_WORDS.has(w) && !/^[,&/;]$/.test(w));
   const at = object.findIndex(
     (w, k) =>
-      k > 0 &&
-      PLACE_PREPOSITIONS.has(w) &&
-      PLACE_OPENERS.has(object[k + 1] ?? '') &&
-      trimStopWords(object.slice(0, k)).length > 0 &&
-      !object.slice(k).some((x) => OR_WORDS.has(x) || AND_WORDS.has(x) || x === ',' || x === ';'),
+      k > joined && k > named && named >= 0 && PLACE_PREPOSITIONS.has(w) && PLACE_OPENERS.has(object[k + 1] ?? ''),
   );
   return at < 0 ? object : object.slice(0, at);
 }
@@ -844,10 +851,7 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     while (lead < tokens.length && ASIDE_LEADS.has(tokens[lead])) lead++;
     if (!taken.excluded.length && (tokens[lead] === 'not' || tokens[lead] === 'no') && lead + 1 < tokens.length)
       taken.excluded.push(tokens.slice(lead + 1));
-    // An aside that describes the part in a clause of its own ("the sort with a brass
-    // body") says what it is like, not what it is called: read inline, its "with" became the
-    // question's verb and its words the part.
-    if (!taken.excluded.length) return tokens.some((w) => ACTIVE_PIVOTS.has(w)) ? ' ' : ` ${inner} `;
+    if (!taken.excluded.length) return ` ${inner} `;
     narrowedWords.push(...taken.excluded);
     return ' ';
   });
@@ -993,12 +997,6 @@ function mainClause(clauses: readonly string[][]): string[] {
 const PURPOSE_OBJECTS = new Set(['the', 'a', 'an', 'our', 'its', 'their', 'them', 'it', 'each', 'every', 'any']);
 
 /**
- * A part phrase without the purpose clause after it: "clips to keep the hoses tidy"
- * asks for the spacers. A purpose clause is "to", a verb, then what it acts on; a name that joins
- * two things with "to" ("USB to serial converter", "board to board connector") has no such
- * object after its second word.
- */
-/**
  * A noun phrase opened by "the" or "a" and carried on by a relative clause ("the one that …",
  * "a piece which …").
  */
@@ -1007,6 +1005,12 @@ function appositive(chunk: readonly string[]): boolean {
   return at > 1 && /^(?:the|a|an)$/.test(chunk[0]);
 }
 
+/**
+ * A part phrase without the purpose clause after it: "clips to keep the hoses tidy"
+ * asks for the spacers. A purpose clause is "to", a verb, then what it acts on; a name that joins
+ * two things with "to" ("USB to serial converter", "board to board connector") has no such
+ * object after its second word.
+ */
 function withoutPurpose(words: string[]): string[] {
   for (let i = 1; i + 2 < words.length; i++)
     if (words[i] === 'to' && PURPOSE_OBJECTS.has(words[i + 2])) return words.slice(0, i);

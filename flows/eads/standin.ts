@@ -468,7 +468,7 @@ const SUBJECT_OR_AUXILIARY =
  * Pressing: the flat press."), where it holds three such lines at least: a list that says which step
  * is done where says what there is, not how the work moves (like a list of things, or of steps
  * and their times). Each side of a pair is at most six words and neither a clause; the other
- * lines stay. The text itself when it holds fewer pairs.
+ * lines stay, and so does a pair whose words say the route. The text itself when it holds fewer pairs.
  */
 export function withoutLabelPairs(text: string): string {
   const items = text
@@ -487,7 +487,8 @@ export function withoutLabelPairs(text: string): string {
     return rest.length === 0 && short(label) && short(name);
   };
   const pairs = items.filter(pair);
-  return pairs.length >= 3 ? items.filter((x) => !pair(x)).join(' ') : text;
+  // A pair whose words say the route is the same or differs ("Route: the same for every chair") still says it.
+  return pairs.length >= 3 ? items.filter((x) => !pair(x) || routeSaid(x)).join(' ') : text;
 }
 
 /**
@@ -510,19 +511,19 @@ export async function readChoice(
   // by meaning, a list of timed activities sounds like a project plan.
   const untimed = withoutTimedSteps(text);
   if (untimed !== text) return untimed.trim() ? readChoice(untimed, rawChoices, { otherQuestions }) : undefined;
-  const unpaired = (await routeChoices(choices)) ? withoutLabelPairs(text) : text;
+  const routes = await routeChoices(choices);
+  const unpaired = routes ? withoutLabelPairs(text) : text;
   if (unpaired !== text) return unpaired.trim() ? readChoice(unpaired, rawChoices, { otherQuestions }) : undefined;
   // Things named one after another ("the job diary, the stock sheet and the price list")
   // say what there is, not how the work moves, unless their words say the route is the same or
   // differs: a word among them that resembles a choice (a planner, a timetable) is no reading of it.
-  if (namesThingsOnly(text) && !routeSaid(text) && (await routeChoices(choices))) return undefined;
+  if (namesThingsOnly(text) && !routeSaid(text) && routes) return undefined;
   // A sentence that answers another question of the same EADS ("a weekly pattern would suit us"
   // to "should the plan repeat?") is about that question, not one of these choices.
   const described = [
     ...(await withNone(choices)),
     ...(otherQuestions.length ? [{ key: NONE, descriptions: [...otherQuestions] }] : []),
   ];
-  const routes = await routeChoices(choices);
   const isRoute = (key: string) => !!routes && (key === routes.same || key === routes.own);
   const phrased = await withNone(choices, { phrased: true });
   const votes = new Map<string, number>();

@@ -506,6 +506,7 @@ describe('grounding a phrase in the warehouse values', () => {
     // The micro sign, either of its two code points, as the Latin letter the data types for it.
     expect(specsAsWritten('22 µH chokes', (w) => w === '22uh')).toBe('22uH chokes');
     expect(specsAsWritten('22 μH chokes', (w) => w === '22uh')).toBe('22uH chokes');
+    expect(specsAsWritten('22µH chokes', (w) => w === '22uh')).toBe('22uH chokes');
     // Not a spec the data writes: a count stays a count, and a unit inside a word stays.
     expect(specsAsWritten('2 valves', has)).toBe('2 valves');
     expect(specsAsWritten('12 watts', has)).toBe('12 watts');
@@ -1060,7 +1061,7 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(both.ids).toEqual(['A-101']);
   });
 
-  it('reads the verb after the subject by the determiner that follows it, and no verb from a describing aside', async () => {
+  it('reads the verb after the subject by the determiner that follows it, and where the part sits as no part', async () => {
     // "hold" is no usage verb it lists: read as the subject, "hold a" once cut the part in two.
     expect(parseBomQuestion('Which units hold a gear pump?')).toMatchObject({
       concepts: ['gear pump'],
@@ -1068,8 +1069,12 @@ describe('the resolver and the ladder on the small warehouse', () => {
     });
     const held = await answer('Which units hold a gear pump?');
     expect(held.ids).toEqual(['A-101']);
-    // The aside's "with" is no verb of the question, and "on any unit" is where the part sits.
-    expect(parseBomQuestion('Is a gear pump (the sort with brass gears) on any unit?').concepts).toEqual(['gear pump']);
+    // "on any unit" is where the part sits.
+    expect(parseBomQuestion('Is a gear pump on any unit?').concepts).toEqual(['gear pump']);
+    // An aside that holds the part is still read ("the ones that use …").
+    expect(parseBomQuestion('Which units are affected (the ones that use the gear pump)?').concepts).toEqual([
+      'gear pump',
+    ]);
     // A notice "on" a part is about it: only a quantifier makes what follows a place.
     expect(parseBomQuestion('What would a recall notice on the gear pump affect?').concepts).toEqual([
       'recall notice on the gear pump',
@@ -1089,9 +1094,14 @@ describe('the resolver and the ladder on the small warehouse', () => {
     expect(
       parseBomQuestion('Which units use a knob, a heater or the valve that lets steam out?').concepts,
     ).toHaveLength(3);
-    // A function word written in capitals is a name; a question all in capitals is read as usual.
+    // A modal or "it" written in capitals is a name; other function words in capitals are emphasis,
+    // and a question all in capitals is read as usual.
     expect(parseBomQuestion('Where do we fit an IT module?').concepts).toEqual(['IT module']);
-    expect(parseBomQuestion('Which units use the AND gate?').concepts).toEqual(['AND gate']);
+    expect(parseBomQuestion('Which units CAN take a knob?').concepts).toEqual(['knob']);
+    expect(parseBomQuestion('Which units do NOT use a knob?')).toMatchObject({ concepts: [], excluded: ['knob'] });
+    expect(parseBomQuestion('Which units use BOTH a knob AND a heater?').concepts).toEqual(['knob', 'heater']);
+    expect(parseBomQuestion('Which units USE the knob?').concepts).toEqual(['knob']);
+    expect(parseBomQuestion('What PRODUCTS use the knob?').scope).toBe('top_level');
     expect(parseBomQuestion('WHICH UNITS USE A KNOB OR A HEATER?').concepts).toEqual(['knob', 'heater']);
     expect(parseBomQuestion('Which BOMs use a knob?').concepts).toEqual(['knob']);
   });

@@ -38,6 +38,14 @@ describe('variants that are not synonyms', () => {
     expect(contrasting('kind-c', 'mini-c')).toBe(false);
     expect(contrasting('e-ink', 'e-paper')).toBe(false);
     expect(contrasting('narrow', 'slim', opposites([['narrow', 'wide']]))).toBe(false);
+    // One value written two ways, a privative base too short to be one, frame words: no contrast.
+    expect(contrasting('4k7', '4.7k')).toBe(false);
+    expect(contrasting('2.2µf', '2.2uf')).toBe(false);
+    expect(contrasting('union', 'ion')).toBe(false);
+    expect(contrasting('non-glazed', 'unglazed')).toBe(false);
+    expect(contrasting('in', 'out', opposites([['in', 'out']]))).toBe(false);
+    // A base that drops its last "e" before an ending is still the same base.
+    expect(contrasting('fused', 'fuseless')).toBe(true);
   });
 
   it('leaves a part the data lacks missing when its sibling is all that is near by meaning', async () => {

@@ -781,11 +781,13 @@ const designatorSegments = (word: string): string[] => word.toLowerCase().match(
 /** A word without a privative ending or beginning ("cordless" → cord, "unglazed" → glaz), and whether it had one. */
 function privative(word: string): { base: string; lacks: boolean } {
   const w = word.toLowerCase();
-  const lacks = /less$/.test(w) || /^(?:un|non-?)\p{L}{3}/u.test(w);
+  const lacks = /less$/.test(w) || /^(?:un|non-?)\p{L}{4}/u.test(w);
+  // "fused" and "fuseless" share "fus": a base is compared without its endings and a last "e".
   const base = w
     .replace(/less$/, '')
-    .replace(/^(?:un|non-?)(?=\p{L}{3})/u, '')
-    .replace(/(?:ed|ing|s)$/, '');
+    .replace(/^(?:un|non-?)(?=\p{L}{4})/u, '')
+    .replace(/(?:ed|ing|s)$/, '')
+    .replace(/e$/, '');
   return { base, lacks };
 }
 
@@ -798,11 +800,17 @@ function privative(word: string): { base: string; lacks: boolean } {
  * is answered with its sibling.
  */
 export function contrasting(asked: string, named: string, lexicon?: Lexicon): boolean {
-  const a = asked.toLowerCase();
-  const b = named.toLowerCase();
+  // The micro sign as the Latin letter, so "2.2µF" and "2.2uF" are one value.
+  const a = asked.toLowerCase().replace(/[µμ]/gu, 'u');
+  const b = named.toLowerCase().replace(/[µμ]/gu, 'u');
   if (a === b || pluralVariants(a).includes(b)) return false;
+  // Words of the question's frame ("in", "on", "same") have opposites too, but name no variant.
+  if (isPhraseBoundary(a) || isPhraseBoundary(b) || a.length < 3 || b.length < 3) return false;
   if (isDesignator(a) && isDesignator(b)) {
     const [x, y] = [designatorSegments(a), designatorSegments(b)];
+    // A family is named by letters ("usb", "cr"); a code that starts with a number is a value
+    // written one way or another ("4k7", "4.7k"), which the specs rule reads.
+    if (!/^\p{L}{2,}$/u.test(x[0] ?? '')) return false;
     // One family ("mini", "xr") with another variant: a letter or two, or a number.
     const variant = (s: string) => s.length <= 2 || /^\p{N}+$/u.test(s);
     const differ = (i: number) => x[i] !== y[i] && variant(x[i] ?? '') && variant(y[i] ?? '');
@@ -815,10 +823,13 @@ export function contrasting(asked: string, named: string, lexicon?: Lexicon): bo
 
 /** Whether some word of the phrase and some word of the name are `contrasting` variants (hyphenated words also part by part). */
 function contrastsWithName(phraseWords: readonly string[], name: string, lexicon?: Lexicon): boolean {
-  const pieces = (w: string) => (isDesignator(w) ? [w] : [w, ...w.split('-').filter(Boolean)]);
+  // A hyphenated word is also read part by part ("thin-film"), but not a designator or a word
+  // with a privative beginning ("non-shielded" is no "shielded").
+  const pieces = (w: string) => (isDesignator(w) || /^non-/.test(w) ? [w] : [w, ...w.split('-').filter(Boolean)]);
   const nameWords = name.toLowerCase().split(/\s+/).flatMap(pieces);
-  const asked = phraseWords.flatMap(pieces).filter((w) => !nameWords.includes(w));
-  const unasked = nameWords.filter((w) => !phraseWords.flatMap(pieces).includes(w));
+  const phrase = phraseWords.map((w) => w.toLowerCase()).flatMap(pieces);
+  const asked = phrase.filter((w) => !nameWords.includes(w));
+  const unasked = nameWords.filter((w) => !phrase.includes(w));
   return asked.some((a) => unasked.some((n) => contrasting(a, n, lexicon)));
 }
 
@@ -828,7 +839,12 @@ function contrastsWithName(phraseWords: readonly string[], name: string, lexicon
  * number alone matches any value that holds those digits.
  */
 export function specsAsWritten(phrase: string, dataHas: (word: string) => boolean): string {
-  return phrase.replace(
+  // A spec written joined with the micro sign ("10µF"), as the data types it ("10uF").
+  const latin = phrase.replace(
+    /(?<![\w.,])(\d+(?:[.,]\d+)?)[µμ](\p{L}{1,3})(?![\w-])/gu,
+    (whole, n: string, unit: string) => (dataHas(`${n}u${unit}`.toLowerCase()) ? `${n}u${unit}` : whole),
+  );
+  return latin.replace(
     /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµμΩ]{1,12})(?![\w-])/giu,
     (whole, n: string, unit: string) => {
       // The unit as asked, or its symbol where it is spelt out ("4.3 inch" → "4.3in"), or with
@@ -1108,6 +1124,16 @@ export class Grounder {
   }
 
   /**
+   * Whether a word between two parts can link them: a function word ("as", "a"), or a word of the
+   * language the dictionary holds no noun for ("beside", "alongside"). A noun ("patch") or a
+   * word of no language (a maker's name) is part of one name.
+   */
+  private links(word: string): boolean {
+    if (isStopWord(word)) return true;
+    return !!this.lexicon && !this.lexicon.knows(word) && !!this.meaning?.isWord?.(word);
+  }
+
+  /**
    * Parts named side by side in one phrase, joined by words that are no conjunction the question
    * reader splits at ("a stepper motor as well as a fuse", "the probe alongside a valve"): each
    * part a run that grounds whole as words of parts' names, the words left over only between two
@@ -1143,7 +1169,7 @@ export class Grounder {
       if (end < 0) {
         if (parts.length === 0 && !isPhraseBoundary(words[i])) lead = true;
         if (parts.length) gap = (gap ?? 0) + 1;
-        if (parts.length && isStopWord(words[i])) linked = true;
+        if (parts.length && this.links(words[i])) linked = true;
         if (parts.length && !isPhraseBoundary(words[i])) trailing = true;
         i++;
         continue;
