@@ -785,7 +785,7 @@ function withoutTopLevelWords(object: string[]): string[] {
 /**
  * Prepositions of place, and the quantifiers that make what follows them a place among the BOMs
  * ("on any board", "in our products"); after "the" it may be what the part is about ("a notice
- * on the thermistor") or how it is packaged ("in a TO-92 package").
+ * on the thermistor") or how it is packaged ("in a through-hole package").
  */
 const PLACE_PREPOSITIONS = new Set('on in inside within across onto into'.split(' '));
 const PLACE_OPENERS = new Set('any every all our their'.split(' '));

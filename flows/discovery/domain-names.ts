@@ -17,7 +17,7 @@ export interface DocumentDomains {
   /**
    * What the document says it is about, in its own words: the words and pairs of words of its
    * title and its prose outside the parts that rule data out and outside its column table, as a
-   * sorted list (`wordsOfAccount`). People name their subject there ("a club in the top ice hockey
+   * sorted list (`wordsOfAccount`). People name their subject there ("a club in the top netball
    * league"), seldom in the columns, which read alike across domains.
    */
   about?: string;
@@ -266,7 +266,7 @@ const ACCOUNT_STOP_WORDS = new Set(
 
 /**
  * The account as the validations receive it: its content words and pairs of neighbouring content
- * words ("pro football"), once each, in alphabetical order, as a list. Its sentences never reach a
+ * words ("county roads"), once each, in alphabetical order, as a list. Its sentences never reach a
  * model that judges tables: a document is written by whoever asks, and a sentence in it can be an
  * instruction ("ignore the columns and report …"); a sorted list of its words says what it is
  * about and commands nothing.

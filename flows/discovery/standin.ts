@@ -656,7 +656,7 @@ export async function namesAnotherDomain(
   // contradicted by a name in a table whose subject clearly agrees with the requirement's: the
   // name is then whose data it is (an agency, a provider), and the columns decide.
   if (subjectAgrees && document && !document.own.length && !document.excluded.length) return undefined;
-  // The document's own account of its subject ("our club in the top ice hockey league") may name the
+  // The document's own account of its subject ("our club in the top netball league") may name the
   // domain in words where the table names it by acronym: a name that a word or two of the account
   // means, or that brings the table's description nearer the account at all, is the document's
   // own domain, and the columns decide.
@@ -714,7 +714,7 @@ export const NAME_PULL = 0;
 /**
  * How close (cosine, MiniLM) a table's domain name must be to a word or two of the document's own
  * account to be that name said in words: a league's acronym and its sport sit at 0.75-0.88 ("NFL"
- * and "football" or "pro football", "NBA" and "basketball", "NCAA" and "college football"), and a
+ * and "football", "NBA" and "basketball", "NCAA" and "college sport"), and a
  * league and another sport, or a league and "sports", "teams" or "league", at 0.69 at most.
  */
 export const NAME_IN_WORDS = 0.74;
@@ -754,8 +754,8 @@ const withoutNames = (description: string, names: readonly string[]): string =>
  * How close (cosine, MiniLM) a table's domain name must be to a short item of what the document
  * rules out to be that item: a league's acronym and its own sport's name sit at 0.83-0.88 ("NBA"
  * and "basketball", "MLB" and "baseball"); a league and a neighbouring competition, which a
- * document may rule out beside its own, reach 0.76 ("NCAA" and "college football", for a document
- * on college basketball; "NFL" and "American football" 0.75, "NHL" and "field hockey" 0.74).
+ * document may rule out beside its own, reach 0.76 ("NCAA" and "college sport", for a document
+ * on one college game; "NFL" and "American football" 0.75, "NHL" and "field hockey" 0.74).
  */
 export const RULED_OUT_NAME = { similarity: 0.8, maxWords: 3 } as const;
 

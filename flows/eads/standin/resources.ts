@@ -1,7 +1,7 @@
 /**
  * The resources an answer names when asked what the work is shared out between (machines, rooms,
  * lines, crews), and how many of each. People say them as the subjects of their sentences ("The
- * paint shop has …", "Two welding bays with extraction"), as what there is or what someone has
+ * paint shop has …", "Two loom sheds with hoists"), as what there is or what someone has
  * ("there's one brake press", "she has the lathe"), counted anywhere ("two fitters"),
  * or as the members of a counted label ("Three kilns: the …, the …"). A name is a run of
  * modifiers ending in a noun, read with the part-of-speech tagger; amounts, spans of time,
@@ -140,7 +140,7 @@ const NOT_A_RESOURCE = new Set([
 
 /**
  * The name that starts at `at`: modifiers up to the last noun of the run, at most a few words.
- * A word the tagger reads as a verb counts when a noun follows it ("two dipping lines").
+ * A word the tagger reads as a verb counts when a noun follows it ("two sorting benches").
  */
 function nameAt(terms: Term[], at: number, counted = false): { name: string; end: number } | undefined {
   let end = at;
@@ -153,7 +153,7 @@ function nameAt(terms: Term[], at: number, counted = false): { name: string; end
       ((lastNoun >= at || end === at) && nounAsVerbAtEnd(terms, end)) ||
       (counted && end === at && t.tags.has('PresentTense') && !t.tags.has('Copula') && /s$/.test(t.text));
     if (!isModifier(t) && !verbBeforeNoun && !plural) break;
-    // A name given to a thing ("the router Rosie", "two fitters, Ann and …") follows
+    // A name given to a thing ("the hoist Rosie", "two riggers, Ann and …") follows
     // its kind: the kind is the resource.
     if (lastNoun >= at && lastNoun === end - 1 && /^\p{Lu}/u.test(t.text) && !/^\p{Lu}/u.test(terms[end - 1].text))
       break;
@@ -162,7 +162,7 @@ function nameAt(terms: Term[], at: number, counted = false): { name: string; end
     if (endsPhrase(t) || plural) break;
   }
   if (lastNoun < at) return undefined;
-  // As written when in capitals (an acronym: "CNC router"), else in lower case.
+  // As written when in capitals (an acronym: "CNC mill"), else in lower case.
   const words = terms.slice(at, lastNoun + 1).map((t) => (/^[A-Z0-9]{2,}$/.test(t.text) ? t.text : t.normal));
   // A person's own name alone ("Ann", "Joe") is who, not what the work is shared out between;
   // an activity alone ("boxing") is work, not what does it; a unit is a measure.
@@ -336,7 +336,7 @@ export function resourcesFromProse(answer: string): CountedResource[] | undefine
         const key = endingAt.get(k);
         if (key) found.get(key)!.count = n;
       });
-      // "Three kilns:" or "Two welding bays:" opens a list of its members.
+      // "Three kilns:" or "Two loom sheds:" opens a list of its members.
       const last = terms[terms.length - 1];
       inMemberList = !!last && /:/.test(last.post) && countOf(terms[0]?.normal ?? '') !== undefined;
     }
