@@ -124,8 +124,9 @@ export function cosineSimilarity(a: string[], b: string[]): number {
   return Math.min(1, dot / (norm(ca) * norm(cb)));
 }
 
+const WHOLE_ITEM_NUMBER = new RegExp(`^(?:${ITEM_NUMBER.source})$`);
 /** Whether a code has the shape of an item number ("CMP-001982"), not of a word ("Cortex-M4"). */
-export const isItemNumberShaped = (code: string): boolean => new RegExp(`^(?:${ITEM_NUMBER.source})$`).test(code);
+export const isItemNumberShaped = (code: string): boolean => WHOLE_ITEM_NUMBER.test(code);
 
 /** The question's part numbers, upper-cased, in order of appearance, without duplicates. */
 export function itemNumbersIn(text: string): string[] {
@@ -877,20 +878,20 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   let fromScene = false;
   // The question's clause names no part ("which products would be affected?", "which boards use
   // them?"): the part is in the scene the other clauses set.
-  const scene = clauses
+  // A scene's clause without the word that opens its condition ("if", "suppose").
+  const sceneClauses = clauses
     .filter((c) => c !== main)
-    .map((c) => {
-      const words = opensCondition(c) ? c.slice(c.findIndex((w) => SUBORDINATORS.has(w)) + 1) : c;
+    .map((c) => (opensCondition(c) ? c.slice(c.findIndex((w) => SUBORDINATORS.has(w)) + 1) : c));
+  const scene = sceneClauses
+    .map((words) => {
       const r = readClause(words);
       return withoutTopLevelWords(r.pivot ? r.object : words);
     })
     .filter((words) => !namesNothing(words));
   // What the scene's clauses start with, before their verb ("the pump controller | has had a
   // notice"): where what happens to it names nothing the data holds, the part is the subject.
-  const sceneSubjects = clauses
-    .filter((c) => c !== main)
-    .map((c) => {
-      const words = opensCondition(c) ? c.slice(c.findIndex((w) => SUBORDINATORS.has(w)) + 1) : c;
+  const sceneSubjects = sceneClauses
+    .map((words) => {
       const verb = words.findIndex((w) => isClauseVerb(w) || HAVE.has(w) || ACTIVE_PIVOTS.has(w));
       return cutPhrase(trimStopWords(verb > 0 ? words.slice(0, verb) : []));
     })

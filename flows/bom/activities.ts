@@ -761,8 +761,9 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // more words the data lacks ("flux widgets") is an absent part, never the scene's.
         // Or a longer phrase whose last word the dictionary usually means as an act, an event or
         // the like ("need a final order", "need a redesign"): what must be done.
+        const namedWords = (c: GroundedConcept) => c.asked.split(/\s+/).filter((w) => !isStopWord(w));
         const namesNoPart = (c: GroundedConcept) => {
-          const words = c.asked.split(/\s+/).filter((w) => !isStopWord(w));
+          const words = namedWords(c);
           const last = words[words.length - 1];
           if (c.level !== null || !last || !c.unclear?.includes(last)) return false;
           return words.length === 1 || (!parsed.contained && namesNoThing(lexicon ?? undefined, last, { acts: true }));
@@ -781,10 +782,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // (Only when those words end in no thing at all, "letter", "rise": a part the data lacks
         // after the verb is the question's, and stays missing.)
         const namesEvent = (c: GroundedConcept) => {
-          const last = c.asked
-            .split(/\s+/)
-            .filter((w) => !isStopWord(w))
-            .pop();
+          const last = namedWords(c).pop();
           return c.level === null && !!last && namesNoThing(lexicon ?? undefined, last, { acts: true });
         };
         if (scene && concepts.length && concepts.every(namesEvent) && parsed.sceneSubjects.length) {

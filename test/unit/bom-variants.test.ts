@@ -28,24 +28,31 @@ describe('variants that are not synonyms', () => {
   });
 
   it('hears two designators of one family, a privative and opposites as different variants', () => {
-    expect(contrasting('mini-b', 'mini-c')).toBe(true);
-    expect(contrasting('xr12', 'xr15')).toBe(true);
-    expect(contrasting('corded', 'cordless')).toBe(true);
-    expect(contrasting('unglazed', 'glazed')).toBe(true);
-    expect(contrasting('narrow', 'wide', opposites([['narrow', 'wide']]))).toBe(true);
-    // The same thing in other words, or other families: no contrast.
-    expect(contrasting('valves', 'valve')).toBe(false);
-    expect(contrasting('kind-c', 'mini-c')).toBe(false);
-    expect(contrasting('e-ink', 'e-paper')).toBe(false);
-    expect(contrasting('narrow', 'slim', opposites([['narrow', 'wide']]))).toBe(false);
-    // One value written two ways, a privative base too short to be one, frame words: no contrast.
-    expect(contrasting('4k7', '4.7k')).toBe(false);
-    expect(contrasting('2.2µf', '2.2uf')).toBe(false);
-    expect(contrasting('union', 'ion')).toBe(false);
-    expect(contrasting('non-glazed', 'unglazed')).toBe(false);
-    expect(contrasting('in', 'out', opposites([['in', 'out']]))).toBe(false);
-    // A base that drops its last "e" before an ending is still the same base.
-    expect(contrasting('fused', 'fuseless')).toBe(true);
+    const wideNarrow = opposites([['narrow', 'wide']]);
+    const variants: Array<[string, string, Lexicon?]> = [
+      ['mini-b', 'mini-c'],
+      ['xr12', 'xr15'],
+      ['corded', 'cordless'],
+      ['unglazed', 'glazed'],
+      ['narrow', 'wide', wideNarrow],
+      // A base that drops its last "e" before an ending is still the same base.
+      ['fused', 'fuseless'],
+    ];
+    for (const [a, b, lexicon] of variants) expect(contrasting(a, b, lexicon), `${a} / ${b}`).toBe(true);
+    const same: Array<[string, string, Lexicon?]> = [
+      // The same thing in other words, or other families.
+      ['valves', 'valve'],
+      ['kind-c', 'mini-c'],
+      ['e-ink', 'e-paper'],
+      ['narrow', 'slim', wideNarrow],
+      // One value written two ways, a privative base too short to be one, frame words.
+      ['4k7', '4.7k'],
+      ['2.2µf', '2.2uf'],
+      ['union', 'ion'],
+      ['non-glazed', 'unglazed'],
+      ['in', 'out', opposites([['in', 'out']])],
+    ];
+    for (const [a, b, lexicon] of same) expect(contrasting(a, b, lexicon), `${a} / ${b}`).toBe(false);
   });
 
   it('leaves a part the data lacks missing when its sibling is all that is near by meaning', async () => {
