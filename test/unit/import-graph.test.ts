@@ -7,8 +7,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import { beforeAll, describe, expect, it } from 'vitest';
+import ts from '../helpers/typescript';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -55,7 +56,7 @@ function arrowsOf(file: string): Arrow[] {
     const to = resolveModule(ROOT, file, specifier);
     if (to) arrows.push({ from, to, specifier, kind });
   };
-  const visit = (node: ts.Node) => {
+  const visit = (node: TS.Node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
       const namedAllTypes =

@@ -11,8 +11,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import { describe, expect, it } from 'vitest';
+import ts from '../helpers/typescript';
 import { PROJECT_ROOT } from '../../plumbing/project-root';
 
 const REPLAY_DIR = path.join(PROJECT_ROOT, 'test', 'replay');
@@ -31,7 +32,7 @@ function patchIdsInFlows(): Map<string, string[]> {
   const files = sourcesUnder(path.join(PROJECT_ROOT, 'flows')).filter((file) =>
     /\b(patched|deprecatePatch)\b/.test(readFileSync(file, 'utf8')),
   );
-  const options: ts.CompilerOptions = {
+  const options: TS.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.CommonJS,
     moduleResolution: ts.ModuleResolutionKind.Node10,
@@ -59,7 +60,7 @@ function patchIdsInFlows(): Map<string, string[]> {
   for (const file of files) {
     const source = program.getSourceFile(file);
     if (!source) continue;
-    const visit = (node: ts.Node): void => {
+    const visit = (node: TS.Node): void => {
       if (
         ts.isCallExpression(node) &&
         ts.isIdentifier(node.expression) &&
