@@ -124,6 +124,10 @@ export function cosineSimilarity(a: string[], b: string[]): number {
   return Math.min(1, dot / (norm(ca) * norm(cb)));
 }
 
+const WHOLE_ITEM_NUMBER = new RegExp(`^(?:${ITEM_NUMBER.source})$`);
+/** Whether a code has the shape of an item number ("CMP-001982"), not of a word ("Cortex-M4"). */
+export const isItemNumberShaped = (code: string): boolean => WHOLE_ITEM_NUMBER.test(code);
+
 /** The question's part numbers, upper-cased, in order of appearance, without duplicates. */
 export function itemNumbersIn(text: string): string[] {
   return [...new Set((text.match(everyItemNumber()) ?? []).map((m) => m.toUpperCase()))];
@@ -171,8 +175,19 @@ export interface ParsedBomQuestion {
    * names is in the data, the part is the scene's.
    */
   sceneParts: string[];
+  /**
+   * The subjects of the scene's clauses ("the pump controller" of "the pump controller has had a recall
+   * letter"): the part, where what the scene says happens to it names nothing the data holds.
+   */
+  sceneSubjects: string[];
   /** The words that asked for the top of the BOMs ("finished goods", "end products"), wherever they stood. */
   topLevelWords: string | null;
+  /**
+   * The parts are what the asking clause's verb of use holds ("which boards use X", "where do
+   * we fit X", "boards with X"): X's last word is the thing asked for, never the situation. Not
+   * after "need"/"require" ("which boards need a redesign"), and not for a scene's part.
+   */
+  contained: boolean;
 }
 
 /** Words that open a question or list request before its subject: "Which of our …", "Show me the …". */
@@ -229,6 +244,8 @@ const SUPPLY_ROLES = new Set(
   'supplier suppliers vendor vendors maker makers manufacturer manufacturers distributor distributors'.split(' '),
 );
 const HAVE = new Set(['have', 'has', 'had', 'having']);
+/** Determiners that open a verb's object ("sport a …", "carry the …"). */
+const OBJECT_DETERMINERS = new Set('a an the any some this that these those'.split(' '));
 /** Past participles that do not end in "-ed" (the common irregular ones). */
 const IRREGULAR_PARTICIPLES = new Set(
   (
@@ -262,6 +279,8 @@ const REFERRING = new Set(
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
 /** The "-ever" words that open a concessive ("whatever the voltage", "however old"). */
 const CONCESSIVE = /^(?:wh[a-z]*|how)ever$/;
+/** Conjunctions that join a clause ("while", "whilst", "though"): before an exclusion, they go with it. */
+const CLAUSE_JOINERS = new Set(['while', 'whilst', 'though', 'although', 'yet', 'whereas']);
 /** Words that may open an aside before its negation ("(but not …)", "(and no …)"). */
 const ASIDE_LEADS = new Set(['but', 'and', 'though', 'although', 'yet', ',']);
 /** Words that open a relative clause about the BOM ("boards where …", "assemblies in which …"). */
@@ -285,8 +304,15 @@ const EXCEPT_WORDS = new Set(['except', 'excepting', 'excluding', 'exclude', 'be
  * off"): after such a verb, in a clause that is not the one asking, what follows is left out.
  */
 const SEPARATIVE_PARTICLES = new Set(['out', 'aside', 'away', 'off']);
+/**
+ * Of those, the ones that remove also when they open the question: a participle with "out" or
+ * "off" at the start picks out as often as it leaves out ("Picking out the boards with X, …").
+ */
+const OPENING_SEPARATIVE_PARTICLES = new Set(['aside', 'away']);
 /** Words after "no" that make it an idiom of time or quantity, not an exclusion ("no longer"). */
 const NO_IDIOMS = new Set(['longer', 'more', 'later', 'matter', 'sooner', 'less', 'fewer', 'doubt']);
+/** Words after "nothing"/"none" that make it mean "only" ("nothing but X", "none other than X", "nothing else"). */
+const ONLY_AFTER_NOTHING = new Set(['but', 'else', 'except', 'other', 'besides', 'apart', 'save', 'more']);
 /** Words that may sit between "not"/"no" and the verb or part it negates. */
 const NEGATION_FILLERS = new Set('any also even ever actually currently a an the still'.split(' '));
 /** Phrases that ask for the top-level items containing a part at any depth (indented where-used). */
@@ -316,19 +342,38 @@ const TOP_LEVEL_PHRASES = [
 ];
 
 /**
- * The question's text as parsing reads it: lower case, contractions spelt out ("don't" → "do
- * not", "can't" → "can not"), and a dash, colon or full stop between clauses as a ";".
+ * The function words a name may spell in capitals: a modal ("CAN bus") or "it" ("IT module").
+ * Never a negation, a conjunction, a question word or a verb of use: written in capitals those
+ * are emphasis ("do NOT use", "a relay OR a fuse"), and read as names they turned a question into
+ * its opposite.
+ */
+const spellsFunctionWord = (word: string): boolean => MODALS.has(word) || word === 'it';
+
+/**
+ * The question's text as parsing reads it: lower case (but for a word in capitals that spells a
+ * function word: a name), contractions spelt out ("don't" → "do not", "can't" → "can not"), and a
+ * dash, colon or full stop between clauses as a ";".
  */
 function normaliseQuestion(question: string): string {
-  return question
-    .toLowerCase()
-    .replace(/[’‘`]/g, "'")
-    .replace(/\bcan't\b/g, 'can not')
-    .replace(/\bwon't\b/g, 'will not')
-    .replace(/\bcannot\b/g, 'can not')
-    .replace(/n't\b/g, ' not')
-    .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
-    .replace(/[.!?](?=\s|$)/g, ' ; ');
+  // A modal or "it" the question writes in capitals is a name ("CAN bus", "IT equipment"), never
+  // the function word it spells; unless the whole question is in capitals.
+  const letters = question.replace(/[^\p{L}]/gu, '');
+  const shouting = letters.length > 0 && letters.replace(/\p{Lu}/gu, '').length < letters.length / 2;
+  const cased = question.replace(/[\p{L}\p{N}'’-]+/gu, (w) =>
+    !shouting && /^\p{Lu}{2,}$/u.test(w) && spellsFunctionWord(w.toLowerCase()) ? w : w.toLowerCase(),
+  );
+  return (
+    cased
+      .replace(/[’‘`]/g, "'")
+      .replace(/\bcan't\b/g, 'can not')
+      .replace(/\bwon't\b/g, 'will not')
+      .replace(/\bcannot\b/g, 'can not')
+      .replace(/n't\b/g, ' not')
+      .replace(/\s[-–—]+\s|[–—]|:/g, ' ; ')
+      .replace(/[.!?](?=\s|$)/g, ' ; ')
+      // "In case X fails, …" is "if X fails, …" (not "in case of", which names what follows it).
+      .replace(/\bin case\b(?! of\b)/g, 'if')
+  );
 }
 
 /** Tokens for parsing: words as `tokenizeBomQuestion` reads them, plus the separators "," "&" "/" ";". */
@@ -338,7 +383,9 @@ function parseTokens(text: string): string[] {
   // The possessive-free text once, not once per token (that was quadratic in the question).
   const plain = text.replace(/['’]s\b/g, '');
   for (let m = re.exec(plain); m; m = re.exec(plain)) {
-    tokens.push(m[0].toLowerCase().replace(/(?<![-_])[-_]+$/, ''));
+    // A word still in capitals after `normaliseQuestion` is a name that spells a function word: it stays so.
+    const word = /^\p{Lu}{2,}$/u.test(m[0]) ? m[0] : m[0].toLowerCase();
+    tokens.push(word.replace(/(?<![-_])[-_]+$/, ''));
   }
   return tokens.filter((t) => t.length > 0);
 }
@@ -362,13 +409,18 @@ function isClauseVerb(word: string): boolean {
  * discontinued"), and at a comma that closes a condition or opens a question ("If X went bust,
  * which …"). A comma inside a list ("tantalum, ceramic or electrolytic") stays.
  */
+/** A clause that opens with a condition: "if X goes", or a question word before it ("what if X goes late?"). */
+function opensCondition(clause: readonly string[]): boolean {
+  return SUBORDINATORS.has(clause[0]) || (QUESTION_WORDS.has(clause[0]) && SUBORDINATORS.has(clause[1] ?? ''));
+}
+
 function splitClauses(tokens: string[]): string[][] {
   const clauses: string[][] = [[]];
   let conditional = false;
   tokens.forEach((token, i) => {
     const current = clauses[clauses.length - 1];
     const next = tokens[i + 1];
-    const opensCondition =
+    const conditionHere =
       SUBORDINATORS.has(token) && !(next !== undefined && INVERTED.has(next) && (token === 'when' || token === 'once'));
     if (token === ';') {
       if (current.length) clauses.push([]);
@@ -393,8 +445,10 @@ function splitClauses(tokens: string[]): string[][] {
       conditional = false;
       return;
     }
-    if (opensCondition && current.length > 0) clauses.push([]);
-    if (opensCondition) conditional = true;
+    // "What if …" is one clause: the question word only opens the condition.
+    if (conditionHere && current.length > 0 && !(current.length === 1 && QUESTION_WORDS.has(current[0])))
+      clauses.push([]);
+    if (conditionHere) conditional = true;
     clauses[clauses.length - 1].push(token);
   });
   return clauses.filter((c) => c.length > 0);
@@ -479,14 +533,15 @@ function takeExclusions(tokens: string[]): Exclusions {
       markerKind = 'bom';
     } else if (
       SEPARATIVE_PARTICLES.has(tokens[i + 1] ?? '') &&
-      prev === ',' &&
+      (prev === ',' || (prev === undefined && OPENING_SEPARATIVE_PARTICLES.has(tokens[i + 1] ?? ''))) &&
       /^[a-z]{3,}$/.test(t) &&
       !isClauseVerb(t) &&
       !ACTIVE_PIVOTS.has(t) &&
       i + 2 < tokens.length &&
       !QUESTION_WORDS.has(tokens[i + 2])
     ) {
-      // "…, setting aside any board that uses Y": a verb of removal opening a clause of its own.
+      // "…, setting aside any board that uses Y", or the question opening with "setting aside":
+      // a verb of removal opening a clause of its own.
       start = i + 2;
       markerKind = 'bom';
     } else if (t === 'not') {
@@ -499,7 +554,11 @@ function takeExclusions(tokens: string[]): Exclusions {
         start = j;
         markerKind = 'other_than';
       }
-    } else if (t === 'no' && !NO_IDIOMS.has(tokens[i + 1] ?? '')) {
+    } else if (
+      (t === 'no' && !NO_IDIOMS.has(tokens[i + 1] ?? '')) ||
+      // "nothing but X", "none other than X", "nothing else" say "only", not "leave out".
+      ((t === 'nothing' || t === 'none') && !ONLY_AFTER_NOTHING.has(tokens[i + 1] ?? ''))
+    ) {
       if (prev === 'but' || prev === 'and' || prev === ',' || (prev !== undefined && ACTIVE_PIVOTS.has(prev))) {
         start = i + 1;
         markerKind = 'bom';
@@ -512,20 +571,35 @@ function takeExclusions(tokens: string[]): Exclusions {
     }
     const end = exclusionEnd(tokens, start);
     let span = tokens.slice(start, end);
+    let stop = end;
+    if (t === 'nothing' || t === 'none') {
+      // "but nothing from the sensor range", "and none of the X": what is left out follows the
+      // preposition, up to the next verb ("assemblies that use none of the coin cells have a
+      // Li-ion pack": what follows "have" is the part asked for).
+      if (span[0] === 'from' || span[0] === 'of') span = span.slice(1);
+      const verb = span.findIndex((w) => ACTIVE_PIVOTS.has(w) || AUXILIARIES.has(w) || MODALS.has(w));
+      if (verb > 0) {
+        stop = end - (span.length - verb);
+        span = span.slice(0, verb);
+      }
+    }
     // "except those that also have X", "excluding any that use X": the BOMs must not use X.
-    const pivot = span.reduce((last, w, k) => (ACTIVE_PIVOTS.has(w) ? k : last), -1);
+    const pivot =
+      t === 'nothing' || t === 'none' ? -1 : span.reduce((last, w, k) => (ACTIVE_PIVOTS.has(w) ? k : last), -1);
     if (pivot >= 0) {
       span = span.slice(pivot + 1);
       markerKind = 'bom';
     }
     // The words that joined the exclusion to the clause go with it ("X, but not Y", "do not use").
     const joining =
-      t === 'no'
+      t === 'no' || t === 'nothing' || t === 'none'
         ? ['but', 'and', ',', 'with']
         : markerKind === 'other_than' && t === 'not'
           ? [...AUXILIARIES]
           : ['but', 'and', ',', 'do', 'does', 'did'];
-    while (kept.length && joining.includes(kept[kept.length - 1])) kept.pop();
+    // "X while having no Y", "X though not Y": a word that joins a clause joins the exclusion too.
+    while (kept.length && (joining.includes(kept[kept.length - 1]) || CLAUSE_JOINERS.has(kept[kept.length - 1])))
+      kept.pop();
     // "X but have no Y", "X and contain no Y": a second usage verb, joined to the clause by
     // "but"/"and", is the exclusion's own verb and goes with it (a clause's first verb stays:
     // "boards that have no Y").
@@ -547,7 +621,7 @@ function takeExclusions(tokens: string[]): Exclusions {
     }
     if (chunk.length) excluded.push(chunk);
     kind = kind === 'bom' || markerKind === 'bom' ? 'bom' : 'other_than';
-    i = end;
+    i = stop;
     // "… but do use Y": the positive clause goes on after the joining word.
     if (i < tokens.length && (tokens[i] === 'but' || tokens[i] === 'and' || tokens[i] === ',')) i++;
   }
@@ -558,6 +632,8 @@ interface ClauseReading {
   object: string[];
   subjectWords: string[];
   pivot: boolean;
+  /** The verb the object hangs on, where there is one ("use", "fitted", "with", a person's "fit"). */
+  verb?: string;
 }
 
 /** A clause's subject (before its verb) and object (what it uses), by its usage verb. */
@@ -572,13 +648,23 @@ function readClause(tokens: string[]): ClauseReading {
   );
   if (passive >= 0 && (active < 0 || passive < active)) {
     const aux = tokens.slice(0, passive).reduce((last, w, i) => (AUXILIARIES.has(w) ? i : last), -1);
-    return { object: tokens.slice(aux + 1, passive), subjectWords: tokens.slice(0, Math.max(0, aux)), pivot: true };
+    return {
+      object: tokens.slice(aux + 1, passive),
+      subjectWords: tokens.slice(0, Math.max(0, aux)),
+      pivot: true,
+      verb: tokens[passive],
+    };
   }
   if (active >= 0) {
     // The object ends where another clause's verb starts ("… with X would be hit").
     const rest = tokens.slice(active + 1);
     const stop = rest.findIndex((w) => MODALS.has(w));
-    return { object: stop >= 0 ? rest.slice(0, stop) : rest, subjectWords: tokens.slice(0, active), pivot: true };
+    return {
+      object: stop >= 0 ? rest.slice(0, stop) : rest,
+      subjectWords: tokens.slice(0, active),
+      pivot: true,
+      verb: tokens[active],
+    };
   }
   // "Where do we fit X?", "Which boards would you put X on?": after the auxiliary, a person and
   // their verb; what follows the verb is the object.
@@ -596,9 +682,9 @@ function readClause(tokens: string[]): ClauseReading {
     while (verb < tokens.length - 1 && adverb(verb)) verb++;
     const object = tokens.slice(verb + 1);
     // "What would we be unable to build …": a verb that is itself an auxiliary frames the question;
-    // "… would we need to requote?": what follows is another verb, not a part.
+    // "… would we need to reprice?": what follows is another verb, not a part.
     if (!isClauseVerb(tokens[verb]) && !INVERTED.has(tokens[verb]) && object[0] !== 'to' && !namesNothing(object))
-      return { object, subjectWords: tokens.slice(0, asker), pivot: true };
+      return { object, subjectWords: tokens.slice(0, asker), pivot: true, verb: tokens[verb] };
   }
   // "What would an end-of-life notice on X affect?", "What does X go into?": the question word is
   // the object, the words after the auxiliary are the subject, and the last one is the verb.
@@ -619,7 +705,33 @@ function readClause(tokens: string[]): ClauseReading {
     // BOM that lists a part, and what follows is the object.
     const lists = tokens.findIndex((w, k) => k > j && k <= j + 4 && QUESTION_WORDS.has(w) && !/^(?:wh|how)/.test(w));
     if (lists >= 0 && (end < 0 || lists < end))
-      return { object: tokens.slice(lists + 1), subjectWords: tokens.slice(wh, lists), pivot: true };
+      return {
+        object: tokens.slice(lists + 1),
+        subjectWords: tokens.slice(wh, lists),
+        pivot: true,
+        verb: tokens[lists],
+      };
+    // "Which units sport a X", "which kits bundle the X": a word after the subject that a
+    // determiner follows is the clause's verb, whether or not it is one of the usage verbs above,
+    // and what follows it is the object (read as the subject, the verb and its article cut the
+    // part in two).
+    const verbBeforeObject = tokens.findIndex(
+      (w, k) =>
+        k > j &&
+        k <= j + 3 &&
+        (end < 0 || k < end) &&
+        OBJECT_DETERMINERS.has(tokens[k + 1] ?? '') &&
+        !isStopWord(w) &&
+        !QUESTION_WORDS.has(w) &&
+        !PRONOUNS.has(w),
+    );
+    if (verbBeforeObject >= 0)
+      return {
+        object: tokens.slice(verbBeforeObject + 1),
+        subjectWords: tokens.slice(wh, verbBeforeObject),
+        pivot: true,
+        verb: tokens[verbBeforeObject],
+      };
     subjectWords = tokens.slice(wh, Math.min(end < 0 ? tokens.length : end, j + 4));
     // "Which products would a shortage of X affect?", "Which boards does X go into?": the kind
     // asked about, then a modal or "do", then the subject, whose last word is the verb.
@@ -669,6 +781,33 @@ function withoutTopLevelWords(object: string[]): string[] {
   let cleaned = ` ${object.join(' ')} `;
   for (const p of TOP_LEVEL_PHRASES) cleaned = cleaned.split(` ${p} `).join(' ');
   return cleaned.trim().split(' ').filter(Boolean);
+}
+
+/**
+ * Prepositions of place, and the quantifiers that make what follows them a place among the BOMs
+ * ("on any board", "in our products"); after "the" it may be what the part is about ("a notice
+ * on the thermistor") or how it is packaged ("in a through-hole package").
+ */
+const PLACE_PREPOSITIONS = new Set('on in inside within across onto into'.split(' '));
+const PLACE_OPENERS = new Set('any every all our their'.split(' '));
+
+/**
+ * An object without the place it ends on ("a float switch on any unit", "a relay in our
+ * products"): where the part sits is the BOM asked about, never a part of it (read as part of the
+ * phrase, the word for the BOM grounded on a part whose name holds it).
+ */
+function withoutPlacement(object: string[]): string[] {
+  // Only after the last joining word: a place before it may belong to one part of a list.
+  const joined = object.reduce(
+    (last, x, k) => (OR_WORDS.has(x) || AND_WORDS.has(x) || x === ',' || x === ';' ? k : last),
+    -1,
+  );
+  const named = object.findIndex((w) => !BOM_FRAME_WORDS.has(w) && !/^[,&/;]$/.test(w));
+  const at = object.findIndex(
+    (w, k) =>
+      k > joined && k > named && named >= 0 && PLACE_PREPOSITIONS.has(w) && PLACE_OPENERS.has(object[k + 1] ?? ''),
+  );
+  return at < 0 ? object : object.slice(0, at);
 }
 
 /**
@@ -723,32 +862,40 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const scope: WhereUsedScope = topLevelWords ? 'top_level' : 'direct';
   const excludedWords: string[][] = [];
   let exclusion: ParsedBomQuestion['exclusion'] = null;
-  const clauses = splitClauses(parseTokens(text)).map((clause) => {
+  let raw = splitClauses(parseTokens(text));
+  // "What if X is recalled?" alone: the question word asks, the condition is the scene.
+  if (!raw.some(asks))
+    raw = raw.flatMap((c) => (QUESTION_WORDS.has(c[0]) && opensCondition(c) ? [[c[0]], c.slice(1)] : [c]));
+  const clauses = raw.map((clause) => {
     const taken = takeExclusions(needsSaidAsLack(clause));
     excludedWords.push(...taken.excluded);
     if (taken.kind) exclusion = exclusion === 'bom' || taken.kind === 'bom' ? 'bom' : 'other_than';
     return taken.kept;
   });
-  // The clause that asks is the one a question word opens; a clause with a verb of use is the
-  // question only when none does ("Quality has put X on hold. Which assemblies have one?").
-  const main =
-    clauses.find((c) => QUESTION_WORDS.has(c[0])) ??
-    clauses.find((c) => c.some((w) => ACTIVE_PIVOTS.has(w))) ??
-    clauses[0] ??
-    [];
+  const main = mainClause(clauses);
   const reading = readClause(main);
-  let object = withoutTopLevelWords(reading.object);
+  let object = withoutPlacement(withoutTopLevelWords(reading.object));
   let fromScene = false;
   // The question's clause names no part ("which products would be affected?", "which boards use
   // them?"): the part is in the scene the other clauses set.
-  const scene = clauses
+  // A scene's clause without the word that opens its condition ("if", "suppose").
+  const sceneClauses = clauses
     .filter((c) => c !== main)
-    .map((c) => {
-      const words = SUBORDINATORS.has(c[0]) ? c.slice(1) : c;
+    .map((c) => (opensCondition(c) ? c.slice(c.findIndex((w) => SUBORDINATORS.has(w)) + 1) : c));
+  const scene = sceneClauses
+    .map((words) => {
       const r = readClause(words);
       return withoutTopLevelWords(r.pivot ? r.object : words);
     })
     .filter((words) => !namesNothing(words));
+  // What the scene's clauses start with, before their verb ("the pump controller | has had a
+  // notice"): where what happens to it names nothing the data holds, the part is the subject.
+  const sceneSubjects = sceneClauses
+    .map((words) => {
+      const verb = words.findIndex((w) => isClauseVerb(w) || HAVE.has(w) || ACTIVE_PIVOTS.has(w));
+      return cutPhrase(trimStopWords(verb > 0 ? words.slice(0, verb) : []));
+    })
+    .filter((phrase): phrase is string => !!phrase);
   if (clauses.length > 1 && (!reading.pivot || namesNothing(object) || refersBack(object))) {
     if (scene.length) {
       object = scene.flatMap((words, i) => (i ? [';', ...words] : words));
@@ -777,7 +924,11 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
       const at = chunk.findIndex((w) => CONCESSIVE.test(w));
       return at < 0 ? chunk : chunk.slice(0, at);
     })
-    .filter((chunk) => trimStopWords(chunk).length > 0);
+    .filter((chunk) => trimStopWords(chunk).length > 0)
+    // A phrase after a comma that says what the part does in a clause of its own ("…, the piece
+    // that keeps the door shut") restates the part before it: it is no second part.
+    // (In a list, "a fuse, a relay or the diode that …", each item is a part.)
+    .filter((chunk, k) => k === 0 || sawAnd || sawOr || !appositive(chunk));
   const concepts: string[] = [];
   for (const chunk of chunks) {
     // A longer run is cut; grounding looks for the part named inside it.
@@ -823,12 +974,37 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
     narrowed: narrowed.filter((n) => !concepts.includes(n)),
     scene: fromScene,
     sceneParts: fromScene ? [] : scene.map((words) => cutPhrase(trimStopWords(words))).filter(Boolean),
+    sceneSubjects: fromScene ? sceneSubjects : [],
     topLevelWords,
+    contained: !fromScene && reading.pivot && !!reading.verb && !NEED_VERBS.has(reading.verb),
   };
+}
+
+/** Verbs of need: what follows may be a part or what must be done ("need a redesign"). */
+const NEED_VERBS = new Set('need needs needing needed require requires requiring required'.split(' '));
+
+/** Whether a clause asks: a question word opens it, and no condition follows the word. */
+const asks = (clause: readonly string[]) => QUESTION_WORDS.has(clause[0]) && !opensCondition(clause);
+
+/**
+ * The clause that asks: the one a question word opens; a clause with a verb of use is the
+ * question only when none does ("Quality has put X on hold. Which assemblies have one?").
+ */
+function mainClause(clauses: readonly string[][]): string[] {
+  return clauses.find(asks) ?? clauses.find((c) => c.some((w) => ACTIVE_PIVOTS.has(w))) ?? clauses[0] ?? [];
 }
 
 /** Words that open what a purpose clause acts on ("to seal the lid", "to protect our input"). */
 const PURPOSE_OBJECTS = new Set(['the', 'a', 'an', 'our', 'its', 'their', 'them', 'it', 'each', 'every', 'any']);
+
+/**
+ * A noun phrase opened by "the" or "a" and carried on by a relative clause ("the one that …",
+ * "a piece which …").
+ */
+function appositive(chunk: readonly string[]): boolean {
+  const at = chunk.findIndex((w) => w === 'that' || w === 'which' || w === 'who');
+  return at > 1 && /^(?:the|a|an)$/.test(chunk[0]);
+}
 
 /**
  * A part phrase without the purpose clause after it: "clips to keep the hoses tidy"

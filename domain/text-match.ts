@@ -127,6 +127,9 @@ export function rankTexts(query: string, documents: string[]): number[] {
   });
 }
 
+/** A header and a column sharing a word score this much at least; a near word alone scores less. */
+const SHARED_WORD = 2;
+
 /** How well a table header names a template column (0 = not at all); exact names win. */
 export function headerMatch(header: string, column: string): number {
   const norm = (s: string) =>
@@ -146,7 +149,12 @@ export function headerMatch(header: string, column: string): number {
  * Maps each template column to the best-matching header (one header per column, best pairs
  * first). Returns, per template column, the header's index or -1.
  */
-export function mapHeaders(headers: string[], columns: string[]): number[] {
+export function mapHeaders(
+  headers: string[],
+  columns: string[],
+  /** Whether a header's cells read as names (words, not figures): only such a column may name the rows. */
+  namesRows?: (header: number) => boolean,
+): number[] {
   const pairs: Array<{ h: number; c: number; s: number }> = [];
   headers.forEach((header, h) => columns.forEach((column, c) => pairs.push({ h, c, s: headerMatch(header, column) })));
   // A row's name usually comes first: where the template has an "-id" column, another column
@@ -166,5 +174,16 @@ export function mapHeaders(headers: string[], columns: string[]): number[] {
   // A row's name usually comes first: an unmatched "-id" column takes an unused first header.
   const idColumn = columns.findIndex((c, i) => /(^|-)id$/.test(c) && result[i] < 0);
   if (idColumn >= 0 && headers.length > 0 && !used.has(0)) result[idColumn] = 0;
+  // Also when another column took it only as a near word ("post | bench | time", the post
+  // read as equipment) and its cells are names: the rows must have names, and that column takes
+  // its best header still unused, if any. A header sharing a word with the column, or of figures, stays.
+  else if (idColumn >= 0 && headers.length > 1 && namesRows?.(0)) {
+    const displaced = result.indexOf(0);
+    if (displaced >= 0 && headerMatch(headers[0], columns[displaced]) < SHARED_WORD) {
+      result[idColumn] = 0;
+      const next = pairs.find(({ h, c, s }) => c === displaced && s > 0 && h !== 0 && !result.includes(h));
+      result[displaced] = next ? next.h : -1;
+    }
+  }
   return result;
 }

@@ -136,7 +136,7 @@ describe('discoverFromPrp reports what found no source', () => {
     }
     await recordHistory(handle, 'discover-from-prp-three-sources-2026-11-27');
   });
-  it('tells every validation the domain names the document uses and those it rules out', async () => {
+  it('tells every validation the domain names the document uses and those it rules out, and its own account', async () => {
     model.script({
       [ModelTask.discoveryPlan]: scriptedPlan([
         { group: 'hive yields', query: 'honey yield per hive and season', columns: ['hive_id', 'honey_kg'] },
@@ -169,6 +169,9 @@ describe('discoverFromPrp reports what found no source', () => {
         own: ['BKA'],
         excluded: ['CWA'],
         ruled_out: ['Wax and pollen sales recorded by the CWA.'],
+        // The words of its title and prose, without what it rules out, sorted: whose honey it is,
+        // in its own words, and never a sentence a model could take for an instruction.
+        about: 'apiaries, apiaries gave, autumn, bka, gave, honey, members, members report, report',
       });
     await recordHistory(handle, 'discover-from-prp-document-domains');
   });

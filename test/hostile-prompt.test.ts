@@ -13,8 +13,10 @@
  * - SQL is built by `flows/bom/activities/sql.ts` from the INFORMATION_SCHEMA allow-list: model text
  *   only ever becomes parameter values;
  * - discovery: a fit can only be a table the catalog search returned, validators never see the
- *   PRP (only the group, its columns and one candidate), matched columns are limited to the
- *   step's target columns, and a candidate without a valid verdict is rejected (fails closed);
+ *   PRP's prose as sentences (only the group, its columns, one candidate, the document's domain
+ *   names, the sentences of the part that rules data out, and a sorted list of its other words),
+ *   matched columns are limited to the step's target columns, and a candidate without a valid
+ *   verdict is rejected (fails closed);
  * - proposals: literature is cited by search-result id and mapped back to the search results,
  *   so every URL is one the search returned; the PDF path is computed by code.
  *

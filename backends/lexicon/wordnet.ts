@@ -28,13 +28,60 @@ export interface Lexicon {
   /** Whether the dictionary holds the noun (a phrase as one entry, "gear box", or its base form). */
   knows(noun: string): boolean;
   relation(a: string, b: string): NounRelation;
+  /**
+   * The broad kinds of the noun's senses, most frequent first (WordNet's lexicographer files
+   * without their "noun." prefix: "artifact", "attribute", "state", "event", …); none when the
+   * dictionary does not hold it.
+   */
+  senseKinds?(noun: string): string[];
+  /**
+   * Whether two adjectives are opposites ("narrow" and "wide", "heavy" and "light"): a sense of
+   * one is the antonym of a sense of the other, directly or through the head adjective a
+   * satellite sense is similar to. False when either is not in the dictionary.
+   */
+  opposites?(a: string, b: string): boolean;
 }
+
+/** WordNet's lexicographer files by number (its lexnames file): the broad kind each sense is filed under. */
+const LEXICOGRAPHER_FILES = [
+  'adj.all',
+  'adj.pert',
+  'adv.all',
+  'Tops',
+  'act',
+  'animal',
+  'artifact',
+  'attribute',
+  'body',
+  'cognition',
+  'communication',
+  'event',
+  'feeling',
+  'food',
+  'group',
+  'location',
+  'motive',
+  'object',
+  'person',
+  'phenomenon',
+  'plant',
+  'possession',
+  'process',
+  'quantity',
+  'relation',
+  'shape',
+  'state',
+  'substance',
+  'time',
+] as const;
 
 /** How far up "is a kind of" two senses may be apart and still be one thing's kind. */
 const KIND_STEPS = 2;
 
 interface Sense {
   words: string[];
+  /** The lexicographer file the sense is filed under (LEXICOGRAPHER_FILES). */
+  file: number;
   /** The senses this one is a kind of (WordNet's hypernyms, instances included). */
   kindOf: number[];
 }
@@ -45,6 +92,10 @@ export class WordNetLexicon implements Lexicon {
   private readonly senses = new Map<number, Sense>();
   private readonly sensesKept = new Map<string, number[]>();
   private fd?: number;
+  /** The adjective index and data file, read only when opposites are asked about. */
+  private adjectiveIndex?: string;
+  private adjectiveFd?: number;
+  private readonly adjectiveSenses = new Map<number, AdjectiveSense>();
 
   constructor(private readonly dir: string = wordnetDir) {}
 
@@ -55,6 +106,18 @@ export class WordNetLexicon implements Lexicon {
 
   knows(noun: string): boolean {
     return this.sensesOf(noun).length > 0;
+  }
+
+  senseKinds(noun: string): string[] {
+    return this.sensesOf(noun)
+      .map((offset) => this.sense(offset))
+      .filter((sense): sense is Sense => sense !== undefined)
+      .map((sense) => LEXICOGRAPHER_FILES[sense.file]);
+  }
+
+  /** The broad kind of the noun's most frequent sense (`senseKinds`), or undefined. */
+  usualKind(noun: string): string | undefined {
+    return this.senseKinds(noun)[0];
   }
 
   relation(a: string, b: string): NounRelation {
@@ -94,6 +157,49 @@ export class WordNetLexicon implements Lexicon {
     return found;
   }
 
+  opposites(a: string, b: string): boolean {
+    const first = this.adjectiveSensesOf(a);
+    const second = this.adjectiveSensesOf(b);
+    if (!first.length || !second.length) return false;
+    // A satellite sense ("skinny") has no antonym of its own: its head's stands for it.
+    const withHeads = (offsets: number[]) => [
+      ...new Set(offsets.flatMap((o) => [o, ...(this.adjectiveSense(o)?.similarTo ?? [])])),
+    ];
+    const secondAll = new Set(withHeads(second));
+    return withHeads(first).some((o) => (this.adjectiveSense(o)?.antonyms ?? []).some((x) => secondAll.has(x)));
+  }
+
+  private adjectiveSensesOf(word: string): number[] {
+    const written = word.trim().toLowerCase().replace(/\s+/g, '_');
+    if (!written || written.length > 40) return [];
+    this.adjectiveIndex ??= readFileSync(path.join(this.dir, 'index.adj'), 'latin1');
+    const line = lineOf(this.adjectiveIndex, written);
+    if (!line) return [];
+    const fields = line.trim().split(' ');
+    const offsets = fields.slice(4 + Number(fields[3]) + 2);
+    return offsets.every((o) => /^\d{8}$/.test(o)) ? offsets.map(Number) : [];
+  }
+
+  private adjectiveSense(offset: number): AdjectiveSense | undefined {
+    const kept = this.adjectiveSenses.get(offset);
+    if (kept) return kept;
+    this.adjectiveFd ??= openSync(path.join(this.dir, 'data.adj'), 'r');
+    const fields = dataFields(this.adjectiveFd, offset);
+    if (!fields) return undefined;
+    const at = 4 + 2 * parseInt(fields[3], 16);
+    const antonyms: number[] = [];
+    const similarTo: number[] = [];
+    for (let i = 0; i < Number(fields[at]); i++) {
+      const [symbol, target] = fields.slice(at + 1 + 4 * i, at + 3 + 4 * i);
+      if (symbol === '!') antonyms.push(Number(target));
+      if (symbol === '&') similarTo.push(Number(target));
+    }
+    const sense = { antonyms, similarTo };
+    if (this.adjectiveSenses.size >= 20_000) this.adjectiveSenses.clear();
+    this.adjectiveSenses.set(offset, sense);
+    return sense;
+  }
+
   private lookUp(written: string): number[] {
     const keys = [...new Set([written, written.replace(/[_-]+/g, '_')])];
     for (const form of keys.flatMap((key) => [key, ...baseForms(key)])) {
@@ -107,42 +213,18 @@ export class WordNetLexicon implements Lexicon {
     return [];
   }
 
-  /** The index line of a noun (WordNet writes compounds with "_"), by binary search over the sorted file. */
+  /** The index line of a noun (WordNet writes compounds with "_"). */
   private indexLine(noun: string): string | undefined {
     this.index ??= readFileSync(path.join(this.dir, 'index.noun'), 'latin1');
-    const text = this.index;
-    let low = 0;
-    let high = text.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      // The line that holds `middle` starts after the newline before it.
-      const start = text.lastIndexOf('\n', middle - 1) + 1;
-      const stop = text.indexOf(' ', start);
-      const lemma = stop < 0 ? '' : text.slice(start, stop);
-      // The licence lines at the top start with spaces and sort before every noun.
-      if (lemma === noun) {
-        const end = text.indexOf('\n', start);
-        return text.slice(start, end < 0 ? text.length : end);
-      }
-      if (lemma < noun) {
-        const next = text.indexOf('\n', middle);
-        if (next < 0) return undefined;
-        low = next + 1;
-      } else high = start;
-    }
-    return undefined;
+    return lineOf(this.index, noun);
   }
 
   private sense(offset: number): Sense | undefined {
     const kept = this.senses.get(offset);
     if (kept) return kept;
     this.fd ??= openSync(path.join(this.dir, 'data.noun'), 'r');
-    const buffer = Buffer.alloc(8192);
-    const read = readSync(this.fd, buffer, 0, buffer.length, offset);
-    const line = buffer.toString('latin1', 0, read).split('\n')[0];
-    // synset_offset lex_filenum ss_type w_cnt word lex_id [word lex_id...] p_cnt [ptr...] | gloss
-    const fields = line.split(' | ')[0].split(' ');
-    if (Number(fields[0]) !== offset) return undefined;
+    const fields = dataFields(this.fd, offset);
+    if (!fields) return undefined;
     const wordCount = parseInt(fields[3], 16);
     const words = Array.from({ length: wordCount }, (_, i) => fields[4 + 2 * i].toLowerCase());
     const at = 4 + 2 * wordCount;
@@ -152,15 +234,60 @@ export class WordNetLexicon implements Lexicon {
       const [symbol, target, pos] = fields.slice(at + 1 + 4 * i, at + 4 + 4 * i);
       if ((symbol === '@' || symbol === '@i') && pos === 'n') kindOf.push(Number(target));
     }
-    const sense = { words, kindOf };
+    const sense = { words, file: Number(fields[1]), kindOf };
     this.senses.set(offset, sense);
     return sense;
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
+    if (this.adjectiveFd !== undefined) closeSync(this.adjectiveFd);
     this.fd = undefined;
+    this.adjectiveFd = undefined;
   }
+}
+
+interface AdjectiveSense {
+  /** The senses this one is the opposite of (WordNet's "!" pointers). */
+  antonyms: number[];
+  /** For a satellite sense, the head sense it is similar to ("&"). */
+  similarTo: number[];
+}
+
+/** A word's line of a sorted WordNet index file, by binary search over the text as read. */
+function lineOf(text: string, word: string): string | undefined {
+  let low = 0;
+  let high = text.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    // The line that holds `middle` starts after the newline before it.
+    const start = text.lastIndexOf('\n', middle - 1) + 1;
+    const stop = text.indexOf(' ', start);
+    const lemma = stop < 0 ? '' : text.slice(start, stop);
+    // The licence lines at the top start with spaces and sort before every word.
+    if (lemma === word) {
+      const end = text.indexOf('\n', start);
+      return text.slice(start, end < 0 ? text.length : end);
+    }
+    if (lemma < word) {
+      const next = text.indexOf('\n', middle);
+      if (next < 0) return undefined;
+      low = next + 1;
+    } else high = start;
+  }
+  return undefined;
+}
+
+/**
+ * The fields of a sense's line of a data file, before its gloss: synset_offset lex_filenum
+ * ss_type w_cnt word lex_id [word lex_id...] p_cnt [ptr...]; undefined when the offset is no line's start.
+ */
+function dataFields(fd: number, offset: number): string[] | undefined {
+  const buffer = Buffer.alloc(8192);
+  const read = readSync(fd, buffer, 0, buffer.length, offset);
+  const line = buffer.toString('latin1', 0, read).split('\n')[0];
+  const fields = line.split(' | ')[0].split(' ');
+  return Number(fields[0]) === offset ? fields : undefined;
 }
 
 /** WordNet's rules of detachment for nouns, and the plural of a compound's last word. */

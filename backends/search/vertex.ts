@@ -10,6 +10,7 @@ import { BackendError, isRetryableStatus, isTransportError, untilAborted } from 
 import { tracedSearch } from './traced';
 import type { SearchBackend, SearchRequest, SearchResponse } from './types';
 import { FailureType } from '../../contracts/failures';
+import { hitData } from './vertex-data';
 
 export interface VertexSearchOptions {
   project: string;
@@ -19,34 +20,6 @@ export interface VertexSearchOptions {
   /** host[:port][ protocol] override, for tests and private endpoints. */
   apiEndpoint?: { host: string; port?: number; protocol?: 'http' | 'https' };
   authClient?: unknown;
-}
-
-type ProtoValue = {
-  nullValue?: unknown;
-  numberValue?: number;
-  stringValue?: string;
-  boolValue?: boolean;
-  structValue?: { fields?: Record<string, ProtoValue> };
-  listValue?: { values?: ProtoValue[] };
-  kind?: string;
-};
-
-/** protobuf Struct/Value → plain JSON. Plain objects (already JSON) pass through. */
-export function structToJson(struct: unknown): Record<string, unknown> {
-  if (!struct || typeof struct !== 'object') return {};
-  const fields = (struct as { fields?: Record<string, ProtoValue> }).fields;
-  if (!fields) return struct as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, valueToJson(v)]));
-}
-
-function valueToJson(value: ProtoValue): unknown {
-  if (value === null || typeof value !== 'object') return value;
-  if (value.structValue !== undefined && value.structValue !== null) return structToJson(value.structValue);
-  if (value.listValue !== undefined && value.listValue !== null) return (value.listValue.values ?? []).map(valueToJson);
-  if (value.stringValue !== undefined && value.stringValue !== null) return value.stringValue;
-  if (value.numberValue !== undefined && value.numberValue !== null) return value.numberValue;
-  if (value.boolValue !== undefined && value.boolValue !== null) return value.boolValue;
-  return null;
 }
 
 /** The abort signal of the search in progress, for the HTTP layer below the generated client. */
@@ -66,26 +39,6 @@ function abortableAuth<T extends FetchingAuth>(auth: T): T {
     return fetch(input, { ...init, signal: init.signal ? AbortSignal.any([init.signal, signal]) : signal });
   };
   return auth;
-}
-
-/**
- * A result's data as plain JSON: the structured document as stored, or, for a data store of
- * unstructured documents (markdown, PDF), what Vertex AI Search derives: title, link, and the
- * snippets and extractive answers joined as `text`, the field the activities read prose from.
- */
-export function hitData(doc: { derivedStructData?: unknown; structData?: unknown }): Record<string, unknown> {
-  const derived = structToJson(doc.derivedStructData);
-  const data: Record<string, unknown> = { ...derived, ...structToJson(doc.structData) };
-  if (data.text === undefined) {
-    const pieces = [
-      ...(Array.isArray(derived.extractive_answers) ? derived.extractive_answers : []).map(
-        (a) => (a as { content?: unknown }).content,
-      ),
-      ...(Array.isArray(derived.snippets) ? derived.snippets : []).map((s) => (s as { snippet?: unknown }).snippet),
-    ].filter((p): p is string => typeof p === 'string' && p.trim().length > 0);
-    if (pieces.length) data.text = pieces.map((p) => p.replace(/<\/?b>/g, '')).join('\n');
-  }
-  return data;
 }
 
 export class VertexSearch implements SearchBackend {

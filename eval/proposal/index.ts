@@ -523,9 +523,14 @@ const suite: EvalSuite = {
   name: 'proposal',
   async run(stack, { quick, set = 'dev' }) {
     const cases = loadCases(set);
-    // EVAL_EXCLUDE_HELD_OUT=1 leaves the held-out cases out while rules are being developed.
+    // EVAL_EXCLUDE_HELD_OUT=1 leaves the held-out cases out while rules are being developed;
+    // EVAL_ONLY=a,b runs only those profiles (a development run, to read their proposals).
+    const only = process.env.EVAL_ONLY?.split(',').map((id) => id.trim());
     const ids = Object.keys(cases).filter(
-      (id) => (!quick || cases[id].quick) && !(process.env.EVAL_EXCLUDE_HELD_OUT && cases[id]['held-out']),
+      (id) =>
+        (!quick || cases[id].quick) &&
+        !(process.env.EVAL_EXCLUDE_HELD_OUT && cases[id]['held-out']) &&
+        (!only || only.includes(id)),
     );
     const titles = corpusTitles();
     let artifacts = 0;

@@ -43,6 +43,7 @@ import {
   EmbeddingMeaning,
   Grounder,
   MEANING_THRESHOLDS,
+  namesNoThing,
   partNames,
   Vocabulary,
   type GroundedConcept,
@@ -243,6 +244,12 @@ export interface BomActivityOptions {
   lexicon?: Lexicon | null;
 }
 
+/** What the items the BOMs end in are, and what the items inside them are, in general words. */
+const KIND_ROLES = {
+  top: 'the products we sell to customers',
+  inside: 'the assemblies and boards built into other items',
+} as const;
+
 export function createBomActivities({ model, warehouse, search, config }: Backends, options: BomActivityOptions = {}) {
   const catalog = new Map<string, { at: number; value: Promise<unknown> }>();
   // The user's own schema (BOM_SCHEMA_MAPPING), read once at worker start so a bad file stops the
@@ -424,6 +431,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
     itemColumns: string[],
     meaning: Meaning | undefined,
     allow: ColumnAllowList,
+    lexicon?: Lexicon,
   ): Promise<{ column: string; term: string; top: boolean } | undefined> {
     const isTop = (column: string, term: string) =>
       cached(`${warehouse.name}:${allow.dataset}:kind-top:${column}:${term}`, async () => {
@@ -476,12 +484,22 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
       return undefined;
     };
     if (!meaning || !parsed.subjectText) return endKind();
+    // A subject with no noun the dictionary knows ("everything", "whatever", "anything") names no
+    // kind of item: read by meaning, "everything" sits near "product" as near as "goods" does.
+    if (lexicon && !parsed.subjectText.split(/\s+/).some((w) => lexicon.knows(w))) return endKind();
     const kinds = await kindsOfBoms();
     if (!kinds.some((k) => k.top)) return endKind();
-    const scores = await meaning.similarities(
-      parsed.subjectText,
-      kinds.map((k) => k.value),
-    );
+    // Each kind by its own name and by what such items are in general: a data value's name
+    // ("finished good") says little to a sentence embedding about "the things we ship" or "what
+    // goes out to customers", a plain description of the kind does.
+    const [byName, byRole] = await Promise.all([
+      meaning.similarities(
+        parsed.subjectText,
+        kinds.map((k) => k.value),
+      ),
+      meaning.similarities(parsed.subjectText, [KIND_ROLES.top, KIND_ROLES.inside]),
+    ]);
+    const scores = kinds.map((k, i) => Math.max(byName[i], k.top ? byRole[0] : byRole[1]));
     // Only the kind the BOMs end in is taken by meaning, against the kinds that are not ("the
     // things we sell" are products; "assemblies" is a way of saying "BOMs", not subassemblies).
     // Two names of that kind (FINISHED_GOOD, PRODUCT) are one choice, not rivals.
@@ -730,7 +748,8 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         for (const phrase of phrases) {
           const parts = parsed.scene ? null : grounder.sideBySide(phrase);
           if (parts) sideBySide = true;
-          for (const part of parts ?? [phrase]) concepts.push(await grounder.ground(part, { scene: parsed.scene }));
+          for (const part of parts ?? [phrase])
+            concepts.push(await grounder.ground(part, { scene: parsed.scene, contained: parsed.contained }));
         }
         // Nothing the question's own clause names is in the data ("… which boards need a
         // redesign?"), and another clause names a part ("we got an end-of-life notice for X"):
@@ -740,9 +759,14 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // data lacks, and stays the question.)
         // One word, as such questions end ("need a redesign", "need rework"): a name of two or
         // more words the data lacks ("flux widgets") is an absent part, never the scene's.
+        // Or a longer phrase whose last word the dictionary usually means as an act, an event or
+        // the like ("need a final order", "need a redesign"): what must be done.
+        const namedWords = (c: GroundedConcept) => c.asked.split(/\s+/).filter((w) => !isStopWord(w));
         const namesNoPart = (c: GroundedConcept) => {
-          const words = c.asked.split(/\s+/).filter((w) => !isStopWord(w));
-          return c.level === null && words.length === 1 && !!c.unclear?.includes(words[0]);
+          const words = namedWords(c);
+          const last = words[words.length - 1];
+          if (c.level !== null || !last || !c.unclear?.includes(last)) return false;
+          return words.length === 1 || (!parsed.contained && namesNoThing(lexicon ?? undefined, last, { acts: true }));
         };
         if (!scene && concepts.length && concepts.every(namesNoPart) && parsed.sceneParts.length) {
           const fromScene = await Promise.all(
@@ -752,6 +776,20 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
             concepts.splice(0, concepts.length, ...fromScene);
             scene = true;
           }
+        }
+        // The scene's words after its verbs name nothing the data holds ("X has had a recall
+        // letter"): the part is what the scene's clause starts with.
+        // (Only when those words end in no thing at all, "letter", "rise": a part the data lacks
+        // after the verb is the question's, and stays missing.)
+        const namesEvent = (c: GroundedConcept) => {
+          const last = namedWords(c).pop();
+          return c.level === null && !!last && namesNoThing(lexicon ?? undefined, last, { acts: true });
+        };
+        if (scene && concepts.length && concepts.every(namesEvent) && parsed.sceneSubjects.length) {
+          const subjects = await Promise.all(
+            normaliseTerms(parsed.sceneSubjects).map((phrase) => grounder.ground(phrase, { scene: true })),
+          );
+          if (subjects.some((c) => c.level !== null)) concepts.splice(0, concepts.length, ...subjects);
         }
         // A scene told in several clauses ("X is on hold after a batch of dead pixels") names its
         // part in one of them: the clauses that name nothing the data holds are the situation.
@@ -800,7 +838,7 @@ export function createBomActivities({ model, warehouse, search, config }: Backen
         // The kind of item asked about ("Which finished goods …", "Which subassemblies …", "the
         // things we sell"): a value of an item column. A kind no BOM uses as a component is what
         // the BOMs end in, so the question means those items at any level.
-        const kind = await kindAsked(parsed, vocabulary, itemColumns, meaning, allowed);
+        const kind = await kindAsked(parsed, vocabulary, itemColumns, meaning, allowed, lexicon ?? undefined);
         if (kind) {
           grounding.parent_kind = { column: kind.column, term: kind.term };
           if (kind.top) grounding.scope = 'top_level';

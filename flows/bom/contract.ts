@@ -77,8 +77,11 @@ export const pipelineStateSchema = z.object({
         strategy: z.number().int().nullable(),
         columns: z.array(z.string()),
         example: z.string().nullable(),
-        /** Found without its generic head ("memory chips" → memory) or by meaning ("screen" → DISPLAY). */
-        via: z.enum(['qualifier', 'meaning']).optional(),
+        /**
+         * Found without its generic head ("memory chips" → memory), by meaning ("screen" → DISPLAY),
+         * or without a last word that names no part ("valve shortage" → the valves).
+         */
+        via: z.enum(['qualifier', 'meaning', 'situation']).optional(),
         /** By meaning: how close (cosine of sentence embeddings). */
         similarity: z.number().optional(),
         /** An excluded part: its BOMs (`bom`) or its lines (`component`) are left out of the answer. */

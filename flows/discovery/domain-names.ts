@@ -4,6 +4,7 @@
  * calls its own. Pure and deterministic: the workflow reads a PRP's names once and sends them with
  * every validation, and the stand-in reads table descriptions with the same rules.
  */
+import { COLUMN_STOP_WORDS } from '../../domain/text';
 
 /** What a requirements document names as its domain: the names it uses, and the names it rules out. */
 export interface DocumentDomains {
@@ -13,7 +14,17 @@ export interface DocumentDomains {
   excluded: string[];
   /** The sentences that rule data out, named or not ("the studio's own telemetry is not wanted"). */
   ruledOutText?: string[];
+  /**
+   * What the document says it is about, in its own words: the words and pairs of words of its
+   * title and its prose outside the parts that rule data out and outside its column table, as a
+   * sorted list (`wordsOfAccount`). People name their subject there ("a club in the top netball
+   * league"), seldom in the columns, which read alike across domains.
+   */
+  about?: string;
 }
+
+/** The most of the document's own account sent with each validation: the embedder reads some 256 tokens. */
+export const ABOUT_CHARS = 800;
 
 export const ACRONYM_STOP = new Set([
   'PRP',
@@ -130,14 +141,37 @@ export function documentDomains(prp: string): DocumentDomains {
   const own = new Set<string>();
   const ruledOut = new Set<string>();
   const ruledOutText: string[] = [];
+  const about: string[] = [];
+  let aboutLength = 0;
   let excludingLevel = 0;
   let excludingList = false;
   // A paragraph's lines are read together: a sentence that leaves a name out may wrap.
   let paragraph: string[] = [];
   let paragraphExcludes = false;
+  let titled = false;
   const flush = () => {
+    // The document's own account: its title and prose, not its other headings ("Background"),
+    // its column table or what it rules out.
+    const prose = paragraph
+      .filter((l) => {
+        if (/^\s*\|/.test(l)) return false;
+        const heading = HEADING.exec(l);
+        if (!heading) return true;
+        const title = heading[1].length === 1 && !titled;
+        if (title) titled = true;
+        return title;
+      })
+      .join(' ');
+    if (!paragraphExcludes)
+      for (const sentence of prose.split(/(?<=[.;!?])\s+/)) {
+        if (aboutLength >= ABOUT_CHARS) break;
+        const plain = plainProse(sentence);
+        if (!plain || excludingSentence(sentence)) continue;
+        about.push(plain);
+        aboutLength += plain.length + 1;
+      }
     for (const sentence of paragraph.join(' ').split(/(?<=[.;!?])\s+/)) {
-      const excludes = paragraphExcludes || EXCLUDING_SENTENCE.test(sentence);
+      const excludes = paragraphExcludes || excludingSentence(sentence);
       const into = excludes ? ruledOut : own;
       // Without its list marker or its excluding label ("Not needed: ..."): what it rules out.
       let text = sentence.replace(/^[\s*+-]+/, '').trim();
@@ -149,7 +183,7 @@ export function documentDomains(prp: string): DocumentDomains {
     paragraph = [];
     paragraphExcludes = false;
   };
-  for (const line of prp.split(/\r?\n/)) {
+  for (const line of withoutNonProse(prp).split(/\r?\n/)) {
     const heading = HEADING.exec(line);
     // A blank line, a heading, a list item or a table row begins a new paragraph.
     if (!line.trim() || heading || /^\s*(?:[-*+]|\d+[.)])\s/.test(line) || /^\s*\|/.test(line)) flush();
@@ -172,5 +206,99 @@ export function documentDomains(prp: string): DocumentDomains {
     paragraph.push(line);
   }
   flush();
-  return { own: [...own], excluded: [...ruledOut].filter((n) => !own.has(n)), ruledOutText };
+  return {
+    own: [...own],
+    excluded: [...ruledOut].filter((n) => !own.has(n)),
+    ruledOutText,
+    ...(about.length ? { about: wordsOfAccount(about) } : {}),
+  };
+}
+
+/**
+ * Whether a sentence rules something out, read as a reader reads it: without emphasis ("do
+ * **not** want"), with any apostrophe ("don’t") and any space between its words.
+ */
+function excludingSentence(sentence: string): boolean {
+  return (
+    EXCLUDING_SENTENCE.test(sentence) ||
+    EXCLUDING_SENTENCE.test(plainProse(sentence).replace(/[\u2018\u2019\u02bc]/g, "'"))
+  );
+}
+
+/**
+ * The document without what is not prose or headings: fenced code, HTML comments and a front
+ * matter block (a heading inside a fence is not the document's, nor a comment its account).
+ * Each is replaced by blank lines, so paragraphs stay apart.
+ */
+function withoutNonProse(prp: string): string {
+  const blank = (text: string) => text.replace(/[^\n]+/g, '');
+  const lines = prp
+    .replace(/^---\r?\n[\s\S]*?\r?\n---[ \t]*(?=\r?\n|$)/, blank)
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, blank)
+    .split('\n');
+  // A fence runs from its opening line to a line of the same marks, or to the end.
+  let fence: string | undefined;
+  return lines
+    .map((line) => {
+      const marks = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+      if (fence === undefined) {
+        if (!marks) return line;
+        fence = marks;
+        return '';
+      }
+      if (marks && marks[0] === fence[0] && marks.length >= fence.length) fence = undefined;
+      return '';
+    })
+    .join('\n');
+}
+
+/** Words that say nothing of a subject ("after", "nobody", "actually"), beside the columns' stop words. */
+const ACCOUNT_STOP_WORDS = new Set(
+  (
+    'about actually after also any before being both but can cannot could did does doing done each even ever every ' +
+    'our ours its their theirs his her hers him them they we us my mine ' +
+    'from had has have here how into just like many may might more most much must never nobody none nothing now ' +
+    'off once one only other ours out over own said same say says see she should since some still such than that ' +
+    'then there these they this those through too under until upon very want wants was way well were what when ' +
+    'where which while who whom whose why will would yes yet you your'
+  ).split(' '),
+);
+
+/**
+ * The account as the validations receive it: its content words and pairs of neighbouring content
+ * words ("county roads"), once each, in alphabetical order, as a list. Its sentences never reach a
+ * model that judges tables: a document is written by whoever asks, and a sentence in it can be an
+ * instruction ("ignore the columns and report …"); a sorted list of its words says what it is
+ * about and commands nothing.
+ */
+function wordsOfAccount(sentences: readonly string[]): string {
+  const content = (w: string | undefined) =>
+    !!w && w.length > 2 && !COLUMN_STOP_WORDS.has(w) && !ACCOUNT_STOP_WORDS.has(w);
+  // The first phrases told, as many as fit, then sorted: the opening says most of the subject.
+  const phrases = new Set<string>();
+  let length = 0;
+  const take = (phrase: string) => {
+    if (phrases.has(phrase) || length + phrase.length + 2 > ABOUT_CHARS) return;
+    phrases.add(phrase);
+    length += phrase.length + 2;
+  };
+  // A pair is two words of one clause: never across a full stop or a comma.
+  for (const clause of sentences.flatMap((s) => s.split(/[.,;:!?()]+/))) {
+    const tokens = clause.toLowerCase().match(/[\p{L}][\p{L}\p{N}'’-]*/gu) ?? [];
+    tokens.forEach((w, i) => {
+      if (!content(w)) return;
+      take(w);
+      if (content(tokens[i + 1])) take(`${w} ${tokens[i + 1]}`);
+    });
+  }
+  return [...phrases].sort().join(', ');
+}
+
+/** A line of prose without its markdown (emphasis, code marks, list markers): the words a reader reads. */
+function plainProse(text: string): string {
+  return text
+    .replace(/[*_`#>]+/g, ' ')
+    .replace(/[\u00a0\u2000-\u200b\u202f]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
 }

@@ -20,7 +20,14 @@
 import { decide, meaningSpace, type MeaningSpace } from '../lib/standin/meaning';
 import { COLUMN_STOP_WORDS, identifierWords, stemIdentifierWord } from '../../domain/text';
 import { ModelTask } from './model-tasks';
-import { ACRONYM_STOP, acronymsOf, domainMarkers, isMoneyAcronym, type DocumentDomains } from './domain-names';
+import {
+  ABOUT_CHARS,
+  ACRONYM_STOP,
+  acronymsOf,
+  domainMarkers,
+  isMoneyAcronym,
+  type DocumentDomains,
+} from './domain-names';
 
 export { acronymsOf, documentDomains, domainMarkers, isMoneyAcronym } from './domain-names';
 import { taskRule, type StandinRule } from '../lib/standin';
@@ -101,7 +108,7 @@ export function variantOf(column: ColumnLike): Variant {
   if (estimate && !outcome) return 'estimate';
   if (outcome && !estimate) return 'outcome';
   if (estimate && outcome) {
-    // "whether the person was in fact admitted again" vs "predicted probability": the name decides.
+    // "whether the parcel was in fact returned" vs "predicted probability": the name decides.
     const name = stems(column.name);
     if (name.some((w) => OUTCOME_WORDS.includes(w))) return 'outcome';
     return 'estimate';
@@ -649,6 +656,21 @@ export async function namesAnotherDomain(
   // contradicted by a name in a table whose subject clearly agrees with the requirement's: the
   // name is then whose data it is (an agency, a provider), and the columns decide.
   if (subjectAgrees && document && !document.own.length && !document.excluded.length) return undefined;
+  // The document's own account of its subject ("our club in the top netball league") may name the
+  // domain in words where the table names it by acronym: a name that a word or two of the account
+  // means, or that brings the table's description nearer the account at all, is the document's
+  // own domain, and the columns decide.
+  const about = document?.about;
+  if (about) {
+    if (await nameSaidInWords(markers, about)) return undefined;
+    const names = markers.slice(0, MAX_NAMES_COMPARED);
+    const bareOfNames = withoutNames(description, names);
+    const meaningOfAbout = await meaningSpace();
+    if (meaningOfAbout && bareOfNames) {
+      const [named, unnamed] = await meaningOfAbout.similarities(about, [description, bareOfNames]);
+      if (named > unnamed + NAME_PULL) return undefined;
+    }
+  }
   // A name the requirement itself uses (its columns say "the WNBL club") is its own domain,
   // whichever group asks: the table is about what the requirement is about, and its columns
   // decide. Only names the requirement never uses can pull a table away from it.
@@ -667,10 +689,7 @@ export async function namesAnotherDomain(
   const named = `${markers.join('/')} data, not ${domains.join('/')} data`;
   const meaning = await meaningSpace();
   if (!meaning) return contradicts ? named : undefined;
-  const bare = markers
-    .reduce((text, m) => text.split(m).join(' '), description)
-    .replace(/\s+/g, ' ')
-    .trim();
+  const bare = withoutNames(description, markers);
   if (!bare) return undefined;
   const decision = await decide(
     group,
@@ -685,11 +704,58 @@ export async function namesAnotherDomain(
 }
 
 /**
+ * How much nearer (cosine, MiniLM) a table's description must come to the document's own account
+ * of its subject with its domain names than without them for the names to be the document's.
+ * Leaving out a name the account does not speak of brings the description nearer it, so any pull
+ * toward it is the account speaking of the name's domain in other words.
+ */
+export const NAME_PULL = 0;
+
+/**
+ * How close (cosine, MiniLM) a table's domain name must be to a word or two of the document's own
+ * account to be that name said in words: a league's acronym and its sport sit at 0.75-0.88 ("NFL"
+ * and "football", "NBA" and "basketball", "NCAA" and "college sport"), and a
+ * league and another sport, or a league and "sports", "teams" or "league", at 0.69 at most.
+ */
+export const NAME_IN_WORDS = 0.74;
+
+/** The most words and pairs of words of the account compared with a table's names, and the most names. */
+const MAX_ACCOUNT_PHRASES = 160;
+const MAX_NAMES_COMPARED = 8;
+
+/** The document's own phrase (a word or two of its account) that one of the table's domain names means. */
+async function nameSaidInWords(markers: readonly string[], about: string): Promise<string | undefined> {
+  const meaning = await meaningSpace();
+  if (!meaning || !markers.length) return undefined;
+  // The account arrives as a list of its words and pairs of words (`wordsOfAccount`).
+  const items = about
+    .split(/,\s*/)
+    .map((p) => p.trim())
+    .filter(Boolean)
+    .slice(0, MAX_ACCOUNT_PHRASES);
+  if (!items.length) return undefined;
+  // A description names a domain or two; a long list of capitalised words is not worth more work.
+  for (const marker of markers.slice(0, MAX_NAMES_COMPARED)) {
+    const scores = await meaning.similarities(marker, items);
+    const best = scores.indexOf(Math.max(...scores));
+    if (scores[best] >= NAME_IN_WORDS) return items[best];
+  }
+  return undefined;
+}
+
+/** A description without the domain names it gives: what it says of its rows, whoever's they are. */
+const withoutNames = (description: string, names: readonly string[]): string =>
+  names
+    .reduce((text, m) => text.split(m).join(' '), description)
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/**
  * How close (cosine, MiniLM) a table's domain name must be to a short item of what the document
  * rules out to be that item: a league's acronym and its own sport's name sit at 0.83-0.88 ("NBA"
  * and "basketball", "MLB" and "baseball"); a league and a neighbouring competition, which a
- * document may rule out beside its own, reach 0.76 ("NCAA" and "college football", for a document
- * on college basketball; "NFL" and "American football" 0.75, "NHL" and "field hockey" 0.74).
+ * document may rule out beside its own, reach 0.76 ("NCAA" and "college sport", for a document
+ * on one college game; "NFL" and "American football" 0.75, "NHL" and "field hockey" 0.74).
  */
 export const RULED_OUT_NAME = { similarity: 0.8, maxWords: 3 } as const;
 
@@ -755,7 +821,8 @@ export async function subjectAgreement(
   candidate: CandidateLike,
   deliverable: ColumnLike[] | undefined,
   group: ColumnLike[] = [],
-): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number } | undefined> {
+  about?: string,
+): Promise<{ verdict: 'off' | 'uncertain' | 'agrees'; similarity: number; score: number } | undefined> {
   const meaning = await meaningSpace();
   if (!meaning || !deliverable?.length) return undefined;
   // The embedder reads only a text's first 256 tokens, some eight columns with their
@@ -763,10 +830,15 @@ export async function subjectAgreement(
   // (the weather of a bike-share requirement) is judged against a subject that never names them.
   const own = new Set(group.map((c) => c.name));
   const ordered = [...deliverable.filter((c) => own.has(c.name)), ...deliverable.filter((c) => !own.has(c.name))];
-  const similarity = await meaning.similarity(tableSubject(candidate), requirementSubject(ordered));
+  const table = tableSubject(candidate);
+  const similarity = await meaning.similarity(table, requirementSubject(ordered));
   const { floor, margin } = SUBJECT_AGREEMENT;
   const verdict = similarity < floor ? 'off' : similarity < floor + margin ? 'uncertain' : 'agrees';
-  return { verdict, similarity };
+  // The verdict is the columns' (its floor and margin were measured on them). The columns read
+  // alike across domains (a date, two teams, a score) and the document's own words say whose they
+  // are, so the score that tells look-alike tables apart weighs both equally.
+  const score = about?.trim() ? (similarity + (await meaning.similarity(table, about))) / 2 : similarity;
+  return { verdict, similarity, score };
 }
 
 /**
@@ -1065,7 +1137,7 @@ export async function validateCandidate(
   // Subject: a table that names its own domain (an acronym in its description) and none of the
   // group's is about something else, however alike its columns (one league's scores are not
   // another's). Tables that name no domain are judged by their columns alone.
-  const subject = await subjectAgreement(candidate, deliverable, targets);
+  const subject = await subjectAgreement(candidate, deliverable, targets, domains?.about);
   const ruledOut = subject ? await ruledOutBy(candidate, subject.similarity, domains?.ruledOutText ?? []) : undefined;
   const offSubject =
     subject?.verdict === 'off'
@@ -1238,7 +1310,8 @@ export async function validateCandidate(
     column_scores: Object.fromEntries(
       (fit || !offSubject ? matched : []).map((p) => [p.target, Math.round(Math.min(1, p.raw) * 1000) / 1000]),
     ),
-    ...(subject ? { subject_score: Math.round(subject.similarity * 1000) / 1000 } : {}),
+    // Nearness to the requirement's subject (its columns and the document's own words).
+    ...(subject ? { subject_score: Math.round(subject.score * 1000) / 1000 } : {}),
   };
 }
 
@@ -1254,8 +1327,13 @@ function asDomains(value: unknown): DocumentDomains | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const names = (v: unknown): string[] => (Array.isArray(v) ? v.filter((n): n is string => typeof n === 'string') : []);
   const { own, excluded } = value as { own?: unknown; excluded?: unknown };
-  const { ruled_out } = value as { ruled_out?: unknown };
-  return { own: names(own), excluded: names(excluded), ruledOutText: names(ruled_out) };
+  const { ruled_out, about } = value as { ruled_out?: unknown; about?: unknown };
+  return {
+    own: names(own),
+    excluded: names(excluded),
+    ruledOutText: names(ruled_out),
+    ...(typeof about === 'string' && about.trim() ? { about: about.slice(0, ABOUT_CHARS) } : {}),
+  };
 }
 
 export const discoveryRules: StandinRule[] = [

@@ -23,6 +23,7 @@ import {
   type Choice,
   type FieldKind,
 } from '../../domain/eads-structure';
+import { contentTokens } from '../../domain/text';
 import { mapHeaders } from '../../domain/text-match';
 import { NUMBER_WORDS } from '../../domain/schedule-model';
 import { ModelTask, type PromptedQuestion } from './model-tasks';
@@ -38,6 +39,7 @@ import {
   singleThingIsEquipment,
   withNone,
 } from './standin/meaning';
+import { resourcesFromProse } from './standin/resources';
 import { routeShape } from './standin/structure';
 import { TROUBLE_DENIED } from './standin/trouble-phrasings';
 
@@ -66,7 +68,23 @@ const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim
  */
 const SURROGATE_LABEL_WEIGHT = 0.65;
 const SURROGATE_FLOOR = 0.22;
+/**
+ * A question that asks two things also counts the content words its asked sentences share with a
+ * fact's label (as a fraction of both), this much: over the 232 development firms, the fact about
+ * what the firm does and what makes planning hard answered the opening question for 193 by
+ * meaning alone and for 216 with the words at 0.15 (220 at 0.25).
+ */
+const SURROGATE_WORDS_WEIGHT = 0.15;
 const SURROGATE_MARGIN = 0.04;
+/** How many content words two texts share, as a fraction of both (0 to 1). */
+function wordsShared(a: string, b: string): number {
+  const x = new Set(contentTokens(a));
+  const y = new Set(contentTokens(b));
+  if (!x.size || !y.size) return 0;
+  let n = 0;
+  for (const w of x) if (y.has(w)) n++;
+  return n / Math.sqrt(x.size * y.size);
+}
 const humanize = (name: string) => name.replace(/\?$/, '').replace(/-+/g, ' ');
 const sentences = (text: string) =>
   (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]?/g) ?? []).map((s) => s.trim()).filter(Boolean);
@@ -397,19 +415,29 @@ export function withoutDenials(text: string): string {
 const COUNT = String.raw`(?:\d+(?:[.,]\d+)?|${NUMBER_WORDS.join('|')}|a|an|half(?:\s+an?)?|a few|a couple of|several)`;
 const TIME_UNIT = String.raw`(?:minutes?|mins?|hours?|hrs?|days?|nights?|shifts?|weeks?|weekends?|fortnights?|months?|years?)`;
 const DURATION = String.raw`(?:(?:about|around|roughly|nearly|up to|at least|at most|over|under)\s+)?${COUNT}(?:\s*(?:-|–|to|or)\s*${COUNT})?\s+${TIME_UNIT}(?:'s?)?|an?\s+fortnight`;
+// The place or machine may stand between the step and its time ("Sawing: the band saw, 30 minutes").
 const TIMED_STEP = new RegExp(
-  String.raw`^([^:,;()]{2,80}?)\s*(?:[:,–—]|\s-|\()\s*(?:${DURATION})\b\)?([^,;]*)(.*)$`,
+  String.raw`^([^:,;()]{2,80}?)\s*(?:[:,–—]|\s-|\()\s*(?:([^:,;()]{1,60}),\s*)?(?:${DURATION})\b\)?([^,;]*)(.*)$`,
   'i',
 );
 const TIMED_STEP_LABEL_WORDS = 10;
+/**
+ * An item of a list that is a length of time ("a day", "40 minutes", "hours a batch"), not a step
+ * or a machine: a line "Moulding: block machine, a shift." told for a route is a step and its
+ * time, and read as a route of two steps it made every step a route of its own.
+ */
+const TIME_ITEM = new RegExp(String.raw`^(?:${DURATION}|${TIME_UNIT})\b`, 'i');
+const isTimeItem = (item: string) => TIME_ITEM.test(item.trim());
 const TIME_AS_TROUBLE = new RegExp(String.raw`\b(?:${TROUBLE_WORD}|behind|overdue|lost|wasted|idle|down)\b`, 'i');
 
 export function withoutTimedSteps(text: string): string {
   const kept = sentences(text).flatMap((sentence) => {
     const m = TIMED_STEP.exec(sentence);
     if (!m) return [sentence];
-    const [, label, tail, rest] = m;
+    const [, label, place = '', tail, rest] = m;
     if (label.split(/\s+/).length > TIMED_STEP_LABEL_WORDS) return [sentence];
+    // What stands between the step and its time names where it is done, not what goes wrong.
+    if (new RegExp(String.raw`\b(?:${TROUBLE_WORD}|${NEGATOR})\b`, 'i').test(place)) return [sentence];
     // More than a word after the time in its clause ("four hours every time") makes it a claim about the time.
     if (tail.trim().split(/\s+/).filter(Boolean).length > 1) return [sentence];
     // A time that is itself the trouble ("…, three days late", "…: two hours lost") is no step's length.
@@ -448,6 +476,38 @@ export function namesThingsOnly(text: string): boolean {
   return items.length >= 3 && items.every((x) => x.split(' ').length <= 6 && !CLAUSE_WORD.test(x));
 }
 
+/** A subject pronoun or an auxiliary: what makes a few words a clause rather than a name. */
+const SUBJECT_OR_AUXILIARY =
+  /\b(?:i|we|you|he|she|they|there|is|are|am|was|were|be|been|has|have|had|do|does|did|can|could|will|would|shall|should|may|might|must)\b|n't\b/i;
+
+/**
+ * The text without the lines that pair a label with a short name ("Lacing: the frame loom.
+ * Pressing: the flat press."), where it holds three such lines at least: a list that says which step
+ * is done where says what there is, not how the work moves (like a list of things, or of steps
+ * and their times). Each side of a pair is at most six words and neither a clause; the other
+ * lines stay, and so does a pair whose words say the route. The text itself when it holds fewer pairs.
+ */
+export function withoutLabelPairs(text: string): string {
+  const items = text
+    .replace(/[’‘]/g, "'")
+    .split(/\n+|(?<=[.;])\s+/)
+    .map((x) => x.trim())
+    .filter(Boolean);
+  // (A verb's noun is no clause here: "test run", "pattern cut".)
+  const short = (s: string | undefined) =>
+    !!s?.trim() && s.trim().split(/\s+/).length <= 6 && !SUBJECT_OR_AUXILIARY.test(s);
+  const pair = (x: string) => {
+    const [label, name, ...rest] = x
+      .replace(/^[-*•]\s*/, '')
+      .replace(/[.;]$/, '')
+      .split(':');
+    return rest.length === 0 && short(label) && short(name);
+  };
+  const pairs = items.filter(pair);
+  // A pair whose words say the route is the same or differs ("Route: the same for every chair") still says it.
+  return pairs.length >= 3 ? items.filter((x) => !pair(x) || routeSaid(x)).join(' ') : text;
+}
+
 /**
  * Which one choice an answer means: a plain answer (a number, the key, its name) at once; else
  * each sentence and clause is read by meaning against the choices and "none of them", and a
@@ -463,17 +523,24 @@ export async function readChoice(
   const choices = rawChoices.map(choiceOf);
   const plain = choiceFromPlainAnswer(text, choices);
   if (plain) return plain;
+  // A list of steps with their times ("Sawing: the band saw, 30 minutes. Drilling: …") says what the
+  // work is, not whether the jobs share one route, follow their own or make one project: read
+  // by meaning, a list of timed activities sounds like a project plan.
+  const untimed = withoutTimedSteps(text);
+  if (untimed !== text) return untimed.trim() ? readChoice(untimed, rawChoices, { otherQuestions }) : undefined;
+  const routes = await routeChoices(choices);
+  const unpaired = routes ? withoutLabelPairs(text) : text;
+  if (unpaired !== text) return unpaired.trim() ? readChoice(unpaired, rawChoices, { otherQuestions }) : undefined;
   // Things named one after another ("the job diary, the stock sheet and the price list")
   // say what there is, not how the work moves, unless their words say the route is the same or
   // differs: a word among them that resembles a choice (a planner, a timetable) is no reading of it.
-  if (namesThingsOnly(text) && !routeSaid(text) && (await routeChoices(choices))) return undefined;
+  if (namesThingsOnly(text) && !routeSaid(text) && routes) return undefined;
   // A sentence that answers another question of the same EADS ("a weekly pattern would suit us"
   // to "should the plan repeat?") is about that question, not one of these choices.
   const described = [
     ...(await withNone(choices)),
     ...(otherQuestions.length ? [{ key: NONE, descriptions: [...otherQuestions] }] : []),
   ];
-  const routes = await routeChoices(choices);
   const isRoute = (key: string) => !!routes && (key === routes.same || key === routes.own);
   const phrased = await withNone(choices, { phrased: true });
   const votes = new Map<string, number>();
@@ -934,10 +1001,16 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   const text = answer.includes('\t') && !answer.includes('|') ? answer.replace(/\t/g, ' | ') : answer;
   const table = parseMarkdownTable(text) ?? headerlessRows(text);
   if (!table)
-    return recordsFromProse(answer, columns) ?? countedFromProse(answer, columns) ?? stepsFromProse(answer, columns);
+    return (
+      inventoryFromProse(answer, field) ??
+      recordsFromProse(answer, columns) ??
+      countedFromProse(answer, columns) ??
+      stepsFromProse(answer, columns)
+    );
   const mapping = mapHeaders(
     table.headers,
     columns.map((c) => c.name),
+    (h) => cellsNameRows(table.rows.map((r) => r[h] ?? '')),
   );
   const named = mapping.filter((h) => h >= 0).length;
   let rows = table.rows;
@@ -970,6 +1043,12 @@ function readTable(answer: string, field: PromptField): Array<Record<string, unk
   return kept.length ? kept : undefined;
 }
 
+/** Whether a column's cells can name rows: words, not figures or spans of time ("2", "20 min"). */
+function cellsNameRows(cells: readonly string[]): boolean {
+  const told = cells.map((c) => c.trim()).filter(Boolean);
+  return told.length > 0 && told.every((c) => /\p{L}{2,}/u.test(c) && !/^\d/.test(c) && !parseQuantity(c));
+}
+
 /** Pipe-separated lines with no header row (a single line too). */
 function headerlessRows(text: string): { headers: string[]; rows: string[][] } | undefined {
   const lines = text
@@ -1000,7 +1079,7 @@ function routesTold(text: string): string[][] {
   const counted = (item: string) =>
     MEASURE_START.test(item) || /^(?:a|an|the|some|any|no|every|each|all)\s/i.test(item);
   return (rows ?? [])
-    .map((r) => strings(r.steps))
+    .map((r) => strings(r.steps).filter((step) => !isTimeItem(step)))
     .filter((r) => r.length >= 2 && r.filter(counted).length * 2 < r.length);
 }
 
@@ -1131,6 +1210,30 @@ const NOT_A_NAME = new Set(['of', 'in', 'out', 'per', 'for', 'to', 'at', 'on', '
 /** A rate ("3 weeks a month", "2 days per year"): how often, not how many of a thing. */
 const RATE = /\b(?:a|an|per|each|every)\s+(?:shift|day|week|month|year|hour|minute)s?\b/i;
 
+/** A table's column that names each row and its column that says how many (either may be missing). */
+function idAndCountColumns(columns: NonNullable<PromptField['columns']>) {
+  return {
+    idColumn: columns.find((c) => /(^|-)id$/.test(c.name)),
+    howMany: columns.find((c) => /\b(?:quantity|count|how-many)\b/.test(c.name) || /^number(?:-of|$)/.test(c.name)),
+  };
+}
+
+/**
+ * The resources an answer names, for a table of a name and how many (see `resourcesFromProse`):
+ * a row per resource, in the order told.
+ */
+function inventoryFromProse(answer: string, field: PromptField): Array<Record<string, unknown>> | undefined {
+  const { idColumn, howMany } = idAndCountColumns(field.columns ?? []);
+  // Only a table of resources: an order's or a product's lines are counted things too, but the
+  // subjects and objects of a paragraph are not its rows.
+  if (!idColumn || !howMany || !/\bresources?\b/.test(`${field.name} ${idColumn.name}`.replace(/-/g, ' ')))
+    return undefined;
+  return resourcesFromProse(answer)?.map((r) => ({
+    [idColumn.name]: r.name,
+    [howMany.name]: howMany.kind === 'number' ? r.count : String(r.count),
+  }));
+}
+
 /**
  * What there is, told as a list of counted things ("one oven, two mixers and six bakers"): a row
  * per thing, its name for the row's id and its count for a column that holds how many. Only for
@@ -1141,8 +1244,7 @@ function countedFromProse(
   answer: string,
   columns: NonNullable<PromptField['columns']>,
 ): Array<Record<string, unknown>> | undefined {
-  const idColumn = columns.find((c) => /(^|-)id$/.test(c.name));
-  const howMany = columns.find((c) => /\b(?:quantity|count|number|how-many)\b/.test(c.name));
+  const { idColumn, howMany } = idAndCountColumns(columns);
   if (!idColumn || !howMany) return undefined;
   const rows: Array<Record<string, unknown>> = [];
   let counted = 0;
@@ -1236,7 +1338,7 @@ export function stepsFromProse(
   const clauses = told
     .split(commaList ? /\s*,\s*(?:and\s+|then\s+)?|\s+and\s+|,?\s*\bthen\b\s*/i : SEQUENCE_SPLIT)
     .map((c) => (c ?? '').trim().replace(/[.!]+$/, ''))
-    // One word is a step in a comma list ("tumbled"), elsewhere a fragment.
+    // One word is a step in a comma list ("varnished"), elsewhere a fragment.
     .filter((c) => (commaList ? c.length >= 4 : c.split(/\s+/).length >= 2) && c.length < 240);
   if (clauses.length < 3) return undefined;
   // Items that count or measure one thing ("one room", "up to 6 people", "30 minutes") describe
@@ -1513,7 +1615,7 @@ async function shapeChoice(
   // What is filled so far: rows that list steps in order are routes; rows with an id and the
   // equipment they use are steps.
   const rows = Object.values(known).flatMap((v) => asArray<unknown>(v).filter(isPlainObject));
-  const told = rows.map((r) => strings(r.steps)).filter((r) => r.length > 0);
+  const told = rows.map((r) => strings(r.steps).filter((step) => !isTimeItem(step))).filter((r) => r.length > 0);
   const equipment = new Map<string, string[]>();
   for (const row of rows) {
     const id = idOf(row);
@@ -1532,11 +1634,18 @@ async function shapeChoice(
  * one thing. Only sentences ending in a question mark count (not the instructions beside them).
  */
 export function askedParts(question: string): string[] {
-  const asked = sentences(question).filter((s) => s.endsWith('?'));
-  return asked.flatMap((s) => {
-    const pieces = s.split(/,\s+(?:and|or)\s+(?=(?:what|which|who|how|when|where|why)\b)/i);
-    return pieces.length > 1 && pieces.every((p) => p.split(/\s+/).length >= 4) ? pieces : [];
-  });
+  return sentences(question)
+    .filter((s) => s.endsWith('?'))
+    .flatMap(whClauses);
+}
+
+/**
+ * The clauses of a text that joins two questions in one ("what you make, and what makes it
+ * hard"), each of four words or more; none when it is one.
+ */
+export function whClauses(text: string): string[] {
+  const pieces = text.split(/,\s+(?:and|or)\s+(?=(?:what|which|who|how|when|where|why)\b)/i);
+  return pieces.length > 1 && pieces.every((p) => p.split(/\s+/).length >= 4) ? pieces : [];
 }
 
 /**
@@ -1741,7 +1850,9 @@ export const eadsRules: StandinRule[] = [
         const best = tables
           .map((t, i) => {
             const columns = [...new Set(t.rows.flatMap((r) => Object.keys(r)))];
-            const match = mapHeaders(columns, wanted).map((h) => (h >= 0 ? columns[h] : undefined));
+            const match = mapHeaders(columns, wanted, (h) =>
+              cellsNameRows(t.rows.map((r) => (typeof r[columns[h]] === 'string' ? String(r[columns[h]]) : ''))),
+            ).map((h) => (h >= 0 ? columns[h] : undefined));
             return { t, match, n: match.filter(Boolean).length, fit: nameFit[i] };
           })
           .sort((a, b) => b.n - a.n || b.fit - a.fit)[0];
@@ -1767,21 +1878,49 @@ export const eadsRules: StandinRule[] = [
       const offered = question.choice_labels?.length
         ? question.choice_labels
         : (question.choices ?? []).map((c) => humanize(c).toLowerCase());
+      // A question that asks two things is near a label that names two ("what the firm makes,
+      // and what makes planning hard") as the nearer of that label's halves: read whole, the two
+      // halves blur, and a half of the question comes nearer a label that shares a single loose
+      // word with it. Other questions read labels whole: a half of a label alone comes near the
+      // choices a choice question spells out, and answers them with what it was never about.
+      const twoAsked = askedParts(question.question ?? '').length > 1;
+      const labelParts = facts.map((f) => (twoAsked ? whClauses(f.about) : []));
+      const labelNearness = async (text: string) => {
+        const whole = await meaning.similarities(
+          text,
+          facts.map((f) => f.about),
+        );
+        return Promise.all(
+          whole.map(async (w, i) =>
+            labelParts[i].length ? Math.max(w, ...(await meaning.similarities(text, labelParts[i]))) : w,
+          ),
+        );
+      };
+      // Words the asked sentences of a two-part question share with a label break ties that
+      // meaning leaves (MiniLM puts "what makes scheduling hard" nearer "sessions put in a
+      // calendar" than "what makes planning hard"). Only the asked sentences count, not choices
+      // spelled out after them, whose words are every label's; and only for a two-part question:
+      // a choice question's shared words ("work") moved its answer to a fact about something
+      // else, and the problem type read from it went wrong for three development firms.
+      const asked = sentences(question.question ?? '')
+        .filter((s) => s.endsWith('?'))
+        .join(' ');
+      const sharedWithAsked = facts.map((f) => (twoAsked ? wordsShared(asked, f.about) : 0));
       const nearness = async (texts: readonly string[]) => {
         const rows = await Promise.all(
           texts.map(async (t) => {
             const [byLabel, byAnswer] = await Promise.all([
-              meaning.similarities(
-                t,
-                facts.map((f) => f.about),
-              ),
+              labelNearness(t),
               meaning.similarities(
                 t,
                 facts.map((f) => f.answer),
               ),
             ]);
             return facts.map(
-              (_, i) => SURROGATE_LABEL_WEIGHT * byLabel[i] + (1 - SURROGATE_LABEL_WEIGHT) * byAnswer[i],
+              (_, i) =>
+                SURROGATE_LABEL_WEIGHT * byLabel[i] +
+                (1 - SURROGATE_LABEL_WEIGHT) * byAnswer[i] +
+                SURROGATE_WORDS_WEIGHT * sharedWithAsked[i],
             );
           }),
         );

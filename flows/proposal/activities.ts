@@ -275,7 +275,7 @@ export function createProposalActivities(backends: Backends) {
         // With a model that searches the web (Gemini with Google Search grounding), the literature
         // is what Google Search found; offline, the bundled collection.
         if (model.searchWeb) return searchWebLiterature(model, model.searchWeb, profile, focusTerms);
-        // The whole area, and each of its phrases on its own ("T cells", "autoimmune disease"): a long
+        // The whole area, and each of its phrases on its own ("sea ice", "polar bears"): a long
         // query lets common words dominate a keyword index, a short one finds the specific studies.
         const phrases = profile.research_area
           .split(/(?<!\s)\s+(?:and|with|for|of|in|on|to|from|by|among)\s+|[,;:]\s*/i)

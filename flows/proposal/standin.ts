@@ -33,6 +33,7 @@ import {
   studyDesign,
   subtitleOf,
   titleOf,
+  standingApart,
   topicFit,
   type DataKind,
   type StudyDesign,
@@ -638,6 +639,10 @@ function plannedDuration(span: StatedSpan): boolean {
  */
 const recordsText = (span: StatedSpan) => (span.segment.split(/\s+/).length >= 4 ? span.segment : span.clause);
 
+/** "“two full seasons” of data collection", or "data collection “from May to October”" for a span told by its ends. */
+const collectionFor = (quote: string) =>
+  quote.startsWith('from ') ? `data collection “${quote}”` : `“${quote}” of data collection`;
+
 /** The least a study needs around a stated span of gathering: setting it up, and analysing and writing up after. */
 const AROUND_GATHERING_WEEKS = 4;
 
@@ -843,6 +848,8 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
   await prefetchTopicFit(hits, profile);
   const fits = [];
   for (const h of hits) fits.push({ h, fit: await topicFit(h, profile) });
+  const apart = standingApart(fits.map((f) => f.fit));
+  if (apart !== undefined) fits[apart].fit.onTopic = true;
   const cited = fits
     .filter((f) => f.fit.onTopic)
     .sort((a, b) => b.fit.score - a.fit.score)
@@ -955,7 +962,7 @@ function designSentence(design: Design, profile: Profile, quote = false): string
     const time = `${profile.weekly_hours} hours a week for ${profile.timeline}`;
     const cannot = `The study as described${through} cannot be completed in ${time}`;
     if (design.reduced.to === 'pilot')
-      return `The study as described${through} needs “${design.spanQuote ?? `${design.neededWeeks} weeks`}” of data collection, longer than the ${profile.timeline} available; the feasible scope is a pilot of the same design within that time, at ${profile.weekly_hours} hours a week, and a protocol for the full span.`;
+      return `The study as described${through} needs ${collectionFor(design.spanQuote ?? `${design.neededWeeks} weeks`)}, longer than the ${profile.timeline} available; the feasible scope is a pilot of the same design within that time, at ${profile.weekly_hours} hours a week, and a protocol for the full span.`;
     if (design.reduced.to === 'existing-data') {
       const scope = design.reduced.fits
         ? 'an analysis of the data that already exist'
@@ -1035,7 +1042,11 @@ function timelineAssessment(design: Design, profile: Profile, objectives: number
   const available = `about ${design.availableHours} hours`;
   if (!design.reduced)
     return `${capitalise(count(objectives, 'specific objective'))} in ${time} (${available}); the plan spans the whole period.`;
-  const over = design.spanQuote ? ` (the data take “${design.spanQuote}” to gather)` : '';
+  const over = design.spanQuote
+    ? design.spanQuote.startsWith('from ')
+      ? ` (the data are gathered “${design.spanQuote}”)`
+      : ` (the data take “${design.spanQuote}” to gather)`
+    : '';
   const needed = `at least ${design.neededHours} hours over ${design.neededWeeks} weeks${over}`;
   const instead =
     design.reduced.to === 'pilot'

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATA_DIR } from '../../backends';
 import { BackendError } from '../../backends/errors';
 import { EmbeddedSearch } from '../../backends/search/embedded';
-import { structToJson } from '../../backends/search/vertex';
+import { structToJson } from '../../backends/search/vertex-data';
 import { startDiscoveryEngineFake, type DiscoveryEngineFake } from '../fakes/discoveryengine';
 
 const docs = JSON.parse(readFileSync(path.join(DATA_DIR, 'search', 'platform-docs.json'), 'utf8')) as Array<

@@ -120,6 +120,15 @@ const MEANING = scriptedMeaning({
   'machines we sell|subassembly': 0.2,
 });
 
+/** A scripted dictionary that files each word under one kind of sense (WordNet's lexicographer file), and knows nothing else. */
+function dictionaryOfKinds(kinds: Record<string, string>): Lexicon {
+  return {
+    knows: (noun) => noun in kinds,
+    relation: () => 'unknown',
+    senseKinds: (noun) => (noun in kinds ? [kinds[noun]] : []),
+  };
+}
+
 let duck: DuckDbWarehouse;
 let allow: ColumnAllowList;
 let vocabulary: Vocabulary;
@@ -321,6 +330,49 @@ describe('reading a question', () => {
     }
   });
 
+  it('reads "what if …" and "in case …" as the scene, and the next clause as the question', () => {
+    const late = parseBomQuestion('What if the gear pumps arrive late? Which machines can not be built?');
+    expect(late).toMatchObject({ concepts: ['gear pumps arrive late'], subject: 'machines', scene: true });
+    const lapse = parseBomQuestion('In case the solenoid valve fails its test, which boards list it?');
+    expect(lapse).toMatchObject({ subject: 'boards', scene: true });
+    expect(lapse.concepts[0]).toMatch(/^solenoid valve/);
+    // "in case of" names what follows it; it opens no condition.
+    expect(parseBomQuestion('Which boards hold a spare in case of a pump failure?').scene).toBe(false);
+  });
+
+  it('reads "nothing from X" and "none of X" as exclusions, "nothing but X" as no exclusion', () => {
+    expect(parseBomQuestion('Which boards have a gear pump but nothing from the sensors category?')).toMatchObject({
+      concepts: ['gear pump'],
+      excluded: ['sensors category'],
+      exclusion: 'bom',
+    });
+    // A participle opening the question picks out as often as it leaves out ("Picking out the
+    // boards with X, which also have Y?"): read as no exclusion.
+    expect(
+      parseBomQuestion('Picking out the boards with a heater, which of them also have a gear pump?').excluded,
+    ).toEqual([]);
+    // "Putting aside" opening the question only leaves out.
+    expect(parseBomQuestion('Putting aside the boards with a heater, which carry a gear pump?')).toMatchObject({
+      concepts: ['gear pump'],
+      excluded: ['heater'],
+      exclusion: 'bom',
+    });
+    // A conjunction before the exclusion goes with it.
+    expect(parseBomQuestion('Which boards carry a gear pump whilst lacking a heater?')).toMatchObject({
+      concepts: ['gear pump'],
+      excluded: ['heater'],
+    });
+    // "none of X" ends at the next verb: what follows it is the part asked for.
+    expect(parseBomQuestion('Which of the boards that use none of the heaters have a gear pump?')).toMatchObject({
+      excluded: ['heaters'],
+    });
+    expect(parseBomQuestion('Which of the boards that use none of the heaters have a gear pump?').concepts).toContain(
+      'gear pump',
+    );
+    expect(parseBomQuestion('Which boards use nothing but serial flash?').excluded).toEqual([]);
+    expect(parseBomQuestion('Find out which boards use valves').excluded).toEqual([]);
+  });
+
   it('reads a need told as a lack ("can not ship without X") as a use, and "without" alone as an exclusion', () => {
     const need = (q: string) => {
       const p = parseBomQuestion(q);
@@ -451,6 +503,10 @@ describe('grounding a phrase in the warehouse values', () => {
     // A unit spelt out is joined by its symbol, where the data writes that.
     expect(specsAsWritten('12 volts', has)).toBe('12v');
     expect(specsAsWritten('a 4.3 inch display', (w) => w === '4.3in')).toBe('a 4.3in display');
+    // The micro sign, either of its two code points, as the Latin letter the data types for it.
+    expect(specsAsWritten('22 µH chokes', (w) => w === '22uh')).toBe('22uH chokes');
+    expect(specsAsWritten('22 μH chokes', (w) => w === '22uh')).toBe('22uH chokes');
+    expect(specsAsWritten('22µH chokes', (w) => w === '22uh')).toBe('22uH chokes');
     // Not a spec the data writes: a count stays a count, and a unit inside a word stays.
     expect(specsAsWritten('2 valves', has)).toBe('2 valves');
     expect(specsAsWritten('12 watts', has)).toBe('12 watts');
@@ -486,6 +542,32 @@ describe('grounding a phrase in the warehouse values', () => {
       via: 'meaning',
       term: 'control knob',
     });
+  });
+
+  it('drops a last word that names no thing (a shortage, a recall) only where the rest names one kind of part', async () => {
+    const dictionary = dictionaryOfKinds({ shortage: 'attribute', recall: 'communication', heads: 'artifact' });
+    const meaning = scriptedMeaning({});
+    const withDictionary = new Grounder(vocabulary, meaning, names, [], dictionary);
+    expect(await withDictionary.ground('gear pump shortage')).toMatchObject({ term: 'gear pump', via: 'situation' });
+    expect(await withDictionary.ground('serial flash recall')).toMatchObject({ term: 'serial flash' });
+    // A word for another thing keeps the phrase missing ("pump heads" are no pump).
+    expect((await withDictionary.ground('gear pump heads')).level).toBeNull();
+    // "pump" alone is two kinds of pump, one word several parts share: no guess.
+    expect((await withDictionary.ground('pump shortage')).level).toBeNull();
+    // What a verb of use holds ends in the thing asked for: its last noun stays.
+    expect((await withDictionary.ground('gear pump shortage', { contained: true })).level).toBeNull();
+    // Without the dictionary the phrase stays missing, as before.
+    expect((await new Grounder(vocabulary, meaning, names).ground('gear pump shortage')).level).toBeNull();
+  });
+
+  it('in a scene, takes the part before words the dictionary reads as what happens to it', async () => {
+    const dictionary = dictionaryOfKinds({ approval: 'act', withdrawn: 'act', bracket: 'artifact' });
+    const withDictionary = new Grounder(vocabulary, scriptedMeaning({}), names, [], dictionary);
+    expect(await withDictionary.ground('gear pump approval withdrawn', { scene: true })).toMatchObject({
+      term: 'gear pump',
+    });
+    // A thing after the part is another part ("pump bracket"), not what happens to it.
+    expect((await withDictionary.ground('gear pump bracket withdrawn', { scene: true })).level).toBeNull();
   });
 
   it('never lets a qualifier it does not understand fall away: the phrase is missing, nearest by meaning', async () => {
@@ -972,9 +1054,56 @@ describe('the resolver and the ladder on the small warehouse', () => {
     // A word after the only part, or two parts with nothing between them, keep the phrase whole.
     expect(grounderOf().sideBySide('valve drivers')).toBeNull();
     expect(grounderOf().sideBySide('gear pump pressure transducer')).toBeNull();
+    // Two parts with only content words between them are one name the data lacks, not two parts.
+    expect(grounderOf().sideBySide('gear pump brass pressure transducer')).toBeNull();
     const both = await answer('Which units have a gear pump as well as a pressure transducer?');
     expect(both.resolved.match).toBe('all');
     expect(both.ids).toEqual(['A-101']);
+  });
+
+  it('reads the verb after the subject by the determiner that follows it, and where the part sits as no part', async () => {
+    // "hold" is no usage verb it lists: read as the subject, "hold a" once cut the part in two.
+    expect(parseBomQuestion('Which units hold a gear pump?')).toMatchObject({
+      concepts: ['gear pump'],
+      subject: 'units',
+    });
+    const held = await answer('Which units hold a gear pump?');
+    expect(held.ids).toEqual(['A-101']);
+    // "on any unit" is where the part sits.
+    expect(parseBomQuestion('Is a gear pump on any unit?').concepts).toEqual(['gear pump']);
+    // An aside that holds the part is still read ("the ones that use …").
+    expect(parseBomQuestion('Which units are affected (the ones that use the gear pump)?').concepts).toEqual([
+      'gear pump',
+    ]);
+    // A notice "on" a part is about it: only a quantifier makes what follows a place.
+    expect(parseBomQuestion('What would a recall notice on the gear pump affect?').concepts).toEqual([
+      'recall notice on the gear pump',
+    ]);
+  });
+
+  it('takes the scene’s subject when what happens to it names no thing, and a relative apposition as no second part', async () => {
+    const notice = await answer('The gear pump has had a recall notice. Which units use it?');
+    expect(notice.resolved.search_terms).toEqual(['gear pump']);
+    expect(notice.ids).toEqual(['A-101']);
+    // What follows the verb is a part the data lacks: it stays the question, never the subject.
+    const lacking = await answer('Do any of our units take a peristaltic pump? If so, which ones?');
+    expect(lacking.ids).toEqual([]);
+    expect(parseBomQuestion('Which units include a gear pump, the piece that moves the water?').concepts).toEqual([
+      'gear pump',
+    ]);
+    expect(
+      parseBomQuestion('Which units use a knob, a heater or the valve that lets steam out?').concepts,
+    ).toHaveLength(3);
+    // A modal or "it" written in capitals is a name; other function words in capitals are emphasis,
+    // and a question all in capitals is read as usual.
+    expect(parseBomQuestion('Where do we fit an IT module?').concepts).toEqual(['IT module']);
+    expect(parseBomQuestion('Which units CAN take a knob?').concepts).toEqual(['knob']);
+    expect(parseBomQuestion('Which units do NOT use a knob?')).toMatchObject({ concepts: [], excluded: ['knob'] });
+    expect(parseBomQuestion('Which units use BOTH a knob AND a heater?').concepts).toEqual(['knob', 'heater']);
+    expect(parseBomQuestion('Which units USE the knob?').concepts).toEqual(['knob']);
+    expect(parseBomQuestion('What PRODUCTS use the knob?').scope).toBe('top_level');
+    expect(parseBomQuestion('WHICH UNITS USE A KNOB OR A HEATER?').concepts).toEqual(['knob', 'heater']);
+    expect(parseBomQuestion('Which BOMs use a knob?').concepts).toEqual(['knob']);
   });
 
   it('in a scene, takes the part before what happens to it, but never cuts a part’s own name', async () => {

@@ -184,6 +184,22 @@ describe('BomPipeline', () => {
     );
     bom.recordResolution(resolution());
     expect(meaningNote(bom.state)).toBe('');
+    // A last word that names no part, left off: said plainly, not as a reading by meaning.
+    bom.recordResolution(
+      resolution({
+        concepts: [
+          {
+            term: 'kettle',
+            asked: 'kettle recall',
+            level: 1,
+            columns: { 1: ['c.k'] },
+            example: 'KETTLE',
+            via: 'situation',
+          },
+        ],
+      } as unknown as Partial<ResolvedColumns>),
+    );
+    expect(meaningNote(bom.state)).toBe('Read "kettle recall" as the part "kettle": the word after it names no part.');
   });
 
   it('keeps the state of a question without exclusions or unknown words as it always was', () => {

@@ -370,6 +370,35 @@ describe('a part named inside a longer clause', () => {
     expect(concept.asked).toContain('unobtainium flux capacitors');
   });
 
+  it('does not take words that name no thing for the part a longer run names', () => {
+    const shelf = () =>
+      new Vocabulary([
+        { column: 'items.description', values: ['Cooling fan 12V', 'Nylon spacer M3'] },
+        { column: 'items.category', values: ['FANS', 'SPACERS'] },
+      ]);
+    // Without a dictionary, the run that grounds is taken, whatever it names.
+    expect(shelf().groundWithCorrection('three-way cable tie for cooling').term).toBe('cooling');
+    // With one, "cooling" names no thing and "tie" does: the part is the tie, which the data lacks.
+    const read = shelf();
+    const kinds: Record<string, 'thing' | 'no-thing'> = { cooling: 'no-thing', tie: 'thing', cable: 'thing' };
+    read.knowThingWords((w) => kinds[w] ?? 'unknown');
+    expect(read.groundWithCorrection('three-way cable tie for cooling').level).toBeNull();
+    // A run of things is still found after such words ("for the cooling fan").
+    expect(read.groundWithCorrection('spare blades for the cooling fan').term).toBe('cooling fan');
+    // A thing named after the run is where the part sits: the run is still the part.
+    kinds.tray = 'thing';
+    expect(read.groundWithCorrection('cooling parts on the drawer tray').term).toBe('cooling');
+  });
+
+  it("grounds a maker's code written between spaces as a word, and an item number by its shape", () => {
+    const codes = new Vocabulary([
+      { column: 'items.description', values: ['Crystal oscillator XO-M3 25MHz', 'Spare lid, replaces CMP-000123'] },
+    ]);
+    expect(codes.ground('xo-m3')).toMatchObject({ level: 2, columns: { 2: ['items.description'] } });
+    // An item number a description mentions in passing stays an item number.
+    expect(codes.ground('cmp-000123')).toMatchObject({ level: 1, columns: { 1: [], 2: [], 3: [] } });
+  });
+
   it('finds nothing when no run of words names a part', () => {
     expect(
       groundQuestion('Which products are hit if we lose the contract with our biggest customer?')[0].level,

@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DiscoveredTable, StepResult } from '../../flows/discovery/contract';
-import { lookalikesToSetAside, MAX_COMPARED, setAsideLookalikes } from '../../flows/discovery/workflow/lookalikes';
+import {
+  CLEARLY_NEARER,
+  lookalikesToSetAside,
+  MAX_COMPARED,
+  setAsideLookalikes,
+} from '../../flows/discovery/workflow/lookalikes';
 
 function table(
   name: string,
@@ -75,6 +80,55 @@ describe('look-alike accepted tables', () => {
       ),
     ];
     expect([...lookalikesToSetAside(results).keys()]).toEqual(['transport.coaches.departures']);
+  });
+
+  it('sets aside a table that only echoes another less clearly, unless its subject reads clearly nearer', () => {
+    // Both timetables carry the quay and the departure; only the ferry one holds the sailing's
+    // tide window as asked. The coach table's subject reads a little nearer, yet it adds nothing.
+    const sailings = (coachSubject: number) => [
+      step(
+        'sailings',
+        ['route', 'departed_at', 'tide_window'],
+        [
+          table('transport.ferries.sailings', { route: 1, departed_at: 1, tide_window: 0.95 }, 0.45),
+          table('transport.coaches.departures', { route: 1, departed_at: 1, tide_window: 0.5 }, coachSubject),
+        ],
+      ),
+    ];
+    const aside = lookalikesToSetAside(sailings(0.5));
+    expect([...aside.keys()]).toEqual(['transport.coaches.departures']);
+    expect(aside.get('transport.coaches.departures')!.by).toEqual(['transport.ferries.sailings']);
+    // Clearly nearer the requirement's subject, it is not an echo: each is the better source of something.
+    expect(lookalikesToSetAside(sailings(0.45 + CLEARLY_NEARER + 0.05)).size).toBe(0);
+    // Without the clearly better column, the nearer subject decides as before: the ferry table goes.
+    const even = [
+      step(
+        'sailings',
+        ['route', 'departed_at'],
+        [
+          table('transport.ferries.sailings', { route: 1, departed_at: 1 }, 0.45),
+          table('transport.coaches.departures', { route: 1, departed_at: 1 }, 0.6),
+        ],
+      ),
+    ];
+    expect([...lookalikesToSetAside(even).keys()]).toEqual(['transport.ferries.sailings']);
+  });
+
+  it('keeps the echo aside when the table it echoes comes back in the same round', () => {
+    // a is clearer on both columns but far from the subject; d echoes a; e is the best source of x.
+    // With d aside and a aside for x, both would come back together; the echo must stay aside.
+    const results = [
+      step(
+        'plots',
+        ['x', 'y'],
+        [
+          table('farm.plots.a', { x: 0.95, y: 0.8 }, 0.4),
+          table('farm.plots.d', { x: 0.8, y: 0.8 }, 0.45),
+          table('farm.plots.e', { x: 0.95 }, 0.7),
+        ],
+      ),
+    ];
+    expect([...lookalikesToSetAside(results).keys()]).toContain('farm.plots.d');
   });
 
   it('keeps both when neither clarity nor subject tells them apart', () => {

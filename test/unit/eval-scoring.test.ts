@@ -3,14 +3,12 @@
  * input need, and that every sealed file loads. Pure: no stack, no flow; nothing here prints or
  * asserts a sealed case's text.
  */
-import { DuckDBInstance } from '@duckdb/node-api';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadFixture } from '../../flows/eads/activities/library';
 import type { RunEadsInterviewOutput } from '../../flows/eads/contract';
 import type { ProposalOutput } from '../../flows/proposal/contract';
-import { loadQuestions } from '../../eval/bom/index';
 import { loadSealedCases, perPrp, schemaFromPrp, scoreCase, selectCases } from '../../eval/discovery/index';
 import {
   loadTruth,
@@ -35,6 +33,7 @@ import {
 } from '../../eval/proposal/index';
 import { parseArgs } from '../../eval/run';
 import { EVAL_SETS, sealedDir, type EvalSet } from '../../eval/types';
+import { evalSetInstalled } from '../helpers/eval-sets';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -273,47 +272,10 @@ const firmsDir = (set: EvalSet) =>
   set === 'sealed' ? path.join(sealedDir('eads'), 'firms') : path.join(ROOT, 'eval', 'eads', 'firms');
 
 // The sealed sets, and the development sets that spent sealed batches joined, load and are labelled
-// against the data the flows run on.
-// Between a sealed set's spending and its successor's installation the sealed folders hold no
-// case: those checks are skipped (and reported as skipped), never passed on nothing.
-const installed = (set: EvalSet) =>
-  set === 'dev' ||
-  ['bom', 'eads', 'proposal', 'discovery'].some(
-    (flow) => existsSync(sealedDir(flow)) && readdirSync(sealedDir(flow)).some((f) => f.endsWith('.json')),
-  );
-
+// against the data the flows run on (the BOM questions' truth queries are run on that data in
+// test/eval-bom-truth.test.ts). A sealed set between spending and successor is skipped.
 describe.each(EVAL_SETS)('the %s sets load', (set) => {
-  const loads = it.skipIf(!installed(set));
-  loads(
-    'every BOM truth query runs on the demo data, and absent parts have empty truth',
-    async () => {
-      const questions = loadQuestions(set);
-      expect(questions.length).toBeGreaterThanOrEqual(30);
-      expect(new Set(questions.map((q) => q.id)).size).toBe(questions.length);
-      // One thread: each query is a few milliseconds on a table of a few hundred rows, and
-      // handing it to a pool of threads cost more than it ran; the other test worker has the
-      // other core.
-      const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
-      const connection = await instance.connect();
-      try {
-        await connection.run(readFileSync(path.join(ROOT, 'data', 'warehouse', '010_bom.sql'), 'utf8'));
-        // Many questions share their truth query word for word (the same part asked about in
-        // other words): each query runs once, and every question that uses it is checked.
-        const empty = new Map<string, boolean>();
-        for (const q of questions) {
-          if (!empty.has(q.truth_sql))
-            empty.set(q.truth_sql, (await connection.runAndReadAll(q.truth_sql)).getRowObjectsJS().length === 0);
-          expect(empty.get(q.truth_sql), q.id).toBe(q.kind === 'absent');
-        }
-      } finally {
-        connection.closeSync();
-        instance.closeSync();
-      }
-      // Some three hundred queries: seconds on a busy machine, more than the default limit.
-    },
-    60_000,
-  );
-
+  const loads = it.skipIf(!evalSetInstalled(set));
   loads('every firm has a fixture the surrogate can read', () => {
     const truth = loadTruth(set);
     expect(Object.keys(truth).length).toBeGreaterThanOrEqual(4);

@@ -30,4 +30,20 @@ describe('the noun dictionary', () => {
     expect(lexicon.relation('', 'motor')).toBe('unknown');
     expect(lexicon.relation('x'.repeat(10_000), 'motor')).toBe('unknown');
   });
+
+  it('says what a noun usually names: a thing, an act, a state or an event', () => {
+    expect(lexicon.usualKind('shortage')).toBe('attribute');
+    expect(lexicon.usualKind('outages')).toBe('quantity');
+    expect(lexicon.usualKind('widget')).toBe('artifact');
+    expect(lexicon.usualKind('management')).toBe('act');
+    expect(lexicon.usualKind('qx-17')).toBeUndefined();
+  });
+
+  it('knows opposite adjectives, through the head a satellite sense is similar to, and nothing else', () => {
+    expect(lexicon.opposites('narrow', 'wide')).toBe(true);
+    expect(lexicon.opposites('heavy', 'light')).toBe(true);
+    expect(lexicon.opposites('wide', 'broad')).toBe(false);
+    expect(lexicon.opposites('qx-17', 'wide')).toBe(false);
+    expect(lexicon.opposites('x'.repeat(10_000), 'wide')).toBe(false);
+  });
 });

@@ -26,6 +26,19 @@ describe('how long the researcher says the study must run', () => {
     expect(statedSpan('Ideally I follow them for three to five years.')?.weeks).toBe(260);
     expect(statedSpan('I will need one or two years of readings.')?.weeks).toBe(104);
     expect(statedSpan('I will sample from April to April.')?.weeks).toBe(52);
+    // A count belongs to the nearest unit after it: "ten weeks this year" is no ten years.
+    expect(statedSpan('I will have ten weeks this year for it.')?.weeks).toBe(10);
+  });
+
+  it('reads a plan said with "I\'d …" and a span of months told with words between its ends', () => {
+    expect(statedSpan("I'd visit the farms and then follow them for two years.")?.weeks).toBe(104);
+    const show =
+      'I want to follow the tour from its first rehearsal in October, through the previews, to the last night in March.';
+    expect(statedSpan(show)).toMatchObject({ weeks: 26, quote: 'from October to March' });
+    expect(statedSpan('I will watch the crop as it grows in April and until it is cut in August.')?.weeks).toBe(22);
+    // "to" after a month with no "from" is a purpose, and "may" with no word of time the verb.
+    expect(statedSpan('I will meet them in March to plan the visits in May.')).toBeUndefined();
+    expect(statedSpan('I will check whether the work may run until June.')).toBeUndefined();
   });
 
   it('reads halves, decimals and vague counts as the length they say', () => {

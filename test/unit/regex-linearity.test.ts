@@ -17,8 +17,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import { describe, expect, it } from 'vitest';
+import ts from '../helpers/typescript';
 import { PROJECT_ROOT } from '../../plumbing/project-root';
 import { caseInsensitive } from '../../server/query-params';
 import { withinBudget } from '../helpers/work-budget';
@@ -72,12 +73,12 @@ function scan(): { literals: Found[]; built: Found[] } {
     );
     // Where a node is, only for the nodes kept: working out every node's line and text took most
     // of the scan.
-    const at = (node: ts.Node): Found => ({
+    const at = (node: TS.Node): Found => ({
       file,
       line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1,
       text: node.getText(source),
     });
-    const visit = (node: ts.Node): void => {
+    const visit = (node: TS.Node): void => {
       if (node.kind === ts.SyntaxKind.RegularExpressionLiteral) literals.push(at(node));
       if (
         (ts.isNewExpression(node) || ts.isCallExpression(node)) &&

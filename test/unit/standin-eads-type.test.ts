@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWithModel } from '../helpers/installed-embedder';
 import { cachedLibrary } from '../../flows/eads/activities/library';
-import { namesThingsOnly, readChoice } from '../../flows/eads/standin';
+import { namesThingsOnly, readChoice, withoutLabelPairs } from '../../flows/eads/standin';
 import { oneSaid, routeSaid } from '../../flows/eads/standin/meaning';
 
 const library = cachedLibrary([path.resolve(__dirname, '..', '..', 'data', 'eads')])();
@@ -98,7 +98,31 @@ describe('things named one after another (no model needed)', () => {
   });
 });
 
+describe('labels paired with names, one a line (no model needed)', () => {
+  it('leaves out a list of steps and where each is done, and keeps what else the answer says', () => {
+    const list = '- Sawing: the fret saw.\n- Planing: the thicknesser.\n- Test fit: the dry rig.';
+    expect(withoutLabelPairs(list)).toBe('');
+    expect(withoutLabelPairs(`${list} Every crate takes the same path.`)).toBe('Every crate takes the same path.');
+    // Fewer than three pairs, or a clause on either side, is no such list.
+    expect(withoutLabelPairs('Sawing: the fret saw. Planing: the thicknesser.')).toBe(
+      'Sawing: the fret saw. Planing: the thicknesser.',
+    );
+    const told = 'Sawing: we use the fret saw. Planing: it goes to the thicknesser. Sanding: the sanding drum.';
+    expect(withoutLabelPairs(told)).toBe(told);
+  });
+});
+
 describeWithModel('reading the problem type by meaning (all-MiniLM-L6-v2 installed)', () => {
+  it('reads no problem type from a list of steps and where each is done', async () => {
+    const list =
+      '- Sawing: the fret saw.\n- Planing: the thicknesser.\n- Test fit: the dry rig.\n- Oiling: the wax trolley.';
+    expect(await readChoice(list, problemType.choices!)).toBeUndefined();
+    // What the answer says beside the list is still read.
+    expect(
+      await readChoice(`${list} Every crate takes the same path, always in that order.`, problemType.choices!),
+    ).toBe(FLOW);
+  });
+
   it('reads no problem type from a list of the records a firm keeps', async () => {
     // "Planner" and "calendar" resemble a timetable: named in a list, they say nothing of how work moves.
     expect(

@@ -221,6 +221,11 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
     expect(decided).toBeGreaterThanOrEqual(3);
     // Opening hours and a stage list are not descriptions of how work is routed.
     expect(await readChoice('Two shifts, 06:00 to 22:00, Monday to Saturday.', problemType.choices!)).toBeUndefined();
+    // Nor is a list of steps with where they are done and how long they take: no type at all.
+    const steps =
+      'Sawing: the band saw, 30 minutes. Drilling: the pillar drill, 20 minutes. Enamelling: the kiln, 3 hours. ' +
+      'Checking: the bench by the door, 10 minutes.';
+    expect(await readChoice(steps, problemType.choices!)).toBeUndefined();
   });
 
   it('takes the type the classifier hears clearly in two sentences the embedding leaves below its floor, never from one', async () => {
@@ -460,6 +465,12 @@ describeWithModel('reading by meaning (all-MiniLM-L6-v2 installed)', () => {
   it('leaves out a step told with its time, keeping what is said after the time', () => {
     expect(withoutTimedSteps('Pruning the rows: three days. Grafting, two weeks.')).toBe('');
     expect(withoutTimedSteps('Glazing at the outside glaziers: 4 days away.')).toBe('');
+    // With the place it is done in between: "Step: place, time".
+    expect(withoutTimedSteps('Sawing: the band saw, 30 minutes. Drilling, pillar drill, 20 minutes.')).toBe('');
+    // A trouble told in between is no place: the sentence stays.
+    expect(withoutTimedSteps('Sawing: the saw everything waits for, 3 days.')).toBe(
+      'Sawing: the saw everything waits for, 3 days.',
+    );
     expect(withoutTimedSteps("Sanding, two hours, that's the one everything waits for.")).toBe(
       "that's the one everything waits for.",
     );

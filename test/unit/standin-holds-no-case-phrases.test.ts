@@ -22,8 +22,9 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
 import { describe, expect, it } from 'vitest';
+import ts from '../helpers/typescript';
 import { embeddingModelDir } from '../../backends/embedding';
 import { embeddingModelSetting } from '../../plumbing/config';
 import { methodVocabulary } from '../../flows/proposal/standin';
@@ -125,11 +126,11 @@ export function literalsOf(file: string, text = readFileSync(file, 'utf8')): Rul
   // Without parent links (nothing here walks up the tree): parsing is faster.
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const out: RuleLiteral[] = [];
-  const add = (node: ts.Node, phrases: string[][]) => {
+  const add = (node: TS.Node, phrases: string[][]) => {
     if (phrases.length)
       out.push({ line: source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1, phrases });
   };
-  const visit = (node: ts.Node) => {
+  const visit = (node: TS.Node) => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return;
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) add(node, phrasesOfText(node.text));
     else if (ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node))

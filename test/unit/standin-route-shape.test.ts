@@ -8,7 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWithModel } from '../helpers/installed-embedder';
 import { cachedLibrary } from '../../flows/eads/activities/library';
-import { askedParts, eadsRules, readChoices } from '../../flows/eads/standin';
+import { askedParts, eadsRules, readChoices, whClauses } from '../../flows/eads/standin';
 import { routeShape } from '../../flows/eads/standin/structure';
 import { aggregateScr, UNDETERMINED } from '../../domain/eads-structure';
 
@@ -150,6 +150,22 @@ describeWithModel('the steps EADS with the type left open', () => {
     expect(update['principal-problem-type']).toBe('JOB-SHOP-SCHEDULING-PROBLEM');
   });
 
+  it('reads no job shop from steps told with their place and time, one a line', async () => {
+    // The routes question answered with the list of steps: each line is a step and its time, not a route.
+    const answer =
+      'Sawing: the band saw, 30 minutes. Drilling: the pillar drill, 20 minutes. Enamelling: the kiln, a shift. ' +
+      'Polishing: the buffing wheel, a shift. Checking: the bench, minutes a piece.';
+    // As the rows stand once such an answer has been taken for routes: each a machine and a time.
+    const routings = [
+      ['sawing', 'the band saw', '30 minutes'],
+      ['drilling', 'the pillar drill', '20 minutes'],
+      ['enamelling', 'the kiln', 'a shift'],
+      ['polishing', 'the buffing wheel', 'a shift'],
+      ['checking', 'the bench', 'minutes a piece'],
+    ].map(([id, ...steps]) => ({ 'routing-id': id, steps }));
+    expect((await refine(answer, { routings }))['principal-problem-type']).toBeUndefined();
+  });
+
   it('takes nothing where the answer says in words that every job takes the same route', async () => {
     const update = await refine(
       'Every order takes the same route really.\n| routing-id | steps |\n| --- | --- |\n| tune | inspect, tune, voice |\n| rebuild | inspect, strip action, replace hammers, restring, regulate, polish case |',
@@ -207,6 +223,14 @@ describe('the parts of a question that asks two things', () => {
     expect(askedParts('Do you glaze, fire and pack in that order?')).toEqual([]);
     expect(askedParts('Tell us about the kilns, and what breaks.')).toEqual([]);
   });
+
+  it('finds the same two clauses in a label that names two things', () => {
+    expect(whClauses('what the yard offers to owners, and what makes planning that work hard')).toEqual([
+      'what the yard offers to owners',
+      'what makes planning that work hard',
+    ]);
+    expect(whClauses('how the work is organised: boats moving from bay to bay, or jobs booked in a diary')).toEqual([]);
+  });
 });
 
 describeWithModel('the surrogate asked two things at once', () => {
@@ -240,5 +264,39 @@ describeWithModel('the surrogate asked two things at once', () => {
       },
     })) as { answer: string };
     expect(reply.answer).toMatch(/^We lift, scrub/);
+  });
+
+  it('reads a label that names two things by its halves, and counts the words it shares with the question', async () => {
+    // Read whole, the opening question comes nearer the label about how work is organised
+    // (classes, a timetable) than the label that names both of its halves.
+    const facts = [
+      {
+        about: 'how the work is organised: pots moving between wheels and kilns, or classes put in a timetable',
+        answer: 'It is a timetable of classes in two rooms; nothing moves along a line.',
+      },
+      { about: 'opening hours', answer: 'Ten until nine, Tuesday to Saturday.' },
+      {
+        about: 'what the studio offers, and what makes planning that work hard',
+        answer: 'We teach throwing and glazing to adults. The kiln fires twice a week at most.',
+      },
+    ];
+    const rule = eadsRules.find((r) => r.task === 'eads.surrogate_answer')!;
+    const reply = (await rule.answer({
+      task: 'eads.surrogate_answer',
+      system: '',
+      turns: 1,
+      responseSchema: undefined,
+      sections: {
+        question: {
+          question:
+            'What do you make or which services do you provide, and what makes scheduling that work hard? A few sentences are enough.',
+          question_type: 'text',
+          targets: ['x'],
+        },
+        facts,
+        tables: [],
+      },
+    })) as { answer: string };
+    expect(reply.answer).toMatch(/^We teach throwing/);
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { columnsNamedWithTerms, createBomActivities } from '../../flows/bom/activities';
 import type { Backends } from '../../backends';
 import type { SearchBackend } from '../../backends/search/types';
-import { hitData } from '../../backends/search/vertex';
+import { hitData } from '../../backends/search/vertex-data';
 import { inActivityEnvironment } from '../helpers/activity-env';
 
 const MARKDOWN = [

@@ -18,6 +18,7 @@ import {
   exactForms,
   isGenericHead,
   isIdentifierLike,
+  isItemNumberShaped,
   isPhraseBoundary,
   isStopWord,
   nameHolds,
@@ -55,7 +56,8 @@ export interface GroundedConcept {
    * How the phrase found its part: by its own words, by its qualifier without a generic head
    * ("memory chips" → memory), or by meaning (a synonym: "screen" → DISPLAY), with the similarity.
    */
-  via?: 'words' | 'qualifier' | 'meaning';
+  /** `situation`: a last word that names no part was left off ("valve shortage" → the valves). */
+  via?: 'words' | 'qualifier' | 'meaning' | 'situation';
   similarity?: number;
   /** Missing phrases: the words of it nothing in the data means, and the nearest parts by meaning. */
   unclear?: string[];
@@ -127,7 +129,7 @@ export class Vocabulary {
 
   /**
    * Corrects spelling towards these words only (the words of the parts' names): a misspelt part
-   * becomes a part ("tantallum" → tantalum), never a word of an assembly's or a product's name
+   * becomes a part ("capacitr" → capacitor), never a word of an assembly's or a product's name
    * ("drivers" is not "Motor drive board").
    */
   spellWith(words: Iterable<string>): void {
@@ -145,15 +147,38 @@ export class Vocabulary {
   }
   private isWord: (word: string) => boolean = () => false;
 
+  /**
+   * Words that tell what happens to a part rather than name one ("approval is withdrawn", "a
+   * recall"): the dictionary's reading, when there is a dictionary (`namesNoThing`, acts included).
+   * In a scene, such words after a part are the situation, like a verb's "-ing" form.
+   */
+  knowSituationWords(isSituation: (word: string) => boolean): void {
+    this.isSituation = isSituation;
+  }
+  private isSituation: (word: string) => boolean = () => false;
+
+  /** How the dictionary reads a word, when there is one: a physical thing, surely none, or unknown. */
+  knowThingWords(kindOf: (word: string) => 'thing' | 'no-thing' | 'unknown'): void {
+    this.thingKind = kindOf;
+  }
+  private thingKind: (word: string) => 'thing' | 'no-thing' | 'unknown' = () => 'unknown';
+
   /** Whether some value holds the code as a whole word of a longer text (not as the whole value: that is an item number). */
   private usesAsWord(code: string): boolean {
     // A code that begins or ends with a sign of its own ("…-m0+") is a word between spaces: split
     // at every sign, the sign is lost. Any other code is a word between signs, so an item number
     // that a description only mentions in passing stays an item number.
-    const signed = /^[^\p{L}\p{N}]|[^\p{L}\p{N}]$/u.test(code);
-    const words = (value: string) =>
-      signed ? value.split(/\s+/).map(withoutEdgePunctuation) : value.split(/[^\p{L}\p{N}]+/u);
-    return this.columns.some((c) => c.lower.some((value) => value !== code && words(value).includes(code)));
+    // A code of no item number's shape that a value writes between spaces ("ARM Cortex-M4 MCU")
+    // is a word of the data too: a maker's name for a kind of part, not an item.
+    const signed = /^[^\p{L}\p{N}]|[^\p{L}\p{N}]$/u.test(code) || !isItemNumberShaped(code);
+    const betweenSpaces = (value: string) => value.split(/\s+/).map(withoutEdgePunctuation);
+    const betweenSigns = (value: string) => value.split(/[^\p{L}\p{N}]+/u);
+    return this.columns.some((c) =>
+      c.lower.some(
+        (value) =>
+          value !== code && (betweenSigns(value).includes(code) || (signed && betweenSpaces(value).includes(code))),
+      ),
+    );
   }
 
   /** Where a phrase matches at each strategy. Part numbers ground by shape, not by value. */
@@ -234,7 +259,7 @@ export class Vocabulary {
       const shortButPlaced = word.length === SHORT_RESPELT && given.length > 1;
       if (
         (word.length < 5 && !shortButPlaced) ||
-        /\d/.test(word) ||
+        isDesignator(word) ||
         variants.some((v) => counts.has(v) || this.isWord(v))
       )
         return word;
@@ -252,7 +277,7 @@ export class Vocabulary {
       if (!best) return word;
       changed = true;
       if (word.length === SHORT_RESPELT) short = true;
-      // Keep the question's number: "acelerometers" → "accelerometers".
+      // Keep the question's number: "valvs" → "valves".
       return best.plural ? (pluralVariants(best.word).find((f) => f !== best!.word) ?? best.word) : best.word;
     });
     if (short && !this.holdsTogether(words)) return null;
@@ -309,7 +334,7 @@ export class Vocabulary {
     if (runs.length === 1 && runs[0].length === words.length && !options.scene) return null;
     let best: { index: number; run: string[]; level: number } | null = null;
     runs.forEach((whole, index) => {
-      // In a scene ("Orion Interconnect stops supplying us") a run may be the part and then what
+      // In a scene ("our pump maker stops supplying us") a run may be the part and then what
       // happens to it, told with a verb form ("-ing", "-ed"): its longest beginning that grounds
       // is the part. Otherwise a run is whole ("stepper drivers" is not "stepper").
       const ends = options.scene ? whole.map((_, k) => whole.length - k) : [whole.length];
@@ -339,7 +364,13 @@ export class Vocabulary {
           // The words cut off must tell what happens: a verb form, or the tagger's verb right
           // after the part ("ran out", "become scarce"); never a noun of the part before a verb.
           const rest = whole.slice(end);
-          if (end < whole.length && !rest.some((w) => VERB_FORM.test(w)) && !verbs().has(rest[0])) continue;
+          if (
+            end < whole.length &&
+            !rest.some((w) => VERB_FORM.test(w)) &&
+            !verbs().has(rest[0]) &&
+            !rest.every((w) => this.isSituation(w))
+          )
+            continue;
           if (run.length === 1 && run[0].length < 3 && !/\d/.test(run[0])) continue;
           if (run.length === words.length) continue;
           const grounded = this.ground(run.join(' '));
@@ -358,7 +389,16 @@ export class Vocabulary {
       }
     });
     if (!best) return null;
-    const { index, run } = best;
+    const { index, run } = best as { index: number; run: string[]; level: number };
+    // A run of words that name no thing ("cooling" of "a strap for cooling") is not the part
+    // when a run before it ends in a word that names one: that run names the part (what it is
+    // for comes after it), and it is the one the data lacks. A thing named after the run is where
+    // the part sits ("timing parts on the main board"), not the part.
+    if (
+      run.every((w) => this.thingKind(w) === 'no-thing') &&
+      runs.some((other, k) => k < index && this.thingKind(other[other.length - 1]) === 'thing')
+    )
+      return null;
     // After the part, words the vocabulary holds still describe it ("… in a TO-92 package" keeps
     // "to-92"): they must be on the same item. Words it never holds describe the situation.
     const after = runs
@@ -533,7 +573,7 @@ const PART_PREPOSITIONS = new Set(['of', 'on', 'for', 'about', 'from']);
 
 /**
  * The run of a clause that names its part, when none grounds: the one after "of"/"on"/"for"
- * ("our supplier of piezo buzzers went bust" → "piezo buzzers"), else the longest, else the first.
+ * ("our supplier of float switches went bust" → "float switches"), else the longest, else the first.
  * What the answer reports as missing: never the words of the situation around it.
  */
 export function namedRun(phrase: string): string {
@@ -654,7 +694,7 @@ export function partNames(
 /**
  * How sure meaning must be, for MiniLM's cosine on short names (unrelated names sit near 0.1–0.3,
  * a name and its own category near 0.6–0.9). Set on general pairs (a screen is a display; a
- * plutonium battery is no battery of the data), not on any question.
+ * a gold battery is no battery of the data), not on any question.
  */
 export const MEANING_THRESHOLDS = {
   /**
@@ -722,16 +762,96 @@ const wordSet = (text: string) =>
   );
 
 /**
+ * A part's designator rather than a word of the language: a code with digits ("XR12", "M3x8") or a
+ * hyphen before a last letter or two ("mini-b", "Kind-C"; not "x-ray", a word). Designators name
+ * variants, so one that differs from another by a letter is another part, never a misspelling of
+ * it.
+ */
+export function isDesignator(word: string): boolean {
+  if (/\d/.test(word)) return true;
+  // Split rather than one pattern: a pattern unanchored at the start rescans a long word from every letter.
+  const segments = word.split('-');
+  const [before, last] = [segments.at(-2) ?? '', segments.at(-1) ?? ''];
+  return /^\p{L}{1,2}$/u.test(last) && /\p{L}{2}$/u.test(before);
+}
+
+/** A designator cut where it turns from letters to digits or at a hyphen: "mini-b" → mini, b; "xr12" → xr, 12. */
+const designatorSegments = (word: string): string[] => word.toLowerCase().match(/\p{L}+|\p{N}+/gu) ?? [];
+
+/** A word without a privative ending or beginning ("cordless" → cord, "unglazed" → glaz), and whether it had one. */
+function privative(word: string): { base: string; lacks: boolean } {
+  const w = word.toLowerCase();
+  const lacks = /less$/.test(w) || /^(?:un|non-?)\p{L}{4}/u.test(w);
+  // "fused" and "fuseless" share "fus": a base is compared without its endings and a last "e".
+  const base = w
+    .replace(/less$/, '')
+    .replace(/^(?:un|non-?)(?=\p{L}{4})/u, '')
+    .replace(/(?:ed|ing|s)$/, '')
+    .replace(/e$/, '');
+  return { base, lacks };
+}
+
+/**
+ * Whether a word of the question and a word of a part's name name two variants of one thing, not
+ * the same thing in other words: two designators of one family that differ ("mini-b" and "mini-c",
+ * "XR12" and "XR15"), a word and its privative ("corded" and "cordless"), or opposites in the
+ * dictionary ("narrow" and "wide"). Meaning hears such siblings as near as synonyms (two resistors
+ * that differ only in such a word scored 0.88 on MiniLM), so without this the part the data lacks
+ * is answered with its sibling.
+ */
+export function contrasting(asked: string, named: string, lexicon?: Lexicon): boolean {
+  // The micro sign as the Latin letter, so "2.2µF" and "2.2uF" are one value.
+  const a = asked.toLowerCase().replace(/[µμ]/gu, 'u');
+  const b = named.toLowerCase().replace(/[µμ]/gu, 'u');
+  if (a === b || pluralVariants(a).includes(b)) return false;
+  // Words of the question's frame ("in", "on", "same") have opposites too, but name no variant.
+  if (isPhraseBoundary(a) || isPhraseBoundary(b) || a.length < 3 || b.length < 3) return false;
+  if (isDesignator(a) && isDesignator(b)) {
+    const [x, y] = [designatorSegments(a), designatorSegments(b)];
+    // A family is named by letters ("usb", "cr"); a code that starts with a number is a value
+    // written one way or another ("4k7", "4.7k"), which the specs rule reads.
+    if (!/^\p{L}{2,}$/u.test(x[0] ?? '')) return false;
+    // One family ("mini", "xr") with another variant: a letter or two, or a number.
+    const variant = (s: string) => s.length <= 2 || /^\p{N}+$/u.test(s);
+    const differ = (i: number) => x[i] !== y[i] && variant(x[i] ?? '') && variant(y[i] ?? '');
+    if (x.length === y.length && x.length > 1 && x[0] === y[0] && x.some((_, i) => i > 0 && differ(i))) return true;
+  }
+  const [p, q] = [privative(a), privative(b)];
+  if (p.base.length >= 3 && p.base === q.base && p.lacks !== q.lacks) return true;
+  return !!lexicon?.opposites?.(a, b);
+}
+
+/** Whether some word of the phrase and some word of the name are `contrasting` variants (hyphenated words also part by part). */
+function contrastsWithName(phraseWords: readonly string[], name: string, lexicon?: Lexicon): boolean {
+  // A hyphenated word is also read part by part ("thin-film"), but not a designator or a word
+  // with a privative beginning ("non-shielded" is no "shielded").
+  const pieces = (w: string) => (isDesignator(w) || /^non-/.test(w) ? [w] : [w, ...w.split('-').filter(Boolean)]);
+  const nameWords = name.toLowerCase().split(/\s+/).flatMap(pieces);
+  const phrase = phraseWords.map((w) => w.toLowerCase()).flatMap(pieces);
+  const asked = phrase.filter((w) => !nameWords.includes(w));
+  const unasked = nameWords.filter((w) => !phrase.includes(w));
+  return asked.some((a) => unasked.some((n) => contrasting(a, n, lexicon)));
+}
+
+/**
  * A number and its unit written apart ("868 MHz", "12 V", "3 W") joined as the data writes them
  * ("868MHz"), where the data has the joined word: a spec is one word of a description, and its
  * number alone matches any value that holds those digits.
  */
 export function specsAsWritten(phrase: string, dataHas: (word: string) => boolean): string {
-  return phrase.replace(
-    /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµΩ]{1,12})(?![\w-])/giu,
+  // A spec written joined with the micro sign ("10µF"), as the data types it ("10uF").
+  const latin = phrase.replace(
+    /(?<![\w.,])(\d+(?:[.,]\d+)?)[µμ](\p{L}{1,3})(?![\w-])/gu,
+    (whole, n: string, unit: string) => (dataHas(`${n}u${unit}`.toLowerCase()) ? `${n}u${unit}` : whole),
+  );
+  return latin.replace(
+    /(?<![\w.,])(\d+(?:[.,]\d+)?) ([a-zµμΩ]{1,12})(?![\w-])/giu,
     (whole, n: string, unit: string) => {
-      // The unit as asked, or its symbol where it is spelt out ("4.3 inch" → "4.3in").
-      const forms = [unit, UNIT_SYMBOLS[unit.toLowerCase()]].filter((u): u is string => !!u);
+      // The unit as asked, or its symbol where it is spelt out ("4.3 inch" → "4.3in"), or with
+      // the micro sign in the Latin letter data sheets type for it ("µH" → "uH").
+      const forms = [unit, UNIT_SYMBOLS[unit.toLowerCase()], unit.replace(/^[µμ]/u, 'u')].filter(
+        (u): u is string => !!u,
+      );
       const joined = forms.map((u) => `${n}${u}`).find((w) => dataHas(w.toLowerCase()));
       return joined ?? whole;
     },
@@ -913,6 +1033,56 @@ function nameHoldsParts(name: string, word: string): boolean {
 }
 
 /**
+ * Whether a word, as usually meant, names no thing a BOM could hold but a state, an event, an
+ * amount or a message about one ("a valve shortage", "the pump recall", "a price rise"): the
+ * dictionary files its most frequent sense under one of NO_THING_KINDS, and none of its senses
+ * under THING_KINDS. Meaning alone moves such a phrase well away from the part, as a word naming
+ * another part would ("fuse holders"); the dictionary tells the two apart. Acts stay ("battery
+ * management" may name a part of its own), and so does a word the dictionary lacks. With `acts`,
+ * an act or a judgement counts too ("a redesign", "a review"): what a question says must be done.
+ */
+export function namesNoThing(lexicon: Lexicon | undefined, word: string, { acts = false } = {}): boolean {
+  const kinds = lexicon?.senseKinds?.(word) ?? [];
+  const kind = kinds[0];
+  if (kind === undefined || !(NO_THING_KINDS.has(kind) || (acts && (kind === 'act' || kind === 'cognition'))))
+    return false;
+  // No sense of it may be a thing: "spring" (a season first, a coil too), "lead" (a wire), "relay"
+  // (a switch) name parts as the last word of a part's name.
+  return !kinds.some((k) => THING_KINDS.has(k));
+}
+
+/** Kinds of sense that are messages and ideas, not what happens to a part. */
+const IDEA_KINDS: ReadonlySet<string> = new Set(['communication', 'cognition']);
+
+/** The dictionary's kinds of sense that are physical things (`namesNoThing`). */
+const THING_KINDS: ReadonlySet<string> = new Set([
+  'artifact',
+  'object',
+  'substance',
+  'body',
+  'animal',
+  'plant',
+  'food',
+]);
+
+/** The dictionary's kinds of sense that name no physical thing and no act (see `namesNoThing`). */
+const NO_THING_KINDS: ReadonlySet<string> = new Set([
+  'attribute',
+  'state',
+  'event',
+  'time',
+  'quantity',
+  'possession',
+  'communication',
+]);
+
+/** How a phrase is grounded: as a scene's, or as what a verb of use holds (`ParsedBomQuestion.contained`). */
+export interface GroundOptions {
+  scene?: boolean;
+  contained?: boolean;
+}
+
+/**
  * Grounds a part phrase in the warehouse's own values, the same way whichever model proposed it:
  *
  * 1. by its words (`Vocabulary.groundWithCorrection`: as a value, as words in order, respelt, or
@@ -921,7 +1091,7 @@ function nameHoldsParts(name: string, word: string): boolean {
  * 3. its words on one item in any order;
  * 4. by meaning, against the names of the parts the data holds (`partNames` of the leaf items):
  *    words the data does not use must point at one part clearly ("haptic motor" → the vibration
- *    motor; "screen" → DISPLAY), never just at the kind the other words name ("plutonium battery"
+ *    motor; "screen" → DISPLAY), never just at the kind the other words name ("gold battery"
  *    is no battery of the data);
  * 5. otherwise it is missing: the words nothing means, and the nearest parts by meaning.
  */
@@ -937,6 +1107,30 @@ export class Grounder {
   ) {
     if (names.length) vocabulary.spellWith(names.flatMap((n) => tokenizeBomQuestion(n.name)));
     if (meaning?.isWord) vocabulary.knowLanguage((w) => meaning.isWord!(w));
+    // What happens to a part: an act, an event, a state; not a message or an idea ("the crystal
+    // reference shortage" may be about a part the data lacks).
+    if (lexicon?.senseKinds) {
+      vocabulary.knowSituationWords(
+        (w) => namesNoThing(lexicon, w, { acts: true }) && !IDEA_KINDS.has(lexicon.senseKinds!(w)[0] ?? ''),
+      );
+      vocabulary.knowThingWords((w) =>
+        namesNoThing(lexicon, w)
+          ? 'no-thing'
+          : (lexicon.senseKinds!(w) ?? []).some((k) => THING_KINDS.has(k))
+            ? 'thing'
+            : 'unknown',
+      );
+    }
+  }
+
+  /**
+   * Whether a word between two parts can link them: a function word ("as", "a"), or a word of the
+   * language the dictionary holds no noun for ("beside", "alongside"). A noun ("patch") or a
+   * word of no language (a maker's name) is part of one name.
+   */
+  private links(word: string): boolean {
+    if (isStopWord(word)) return true;
+    return !!this.lexicon && !this.lexicon.knows(word) && !!this.meaning?.isWord?.(word);
   }
 
   /**
@@ -964,6 +1158,7 @@ export class Grounder {
     let lead = false;
     let trailing = false;
     let gap: number | null = null;
+    let linked = false;
     for (let i = 0; i < words.length;) {
       let end = -1;
       for (let j = words.length; j > i; j--)
@@ -974,14 +1169,19 @@ export class Grounder {
       if (end < 0) {
         if (parts.length === 0 && !isPhraseBoundary(words[i])) lead = true;
         if (parts.length) gap = (gap ?? 0) + 1;
+        if (parts.length && this.links(words[i])) linked = true;
         if (parts.length && !isPhraseBoundary(words[i])) trailing = true;
         i++;
         continue;
       }
-      // Two parts with nothing between them are one name the data does not hold ("ceramic resistors").
-      if (parts.length && !gap) return null;
+      // Two parts with nothing between them are one name the data does not hold ("glass pumps"),
+      // and so are two with only content words between them ("gear pump brass pressure
+      // transducer"): what links two things named side by side holds a function word ("as well
+      // as a", "alongside the").
+      if (parts.length && (!gap || !linked)) return null;
       parts.push(words.slice(i, end).join(' '));
       gap = 0;
+      linked = false;
       trailing = false;
       i = end;
     }
@@ -990,7 +1190,7 @@ export class Grounder {
     return parts;
   }
 
-  async ground(phrase: string, options: { scene?: boolean } = {}): Promise<GroundedConcept> {
+  async ground(phrase: string, options: GroundOptions = {}): Promise<GroundedConcept> {
     const grounded = await this.groundPhrase(phrase, options);
     // Matched inside descriptions (not a whole category value), and some part's name holds all
     // its words: only parts answer it.
@@ -1004,13 +1204,13 @@ export class Grounder {
     return products ? { ...notGrounded(grounded, grounded.asked), names_products: products } : grounded;
   }
 
-  private async groundPhrase(asked: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+  private async groundPhrase(asked: string, options: GroundOptions): Promise<GroundedConcept> {
     const phrase = specsAsWritten(this.vocabulary.withoutColumnWords(asked), (w) => this.vocabulary.hasWord(w));
     const found = await this.groundClean(phrase, options);
     return phrase === asked || found.level === null ? found : { ...found, asked };
   }
 
-  private async groundClean(phrase: string, options: { scene?: boolean }): Promise<GroundedConcept> {
+  private async groundClean(phrase: string, options: GroundOptions): Promise<GroundedConcept> {
     const lexical = this.vocabulary.groundWithCorrection(phrase, options);
     if (lexical.level !== null && !lexical.any_order) return { ...lexical, via: 'words' };
     const runs = phraseRuns(phrase);
@@ -1056,7 +1256,7 @@ export class Grounder {
       if (decided && (!best || (decided.similarity ?? 0) > (best.similarity ?? 0))) best = decided;
     }
     if (best) return { ...best, asked: phrase };
-    const trailing = await this.withoutTrailingWord(named);
+    const trailing = await this.withoutTrailingWord(named, options);
     if (trailing) return { ...trailing, asked: phrase };
     const { unknown } = this.splitKnown(named.split(' ').filter((w) => !isPhraseBoundary(w)));
     return {
@@ -1163,7 +1363,10 @@ export class Grounder {
    * phrase the same with or without it (`trailingFloor`). A word that changes the part ("fuse
    * holders") stays, and the phrase stays missing.
    */
-  private async withoutTrailingWord(phrase: string): Promise<GroundedConcept | null> {
+  private async withoutTrailingWord(
+    phrase: string,
+    { contained = false }: GroundOptions = {},
+  ): Promise<GroundedConcept | null> {
     const words = phrase.split(/\s+/).filter(Boolean);
     if (words.length < 2 || !this.meaning) return null;
     const last = words[words.length - 1];
@@ -1172,8 +1375,31 @@ export class Grounder {
     const grounded = this.vocabulary.ground(rest);
     if (grounded.level === null || grounded.level > 2 || grounded.any_order) return null;
     const [similarity] = await this.meaning.similarities(phrase, [rest]);
-    if (similarity < MEANING_THRESHOLDS.trailingFloor) return null;
+    // A last word the dictionary holds as one noun with the word before it ("power supply") is
+    // part of a name, whatever the last word alone usually means.
+    const compound = words.length >= 2 && !!this.lexicon?.knows(words.slice(-2).join(' '));
+    // A word of the language the dictionary holds no noun for ("together", "only", "called") is
+    // no part's name either: the question's frame ("X and Y together", "where is X only").
+    const frame = !!this.meaning.isWord?.(last) && !!this.lexicon?.senseKinds && !this.lexicon.knows(last);
+    // What a verb of use holds ("which boards use X Y") ends in the thing asked for: a last noun
+    // there is never dropped, whatever it usually means ("a valve spring", "the pump manual").
+    const situation = !contained && namesNoThing(this.lexicon, last);
+    if (similarity < MEANING_THRESHOLDS.trailingFloor && (compound || !(situation || frame) || !this.oneKind(rest)))
+      return null;
+    // Left off by the dictionary, not found alike by meaning: the answer says so in those words.
+    if (similarity < MEANING_THRESHOLDS.trailingFloor) return { ...grounded, via: 'situation' };
     return { ...grounded, via: 'meaning', similarity };
+  }
+
+  /**
+   * Whether the parts whose names hold every word of the phrase are of one kind ("blind rivet"),
+   * not a word several kinds share ("power": an inductor, a harness, an IC): only then does the
+   * phrase name a part without the word dropped after it.
+   */
+  private oneKind(phrase: string): boolean {
+    const words = phrase.split(/\s+/).filter((w) => w && !isStopWord(w) && !/\d/.test(w));
+    const holders = this.names.filter((n) => words.every((w) => nameHoldsParts(n.name, w)));
+    return holders.length > 0 && new Set(holders.map((n) => n.context ?? n.name)).size === 1;
   }
 
   /** The words the data uses (whole, inside a word, or inside an unknown compound) and the rest. */
@@ -1222,7 +1448,7 @@ export class Grounder {
       );
       if (candidates.length === 0) return undefined;
       // The unknown words must pull the phrase towards one part more than towards any other (a
-      // plutonium battery is pulled towards no battery in particular), and those words by
+      // gold battery is pulled towards no battery in particular), and those words by
       // themselves must be close to that part, clearly more than to the others. Any word added to
       // a head moves the phrase a little away from the head alone, a true qualifier too; a
       // qualifier that moves it clearly away names another thing.
@@ -1283,6 +1509,10 @@ export class Grounder {
         chosen = { name: top.name, score: scores[index] };
       }
     }
+    // A word of the phrase that names a sibling of a word of the part (a "corded" drill, a
+    // "narrow" hinge) asks for another variant: the data lacks it, and the part is only its
+    // neighbour.
+    if (contrastsWithName(run, chosen.name, this.lexicon)) return undefined;
     // The phrase's specs the data writes ("48W" of "48W oscillating pump") stay with the part
     // meaning found: they must be on that part, or the phrase names a part the data lacks (every
     // such pump is no answer for the 48W ones).

@@ -95,7 +95,7 @@ export class BomPipeline {
       strategy: c.level,
       columns: c.level === null ? [] : c.columns[c.level],
       example: c.example,
-      ...(c.via === 'qualifier' || c.via === 'meaning' ? { via: c.via } : {}),
+      ...(c.via === 'qualifier' || c.via === 'meaning' || c.via === 'situation' ? { via: c.via } : {}),
       ...(c.similarity !== undefined ? { similarity: c.similarity } : {}),
       ...(c.exclude ? { exclude: c.exclude } : {}),
     }));
@@ -163,14 +163,19 @@ export function closestParts(closest: Record<string, string[]>): Record<string, 
  */
 export function meaningNote(state: PipelineState): string {
   const read = state.concepts.filter((c) => c.strategy !== null && c.via === 'meaning' && !c.exclude);
-  if (!read.length) return '';
+  // A last word that names no part, left off: said as such, not as a guess by meaning.
+  const leftOff = state.concepts
+    .filter((c) => c.strategy !== null && c.via === 'situation' && !c.exclude)
+    .map((c) => `Read "${c.asked}" as the part "${c.term}": the word after it names no part.`);
+  if (!read.length) return leftOff.join(' ');
   const readings = read.map(
     (c) => `"${c.asked}" as "${c.term}"${c.similarity !== undefined ? ` (similarity ${c.similarity.toFixed(2)})` : ''}`,
   );
-  return (
+  return [
     `Read by meaning: ${readings.join(', ')}. No part's name says ${read.map((c) => `"${c.asked}"`).join(' or ')}; ` +
-    `if that is not what you meant, the data may have no such part.`
-  );
+      `if that is not what you meant, the data may have no such part.`,
+    ...leftOff,
+  ].join(' ');
 }
 
 /**

@@ -31,6 +31,13 @@ export const SAME_CLARITY = 0.1;
  */
 export const SAME_SUBJECT = 0.02;
 
+/**
+ * A subject score this much nearer the requirement's (cosine) keeps a table that another table
+ * echoes more clearly: two leagues' tables differ by a few hundredths when the document names
+ * neither, by tenths when it speaks of one.
+ */
+export const CLEARLY_NEARER = 0.1;
+
 /** The most scored tables compared in one run (a search step accepts a handful; thousands would be slow in workflow code). */
 export const MAX_COMPARED = 200;
 
@@ -102,6 +109,28 @@ function better(other: Claim, own: Claim, ownDomains: ReadonlySet<string>): bool
 }
 
 /**
+ * Whether `other` offers every column `offer` was accepted for (its keys aside), each at least as
+ * clearly, and one of them clearly more: then `offer` adds nothing but a second source of rows
+ * the requirement takes from one place (one league's games, not a column from each of two).
+ * Whichever subject reads nearer, a table that only echoes another less clearly is the look-alike.
+ * A table naming one of the document's own domains that `other` does not name is wanted too.
+ */
+function dominates(other: Offer, offer: Offer, own: readonly string[], ownDomains: ReadonlySet<string>): boolean {
+  if (offer.markers.some((m) => ownDomains.has(m) && !other.markers.includes(m))) return false;
+  // A table clearly nearer the requirement's subject is not an echo: its columns are the ones asked for.
+  if (offer.subject !== undefined && other.subject !== undefined && offer.subject > other.subject + CLEARLY_NEARER)
+    return false;
+  let clearlyMore = false;
+  for (const c of own) {
+    const theirs = other.columns.get(c);
+    const mine = offer.columns.get(c)!;
+    if (theirs === undefined || theirs < mine) return false;
+    if (theirs > mine + SAME_CLARITY) clearlyMore = true;
+  }
+  return clearlyMore;
+}
+
+/**
  * The accepted tables to set aside, each with the reason: every non-key column it was accepted
  * for has a better source among the other accepted tables. A column no table kept supplies (a key
  * only a set-aside table carries) brings back its best set-aside source, so nothing the accepted
@@ -131,17 +160,23 @@ export function lookalikesToSetAside(
     }
   const claimsOf = (column: string): Claim[] => claims.get(column) ?? [];
   const setAside = new Map<string, { by: string[]; columns: string[] }>();
+  // Which tables offer all that a table offers, each column as clearly and one clearly more.
+  const dominators = new Map<string, string[]>();
   for (const offer of scored) {
     const own = [...offer.columns.keys()].filter((c) => !isKeyName(c));
     if (!own.length) continue;
-    const by = new Set<string>();
+    const dominatedBy = scored
+      .filter((other) => other !== offer && dominates(other, offer, own, ownDomains))
+      .map((other) => other.table);
+    if (dominatedBy.length) dominators.set(offer.table, dominatedBy);
+    const by = new Set<string>(dominatedBy);
     const beaten = own.every((c) => {
       const mine = claimsOf(c).find((k) => k.table === offer.table)!;
       const rivals = claimsOf(c).filter((k) => k.table !== offer.table && better(k, mine, ownDomains));
       for (const r of rivals) by.add(r.table);
       return rivals.length > 0;
     });
-    if (beaten) setAside.set(offer.table, { by: [...by].sort(), columns: own });
+    if (beaten || dominatedBy.length) setAside.set(offer.table, { by: [...by].sort(), columns: own });
   }
   // A table stays set aside only while a better source of each of its columns is itself kept:
   // "better" mixes a bar of clarity with one of subject, so three tables can beat each other in a
@@ -149,14 +184,19 @@ export function lookalikesToSetAside(
   // apart). Tables come back in rounds until none does; each round only brings tables back.
   for (let changed = true; changed;) {
     changed = false;
-    const unfounded = [...setAside].filter(([table, aside]) =>
-      aside.columns.some((c) => {
-        const mine = claimsOf(c).find((k) => k.table === table)!;
-        return !claimsOf(c).some((k) => k.table !== table && !setAside.has(k.table) && better(k, mine, ownDomains));
-      }),
+    const unfounded = [...setAside].filter(
+      ([table, aside]) =>
+        !(dominators.get(table) ?? []).some((d) => !setAside.has(d)) &&
+        aside.columns.some((c) => {
+          const mine = claimsOf(c).find((k) => k.table === table)!;
+          return !claimsOf(c).some((k) => k.table !== table && !setAside.has(k.table) && better(k, mine, ownDomains));
+        }),
     );
-    for (const [table] of unfounded) setAside.delete(table);
-    changed = unfounded.length > 0;
+    // A table whose echo comes back with it in the same round stays aside: the echo is kept.
+    const returning = new Set(unfounded.map(([table]) => table));
+    const back = unfounded.filter(([table]) => !(dominators.get(table) ?? []).some((d) => returning.has(d)));
+    for (const [table] of back) setAside.delete(table);
+    changed = back.length > 0;
   }
   // The reasons name only the kept tables.
   for (const aside of setAside.values()) aside.by = aside.by.filter((t) => !setAside.has(t));

@@ -89,9 +89,9 @@ const SHORT_UNITS: Record<string, string> = {
 const RATE = new Set(['per', 'each', 'every', 'a', 'an']);
 const OFTEN = new Set(['once', 'twice', 'thrice', 'times', 'hours', 'hrs', 'minutes', 'mins', 'days', 'sessions']);
 
-/** A sentence about what the researcher will do, not what has been. */
+/** A sentence about what the researcher will do, not what has been ("I'd" before a participle is "I had"). */
 const PLAN =
-  /\b(?:i will|i'll|i'd (?:like|love|want|hope|plan)|i would|i want|i need|i plan|we will|plan is|planning|needs? to|ideally|going to|aim to|hope to)\b/i;
+  /\b(?:i will|i'll|(?:i|we)'d (?!(?:[a-z]+ed|been|gone|done|seen|taught|spent|kept|made|run|had)\b)[a-z]+|i would|we would|i want|i need|i plan|we will|we'll|plan is|planning|needs? to|ideally|going to|aim to|hope to)\b/i;
 const PAST = /\b(?:ago|since|have been|has been|had|was|were)\b/i;
 /** Words before a count that make it a span of existing records or a limit, not the study's need. */
 const NOT_A_NEED = new Set(['last', 'past', 'previous', 'preceding', 'recent', 'earlier', 'within', 'under']);
@@ -199,6 +199,8 @@ export function statedSpans(text: string): StatedSpan[] {
         if (at < 0) return;
         // A rate ("30 hours per week", "twice a year", "four times a month") says how often, not how long.
         const between = tokens.slice(at + 1, i);
+        // The count belongs to a nearer unit ("ten weeks this year"): not this one's.
+        if (between.some((w) => UNITS.test(SHORT_UNITS[w] ?? w))) return;
         if (between.some((w) => RATE.has(w) || OFTEN.has(w))) return;
         // "Every two weeks", "each three months": how often.
         if (['every', 'each', 'per'].includes(tokens[at - 1])) return;
@@ -249,12 +251,65 @@ export function statedSpans(text: string): StatedSpan[] {
     segment = sentence;
     lead = [];
     after = undefined;
+    const monthSpan = (from: number, to: number) =>
+      (((to - from + 12) % 12 || 12) + (to === from ? 0 : 1)) * WEEKS_PER.month;
     for (const m of sentence.matchAll(MONTH_RANGE)) {
-      const from = MONTHS.indexOf(m[1].toLowerCase());
-      const to = MONTHS.indexOf(m[2].toLowerCase());
       // From April to April is a whole year round.
-      consider((((to - from + 12) % 12 || 12) + (to === from ? 0 : 1)) * WEEKS_PER.month, m[0]);
+      consider(monthSpan(MONTHS.indexOf(m[1].toLowerCase()), MONTHS.indexOf(m[2].toLowerCase())), m[0]);
     }
+    for (const range of monthRangesWithWordsBetween(sentence)) consider(monthSpan(range.from, range.to), range.quote);
   }
   return spans;
+}
+
+/** How many words may stand between "from" and its month, and between "to"/"until" and its month. */
+const RANGE_WORDS_BEFORE_MONTH = 8;
+/** Words before a month's name that make "may" the month: "in May", "from May", "early May". */
+const MONTH_LEADS = new Set([
+  'in',
+  'from',
+  'of',
+  'by',
+  'since',
+  'until',
+  'till',
+  'early',
+  'late',
+  'mid',
+  'next',
+  'last',
+  'this',
+]);
+const capitalised = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+/** Words that end a span of months: "until June", "through to June", "to the last week of June". */
+const RANGE_ENDS = new Set(['to', 'until', 'till', 'through']);
+
+/**
+ * Spans of months told with words between their ends ("from the first workshop in September, …,
+ * to the last show in June"; "starts in September and runs until June"): a month, then "until",
+ * "till" or "through" with a month a few words after it; or, after "from" and its month, "to" with
+ * one. A bare "to" after a month needs the "from" ("in March to plan May's visits" is no span).
+ * The ends told next to each other ("from April to September") are MONTH_RANGE's.
+ */
+function monthRangesWithWordsBetween(sentence: string): Array<{ from: number; to: number; quote: string }> {
+  const words = sentence.toLowerCase().match(/[a-z]+/g) ?? [];
+  const monthAt = (k: number) => MONTHS.indexOf(words[k]);
+  const out: Array<{ from: number; to: number; quote: string }> = [];
+  for (let i = 0; i < words.length; i++) {
+    const first = monthAt(i);
+    // "May" after no word of time is the verb ("the work may run until June").
+    if (first < 0 || (words[i] === 'may' && !MONTH_LEADS.has(words[i - 1] ?? ''))) continue;
+    const fromBefore = words.slice(Math.max(0, i - RANGE_WORDS_BEFORE_MONTH), i).includes('from');
+    for (let j = i + 1; j < words.length && monthAt(j) < 0; j++) {
+      if (!RANGE_ENDS.has(words[j]) || (words[j] === 'to' && !fromBefore)) continue;
+      const k = words.slice(j + 1, j + 1 + RANGE_WORDS_BEFORE_MONTH).findIndex((w) => MONTHS.includes(w));
+      // Next to each other, MONTH_RANGE has it already.
+      if (k > 0 || (k === 0 && !(fromBefore && words[i - 1] === 'from'))) {
+        const to = monthAt(j + 1 + k);
+        out.push({ from: first, to, quote: `from ${capitalised(MONTHS[first])} to ${capitalised(MONTHS[to])}` });
+        break;
+      }
+    }
+  }
+  return out;
 }

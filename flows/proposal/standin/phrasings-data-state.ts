@@ -138,7 +138,7 @@ export const DATA_STATE_PHRASINGS: Record<'existing' | 'new' | 'neither', readon
     "Data protection law fascinates me, although that's not what this project is about.",
     'My background is in graphic design, so statistics is pretty new territory for me.',
     "The theory I'm drawing on is Bourdieu's notion of cultural capital.",
-    "Eventually I'd like this to lead into a PhD in soil microbiology.",
+    "Eventually I'd like this to lead into a PhD in plant ecology.",
     "Machine learning models are often called black boxes; I'm approaching explainability from a philosophical angle.",
     "I'll meet my supervisor every other Tuesday.",
     'The hypothesis is that firms led by female CEOs take fewer financial risks.',

@@ -17,7 +17,7 @@ export const NO_DATA_PHRASINGS: readonly string[] = [
   'Corrosion of steel anchor chains in cold seas',
   'Why young adults leave amateur brass bands',
   'Pricing of second-hand wedding dresses',
-  'Noise and sleep near a regional airport',
+  'Noise and sleep near a busy motorway',
   'Succession in family-run bakeries',
   'How tenants talk about damp in rented flats',
   'Women in early aviation clubs',

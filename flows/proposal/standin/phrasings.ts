@@ -107,7 +107,7 @@ export const STUDY_DATA: Record<string, readonly string[]> = {
     'I analyse compounds with a mass spectrometer.',
     'Samples are heated in a furnace to see how they change.',
     'We run wind tunnel tests on scale models.',
-    'I test how fabrics wear using an abrasion machine.',
+    'I test how fabrics wear using a rubbing rig in the lab.',
     'I image stained tissue sections with a microscope.',
     'I run controlled enzyme experiments in test tubes.',
     'I do chemical analysis of food samples at the bench.',
