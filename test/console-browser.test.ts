@@ -13,13 +13,16 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flowStartOptions } from '../access/flow-client';
 import { runTerminalInterview } from '../client/eads-interview';
 import { conductInterview, type InterviewIO } from '../client/proposal-interview';
+import { bomQuestionFlow } from '../flows/bom/contract';
 import { EXAMPLE_PRP } from '../flows/discovery/contract';
 import { eadsInterviewWorkflowId, type RunEadsInterviewOutput } from '../flows/eads/contract';
 import { researchProposalFlow, type ProposalOutput } from '../flows/proposal/contract';
 import { scheduleFromScrFlow } from '../flows/schedule/contract';
 import { buildControlPlane, type ControlPlane } from '../server/app';
+import { RECENT_RUNS } from '../server/console/views';
 import type { TemporalAccess } from '../server/temporal';
 import { findChromium, launchChromium, type ConsoleBrowser } from '../workers/console-browser';
 import { createHarness, type Harness } from './helpers/harness';
@@ -333,21 +336,43 @@ describe.skipIf(!chromium.path)('web console in Chromium', () => {
     expect(await json.json()).toEqual(bomResult.pipeline_state.rows);
     expect((await csv.text()).trim().split('\r\n')).toHaveLength(bomResult.pipeline_state.rows.length + 1);
 
-    // The start page lists the run with its status (visibility catches up in a moment). Other test
-    // files start runs in the same namespace meanwhile, so the run is found by its id, not as the
-    // first row; the rows are newest first.
-    await expect
-      .poll(
-        async () => {
-          await page.goto(`${base}/console/`);
-          const row = page.locator('table.runs tbody tr', { hasText: bomId });
-          return (await row.count()) ? row.first().textContent() : '';
-        },
-        { timeout: 30_000, interval: 500 },
-      )
-      .toMatch(new RegExp(`${bomId}[\\s\\S]*completed`));
-    const started = (await page.locator('table.runs tbody tr td:last-child').allTextContents()).map((t) => t.trim());
-    expect(started).toEqual([...started].sort().reverse());
+    // The start page lists the run with its status (visibility catches up in a moment). It lists
+    // the runs on the console's task queue, this file's harness's own: other test files' runs in the
+    // same namespace (interviews left waiting, which visibility lists first) cannot push this one
+    // off its 20 rows. As those would, more open runs than the page has rows, newer than this one,
+    // on a queue no worker polls: ended below whatever happens, and by their time-out if the file is
+    // killed. This file's own runs may come before it, so it is found by its id, not as the first
+    // row; the rows are newest first.
+    const elsewhere = `${h.taskQueue}-elsewhere`;
+    const others = await Promise.all(
+      Array.from({ length: RECENT_RUNS + 1 }, (_, i) =>
+        h.client.workflow.start(bomQuestionFlow.type, {
+          ...flowStartOptions(bomQuestionFlow, { question: `Open elsewhere ${i}` }, { taskQueue: elsewhere }),
+          workflowExecutionTimeout: '5 minutes',
+        }),
+      ),
+    );
+    try {
+      await expect
+        .poll(
+          async () => {
+            await page.goto(`${base}/console/`);
+            const row = page.locator('table.runs tbody tr', { hasText: bomId });
+            return (await row.count()) ? row.first().textContent() : '';
+          },
+          { timeout: 30_000, interval: 500 },
+        )
+        .toMatch(new RegExp(`${bomId}[\\s\\S]*completed`));
+      const started = (await page.locator('table.runs tbody tr td:last-child').allTextContents()).map((t) => t.trim());
+      expect(started).toEqual([...started].sort().reverse());
+      // Every run listed is one of this console's queue, none of another file's or of the open ones.
+      const listed = (await page.locator('table.runs tbody tr td:first-child').allTextContents()).map((t) => t.trim());
+      expect(listed).toContain(bomId);
+      for (const id of listed)
+        expect((await h.client.workflow.getHandle(id).describe()).taskQueue, id).toBe(h.taskQueue);
+    } finally {
+      await Promise.all(others.map((o) => o.terminate('console-browser test: done').catch(() => undefined)));
+    }
     await page.screenshot({ path: path.join(SHOTS, 'index-recent-runs.png'), fullPage: true });
 
     // A bad input is shown beside its field, and nothing is started.

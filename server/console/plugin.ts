@@ -40,7 +40,7 @@ export interface ConsoleOptions {
   artifacts?: ArtifactStore;
   /** The control plane's token: when set, the console needs it too. */
   token?: string;
-  /** Task queue for flows started here (tests use their own). */
+  /** Task queue for flows started here, and whose runs the start page lists (tests use their own). */
   taskQueue?: string;
   /** Sign-in session limits (defaults: 1,000 sessions, 2 hours idle, 12 hours in all). */
   sessions?: ConsoleSessionOptions;
@@ -227,6 +227,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
       const list = await recentRuns(
         await client(),
         flows.map((f) => f.type),
+        options.taskQueue ?? TASK_QUEUE,
       );
       runs = renderRecentRuns(list, (type) => findFlow(type)?.title ?? type);
     } catch (err) {

@@ -1278,15 +1278,23 @@ export interface RecentRun {
 }
 
 /**
- * The newest runs of the registered flows, from Temporal's visibility store: every run started
- * through a flow carries the AgentFlow search attribute. Newest first by start time: the dev
- * server's visibility lists the runs still open first (an hour-old interview above a run started
- * a minute ago), so the page sorts what it got.
+ * The newest runs of the registered flows on one task queue (the one the console starts flows
+ * on), from Temporal's visibility store: every run started through a flow carries the AgentFlow
+ * search attribute. The queue keeps out runs that other workers serve in the same namespace (a
+ * test's console lists its own harness's runs, not those of every test on the dev server). Newest
+ * first by start time: the dev server's visibility lists the runs still open first (an hour-old
+ * interview above a run started a minute ago), so the page sorts what it got.
  */
-export async function recentRuns(client: Client, types: string[], limit = RECENT_RUNS): Promise<RecentRun[]> {
-  const quoted = types.map((t) => `'${t.replace(/'/g, '')}'`).join(', ');
+export async function recentRuns(
+  client: Client,
+  types: string[],
+  taskQueue: string,
+  limit = RECENT_RUNS,
+): Promise<RecentRun[]> {
+  const quoted = (text: string) => `'${text.replace(/'/g, '')}'`;
+  const query = `${FLOW_SEARCH_ATTRIBUTE} IN (${types.map(quoted).join(', ')}) AND TaskQueue = ${quoted(taskQueue)}`;
   const runs: RecentRun[] = [];
-  for await (const w of client.workflow.list({ query: `${FLOW_SEARCH_ATTRIBUTE} IN (${quoted})`, pageSize: limit })) {
+  for await (const w of client.workflow.list({ query, pageSize: limit })) {
     runs.push({ workflowId: w.workflowId, type: w.type, status: w.status.name, startTime: w.startTime });
     if (runs.length >= limit) break;
   }

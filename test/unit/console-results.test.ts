@@ -215,14 +215,20 @@ describe('console start page', () => {
       run('closed-new', 'COMPLETED', '2026-11-27T17:35:00Z'),
       run('closed-older', 'COMPLETED', '2026-11-27T17:34:00Z'),
     ];
+    const queries: string[] = [];
     const client = {
       workflow: {
-        async *list() {
+        async *list(options: { query: string }) {
+          queries.push(options.query);
           yield* listed;
         },
       },
     } as unknown as Client;
-    const runs = await recentRuns(client, ['answerBomQuestion']);
+    const runs = await recentRuns(client, ['answerBomQuestion'], 'agent-flows');
     expect(runs.map((r) => r.workflowId)).toEqual(['closed-new', 'closed-older', 'open-old']);
+    // Only the flows' runs on the console's own task queue, quotes in a name dropped.
+    expect(queries).toEqual([`AgentFlow IN ('answerBomQuestion') AND TaskQueue = 'agent-flows'`]);
+    await recentRuns(client, ["bom'x"], "q'ueue");
+    expect(queries[1]).toBe(`AgentFlow IN ('bomx') AND TaskQueue = 'queue'`);
   });
 });
