@@ -22,7 +22,7 @@ export const BOM_FRAME_WORDS: ReadonlySet<string> = new Set(
     'materials me need needs of on or part parts please product products show shows ' +
     'tell that the their them these this ' +
     'those to type types us use used uses using what where which who with within ' +
-    'without you your one ones kind kinds ' +
+    'without you your one ones kind kinds sort sorts variety varieties ' +
     'find get having made make makes built there any assembly assemblies subassembly subassemblies ' +
     // Function words and adverbs of a question's frame (never part names).
     'we our my they it its was were been being am currently still actually ever ' +
