@@ -90,6 +90,13 @@ export function overlapCount(a: Iterable<string>, b: Iterable<string>): number {
   return n;
 }
 
+/** The distinct tokens two lists share, as a fraction of both (their cosine as sets): 0 to 1. */
+export function overlapShare(a: Iterable<string>, b: Iterable<string>): number {
+  const x = new Set(a);
+  const y = new Set(b);
+  return x.size && y.size ? overlapCount(x, y) / Math.sqrt(x.size * y.size) : 0;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Identifiers and column descriptions: catalog discovery.
 
