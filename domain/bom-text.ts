@@ -277,7 +277,7 @@ const REFERRING = new Set(
 );
 /** Pronouns that point back at a part named elsewhere ("… which boards use them?"). */
 const PRONOUNS = new Set('it them they this that these those one ones its their theirs'.split(' '));
-/** The "-ever" words that open a concessive ("whatever the voltage", "however old"). */
+/** The "-ever" words that open a concessive ("whatever the voltage", "however old"); "no matter" opens one too. */
 const CONCESSIVE = /^(?:wh[a-z]*|how)ever$/;
 /** Conjunctions that join a clause ("while", "whilst", "though"): before an exclusion, they go with it. */
 const CLAUSE_JOINERS = new Set(['while', 'whilst', 'though', 'although', 'yet', 'whereas']);
@@ -917,11 +917,12 @@ export function parseBomQuestion(question: string): ParsedBomQuestion {
   const { subject, text: subjectText } = subjectOf(subjectWords);
   const read = phrasesOf(object);
   const { sawAnd, sawOr } = read;
-  // A concessive ("whatever the make", "however old") says what does not matter: it names no part.
+  // A concessive ("whatever the make", "however old", "no matter which") says what does not
+  // matter: it names no part.
   // It runs to the end of its phrase, also after the part ("pumps whatever the voltage").
   const chunks = read.chunks
     .map((chunk) => {
-      const at = chunk.findIndex((w) => CONCESSIVE.test(w));
+      const at = chunk.findIndex((w, k) => CONCESSIVE.test(w) || (w === 'no' && chunk[k + 1] === 'matter'));
       return at < 0 ? chunk : chunk.slice(0, at);
     })
     .filter((chunk) => trimStopWords(chunk).length > 0)

@@ -22,7 +22,7 @@ export const BOM_FRAME_WORDS: ReadonlySet<string> = new Set(
     'materials me need needs of on or part parts please product products show shows ' +
     'tell that the their them these this ' +
     'those to type types us use used uses using what where which who with within ' +
-    'without you your one ones kind kinds ' +
+    'without you your one ones kind kinds sort sorts variety varieties ' +
     'find get having made make makes built there any assembly assemblies subassembly subassemblies ' +
     // Function words and adverbs of a question's frame (never part names).
     'we our my they it its was were been being am currently still actually ever ' +
@@ -88,6 +88,13 @@ export function overlapCount(a: Iterable<string>, b: Iterable<string>): number {
   let n = 0;
   for (const t of new Set(a)) if (set.has(t)) n++;
   return n;
+}
+
+/** The distinct tokens two lists share, as a fraction of both (their cosine as sets): 0 to 1. */
+export function overlapShare(a: Iterable<string>, b: Iterable<string>): number {
+  const x = new Set(a);
+  const y = new Set(b);
+  return x.size && y.size ? overlapCount(x, y) / Math.sqrt(x.size * y.size) : 0;
 }
 
 // ---------------------------------------------------------------------------------------------

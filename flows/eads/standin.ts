@@ -23,7 +23,7 @@ import {
   type Choice,
   type FieldKind,
 } from '../../domain/eads-structure';
-import { contentTokens } from '../../domain/text';
+import { contentTokens, overlapShare } from '../../domain/text';
 import { mapHeaders } from '../../domain/text-match';
 import { NUMBER_WORDS } from '../../domain/schedule-model';
 import { ModelTask, type PromptedQuestion } from './model-tasks';
@@ -68,23 +68,14 @@ const normalise = (text: string) => text.toLowerCase().replace(/\s+/g, ' ').trim
  */
 const SURROGATE_LABEL_WEIGHT = 0.65;
 const SURROGATE_FLOOR = 0.22;
+const SURROGATE_MARGIN = 0.04;
 /**
- * A question that asks two things also counts the content words its asked sentences share with a
- * fact's label (as a fraction of both), this much: over the 232 development firms, the fact about
+ * A question that asks two things also orders the facts by the content words its asked sentences
+ * share with each label (as a fraction of both), this much: over the 232 development firms, the fact about
  * what the firm does and what makes planning hard answered the opening question for 193 by
  * meaning alone and for 216 with the words at 0.15 (220 at 0.25).
  */
 const SURROGATE_WORDS_WEIGHT = 0.15;
-const SURROGATE_MARGIN = 0.04;
-/** How many content words two texts share, as a fraction of both (0 to 1). */
-function wordsShared(a: string, b: string): number {
-  const x = new Set(contentTokens(a));
-  const y = new Set(contentTokens(b));
-  if (!x.size || !y.size) return 0;
-  let n = 0;
-  for (const w of x) if (y.has(w)) n++;
-  return n / Math.sqrt(x.size * y.size);
-}
 const humanize = (name: string) => name.replace(/\?$/, '').replace(/-+/g, ' ');
 const sentences = (text: string) =>
   (text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]?/g) ?? []).map((s) => s.trim()).filter(Boolean);
@@ -1634,10 +1625,11 @@ async function shapeChoice(
  * one thing. Only sentences ending in a question mark count (not the instructions beside them).
  */
 export function askedParts(question: string): string[] {
-  return sentences(question)
-    .filter((s) => s.endsWith('?'))
-    .flatMap(whClauses);
+  return askedSentences(question).flatMap(whClauses);
 }
+
+/** The sentences of a question that ask (end in "?"): not its lead-in, nor choices spelled out after it. */
+const askedSentences = (question: string) => sentences(question).filter((s) => s.endsWith('?'));
 
 /**
  * The clauses of a text that joins two questions in one ("what you make, and what makes it
@@ -1879,11 +1871,12 @@ export const eadsRules: StandinRule[] = [
         ? question.choice_labels
         : (question.choices ?? []).map((c) => humanize(c).toLowerCase());
       // A question that asks two things is near a label that names two ("what the firm makes,
-      // and what makes planning hard") as the nearer of that label's halves: read whole, the two
-      // halves blur, and a half of the question comes nearer a label that shares a single loose
-      // word with it. Other questions read labels whole: a half of a label alone comes near the
-      // choices a choice question spells out, and answers them with what it was never about.
-      const twoAsked = askedParts(question.question ?? '').length > 1;
+      // and what makes planning difficult") as the nearer of that label's halves: read whole, the
+      // two halves blur, and a half of the question comes nearer a label that shares a single
+      // loose word with it. Other questions read labels whole: a half of a label alone comes near
+      // the choices a choice question spells out, and answers them with what it was never about.
+      const partsAsked = askedParts(question.question ?? '');
+      const twoAsked = partsAsked.length > 1;
       const labelParts = facts.map((f) => (twoAsked ? whClauses(f.about) : []));
       const labelNearness = async (text: string) => {
         const whole = await meaning.similarities(
@@ -1896,16 +1889,18 @@ export const eadsRules: StandinRule[] = [
           ),
         );
       };
-      // Words the asked sentences of a two-part question share with a label break ties that
-      // meaning leaves (MiniLM puts "what makes scheduling hard" nearer "sessions put in a
-      // calendar" than "what makes planning hard"). Only the asked sentences count, not choices
-      // spelled out after them, whose words are every label's; and only for a two-part question:
-      // a choice question's shared words ("work") moved its answer to a fact about something
-      // else, and the problem type read from it went wrong for three development firms.
-      const asked = sentences(question.question ?? '')
-        .filter((s) => s.endsWith('?'))
-        .join(' ');
-      const sharedWithAsked = facts.map((f) => (twoAsked ? wordsShared(asked, f.about) : 0));
+      // The content words a two-part question's asked sentences share with a label put the facts
+      // in order where meaning leaves them close (MiniLM put "what makes scheduling hard" nearer
+      // a label about how the work is organised in a diary than one about what makes planning
+      // hard). They order the facts and judge near ties, never whether anything is near at all:
+      // the floor below is meaning's alone. Only the asked sentences count, not choices spelled
+      // out after them, whose words are every label's; and only for a two-part question: a choice
+      // question's shared words ("work") moved its answer to a fact about something else, and the
+      // problem type read from it went wrong for three development firms.
+      const askedWords = contentTokens(askedSentences(question.question ?? '').join(' '));
+      const wordsBonus = facts.map((f) =>
+        twoAsked ? SURROGATE_WORDS_WEIGHT * overlapShare(askedWords, contentTokens(f.about)) : 0,
+      );
       const nearness = async (texts: readonly string[]) => {
         const rows = await Promise.all(
           texts.map(async (t) => {
@@ -1917,17 +1912,17 @@ export const eadsRules: StandinRule[] = [
               ),
             ]);
             return facts.map(
-              (_, i) =>
-                SURROGATE_LABEL_WEIGHT * byLabel[i] +
-                (1 - SURROGATE_LABEL_WEIGHT) * byAnswer[i] +
-                SURROGATE_WORDS_WEIGHT * sharedWithAsked[i],
+              (_, i) => SURROGATE_LABEL_WEIGHT * byLabel[i] + (1 - SURROGATE_LABEL_WEIGHT) * byAnswer[i],
             );
           }),
         );
         return facts.map((_, i) => Math.max(...rows.map((r) => r[i])));
       };
+      // `score` orders the facts (meaning and shared words); `meaning` is nearness alone.
       const rank = (scores: number[]) =>
-        facts.map((f, i) => ({ f, i, score: scores[i] })).sort((x, y) => y.score - x.score || x.i - y.i);
+        facts
+          .map((f, i) => ({ f, i, meaning: scores[i], score: scores[i] + wordsBonus[i] }))
+          .sort((x, y) => y.score - x.score || x.i - y.i);
       // A question that asks two things ("what do you make, and what makes planning hard?") is
       // best answered by the fact that speaks to both: its nearness to the whole and to each part,
       // averaged, rather than to whichever part a fact happens to brush against.
@@ -1939,7 +1934,7 @@ export const eadsRules: StandinRule[] = [
       // pull towards whatever fact happens to share them.
       const askedAgain = /(?:^|\s)1\)\s/.test(question.question ?? '');
       const about = question.question_type === 'choice' ? embeddedClause(question.question ?? '') : undefined;
-      const parts = about ? [about] : askedParts(question.question ?? '');
+      const parts = about ? [about] : partsAsked;
       const near = [...whole];
       if (parts.length > 1 || about) {
         const each = await Promise.all(parts.map((p) => nearness([p])));
@@ -1954,7 +1949,7 @@ export const eadsRules: StandinRule[] = [
         // Nothing is near the question as a whole, but a person who sees the choices spelled out
         // says what they know that one of them describes.
         const nearestChoice = byChoice[0];
-        return nearestChoice && nearestChoice.score >= SURROGATE_FLOOR ? { answer: nearestChoice.f.answer } : notSure;
+        return nearestChoice && nearestChoice.meaning >= SURROGATE_FLOOR ? { answer: nearestChoice.f.answer } : notSure;
       }
       // Only sentences are said together: a list answer ("a, b, c") stays one fact's list, or the
       // second fact's words would be read as items of the first.

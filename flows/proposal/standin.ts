@@ -33,7 +33,6 @@ import {
   studyDesign,
   subtitleOf,
   titleOf,
-  standingApart,
   topicFit,
   type DataKind,
   type StudyDesign,
@@ -848,8 +847,6 @@ async function problemFormulation(sections: ReceivedSections<'proposal.problem_f
   await prefetchTopicFit(hits, profile);
   const fits = [];
   for (const h of hits) fits.push({ h, fit: await topicFit(h, profile) });
-  const apart = standingApart(fits.map((f) => f.fit));
-  if (apart !== undefined) fits[apart].fit.onTopic = true;
   const cited = fits
     .filter((f) => f.fit.onTopic)
     .sort((a, b) => b.fit.score - a.fit.score)

@@ -989,6 +989,10 @@ describe('the resolver and the ladder on the small warehouse', () => {
     // A concessive after the part says what does not matter, not what the part is.
     expect(parseBomQuestion('Which units carry heaters whatever the wattage?').concepts).toEqual(['heaters']);
     expect((await answer('Which units carry heaters whatever the wattage?')).ids).toEqual(['A-101', 'A-103']);
+    // "no matter …" opens a concessive as "whatever" does; "of any sort" says no more than "of any kind".
+    expect(parseBomQuestion('Which units carry heaters, no matter how they are rated?').concepts).toEqual(['heaters']);
+    expect(parseBomQuestion('Which units carry a heater of any sort?').concepts).toEqual(['heater']);
+    expect(parseBomQuestion('Which units carry a heater of any variety?').concepts).toEqual(['heater']);
     expect(parseBomQuestion('Which units use valves (but no pumps)?')).toMatchObject({
       concepts: ['valves'],
       narrowed: ['pumps'],

@@ -38,6 +38,10 @@ const SHARED_WORD: Array<[area: string, context: string]> = [
   ['Trust between tenants and landlords in private renting', 'I will interview tenants through a renters union.'],
   ['Twin calving rates in dairy herds', 'Farm records of calvings over ten years are available.'],
   ['Transformer failures in rural electricity substations', 'The network operator shares its fault logs.'],
+  // Two a fresh reviewer wrote against a rule that cited the one study standing well clear of the
+  // rest of the search: a paper on Transformer networks stood 0.16-0.19 clear here.
+  ['Power transformer failure prediction', 'The network operator shares its fault logs.'],
+  ['Transformer failure prediction for rural electricity substations', 'The network operator shares its fault logs.'],
   ['Agents of change: estate agents and house prices in seaside towns', 'Sale records from the land registry.'],
   ['Weather and footfall at outdoor farmers markets', 'Market stallholders keep daily takings books.'],
   ['Protein intake and muscle recovery in amateur cyclists', 'A cycling club will log meals and ride times for me.'],

@@ -266,37 +266,43 @@ describeWithModel('the surrogate asked two things at once', () => {
     expect(reply.answer).toMatch(/^We lift, scrub/);
   });
 
-  it('reads a label that names two things by its halves, and counts the words it shares with the question', async () => {
+  const surrogate = eadsRules.find((r) => r.task === 'eads.surrogate_answer')!;
+  const opening =
+    'What do you make or which services do you provide, and what makes scheduling that work hard? A few sentences are enough.';
+  const answerFrom = async (facts: Array<{ about: string; answer: string }>, question = opening) =>
+    (
+      (await surrogate.answer({
+        task: 'eads.surrogate_answer',
+        system: '',
+        turns: 1,
+        responseSchema: undefined,
+        sections: { question: { question, question_type: 'text', targets: ['x'] }, facts, tables: [] },
+      })) as { answer: string }
+    ).answer;
+
+  it('reads a label that names two things by the nearer of its halves', async () => {
     // Read whole, the opening question comes nearer the label about how work is organised
     // (classes, a timetable) than the label that names both of its halves.
-    const facts = [
+    const answer = await answerFrom([
       {
         about: 'how the work is organised: pots moving between wheels and kilns, or classes put in a timetable',
         answer: 'It is a timetable of classes in two rooms; nothing moves along a line.',
       },
       { about: 'opening hours', answer: 'Ten until nine, Tuesday to Saturday.' },
       {
-        about: 'what the studio offers, and what makes planning that work hard',
+        about: 'what the studio offers, and why its timetable is difficult to arrange',
         answer: 'We teach throwing and glazing to adults. The kiln fires twice a week at most.',
       },
-    ];
-    const rule = eadsRules.find((r) => r.task === 'eads.surrogate_answer')!;
-    const reply = (await rule.answer({
-      task: 'eads.surrogate_answer',
-      system: '',
-      turns: 1,
-      responseSchema: undefined,
-      sections: {
-        question: {
-          question:
-            'What do you make or which services do you provide, and what makes scheduling that work hard? A few sentences are enough.',
-          question_type: 'text',
-          targets: ['x'],
-        },
-        facts,
-        tables: [],
-      },
-    })) as { answer: string };
-    expect(reply.answer).toMatch(/^We teach throwing/);
+    ]);
+    expect(answer).toMatch(/^We teach throwing/);
+  });
+
+  it('is not sure when only words, not meaning, bring a fact near the question', async () => {
+    // The label shares "make", "work" and "hard" with the question and is about something else.
+    expect(
+      await answerFrom([
+        { about: 'make of hard drive in the office computer that work provided', answer: 'A Seagate.' },
+      ]),
+    ).toMatch(/not sure/i);
   });
 });

@@ -294,7 +294,7 @@ export const SCHEDULING_TROUBLE: Record<string, readonly string[]> = {
     'Every few months a machine comes off for its scheduled overhaul.',
     'Routine servicing of the forklifts has to fit in somewhere.',
     'Downtime is booked on the equipment for upkeep.',
-    'Regrinding the tools takes the machines away from production.',
+    'Sharpening the cutters takes the machines away from production.',
     'Statutory checks on the pressure vessels take them out of action.',
     'We shut the plant for a maintenance week every summer.',
     'The tractors have to be serviced before harvest.',

@@ -29,6 +29,15 @@ export const TROUBLE_TOLD: Record<string, readonly string[]> = {
     'Whether we can start depends on what the supplier manages to send that week.',
     'What comes in varies so much from one delivery to the next that we cannot plan on it.',
     'The solvents we rely on are hard to get hold of, and some weeks there are none at all.',
+    // Lateness of what comes in, told with the supplier or the thing ordered as its subject: the
+    // same "late" as a missed delivery to a customer, the other way round.
+    'The switchgear we ordered for the job is months away, and its makers keep moving the date.',
+    'The hired scaffolding arrived two days behind the date we were given, and nothing could start until it did.',
+    'Our supplier keeps putting back the day the new boiler leaves their works.',
+    'The steel coils come from a single mill abroad, and they are behind more weeks than they are on time.',
+    'Spares for the old presses can be weeks coming from the importer, and the press stays stripped meanwhile.',
+    'What the merchant sends for a job lands later than they said, and the whole programme slides.',
+    'Each delivery of sheet glass is late or short, so the cutting table waits on it.',
   ],
   'work-unforeseeable': [
     'Nobody can say what next week holds until the calls come in.',

@@ -458,16 +458,6 @@ export const LITERATURE = {
    * in two off-topic ones, as did a topic floor of 0.42.
    */
   skillNear: 0.65,
-  /**
-   * A study above the floor that stands this far above every other study the search returned is
-   * on topic even when its closeness comes from the words it shares with the area: the
-   * collection's one study of the subject, where a study that only shares a name has neighbours
-   * sharing other names at about its height. Over the 178 development profiles and the whole
-   * collection, the top study stood 0.07-0.31 above the next where it was on topic and had been
-   * left out by the checks above (seven profiles that then cited nothing, in the flow); no study labelled off
-   * topic stood more than 0.05 above the next with the floor reached.
-   */
-  apart: 0.07,
 } as const;
 
 /** Research in general: a study that only resembles this is a method reference, not topical literature. */
@@ -514,8 +504,6 @@ export function spans(text: string): string[] {
 export interface TopicFit {
   onTopic: boolean;
   score: number;
-  /** No closer to the topic than to research in general: a method reference at most. */
-  general?: boolean;
   /** The study's keyword (or title phrase) closest to the topic, and the topic's phrase it matched. */
   concept?: { keyword: string; phrase: string; score: number };
 }
@@ -602,7 +590,7 @@ export async function topicFit(
   const b = Math.max(...(await meaning.similarities(withSentence, topics)));
   const score = (a + b) / 2;
   const general = (await meaning.similarities(withSentence, [GENERAL_RESEARCH]))[0];
-  if (score - general < LITERATURE.overGeneral) return { onTopic: false, score, general: true };
+  if (score - general < LITERATURE.overGeneral) return { onTopic: false, score };
   if (score >= LITERATURE.whole) return { onTopic: true, score };
   // Between the floor and the whole, the closeness must not come from shared wording alone.
   if (
@@ -628,18 +616,6 @@ export async function topicFit(
   const match = concept?.score ?? 0;
   const onTopic = match >= LITERATURE.skill || (match >= LITERATURE.skillNear && score >= LITERATURE.floor);
   return { onTopic, score, concept: onTopic ? concept : undefined };
-}
-
-/**
- * The study that stands apart from the rest of the search's results (`LITERATURE.apart`), when
- * the checks of `topicFit` left it out: its index in `fits`.
- */
-export function standingApart(fits: readonly TopicFit[]): number | undefined {
-  if (fits.length < 2) return undefined;
-  const order = fits.map((_, i) => i).sort((a, b) => fits[b].score - fits[a].score);
-  const top = fits[order[0]];
-  if (top.onTopic || top.general || top.score < LITERATURE.floor) return undefined;
-  return top.score - fits[order[1]].score >= LITERATURE.apart ? order[0] : undefined;
 }
 
 /** The keyword and phrase closest in meaning among all pairs of the two lists, with their similarity. */
