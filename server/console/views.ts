@@ -1306,7 +1306,7 @@ export function renderRecentRuns(runs: RecentRun[], titleOf: (type: string) => s
   return html`<div class="scroll">
     <table class="runs">
       <caption>
-        The ${runs.length} newest runs
+        ${runs.length === 1 ? 'The newest run' : `The ${runs.length} newest runs`}
       </caption>
       ${tableHead(['Run', 'Flow', 'Status', 'Started (UTC)'])}
       <tbody>

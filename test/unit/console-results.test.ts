@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { rowsToCsv } from '../../server/console/downloads';
 import { renderMarkdown } from '../../server/console/markdown';
 import type { Client } from '@temporalio/client';
-import { recentRuns, renderResult, SHOWN_ROWS } from '../../server/console/views';
+import { recentRuns, renderRecentRuns, renderResult, SHOWN_ROWS } from '../../server/console/views';
 import type { ProposalDocument } from '../../flows/proposal/contract';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'console-results-'));
@@ -230,5 +230,18 @@ describe('console start page', () => {
     expect(queries).toEqual([`AgentFlow IN ('answerBomQuestion') AND TaskQueue = 'agent-flows'`]);
     await recentRuns(client, ["bom'x"], "q'ueue");
     expect(queries[1]).toBe(`AgentFlow IN ('bomx') AND TaskQueue = 'queue'`);
+  });
+
+  it('says "the newest run" for one run and counts two or more', () => {
+    const run = (workflowId: string) => ({
+      workflowId,
+      type: 'answerBomQuestion',
+      status: 'COMPLETED',
+      startTime: new Date('2026-11-27T17:35:00Z'),
+    });
+    const title = () => 'BOM question';
+    expect(textOf(String(renderRecentRuns([run('a')], title)))).toContain('The newest run');
+    expect(textOf(String(renderRecentRuns([run('a')], title)))).not.toContain('1 newest');
+    expect(textOf(String(renderRecentRuns([run('a'), run('b')], title)))).toContain('The 2 newest runs');
   });
 });
