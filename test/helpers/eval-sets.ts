@@ -3,12 +3,12 @@
  * (test/unit/eval-scoring.test.ts and test/eval-bom-truth.test.ts).
  */
 import { existsSync, readdirSync } from 'node:fs';
-import { sealedDir, type EvalSet } from '../../eval/types';
+import { EVAL_SETS, sealedDir, type EvalSet } from '../../eval/types';
 
 /**
  * The development sets always do. Between a sealed set's spending and its successor's
- * installation the sealed folders hold no case: the checks of that set are skipped (and reported
- * as skipped), never passed on nothing.
+ * installation the sealed folders hold no case: the checks of that set are not made (never
+ * passed on nothing).
  */
 export function evalSetInstalled(set: EvalSet): boolean {
   return (
@@ -18,3 +18,6 @@ export function evalSetInstalled(set: EvalSet): boolean {
     )
   );
 }
+
+/** The sets whose data the checks read: the development set, and the sealed set when one is installed. */
+export const installedEvalSets = (): EvalSet[] => EVAL_SETS.filter(evalSetInstalled);
