@@ -174,10 +174,7 @@ export class WordNetLexicon implements Lexicon {
     if (!written || written.length > 40) return [];
     this.adjectiveIndex ??= readFileSync(path.join(this.dir, 'index.adj'), 'latin1');
     const line = lineOf(this.adjectiveIndex, written);
-    if (!line) return [];
-    const fields = line.trim().split(' ');
-    const offsets = fields.slice(4 + Number(fields[3]) + 2);
-    return offsets.every((o) => /^\d{8}$/.test(o)) ? offsets.map(Number) : [];
+    return line ? senseOffsets(line) : [];
   }
 
   private adjectiveSense(offset: number): AdjectiveSense | undefined {
@@ -186,15 +183,11 @@ export class WordNetLexicon implements Lexicon {
     this.adjectiveFd ??= openSync(path.join(this.dir, 'data.adj'), 'r');
     const fields = dataFields(this.adjectiveFd, offset);
     if (!fields) return undefined;
-    const at = 4 + 2 * parseInt(fields[3], 16);
-    const antonyms: number[] = [];
-    const similarTo: number[] = [];
-    for (let i = 0; i < Number(fields[at]); i++) {
-      const [symbol, target] = fields.slice(at + 1 + 4 * i, at + 3 + 4 * i);
-      if (symbol === '!') antonyms.push(Number(target));
-      if (symbol === '&') similarTo.push(Number(target));
-    }
-    const sense = { antonyms, similarTo };
+    const pointers = pointersOf(fields);
+    const sense = {
+      antonyms: pointers.filter((p) => p.symbol === '!').map((p) => p.target),
+      similarTo: pointers.filter((p) => p.symbol === '&').map((p) => p.target),
+    };
     if (this.adjectiveSenses.size >= 20_000) this.adjectiveSenses.clear();
     this.adjectiveSenses.set(offset, sense);
     return sense;
@@ -204,11 +197,8 @@ export class WordNetLexicon implements Lexicon {
     const keys = [...new Set([written, written.replace(/[_-]+/g, '_')])];
     for (const form of keys.flatMap((key) => [key, ...baseForms(key)])) {
       const line = this.indexLine(form);
-      if (!line) continue;
-      // lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt tagsense_cnt synset_offset...
-      const fields = line.trim().split(' ');
-      const offsets = fields.slice(4 + Number(fields[3]) + 2);
-      if (offsets.length && offsets.every((o) => /^\d{8}$/.test(o))) return offsets.map(Number);
+      const offsets = line ? senseOffsets(line) : [];
+      if (offsets.length) return offsets;
     }
     return [];
   }
@@ -225,15 +215,10 @@ export class WordNetLexicon implements Lexicon {
     this.fd ??= openSync(path.join(this.dir, 'data.noun'), 'r');
     const fields = dataFields(this.fd, offset);
     if (!fields) return undefined;
-    const wordCount = parseInt(fields[3], 16);
-    const words = Array.from({ length: wordCount }, (_, i) => fields[4 + 2 * i].toLowerCase());
-    const at = 4 + 2 * wordCount;
-    const pointerCount = Number(fields[at]);
-    const kindOf: number[] = [];
-    for (let i = 0; i < pointerCount; i++) {
-      const [symbol, target, pos] = fields.slice(at + 1 + 4 * i, at + 4 + 4 * i);
-      if ((symbol === '@' || symbol === '@i') && pos === 'n') kindOf.push(Number(target));
-    }
+    const words = Array.from({ length: parseInt(fields[3], 16) }, (_, i) => fields[4 + 2 * i].toLowerCase());
+    const kindOf = pointersOf(fields)
+      .filter((p) => (p.symbol === '@' || p.symbol === '@i') && p.pos === 'n')
+      .map((p) => p.target);
     const sense = { words, file: Number(fields[1]), kindOf };
     this.senses.set(offset, sense);
     return sense;
@@ -252,6 +237,25 @@ interface AdjectiveSense {
   antonyms: number[];
   /** For a satellite sense, the head sense it is similar to ("&"). */
   similarTo: number[];
+}
+
+/**
+ * The sense offsets an index line lists (lemma pos synset_cnt p_cnt [ptr_symbol...] sense_cnt
+ * tagsense_cnt synset_offset...), or none when the line is not of that shape.
+ */
+function senseOffsets(line: string): number[] {
+  const fields = line.trim().split(' ');
+  const offsets = fields.slice(4 + Number(fields[3]) + 2);
+  return offsets.length && offsets.every((o) => /^\d{8}$/.test(o)) ? offsets.map(Number) : [];
+}
+
+/** The pointers of a data line (synset_offset lex_filenum ss_type w_cnt [word lex_id]... p_cnt [ptr]...). */
+function pointersOf(fields: string[]): Array<{ symbol: string; target: number; pos: string }> {
+  const at = 4 + 2 * parseInt(fields[3], 16);
+  return Array.from({ length: Number(fields[at]) || 0 }, (_, i) => {
+    const [symbol, target, pos] = fields.slice(at + 1 + 4 * i, at + 4 + 4 * i);
+    return { symbol, target: Number(target), pos };
+  });
 }
 
 /** A word's line of a sorted WordNet index file, by binary search over the text as read. */
