@@ -108,6 +108,8 @@ const BETTING_PLAN: ScriptedStep[] = [
 const hooks = {
   failSearch: undefined as ((query: string) => boolean) | undefined,
   failValidation: undefined as ((table: string) => boolean) | undefined,
+  /** Awaited by every validation call before it reaches the model (a test holds them at a gate). */
+  validationGate: undefined as Promise<void> | undefined,
   validateRequests: [] as Array<{ group: string; columns: string[]; table: string }>,
   modelInFlight: 0,
   modelAborted: 0,
@@ -140,6 +142,7 @@ function instrument(b: Backends): Backends {
             status: 503,
           });
       }
+      if (request.task === ModelTask.discoveryValidate) await hooks.validationGate;
       hooks.modelInFlight++;
       try {
         return await b.model.generate(request);
@@ -205,6 +208,7 @@ describe('discoverFromPrp on the embedded catalog with a scripted model', () => 
     h.standin.resetStats();
     hooks.failSearch = undefined;
     hooks.failValidation = undefined;
+    hooks.validationGate = undefined;
     hooks.validateRequests = [];
     hooks.searchCalls = 0;
   });
@@ -486,6 +490,10 @@ describe('discoverFromPrp on the embedded catalog with a scripted model', () => 
         [ModelTask.discoveryPlan]: scriptedPlan(BETTING_PLAN, ['edge_points']),
         [ModelTask.discoveryValidate]: scriptedVerdicts({}),
       });
+      // Validations wait at a gate until the model hangs: on a fast run they could otherwise all
+      // be answered between the plan coming in and the fault being switched on.
+      let openGate = () => {};
+      hooks.validationGate = new Promise<void>((resolve) => (openGate = resolve));
       const handle = await h.start(discoverFromPrpFlow, { prp: prp('nfl-betting-edge'), concurrency: 3 });
       // Once the plan is in, every further model call hangs for a minute unless it is cancelled.
       for (
@@ -495,6 +503,7 @@ describe('discoverFromPrp on the embedded catalog with a scripted model', () => 
       )
         await new Promise((r) => setTimeout(r, 100));
       h.standin.setFaults({ latencyMs: 60_000 });
+      openGate();
       // Only requests that reach the stand-in from now on hang: ones already past its latency gate
       // (answering can take a moment) finish normally. Wait for three new ones.
       const atFaults = h.standin.stats().requests;
